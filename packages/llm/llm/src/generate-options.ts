@@ -1,0 +1,32 @@
+import type { CallConfig } from './call-config.ts'
+import type { JsonObject } from './json-value.ts'
+import type { Message } from './message.ts'
+
+/**
+ * A tool as the model sees it. `parameters` is a JSON Schema object; it is serialized with
+ * `canonicalJson`, so key order never changes the prompt.
+ */
+export interface ToolDefinition {
+  readonly name: string
+  readonly description: string
+  readonly parameters: JsonObject
+}
+
+/** Why a request is sent. `conversation` is the agent loop; `compaction` a summary call. */
+export type RequestPurpose = 'conversation' | 'compaction' | (string & {})
+
+/** Everything one LLM call needs. */
+export interface GenerateOptions extends CallConfig {
+  /** The conversation, oldest first. */
+  readonly messages: readonly Message[]
+  /** The system prompt, sent before all messages. */
+  readonly system?: string
+  /** Tools the model may call, in a stable order. */
+  readonly tools?: readonly ToolDefinition[]
+  /** What the call is for; observers (telemetry, the cache simulator) group by it. */
+  readonly purpose?: RequestPurpose
+  /** The session the call belongs to, for attribution only (never prompt bytes). */
+  readonly sessionId?: string
+  /** Cancels the call. */
+  readonly signal?: AbortSignal
+}

@@ -1,0 +1,120 @@
+import type { ContentBlock } from '../content-block.ts'
+import { textBlock } from '../content-block.ts'
+import type { GenerateOptions } from '../generate-options.ts'
+import { LlmAdapter } from '../llm-adapter.ts'
+import { LlmError } from '../llm-error.ts'
+import type { ModelInfo } from '../model-info.ts'
+import type { FinishReason, StreamChunk } from '../stream-chunk.ts'
+import type { TokenUsage } from '../token-usage.ts'
+
+/**
+ * One scripted reply. Either content (a string becomes one text block) with optional usage
+ * and finish reason, raw `chunks` for full control of the stream, or an `error` to throw.
+ */
+export type ScriptedReply =
+  | { content: string | readonly ContentBlock[]; usage?: TokenUsage; finishReason?: FinishReason }
+  | { chunks: readonly StreamChunk[] | AsyncIterable<StreamChunk> }
+  | { error: unknown }
+
+/** What the model answers: one reply for every call, one per call in order, or a function. */
+export type ScriptedResponses =
+  | ScriptedReply
+  | readonly ScriptedReply[]
+  | ((request: GenerateOptions, callIndex: number) => ScriptedReply | Promise<ScriptedReply>)
+
+/** Options of {@link ScriptedAdapter}. */
+export interface ScriptedAdapterOptions {
+  /** Models the adapter knows; default: `{ 'scripted-model': { contextWindow: 128000 } }`. */
+  models?: Record<string, ModelInfo>
+  /** The replies. */
+  responses: ScriptedResponses
+}
+
+/**
+ * An adapter whose *content* is scripted, for tests: everything else (runtime, hooks, chunk
+ * assembly) is the real path. It records every request it receives in `requests`.
+ *
+ * Text is streamed in two deltas per block and blocks are emitted start → deltas → end, so the
+ * real assembler is exercised. The abort signal is checked before every chunk.
+ */
+export class ScriptedAdapter extends LlmAdapter {
+  /** Every request received, in order, exactly as the adapter saw it. */
+  readonly requests: GenerateOptions[] = []
+  private readonly models: Record<string, ModelInfo>
+  private readonly responses: ScriptedResponses
+
+  constructor(options: ScriptedAdapterOptions) {
+    super()
+    this.models = options.models ?? { 'scripted-model': { contextWindow: 128000 } }
+    this.responses = options.responses
+  }
+
+  resolveModel(provider: string, model: string): ModelInfo {
+    const info = this.models[model]
+    if (!info) {
+      throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not known to provider "${provider}"; known models: ${Object.keys(this.models).join(', ')}`, {
+        provider,
+        retryable: false,
+      })
+    }
+    return info
+  }
+
+  async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
+    const callIndex = this.requests.length
+    this.requests.push(options)
+    const reply = await this.replyFor(options, callIndex)
+    if ('error' in reply) throw reply.error
+    const chunks = 'chunks' in reply ? reply.chunks : chunksFor(reply)
+    for await (const chunk of chunks) {
+      if (options.signal?.aborted) {
+        throw new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: options.signal.reason, retryable: false })
+      }
+      yield chunk
+    }
+  }
+
+  private async replyFor(options: GenerateOptions, callIndex: number): Promise<ScriptedReply> {
+    const responses = this.responses
+    if (typeof responses === 'function') return responses(options, callIndex)
+    if (Array.isArray(responses)) {
+      const reply = (responses as readonly ScriptedReply[])[callIndex]
+      if (!reply) throw new Error(`ScriptedAdapter: no reply scripted for call ${callIndex} (only ${responses.length} given)`)
+      return reply
+    }
+    return responses as ScriptedReply
+  }
+}
+
+/** The chunk stream that delivers `reply`'s content the way a real adapter would. */
+export function chunksFor(reply: { content: string | readonly ContentBlock[]; usage?: TokenUsage; finishReason?: FinishReason }): StreamChunk[] {
+  const blocks = typeof reply.content === 'string' ? [textBlock(reply.content)] : reply.content
+  const chunks: StreamChunk[] = []
+  blocks.forEach((block, index) => {
+    switch (block.type) {
+      case 'text':
+      case 'reasoning': {
+        const type = block.type === 'text' ? 'text-delta' : 'reasoning-delta'
+        const half = Math.ceil(block.text.length / 2)
+        chunks.push({ type: 'block-start', index, blockType: block.type })
+        chunks.push({ type, index, delta: block.text.slice(0, half) }, { type, index, delta: block.text.slice(half) })
+        chunks.push(block.type === 'reasoning' && block.signature !== undefined ? { type: 'block-end', index, signature: block.signature } : { type: 'block-end', index })
+        break
+      }
+      case 'tool-call': {
+        const half = Math.ceil(block.arguments.length / 2)
+        chunks.push({ type: 'block-start', index, blockType: 'tool-call', id: block.id, name: block.name })
+        chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(0, half) })
+        chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(half) })
+        chunks.push({ type: 'block-end', index })
+        break
+      }
+      default:
+        throw new TypeError(`ScriptedAdapter: a model reply cannot contain a ${block.type} block`)
+    }
+  })
+  if (reply.usage) chunks.push({ type: 'usage', usage: reply.usage })
+  const reason = reply.finishReason ?? (blocks.some((block) => block.type === 'tool-call') ? 'tool-calls' : 'stop')
+  chunks.push({ type: 'finish', reason })
+  return chunks
+}
