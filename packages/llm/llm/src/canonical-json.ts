@@ -7,7 +7,8 @@
  * order in which their keys were assigned.
  *
  * @throws TypeError for values JSON cannot represent losslessly: non-finite numbers, bigint,
- *   functions, symbols, and cycles. The message names the path of the offending value.
+ *   functions, symbols, cycles, and objects that are not plain (a `Date`, `Map` or class
+ *   instance would silently become `{}` or a string). The message names the offending path.
  */
 export function canonicalJson(value: unknown): string {
   return serialize(value, '$', new Set())
@@ -35,7 +36,12 @@ function serialize(value: unknown, path: string, ancestors: Set<object>): string
   ancestors.add(object)
   try {
     if (Array.isArray(object)) {
-      return `[${object.map((item, index) => serialize(item === undefined ? null : item, `${path}[${index}]`, ancestors)).join(',')}]`
+      // Array.from visits holes (as undefined), which map() would skip and leave as `[1,,3]`.
+      return `[${Array.from(object, (item, index) => serialize(item === undefined ? null : item, `${path}[${index}]`, ancestors)).join(',')}]`
+    }
+    const prototype = Object.getPrototypeOf(object)
+    if (prototype !== Object.prototype && prototype !== null) {
+      throw new TypeError(`canonicalJson: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`)
     }
     const record = object as Record<string, unknown>
     const members: string[] = []

@@ -109,6 +109,8 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const prepared = await this.prepare(options)
     const adapter = this.adapterFor(prepared.provider)
+    // Checked before the hook too: observers record what was sent, and this call never is.
+    if (prepared.signal?.aborted) throw abortedError(prepared)
     await this.ctx.serial('llm/stream', prepared)
     if (prepared.signal?.aborted) throw abortedError(prepared)
     yield* adapter.stream(prepared)

@@ -1,0 +1,39 @@
+import type { Session, SessionOptions } from './session.ts'
+
+/** What a backend reports when it repaired a torn tail on open. */
+export interface TornTailRepair {
+  readonly sessionId: string
+  /** The session file that was truncated. */
+  readonly file: string
+  /** The sidecar the torn bytes were appended to. */
+  readonly sidecar: string
+  /** 1-based line number of the torn line. */
+  readonly line: number
+  /** Number of torn bytes moved. */
+  readonly bytes: number
+}
+
+/** Options of `SessionStore.open`. */
+export interface OpenOptions {
+  /**
+   * When the last stored line is torn (a crash mid-write), move its bytes to a `.corrupt`
+   * sidecar and open the session without it. Off by default: a torn tail is an error.
+   */
+  repairTornTail?: boolean
+}
+
+/** Storage behind `ctx.sessions`. */
+export interface SessionBackend {
+  /** Creates and holds a new empty session. */
+  create(id: string, options: SessionOptions): Promise<Session>
+  /** Restores and holds an existing session; `onRepair` hears about a repaired torn tail. */
+  open(id: string, options: OpenOptions & SessionOptions, onRepair: (repair: TornTailRepair) => void): Promise<Session>
+  /** Ids of every stored session, sorted. */
+  list(): Promise<string[]>
+  /** Makes every event logged so far durable. */
+  flush(session: Session): Promise<void>
+  /** Flushes and stops holding the session (releases locks and handles). */
+  release(session: Session): Promise<void>
+  /** The same as `release`, finished before it returns (used on unload, which cordis does not await). */
+  releaseSync(session: Session): void
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto'
+import { resolve } from 'node:path'
+import type { Context } from '@cordisjs/core'
+import { Service } from '@cordisjs/core'
+import type { ConfigParser } from '@warmfold/llm'
+import { strictConfig } from '@warmfold/llm'
+import Schema from 'schemastery'
+import { JsonlFileBackend } from './jsonl-file-backend.ts'
+import { MemoryBackend } from './memory-backend.ts'
+import type { OpenOptions, SessionBackend, TornTailRepair } from './session-backend.ts'
+import { SessionError } from './session-error.ts'
+import type { AnySessionEvent } from './session-event.ts'
+import type { Session } from './session.ts'
+
+declare module '@cordisjs/core' {
+  interface Context {
+    sessions: SessionStore
+  }
+  interface Events {
+    /** Fired after every append to a session this store holds. */
+    'session/event'(session: Session, event: AnySessionEvent): void
+    /** Fired when `open` repaired a torn last line (`repairTornTail: true`). */
+    'session/repair'(repair: TornTailRepair): void
+  }
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/**
+ * The `ctx.sessions` service: creates, opens, lists and persists sessions, in memory (default)
+ * or as JSONL files. Unloading the store flushes every held session and releases its locks.
+ */
+export class SessionStore extends Service<SessionStore.Config> {
+  static [Service.provide] = 'sessions'
+  static [Service.immediate]: boolean = true
+
+  private readonly backend: SessionBackend
+  private readonly held = new Map<string, Session>()
+  private readonly owner: Context
+
+  constructor(ctx: Context, config: SessionStore.Config) {
+    super(ctx, config)
+    this.owner = ctx
+    this.backend = config.store === 'file' ? new JsonlFileBackend(resolve(config.directory)) : new MemoryBackend()
+  }
+
+  /**
+   * Creates an empty session. `id` defaults to a random UUID.
+   * @throws SessionError `INVALID_ID` or `EXISTS`.
+   */
+  async create(id: string = randomUUID()): Promise<Session> {
+    checkId(id)
+    if (this.held.has(id)) throw new SessionError('EXISTS', `session ${id} is already open in this store`)
+    return this.hold(await this.backend.create(id, {}))
+  }
+
+  /**
+   * Opens a stored session, replaying and validating every event. A session this store already
+   * holds is returned as is.
+   * @throws SessionError `NOT_FOUND`, `CORRUPT` (names file and line), `TORN_TAIL`, `LOCKED`.
+   */
+  async open(id: string, options: OpenOptions = {}): Promise<Session> {
+    checkId(id)
+    const held = this.held.get(id)
+    if (held) return held
+    const session = await this.backend.open(id, options, (repair) => this.owner.emit('session/repair', repair))
+    return this.hold(session)
+  }
+
+  /** Ids of every stored session, sorted. */
+  list(): Promise<string[]> {
+    return this.backend.list()
+  }
+
+  /** Makes every event of `session` logged so far durable (fsync'd for the file store). */
+  flush(session: Session): Promise<void> {
+    this.assertHeld(session)
+    return this.backend.flush(session)
+  }
+
+  /** Flushes `session`, releases its lock and refuses further appends to it. */
+  async close(session: Session): Promise<void> {
+    this.assertHeld(session)
+    this.held.delete(session.id)
+    await this.backend.release(session)
+  }
+
+  /**
+   * Flushes and releases every held session before returning: cordis does not await a
+   * service's `stop()`, so unloading must not leave writes or locks behind.
+   */
+  protected override stop(): void {
+    const failures: unknown[] = []
+    for (const session of this.held.values()) {
+      try {
+        this.backend.releaseSync(session)
+      } catch (error) {
+        failures.push(error)
+      }
+    }
+    this.held.clear()
+    if (failures.length) throw new AggregateError(failures, `SessionStore: ${failures.length} session(s) could not be flushed on unload`)
+  }
+
+  private hold(session: Session): Session {
+    this.held.set(session.id, session)
+    session.subscribe((event) => this.owner.emit('session/event', session, event))
+    return session
+  }
+
+  private assertHeld(session: Session): void {
+    if (this.held.get(session.id) !== session) throw new SessionError('CLOSED', `session ${session.id} is not open in this store`)
+  }
+}
+
+function checkId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !SESSION_ID.test(id)) {
+    throw new SessionError(
+      'INVALID_ID',
+      `session id ${JSON.stringify(id)} is not allowed: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+    )
+  }
+}
+
+export namespace SessionStore {
+  export interface Config {
+    /** Where sessions live: `memory` (default) or `file` (JSONL). */
+    store: 'memory' | 'file'
+    /** Folder of the file store, resolved against the working directory. */
+    directory: string
+  }
+  export const Config: ConfigParser<Config> = strictConfig(
+    'SessionStore',
+    Schema.object({
+      store: Schema.union(['memory', 'file'] as const).default('memory').description('Where sessions live.'),
+      directory: Schema.string().default('.warmfold/sessions').description('Folder of the file store.'),
+    }),
+  ) as ConfigParser<Config>
+}
