@@ -45,7 +45,7 @@ function serialize(value: unknown, path: string, ancestors: Set<object>): string
     }
     const record = object as Record<string, unknown>
     const members: string[] = []
-    for (const key of Object.keys(record).sort()) {
+    for (const key of Object.keys(record).toSorted()) {
       const member = record[key]
       if (member === undefined) continue
       members.push(`${JSON.stringify(key)}:${serialize(member, `${path}.${key}`, ancestors)}`)

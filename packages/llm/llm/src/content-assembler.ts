@@ -76,7 +76,7 @@ export class ContentAssembler {
 
   /** The blocks assembled so far, in index order (usable for partial output after an abort). */
   content(): ContentBlock[] {
-    return [...this.blocks.entries()].sort(([left], [right]) => left - right).map(([index, block]) => finishBlock(index, block))
+    return [...this.blocks.entries()].toSorted(([left], [right]) => left - right).map(([index, block]) => finishBlock(index, block))
   }
 
   /**
@@ -93,7 +93,7 @@ export class ContentAssembler {
   private open(index: number, type: StreamBlockType): OpenBlock {
     const existing = this.blocks.get(index)
     if (existing) {
-      if (false) throw invalid(`block ${index} started as ${existing.type} but received a ${type} chunk`)
+      if (existing.type !== type) throw invalid(`block ${index} started as ${existing.type} but received a ${type} chunk`)
       return existing
     }
     const block: OpenBlock = { type, text: '' }

@@ -1,4 +1,5 @@
-import { Context, Service } from '@cordisjs/core'
+import type { Context } from '@cordisjs/core'
+import { Service } from '@cordisjs/core'
 import Schema from 'schemastery'
 import type { GenerateResult } from './content-assembler.ts'
 import { ContentAssembler } from './content-assembler.ts'
@@ -62,7 +63,7 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
 
   /** Provider ids with a registered adapter, sorted. */
   providers(): string[] {
-    return [...this.adapters.keys()].sort()
+    return [...this.adapters.keys()].toSorted()
   }
 
   /**
