@@ -63,7 +63,7 @@ export class ScriptedAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const callIndex = this.requests.length
     this.requests.push(options)
-    const reply = await this.replyFor(options, callIndex)
+    const reply = await abortable(this.replyFor(options, callIndex), options.signal, callIndex)
     if ('error' in reply) throw reply.error
     const chunks = 'chunks' in reply ? reply.chunks : chunksFor(reply)
     for await (const chunk of chunks) {
@@ -84,6 +84,27 @@ export class ScriptedAdapter extends LlmAdapter {
     }
     return responses as ScriptedReply
   }
+}
+
+/** Waits for `promise`, but rejects with `ABORTED` as soon as `signal` aborts (a real adapter's fetch does the same). */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, callIndex: number): Promise<T> {
+  if (!signal) return promise
+  const aborted = () => new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: signal.reason, retryable: false })
+  if (signal.aborted) return Promise.reject(aborted())
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted())
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
 }
 
 /** The chunk stream that delivers `reply`'s content the way a real adapter would. */

@@ -1,0 +1,74 @@
+import type { ContentBlock, LlmErrorCode } from '@warmfold/llm'
+import type { RequestHeader } from '@warmfold/session'
+import type { Agent } from './agent.ts'
+
+type Awaitable<T> = T | Promise<T>
+
+/** Why a turn ended. */
+export type TurnEndReason = 'stop' | 'max-steps' | 'max-tokens' | 'aborted' | 'error' | 'empty-reply'
+
+declare module '@warmfold/session' {
+  interface SessionEventMap {
+    /** A turn began (one queued user message starts one turn). */
+    'turn/start': { turn: number }
+    /** A turn ended; `errorCode`/`error` explain a failed request. */
+    'turn/end': { turn: number; reason: TurnEndReason; steps: number; errorCode?: LlmErrorCode | string; error?: string }
+    /** Output received before an abort. Log-only: never a surface node, so the next request still extends the last complete one. */
+    'assistant/partial': { turn: number; step: number; content: ContentBlock[]; reason: 'aborted' }
+  }
+}
+
+/** Context of the `agent/pre-step` hook. */
+export interface PreStepContext {
+  readonly agent: Agent
+  readonly turn: number
+  readonly step: number
+  readonly signal: AbortSignal
+}
+
+/** Context of the `agent/request` hook; a listener may replace `header`. */
+export interface RequestHookContext {
+  readonly agent: Agent
+  readonly turn: number
+  readonly step: number
+  /** The header the step will send; assign a new one to change it. */
+  header: RequestHeader
+}
+
+/** Context of the `agent/request-error` hook. */
+export interface RequestErrorContext {
+  readonly agent: Agent
+  readonly turn: number
+  readonly step: number
+  /** The failure, usually an `LlmError` (check with `LlmError.isInstance`). */
+  readonly error: unknown
+  /** Retries already granted for this step (a handler may grant one). */
+  readonly retries: number
+  readonly signal: AbortSignal
+}
+
+/** What an `agent/request-error` handler may answer. */
+export type RequestErrorAction = { readonly retry: true }
+
+/** An agent's activity. */
+export type AgentStatus = 'idle' | 'running' | 'maintenance'
+
+declare module '@cordisjs/core' {
+  interface Events {
+    /**
+     * Before every step's request is built. Listeners run in order and are awaited, so they may
+     * do async work (compaction pressure runs here) that changes the session first.
+     */
+    'agent/pre-step'(context: PreStepContext): Awaitable<void>
+    /** After the header is built from the agent options; listeners may replace `context.header`. */
+    'agent/request'(context: RequestHookContext): Awaitable<void>
+    /**
+     * A conversation request failed. The first listener that returns `{ retry: true }` gets the
+     * step rebuilt and sent once more (at most once per step); otherwise the turn ends with the
+     * error's code.
+     */
+    'agent/request-error'(context: RequestErrorContext): Awaitable<RequestErrorAction | void | undefined>
+    /** An agent changed status. */
+    'agent/status'(agent: Agent, status: AgentStatus): void
+  }
+}

@@ -1,0 +1,50 @@
+/** Options of `ctx.agentLoop.create`. */
+export interface AgentOptions {
+  /** Provider id of the conversation route. */
+  readonly provider: string
+  /** Model id of the conversation route. */
+  readonly model: string
+  /** Reasoning effort; omitted, the adapter's default is materialized (and logged). */
+  readonly reasoningEffort?: string
+  readonly temperature?: number
+  readonly stop?: readonly string[]
+  /** Output cap per request; omitted, the adapter's default. */
+  readonly maxTokens?: number
+  /** System prompt. */
+  readonly system?: string
+  /** Steps (requests) per turn before the turn ends with `max-steps`; default 200. */
+  readonly maxSteps?: number
+  /** Default tool timeout in milliseconds; default 120000. */
+  readonly toolTimeoutMs?: number
+}
+
+/** Default `maxSteps`. */
+export const DEFAULT_MAX_STEPS = 200
+/** Default `toolTimeoutMs`. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
+
+/**
+ * Checks agent options and returns a frozen copy.
+ * @throws TypeError naming the option and the bad value.
+ */
+export function validateAgentOptions(options: AgentOptions): AgentOptions {
+  if (typeof options?.provider !== 'string' || options.provider === '') throw bad('provider', 'must be a non-empty string', options?.provider)
+  if (typeof options.model !== 'string' || options.model === '') throw bad('model', 'must be a non-empty string', options.model)
+  if (options.reasoningEffort !== undefined && typeof options.reasoningEffort !== 'string') throw bad('reasoningEffort', 'must be a string', options.reasoningEffort)
+  if (options.temperature !== undefined && (typeof options.temperature !== 'number' || !Number.isFinite(options.temperature))) {
+    throw bad('temperature', 'must be a finite number', options.temperature)
+  }
+  if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))) {
+    throw bad('stop', 'must be an array of strings', options.stop)
+  }
+  for (const key of ['maxTokens', 'maxSteps', 'toolTimeoutMs'] as const) {
+    const value = options[key]
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0)) throw bad(key, 'must be a positive integer', value)
+  }
+  if (options.system !== undefined && typeof options.system !== 'string') throw bad('system', 'must be a string', options.system)
+  return Object.freeze({ ...options, ...(options.stop ? { stop: Object.freeze([...options.stop]) } : {}) })
+}
+
+function bad(key: string, rule: string, value: unknown): TypeError {
+  return new TypeError(`agent option ${key} ${rule}, got ${JSON.stringify(value)}`)
+}

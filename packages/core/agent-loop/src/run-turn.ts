@@ -1,0 +1,127 @@
+import type { Context } from '@cordisjs/core'
+import type { ContentBlock, GenerateResult, ToolCallBlock } from '@warmfold/llm'
+import { ContentAssembler, createAssistantMessage, createToolResultMessage, LlmError } from '@warmfold/llm'
+import type { RequestHeader } from '@warmfold/session'
+import { canonicalHeader, headerEquals } from '@warmfold/session'
+import type { RequestHookContext, TurnEndReason } from './agent-events.ts'
+import { DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
+import type { Agent } from './agent.ts'
+import { executeToolCall } from './execute-tool-call.ts'
+
+/** How a turn ended, as logged on `turn/end`. */
+export interface TurnOutcome {
+  readonly reason: TurnEndReason
+  readonly steps: number
+  readonly errorCode?: string
+  readonly error?: string
+}
+
+/**
+ * Runs one turn of `agent`: steps until the model stops calling tools, the turn is aborted,
+ * `maxSteps` is reached or a request fails for good. Every surface change is an append, so
+ * each request strictly extends the previous one (rule C1).
+ */
+export async function runTurn(ctx: Context, agent: Agent, turn: number, signal: AbortSignal): Promise<TurnOutcome> {
+  const session = agent.session
+  const maxSteps = agent.options.maxSteps ?? DEFAULT_MAX_STEPS
+  let step = 0
+  while (true) {
+    if (signal.aborted) return { reason: 'aborted', steps: step }
+    if (step >= maxSteps) return { reason: 'max-steps', steps: step, error: `the turn reached maxSteps (${maxSteps}) without a final answer` }
+    step += 1
+    let retries = 0
+    let result: GenerateResult
+    while (true) {
+      await ctx.serial('agent/pre-step', { agent, turn, step, signal })
+      if (signal.aborted) return { reason: 'aborted', steps: step - 1 }
+      const header = await buildHeader(ctx, agent, turn, step)
+      const assembler = new ContentAssembler()
+      try {
+        const stream = ctx.llm.stream({
+          ...header.config,
+          system: header.system,
+          tools: header.tools,
+          messages: session.deriveMessages(),
+          purpose: 'conversation',
+          sessionId: session.id,
+          signal,
+        })
+        for await (const chunk of stream) assembler.push(chunk)
+        result = assembler.result()
+        break
+      } catch (error) {
+        if (signal.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')) {
+          logPartial(agent, turn, step, assembler)
+          return { reason: 'aborted', steps: step }
+        }
+        const action = await ctx.serial('agent/request-error', { agent, turn, step, error, retries, signal })
+        if (action?.retry && retries === 0 && !signal.aborted) {
+          retries += 1
+          continue
+        }
+        return {
+          reason: 'error',
+          steps: step,
+          errorCode: LlmError.isInstance(error) ? error.code : 'UNEXPECTED',
+          error: error instanceof Error ? error.message : String(error),
+        }
+      }
+    }
+    const header = session.requestHeader() as RequestHeader
+    if (result.content.length === 0) {
+      return { reason: 'empty-reply', steps: step, error: `the model answered with no content (finish reason ${result.finishReason})` }
+    }
+    const message = createAssistantMessage(result.content, { provider: header.config.provider, model: header.config.model })
+    session.append('assistant/message', { message, usage: result.usage, finishReason: result.finishReason, turn, step }, 'append')
+    const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
+    if (calls.length === 0) {
+      await ctx.sessions.flush(session)
+      return { reason: result.finishReason === 'max-tokens' ? 'max-tokens' : 'stop', steps: step }
+    }
+    for (const call of calls) {
+      const outcome = signal.aborted
+        ? { content: `Tool "${call.name}" was not run: the turn was aborted.`, error: 'aborted before it ran' }
+        : await executeToolCall(ctx.tools, call, { session, signal, defaultTimeoutMs: agent.options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS })
+      const resultMessage = createToolResultMessage(call.id, outcome.content, { isError: outcome.error !== undefined })
+      session.append('tool/result', { message: resultMessage, toolName: call.name, error: outcome.error, turn, step }, 'append')
+    }
+    await ctx.sessions.flush(session)
+  }
+}
+
+/**
+ * Builds the step's header from the agent options, lets `agent/request` listeners change it,
+ * and logs it as `request/header` when it differs from the logged one.
+ */
+async function buildHeader(ctx: Context, agent: Agent, turn: number, step: number): Promise<RequestHeader> {
+  const { provider, model, reasoningEffort, temperature, stop, maxTokens, system } = agent.options
+  const hook: RequestHookContext = {
+    agent,
+    turn,
+    step,
+    header: { config: { provider, model, reasoningEffort, temperature, stop, maxTokens }, system, tools: ctx.tools.definitions() },
+  }
+  await ctx.serial('agent/request', hook)
+  // Materialize adapter defaults into the logged header, so the log records the effort and
+  // output cap the provider really received (a summary call copies them from here).
+  const prepared = await ctx.llm.prepare({ ...hook.header.config, messages: [] })
+  const header = canonicalHeader({ ...hook.header, config: prepared })
+  const logged = agent.session.requestHeader()
+  if (!logged || !headerEquals(logged, header)) {
+    const reason = !logged ? 'initial' : agent.consumeFirstRequest() ? 'resume' : 'change'
+    agent.session.append('request/header', { header, reason })
+  }
+  agent.consumeFirstRequest()
+  return agent.session.requestHeader() as RequestHeader
+}
+
+function logPartial(agent: Agent, turn: number, step: number, assembler: ContentAssembler): void {
+  let content: ContentBlock[]
+  try {
+    content = assembler.content()
+  } catch {
+    // A tool call cut off before its id or name arrived cannot be represented; keep the rest.
+    content = []
+  }
+  if (content.length) agent.session.append('assistant/partial', { turn, step, content, reason: 'aborted' })
+}
