@@ -17,6 +17,11 @@ declare module '@cordisjs/core' {
     sessions: SessionStore
   }
   interface Events {
+    /**
+     * Fired when the store starts holding a session (after `create`, or after `open` replayed
+     * it), before anything else can append. Invariant checkers add their validators here.
+     */
+    'session/open'(session: Session): void
     /** Fired after every append to a session this store holds. */
     'session/event'(session: Session, event: AnySessionEvent): void
     /** Fired when `open` repaired a torn last line (`repairTornTail: true`). */
@@ -105,6 +110,7 @@ export class SessionStore extends Service<SessionStore.Config> {
   private hold(session: Session): Session {
     this.held.set(session.id, session)
     session.subscribe((event) => this.owner.emit('session/event', session, event))
+    this.owner.emit('session/open', session)
     return session
   }
 

@@ -208,3 +208,25 @@ describe('SessionStore service', () => {
     expect(context.ctx.get('sessions')).toBeUndefined()
   })
 })
+
+describe('session/open', () => {
+  it('fires when a session is created or reopened, so validators can be attached before any append', async () => {
+    const context = await createTestContext()
+    contexts.push(context)
+    context.ctx.plugin(SessionStore, {})
+    const opened: Array<[string, number]> = []
+    context.ctx.on('session/open', (session) => {
+      opened.push([session.id, session.length])
+      session.addValidator((candidate) => {
+        if (candidate.type === 'request/header') throw new Error('headers are frozen in this test')
+      })
+    })
+    const session = await context.ctx.sessions.create('watched')
+    session.append('user/message', { message: createUserMessage('a') }, 'append')
+    expect(() => session.append('request/header', { header: { config: { provider: 'p', model: 'm' } }, reason: 'initial' })).toThrow('headers are frozen')
+    await context.ctx.sessions.close(session)
+    await context.ctx.sessions.open('watched')
+    expect(opened).toEqual([['watched', 0], ['watched', 1]])
+    context.assertClean()
+  })
+})
