@@ -1,0 +1,180 @@
+import type { ConfigParser } from '@warmfold/llm'
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import Schema from 'schemastery'
+
+/** Policy keys that `modelPolicies` may override per exact provider/model. */
+export interface CompactionPolicy {
+  /** Compact when the request reaches this share of the context window. Default 0.8. */
+  thresholdRatio?: number
+  /** Keep this share of the window as the uncompacted tail. Default 0.16. Exclusive with `retainTokens`. */
+  retainRatio?: number
+  /** Keep this many tokens as the uncompacted tail. Exclusive with `retainRatio`. */
+  retainTokens?: number
+  /** Extra output reserve: threshold = min(window × thresholdRatio, window − headroom − reserved output). Default 0. */
+  headroomTokens?: number
+  /** Output cap of the summary call. Default 8192. */
+  maxTokens?: number
+  /** Route summary calls here instead of the conversation's route (set both or neither). */
+  summarizationProvider?: string
+  summarizationModel?: string
+  /** Extra compaction passes in one pressure call when one pass is not enough. Default 1. */
+  compactionRetries?: number
+  /** Retries granted after CONTEXT_WINDOW_EXCEEDED (0 disables overflow recovery). Default 1. */
+  maxOverflowRetries?: number
+}
+
+/** A per-model override: exact provider and model, plus any policy keys. */
+export interface ModelPolicy extends CompactionPolicy {
+  provider: string
+  model: string
+}
+
+/** `BasicCompactionEngine` config. */
+export interface BasicCompactionConfig extends CompactionPolicy {
+  /** Exact provider/model overrides; later keys win over the base policy. */
+  modelPolicies?: ModelPolicy[]
+  /** Install the `agent/pre-step` and `agent/request-error` listeners. Default true. */
+  auto?: boolean
+}
+
+/** The policy in force for one target, with defaults applied. */
+export interface ResolvedPolicy {
+  readonly thresholdRatio: number
+  readonly retainRatio?: number
+  readonly retainTokens?: number
+  readonly headroomTokens: number
+  readonly maxTokens: number
+  readonly summarizationProvider?: string
+  readonly summarizationModel?: string
+  readonly compactionRetries: number
+  readonly maxOverflowRetries: number
+}
+
+/** Defaults of the policy keys. */
+export const POLICY_DEFAULTS = Object.freeze({ thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: 0, maxTokens: 8192, compactionRetries: 1, maxOverflowRetries: 1 })
+
+const ratio = () => Schema.number().min(0).max(1)
+const count = () => Schema.natural()
+
+function policyShape() {
+  return {
+    thresholdRatio: ratio().description('Compact at this share of the context window (0..1].'),
+    retainRatio: ratio().description('Uncompacted tail as a share of the window; exclusive with retainTokens.'),
+    retainTokens: count().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
+    headroomTokens: count().description('Extra output reserve below the window.'),
+    maxTokens: Schema.natural().min(1).description('Summary output cap.'),
+    summarizationProvider: Schema.string().description('Summary route provider (with summarizationModel).'),
+    summarizationModel: Schema.string().description('Summary route model (with summarizationProvider).'),
+    compactionRetries: count().description('Extra passes per pressure call.'),
+    maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
+  }
+}
+
+const POLICY_KEYS = Object.keys(policyShape())
+
+/** Validates one policy (base or override) for contradictions; `where` names it in errors. */
+function checkPolicy(policy: CompactionPolicy, where: string): void {
+  const fail = (message: string) => {
+    throw new TypeError(`BasicCompactionEngine config: ${where}${message}`)
+  }
+  if (policy.thresholdRatio !== undefined && policy.thresholdRatio <= 0) fail(`thresholdRatio must be in (0, 1], got ${policy.thresholdRatio}`)
+  if (policy.retainRatio !== undefined && policy.retainTokens !== undefined) fail('retainRatio and retainTokens are exclusive; set one of them')
+  if (policy.retainRatio !== undefined && (policy.retainRatio <= 0 || policy.retainRatio >= 1)) fail(`retainRatio must be in (0, 1), got ${policy.retainRatio}`)
+  if ((policy.summarizationProvider === undefined) !== (policy.summarizationModel === undefined)) {
+    fail(`summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`)
+  }
+  if (policy.summarizationProvider === '' || policy.summarizationModel === '') fail('summarizationProvider and summarizationModel must not be empty')
+}
+
+const baseSchema = Schema.object({
+  ...policyShape(),
+  modelPolicies: Schema.array(
+    Schema.object({ provider: Schema.string().required(), model: Schema.string().required(), ...policyShape() }),
+  ).default([]),
+  auto: Schema.boolean().default(true).description('Install the automatic compaction listeners.'),
+})
+
+const parseBase = strictConfig<BasicCompactionConfig>('BasicCompactionEngine', baseSchema as unknown as Schema<BasicCompactionConfig>)
+
+/** Parses and validates the engine config; every error names the key (and the override). */
+export const parseCompactionConfig: ConfigParser<Required<Pick<BasicCompactionConfig, 'auto' | 'modelPolicies'>> & BasicCompactionConfig> = Object.assign(
+  (input?: unknown) => {
+    const config = parseBase(input) as BasicCompactionConfig
+    checkPolicy(config, '')
+    const seen = new Set<string>()
+    for (const [index, override] of (config.modelPolicies ?? []).entries()) {
+      const where = `modelPolicies[${index}] (${override.provider}/${override.model}): `
+      for (const key of Object.keys(override)) {
+        if (key !== 'provider' && key !== 'model' && !POLICY_KEYS.includes(key)) {
+          throw new TypeError(`BasicCompactionEngine config: ${where}unknown key "${key}"; known keys: provider, model, ${POLICY_KEYS.join(', ')}`)
+        }
+      }
+      const key = `${override.provider}\u0000${override.model}`
+      if (seen.has(key)) throw new TypeError(`BasicCompactionEngine config: ${where}duplicate override for the same provider and model`)
+      seen.add(key)
+      checkPolicy(merge(config, override), where)
+    }
+    return deepFreeze({ ...config, auto: config.auto ?? true, modelPolicies: config.modelPolicies ?? [] })
+  },
+  { schema: baseSchema as unknown as Schema },
+)
+
+function merge(base: CompactionPolicy, override: CompactionPolicy): CompactionPolicy {
+  const merged: CompactionPolicy = { ...pick(base), ...pick(override) }
+  // An override that names a retention form replaces the base's, so the two never collide.
+  if (override.retainTokens !== undefined) delete merged.retainRatio
+  if (override.retainRatio !== undefined) delete merged.retainTokens
+  return merged
+}
+
+function pick(policy: CompactionPolicy): CompactionPolicy {
+  const picked: Record<string, unknown> = {}
+  for (const key of POLICY_KEYS) if ((policy as Record<string, unknown>)[key] !== undefined) picked[key] = (policy as Record<string, unknown>)[key]
+  return picked as CompactionPolicy
+}
+
+/** The policy for `provider`/`model`: the base merged with its exact override, defaults applied. */
+export function resolvePolicy(config: BasicCompactionConfig, provider: string, model: string): ResolvedPolicy {
+  const override = config.modelPolicies?.find((policy) => policy.provider === provider && policy.model === model)
+  const merged = override ? merge(config, override) : pick(config)
+  return Object.freeze({
+    thresholdRatio: merged.thresholdRatio ?? POLICY_DEFAULTS.thresholdRatio,
+    retainRatio: merged.retainTokens === undefined ? (merged.retainRatio ?? POLICY_DEFAULTS.retainRatio) : undefined,
+    retainTokens: merged.retainTokens,
+    headroomTokens: merged.headroomTokens ?? POLICY_DEFAULTS.headroomTokens,
+    maxTokens: merged.maxTokens ?? POLICY_DEFAULTS.maxTokens,
+    summarizationProvider: merged.summarizationProvider,
+    summarizationModel: merged.summarizationModel,
+    compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,
+    maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
+  })
+}
+
+/** Token budgets of one target. */
+export interface CompactionBudget {
+  readonly contextWindow: number
+  /** Output tokens the conversation reserves (header maxTokens, else the model default, else 0). */
+  readonly reservedOutputTokens: number
+  /** Compact when the measured request reaches this. */
+  readonly thresholdTokens: number
+  /** Tokens kept as the uncompacted tail. */
+  readonly retainTokens: number
+}
+
+/**
+ * threshold = floor(min(window × thresholdRatio, window − headroom − reserved output)),
+ * retain = retainTokens ?? floor(window × retainRatio).
+ * @throws Error naming the keys when the threshold is not positive or retain ≥ threshold.
+ */
+export function resolveBudget(policy: ResolvedPolicy, contextWindow: number, reservedOutputTokens: number, target: string): CompactionBudget {
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new Error(`compaction for ${target}: the model's contextWindow must be a positive integer, got ${contextWindow}`)
+  const thresholdTokens = Math.floor(Math.min(contextWindow * policy.thresholdRatio, contextWindow - policy.headroomTokens - reservedOutputTokens))
+  if (thresholdTokens <= 0) {
+    throw new Error(`compaction for ${target}: threshold is ${thresholdTokens} tokens (window ${contextWindow} − headroomTokens ${policy.headroomTokens} − reserved output ${reservedOutputTokens}); lower headroomTokens or the conversation's maxTokens`)
+  }
+  const retainTokens = policy.retainTokens ?? Math.floor(contextWindow * (policy.retainRatio ?? POLICY_DEFAULTS.retainRatio))
+  if (retainTokens >= thresholdTokens) {
+    throw new Error(`compaction for ${target}: retain (${retainTokens} tokens, from ${policy.retainTokens === undefined ? 'retainRatio' : 'retainTokens'}) must be below the threshold (${thresholdTokens} tokens, from thresholdRatio/headroomTokens)`)
+  }
+  return Object.freeze({ contextWindow, reservedOutputTokens, thresholdTokens, retainTokens })
+}

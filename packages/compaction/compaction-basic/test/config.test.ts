@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { parseCompactionConfig, resolveBudget, resolvePolicy } from '../src/index.ts'
+import { mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
+
+describe('config', () => {
+  it('applies documented defaults', () => {
+    const config = parseCompactionConfig({})
+    expect(config.auto).toBe(true)
+    expect(resolvePolicy(config, 'p', 'm')).toEqual({
+      thresholdRatio: 0.8,
+      retainRatio: 0.16,
+      retainTokens: undefined,
+      headroomTokens: 0,
+      maxTokens: 8192,
+      summarizationProvider: undefined,
+      summarizationModel: undefined,
+      compactionRetries: 1,
+      maxOverflowRetries: 1,
+    })
+  })
+
+  it.each([
+    [{ thresholdRatoi: 0.5 }, /unknown key "thresholdRatoi"/],
+    [{ retainRatio: 0.1, retainTokens: 100 }, /retainRatio and retainTokens are exclusive/],
+    [{ summarizationProvider: 'p' }, /summarizationProvider and summarizationModel must be set together \(got only summarizationProvider\)/],
+    [{ thresholdRatio: 1.5 }, /thresholdRatio/],
+    [{ maxTokens: 0 }, /maxTokens/],
+    [{ modelPolicies: [{ provider: 'p', model: 'm', retain: 1 }] }, /modelPolicies\[0\] \(p\/m\): unknown key "retain"/],
+    [{ modelPolicies: [{ provider: 'p', model: 'm' }, { provider: 'p', model: 'm' }] }, /modelPolicies\[1\] \(p\/m\): duplicate override/],
+    [{ retainTokens: 100, modelPolicies: [{ provider: 'p', model: 'm', summarizationModel: 'x' }] }, /modelPolicies\[0\].*set together/],
+  ])('rejects %j naming the key', (config, message) => {
+    expect(() => parseCompactionConfig(config)).toThrow(message)
+  })
+
+  it('merges an exact model override, replacing the retention form wholesale', () => {
+    const config = parseCompactionConfig({ retainRatio: 0.2, modelPolicies: [{ provider: 'p', model: 'big', retainTokens: 5000, thresholdRatio: 0.9 }] })
+    expect(resolvePolicy(config, 'p', 'big')).toMatchObject({ retainTokens: 5000, retainRatio: undefined, thresholdRatio: 0.9 })
+    expect(resolvePolicy(config, 'p', 'small')).toMatchObject({ retainRatio: 0.2, thresholdRatio: 0.8 })
+  })
+
+  it('computes threshold = min(window × ratio, window − headroom − reserved output) and rejects retain ≥ threshold', () => {
+    const policy = resolvePolicy(parseCompactionConfig({ headroomTokens: 1000 }), 'p', 'm')
+    expect(resolveBudget(policy, 8000, 500, 'p/m')).toEqual({ contextWindow: 8000, reservedOutputTokens: 500, thresholdTokens: 6400, retainTokens: 1280 })
+    expect(resolveBudget(policy, 8000, 2000, 'p/m').thresholdTokens).toBe(5000)
+    const greedy = resolvePolicy(parseCompactionConfig({ retainTokens: 7000 }), 'p', 'm')
+    expect(() => resolveBudget(greedy, 8000, 500, 'p/m')).toThrow(/retain \(7000 tokens, from retainTokens\) must be below the threshold \(6400 tokens/)
+  })
+
+  it('fails at load with the key in the recorded error, and warns (without failing the step) on a budget error', async () => {
+    const bad = await mountEngine({ engine: { retainRatio: 0.1, retainTokens: 5 } })
+    expect(bad.errors.map(String).join('\n')).toMatch(/retainRatio and retainTokens are exclusive/)
+    expect(bad.ctx.get('compaction')).toBeUndefined()
+    await bad.dispose()
+
+    const greedy = await mountEngine({ engine: { retainTokens: 7000 }, conversation: oneToolStepPerTurn })
+    const agent = await greedy.ctx.agentLoop.create('greedy', { ...ROUTE })
+    agent.followup('hi')
+    await agent.whenIdle()
+    expect(agent.session.events.at(-1)?.data).toMatchObject({ reason: 'stop' })
+    expect(greedy.warnings.join('\n')).toMatch(/compaction of session greedy failed; continuing the step: .*retain \(7000 tokens/)
+    await greedy.dispose()
+  })
+})

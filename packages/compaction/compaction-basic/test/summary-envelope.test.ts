@@ -1,0 +1,104 @@
+import { canonicalJson } from '@warmfold/llm'
+import { afterEach, describe, expect, it } from 'vitest'
+import { COMPACTION_INSTRUCTION, frameCheckpoint } from '../src/index.ts'
+import type { EngineHarness } from './engine-fixture.ts'
+import { conversationBefore, elements, mountEngine, ROUTE, runAgent, stopAfter, SUMMARY } from './engine-fixture.ts'
+
+const harnesses: EngineHarness[] = []
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.dispose()
+})
+
+async function harness(options: Parameters<typeof mountEngine>[0] = {}): Promise<EngineHarness> {
+  const created = await mountEngine(options)
+  harnesses.push(created)
+  return created
+}
+
+const warm = { reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'] }
+
+describe('the summary call replays the conversation (C2, C3)', () => {
+  it('carries the routed effort, temperature and stop, the same system and tools, and the policy cap', async () => {
+    const engine = await harness({ engine: { maxTokens: 700 }, conversation: stopAfter(30) })
+    await runAgent(engine, warm)
+    const summaries = engine.summaries()
+    expect(summaries.length).toBeGreaterThanOrEqual(1)
+    for (const summary of summaries) {
+      const before = conversationBefore(engine, summary)
+      expect(summary).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: 700 })
+      expect(before.maxTokens).toBe(500)
+      expect(canonicalJson(summary.system)).toBe(canonicalJson(before.system))
+      expect(canonicalJson(summary.tools)).toBe(canonicalJson(before.tools))
+    }
+    engine.assertClean()
+  })
+
+  it('replays the routed messages byte for byte and adds exactly one instruction message', async () => {
+    const engine = await harness({ conversation: stopAfter(30) })
+    const agent = await runAgent(engine, warm)
+    const summaries = engine.summaries()
+    expect(summaries.length).toBeGreaterThanOrEqual(1)
+    for (const summary of summaries) {
+      const replay = elements(summary).slice(0, -1)
+      const conversation = elements(conversationBefore(engine, summary))
+      expect(replay.length).toBeLessThan(conversation.length)
+      replay.forEach((element, index) => expect(element, `prompt element ${index}`).toBe(conversation[index]))
+      const instruction = summary.messages.at(-1)!
+      expect(instruction.role).toBe('user')
+      expect(instruction.content).toEqual([{ type: 'text', text: COMPACTION_INSTRUCTION }])
+    }
+    const summaryEvents = agent.session.events.filter((event) => event.type === 'compaction/summary')
+    expect(summaryEvents).toHaveLength(summaries.length)
+    expect(summaryEvents[0]!.data).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: 8192 })
+    engine.assertClean()
+  })
+
+  it('commits a framed checkpoint right after its summary, and the next request reuses the static head', async () => {
+    const engine = await harness({ conversation: stopAfter(30) })
+    const agent = await runAgent(engine, warm)
+    const events = agent.session.events
+    const summary = events.find((event) => event.type === 'compaction/summary')!
+    const checkpoint = events[summary.seq + 1]!
+    expect(checkpoint.type).toBe('user/message')
+    expect(checkpoint.surface).toMatchObject({ op: 'replace', start: 0 })
+    expect(JSON.stringify(checkpoint.data)).toContain(JSON.stringify(frameCheckpoint(SUMMARY)).slice(1, -1))
+    expect(events[summary.seq + 2]).toMatchObject({ type: 'compaction/end', data: { compactionId: (summary.data as { compactionId: string }).compactionId } })
+    const after = engine.requests[engine.requests.indexOf(engine.summaries()[0]!) + 1]!
+    expect(after.purpose).toBe('conversation')
+    expect(elements(after).slice(0, 2)).toEqual(elements(engine.summaries()[0]!).slice(0, 2))
+    expect(agent.session.deriveMessages()[0]!.content[0]).toMatchObject({ type: 'text', text: frameCheckpoint(SUMMARY) })
+    engine.assertClean()
+  })
+
+  it('inherits nothing when a summarization route is configured', async () => {
+    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'other' }, conversation: stopAfter(30) })
+    await runAgent(engine, warm)
+    const summaries = engine.summaries()
+    expect(summaries.length).toBeGreaterThanOrEqual(1)
+    for (const summary of summaries) {
+      // The runtime materializes the *target* model's default effort; nothing comes from the conversation.
+      expect(summary).toMatchObject({ model: 'other', reasoningEffort: 'low', maxTokens: 8192 })
+      expect(summary.temperature).toBeUndefined()
+      expect(summary.stop).toBeUndefined()
+    }
+    engine.assertClean()
+  })
+
+  it('inherits nothing when the routed header names another model than the summary target (a stale header from a resumed session)', async () => {
+    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'main' }, conversation: stopAfter(30) })
+    await runAgent(engine, { ...warm, reasoningEffort: 'low', model: 'other' })
+    // The session's header is for `other`; its window (32000) is never pressured by 30 steps.
+    // Resume the same session on `main` with effort max: the first pre-step still sees the `other` header.
+    const session = await engine.ctx.sessions.open('session')
+    const main = await engine.ctx.agentLoop.create('session', { ...ROUTE, system: 'You are a coding agent.', ...warm })
+    expect(main.session).toBe(session)
+    await engine.ctx.compaction.compactNow(main)
+    const summary = engine.summaries().at(-1)!
+    expect(summary.model).toBe('main')
+    expect(summary.reasoningEffort).toBe('high')
+    expect(summary.temperature).toBeUndefined()
+    expect(summary.stop).toBeUndefined()
+    engine.assertClean()
+  })
+})
+

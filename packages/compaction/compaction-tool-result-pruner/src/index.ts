@@ -1,0 +1,7 @@
+export * from './code-point-length.ts'
+export * from './prune-budget.ts'
+export * from './prune-content.ts'
+export * from './prune-marker.ts'
+export * from './prune-plan.ts'
+export * from './tool-result-pruner.ts'
+export { ToolResultPruner as default } from './tool-result-pruner.ts'

@@ -1,0 +1,188 @@
+import type { Context } from '@cordisjs/core'
+import { Service } from '@cordisjs/core'
+import type { ShadowedRange } from '@warmfold/compaction'
+import type { ConfigParser, ToolResultContent, ToolResultMessage } from '@warmfold/llm'
+import { createToolResultMessage, strictConfig } from '@warmfold/llm'
+import type { Session, SessionEventMap } from '@warmfold/session'
+import type { TokenMeter } from '@warmfold/token-meter'
+import Schema from 'schemastery'
+import { checkPruneBudget, DEFAULT_PRUNE_BUDGET } from './prune-budget.ts'
+import { pruneContent } from './prune-content.ts'
+import type { PrunedEntry, PruneFilter, PrunePlanEntry, PruneResult } from './prune-plan.ts'
+import { includesSeq } from './prune-plan.ts'
+
+declare module '@cordisjs/core' {
+  interface Context {
+    toolResultPruner: ToolResultPruner
+  }
+}
+
+/**
+ * The `ctx.toolResultPruner` service: a model-free pass that shortens oversized tool results
+ * to head + {@link PRUNE_MARKER} + tail, in code points.
+ *
+ * It works in two steps so a compaction engine can decide before anything changes:
+ * {@link planSession} prices a pass without writing (no prompt byte moves), and
+ * {@link pruneSession} lands it, each rewrite as a `compaction/prune` pricing event followed
+ * immediately by a content-only `tool/result` replace of the same surface position. Both take
+ * an `include` filter so the engine can leave a region it is about to summarize byte-identical
+ * (cache rule C4).
+ */
+export class ToolResultPruner extends Service<ToolResultPruner.Config> {
+  static [Service.provide] = 'toolResultPruner'
+  static [Service.immediate]: boolean = true
+  static inject = ['tokenMeter']
+
+  constructor(ctx: Context, config: ToolResultPruner.Config) {
+    super(ctx, config)
+  }
+
+  /**
+   * Prunes the content of one tool result with this service's budgets; `null` when the text
+   * blocks together hold at most `thresholdChars` code points. See the standalone
+   * {@link pruneContent} for exactly what is kept.
+   */
+  pruneContent(blocks: readonly ToolResultContent[]): ToolResultContent[] | null {
+    return pruneContent(blocks, this.config)
+  }
+
+  /**
+   * The rewrites a pass would make, in surface order: one entry per surface node whose event is
+   * a `tool/result` with over-budget content and whose seq `include` admits.
+   *
+   * **Pure**: it appends nothing and changes nothing, so `session.length`,
+   * `session.surface.replaceGeneration` and the bytes of `deriveMessages()` are the same before
+   * and after. This is how an engine prices a pass (`originalTokens - prunedTokens` per entry)
+   * and decides between pruning everywhere, pruning only the retained tail, or not pruning,
+   * without touching the prefix the provider has cached.
+   *
+   * @param include seqs (or a predicate over seqs) that may be rewritten; default all. Pass
+   *   only the seqs after a region a summary will replay, so that region stays byte-identical
+   *   (rule C4).
+   */
+  planSession(session: Session, include?: PruneFilter): PrunePlanEntry[] {
+    const plan: PrunePlanEntry[] = []
+    for (const [position, seq] of session.surface.nodes.entries()) {
+      const event = session.eventAt(seq)
+      if (event?.type !== 'tool/result' || !includesSeq(include, seq)) continue
+      const original = event.data.message
+      const content = this.pruneContent(original.content[0].content)
+      if (content === null) continue
+      plan.push(
+        Object.freeze({
+          seq,
+          position,
+          original,
+          content: Object.freeze(content),
+          originalTokens: this.meter.estimateMessage(original),
+          prunedTokens: this.meter.estimateMessage(replacementMessage(original, content)),
+        }),
+      )
+    }
+    return plan
+  }
+
+  /**
+   * Lands the rewrites {@link planSession} finds for the seqs `include` admits, in surface
+   * order. For each one it appends
+   * 1. `compaction/prune { shadowedRange: { start: position, end: position }, shadowedSeqs: [seq],
+   *    shadowedTokenCount: originalTokens }`, the pricing event, and immediately after it
+   * 2. a `tool/result` whose message has the same `toolCallId`, the same `isError` flag and the
+   *    pruned content, with the original event's `toolName`, `turn` and `step`, as
+   *    `{ op: 'replace', start: position, end: position, sourceEventSeqs: [seq] }`.
+   *
+   * Each replace swaps one node for one node, so no other node's position moves and every node
+   * not rewritten derives the same bytes as before. The original events stay in the log. A
+   * second pass finds nothing (pruned results are within budget) and writes nothing.
+   *
+   * @throws whatever the session throws when it rejects an append (an invariant checker, a
+   *   closed session); rewrites landed before it stay in the log. Also throws when the surface
+   *   changes under the pass (a listener appending in between), before writing anything more.
+   */
+  pruneSession(session: Session, include?: PruneFilter): PruneResult {
+    const entries: PrunedEntry[] = []
+    let savedTokens = 0
+    for (const planned of this.planSession(session, include)) {
+      const { seq, position, original, content, originalTokens, prunedTokens } = planned
+      if (session.surface.nodes[position] !== seq) {
+        throw new Error(`ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during the prune pass`)
+      }
+      const source = session.eventAt(seq)?.data as SessionEventMap['tool/result']
+      const shadowedRange: ShadowedRange = { start: position, end: position }
+      const pricing = session.append('compaction/prune', { shadowedRange, shadowedSeqs: [seq], shadowedTokenCount: originalTokens })
+      const replacement = session.append('tool/result', replacementData(source, replacementMessage(original, content)), {
+        op: 'replace',
+        start: position,
+        end: position,
+        sourceEventSeqs: [seq],
+      })
+      entries.push(Object.freeze({ seq, replacementSeq: replacement.seq, pruneSeq: pricing.seq, position, originalTokens, prunedTokens }))
+      savedTokens += originalTokens - prunedTokens
+    }
+    return Object.freeze({ entries: Object.freeze(entries), savedTokens })
+  }
+
+  private get meter(): TokenMeter {
+    return this.ctx.tokenMeter
+  }
+}
+
+/** The content-only rewrite of `original`: same call id and error flag, new content. */
+function replacementMessage(original: ToolResultMessage, content: readonly ToolResultContent[]): ToolResultMessage {
+  const block = original.content[0]
+  return createToolResultMessage(block.toolCallId, content, { isError: block.isError === true })
+}
+
+/**
+ * The replacement event's data. `toolName`, `turn` and `step` describe the same call and are
+ * copied; `error` is not: it is the failure text of the original call event (which stays in
+ * the log), and copying it would count one failed call twice. The prompt-visible error flag
+ * travels on the message (`isError`).
+ */
+function replacementData(source: SessionEventMap['tool/result'], message: ToolResultMessage): SessionEventMap['tool/result'] {
+  const data: SessionEventMap['tool/result'] = { message }
+  if (source.toolName !== undefined) data.toolName = source.toolName
+  if (source.turn !== undefined) data.turn = source.turn
+  if (source.step !== undefined) data.step = source.step
+  return data
+}
+
+export namespace ToolResultPruner {
+  /** Code-point budgets (see `PruneBudget`). */
+  export interface Config {
+    /** Results whose text holds at most this many code points are left alone. Default 8192. */
+    thresholdChars: number
+    /** Code points kept from the start of an over-budget result. Default 4096. */
+    headChars: number
+    /** Code points kept from the end of an over-budget result. Default 1024. */
+    tailChars: number
+  }
+
+  const parse = strictConfig(
+    'ToolResultPruner',
+    Schema.object({
+      thresholdChars: Schema.natural().min(1).default(DEFAULT_PRUNE_BUDGET.thresholdChars).description('Results at most this many code points long are left alone.'),
+      headChars: Schema.natural().default(DEFAULT_PRUNE_BUDGET.headChars).description('Code points kept from the start of an over-budget result.'),
+      tailChars: Schema.natural().default(DEFAULT_PRUNE_BUDGET.tailChars).description('Code points kept from the end of an over-budget result.'),
+    }),
+  ) as ConfigParser<Config>
+
+  /**
+   * Validates and fills the config; unknown keys, non-integers and negative values fail, and
+   * so does `headChars + PRUNE_MARKER length + tailChars > thresholdChars` (the error names
+   * the three keys and their values). cordis runs this at load, so a bad config is an
+   * `internal/error` and the plugin does not start.
+   */
+  export const Config: ConfigParser<Config> = Object.assign(
+    (config?: unknown): Config => {
+      const value = parse(config)
+      try {
+        checkPruneBudget(value)
+      } catch (error) {
+        throw new RangeError(`ToolResultPruner config: ${(error as Error).message}`, { cause: error })
+      }
+      return value
+    },
+    { schema: parse.schema },
+  )
+}

@@ -1,0 +1,134 @@
+import type { Context } from '@cordisjs/core'
+import type { Message } from '@warmfold/llm'
+import type { AppendCandidate, Session } from '@warmfold/session'
+import { checkpointCompactionId, isCheckpointMessage } from './checkpoint.ts'
+
+const INVARIANT_ERROR_BRAND = Symbol.for('warmfold.compaction.invariant-error')
+
+/** A compaction event broke the bracket or adjacency rules; the append was rejected. */
+export class CompactionInvariantError extends Error {
+  override readonly name = 'CompactionInvariantError'
+  readonly [INVARIANT_ERROR_BRAND] = true
+
+  /** Whether `value` is a `CompactionInvariantError` from any copy of this package. */
+  static isInstance(value: unknown): value is CompactionInvariantError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[INVARIANT_ERROR_BRAND] === true
+  }
+}
+
+interface BracketState {
+  /** The open compaction, if any. */
+  open?: { compactionId: string; summarySeq?: number }
+  /** The previous event, for adjacency checks. */
+  previous?: { seq: number; type: string; data: unknown }
+}
+
+/**
+ * Checks one candidate event against the compaction rules and returns the state after it.
+ * Throws `CompactionInvariantError` naming the rule:
+ * - one open compaction per session; exactly one end per start, with the same id;
+ * - `compaction/summary` only inside its bracket, once; a successful end needs a summary;
+ * - the checkpoint `user/message` replace comes immediately after its `compaction/summary` (same
+ *   compaction id) and shadows exactly its `shadowedSeqs`;
+ * - the `tool/result` replace comes immediately after its `compaction/prune` and shadows exactly
+ *   its `shadowedSeqs`; a `compaction/prune` is always followed by its replacement.
+ */
+export function checkCompactionEvent(state: BracketState, candidate: AppendCandidate): BracketState {
+  const { type, seq } = candidate
+  const data = candidate.data as Record<string, unknown>
+  const previous = state.previous
+  const fail: (rule: string) => never = (rule) => {
+    throw new CompactionInvariantError(`compaction invariant: ${type} at seq ${seq} rejected: ${rule}`)
+  }
+  if (previous?.type === 'compaction/prune') {
+    const expected = (previous.data as { shadowedSeqs: number[] }).shadowedSeqs
+    if (type !== 'tool/result' || candidate.surface?.op !== 'replace') fail(`the compaction/prune at seq ${previous.seq} must be followed immediately by its tool/result replacement`)
+    if (!shadowsExactly(candidate, expected)) {
+      fail(`the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} (${expected.join(', ')})`)
+    }
+  } else if (type === 'tool/result' && candidate.surface?.op === 'replace') {
+    fail('a tool/result replacement must come immediately after its compaction/prune pricing event')
+  }
+  let open = state.open
+  switch (type) {
+    case 'compaction/start':
+      if (open) fail(`compaction ${open.compactionId} is still open; only one compaction may be open per session`)
+      open = { compactionId: String(data.compactionId) }
+      break
+    case 'compaction/summary':
+      if (!open) fail('a compaction/summary must be inside a compaction bracket (no compaction is open)')
+      if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
+      if (open.summarySeq !== undefined) fail(`compaction ${open.compactionId} already has a summary at seq ${open.summarySeq}`)
+      if (!Array.isArray(data.shadowedSeqs) || data.shadowedSeqs.length === 0) fail('shadowedSeqs must list at least one seq')
+      open = { ...open, summarySeq: seq }
+      break
+    case 'compaction/end':
+      if (!open) fail('there is no open compaction to end')
+      if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
+      if (data.error === undefined && open.summarySeq === undefined) fail(`compaction ${open.compactionId} ends without error but never logged a summary`)
+      open = undefined
+      break
+    case 'user/message': {
+      const message = data.message as Message
+      if (!isCheckpointMessage(message)) break
+      if (previous?.type !== 'compaction/summary') fail('a checkpoint message must come immediately after its compaction/summary')
+      if (candidate.surface?.op !== 'replace') fail('a checkpoint message must replace the region it summarizes')
+      const summary = previous.data as { compactionId: string; shadowedSeqs: number[] }
+      if (checkpointCompactionId(message) !== summary.compactionId) {
+        fail(`a checkpoint message must come immediately after its compaction/summary; it names compaction ${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ${summary.compactionId}`)
+      }
+      const expected = summary.shadowedSeqs
+      if (!shadowsExactly(candidate, expected)) {
+        fail(`the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq}`)
+      }
+      break
+    }
+  }
+  return { open, previous: { seq, type, data } }
+}
+
+/**
+ * Whether a replace cites exactly `expected` and covers exactly as many surface positions. The
+ * log already checked that every shadowed seq is cited, but a replace may cite more seqs than it
+ * shadows; the span length closes that gap.
+ */
+function shadowsExactly(candidate: AppendCandidate, expected: readonly number[]): boolean {
+  const surface = candidate.surface
+  if (surface?.op !== 'replace') return false
+  return surface.end - surface.start + 1 === expected.length && sameSeqs(surface.sourceEventSeqs, expected)
+}
+
+function sameSeqs(left: readonly number[], right: readonly number[]): boolean {
+  return left.length === right.length && left.every((seq, index) => seq === right[index])
+}
+
+/**
+ * A plugin that validates compaction events as they are appended to every session the store
+ * holds (through `session.addValidator`, so a violating append is rejected and the log stays
+ * untouched). Mount it in tests and, if you like, in production.
+ */
+export const CompactionInvariants = {
+  name: 'compaction-invariants',
+  inject: ['sessions'],
+  apply(ctx: Context) {
+    ctx.on('session/open', (session: Session) => {
+      // A reopened session's history is trusted as stored; only the bracket state is rebuilt.
+      let state: BracketState = {}
+      for (const event of session.events) {
+        try {
+          state = checkCompactionEvent(state, event)
+        } catch {
+          state = { open: state.open, previous: { seq: event.seq, type: event.type, data: event.data } }
+        }
+      }
+      // A later validator may still reject a candidate this one accepted, so its resulting state
+      // only counts once the log has grown past its seq.
+      let pending: { seq: number; state: BracketState } | undefined
+      const remove = session.addValidator((candidate) => {
+        if (pending && pending.seq < candidate.seq) state = pending.state
+        pending = { seq: candidate.seq, state: checkCompactionEvent(state, candidate) }
+      })
+      ctx.effect(() => remove)
+    })
+  },
+}

@@ -1,0 +1,7 @@
+export * from './checkpoint.ts'
+export * from './compaction-engine.ts'
+export * from './compaction-events.ts'
+export * from './compaction-invariants.ts'
+export * from './manual-compaction-error.ts'
+export * from './tool-pairing.ts'
+export { CompactionEngine as default } from './compaction-engine.ts'
