@@ -1,0 +1,6 @@
+export * from './bench-command.ts'
+export * from './bench-report.ts'
+export * from './format-table.ts'
+export * from './parse-bench-args.ts'
+export * from './run-cli.ts'
+export * from './usage-error.ts'

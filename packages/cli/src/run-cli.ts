@@ -1,0 +1,34 @@
+import { runBench } from './bench-command.ts'
+import type { CommandIo } from './bench-command.ts'
+import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
+import { UsageError } from './usage-error.ts'
+
+export const USAGE = `Usage: warmfold <command> [options]
+
+Commands:
+  bench    compare the prefix-cache economics of compaction strategies (warmfold bench --help)`
+
+/** Runs the `warmfold` command line and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
+  const [command, ...rest] = argv
+  try {
+    if (command === undefined || command === '-h' || command === '--help') {
+      io.stdout(`${USAGE}\n`)
+      return command === undefined ? 2 : 0
+    }
+    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench`)
+    const args = parseBenchArgs(rest)
+    if (args.help) {
+      io.stdout(`${BENCH_USAGE}\n`)
+      return 0
+    }
+    return (await runBench(args, io)).code
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`warmfold: ${error.message}`)
+      return 2
+    }
+    io.stderr(`warmfold: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    return 1
+  }
+}

@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import type { BenchReport } from '../src/index.ts'
+import { runCli } from '../src/index.ts'
+
+const run = promisify(execFile)
+const root = resolve(import.meta.dirname, '../../..')
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
+  return { code, stdout, stderr }
+}
+
+describe('warmfold bench flags', () => {
+  it.each([
+    [['--windows', '32000,abc'], '--windows must be an integer ≥ 4800, got "abc"'],
+    [['--strategies', 'warmfold,hot'], '--strategies must be one of warmfold, legacy, cold, got "hot"'],
+    [['--effort', 'ultra'], '--effort must be one of low, high, max, got "ultra"'],
+    [['--pruner', 'aggressive'], '--pruner must be one of rewrite-only, default, none, got "aggressive"'],
+    [['--profile', 'blocks:0'], '--profile must be one of bytes | blocks:N[:MIN] | anthropic, got "blocks:0"'],
+    [['--temperature', 'warm'], '--temperature must be a number ≥ 0, got "warm"'],
+    [['--summary-route', 'just-a-model'], '--summary-route must be provider/model, got "just-a-model"'],
+    [['--steps'], '--steps needs a value'],
+    [['--bogus'], 'unknown flag "--bogus"'],
+  ])('bench %j exits 2 naming the flag and the allowed values', async (flags, message) => {
+    const result = await cli(['bench', ...flags])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(message)
+    expect(result.stdout).toBe('')
+  })
+
+  it('an unknown command exits 2', async () => {
+    expect((await cli(['benchmark'])).code).toBe(2)
+  })
+})
+
+describe('warmfold bench output', () => {
+  it('--json prints exactly the schema on stdout, progress on stderr, and --out writes the same document', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'warmfold-cli-'))
+    try {
+      const out = join(directory, 'report.json')
+      const result = await cli(['bench', '--json', '--windows', '32000', '--steps', '40', '--strategies', 'warmfold,legacy', '--temperature', '0.5', '--stop', '</x>', '--out', out])
+      expect(result.code).toBe(0)
+      const report = JSON.parse(result.stdout) as BenchReport
+      expect(await readFile(out, 'utf8')).toBe(result.stdout)
+      expect(Object.keys(report)).toEqual(['version', 'workload', 'runs'])
+      expect(report.version).toBe(1)
+      expect(report.workload).toEqual({ windows: [32000], steps: 40, strategies: ['warmfold', 'legacy'], effort: 'max', temperature: 0.5, stop: ['</x>'], profile: 'bytes', pruner: 'rewrite-only', summaryRoute: null, cache: 'simulator' })
+      expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
+      for (const entry of report.runs) {
+        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'completed'])
+        expect(entry.completed).toBe(true)
+        expect(entry.sessionPromptTokens).toBe(entry.sessionCachedTokens + entry.sessionUncachedTokens)
+        for (const call of entry.summaryCalls) {
+          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio'])
+          expect(call.uncachedTokens).toBe(call.promptTokens - call.cachedTokens)
+        }
+      }
+      const [warm, legacy] = report.runs
+      expect(warm!.summaryCalls.length).toBeGreaterThan(0)
+      expect(Math.max(...warm!.summaryCalls.map((call) => call.uncachedTokens))).toBeLessThan(2000)
+      expect(Math.min(...legacy!.summaryCalls.map((call) => call.uncachedTokens))).toBeGreaterThan(10000)
+      expect(result.stderr).toMatch(/\[2\/2\] window 32000, strategy legacy: \d+ fold\(s\)/)
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+
+  it('the table shows each run and the reduction against legacy', async () => {
+    const result = await cli(['bench', '--windows', '32000', '--steps', '40', '--strategies', 'warmfold,legacy'])
+    expect(result.code).toBe(0)
+    const rows = result.stdout.split('\n').filter((line) => /^\s*32,000/.test(line))
+    expect(rows).toHaveLength(2)
+    expect(rows[0]).toMatch(/warmfold .*−\d+\.\d%\s+yes$/)
+  })
+
+  it('`pnpm warmfold bench --json` from the repository root prints only the JSON document on stdout', async () => {
+    const { stdout } = await run('npx', ['-y', 'pnpm@12.4.2', 'warmfold', 'bench', '--json', '--windows', '32000', '--steps', '30', '--strategies', 'warmfold'], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
+    const report = JSON.parse(stdout) as BenchReport
+    expect(report.runs).toHaveLength(1)
+    expect(report.runs[0]!.completed).toBe(true)
+  }, 60_000)
+})

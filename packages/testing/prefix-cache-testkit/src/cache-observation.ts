@@ -1,0 +1,63 @@
+/** Where a request first differs from the best-matching earlier request. */
+export type Divergence =
+  /** No earlier request to compare with. */
+  | { readonly part: 'first' }
+  /** The whole prompt matched an earlier request. */
+  | { readonly part: 'none' }
+  /** Nothing of the family was seen before, but the previous request had another envelope. */
+  | { readonly part: 'envelope'; readonly field: 'provider' | 'model' | 'reasoningEffort' | 'temperature' | 'stop' }
+  /** The first differing byte, at `offset` characters into the prompt. */
+  | { readonly part: 'tools' | 'system' | 'message'; readonly index: number; readonly blockIndex?: number; readonly offset: number }
+
+/** A durable rewrite logged in a session (it explains a cache break, rule C5). */
+export interface LoggedRewrite {
+  readonly type: 'compaction/summary' | 'compaction/prune' | 'request/header'
+  readonly seq: number
+}
+
+/** What the simulated cache did with one request. */
+export interface CacheObservation {
+  /** Position among all observed requests, from 0. */
+  readonly index: number
+  readonly purpose: string
+  readonly sessionId?: string
+  /** The request family: provider, model, reasoning effort, temperature and stop. */
+  readonly family: string
+  readonly promptTokens: number
+  readonly cachedTokens: number
+  readonly uncachedTokens: number
+  /** Tokens written to the cache (profile `anthropic` only; 0 elsewhere). */
+  readonly cacheWriteTokens: number
+  readonly promptChars: number
+  /** Longest common prefix with the best-matching earlier request of the family, in characters. */
+  readonly matchedChars: number
+  /**
+   * For conversation requests: whether this request keeps every segment of the previous
+   * conversation request of its session (same family) and adds at least one.
+   */
+  readonly extendsPrevious: boolean
+  /** Durable rewrites logged in the session since its previous conversation request. */
+  readonly rewritesSince: readonly LoggedRewrite[]
+  readonly divergence: Divergence
+}
+
+/** Session totals over a set of observations. */
+export interface CacheTotals {
+  readonly requests: number
+  readonly promptTokens: number
+  readonly cachedTokens: number
+  readonly uncachedTokens: number
+  /** cachedTokens / promptTokens (0 when there were no prompt tokens). */
+  readonly hitRatio: number
+}
+
+/** Sums `observations`. */
+export function totalsOf(observations: readonly CacheObservation[]): CacheTotals {
+  let promptTokens = 0
+  let cachedTokens = 0
+  for (const observation of observations) {
+    promptTokens += observation.promptTokens
+    cachedTokens += observation.cachedTokens
+  }
+  return { requests: observations.length, promptTokens, cachedTokens, uncachedTokens: promptTokens - cachedTokens, hitRatio: promptTokens ? cachedTokens / promptTokens : 0 }
+}

@@ -1,0 +1,153 @@
+import { Context } from '@cordisjs/core'
+import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
+import { CompactionInvariants } from '@warmfold/compaction'
+import { BasicCompactionEngine } from '@warmfold/compaction-basic'
+import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
+import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
+import { LlmRuntime, textBlock, toolCallBlock } from '@warmfold/llm'
+import { ScriptedAdapter } from '@warmfold/llm/testing'
+import type { Session } from '@warmfold/session'
+import { SessionStore } from '@warmfold/session'
+import { TokenMeter } from '@warmfold/token-meter'
+import { silentRewrites } from './cache-assertions.ts'
+import type { CacheObservation, CacheTotals } from './cache-observation.ts'
+import { totalsOf } from './cache-observation.ts'
+import type { PrefixCache } from './prefix-cache.ts'
+import { PrefixCacheService } from './prefix-cache-service.ts'
+import { ColdCompactionEngine, LegacyCompactionEngine } from './reference-strategies.ts'
+import type { ResolvedWorkload, WorkloadOptions } from './workload-options.ts'
+import { resolveWorkload } from './workload-options.ts'
+import { fillerText } from './workload-text.ts'
+
+/** The provider and model the scripted conversation runs on. */
+export const WORKLOAD_ROUTE = { provider: 'sim', model: 'coder' } as const
+
+/** The fixed checkpoint the scripted model writes (about 400 characters). */
+export const WORKLOAD_SUMMARY = [
+  '## Goal and Intent', '- Refactor the module loader and keep every test green.',
+  '## Key Decisions', '- Read each module before changing it; no API changes.',
+  '## Files and Code', '- src/module-*.ts read so far; loader in src/loader.ts.',
+  '## Errors and Fixes', '- (none)', '## Pending Work', '- Remaining modules.',
+  '## Current Work', '- Reading the next module.', '## Next Step', '- Continue reading modules in order.',
+  '## Critical Context', '- Tests run with pnpm test.',
+].join('\n')
+
+/** What one workload run produced. */
+export interface WorkloadRun {
+  readonly workload: ResolvedWorkload
+  readonly cache: PrefixCache
+  readonly session: Session
+  readonly summaryCalls: readonly CacheObservation[]
+  readonly conversation: readonly CacheObservation[]
+  /** All requests of the session, conversation and summary together. */
+  readonly totals: CacheTotals
+  readonly silentRewrites: number
+  /** The turn ended normally after every scripted step. */
+  readonly completed: boolean
+  /** Optional hook for callers that replace the provider (cache probes): requests the adapter saw. */
+  readonly requests: readonly GenerateOptions[]
+}
+
+const SYSTEM_PROMPT = `You are a careful coding agent working in a TypeScript monorepo. ${fillerText(7, 1800)}`
+
+/** Extra knobs for callers that measure with a real cache instead of the simulator. */
+export interface RunWorkloadHooks {
+  /** Called for every request after the simulator saw it; e.g. a probe that replays it to a real server. */
+  onRequest?(request: GenerateOptions): void | Promise<void>
+}
+
+/**
+ * Runs the scripted coding session through the real agent loop, token meter, pruner,
+ * invariant checker and compaction engine; only the provider's content is scripted.
+ */
+export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkloadHooks = {}): Promise<WorkloadRun> {
+  const workload = resolveWorkload(options)
+  const ctx = new Context()
+  await ctx.start()
+  try {
+    ctx.plugin(LlmRuntime)
+    ctx.plugin(SessionStore, {})
+    ctx.plugin(ToolRegistry)
+    ctx.plugin(AgentLoop)
+    ctx.plugin(TokenMeter, {})
+    ctx.plugin(CompactionInvariants)
+    ctx.plugin(PrefixCacheService, { profile: workload.profile })
+    if (workload.prunerBudget) ctx.plugin(ToolResultPruner, workload.prunerBudget)
+    const Engine = workload.strategy === 'legacy' ? LegacyCompactionEngine : workload.strategy === 'cold' ? ColdCompactionEngine : BasicCompactionEngine
+    ctx.plugin(Engine, {
+      ...workload.engine,
+      ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
+    })
+    const requests: GenerateOptions[] = []
+    const adapter = scriptedModel(workload)
+    ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
+    if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
+    const cache = ctx.prefixCache.cache
+    ctx.on('llm/stream', async (request) => {
+      requests.push(request)
+      cache.advanceClock(workload.requestIntervalMs)
+      await hooks.onRequest?.(request)
+    })
+    registerTools(ctx, workload)
+    const agent = await ctx.agentLoop.create('workload', {
+      ...WORKLOAD_ROUTE,
+      reasoningEffort: workload.effort,
+      temperature: workload.temperature,
+      stop: workload.stop,
+      system: SYSTEM_PROMPT,
+      maxSteps: workload.steps + 5,
+    })
+    agent.followup('Refactor the module loader. Read every module first, then report.')
+    await agent.whenIdle()
+    const session = agent.session
+    const end = session.events.findLast((event) => event.type === 'turn/end')
+    const steps = session.events.filter((event) => event.type === 'tool/result' && event.surface?.op === 'append').length
+    const observations = cache.observations.filter((observation) => observation.sessionId === session.id)
+    return {
+      workload,
+      cache,
+      session,
+      summaryCalls: observations.filter((observation) => observation.purpose === 'compaction'),
+      conversation: observations.filter((observation) => observation.purpose === 'conversation'),
+      totals: totalsOf(observations),
+      silentRewrites: silentRewrites(observations).length,
+      completed: (end?.data as { reason?: string } | undefined)?.reason === 'stop' && steps === workload.steps,
+      requests,
+    }
+  } finally {
+    await ctx.stop()
+  }
+}
+
+function scriptedModel(workload: ResolvedWorkload): ScriptedAdapter {
+  const models: Record<string, ModelInfo> = {
+    [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } },
+  }
+  if (workload.summaryRoute) models[workload.summaryRoute.model] ??= { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
+  let step = 0
+  return new ScriptedAdapter({
+    models,
+    responses: (request) => {
+      if (request.purpose === 'compaction') return { content: WORKLOAD_SUMMARY }
+      if (step >= workload.steps) return { content: `All ${workload.steps} modules are read; the loader refactor plan is ready.` }
+      const index = step++
+      return { content: [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`)] }
+    },
+  })
+}
+
+function registerTools(ctx: Context, workload: ResolvedWorkload): void {
+  let calls = 0
+  ctx.tools.register({
+    name: 'read_file',
+    description: 'Read a file of the repository.',
+    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the repository root.' } }, required: ['path'] },
+    execute: () => {
+      const index = calls++
+      return fillerText(5000 + index, index % 3 === 2 ? workload.oversizedResultChars : workload.resultChars)
+    },
+  })
+  for (const name of ['write_file', 'run_tests', 'search']) {
+    ctx.tools.register({ name, description: `The ${name.replace('_', ' ')} tool.`, parameters: { type: 'object', properties: { query: { type: 'string' } } }, execute: () => 'ok' })
+  }
+}

@@ -1,0 +1,128 @@
+import { PRUNE_MARKER, codePointLength } from '@warmfold/compaction-tool-result-pruner'
+import { parseCacheProfile } from './cache-profile.ts'
+
+/** Which compaction design runs. */
+export type WorkloadStrategy = 'warmfold' | 'legacy' | 'cold'
+/** Which pruner runs: budgets that always rewrite but never clear pressure alone, the defaults, or none. */
+export type WorkloadPruner = 'rewrite-only' | 'default' | 'none'
+
+export const STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
+export const PRUNERS: readonly WorkloadPruner[] = ['rewrite-only', 'default', 'none']
+export const EFFORTS: readonly string[] = ['low', 'high', 'max']
+
+/** What a caller may set. */
+export interface WorkloadOptions {
+  /** Context window of the scripted model, in tokens. Default 128000. */
+  window?: number
+  /** Tool steps before the final answer. Default 60. */
+  steps?: number
+  /** Conversation reasoning effort (`low`, `high`, `max`). Default `max`. */
+  effort?: string
+  temperature?: number
+  stop?: readonly string[]
+  /** Default `rewrite-only`. */
+  pruner?: WorkloadPruner
+  /** Default `warmfold`. */
+  strategy?: WorkloadStrategy
+  /** Cache profile. Default `bytes`. */
+  profile?: string
+  /** Send summary calls to `provider/model` instead of the conversation route. */
+  summaryRoute?: string
+  /** Virtual milliseconds between requests (the `anthropic` profile's TTL clock). Default 20000. */
+  requestIntervalMs?: number
+}
+
+/** Every number the workload uses, derived from the options. */
+export interface ResolvedWorkload {
+  readonly window: number
+  readonly steps: number
+  readonly effort: string
+  readonly temperature?: number
+  readonly stop?: readonly string[]
+  readonly pruner: WorkloadPruner
+  readonly strategy: WorkloadStrategy
+  readonly profile: string
+  readonly summaryRoute?: { readonly provider: string; readonly model: string }
+  readonly requestIntervalMs: number
+  /** Tokens per tool step (window / 24, so about 24 steps fill a window). */
+  readonly stepTokens: number
+  /** Characters of assistant prose per step (about 45 % of a step). */
+  readonly proseChars: number
+  /** Characters of a normal tool result (about 45 % of a step, a multiple of 4). */
+  readonly resultChars: number
+  /** Characters of every third tool result. */
+  readonly oversizedResultChars: number
+  /** Pruner budgets, or undefined without a pruner. */
+  readonly prunerBudget?: { readonly thresholdChars: number; readonly headChars: number; readonly tailChars: number }
+  readonly engine: { readonly thresholdRatio: number; readonly retainRatio: number; readonly headroomTokens: number; readonly compactionRetries: number; readonly maxTokens: number }
+  /** The model's default output cap (window / 16). */
+  readonly defaultMaxTokens: number
+}
+
+/**
+ * Resolves the options into the workload's numbers.
+ *
+ * With `rewrite-only`, a normal result is `R` characters (a multiple of 4), the pruner threshold
+ * is `R + 1` and oversized results are `R + 2`: every oversized result is over budget and gets
+ * rewritten, but the rewrite saves one character, which the token meter prices at 0 tokens, so
+ * pruning alone never clears the pressure and a summary always follows. With `default` and
+ * `none`, oversized results are `max(3R, 10240)` characters and the pruner (if any) has its
+ * default budgets.
+ *
+ * @throws TypeError naming the option and the accepted values.
+ */
+export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload {
+  const window = options.window ?? 128000
+  if (!Number.isInteger(window) || window < 4800) throw new TypeError(`workload window must be an integer ≥ 4800 tokens, got ${options.window}`)
+  const steps = options.steps ?? 60
+  if (!Number.isInteger(steps) || steps < 1) throw new TypeError(`workload steps must be a positive integer, got ${options.steps}`)
+  const effort = options.effort ?? 'max'
+  if (!EFFORTS.includes(effort)) throw new TypeError(`workload effort must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(options.effort)}`)
+  const pruner = options.pruner ?? 'rewrite-only'
+  if (!PRUNERS.includes(pruner)) throw new TypeError(`workload pruner must be one of ${PRUNERS.join(', ')}, got ${JSON.stringify(options.pruner)}`)
+  const strategy = options.strategy ?? 'warmfold'
+  if (!STRATEGIES.includes(strategy)) throw new TypeError(`workload strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(options.strategy)}`)
+  const profile = options.profile ?? 'bytes'
+  parseCacheProfile(profile)
+  if (options.temperature !== undefined && !Number.isFinite(options.temperature)) throw new TypeError(`workload temperature must be a finite number, got ${options.temperature}`)
+  let summaryRoute: ResolvedWorkload['summaryRoute']
+  if (options.summaryRoute !== undefined) {
+    const [provider, model, extra] = options.summaryRoute.split('/')
+    if (!provider || !model || extra !== undefined) throw new TypeError(`workload summaryRoute must be provider/model, got ${JSON.stringify(options.summaryRoute)}`)
+    summaryRoute = { provider, model }
+  }
+  const stepTokens = Math.floor(window / 24)
+  const stepChars = stepTokens * 4
+  const proseChars = Math.round(stepChars * 0.45)
+  const resultChars = Math.floor((stepChars * 0.45) / 4) * 4
+  let prunerBudget: ResolvedWorkload['prunerBudget']
+  let oversizedResultChars = Math.max(3 * resultChars, 10240)
+  if (pruner === 'rewrite-only') {
+    const thresholdChars = resultChars + 1
+    const tailChars = Math.min(256, Math.floor(resultChars / 8))
+    prunerBudget = { thresholdChars, tailChars, headChars: thresholdChars - codePointLength(PRUNE_MARKER) - tailChars }
+    oversizedResultChars = resultChars + 2
+  } else if (pruner === 'default') {
+    prunerBudget = { thresholdChars: 8192, headChars: 4096, tailChars: 1024 }
+  }
+  const defaultMaxTokens = Math.floor(window / 16)
+  return Object.freeze({
+    window,
+    steps,
+    effort,
+    temperature: options.temperature,
+    stop: options.stop ? Object.freeze([...options.stop]) : undefined,
+    pruner,
+    strategy,
+    profile,
+    summaryRoute,
+    requestIntervalMs: options.requestIntervalMs ?? 20_000,
+    stepTokens,
+    proseChars,
+    resultChars,
+    oversizedResultChars,
+    prunerBudget,
+    engine: { thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: Math.floor(window / 16), compactionRetries: 1, maxTokens: Math.min(8192, defaultMaxTokens) },
+    defaultMaxTokens,
+  })
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import type { WorkloadRun } from '../src/index.ts'
+import { assertNoSilentRewrite, hitRatio, PromptRenderer, runWorkload, uncachedTokens } from '../src/index.ts'
+
+/** The bounds every warm summary call must meet. */
+function expectWarmSummaries(run: WorkloadRun, minimumCalls = 1): void {
+  expect(run.completed).toBe(true)
+  expect(run.summaryCalls.length).toBeGreaterThanOrEqual(minimumCalls)
+  for (const call of run.summaryCalls) {
+    expect(hitRatio(call), `summary call ${call.index}: ${JSON.stringify(call.divergence)}`).toBeGreaterThanOrEqual(0.95)
+    expect(uncachedTokens(call)).toBeLessThanOrEqual(2000)
+  }
+}
+
+function summaryRequests(run: WorkloadRun) {
+  return run.requests.filter((request) => request.purpose === 'compaction')
+}
+
+describe('regression specs: compaction keeps the prefix cache warm', () => {
+  it('1. the summary call replays the routed effort, temperature and stop, and every summary call is warm', async () => {
+    const run = await runWorkload({ window: 32000, effort: 'max', temperature: 0.2, stop: ['</answer>'], pruner: 'none' })
+    expectWarmSummaries(run)
+    for (const request of summaryRequests(run)) {
+      expect(request).toMatchObject({ reasoningEffort: 'max', temperature: 0.2, stop: ['</answer>'] })
+    }
+  })
+
+  it('2. with the rewrite-only pruner, the prune pass does not rewrite the replayed region', async () => {
+    const run = await runWorkload({ window: 32000, pruner: 'rewrite-only' })
+    expectWarmSummaries(run)
+    expect(run.session.events.filter((event) => event.type === 'compaction/prune').length).toBeGreaterThan(0)
+  })
+
+  it('3. no silent rewrite over a whole run, and the first request after each checkpoint reuses tools + system', async () => {
+    const run = await runWorkload({ window: 32000, effort: 'max', pruner: 'rewrite-only' })
+    expect(run.silentRewrites).toBe(0)
+    assertNoSilentRewrite(run)
+    const renderer = new PromptRenderer()
+    const conversation = run.requests.filter((request) => request.purpose === 'conversation')
+    const afterCheckpoint = run.conversation.filter((observation) => observation.rewritesSince.some((rewrite) => rewrite.type === 'compaction/summary'))
+    expect(afterCheckpoint.length).toBe(run.summaryCalls.length)
+    for (const observation of afterCheckpoint) {
+      const request = conversation[run.conversation.indexOf(observation)]!
+      const layout = renderer.layout(request)
+      const headChars = layout.offsets[layout.headSegments]!
+      expect(observation.matchedChars).toBeGreaterThanOrEqual(headChars)
+      // The break is in the messages (the new checkpoint), never in the static head.
+      expect(observation.divergence).toMatchObject({ part: 'message' })
+    }
+  })
+
+  it.each([32000, 128000, 512000])('4. window %i: at least two warm summary calls and no silent rewrite', async (window) => {
+    const run = await runWorkload({ window })
+    expectWarmSummaries(run, 2)
+    expect(run.silentRewrites).toBe(0)
+  })
+
+  it.each(['blocks:16', 'blocks:128:1024', 'anthropic'])('5. profile %s: the same bounds hold', async (profile) => {
+    const run = await runWorkload({ window: 128000, profile })
+    expectWarmSummaries(run, 2)
+    expect(run.silentRewrites).toBe(0)
+  })
+
+  it.each(['legacy', 'cold'] as const)('6. the reference strategy %s really misses, so the comparison is meaningful', async (strategy) => {
+    const run = await runWorkload({ window: 128000, strategy })
+    expect(run.completed).toBe(true)
+    expect(run.summaryCalls.length).toBeGreaterThanOrEqual(2)
+    for (const call of run.summaryCalls) expect(hitRatio(call)).toBeLessThan(0.2)
+    const warm = await runWorkload({ window: 128000 })
+    expect(warm.totals.uncachedTokens).toBeLessThan(run.totals.uncachedTokens * 0.7)
+  })
+})
