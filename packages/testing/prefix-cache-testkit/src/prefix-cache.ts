@@ -153,7 +153,8 @@ export class PrefixCache {
         child = { children: new Map(), text: segment.text }
         node.children.set(segment.id, child)
       }
-      if (breakpoints?.has(position) && profile.kind === 'anthropic' && tokensOf(layout.offsets[position + 1] as number) >= profile.minTokens) {
+      // Whole tokens, as `charge` counts the write: a prefix that bills no write stores no entry.
+      if (breakpoints?.has(position) && profile.kind === 'anthropic' && Math.floor((layout.offsets[position + 1] as number) / CHARS_PER_TOKEN) >= profile.minTokens) {
         child.writtenAt = this.clock
       }
       node = child

@@ -60,7 +60,8 @@ export class PromptRenderer {
     let rendered = this.tools.get(tools)
     if (!rendered) {
       rendered = tools.map((tool) => this.intern(canonicalJson({ tool })))
-      this.tools.set(tools, rendered)
+      // Like messages: only a frozen list cannot change under the cache.
+      if (Object.isFrozen(tools)) this.tools.set(tools, rendered)
     }
     return rendered
   }

@@ -85,6 +85,9 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
   const profile = options.profile ?? 'bytes'
   parseCacheProfile(profile)
   if (options.temperature !== undefined && !Number.isFinite(options.temperature)) throw new TypeError(`workload temperature must be a finite number, got ${options.temperature}`)
+  if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))) throw new TypeError(`workload stop must be an array of strings, got ${JSON.stringify(options.stop)}`)
+  const requestIntervalMs = options.requestIntervalMs ?? 20_000
+  if (!Number.isFinite(requestIntervalMs) || requestIntervalMs < 0) throw new TypeError(`workload requestIntervalMs must be a finite number ≥ 0, got ${options.requestIntervalMs}`)
   let summaryRoute: ResolvedWorkload['summaryRoute']
   if (options.summaryRoute !== undefined) {
     const [provider, model, extra] = options.summaryRoute.split('/')
@@ -116,7 +119,7 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     strategy,
     profile,
     summaryRoute,
-    requestIntervalMs: options.requestIntervalMs ?? 20_000,
+    requestIntervalMs,
     stepTokens,
     proseChars,
     resultChars,
