@@ -14,7 +14,7 @@ import type { SurfaceRegion } from './select-region.ts'
 import { selectRegion } from './select-region.ts'
 import { compactionState } from './session-compaction-state.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
-import { buildSummaryRequest, summaryTarget } from './summary-request.ts'
+import { buildSummaryRequest, instructionMessage, summaryTarget } from './summary-request.ts'
 
 /** One planned tool-result rewrite, as the engine prices it (the pruner's plan entries fit). */
 export interface PlannedPrune {
@@ -185,8 +185,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   private async recoverOverflow(session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
     // The summary prompt itself must fit the window, so prune everywhere first.
     this.pruner?.pruneSession(session)
-    const prices = this.meter.measure(session).nodes.map((node) => node.tokens)
-    const region = selectHead(session, prices, 0)
+    const measurement = this.meter.measure(session)
+    const prices = measurement.nodes.map((node) => node.tokens)
+    const region = selectHead(session, prices, await this.retainToFit(header, measurement.surfaceTokens))
     if (!region) return null
     try {
       return await this.transaction(session, header, region, 'context-overflow', compactionState(session).openTurn, 'whole-surface', signal)
@@ -205,8 +206,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     let result: CompactionResult
     try {
       this.closeInterrupted(session)
-      const prices = this.meter.measure(session).nodes.map((node) => node.tokens)
-      const region = selectHead(session, prices, 0)
+      const measurement = this.meter.measure(session)
+      const prices = measurement.nodes.map((node) => node.tokens)
+      const region = selectHead(session, prices, await this.retainToFit(header, measurement.surfaceTokens))
       if (!region) return null
       result = await this.transaction(session, header, region, 'manual', null, 'selected-span', signal)
     } catch (error) {
@@ -237,7 +239,22 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     // The summary target's own override decides the summary cap when a summarization route is set.
     const target = summaryTarget(header, routed)
     const policy = target.provider === header.config.provider && target.model === header.config.model ? routed : { ...resolvePolicy(this.config, target.provider, target.model), summarizationProvider: routed.summarizationProvider, summarizationModel: routed.summarizationModel }
-    return runTransaction(this.owner, { session, header, policy, region, trigger, turn, stability, signal, buildRequest: (input) => this.buildSummaryRequest(input) })
+    const { contextWindow } = await this.owner.llm.resolveModelInfo(target.provider, target.model)
+    return runTransaction(this.owner, { session, header, policy, region, trigger, turn, stability, signal, targetContextWindow: contextWindow, buildRequest: (input) => this.buildSummaryRequest(input) })
+  }
+
+  /**
+   * The retain budget for a maximal compaction (overflow, manual): 0, unless the summary prompt
+   * would not fit the summary target's window; then enough of the tail stays that the replayed
+   * head, the envelope, the instruction and an output reserve fit.
+   */
+  private async retainToFit(header: RequestHeader, surfaceTokens: number): Promise<number> {
+    const routed = resolvePolicy(this.config, header.config.provider, header.config.model)
+    const target = summaryTarget(header, routed)
+    const { contextWindow } = await this.owner.llm.resolveModelInfo(target.provider, target.model)
+    const reserve = Math.min(resolvePolicy(this.config, target.provider, target.model).maxTokens, Math.floor(contextWindow / 4))
+    const envelope = this.meter.estimateSystem(header.system) + this.meter.estimateTools(header.tools) + this.meter.estimateMessage(instructionMessage())
+    return Math.max(0, surfaceTokens - (contextWindow - envelope - reserve))
   }
 
   /** Ends a bracket a crashed process left open, so the log stays valid before a new one starts. */

@@ -29,7 +29,12 @@ export interface TransactionInput {
   readonly signal?: AbortSignal
   /** Builds the summary request (the engine's protected seam). */
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
+  /** Context window of the summary target, in tokens: prompt + output must fit in it. */
+  readonly targetContextWindow: number
 }
+
+/** A summary call is refused when the window leaves less than this for the checkpoint. */
+export const MIN_SUMMARY_OUTPUT_TOKENS = 256
 
 /**
  * `compaction/start` (the lock) → summary call → stability re-check → `compaction/summary` →
@@ -48,7 +53,7 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
   const compactionId = randomUUID()
   const start = session.append('compaction/start', { compactionId, turn, trigger: input.trigger })
   try {
-    const request = input.buildRequest({ header: input.header, policy: input.policy, regionMessages, sessionId: session.id, signal: input.signal })
+    const request = fitOutputBudget(ctx, input, input.buildRequest({ header: input.header, policy: input.policy, regionMessages, sessionId: session.id, signal: input.signal }))
     const outcome = await summarize(ctx, request)
     const checkpoint = createMessage({ role: 'user', content: [textBlock(frameCheckpoint(outcome.text))], source: checkpointSource(compactionId) })
     const checkpointTokens = ctx.tokenMeter.estimateMessage(checkpoint)
@@ -96,6 +101,22 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
     session.append('compaction/end', { compactionId, turn, error: refusal.message })
     throw refusal
   }
+}
+
+/**
+ * Caps the summary's `maxTokens` at what the target's window leaves after the prompt: providers
+ * check prompt + max_tokens against the window, so an uncapped 8192 on a small model would be
+ * rejected as too long. Only the output budget changes, never prompt bytes.
+ */
+function fitOutputBudget(ctx: Context, input: TransactionInput, request: GenerateOptions): GenerateOptions {
+  const meter = ctx.tokenMeter
+  const promptTokens = meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  const room = input.targetContextWindow - promptTokens
+  if (room < MIN_SUMMARY_OUTPUT_TOKENS) {
+    throw new CompactionRefusal('summary', `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of the ${input.targetContextWindow}-token window for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS} are needed`)
+  }
+  const cap = request.maxTokens === undefined ? room : Math.min(request.maxTokens, room)
+  return { ...request, maxTokens: cap }
 }
 
 function assertStable(session: Session, input: TransactionInput, before: Session['surface'], shadowedSeqs: readonly number[]): void {

@@ -49,7 +49,9 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     }
     const summaryEvents = agent.session.events.filter((event) => event.type === 'compaction/summary')
     expect(summaryEvents).toHaveLength(summaries.length)
-    expect(summaryEvents[0]!.data).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: 8192 })
+    expect(summaryEvents[0]!.data).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: summaries[0]!.maxTokens })
+    // The 8192 default cap is cut to what the 8000-token window leaves after the prompt.
+    expect(summaries[0]!.maxTokens).toBeLessThan(8000)
     engine.assertClean()
   })
 
@@ -85,9 +87,9 @@ describe('the summary call replays the conversation (C2, C3)', () => {
   })
 
   it('inherits nothing when the routed header names another model than the summary target (a stale header from a resumed session)', async () => {
-    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'main' }, conversation: stopAfter(30) })
+    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'main' }, conversation: stopAfter(12) })
     await runAgent(engine, { ...warm, reasoningEffort: 'low', model: 'other' })
-    // The session's header is for `other`; its window (32000) is never pressured by 30 steps.
+    // The session's header is for `other`; its window (32000) is never pressured by 12 steps.
     // Resume the same session on `main` with effort max: the first pre-step still sees the `other` header.
     const session = await engine.ctx.sessions.open('session')
     const main = await engine.ctx.agentLoop.create('session', { ...ROUTE, system: 'You are a coding agent.', ...warm })
@@ -100,5 +102,20 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     expect(summary.stop).toBeUndefined()
     engine.assertClean()
   })
-})
 
+  it('summarizes only the head that fits the summary target window, and caps the output to what is left', async () => {
+    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'main' }, conversation: stopAfter(30) })
+    const agent = await runAgent(engine, { ...warm, reasoningEffort: 'low', model: 'other' })
+    // About 11k tokens of history on the 32k model; the summary target has an 8000-token window.
+    expect(engine.ctx.tokenMeter.measure(agent.session).surfaceTokens).toBeGreaterThan(8000)
+    const result = await engine.ctx.compaction.compactNow(agent)
+    expect(result).not.toBeNull()
+    const [summary] = engine.summaries()
+    const meter = engine.ctx.tokenMeter
+    const prompt = meter.estimateSystem(summary!.system) + meter.estimateTools(summary!.tools) + summary!.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+    expect(prompt + summary!.maxTokens!).toBeLessThanOrEqual(8000)
+    expect(summary!.maxTokens).toBeGreaterThanOrEqual(256)
+    expect(result!.shadowedRange.end).toBeLessThan(agent.session.surface.nodes.length + result!.shadowedSeqs.length - 2)
+    engine.assertClean()
+  })
+})
