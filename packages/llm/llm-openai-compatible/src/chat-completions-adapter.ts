@@ -1,0 +1,182 @@
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import { LlmAdapter, LlmError } from '@warmfold/llm'
+import OpenAI from 'openai'
+import type { OpenAICompatibleConfig } from './config.ts'
+import type { ErrorContext } from './map-error.ts'
+import { mapError, redactor } from './map-error.ts'
+import type { ChatChunk } from './map-stream.ts'
+import { StreamMapper } from './map-stream.ts'
+import { withRetries } from './retry.ts'
+import { serializeRequest } from './serialize-request.ts'
+
+/** Everything {@link ChatCompletionsAdapter} needs: the parsed config plus the resolved key. */
+export interface ChatCompletionsAdapterOptions extends Omit<OpenAICompatibleConfig, 'apiKey' | 'apiKeyEnv'> {
+  /** The API key, or `undefined` for a server without keys. */
+  readonly apiKey?: string
+  /** Receives the SDK's warnings and errors (already redacted). */
+  readonly onWarning?: (message: string) => void
+}
+
+/**
+ * The SDK refuses to start without a key; a keyless server gets this placeholder, and the
+ * `Authorization` header is removed from every request, so the placeholder is never sent.
+ */
+export const KEYLESS_PLACEHOLDER = 'none'
+
+type StreamState = { controller: AbortController; timedOut: boolean }
+
+/**
+ * An {@link LlmAdapter} for OpenAI-compatible chat completions endpoints (DeepSeek, OpenAI,
+ * vLLM, llama.cpp, ...). It streams every call, retries 429/5xx/connection failures itself
+ * (the SDK's own retries are off), and maps the stream, usage and errors to the warmfold
+ * contracts. The API key never appears in an error message, a warning or `usage.raw`.
+ */
+export class ChatCompletionsAdapter extends LlmAdapter {
+  private readonly client: OpenAI
+  private readonly errorBodies = new WeakMap<object, string>()
+  private readonly redact: (text: string) => string
+
+  constructor(private readonly options: ChatCompletionsAdapterOptions) {
+    super()
+    this.redact = redactor(options.apiKey)
+    const warn = (...args: unknown[]) => options.onWarning?.(this.redact(args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' ')))
+    this.client = new OpenAI({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey ?? KEYLESS_PLACEHOLDER,
+      // Explicit nulls: the SDK would otherwise read OPENAI_ORG_ID / OPENAI_PROJECT_ID / OPENAI_ADMIN_KEY.
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      maxRetries: 0,
+      timeout: options.timeoutMs,
+      defaultHeaders: { ...(options.apiKey === undefined && !setsAuthorization(options.headers) ? { Authorization: null } : {}), ...options.headers },
+      fetch: this.fetchKeepingErrorBodies,
+      logger: { error: warn, warn, info: () => {}, debug: () => {} },
+      logLevel: 'warn',
+    })
+  }
+
+  /**
+   * The configured facts of `model`.
+   * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
+   */
+  resolveModel(provider: string, model: string): ModelInfo {
+    const config = Object.hasOwn(this.options.models, model) ? this.options.models[model] : undefined
+    if (!config) {
+      throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not configured for provider "${provider}"; known models: ${Object.keys(this.options.models).join(', ')}`, {
+        provider,
+        retryable: false,
+      })
+    }
+    return {
+      contextWindow: config.contextWindow,
+      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
+      ...(config.efforts ? { reasoning: { efforts: config.efforts, ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+    }
+  }
+
+  /**
+   * Streams one call: serializes it, sends it with bounded retries, and maps the response.
+   * @throws LlmError for every failure (see the README's error table).
+   */
+  async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
+    this.resolveModel(options.provider, options.model)
+    const context = this.errorContext(options.provider)
+    const body = serializeRequest(options, this.options.dialect)
+    const state: StreamState = { controller: new AbortController(), timedOut: false }
+    const signal = options.signal
+    const fail = (error: unknown): LlmError => this.failure(error, state, options, context)
+    if (signal?.aborted) throw fail(new OpenAI.APIUserAbortError())
+    const onAbort = () => state.controller.abort(signal?.reason)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    let iterator: AsyncIterator<ChatChunk> | undefined
+    try {
+      const response = await withRetries(
+        () => this.client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: state.controller.signal, maxRetries: 0 }),
+        this.options,
+        fail,
+        state.controller.signal,
+      )
+      const mapper = new StreamMapper(options.provider, this.options.dialect, this.redact)
+      iterator = (response as AsyncIterable<ChatChunk>)[Symbol.asyncIterator]()
+      while (true) {
+        const next = await this.nextChunk(iterator, state)
+        // The SDK ends the iteration quietly when its request is aborted.
+        if (signal?.aborted || state.timedOut) throw fail(new OpenAI.APIUserAbortError())
+        if (next.done) break
+        yield* mapper.push(next.value)
+      }
+      yield* mapper.end()
+    } catch (error) {
+      throw fail(error)
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      // Stops the HTTP stream when the consumer stopped early; a no-op after a complete stream.
+      state.controller.abort()
+      await iterator?.return?.().catch(() => undefined)
+    }
+  }
+
+  private async nextChunk(iterator: AsyncIterator<ChatChunk>, state: StreamState): Promise<IteratorResult<ChatChunk>> {
+    const timer = setTimeout(() => {
+      state.timedOut = true
+      state.controller.abort()
+    }, this.options.timeoutMs)
+    try {
+      return await iterator.next()
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  private failure(error: unknown, state: StreamState, options: GenerateOptions, context: ErrorContext): LlmError {
+    if (options.signal?.aborted) {
+      if (LlmError.isInstance(error) && error.code === 'ABORTED') return error
+      return new LlmError('ABORTED', `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} was aborted`, {
+        provider: options.provider,
+        retryable: false,
+        cause: options.signal.reason,
+      })
+    }
+    if (state.timedOut) {
+      return new LlmError('TIMEOUT', `${options.provider}: no stream data from ${this.options.baseURL} for ${this.options.timeoutMs} ms`, { provider: options.provider })
+    }
+    return mapError(error, context)
+  }
+
+  private errorContext(provider: string): ErrorContext {
+    return {
+      provider,
+      baseURL: this.options.baseURL,
+      timeoutMs: this.options.timeoutMs,
+      redact: this.redact,
+      bodyOf: (headers) => (headers !== null && typeof headers === 'object' ? this.errorBodies.get(headers) : undefined),
+    }
+  }
+
+  /**
+   * The SDK drops an error body it cannot read as `{ error: ... }` (older vLLM answers
+   * `{ message }`), so failed responses are read here first and kept by their headers object,
+   * which the SDK's error carries.
+   */
+  private readonly fetchKeepingErrorBodies = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init)
+    if (response.ok) return response
+    const text = await response.text().catch(() => '')
+    const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+    this.errorBodies.set(copy.headers, text)
+    return copy
+  }
+}
+
+function setsAuthorization(headers: Readonly<Record<string, string>>): boolean {
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return value instanceof Error ? value.message : JSON.stringify(value)
+  } catch {
+    return String(value)
+  }
+}

@@ -1,0 +1,166 @@
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import Schema from 'schemastery'
+
+/**
+ * Which server family the endpoint is. It decides the effort fields, whether reasoning is
+ * replayed as `reasoning_content`, and the name of the output cap (see the README's tables).
+ */
+export type Dialect = 'deepseek' | 'openai' | 'vllm' | 'llamacpp' | 'generic'
+
+/** The dialects, in documentation order. */
+export const DIALECTS: readonly Dialect[] = ['deepseek', 'openai', 'vllm', 'llamacpp', 'generic']
+
+/** What the adapter knows about one model (becomes its `ModelInfo`). */
+export interface ModelConfig {
+  /** Maximum prompt + output tokens the model accepts. */
+  readonly contextWindow: number
+  /** Output cap used when a request names none. */
+  readonly defaultMaxTokens?: number
+  /** Accepted `reasoningEffort` values; empty or absent: the model takes no effort list. */
+  readonly efforts?: readonly string[]
+  /** Effort applied when a request names none; must be one of `efforts`. */
+  readonly defaultEffort?: string
+}
+
+/** `OpenAICompatibleAdapter` config, with defaults applied. */
+export interface OpenAICompatibleConfig {
+  /** Provider id the adapter is registered under, e.g. `deepseek`. Required. */
+  readonly provider: string
+  /** Endpoint base URL, e.g. `https://api.deepseek.com` (requests go to `{baseURL}/chat/completions`). Required. */
+  readonly baseURL: string
+  /** The API key itself. Prefer `apiKeyEnv`. At most one of the two. */
+  readonly apiKey?: string
+  /** Name of the environment variable holding the API key, read at load. */
+  readonly apiKeyEnv?: string
+  /** Server family; default `generic`. */
+  readonly dialect: Dialect
+  /** Model id → model facts. At least one model. */
+  readonly models: Readonly<Record<string, ModelConfig>>
+  /** Milliseconds to wait for the response headers, and then for each next stream chunk; default 600000. */
+  readonly timeoutMs: number
+  /** Retries after a 429, a 5xx or a connection failure; default 2. */
+  readonly maxRetries: number
+  /** First retry backoff in milliseconds, doubled per retry; default 500. */
+  readonly retryBaseMs: number
+  /** Longest single wait between two attempts, `retry-after` included; default 60000. */
+  readonly maxRetryWaitMs: number
+  /** Extra static HTTP headers sent with every request; default none. */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** The config a host writes: {@link OpenAICompatibleConfig} with the defaulted keys optional. */
+export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'> &
+  Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers'>>
+
+/** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
+export type OpenAICompatibleConfigParser = ((config: OpenAICompatibleOptions) => OpenAICompatibleConfig) & { readonly schema: Schema }
+
+const OWNER = 'OpenAICompatibleAdapter'
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort']
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+const modelSchema = Schema.object({
+  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: Schema.natural().min(1).description('Output cap when a request names none.'),
+  efforts: Schema.array(Schema.string()).description('Accepted reasoning efforts.'),
+  defaultEffort: Schema.string().description('Effort used when a request names none (one of efforts).'),
+})
+
+const schema = Schema.object({
+  provider: Schema.string().required().description('Provider id to register, e.g. "deepseek". Required.'),
+  baseURL: Schema.string().required().description('Endpoint base URL, e.g. "https://api.deepseek.com". Required.'),
+  apiKey: Schema.string().role('secret').description('API key (prefer apiKeyEnv). Default: none.'),
+  apiKeyEnv: Schema.string().description('Environment variable holding the API key. Default: none.'),
+  dialect: Schema.union(DIALECTS as Dialect[]).default('generic').description('Server family. Default "generic".'),
+  models: Schema.dict(modelSchema).required().description('Model id → { contextWindow, defaultMaxTokens?, efforts?, defaultEffort? }. Required.'),
+  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for headers and for each stream chunk, ms. Default 600000.'),
+  maxRetries: Schema.natural().default(2).description('Retries after 429, 5xx or a connection failure. Default 2.'),
+  retryBaseMs: Schema.natural().default(500).description('First backoff, ms, doubled per retry. Default 500.'),
+  maxRetryWaitMs: Schema.natural().default(60_000).description('Cap of one wait between attempts, retry-after included, ms. Default 60000.'),
+  headers: Schema.dict(Schema.string()).default({}).description('Extra static HTTP headers. Default none.'),
+})
+
+const parseShape = strictConfig<OpenAICompatibleConfig>(OWNER, schema as unknown as Schema<OpenAICompatibleConfig>)
+
+/**
+ * Parses and validates the config. Every error names the key (never a key's value: the API key
+ * is not printed even when it is the offending value).
+ * @throws TypeError naming the offending key.
+ */
+export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.assign(
+  (input: OpenAICompatibleOptions | undefined): OpenAICompatibleConfig => {
+    // Checked before schemastery, whose type errors quote the received value.
+    if (input !== null && typeof input === 'object' && 'apiKey' in input) {
+      const apiKey = (input as { apiKey?: unknown }).apiKey
+      if (apiKey !== undefined && typeof apiKey !== 'string') fail('apiKey must be a string')
+      if (apiKey === '') fail('apiKey must not be empty; omit it for a server without keys')
+    }
+    const config = parseShape(input)
+    if (config.provider === '') fail('provider must not be empty')
+    checkBaseURL(config.baseURL)
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('set apiKey or apiKeyEnv, not both')
+    if (config.apiKeyEnv !== undefined && !ENV_NAME.test(config.apiKeyEnv)) fail(`apiKeyEnv must be an environment variable name, got ${JSON.stringify(config.apiKeyEnv)}`)
+    const modelIds = Object.keys(config.models)
+    if (modelIds.length === 0) fail('models must name at least one model')
+    const models: Record<string, ModelConfig> = {}
+    for (const id of modelIds) models[id] = checkModel(id, config.models[id] as ModelConfig)
+    for (const name of Object.keys(config.headers)) {
+      if (!HEADER_NAME.test(name)) fail(`headers: ${JSON.stringify(name)} is not a valid HTTP header name`)
+    }
+    return deepFreeze({ ...config, models })
+  },
+  { schema: schema as unknown as Schema },
+)
+
+/**
+ * The API key the config names: `apiKey`, the value of the `apiKeyEnv` variable, or
+ * `undefined` for a server without keys.
+ * @throws Error naming the variable (never a value) when `apiKeyEnv` is unset or empty.
+ */
+export function resolveApiKey(config: Pick<OpenAICompatibleConfig, 'provider' | 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (config.apiKey !== undefined) return config.apiKey
+  if (config.apiKeyEnv === undefined) return undefined
+  const value = env[config.apiKeyEnv]
+  if (value === undefined || value === '') {
+    throw new Error(`${OWNER} (provider "${config.provider}"): apiKeyEnv names the environment variable ${config.apiKeyEnv}, which is not set or empty`)
+  }
+  return value
+}
+
+function checkModel(id: string, model: ModelConfig): ModelConfig {
+  const where = `models.${id}`
+  for (const key of Object.keys(model)) {
+    if (!MODEL_KEYS.includes(key)) fail(`${where}: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
+  }
+  const efforts = model.efforts ?? []
+  if (efforts.some((effort) => effort === '')) fail(`${where}.efforts must not contain an empty string`)
+  if (new Set(efforts).size !== efforts.length) fail(`${where}.efforts must not repeat an effort`)
+  if (model.defaultEffort !== undefined && !efforts.includes(model.defaultEffort)) {
+    fail(`${where}.defaultEffort ${JSON.stringify(model.defaultEffort)} must be one of efforts (${efforts.length ? efforts.join(', ') : 'none configured'})`)
+  }
+  if (model.defaultMaxTokens !== undefined && model.defaultMaxTokens > model.contextWindow) {
+    fail(`${where}.defaultMaxTokens (${model.defaultMaxTokens}) must not exceed contextWindow (${model.contextWindow})`)
+  }
+  return {
+    contextWindow: model.contextWindow,
+    ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
+    ...(efforts.length ? { efforts: [...efforts] } : {}),
+    ...(model.defaultEffort === undefined ? {} : { defaultEffort: model.defaultEffort }),
+  }
+}
+
+function checkBaseURL(baseURL: string): void {
+  let url: URL
+  try {
+    url = new URL(baseURL)
+  } catch {
+    return fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(baseURL)}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`baseURL must use http or https, got ${JSON.stringify(url.protocol)}`)
+  if (url.username || url.password) fail('baseURL must not carry credentials; use apiKeyEnv')
+}
+
+function fail(message: string): never {
+  throw new TypeError(`${OWNER} config: ${message}`)
+}

@@ -1,0 +1,192 @@
+import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
+import { CompactionInvariants } from '@warmfold/compaction'
+import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import type { GenerateOptions } from '@warmfold/llm'
+import { canonicalJson, LlmRuntime } from '@warmfold/llm'
+import type { Session } from '@warmfold/session'
+import { SessionStore } from '@warmfold/session'
+import type { TestContext } from '@warmfold/test-utils'
+import { createTestContext } from '@warmfold/test-utils'
+import { TokenMeter } from '@warmfold/token-meter'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { OpenAICompatibleAdapter } from '../src/index.ts'
+import { KEY_ENV, SECRET_KEY } from './fixture.ts'
+import { deepseekStream, deepseekUsage } from './provider-streams.ts'
+import type { RecordedRequest } from './recording-server.ts'
+import { RecordingServer } from './recording-server.ts'
+
+const MODEL = 'deepseek-v4-flash'
+const STEPS = 30
+const SYSTEM = 'You are a coding agent.'
+const SUMMARY = 'Goal: refactor the project. Files: src/file-0.ts to src/file-29.ts were read. Next: run the tests.'
+const ENVELOPE = { reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'] }
+
+/** Deterministic filler without long repeated runs. */
+function filler(step: number, length: number): string {
+  let text = ''
+  let state = (step + 1) * 2654435761
+  while (text.length < length) {
+    state = (state * 1103515245 + 12345) % 2147483648
+    text += `${state.toString(36)} `
+  }
+  return text.slice(0, length)
+}
+
+function isSummaryRequest(request: RecordedRequest): boolean {
+  const last = request.json.messages.at(-1)
+  return last?.role === 'user' && last.content === COMPACTION_INSTRUCTION
+}
+
+/** Prompt usage as a prefix cache would report it: the bytes shared with the previous request are hits. */
+function usageFor(request: RecordedRequest, previous: RecordedRequest | undefined): object {
+  let shared = 0
+  const before = previous?.body ?? ''
+  while (shared < before.length && shared < request.body.length && before[shared] === request.body[shared]) shared++
+  const prompt = Math.ceil(request.body.length / 4)
+  const hit = Math.min(prompt, Math.floor(shared / 4))
+  return deepseekUsage(hit, prompt - hit, 40, 12)
+}
+
+interface Run extends TestContext {
+  server: RecordingServer
+  /** `session.events.length` when each request was handed to the adapter. */
+  marks: number[]
+}
+
+const runs: Run[] = []
+afterEach(async () => {
+  vi.unstubAllEnvs()
+  for (const run of runs.splice(0)) {
+    await run.dispose()
+    await run.server.close()
+  }
+})
+
+/** The real runtime, store, loop, tools, meter, invariants and engine; the adapter talks HTTP to the recording server. */
+async function runSession(): Promise<{ run: Run; session: Session }> {
+  vi.stubEnv(KEY_ENV, SECRET_KEY)
+  let conversationCalls = 0
+  const server = await RecordingServer.start((request, index) => {
+    const previous = server.requests[index - 1]
+    const usage = usageFor(request, previous)
+    if (isSummaryRequest(request)) return { sse: deepseekStream(MODEL, { reasoning: 'Condensing the session.', text: SUMMARY }, usage) }
+    const step = conversationCalls++
+    if (step >= STEPS) return { sse: deepseekStream(MODEL, { reasoning: 'Everything is read.', text: 'All done.' }, usage) }
+    return {
+      sse: deepseekStream(
+        MODEL,
+        // A space after the colon: the raw argument string must be replayed as is, never re-serialized.
+        { reasoning: `Step ${step}: the next file to read is src/file-${step}.ts.`, text: `Reading file ${step}.`, toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }] },
+        usage,
+      ),
+    }
+  })
+  const context = await createTestContext()
+  const { ctx } = context
+  ctx.plugin(LlmRuntime)
+  ctx.plugin(SessionStore, {})
+  ctx.plugin(ToolRegistry)
+  ctx.plugin(AgentLoop)
+  ctx.plugin(TokenMeter, {})
+  ctx.plugin(CompactionInvariants)
+  ctx.plugin(BasicCompactionEngine, {})
+  ctx.plugin(OpenAICompatibleAdapter, {
+    provider: 'deepseek',
+    baseURL: server.baseURL,
+    apiKeyEnv: KEY_ENV,
+    dialect: 'deepseek',
+    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
+    retryBaseMs: 1,
+  })
+  let step = 0
+  ctx.tools.register({
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    execute: () => filler(1000 + step++, 1200),
+  })
+  ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object' }, execute: () => 'ok' })
+  const run: Run = Object.assign(context, { server, marks: [] as number[] })
+  runs.push(run)
+  const agent = await ctx.agentLoop.create('session', { provider: 'deepseek', model: MODEL, system: SYSTEM, ...ENVELOPE })
+  ctx.on('llm/stream', (_options: GenerateOptions) => void run.marks.push(agent.session.events.length))
+  agent.followup('Refactor the project.')
+  await agent.whenIdle()
+  return { run, session: agent.session }
+}
+
+const json = (value: unknown) => JSON.stringify(value)
+
+describe('through the real agent loop and BasicCompactionEngine (DeepSeek dialect, effort max)', () => {
+  it('keeps every conversation request append-only between logged rewrites, and sends warm summary requests', async () => {
+    const { run, session } = await runSession()
+    const { server, marks } = run
+    expect(session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })
+    expect(marks).toHaveLength(server.requests.length)
+    const summaries = server.where(isSummaryRequest)
+    expect(summaries.length, 'a compaction happened').toBeGreaterThanOrEqual(1)
+    expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(summaries.length)
+
+    // C1: each conversation request keeps every earlier element byte-identical, unless a
+    // durable rewrite (compaction/summary or compaction/prune) was logged in between.
+    let previous: number | undefined
+    let extended = 0
+    let rewritten = 0
+    for (const [index, request] of server.requests.entries()) {
+      if (isSummaryRequest(request)) continue
+      if (previous !== undefined) {
+        const before = server.requests[previous]!.json
+        const rewrites = session.events.slice(marks[previous], marks[index]).filter((event) => event.type === 'compaction/summary' || event.type === 'compaction/prune')
+        const { messages, ...envelope } = request.json
+        const { messages: beforeMessages, ...beforeEnvelope } = before
+        expect(json(envelope), `request ${index}: envelope`).toBe(json(beforeEnvelope))
+        if (rewrites.length === 0) {
+          expect(messages.length, `request ${index} grows`).toBeGreaterThan(beforeMessages.length)
+          beforeMessages.forEach((element: unknown, position: number) => expect(json(messages[position]), `request ${index}, message ${position}`).toBe(json(element)))
+          extended++
+        } else {
+          expect(json(messages[0]), `request ${index}: the system message survives the rewrite`).toBe(json(beforeMessages[0]))
+          rewritten++
+        }
+      }
+      previous = index
+    }
+    expect(extended).toBeGreaterThan(20)
+    expect(rewritten).toBeGreaterThanOrEqual(1)
+
+    // C2 + C3: the summary request is the previous conversation request's envelope, byte for
+    // byte (only max_tokens may differ), with that request's region messages plus one instruction.
+    for (const summary of summaries) {
+      const index = server.requests.indexOf(summary)
+      const conversation = server.requests.slice(0, index).filter((request) => !isSummaryRequest(request)).at(-1)!.json
+      const { messages, max_tokens: _summaryCap, ...envelope } = summary.json
+      const { messages: conversationMessages, max_tokens: _conversationCap, ...conversationEnvelope } = conversation
+      expect(json(envelope)).toBe(json(conversationEnvelope))
+      expect(json(summary.json.tools)).toBe(json(conversation.tools))
+      expect(summary.json.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['read', 'write'])
+      expect(messages[0]).toEqual({ role: 'system', content: SYSTEM })
+      expect(summary.json).toMatchObject({ thinking: { type: 'enabled' }, reasoning_effort: 'max', temperature: 0.3, stop: ['<halt>'] })
+      expect(messages.length - 1).toBeLessThan(conversationMessages.length)
+      messages.slice(0, -1).forEach((element: unknown, position: number) => expect(json(element), `summary message ${position}`).toBe(json(conversationMessages[position])))
+      expect(messages.at(-1)).toEqual({ role: 'user', content: COMPACTION_INSTRUCTION })
+    }
+
+    // Raw tool arguments and DeepSeek's reasoning_content are replayed exactly.
+    const replayed = server.requests[2]!.json.messages.find((message: { role: string }) => message.role === 'assistant')
+    expect(replayed).toEqual({
+      role: 'assistant',
+      content: 'Reading file 0.',
+      reasoning_content: 'Step 0: the next file to read is src/file-0.ts.',
+      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'read', arguments: '{"path": "src/file-0.ts"}' } }],
+    })
+    expect(server.requests[2]!.body).toContain(String.raw`"arguments":"{\"path\": \"src/file-0.ts\"}"`)
+
+    // The key went out only as the Authorization header; nothing the run produced contains it.
+    for (const request of server.requests) expect(request.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
+    expect(canonicalJson(session.events)).not.toContain(SECRET_KEY)
+    expect(canonicalJson(session.events)).not.toContain('SECRET')
+    const usages = session.events.filter((event) => event.type === 'assistant/message').map((event) => (event.data as { usage?: { cacheReadTokens?: number } }).usage)
+    expect(usages.every((usage) => usage?.cacheReadTokens !== undefined)).toBe(true)
+    run.assertClean()
+  })
+})

@@ -1,0 +1,244 @@
+import type { LlmErrorCode } from '@warmfold/llm'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseRetryAfter, retryDelayMs } from '../src/index.ts'
+import type { AdapterHarness, HarnessConfig } from './fixture.ts'
+import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
+import { chunk, openaiStream, openaiUsage } from './provider-streams.ts'
+import type { Reply, Responder } from './recording-server.ts'
+
+const harnesses: AdapterHarness[] = []
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await finish(harness)
+})
+
+async function harness(responder: Responder, config: HarnessConfig = {}): Promise<AdapterHarness> {
+  const created = await mountAdapter(responder, config)
+  harnesses.push(created)
+  return created
+}
+
+const OK: Reply = { sse: openaiStream(MODEL, { text: 'ok' }, openaiUsage(10, 0, 1, 0)) }
+
+describe('HTTP status mapping', () => {
+  const cases: Array<[number, LlmErrorCode, boolean]> = [
+    [400, 'INVALID_REQUEST', false],
+    [404, 'INVALID_REQUEST', false],
+    [413, 'INVALID_REQUEST', false],
+    [422, 'INVALID_REQUEST', false],
+    [401, 'AUTH', false],
+    [403, 'AUTH', false],
+    [429, 'RATE_LIMITED', true],
+    [500, 'SERVER', true],
+    [502, 'SERVER', true],
+    [503, 'SERVER', true],
+  ]
+  for (const [status, code, retryable] of cases) {
+    it(`${status} → ${code}, naming the provider, the status and the server's message`, async () => {
+      const server = await harness(() => ({ status, body: { error: { message: `the server says ${status}`, type: 'some_error', code: null } } }), { provider: 'acme', maxRetries: 0 })
+      const error = await expectLlmError(() => collect(server, request(server)), code)
+      expect(error).toMatchObject({ status, provider: 'acme', retryable })
+      expect(error.message).toContain('acme')
+      expect(error.message).toContain(`HTTP ${status}`)
+      expect(error.message).toContain(`the server says ${status}`)
+      expect(server.server.requests).toHaveLength(1)
+    })
+  }
+
+  it('reads the message from every error body shape (OpenAI, older vLLM, FastAPI detail, plain text)', async () => {
+    const bodies: Array<object | string> = [
+      { error: { message: 'wrapped message' } },
+      { object: 'error', message: 'top-level message', type: 'BadRequestError', param: null, code: 400 },
+      { detail: 'detail message' },
+      'plain text message',
+      { error: 'string error message' },
+    ]
+    const server = await harness((_request, index) => ({ status: 400, body: bodies[index]! }))
+    for (const expected of ['wrapped message', 'top-level message', 'detail message', 'plain text message', 'string error message']) {
+      const error = await expectLlmError(() => collect(server, request(server)), 'INVALID_REQUEST')
+      expect(error.message).toContain(expected)
+    }
+  })
+})
+
+describe('context-length errors → CONTEXT_WINDOW_EXCEEDED', () => {
+  const cases: Array<[string, number, object | string]> = [
+    [
+      'OpenAI (message and code)',
+      400,
+      { error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130123 tokens. Please reduce the length of the messages.", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
+    ],
+    ['OpenAI (code only)', 400, { error: { message: 'Input too large.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }],
+    [
+      'DeepSeek',
+      400,
+      { error: { message: "This model's maximum context length is 131072 tokens. However, you requested 140000 tokens (139000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", type: 'invalid_request_error', param: null, code: 'invalid_request_error' } },
+    ],
+    ['vLLM (older top-level body)', 400, { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4500 in the messages, 500 in the completion).", type: 'BadRequestError', param: null, code: 400 }],
+    ['vLLM (error wrapper)', 400, { error: { message: "This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens.", type: 'BadRequestError', param: null, code: 400 } }],
+    ['llama.cpp', 400, { error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 9000, n_ctx: 8192 } }],
+    ['llama.cpp (with counts)', 400, { error: { code: 400, message: 'request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it', type: 'invalid_request_error' } }],
+    ['generic "prompt is too long" (413, plain text)', 413, 'prompt is too long: 210000 tokens > 200000 maximum'],
+    ['generic "too many tokens"', 400, { detail: 'Too many tokens in the request.' }],
+  ]
+  for (const [name, status, body] of cases) {
+    it(name, async () => {
+      const server = await harness(() => ({ status, body }), { provider: 'ctx' })
+      const error = await expectLlmError(() => collect(server, request(server)), 'CONTEXT_WINDOW_EXCEEDED')
+      expect(error).toMatchObject({ status, provider: 'ctx', retryable: false })
+      expect(error.message).toContain(`HTTP ${status}`)
+      expect(server.server.requests).toHaveLength(1)
+    })
+  }
+
+  it('an error event inside the stream is mapped too', async () => {
+    const server = await harness((_request, index) => ({
+      sse: [chunk(MODEL, { content: 'partial' }), { error: { message: index === 0 ? "This model's maximum context length is 4096 tokens" : 'the engine overloaded', type: 'server_error' } }],
+    }))
+    await expectLlmError(() => collect(server, request(server)), 'CONTEXT_WINDOW_EXCEEDED')
+    const error = await expectLlmError(() => collect(server, request(server)), 'SERVER')
+    expect(error.message).toContain('the engine overloaded')
+  })
+})
+
+describe('retries', () => {
+  it('stops after maxRetries for 5xx (counted at the server) and throws the last error', async () => {
+    const server = await harness(() => ({ status: 503, body: { error: { message: 'overloaded' } } }), { maxRetries: 2 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'SERVER')
+    expect(error.status).toBe(503)
+    expect(server.server.requests).toHaveLength(3)
+  })
+
+  it('stops after maxRetries for 429', async () => {
+    const server = await harness(() => ({ status: 429, body: { error: { message: 'slow down' } } }), { maxRetries: 3 })
+    await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
+    expect(server.server.requests).toHaveLength(4)
+  })
+
+  it('recovers when a retry succeeds, and sends the same body every time', async () => {
+    const server = await harness((_request, index) => (index < 2 ? { status: 500, body: 'boom' } : OK), { maxRetries: 2 })
+    const chunks = await collect(server, request(server))
+    expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(server.server.requests).toHaveLength(3)
+    expect(new Set(server.server.requests.map((recorded) => recorded.body)).size).toBe(1)
+  })
+
+  it('never retries 4xx (other than 429) or context errors', async () => {
+    const server = await harness(() => ({ status: 400, body: { error: { message: 'bad temperature' } } }), { maxRetries: 5 })
+    await expectLlmError(() => collect(server, request(server)), 'INVALID_REQUEST')
+    expect(server.server.requests).toHaveLength(1)
+  })
+
+  it('retries a dropped connection (NETWORK) within the same bound', async () => {
+    const server = await harness(() => ({ destroy: true }), { maxRetries: 2 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'NETWORK')
+    expect(error.message).toContain(server.server.baseURL)
+    expect(server.server.requests).toHaveLength(3)
+  })
+
+  it('maxRetries 0 sends exactly one request', async () => {
+    const server = await harness(() => ({ status: 503, body: 'down' }), { maxRetries: 0 })
+    await expectLlmError(() => collect(server, request(server)), 'SERVER')
+    expect(server.server.requests).toHaveLength(1)
+  })
+
+  it('honours retry-after in seconds (and reports it on the error)', async () => {
+    const server = await harness((_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '1' } } : OK), { maxRetries: 1 })
+    await collect(server, request(server))
+    const [first, second] = server.server.requests
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(900)
+
+    const failing = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '7' } }), { maxRetries: 0 })
+    const error = await expectLlmError(() => collect(failing, request(failing)), 'RATE_LIMITED')
+    expect(error.retryAfterSeconds).toBe(7)
+  })
+
+  it('honours retry-after-ms', async () => {
+    const server = await harness((_request, index) => (index === 0 ? { status: 503, body: 'wait', headers: { 'retry-after-ms': '200' } } : OK), { maxRetries: 1 })
+    await collect(server, request(server))
+    const [first, second] = server.server.requests
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(150)
+  })
+
+  it('caps a long retry-after at maxRetryWaitMs', async () => {
+    const server = await harness((_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '3600' } } : OK), { maxRetries: 1, maxRetryWaitMs: 50 })
+    await collect(server, request(server))
+    expect(server.server.requests).toHaveLength(2)
+  })
+
+  it('parses retry-after as delay-seconds or an HTTP date', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    expect(parseRetryAfter(new Headers({ 'retry-after': '12' }), now)).toBe(12)
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }), now)).toBe(30)
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'Wed, 31 Dec 2025 23:00:00 GMT' }), now)).toBe(0)
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined()
+    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), now)).toBe(0.25)
+    expect(parseRetryAfter(new Headers({}), now)).toBeUndefined()
+  })
+
+  it('backs off exponentially with at most 25 % jitter, capped', () => {
+    const policy = { maxRetries: 5, retryBaseMs: 100, maxRetryWaitMs: 1000 }
+    for (const [retry, full] of [[0, 100], [1, 200], [2, 400], [3, 800]] as const) {
+      const delay = retryDelayMs(retry, policy)
+      expect(delay).toBeGreaterThanOrEqual(full * 0.75)
+      expect(delay).toBeLessThanOrEqual(full)
+    }
+    expect(retryDelayMs(10, policy)).toBe(1000)
+    expect(retryDelayMs(0, policy, 3)).toBe(1000)
+    expect(retryDelayMs(0, policy, 0.5)).toBe(500)
+  })
+})
+
+describe('aborts and timeouts', () => {
+  it('an abort mid-stream stops the stream with ABORTED (the server keeps the connection open)', async () => {
+    const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'first' }), chunk(MODEL, { content: ' second' })], done: false, hold: true }))
+    const controller = new AbortController()
+    const seen: string[] = []
+    await expectLlmError(async () => {
+      for await (const part of server.ctx.llm.stream(request(server, { signal: controller.signal }))) {
+        seen.push(part.type)
+        if (part.type === 'text-delta') controller.abort(new Error('the user pressed escape'))
+      }
+    }, 'ABORTED')
+    expect(seen).toContain('text-delta')
+    expect(seen).not.toContain('finish')
+  })
+
+  it('a consumer that stops reading early closes the HTTP stream', async () => {
+    const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'first' })], done: false, hold: true }))
+    for await (const part of server.ctx.llm.stream(request(server))) if (part.type === 'text-delta') break
+    while (server.server.openResponses > 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(server.server.requests).toHaveLength(1)
+  })
+
+  it('an abort before the response headers rejects with ABORTED', async () => {
+    const server = await harness(() => ({ hang: true }))
+    const controller = new AbortController()
+    const pending = collect(server, request(server, { signal: controller.signal }))
+    while (server.server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    controller.abort()
+    await expectLlmError(() => pending, 'ABORTED')
+  })
+
+  it('an abort during a retry wait rejects with ABORTED and sends nothing more', async () => {
+    const server = await harness(() => ({ status: 503, body: 'down', headers: { 'retry-after': '30' } }), { maxRetries: 3 })
+    const controller = new AbortController()
+    const pending = collect(server, request(server, { signal: controller.signal }))
+    while (server.server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    controller.abort()
+    await expectLlmError(() => pending, 'ABORTED')
+    expect(server.server.requests).toHaveLength(1)
+  })
+
+  it('no response headers within timeoutMs → TIMEOUT (not retried)', async () => {
+    const server = await harness(() => ({ hang: true }), { timeoutMs: 100, maxRetries: 2 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'TIMEOUT')
+    expect(error.message).toContain('100 ms')
+    expect(server.server.requests).toHaveLength(1)
+  })
+
+  it('a stream that stalls for timeoutMs → TIMEOUT', async () => {
+    const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'first' })], done: false, hold: true }), { timeoutMs: 150 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'TIMEOUT')
+    expect(error.message).toContain('150 ms')
+  })
+})

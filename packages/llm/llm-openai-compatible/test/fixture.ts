@@ -1,0 +1,84 @@
+import type { GenerateOptions, LlmErrorCode, StreamChunk } from '@warmfold/llm'
+import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
+import type { TestContext } from '@warmfold/test-utils'
+import { createTestContext } from '@warmfold/test-utils'
+import { expect } from 'vitest'
+import type { OpenAICompatibleOptions } from '../src/index.ts'
+import { OpenAICompatibleAdapter } from '../src/index.ts'
+import type { Responder } from './recording-server.ts'
+import { RecordingServer } from './recording-server.ts'
+
+/** A recognisable API key: every test that sets it searches its output for it. */
+export const SECRET_KEY = 'sk-test-SECRET-123'
+/** The environment variable the tests put the key in. */
+export const KEY_ENV = 'WARMFOLD_TEST_OPENAI_COMPATIBLE_KEY'
+export const MODEL = 'test-model'
+
+/** A runtime with the adapter plugin pointed at a recording server. */
+export interface AdapterHarness extends TestContext {
+  readonly server: RecordingServer
+  readonly provider: string
+}
+
+/** User config for the adapter, without `baseURL` (the server's) and with short retries. */
+export type HarnessConfig = Partial<Omit<OpenAICompatibleOptions, 'baseURL'>>
+
+/** Starts a recording server and a runtime with the adapter registered as `config.provider` (default `test`). */
+export async function mountAdapter(responder: Responder, config: HarnessConfig = {}): Promise<AdapterHarness> {
+  const server = await RecordingServer.start(responder)
+  const context = await createTestContext()
+  context.ctx.plugin(LlmRuntime)
+  const provider = config.provider ?? 'test'
+  context.ctx.plugin(OpenAICompatibleAdapter, {
+    provider,
+    baseURL: server.baseURL,
+    models: { [MODEL]: { contextWindow: 128000, efforts: ['off', 'low', 'high', 'max'] } },
+    retryBaseMs: 1,
+    ...config,
+  })
+  const dispose = context.dispose
+  return Object.assign(context, {
+    server,
+    provider,
+    async dispose() {
+      await dispose.call(context)
+      await server.close()
+    },
+  })
+}
+
+/** A minimal request to the harness's provider. */
+export function request(harness: { provider: string }, extra: Partial<GenerateOptions> = {}): GenerateOptions {
+  return { provider: harness.provider, model: MODEL, messages: [createUserMessage('hello')], ...extra }
+}
+
+/** Every chunk of one call through `ctx.llm.stream`. */
+export async function collect(harness: TestContext, options: GenerateOptions): Promise<StreamChunk[]> {
+  const chunks: StreamChunk[] = []
+  for await (const chunk of harness.ctx.llm.stream(options)) chunks.push(chunk)
+  return chunks
+}
+
+/** Runs `action`, expects an `LlmError` of `code`, and returns it. */
+export async function expectLlmError(action: () => unknown, code: LlmErrorCode): Promise<LlmError> {
+  let caught: unknown
+  try {
+    await action()
+  } catch (error) {
+    caught = error
+  }
+  expect(caught, 'expected the action to fail').toBeDefined()
+  expect(LlmError.isInstance(caught), `expected an LlmError, got ${String(caught)}`).toBe(true)
+  const error = caught as LlmError
+  expect(error.code, error.message).toBe(code)
+  return error
+}
+
+/** Asserts the context recorded no cordis warning or error, and always stops it. */
+export async function finish(harness: AdapterHarness): Promise<void> {
+  try {
+    harness.assertClean()
+  } finally {
+    await harness.dispose()
+  }
+}
