@@ -1,0 +1,107 @@
+import Anthropic from '@anthropic-ai/sdk'
+import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
+import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
+import type { ErrorContext } from './map-error.ts'
+import { mapError } from './map-error.ts'
+import { mapStream } from './map-stream.ts'
+import { placeBreakpoints } from './place-breakpoints.ts'
+import { retryStream } from './retry.ts'
+import type { AnthropicRequestBody } from './serialize-request.ts'
+import { serializeRequest } from './serialize-request.ts'
+
+/**
+ * The Anthropic Messages API as a warmfold {@link LlmAdapter}: deterministic request bodies with
+ * two `cache_control` breakpoints, streamed through the official SDK with the SDK's own retries
+ * off and a bounded retry loop of its own. `AnthropicAdapter` (the cordis plugin) builds one and
+ * registers it; it can also be used directly.
+ *
+ * The API key is held in private fields only and is sent as `x-api-key`.
+ */
+export class AnthropicLlmAdapter extends LlmAdapter {
+  readonly #config: AnthropicAdapterConfig
+  readonly #client: Anthropic
+  readonly #secret: string
+  readonly #models = new Map<string, ModelInfo>()
+
+  /** `config` is a parsed config (`parseAnthropicConfig`); `apiKey` the resolved key. */
+  constructor(config: AnthropicAdapterConfig, apiKey: string) {
+    super()
+    this.#config = config
+    this.#secret = apiKey
+    this.#client = new Anthropic({
+      apiKey,
+      baseURL: config.baseURL,
+      // Retries are ours (retryStream): bounded, honouring retry-after, never after output began.
+      maxRetries: 0,
+      timeout: config.timeoutMs,
+      // Failures surface as LlmErrors; the adapter never writes to the console itself.
+      logLevel: 'off',
+      // Anthropic's documented header. The SDK would send the key as a Bearer token.
+      defaultHeaders: { 'x-api-key': apiKey, authorization: null },
+    })
+  }
+
+  /**
+   * Describes a configured model: `contextWindow`, `defaultMaxTokens` and, when the model lists
+   * `efforts`, `reasoning: { efforts, defaultEffort }`.
+   * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
+   */
+  resolveModel(provider: string, model: string): ModelInfo {
+    const cached = this.#models.get(model)
+    if (cached) return cached
+    const config = this.#modelConfig(provider, model)
+    const info: ModelInfo = deepFreeze({
+      contextWindow: config.contextWindow,
+      defaultMaxTokens: config.defaultMaxTokens,
+      ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+    })
+    this.#models.set(model, info)
+    return info
+  }
+
+  /**
+   * The exact JSON body `stream(options)` sends, breakpoints included. Pure and deterministic:
+   * the same options always give the same body.
+   * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
+   */
+  request(options: GenerateOptions): AnthropicRequestBody {
+    const model = this.#modelConfig(options.provider, options.model)
+    const body = serializeRequest(options, { provider: options.provider, defaultMaxTokens: model.defaultMaxTokens, thinkingBudgets: this.#config.thinkingBudgets })
+    return placeBreakpoints(body, this.#config.cacheTtl)
+  }
+
+  /**
+   * Streams one call. Retryable failures (429, 5xx, 529, connection, timeout, and an `error`
+   * event before any content) are retried up to `maxRetries` times; every failure is thrown as
+   * an `LlmError`.
+   */
+  async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
+    const body = this.request(options)
+    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
+    yield* retryStream(() => this.#attempt(body, context), {
+      maxRetries: this.#config.maxRetries,
+      retryBaseMs: this.#config.retryBaseMs,
+      signal: options.signal,
+      mapError: (error) => mapError(error, context),
+    })
+  }
+
+  async *#attempt(body: AnthropicRequestBody, context: ErrorContext): AsyncGenerator<StreamChunk> {
+    // `temperature` is not in the installed SDK's parameter types; the body is sent as built.
+    const params = body as unknown as MessageCreateParamsStreaming
+    const events: AsyncIterable<RawMessageStreamEvent> = await this.#client.messages.create(params, { signal: context.signal })
+    yield* mapStream(events, context)
+  }
+
+  #modelConfig(provider: string, model: string): AnthropicModelConfig {
+    if (Object.hasOwn(this.#config.models, model)) return this.#config.models[model]!
+    const known = Object.keys(this.#config.models).toSorted()
+    throw new LlmError(
+      'UNKNOWN_MODEL',
+      `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
+      { provider, retryable: false },
+    )
+  }
+}

@@ -1,0 +1,147 @@
+import type { ConfigParser } from '@warmfold/llm'
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import Schema from 'schemastery'
+
+/** What the adapter knows about one Anthropic model. */
+export interface AnthropicModelConfig {
+  /** Maximum prompt + output tokens the model accepts. */
+  readonly contextWindow: number
+  /** `max_tokens` of a request that sets no `maxTokens` (Anthropic requires one on every request). */
+  readonly defaultMaxTokens: number
+  /**
+   * Reasoning efforts the model accepts: `'off'` or keys of `thinkingBudgets`. Omitted or empty, the model
+   * advertises no reasoning controls and `ctx.llm` does not validate efforts for it.
+   */
+  readonly efforts?: readonly string[]
+  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
+  readonly defaultEffort?: string
+}
+
+/** Cache lifetime of every breakpoint the adapter places. */
+export type AnthropicCacheTtl = '5m' | '1h'
+
+/** The parsed config of `AnthropicAdapter`. */
+export interface AnthropicAdapterConfig {
+  /** Provider id the adapter registers under; default `'anthropic'`. */
+  readonly provider: string
+  /** API base URL; omitted, the SDK's default (`ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`). */
+  readonly baseURL?: string
+  /** The API key itself. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
+  readonly apiKey?: string
+  /** Name of the environment variable holding the key; `'ANTHROPIC_API_KEY'` when neither is set. */
+  readonly apiKeyEnv?: string
+  /** Known models by id. */
+  readonly models: { readonly [model: string]: AnthropicModelConfig }
+  /** `budget_tokens` of extended thinking for each effort. Effort `'off'` or none sends no thinking. */
+  readonly thinkingBudgets: { readonly [effort: string]: number }
+  /** TTL of the `cache_control` breakpoints. */
+  readonly cacheTtl: AnthropicCacheTtl
+  /** Milliseconds one attempt may wait for the response headers. */
+  readonly timeoutMs: number
+  /** Retries after a retryable failure (429, 5xx, 529, connection, timeout). */
+  readonly maxRetries: number
+  /** First backoff delay in milliseconds; doubles with every retry. */
+  readonly retryBaseMs: number
+}
+
+/** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
+export const DEFAULT_API_KEY_ENV = 'ANTHROPIC_API_KEY'
+
+/** Default `thinkingBudgets`. */
+export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = Object.freeze({ low: 2048, high: 8192, max: 24576 })
+
+/** The effort that never enables thinking. */
+export const THINKING_OFF = 'off'
+
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort'] as const
+
+const modelSchema = Schema.object({
+  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: Schema.natural().min(1).required().description('max_tokens when a request sets none.'),
+  efforts: Schema.array(Schema.string()).description("Accepted efforts: 'off' or keys of thinkingBudgets."),
+  defaultEffort: Schema.string().description('Effort used when a request names none.'),
+})
+
+const schema = Schema.object({
+  provider: Schema.string().default('anthropic').description('Provider id the adapter registers under.'),
+  baseURL: Schema.string().description("API base URL; default the SDK's (ANTHROPIC_BASE_URL, else https://api.anthropic.com)."),
+  apiKey: Schema.string().role('secret').description('The API key (exclusive with apiKeyEnv).'),
+  apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
+  models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
+  thinkingBudgets: Schema.dict(Schema.natural().min(1)).default({ ...DEFAULT_THINKING_BUDGETS }).description('budget_tokens per effort.'),
+  cacheTtl: Schema.union([Schema.const('5m'), Schema.const('1h')]).default('5m').description('TTL of the cache_control breakpoints.'),
+  timeoutMs: Schema.natural().min(1).default(600_000).description('Time to the response headers, per attempt.'),
+  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
+  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+})
+
+const parseShape = strictConfig<AnthropicAdapterConfig>('AnthropicAdapter', schema as unknown as Schema<any, AnthropicAdapterConfig>)
+
+/**
+ * Parses and validates the `AnthropicAdapter` config: unknown keys (also inside a model entry),
+ * `apiKey` together with `apiKeyEnv`, empty strings, a `thinkingBudgets` entry named `'off'`, and
+ * efforts the budgets do not define fail with a `TypeError` naming the key. The key itself is
+ * never part of a message. Reading the environment variable happens when the plugin loads.
+ */
+export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object.assign(
+  (input?: unknown): AnthropicAdapterConfig => {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys((input as { models?: unknown }).models)
+    const config = parseShape(input)
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey === '') fail('apiKey must not be empty')
+    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
+    if (config.provider === '') fail('provider must not be empty')
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF)) fail(`thinkingBudgets.${THINKING_OFF} is reserved: effort '${THINKING_OFF}' never sends thinking`)
+    const budgets = Object.keys(config.thinkingBudgets)
+    for (const [id, model] of Object.entries(config.models)) {
+      for (const effort of model.efforts ?? []) {
+        if (effort !== THINKING_OFF && !budgets.includes(effort)) {
+          fail(`models["${id}"].efforts: "${effort}" has no entry in thinkingBudgets (known: ${[THINKING_OFF, ...budgets].join(', ')})`)
+        }
+      }
+      if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
+        fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
+      }
+    }
+    const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
+    // schemastery fills an absent array with []; no efforts means no reasoning controls.
+    const models = Object.fromEntries(Object.entries(config.models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]))
+    return deepFreeze({ ...config, models, ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+  },
+  { schema: schema as unknown as Schema },
+)
+
+function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
+}
+
+function fail(message: string): never {
+  throw new TypeError(`AnthropicAdapter config: ${message}`)
+}
+
+function checkModelKeys(models: unknown): void {
+  if (typeof models !== 'object' || models === null || Array.isArray(models)) return
+  for (const [id, model] of Object.entries(models)) {
+    if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
+    for (const key of Object.keys(model)) {
+      if (!(MODEL_KEYS as readonly string[]).includes(key)) {
+        throw new TypeError(`AnthropicAdapter config: models["${id}"]: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
+      }
+    }
+  }
+}
+
+/**
+ * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names.
+ * @throws Error naming the variable (never a value) when it is unset or empty.
+ */
+export function resolveApiKey(config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
+  if (config.apiKey !== undefined) return config.apiKey
+  const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
+  const value = env[name]
+  if (value === undefined || value.trim() === '') {
+    throw new Error(`AnthropicAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the Anthropic API key in it, or name another variable with apiKeyEnv`)
+  }
+  return value
+}

@@ -1,0 +1,204 @@
+import type {
+  Base64ImageSource,
+  ContentBlockParam,
+  ImageBlockParam,
+  TextBlockParam,
+  ThinkingBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages'
+import type { ContentBlock, GenerateOptions, ImageBlock, Message, ToolDefinition, ToolResultContent } from '@warmfold/llm'
+import { canonicalJson, LlmError } from '@warmfold/llm'
+import { THINKING_OFF } from './config.ts'
+
+/** One Anthropic message: consecutive warmfold messages of the same role are merged into one. */
+export interface AnthropicMessage {
+  /** Tool results are `user` turns, as in warmfold. */
+  role: 'user' | 'assistant'
+  /** The blocks of every merged message, in order. */
+  content: ContentBlockParam[]
+}
+
+/**
+ * The JSON body of one streaming Messages API request. Keys are assigned in a fixed order
+ * (envelope, then tools → system → messages, Anthropic's cache hierarchy), so the same options
+ * always give the same bytes.
+ */
+export interface AnthropicRequestBody {
+  /** The model id, as configured. */
+  model: string
+  /** `maxTokens`, else the model's `defaultMaxTokens` (Anthropic requires it). */
+  max_tokens: number
+  /** Always streamed. */
+  stream: true
+  /** Extended thinking, from `reasoningEffort` and `thinkingBudgets`; absent for `off` or no effort. */
+  thinking?: { type: 'enabled'; budget_tokens: number }
+  /** Sent as given; the installed SDK's types no longer list it, the API decides. */
+  temperature?: number
+  /** `stop`, as given. */
+  stop_sequences?: string[]
+  /** Tool definitions in the given order, `input_schema` in canonical key order. */
+  tools?: Tool[]
+  /** One text block, so it can carry a `cache_control` breakpoint. */
+  system?: TextBlockParam[]
+  /** The conversation, consecutive same-role messages merged. */
+  messages: AnthropicMessage[]
+}
+
+/** What serialization needs besides the request. */
+export interface SerializeSettings {
+  /** Provider id, for error messages. */
+  readonly provider: string
+  /** `max_tokens` when the request sets no `maxTokens`. */
+  readonly defaultMaxTokens: number
+  /** `budget_tokens` per effort. */
+  readonly thinkingBudgets: { readonly [effort: string]: number }
+}
+
+/**
+ * Turns `options` into the request body, without breakpoints (see `placeBreakpoints`).
+ * Deterministic: nothing per-request (ids, sources, timestamps, session id) is sent.
+ *
+ * @throws LlmError `UNSUPPORTED_REASONING_EFFORT` for an effort without a thinking budget, and
+ *   `INVALID_REQUEST` for content Anthropic cannot take (a `system`-role message, a reasoning
+ *   block in a user message, an image or tool result in an assistant message).
+ */
+export function serializeRequest(options: GenerateOptions, settings: SerializeSettings): AnthropicRequestBody {
+  const thinking = thinkingFor(options.reasoningEffort, settings, options.model)
+  const tools = options.tools?.length ? options.tools.map(serializeTool) : undefined
+  const body: AnthropicRequestBody = {
+    model: options.model,
+    max_tokens: options.maxTokens ?? settings.defaultMaxTokens,
+    stream: true,
+    ...(thinking ? { thinking } : {}),
+    ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+    ...(options.stop === undefined ? {} : { stop_sequences: [...options.stop] }),
+    ...(tools ? { tools } : {}),
+    ...(options.system ? { system: [{ type: 'text' as const, text: options.system }] } : {}),
+    messages: serializeMessages(options.messages, settings.provider),
+  }
+  return body
+}
+
+/**
+ * Serializes the conversation. Consecutive messages of one role (several tool results in a row,
+ * or the compaction instruction after a tool result) become one Anthropic message whose blocks
+ * keep their order, because the API takes alternating turns. A message left with no block (only
+ * an unsigned reasoning block, or empty text) is skipped.
+ */
+export function serializeMessages(messages: readonly Message[], provider: string): AnthropicMessage[] {
+  const result: AnthropicMessage[] = []
+  messages.forEach((message, position) => {
+    const content = message.role === 'assistant' ? assistantContent(message, position, provider) : userContent(message, position, provider)
+    if (content.length === 0) return
+    const role = message.role === 'assistant' ? 'assistant' : 'user'
+    const last = result.at(-1)
+    if (last && last.role === role) last.content.push(...content)
+    else result.push({ role, content })
+  })
+  return result
+}
+
+/**
+ * The `input` object of a replayed tool call. Anthropic takes parsed input, so the model's raw
+ * argument string is parsed here: `JSON.parse` keeps the model's key order (integer-like keys
+ * excepted, which JavaScript always orders first). Empty arguments become `{}`; text that is not
+ * a JSON object becomes `{ _raw: text }`, so the call is still replayed deterministically (the
+ * agent loop already answered it with an error result).
+ */
+export function parseToolInput(argumentsText: string): Record<string, unknown> {
+  if (argumentsText.trim() === '') return {}
+  try {
+    const value: unknown = JSON.parse(argumentsText)
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>
+  } catch {
+    // Not JSON: fall through to the raw wrapper.
+  }
+  return { _raw: argumentsText }
+}
+
+function thinkingFor(effort: string | undefined, settings: SerializeSettings, model: string): AnthropicRequestBody['thinking'] {
+  if (effort === undefined || effort === THINKING_OFF) return undefined
+  if (!Object.hasOwn(settings.thinkingBudgets, effort)) {
+    const known = [THINKING_OFF, ...Object.keys(settings.thinkingBudgets)].join(', ')
+    throw new LlmError('UNSUPPORTED_REASONING_EFFORT', `reasoningEffort "${effort}" has no thinking budget for ${settings.provider}/${model}; known efforts: ${known}`, {
+      provider: settings.provider,
+      retryable: false,
+    })
+  }
+  return { type: 'enabled', budget_tokens: settings.thinkingBudgets[effort]! }
+}
+
+function serializeTool(tool: ToolDefinition): Tool {
+  // Canonical key order, so a schema assembled in another key order renders the same bytes.
+  return { name: tool.name, description: tool.description, input_schema: JSON.parse(canonicalJson(tool.parameters)) as Tool['input_schema'] }
+}
+
+function userContent(message: Message, position: number, provider: string): ContentBlockParam[] {
+  if (message.role === 'system') {
+    throw invalid(provider, `messages[${position}] has role "system"; Anthropic takes the system prompt only as GenerateOptions.system`)
+  }
+  const content: ContentBlockParam[] = []
+  for (const block of message.content) {
+    switch (block.type) {
+      case 'text':
+        if (block.text !== '') content.push(textParam(block.text))
+        break
+      case 'image':
+        content.push(imageParam(block))
+        break
+      case 'tool-result': {
+        const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: block.toolCallId, content: block.content.flatMap(resultPart) }
+        if (block.isError) result.is_error = true
+        content.push(result)
+        break
+      }
+      default:
+        throw invalid(provider, `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`)
+    }
+  }
+  return content
+}
+
+function assistantContent(message: Message, position: number, provider: string): ContentBlockParam[] {
+  const thinking: ThinkingBlockParam[] = []
+  const text: TextBlockParam[] = []
+  const calls: ToolUseBlockParam[] = []
+  for (const block of message.content as readonly ContentBlock[]) {
+    switch (block.type) {
+      case 'reasoning':
+        // Anthropic verifies every replayed thinking block by its signature; reasoning without
+        // one (another provider's, or cut off by an abort) cannot be replayed and is left out.
+        if (block.signature !== undefined && block.signature !== '') thinking.push({ type: 'thinking', thinking: block.text, signature: block.signature })
+        break
+      case 'text':
+        if (block.text !== '') text.push(textParam(block.text))
+        break
+      case 'tool-call':
+        calls.push({ type: 'tool_use', id: block.id, name: block.name, input: parseToolInput(block.arguments) })
+        break
+      default:
+        throw invalid(provider, `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`)
+    }
+  }
+  return [...thinking, ...text, ...calls]
+}
+
+function resultPart(block: ToolResultContent): Array<TextBlockParam | ImageBlockParam> {
+  if (block.type === 'image') return [imageParam(block)]
+  return block.text === '' ? [] : [textParam(block.text)]
+}
+
+function textParam(text: string): TextBlockParam {
+  return { type: 'text', text }
+}
+
+function imageParam(block: ImageBlock): ImageBlockParam {
+  // Media types outside Anthropic's list are sent as given; the API answers.
+  return { type: 'image', source: { type: 'base64', media_type: block.mediaType as Base64ImageSource['media_type'], data: block.data } }
+}
+
+function invalid(provider: string, message: string): LlmError {
+  return new LlmError('INVALID_REQUEST', `cannot send to ${provider}: ${message}`, { provider, retryable: false })
+}

@@ -1,0 +1,153 @@
+import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import { afterEach, describe, expect, it } from 'vitest'
+import { breakpointCount } from './adapter-fixture.ts'
+import type { Exchange, LoopHarness } from './loop-fixture.ts'
+import { breakpointPaths, isCompaction, mountLoop, strippedMessages } from './loop-fixture.ts'
+import { stripCacheControl } from './prompt-cache-simulator.ts'
+
+const harnesses: LoopHarness[] = []
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.dispose()
+})
+
+async function harness(): Promise<LoopHarness> {
+  const created = await mountLoop()
+  harnesses.push(created)
+  return created
+}
+
+const ephemeral = { type: 'ephemeral' }
+const ENVELOPE_KEYS = ['model', 'tools', 'system', 'thinking', 'temperature', 'stop_sequences'] as const
+const instructionTokens = Math.ceil(JSON.stringify({ type: 'text', text: COMPACTION_INSTRUCTION }).length / 4)
+const promptTotal = (exchange: Exchange) => exchange.usage.cache_read_input_tokens + exchange.usage.cache_creation_input_tokens + exchange.usage.input_tokens
+const isSummary = (exchange: Exchange) => exchange.call.purpose === 'compaction'
+
+/** The conversation exchange sent right before exchange `index`. */
+function conversationBefore(exchanges: Exchange[], index: number): Exchange {
+  const before = exchanges.slice(0, index).findLast((exchange) => !isSummary(exchange))
+  if (!before) throw new Error(`no conversation request before exchange ${index}`)
+  return before
+}
+
+describe('through the real agent loop and BasicCompactionEngine', () => {
+  it('keeps every conversation request append-only on the wire, and each summary call a replay of the routed prefix plus one instruction', async () => {
+    const loop = await harness()
+    const agent = await loop.run()
+    const exchanges = loop.exchanges()
+    const events = agent.session.events
+
+    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop', steps: 31 } })
+    expect(exchanges).toHaveLength(loop.server.requests.length)
+    for (const exchange of exchanges) expect(isCompaction(exchange.request.body), `purpose ${exchange.call.purpose}`).toBe(isSummary(exchange))
+    const summaries = exchanges.filter(isSummary)
+    expect(summaries.length).toBeGreaterThanOrEqual(1)
+    expect(events.filter((event) => event.type === 'compaction/end').every((event) => !(event.data as { error?: string }).error)).toBe(true)
+
+    // The envelope of every request: effort high → thinking, temperature unset, stop set.
+    for (const { request } of exchanges) {
+      expect(request.body).toMatchObject({ model: 'claude-loop', thinking: { type: 'enabled', budget_tokens: 1024 }, stop_sequences: ['<halt>'], stream: true })
+      expect(request.body).not.toHaveProperty('temperature')
+      expect(request.body.tools.map((tool: { name: string }) => tool.name)).toEqual(['read', 'write'])
+    }
+
+    // C1: each conversation request keeps every earlier message byte-identical (markers aside),
+    // except right after a summary, where the logged checkpoint replaced the region.
+    const replaces = events.filter((event) => event.surface && event.surface.op === 'replace')
+    expect(replaces).toHaveLength(summaries.length)
+    let rewrites = 0
+    let previous: { exchange: Exchange; index: number } | undefined
+    for (const [index, exchange] of exchanges.entries()) {
+      if (isSummary(exchange)) continue
+      const { body, rawBody } = exchange.request
+      expect(breakpointPaths(body)).toEqual(['system[0]', `messages[${body.messages.length - 1}].content[${body.messages.at(-1).content.length - 1}]`])
+      expect(breakpointCount(rawBody)).toBe(2)
+      if (previous) {
+        const before = strippedMessages(previous.exchange.request.body)
+        const after = strippedMessages(body)
+        for (const key of ENVELOPE_KEYS) expect(JSON.stringify(body[key]), key).toBe(JSON.stringify(previous.exchange.request.body[key]))
+        if (exchanges.slice(previous.index + 1, index).some(isSummary)) {
+          rewrites += 1
+          expect(after[0]).toContain('<compacted-summary>')
+          // The static head (tools, system) is still a cache read after the fold.
+          expect(exchange.usage.cache_read_input_tokens).toBeGreaterThan(0)
+        } else {
+          after.slice(0, before.length).forEach((message, position) => expect(message, `request ${index}, message ${position}`).toBe(before[position]))
+          expect(after).toHaveLength(before.length + 2)
+          // The previous request's whole prompt is read back through the last-message breakpoint.
+          expect(exchange.usage.cache_read_input_tokens).toBe(promptTotal(previous.exchange))
+          // The replayed assistant turn carries its thinking (with signature) first, then text, then tool_use.
+          expect(body.messages.at(-2).content.map((block: { type: string }) => block.type)).toEqual(['thinking', 'text', 'tool_use'])
+          expect(body.messages.at(-2).content[0].signature).toMatch(/^sig-\d+-/)
+          expect(body.messages.at(-2).content[2].input).toEqual({ path: expect.stringMatching(/^src\/file-\d+\.ts$/), limit: 200 })
+        }
+      }
+      previous = { exchange, index }
+    }
+    expect(rewrites).toBe(summaries.length)
+
+    // C2 + C3 on the wire.
+    for (const summary of summaries) {
+      const index = exchanges.indexOf(summary)
+      const routed = conversationBefore(exchanges, index)
+      for (const key of ENVELOPE_KEYS) expect(JSON.stringify(summary.request.body[key]), key).toBe(JSON.stringify(routed.request.body[key]))
+      expect(summary.request.body.max_tokens).toBe(2000)
+      expect(routed.request.body.max_tokens).toBe(1500)
+      const replay = strippedMessages(summary.request.body)
+      const conversation = strippedMessages(routed.request.body)
+      const last = replay.length - 1
+      expect(last).toBeLessThan(conversation.length - 1)
+      replay.slice(0, last).forEach((message, position) => expect(message, `summary message ${position}`).toBe(conversation[position]))
+      // The region ends with a tool result, so the instruction (a user message) merges into that
+      // user turn: the turn is replayed block for block, and the instruction is its last block.
+      const trailing = summary.request.body.messages[last]
+      expect(trailing.role).toBe('user')
+      expect(trailing.content.at(-1)).toEqual({ type: 'text', text: COMPACTION_INSTRUCTION, cache_control: ephemeral })
+      expect(JSON.stringify(stripCacheControl({ ...trailing, content: trailing.content.slice(0, -1) }))).toBe(conversation[last])
+      expect(trailing.content[0].type).toBe('tool_result')
+      expect(breakpointPaths(summary.request.body)).toEqual(['system[0]', `messages[${last}].content[${trailing.content.length - 1}]`])
+      expect(breakpointCount(summary.request.rawBody)).toBe(2)
+      // Everything before the instruction was written by an earlier request: only the instruction is new.
+      expect(summary.usage.cache_read_input_tokens).toBeGreaterThan(0)
+      expect(summary.usage.cache_creation_input_tokens + summary.usage.input_tokens).toBe(instructionTokens)
+    }
+
+    // Usage, as parsed by the adapter and logged by the loop and the engine.
+    const conversationUsage = events.flatMap((event) => (event.type === 'assistant/message' ? [(event.data as { usage: unknown }).usage] : []))
+    const expected = exchanges.filter((exchange) => !isSummary(exchange)).map(({ usage }) => ({
+      inputTokens: usage.input_tokens,
+      cacheReadTokens: usage.cache_read_input_tokens,
+      cacheWriteTokens: usage.cache_creation_input_tokens,
+      outputTokens: expect.any(Number),
+      raw: expect.objectContaining({ cache_creation: usage.cache_creation }),
+    }))
+    expect(conversationUsage).toEqual(expected.map((usage) => expect.objectContaining(usage)))
+    const summaryUsage = events.flatMap((event) => (event.type === 'compaction/summary' ? [(event.data as { usage: unknown }).usage] : []))
+    expect(summaryUsage).toEqual(summaries.map(({ usage }) => expect.objectContaining({ cacheReadTokens: usage.cache_read_input_tokens, cacheWriteTokens: usage.cache_creation_input_tokens, outputTokens: 90 })))
+    loop.assertClean()
+  })
+
+  it('sends a region that ends with an assistant turn as the last request, that turn, and the instruction as a separate user turn', async () => {
+    const loop = await harness()
+    const agent = await loop.run()
+    const before = loop.exchanges().length
+    // The whole surface, which ends with the final answer (compactNow would keep that newest unit).
+    await loop.ctx.compaction.compactRegion(0, agent.session.surface.nodes.length - 1, agent)
+    const exchanges = loop.exchanges()
+    expect(exchanges).toHaveLength(before + 1)
+    const summary = exchanges.at(-1)!
+    expect(isSummary(summary)).toBe(true)
+    const routed = conversationBefore(exchanges, exchanges.length - 1)
+    const replay = strippedMessages(summary.request.body)
+    const conversation = strippedMessages(routed.request.body)
+    // The last request's messages, the final answer (never sent before), then the instruction alone.
+    expect(replay.slice(0, conversation.length)).toEqual(conversation)
+    expect(JSON.parse(replay.at(-2)!)).toMatchObject({ role: 'assistant', content: [{ type: 'thinking' }, { type: 'text', text: 'All done.' }] })
+    expect(summary.request.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTION, cache_control: ephemeral }] })
+    expect(replay).toHaveLength(conversation.length + 2)
+    expect(breakpointCount(summary.request.rawBody)).toBe(2)
+    // The last request's prefix is read; the final answer and the instruction are written.
+    expect(summary.usage.cache_read_input_tokens).toBe(promptTotal(routed))
+    expect(summary.usage.cache_creation_input_tokens).toBeGreaterThan(instructionTokens)
+    loop.assertClean()
+  })
+})

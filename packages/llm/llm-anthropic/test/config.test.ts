@@ -1,0 +1,99 @@
+import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
+import type { TestContext } from '@warmfold/test-utils'
+import { createTestContext } from '@warmfold/test-utils'
+import { afterEach, describe, expect, it } from 'vitest'
+import AnthropicAdapterDefault, { AnthropicAdapter, parseAnthropicConfig, resolveApiKey } from '../src/index.ts'
+import type { AdapterHarness } from './adapter-fixture.ts'
+import { MODEL, MODELS, mountAdapter } from './adapter-fixture.ts'
+import { streamReply } from './sse-script.ts'
+
+const contexts: Array<TestContext | AdapterHarness> = []
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.dispose()
+})
+
+async function load(config: Record<string, unknown>): Promise<TestContext> {
+  const context = await createTestContext()
+  contexts.push(context)
+  context.ctx.plugin(LlmRuntime)
+  context.ctx.plugin(AnthropicAdapter, config)
+  await new Promise((resolve) => setImmediate(resolve))
+  return context
+}
+
+const errorText = (context: TestContext) => context.errors.map((error) => (error instanceof Error ? error.message : String(error))).join('\n')
+
+describe('config', () => {
+  it('applies the documented defaults', () => {
+    expect(parseAnthropicConfig({})).toEqual({
+      provider: 'anthropic',
+      apiKeyEnv: 'ANTHROPIC_API_KEY',
+      models: {},
+      thinkingBudgets: { low: 2048, high: 8192, max: 24576 },
+      cacheTtl: '5m',
+      timeoutMs: 600_000,
+      maxRetries: 2,
+      retryBaseMs: 500,
+    })
+    expect(parseAnthropicConfig({ apiKey: 'k' })).not.toHaveProperty('apiKeyEnv')
+    expect(AnthropicAdapterDefault).toBe(AnthropicAdapter)
+  })
+
+  it.each([
+    [{ retries: 3 }, /unknown key "retries"; known keys: provider, baseURL, apiKey, apiKeyEnv, models/],
+    [{ apiKey: 'k', apiKeyEnv: 'MY_KEY' }, /apiKey and apiKeyEnv are exclusive/],
+    [{ models: { m: { contextWindow: 1000, defaultMaxTokens: 100, window: 5 } } }, /models\["m"\]: unknown key "window"/],
+    [{ models: { m: { contextWindow: 1000 } } }, /defaultMaxTokens/],
+    [{ models: { m: { contextWindow: 1000, defaultMaxTokens: 100, efforts: ['medium'] } } }, /models\["m"\]\.efforts: "medium" has no entry in thinkingBudgets/],
+    [{ models: { m: { contextWindow: 1000, defaultMaxTokens: 100, efforts: ['off'], defaultEffort: 'high' } } }, /defaultEffort "high" must be one of/],
+    [{ thinkingBudgets: { off: 4096 } }, /thinkingBudgets\.off is reserved/],
+    [{ cacheTtl: '24h' }, /cacheTtl/],
+    [{ baseURL: 'localhost:8080' }, /baseURL must be an absolute http\(s\) URL/],
+  ])('rejects %j at load, naming the key', async (config, message) => {
+    expect(() => parseAnthropicConfig(config)).toThrow(message)
+    const context = await load(config)
+    expect(errorText(context)).toMatch(message)
+    expect(context.ctx.llm.providers()).toEqual([])
+  })
+
+  it('fails to load when the key variable is unset, naming the variable and nothing else', async () => {
+    const name = 'WARMFOLD_TEST_UNSET_ANTHROPIC_KEY'
+    delete process.env[name]
+    const context = await load({ apiKeyEnv: name })
+    expect(errorText(context)).toMatch(new RegExp(`environment variable ${name} \\(apiKeyEnv\\) is not set`))
+    expect(context.ctx.llm.providers()).toEqual([])
+    // The default variable is ANTHROPIC_API_KEY (checked without touching the real environment).
+    expect(() => resolveApiKey(parseAnthropicConfig({}), {})).toThrow(/environment variable ANTHROPIC_API_KEY \(apiKeyEnv\) is not set/)
+    expect(() => resolveApiKey({ apiKeyEnv: 'K' }, { K: '   ' })).toThrow(/K \(apiKeyEnv\) is not set/)
+    expect(resolveApiKey({ apiKeyEnv: 'K' }, { K: 'value' })).toBe('value')
+  })
+
+  it('describes configured models and names the known ones for an unknown model', async () => {
+    const adapter = await mountAdapter(() => streamReply({ blocks: [{ type: 'text', text: 'ok' }] }))
+    contexts.push(adapter)
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off' } })
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-other')).toEqual({ contextWindow: 100_000, defaultMaxTokens: 512 })
+    const error = await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-9').catch((caught: unknown) => caught)
+    expect(LlmError.isInstance(error) && error.code).toBe('UNKNOWN_MODEL')
+    expect((error as LlmError).message).toBe('model "claude-9" is not known to provider "anthropic"; known models: claude-other, claude-test')
+    // The runtime materializes the model's defaults, which become max_tokens and (no) thinking.
+    await adapter.collect({ model: 'claude-other' })
+    expect(adapter.server.requests[0]!.body).toMatchObject({ model: 'claude-other', max_tokens: 512 })
+    expect(adapter.server.requests[0]!.body).not.toHaveProperty('thinking')
+    adapter.assertClean()
+  })
+
+  it('registers under the configured provider id and unregisters on unload', async () => {
+    const context = await createTestContext()
+    contexts.push(context)
+    context.ctx.plugin(LlmRuntime)
+    const fork = context.ctx.plugin(AnthropicAdapter, { provider: 'claude', apiKey: 'k', models: MODELS })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(context.ctx.llm.providers()).toEqual(['claude'])
+    fork.dispose()
+    expect(context.ctx.llm.providers()).toEqual([])
+    const error = await context.ctx.llm.generate({ provider: 'claude', model: MODEL, messages: [createUserMessage('hi')] }).catch((caught: unknown) => caught)
+    expect(LlmError.isInstance(error) && error.code).toBe('UNKNOWN_PROVIDER')
+    context.assertClean()
+  })
+})

@@ -1,0 +1,188 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { LlmErrorCode } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parseRetryAfter, retryDelayMs } from '../src/index.ts'
+import type { AdapterHarness } from './adapter-fixture.ts'
+import { mountAdapter } from './adapter-fixture.ts'
+import type { Responder } from './anthropic-test-server.ts'
+import { blockEvents, errorEvent, errorReply, messageStart, streamReply } from './sse-script.ts'
+
+const harnesses: AdapterHarness[] = []
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.dispose()
+})
+
+async function harness(responder: Responder, config: Record<string, unknown> = {}): Promise<AdapterHarness> {
+  const created = await mountAdapter(responder, config)
+  harnesses.push(created)
+  return created
+}
+
+const rateLimited = (retryAfterSeconds?: number) => new LlmError('RATE_LIMITED', 'x', { retryAfterSeconds })
+const ok = () => streamReply({ blocks: [{ type: 'text', text: 'ok' }] })
+
+describe('error mapping', () => {
+  it.each<[number, string, string, LlmErrorCode, boolean]>([
+    [400, 'invalid_request_error', 'messages.1.content: field required', 'INVALID_REQUEST', false],
+    [400, 'invalid_request_error', 'prompt is too long: 215402 tokens > 200000 maximum', 'CONTEXT_WINDOW_EXCEEDED', false],
+    [401, 'authentication_error', 'invalid x-api-key', 'AUTH', false],
+    [403, 'permission_error', 'Your API key does not have permission to use the specified resource.', 'AUTH', false],
+    [404, 'not_found_error', 'model: claude-nope', 'INVALID_REQUEST', false],
+    [413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.', 'INVALID_REQUEST', false],
+    [429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', 'RATE_LIMITED', true],
+    [500, 'api_error', 'Internal server error', 'SERVER', true],
+    [503, 'api_error', 'Service unavailable', 'SERVER', true],
+    [529, 'overloaded_error', 'Overloaded', 'SERVER', true],
+  ])('HTTP %i %s → %s', async (status, type, message, code, retryable) => {
+    const adapter = await harness(() => errorReply(status, type, message), { maxRetries: 0 })
+    const error = await adapter.failure()
+    expect(error).toMatchObject({ code, status, provider: 'anthropic', retryable })
+    expect(error.message).toContain('anthropic/claude-test')
+    expect(error.message).toContain(`HTTP ${status}`)
+    expect(error.message).toContain(type)
+    expect(error.message).toContain(message)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('retries 529 overloaded up to maxRetries, then throws SERVER', async () => {
+    const adapter = await harness(() => errorReply(529, 'overloaded_error', 'Overloaded'), { maxRetries: 2 })
+    const error = await adapter.failure()
+    expect(error).toMatchObject({ code: 'SERVER', status: 529, retryable: true })
+    expect(error.message).toMatch(/gave up after 3 attempts/)
+    expect(adapter.server.requests).toHaveLength(3)
+  })
+
+  it('recovers when a retry succeeds, and never retries a non-retryable status', async () => {
+    const flaky = await harness((_request, index) => (index < 2 ? errorReply(index === 0 ? 529 : 500, 'api_error', 'try again') : ok()), { maxRetries: 2 })
+    expect((await flaky.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(flaky.server.requests).toHaveLength(3)
+    const invalid = await harness(() => errorReply(400, 'invalid_request_error', 'bad'), { maxRetries: 2 })
+    expect((await invalid.failure()).code).toBe('INVALID_REQUEST')
+    expect(invalid.server.requests).toHaveLength(1)
+  })
+
+  it('lets x-should-retry override the retryable default', async () => {
+    const adapter = await harness(() => errorReply(503, 'api_error', 'do not retry', { 'x-should-retry': 'false' }), { maxRetries: 2 })
+    expect(await adapter.failure()).toMatchObject({ code: 'SERVER', retryable: false })
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('honours retry-after: waits what the server asks instead of the backoff', async () => {
+    // The backoff would be 10 minutes; the test only finishes because retry-after (0 s) wins.
+    const adapter = await harness((_request, index) => (index === 0 ? errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }) : ok()), {
+      maxRetries: 1,
+      retryBaseMs: 600_000,
+    })
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
+  })
+
+  it('reports retry-after on the error, and hands a wait over 60 s to the caller', async () => {
+    const once = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '7' }), { maxRetries: 0 })
+    expect(await once.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 7 })
+    const long = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '120' }), { maxRetries: 2 })
+    expect(await long.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 120 })
+    expect(long.server.requests).toHaveLength(1)
+  })
+
+  it('computes delays from retry-after (seconds, ms or HTTP date) or exponential backoff', () => {
+    expect([0, 1, 2].map((retry) => retryDelayMs(retry, rateLimited(), 500))).toEqual([500, 1000, 2000])
+    expect(retryDelayMs(3, rateLimited(2.5), 500)).toBe(2500)
+    expect(retryDelayMs(0, rateLimited(61), 500)).toBeUndefined()
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }), now)).toBe(30)
+    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '1500', 'retry-after': '9' }), now)).toBe(1.5)
+    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined()
+    expect(parseRetryAfter(undefined, now)).toBeUndefined()
+  })
+
+  it('maps a stream error event, retrying it only while no content was yielded', async () => {
+    const early = await harness(
+      (_request, index) => (index === 0 ? { kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), errorEvent('overloaded_error', 'Overloaded')] } : ok()),
+      { maxRetries: 1 },
+    )
+    expect((await early.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(early.server.requests).toHaveLength(2)
+
+    const late = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'half' }, 0), errorEvent('overloaded_error', 'Overloaded')] }), {
+      maxRetries: 2,
+    })
+    const error = await late.failure()
+    expect(error).toMatchObject({ code: 'SERVER', provider: 'anthropic' })
+    expect(error.status).toBeUndefined()
+    expect(error.message).toMatch(/sent an error event mid-stream \(overloaded_error.*\): Overloaded/)
+    expect(late.server.requests).toHaveLength(1)
+  })
+
+  it('throws STREAM_INCOMPLETE when the stream ends without message_stop', async () => {
+    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'cut' }, 0)] }), { maxRetries: 2 })
+    const error = await adapter.failure()
+    expect(error.code).toBe('STREAM_INCOMPLETE')
+    expect(error.message).toMatch(/anthropic\/claude-test ended after \d+ events without message_stop/)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('stops the stream on abort (ABORTED) and closes the connection', async () => {
+    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'streaming' }, 0).slice(0, 2)], ending: 'hang' }))
+    const controller = new AbortController()
+    const seen: string[] = []
+    let caught: unknown
+    try {
+      for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [], signal: controller.signal })) {
+        seen.push(chunk.type)
+        if (chunk.type === 'text-delta') controller.abort(new Error('user pressed stop'))
+      }
+    } catch (error) {
+      caught = error
+    }
+    expect(seen).toEqual(['block-start', 'text-delta'])
+    expect(LlmError.isInstance(caught) && caught.code).toBe('ABORTED')
+    await adapter.server.closed(0)
+  })
+
+  it('aborts the wait between retries', async () => {
+    const controller = new AbortController()
+    const adapter = await harness(
+      () => {
+        setImmediate(() => controller.abort())
+        return errorReply(529, 'overloaded_error', 'Overloaded')
+      },
+      { maxRetries: 3, retryBaseMs: 600_000 },
+    )
+    expect((await adapter.failure({ signal: controller.signal })).code).toBe('ABORTED')
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('maps a refused connection to NETWORK and a response that never starts to TIMEOUT', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise<void>((resolve) => closed.close(() => resolve()))
+    const refused = await harness(ok, { baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 })
+    const network = await refused.failure()
+    expect(network).toMatchObject({ code: 'NETWORK', provider: 'anthropic', retryable: true })
+    expect(network.message).toMatch(/could not reach anthropic\/claude-test/)
+
+    const silent = await harness(() => ({ kind: 'hang' }), { timeoutMs: 100, maxRetries: 0 })
+    expect(await silent.failure()).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic', retryable: true })
+  })
+
+  it('maps a connection cut mid-stream to NETWORK without retrying the partial reply', async () => {
+    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'cut' }, 0).slice(0, 2)], ending: 'hang' }), {
+      maxRetries: 2,
+    })
+    let caught: unknown
+    try {
+      for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [] })) {
+        if (chunk.type === 'text-delta') adapter.server.cut(0)
+      }
+    } catch (error) {
+      caught = error
+    }
+    expect(LlmError.isInstance(caught) && caught.code).toBe('NETWORK')
+    expect((caught as LlmError).message).toMatch(/the connection to anthropic\/claude-test failed: /)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+})
