@@ -1,15 +1,14 @@
 import type { Context } from '@cordisjs/core'
-import type { AgentStatus, PreStepContext, RequestErrorAction, RequestErrorContext } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
 import { balancedCuts, CompactionEngine, isCheckpointMessage, ManualCompactionError } from '@warmfold/compaction'
 import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
-import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
+import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import type { BasicCompactionConfig, CompactionBudget, ResolvedPolicy } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
 import { runTransaction } from './compaction-transaction.ts'
+import { installCompactionListeners } from './install-compaction-listeners.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { selectRegion } from './select-region.ts'
 import { compactionState } from './session-compaction-state.ts'
@@ -29,6 +28,9 @@ export interface PrunerSeam {
   planSession(session: Session, include?: (seq: number) => boolean): readonly PlannedPrune[]
   pruneSession(session: Session, include?: (seq: number) => boolean): unknown
 }
+
+/** Summary attempts in one overflow recovery, each with a head half the size of the last. */
+export const OVERFLOW_SUMMARY_ATTEMPTS = 3
 
 /** After an irreducible-tail failure, wait until the request grew by this share of the window. */
 export const BACKOFF_GROWTH_RATIO = 0.05
@@ -52,7 +54,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   constructor(ctx: Context, config: BasicCompactionEngine.Config) {
     super(ctx, config)
     this.owner = ctx
-    if (config.auto) this.installListeners(ctx)
+    if (config.auto) installCompactionListeners(ctx, this, config)
   }
 
   async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
@@ -187,14 +189,22 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     this.pruner?.pruneSession(session)
     const measurement = this.meter.measure(session)
     const prices = measurement.nodes.map((node) => node.tokens)
-    const region = selectHead(session, prices, await this.retainToFit(header, measurement.surfaceTokens))
-    if (!region) return null
-    try {
-      return await this.transaction(session, header, region, 'context-overflow', compactionState(session).openTurn, 'whole-surface', signal)
-    } catch (error) {
-      if (error instanceof CompactionRefusal) return null
-      throw error
+    let retain = await this.retainToFit(header, measurement.surfaceTokens)
+    // Token estimates can be low for a provider's tokenizer: when the provider rejects the
+    // summary prompt itself as too long, try again with a head half as large.
+    for (let attempt = 0; attempt < OVERFLOW_SUMMARY_ATTEMPTS; attempt++) {
+      const region = selectHead(session, prices, retain)
+      if (!region) return null
+      try {
+        return await this.transaction(session, header, region, 'context-overflow', compactionState(session).openTurn, 'whole-surface', signal)
+      } catch (error) {
+        if (!(error instanceof CompactionRefusal)) throw error
+        if (error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || signal?.aborted) return null
+        const regionTokens = prices.slice(region.start, region.end + 1).reduce((sum, price) => sum + price, 0)
+        retain = measurement.surfaceTokens - Math.floor(regionTokens / 2)
+      }
     }
+    return null
   }
 
   private async compactIdle(session: Session, signal: AbortSignal): Promise<CompactionResult | null> {
@@ -263,43 +273,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     if (!open) return
     session.append('compaction/end', { compactionId: open.compactionId, turn: open.turn, error: 'interrupted: the process ended before this compaction finished' })
     compactionState(session)
-  }
-
-  private installListeners(ctx: Context): void {
-    ctx.on('agent/pre-step', async ({ agent, signal }: PreStepContext) => {
-      if (signal.aborted) return
-      try {
-        await this.compactIfNeeded(agent, 'pressure', signal)
-      } catch (error) {
-        // Compaction never fails a step; the warning names the cause (usually a config problem).
-        ctx.emit('internal/warning', `compaction of session ${agent.session.id} failed; continuing the step: ${(error as Error).message}`)
-      }
-    })
-    ctx.on('agent/request-error', async ({ agent, error, signal }: RequestErrorContext): Promise<RequestErrorAction | undefined> => {
-      if (!LlmError.isInstance(error) || error.code !== 'CONTEXT_WINDOW_EXCEEDED' || signal.aborted) return
-      const session = agent.session
-      const header = session.requestHeader()
-      if (!header) return
-      const state = compactionState(session)
-      if (state.overflowRetries >= resolvePolicy(this.config, header.config.provider, header.config.model).maxOverflowRetries) return
-      const before = this.meter.measure(session).surfaceTokens
-      const generation = session.surface.replaceGeneration
-      try {
-        await this.compactIfNeeded(agent, 'context-overflow', signal)
-      } catch (failure) {
-        ctx.emit('internal/warning', `overflow recovery of session ${session.id} failed: ${(failure as Error).message}`)
-      }
-      if (signal.aborted || session.surface.replaceGeneration === generation) return
-      if (this.meter.measure(session).surfaceTokens >= before) return
-      state.overflowRetries += 1
-      return { retry: true }
-    })
-    ctx.on('agent/status', (agent, status: AgentStatus) => {
-      if (status === 'idle') compactionState(agent.session).overflowRetries = 0
-    })
-    ctx.on('session/event', (session: Session, event: AnySessionEvent) => {
-      if (event.type === 'assistant/message') compactionState(session).overflowRetries = 0
-    })
   }
 }
 

@@ -7,11 +7,15 @@ import type { ManualCompactionErrorCode } from '@warmfold/compaction'
 export class CompactionRefusal extends Error {
   override readonly name = 'CompactionRefusal'
 
+  /** The `LlmError` code when the summary call itself failed (e.g. `CONTEXT_WINDOW_EXCEEDED`). */
+  readonly llmCode?: string
+
   constructor(
     readonly code: ManualCompactionErrorCode,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; llmCode?: string },
   ) {
     super(message, options)
+    this.llmCode = options?.llmCode
   }
 }

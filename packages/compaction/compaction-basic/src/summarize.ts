@@ -30,8 +30,8 @@ export async function summarize(ctx: Context, request: GenerateOptions): Promise
       if (request.signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')) {
         throw new CompactionRefusal('cancelled', `summary call aborted: ${describe(request.signal?.reason ?? error)}`, { cause: error })
       }
-      const code = LlmError.isInstance(error) ? ` (${error.code})` : ''
-      throw new CompactionRefusal('summary', `summary call failed${code}: ${describe(error)}`, { cause: error })
+      const llmCode = LlmError.isInstance(error) ? error.code : undefined
+      throw new CompactionRefusal('summary', `summary call failed${llmCode ? ` (${llmCode})` : ''}: ${describe(error)}`, { cause: error, llmCode })
     }
     if (result.finishReason === 'max-tokens') {
       throw new CompactionRefusal('summary', `summary truncated at maxTokens ${sent.maxTokens ?? '(adapter default)'}; an incomplete checkpoint is not committed`)

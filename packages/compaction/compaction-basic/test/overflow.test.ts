@@ -87,4 +87,32 @@ describe('context-overflow recovery', () => {
     expect(agent.session.events.at(-1)?.data).toMatchObject({ reason: 'error', errorCode: 'CONTEXT_WINDOW_EXCEEDED' })
     engine.assertClean()
   })
+
+  it('summarizes a smaller head when the provider rejects the summary prompt itself as too long', async () => {
+    const limit = 16000
+    const engine = await mountEngine({
+      engine: { thresholdRatio: 1 },
+      conversation: windowed(limit, oneToolStepPerTurn),
+      // The summary prompt is the replayed head plus the instruction; the same provider limit applies.
+      summary: (request) => windowed(limit, () => ({ content: SUMMARY }))(request, 0),
+    })
+    harnesses.push(engine)
+    const agent = await engine.ctx.agentLoop.create('shrink', { ...ROUTE })
+    for (let turn = 0; turn < 10; turn++) {
+      agent.followup(`turn ${turn}`)
+      await agent.whenIdle()
+    }
+    const events = agent.session.events
+    const ends = events.filter((event) => event.type === 'compaction/end') as SessionEvent<'compaction/end'>[]
+    const refused = ends.filter((event) => event.data.error?.includes('CONTEXT_WINDOW_EXCEEDED'))
+    expect(refused.length).toBeGreaterThan(0)
+    const summaries = events.filter((event) => event.type === 'compaction/summary') as SessionEvent<'compaction/summary'>[]
+    expect(summaries.length).toBeGreaterThan(0)
+    // Each refused summary was followed by one over a smaller head that the provider accepted.
+    const sizes = engine.summaries().map((summary) => canonicalJson([summary.system ?? null, summary.tools ?? [], summary.messages.map(promptView)]).length)
+    expect(sizes.some((size) => size > limit)).toBe(true)
+    expect(summaries.length).toBe(sizes.filter((size) => size <= limit).length)
+    expect(events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual(Array(10).fill('stop'))
+    engine.assertClean()
+  })
 })
