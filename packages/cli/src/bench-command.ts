@@ -1,5 +1,7 @@
 import { writeFile } from 'node:fs/promises'
-import { runWorkload } from '@warmfold/prefix-cache-testkit'
+import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
+import type { WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import { CacheProbe, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
 import { formatTable } from './format-table.ts'
@@ -23,7 +25,7 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
     for (const strategy of args.strategies) {
       const started = performance.now()
       io.stderr(`[${report.runs.length + 1}/${total}] window ${window}, strategy ${strategy}…`)
-      const run = await runWorkload({ window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute })
+      const run = await measure(args, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute })
       const entry = reportRun(strategy, run)
       report.runs.push(entry)
       io.stderr(`[${report.runs.length}/${total}] window ${window}, strategy ${strategy}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, ${((performance.now() - started) / 1000).toFixed(2)} s`)
@@ -36,3 +38,26 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
   if (incomplete.length) io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`)
   return { code: incomplete.length ? 1 : 0, report }
 }
+
+/** One run, measured by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. */
+async function measure(args: BenchArgs, options: WorkloadOptions): Promise<WorkloadRun> {
+  const cache = args.cache
+  switch (cache.kind) {
+    case 'simulator':
+      return runWorkload(options)
+    case 'llama': {
+      // A fresh server per run, so one strategy's cached tokens never leak into another's.
+      const server = await startLlamaCacheServer({ contextSize: LLAMA_CONTEXT_SIZE })
+      try {
+        return await runProbedWorkload(options, new CacheProbe({ baseURL: server.baseURL }))
+      } finally {
+        await server.close()
+      }
+    }
+    case 'probe':
+      return runProbedWorkload(options, new CacheProbe({ baseURL: cache.url, model: cache.model, dialect: cache.dialect, ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}) }))
+  }
+}
+
+/** Context of the embedded llama cache server: the 16k-window workload peaks near 45k tokens. */
+export const LLAMA_CONTEXT_SIZE = 65536

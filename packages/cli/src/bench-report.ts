@@ -37,7 +37,10 @@ export interface BenchReport {
     profile: string
     pruner: string
     summaryRoute: string | null
-    cache: 'simulator'
+    /** Where cached tokens came from. */
+    cache: 'simulator' | 'llama' | 'probe'
+    /** The probed endpoint (`--cache-probe`), else null. */
+    cacheEndpoint: string | null
   }
   runs: RunReport[]
 }
@@ -54,7 +57,8 @@ export function workloadOf(args: BenchArgs): BenchReport['workload'] {
     profile: args.profile,
     pruner: args.pruner,
     summaryRoute: args.summaryRoute ?? null,
-    cache: 'simulator',
+    cache: args.cache.kind,
+    cacheEndpoint: args.cache.kind === 'probe' ? args.cache.url : null,
   }
 }
 

@@ -21,8 +21,9 @@ export function formatTable(report: BenchReport): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)))
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 || column >= 2 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join('  ')
   const { workload } = report
-  const title = `warmfold bench: ${workload.steps} steps, effort ${workload.effort}, pruner ${workload.pruner}, profile ${workload.profile}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
-  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', 'summary hit: cached / prompt tokens over all summary calls; session uncached: conversation and summary requests together.'].join('\n')
+  const measured = workload.cache === 'simulator' ? `profile ${workload.profile}` : workload.cache === 'llama' ? 'cache: embedded llama.cpp KV cache' : `cache: ${workload.cacheEndpoint}`
+  const title = `warmfold bench: ${workload.steps} steps, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
+  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', `summary hit: cached / prompt tokens over all summary calls; session uncached: conversation and summary requests together${workload.cache === 'simulator' ? '' : ' (tokens as the cache reported them)'}.`].join('\n')
 }
 
 function summaryHit(run: RunReport): string {

@@ -1,6 +1,14 @@
 import { EFFORTS, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
 import type { WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import type { Dialect } from '@warmfold/llm-openai-compatible'
+import { DIALECTS } from '@warmfold/llm-openai-compatible'
 import { UsageError } from './usage-error.ts'
+
+/** Where cached tokens come from: the simulator, the embedded llama.cpp KV cache, or an endpoint. */
+export type CacheSource =
+  | { kind: 'simulator' }
+  | { kind: 'llama' }
+  | { kind: 'probe'; url: string; model: string; dialect: Dialect; keyEnv?: string }
 
 /** The parsed `warmfold bench` command line. */
 export interface BenchArgs {
@@ -15,8 +23,12 @@ export interface BenchArgs {
   summaryRoute?: string
   json: boolean
   out?: string
+  cache: CacheSource
   help: boolean
 }
+
+/** Windows that fit the embedded llama cache server's context (its tiny vocabulary makes about 2.8 tokens per simulated token). */
+export const LLAMA_WINDOWS = [8000, 16000]
 
 export const BENCH_USAGE = `Usage: warmfold bench [options]
 
@@ -35,18 +47,28 @@ Options:
   --summary-route R     send summary calls to provider/model
   --json                print one JSON document on stdout instead of the table
   --out FILE            also write the JSON document to FILE
+  --cache llama         measure cached tokens with a real llama.cpp KV cache (embedded server, a fresh
+                        one per run; default windows ${LLAMA_WINDOWS.join(',')}; takes minutes on 2 cores)
+  --cache-probe URL     measure cached tokens at an OpenAI-compatible endpoint (llama-server, vLLM,
+                        DeepSeek, ...): every request is also sent there with a 1-token output cap
+  --probe-model M       model id sent to the endpoint (default probe)
+  --probe-dialect D     ${DIALECTS.join(' | ')} (default llamacpp)
+  --probe-key-env VAR   environment variable holding the endpoint's API key (default none)
   -h, --help            show this help
 
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed, 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--out'])
+const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--out', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env'])
 
 /**
  * Parses `warmfold bench` flags.
  * @throws UsageError naming the flag and the allowed values.
  */
 export function parseBenchArgs(argv: readonly string[]): BenchArgs {
-  const args: BenchArgs = { windows: [32000, 128000, 512000], steps: 60, strategies: [...STRATEGIES], effort: 'max', profile: 'bytes', pruner: 'rewrite-only', json: false, help: false }
+  const args: BenchArgs = { windows: [32000, 128000, 512000], steps: 60, strategies: [...STRATEGIES], effort: 'max', profile: 'bytes', pruner: 'rewrite-only', json: false, cache: { kind: 'simulator' }, help: false }
+  let windowsGiven = false
+  const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as Dialect, keyEnv: undefined as string | undefined }
+  let llama = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
     const [flag, inline] = raw.startsWith('--') && raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined]
@@ -66,6 +88,26 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         break
       case '--windows':
         args.windows = text.split(',').map((item) => positiveInteger('--windows', item, 4800))
+        windowsGiven = true
+        break
+      case '--cache':
+        if (text !== 'llama' && text !== 'simulator') throw new UsageError(`--cache must be one of simulator, llama, got ${JSON.stringify(text)}`)
+        llama = text === 'llama'
+        break
+      case '--cache-probe':
+        if (!/^https?:\/\/\S+$/.test(text)) throw new UsageError(`--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got ${JSON.stringify(text)}`)
+        probe.url = text
+        break
+      case '--probe-model':
+        if (text.trim() === '') throw new UsageError('--probe-model must not be empty')
+        probe.model = text
+        break
+      case '--probe-dialect':
+        probe.dialect = oneOf('--probe-dialect', text, DIALECTS)
+        break
+      case '--probe-key-env':
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) throw new UsageError(`--probe-key-env must be an environment variable name, got ${JSON.stringify(text)}`)
+        probe.keyEnv = text
         break
       case '--steps':
         args.steps = positiveInteger('--steps', text, 1)
@@ -108,6 +150,18 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
     }
   }
   if (args.strategies.length === 0) throw new UsageError('--strategies must name at least one strategy')
+  if (llama && probe.url) throw new UsageError('--cache llama and --cache-probe are exclusive; pick one cache to measure with')
+  if (!probe.url && (probe.keyEnv !== undefined || probe.model !== 'probe' || probe.dialect !== 'llamacpp')) {
+    throw new UsageError('--probe-model, --probe-dialect and --probe-key-env need --cache-probe URL')
+  }
+  if (llama) {
+    args.cache = { kind: 'llama' }
+    if (!windowsGiven) args.windows = [...LLAMA_WINDOWS]
+    if (args.profile !== 'bytes') throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache llama')
+  } else if (probe.url) {
+    args.cache = { kind: 'probe', url: probe.url, model: probe.model, dialect: probe.dialect, ...(probe.keyEnv ? { keyEnv: probe.keyEnv } : {}) }
+    if (args.profile !== 'bytes') throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache-probe')
+  }
   return args
 }
 

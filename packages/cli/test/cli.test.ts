@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
+import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
 import { describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
 import { runCli } from '../src/index.ts'
@@ -28,6 +29,12 @@ describe('warmfold bench flags', () => {
     [['--summary-route', 'just-a-model'], '--summary-route must be provider/model, got "just-a-model"'],
     [['--steps'], '--steps needs a value'],
     [['--bogus'], 'unknown flag "--bogus"'],
+    [['--cache', 'redis'], '--cache must be one of simulator, llama, got "redis"'],
+    [['--cache-probe', 'localhost:8080'], '--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got "localhost:8080"'],
+    [['--cache', 'llama', '--cache-probe', 'http://127.0.0.1:1'], '--cache llama and --cache-probe are exclusive'],
+    [['--probe-dialect', 'deepseek'], '--probe-model, --probe-dialect and --probe-key-env need --cache-probe URL'],
+    [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, got "grpc"'],
+    [['--cache', 'llama', '--profile', 'anthropic'], '--profile selects a simulated cache; it cannot be combined with --cache llama'],
   ])('bench %j exits 2 naming the flag and the allowed values', async (flags, message) => {
     const result = await cli(['bench', ...flags])
     expect(result.code).toBe(2)
@@ -51,7 +58,7 @@ describe('warmfold bench output', () => {
       expect(await readFile(out, 'utf8')).toBe(result.stdout)
       expect(Object.keys(report)).toEqual(['version', 'workload', 'runs'])
       expect(report.version).toBe(1)
-      expect(report.workload).toEqual({ windows: [32000], steps: 40, strategies: ['warmfold', 'legacy'], effort: 'max', temperature: 0.5, stop: ['</x>'], profile: 'bytes', pruner: 'rewrite-only', summaryRoute: null, cache: 'simulator' })
+      expect(report.workload).toEqual({ windows: [32000], steps: 40, strategies: ['warmfold', 'legacy'], effort: 'max', temperature: 0.5, stop: ['</x>'], profile: 'bytes', pruner: 'rewrite-only', summaryRoute: null, cache: 'simulator', cacheEndpoint: null })
       expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
       for (const entry of report.runs) {
         expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'completed'])
@@ -86,4 +93,26 @@ describe('warmfold bench output', () => {
     expect(report.runs).toHaveLength(1)
     expect(report.runs[0]!.completed).toBe(true)
   }, 60_000)
+
+  it('--cache-probe measures with a real endpoint and --cache llama with a fresh embedded server', async () => {
+    const server = await startLlamaCacheServer({ contextSize: 32768 })
+    try {
+      const probed = await cli(['bench', '--json', '--cache-probe', server.baseURL, '--windows', '4800', '--steps', '24', '--strategies', 'warmfold'])
+      expect(probed.code).toBe(0)
+      const report = JSON.parse(probed.stdout) as BenchReport
+      expect(report.workload).toMatchObject({ cache: 'probe', cacheEndpoint: server.baseURL })
+      const [run] = report.runs
+      expect(run!.completed).toBe(true)
+      // The numbers are the server's: its records add up to the reported session totals.
+      expect(run!.sessionPromptTokens).toBe(server.records.reduce((sum, record) => sum + record.promptTokens, 0))
+      expect(run!.sessionCachedTokens).toBe(server.records.reduce((sum, record) => sum + record.cachedTokens, 0))
+    } finally {
+      await server.close()
+    }
+    const embedded = await cli(['bench', '--json', '--cache', 'llama', '--windows', '4800', '--steps', '8', '--strategies', 'warmfold'])
+    expect(embedded.code).toBe(0)
+    const report = JSON.parse(embedded.stdout) as BenchReport
+    expect(report.workload).toMatchObject({ cache: 'llama', windows: [4800] })
+    expect(report.runs[0]!.sessionCachedTokens).toBeGreaterThan(0)
+  }, 120_000)
 })

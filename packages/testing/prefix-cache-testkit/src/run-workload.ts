@@ -50,10 +50,12 @@ export interface WorkloadRun {
 
 const SYSTEM_PROMPT = `You are a careful coding agent working in a TypeScript monorepo. ${fillerText(7, 1800)}`
 
-/** Extra knobs for callers that measure with a real cache instead of the simulator. */
+/** Extra knobs for callers that measure with a real cache or change the host. */
 export interface RunWorkloadHooks {
   /** Called for every request after the simulator saw it; e.g. a probe that replays it to a real server. */
   onRequest?(request: GenerateOptions): void | Promise<void>
+  /** Called once every plugin is mounted, before the agent starts (e.g. to add an `agent/request` hook). */
+  configure?(ctx: Context): void
 }
 
 /**
@@ -89,6 +91,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       await hooks.onRequest?.(request)
     })
     registerTools(ctx, workload)
+    hooks.configure?.(ctx)
     const agent = await ctx.agentLoop.create('workload', {
       ...WORKLOAD_ROUTE,
       reasoningEffort: workload.effort,

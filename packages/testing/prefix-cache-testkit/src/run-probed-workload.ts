@@ -1,0 +1,48 @@
+import type { CacheObservation } from './cache-observation.ts'
+import { totalsOf } from './cache-observation.ts'
+import type { CacheProbe, ProbeRecord } from './cache-probe.ts'
+import type { RunWorkloadHooks, WorkloadRun } from './run-workload.ts'
+import { runWorkload } from './run-workload.ts'
+import type { WorkloadOptions } from './workload-options.ts'
+
+/** A workload run whose token numbers come from a real cache. */
+export interface ProbedWorkloadRun extends WorkloadRun {
+  /** What the endpoint reported, one record per request, in order. */
+  readonly probeRecords: readonly ProbeRecord[]
+  /** The simulator's observations of the same requests (for divergence and rewrite facts). */
+  readonly simulated: readonly CacheObservation[]
+}
+
+/**
+ * Runs the workload with every request also sent to a real cache through `probe`. The
+ * returned observations keep the simulator's structural facts (family, divergence, rewrites)
+ * but carry the prompt and cached tokens the real endpoint reported.
+ */
+export async function runProbedWorkload(options: WorkloadOptions, probe: CacheProbe, hooks: RunWorkloadHooks = {}): Promise<ProbedWorkloadRun> {
+  const first = probe.records.length
+  const run = await runWorkload(options, {
+    ...hooks,
+    async onRequest(request) {
+      await hooks.onRequest?.(request)
+      await probe.probe(request)
+    },
+  })
+  const records = probe.records.slice(first)
+  const simulated = run.cache.observations
+  if (records.length !== simulated.length) {
+    throw new Error(`cache probe: ${records.length} probe records for ${simulated.length} requests; the probe and the workload are out of step`)
+  }
+  const measured = simulated.map((observation, index) => {
+    const record = records[index] as ProbeRecord
+    return Object.freeze({ ...observation, promptTokens: record.promptTokens, cachedTokens: record.cachedTokens, uncachedTokens: record.uncachedTokens, cacheWriteTokens: 0 })
+  })
+  const session = measured.filter((observation) => observation.sessionId === run.session.id)
+  return {
+    ...run,
+    summaryCalls: session.filter((observation) => observation.purpose === 'compaction'),
+    conversation: session.filter((observation) => observation.purpose === 'conversation'),
+    totals: totalsOf(session),
+    probeRecords: records,
+    simulated,
+  }
+}
