@@ -13,13 +13,20 @@ import { compactionState } from './session-compaction-state.ts'
  * context, so they go away with the engine.
  */
 export function installCompactionListeners(ctx: Context, engine: CompactionEngine, config: BasicCompactionConfig): void {
+  // A config problem fails the same way before every step; say it once per session and cause.
+  const warned = new WeakMap<Session, Set<string>>()
   ctx.on('agent/pre-step', async ({ agent, signal }: PreStepContext) => {
     if (signal.aborted) return
     try {
       await engine.compactIfNeeded(agent, 'pressure', signal)
     } catch (error) {
       // Compaction never fails a step; the warning names the cause (usually a config problem).
-      ctx.emit('internal/warning', `compaction of session ${agent.session.id} failed; continuing the step: ${(error as Error).message}`)
+      const message = (error as Error).message
+      const seen = warned.get(agent.session) ?? new Set<string>()
+      warned.set(agent.session, seen)
+      if (seen.has(message)) return
+      seen.add(message)
+      ctx.emit('internal/warning', `compaction of session ${agent.session.id} failed; continuing the step (said once per session): ${message}`)
     }
   })
   ctx.on('agent/request-error', async ({ agent, error, signal }: RequestErrorContext): Promise<RequestErrorAction | undefined> => {
