@@ -1,17 +1,13 @@
 import { Context } from '@cordisjs/core'
-import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
-import { CompactionInvariants } from '@warmfold/compaction'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
-import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
-import { LlmRuntime, textBlock, toolCallBlock } from '@warmfold/llm'
+import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
-import { SessionStore } from '@warmfold/session'
-import { TokenMeter } from '@warmfold/token-meter'
 import { silentRewrites } from './cache-assertions.ts'
 import type { CacheObservation, CacheTotals } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
+import { mountWarmfoldHost } from './mount-warmfold-host.ts'
 import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
 import { ColdCompactionEngine, LegacyCompactionEngine } from './reference-strategies.ts'
@@ -67,18 +63,14 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
   const ctx = new Context()
   await ctx.start()
   try {
-    ctx.plugin(LlmRuntime)
-    ctx.plugin(SessionStore, {})
-    ctx.plugin(ToolRegistry)
-    ctx.plugin(AgentLoop)
-    ctx.plugin(TokenMeter, {})
-    ctx.plugin(CompactionInvariants)
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
-    if (workload.prunerBudget) ctx.plugin(ToolResultPruner, workload.prunerBudget)
-    const Engine = workload.strategy === 'legacy' ? LegacyCompactionEngine : workload.strategy === 'cold' ? ColdCompactionEngine : BasicCompactionEngine
-    ctx.plugin(Engine, {
-      ...workload.engine,
-      ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
+    mountWarmfoldHost(ctx, {
+      engine: workload.strategy === 'legacy' ? LegacyCompactionEngine : workload.strategy === 'cold' ? ColdCompactionEngine : BasicCompactionEngine,
+      engineConfig: {
+        ...workload.engine,
+        ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
+      },
+      pruner: workload.prunerBudget,
     })
     const requests: GenerateOptions[] = []
     const adapter = scriptedModel(workload)

@@ -1,17 +1,13 @@
 import { Context } from '@cordisjs/core'
-import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
-import { CompactionInvariants } from '@warmfold/compaction'
-import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { LlamaCacheServer } from '@warmfold/llama-cache-server'
 import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
-import { createUserMessage, LlmRuntime } from '@warmfold/llm'
+import { createUserMessage } from '@warmfold/llm'
 import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
 import type { SessionEvent } from '@warmfold/session'
-import { SessionStore } from '@warmfold/session'
-import { TokenMeter } from '@warmfold/token-meter'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CacheObservation, ProbedWorkloadRun } from '../src/index.ts'
-import { CacheProbe, fillerText, runProbedWorkload } from '../src/index.ts'
+import { CacheProbe, fillerText, mountWarmfoldHost, runProbedWorkload } from '../src/index.ts'
 
 // A real llama.cpp KV cache (node-llama-cpp, tiny generated GGUF, 2 threads). Small windows keep
 // every prefill short on a 2-core machine; cached counts come from the engine, not a model.
@@ -119,13 +115,7 @@ describe('context overflow against the real server', () => {
     const ctx = new Context()
     await ctx.start()
     try {
-      ctx.plugin(LlmRuntime)
-      ctx.plugin(SessionStore, {})
-      ctx.plugin(ToolRegistry)
-      ctx.plugin(AgentLoop)
-      ctx.plugin(TokenMeter, {})
-      ctx.plugin(CompactionInvariants)
-      ctx.plugin(BasicCompactionEngine, {})
+      mountWarmfoldHost(ctx)
       // The declared window is larger than the server's context, so pressure never fires first:
       // only the server's own limit can stop a request.
       ctx.plugin(OpenAICompatibleAdapter, { provider: 'llama', baseURL: small.baseURL, dialect: 'llamacpp', models: { tiny: { contextWindow: 16000, defaultMaxTokens: 16 } } })

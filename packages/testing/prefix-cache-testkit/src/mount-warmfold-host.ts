@@ -1,0 +1,35 @@
+import type { Context } from '@cordisjs/core'
+import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
+import { CompactionInvariants } from '@warmfold/compaction'
+import type { BasicCompactionConfig } from '@warmfold/compaction-basic'
+import { BasicCompactionEngine } from '@warmfold/compaction-basic'
+import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
+import { LlmRuntime } from '@warmfold/llm'
+import { SessionStore } from '@warmfold/session'
+import { TokenMeter } from '@warmfold/token-meter'
+
+/** What {@link mountWarmfoldHost} mounts besides the fixed services. */
+export interface WarmfoldHostOptions {
+  /** The engine class: `BasicCompactionEngine` (default) or a subclass such as a reference strategy. */
+  readonly engine?: typeof BasicCompactionEngine
+  readonly engineConfig?: BasicCompactionConfig
+  /** Pruner budgets; omitted, no pruner is mounted. */
+  readonly pruner?: { readonly thresholdChars: number; readonly headChars: number; readonly tailChars: number }
+}
+
+/**
+ * Mounts a complete warmfold host in `ctx`, in dependency order: the LLM runtime, an in-memory
+ * session store, the tool registry, the agent loop, the token meter, the compaction invariant
+ * checker, the pruner (optional) and the compaction engine. Callers register an adapter and
+ * tools.
+ */
+export function mountWarmfoldHost(ctx: Context, options: WarmfoldHostOptions = {}): void {
+  ctx.plugin(LlmRuntime)
+  ctx.plugin(SessionStore, {})
+  ctx.plugin(ToolRegistry)
+  ctx.plugin(AgentLoop)
+  ctx.plugin(TokenMeter, {})
+  ctx.plugin(CompactionInvariants)
+  if (options.pruner) ctx.plugin(ToolResultPruner, options.pruner)
+  ctx.plugin(options.engine ?? BasicCompactionEngine, options.engineConfig ?? {})
+}
