@@ -5,6 +5,7 @@ import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
+import { withIdleTimeout } from './idle-timeout.ts'
 import { mapStream } from './map-stream.ts'
 import { placeBreakpoints } from './place-breakpoints.ts'
 import { retryStream } from './retry.ts'
@@ -91,8 +92,20 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   async *#attempt(body: AnthropicRequestBody, context: ErrorContext): AsyncGenerator<StreamChunk> {
     // `temperature` is not in the installed SDK's parameter types; the body is sent as built.
     const params = body as unknown as MessageCreateParamsStreaming
-    const events: AsyncIterable<RawMessageStreamEvent> = await this.#client.messages.create(params, { signal: context.signal })
-    yield* mapStream(events, context)
+    // A local controller, so a stalled stream can be cancelled without touching the caller's signal.
+    const controller = new AbortController()
+    const forward = () => controller.abort(context.signal?.reason)
+    if (context.signal?.aborted) forward()
+    context.signal?.addEventListener('abort', forward, { once: true })
+    try {
+      const events: AsyncIterable<RawMessageStreamEvent> = await this.#client.messages.create(params, { signal: controller.signal })
+      const timeoutMs = this.#config.timeoutMs
+      const stalled = () =>
+        new LlmError('TIMEOUT', `${context.provider}/${context.model}: no stream data for ${timeoutMs} ms; the response stalled after it started`, { provider: context.provider })
+      yield* mapStream(withIdleTimeout(events, timeoutMs, stalled, () => controller.abort()), context)
+    } finally {
+      context.signal?.removeEventListener('abort', forward)
+    }
   }
 
   #modelConfig(provider: string, model: string): AnthropicModelConfig {

@@ -169,6 +169,26 @@ describe('error mapping', () => {
     expect(await silent.failure()).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic', retryable: true })
   })
 
+  it('fails a stream that stalls after it started with TIMEOUT instead of hanging, and closes the connection', async () => {
+    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'stall' }, 0).slice(0, 2)], ending: 'hang' }), {
+      timeoutMs: 200,
+      maxRetries: 2,
+    })
+    const seen: string[] = []
+    let caught: unknown
+    try {
+      for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [] })) seen.push(chunk.type)
+    } catch (error) {
+      caught = error
+    }
+    expect(seen).toEqual(['block-start', 'text-delta'])
+    expect(caught).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic' })
+    expect((caught as Error).message).toMatch(/anthropic\/claude-test: no stream data for 200 ms; the response stalled after it started/)
+    // Output had already reached the caller, so the request is not sent again.
+    expect(adapter.server.requests).toHaveLength(1)
+    await adapter.server.closed(0)
+  })
+
   it('maps a connection cut mid-stream to NETWORK without retrying the partial reply', async () => {
     const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'cut' }, 0).slice(0, 2)], ending: 'hang' }), {
       maxRetries: 2,
