@@ -272,7 +272,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const open = compactionState(session).openCompaction
     if (!open) return
     session.append('compaction/end', { compactionId: open.compactionId, turn: open.turn, error: 'interrupted: the process ended before this compaction finished' })
-    compactionState(session)
   }
 }
 

@@ -107,11 +107,10 @@ async function buildHeader(ctx: Context, agent: Agent, turn: number, step: numbe
   const prepared = await ctx.llm.prepare({ ...hook.header.config, messages: [] })
   const header = canonicalHeader({ ...hook.header, config: prepared })
   const logged = agent.session.requestHeader()
+  const firstOfInstance = agent.consumeFirstRequest()
   if (!logged || !headerEquals(logged, header)) {
-    const reason = !logged ? 'initial' : agent.consumeFirstRequest() ? 'resume' : 'change'
-    agent.session.append('request/header', { header, reason })
+    agent.session.append('request/header', { header, reason: !logged ? 'initial' : firstOfInstance ? 'resume' : 'change' })
   }
-  agent.consumeFirstRequest()
   return agent.session.requestHeader() as RequestHeader
 }
 
