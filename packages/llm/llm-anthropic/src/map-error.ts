@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
+import { LlmError, secretRedactor } from '@warmfold/llm'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -10,7 +10,7 @@ export interface ErrorContext {
   readonly model: string
   /** The call's signal: an error after it aborted is always `ABORTED`. */
   readonly signal?: AbortSignal
-  /** The API key, scrubbed from every server message that would echo it. */
+  /** The API key, scrubbed from every message and cause that would echo it. */
   readonly secret?: string
 }
 
@@ -18,12 +18,34 @@ export interface ErrorContext {
 export const PROMPT_TOO_LONG = /prompt is too long/i
 
 /**
+ * Messages (case-insensitive) by which the Messages API, or a gateway that speaks it, reports a
+ * prompt that does not fit the context window. Each row quotes the text it was taken from.
+ */
+export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
+  // Anthropic (400 invalid_request_error): "prompt is too long: N tokens > M maximum" (the body is quoted in
+  //   OpenHands/OpenHands#5350, through LiteLLM).
+  PROMPT_TOO_LONG,
+  // Anthropic (400 invalid_request_error): "input length and `max_tokens` exceed context limit: N + M > L, decrease
+  //   input length or `max_tokens` and try again" (docker/docker-agent#569, anthropics/claude-code#228).
+  /exceed context limit/i,
+  // LiteLLM proxy in front of Anthropic: `{"error": {"message": "litellm.ContextWindowExceededError: …",
+  //   "type": null, "param": null, "code": "400"}}` (ContextWindowExceededError in litellm/exceptions.py;
+  //   BerriAI/litellm#10431).
+  /ContextWindowExceededError/,
+  // An Anthropic-compatible endpoint in front of another model (a gateway, DeepSeek's or vLLM's Messages API)
+  //   passes on OpenAI's wording: "This model's maximum context length is N tokens. …", code
+  //   context_length_exceeded (see the OpenAI-compatible adapter's table for the exact texts).
+  /maximum context length/i,
+  /context[_ ]length[_ ]exceeded/i,
+]
+
+/**
  * Maps anything the SDK or the stream throws to an {@link LlmError} with `status`, `provider`,
  * `retryable` and `retryAfterSeconds`:
  *
  * | failure | code |
  * |---|---|
- * | 400 whose message says "prompt is too long" | `CONTEXT_WINDOW_EXCEEDED` |
+ * | 4xx (not 401/403/429) whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | 401, 403 | `AUTH` |
  * | 429 | `RATE_LIMITED` (retryable) |
  * | 5xx, 529 `overloaded_error` | `SERVER` (retryable) |
@@ -32,32 +54,36 @@ export const PROMPT_TOO_LONG = /prompt is too long/i
  * | connection failure / timeout / abort | `NETWORK` / `TIMEOUT` / `ABORTED` |
  *
  * Messages name the provider, model, status, error type, request id and the server's message,
- * with the API key scrubbed; the SDK's error (whose body may echo a key) is not attached.
+ * with the API key scrubbed; the SDK's error (whose body may echo a key) is not attached, and a
+ * low-level cause is attached only as a redacted copy when it holds the key.
  */
 export function mapError(error: unknown, context: ErrorContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
   const { provider } = context
+  const secrets = secretRedactor(context.secret)
   if (context.signal?.aborted || error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, { provider, retryable: false, cause: context.signal?.reason ?? error })
+    return new LlmError('ABORTED', `the call to ${route} was aborted`, { provider, retryable: false, cause: secrets.error(context.signal?.reason ?? error) })
   }
   if (error instanceof APIConnectionTimeoutError) {
-    return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response`, { provider, cause: error.cause })
+    return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, { provider, cause: secrets.error(error.cause) })
   }
   if (error instanceof APIConnectionError) {
-    return new LlmError('NETWORK', `could not reach ${route}: ${redact(describeCause(error), context.secret)}`, { provider, cause: error.cause })
+    return new LlmError('NETWORK', `could not reach ${route}: ${secrets.text(describeCause(error))}`, { provider, cause: secrets.error(error.cause) })
   }
   if (error instanceof APIError) return fromApiError(error, route, context)
   if (error instanceof SyntaxError) {
-    return new LlmError('INVALID_RESPONSE', `${route} sent a stream event that is not JSON: ${redact(error.message, context.secret)}`, { provider, retryable: false })
+    return new LlmError('INVALID_RESPONSE', `${route} sent a stream event that is not JSON: ${secrets.text(error.message)}`, { provider, retryable: false })
   }
   const message = error instanceof Error ? error.message : String(error)
-  return new LlmError('NETWORK', `the connection to ${route} failed: ${redact(message, context.secret)}`, { provider, cause: error })
+  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(message)}`, { provider, cause: secrets.error(error) })
 }
 
 function fromApiError(error: APIError, route: string, context: ErrorContext): LlmError {
   const type = error.type ?? undefined
-  const serverMessage = redact(error.apiMessage ?? stripStatus(error.message), context.secret)
+  const upstream = upstreamMessage(error.error)
+  const own = error.apiMessage ?? stripStatus(error.message)
+  const serverMessage = secretRedactor(context.secret).text(upstream ? `${own} (${upstream})` : own)
   const code = error.status === undefined ? codeForType(type, serverMessage) : codeForStatus(error.status, serverMessage)
   const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
   const shouldRetry = error.headers?.get('x-should-retry')
@@ -73,9 +99,9 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
 
 /** The code of an HTTP error status. */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  if (status === 400 && PROMPT_TOO_LONG.test(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (status === 401 || status === 403) return 'AUTH'
   if (status === 429) return 'RATE_LIMITED'
+  if (status >= 400 && status < 500 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (status >= 500) return 'SERVER'
   if (status >= 400) return 'INVALID_REQUEST'
   return 'INVALID_RESPONSE'
@@ -95,7 +121,7 @@ export function codeForType(type: string | undefined, serverMessage: string): Ll
     case 'timeout_error':
       return 'TIMEOUT'
     case 'invalid_request_error':
-      return PROMPT_TOO_LONG.test(serverMessage) ? 'CONTEXT_WINDOW_EXCEEDED' : 'INVALID_REQUEST'
+      return isContextWindowMessage(serverMessage) ? 'CONTEXT_WINDOW_EXCEEDED' : 'INVALID_REQUEST'
     case undefined:
       return 'SERVER'
     default:
@@ -119,9 +145,33 @@ export function parseRetryAfter(headers: Headers | undefined, now = Date.now()):
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000)
 }
 
-/** Replaces every occurrence of `secret` in `text`. */
+/** Whether a server message reports a prompt over the context window ({@link CONTEXT_WINDOW_PATTERNS}). */
+export function isContextWindowMessage(serverMessage: string): boolean {
+  return CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))
+}
+
+/** Replaces every occurrence of `secret` in `text`; see `secretRedactor` in `@warmfold/llm`. */
 export function redact(text: string, secret: string | undefined): string {
-  return secret ? text.split(secret).join('[redacted]') : text
+  return secretRedactor(secret).text(text)
+}
+
+/**
+ * The upstream provider's message when a router wrapped it: OpenRouter answers
+ * `{ error: { message: "Provider returned error", metadata: { provider_name, raw } } }`, where
+ * `raw` is the upstream body as a string (https://openrouter.ai/docs/api/reference/errors-and-debugging).
+ */
+function upstreamMessage(body: unknown): string | undefined {
+  const metadata = (body as { error?: { metadata?: { raw?: unknown; provider_name?: unknown } } } | undefined)?.error?.metadata
+  if (typeof metadata?.raw !== 'string' || metadata.raw.trim() === '') return undefined
+  let text = metadata.raw
+  try {
+    const parsed = JSON.parse(metadata.raw) as { error?: { message?: unknown } | string; message?: unknown }
+    const inner = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message)
+    if (typeof inner === 'string') text = inner
+  } catch {
+    // Not JSON: the raw text is the message.
+  }
+  return typeof metadata.provider_name === 'string' ? `${metadata.provider_name}: ${text}` : text
 }
 
 function stripStatus(message: string): string {

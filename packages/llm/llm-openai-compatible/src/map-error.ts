@@ -1,5 +1,5 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
+import { LlmError, secretRedactor } from '@warmfold/llm'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 import { parseRetryAfter } from './retry.ts'
 
@@ -22,18 +22,65 @@ export interface ServerMessage {
   readonly message: string
   readonly code?: string
   readonly type?: string
+  /** What the upstream provider said, when a router wrapped it (OpenRouter's `error.metadata.raw`). */
+  readonly upstream?: ServerMessage
 }
 
 /**
- * Messages (case-insensitive) by which OpenAI, DeepSeek, vLLM, llama.cpp and other servers
- * report a prompt that does not fit the context window.
+ * Messages (case-insensitive) by which servers report a prompt that does not fit the context
+ * window. Each row quotes the exact text it was taken from; `N`, `M`, … are numbers.
+ *
+ * Two structured signals are checked besides (see {@link isContextWindowError}): OpenAI's
+ * `code: "context_length_exceeded"` and llama.cpp's `type: "exceed_context_size_error"`.
  */
 export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
+  // OpenAI (400, code context_length_exceeded): "This model's maximum context length is N tokens. However, your
+  //   messages resulted in M tokens. Please reduce the length of the messages." (as quoted in
+  //   dimagi/open-chat-studio#463).
+  // DeepSeek (400, type and code invalid_request_error): "This model's maximum context length is 131072 tokens.
+  //   However, you requested N tokens (P in the messages, C in the completion). Please reduce the length of the
+  //   messages or completion." (NoFxAiOS/nofx#1278, FoundationAgents/OpenManus#79).
+  // vLLM V0 (400, type BadRequestError): the same DeepSeek wording, raised by `_validate_prompt_and_tokenize` in
+  //   vllm/entrypoints/openai/serving_engine.py.
+  // vLLM (newer): "This model's maximum context length is N tokens. However, your request has M input tokens.
+  //   Please reduce the length of the input messages." (`_create_tokens_prompt`, vllm/entrypoints/renderer.py),
+  //   and "'max_tokens' or 'max_completion_tokens' is too large: C. This model's maximum context length is N
+  //   tokens and your request has M input tokens (C > N - M)."
+  // SGLang (400, type BadRequestError): "Requested token count exceeds the model's maximum context length of N
+  //   tokens. You requested a total of T tokens: …" (`_validate_one_request`,
+  //   python/sglang/srt/managers/tokenizer_manager.py).
+  // OpenRouter (400): "This endpoint's maximum context length is N tokens. However, you requested about M tokens
+  //   (…). Please reduce the length of either one, or use the "middle-out" transform …" (refly-ai/refly#1177).
   /maximum context length/i,
+  // OpenAI's error code, also when it only appears in a message a proxy passed on.
   /context[_ ]length[_ ]exceeded/i,
+  // SGLang (400): "The input (N tokens) is longer than the model's context length (M tokens)."
+  //   (`_validate_one_request`, python/sglang/srt/managers/tokenizer_manager.py; Together AI sends the same).
+  /is longer than the model's context length/i,
+  // vLLM V1 (400, or an error event inside the stream): "The decoder prompt (length N) is longer than the maximum
+  //   model length of M. Make sure that `max_model_len` is no smaller than the number of text tokens."
+  //   (`_validate_model_input`, vllm/v1/engine/processor.py).
+  /is longer than the maximum model length/i,
+  // llama.cpp (400, type exceed_context_size_error): "request (N tokens) exceeds the available context size
+  //   (M tokens), try increasing it" (tools/server/server-context.cpp); older builds: "the request exceeds the
+  //   available context size, try increasing it" (checked by tools/server/tests/unit/test_ctx_shift.py).
   /exceeds? the available context size/i,
+  // OpenAI (Responses-era models, code context_length_exceeded): "Your input exceeds the context window of this
+  //   model. Please adjust your input and try again." (anomalyco/opencode#6071).
   /exceeds? the context window/i,
+  // OpenAI / Azure OpenAI GPT-5: "Input tokens exceed the configured limit of 272000 tokens. Your messages
+  //   resulted in N tokens. Please reduce the length of the messages." (BerriAI/litellm#15968).
+  /input tokens exceed the configured limit/i,
+  // Anthropic, passed through by LiteLLM or OpenRouter: "prompt is too long: N tokens > M maximum".
   /prompt is too long/i,
+  // Anthropic, passed through: "input length and `max_tokens` exceed context limit: N + M > L, decrease input
+  //   length or `max_tokens` and try again" (docker/docker-agent#569, BrokkAi/brokk-app#540).
+  /exceed context limit/i,
+  // LiteLLM proxy (400, `{"error": {"message": "litellm.ContextWindowExceededError: …", "type": null,
+  //   "param": null, "code": "400"}}`): its own class name heads the message whatever the upstream said
+  //   (ContextWindowExceededError in litellm/exceptions.py; see OpenHands/OpenHands#5350, BerriAI/litellm#10431).
+  /ContextWindowExceededError/,
+  // Generic wording of smaller servers.
   /too many tokens/i,
 ]
 
@@ -98,13 +145,16 @@ export function httpError(status: number, headers: { get(name: string): string |
 /** Whether a server message reports a prompt that does not fit the context window. */
 export function isContextWindowError(server: ServerMessage): boolean {
   if (server.code === 'context_length_exceeded' || server.type === 'exceed_context_size_error') return true
-  return CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(server.message))
+  if (CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(server.message))) return true
+  return server.upstream !== undefined && isContextWindowError(server.upstream)
 }
 
 /**
  * Reads the message out of an error body: `{ error: { message, code, type } }` (OpenAI,
- * DeepSeek, llama.cpp, newer vLLM), `{ error: "..." }`, `{ message, code, type }` (older vLLM),
- * `{ detail }` (FastAPI servers), or the text itself. Long messages are cut.
+ * DeepSeek, llama.cpp, newer vLLM, LiteLLM), `{ error: "..." }`, `{ message, code, type }`
+ * (older vLLM, SGLang), `{ detail }` (FastAPI servers), or the text itself. OpenRouter wraps an
+ * upstream failure as `{ error: { message: "Provider returned error", metadata: { provider_name,
+ * raw } } }`: the upstream body in `raw` is read the same way and appended. Long messages are cut.
  */
 export function serverMessage(body: unknown): ServerMessage {
   let parsed = body
@@ -121,17 +171,27 @@ export function serverMessage(body: unknown): ServerMessage {
   if (typeof inner === 'string') return { message: cut(inner) }
   const source = inner !== null && typeof inner === 'object' ? (inner as Record<string, unknown>) : record
   const text = source.message ?? source.detail ?? (source === record ? undefined : record.message)
+  const upstream = upstreamMessage(source.metadata)
+  const own = text === undefined ? JSON.stringify(parsed) : typeof text === 'string' ? text : JSON.stringify(text)
   return {
-    message: cut(text === undefined ? JSON.stringify(parsed) : typeof text === 'string' ? text : JSON.stringify(text)),
+    message: cut(upstream ? `${own} (${upstream.provider ?? 'upstream'}: ${upstream.server.message})` : own),
     ...(source.code === undefined || source.code === null ? {} : { code: String(source.code) }),
     ...(typeof source.type === 'string' ? { type: source.type } : {}),
+    ...(upstream ? { upstream: upstream.server } : {}),
   }
 }
 
-/** Replaces every occurrence of `secret` in `text` (no-op without a secret). */
+/** OpenRouter's `error.metadata`: `raw` is the upstream provider's own error body, as a string. */
+function upstreamMessage(metadata: unknown): { provider?: string; server: ServerMessage } | undefined {
+  if (metadata === null || typeof metadata !== 'object') return undefined
+  const { raw, provider_name: provider } = metadata as { raw?: unknown; provider_name?: unknown }
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined
+  return { ...(typeof provider === 'string' ? { provider } : {}), server: serverMessage(raw) }
+}
+
+/** Replaces every occurrence of `secret` in `text` (no-op without a secret); see `secretRedactor` in `@warmfold/llm`. */
 export function redactor(secret: string | undefined): (text: string) => string {
-  if (!secret) return (text) => text
-  return (text) => text.split(secret).join('[redacted]')
+  return secretRedactor(secret).text
 }
 
 function isAbortError(error: unknown): boolean {

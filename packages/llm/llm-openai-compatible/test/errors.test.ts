@@ -60,46 +60,6 @@ describe('HTTP status mapping', () => {
   })
 })
 
-describe('context-length errors → CONTEXT_WINDOW_EXCEEDED', () => {
-  const cases: Array<[string, number, object | string]> = [
-    [
-      'OpenAI (message and code)',
-      400,
-      { error: { message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130123 tokens. Please reduce the length of the messages.", type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } },
-    ],
-    ['OpenAI (code only)', 400, { error: { message: 'Input too large.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } }],
-    [
-      'DeepSeek',
-      400,
-      { error: { message: "This model's maximum context length is 131072 tokens. However, you requested 140000 tokens (139000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.", type: 'invalid_request_error', param: null, code: 'invalid_request_error' } },
-    ],
-    ['vLLM (older top-level body)', 400, { object: 'error', message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4500 in the messages, 500 in the completion).", type: 'BadRequestError', param: null, code: 400 }],
-    ['vLLM (error wrapper)', 400, { error: { message: "This model's maximum context length is 4096 tokens. However, your request has 5000 input tokens.", type: 'BadRequestError', param: null, code: 400 } }],
-    ['llama.cpp', 400, { error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: 9000, n_ctx: 8192 } }],
-    ['llama.cpp (with counts)', 400, { error: { code: 400, message: 'request (9000 tokens) exceeds the available context size (8192 tokens), try increasing it', type: 'invalid_request_error' } }],
-    ['generic "prompt is too long" (413, plain text)', 413, 'prompt is too long: 210000 tokens > 200000 maximum'],
-    ['generic "too many tokens"', 400, { detail: 'Too many tokens in the request.' }],
-  ]
-  for (const [name, status, body] of cases) {
-    it(name, async () => {
-      const server = await harness(() => ({ status, body }), { provider: 'ctx' })
-      const error = await expectLlmError(() => collect(server, request(server)), 'CONTEXT_WINDOW_EXCEEDED')
-      expect(error).toMatchObject({ status, provider: 'ctx', retryable: false })
-      expect(error.message).toContain(`HTTP ${status}`)
-      expect(server.server.requests).toHaveLength(1)
-    })
-  }
-
-  it('an error event inside the stream is mapped too', async () => {
-    const server = await harness((_request, index) => ({
-      sse: [chunk(MODEL, { content: 'partial' }), { error: { message: index === 0 ? "This model's maximum context length is 4096 tokens" : 'the engine overloaded', type: 'server_error' } }],
-    }))
-    await expectLlmError(() => collect(server, request(server)), 'CONTEXT_WINDOW_EXCEEDED')
-    const error = await expectLlmError(() => collect(server, request(server)), 'SERVER')
-    expect(error.message).toContain('the engine overloaded')
-  })
-})
-
 describe('retries', () => {
   it('stops after maxRetries for 5xx (counted at the server) and throws the last error', async () => {
     const server = await harness(() => ({ status: 503, body: { error: { message: 'overloaded' } } }), { maxRetries: 2 })
