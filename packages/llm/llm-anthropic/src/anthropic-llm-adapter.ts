@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey } from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -11,6 +11,7 @@ import { placeBreakpoints } from './place-breakpoints.ts'
 import { retryStream } from './retry.ts'
 import type { AnthropicRequestBody } from './serialize-request.ts'
 import { serializeRequest } from './serialize-request.ts'
+import { streamProgress } from './stream-progress.ts'
 
 /**
  * The Anthropic Messages API as a warmfold {@link LlmAdapter}: deterministic request bodies with
@@ -18,7 +19,8 @@ import { serializeRequest } from './serialize-request.ts'
  * off and a bounded retry loop of its own. `AnthropicAdapter` (the cordis plugin) builds one and
  * registers it; it can also be used directly.
  *
- * The API key is held in private fields only and is sent as `x-api-key`.
+ * The API key is held in private fields only and is sent as `x-api-key`; it is redacted from
+ * every error, cause and `usage.raw` the adapter hands out.
  */
 export class AnthropicLlmAdapter extends LlmAdapter {
   readonly #config: AnthropicAdapterConfig
@@ -26,9 +28,15 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   readonly #secret: string
   readonly #models = new Map<string, ModelInfo>()
 
-  /** `config` is a parsed config (`parseAnthropicConfig`); `apiKey` the resolved key. */
-  constructor(config: AnthropicAdapterConfig, apiKey: string) {
+  /**
+   * `config` is a parsed config (`parseAnthropicConfig`); `apiKey` the resolved key (surrounding
+   * whitespace is trimmed).
+   * @throws TypeError when `apiKey` is blank or has whitespace inside (the message never quotes it).
+   */
+  constructor(config: AnthropicAdapterConfig, rawApiKey: string) {
     super()
+    // Trimmed again for direct users: redaction must look for the key exactly as the server sees it.
+    const apiKey = normalizeApiKey(rawApiKey, 'AnthropicLlmAdapter: apiKey')
     this.#config = config
     this.#secret = apiKey
     this.#client = new Anthropic({
@@ -76,17 +84,29 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   /**
    * Streams one call. Retryable failures (429, 5xx, 529, connection, timeout, and an `error`
    * event before any content) are retried up to `maxRetries` times; every failure is thrown as
-   * an `LlmError`.
+   * an `LlmError`. An attempt fails with `TIMEOUT` when no event makes progress for `timeoutMs`
+   * (pings and empty deltas do not count), and the whole call when it outlasts `deadlineMs`.
    */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const body = this.request(options)
     const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
-    yield* retryStream(() => this.#attempt(body, context), {
-      maxRetries: this.#config.maxRetries,
-      retryBaseMs: this.#config.retryBaseMs,
-      signal: options.signal,
-      mapError: (error) => mapError(error, context),
-    })
+    const { deadlineMs } = this.#config
+    const deadline = new AbortController()
+    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
+    // Attempts and the waits between them stop on the caller's abort and on the deadline alike.
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
+    const overDeadline = () =>
+      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
+    try {
+      yield* retryStream(() => this.#attempt(body, { ...context, signal }), {
+        maxRetries: this.#config.maxRetries,
+        retryBaseMs: this.#config.retryBaseMs,
+        signal,
+        mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
+      })
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   async *#attempt(body: AnthropicRequestBody, context: ErrorContext): AsyncGenerator<StreamChunk> {
@@ -100,9 +120,20 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     try {
       const events: AsyncIterable<RawMessageStreamEvent> = await this.#client.messages.create(params, { signal: controller.signal })
       const timeoutMs = this.#config.timeoutMs
-      const stalled = () =>
-        new LlmError('TIMEOUT', `${context.provider}/${context.model}: no stream data for ${timeoutMs} ms; the response stalled after it started`, { provider: context.provider })
-      yield* mapStream(withIdleTimeout(events, timeoutMs, stalled, () => controller.abort()), context)
+      yield* mapStream(
+        withIdleTimeout(events, {
+          timeoutMs,
+          isProgress: streamProgress(),
+          failure: () =>
+            new LlmError(
+              'TIMEOUT',
+              `${context.provider}/${context.model}: no stream progress for timeoutMs (${timeoutMs} ms); the response stalled after it started (pings and empty deltas do not count)`,
+              { provider: context.provider },
+            ),
+          onTimeout: () => controller.abort(),
+        }),
+        context,
+      )
     } finally {
       context.signal?.removeEventListener('abort', forward)
     }

@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -26,9 +26,9 @@ export interface AnthropicAdapterConfig {
   readonly provider: string
   /** API base URL; omitted, the SDK's default (`ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`). */
   readonly baseURL?: string
-  /** The API key itself. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
+  /** The API key itself, trimmed of surrounding whitespace. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
   readonly apiKey?: string
-  /** Name of the environment variable holding the key; `'ANTHROPIC_API_KEY'` when neither is set. */
+  /** Name of the environment variable holding the key (read and trimmed at load); `'ANTHROPIC_API_KEY'` when neither is set. */
   readonly apiKeyEnv?: string
   /** Known models by id. */
   readonly models: { readonly [model: string]: AnthropicModelConfig }
@@ -36,8 +36,17 @@ export interface AnthropicAdapterConfig {
   readonly thinkingBudgets: { readonly [effort: string]: number }
   /** TTL of the `cache_control` breakpoints. */
   readonly cacheTtl: AnthropicCacheTtl
-  /** Milliseconds one attempt may wait for the response headers. */
+  /**
+   * Milliseconds one attempt may wait for the response headers, and then for stream progress: an
+   * event that carries content, a tool call, new usage or the stop. `ping` events and empty deltas
+   * do not count.
+   */
   readonly timeoutMs: number
+  /**
+   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
+   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
+   */
+  readonly deadlineMs?: number
   /** Retries after a retryable failure (429, 5xx, 529, connection, timeout). */
   readonly maxRetries: number
   /** First backoff delay in milliseconds; doubles with every retry. */
@@ -70,7 +79,8 @@ const schema = Schema.object({
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
   thinkingBudgets: Schema.dict(Schema.natural().min(1)).default({ ...DEFAULT_THINKING_BUDGETS }).description('budget_tokens per effort.'),
   cacheTtl: Schema.union([Schema.const('5m'), Schema.const('1h')]).default('5m').description('TTL of the cache_control breakpoints.'),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Time to the response headers, per attempt.'),
+  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response headers, then for stream progress (pings do not count), per attempt.'),
+  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
 })
@@ -89,6 +99,8 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
     const config = parseShape(input)
     if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
+    // Trimmed here: HTTP clients strip it from the header anyway, and redaction must look for what the server saw.
+    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'AnthropicAdapter config: apiKey')
     if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
     if (config.provider === '') fail('provider must not be empty')
     if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
@@ -107,7 +119,7 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
     const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
     // schemastery fills an absent array with []; no efforts means no reasoning controls.
     const models = Object.fromEntries(Object.entries(config.models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]))
-    return deepFreeze({ ...config, models, ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+    return deepFreeze({ ...config, models, ...(apiKey === undefined ? {} : { apiKey }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
   },
   { schema: schema as unknown as Schema },
 )
@@ -133,15 +145,17 @@ function checkModelKeys(models: unknown): void {
 }
 
 /**
- * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names.
- * @throws Error naming the variable (never a value) when it is unset or empty.
+ * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed of
+ * surrounding whitespace (a CRLF env file or a mounted secret leaves a trailing `\r\n`).
+ * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
+ *   it holds only whitespace or whitespace inside the key.
  */
 export function resolveApiKey(config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
-  if (config.apiKey !== undefined) return config.apiKey
+  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, 'AnthropicAdapter config: apiKey')
   const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
   const value = env[name]
-  if (value === undefined || value.trim() === '') {
+  if (value === undefined || value === '') {
     throw new Error(`AnthropicAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the Anthropic API key in it, or name another variable with apiKeyEnv`)
   }
-  return value
+  return normalizeApiKey(value, `AnthropicAdapter: the environment variable ${name} (apiKeyEnv)`)
 }

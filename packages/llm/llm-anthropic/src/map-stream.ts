@@ -1,6 +1,6 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
+import { LlmError, secretRedactor } from '@warmfold/llm'
 import type { AnthropicUsage } from './map-usage.ts'
 import { mapUsage, mergeUsage } from './map-usage.ts'
 
@@ -12,6 +12,8 @@ export interface StreamContext {
   readonly model: string
   /** The call's signal: the SDK ends an aborted stream silently, so the mapper checks it. */
   readonly signal?: AbortSignal
+  /** The API key, scrubbed from the usage's `raw` object wherever a server echoed it. */
+  readonly secret?: string
 }
 
 /** How each Anthropic `stop_reason` maps to a {@link FinishReason}; anything else is `stop`. */
@@ -41,8 +43,8 @@ interface ToolInput {
  *   `tool-call-delta` with the raw `partial_json`; `signature_delta` is kept and sent on the
  *   block's `block-end` as `signature`;
  * - `message_start` and `message_delta` usage are merged and sent as one `usage` chunk right
- *   before `finish`, at `message_stop`; `message_start` itself yields nothing, so an error
- *   event that follows it can still be retried.
+ *   before `finish`, at `message_stop`, with the API key redacted in `raw`; `message_start`
+ *   itself yields nothing, so an error event that follows it can still be retried.
  *
  * @throws LlmError `STREAM_INCOMPLETE` when the events end without `message_stop`, `ABORTED`
  *   when they ended because the call's signal aborted.
@@ -108,7 +110,7 @@ export async function* mapStream(events: AsyncIterable<RawMessageStreamEvent>, c
         break
       case 'message_stop': {
         const usage = mapUsage(mergeUsage(startUsage, deltaUsage))
-        if (usage) yield { type: 'usage', usage }
+        if (usage) yield { type: 'usage', usage: { ...usage, raw: secretRedactor(context.secret).value(usage.raw) } }
         yield { type: 'finish', reason: finishReason(stopReason) }
         return
       }

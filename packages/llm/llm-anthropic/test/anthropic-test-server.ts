@@ -24,10 +24,13 @@ export interface SseEvent {
  * - `stream`: 200 with these SSE events, then end the response (`end`), keep it open until the
  *   client goes away or the test cuts it (`hang`);
  * - `status`: an error status with a JSON (or text) body and extra headers;
- * - `hang`: never send headers (for timeouts).
+ * - `hang`: never send headers (for timeouts);
+ * - `drip`: 200, then `next(tick)` (tick 0, 1, …) every `everyMs` for as long as the client
+ *   listens; the response ends when `next` returns `undefined`.
  */
 export type ServerReply =
   | { readonly kind: 'stream'; readonly events: readonly SseEvent[]; readonly ending?: 'end' | 'hang' }
+  | { readonly kind: 'drip'; readonly next: (tick: number) => SseEvent | undefined; readonly everyMs: number }
   | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string>; readonly body: unknown }
   | { readonly kind: 'hang' }
 
@@ -111,6 +114,21 @@ function send(response: ServerResponse, reply: ServerReply): void {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_test' })
       for (const event of reply.events) response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`)
       if (reply.ending !== 'hang') response.end()
+      return
+    }
+    case 'drip': {
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_test' })
+      let tick = 0
+      const timer = setInterval(() => {
+        const event = reply.next(tick++)
+        if (event === undefined) {
+          clearInterval(timer)
+          response.end()
+          return
+        }
+        response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`)
+      }, reply.everyMs)
+      response.on('close', () => clearInterval(timer))
     }
   }
 }

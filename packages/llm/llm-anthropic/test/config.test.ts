@@ -49,6 +49,9 @@ describe('config', () => {
     [{ thinkingBudgets: { off: 4096 } }, /thinkingBudgets\.off is reserved/],
     [{ cacheTtl: '24h' }, /cacheTtl/],
     [{ baseURL: 'localhost:8080' }, /baseURL must be an absolute http\(s\) URL/],
+    [{ apiKey: ' \r\n ' }, /AnthropicAdapter config: apiKey is empty after trimming whitespace/],
+    [{ apiKey: 'sk-ant key' }, /AnthropicAdapter config: apiKey has whitespace or a control character inside the key/],
+    [{ deadlineMs: 0 }, /deadlineMs/],
   ])('rejects %j at load, naming the key', async (config, message) => {
     expect(() => parseAnthropicConfig(config)).toThrow(message)
     const context = await load(config)
@@ -64,8 +67,11 @@ describe('config', () => {
     expect(context.ctx.llm.providers()).toEqual([])
     // The default variable is ANTHROPIC_API_KEY (checked without touching the real environment).
     expect(() => resolveApiKey(parseAnthropicConfig({}), {})).toThrow(/environment variable ANTHROPIC_API_KEY \(apiKeyEnv\) is not set/)
-    expect(() => resolveApiKey({ apiKeyEnv: 'K' }, { K: '   ' })).toThrow(/K \(apiKeyEnv\) is not set/)
+    expect(() => resolveApiKey({ apiKeyEnv: 'K' }, { K: ' \r\n ' })).toThrow(/environment variable K \(apiKeyEnv\) is empty after trimming whitespace/)
     expect(resolveApiKey({ apiKeyEnv: 'K' }, { K: 'value' })).toBe('value')
+    // A CRLF env file or a mounted secret leaves a trailing newline: trimmed at load, as fetch trims the header.
+    expect(resolveApiKey({ apiKeyEnv: 'K' }, { K: 'value\r\n  ' })).toBe('value')
+    expect(parseAnthropicConfig({ apiKey: '  value\n' }).apiKey).toBe('value')
   })
 
   it('describes configured models and names the known ones for an unknown model', async () => {

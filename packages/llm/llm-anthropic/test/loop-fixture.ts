@@ -44,6 +44,14 @@ export interface LoopOptions {
   readonly resultChars?: number
   /** Replaces the reply to conversation request `index`. */
   readonly override?: (index: number) => ServerReply | undefined
+  /** Replaces the reply to a summary request. */
+  readonly summaryOverride?: (request: RecordedRequest) => ServerReply | undefined
+  /** Extra fields the server adds to every usage it reports (e.g. an echo of a request header). */
+  readonly usageExtra?: (request: RecordedRequest) => Record<string, unknown>
+  /** Appended to the key in the environment variable (the adapter must trim it). */
+  readonly apiKeyPadding?: string
+  /** Folder of a real file store; default the memory store. */
+  readonly directory?: string
 }
 
 /** Deterministic filler text for step `step`. */
@@ -90,15 +98,17 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
   const steps = options.steps ?? 30
   const apiKey = `sk-ant-api03-${randomBytes(24).toString('hex')}`
   const apiKeyEnv = `WARMFOLD_TEST_ANTHROPIC_KEY_${randomBytes(4).toString('hex').toUpperCase()}`
-  process.env[apiKeyEnv] = apiKey
+  process.env[apiKeyEnv] = apiKey + (options.apiKeyPadding ?? '')
   const cache = new PromptCacheSimulator()
   const usages: SimulatedUsage[] = []
   let conversationIndex = 0
   const server = await startAnthropicServer((request) => {
     const usage = cache.usageFor(request.body)
     usages.push(usage)
-    const startUsage = { ...usage, output_tokens: 1 }
+    const startUsage = { ...usage, output_tokens: 1, ...options.usageExtra?.(request) }
     if (isCompaction(request.body)) {
+      const summaryOverride = options.summaryOverride?.(request)
+      if (summaryOverride) return summaryOverride
       return streamReply({ blocks: [{ type: 'thinking', thinking: 'Condense it.', signature: 'sig-summary' }, { type: 'text', text: SUMMARY }], startUsage, deltaUsage: { output_tokens: 90 } })
     }
     const index = conversationIndex++
@@ -121,7 +131,7 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
   const context = await createTestContext()
   const { ctx } = context
   ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, {})
+  ctx.plugin(SessionStore, options.directory === undefined ? {} : { store: 'file', directory: options.directory })
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
   ctx.plugin(TokenMeter, {})

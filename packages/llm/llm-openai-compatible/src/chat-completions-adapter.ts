@@ -1,9 +1,9 @@
-import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { LlmAdapter, LlmError } from '@warmfold/llm'
+import type { GenerateOptions, ModelInfo, SecretRedactor, StreamChunk } from '@warmfold/llm'
+import { LlmAdapter, LlmError, normalizeApiKey, secretRedactor } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
-import { mapError, redactor } from './map-error.ts'
+import { mapError } from './map-error.ts'
 import type { ChatChunk } from './map-stream.ts'
 import { StreamMapper } from './map-stream.ts'
 import { withRetries } from './retry.ts'
@@ -11,7 +11,7 @@ import { serializeRequest } from './serialize-request.ts'
 
 /** Everything {@link ChatCompletionsAdapter} needs: the parsed config plus the resolved key. */
 export interface ChatCompletionsAdapterOptions extends Omit<OpenAICompatibleConfig, 'apiKey' | 'apiKeyEnv'> {
-  /** The API key, or `undefined` for a server without keys. */
+  /** The API key (surrounding whitespace is trimmed), or `undefined` for a server without keys. */
   readonly apiKey?: string
   /** Receives the SDK's warnings and errors (already redacted). */
   readonly onWarning?: (message: string) => void
@@ -23,7 +23,16 @@ export interface ChatCompletionsAdapterOptions extends Omit<OpenAICompatibleConf
  */
 export const KEYLESS_PLACEHOLDER = 'none'
 
-type StreamState = { controller: AbortController; timedOut: boolean }
+/** Which of the adapter's own limits cut a call short. */
+type Expiry = 'idle' | 'deadline'
+
+interface StreamState {
+  readonly controller: AbortController
+  /** Set when the adapter aborted the request itself. */
+  expired?: Expiry
+  /** Milliseconds spent waiting for chunks since the last one that made progress. */
+  idleMs: number
+}
 
 /**
  * An {@link LlmAdapter} for OpenAI-compatible chat completions endpoints (DeepSeek, OpenAI,
@@ -34,22 +43,27 @@ type StreamState = { controller: AbortController; timedOut: boolean }
 export class ChatCompletionsAdapter extends LlmAdapter {
   private readonly client: OpenAI
   private readonly errorBodies = new WeakMap<object, string>()
-  private readonly redact: (text: string) => string
+  private readonly secrets: SecretRedactor
+  private readonly options: ChatCompletionsAdapterOptions
 
-  constructor(private readonly options: ChatCompletionsAdapterOptions) {
+  /** @throws TypeError when `apiKey` is blank or has whitespace inside (the message never quotes it). */
+  constructor(options: ChatCompletionsAdapterOptions) {
     super()
-    this.redact = redactor(options.apiKey)
-    const warn = (...args: unknown[]) => options.onWarning?.(this.redact(args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' ')))
+    // Trimmed again for direct users: redaction must look for the key exactly as the server sees it.
+    const apiKey = options.apiKey === undefined ? undefined : normalizeApiKey(options.apiKey, 'ChatCompletionsAdapter: apiKey')
+    this.options = { ...options, apiKey }
+    this.secrets = secretRedactor(apiKey)
+    const warn = (...args: unknown[]) => options.onWarning?.(this.secrets.text(args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' ')))
     this.client = new OpenAI({
       baseURL: options.baseURL,
-      apiKey: options.apiKey ?? KEYLESS_PLACEHOLDER,
+      apiKey: apiKey ?? KEYLESS_PLACEHOLDER,
       // Explicit nulls: the SDK would otherwise read OPENAI_ORG_ID / OPENAI_PROJECT_ID / OPENAI_ADMIN_KEY.
       organization: null,
       project: null,
       adminAPIKey: null,
       maxRetries: 0,
       timeout: options.timeoutMs,
-      defaultHeaders: { ...(options.apiKey === undefined && !setsAuthorization(options.headers) ? { Authorization: null } : {}), ...options.headers },
+      defaultHeaders: { ...(apiKey === undefined && !setsAuthorization(options.headers) ? { Authorization: null } : {}), ...options.headers },
       fetch: this.fetchKeepingErrorBodies,
       logger: { error: warn, warn, info: () => {}, debug: () => {} },
       logLevel: 'warn',
@@ -76,19 +90,23 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   }
 
   /**
-   * Streams one call: serializes it, sends it with bounded retries, and maps the response.
+   * Streams one call: serializes it, sends it with bounded retries, and maps the response. The
+   * stream is cut with `TIMEOUT` when no chunk makes progress for `timeoutMs` (empty chunks do
+   * not count, see {@link StreamMapper.progress}) or when the whole call outlasts `deadlineMs`.
    * @throws LlmError for every failure (see the README's error table).
    */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     this.resolveModel(options.provider, options.model)
     const context = this.errorContext(options.provider)
     const body = serializeRequest(options, this.options.dialect)
-    const state: StreamState = { controller: new AbortController(), timedOut: false }
+    const state: StreamState = { controller: new AbortController(), idleMs: 0 }
     const signal = options.signal
     const fail = (error: unknown): LlmError => this.failure(error, state, options, context)
     if (signal?.aborted) throw fail(new OpenAI.APIUserAbortError())
     const onAbort = () => state.controller.abort(signal?.reason)
     signal?.addEventListener('abort', onAbort, { once: true })
+    const { deadlineMs } = this.options
+    const deadline = deadlineMs === undefined ? undefined : setTimeout(() => expire(state, 'deadline'), deadlineMs)
     let iterator: AsyncIterator<ChatChunk> | undefined
     try {
       const response = await withRetries(
@@ -97,19 +115,23 @@ export class ChatCompletionsAdapter extends LlmAdapter {
         fail,
         state.controller.signal,
       )
-      const mapper = new StreamMapper(options.provider, this.options.dialect, this.redact)
+      const mapper = new StreamMapper(options.provider, this.options.dialect, this.secrets)
       iterator = (response as AsyncIterable<ChatChunk>)[Symbol.asyncIterator]()
       while (true) {
         const next = await this.nextChunk(iterator, state)
         // The SDK ends the iteration quietly when its request is aborted.
-        if (signal?.aborted || state.timedOut) throw fail(new OpenAI.APIUserAbortError())
+        if (signal?.aborted || state.expired) throw fail(new OpenAI.APIUserAbortError())
         if (next.done) break
-        yield* mapper.push(next.value)
+        const progress = mapper.progress
+        const chunks = mapper.push(next.value)
+        if (mapper.progress !== progress) state.idleMs = 0
+        yield* chunks
       }
       yield* mapper.end()
     } catch (error) {
       throw fail(error)
     } finally {
+      clearTimeout(deadline)
       signal?.removeEventListener('abort', onAbort)
       // Stops the HTTP stream when the consumer stopped early; a no-op after a complete stream.
       state.controller.abort()
@@ -117,15 +139,19 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     }
   }
 
+  /**
+   * The next chunk, or an abort once `timeoutMs` of waiting has passed without progress. Only the
+   * time spent waiting on the server counts: a consumer that takes its time between chunks does
+   * not use up the budget.
+   */
   private async nextChunk(iterator: AsyncIterator<ChatChunk>, state: StreamState): Promise<IteratorResult<ChatChunk>> {
-    const timer = setTimeout(() => {
-      state.timedOut = true
-      state.controller.abort()
-    }, this.options.timeoutMs)
+    const started = performance.now()
+    const timer = setTimeout(() => expire(state, 'idle'), Math.max(0, this.options.timeoutMs - state.idleMs))
     try {
       return await iterator.next()
     } finally {
       clearTimeout(timer)
+      state.idleMs += performance.now() - started
     }
   }
 
@@ -138,8 +164,18 @@ export class ChatCompletionsAdapter extends LlmAdapter {
         cause: options.signal.reason,
       })
     }
-    if (state.timedOut) {
-      return new LlmError('TIMEOUT', `${options.provider}: no stream data from ${this.options.baseURL} for ${this.options.timeoutMs} ms`, { provider: options.provider })
+    if (state.expired === 'deadline') {
+      return new LlmError('TIMEOUT', `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within deadlineMs (${this.options.deadlineMs} ms)`, {
+        provider: options.provider,
+        retryable: false,
+      })
+    }
+    if (state.expired === 'idle') {
+      return new LlmError(
+        'TIMEOUT',
+        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs (${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish reason`,
+        { provider: options.provider },
+      )
     }
     return mapError(error, context)
   }
@@ -149,7 +185,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
       provider,
       baseURL: this.options.baseURL,
       timeoutMs: this.options.timeoutMs,
-      redact: this.redact,
+      redact: this.secrets.text,
       bodyOf: (headers) => (headers !== null && typeof headers === 'object' ? this.errorBodies.get(headers) : undefined),
     }
   }
@@ -167,6 +203,13 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     this.errorBodies.set(copy.headers, text)
     return copy
   }
+}
+
+/** Aborts the call for `reason`, once: the first limit to run out is the one reported. */
+function expire(state: StreamState, reason: Expiry): void {
+  if (state.expired) return
+  state.expired = reason
+  state.controller.abort()
 }
 
 function setsAuthorization(headers: Readonly<Record<string, string>>): boolean {

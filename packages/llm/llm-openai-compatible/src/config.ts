@@ -1,4 +1,4 @@
-import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /**
@@ -28,16 +28,25 @@ export interface OpenAICompatibleConfig {
   readonly provider: string
   /** Endpoint base URL, e.g. `https://api.deepseek.com` (requests go to `{baseURL}/chat/completions`). Required. */
   readonly baseURL: string
-  /** The API key itself. Prefer `apiKeyEnv`. At most one of the two. */
+  /** The API key itself, trimmed of surrounding whitespace. Prefer `apiKeyEnv`. At most one of the two. */
   readonly apiKey?: string
-  /** Name of the environment variable holding the API key, read at load. */
+  /** Name of the environment variable holding the API key, read (and trimmed) at load. */
   readonly apiKeyEnv?: string
   /** Server family; default `generic`. */
   readonly dialect: Dialect
   /** Model id → model facts. At least one model. */
   readonly models: Readonly<Record<string, ModelConfig>>
-  /** Milliseconds to wait for the response headers, and then for each next stream chunk; default 600000. */
+  /**
+   * Milliseconds to wait for the response headers, and then for stream progress: a chunk that
+   * carries content, reasoning, a tool call, new usage or the finish reason. Empty chunks do not
+   * count. Default 600000.
+   */
   readonly timeoutMs: number
+  /**
+   * Wall-clock milliseconds one call may take in total (retries, waits and streaming included);
+   * when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
+   */
+  readonly deadlineMs?: number
   /** Retries after a 429, a 5xx or a connection failure; default 2. */
   readonly maxRetries: number
   /** First retry backoff in milliseconds, doubled per retry; default 500. */
@@ -50,7 +59,7 @@ export interface OpenAICompatibleConfig {
 
 /** The config a host writes: {@link OpenAICompatibleConfig} with the defaulted keys optional. */
 export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'> &
-  Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers'>>
+  Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'deadlineMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers'>>
 
 /** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
 export type OpenAICompatibleConfigParser = ((config: OpenAICompatibleOptions) => OpenAICompatibleConfig) & { readonly schema: Schema }
@@ -74,7 +83,8 @@ const schema = Schema.object({
   apiKeyEnv: Schema.string().description('Environment variable holding the API key. Default: none.'),
   dialect: Schema.union(DIALECTS as Dialect[]).default('generic').description('Server family. Default "generic".'),
   models: Schema.dict(modelSchema).required().description('Model id → { contextWindow, defaultMaxTokens?, efforts?, defaultEffort? }. Required.'),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for headers and for each stream chunk, ms. Default 600000.'),
+  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for headers, then for stream progress (empty chunks do not count), ms. Default 600000.'),
+  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included, ms. Default: none.'),
   maxRetries: Schema.natural().default(2).description('Retries after 429, 5xx or a connection failure. Default 2.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff, ms, doubled per retry. Default 500.'),
   maxRetryWaitMs: Schema.natural().default(60_000).description('Cap of one wait between attempts, retry-after included, ms. Default 60000.'),
@@ -96,7 +106,9 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
       if (apiKey !== undefined && typeof apiKey !== 'string') fail('apiKey must be a string')
       if (apiKey === '') fail('apiKey must not be empty; omit it for a server without keys')
     }
-    const config = parseShape(input)
+    const parsed = parseShape(input)
+    // Trimmed here: HTTP clients strip it from the header anyway, and redaction must look for what the server saw.
+    const config = parsed.apiKey === undefined ? parsed : { ...parsed, apiKey: normalizeApiKey(parsed.apiKey, `${OWNER} config: apiKey`) }
     if (config.provider === '') fail('provider must not be empty')
     checkBaseURL(config.baseURL)
     if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('set apiKey or apiKeyEnv, not both')
@@ -114,18 +126,20 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
 )
 
 /**
- * The API key the config names: `apiKey`, the value of the `apiKeyEnv` variable, or
- * `undefined` for a server without keys.
- * @throws Error naming the variable (never a value) when `apiKeyEnv` is unset or empty.
+ * The API key the config names: `apiKey`, the value of the `apiKeyEnv` variable (trimmed of
+ * surrounding whitespace, as a CRLF env file or a mounted secret leaves it), or `undefined` for a
+ * server without keys.
+ * @throws Error naming the variable (never a value) when `apiKeyEnv` is unset, empty or blank,
+ *   or holds whitespace inside the key.
  */
 export function resolveApiKey(config: Pick<OpenAICompatibleConfig, 'provider' | 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (config.apiKey !== undefined) return config.apiKey
+  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, `${OWNER} config: apiKey`)
   if (config.apiKeyEnv === undefined) return undefined
   const value = env[config.apiKeyEnv]
   if (value === undefined || value === '') {
     throw new Error(`${OWNER} (provider "${config.provider}"): apiKeyEnv names the environment variable ${config.apiKeyEnv}, which is not set or empty`)
   }
-  return value
+  return normalizeApiKey(value, `${OWNER} (provider "${config.provider}"): the environment variable ${config.apiKeyEnv} (apiKeyEnv)`)
 }
 
 function checkModel(id: string, model: ModelConfig): ModelConfig {

@@ -1,5 +1,5 @@
-import type { FinishReason, StreamChunk, TokenUsage } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
+import type { FinishReason, SecretRedactor, StreamChunk } from '@warmfold/llm'
+import { LlmError, secretRedactor } from '@warmfold/llm'
 import type { Dialect } from './config.ts'
 import type { ChatUsage, LlamaTimings } from './map-usage.ts'
 import { mapUsage } from './map-usage.ts'
@@ -57,17 +57,29 @@ export class StreamMapper {
   private finishReason: FinishReason | undefined
   private usage: ChatUsage | undefined
   private timings: LlamaTimings | undefined
+  private reportedUsage: string | undefined
   private chunkCount = 0
+  private progressCount = 0
 
   /**
-   * @param redact removes secrets from text; the usage's `raw` object passes through it, so a
-   *   server that echoes the API key into usage cannot leak it into the session log.
+   * @param secrets removes the API key; the usage's `raw` object passes through it, so a server
+   *   that echoes the key into usage cannot leak it into the session log.
    */
   constructor(
     private readonly provider: string,
     private readonly dialect: Dialect,
-    private readonly redact: (text: string) => string = (text) => text,
+    private readonly secrets: SecretRedactor = secretRedactor(undefined),
   ) {}
+
+  /**
+   * How many chunks so far carried progress: non-empty content or reasoning, a tool call's id,
+   * name or argument text, usage (or llama.cpp timings) that differ from the last ones, or the
+   * first finish reason. Empty chunks (`delta: {}`, `choices: []`, `content: ""`) and repeats
+   * do not count; the adapter's idle timeout restarts only when this grows.
+   */
+  get progress(): number {
+    return this.progressCount
+  }
 
   /**
    * Maps one chunk.
@@ -78,6 +90,16 @@ export class StreamMapper {
     this.chunkCount += 1
     if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage
     if (chunk.timings && typeof chunk.timings === 'object') this.timings = chunk.timings
+    const reported = this.usage === undefined && this.timings === undefined ? undefined : JSON.stringify([this.usage ?? null, this.timings ?? null])
+    const usageMoved = reported !== this.reportedUsage
+    this.reportedUsage = reported
+    const finishedBefore = this.finishReason !== undefined
+    const out = this.mapChoice(chunk)
+    if (usageMoved || (!finishedBefore && this.finishReason !== undefined) || out.some(carriesProgress)) this.progressCount += 1
+    return out
+  }
+
+  private mapChoice(chunk: ChatChunk): StreamChunk[] {
     const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0)
     if (!choice) return []
     const out: StreamChunk[] = []
@@ -106,16 +128,14 @@ export class StreamMapper {
       )
     }
     const out: StreamChunk[] = [...this.blocks.values()].map((block) => ({ type: 'block-end', index: block.index }))
-    if (this.usage !== undefined || this.timings !== undefined) out.push({ type: 'usage', usage: this.redactRaw(mapUsage(this.usage, this.timings, this.dialect)) })
+    if (this.usage !== undefined || this.timings !== undefined) {
+      const usage = mapUsage(this.usage, this.timings, this.dialect)
+      out.push({ type: 'usage', usage: usage.raw === undefined ? usage : { ...usage, raw: this.secrets.value(usage.raw) } })
+    }
     out.push({ type: 'finish', reason: this.finishReason })
     return out
   }
 
-  private redactRaw(usage: TokenUsage): TokenUsage {
-    const text = JSON.stringify(usage.raw)
-    const redacted = text === undefined ? text : this.redact(text)
-    return redacted === text ? usage : { ...usage, raw: JSON.parse(redacted as string) }
-  }
 
   private toolCall(call: ChatToolCallDelta, position: number, out: StreamChunk[]): void {
     const key = `tool:${typeof call.index === 'number' ? call.index : position}`
@@ -157,6 +177,21 @@ export class StreamMapper {
     const hasToolCalls = [...this.blocks.keys()].some((key) => key.startsWith('tool:'))
     // An unknown reason is a stop of some kind; the tool calls, if any, decide which.
     this.finishReason = FINISH_REASONS[reason] ?? (hasToolCalls ? 'tool-calls' : 'stop')
+  }
+}
+
+/** Whether a mapped chunk carries something new: text, reasoning, or a tool call's id, name or arguments. */
+function carriesProgress(chunk: StreamChunk): boolean {
+  switch (chunk.type) {
+    case 'text-delta':
+    case 'reasoning-delta':
+      return chunk.delta !== ''
+    case 'tool-call-delta':
+      return chunk.argumentsDelta !== '' || chunk.id !== undefined || chunk.name !== undefined
+    case 'block-start':
+      return chunk.id !== undefined || chunk.name !== undefined
+    default:
+      return false
   }
 }
 

@@ -1,3 +1,7 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { inspect } from 'node:util'
 import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
 import { CompactionInvariants } from '@warmfold/compaction'
 import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
@@ -54,12 +58,14 @@ interface Run extends TestContext {
 }
 
 const runs: Run[] = []
+const folders: string[] = []
 afterEach(async () => {
   vi.unstubAllEnvs()
   for (const run of runs.splice(0)) {
     await run.dispose()
     await run.server.close()
   }
+  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true })
 })
 
 /** The real runtime, store, loop, tools, meter, invariants and engine; the adapter talks HTTP to the recording server. */
@@ -189,4 +195,88 @@ describe('through the real agent loop and BasicCompactionEngine (DeepSeek dialec
     expect(usages.every((usage) => usage?.cacheReadTokens !== undefined)).toBe(true)
     run.assertClean()
   })
+})
+
+/** The key as a CRLF env file or a mounted secret leaves it: trailing `\r\n` and spaces. */
+const PADDED_KEY = `${SECRET_KEY}\r\n  `
+/** Conversation request at which the server rejects the key (and echoes it), ending the turn. */
+const FAILING_STEP = 24
+
+/** Every form of the key a leak could take, raw and as JSON escapes it. */
+function keyForms(): string[] {
+  return [SECRET_KEY, PADDED_KEY, JSON.stringify(PADDED_KEY).slice(1, -1), 'SECRET']
+}
+
+/**
+ * The real stack with a file store, a key with trailing whitespace, and a server that echoes the
+ * Authorization header it received into every usage object, into its answer to every summary
+ * call (a 400, so compaction fails) and finally into a 401 that ends the turn.
+ */
+async function runEchoingSession(keyConfig: { apiKeyEnv: string } | { apiKey: string }): Promise<{ run: Run; directory: string; events: string }> {
+  const directory = await mkdtemp(join(tmpdir(), 'warmfold-openai-key-'))
+  folders.push(directory)
+  let conversationCalls = 0
+  const server = await RecordingServer.start((request, index) => {
+    const echoed = String(request.headers.authorization)
+    const usage = { ...usageFor(request, server.requests[index - 1]), note: `billed to ${echoed}` }
+    if (isSummaryRequest(request)) return { status: 400, body: { error: { message: `summary refused for ${echoed}`, type: 'invalid_request_error', code: null } } }
+    const step = conversationCalls++
+    if (step >= FAILING_STEP) return { status: 401, body: { error: { message: `Incorrect API key provided: ${echoed}.`, type: 'invalid_request_error', code: 'invalid_api_key' } } }
+    return {
+      sse: deepseekStream(MODEL, { reasoning: `Step ${step}.`, text: `Reading file ${step}.`, toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }] }, usage),
+    }
+  })
+  const context = await createTestContext()
+  const { ctx } = context
+  ctx.plugin(LlmRuntime)
+  ctx.plugin(SessionStore, { store: 'file', directory })
+  ctx.plugin(ToolRegistry)
+  ctx.plugin(AgentLoop)
+  ctx.plugin(TokenMeter, {})
+  ctx.plugin(CompactionInvariants)
+  ctx.plugin(BasicCompactionEngine, {})
+  ctx.plugin(OpenAICompatibleAdapter, {
+    provider: 'deepseek',
+    baseURL: server.baseURL,
+    ...keyConfig,
+    dialect: 'deepseek',
+    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
+    retryBaseMs: 1,
+    maxRetries: 0,
+  })
+  let step = 0
+  ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => filler(2000 + step++, 1200) })
+  const run: Run = Object.assign(context, { server, marks: [] as number[] })
+  runs.push(run)
+  const agent = await ctx.agentLoop.create('leak', { provider: 'deepseek', model: MODEL, system: SYSTEM, ...ENVELOPE })
+  agent.followup('Refactor the project.')
+  await agent.whenIdle()
+  await ctx.stop()
+  const files = await readdir(directory)
+  const events = (await Promise.all(files.map((file) => readFile(join(directory, file), 'utf8')))).join('\n')
+  return { run, directory, events }
+}
+
+describe('an API key with trailing whitespace never reaches the session files', () => {
+  for (const [name, keyConfig] of [
+    ['read from apiKeyEnv with a trailing CRLF and spaces', () => (vi.stubEnv(KEY_ENV, PADDED_KEY), { apiKeyEnv: KEY_ENV })],
+    ['given as apiKey with surrounding whitespace', () => ({ apiKey: ` ${PADDED_KEY}` })],
+  ] as const) {
+    it(`${name}: turn/end, compaction/end, compaction/failure and usage.raw are redacted, and the trimmed key was sent`, async () => {
+      const { run, events } = await runEchoingSession(keyConfig())
+      for (const request of run.server.requests) expect(request.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
+      const lines = events.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as { type: string; data: unknown })
+      const ofType = (type: string) => lines.filter((line) => line.type === type).map((line) => JSON.stringify(line.data))
+      // Every path the echo could take was exercised, and each holds the redaction marker.
+      expect(ofType('turn/end').at(-1)).toContain('"errorCode":"AUTH"')
+      expect(ofType('turn/end').at(-1)).toContain('Incorrect API key provided: Bearer [redacted].')
+      expect(ofType('compaction/end').some((data) => data.includes('summary refused for Bearer [redacted]'))).toBe(true)
+      expect(ofType('compaction/failure').some((data) => data.includes('summary refused for Bearer [redacted]'))).toBe(true)
+      const usages = lines.filter((line) => line.type === 'assistant/message').map((line) => JSON.stringify((line.data as { usage: { raw: unknown } }).usage.raw))
+      expect(usages).toHaveLength(FAILING_STEP)
+      for (const usage of usages) expect(usage).toContain('billed to Bearer [redacted]')
+      const produced = [events, run.warnings.join('\n'), inspect(run.errors, { depth: Infinity })].join('\n')
+      for (const form of keyForms()) expect(produced, `the key as ${JSON.stringify(form)}`).not.toContain(form)
+    })
+  }
 })

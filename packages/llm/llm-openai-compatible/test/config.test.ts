@@ -63,6 +63,22 @@ describe('config', () => {
     expect(context.ctx.llm.providers()).toEqual([])
   })
 
+  it('trims a key read from a file, a CRLF env file or a k8s secret, at load', () => {
+    expect(parseOpenAICompatibleConfig({ ...MINIMAL, apiKey: ` ${SECRET_KEY}\r\n` }).apiKey).toBe(SECRET_KEY)
+    expect(resolveApiKey({ provider: 'p', apiKeyEnv: 'PADDED' }, { PADDED: `${SECRET_KEY}\r\n  ` })).toBe(SECRET_KEY)
+  })
+
+  it('a blank apiKeyEnv variable fails the load, naming the variable and never a value', async () => {
+    expect(() => resolveApiKey({ provider: 'p', apiKeyEnv: 'BLANK' }, { BLANK: ' \r\n' })).toThrow(
+      'OpenAICompatibleAdapter (provider "p"): the environment variable BLANK (apiKeyEnv) is empty after trimming whitespace',
+    )
+    vi.stubEnv(KEY_ENV, 'sk-inner secret\n')
+    const { context, messages } = await loadErrors({ ...MINIMAL, apiKeyEnv: KEY_ENV })
+    expect(messages.some((message) => message.includes(`the environment variable ${KEY_ENV} (apiKeyEnv) has whitespace or a control character inside the key`))).toBe(true)
+    expect(messages.join('\n')).not.toContain('sk-inner')
+    expect(context.ctx.llm.providers()).toEqual([])
+  })
+
   it('an apiKeyEnv whose variable is empty is unset too', () => {
     expect(() => resolveApiKey({ provider: 'p', apiKeyEnv: 'EMPTY' }, { EMPTY: '' })).toThrow('environment variable EMPTY, which is not set or empty')
     expect(resolveApiKey({ provider: 'p', apiKeyEnv: 'SET' }, { SET: SECRET_KEY })).toBe(SECRET_KEY)
@@ -93,6 +109,9 @@ describe('config', () => {
       [{ ...MINIMAL, apiKeyEnv: 'not a name' }, 'apiKeyEnv must be an environment variable name'],
       [{ ...MINIMAL, apiKey: '' }, 'apiKey must not be empty'],
       [{ ...MINIMAL, apiKey: 987654321 }, 'apiKey must be a string'],
+      [{ ...MINIMAL, apiKey: ' \r\n ' }, 'apiKey is empty after trimming whitespace'],
+      [{ ...MINIMAL, apiKey: 'sk-987654321 and more' }, 'apiKey has whitespace or a control character inside the key'],
+      [{ ...MINIMAL, timeoutMs: 100, deadlineMs: 0 }, '$.deadlineMs'],
     ]
     for (const [config, message] of cases) {
       let thrown: unknown

@@ -25,6 +25,11 @@ export type Reply =
   | { readonly hang: true }
   /** Destroys the socket without answering. */
   | { readonly destroy: true }
+  /**
+   * A 200 SSE stream that sends `drip(tick)` (tick 0, 1, …) every `everyMs` for as long as the
+   * client listens; when `drip` returns `undefined`, `data: [DONE]` follows and the stream ends.
+   */
+  | { readonly drip: (tick: number) => object | string | undefined; readonly everyMs: number }
 
 /** Chooses the reply to request number `index` (0-based). */
 export type Responder = (request: RecordedRequest, index: number) => Reply | Promise<Reply>
@@ -38,6 +43,7 @@ export class RecordingServer {
   /** Every request, in arrival order. */
   readonly requests: RecordedRequest[] = []
   private readonly open = new Set<ServerResponse>()
+  private readonly closings: Array<Promise<void>> = []
 
   private constructor(
     private readonly server: ReturnType<typeof createServer>,
@@ -63,6 +69,7 @@ export class RecordingServer {
         const self = recording as RecordingServer
         const index = self.requests.push(recorded) - 1
         self.open.add(response)
+        self.closings[index] = new Promise((resolve) => response.on('close', resolve))
         response.on('close', () => self.open.delete(response))
         Promise.resolve(responder(recorded, index))
           .then((reply) => send(response, reply))
@@ -83,6 +90,13 @@ export class RecordingServer {
     return this.requests.filter(predicate)
   }
 
+  /** Resolves once the response to request `index` is closed (by either side). */
+  closed(index: number): Promise<void> {
+    const closing = this.closings[index]
+    if (!closing) throw new Error(`no request ${index} has arrived`)
+    return closing
+  }
+
   /** Responses still open (a held stream the client has not closed yet). */
   get openResponses(): number {
     return this.open.size
@@ -100,6 +114,21 @@ function send(response: ServerResponse, reply: Reply): void {
   if ('hang' in reply) return
   if ('destroy' in reply) {
     response.socket?.destroy()
+    return
+  }
+  if ('drip' in reply) {
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+    let tick = 0
+    const timer = setInterval(() => {
+      const event = reply.drip(tick++)
+      if (event === undefined) {
+        clearInterval(timer)
+        response.end('data: [DONE]\n\n')
+        return
+      }
+      response.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`)
+    }, reply.everyMs)
+    response.on('close', () => clearInterval(timer))
     return
   }
   if ('status' in reply) {

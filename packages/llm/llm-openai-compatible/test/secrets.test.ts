@@ -15,9 +15,14 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
 })
 
-/** Every form in which an error could be printed or logged. */
+/** Every form in which an error could be printed or logged, its whole cause chain included. */
 function renderings(error: LlmError): string[] {
-  return [error.message, String(error), error.stack ?? '', inspect(error, { depth: 10 }), JSON.stringify(error)]
+  const texts = [error.message, String(error), error.stack ?? '', inspect(error, { depth: 10, showHidden: true }), JSON.stringify(error)]
+  for (let cause: unknown = error.cause; cause !== undefined; cause = (cause as { cause?: unknown }).cause) {
+    texts.push(inspect(cause, { depth: 10, showHidden: true }), cause instanceof Error ? String(cause.stack) : String(cause))
+    if (!(cause instanceof Error)) break
+  }
+  return texts
 }
 
 function expectNoKey(text: string, where: string): void {
@@ -25,6 +30,13 @@ function expectNoKey(text: string, where: string): void {
   // No fragment either (a cut message could keep part of the key).
   expect(text, where).not.toContain('SECRET')
 }
+
+/** The key as a file, a CRLF env file or a k8s secret leaves it; fetch trims the header, the adapter must too. */
+const KEY_FORMS: Array<[string, () => { apiKeyEnv: string } | { apiKey: string }]> = [
+  ['a clean key from apiKeyEnv', () => (vi.stubEnv(KEY_ENV, SECRET_KEY), { apiKeyEnv: KEY_ENV })],
+  ['a key with a trailing CRLF and spaces from apiKeyEnv', () => (vi.stubEnv(KEY_ENV, `${SECRET_KEY}\r\n  `), { apiKeyEnv: KEY_ENV })],
+  ['a key with a trailing newline in apiKey', () => ({ apiKey: `  ${SECRET_KEY}\n` })],
+]
 
 /** The key-echoing replies a careless or hostile server could send. */
 const ECHOES: Array<[string, LlmErrorCode, (request: RecordedRequest) => Reply]> = [
@@ -38,19 +50,20 @@ const ECHOES: Array<[string, LlmErrorCode, (request: RecordedRequest) => Reply]>
 ]
 
 describe('the API key never leaves the Authorization header', () => {
-  for (const [name, code, reply] of ECHOES) {
-    it(`${name}: the error, the warnings and the logs hold no key`, async () => {
-      vi.stubEnv(KEY_ENV, SECRET_KEY)
-      const harness = await mountAdapter(reply, { apiKeyEnv: KEY_ENV, maxRetries: 0 })
-      harnesses.push(harness)
-      const error = await expectLlmError(() => collect(harness, request(harness)), code)
-      for (const text of renderings(error)) expectNoKey(text, `${code} error`)
-      for (const warning of harness.warnings) expectNoKey(warning, 'warning')
-      // The SDK logs an unparseable chunk verbatim: the log path is exercised, and redacted.
-      if (code === 'INVALID_RESPONSE') expect(harness.warnings.join('\n')).toContain('[redacted]')
-      for (const logged of harness.errors) expectNoKey(inspect(logged, { depth: 10 }), 'internal error')
-      expect(harness.server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
-    })
+  for (const [keyName, keyConfig] of KEY_FORMS) {
+    for (const [name, code, reply] of ECHOES) {
+      it(`${keyName}, ${name}: the error, the warnings and the logs hold no key`, async () => {
+        const harness = await mountAdapter(reply, { ...keyConfig(), maxRetries: 0 })
+        harnesses.push(harness)
+        const error = await expectLlmError(() => collect(harness, request(harness)), code)
+        for (const text of renderings(error)) expectNoKey(text, `${code} error`)
+        for (const warning of harness.warnings) expectNoKey(warning, 'warning')
+        // The SDK logs an unparseable chunk verbatim: the log path is exercised, and redacted.
+        if (code === 'INVALID_RESPONSE') expect(harness.warnings.join('\n')).toContain('[redacted]')
+        for (const logged of harness.errors) expectNoKey(inspect(logged, { depth: 10 }), 'internal error')
+        expect(harness.server.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
+      })
+    }
   }
 
   it('redacts rather than drops: the server message is still there, with the key replaced', async () => {
@@ -62,14 +75,14 @@ describe('the API key never leaves the Authorization header', () => {
     expect(error.status).toBe(401)
   })
 
-  it('a usage object that echoes the key is redacted in raw (nothing else is removed)', async () => {
-    vi.stubEnv(KEY_ENV, SECRET_KEY)
-    const usage = { prompt_tokens: 5, completion_tokens: 1, note: `billed to ${SECRET_KEY}` }
+  it('a usage object that echoes the (trimmed) key is redacted in raw, keys included (nothing else is removed)', async () => {
+    vi.stubEnv(KEY_ENV, `${SECRET_KEY}\r\n`)
+    const usage = { prompt_tokens: 5, completion_tokens: 1, note: `billed to ${SECRET_KEY}`, [SECRET_KEY]: 1 }
     const harness = await mountAdapter(() => ({ sse: [chunk(MODEL, { content: 'x' }, 'stop', { usage })] }), { apiKeyEnv: KEY_ENV })
     harnesses.push(harness)
     const result = await harness.ctx.llm.generate(request(harness))
     expectNoKey(canonicalJson(result.usage), 'usage')
-    expect(result.usage?.raw).toEqual({ prompt_tokens: 5, completion_tokens: 1, note: 'billed to [redacted]' })
+    expect(result.usage?.raw).toEqual({ prompt_tokens: 5, completion_tokens: 1, note: 'billed to [redacted]', '[redacted]': 1 })
     harness.assertClean()
   })
 
