@@ -53,18 +53,18 @@ describe('stream progress', () => {
 
 describe('stalled and endless streams', () => {
   it('a server that sends only pings and empty deltas, every few ms, forever, fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
-    const harness = await serving((tick) => (tick === 0 ? START : tick === 1 ? TEXT_START : IDLE_EVENTS[tick % IDLE_EVENTS.length]), 3, { timeoutMs: 300 })
+    const harness = await serving((tick) => (tick === 0 ? START : tick === 1 ? TEXT_START : IDLE_EVENTS[tick % IDLE_EVENTS.length]), 3, { timeoutMs: 1000 })
     const { error } = await drain(harness)
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic' })
-    expect((error as Error).message).toContain('no stream progress for timeoutMs (300 ms)')
+    expect((error as Error).message).toContain('no stream progress for timeoutMs (1000 ms)')
     await harness.server.closed(0)
     expect(harness.server.requests).toHaveLength(1)
   })
 
   it('a server that streams real content slowly, between pings, keeps going past timeoutMs and completes', async () => {
-    const idleMs = 750
+    const idleMs = 1000
     const contentEvery = 5
-    const pieces = 20
+    const pieces = 25
     const written: number[] = []
     const harness = await serving(
       (tick) => {
@@ -90,11 +90,11 @@ describe('stalled and endless streams', () => {
   })
 
   it('a server that streams real content forever is cut at deadlineMs with TIMEOUT naming the limit, and its connection is closed', async () => {
-    const harness = await serving((tick) => (tick === 0 ? START : tick === 1 ? TEXT_START : delta('more ')), 5, { timeoutMs: 60_000, deadlineMs: 300, maxRetries: 2 })
+    const harness = await serving((tick) => (tick === 0 ? START : tick === 1 ? TEXT_START : delta('more ')), 5, { timeoutMs: 60_000, deadlineMs: 1000, maxRetries: 2 })
     const { chunks, error } = await drain(harness)
     expect(chunks.some((chunk) => chunk.type === 'text-delta')).toBe(true)
     expect(error).toMatchObject({ code: 'TIMEOUT', retryable: false })
-    expect((error as Error).message).toContain('anthropic/claude-test: the call did not finish within deadlineMs (300 ms)')
+    expect((error as Error).message).toContain('anthropic/claude-test: the call did not finish within deadlineMs (1000 ms)')
     await harness.server.closed(0)
     expect(harness.server.requests).toHaveLength(1)
   })

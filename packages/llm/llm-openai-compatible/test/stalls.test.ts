@@ -52,18 +52,18 @@ describe('stream progress', () => {
 
 describe('stalled and endless streams', () => {
   it('a server that sends only empty chunks, every few ms, forever, fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
-    const harness = await serving({ drip: (tick) => (tick === 0 ? chunk(MODEL, { role: 'assistant', content: '' }) : EMPTY_CHUNKS[tick % EMPTY_CHUNKS.length]), everyMs: 3 }, { timeoutMs: 300 })
+    const harness = await serving({ drip: (tick) => (tick === 0 ? chunk(MODEL, { role: 'assistant', content: '' }) : EMPTY_CHUNKS[tick % EMPTY_CHUNKS.length]), everyMs: 3 }, { timeoutMs: 1000 })
     const error = await expectLlmError(() => collect(harness, request(harness)), 'TIMEOUT')
     expect(error.message).toContain('no stream progress')
-    expect(error.message).toContain('timeoutMs (300 ms)')
+    expect(error.message).toContain('timeoutMs (1000 ms)')
     await harness.server.closed(0)
     expect(harness.server.requests).toHaveLength(1)
   })
 
   it('a server that streams real content slowly, between empty chunks, keeps going past timeoutMs and completes', async () => {
-    const idleMs = 750
+    const idleMs = 1000
     const contentEvery = 5
-    const pieces = 20
+    const pieces = 25
     const written: number[] = []
     const harness = await serving(
       {
@@ -86,13 +86,13 @@ describe('stalled and endless streams', () => {
   })
 
   it('a server that streams real content forever is cut at deadlineMs with TIMEOUT naming the limit, and its connection is closed', async () => {
-    const harness = await serving({ drip: () => chunk(MODEL, { content: 'more ' }), everyMs: 5 }, { timeoutMs: 60_000, deadlineMs: 300 })
+    const harness = await serving({ drip: () => chunk(MODEL, { content: 'more ' }), everyMs: 5 }, { timeoutMs: 60_000, deadlineMs: 1000 })
     const seen: string[] = []
     const error = await expectLlmError(async () => {
       for await (const part of harness.ctx.llm.stream(request(harness))) seen.push(part.type)
     }, 'TIMEOUT')
     expect(seen).toContain('text-delta')
-    expect(error.message).toContain('did not finish within deadlineMs (300 ms)')
+    expect(error.message).toContain('did not finish within deadlineMs (1000 ms)')
     expect(error.retryable).toBe(false)
     await harness.server.closed(0)
   })
