@@ -63,27 +63,31 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
     if (input.signal?.aborted) throw new CompactionRefusal('cancelled', `compaction aborted: ${String(input.signal.reason)}`)
     assertStable(session, input, surface, shadowedSeqs)
     const sent = outcome.sent
-    let summary
-    let checkpointEvent
+    let committed
     try {
-      summary = session.append('compaction/summary', {
-        compactionId,
-        summary: [textBlock(outcome.text)],
-        shadowedRange: { start: region.start, end: region.end },
-        shadowedSeqs: [...shadowedSeqs],
-        shadowedTokenCount,
-        provider: sent.provider,
-        model: sent.model,
-        reasoningEffort: sent.reasoningEffort,
-        temperature: sent.temperature,
-        stop: sent.stop ? [...sent.stop] : undefined,
-        maxTokens: sent.maxTokens,
-        usage: outcome.result.usage,
+      // One unit: a store writes the summary and its checkpoint together or not at all.
+      committed = session.unit(() => {
+        const summary = session.append('compaction/summary', {
+          compactionId,
+          summary: [textBlock(outcome.text)],
+          shadowedRange: { start: region.start, end: region.end },
+          shadowedSeqs: [...shadowedSeqs],
+          shadowedTokenCount,
+          provider: sent.provider,
+          model: sent.model,
+          reasoningEffort: sent.reasoningEffort,
+          temperature: sent.temperature,
+          stop: sent.stop ? [...sent.stop] : undefined,
+          maxTokens: sent.maxTokens,
+          usage: outcome.result.usage,
+        })
+        const checkpointEvent = session.append('user/message', { message: checkpoint }, { op: 'replace', start: region.start, end: region.end, sourceEventSeqs: [...shadowedSeqs] })
+        return { summary, checkpointEvent }
       })
-      checkpointEvent = session.append('user/message', { message: checkpoint }, { op: 'replace', start: region.start, end: region.end, sourceEventSeqs: [...shadowedSeqs] })
     } catch (error) {
       throw new CompactionRefusal('commit', `checkpoint could not be committed: ${(error as Error).message}`, { cause: error })
     }
+    const { summary, checkpointEvent } = committed
     const end = session.append('compaction/end', { compactionId, turn })
     return Object.freeze({
       compactionId,

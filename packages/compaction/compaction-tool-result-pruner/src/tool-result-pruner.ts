@@ -91,6 +91,7 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
    *    pruned content, with the original event's `toolName`, `turn` and `step`, as
    *    `{ op: 'replace', start: position, end: position, sourceEventSeqs: [seq] }`.
    *
+   * Each pair is appended as one `session.unit`, so a store persists both events or neither.
    * Each replace swaps one node for one node, so no other node's position moves and every node
    * not rewritten derives the same bytes as before. The original events stay in the log. A
    * second pass finds nothing (pruned results are within budget) and writes nothing.
@@ -109,13 +110,16 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
       }
       const source = session.eventAt(seq)?.data as SessionEventMap['tool/result']
       const shadowedRange: ShadowedRange = { start: position, end: position }
-      const pricing = session.append('compaction/prune', { shadowedRange, shadowedSeqs: [seq], shadowedTokenCount: originalTokens })
-      const replacement = session.append('tool/result', replacementData(source, replacementMessage(original, content)), {
-        op: 'replace',
-        start: position,
-        end: position,
-        sourceEventSeqs: [seq],
-      })
+      // One unit: a store writes both or neither, so a crash cannot leave a prune without its replacement.
+      const [pricing, replacement] = session.unit(() => [
+        session.append('compaction/prune', { shadowedRange, shadowedSeqs: [seq], shadowedTokenCount: originalTokens }),
+        session.append('tool/result', replacementData(source, replacementMessage(original, content)), {
+          op: 'replace',
+          start: position,
+          end: position,
+          sourceEventSeqs: [seq],
+        }),
+      ])
       entries.push(Object.freeze({ seq, replacementSeq: replacement.seq, pruneSeq: pricing.seq, position, originalTokens, prunedTokens }))
       savedTokens += originalTokens - prunedTokens
     }

@@ -44,6 +44,16 @@ describe('JSONL file store', () => {
     backend.releaseSync(session)
   }, { iterations: 5, time: 0, warmupIterations: 1 })
 
+  bench('append 1000 events, flush after every event (fsync each flush)', async () => {
+    const backend = new JsonlFileBackend(directory)
+    const session = await backend.create(`each-${run++}`, {})
+    for (let event = 0; event < 1000; event++) {
+      fill(session, 1)
+      await backend.flush(session)
+    }
+    backend.releaseSync(session)
+  }, { iterations: 3, time: 0, warmupIterations: 1 })
+
   const backend = new JsonlFileBackend(directory)
   let prepared = false
   bench(`open a ${EVENTS}-event session`, async () => {

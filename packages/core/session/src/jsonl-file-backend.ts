@@ -1,7 +1,8 @@
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
-import { appendFile, mkdir, open, readdir, readFile } from 'node:fs/promises'
+import { closeSync, fsyncSync, openSync } from 'node:fs'
+import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { canonicalJson } from '@warmfold/llm'
+import { describeNonFile, ensureDirectory, fsyncDirectory, writeAll } from './durable-fs.ts'
 import { readSessionFile } from './read-session-file.ts'
 import type { OpenOptions, SessionBackend, TornTailRepair } from './session-backend.ts'
 import { SessionError } from './session-error.ts'
@@ -24,7 +25,8 @@ interface HeldFile {
 
 /**
  * One JSONL file per session in `directory`: one canonical-JSON event per line, appended on
- * `flush` and fsync'd. A `<id>.jsonl.lock` file keeps a second writer out.
+ * `flush` and fsync'd. A `<id>.jsonl.lock` file keeps a second writer out (see `SessionLock`).
+ * The folder is created (mode 0700) on first use.
  *
  * Writes are synchronous on purpose: cordis does not await a service's async `stop()`, so the
  * final flush on unload must complete before `stop()` returns, and synchronous writes also rule
@@ -41,15 +43,23 @@ export class JsonlFileBackend implements SessionBackend {
   }
 
   async create(id: string, options: SessionOptions): Promise<Session> {
-    await mkdir(this.directory, { recursive: true })
+    await ensureDirectory(this.directory)
     const file = this.fileOf(id)
     const lock = await SessionLock.acquire(`${file}.lock`, id)
     let fd: number
     try {
-      fd = openSync(file, 'wx')
+      try {
+        fd = openSync(file, 'wx')
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+        const other = describeNonFile(await stat(file))
+        if (other) throw notAFile(id, file, other, error)
+        throw new SessionError('EXISTS', `session ${id} already exists: ${file}`)
+      }
+      // The new file's name is part of the folder: make it durable before anything is acknowledged.
+      fsyncDirectory(this.directory)
     } catch (error) {
       await lock.release()
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new SessionError('EXISTS', `session ${id} already exists: ${file}`)
       throw error
     }
     const session = new Session(id, options)
@@ -58,28 +68,18 @@ export class JsonlFileBackend implements SessionBackend {
   }
 
   async open(id: string, options: OpenOptions & SessionOptions, onRepair: (repair: TornTailRepair) => void): Promise<Session> {
+    await ensureDirectory(this.directory)
     const file = this.fileOf(id)
     const lock = await SessionLock.acquire(`${file}.lock`, id)
     try {
-      let content: Buffer
-      try {
-        content = await readFile(file)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-          throw new SessionError('NOT_FOUND', `session ${id} does not exist: no file ${file}`)
-        }
-        throw error
-      }
+      const content = await readSession(id, file)
       const read = readSessionFile(file, id, content, { ...options, allowTornTail: options.repairTornTail === true })
-      const handle = await open(file, 'r+')
       if (read.tornTail) {
         const sidecar = `${file}.corrupt`
-        await appendFile(sidecar, content.subarray(read.tornTail.offset))
-        await handle.truncate(read.tornTail.offset)
-        await handle.sync()
-        onRepair({ sessionId: id, file, sidecar, line: read.tornTail.line, bytes: read.tornTail.bytes })
+        await moveTail(file, sidecar, content, read.tornTail.offset, this.directory)
+        const { line, bytes, droppedEvents } = read.tornTail
+        onRepair({ sessionId: id, file, sidecar, line, bytes, ...(droppedEvents === undefined ? {} : { droppedEvents }) })
       }
-      await handle.close()
       this.held.set(read.session, { file, fd: openSync(file, 'a'), lock, flushed: read.session.length, missingNewline: read.missingNewline })
       return read.session
     } catch (error) {
@@ -121,24 +121,75 @@ export class JsonlFileBackend implements SessionBackend {
     }
   }
 
+  /**
+   * Writes every event before the open unit (if any) in one write and fsyncs. Returns only
+   * when all those bytes are on disk; a short or failed write or fsync fails this flush and
+   * every later one (the file may now end in a partial line, which a reopen treats as a torn
+   * tail), so nothing is acknowledged that is not durable.
+   */
   private flushSync(session: Session): void {
     const held = this.held.get(session)
     if (!held) throw new SessionError('CLOSED', `session ${session.id} is not held by this store`)
     if (held.broken) {
-      throw new SessionError('CLOSED', `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to append after a possibly partial line`)
+      throw new SessionError('CLOSED', `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ends in a partial line).`)
     }
-    const end = session.length
+    const end = session.settledLength
     if (end === held.flushed) return
     let text = held.missingNewline ? '\n' : ''
-    for (let seq = held.flushed; seq < end; seq++) text += `${canonicalJson(session.eventAt(seq))}\n`
+    for (let seq = held.flushed; seq < end; seq++) {
+      const event = session.eventAt(seq)
+      const size = session.unitSizeAt(seq)
+      text += `${canonicalJson(size > 1 ? { ...event, unit: size } : event)}\n`
+    }
     try {
-      writeSync(held.fd, text)
+      writeAll(held.fd, Buffer.from(text, 'utf8'))
       fsyncSync(held.fd)
     } catch (error) {
       held.broken = error as Error
-      throw new SessionError('CLOSED', `session ${session.id}: writing ${held.file} failed: ${(error as Error).message}`, { cause: error })
+      throw new SessionError('CLOSED', `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them is acknowledged: ${(error as Error).message}`, { cause: error })
     }
     held.flushed = end
     held.missingNewline = false
   }
+}
+
+/** Reads a session file; `NOT_FOUND` when it is missing, `IO` when something else is in its place. */
+async function readSession(id: string, file: string): Promise<Buffer> {
+  let found
+  try {
+    found = await stat(file)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionError('NOT_FOUND', `session ${id} does not exist: no file ${file}`)
+    throw error
+  }
+  const other = describeNonFile(found)
+  if (other) throw notAFile(id, file, other)
+  return readFile(file)
+}
+
+/**
+ * Moves `content` from `offset` on to the end of `sidecar`, then cuts `file` there. The
+ * sidecar and its folder entry are fsynced before the cut, so the moved bytes are never only
+ * in memory.
+ */
+async function moveTail(file: string, sidecar: string, content: Buffer, offset: number, directory: string): Promise<void> {
+  const out = await open(sidecar, 'a')
+  try {
+    await out.writeFile(content.subarray(offset))
+    await out.sync()
+  } finally {
+    await out.close()
+  }
+  fsyncDirectory(directory)
+  const handle = await open(file, 'r+')
+  try {
+    await handle.truncate(offset)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+function notAFile(id: string, file: string, what: string, cause?: unknown): SessionError {
+  return new SessionError('IO', `session ${id}: ${file} is ${what}, not a session file; move it away to use this session id`, cause === undefined ? undefined : { cause })
 }

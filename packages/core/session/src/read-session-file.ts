@@ -2,22 +2,44 @@ import { SessionError } from './session-error.ts'
 import type { SessionOptions } from './session.ts'
 import { Session } from './session.ts'
 
+/** What a torn tail holds: the bytes from `offset` on, starting at 1-based `line`. */
+export interface TornTail {
+  readonly line: number
+  readonly offset: number
+  readonly bytes: number
+  /**
+   * Complete events of an unfinished unit that belong to the tail (present only when a unit
+   * was cut short). They were never acknowledged: a store writes a unit in one flush.
+   */
+  readonly droppedEvents?: number
+}
+
 /** The result of replaying a session file. */
 export interface ReadSessionFile {
   readonly session: Session
-  /** The torn last line, when there is one and the caller allowed it. */
-  readonly tornTail?: { readonly line: number; readonly offset: number; readonly bytes: number }
+  /** The torn tail, when there is one and the caller allowed it. */
+  readonly tornTail?: TornTail
   /** Whether the last stored line is complete but lacks its newline. */
   readonly missingNewline: boolean
+}
+
+/** A unit whose first line was read but not yet all of its events. */
+interface OpenUnit {
+  readonly line: number
+  readonly offset: number
+  readonly size: number
+  readonly lastSeq: number
 }
 
 /**
  * Replays the JSONL text of a session file into a new `Session`, validating every line with
  * the same rules as a live append.
  *
- * A bad line anywhere fails with `SessionError('CORRUPT')` naming `file:line`. A last line
- * without a newline that does not parse or validate is a torn tail: an error
- * (`TORN_TAIL`) unless `allowTornTail`, in which case it is left out and described.
+ * A bad line anywhere fails with `SessionError('CORRUPT')` naming `file:line`. The tail is
+ * torn when the last line has no newline and does not parse or validate, or when the file
+ * ends inside a unit (a line whose `unit: n` says it and the next `n - 1` events were written
+ * together). A torn tail is an error (`TORN_TAIL`) unless `allowTornTail`; then it is left
+ * out (a whole unfinished unit, never a part of one) and described.
  */
 export function readSessionFile(
   file: string,
@@ -28,30 +50,73 @@ export function readSessionFile(
   const session = new Session(id, options)
   let offset = 0
   let line = 0
+  let unit: OpenUnit | undefined
   while (offset < content.length) {
     line += 1
     const newline = content.indexOf(0x0a, offset)
     const end = newline === -1 ? content.length : newline
     const text = content.subarray(offset, end).toString('utf8')
-    const problem = replayLine(session, text)
-    if (problem !== undefined) {
-      if (newline !== -1) throw new SessionError('CORRUPT', `${file}:${line}: ${problem}; the session was not opened and the file was not changed`)
+    const replayed = replayLine(session, text)
+    if (typeof replayed === 'string') {
+      if (newline !== -1) throw new SessionError('CORRUPT', `${file}:${line}: ${replayed}; the session was not opened and the file was not changed`)
+      if (unit) return tornUnit(file, id, content, options, session, unit, `a torn line ${line} of ${end - offset} bytes (${replayed})`)
       if (!options.allowTornTail) {
         throw new SessionError(
           'TORN_TAIL',
-          `${file}:${line}: the last line is incomplete (${end - offset} bytes without a newline: ${problem}), most likely a crash mid-write; ` +
+          `${file}:${line}: the last line is incomplete (${end - offset} bytes without a newline: ${replayed}), most likely a crash mid-write; ` +
             `the session was not opened. Open it with { repairTornTail: true } to move those bytes to ${file}.corrupt and continue from line ${line - 1}.`,
         )
       }
       return { session, tornTail: { line, offset, bytes: end - offset }, missingNewline: false }
     }
-    if (newline === -1) return { session, missingNewline: true }
+    if (replayed.unit !== undefined) {
+      if (unit) {
+        throw new SessionError('CORRUPT', `${file}:${line}: a unit of ${replayed.unit} events starts while the unit of ${unit.size} from line ${unit.line} is unfinished; the session was not opened and the file was not changed`)
+      }
+      if (replayed.unit > 1) unit = { line, offset, size: replayed.unit, lastSeq: replayed.seq + replayed.unit - 1 }
+    } else if (unit && replayed.seq === unit.lastSeq) {
+      unit = undefined
+    }
+    if (newline === -1) {
+      if (unit) return tornUnit(file, id, content, options, session, unit, 'the end of the file')
+      return { session, missingNewline: true }
+    }
     offset = newline + 1
   }
+  if (unit) return tornUnit(file, id, content, options, session, unit, 'the end of the file')
   return { session, missingNewline: false }
 }
 
-function replayLine(session: Session, text: string): string | undefined {
+/**
+ * The file ends inside `unit`: the tail from the unit's first line on is torn. The events of
+ * the unit already replayed cannot be taken back from a session, so the part before the unit
+ * is replayed again into a fresh one (this only happens on a damaged file).
+ */
+function tornUnit(
+  file: string,
+  id: string,
+  content: Buffer,
+  options: SessionOptions & { allowTornTail: boolean },
+  replayed: Session,
+  unit: OpenUnit,
+  cut: string,
+): ReadSessionFile {
+  const bytes = content.length - unit.offset
+  const first = unit.lastSeq - unit.size + 1
+  if (!options.allowTornTail) {
+    throw new SessionError(
+      'TORN_TAIL',
+      `${file}:${unit.line}: the unit of ${unit.size} events written together from this line (seq ${first}..${unit.lastSeq}) is cut short by ${cut}, most likely a crash mid-write; ` +
+        `the session was not opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) to ${file}.corrupt and continue from line ${unit.line - 1}.`,
+    )
+  }
+  const before = readSessionFile(file, id, content.subarray(0, unit.offset), { ...options, allowTornTail: false })
+  const droppedEvents = replayed.length - first
+  return { session: before.session, tornTail: { line: unit.line, offset: unit.offset, bytes, droppedEvents }, missingNewline: before.missingNewline }
+}
+
+/** Replays one line: its seq and unit size, or what is wrong with it. */
+function replayLine(session: Session, text: string): { seq: number; unit?: number } | string {
   if (text.trim() === '') return 'empty line'
   let record: unknown
   try {
@@ -60,10 +125,12 @@ function replayLine(session: Session, text: string): string | undefined {
     return `not valid JSON (${(error as Error).message})`
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'not an event object'
+  const unit = (record as { unit?: unknown }).unit
+  if (unit !== undefined && (!Number.isInteger(unit) || (unit as number) < 1)) return `unit ${JSON.stringify(unit)} is not a count of events (an integer of at least 1)`
   try {
-    session.restore(record as Parameters<Session['restore']>[0])
+    const event = session.restore(record as Parameters<Session['restore']>[0])
+    return unit === undefined ? { seq: event.seq } : { seq: event.seq, unit: unit as number }
   } catch (error) {
     return (error as Error).message
   }
-  return undefined
 }

@@ -11,13 +11,19 @@ export interface TornTailRepair {
   readonly line: number
   /** Number of torn bytes moved. */
   readonly bytes: number
+  /**
+   * Present when the tail was a unit cut short (see `Session.unit`): how many of its events
+   * were complete lines and were moved with it. None of them had been acknowledged by a flush.
+   */
+  readonly droppedEvents?: number
 }
 
 /** Options of `SessionStore.open`. */
 export interface OpenOptions {
   /**
-   * When the last stored line is torn (a crash mid-write), move its bytes to a `.corrupt`
-   * sidecar and open the session without it. Off by default: a torn tail is an error.
+   * When the tail is torn by a crash mid-write (a last line cut short, or a unit of events
+   * written together that the file ends inside), move those bytes to a `.corrupt` sidecar and
+   * open the session without them. Off by default: a torn tail is an error.
    */
   repairTornTail?: boolean
 }
@@ -30,7 +36,7 @@ export interface SessionBackend {
   open(id: string, options: OpenOptions & SessionOptions, onRepair: (repair: TornTailRepair) => void): Promise<Session>
   /** Ids of every stored session, sorted. */
   list(): Promise<string[]>
-  /** Makes every event logged so far durable. */
+  /** Makes every event logged so far durable, except those of a unit still being built. */
   flush(session: Session): Promise<void>
   /** Flushes and stops holding the session (releases locks and handles). */
   release(session: Session): Promise<void>

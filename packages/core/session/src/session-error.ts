@@ -16,8 +16,14 @@ export type SessionErrorCode =
   | 'EXISTS'
   /** The session id cannot be used as a file name. */
   | 'INVALID_ID'
-  /** The session or its store was closed. */
+  /** The session or its store was closed, or an earlier write failed and it stopped writing. */
   | 'CLOSED'
+  /**
+   * The file store cannot use a path: something other than a regular file is where a session
+   * or lock file belongs (a directory, say), or the system refused to create the folder.
+   * Names the path; the system error is the `cause`.
+   */
+  | 'IO'
 
 /**
  * A session log or store failure. Recognise it with {@link SessionError.isInstance}, never

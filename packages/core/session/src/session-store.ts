@@ -77,7 +77,10 @@ export class SessionStore extends Service<SessionStore.Config> {
     return this.backend.list()
   }
 
-  /** Makes every event of `session` logged so far durable (fsync'd for the file store). */
+  /**
+   * Makes every event of `session` logged so far durable (written and fsync'd for the file
+   * store). Events of a unit still being built (see `Session.unit`) wait for the unit to close.
+   */
   flush(session: Session): Promise<void> {
     this.assertHeld(session)
     return this.backend.flush(session)

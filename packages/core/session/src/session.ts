@@ -62,6 +62,10 @@ export class Session {
   private messagesCache?: { generation: number; length: number; messages: readonly Message[] }
   private surfaceCache?: { generation: number; length: number; surface: SessionSurface }
   private eventsCache?: readonly AnySessionEvent[]
+  /** The open unit: its first seq and how deeply `unit()` calls are nested. */
+  private openUnit?: { start: number; depth: number }
+  /** First seq → event count of every closed unit of two or more events appended (not restored). */
+  private readonly unitSizes = new Map<number, number>()
 
   constructor(id: string, options: SessionOptions = {}) {
     this.id = id
@@ -86,6 +90,62 @@ export class Session {
     const surface = Object.freeze({ nodes: Object.freeze(this.nodes.slice()), replaceGeneration: this.generation })
     this.surfaceCache = { generation: this.generation, length: this.nodes.length, surface }
     return surface
+  }
+
+  /**
+   * Number of events before the open {@link unit}, or {@link length} when none is open. A store
+   * persists only this far, so it never writes part of a unit.
+   */
+  get settledLength(): number {
+    return this.openUnit?.start ?? this.log.length
+  }
+
+  /**
+   * The number of events in the unit that starts at `seq`: 2 or more for the first event of a
+   * closed multi-event unit appended to this instance, 1 otherwise (stores record it on disk).
+   * @internal
+   */
+  unitSizeAt(seq: number): number {
+    return this.unitSizes.get(seq) ?? 1
+  }
+
+  /**
+   * Runs `build` synchronously and makes every event it appends one **unit**: a store writes
+   * a unit in a single write and never a part of it, and a file store that finds a unit cut
+   * short by a crash treats the whole unit as a torn tail (see the README, Durability). Use it
+   * for events that are only valid together, such as a pricing event and the replace it prices.
+   *
+   * Nested calls join the outer unit. The events are appended, validated and announced one by
+   * one as usual; a unit is not a transaction: when `build` throws after some appends, those
+   * events stay in the log (listeners have seen them) and the unit closes with them.
+   *
+   * @returns what `build` returns.
+   * @throws whatever `build` throws; `TypeError` when `build` returns a promise (appends after
+   *   its first `await` would fall outside the unit).
+   */
+  unit<T>(build: () => T): T {
+    if (this.closed) throw new SessionError('CLOSED', `session ${this.id} is closed; nothing can be appended`)
+    if (this.openUnit) {
+      this.openUnit.depth += 1
+    } else {
+      this.openUnit = { start: this.log.length, depth: 1 }
+    }
+    const unit = this.openUnit
+    let result: T
+    try {
+      result = build()
+    } finally {
+      unit.depth -= 1
+      if (unit.depth === 0) {
+        this.openUnit = undefined
+        const size = this.log.length - unit.start
+        if (size > 1) this.unitSizes.set(unit.start, size)
+      }
+    }
+    if (typeof (result as { then?: unknown } | null)?.then === 'function') {
+      throw new TypeError(`session ${this.id}: unit(build) got a promise from build; a unit must be built synchronously, so its events could not all be appended inside it`)
+    }
+    return result
   }
 
   /** The event at `seq`, or `undefined` when there is none. */
