@@ -62,7 +62,6 @@ describe('the summary call leaves a safety margin for the provider tokenizer', (
     // The default margin is 10 % of the window: prompt estimate + maxTokens ≤ 7200.
     for (const summary of summaries) expect(estimatePrompt(harness.ctx.tokenMeter, summary) + summary.maxTokens!).toBeLessThanOrEqual(7200)
     expect(events.filter((event) => event.type === 'compaction/failure')).toEqual([])
-    console.log(`summary calls ${summaries.length}, committed ${committed.length}`)
     harness.assertClean()
   })
 
@@ -87,7 +86,6 @@ describe('the summary call leaves a safety margin for the provider tokenizer', (
     // Bounded: one rejected call and one accepted retry per compaction at most.
     const committed = agent.session.events.filter((event) => event.type === 'compaction/summary').length
     expect(summaries.length).toBeLessThanOrEqual(2 * committed)
-    console.log(`summary calls ${summaries.length}, rejected ${rejected.length}, committed ${committed}`)
     harness.assertClean()
   })
 })
