@@ -140,6 +140,8 @@ export class Agent {
         this.draining = false
         this.controller = undefined
         if (this.statusValue === 'running') this.setStatus('idle')
+        // An agent/error listener may have queued a followup (e.g. the unsent ones) meanwhile.
+        if (this.queue.length > 0 && this.statusValue === 'idle') return this.drain()
         const waiters = this.idleWaiters.splice(0)
         for (const resolve of waiters) resolve()
       })
@@ -151,16 +153,17 @@ export class Agent {
       this.controller = new AbortController()
       this.setStatus('running')
       runningTurns.add(this.session)
+      let failure: AgentError | undefined
       try {
-        const failure = await this.runOne(message, this.controller.signal)
-        if (failure) {
-          this.report(failure)
-          return
-        }
+        failure = await this.runOne(message, this.controller.signal)
       } finally {
         runningTurns.delete(this.session)
         this.controller = undefined
         this.setStatus('idle')
+      }
+      if (failure) {
+        this.report(failure)
+        return
       }
     }
   }

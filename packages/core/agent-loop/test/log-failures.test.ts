@@ -141,11 +141,17 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     expect(agent.lastError?.message).toBe('agent after-maintenance: logging the start of turn 1 failed: test validator: turn/start refused')
     expect(agent.lastError?.unsent.map((message) => message.content)).toEqual([[{ type: 'text', text: 'queued during maintenance' }]])
     expect(harness.adapter.requests).toHaveLength(0)
-    // The log accepts appends again: the handed-back message can be queued again.
-    frozen = false
-    agent.followup(agent.lastError!.unsent[0]!)
+    // A host that repairs the log and queues the handed-back message again from agent/error:
+    // the agent picks it up as soon as the failed drain ends.
+    harness.ctx.on('agent/error', (erring, error) => {
+      frozen = false
+      for (const message of error.unsent) erring.followup(message)
+    })
+    agent.followup('refused once more')
     await agent.whenIdle()
-    expect(agent.session.events.filter((event) => event.type === 'turn/start').map((event) => event.data.turn)).toEqual([1])
-    expect(harness.warnings).toHaveLength(1)
+    expect(harness.warnings).toHaveLength(2)
+    expect(agent.status).toBe('idle')
+    expect(agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: 'stop', steps: 1 }])
+    expect(harness.adapter.requests).toHaveLength(1)
   })
 })
