@@ -1,19 +1,22 @@
 import type { Context } from '@cordisjs/core'
+import type { ResumeContext } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
-import { balancedCuts, CompactionEngine, isCheckpointMessage, ManualCompactionError } from '@warmfold/compaction'
+import { balancedCuts, CompactionEngine, ManualCompactionError } from '@warmfold/compaction'
 import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
+import { closeOpenCompaction } from './close-open-compaction.ts'
+import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
+import { compactHead, emptyCheckpointTokens, foldableNodes, maxHeadTokens, resolveSummaryRoute } from './compact-head.ts'
 import type { BasicCompactionConfig, CompactionBudget, ResolvedPolicy } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
-import { runTransaction } from './compaction-transaction.ts'
 import { installCompactionListeners } from './install-compaction-listeners.ts'
 import type { SurfaceRegion } from './select-region.ts'
-import { selectRegion } from './select-region.ts'
-import { compactionState } from './session-compaction-state.ts'
+import { selectHeadRegion } from './select-region.ts'
+import { backoffHolds, compactionState } from './session-compaction-state.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
-import { buildSummaryRequest, instructionMessage, summaryTarget } from './summary-request.ts'
+import { buildSummaryRequest } from './summary-request.ts'
 
 /** One planned tool-result rewrite, as the engine prices it (the pruner's plan entries fit). */
 export interface PlannedPrune {
@@ -28,12 +31,6 @@ export interface PrunerSeam {
   planSession(session: Session, include?: (seq: number) => boolean): readonly PlannedPrune[]
   pruneSession(session: Session, include?: (seq: number) => boolean): unknown
 }
-
-/** Summary attempts in one overflow recovery, each with a head half the size of the last. */
-export const OVERFLOW_SUMMARY_ATTEMPTS = 3
-
-/** After an irreducible-tail failure, wait until the request grew by this share of the window. */
-export const BACKOFF_GROWTH_RATIO = 0.05
 
 /**
  * The cache-warm compaction engine (`ctx.compaction`). Its summary call replays the routed
@@ -54,6 +51,11 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   constructor(ctx: Context, config: BasicCompactionEngine.Config) {
     super(ctx, config)
     this.owner = ctx
+    // A bracket a crash left open is closed before the loop closes the turn it belonged to.
+    ctx.on('agent/resume', ({ agent }: ResumeContext) => {
+      const state = compactionState(agent.session)
+      if (!state.busy) closeOpenCompaction(agent.session)
+    })
     if (config.auto) installCompactionListeners(ctx, this, config)
   }
 
@@ -98,7 +100,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     state.busy = true
     try {
       this.closeInterrupted(session)
-      return await this.transaction(session, header, { start, end }, 'manual', state.openTurn, 'selected-span', signal)
+      const outcome = await this.compactHead(session, header, await this.route(header), () => ({ start, end }), { trigger: 'manual', turn: state.openTurn, stability: 'selected-span', signal })
+      if (outcome.kind !== 'done') throw new CompactionRefusal('summary', outcome.reason)
+      return outcome.result
     } finally {
       state.busy = false
     }
@@ -144,7 +148,8 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     let measurement = meter.measure(session)
     if (measurement.totalTokens < budget.thresholdTokens) return null
     const state = compactionState(session)
-    if (state.backoffUntilTokens !== undefined && measurement.totalTokens < state.backoffUntilTokens) return null
+    if (backoffHolds(state, session)) return null
+    const route = await this.route(header, policy)
     let result: CompactionResult | null = null
     let reason = 'no balanced head region is left to summarize: the retained tail alone is above the threshold'
     for (let attempt = 0; attempt <= policy.compactionRetries; attempt++) {
@@ -155,56 +160,86 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       if (pruner && plan.length > 0 && measurement.totalTokens - saved < budget.thresholdTokens) {
         // Pruning alone clears the pressure and no summary call follows, so it may rewrite anywhere.
         pruner.pruneSession(session)
-        state.backoffUntilTokens = undefined
+        state.backoff = undefined
         return result
       }
-      const prices = measurement.nodes.map((node) => node.tokens)
+      const actual = measurement.nodes.map((node) => node.tokens)
+      const prices = actual.slice()
       for (const entry of plan) prices[entry.position] = entry.prunedTokens
-      const region = selectHead(session, prices, budget.retainTokens)
-      if (!region) break
+      const retained = selectHeadRegion(session, prices, budget.retainTokens)
+      if (!retained) break
+      // At best the calls of this pressure fold what fits them into an empty checkpoint; when even
+      // that leaves the request at or above the threshold, no summary call can relieve the
+      // pressure, so none is made.
+      const maxHead = maxHeadTokens(this.owner, header, route)
+      const empty = emptyCheckpointTokens(this.owner)
+      const foldable = foldableNodes(actual, balancedCuts(session.deriveMessages()), retained.end, maxHead, policy.compactionRetries + 1 - attempt, empty)
+      const headTokens = prices.slice(0, foldable).reduce((sum, price) => sum + price, 0)
+      const best = measurement.totalTokens - saved - headTokens + empty
+      if (foldable === 0 || best >= budget.thresholdTokens) {
+        reason =
+          foldable === 0
+            ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
+            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens) would still leave about ${best} tokens, at or above the threshold`
+        break
+      }
+      // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
+      const region = selectHeadRegion(session, prices, budget.retainTokens, { prices: actual, maxTokens: maxHead })
+      if (!region) {
+        reason = 'no balanced head region fits the summary budget'
+        break
+      }
       if (pruner && plan.length > 0) this.landPrunePlan(session, pruner, plan, region)
+      // A retry after a context-length rejection picks a smaller head of the same surface, so
+      // every landed prune stays after it (rule C4).
+      let first: SurfaceRegion | null = region
+      const choose: ChooseRegion = (current, maxHead) => {
+        const chosen = first ?? selectHeadRegion(session, current, budget.retainTokens, { prices: current, maxTokens: maxHead })
+        first = null
+        return chosen
+      }
+      let outcome: HeadOutcome
       try {
-        result = await this.transaction(session, header, region, 'pressure', compactionState(session).openTurn, 'whole-surface', signal, policy)
+        outcome = await this.compactHead(session, header, route, choose, { trigger: 'pressure', turn: state.openTurn, stability: 'whole-surface', signal })
       } catch (error) {
         if (!(error instanceof CompactionRefusal)) throw error
         if (error.code === 'cancelled') return result
         reason = `the summary was refused: ${error.message}`
         break
       }
+      if (outcome.kind !== 'done') {
+        reason = outcome.reason
+        break
+      }
+      result = outcome.result
       measurement = meter.measure(session)
       if (measurement.totalTokens < budget.thresholdTokens) {
-        state.backoffUntilTokens = undefined
+        state.backoff = undefined
         return result
       }
       reason = `still above the threshold after ${attempt + 1} compaction pass(es)`
     }
     if (signal?.aborted) return result
     session.append('compaction/failure', { trigger: 'pressure', reason, totalTokens: measurement.totalTokens, thresholdTokens: budget.thresholdTokens })
-    state.backoffUntilTokens = measurement.totalTokens + Math.max(1, Math.floor(budget.contextWindow * BACKOFF_GROWTH_RATIO))
+    state.backoff = { turn: state.openTurn, replaceGeneration: session.surface.replaceGeneration }
     return result
   }
 
   private async recoverOverflow(session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
-    // The summary prompt itself must fit the window, so prune everywhere first.
+    // The summary prompt itself must fit, so prune everywhere first.
     this.pruner?.pruneSession(session)
-    const measurement = this.meter.measure(session)
-    const prices = measurement.nodes.map((node) => node.tokens)
-    let retain = await this.retainToFit(header, measurement.surfaceTokens)
-    // Token estimates can be low for a provider's tokenizer: when the provider rejects the
-    // summary prompt itself as too long, try again with a head half as large.
-    for (let attempt = 0; attempt < OVERFLOW_SUMMARY_ATTEMPTS; attempt++) {
-      const region = selectHead(session, prices, retain)
-      if (!region) return null
-      try {
-        return await this.transaction(session, header, region, 'context-overflow', compactionState(session).openTurn, 'whole-surface', signal)
-      } catch (error) {
-        if (!(error instanceof CompactionRefusal)) throw error
-        if (error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || signal?.aborted) return null
-        const regionTokens = prices.slice(region.start, region.end + 1).reduce((sum, price) => sum + price, 0)
-        retain = measurement.surfaceTokens - Math.floor(regionTokens / 2)
-      }
+    try {
+      const outcome = await this.compactHead(session, header, await this.route(header), maximalHead(session), {
+        trigger: 'context-overflow',
+        turn: compactionState(session).openTurn,
+        stability: 'whole-surface',
+        signal,
+      })
+      return outcome.kind === 'done' ? outcome.result : null
+    } catch (error) {
+      if (error instanceof CompactionRefusal) return null
+      throw error
     }
-    return null
   }
 
   private async compactIdle(session: Session, signal: AbortSignal): Promise<CompactionResult | null> {
@@ -216,11 +251,10 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     let result: CompactionResult
     try {
       this.closeInterrupted(session)
-      const measurement = this.meter.measure(session)
-      const prices = measurement.nodes.map((node) => node.tokens)
-      const region = selectHead(session, prices, await this.retainToFit(header, measurement.surfaceTokens))
-      if (!region) return null
-      result = await this.transaction(session, header, region, 'manual', null, 'selected-span', signal)
+      const outcome = await this.compactHead(session, header, await this.route(header), maximalHead(session), { trigger: 'manual', turn: null, stability: 'selected-span', signal })
+      if (outcome.kind === 'nothing') return null
+      if (outcome.kind === 'unfit') throw new ManualCompactionError('summary', outcome.reason)
+      result = outcome.result
     } catch (error) {
       if (error instanceof CompactionRefusal) throw new ManualCompactionError(error.code, error.message, { cause: error })
       throw error
@@ -235,55 +269,24 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     return result
   }
 
-  private async transaction(
-    session: Session,
-    header: RequestHeader,
-    region: SurfaceRegion,
-    trigger: 'pressure' | 'context-overflow' | 'manual',
-    turn: number | null,
-    stability: 'whole-surface' | 'selected-span',
-    signal?: AbortSignal,
-    routedPolicy?: ResolvedPolicy,
-  ): Promise<CompactionResult> {
-    const routed = routedPolicy ?? resolvePolicy(this.config, header.config.provider, header.config.model)
-    // The summary target's own override decides the summary cap when a summarization route is set.
-    const target = summaryTarget(header, routed)
-    const policy = target.provider === header.config.provider && target.model === header.config.model ? routed : { ...resolvePolicy(this.config, target.provider, target.model), summarizationProvider: routed.summarizationProvider, summarizationModel: routed.summarizationModel }
-    const { contextWindow } = await this.owner.llm.resolveModelInfo(target.provider, target.model)
-    return runTransaction(this.owner, { session, header, policy, region, trigger, turn, stability, signal, targetContextWindow: contextWindow, buildRequest: (input) => this.buildSummaryRequest(input) })
+  /** The summary route of `header` (the routed policy resolved unless given). */
+  private route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute> {
+    return resolveSummaryRoute(this.owner, this.config, header, routed ?? resolvePolicy(this.config, header.config.provider, header.config.model))
   }
 
-  /**
-   * The retain budget for a maximal compaction (overflow, manual): 0, unless the summary prompt
-   * would not fit the summary target's window; then enough of the tail stays that the replayed
-   * head, the envelope, the instruction and an output reserve fit.
-   */
-  private async retainToFit(header: RequestHeader, surfaceTokens: number): Promise<number> {
-    const routed = resolvePolicy(this.config, header.config.provider, header.config.model)
-    const target = summaryTarget(header, routed)
-    const { contextWindow } = await this.owner.llm.resolveModelInfo(target.provider, target.model)
-    const reserve = Math.min(resolvePolicy(this.config, target.provider, target.model).maxTokens, Math.floor(contextWindow / 4))
-    const envelope = this.meter.estimateSystem(header.system) + this.meter.estimateTools(header.tools) + this.meter.estimateMessage(instructionMessage())
-    return Math.max(0, surfaceTokens - (contextWindow - envelope - reserve))
+  private compactHead(session: Session, header: RequestHeader, route: SummaryRoute, choose: ChooseRegion, rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>): Promise<HeadOutcome> {
+    return compactHead(this.owner, { session, header, route, choose, ...rest, buildRequest: (input) => this.buildSummaryRequest(input) })
   }
 
   /** Ends a bracket a crashed process left open, so the log stays valid before a new one starts. */
   private closeInterrupted(session: Session): void {
-    const open = compactionState(session).openCompaction
-    if (!open) return
-    session.append('compaction/end', { compactionId: open.compactionId, turn: open.turn, error: 'interrupted: the process ended before this compaction finished' })
+    closeOpenCompaction(session)
   }
 }
 
-/**
- * The head region to summarize, or `null`. A region that is only the previous checkpoint is
- * not compactable: summarizing a summary alone cannot shrink it.
- */
-function selectHead(session: Session, prices: readonly number[], retainTokens: number): SurfaceRegion | null {
-  const messages = session.deriveMessages()
-  const region = selectRegion(prices, balancedCuts(messages), retainTokens)
-  if (region && region.end === 0 && isCheckpointMessage(messages[0]!)) return null
-  return region
+/** Chooses the largest balanced head whose summary prompt fits (retain 0: overflow, manual). */
+function maximalHead(session: Session): ChooseRegion {
+  return (prices, maxHead) => selectHeadRegion(session, prices, 0, { prices, maxTokens: maxHead })
 }
 
 export namespace BasicCompactionEngine {

@@ -14,12 +14,21 @@ export interface CompactionPolicy {
   headroomTokens?: number
   /** Output cap of the summary call. Default 8192. */
   maxTokens?: number
+  /**
+   * Share of the summary target's context window a summary call leaves unused: its prompt
+   * estimate + `maxTokens` stay within `window − ceil(window × summaryMarginRatio)`. Absorbs a
+   * provider tokenizer that counts more than the token meter's estimate. In [0, 1). Default 0.1.
+   */
+  summaryMarginRatio?: number
   /** Route summary calls here instead of the conversation's route (set both or neither). */
   summarizationProvider?: string
   summarizationModel?: string
   /** Extra compaction passes in one pressure call when one pass is not enough. Default 1. */
   compactionRetries?: number
-  /** Retries granted after CONTEXT_WINDOW_EXCEEDED (0 disables overflow recovery). Default 1. */
+  /**
+   * Retries of one step granted after CONTEXT_WINDOW_EXCEEDED, each only after a recovery that
+   * really shrank the surface (0 disables overflow recovery). Default 1.
+   */
   maxOverflowRetries?: number
 }
 
@@ -44,6 +53,7 @@ export interface ResolvedPolicy {
   readonly retainTokens?: number
   readonly headroomTokens: number
   readonly maxTokens: number
+  readonly summaryMarginRatio: number
   readonly summarizationProvider?: string
   readonly summarizationModel?: string
   readonly compactionRetries: number
@@ -51,7 +61,7 @@ export interface ResolvedPolicy {
 }
 
 /** Defaults of the policy keys. */
-export const POLICY_DEFAULTS = Object.freeze({ thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: 0, maxTokens: 8192, compactionRetries: 1, maxOverflowRetries: 1 })
+export const POLICY_DEFAULTS = Object.freeze({ thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: 0, maxTokens: 8192, summaryMarginRatio: 0.1, compactionRetries: 1, maxOverflowRetries: 1 })
 
 const ratio = () => Schema.number().min(0).max(1)
 const count = () => Schema.natural()
@@ -63,6 +73,7 @@ function policyShape() {
     retainTokens: count().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
     headroomTokens: count().description('Extra output reserve below the window.'),
     maxTokens: Schema.natural().min(1).description('Summary output cap.'),
+    summaryMarginRatio: ratio().description('Share of the summary window left unused, for tokenizer differences [0, 1).'),
     summarizationProvider: Schema.string().description('Summary route provider (with summarizationModel).'),
     summarizationModel: Schema.string().description('Summary route model (with summarizationProvider).'),
     compactionRetries: count().description('Extra passes per pressure call.'),
@@ -80,6 +91,7 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
   if (policy.thresholdRatio !== undefined && policy.thresholdRatio <= 0) fail(`thresholdRatio must be in (0, 1], got ${policy.thresholdRatio}`)
   if (policy.retainRatio !== undefined && policy.retainTokens !== undefined) fail('retainRatio and retainTokens are exclusive; set one of them')
   if (policy.retainRatio !== undefined && (policy.retainRatio <= 0 || policy.retainRatio >= 1)) fail(`retainRatio must be in (0, 1), got ${policy.retainRatio}`)
+  if (policy.summaryMarginRatio !== undefined && policy.summaryMarginRatio >= 1) fail(`summaryMarginRatio must be in [0, 1), got ${policy.summaryMarginRatio}`)
   if ((policy.summarizationProvider === undefined) !== (policy.summarizationModel === undefined)) {
     fail(`summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`)
   }
@@ -143,6 +155,7 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     retainTokens: merged.retainTokens,
     headroomTokens: merged.headroomTokens ?? POLICY_DEFAULTS.headroomTokens,
     maxTokens: merged.maxTokens ?? POLICY_DEFAULTS.maxTokens,
+    summaryMarginRatio: merged.summaryMarginRatio ?? POLICY_DEFAULTS.summaryMarginRatio,
     summarizationProvider: merged.summarizationProvider,
     summarizationModel: merged.summarizationModel,
     compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,

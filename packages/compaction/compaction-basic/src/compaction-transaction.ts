@@ -4,19 +4,15 @@ import type { CompactionResult } from '@warmfold/compaction'
 import { checkpointSource } from '@warmfold/compaction'
 import type { GenerateOptions } from '@warmfold/llm'
 import { createMessage, textBlock } from '@warmfold/llm'
-import type { RequestHeader, Session } from '@warmfold/session'
+import type { Session } from '@warmfold/session'
 import { frameCheckpoint } from './compaction-instruction.ts'
-import type { ResolvedPolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
 import type { SurfaceRegion } from './select-region.ts'
-import type { SummaryRequestInput } from './summary-request.ts'
 import { summarize } from './summarize.ts'
 
 /** One compaction of a selected region. */
 export interface TransactionInput {
   readonly session: Session
-  readonly header: RequestHeader
-  readonly policy: ResolvedPolicy
   readonly region: SurfaceRegion
   readonly trigger: 'pressure' | 'context-overflow' | 'manual'
   /** The running turn, or `null` between turns (manual). */
@@ -27,14 +23,12 @@ export interface TransactionInput {
    */
   readonly stability: 'whole-surface' | 'selected-span'
   readonly signal?: AbortSignal
-  /** Builds the summary request (the engine's protected seam). */
-  readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
-  /** Context window of the summary target, in tokens: prompt + output must fit in it. */
-  readonly targetContextWindow: number
+  /**
+   * The summary request, built from the region's messages of the current surface in the same
+   * tick (no await between) and sized to its budget (`sizeSummaryRequest`).
+   */
+  readonly request: GenerateOptions
 }
-
-/** A summary call is refused when the window leaves less than this for the checkpoint. */
-export const MIN_SUMMARY_OUTPUT_TOKENS = 256
 
 /**
  * `compaction/start` (the lock) → summary call → stability re-check → `compaction/summary` →
@@ -48,13 +42,11 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
   const { session, region, turn } = input
   const surface = session.surface
   const shadowedSeqs = surface.nodes.slice(region.start, region.end + 1)
-  const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
   const shadowedTokenCount = shadowedSeqs.reduce((sum, seq) => sum + ctx.tokenMeter.priceOf(session, seq), 0)
   const compactionId = randomUUID()
   const start = session.append('compaction/start', { compactionId, turn, trigger: input.trigger })
   try {
-    const request = fitOutputBudget(ctx, input, input.buildRequest({ header: input.header, policy: input.policy, regionMessages, sessionId: session.id, signal: input.signal }))
-    const outcome = await summarize(ctx, request)
+    const outcome = await summarize(ctx, input.request)
     const checkpoint = createMessage({ role: 'user', content: [textBlock(frameCheckpoint(outcome.text))], source: checkpointSource(compactionId) })
     const checkpointTokens = ctx.tokenMeter.estimateMessage(checkpoint)
     if (checkpointTokens >= shadowedTokenCount) {
@@ -105,22 +97,6 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
     session.append('compaction/end', { compactionId, turn, error: refusal.message })
     throw refusal
   }
-}
-
-/**
- * Caps the summary's `maxTokens` at what the target's window leaves after the prompt: providers
- * check prompt + max_tokens against the window, so an uncapped 8192 on a small model would be
- * rejected as too long. Only the output budget changes, never prompt bytes.
- */
-function fitOutputBudget(ctx: Context, input: TransactionInput, request: GenerateOptions): GenerateOptions {
-  const meter = ctx.tokenMeter
-  const promptTokens = meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
-  const room = input.targetContextWindow - promptTokens
-  if (room < MIN_SUMMARY_OUTPUT_TOKENS) {
-    throw new CompactionRefusal('summary', `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of the ${input.targetContextWindow}-token window for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS} are needed`)
-  }
-  const cap = request.maxTokens === undefined ? room : Math.min(request.maxTokens, room)
-  return { ...request, maxTokens: cap }
 }
 
 function assertStable(session: Session, input: TransactionInput, before: Session['surface'], shadowedSeqs: readonly number[]): void {

@@ -1,20 +1,33 @@
+import { balancedCuts, isCheckpointMessage } from '@warmfold/compaction'
+import type { Session } from '@warmfold/session'
+
 /** A head region of the surface, by position: nodes `start..end` inclusive. */
 export interface SurfaceRegion {
   readonly start: number
   readonly end: number
 }
 
+/** A cap on the head's own size, priced separately from the retain walk. */
+export interface HeadCap {
+  /** Token price of each surface node as the summary call will replay it. */
+  readonly prices: readonly number[]
+  /** The region's nodes may total at most this. */
+  readonly maxTokens: number
+}
+
 /**
  * Selects the head region to summarize: walk back from the tail banking `retainTokens`, keep
- * at least the newest indivisible unit (the last balanced segment), then move the cut earlier
- * until it separates no tool call from its result.
+ * at least the newest indivisible unit (the last balanced segment), shrink the head until it
+ * fits `cap`, then move the cut earlier until it separates no tool call from its result.
  *
- * @param prices token price of each surface node, in order.
+ * @param prices token price of each surface node, in order (as the next request will carry it).
  * @param cuts `cuts[k]` is true when a cut before position k is tool-pairing balanced
  *   (length `prices.length + 1`).
+ * @param cap optional limit on the head's size (the summary prompt must fit its budget); its
+ *   prices may differ from `prices` when a prune pass will rewrite only the tail.
  * @returns the region `0..cut-1`, or `null` when no balanced cut leaves anything to summarize.
  */
-export function selectRegion(prices: readonly number[], cuts: readonly boolean[], retainTokens: number): SurfaceRegion | null {
+export function selectRegion(prices: readonly number[], cuts: readonly boolean[], retainTokens: number, cap?: HeadCap): SurfaceRegion | null {
   const count = prices.length
   if (count === 0) return null
   let cut = count
@@ -27,6 +40,26 @@ export function selectRegion(prices: readonly number[], cuts: readonly boolean[]
   let newestUnit = count - 1
   while (newestUnit > 0 && !cuts[newestUnit]) newestUnit -= 1
   cut = Math.min(cut, newestUnit)
+  if (cap) {
+    let head = 0
+    for (let position = 0; position < cut; position++) head += cap.prices[position] as number
+    while (cut > 0 && head > cap.maxTokens) {
+      cut -= 1
+      head -= cap.prices[cut] as number
+    }
+  }
   while (cut > 0 && !cuts[cut]) cut -= 1
   return cut > 0 ? { start: 0, end: cut - 1 } : null
+}
+
+/**
+ * The head region of `session` to summarize, or `null` (see {@link selectRegion}). A region
+ * that is only the previous checkpoint is not compactable: summarizing a summary alone cannot
+ * shrink it.
+ */
+export function selectHeadRegion(session: Session, prices: readonly number[], retainTokens: number, cap?: HeadCap): SurfaceRegion | null {
+  const messages = session.deriveMessages()
+  const region = selectRegion(prices, balancedCuts(messages), retainTokens, cap)
+  if (region && region.end === 0 && isCheckpointMessage(messages[0]!)) return null
+  return region
 }

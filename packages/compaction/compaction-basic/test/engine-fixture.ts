@@ -15,6 +15,8 @@ import { BasicCompactionEngine } from '../src/index.ts'
 export const WINDOW = 8000
 export const MODEL: ModelInfo = { contextWindow: WINDOW, defaultMaxTokens: 500, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } }
 export const OTHER_MODEL: ModelInfo = { contextWindow: 32000, defaultMaxTokens: 1000, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
+/** A summarization model with a small window: each summary call can hold only a short head. */
+export const SMALL_MODEL: ModelInfo = { contextWindow: 2400, defaultMaxTokens: 500 }
 export const ROUTE = { provider: 'scripted', model: 'main' } as const
 export const SUMMARY = 'Goal: fix the build. Files: src/a.ts. Next: run the tests.'
 
@@ -47,6 +49,8 @@ export interface EngineHarnessOptions {
   summary?: (request: GenerateOptions, index: number) => ScriptedReply | Promise<ScriptedReply>
   /** Characters of each tool result; default 1200 (about 300 tokens). */
   resultChars?: number | ((step: number) => number)
+  /** A JSONL file store in this folder instead of the in-memory store. */
+  directory?: string
 }
 
 /** Real runtime, store, loop, tools, meter, invariants, pruner and engine; only the model's content is scripted. */
@@ -54,7 +58,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   const context = await createTestContext()
   const { ctx } = context
   ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, {})
+  ctx.plugin(SessionStore, options.directory ? { store: 'file', directory: options.directory } : {})
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
   ctx.plugin(TokenMeter, {})
@@ -64,7 +68,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({
-    models: { main: MODEL, other: OTHER_MODEL },
+    models: { main: MODEL, other: OTHER_MODEL, small: SMALL_MODEL },
     responses: (request) => {
       if (request.purpose === 'compaction') return options.summary ? options.summary(request, summaryCalls++) : { content: SUMMARY }
       const index = conversationCalls++

@@ -6,6 +6,16 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { EngineHarness } from './engine-fixture.ts'
 import { mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
 
+/** A provider that rejects conversation prompts over `limit` estimated tokens. */
+function tokenWindowed(harness: () => EngineHarness, limit: number, reply: (request: GenerateOptions, index: number) => ScriptedReply) {
+  return (request: GenerateOptions, index: number): ScriptedReply => {
+    const meter = harness().ctx.tokenMeter
+    const size = meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+    if (size > limit) return { error: new LlmError('CONTEXT_WINDOW_EXCEEDED', `prompt is ${size} tokens, the limit is ${limit}`) }
+    return reply(request, index)
+  }
+}
+
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
@@ -113,6 +123,39 @@ describe('context-overflow recovery', () => {
     expect(sizes.some((size) => size > limit)).toBe(true)
     expect(summaries.length).toBe(sizes.filter((size) => size <= limit).length)
     expect(events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual(Array(10).fill('stop'))
+    engine.assertClean()
+  })
+
+  it.each([
+    [1, 'error'],
+    [3, 'stop'],
+  ])('honours maxOverflowRetries = %i: each retry follows a recovery that really shrank the surface', async (maxOverflowRetries, reason) => {
+    // Summaries go to a 2400-token model, so one recovery folds only about 1100 tokens of head;
+    // a 2600-token result lands on a 2400-token conversation whose provider takes 3000.
+    let engine: EngineHarness | undefined
+    engine = await mountEngine({
+      engine: { thresholdRatio: 1, maxOverflowRetries, summarizationProvider: 'scripted', summarizationModel: 'small' },
+      conversation: tokenWindowed(() => engine!, 3000, oneToolStepPerTurn),
+      resultChars: (step) => (step === 12 ? 10400 : 600),
+    })
+    harnesses.push(engine)
+    const agent = await engine.ctx.agentLoop.create('retries', { ...ROUTE })
+    const surfaces: number[] = []
+    engine.ctx.on('agent/request-error', ({ agent: erring }) => void surfaces.push(engine!.ctx.tokenMeter.measure(erring.session).surfaceTokens), true)
+    for (let turn = 0; turn < 13; turn++) {
+      agent.followup(`turn ${turn}`)
+      await agent.whenIdle()
+    }
+    const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data as { reason: string; errorCode?: string })
+    expect(ends.slice(0, 12).every((end) => end.reason === 'stop')).toBe(true)
+    expect(ends[12]).toMatchObject({ reason, ...(reason === 'error' ? { errorCode: 'CONTEXT_WINDOW_EXCEEDED' } : {}) })
+    // One recovery (one summary call) per granted retry, and every one shrank the surface.
+    expect(engine.summaries()).toHaveLength(maxOverflowRetries)
+    const starts = agent.session.events.filter((event) => event.type === 'compaction/start') as SessionEvent<'compaction/start'>[]
+    expect(starts.map((event) => event.data.trigger)).toEqual(Array(maxOverflowRetries).fill('context-overflow'))
+    // Rejected requests: one per granted retry, plus the last one when the error stands.
+    expect(surfaces).toHaveLength(reason === 'stop' ? maxOverflowRetries : maxOverflowRetries + 1)
+    for (let index = 1; index < surfaces.length; index++) expect(surfaces[index]).toBeLessThan(surfaces[index - 1]!)
     engine.assertClean()
   })
 })

@@ -40,8 +40,21 @@ declare module '@warmfold/session' {
       /** Provider usage of the summary call. */
       usage?: TokenUsage
     }
-    /** Closes the bracket; `error` says why no checkpoint was committed. */
-    'compaction/end': { compactionId: string; turn: number | null; error?: string }
+    /**
+     * Closes the bracket. `error` says why no checkpoint was committed; without it the
+     * checkpoint committed.
+     */
+    'compaction/end': {
+      compactionId: string
+      turn: number | null
+      error?: string
+      /**
+       * `true` when the process that opened the bracket ended before logging its end (a crash,
+       * a kill, a torn last line) and an engine closed it later, on resume. Without `error` the
+       * checkpoint had landed before the process ended: the compaction committed.
+       */
+      recovered?: boolean
+    }
     /**
      * The pricing event of one model-free tool-result rewrite. The content-only `tool/result`
      * replacement must be appended **immediately after** it, shadowing exactly `shadowedSeqs`.

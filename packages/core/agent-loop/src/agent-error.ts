@@ -1,17 +1,34 @@
+import type { Message } from '@warmfold/llm'
+
 const AGENT_ERROR_BRAND = Symbol.for('warmfold.agent.error')
 
-/** Why an agent operation was refused. */
-export type AgentErrorCode = 'BUSY' | 'CLOSED'
+/**
+ * Why an agent operation was refused or failed.
+ * - `BUSY`: `runMaintenance` while a turn or another task runs.
+ * - `CLOSED`: the agent can no longer be used.
+ * - `LOG_FAILED`: the session log refused an append the loop needed (a validator, a closed
+ *   session) or a flush failed, so a turn could not be started, closed or made durable.
+ */
+export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'LOG_FAILED'
 
-/** An agent operation was refused. Recognise it with {@link AgentError.isInstance}. */
+/** An agent operation was refused or failed. Recognise it with {@link AgentError.isInstance}. */
 export class AgentError extends Error {
   override readonly name = 'AgentError'
   readonly code: AgentErrorCode
+  /** The turn the failure belongs to, when there is one. */
+  readonly turn?: number
+  /**
+   * User messages that were never logged because of the failure (the one whose turn could not
+   * start, then the followups still queued), oldest first. The host may queue them again.
+   */
+  readonly unsent: readonly Message[]
   readonly [AGENT_ERROR_BRAND] = true
 
-  constructor(code: AgentErrorCode, message: string) {
-    super(message)
+  constructor(code: AgentErrorCode, message: string, options: { cause?: unknown; turn?: number; unsent?: readonly Message[] } = {}) {
+    super(message, { cause: options.cause })
     this.code = code
+    this.turn = options.turn
+    this.unsent = Object.freeze([...(options.unsent ?? [])])
   }
 
   /** Whether `value` is an `AgentError` from any copy of this package. */

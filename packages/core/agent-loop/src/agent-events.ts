@@ -1,11 +1,15 @@
 import type { ContentBlock, LlmErrorCode } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
+import type { AgentError } from './agent-error.ts'
 import type { Agent } from './agent.ts'
 
 type Awaitable<T> = T | Promise<T>
 
-/** Why a turn ended. */
-export type TurnEndReason = 'stop' | 'max-steps' | 'max-tokens' | 'aborted' | 'error' | 'empty-reply'
+/**
+ * Why a turn ended. `interrupted`: the process that ran the turn ended (crash, kill, stop)
+ * before the turn did; the `turn/end` was logged when the session was resumed.
+ */
+export type TurnEndReason = 'stop' | 'max-steps' | 'max-tokens' | 'aborted' | 'error' | 'empty-reply' | 'interrupted'
 
 declare module '@warmfold/session' {
   interface SessionEventMap {
@@ -47,6 +51,11 @@ export interface RequestErrorContext {
   readonly signal: AbortSignal
 }
 
+/** Context of the `agent/resume` hook. */
+export interface ResumeContext {
+  readonly agent: Agent
+}
+
 /** What an `agent/request-error` handler may answer. */
 export type RequestErrorAction = { readonly retry: true }
 
@@ -64,11 +73,24 @@ declare module '@cordisjs/core' {
     'agent/request'(context: RequestHookContext): Awaitable<void>
     /**
      * A conversation request failed. The first listener that returns `{ retry: true }` gets the
-     * step rebuilt and sent once more (at most once per step); otherwise the turn ends with the
-     * error's code.
+     * step rebuilt (pre-step hook included) and sent again, up to the agent's `maxStepRetries`
+     * per step; `context.retries` counts the retries already granted. Otherwise the turn ends
+     * with the error's code.
      */
     'agent/request-error'(context: RequestErrorContext): Awaitable<RequestErrorAction | void | undefined>
     /** An agent changed status. */
     'agent/status'(agent: Agent, status: AgentStatus): void
+    /**
+     * An agent was created on a session that already has events (a resume), before the loop
+     * closes a turn the previous process left open. Listeners are awaited in order and may
+     * append (compaction closes a bracket a crash left open here, so it ends before the turn).
+     */
+    'agent/resume'(context: ResumeContext): Awaitable<void>
+    /**
+     * The agent could not log or persist what it had to (a `LOG_FAILED` error: an append was
+     * refused or a flush failed). The same error is kept on `agent.lastError` and reported as an
+     * `internal/warning`; the agent is idle again and its queue is handed back on `error.unsent`.
+     */
+    'agent/error'(agent: Agent, error: AgentError): void
   }
 }

@@ -33,7 +33,9 @@ export class AgentLoop extends Service<AgentLoop.Config> {
 
   /**
    * An agent for session `sessionId`: the session is opened when it exists and created
-   * otherwise.
+   * otherwise. On a session with history, the `agent/resume` hook runs and a turn the previous
+   * process left open is closed with `turn/end { reason: 'interrupted' }` (then flushed); a
+   * failure there is reported on `agent.lastError`, never thrown.
    * @throws TypeError naming a bad option; SessionError from the store.
    */
   async create(sessionId: string, options: AgentOptions): Promise<Agent> {
@@ -42,7 +44,9 @@ export class AgentLoop extends Service<AgentLoop.Config> {
       if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return this.owner.sessions.create(sessionId)
       throw error
     })
-    return new Agent(this.owner, session, validated)
+    const agent = new Agent(this.owner, session, validated)
+    await agent.resume()
+    return agent
   }
 }
 

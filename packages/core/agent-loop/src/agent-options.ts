@@ -16,12 +16,20 @@ export interface AgentOptions {
   readonly maxSteps?: number
   /** Default tool timeout in milliseconds; default 120000. */
   readonly toolTimeoutMs?: number
+  /**
+   * Retries of one step that `agent/request-error` listeners may ask for; default 8, `0`
+   * disables retries. A bound against a listener that asks again and again: the listeners
+   * decide (overflow recovery grants `maxOverflowRetries`, and only after real progress).
+   */
+  readonly maxStepRetries?: number
 }
 
 /** Default `maxSteps`. */
 export const DEFAULT_MAX_STEPS = 200
 /** Default `toolTimeoutMs`. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000
+/** Default `maxStepRetries`. */
+export const DEFAULT_MAX_STEP_RETRIES = 8
 
 /**
  * Checks agent options and returns a frozen copy.
@@ -40,6 +48,9 @@ export function validateAgentOptions(options: AgentOptions): AgentOptions {
   for (const key of ['maxTokens', 'maxSteps', 'toolTimeoutMs'] as const) {
     const value = options[key]
     if (value !== undefined && (!Number.isInteger(value) || value <= 0)) throw bad(key, 'must be a positive integer', value)
+  }
+  if (options.maxStepRetries !== undefined && (!Number.isInteger(options.maxStepRetries) || options.maxStepRetries < 0)) {
+    throw bad('maxStepRetries', 'must be a non-negative integer', options.maxStepRetries)
   }
   if (options.system !== undefined && typeof options.system !== 'string') throw bad('system', 'must be a string', options.system)
   return Object.freeze({ ...options, ...(options.stop ? { stop: Object.freeze([...options.stop]) } : {}) })

@@ -5,13 +5,23 @@ import type { Session } from '@warmfold/session'
 import type { AgentStatus } from './agent-events.ts'
 import { AgentError } from './agent-error.ts'
 import type { AgentOptions } from './agent-options.ts'
-import type { TurnOutcome } from './run-turn.ts'
+import { findInterruptedTurn } from './interrupted-turn.ts'
+import type { TurnOutcome, TurnProgress } from './run-turn.ts'
 import { runTurn } from './run-turn.ts'
+
+/** Sessions with a turn running in this process: a resume must not close those. */
+const runningTurns = new WeakSet<Session>()
 
 /**
  * One conversation driven by the loop. User messages queue FIFO; each starts one turn.
  * Maintenance tasks (manual compaction) run only while idle, and followups queued meanwhile
  * wait for them.
+ *
+ * Nothing the loop appends or flushes can escape as an unhandled rejection: a failure inside a
+ * turn ends it with reason `error` and the cause on `turn/end`; a failure the log cannot record
+ * (the `turn/end` itself refused, a failed flush) becomes a `LOG_FAILED` {@link AgentError} on
+ * {@link lastError}, `agent/error` and `internal/warning`, the queue is handed back on its
+ * `unsent`, and the agent is idle again.
  */
 export class Agent {
   private readonly queue: Message[] = []
@@ -20,6 +30,8 @@ export class Agent {
   private idleWaiters: Array<() => void> = []
   private firstRequest = true
   private turnCounter: number
+  private draining = false
+  private lastErrorValue?: AgentError
 
   constructor(
     private readonly ctx: Context,
@@ -36,15 +48,23 @@ export class Agent {
     return this.statusValue
   }
 
+  /**
+   * The latest failure the session log could not record (code `LOG_FAILED`), or `undefined`.
+   * Set before `whenIdle()` resolves, so a host checks it after awaiting `whenIdle()`.
+   */
+  get lastError(): AgentError | undefined {
+    return this.lastErrorValue
+  }
+
   /** Queues a user message; it starts a turn as soon as the agent is free. */
   followup(message: string | Message): void {
     this.queue.push(typeof message === 'string' ? createUserMessage(message) : message)
-    if (this.statusValue === 'idle') void this.drain()
+    if (this.statusValue === 'idle') this.drain()
   }
 
-  /** Resolves when no turn or maintenance task runs and nothing is queued. */
+  /** Resolves when no turn or maintenance task runs and nothing is queued. Never rejects. */
   whenIdle(): Promise<void> {
-    if (this.statusValue === 'idle' && this.queue.length === 0) return Promise.resolve()
+    if (this.statusValue === 'idle' && this.queue.length === 0 && !this.draining) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
@@ -63,8 +83,8 @@ export class Agent {
    * @throws AgentError `BUSY` (as a rejected promise) when a turn or another task is running.
    */
   async runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (this.statusValue !== 'idle') {
-      throw new AgentError('BUSY', `agent for session ${this.session.id} is ${this.statusValue}; maintenance runs only while it is idle`)
+    if (this.statusValue !== 'idle' || this.draining) {
+      throw new AgentError('BUSY', `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`)
     }
     const controller = new AbortController()
     this.controller = controller
@@ -74,7 +94,7 @@ export class Agent {
     } finally {
       this.controller = undefined
       this.setStatus('idle')
-      void this.drain()
+      this.drain()
     }
   }
 
@@ -85,35 +105,149 @@ export class Agent {
     return first
   }
 
-  private async drain(): Promise<void> {
-    if (this.statusValue !== 'idle') return
+  /**
+   * Makes a resumed log consistent before the first turn: runs the `agent/resume` hook, then
+   * logs `turn/end { reason: 'interrupted' }` for a turn the previous process left open, and
+   * flushes. Called once by `ctx.agentLoop.create`; failures are reported like any log failure.
+   * @internal
+   */
+  async resume(): Promise<void> {
+    if (this.session.length === 0 || runningTurns.has(this.session)) return
+    try {
+      await this.ctx.serial('agent/resume', { agent: this })
+      const open = findInterruptedTurn(this.session)
+      if (open) {
+        this.session.append('turn/end', {
+          turn: open.turn,
+          reason: 'interrupted',
+          steps: open.steps,
+          error: 'the process running this turn ended before the turn did; closed when the session was resumed',
+        })
+      }
+      await this.ctx.sessions.flush(this.session)
+    } catch (error) {
+      this.report(new AgentError('LOG_FAILED', `agent ${this.session.id}: resuming the session failed: ${describe(error)}`, { cause: error }))
+    }
+  }
+
+  private drain(): void {
+    if (this.draining || this.statusValue !== 'idle') return
+    this.draining = true
+    // runQueue handles its own failures; this catch only guards against a bug in that handling.
+    this.runQueue()
+      .catch((error: unknown) => this.report(new AgentError('LOG_FAILED', `agent ${this.session.id}: the turn loop failed: ${describe(error)}`, { cause: error, unsent: this.queue.splice(0) })))
+      .finally(() => {
+        this.draining = false
+        this.controller = undefined
+        if (this.statusValue === 'running') this.setStatus('idle')
+        // An agent/error listener may have queued a followup (e.g. the unsent ones) meanwhile.
+        if (this.queue.length > 0 && this.statusValue === 'idle') return this.drain()
+        const waiters = this.idleWaiters.splice(0)
+        for (const resolve of waiters) resolve()
+      })
+  }
+
+  private async runQueue(): Promise<void> {
     while (this.queue.length > 0) {
       const message = this.queue.shift() as Message
-      const controller = new AbortController()
-      this.controller = controller
+      this.controller = new AbortController()
       this.setStatus('running')
-      const turn = ++this.turnCounter
-      let outcome: TurnOutcome
+      runningTurns.add(this.session)
+      let failure: AgentError | undefined
       try {
-        this.session.append('turn/start', { turn })
-        this.session.append('user/message', { message }, 'append')
-        outcome = await runTurn(this.ctx, this, turn, controller.signal)
-      } catch (error) {
-        outcome = { reason: 'error', steps: 0, errorCode: 'UNEXPECTED', error: error instanceof Error ? error.message : String(error) }
+        failure = await this.runOne(message, this.controller.signal)
+      } finally {
+        runningTurns.delete(this.session)
+        this.controller = undefined
+        this.setStatus('idle')
       }
-      this.session.append('turn/end', { turn, ...outcome })
-      await this.ctx.sessions.flush(this.session).catch((error: unknown) => {
-        this.ctx.emit('internal/warning', `agent ${this.session.id}: flushing the session failed: ${(error as Error).message}`)
-      })
-      this.controller = undefined
-      this.setStatus('idle')
+      if (failure) {
+        this.report(failure)
+        return
+      }
     }
-    const waiters = this.idleWaiters.splice(0)
-    for (const resolve of waiters) resolve()
+  }
+
+  /** Runs one turn; returns the failure the log could not record, which stops the queue. */
+  private async runOne(message: Message, signal: AbortSignal): Promise<AgentError | undefined> {
+    const turn = ++this.turnCounter
+    const lost = (cause: unknown, what: string, messageUnsent: boolean): AgentError =>
+      new AgentError('LOG_FAILED', `agent ${this.session.id}: ${what} of turn ${turn} failed: ${describe(cause)}`, {
+        cause,
+        turn,
+        unsent: [...(messageUnsent ? [message] : []), ...this.queue.splice(0)],
+      })
+    try {
+      this.session.append('turn/start', { turn })
+    } catch (error) {
+      this.turnCounter -= 1
+      return lost(error, 'logging the start', true)
+    }
+    let messageError: unknown
+    let outcome: TurnOutcome
+    const progress: TurnProgress = { step: 0 }
+    try {
+      this.session.append('user/message', { message }, 'append')
+    } catch (error) {
+      messageError = error ?? new Error('the append threw nothing')
+    }
+    if (messageError !== undefined) {
+      outcome = { reason: 'error', steps: 0, errorCode: errorCode(messageError), error: `the user message could not be logged: ${describe(messageError)}` }
+    } else {
+      try {
+        outcome = await runTurn(this.ctx, this, turn, signal, progress)
+      } catch (error) {
+        // An append refused mid-turn (a validator, a closed session), a failed flush or a hook
+        // that threw: the turn ends here with the cause, and the log says so if it still can.
+        outcome = { reason: 'error', steps: progress.step, errorCode: errorCode(error), error: describe(error) }
+      }
+    }
+    const unsent = messageError !== undefined
+    try {
+      this.session.append('turn/end', { turn, ...outcome })
+    } catch (error) {
+      return lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`, unsent)
+    }
+    try {
+      await this.ctx.sessions.flush(this.session)
+    } catch (error) {
+      return lost(error, 'flushing the session at the end', unsent)
+    }
+    return unsent ? lost(messageError, 'logging the user message', true) : undefined
+  }
+
+  private report(error: AgentError): void {
+    this.lastErrorValue = error
+    // Listeners are host code; one that throws must not turn a reported failure into a crash.
+    try {
+      this.ctx.emit('agent/error', this, error)
+    } catch {
+      // lastError and the warning below still tell the host.
+    }
+    try {
+      this.ctx.emit('internal/warning', error.message)
+    } catch {
+      // lastError still holds the failure.
+    }
   }
 
   private setStatus(status: AgentStatus): void {
     this.statusValue = status
-    this.ctx.emit('agent/status', this, status)
+    try {
+      this.ctx.emit('agent/status', this, status)
+    } catch (error) {
+      // A throwing status listener must not strand the agent in a status it already left.
+      this.ctx.emit('internal/warning', `agent ${this.session.id}: an agent/status listener failed: ${describe(error)}`)
+    }
   }
+}
+
+function describe(value: unknown): string {
+  return value instanceof Error ? value.message : String(value)
+}
+
+/** The code a failure carries (`SessionError`, `LlmError`, a Node errno), else `UNEXPECTED`. */
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && code !== '' ? code : 'UNEXPECTED'
 }

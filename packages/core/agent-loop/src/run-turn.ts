@@ -4,7 +4,7 @@ import { ContentAssembler, createAssistantMessage, createToolResultMessage, LlmE
 import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext, TurnEndReason } from './agent-events.ts'
-import { DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
+import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import type { Agent } from './agent.ts'
 import { executeToolCall } from './execute-tool-call.ts'
 
@@ -16,19 +16,27 @@ export interface TurnOutcome {
   readonly error?: string
 }
 
+/** How far a running turn got; read when the turn throws instead of returning an outcome. */
+export interface TurnProgress {
+  /** Steps (requests) started so far. */
+  step: number
+}
+
 /**
  * Runs one turn of `agent`: steps until the model stops calling tools, the turn is aborted,
  * `maxSteps` is reached or a request fails for good. Every surface change is an append, so
  * each request strictly extends the previous one (rule C1).
  */
-export async function runTurn(ctx: Context, agent: Agent, turn: number, signal: AbortSignal): Promise<TurnOutcome> {
+export async function runTurn(ctx: Context, agent: Agent, turn: number, signal: AbortSignal, progress: TurnProgress = { step: 0 }): Promise<TurnOutcome> {
   const session = agent.session
   const maxSteps = agent.options.maxSteps ?? DEFAULT_MAX_STEPS
+  const maxStepRetries = agent.options.maxStepRetries ?? DEFAULT_MAX_STEP_RETRIES
   let step = 0
   while (true) {
     if (signal.aborted) return { reason: 'aborted', steps: step }
     if (step >= maxSteps) return { reason: 'max-steps', steps: step, error: `the turn reached maxSteps (${maxSteps}) without a final answer` }
     step += 1
+    progress.step = step
     let retries = 0
     let result: GenerateResult
     while (true) {
@@ -55,7 +63,7 @@ export async function runTurn(ctx: Context, agent: Agent, turn: number, signal: 
           return { reason: 'aborted', steps: step }
         }
         const action = await ctx.serial('agent/request-error', { agent, turn, step, error, retries, signal })
-        if (action?.retry && retries === 0 && !signal.aborted) {
+        if (action?.retry && retries < maxStepRetries && !signal.aborted) {
           retries += 1
           continue
         }

@@ -1,7 +1,7 @@
 import type { StreamChunk } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { AgentError } from '../src/index.ts'
+import { AgentError, DEFAULT_MAX_STEP_RETRIES } from '../src/index.ts'
 import type { LoopHarness } from './loop-fixture.ts'
 import { callTool, mountLoop, ROUTE, strictlyExtends } from './loop-fixture.ts'
 
@@ -86,11 +86,11 @@ describe('turn control', () => {
     harness.assertClean()
   })
 
-  it('never retries a step twice, and unhandled errors end the turn with the LlmError code', async () => {
+  it('retries a step at most maxStepRetries times, and unhandled errors end the turn with the LlmError code', async () => {
     const overflow = { error: new LlmError('CONTEXT_WINDOW_EXCEEDED', 'prompt is too long') }
     const harness = await harnessWith([overflow, overflow, { error: new LlmError('RATE_LIMITED', 'slow down') }])
     harness.ctx.on('agent/request-error', (context) => ((context.error as LlmError).code === 'CONTEXT_WINDOW_EXCEEDED' ? { retry: true } : undefined))
-    const agent = await harness.ctx.agentLoop.create('no-loop', { ...ROUTE })
+    const agent = await harness.ctx.agentLoop.create('no-loop', { ...ROUTE, maxStepRetries: 1 })
     agent.followup('one')
     await agent.whenIdle()
     agent.followup('two')
@@ -100,6 +100,23 @@ describe('turn control', () => {
       { turn: 1, reason: 'error', steps: 1, errorCode: 'CONTEXT_WINDOW_EXCEEDED', error: 'prompt is too long' },
       { turn: 2, reason: 'error', steps: 1, errorCode: 'RATE_LIMITED', error: 'slow down' },
     ])
+    harness.assertClean()
+  })
+
+  it('grants as many retries as listeners ask for, up to the default bound of 8 per step', async () => {
+    const harness = await harnessWith({ error: new LlmError('CONTEXT_WINDOW_EXCEEDED', 'prompt is too long') })
+    const granted: number[] = []
+    harness.ctx.on('agent/request-error', (context) => {
+      granted.push(context.retries)
+      return { retry: true }
+    })
+    const agent = await harness.ctx.agentLoop.create('bounded-retries', { ...ROUTE })
+    agent.followup('one')
+    await agent.whenIdle()
+    expect(harness.adapter.requests).toHaveLength(1 + DEFAULT_MAX_STEP_RETRIES)
+    expect(granted).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
+    expect(agent.session.events.at(-1)?.data).toMatchObject({ reason: 'error', steps: 1, errorCode: 'CONTEXT_WINDOW_EXCEEDED' })
+    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxStepRetries: -1 })).rejects.toThrow('agent option maxStepRetries must be a non-negative integer, got -1')
     harness.assertClean()
   })
 

@@ -1,0 +1,140 @@
+import type { Context } from '@cordisjs/core'
+import type { CompactionResult } from '@warmfold/compaction'
+import type { GenerateOptions } from '@warmfold/llm'
+import { createMessage } from '@warmfold/llm'
+import type { RequestHeader, Session } from '@warmfold/session'
+import type { BasicCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
+import { resolvePolicy } from './compaction-policy.ts'
+import { CompactionRefusal } from './compaction-refusal.ts'
+import { frameCheckpoint } from './compaction-instruction.ts'
+import { runTransaction } from './compaction-transaction.ts'
+import type { SurfaceRegion } from './select-region.ts'
+import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, SUMMARY_RETRY_RATIO, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
+import type { SummaryRequestInput } from './summary-request.ts'
+import { instructionMessage, summaryTarget } from './summary-request.ts'
+
+/** Where summary calls go and how many tokens they may spend. */
+export interface SummaryRoute {
+  /** The summary target's policy (its own override decides the cap and margin). */
+  readonly policy: ResolvedPolicy
+  /** Prompt estimate + `maxTokens` budget: the target's window minus the margin. */
+  readonly limitTokens: number
+}
+
+/** How a compaction of a chosen head ended: committed, or why no summary call was made. */
+export type HeadOutcome =
+  | { readonly kind: 'done'; readonly result: CompactionResult }
+  | { readonly kind: 'nothing'; readonly reason: string }
+  | { readonly kind: 'unfit'; readonly reason: string }
+
+/** Picks the region from the current node prices and the largest head the budget allows. */
+export type ChooseRegion = (prices: readonly number[], maxHeadTokens: number) => SurfaceRegion | null
+
+/** One compaction of a head. */
+export interface HeadCompaction {
+  readonly session: Session
+  readonly header: RequestHeader
+  readonly route: SummaryRoute
+  readonly choose: ChooseRegion
+  readonly trigger: 'pressure' | 'context-overflow' | 'manual'
+  readonly turn: number | null
+  readonly stability: 'whole-surface' | 'selected-span'
+  readonly signal?: AbortSignal
+  /** The engine's protected seam. */
+  readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
+}
+
+/** The summary target of `header` under `routed`, with its policy and token budget. */
+export async function resolveSummaryRoute(ctx: Context, config: BasicCompactionConfig, header: RequestHeader, routed: ResolvedPolicy): Promise<SummaryRoute> {
+  const target = summaryTarget(header, routed)
+  const sameRoute = target.provider === header.config.provider && target.model === header.config.model
+  const policy = sameRoute ? routed : { ...resolvePolicy(config, target.provider, target.model), summarizationProvider: routed.summarizationProvider, summarizationModel: routed.summarizationModel }
+  const { contextWindow } = await ctx.llm.resolveModelInfo(target.provider, target.model)
+  return { policy, limitTokens: summaryLimit(contextWindow, policy.summaryMarginRatio) }
+}
+
+/**
+ * The largest head (in surface tokens) whose summary prompt fits `limitTokens`: the limit less
+ * the envelope, the instruction and an output reserve of `min(maxTokens, limit / 4)`, at least
+ * {@link MIN_SUMMARY_OUTPUT_TOKENS}.
+ */
+export function maxHeadTokens(ctx: Context, header: RequestHeader, route: SummaryRoute, limitTokens = route.limitTokens): number {
+  const meter = ctx.tokenMeter
+  const reserve = Math.max(MIN_SUMMARY_OUTPUT_TOKENS, Math.min(route.policy.maxTokens, Math.floor(limitTokens / 4)))
+  const envelope = meter.estimateSystem(header.system) + meter.estimateTools(header.tools) + meter.estimateMessage(instructionMessage())
+  return limitTokens - envelope - reserve
+}
+
+/**
+ * Compacts the head `choose` picks, with the summary call sized to the route's budget. No call
+ * is made when nothing can be chosen, the head is no larger than an empty checkpoint or the
+ * prompt leaves too little room. When the provider still rejects the prompt as too long, the
+ * budget becomes {@link SUMMARY_RETRY_RATIO} of the rejected prompt estimate + `maxTokens` and
+ * a head at most half as large is chosen, up to {@link SUMMARY_ATTEMPTS} calls, so each retry
+ * is strictly smaller than the call before.
+ * @throws CompactionRefusal (logged by its bracket) for any other refused call.
+ */
+export async function compactHead(ctx: Context, input: HeadCompaction): Promise<HeadOutcome> {
+  const { session, header, route } = input
+  let limit = route.limitTokens
+  let headCap = maxHeadTokens(ctx, header, route, limit)
+  let rejected: string | undefined
+  for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++) {
+    const prices = ctx.tokenMeter.measure(session).nodes.map((node) => node.tokens)
+    const region = input.choose(prices, headCap)
+    if (!region) return rejected ? { kind: 'unfit', reason: `no smaller head is left after ${rejected}` } : { kind: 'nothing', reason: 'no balanced head region is left to summarize' }
+    const regionTokens = prices.slice(region.start, region.end + 1).reduce((sum, price) => sum + price, 0)
+    if (regionTokens <= emptyCheckpointTokens(ctx)) {
+      const why = `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${regionTokens} tokens) is no larger than an empty checkpoint`
+      return { kind: 'unfit', reason: rejected ? `${why}, after ${rejected}` : why }
+    }
+    const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
+    const built = input.buildRequest({ header, policy: route.policy, regionMessages, sessionId: session.id, signal: input.signal })
+    const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit)
+    if (typeof sized === 'string') return { kind: 'unfit', reason: rejected ? `${sized}, after ${rejected}` : sized }
+    try {
+      const result = await runTransaction(ctx, { session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request })
+      return { kind: 'done', result }
+    } catch (error) {
+      if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted) throw error
+      // The provider counts more tokens than the estimate: the prompt alone may be too long
+      // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
+      // let maxTokens grow back into the room it frees). Do both.
+      rejected = `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} output tokens as too long`
+      limit = Math.floor((sized.promptTokens + sized.maxTokens) * SUMMARY_RETRY_RATIO)
+      headCap = Math.min(maxHeadTokens(ctx, header, route, limit), Math.floor(regionTokens / 2))
+    }
+  }
+  return { kind: 'unfit', reason: `${rejected}, the last of ${SUMMARY_ATTEMPTS} calls that each asked for less` }
+}
+
+/** Tokens of a checkpoint with an empty summary: the least a head can shrink to. */
+export function emptyCheckpointTokens(ctx: Context): number {
+  return ctx.tokenMeter.estimateMessage(createMessage({ role: 'user', content: frameCheckpoint('') }))
+}
+
+/**
+ * How many head nodes (positions `0..n-1`, within `0..end`) `passes` summary calls could fold at
+ * best: each call replays the previous checkpoint (at least `emptyTokens`) and then the next
+ * balanced segments while they fit `maxHead`; a segment that fits no call stops the folding.
+ * The bound is optimistic (it ignores the summary's own length), so a head it rules out can
+ * certainly not be folded.
+ *
+ * @param cuts `cuts[k]` is true when a cut before position k is tool-pairing balanced.
+ */
+export function foldableNodes(prices: readonly number[], cuts: readonly boolean[], end: number, maxHead: number, passes: number, emptyTokens: number): number {
+  let folded = 0
+  for (let pass = 0; pass < passes && folded <= end; pass++) {
+    let head = pass === 0 ? 0 : emptyTokens
+    let position = folded
+    let next = folded
+    // Extend by whole balanced segments: a cut inside one would separate a tool call from its result.
+    while (position <= end && head + (prices[position] as number) <= maxHead) {
+      head += prices[position++] as number
+      if (cuts[position]) next = position
+    }
+    if (next === folded) break
+    folded = next
+  }
+  return folded
+}
