@@ -1,11 +1,14 @@
 import { writeFile } from 'node:fs/promises'
 import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
 import type { WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
-import { CacheProbe, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
+import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
+import { checkOutPath } from './check-out-path.ts'
 import { formatTable } from './format-table.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
+import { RunError } from './run-error.ts'
+import { UsageError } from './usage-error.ts'
 
 /** Where the command writes. */
 export interface CommandIo {
@@ -14,33 +17,58 @@ export interface CommandIo {
 }
 
 /**
- * Runs every window × strategy, reporting progress on stderr, then prints the table (or the
- * JSON document with `--json`) on stdout and writes `--out`. Returns the exit code: 0, or 1 when
- * a run did not complete.
+ * Checks `--out` and the probe's config, runs every window × strategy, reporting progress on
+ * stderr, then prints the table (or the JSON document with `--json`) on stdout and writes
+ * `--out`. Returns the exit code: 0, or 1 when a run did not complete.
+ * @throws UsageError when `--out` cannot be written or the probe config is refused, before
+ *   anything runs; RunError when the probed endpoint fails (the run stops at its first failure,
+ *   nothing is printed on stdout) or `--out` cannot be written after the run (the report is
+ *   printed on stdout first).
  */
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
+  if (args.out !== undefined) await checkOutPath(args.out)
+  const probe = args.cache.kind === 'probe' ? probeOf(args.cache) : undefined
   const report: BenchReport = { version: 1, workload: workloadOf(args), runs: [] }
   const total = args.windows.length * args.strategies.length
   for (const window of args.windows) {
     for (const strategy of args.strategies) {
       const started = performance.now()
-      io.stderr(`[${report.runs.length + 1}/${total}] window ${window}, strategy ${strategy}…`)
-      const run = await measure(args, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute })
+      const name = `window ${window}, strategy ${strategy}`
+      io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
+      const run = await measure(args, probe, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute }).catch((error: unknown) => {
+        if (!(error instanceof CacheProbeError)) throw error
+        const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
+        throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
+      })
       const entry = reportRun(strategy, run)
       report.runs.push(entry)
-      io.stderr(`[${report.runs.length}/${total}] window ${window}, strategy ${strategy}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, ${((performance.now() - started) / 1000).toFixed(2)} s`)
+      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, ${((performance.now() - started) / 1000).toFixed(2)} s`)
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`
-  if (args.out) await writeFile(args.out, document)
+  // Printed before the file is written: a failed write must not lose a long run's results.
   io.stdout(args.json ? document : `${formatTable(report)}\n`)
+  if (args.out !== undefined) {
+    await writeFile(args.out, document).catch((error: NodeJS.ErrnoException) => {
+      throw new RunError(`could not write --out ${JSON.stringify(args.out)} (the report is on stdout): ${error.code ?? error.message}`, { cause: error })
+    })
+  }
   const incomplete = report.runs.filter((run) => !run.completed)
   if (incomplete.length) io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`)
   return { code: incomplete.length ? 1 : 0, report }
 }
 
+/** One probe for the whole bench, built before the first run so a refused config costs nothing. */
+function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>): CacheProbe {
+  try {
+    return new CacheProbe({ baseURL: cache.url, model: cache.model, dialect: cache.dialect, timeoutMs: Math.round(cache.timeoutSeconds * 1000), ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}) })
+  } catch (error) {
+    throw new UsageError(`--cache-probe: ${(error as Error).message}`)
+  }
+}
+
 /** One run, measured by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. */
-async function measure(args: BenchArgs, options: WorkloadOptions): Promise<WorkloadRun> {
+async function measure(args: BenchArgs, probe: CacheProbe | undefined, options: WorkloadOptions): Promise<WorkloadRun> {
   const cache = args.cache
   switch (cache.kind) {
     case 'simulator':
@@ -55,7 +83,7 @@ async function measure(args: BenchArgs, options: WorkloadOptions): Promise<Workl
       }
     }
     case 'probe':
-      return runProbedWorkload(options, new CacheProbe({ baseURL: cache.url, model: cache.model, dialect: cache.dialect, ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}) }))
+      return runProbedWorkload(options, probe as CacheProbe)
   }
 }
 

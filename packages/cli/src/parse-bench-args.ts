@@ -1,4 +1,4 @@
-import { EFFORTS, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
+import { DEFAULT_PROBE_TIMEOUT_MS, EFFORTS, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
 import type { WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
@@ -8,7 +8,7 @@ import { UsageError } from './usage-error.ts'
 export type CacheSource =
   | { kind: 'simulator' }
   | { kind: 'llama' }
-  | { kind: 'probe'; url: string; model: string; dialect: Dialect; keyEnv?: string }
+  | { kind: 'probe'; url: string; model: string; dialect: Dialect; keyEnv?: string; timeoutSeconds: number }
 
 /** The parsed `warmfold bench` command line. */
 export interface BenchArgs {
@@ -27,6 +27,22 @@ export interface BenchArgs {
   help: boolean
 }
 
+/**
+ * Largest `--windows` value, in tokens (the largest context window in common use). The
+ * simulator keeps every distinct prompt segment, so memory grows with window × steps: `cold`,
+ * the heaviest strategy, about 1.1 bytes per window token per step. At both bounds the default
+ * three strategies peak at 2.8 GB and take 81 s on a 2-core machine, within Node's default
+ * 4 GiB heap (they also complete in 3 GiB).
+ */
+export const MAX_WINDOW = 2_000_000
+
+/** Largest `--steps` value: about 58 folds at any window; memory and time grow linearly with it. */
+export const MAX_STEPS = 1000
+
+/** Default and largest `--probe-timeout`, in seconds (the largest stays far below Node's timer limit of 24.8 days). */
+export const DEFAULT_PROBE_TIMEOUT_SECONDS = DEFAULT_PROBE_TIMEOUT_MS / 1000
+export const MAX_PROBE_TIMEOUT_SECONDS = 86_400
+
 /** Windows that fit the embedded llama cache server's context (its tiny vocabulary makes about 2.8 tokens per simulated token). */
 export const LLAMA_WINDOWS = [8000, 16000]
 
@@ -36,8 +52,9 @@ Runs the scripted coding workload for each window × strategy through the real a
 token meter, pruner and compaction engine, and prints the prefix-cache economics.
 
 Options:
-  --windows LIST        context windows in tokens, comma-separated (default 32000,128000,512000)
-  --steps N             tool steps before the final answer (default 60)
+  --windows LIST        context windows in tokens, comma-separated, each 4800 to ${MAX_WINDOW}
+                        (default 32000,128000,512000)
+  --steps N             tool steps before the final answer, 1 to ${MAX_STEPS} (default 60)
   --strategies LIST     warmfold,legacy,cold (default all three)
   --effort E            conversation reasoning effort: ${EFFORTS.join(' | ')} (default max)
   --temperature T       conversation temperature (default unset)
@@ -46,7 +63,8 @@ Options:
   --pruner P            ${PRUNERS.join(' | ')} (default rewrite-only)
   --summary-route R     send summary calls to provider/model
   --json                print one JSON document on stdout instead of the table
-  --out FILE            also write the JSON document to FILE
+  --out FILE            also write the JSON document to FILE (checked before the run; its folder
+                        must exist)
   --cache llama         measure cached tokens with a real llama.cpp KV cache (embedded server, a fresh
                         one per run; default windows ${LLAMA_WINDOWS.join(',')}; takes minutes on 2 cores)
   --cache-probe URL     measure cached tokens at an OpenAI-compatible endpoint (llama-server, vLLM,
@@ -54,20 +72,23 @@ Options:
   --probe-model M       model id sent to the endpoint (default probe)
   --probe-dialect D     ${DIALECTS.join(' | ')} (default llamacpp)
   --probe-key-env VAR   environment variable holding the endpoint's API key (default none)
+  --probe-timeout S     seconds to wait for each probed response, 0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}
+                        (default ${DEFAULT_PROBE_TIMEOUT_SECONDS}; raise it for a slow local server)
   -h, --help            show this help
 
-Progress goes to stderr. Exit codes: 0 ok, 1 a run failed, 2 bad flags.`
+Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
+answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--out', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env'])
+const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--out', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
- * Parses `warmfold bench` flags.
- * @throws UsageError naming the flag and the allowed values.
+ * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
+ * @throws UsageError naming the flag and the allowed values (never a credential).
  */
-export function parseBenchArgs(argv: readonly string[]): BenchArgs {
+export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchArgs {
   const args: BenchArgs = { windows: [32000, 128000, 512000], steps: 60, strategies: [...STRATEGIES], effort: 'max', profile: 'bytes', pruner: 'rewrite-only', json: false, cache: { kind: 'simulator' }, help: false }
   let windowsGiven = false
-  const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as Dialect, keyEnv: undefined as string | undefined }
+  const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as Dialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
   let llama = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
@@ -87,7 +108,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         args.json = true
         break
       case '--windows':
-        args.windows = text.split(',').map((item) => positiveInteger('--windows', item, 4800))
+        args.windows = text.split(',').map((item) => boundedInteger('--windows', item, 4800, MAX_WINDOW, "tokens (the simulator's memory grows with window × steps)"))
         windowsGiven = true
         break
       case '--cache':
@@ -95,8 +116,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         llama = text === 'llama'
         break
       case '--cache-probe':
-        if (!/^https?:\/\/\S+$/.test(text)) throw new UsageError(`--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got ${JSON.stringify(text)}`)
-        probe.url = text
+        probe.url = probeURL(text)
         break
       case '--probe-model':
         if (text.trim() === '') throw new UsageError('--probe-model must not be empty')
@@ -109,8 +129,11 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) throw new UsageError(`--probe-key-env must be an environment variable name, got ${JSON.stringify(text)}`)
         probe.keyEnv = text
         break
+      case '--probe-timeout':
+        probe.timeoutSeconds = probeTimeout(text)
+        break
       case '--steps':
-        args.steps = positiveInteger('--steps', text, 1)
+        args.steps = boundedInteger('--steps', text, 1, MAX_STEPS, "steps (the simulator's memory and time grow with window × steps)")
         break
       case '--strategies':
         args.strategies = text.split(',').map((item) => oneOf('--strategies', item, STRATEGIES))
@@ -151,26 +174,63 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs {
   }
   if (args.strategies.length === 0) throw new UsageError('--strategies must name at least one strategy')
   if (llama && probe.url) throw new UsageError('--cache llama and --cache-probe are exclusive; pick one cache to measure with')
-  if (!probe.url && (probe.keyEnv !== undefined || probe.model !== 'probe' || probe.dialect !== 'llamacpp')) {
-    throw new UsageError('--probe-model, --probe-dialect and --probe-key-env need --cache-probe URL')
+  if (!probe.url && (probe.keyEnv !== undefined || probe.model !== 'probe' || probe.dialect !== 'llamacpp' || probe.timeoutSeconds !== undefined)) {
+    throw new UsageError('--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL')
+  }
+  // Checked here, not when the first request is sent: the value itself is never printed.
+  if (probe.keyEnv !== undefined && (env[probe.keyEnv] ?? '').trim() === '') {
+    throw new UsageError(`--probe-key-env names the environment variable ${probe.keyEnv}, which is not set or is empty`)
   }
   if (llama) {
     args.cache = { kind: 'llama' }
     if (!windowsGiven) args.windows = [...LLAMA_WINDOWS]
     if (args.profile !== 'bytes') throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache llama')
   } else if (probe.url) {
-    args.cache = { kind: 'probe', url: probe.url, model: probe.model, dialect: probe.dialect, ...(probe.keyEnv ? { keyEnv: probe.keyEnv } : {}) }
+    args.cache = { kind: 'probe', url: probe.url, model: probe.model, dialect: probe.dialect, ...(probe.keyEnv ? { keyEnv: probe.keyEnv } : {}), timeoutSeconds: probe.timeoutSeconds ?? DEFAULT_PROBE_TIMEOUT_SECONDS }
     if (args.profile !== 'bytes') throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache-probe')
   }
   return args
 }
 
-function positiveInteger(flag: string, text: string, minimum: number): number {
+function boundedInteger(flag: string, text: string, minimum: number, maximum: number, why: string): number {
   const number = Number(text)
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(number) || number < minimum) {
     throw new UsageError(`${flag} must be ${minimum === 1 ? 'a positive integer' : `an integer ≥ ${minimum}`}, got ${JSON.stringify(text)}`)
   }
+  if (number > maximum) throw new UsageError(`${flag} ${text.trim()} is above the bound of ${maximum} ${why}`)
   return number
+}
+
+/**
+ * The `--cache-probe` URL: http(s), no credentials (a key belongs in `--probe-key-env`), no
+ * query or fragment (the request path is appended to it). Messages show the URL without its
+ * credentials and query.
+ */
+function probeURL(text: string): string {
+  let url: URL | undefined
+  try {
+    url = new URL(text)
+  } catch {
+    url = undefined
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) {
+    // Unparsable: nothing can be stripped, so credentials-looking text is cut out before quoting.
+    throw new UsageError(`--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got ${JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))}`)
+  }
+  const shown = `${url.protocol}//${url.host}${url.pathname}`
+  if (url.username || url.password) {
+    throw new UsageError(`--cache-probe must not carry credentials (user:password@); put the API key in an environment variable and name it with --probe-key-env; got ${shown} with credentials`)
+  }
+  if (url.search || url.hash) throw new UsageError(`--cache-probe must be a base URL without a query or fragment (requests go to {URL}/chat/completions), got ${shown} with ${url.search ? 'a query' : 'a fragment'}`)
+  return text
+}
+
+function probeTimeout(text: string): number {
+  const seconds = Number(text)
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0.001 || seconds > MAX_PROBE_TIMEOUT_SECONDS) {
+    throw new UsageError(`--probe-timeout must be a number of seconds from 0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}, got ${JSON.stringify(text)}`)
+  }
+  return seconds
 }
 
 function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {

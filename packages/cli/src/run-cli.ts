@@ -1,6 +1,7 @@
 import { runBench } from './bench-command.ts'
 import type { CommandIo } from './bench-command.ts'
 import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
+import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
 
 export const USAGE = `Usage: warmfold <command> [options]
@@ -8,8 +9,12 @@ export const USAGE = `Usage: warmfold <command> [options]
 Commands:
   bench    compare the prefix-cache economics of compaction strategies (warmfold bench --help)`
 
-/** Runs the `warmfold` command line and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CommandIo): Promise<number> {
+/**
+ * Runs the `warmfold` command line and returns the exit code: 0 ok, 1 a run failed, 2 bad
+ * flags. `env` is where `--probe-key-env` is looked up. Expected failures (bad flags, a failed
+ * endpoint, an unwritable `--out`) print one message; only an unexpected error prints a stack.
+ */
+export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...rest] = argv
   try {
     if (command === undefined || command === '-h' || command === '--help') {
@@ -17,7 +22,7 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
       return command === undefined ? 2 : 0
     }
     if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench`)
-    const args = parseBenchArgs(rest)
+    const args = parseBenchArgs(rest, env)
     if (args.help) {
       io.stdout(`${BENCH_USAGE}\n`)
       return 0
@@ -27,6 +32,10 @@ export async function runCli(argv: readonly string[], io: CommandIo): Promise<nu
     if (error instanceof UsageError) {
       io.stderr(`warmfold: ${error.message}`)
       return 2
+    }
+    if (error instanceof RunError) {
+      io.stderr(`warmfold: ${error.message}`)
+      return 1
     }
     io.stderr(`warmfold: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 1

@@ -32,7 +32,7 @@ describe('warmfold bench flags', () => {
     [['--cache', 'redis'], '--cache must be one of simulator, llama, got "redis"'],
     [['--cache-probe', 'localhost:8080'], '--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got "localhost:8080"'],
     [['--cache', 'llama', '--cache-probe', 'http://127.0.0.1:1'], '--cache llama and --cache-probe are exclusive'],
-    [['--probe-dialect', 'deepseek'], '--probe-model, --probe-dialect and --probe-key-env need --cache-probe URL'],
+    [['--probe-dialect', 'deepseek'], '--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL'],
     [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, got "grpc"'],
     [['--cache', 'llama', '--profile', 'anthropic'], '--profile selects a simulated cache; it cannot be combined with --cache llama'],
   ])('bench %j exits 2 naming the flag and the allowed values', async (flags, message) => {

@@ -15,6 +15,8 @@ export interface ChatCompletionsAdapterOptions extends Omit<OpenAICompatibleConf
   readonly apiKey?: string
   /** Receives the SDK's warnings and errors (already redacted). */
   readonly onWarning?: (message: string) => void
+  /** Sends every HTTP request; default the global `fetch`. A caller that must see raw responses (a cache probe) passes its own. */
+  readonly fetch?: typeof fetch
 }
 
 /**
@@ -196,7 +198,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
    * which the SDK's error carries.
    */
   private readonly fetchKeepingErrorBodies = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const response = await fetch(input, init)
+    const response = await (this.options.fetch ?? fetch)(input, init)
     if (response.ok) return response
     const text = await response.text().catch(() => '')
     const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })

@@ -1,5 +1,6 @@
 export * from './cache-assertions.ts'
 export * from './cache-observation.ts'
+export * from './cache-probe-error.ts'
 export * from './cache-probe.ts'
 export * from './cache-profile.ts'
 export * from './mount-warmfold-host.ts'

@@ -17,16 +17,30 @@ export interface ProbedWorkloadRun extends WorkloadRun {
  * Runs the workload with every request also sent to a real cache through `probe`. The
  * returned observations keep the simulator's structural facts (family, divergence, rewrites)
  * but carry the prompt and cached tokens the real endpoint reported.
+ *
+ * The first failed probe ends the measurement: later requests of the run are not sent to the
+ * endpoint (the agent's turn ends on the same error), and the run rejects with that failure.
+ * @throws CacheProbeError the first probe failure, naming what the endpoint answered.
  */
 export async function runProbedWorkload(options: WorkloadOptions, probe: CacheProbe, hooks: RunWorkloadHooks = {}): Promise<ProbedWorkloadRun> {
   const first = probe.records.length
+  let failure: { error: unknown } | undefined
   const run = await runWorkload(options, {
     ...hooks,
     async onRequest(request) {
+      // The agent loop turns a hook's error into the end of the turn, so the probe's own error
+      // would surface only as a missing record; it is kept here and rethrown after the run.
+      if (failure) throw failure.error
       await hooks.onRequest?.(request)
-      await probe.probe(request)
+      try {
+        await probe.probe(request)
+      } catch (error) {
+        failure = { error }
+        throw error
+      }
     },
   })
+  if (failure) throw failure.error
   const records = probe.records.slice(first)
   const simulated = run.cache.observations
   if (records.length !== simulated.length) {
