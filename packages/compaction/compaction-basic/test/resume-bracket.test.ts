@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { isCheckpointMessage } from '@warmfold/compaction'
@@ -6,6 +6,8 @@ import type { SessionEvent } from '@warmfold/session'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EngineHarness } from './engine-fixture.ts'
 import { mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
+import type { StoredLine } from './torn-file.ts'
+import { tearFirst } from './torn-file.ts'
 
 let directory: string
 const harnesses: EngineHarness[] = []
@@ -39,16 +41,8 @@ async function sessionWithCompaction(id: string): Promise<void> {
   harness.assertClean()
 }
 
-/** Cuts the session file in the middle of the first stored line of `type`, dropping all after it. */
-async function tearInside(id: string, type: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
-  const file = join(directory, `${id}.jsonl`)
-  const text = await readFile(file, 'utf8')
-  const lines = text.split('\n').filter(Boolean)
-  const index = lines.findIndex((line) => (JSON.parse(line) as { type: string }).type === type)
-  if (index < 0) throw new Error(`no ${type} line in ${file}`)
-  const offset = Buffer.byteLength(lines.slice(0, index).map((line) => `${line}\n`).join(''))
-  await truncate(file, offset + Math.floor(Buffer.byteLength(lines[index]!) / 2))
-  return lines.slice(0, index).map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> })
+function tearInside(id: string, type: string): Promise<StoredLine[]> {
+  return tearFirst(join(directory, `${id}.jsonl`), type)
 }
 
 async function resume(id: string) {

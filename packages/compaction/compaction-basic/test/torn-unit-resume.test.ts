@@ -1,22 +1,14 @@
-import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
-import { CompactionInvariants } from '@warmfold/compaction'
-import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
-import { LlmRuntime } from '@warmfold/llm'
-import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session, SessionEvent, TornTailRepair } from '@warmfold/session'
-import { SessionStore } from '@warmfold/session'
-import type { TestContext } from '@warmfold/test-utils'
-import { createTestContext } from '@warmfold/test-utils'
-import { TokenMeter } from '@warmfold/token-meter'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BasicCompactionEngine } from '../src/index.ts'
-import { filler, MODEL, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
+import type { EngineHarness } from './engine-fixture.ts'
+import { mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
+import { tearLine } from './torn-file.ts'
 
 let directory: string
-const hosts: TestContext[] = []
+const hosts: EngineHarness[] = []
 
 beforeEach(async () => {
   directory = await mkdtemp(join(tmpdir(), 'warmfold-torn-unit-'))
@@ -27,25 +19,15 @@ afterEach(async () => {
 })
 
 /** A complete host on the JSONL file store, with the pruner and the invariant checker; only the model's content is scripted. */
-async function fileHost(): Promise<TestContext> {
-  const host = await createTestContext()
+async function fileHost(): Promise<EngineHarness> {
+  const host = await mountEngine({
+    directory,
+    engine: { auto: false },
+    pruner: { thresholdChars: 1000, headChars: 300, tailChars: 100 },
+    conversation: oneToolStepPerTurn,
+    resultChars: 4000,
+  })
   hosts.push(host)
-  const { ctx } = host
-  ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, { store: 'file', directory })
-  ctx.plugin(ToolRegistry)
-  ctx.plugin(AgentLoop)
-  ctx.plugin(TokenMeter, {})
-  ctx.plugin(CompactionInvariants)
-  ctx.plugin(ToolResultPruner, { thresholdChars: 1000, headChars: 300, tailChars: 100 })
-  ctx.plugin(BasicCompactionEngine, { auto: false })
-  let calls = 0
-  ctx.llm.registerAdapter('scripted', new ScriptedAdapter({
-    models: { main: MODEL },
-    responses: (request) => (request.purpose === 'compaction' ? { content: SUMMARY } : oneToolStepPerTurn(request, calls++)),
-  }))
-  let step = 0
-  ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object' }, execute: () => filler(2000 + step++, 4000) })
   return host
 }
 
@@ -57,14 +39,12 @@ async function turn(agent: { followup(text: string): void; whenIdle(): Promise<v
 /** Cuts the session file in the middle of the line of event `seq`, as a crash mid-write would. */
 async function cutInside(id: string, seq: number): Promise<string> {
   const file = join(directory, `${id}.jsonl`)
-  const lines = (await readFile(file, 'utf8')).split('\n')
-  const offset = Buffer.byteLength(lines.slice(0, seq).map((line) => `${line}\n`).join(''))
-  await truncate(file, offset + Math.floor(Buffer.byteLength(lines[seq]!) / 2))
+  await tearLine(file, seq)
   return file
 }
 
 /** Reopens `id` with repair in a fresh host, as a restarted process would. */
-async function reopen(id: string): Promise<{ host: TestContext; session: Session; repairs: TornTailRepair[] }> {
+async function reopen(id: string): Promise<{ host: EngineHarness; session: Session; repairs: TornTailRepair[] }> {
   const host = await fileHost()
   const repairs: TornTailRepair[] = []
   host.ctx.on('session/repair', (repair) => void repairs.push(repair))
