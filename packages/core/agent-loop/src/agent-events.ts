@@ -1,7 +1,7 @@
 import type { ContentBlock, LlmErrorCode } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import type { AgentError } from './agent-error.ts'
-import type { Agent } from './agent.ts'
+import type { AgentHandle, AgentStatus } from './agent-handle.ts'
 
 type Awaitable<T> = T | Promise<T>
 
@@ -24,7 +24,7 @@ declare module '@warmfold/session' {
 
 /** Context of the `agent/pre-step` hook. */
 export interface PreStepContext {
-  readonly agent: Agent
+  readonly agent: AgentHandle
   readonly turn: number
   readonly step: number
   readonly signal: AbortSignal
@@ -32,7 +32,7 @@ export interface PreStepContext {
 
 /** Context of the `agent/request` hook; a listener may replace `header`. */
 export interface RequestHookContext {
-  readonly agent: Agent
+  readonly agent: AgentHandle
   readonly turn: number
   readonly step: number
   /** The header the step will send; assign a new one to change it. */
@@ -41,7 +41,7 @@ export interface RequestHookContext {
 
 /** Context of the `agent/request-error` hook. */
 export interface RequestErrorContext {
-  readonly agent: Agent
+  readonly agent: AgentHandle
   readonly turn: number
   readonly step: number
   /** The failure, usually an `LlmError` (check with `LlmError.isInstance`). */
@@ -53,14 +53,11 @@ export interface RequestErrorContext {
 
 /** Context of the `agent/resume` hook. */
 export interface ResumeContext {
-  readonly agent: Agent
+  readonly agent: AgentHandle
 }
 
 /** What an `agent/request-error` handler may answer. */
 export type RequestErrorAction = { readonly retry: true }
-
-/** An agent's activity. */
-export type AgentStatus = 'idle' | 'running' | 'maintenance'
 
 declare module '@cordisjs/core' {
   interface Events {
@@ -79,7 +76,7 @@ declare module '@cordisjs/core' {
      */
     'agent/request-error'(context: RequestErrorContext): Awaitable<RequestErrorAction | void | undefined>
     /** An agent changed status. */
-    'agent/status'(agent: Agent, status: AgentStatus): void
+    'agent/status'(agent: AgentHandle, status: AgentStatus): void
     /**
      * An agent was created on a session that already has events (a resume), before the loop
      * closes a turn the previous process left open. Listeners are awaited in order and may
@@ -91,6 +88,6 @@ declare module '@cordisjs/core' {
      * refused or a flush failed). The same error is kept on `agent.lastError` and reported as an
      * `internal/warning`; the agent is idle again and its queue is handed back on `error.unsent`.
      */
-    'agent/error'(agent: Agent, error: AgentError): void
+    'agent/error'(agent: AgentHandle, error: AgentError): void
   }
 }

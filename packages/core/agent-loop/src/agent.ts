@@ -2,11 +2,11 @@ import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import { createUserMessage } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
-import type { AgentStatus } from './agent-events.ts'
 import { AgentError } from './agent-error.ts'
+import type { AgentStatus } from './agent-handle.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { findInterruptedTurn } from './interrupted-turn.ts'
-import type { TurnOutcome, TurnProgress } from './run-turn.ts'
+import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
 import { runTurn } from './run-turn.ts'
 
 /** Sessions with a turn running in this process: a resume must not close those. */
@@ -23,7 +23,7 @@ const runningTurns = new WeakSet<Session>()
  * {@link lastError}, `agent/error` and `internal/warning`, the queue is handed back on its
  * `unsent`, and the agent is idle again.
  */
-export class Agent {
+export class Agent implements TurnAgent {
   private readonly queue: Message[] = []
   private statusValue: AgentStatus = 'idle'
   private controller?: AbortController

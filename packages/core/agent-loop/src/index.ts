@@ -1,5 +1,6 @@
 export * from './agent-error.ts'
 export * from './agent-events.ts'
+export * from './agent-handle.ts'
 export * from './agent-loop.ts'
 export * from './agent-options.ts'
 export * from './agent.ts'

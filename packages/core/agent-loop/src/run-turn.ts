@@ -4,8 +4,8 @@ import { ContentAssembler, createAssistantMessage, createToolResultMessage, LlmE
 import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext, TurnEndReason } from './agent-events.ts'
+import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
-import type { Agent } from './agent.ts'
 import { executeToolCall } from './execute-tool-call.ts'
 
 /** How a turn ended, as logged on `turn/end`. */
@@ -14,6 +14,16 @@ export interface TurnOutcome {
   readonly steps: number
   readonly errorCode?: string
   readonly error?: string
+}
+
+/**
+ * What a turn needs of its agent: the public agent plus the one piece of per-instance state the
+ * header step reads. `Agent` implements it; keeping it here means this file never imports the
+ * class that calls it.
+ */
+export interface TurnAgent extends AgentHandle {
+  /** True on the first request this agent instance builds (a logged header then means a resume). */
+  consumeFirstRequest(): boolean
 }
 
 /** How far a running turn got; read when the turn throws instead of returning an outcome. */
@@ -27,7 +37,7 @@ export interface TurnProgress {
  * `maxSteps` is reached or a request fails for good. Every surface change is an append, so
  * each request strictly extends the previous one (rule C1).
  */
-export async function runTurn(ctx: Context, agent: Agent, turn: number, signal: AbortSignal, progress: TurnProgress = { step: 0 }): Promise<TurnOutcome> {
+export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, signal: AbortSignal, progress: TurnProgress = { step: 0 }): Promise<TurnOutcome> {
   const session = agent.session
   const maxSteps = agent.options.maxSteps ?? DEFAULT_MAX_STEPS
   const maxStepRetries = agent.options.maxStepRetries ?? DEFAULT_MAX_STEP_RETRIES
@@ -101,7 +111,7 @@ export async function runTurn(ctx: Context, agent: Agent, turn: number, signal: 
  * Builds the step's header from the agent options, lets `agent/request` listeners change it,
  * and logs it as `request/header` when it differs from the logged one.
  */
-async function buildHeader(ctx: Context, agent: Agent, turn: number, step: number): Promise<RequestHeader> {
+async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: number): Promise<RequestHeader> {
   const { provider, model, reasoningEffort, temperature, stop, maxTokens, system } = agent.options
   const hook: RequestHookContext = {
     agent,
@@ -122,7 +132,7 @@ async function buildHeader(ctx: Context, agent: Agent, turn: number, step: numbe
   return agent.session.requestHeader() as RequestHeader
 }
 
-function logPartial(agent: Agent, turn: number, step: number, assembler: ContentAssembler): void {
+function logPartial(agent: AgentHandle, turn: number, step: number, assembler: ContentAssembler): void {
   let content: ContentBlock[]
   try {
     content = assembler.content()

@@ -1,0 +1,35 @@
+import type { Message } from '@warmfold/llm'
+import type { Session } from '@warmfold/session'
+import type { AgentError } from './agent-error.ts'
+import type { AgentOptions } from './agent-options.ts'
+
+/** An agent's activity. */
+export type AgentStatus = 'idle' | 'running' | 'maintenance'
+
+/**
+ * An agent as hook listeners and other packages see it: everything `Agent` offers a host,
+ * without the loop's internals. The hook contexts carry this type rather than the `Agent`
+ * class, so the hook declarations do not depend on the class whose turns fire them.
+ * `Agent` implements it.
+ */
+export interface AgentHandle {
+  /** The session this agent appends to. */
+  readonly session: Session
+  /** The validated, frozen options the agent was created with. */
+  readonly options: AgentOptions
+  /** `idle`, `running` (a turn) or `maintenance` (a `runMaintenance` task). */
+  readonly status: AgentStatus
+  /** The latest failure the session log could not record (code `LOG_FAILED`), or `undefined`. */
+  readonly lastError: AgentError | undefined
+  /** Queues a user message; it starts a turn as soon as the agent is free. */
+  followup(message: string | Message): void
+  /** Resolves when no turn or maintenance task runs and nothing is queued. Never rejects. */
+  whenIdle(): Promise<void>
+  /** Aborts the running turn or task and returns the queued followups it removed (never logged). */
+  abort(reason?: unknown): Message[]
+  /**
+   * Runs `task` only while the agent is idle; followups queued meanwhile wait for it.
+   * Rejects with `AgentError('BUSY')` when a turn or another task is running.
+   */
+  runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T>
+}
