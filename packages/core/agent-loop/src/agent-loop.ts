@@ -7,6 +7,7 @@ import Schema from 'schemastery'
 import { Agent } from './agent.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { validateAgentOptions } from './agent-options.ts'
+import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
 
 declare module '@cordisjs/core' {
   interface Context {
@@ -22,7 +23,10 @@ declare module '@cordisjs/core' {
 export class AgentLoop extends Service<AgentLoop.Config> {
   static [Service.provide] = 'agentLoop'
   static [Service.immediate]: boolean = true
-  static inject = ['llm', 'sessions', 'tools']
+  // Needed, but declared optional: cordis keeps a plugin with a missing required inject pending
+  // without a word, so a forgotten plugin would leave `ctx.agentLoop` silently undefined.
+  // `create` and every step check them instead and name the package to mount.
+  static inject = { llm: { required: false }, sessions: { required: false }, tools: { required: false } }
 
   private readonly owner: Context
 
@@ -36,10 +40,12 @@ export class AgentLoop extends Service<AgentLoop.Config> {
    * otherwise. On a session with history, the `agent/resume` hook runs and a turn the previous
    * process left open is closed with `turn/end { reason: 'interrupted' }` (then flushed); a
    * failure there is reported on `agent.lastError`, never thrown.
-   * @throws TypeError naming a bad option; SessionError from the store.
+   * @throws TypeError naming a bad option; MissingServiceError when `ctx.sessions`, `ctx.llm`
+   * or `ctx.tools` is not mounted (it names the package); SessionError from the store.
    */
   async create(sessionId: string, options: AgentOptions): Promise<Agent> {
     const validated = validateAgentOptions(options)
+    requireServices(this.owner, 'AgentLoop', [SESSION_STORE_SERVICE, LLM_RUNTIME_SERVICE, TOOL_REGISTRY_SERVICE])
     const session = await this.owner.sessions.open(sessionId).catch((error: unknown) => {
       if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return this.owner.sessions.create(sessionId)
       throw error

@@ -7,6 +7,7 @@ import type { RequestHookContext, TurnEndReason } from './agent-events.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
+import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
 
 /** How a turn ended, as logged on `turn/end`. */
 export interface TurnOutcome {
@@ -50,6 +51,8 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
     let retries = 0
     let result: GenerateResult
     while (true) {
+      // A service unloaded since the agent was created ends the turn with a message naming it.
+      requireServices(ctx, 'AgentLoop', [LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE])
       await ctx.serial('agent/pre-step', { agent, turn, step, signal })
       if (signal.aborted) return { reason: 'aborted', steps: step - 1 }
       const header = await buildHeader(ctx, agent, turn, step)

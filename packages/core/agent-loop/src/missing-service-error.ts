@@ -1,0 +1,69 @@
+import type { Context } from '@cordisjs/core'
+
+const MISSING_SERVICE_BRAND = Symbol.for('warmfold.missing-service.error')
+
+/** A service a plugin needs, and how a host provides it. */
+export interface ServiceRequirement {
+  /** The Context property, e.g. `tokenMeter`. */
+  readonly service: string
+  /** The package that provides it, e.g. `@warmfold/token-meter`. */
+  readonly packageName: string
+  /** The plugin class to mount from that package, e.g. `TokenMeter`. */
+  readonly plugin: string
+}
+
+/** `ctx.llm`: the model runtime. */
+export const LLM_RUNTIME_SERVICE: ServiceRequirement = Object.freeze({ service: 'llm', packageName: '@warmfold/llm', plugin: 'LlmRuntime' })
+/** `ctx.sessions`: the session store. */
+export const SESSION_STORE_SERVICE: ServiceRequirement = Object.freeze({ service: 'sessions', packageName: '@warmfold/session', plugin: 'SessionStore' })
+/** `ctx.tools`: the tool registry. */
+export const TOOL_REGISTRY_SERVICE: ServiceRequirement = Object.freeze({ service: 'tools', packageName: '@warmfold/agent-loop', plugin: 'ToolRegistry' })
+
+/**
+ * A plugin was used while a service it needs is not mounted in its Context. cordis keeps a
+ * plugin whose required `inject` is missing pending without a word, so warmfold plugins declare
+ * such services optional and throw this at first use instead, naming what to mount.
+ * `code` is `SERVICE_MISSING` (also on a `turn/end` the failure ended). Recognise it with
+ * {@link MissingServiceError.isInstance}.
+ */
+export class MissingServiceError extends Error {
+  override readonly name = 'MissingServiceError'
+  readonly code = 'SERVICE_MISSING'
+  /** The Context property that is missing, e.g. `tokenMeter`. */
+  readonly service: string
+  /** The package that provides it. */
+  readonly packageName: string
+  /** The plugin class to mount. */
+  readonly plugin: string
+  /** Who needed it, e.g. `BasicCompactionEngine`. */
+  readonly requiredBy: string
+  readonly [MISSING_SERVICE_BRAND] = true
+
+  constructor(requirement: ServiceRequirement, requiredBy: string) {
+    super(
+      `${requiredBy} needs ctx.${requirement.service}, which is not mounted in its Context: ` +
+        `mount ${requirement.packageName} (ctx.plugin(${requirement.plugin})) in the same Context`,
+    )
+    this.service = requirement.service
+    this.packageName = requirement.packageName
+    this.plugin = requirement.plugin
+    this.requiredBy = requiredBy
+  }
+
+  /** Whether `value` is a `MissingServiceError` from any copy of this package. */
+  static isInstance(value: unknown): value is MissingServiceError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MISSING_SERVICE_BRAND] === true
+  }
+}
+
+/**
+ * Checks that every service in `requirements` is mounted where `ctx` sees it.
+ * @throws MissingServiceError for the first one that is not.
+ */
+export function requireServices(ctx: Context, requiredBy: string, requirements: readonly ServiceRequirement[]): void {
+  for (const requirement of requirements) {
+    // `ctx.get` reads the slot without the "not declared as inject" warning a property read may give.
+    const value: unknown = ctx.get(requirement.service)
+    if (value === undefined || value === null) throw new MissingServiceError(requirement, requiredBy)
+  }
+}
