@@ -11,7 +11,6 @@ import { compactHead, emptyCheckpointTokens, foldableNodes, maxHeadTokens, resol
 import type { BasicCompactionConfig, CompactionBudget, ResolvedPolicy } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
-import { installCompactionListeners } from './install-compaction-listeners.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { selectHeadRegion } from './select-region.ts'
 import { backoffHolds, compactionState } from './session-compaction-state.ts'
@@ -56,7 +55,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       const state = compactionState(agent.session)
       if (!state.busy) closeOpenCompaction(agent.session)
     })
-    if (config.auto) installCompactionListeners(ctx, this, config)
+    // The `CompactionEngine` base wires pressure and overflow triggers unless `auto` is false.
   }
 
   async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
@@ -124,6 +123,18 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   protected landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void {
     const tail = new Set(plan.filter((entry) => entry.position > region.end).map((entry) => entry.seq))
     if (tail.size) pruner.pruneSession(session, (seq) => tail.has(seq))
+  }
+
+  /** The routed policy's `maxOverflowRetries`; 0 before the session has a header (no route yet). */
+  protected override maxOverflowRetries(agent: CompactionAgent): number {
+    const header = agent.session.requestHeader()
+    if (!header) return 0
+    return resolvePolicy(this.config, header.config.provider, header.config.model).maxOverflowRetries
+  }
+
+  /** Surface tokens, as the token meter prices them. */
+  protected override surfaceSize(session: Session): number {
+    return this.meter.measure(session).surfaceTokens
   }
 
   private get meter(): TokenMeter {

@@ -42,7 +42,10 @@ export interface ModelPolicy extends CompactionPolicy {
 export interface BasicCompactionConfig extends CompactionPolicy {
   /** Exact provider/model overrides; later keys win over the base policy. */
   modelPolicies?: ModelPolicy[]
-  /** Install the `agent/pre-step` and `agent/request-error` listeners. Default true. */
+  /**
+   * Let the `CompactionEngine` base wire the automatic triggers (pressure before every step,
+   * recovery after `CONTEXT_WINDOW_EXCEEDED`). `false` leaves compaction to explicit calls. Default true.
+   */
   auto?: boolean
 }
 

@@ -25,8 +25,6 @@ export interface SessionCompactionState {
   busy: boolean
   /** Set by a failed pressure attempt: the next one waits for a new user turn or a shrink. */
   backoff?: PressureBackoff
-  /** Retries granted after CONTEXT_WINDOW_EXCEEDED since the agent was last idle or answered. */
-  overflowRetries: number
   /** How far the log was scanned for turn and bracket state. */
   scanned: number
   /** The turn that is open at `scanned`, if any. */
@@ -41,7 +39,7 @@ const states = new WeakMap<Session, SessionCompactionState>()
 export function compactionState(session: Session): SessionCompactionState {
   let state = states.get(session)
   if (!state) {
-    state = { busy: false, overflowRetries: 0, scanned: 0, openTurn: null }
+    state = { busy: false, scanned: 0, openTurn: null }
     states.set(session, state)
   }
   for (; state.scanned < session.length; state.scanned++) {

@@ -1,3 +1,4 @@
+import type { ForkScope } from '@cordisjs/core'
 import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
 import { CompactionInvariants } from '@warmfold/compaction'
 import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
@@ -33,6 +34,8 @@ export function filler(step: number, length: number): string {
 
 export interface EngineHarness extends TestContext {
   adapter: ScriptedAdapter
+  /** The engine's plugin scope: dispose it to unload the engine. */
+  engineScope: ForkScope
   /** Every request the adapter saw, in order. */
   requests: GenerateOptions[]
   conversation(): GenerateOptions[]
@@ -64,7 +67,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   ctx.plugin(TokenMeter, {})
   ctx.plugin(CompactionInvariants)
   if (options.pruner) ctx.plugin(ToolResultPruner, options.pruner)
-  ctx.plugin(BasicCompactionEngine, options.engine ?? {})
+  const engineScope = ctx.plugin(BasicCompactionEngine, options.engine ?? {})
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({
@@ -92,6 +95,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   ctx.on('llm/stream', (request) => void requests.push(request))
   return Object.assign(context, {
     adapter,
+    engineScope,
     requests,
     conversation: () => requests.filter((request) => request.purpose === 'conversation'),
     summaries: () => requests.filter((request) => request.purpose === 'compaction'),

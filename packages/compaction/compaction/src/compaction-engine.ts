@@ -1,24 +1,14 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
 import type { Session } from '@warmfold/session'
+import type { CompactionAgent, ManualCompactionAgent } from './compaction-agent.ts'
 import type { CompactionResult, CompactionTrigger } from './compaction-events.ts'
+import { DEFAULT_MAX_OVERFLOW_RETRIES, installCompactionTriggers, surfaceCharacters } from './compaction-triggers.ts'
 
 declare module '@cordisjs/core' {
   interface Context {
     compaction: CompactionEngine
   }
-}
-
-/** What an engine needs of an agent: its session and its route. (`Agent` from `@warmfold/agent-loop` fits.) */
-export interface CompactionAgent {
-  readonly session: Session
-  readonly options: { readonly provider: string; readonly model: string }
-}
-
-/** An agent that can run a maintenance task while idle (manual compaction). */
-export interface ManualCompactionAgent extends CompactionAgent {
-  /** Runs `task` only while the agent is idle; rejects when it is busy. */
-  runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T>
 }
 
 /**
@@ -29,13 +19,51 @@ export interface ManualCompactionAgent extends CompactionAgent {
  * Every engine keeps the cache rules: the summary call replays the conversation's routed
  * envelope and messages (C2, C3), rewrites wait for a break (C4), and every surface rewrite is
  * preceded by its pricing event (`compaction/summary` or `compaction/prune`, C5).
+ *
+ * Triggering is part of the contract: the constructor wires the engine to the agent loop
+ * (`installCompactionTriggers`), so `compactIfNeeded(agent, 'pressure', signal)` runs before
+ * every step and `compactIfNeeded(agent, 'context-overflow', signal)` after a
+ * `CONTEXT_WINDOW_EXCEEDED`, with a retry of the step when the surface really shrank. The
+ * listeners belong to the engine's plugin and go away with it. Opt out with `auto: false` in
+ * the engine's config object, or `static autoTrigger = false` on the class.
  */
 export abstract class CompactionEngine<C = unknown> extends Service<C> {
   static [Service.provide] = 'compaction'
   static [Service.immediate]: boolean = true
+  /**
+   * Whether the constructor wires the automatic triggers. A subclass that triggers itself (or
+   * never) sets `static autoTrigger = false`; a config object with `auto: false` turns them
+   * off for one mount.
+   */
+  static autoTrigger: boolean = true
 
   constructor(ctx: Context, config: C) {
     super(ctx, config)
+    const engineClass = new.target as unknown as { autoTrigger?: unknown }
+    if (engineClass.autoTrigger !== false && (config as { auto?: unknown } | undefined)?.auto !== false) {
+      // Closures, so an override is read at event time, after the subclass has constructed.
+      installCompactionTriggers(ctx, this, {
+        maxOverflowRetries: (agent) => this.maxOverflowRetries(agent),
+        surfaceSize: (session) => this.surfaceSize(session),
+      })
+    }
+  }
+
+  /**
+   * Retries of one step the automatic triggers may grant after `CONTEXT_WINDOW_EXCEEDED`, each
+   * only after a recovery that really shrank the surface, until the agent goes idle or answers
+   * again; `0` turns overflow recovery off. Default 1. Read at every overflow.
+   */
+  protected maxOverflowRetries(_agent: CompactionAgent): number {
+    return DEFAULT_MAX_OVERFLOW_RETRIES
+  }
+
+  /**
+   * The size of the surface the overflow trigger compares before and after a recovery, in any
+   * unit that grows with the prompt. Default: characters of the messages' canonical prompt view.
+   */
+  protected surfaceSize(session: Session): number {
+    return surfaceCharacters(session)
   }
 
   /**
