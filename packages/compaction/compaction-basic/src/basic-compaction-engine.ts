@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { ResumeContext } from '@warmfold/agent-loop'
+import type { ResumeContext, ServiceRequirement } from '@warmfold/agent-loop'
+import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
 import { balancedCuts, CompactionEngine, ManualCompactionError } from '@warmfold/compaction'
 import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
@@ -25,6 +26,12 @@ export interface PlannedPrune {
   readonly prunedTokens: number
 }
 
+/** `ctx.tokenMeter`, which every measurement of the engine needs. */
+export const TOKEN_METER_SERVICE: ServiceRequirement = Object.freeze({ service: 'tokenMeter', packageName: '@warmfold/token-meter', plugin: 'TokenMeter' })
+
+/** The services the engine cannot work without; checked at every entry point. */
+const REQUIRED_SERVICES = [TOKEN_METER_SERVICE, LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE]
+
 /** What the engine needs of `ctx.toolResultPruner`. */
 export interface PrunerSeam {
   planSession(session: Session, include?: (seq: number) => boolean): readonly PlannedPrune[]
@@ -42,7 +49,10 @@ export interface PrunerSeam {
  * that turns its cache rules off.
  */
 export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngine.Config> {
-  static inject = { llm: { required: true }, tokenMeter: { required: true }, sessions: { required: true }, toolResultPruner: { required: false } }
+  // All optional for cordis: a required inject that is missing keeps the plugin pending without
+  // a word (a host that forgot the token meter got no compaction and no warning). Each entry
+  // point checks the needed ones instead and throws a MissingServiceError naming the package.
+  static inject = { llm: { required: false }, tokenMeter: { required: false }, sessions: { required: false }, toolResultPruner: { required: false } }
 
   /** The engine's own context: methods called through `ctx.compaction` must not use the caller's. */
   protected readonly owner: Context
@@ -58,7 +68,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     // The `CompactionEngine` base wires pressure and overflow triggers unless `auto` is false.
   }
 
+  /** @throws MissingServiceError when the token meter, the runtime or the session store is not mounted. */
   async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
+    this.requireServices()
     const session = agent.session
     const header = session.requestHeader()
     if (!header || signal?.aborted) return null
@@ -74,6 +86,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   }
 
   async compactNow(agent: ManualCompactionAgent, signal?: AbortSignal): Promise<CompactionResult | null> {
+    this.requireServices()
     if (signal?.aborted) throw new ManualCompactionError('cancelled', `manual compaction cancelled before it started: ${String(signal.reason)}`)
     try {
       return await agent.runMaintenance((agentSignal) => this.compactIdle(agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal))
@@ -85,6 +98,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   }
 
   async compactRegion(start: number, end: number, agent: CompactionAgent, signal?: AbortSignal): Promise<CompactionResult> {
+    this.requireServices()
     const session = agent.session
     const header = session.requestHeader()
     if (!header) throw new Error(`compactRegion: session ${session.id} has no request header yet, so there is no route to summarize with`)
@@ -137,7 +151,12 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     return this.meter.measure(session).surfaceTokens
   }
 
+  private requireServices(): void {
+    requireServices(this.owner, 'BasicCompactionEngine', REQUIRED_SERVICES)
+  }
+
   private get meter(): TokenMeter {
+    requireServices(this.owner, 'BasicCompactionEngine', [TOKEN_METER_SERVICE])
     return this.owner.tokenMeter
   }
 

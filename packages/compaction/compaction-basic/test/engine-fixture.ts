@@ -54,6 +54,8 @@ export interface EngineHarnessOptions {
   resultChars?: number | ((step: number) => number)
   /** A JSONL file store in this folder instead of the in-memory store. */
   directory?: string
+  /** Mount the token meter; default true. */
+  tokenMeter?: boolean
 }
 
 /** Real runtime, store, loop, tools, meter, invariants, pruner and engine; only the model's content is scripted. */
@@ -64,7 +66,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   ctx.plugin(SessionStore, options.directory ? { store: 'file', directory: options.directory } : {})
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
-  ctx.plugin(TokenMeter, {})
+  if (options.tokenMeter !== false) ctx.plugin(TokenMeter, {})
   ctx.plugin(CompactionInvariants)
   if (options.pruner) ctx.plugin(ToolResultPruner, options.pruner)
   const engineScope = ctx.plugin(BasicCompactionEngine, options.engine ?? {})
