@@ -1,6 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { ResumeContext, ServiceRequirement } from '@warmfold/agent-loop'
-import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE } from '@warmfold/agent-loop'
+import type { ResumeContext } from '@warmfold/agent-loop'
+import { requireServices } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
 import { balancedCuts, CompactionEngine, ManualCompactionError } from '@warmfold/compaction'
 import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
@@ -12,31 +12,13 @@ import { compactHead, emptyCheckpointTokens, foldableNodes, maxHeadTokens, resol
 import type { BasicCompactionConfig, CompactionBudget, ResolvedPolicy } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
+import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
+import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { selectHeadRegion } from './select-region.ts'
 import { backoffHolds, compactionState } from './session-compaction-state.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
 import { buildSummaryRequest } from './summary-request.ts'
-
-/** One planned tool-result rewrite, as the engine prices it (the pruner's plan entries fit). */
-export interface PlannedPrune {
-  readonly seq: number
-  readonly position: number
-  readonly originalTokens: number
-  readonly prunedTokens: number
-}
-
-/** `ctx.tokenMeter`, which every measurement of the engine needs. */
-export const TOKEN_METER_SERVICE: ServiceRequirement = Object.freeze({ service: 'tokenMeter', packageName: '@warmfold/token-meter', plugin: 'TokenMeter' })
-
-/** The services the engine cannot work without; checked at every entry point. */
-const REQUIRED_SERVICES = [TOKEN_METER_SERVICE, LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE]
-
-/** What the engine needs of `ctx.toolResultPruner`. */
-export interface PrunerSeam {
-  planSession(session: Session, include?: (seq: number) => boolean): readonly PlannedPrune[]
-  pruneSession(session: Session, include?: (seq: number) => boolean): unknown
-}
 
 /**
  * The cache-warm compaction engine (`ctx.compaction`). Its summary call replays the routed
@@ -152,7 +134,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   }
 
   private requireServices(): void {
-    requireServices(this.owner, 'BasicCompactionEngine', REQUIRED_SERVICES)
+    requireServices(this.owner, 'BasicCompactionEngine', ENGINE_REQUIRED_SERVICES)
   }
 
   private get meter(): TokenMeter {
