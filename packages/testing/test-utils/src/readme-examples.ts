@@ -118,11 +118,14 @@ export function exampleFilesOf(readme: string): string[] {
     .filter((file): file is string => file !== undefined)
 }
 
-/** Reads `readmePath` and renders it (see {@link renderReadme}); also reports `examples/` files the README never shows. */
-export function checkReadme(readmePath: string, root = process.cwd()): RenderedReadme {
+/**
+ * Reads `readmePath` and renders it (see {@link renderReadme}); also reports `examples/` files
+ * the README never shows. Problems name the README relative to `root` when given, else by its path.
+ */
+export function checkReadme(readmePath: string, root?: string): RenderedReadme {
   const folder = dirname(readmePath)
   const readme = readFileSync(readmePath, 'utf8')
-  const name = relative(root, readmePath) || readmePath
+  const name = root === undefined ? readmePath : relative(root, readmePath)
   const rendered = renderReadme(readme, name, (file) => {
     const path = resolve(folder, file)
     return existsSync(path) && statSync(path).isFile() ? readFileSync(path, 'utf8') : undefined
