@@ -1,6 +1,6 @@
 import { Context } from '@cordisjs/core'
 import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import { createAssistantMessage, createToolResultMessage, createUserMessage, toolCallBlock } from '@warmfold/llm'
 import { SessionStore } from '@warmfold/session'
 import { TokenMeter } from '@warmfold/token-meter'
 

@@ -1,3 +1,5 @@
+// This helper exists to observe console.info (where cordis prints unhandled reports).
+/* oxlint-disable no-console */
 import { format } from 'node:util'
 
 /** What {@link recordCordisPrints} saw. */

@@ -151,14 +151,14 @@ export function findReadmes(root: string): string[] {
   }
   add(join(root, 'README.md'))
   const packages = join(root, 'packages')
-  for (const entry of readdirSync(packages).sort()) {
+  for (const entry of readdirSync(packages).toSorted()) {
     const folder = join(packages, entry)
     if (!statSync(folder).isDirectory()) continue
     if (existsSync(join(folder, 'package.json'))) {
       add(join(folder, 'README.md'))
       continue
     }
-    for (const child of readdirSync(folder).sort()) {
+    for (const child of readdirSync(folder).toSorted()) {
       const packageFolder = join(folder, child)
       if (statSync(packageFolder).isDirectory() && existsSync(join(packageFolder, 'package.json'))) add(join(packageFolder, 'README.md'))
     }
