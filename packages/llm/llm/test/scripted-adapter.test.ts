@@ -104,6 +104,50 @@ describe('ScriptedAdapter', () => {
   })
 })
 
+describe('ScriptedAdapter models', () => {
+  let test: TestContext
+
+  beforeEach(async () => {
+    test = await mountRuntime()
+  })
+
+  afterEach(() => finish(test))
+
+  it('takes the HTTP adapters\' flat model shape, so a host\'s model table works unchanged', async () => {
+    // The same entry @warmfold/llm-openai-compatible and @warmfold/llm-anthropic take in `models`.
+    const flat = { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' }
+    test.ctx.llm.registerAdapter('p', new ScriptedAdapter({ models: { 'deepseek-v4-flash': flat, plain: { contextWindow: 4000 } }, responses: { content: 'ok' } }))
+    expect(await test.ctx.llm.resolveModelInfo('p', 'deepseek-v4-flash')).toEqual({
+      contextWindow: 131072,
+      defaultMaxTokens: 8192,
+      reasoning: { efforts: ['off', 'high', 'max'], defaultEffort: 'high' },
+    })
+    expect(await test.ctx.llm.resolveModelInfo('p', 'plain')).toEqual({ contextWindow: 4000 })
+    // The runtime applies the flat entry's defaults and checks efforts against it.
+    const prepared = await test.ctx.llm.prepare(request('p', 'deepseek-v4-flash'))
+    expect(prepared).toMatchObject({ reasoningEffort: 'high', maxTokens: 8192 })
+    await expectLlmError(() => test.ctx.llm.prepare(request('p', 'deepseek-v4-flash', { reasoningEffort: 'low' })), 'UNSUPPORTED_REASONING_EFFORT')
+  })
+
+  it('keeps the ModelInfo shape, and reads empty efforts as no reasoning controls', async () => {
+    const info = { contextWindow: 8000, reasoning: { efforts: ['low', 'high'], defaultEffort: 'high' } }
+    test.ctx.llm.registerAdapter('p', new ScriptedAdapter({ models: { info, none: { contextWindow: 8000, efforts: [] } }, responses: { content: 'ok' } }))
+    expect(await test.ctx.llm.resolveModelInfo('p', 'info')).toEqual(info)
+    expect(await test.ctx.llm.resolveModelInfo('p', 'none')).toEqual({ contextWindow: 8000 })
+  })
+
+  it('rejects an entry that mixes both shapes or names a default effort it does not accept, naming the model', () => {
+    const mixed = { contextWindow: 8000, reasoning: { efforts: ['high'] }, efforts: ['high'] }
+    expect(() => new ScriptedAdapter({ models: { m: mixed }, responses: { content: 'ok' } })).toThrow(
+      'ScriptedAdapter: models["m"] sets both reasoning and efforts/defaultEffort',
+    )
+    expect(() => new ScriptedAdapter({ models: { m: { contextWindow: 8000, efforts: ['low'], defaultEffort: 'max' } }, responses: { content: 'ok' } })).toThrow(
+      'ScriptedAdapter: models["m"].defaultEffort "max" must be one of models["m"].efforts (low)',
+    )
+    expect(() => new ScriptedAdapter({ models: { m: { contextWindow: 8000, defaultEffort: 'max' } }, responses: { content: 'ok' } })).toThrow('(none given)')
+  })
+})
+
 describe('chunksFor', () => {
   it('opens, fills in two deltas and closes each block, then adds usage and finish', () => {
     expect(chunksFor({ content: 'abc', usage: { outputTokens: 1 } })).toEqual([

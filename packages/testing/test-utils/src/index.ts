@@ -1,1 +1,3 @@
+export * from './cordis-prints.ts'
+export * from './readme-examples.ts'
 export * from './test-context.ts'

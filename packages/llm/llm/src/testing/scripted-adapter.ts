@@ -22,10 +22,30 @@ export type ScriptedResponses =
   | readonly ScriptedReply[]
   | ((request: GenerateOptions, callIndex: number) => ScriptedReply | Promise<ScriptedReply>)
 
+/**
+ * A model in the flat shape the HTTP adapters' `models` config takes
+ * (`@warmfold/llm-openai-compatible`, `@warmfold/llm-anthropic`), so a host's model table can be
+ * reused as is in tests.
+ */
+export interface ScriptedModelConfig {
+  /** Maximum prompt + output tokens the model accepts. */
+  readonly contextWindow: number
+  /** Output cap used when a request omits `maxTokens`. */
+  readonly defaultMaxTokens?: number
+  /** Accepted `reasoningEffort` values; omitted or empty, the model advertises no reasoning controls. */
+  readonly efforts?: readonly string[]
+  /** The effort used when a request names none; one of `efforts`. */
+  readonly defaultEffort?: string
+}
+
 /** Options of {@link ScriptedAdapter}. */
 export interface ScriptedAdapterOptions {
-  /** Models the adapter knows; default: `{ 'scripted-model': { contextWindow: 128000 } }`. */
-  models?: Record<string, ModelInfo>
+  /**
+   * Models the adapter knows, each either a {@link ModelInfo} (`reasoning: { efforts,
+   * defaultEffort }`) or the HTTP adapters' flat {@link ScriptedModelConfig}; default:
+   * `{ 'scripted-model': { contextWindow: 128000 } }`.
+   */
+  models?: Record<string, ModelInfo | ScriptedModelConfig>
   /** The replies. */
   responses: ScriptedResponses
 }
@@ -45,7 +65,7 @@ export class ScriptedAdapter extends LlmAdapter {
 
   constructor(options: ScriptedAdapterOptions) {
     super()
-    this.models = options.models ?? { 'scripted-model': { contextWindow: 128000 } }
+    this.models = options.models ? Object.fromEntries(Object.entries(options.models).map(([id, model]) => [id, modelInfoOf(id, model)])) : { 'scripted-model': { contextWindow: 128000 } }
     this.responses = options.responses
   }
 
@@ -84,6 +104,24 @@ export class ScriptedAdapter extends LlmAdapter {
     }
     return responses as ScriptedReply
   }
+}
+
+/**
+ * The {@link ModelInfo} of one `models` entry. The flat shape is converted as the HTTP adapters
+ * convert it; an entry that mixes both shapes, or whose `defaultEffort` is not one of its
+ * `efforts`, throws a `TypeError` naming the model, as those adapters reject it at load.
+ */
+function modelInfoOf(id: string, model: ModelInfo | ScriptedModelConfig): ModelInfo {
+  const flat = 'efforts' in model || 'defaultEffort' in model
+  if (!flat) return model
+  const where = `ScriptedAdapter: models["${id}"]`
+  if ('reasoning' in model) throw new TypeError(`${where} sets both reasoning and efforts/defaultEffort; use one shape: { reasoning: { efforts, defaultEffort } } or { efforts, defaultEffort }`)
+  const { efforts = [], defaultEffort, ...rest } = model as ScriptedModelConfig
+  if (defaultEffort !== undefined && !efforts.includes(defaultEffort)) {
+    throw new TypeError(`${where}.defaultEffort "${defaultEffort}" must be one of models["${id}"].efforts (${efforts.length ? efforts.join(', ') : 'none given'})`)
+  }
+  if (!efforts.length) return rest
+  return { ...rest, reasoning: { efforts: [...efforts], ...(defaultEffort === undefined ? {} : { defaultEffort }) } }
 }
 
 /** Waits for `promise`, but rejects with `ABORTED` as soon as `signal` aborts (a real adapter's fetch does the same). */

@@ -1,0 +1,43 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { COMPACTION_EVENT_TYPES } from '@warmfold/compaction'
+import { SessionStore } from '@warmfold/session'
+import { createTestContext, recordCordisPrints } from '@warmfold/test-utils'
+import { afterEach, describe, expect, it } from 'vitest'
+import { main as usage } from '../examples/usage.ts'
+
+// The README shows this file verbatim (checked by test-utils' readme-examples test).
+describe('README examples run', () => {
+  const folders: string[] = []
+  afterEach(async () => {
+    for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true })
+  })
+
+  it('usage: the mounted host compacts by itself under pressure, then manually; the file store holds every bracket', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'warmfold-basic-example-'))
+    folders.push(directory)
+    const { result, printed } = await recordCordisPrints(() => usage(directory))
+    expect(printed).toEqual([])
+    expect(result.lastError).toBeUndefined()
+    expect(result.automatic).toBeGreaterThanOrEqual(1)
+    expect(result.manual).not.toBeNull()
+
+    const test = await createTestContext()
+    try {
+      test.ctx.plugin(SessionStore, { store: 'file', directory })
+      const session = await test.ctx.sessions.open('s1')
+      const types = session.events.map((event) => event.type).filter((type) => (COMPACTION_EVENT_TYPES as readonly string[]).includes(type))
+      const brackets = types.filter((type) => type === 'compaction/start').length
+      expect(brackets).toBe(result.automatic + 1)
+      const ends = session.events.filter((event) => event.type === 'compaction/end')
+      expect(ends).toHaveLength(brackets)
+      expect(ends.filter((event) => 'error' in event.data)).toEqual([])
+      expect(session.eventAt(result.manual!.endSeq)).toMatchObject({ type: 'compaction/end', data: { compactionId: result.manual!.compactionId } })
+      expect(session.events.at(-1)?.type).toBe('compaction/end')
+      test.assertClean()
+    } finally {
+      await test.dispose()
+    }
+  })
+})
