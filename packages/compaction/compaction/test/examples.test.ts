@@ -30,7 +30,7 @@ describe('README examples run', () => {
     expect(result.summaryRequest!.messages).toHaveLength(4)
   })
 
-  it('my-engine: compacts under pressure only above its threshold, logs the trigger, and checks compactRegion edges', async () => {
+  it('my-engine: the contract base triggers it before each step, it compacts only above its threshold, and checks compactRegion edges', async () => {
     const test = await createTestContext()
     try {
       const { ctx } = test
@@ -42,19 +42,20 @@ describe('README examples run', () => {
       ctx.plugin(MyEngine, { maxCharacters: 200, summaryMaxTokens: 512 })
       ctx.llm.registerAdapter('p', new ScriptedAdapter({ responses: (request) => ({ content: request.purpose === 'compaction' ? 'summary' : 'x'.repeat(60) }) }))
       const agent = await ctx.agentLoop.create('pressure', { provider: 'p', model: 'scripted-model' })
+      const starts = () => agent.session.events.filter((event) => event.type === 'compaction/start')
       agent.followup('one')
       await agent.whenIdle()
-      expect(await ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull() // below 200 characters
+      expect(starts()).toEqual([]) // below 200 characters: triggered, but nothing to do
       agent.followup('two')
       agent.followup('three')
       await agent.whenIdle()
+      // Nobody called ctx.compaction: the CompactionEngine base triggered it before a step.
+      expect(starts().length).toBeGreaterThan(0)
+      expect(starts()[0]).toMatchObject({ data: { trigger: 'pressure', turn: expect.any(Number) } })
+      expect(agent.session.events.some((event) => event.type === 'compaction/summary')).toBe(true)
+      expect(isCheckpointMessage(agent.session.deriveMessages()[0]!)).toBe(true)
+      expect(agent.session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })
       await expect(ctx.compaction.compactRegion(1, 0, agent)).rejects.toThrow('region 1..0 is not on the surface')
-      const result = await ctx.compaction.compactIfNeeded(agent, 'pressure')
-      expect(result?.shadowedRange).toEqual({ start: 0, end: 4 })
-      const start = agent.session.eventAt(result!.startSeq)
-      expect(start).toMatchObject({ type: 'compaction/start', data: { trigger: 'pressure', turn: null } })
-      expect(agent.session.eventAt(result!.endSeq)).toMatchObject({ type: 'compaction/end', data: { compactionId: result!.compactionId } })
-      expect(agent.session.deriveMessages()).toHaveLength(2)
       test.assertClean()
     } finally {
       await test.dispose()
