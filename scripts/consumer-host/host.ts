@@ -7,7 +7,6 @@
  */
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@cordisjs/core'
 import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
@@ -42,7 +41,8 @@ function filler(step: number, length: number): string {
   return text.slice(0, length)
 }
 
-const directory = await mkdtemp(join(tmpdir(), 'warmfold-host-sessions-'))
+// Inside the host project, so the consumer test's cleanup removes it even when this host crashes.
+const directory = await mkdtemp(join(process.cwd(), 'sessions-'))
 const ctx = new Context()
 const problems: string[] = []
 ctx.on('internal/warning', (...args: unknown[]) => void problems.push(`warning: ${args.map(String).join(' ')}`))
