@@ -1,11 +1,12 @@
 import { writeFile } from 'node:fs/promises'
-import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
 import type { WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
 import { checkOutPath } from './check-out-path.ts'
 import { formatTable } from './format-table.ts'
+import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
+import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
@@ -21,13 +22,15 @@ export interface CommandIo {
  * stderr, then prints the table (or the JSON document with `--json`) on stdout and writes
  * `--out`. Returns the exit code: 0, or 1 when a run did not complete.
  * @throws UsageError when `--out` cannot be written or the probe config is refused, before
- *   anything runs; RunError when the probed endpoint fails (the run stops at its first failure,
+ *   anything runs; RunError when `--cache llama` is asked for without its optional package
+ *   (before anything runs), when the probed endpoint fails (the run stops at its first failure,
  *   nothing is printed on stdout) or `--out` cannot be written after the run (the report is
  *   printed on stdout first).
  */
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
   if (args.out !== undefined) await checkOutPath(args.out)
   const probe = args.cache.kind === 'probe' ? probeOf(args.cache) : undefined
+  const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
   const report: BenchReport = { version: 1, workload: workloadOf(args), runs: [] }
   const total = args.windows.length * args.strategies.length
   for (const window of args.windows) {
@@ -35,7 +38,7 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
       const started = performance.now()
       const name = `window ${window}, strategy ${strategy}`
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
-      const run = await measure(args, probe, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute }).catch((error: unknown) => {
+      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute }).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
         const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
@@ -68,14 +71,14 @@ function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>): CachePr
 }
 
 /** One run, measured by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. */
-async function measure(args: BenchArgs, probe: CacheProbe | undefined, options: WorkloadOptions): Promise<WorkloadRun> {
+async function measure(args: BenchArgs, probe: CacheProbe | undefined, llama: LlamaCacheServerModule | undefined, options: WorkloadOptions): Promise<WorkloadRun> {
   const cache = args.cache
   switch (cache.kind) {
     case 'simulator':
       return runWorkload(options)
     case 'llama': {
       // A fresh server per run, so one strategy's cached tokens never leak into another's.
-      const server = await startLlamaCacheServer({ contextSize: LLAMA_CONTEXT_SIZE })
+      const server = await (llama as LlamaCacheServerModule).startLlamaCacheServer({ contextSize: LLAMA_CONTEXT_SIZE })
       try {
         return await runProbedWorkload(options, new CacheProbe({ baseURL: server.baseURL }))
       } finally {
