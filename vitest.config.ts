@@ -2,6 +2,6 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    projects: ['packages/{llm,core,compaction,testing}/*', 'packages/cli'],
+    projects: ['packages/{llm,core,compaction,testing}/*', 'packages/cli', 'scripts'],
   },
 })
