@@ -109,7 +109,7 @@ describe('warmfold bench output', () => {
   it('--cache-probe measures with a real endpoint and --cache llama with a fresh embedded server', async () => {
     const server = await startLlamaCacheServer({ contextSize: 32768 })
     try {
-      const probed = await cli(['bench', '--json', '--cache-probe', server.baseURL, '--windows', '4800', '--steps', '24', '--strategies', 'warmfold'])
+      const probed = await cli(['bench', '--json', '--cache-probe', server.baseURL, '--windows', '4800', '--steps', '4', '--strategies', 'warmfold'])
       expect(probed.code).toBe(0)
       const report = JSON.parse(probed.stdout) as BenchReport
       expect(report.workload).toMatchObject({ cache: 'probe', cacheEndpoint: server.baseURL })
@@ -121,7 +121,7 @@ describe('warmfold bench output', () => {
     } finally {
       await server.close()
     }
-    const embedded = await cli(['bench', '--json', '--cache', 'llama', '--windows', '4800', '--steps', '8', '--strategies', 'warmfold'])
+    const embedded = await cli(['bench', '--json', '--cache', 'llama', '--windows', '4800', '--steps', '4', '--strategies', 'warmfold'])
     expect(embedded.code).toBe(0)
     const report = JSON.parse(embedded.stdout) as BenchReport
     expect(report.workload).toMatchObject({ cache: 'llama', windows: [4800] })
