@@ -1,3 +1,4 @@
+import type { WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport, RunReport } from './bench-report.ts'
 
 const number = new Intl.NumberFormat('en-US')
@@ -23,7 +24,32 @@ export function formatTable(report: BenchReport): string {
   const { workload } = report
   const measured = workload.cache === 'simulator' ? `profile ${workload.profile}` : workload.cache === 'llama' ? 'cache: embedded llama.cpp KV cache' : `cache: ${workload.cacheEndpoint}`
   const title = `warmfold bench: ${workload.steps} steps, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
-  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', `summary hit: cached / prompt tokens over all summary calls; session uncached: conversation and summary requests together${workload.cache === 'simulator' ? '' : ' (tokens as the cache reported them)'}.`].join('\n')
+  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...legend(report)].join('\n')
+}
+
+/** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
+export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
+  ['folds', 'compactions in the run; each is one summary call that folds old history into a checkpoint'],
+  ['summary uncached', 'prompt tokens each summary call paid in full (not read from the cache), one per fold'],
+  ['summary hit', 'cached / prompt tokens over all summary calls'],
+  ['session uncached', "uncached prompt tokens of all the session's requests, conversation and summary calls together"],
+  ['vs legacy', 'session uncached against the legacy run at the same window (− is fewer tokens)'],
+  ['ok', 'yes: the run completed and each conversation request extended the previous one unless a logged\nrewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites'],
+]
+
+/** What each strategy is, for the legend. */
+export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
+  warmfold: "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix\n(same system prompt, tools, effort and messages) and adds only the instruction",
+  legacy: "reference design: prunes the whole history, the part it summarizes included, and sends the summary\ncall without the conversation's effort, temperature and stop, so the call misses the cached prefix",
+  cold: 'reference design: a separate summarizer system prompt, no tools and the history flattened into one\nmessage, so nothing of the cached prefix is reused',
+}
+
+function legend(report: BenchReport): string[] {
+  const strategies = report.workload.strategies.map((strategy) => [strategy, STRATEGY_LEGEND[strategy as WorkloadStrategy] ?? 'not a known strategy'] as const)
+  const width = Math.max(...[...COLUMN_LEGEND, ...strategies].map(([term]) => term.length))
+  const entry = ([term, text]: readonly [string, string]) => text.split('\n').map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
+  const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
+  return [`Columns (tokens ${tokens}):`, ...COLUMN_LEGEND.flatMap(entry), 'Strategies:', ...strategies.flatMap(entry)]
 }
 
 function summaryHit(run: RunReport): string {

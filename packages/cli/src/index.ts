@@ -1,6 +1,7 @@
 export * from './bench-command.ts'
 export * from './bench-report.ts'
 export * from './check-out-path.ts'
+export * from './cli-version.ts'
 export * from './format-table.ts'
 export * from './parse-bench-args.ts'
 export * from './run-cli.ts'

@@ -1,5 +1,6 @@
 import { runBench } from './bench-command.ts'
 import type { CommandIo } from './bench-command.ts'
+import { CLI_PACKAGE_NAME, cliVersion } from './cli-version.ts'
 import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
 import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
@@ -7,7 +8,11 @@ import { UsageError } from './usage-error.ts'
 export const USAGE = `Usage: warmfold <command> [options]
 
 Commands:
-  bench    compare the prefix-cache economics of compaction strategies (warmfold bench --help)`
+  bench          compare the prefix-cache economics of compaction strategies (warmfold bench --help)
+
+Options:
+  -v, --version  print the version of ${CLI_PACKAGE_NAME}
+  -h, --help     show this help`
 
 /**
  * Runs the `warmfold` command line and returns the exit code: 0 ok, 1 a run failed, 2 bad
@@ -21,7 +26,12 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
       io.stdout(`${USAGE}\n`)
       return command === undefined ? 2 : 0
     }
-    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench`)
+    if (command === '-v' || command === '--version') {
+      if (rest.length) throw new UsageError(`${command} takes no arguments, got ${rest.map((item) => JSON.stringify(item)).join(' ')}`)
+      io.stdout(`${cliVersion()}\n`)
+      return 0
+    }
+    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench (or --version, --help)`)
     const args = parseBenchArgs(rest, env)
     if (args.help) {
       io.stdout(`${BENCH_USAGE}\n`)

@@ -87,6 +87,18 @@ describe('warmfold bench output', () => {
     expect(rows[0]).toMatch(/warmfold .*−\d+\.\d%\s+yes$/)
   })
 
+  it('under the table, a legend explains every column and each strategy in the table', async () => {
+    const result = await cli(['bench', '--windows', '4800', '--steps', '12', '--strategies', 'warmfold,cold'])
+    expect(result.code).toBe(0)
+    const [, legend] = result.stdout.split('\nColumns (tokens simulated, 4 characters each):\n')
+    expect(legend).toBeDefined()
+    const explained = legend!.split('\n').map((line) => /^ {2}(\S+(?: \S+)*?) {2,}/.exec(line)?.[1]).filter((term) => term !== undefined)
+    expect(explained).toEqual(['folds', 'summary uncached', 'summary hit', 'session uncached', 'vs legacy', 'ok', 'warmfold', 'cold'])
+    expect(legend).toContain('Strategies:')
+    expect(legend).not.toMatch(/^ {2}legacy/m)
+    expect(legend).toMatch(/ok +yes: the run completed/)
+  })
+
   it('`pnpm warmfold bench --json` from the repository root prints only the JSON document on stdout', async () => {
     const { stdout } = await run('npx', ['-y', 'pnpm@12.4.2', 'warmfold', 'bench', '--json', '--windows', '32000', '--steps', '30', '--strategies', 'warmfold'], { cwd: root, maxBuffer: 16 * 1024 * 1024 })
     const report = JSON.parse(stdout) as BenchReport
@@ -97,7 +109,7 @@ describe('warmfold bench output', () => {
   it('--cache-probe measures with a real endpoint and --cache llama with a fresh embedded server', async () => {
     const server = await startLlamaCacheServer({ contextSize: 32768 })
     try {
-      const probed = await cli(['bench', '--json', '--cache-probe', server.baseURL, '--windows', '4800', '--steps', '24', '--strategies', 'warmfold'])
+      const probed = await cli(['bench', '--json', '--cache-probe', server.baseURL, '--windows', '4800', '--steps', '4', '--strategies', 'warmfold'])
       expect(probed.code).toBe(0)
       const report = JSON.parse(probed.stdout) as BenchReport
       expect(report.workload).toMatchObject({ cache: 'probe', cacheEndpoint: server.baseURL })
@@ -109,7 +121,7 @@ describe('warmfold bench output', () => {
     } finally {
       await server.close()
     }
-    const embedded = await cli(['bench', '--json', '--cache', 'llama', '--windows', '4800', '--steps', '8', '--strategies', 'warmfold'])
+    const embedded = await cli(['bench', '--json', '--cache', 'llama', '--windows', '4800', '--steps', '4', '--strategies', 'warmfold'])
     expect(embedded.code).toBe(0)
     const report = JSON.parse(embedded.stdout) as BenchReport
     expect(report.workload).toMatchObject({ cache: 'llama', windows: [4800] })

@@ -1,0 +1,92 @@
+import type { ChildProcess } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+// `pnpm demo` is `tsx scripts/demo.ts`: run the same file in its own process, with a temp
+// directory of its own, so what it leaves behind can be listed.
+
+const root = resolve(import.meta.dirname, '../..')
+
+let temp: string
+beforeEach(async () => {
+  temp = await mkdtemp(join(tmpdir(), 'warmfold-demo-test-'))
+})
+afterEach(async () => {
+  await rm(temp, { recursive: true, force: true })
+})
+
+function node(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env: { ...process.env, TMPDIR: temp }, timeout: 60_000 }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+    })
+  })
+}
+
+async function demoFolders(): Promise<string[]> {
+  return (await readdir(temp)).filter((name) => name.startsWith('warmfold-demo-'))
+}
+
+describe('pnpm demo', () => {
+  it('shows a pressure compaction whose summary call replays the conversation, and removes its temporary folder', async () => {
+    const { code, stdout, stderr } = await node(['scripts/demo.ts'])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const lines = stdout.split('\n')
+    const requests = lines.flatMap((line, index) => (line.startsWith('→ ') ? [[line, lines[index + 1] ?? ''] as const] : []))
+    // The first request has no previous one: it says so instead of claiming a kept prefix.
+    expect(requests[0]![1]).toMatch(/^ {2}1 message\(s\), about \d+ tokens, first request of the session, nothing cached yet; last: The add test fails/)
+    expect(stdout).not.toContain('kept as prefix')
+    // One compaction, with what its summary call sent: the conversation as a prefix, then the instruction.
+    expect(stdout).toMatch(/^✂ compaction \(pressure\): the next request, about \d+ tokens, reaches the 2520-token threshold/m)
+    const summary = requests.filter(([line]) => line.startsWith('→ compaction request'))
+    expect(summary).toHaveLength(1)
+    expect(summary[0]![0]).toContain('effort=max')
+    expect(summary[0]![1]).toMatch(/replays the last conversation request as its prefix: yes \(same system prompt, tools and effort, its first \d+ of \d+ messages byte for byte/)
+    expect(stdout).toMatch(/then 1 new message, the instruction \(about \d+ tokens\): "You are now acting as the context compaction step/)
+    expect(stdout).toMatch(/^✂ its first \d+ messages \(about \d+ tokens\) are replaced by one checkpoint message:$/m)
+    // Every other request extends the previous one, except the one right after the checkpoint.
+    const conversation = requests.filter(([line]) => line.startsWith('→ conversation request')).slice(1)
+    expect(conversation.map(([, detail]) => /extends the previous request(?: \(a cache hit on all of it\))?: (yes|no)/.exec(detail)?.[1])).toEqual(['yes', 'yes', 'no', 'yes', 'yes'])
+    expect(stdout).not.toMatch(/\bNO\b/)
+    expect(stdout).toContain('; 1 compaction(s) committed')
+    expect(stdout).toContain('messages byte-identical after reopen: yes')
+    const [, folder] = /^session log: (.*)\/demo\.jsonl \(a temporary folder/m.exec(stdout) ?? []
+    expect(folder?.startsWith(join(temp, 'warmfold-demo-'))).toBe(true)
+    expect(await demoFolders()).toEqual([])
+  }, 60_000)
+
+  it('keeps a folder the user names', async () => {
+    const folder = join(temp, 'kept')
+    const { code, stdout } = await node(['scripts/demo.ts', folder])
+    expect(code).toBe(0)
+    expect(stdout.split('\n')[0]).toBe(`session log: ${join(folder, 'demo.jsonl')}`)
+    expect(await readdir(folder)).toContain('demo.jsonl')
+    expect(await demoFolders()).toEqual([])
+  }, 60_000)
+})
+
+describe('the demo\'s temporary folder', () => {
+  it('is removed when the demo fails', async () => {
+    const { code, stdout, stderr } = await node(['scripts/test/fixtures/hold-demo-folder.ts', 'throw'])
+    expect(code).toBe(1)
+    expect(stderr).toContain('the demo failed')
+    expect(stdout.trim().startsWith(join(temp, 'warmfold-demo-'))).toBe(true)
+    expect(await demoFolders()).toEqual([])
+  }, 60_000)
+
+  it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('is removed on %s, exiting %i', async (signal, exitCode) => {
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'scripts/test/fixtures/hold-demo-folder.ts', 'wait'], { cwd: root, env: { ...process.env, TMPDIR: temp } })
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)))
+    // The path is printed once the folder exists and the handlers are installed.
+    const printed = await new Promise<string>((done) => child.stdout!.once('data', (chunk: Buffer) => done(chunk.toString())))
+    expect(await demoFolders()).toHaveLength(1)
+    expect(printed.trim().startsWith(join(temp, 'warmfold-demo-'))).toBe(true)
+    child.kill(signal)
+    expect(await exited).toBe(exitCode)
+    expect(await demoFolders()).toEqual([])
+  }, 60_000)
+})
