@@ -16,8 +16,8 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { canonicalJson, LlmRuntime, promptView, textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { SessionStore } from '@warmfold/session'
-// The root package declares only the packages the CLI and tests need, so the engine and the meter
-// are imported from their sources (the same modules their dependants load).
+// The root package.json does not list the engine and the meter, so they are imported from their
+// sources: the same module files every other package loads, so the services and types match.
 import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '../packages/compaction/compaction-basic/src/index.ts'
 import { TokenMeter } from '../packages/core/token-meter/src/index.ts'
 import { demoFolder } from './demo-folder.ts'

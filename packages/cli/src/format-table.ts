@@ -29,27 +29,45 @@ export function formatTable(report: BenchReport): string {
 
 /** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
 export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
-  ['folds', 'compactions in the run; each is one summary call that folds old history into a checkpoint'],
-  ['summary uncached', 'prompt tokens each summary call paid in full (not read from the cache), one per fold'],
+  ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
+  ['summary uncached', 'prompt tokens each summary call paid in full (not read from the cache)'],
   ['summary hit', 'cached / prompt tokens over all summary calls'],
-  ['session uncached', "uncached prompt tokens of all the session's requests, conversation and summary calls together"],
+  ['session uncached', 'uncached prompt tokens of every request, conversation and summary calls alike'],
   ['vs legacy', 'session uncached against the legacy run at the same window (− is fewer tokens)'],
-  ['ok', 'yes: the run completed and each conversation request extended the previous one unless a logged\nrewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites'],
+  ['ok', 'yes: the run completed and each conversation request extended the previous one unless a logged rewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites'],
 ]
 
 /** What each strategy is, for the legend. */
 export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
-  warmfold: "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix\n(same system prompt, tools, effort and messages) and adds only the instruction",
-  legacy: "reference design: prunes the whole history, the part it summarizes included, and sends the summary\ncall without the conversation's effort, temperature and stop, so the call misses the cached prefix",
-  cold: 'reference design: a separate summarizer system prompt, no tools and the history flattened into one\nmessage, so nothing of the cached prefix is reused',
+  warmfold: "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, tools, effort, messages) plus one instruction",
+  legacy: "reference design: prunes the whole history, the part it summarizes included, and sends the summary call without the conversation's effort, temperature and stop, so the call misses the cached prefix",
+  cold: 'reference design: a separate summarizer system prompt, no tools and the history flattened into one message, so nothing of the cached prefix is reused',
 }
 
 function legend(report: BenchReport): string[] {
   const strategies = report.workload.strategies.map((strategy) => [strategy, STRATEGY_LEGEND[strategy as WorkloadStrategy] ?? 'not a known strategy'] as const)
   const width = Math.max(...[...COLUMN_LEGEND, ...strategies].map(([term]) => term.length))
-  const entry = ([term, text]: readonly [string, string]) => text.split('\n').map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
+  const entry = ([term, text]: readonly [string, string]) => wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
   const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
   return [`Columns (tokens ${tokens}):`, ...COLUMN_LEGEND.flatMap(entry), 'Strategies:', ...strategies.flatMap(entry)]
+}
+
+/** Characters of legend text per line, so a legend line stays within 100 columns. */
+const LEGEND_TEXT_WIDTH = 78
+
+/** Splits `text` at spaces into lines of at most `width` characters (a longer word gets a line of its own). */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else {
+      line = line ? `${line} ${word}` : word
+    }
+  }
+  return [...lines, line]
 }
 
 function summaryHit(run: RunReport): string {

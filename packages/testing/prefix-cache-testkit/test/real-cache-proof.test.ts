@@ -9,8 +9,8 @@ import { shortfalls, SLACK, useLlamaCacheServer, userMessageTokens, WINDOW } fro
 
 // The full real-cache proof, run by `pnpm test:real-cache` (vitest.real-cache.config.ts) and CI,
 // not by `pnpm test`: 30-step runs (two folds) of every strategy the rules distinguish, the
-// negative control and overflow recovery against a real server, about a minute and a half on 2
-// cores. `real-cache.test.ts` keeps a one-fold case in the default run.
+// negative control and overflow recovery against a real server, about 45 s on 2 cores.
+// `real-cache.test.ts` keeps a one-fold case in the default run.
 const STEPS = 30
 
 const { probe } = useLlamaCacheServer()
