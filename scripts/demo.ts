@@ -15,11 +15,9 @@ import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { canonicalJson, LlmRuntime, promptView, textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
+import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import { SessionStore } from '@warmfold/session'
-// The root package.json does not list the engine and the meter, so they are imported from their
-// sources: the same module files every other package loads, so the services and types match.
-import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '../packages/compaction/compaction-basic/src/index.ts'
-import { TokenMeter } from '../packages/core/token-meter/src/index.ts'
+import { TokenMeter } from '@warmfold/token-meter'
 import { demoFolder } from './demo-folder.ts'
 
 const { directory, temporary } = await demoFolder(process.argv[2])
