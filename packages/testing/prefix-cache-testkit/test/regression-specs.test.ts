@@ -1,15 +1,26 @@
 import { describe, expect, it } from 'vitest'
+import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { WorkloadRun } from '../src/index.ts'
 import { assertNoSilentRewrite, hitRatio, PromptRenderer, runWorkload, uncachedTokens } from '../src/index.ts'
 
-/** The bounds every warm summary call must meet. */
+/**
+ * The bounds every warm summary call must meet. The token bounds alone are loose (a rewritten
+ * region node or an extra message after the instruction costs far less than 2,000 tokens), so
+ * the first divergence must be exactly the trailing instruction: its first block, the last
+ * message of the request.
+ */
 function expectWarmSummaries(run: WorkloadRun, minimumCalls = 1): void {
   expect(run.completed).toBe(true)
   expect(run.summaryCalls.length).toBeGreaterThanOrEqual(minimumCalls)
-  for (const call of run.summaryCalls) {
+  const requests = summaryRequests(run)
+  expect(requests).toHaveLength(run.summaryCalls.length)
+  run.summaryCalls.forEach((call, position) => {
     expect(hitRatio(call), `summary call ${call.index}: ${JSON.stringify(call.divergence)}`).toBeGreaterThanOrEqual(0.95)
     expect(uncachedTokens(call)).toBeLessThanOrEqual(2000)
-  }
+    const messages = requests[position]!.messages
+    expect(call.divergence, `summary call ${call.index} must first differ at its trailing instruction`).toMatchObject({ part: 'message', index: messages.length - 1, blockIndex: 0 })
+    expect(messages.at(-1)!.content).toEqual([{ type: 'text', text: COMPACTION_INSTRUCTION }])
+  })
 }
 
 function summaryRequests(run: WorkloadRun) {
