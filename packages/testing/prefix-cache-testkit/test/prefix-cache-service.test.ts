@@ -1,5 +1,5 @@
 import type { GenerateOptions } from '@warmfold/llm'
-import { createUserMessage, LlmRuntime, textBlock } from '@warmfold/llm'
+import { createAssistantMessage, createToolResultMessage, createUserMessage, LlmRuntime, textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
@@ -122,6 +122,33 @@ describe('PrefixCacheService (ctx.prefixCache)', () => {
     expect(ctx.prefixCache.observations[1]!.rewritesSince).toEqual([])
     await ctx.llm.generate({ ...ROUTE, messages: [hello], purpose: 'conversation', sessionId: 't' })
     expect(ctx.prefixCache.observations[2]!.rewritesSince).toEqual([{ type: 'request/header', seq: 0 }])
+    harness.assertClean()
+  })
+
+  it('notes no rewrite for events that only extend the log: surface appends, turn events, brackets, failures, the initial header', async () => {
+    // A wider filter (say, every assistant/message) would explain every break and so disable
+    // the no-silent-rewrite check (rule C1) without any spec failing.
+    const harness = await mount()
+    const { ctx } = harness
+    const session = await ctx.sessions.create('quiet')
+    session.append('request/header', { header: { config: { ...ROUTE, reasoningEffort: 'max' } }, reason: 'initial' })
+    session.append('turn/start', { turn: 0 })
+    session.append('user/message', { message: hello }, 'append')
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('Reading.'), toolCallBlock('call-0', 'read', '{}')], ROUTE), turn: 0, step: 0 }, 'append')
+    session.append('tool/result', { message: createToolResultMessage('call-0', 'the loader'), toolName: 'read', turn: 0, step: 0 }, 'append')
+    session.append('assistant/partial', { turn: 0, step: 1, content: [textBlock('The lo')], reason: 'aborted' })
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('The loader reads modules.')], ROUTE), turn: 0, step: 1 }, 'append')
+    session.append('turn/end', { turn: 0, reason: 'stop', steps: 2 })
+    session.append('compaction/start', { compactionId: 'c1', turn: null, trigger: 'manual' })
+    session.append('compaction/end', { compactionId: 'c1', turn: null, error: 'the summary call was refused' })
+    session.append('compaction/failure', { trigger: 'pressure', reason: 'irreducible tail', totalTokens: 900, thresholdTokens: 800 })
+    await ctx.llm.generate({ ...ROUTE, messages: [hello], purpose: 'conversation', sessionId: 'quiet' })
+    expect(ctx.prefixCache.observations[0]!.rewritesSince).toEqual([])
+    // One real rewrite after them is noted alone.
+    const prune = session.append('compaction/prune', { shadowedRange: { start: 2, end: 2 }, shadowedSeqs: [4], shadowedTokenCount: 5 })
+    session.append('user/message', { message: createUserMessage('Go on.') }, 'append')
+    await ctx.llm.generate({ ...ROUTE, messages: [hello], purpose: 'conversation', sessionId: 'quiet' })
+    expect(ctx.prefixCache.observations[1]!.rewritesSince).toEqual([{ type: 'compaction/prune', seq: prune.seq }])
     harness.assertClean()
   })
 

@@ -46,6 +46,13 @@ describe('regression specs: compaction keeps the prefix cache warm', () => {
     const run = await runWorkload({ window: 32000, effort: 'max', pruner: 'rewrite-only' })
     expect(run.silentRewrites).toBe(0)
     assertNoSilentRewrite(run)
+    // Only durable rewrites explain a break: a noted rewrite is a logged event of that very type.
+    for (const observation of run.conversation) {
+      for (const rewrite of observation.rewritesSince) {
+        expect(['compaction/summary', 'compaction/prune', 'request/header']).toContain(rewrite.type)
+        expect(run.session.events[rewrite.seq]?.type, `rewrite noted before request ${observation.index}`).toBe(rewrite.type)
+      }
+    }
     const renderer = new PromptRenderer()
     const conversation = run.requests.filter((request) => request.purpose === 'conversation')
     const afterCheckpoint = run.conversation.filter((observation) => observation.rewritesSince.some((rewrite) => rewrite.type === 'compaction/summary'))
