@@ -44,6 +44,12 @@ describe('regression specs: compaction keeps the prefix cache warm', () => {
 
   it('3. no silent rewrite over a whole run, and the first request after each checkpoint reuses tools + system', async () => {
     const run = await runWorkload({ window: 32000, effort: 'max', pruner: 'rewrite-only' })
+    // Not vacuous: the run compacted, so conversation requests broke the prefix and each break
+    // needed a logged rewrite to explain it.
+    expect(run.completed).toBe(true)
+    expect(run.summaryCalls.length).toBeGreaterThanOrEqual(1)
+    expect(run.session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(run.summaryCalls.length)
+    expect(run.conversation.slice(1).filter((observation) => !observation.extendsPrevious).length).toBeGreaterThanOrEqual(run.summaryCalls.length)
     expect(run.silentRewrites).toBe(0)
     assertNoSilentRewrite(run)
     // Only durable rewrites explain a break: a noted rewrite is a logged event of that very type.
