@@ -1,6 +1,7 @@
-import { canonicalJson } from '@warmfold/llm'
+import { canonicalJson, promptView, textOf } from '@warmfold/llm'
+import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { COMPACTION_INSTRUCTION, frameCheckpoint } from '../src/index.ts'
+import { COMPACTION_INSTRUCTION, frameCheckpoint, INSTRUCTION_SOURCE_PLUGIN } from '../src/index.ts'
 import type { EngineHarness } from './engine-fixture.ts'
 import { conversationBefore, elements, mountEngine, ROUTE, runAgent, stopAfter, SUMMARY } from './engine-fixture.ts'
 
@@ -52,6 +53,32 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     expect(summaryEvents[0]!.data).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: summaries[0]!.maxTokens })
     // The 8192 default cap is cut to what the 8000-token window leaves after the prompt.
     expect(summaries[0]!.maxTokens).toBeLessThan(8000)
+    engine.assertClean()
+  })
+
+  it('replays the whole region: every shadowed message byte for byte, then exactly one instruction', async () => {
+    // A prefix of the routed messages alone is not enough: a replay that dropped or rewrote
+    // region messages would still be a prefix, and the checkpoint would shadow what the
+    // summarizer never saw. Long enough for a second summary, whose region starts with the first checkpoint.
+    const engine = await harness({ conversation: stopAfter(60) })
+    const agent = await runAgent(engine, warm)
+    const summaries = engine.summaries()
+    const events = agent.session.events.filter((event) => event.type === 'compaction/summary') as SessionEvent<'compaction/summary'>[]
+    expect(summaries.length).toBeGreaterThanOrEqual(2)
+    expect(events).toHaveLength(summaries.length)
+    summaries.forEach((summary, k) => {
+      const { shadowedRange, shadowedSeqs } = events[k]!.data
+      const regionSize = shadowedRange.end - shadowedRange.start + 1
+      expect(shadowedRange.start).toBe(0)
+      expect(shadowedSeqs).toHaveLength(regionSize)
+      expect(summary.messages, `summary ${k}: the region's ${regionSize} messages and the instruction`).toHaveLength(regionSize + 1)
+      const routed = conversationBefore(engine, summary).messages.map((message) => canonicalJson(promptView(message)))
+      expect(routed.length).toBeGreaterThan(regionSize)
+      summary.messages.slice(0, regionSize).forEach((message, index) => expect(canonicalJson(promptView(message)), `summary ${k}, region message ${index}`).toBe(routed[index]))
+      const instructions = summary.messages.filter((message) => textOf(message.content).includes(COMPACTION_INSTRUCTION))
+      expect(instructions).toEqual([summary.messages.at(-1)])
+      expect(summary.messages.at(-1)!.source).toEqual({ kind: 'plugin', plugin: INSTRUCTION_SOURCE_PLUGIN })
+    })
     engine.assertClean()
   })
 
