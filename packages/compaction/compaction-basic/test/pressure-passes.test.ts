@@ -1,0 +1,71 @@
+import { textOf } from '@warmfold/llm'
+import type { SessionEvent } from '@warmfold/session'
+import { afterEach, describe, expect, it } from 'vitest'
+import { frameCheckpoint } from '../src/index.ts'
+import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
+import { growUntil, mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
+
+const harnesses: EngineHarness[] = []
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.dispose()
+})
+
+/** 0.8 × the 8000-token window of the fixture's `main` model. */
+const THRESHOLD = 6400
+
+async function harness(options: EngineHarnessOptions): Promise<EngineHarness> {
+  const created = await mountEngine(options)
+  harnesses.push(created)
+  return created
+}
+
+function compactionTypes(events: readonly { type: string }[]): string[] {
+  return events.filter((event) => event.type.startsWith('compaction/')).map((event) => event.type.slice('compaction/'.length))
+}
+
+/** Grows a session of one-step turns to `tokens`, with summaries sent to the 2400-token `small` model. */
+async function pressuredOnSmallSummarizer(compactionRetries?: number) {
+  const engine = await harness({
+    engine: { auto: false, summarizationProvider: 'scripted', summarizationModel: 'small', ...(compactionRetries === undefined ? {} : { compactionRetries }) },
+    conversation: oneToolStepPerTurn,
+    resultChars: 600,
+  })
+  const agent = await engine.ctx.agentLoop.create('passes', { ...ROUTE, reasoningEffort: 'max' })
+  // About 1,240 tokens over the threshold: more than one summary call on a 2400-token
+  // summarizer can fold, less than two can.
+  await growUntil(agent, () => engine.ctx.tokenMeter.measure(agent.session).totalTokens >= THRESHOLD + 1200)
+  const atSummary: number[] = []
+  engine.ctx.on('llm/stream', (request) => {
+    if (request.purpose === 'compaction') atSummary.push(engine.ctx.tokenMeter.measure(agent.session).totalTokens)
+  })
+  return { engine, agent, atSummary }
+}
+
+describe('pressure passes', () => {
+  it('runs the second pass (compactionRetries) when the first summary leaves the session above the threshold', async () => {
+    const { engine, agent, atSummary } = await pressuredOnSmallSummarizer()
+    const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(result).not.toBeNull()
+    const summaries = engine.summaries()
+    expect(summaries).toHaveLength(2)
+    expect(compactionTypes(agent.session.events)).toEqual(['start', 'summary', 'end', 'start', 'summary', 'end'])
+    // The first pass alone did not relieve the pressure; the second did.
+    expect(atSummary[1]).toBeGreaterThanOrEqual(THRESHOLD)
+    expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
+    // The second pass folds the first checkpoint with the next head.
+    expect(textOf(summaries[1]!.messages[0]!.content)).toBe(frameCheckpoint(SUMMARY))
+    engine.assertClean()
+  })
+
+  it('with compactionRetries 0, makes no summary call when one pass cannot relieve the pressure, and logs why', async () => {
+    const { engine, agent } = await pressuredOnSmallSummarizer(0)
+    await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(engine.summaries()).toHaveLength(0)
+    const failures = agent.session.events.filter((event) => event.type === 'compaction/failure') as SessionEvent<'compaction/failure'>[]
+    expect(failures).toHaveLength(1)
+    expect(failures[0]!.data.reason).toMatch(/^the retained tail is irreducible: summarizing positions 0\.\.\d+ /)
+    expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeGreaterThanOrEqual(THRESHOLD)
+    engine.assertClean()
+  })
+
+})
