@@ -1,7 +1,8 @@
+import { balancedCuts } from '@warmfold/compaction'
 import { textOf } from '@warmfold/llm'
 import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { frameCheckpoint } from '../src/index.ts'
+import { frameCheckpoint, selectRegion } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { growUntil, mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
 
@@ -12,6 +13,8 @@ afterEach(async () => {
 
 /** 0.8 × the 8000-token window of the fixture's `main` model. */
 const THRESHOLD = 6400
+/** 0.16 × 8000: the default retained tail. */
+const RETAIN = 1280
 
 async function harness(options: EngineHarnessOptions): Promise<EngineHarness> {
   const created = await mountEngine(options)
@@ -65,6 +68,36 @@ describe('pressure passes', () => {
     expect(failures).toHaveLength(1)
     expect(failures[0]!.data.reason).toMatch(/^the retained tail is irreducible: summarizing positions 0\.\.\d+ /)
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeGreaterThanOrEqual(THRESHOLD)
+    engine.assertClean()
+  })
+
+  it('selects the region on the projected (post-prune) prices of the retained tail', async () => {
+    // Two oversized results near the end; the prune saves too little to clear the pressure
+    // alone, but enough that the retained tail, priced after the prune, reaches further back.
+    const engine = await harness({
+      engine: { auto: false, summarizationProvider: 'scripted', summarizationModel: 'other' },
+      pruner: { thresholdChars: 1000, headChars: 300, tailChars: 100 },
+      conversation: oneToolStepPerTurn,
+      resultChars: (step) => (step === 26 || step === 27 ? 2000 : 600),
+    })
+    const agent = await engine.ctx.agentLoop.create('projected', { ...ROUTE, reasoningEffort: 'max' })
+    await growUntil(agent, () => engine.ctx.tokenMeter.measure(agent.session).totalTokens >= THRESHOLD + 1000)
+    const actual = engine.ctx.tokenMeter.measure(agent.session).nodes.map((node) => node.tokens)
+    const plan = engine.ctx.toolResultPruner.planSession(agent.session)
+    expect(plan).toHaveLength(2)
+    const projected = actual.slice()
+    for (const entry of plan) projected[entry.position] = entry.prunedTokens
+    const cuts = balancedCuts(agent.session.deriveMessages())
+    const expected = selectRegion(projected, cuts, RETAIN)!
+    const onActual = selectRegion(actual, cuts, RETAIN)!
+    // The case tells the two pricings apart.
+    expect(expected.end).toBeLessThan(onActual.end)
+
+    const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(result!.shadowedRange).toEqual(expected)
+    expect(engine.summaries()).toHaveLength(1)
+    const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
+    expect(prunes.map((event) => event.data.shadowedSeqs[0])).toEqual(plan.map((entry) => entry.seq))
     engine.assertClean()
   })
 
