@@ -1,10 +1,11 @@
 import { balancedCuts } from '@warmfold/compaction'
-import { textOf } from '@warmfold/llm'
+import { canonicalJson, promptView, textBlock, textOf, toolCallBlock } from '@warmfold/llm'
+import type { ScriptedReply } from '@warmfold/llm/testing'
 import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { frameCheckpoint, selectRegion } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
-import { growUntil, mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
+import { conversationBefore, filler, growUntil, mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -42,6 +43,12 @@ async function pressuredOnSmallSummarizer(compactionRetries?: number) {
     if (request.purpose === 'compaction') atSummary.push(engine.ctx.tokenMeter.measure(agent.session).totalTokens)
   })
   return { engine, agent, atSummary }
+}
+
+/** One turn of tool steps (every result 1100 characters) until `steps`, then an answer. */
+function readSteps(steps: number): (request: unknown, index: number) => ScriptedReply {
+  return (_request, index) =>
+    index >= steps ? { content: 'All done.' } : { content: [textBlock(`Step ${index}: reading. ${filler(index, 80)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`)] }
 }
 
 describe('pressure passes', () => {
@@ -101,4 +108,37 @@ describe('pressure passes', () => {
     engine.assertClean()
   })
 
+  it('replays an oversized result exactly at the end of the region unpruned, and prunes only after it', async () => {
+    // Every result is over the pruner's budget, and region cuts fall only after tool results,
+    // so the region's last node is an oversized result.
+    const engine = await harness({
+      engine: { auto: false },
+      pruner: { thresholdChars: 1000, headChars: 880, tailChars: 60 },
+      conversation: readSteps(21),
+      resultChars: 1100,
+    })
+    const agent = await engine.ctx.agentLoop.create('edge', { ...ROUTE, reasoningEffort: 'max' })
+    agent.followup('Read every file.')
+    await agent.whenIdle()
+    const routed = engine.conversation().at(-1)!
+    const plan = engine.ctx.toolResultPruner.planSession(agent.session)
+    const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(result).not.toBeNull()
+    const end = result!.shadowedRange.end
+    const atEnd = plan.find((entry) => entry.position === end)
+    expect(atEnd, `a planned prune at the region's last position ${end}`).toBeDefined()
+
+    const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
+    expect(prunes.map((event) => event.data.shadowedSeqs[0])).toEqual(plan.filter((entry) => entry.position > end).map((entry) => entry.seq))
+    expect(result!.shadowedSeqs).toContain(atEnd!.seq)
+
+    const [summary] = engine.summaries()
+    expect(summary!.messages).toHaveLength(end + 2)
+    const last = summary!.messages[end]!
+    expect(canonicalJson(promptView(last))).toBe(canonicalJson(promptView(routed.messages[end]!)))
+    const block = last.content[0]!
+    expect(block.type === 'tool-result' ? textOf(block.content) : '').toHaveLength(1100)
+    expect(conversationBefore(engine, summary!)).toBe(routed)
+    engine.assertClean()
+  })
 })
