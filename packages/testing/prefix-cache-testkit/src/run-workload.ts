@@ -85,7 +85,10 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     const cache = ctx.prefixCache.cache
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
-      if (request.purpose === 'compaction') coverage.push(regionCoverage(regions.latest ?? [], request))
+      if (request.purpose === 'compaction') {
+        if (!regions.latest) throw new Error('runWorkload: a summary request reached the provider before the engine built one; its region is unknown')
+        coverage.push(regionCoverage(regions.latest, request))
+      }
       cache.advanceClock(workload.requestIntervalMs)
       await hooks.onRequest?.(request)
     })

@@ -144,6 +144,14 @@ describe('the new strategies in the scripted workload', () => {
     }
   })
 
+  it('legacy is measured against the region before its own prune, so its coverage is below 1', async () => {
+    // legacy prunes the oversized results of the region it then summarizes: the request carries
+    // each pruned result's head only, which the pre-prune region shows.
+    const run = await runWorkload({ window: 32000, steps: 30, strategy: 'legacy' })
+    expect(run.summaryCoverage.length).toBeGreaterThanOrEqual(1)
+    for (const coverage of run.summaryCoverage) expect(coverage).toBeLessThan(1)
+  })
+
   it('warmfold replays the whole region: coverage 1 for every summary call', async () => {
     const run = await runWorkload({ window: 32000, steps: 30 })
     expect(run.summaryCoverage.length).toBeGreaterThanOrEqual(1)
