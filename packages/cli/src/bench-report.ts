@@ -8,6 +8,8 @@ export interface SummaryCallReport {
   cachedTokens: number
   uncachedTokens: number
   hitRatio: number
+  /** Share of the summarized region's characters the request carried verbatim (1 for a full replay; see `regionCoverage`). */
+  regionCoverage: number
 }
 
 /** One window × strategy run in the report. */
@@ -68,7 +70,13 @@ export function reportRun(strategy: string, run: WorkloadRun): RunReport {
     strategy,
     window: run.workload.window,
     profile: run.workload.profile,
-    summaryCalls: run.summaryCalls.map((call) => ({ promptTokens: call.promptTokens, cachedTokens: call.cachedTokens, uncachedTokens: call.uncachedTokens, hitRatio: round(hitRatio(call)) })),
+    summaryCalls: run.summaryCalls.map((call, index) => ({
+      promptTokens: call.promptTokens,
+      cachedTokens: call.cachedTokens,
+      uncachedTokens: call.uncachedTokens,
+      hitRatio: round(hitRatio(call)),
+      regionCoverage: round(run.summaryCoverage[index] as number),
+    })),
     conversationRequests: run.conversation.length,
     sessionPromptTokens: run.totals.promptTokens,
     sessionCachedTokens: run.totals.cachedTokens,

@@ -42,6 +42,9 @@ export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
   warmfold: "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, tools, effort, messages) plus one instruction",
   legacy: "reference design: prunes the whole history, the part it summarizes included, and sends the summary call without the conversation's effort, temperature and stop, so the call misses the cached prefix",
   cold: 'reference design: a separate summarizer system prompt, no tools and the history flattened into one message, so nothing of the cached prefix is reused',
+  transcript: 'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and cold, and the summarizer never sees a full tool output',
+  toolless: 'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, instruction last; dropping the tools breaks the cached prefix at its start',
+  'long-instruction': "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the last user message instead of a separate message",
 }
 
 function legend(report: BenchReport): string[] {

@@ -1,4 +1,4 @@
-import { DEFAULT_PROBE_TIMEOUT_MS, EFFORTS, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
+import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
 import type { WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
@@ -55,7 +55,8 @@ Options:
   --windows LIST        context windows in tokens, comma-separated, each 4800 to ${MAX_WINDOW}
                         (default 32000,128000,512000)
   --steps N             tool steps before the final answer, 1 to ${MAX_STEPS} (default 60)
-  --strategies LIST     warmfold,legacy,cold (default all three)
+  --strategies LIST     comma-separated: ${STRATEGIES.join(' | ')}
+                        (default ${DEFAULT_STRATEGIES.join(',')}; the others model peer agents' summary calls)
   --effort E            conversation reasoning effort: ${EFFORTS.join(' | ')} (default max)
   --temperature T       conversation temperature (default unset)
   --stop S              a stop sequence (repeat the flag for several; default none)
@@ -86,7 +87,7 @@ const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort',
  * @throws UsageError naming the flag and the allowed values (never a credential).
  */
 export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchArgs {
-  const args: BenchArgs = { windows: [32000, 128000, 512000], steps: 60, strategies: [...STRATEGIES], effort: 'max', profile: 'bytes', pruner: 'rewrite-only', json: false, cache: { kind: 'simulator' }, help: false }
+  const args: BenchArgs = { windows: [32000, 128000, 512000], steps: 60, strategies: [...DEFAULT_STRATEGIES], effort: 'max', profile: 'bytes', pruner: 'rewrite-only', json: false, cache: { kind: 'simulator' }, help: false }
   let windowsGiven = false
   const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as Dialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
   let llama = false

@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
 import { describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
-import { runCli } from '../src/index.ts'
+import { parseBenchArgs, runCli } from '../src/index.ts'
 
 const run = promisify(execFile)
 const root = resolve(import.meta.dirname, '../../..')
@@ -21,7 +21,7 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 describe('warmfold bench flags', () => {
   it.each([
     [['--windows', '32000,abc'], '--windows must be an integer ≥ 4800, got "abc"'],
-    [['--strategies', 'warmfold,hot'], '--strategies must be one of warmfold, legacy, cold, got "hot"'],
+    [['--strategies', 'warmfold,hot'], '--strategies must be one of warmfold, legacy, cold, transcript, toolless, long-instruction, got "hot"'],
     [['--effort', 'ultra'], '--effort must be one of low, high, max, got "ultra"'],
     [['--pruner', 'aggressive'], '--pruner must be one of rewrite-only, default, none, got "aggressive"'],
     [['--profile', 'blocks:0'], '--profile must be one of bytes | blocks:N[:MIN] | anthropic, got "blocks:0"'],
@@ -65,7 +65,7 @@ describe('warmfold bench output', () => {
         expect(entry.completed).toBe(true)
         expect(entry.sessionPromptTokens).toBe(entry.sessionCachedTokens + entry.sessionUncachedTokens)
         for (const call of entry.summaryCalls) {
-          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio'])
+          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio', 'regionCoverage'])
           expect(call.uncachedTokens).toBe(call.promptTokens - call.cachedTokens)
         }
       }
@@ -77,6 +77,29 @@ describe('warmfold bench output', () => {
     } finally {
       await rm(directory, { recursive: true, force: true })
     }
+  })
+
+  it('--strategies accepts the peer shapes; each summary call reports its regionCoverage and the legend names each shape', async () => {
+    const result = await cli(['bench', '--json', '--windows', '32000', '--steps', '30', '--strategies', 'transcript,toolless,long-instruction,warmfold'])
+    expect(result.code).toBe(0)
+    const report = JSON.parse(result.stdout) as BenchReport
+    expect(report.runs.map((entry) => entry.strategy)).toEqual(['transcript', 'toolless', 'long-instruction', 'warmfold'])
+    const coverage = Object.fromEntries(report.runs.map((entry) => [entry.strategy, entry.summaryCalls.map((call) => call.regionCoverage)]))
+    for (const calls of Object.values(coverage)) expect(calls.length).toBeGreaterThan(0)
+    // At this window every tool result (2,400 characters) is longer than the transcript's 2,000-character cut.
+    for (const value of coverage.transcript!) expect(value).toBeGreaterThan(0.5)
+    for (const value of coverage.transcript!) expect(value).toBeLessThan(1)
+    for (const strategy of ['toolless', 'long-instruction', 'warmfold']) expect(coverage[strategy]!.every((value) => value === 1)).toBe(true)
+    const table = await cli(['bench', '--windows', '4800', '--steps', '12', '--strategies', 'transcript,toolless,long-instruction'])
+    expect(table.code).toBe(0)
+    expect(table.stdout).toMatch(/^ {2}transcript +peer shape \(pi 0\.73\.1, opencode 1\.18\.33\)/m)
+    expect(table.stdout).toMatch(/^ {2}toolless +peer shape \(Codex CLI 0\.171\.0, Qwen Code 0\.24\.4\)/m)
+    expect(table.stdout).toMatch(/^ {2}long-instruction +peer shape \(Claude Code 2\.1\.332\)/m)
+    expect(table.stdout).not.toContain('not a known strategy')
+  })
+
+  it('without --strategies the bench runs warmfold, legacy and cold, as before', () => {
+    expect(parseBenchArgs([]).strategies).toEqual(['warmfold', 'legacy', 'cold'])
   })
 
   it('the table shows each run and the reduction against legacy', async () => {

@@ -1,8 +1,9 @@
 import type { PlannedPrune, PrunerSeam, SummaryRequestInput, SurfaceRegion } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { GenerateOptions, Message } from '@warmfold/llm'
-import { createUserMessage } from '@warmfold/llm'
+import { createMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
+import { LONG_COMPACTION_INSTRUCTION } from './long-compaction-instruction.ts'
 
 /**
  * Reference strategy `legacy`, for side-by-side numbers only: the design warmfold replaces.
@@ -32,7 +33,7 @@ export const COLD_SUMMARIZER_SYSTEM = 'You are a summarization assistant. Summar
 export class ColdCompactionEngine extends BasicCompactionEngine {
   protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
     const warm = super.buildSummaryRequest(input)
-    const transcript = input.regionMessages.map(flatten).join('\n\n')
+    const transcript = input.regionMessages.map((message) => flatten(message)).join('\n\n')
     return {
       provider: warm.provider,
       model: warm.model,
@@ -46,7 +47,75 @@ export class ColdCompactionEngine extends BasicCompactionEngine {
   }
 }
 
-function flatten(message: Message): string {
+/** The summarizer system prompt of the `transcript` reference strategy. */
+export const TRANSCRIPT_SUMMARIZER_SYSTEM = 'You are a context summarization assistant. Read the conversation transcript between a user and a coding assistant and write a structured summary that another model can continue the work from. Do not continue the conversation and do not answer questions in it.'
+
+/** Characters of each tool result the `transcript` strategy keeps (pi 0.73.1 and opencode 1.18.33 cut at about 2,000). */
+export const TRANSCRIPT_TOOL_RESULT_CHARS = 2000
+
+/**
+ * Reference strategy `transcript`, for side-by-side numbers only: the shape of pi 0.73.1 and
+ * opencode 1.18.33. Own summarizer system prompt, no tools, the region as one text transcript
+ * in one user message with every tool result cut to its first
+ * {@link TRANSCRIPT_TOOL_RESULT_CHARS} characters, and the instruction at the end of that
+ * message. The request is small and cold; its summarizer never sees a full tool output.
+ */
+export class TranscriptCompactionEngine extends BasicCompactionEngine {
+  protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
+    const warm = super.buildSummaryRequest(input)
+    const transcript = input.regionMessages.map((message) => flatten(message, TRANSCRIPT_TOOL_RESULT_CHARS)).join('\n\n')
+    return {
+      provider: warm.provider,
+      model: warm.model,
+      maxTokens: warm.maxTokens,
+      system: TRANSCRIPT_SUMMARIZER_SYSTEM,
+      messages: [createUserMessage(`<conversation>\n${transcript}\n</conversation>\n\n${COMPACTION_INSTRUCTION}`)],
+      purpose: 'compaction',
+      sessionId: warm.sessionId,
+      signal: warm.signal,
+    }
+  }
+}
+
+/**
+ * Reference strategy `toolless`, for side-by-side numbers only: the shape of Codex CLI 0.171.0
+ * and Qwen Code 0.24.4. The region is replayed exactly, with the conversation's system prompt
+ * and settings, but without any tool definition, then the instruction as the last message.
+ * Tool definitions come first in the prompt, so dropping them breaks the cached prefix at its
+ * start.
+ */
+export class ToollessCompactionEngine extends BasicCompactionEngine {
+  protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
+    const { tools: _tools, ...rest } = super.buildSummaryRequest(input)
+    return rest
+  }
+}
+
+/**
+ * Reference strategy `long-instruction`, for side-by-side numbers only: the shape of Claude Code
+ * 2.1.332. warmfold's warm replay, with the {@link LONG_COMPACTION_INSTRUCTION} (6,400
+ * characters) appended as a text block to the last message of the region when that is a plain
+ * user message, instead of a separate trailing message. When the region ends with an assistant
+ * message or a tool result (whose message carries only that result in warmfold's message model),
+ * the instruction follows as its own user message; either way the prompt up to the instruction
+ * is the conversation's.
+ */
+export class LongInstructionCompactionEngine extends BasicCompactionEngine {
+  protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
+    const warm = super.buildSummaryRequest(input)
+    const instruction = warm.messages.at(-1) as Message
+    const region = warm.messages.slice(0, -1)
+    const last = region.at(-1)
+    const plainUser = last?.role === 'user' && last.content.every((block) => block.type !== 'tool-result')
+    const messages = plainUser
+      ? [...region.slice(0, -1), createMessage({ id: last.id, role: 'user', content: [...last.content, textBlock(LONG_COMPACTION_INSTRUCTION)], source: last.source })]
+      : [...region, createMessage({ role: 'user', content: LONG_COMPACTION_INSTRUCTION, source: instruction.source })]
+    return { ...warm, messages }
+  }
+}
+
+/** A message as transcript text; tool results longer than `resultChars` keep their first `resultChars` characters. */
+function flatten(message: Message, resultChars = Number.POSITIVE_INFINITY): string {
   const parts = message.content.map((block) => {
     switch (block.type) {
       case 'text':
@@ -56,10 +125,14 @@ function flatten(message: Message): string {
       case 'tool-call':
         return `(tool call ${block.name}) ${block.arguments}`
       case 'tool-result':
-        return `(tool result) ${block.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join('')}`
+        return `(tool result) ${cut(block.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(''), resultChars)}`
       case 'image':
         return '[image]'
     }
   })
   return `${message.role}: ${parts.join('\n')}`
+}
+
+function cut(text: string, chars: number): string {
+  return text.length > chars ? `${text.slice(0, chars)}\n[… ${text.length - chars} more characters truncated]` : text
 }

@@ -1,6 +1,7 @@
 import { Context } from '@cordisjs/core'
+import type { PlannedPrune, PrunerSeam, SummaryRequestInput, SurfaceRegion } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
-import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
+import type { GenerateOptions, Message, ModelInfo } from '@warmfold/llm'
 import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
@@ -10,8 +11,9 @@ import { totalsOf } from './cache-observation.ts'
 import { mountWarmfoldHost } from './mount-warmfold-host.ts'
 import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
-import { ColdCompactionEngine, LegacyCompactionEngine } from './reference-strategies.ts'
-import type { ResolvedWorkload, WorkloadOptions } from './workload-options.ts'
+import { ColdCompactionEngine, LegacyCompactionEngine, LongInstructionCompactionEngine, ToollessCompactionEngine, TranscriptCompactionEngine } from './reference-strategies.ts'
+import { regionCoverage } from './region-coverage.ts'
+import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
 
@@ -34,6 +36,8 @@ export interface WorkloadRun {
   readonly cache: PrefixCache
   readonly session: Session
   readonly summaryCalls: readonly CacheObservation[]
+  /** For each summary call, in order: its {@link regionCoverage} of the region as the conversation had it before the compaction's prune. */
+  readonly summaryCoverage: readonly number[]
   readonly conversation: readonly CacheObservation[]
   /** All requests of the session, conversation and summary together. */
   readonly totals: CacheTotals
@@ -64,8 +68,9 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
   await ctx.start()
   try {
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
+    const regions: RegionRecord = {}
     mountWarmfoldHost(ctx, {
-      engine: workload.strategy === 'legacy' ? LegacyCompactionEngine : workload.strategy === 'cold' ? ColdCompactionEngine : BasicCompactionEngine,
+      engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
@@ -73,12 +78,17 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       pruner: workload.prunerBudget,
     })
     const requests: GenerateOptions[] = []
+    const coverage: number[] = []
     const adapter = scriptedModel(workload)
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     const cache = ctx.prefixCache.cache
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
+      if (request.purpose === 'compaction') {
+        if (!regions.latest) throw new Error('runWorkload: a summary request reached the provider before the engine built one; its region is unknown')
+        coverage.push(regionCoverage(regions.latest, request))
+      }
       cache.advanceClock(workload.requestIntervalMs)
       await hooks.onRequest?.(request)
     })
@@ -98,11 +108,14 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     const end = session.events.findLast((event) => event.type === 'turn/end')
     const steps = session.events.filter((event) => event.type === 'tool/result' && event.surface?.op === 'append').length
     const observations = cache.observations.filter((observation) => observation.sessionId === session.id)
+    const summaryCalls = observations.filter((observation) => observation.purpose === 'compaction')
+    if (summaryCalls.length !== coverage.length) throw new Error(`runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ${summaryCalls.length}; coverage cannot be paired with its call`)
     return {
       workload,
       cache,
       session,
-      summaryCalls: observations.filter((observation) => observation.purpose === 'compaction'),
+      summaryCalls,
+      summaryCoverage: coverage,
       conversation: observations.filter((observation) => observation.purpose === 'conversation'),
       totals: totalsOf(observations),
       silentRewrites: silentRewrites(observations).length,
@@ -111,6 +124,45 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     }
   } finally {
     await ctx.stop()
+  }
+}
+
+/** The engine class of each strategy. */
+const ENGINES: Readonly<Record<WorkloadStrategy, typeof BasicCompactionEngine>> = {
+  warmfold: BasicCompactionEngine,
+  legacy: LegacyCompactionEngine,
+  cold: ColdCompactionEngine,
+  transcript: TranscriptCompactionEngine,
+  toolless: ToollessCompactionEngine,
+  'long-instruction': LongInstructionCompactionEngine,
+}
+
+/** The region of the summary request built last. */
+interface RegionRecord {
+  latest?: readonly Message[]
+}
+
+/**
+ * `engine` unchanged, except that it records the region of each summary request it builds, as
+ * the conversation had it before the compaction's prune landed: `legacy` prunes the region
+ * itself, and its summarizer must be measured against what it no longer sees.
+ */
+function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRecord): typeof BasicCompactionEngine {
+  return class RecordingEngine extends engine {
+    private unpruned?: readonly Message[]
+
+    protected override landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void {
+      this.unpruned = session.deriveMessages().slice(region.start, region.end + 1)
+      super.landPrunePlan(session, pruner, plan, region)
+    }
+
+    protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
+      // The first call of a pressure pass summarizes the region the plan was landed for; a retry
+      // with a smaller head (another length) summarizes nodes the prune left alone.
+      record.latest = this.unpruned?.length === input.regionMessages.length ? this.unpruned : input.regionMessages
+      this.unpruned = undefined
+      return super.buildSummaryRequest(input)
+    }
   }
 }
 

@@ -1,12 +1,15 @@
 import { PRUNE_MARKER, codePointLength } from '@warmfold/compaction-tool-result-pruner'
 import { parseCacheProfile } from './cache-profile.ts'
 
-/** Which compaction design runs. */
-export type WorkloadStrategy = 'warmfold' | 'legacy' | 'cold'
+/** Which compaction design runs: warmfold, or a reference strategy (see `reference-strategies.ts`). */
+export type WorkloadStrategy = 'warmfold' | 'legacy' | 'cold' | 'transcript' | 'toolless' | 'long-instruction'
 /** Which pruner runs: budgets that always rewrite but never clear pressure alone, the defaults, or none. */
 export type WorkloadPruner = 'rewrite-only' | 'default' | 'none'
 
-export const STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
+/** Every strategy a workload can run. */
+export const STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold', 'transcript', 'toolless', 'long-instruction']
+/** The strategies `warmfold bench` runs unless told otherwise. */
+export const DEFAULT_STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
 export const PRUNERS: readonly WorkloadPruner[] = ['rewrite-only', 'default', 'none']
 export const EFFORTS: readonly string[] = ['low', 'high', 'max']
 

@@ -4,7 +4,7 @@ import { estimateMessageTokens } from '@warmfold/token-meter'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { WorkloadOptions } from '../src/index.ts'
-import { EFFORTS, PRUNERS, resolveWorkload, STRATEGIES } from '../src/index.ts'
+import { DEFAULT_STRATEGIES, EFFORTS, PRUNERS, resolveWorkload, STRATEGIES } from '../src/index.ts'
 
 /** The derived numbers, written out from the documented rules. */
 function derived(window: number) {
@@ -98,7 +98,8 @@ describe('resolveWorkload', () => {
   })
 
   it('lists the accepted values', () => {
-    expect(STRATEGIES).toEqual(['warmfold', 'legacy', 'cold'])
+    expect(STRATEGIES).toEqual(['warmfold', 'legacy', 'cold', 'transcript', 'toolless', 'long-instruction'])
+    expect(DEFAULT_STRATEGIES).toEqual(['warmfold', 'legacy', 'cold'])
     expect(PRUNERS).toEqual(['rewrite-only', 'default', 'none'])
     expect(EFFORTS).toEqual(['low', 'high', 'max'])
   })
@@ -111,7 +112,7 @@ describe('resolveWorkload', () => {
     [{ steps: 2.5 }, 'workload steps must be a positive integer, got 2.5'],
     [{ effort: 'medium' }, 'workload effort must be one of low, high, max, got "medium"'],
     [{ pruner: 'all' }, 'workload pruner must be one of rewrite-only, default, none, got "all"'],
-    [{ strategy: 'hot' }, 'workload strategy must be one of warmfold, legacy, cold, got "hot"'],
+    [{ strategy: 'hot' }, 'workload strategy must be one of warmfold, legacy, cold, transcript, toolless, long-instruction, got "hot"'],
     [{ profile: 'lru' }, 'cache profile "lru" is not valid; use bytes | blocks:N[:MIN] | anthropic (N ≥ 1)'],
     [{ profile: 'blocks:0' }, 'cache profile "blocks:0" is not valid; use bytes | blocks:N[:MIN] | anthropic (N ≥ 1)'],
     [{ temperature: Number.POSITIVE_INFINITY }, 'workload temperature must be a finite number, got Infinity'],
