@@ -57,6 +57,32 @@ interface Run extends TestContext {
   marks: number[]
 }
 
+/** The real runtime, store, loop, tools, meter, invariants and engine, with the adapter pointed at `server`. */
+async function mountStack(
+  server: RecordingServer,
+  store: { store?: 'file'; directory?: string },
+  adapter: ({ apiKeyEnv: string } | { apiKey: string }) & { maxRetries?: number },
+): Promise<TestContext> {
+  const context = await createTestContext()
+  const { ctx } = context
+  ctx.plugin(LlmRuntime)
+  ctx.plugin(SessionStore, store)
+  ctx.plugin(ToolRegistry)
+  ctx.plugin(AgentLoop)
+  ctx.plugin(TokenMeter, {})
+  ctx.plugin(CompactionInvariants)
+  ctx.plugin(BasicCompactionEngine, {})
+  ctx.plugin(OpenAICompatibleAdapter, {
+    provider: 'deepseek',
+    baseURL: server.baseURL,
+    dialect: 'deepseek',
+    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
+    retryBaseMs: 1,
+    ...adapter,
+  })
+  return context
+}
+
 const runs: Run[] = []
 const folders: string[] = []
 afterEach(async () => {
@@ -87,23 +113,8 @@ async function runSession(): Promise<{ run: Run; session: Session }> {
       ),
     }
   })
-  const context = await createTestContext()
+  const context = await mountStack(server, {}, { apiKeyEnv: KEY_ENV })
   const { ctx } = context
-  ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, {})
-  ctx.plugin(ToolRegistry)
-  ctx.plugin(AgentLoop)
-  ctx.plugin(TokenMeter, {})
-  ctx.plugin(CompactionInvariants)
-  ctx.plugin(BasicCompactionEngine, {})
-  ctx.plugin(OpenAICompatibleAdapter, {
-    provider: 'deepseek',
-    baseURL: server.baseURL,
-    apiKeyEnv: KEY_ENV,
-    dialect: 'deepseek',
-    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
-    retryBaseMs: 1,
-  })
   let step = 0
   ctx.tools.register({
     name: 'read',
@@ -226,24 +237,8 @@ async function runEchoingSession(keyConfig: { apiKeyEnv: string } | { apiKey: st
       sse: deepseekStream(MODEL, { reasoning: `Step ${step}.`, text: `Reading file ${step}.`, toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }] }, usage),
     }
   })
-  const context = await createTestContext()
+  const context = await mountStack(server, { store: 'file', directory }, { ...keyConfig, maxRetries: 0 })
   const { ctx } = context
-  ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, { store: 'file', directory })
-  ctx.plugin(ToolRegistry)
-  ctx.plugin(AgentLoop)
-  ctx.plugin(TokenMeter, {})
-  ctx.plugin(CompactionInvariants)
-  ctx.plugin(BasicCompactionEngine, {})
-  ctx.plugin(OpenAICompatibleAdapter, {
-    provider: 'deepseek',
-    baseURL: server.baseURL,
-    ...keyConfig,
-    dialect: 'deepseek',
-    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
-    retryBaseMs: 1,
-    maxRetries: 0,
-  })
   let step = 0
   ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => filler(2000 + step++, 1200) })
   const run: Run = Object.assign(context, { server, marks: [] as number[] })
