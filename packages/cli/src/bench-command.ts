@@ -31,21 +31,21 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
   if (args.out !== undefined) await checkOutPath(args.out)
   const probe = args.cache.kind === 'probe' ? probeOf(args.cache) : undefined
   const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
-  const report: BenchReport = { version: 1, workload: workloadOf(args), runs: [] }
+  const report: BenchReport = { version: 2, workload: workloadOf(args), runs: [] }
   const total = args.windows.length * args.strategies.length
   for (const window of args.windows) {
     for (const strategy of args.strategies) {
       const started = performance.now()
       const name = `window ${window}, strategy ${strategy}`
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
-      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute }).catch((error: unknown) => {
+      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, stepSeconds: args.stepSeconds }).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
         const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
-      const entry = reportRun(strategy, run)
+      const entry = reportRun(strategy, run, args.price)
       report.runs.push(entry)
-      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, ${((performance.now() - started) / 1000).toFixed(2)} s`)
+      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s`)
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`

@@ -1,5 +1,5 @@
-import type { WorkloadRun } from '@warmfold/prefix-cache-testkit'
-import { hitRatio } from '@warmfold/prefix-cache-testkit'
+import type { Divergence, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import { hitRatio, priceRun } from '@warmfold/prefix-cache-testkit'
 import type { BenchArgs } from './parse-bench-args.ts'
 
 /** One summary call in the report. */
@@ -10,6 +10,35 @@ export interface SummaryCallReport {
   hitRatio: number
   /** Share of the summarized region's characters the request carried verbatim (1 for a full replay; see `regionCoverage`). */
   regionCoverage: number
+  /** Its cost in input-token units (prompt and output). */
+  cost: number
+}
+
+/** One request of a run (schema version 2). */
+export interface RequestReport {
+  /** Position in the session, from 0. */
+  index: number
+  /** `conversation` or `compaction`. */
+  purpose: string
+  promptTokens: number
+  cachedTokens: number
+  cacheWriteTokens: number
+  uncachedTokens: number
+  outputTokens: number
+  /** In input-token units. */
+  cost: number
+  /** Where the cache saw the prompt diverge from the best-matching earlier request. */
+  divergence: Divergence
+}
+
+/** A cost in input-token units: 1 is the price of one uncached prompt token. */
+export interface CostReport {
+  unit: 'input-token'
+  uncachedInput: number
+  cacheRead: number
+  cacheWrite: number
+  output: number
+  total: number
 }
 
 /** One window × strategy run in the report. */
@@ -24,11 +53,26 @@ export interface RunReport {
   sessionUncachedTokens: number
   silentRewrites: number
   completed: boolean
+  cost: CostReport
+  /** cost.total in dollars, or null when the price has no dollar rate. */
+  costUsd: number | null
+  /**
+   * What the run's own requests would cost if every token were prefilled once and every repeat
+   * read from the cache; null when a real cache measured the run (its tokens are not the simulator's).
+   */
+  floor: { total: number } | null
+  /** floor.total / cost.total, or null without a floor. */
+  efficiency: number | null
+  requests: RequestReport[]
 }
 
-/** The `--json` document (schema version 1). */
+/**
+ * The `--json` document, schema version 2. Version 1's fields are unchanged; version 2 adds the
+ * workload's price, turns, idleSeconds and stepSeconds, and per run its cost, costUsd, floor,
+ * efficiency and requests, and each summary call's cost.
+ */
 export interface BenchReport {
-  version: 1
+  version: 2
   workload: {
     windows: number[]
     steps: number
@@ -43,6 +87,11 @@ export interface BenchReport {
     cache: 'simulator' | 'llama' | 'probe'
     /** The probed endpoint (`--cache-probe`), else null. */
     cacheEndpoint: string | null
+    /** The price profile every cost is computed with. */
+    price: PriceProfile
+    turns: number
+    idleSeconds: number
+    stepSeconds: number
   }
   runs: RunReport[]
 }
@@ -61,11 +110,16 @@ export function workloadOf(args: BenchArgs): BenchReport['workload'] {
     summaryRoute: args.summaryRoute ?? null,
     cache: args.cache.kind,
     cacheEndpoint: args.cache.kind === 'probe' ? args.cache.url : null,
+    price: { ...args.price },
+    turns: args.turns,
+    idleSeconds: args.idleSeconds,
+    stepSeconds: args.stepSeconds,
   }
 }
 
-/** The report entry of one run. */
-export function reportRun(strategy: string, run: WorkloadRun): RunReport {
+/** The report entry of one run, priced with `price`. */
+export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfile): RunReport {
+  const priced = priceRun(run, price)
   return {
     strategy,
     window: run.workload.window,
@@ -76,6 +130,7 @@ export function reportRun(strategy: string, run: WorkloadRun): RunReport {
       uncachedTokens: call.uncachedTokens,
       hitRatio: round(hitRatio(call)),
       regionCoverage: round(run.summaryCoverage[index] as number),
+      cost: round(priced.summaryCosts[index] as number),
     })),
     conversationRequests: run.conversation.length,
     sessionPromptTokens: run.totals.promptTokens,
@@ -83,6 +138,11 @@ export function reportRun(strategy: string, run: WorkloadRun): RunReport {
     sessionUncachedTokens: run.totals.uncachedTokens,
     silentRewrites: run.silentRewrites,
     completed: run.completed,
+    cost: { unit: 'input-token', uncachedInput: round(priced.cost.uncachedInput), cacheRead: round(priced.cost.cacheRead), cacheWrite: round(priced.cost.cacheWrite), output: round(priced.cost.output), total: round(priced.cost.total) },
+    costUsd: priced.costUsd === null ? null : Math.round(priced.costUsd * 1e6) / 1e6,
+    floor: priced.floor === null ? null : { total: round(priced.floor.total) },
+    efficiency: priced.efficiency === null ? null : round(priced.efficiency),
+    requests: priced.requests.map((request) => ({ ...request, cost: round(request.cost) })),
   }
 }
 

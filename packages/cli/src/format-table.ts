@@ -5,7 +5,8 @@ const number = new Intl.NumberFormat('en-US')
 
 /** The human table: one row per window × strategy, with the reduction against `legacy`. */
 export function formatTable(report: BenchReport): string {
-  const header = ['window', 'strategy', 'folds', 'summary uncached (each call)', 'summary hit', 'session uncached', 'vs legacy', 'ok']
+  const header = ['window', 'strategy', 'folds', 'summary uncached (each call)', 'summary hit', 'coverage', 'session uncached', 'cost', 'vs legacy', 'efficiency', 'ok']
+  const dollars = report.workload.price.usdPerMillionInput !== null
   const rows = report.runs.map((run) => {
     const legacy = report.runs.find((other) => other.window === run.window && other.strategy === 'legacy')
     return [
@@ -14,8 +15,11 @@ export function formatTable(report: BenchReport): string {
       String(run.summaryCalls.length),
       run.summaryCalls.map((call) => number.format(call.uncachedTokens)).join(' / ') || '-',
       summaryHit(run),
+      run.summaryCalls.length ? Math.min(...run.summaryCalls.map((call) => call.regionCoverage)).toFixed(2) : '-',
       number.format(run.sessionUncachedTokens),
-      legacy && legacy !== run ? percent(run.sessionUncachedTokens / legacy.sessionUncachedTokens - 1) : '-',
+      dollars && run.costUsd !== null ? usd(run.costUsd) : number.format(Math.round(run.cost.total)),
+      legacy && legacy !== run ? percent(run.cost.total / legacy.cost.total - 1) : '-',
+      run.efficiency === null ? '-' : run.efficiency.toFixed(2),
       run.completed && run.silentRewrites === 0 ? 'yes' : run.completed ? `${run.silentRewrites} silent rewrite(s)` : 'INCOMPLETE',
     ]
   })
@@ -23,7 +27,8 @@ export function formatTable(report: BenchReport): string {
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 || column >= 2 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join('  ')
   const { workload } = report
   const measured = workload.cache === 'simulator' ? `profile ${workload.profile}` : workload.cache === 'llama' ? 'cache: embedded llama.cpp KV cache' : `cache: ${workload.cacheEndpoint}`
-  const title = `warmfold bench: ${workload.steps} steps, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
+  const clock = `${workload.turns === 1 ? '' : `, ${workload.turns} turns`}${workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`}${workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`}`
+  const title = `warmfold bench: ${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
   return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...legend(report)].join('\n')
 }
 
@@ -32,8 +37,11 @@ export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
   ['summary uncached', 'prompt tokens each summary call paid in full (not read from the cache)'],
   ['summary hit', 'cached / prompt tokens over all summary calls'],
+  ['coverage', "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the summarizer saw verbatim (1.00 = all of it)"],
   ['session uncached', 'uncached prompt tokens of every request, conversation and summary calls alike'],
-  ['vs legacy', 'session uncached against the legacy run at the same window (− is fewer tokens)'],
+  ['cost', 'what the whole session cost under the price profile below: uncached, cached and written prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)'],
+  ['vs legacy', 'cost against the legacy run at the same window (− is cheaper)'],
+  ['efficiency', "floor / cost, where the floor is what the run's own requests would cost if every prompt token were prefilled once and every repeat read from the cache (1.00 = nothing wasted)"],
   ['ok', 'yes: the run completed and each conversation request extended the previous one unless a logged rewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites'],
 ]
 
@@ -52,7 +60,10 @@ function legend(report: BenchReport): string[] {
   const width = Math.max(...[...COLUMN_LEGEND, ...strategies].map(([term]) => term.length))
   const entry = ([term, text]: readonly [string, string]) => wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
   const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
-  return [`Columns (tokens ${tokens}):`, ...COLUMN_LEGEND.flatMap(entry), 'Strategies:', ...strategies.flatMap(entry)]
+  const { price } = report.workload
+  const rate = price.usdPerMillionInput === null ? 'no dollar rate' : `$${price.usdPerMillionInput} per million uncached input tokens`
+  const prices = wrap(`${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`, LEGEND_TEXT_WIDTH + width + 2).map((part) => `  ${part}`)
+  return [`Columns (tokens ${tokens}):`, ...COLUMN_LEGEND.flatMap(entry), 'Price:', ...prices, 'Strategies:', ...strategies.flatMap(entry)]
 }
 
 /** Characters of legend text per line, so a legend line stays within 100 columns. */
@@ -77,6 +88,10 @@ function summaryHit(run: RunReport): string {
   const prompt = run.summaryCalls.reduce((sum, call) => sum + call.promptTokens, 0)
   const cached = run.summaryCalls.reduce((sum, call) => sum + call.cachedTokens, 0)
   return prompt ? `${((cached / prompt) * 100).toFixed(1)}%` : '-'
+}
+
+function usd(value: number): string {
+  return `$${value.toFixed(value < 10 ? 3 : 2)}`
 }
 
 function percent(ratio: number): string {

@@ -1,5 +1,6 @@
-import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
-import type { WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
+import type { PriceProfile, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import { readPriceProfile } from './read-price-profile.ts'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
 import { UsageError } from './usage-error.ts'
@@ -21,6 +22,14 @@ export interface BenchArgs {
   profile: string
   pruner: WorkloadPruner
   summaryRoute?: string
+  /** What tokens cost (`--price`). */
+  price: PriceProfile
+  /** User turns the steps are split across. */
+  turns: number
+  /** Virtual seconds between turns. */
+  idleSeconds: number
+  /** Virtual seconds per model request. */
+  stepSeconds: number
   json: boolean
   out?: string
   cache: CacheSource
@@ -43,6 +52,12 @@ export const MAX_STEPS = 1000
 export const DEFAULT_PROBE_TIMEOUT_SECONDS = DEFAULT_PROBE_TIMEOUT_MS / 1000
 export const MAX_PROBE_TIMEOUT_SECONDS = 86_400
 
+/** Largest `--idle` and `--step-seconds`, in seconds (30 days: far beyond any provider's cache lifetime). */
+export const MAX_VIRTUAL_SECONDS = 30 * 86_400
+
+/** The price `warmfold bench` bills with unless told otherwise: writes cost plain input, so every cache source can be priced. */
+export const DEFAULT_PRICE = 'deepseek'
+
 /** Windows that fit the embedded llama cache server's context (its tiny vocabulary makes about 2.8 tokens per simulated token). */
 export const LLAMA_WINDOWS = [8000, 16000]
 
@@ -63,6 +78,13 @@ Options:
   --profile P           simulated cache: ${PROFILE_SYNTAX} (default bytes)
   --pruner P            ${PRUNERS.join(' | ')} (default rewrite-only)
   --summary-route R     send summary calls to provider/model
+  --price P             what tokens cost: ${PRICE_SYNTAX} with the keys cacheRead,
+                        cacheWrite, output (multipliers of an uncached input token) and optional
+                        usdPerMillionInput (default ${DEFAULT_PRICE})
+  --turns N             split the steps across N user turns, 1 to --steps (default 1)
+  --idle S              virtual seconds between a turn's answer and the next user message, during
+                        which cache entries may expire (default 0)
+  --step-seconds S      virtual seconds per model request (default 15)
   --json                print one JSON document on stdout instead of the table
   --out FILE            also write the JSON document to FILE (checked before the run; its folder
                         must exist)
@@ -80,14 +102,28 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--out', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--out', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
  * @throws UsageError naming the flag and the allowed values (never a credential).
  */
 export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchArgs {
-  const args: BenchArgs = { windows: [32000, 128000, 512000], steps: 60, strategies: [...DEFAULT_STRATEGIES], effort: 'max', profile: 'bytes', pruner: 'rewrite-only', json: false, cache: { kind: 'simulator' }, help: false }
+  const args: BenchArgs = {
+    windows: [32000, 128000, 512000],
+    steps: 60,
+    strategies: [...DEFAULT_STRATEGIES],
+    effort: 'max',
+    profile: 'bytes',
+    pruner: 'rewrite-only',
+    price: PRICE_PROFILES[DEFAULT_PRICE],
+    turns: 1,
+    idleSeconds: 0,
+    stepSeconds: 15,
+    json: false,
+    cache: { kind: 'simulator' },
+    help: false,
+  }
   let windowsGiven = false
   const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as Dialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
   let llama = false
@@ -166,6 +202,18 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         if (!/^[^/\s]+\/[^/\s]+$/.test(text)) throw new UsageError(`--summary-route must be provider/model, got ${JSON.stringify(text)}`)
         args.summaryRoute = text
         break
+      case '--price':
+        args.price = readPriceProfile(text)
+        break
+      case '--turns':
+        args.turns = boundedInteger('--turns', text, 1, MAX_STEPS, 'turns (at most --steps)')
+        break
+      case '--idle':
+        args.idleSeconds = virtualSeconds('--idle', text)
+        break
+      case '--step-seconds':
+        args.stepSeconds = virtualSeconds('--step-seconds', text)
+        break
       case '--out':
         args.out = text
         break
@@ -174,6 +222,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     }
   }
   if (args.strategies.length === 0) throw new UsageError('--strategies must name at least one strategy')
+  if (args.turns > args.steps) throw new UsageError(`--turns ${args.turns} is more than --steps ${args.steps}; every turn needs at least one step`)
   if (llama && probe.url) throw new UsageError('--cache llama and --cache-probe are exclusive; pick one cache to measure with')
   if (!probe.url && (probe.keyEnv !== undefined || probe.model !== 'probe' || probe.dialect !== 'llamacpp' || probe.timeoutSeconds !== undefined)) {
     throw new UsageError('--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL')
@@ -181,6 +230,10 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   // Checked here, not when the first request is sent: the value itself is never printed.
   if (probe.keyEnv !== undefined && (env[probe.keyEnv] ?? '').trim() === '') {
     throw new UsageError(`--probe-key-env names the environment variable ${probe.keyEnv}, which is not set or is empty`)
+  }
+  if ((llama || probe.url) && args.price.cacheWrite !== 1) {
+    const source = llama ? '--cache llama' : '--cache-probe'
+    throw new UsageError(`--price ${args.price.name} bills cache writes at ${args.price.cacheWrite}× input, but ${source} reports only cached and uncached tokens, not writes; use a price whose cacheWrite is 1 (deepseek, or a JSON file)`)
   }
   if (llama) {
     args.cache = { kind: 'llama' }
@@ -230,6 +283,14 @@ function probeTimeout(text: string): number {
   const seconds = Number(text)
   if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0.001 || seconds > MAX_PROBE_TIMEOUT_SECONDS) {
     throw new UsageError(`--probe-timeout must be a number of seconds from 0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}, got ${JSON.stringify(text)}`)
+  }
+  return seconds
+}
+
+function virtualSeconds(flag: string, text: string): number {
+  const seconds = Number(text)
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_VIRTUAL_SECONDS) {
+    throw new UsageError(`${flag} must be a number of seconds from 0 to ${MAX_VIRTUAL_SECONDS} (30 days), got ${JSON.stringify(text)}`)
   }
   return seconds
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -35,6 +35,13 @@ describe('warmfold bench flags', () => {
     [['--probe-dialect', 'deepseek'], '--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL'],
     [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, got "grpc"'],
     [['--cache', 'llama', '--profile', 'anthropic'], '--profile selects a simulated cache; it cannot be combined with --cache llama'],
+    [['--price', 'gemini'], '--price "gemini" is neither a built-in profile nor an existing file; use deepseek | openai | anthropic-5m | anthropic-1h | a JSON file'],
+    [['--turns', '0'], '--turns must be a positive integer, got "0"'],
+    [['--steps', '4', '--turns', '5'], '--turns 5 is more than --steps 4; every turn needs at least one step'],
+    [['--idle', '-1'], '--idle must be a number of seconds from 0 to 2592000 (30 days), got "-1"'],
+    [['--step-seconds', 'soon'], '--step-seconds must be a number of seconds from 0 to 2592000 (30 days), got "soon"'],
+    [['--cache', 'llama', '--price', 'anthropic-5m'], '--price anthropic-5m bills cache writes at 1.25× input, but --cache llama reports only cached and uncached tokens, not writes'],
+    [['--cache-probe', 'http://127.0.0.1:1', '--price', 'openai'], '--price openai bills cache writes at 1.25× input, but --cache-probe reports only cached and uncached tokens, not writes'],
   ])('bench %j exits 2 naming the flag and the allowed values', async (flags, message) => {
     const result = await cli(['bench', ...flags])
     expect(result.code).toBe(2)
@@ -57,17 +64,52 @@ describe('warmfold bench output', () => {
       const report = JSON.parse(result.stdout) as BenchReport
       expect(await readFile(out, 'utf8')).toBe(result.stdout)
       expect(Object.keys(report)).toEqual(['version', 'workload', 'runs'])
-      expect(report.version).toBe(1)
-      expect(report.workload).toEqual({ windows: [32000], steps: 40, strategies: ['warmfold', 'legacy'], effort: 'max', temperature: 0.5, stop: ['</x>'], profile: 'bytes', pruner: 'rewrite-only', summaryRoute: null, cache: 'simulator', cacheEndpoint: null })
+      expect(report.version).toBe(2)
+      expect(report.workload).toEqual({
+        windows: [32000],
+        steps: 40,
+        strategies: ['warmfold', 'legacy'],
+        effort: 'max',
+        temperature: 0.5,
+        stop: ['</x>'],
+        profile: 'bytes',
+        pruner: 'rewrite-only',
+        summaryRoute: null,
+        cache: 'simulator',
+        cacheEndpoint: null,
+        price: { name: 'deepseek', cacheRead: 0.02, cacheWrite: 1, output: 4, usdPerMillionInput: 0.3 },
+        turns: 1,
+        idleSeconds: 0,
+        stepSeconds: 15,
+      })
       expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
       for (const entry of report.runs) {
-        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'completed'])
+        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'requests'])
         expect(entry.completed).toBe(true)
         expect(entry.sessionPromptTokens).toBe(entry.sessionCachedTokens + entry.sessionUncachedTokens)
         for (const call of entry.summaryCalls) {
-          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio', 'regionCoverage'])
+          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio', 'regionCoverage', 'cost'])
           expect(call.uncachedTokens).toBe(call.promptTokens - call.cachedTokens)
         }
+        // Every request is in the report and the session's numbers are their sums.
+        expect(entry.requests.map((request) => request.index)).toEqual(entry.requests.map((_, index) => index))
+        expect(entry.requests.reduce((sum, request) => sum + request.promptTokens, 0)).toBe(entry.sessionPromptTokens)
+        expect(entry.requests.reduce((sum, request) => sum + request.cachedTokens, 0)).toBe(entry.sessionCachedTokens)
+        expect(entry.requests.filter((request) => request.purpose === 'compaction').map((request) => request.cost)).toEqual(entry.summaryCalls.map((call) => call.cost))
+        for (const request of entry.requests) {
+          expect(Object.keys(request)).toEqual(['index', 'purpose', 'promptTokens', 'cachedTokens', 'cacheWriteTokens', 'uncachedTokens', 'outputTokens', 'cost', 'divergence'])
+          expect(request.uncachedTokens).toBe(request.promptTokens - request.cachedTokens)
+          expect(typeof request.divergence.part).toBe('string')
+        }
+        // deepseek: plain input 1×, reads 0.02×, writes 1×, output 4×.
+        const output = entry.requests.reduce((sum, request) => sum + request.outputTokens, 0)
+        expect(entry.cost).toEqual({ unit: 'input-token', uncachedInput: expect.any(Number), cacheRead: expect.any(Number), cacheWrite: expect.any(Number), output: output * 4, total: expect.any(Number) })
+        expect(entry.cost.uncachedInput + entry.cost.cacheWrite).toBeCloseTo(entry.sessionUncachedTokens, 3)
+        expect(entry.cost.cacheRead).toBeCloseTo(entry.sessionCachedTokens * 0.02, 3)
+        expect(entry.cost.total).toBeCloseTo(entry.sessionUncachedTokens + entry.sessionCachedTokens * 0.02 + output * 4, 3)
+        expect(entry.costUsd).toBeCloseTo((entry.cost.total * 0.3) / 1e6, 6)
+        expect(entry.efficiency).toBeCloseTo(entry.floor!.total / entry.cost.total, 3)
+        expect(entry.efficiency).toBeLessThanOrEqual(1)
       }
       const [warm, legacy] = report.runs
       expect(warm!.summaryCalls.length).toBeGreaterThan(0)
@@ -102,6 +144,46 @@ describe('warmfold bench output', () => {
     expect(parseBenchArgs([]).strategies).toEqual(['warmfold', 'legacy', 'cold'])
   })
 
+  it('--price takes a built-in profile or a JSON file, whose errors name the file', async () => {
+    expect(parseBenchArgs(['--price', 'anthropic-1h']).price).toMatchObject({ name: 'anthropic-1h', cacheWrite: 2 })
+    const directory = await mkdtemp(join(tmpdir(), 'warmfold-price-'))
+    try {
+      const good = join(directory, 'price.json')
+      await writeFile(good, JSON.stringify({ cacheRead: 0.25, cacheWrite: 1, output: 3 }))
+      expect(parseBenchArgs(['--price', good]).price).toEqual({ name: good, cacheRead: 0.25, cacheWrite: 1, output: 3, usdPerMillionInput: null })
+      const broken = join(directory, 'broken.json')
+      await writeFile(broken, '{"cacheRead": 0.1,')
+      const refused = await cli(['bench', '--price', broken])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain(`--price file ${JSON.stringify(broken)} is not valid JSON`)
+      const wrong = join(directory, 'wrong.json')
+      await writeFile(wrong, JSON.stringify({ cacheRead: 0.1, cacheWrite: 1, output: -4 }))
+      expect((await cli(['bench', '--price', wrong])).stderr).toContain(`--price: price profile ${wrong}: "output" must be a finite number ≥ 0, got -4`)
+      // A profile without a dollar rate prints costs in input-token units.
+      const table = await cli(['bench', '--price', good, '--windows', '4800', '--steps', '12', '--strategies', 'warmfold'])
+      expect(table.code).toBe(0)
+      expect(table.stdout).toMatch(/^ {2}warmfold +\d+ +.* \d[\d,]* +- +\d\.\d\d +yes$/m)
+      expect(table.stdout).toContain(`${good}: a cache read costs 0.25×, a cache write 1× and an output token 3× an uncached input token; no dollar rate`)
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
+  })
+
+  it('--turns, --idle and --step-seconds reach the workload and the report', async () => {
+    const result = await cli(['bench', '--json', '--windows', '4800', '--steps', '12', '--turns', '3', '--idle', '600', '--step-seconds', '20', '--profile', 'anthropic', '--strategies', 'warmfold'])
+    expect(result.code).toBe(0)
+    const report = JSON.parse(result.stdout) as BenchReport
+    expect(report.workload).toMatchObject({ turns: 3, idleSeconds: 600, stepSeconds: 20 })
+    const [entry] = report.runs
+    expect(entry!.completed).toBe(true)
+    // After each idle gap the whole prompt is a miss: the profile's 5-minute entries expired.
+    const afterIdle = entry!.requests.filter((request) => request.divergence.part === 'expired')
+    expect(afterIdle).toHaveLength(2)
+    for (const request of afterIdle) expect(request.cachedTokens).toBe(0)
+    const table = await cli(['bench', '--windows', '4800', '--steps', '12', '--turns', '3', '--idle', '600', '--step-seconds', '20', '--strategies', 'warmfold'])
+    expect(table.stdout.split('\n')[0]).toBe('warmfold bench: 12 steps, 3 turns, idle 600 s, 20 s per step, effort max, pruner rewrite-only, profile bytes, price deepseek')
+  })
+
   it('the table shows each run and the reduction against legacy', async () => {
     const result = await cli(['bench', '--windows', '32000', '--steps', '40', '--strategies', 'warmfold,legacy'])
     expect(result.code).toBe(0)
@@ -116,7 +198,8 @@ describe('warmfold bench output', () => {
     const [, legend] = result.stdout.split('\nColumns (tokens simulated, 4 characters each):\n')
     expect(legend).toBeDefined()
     const explained = legend!.split('\n').map((line) => /^ {2}(\S+(?: \S+)*?) {2,}/.exec(line)?.[1]).filter((term) => term !== undefined)
-    expect(explained).toEqual(['folds', 'summary uncached', 'summary hit', 'session uncached', 'vs legacy', 'ok', 'warmfold', 'cold'])
+    expect(explained).toEqual(['folds', 'summary uncached', 'summary hit', 'coverage', 'session uncached', 'cost', 'vs legacy', 'efficiency', 'ok', 'warmfold', 'cold'])
+    expect(legend).toContain('Price:\n  deepseek: a cache read costs 0.02×, a cache write 1× and an output token 4× an uncached input token; $0.3 per million uncached input tokens')
     expect(legend).toContain('Strategies:')
     expect(legend).not.toMatch(/^ {2}legacy/m)
     expect(legend).toMatch(/ok +yes: the run completed/)
@@ -141,6 +224,10 @@ describe('warmfold bench output', () => {
       // The numbers are the server's: its records add up to the reported session totals.
       expect(run!.sessionPromptTokens).toBe(server.records.reduce((sum, record) => sum + record.promptTokens, 0))
       expect(run!.sessionCachedTokens).toBe(server.records.reduce((sum, record) => sum + record.cachedTokens, 0))
+      // Priced in the endpoint's tokens; the floor counts simulated tokens, so a measured run has none.
+      expect(run!.cost.total).toBeGreaterThan(0)
+      expect(run!.floor).toBeNull()
+      expect(run!.efficiency).toBeNull()
     } finally {
       await server.close()
     }

@@ -1,13 +1,14 @@
 import { Context } from '@cordisjs/core'
 import type { PlannedPrune, PrunerSeam, SummaryRequestInput, SurfaceRegion } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
-import type { GenerateOptions, Message, ModelInfo } from '@warmfold/llm'
+import type { ContentBlock, GenerateOptions, Message, ModelInfo } from '@warmfold/llm'
 import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
 import { silentRewrites } from './cache-assertions.ts'
 import type { CacheObservation, CacheTotals } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
+import { tokensOf } from './cache-profile.ts'
 import { mountWarmfoldHost } from './mount-warmfold-host.ts'
 import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
@@ -44,8 +45,10 @@ export interface WorkloadRun {
   readonly silentRewrites: number
   /** The turn ended normally after every scripted step. */
   readonly completed: boolean
-  /** Optional hook for callers that replace the provider (cache probes): requests the adapter saw. */
+  /** Every request the provider saw, in order (one per observation of the session). */
   readonly requests: readonly GenerateOptions[]
+  /** Output tokens of the scripted answer to each request, in the same order (`tokensOf` of its text, tool names and arguments). */
+  readonly outputTokens: readonly number[]
 }
 
 const SYSTEM_PROMPT = `You are a careful coding agent working in a TypeScript monorepo. ${fillerText(7, 1800)}`
@@ -79,7 +82,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     })
     const requests: GenerateOptions[] = []
     const coverage: number[] = []
-    const adapter = scriptedModel(workload)
+    const outputTokens: number[] = []
+    const adapter = scriptedModel(workload, outputTokens)
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     const cache = ctx.prefixCache.cache
@@ -89,7 +93,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         if (!regions.latest) throw new Error('runWorkload: a summary request reached the provider before the engine built one; its region is unknown')
         coverage.push(regionCoverage(regions.latest, request))
       }
-      cache.advanceClock(workload.requestIntervalMs)
+      cache.advanceClock(workload.stepSeconds * 1000)
       await hooks.onRequest?.(request)
     })
     registerTools(ctx, workload)
@@ -102,13 +106,17 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       system: SYSTEM_PROMPT,
       maxSteps: workload.steps + 5,
     })
-    agent.followup('Refactor the module loader. Read every module first, then report.')
-    await agent.whenIdle()
+    for (let turn = 0; turn < workload.turns; turn++) {
+      if (turn > 0) cache.advanceClock(workload.idleSeconds * 1000)
+      agent.followup(turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.')
+      await agent.whenIdle()
+    }
     const session = agent.session
-    const end = session.events.findLast((event) => event.type === 'turn/end')
+    const ends = session.events.filter((event) => event.type === 'turn/end')
     const steps = session.events.filter((event) => event.type === 'tool/result' && event.surface?.op === 'append').length
     const observations = cache.observations.filter((observation) => observation.sessionId === session.id)
     const summaryCalls = observations.filter((observation) => observation.purpose === 'compaction')
+    if (outputTokens.length !== observations.length) throw new Error(`runWorkload: the scripted model answered ${outputTokens.length} requests but the cache observed ${observations.length}; output tokens cannot be paired with their requests`)
     if (summaryCalls.length !== coverage.length) throw new Error(`runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ${summaryCalls.length}; coverage cannot be paired with its call`)
     return {
       workload,
@@ -119,8 +127,9 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       conversation: observations.filter((observation) => observation.purpose === 'conversation'),
       totals: totalsOf(observations),
       silentRewrites: silentRewrites(observations).length,
-      completed: (end?.data as { reason?: string } | undefined)?.reason === 'stop' && steps === workload.steps,
+      completed: ends.length === workload.turns && ends.every((end) => (end.data as { reason?: string }).reason === 'stop') && steps === workload.steps,
       requests,
+      outputTokens,
     }
   } finally {
     await ctx.stop()
@@ -166,19 +175,31 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
   }
 }
 
-function scriptedModel(workload: ResolvedWorkload): ScriptedAdapter {
+function scriptedModel(workload: ResolvedWorkload, outputTokens: number[]): ScriptedAdapter {
   const models: Record<string, ModelInfo> = {
     [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } },
   }
   if (workload.summaryRoute) models[workload.summaryRoute.model] ??= { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
   let step = 0
+  let turn = 0
+  let turnEnd = workload.turnSteps[0] as number
+  const answer = (request: GenerateOptions): ContentBlock[] => {
+    if (request.purpose === 'compaction') return [textBlock(WORKLOAD_SUMMARY)]
+    if (step >= turnEnd) {
+      const last = turn === workload.turns - 1
+      const text = last ? `All ${workload.steps} modules are read; the loader refactor plan is ready.` : `Modules 0 to ${step - 1} are read; ${workload.steps - step} to go.`
+      if (!last) turnEnd += workload.turnSteps[++turn] as number
+      return [textBlock(text)]
+    }
+    const index = step++
+    return [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`)]
+  }
   return new ScriptedAdapter({
     models,
     responses: (request) => {
-      if (request.purpose === 'compaction') return { content: WORKLOAD_SUMMARY }
-      if (step >= workload.steps) return { content: `All ${workload.steps} modules are read; the loader refactor plan is ready.` }
-      const index = step++
-      return { content: [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`)] }
+      const content = answer(request)
+      outputTokens.push(tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0)))
+      return { content }
     },
   })
 }

@@ -31,8 +31,12 @@ export interface WorkloadOptions {
   profile?: string
   /** Send summary calls to `provider/model` instead of the conversation route. */
   summaryRoute?: string
-  /** Virtual milliseconds between requests (the `anthropic` profile's TTL clock). Default 20000. */
-  requestIntervalMs?: number
+  /** User turns the steps are split across (each ends with a text answer). Default 1; at most `steps`. */
+  turns?: number
+  /** Virtual seconds between one turn's answer and the next user message (cache entries may expire). Default 0. */
+  idleSeconds?: number
+  /** Virtual seconds each model request takes (the clock cache TTLs run on). Default 15. */
+  stepSeconds?: number
 }
 
 /** Every number the workload uses, derived from the options. */
@@ -46,7 +50,11 @@ export interface ResolvedWorkload {
   readonly strategy: WorkloadStrategy
   readonly profile: string
   readonly summaryRoute?: { readonly provider: string; readonly model: string }
-  readonly requestIntervalMs: number
+  readonly turns: number
+  readonly idleSeconds: number
+  readonly stepSeconds: number
+  /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
+  readonly turnSteps: readonly number[]
   /** Tokens per tool step (window / 24, so about 24 steps fill a window). */
   readonly stepTokens: number
   /** Characters of assistant prose per step (about 45 % of a step). */
@@ -89,8 +97,13 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
   parseCacheProfile(profile)
   if (options.temperature !== undefined && !Number.isFinite(options.temperature)) throw new TypeError(`workload temperature must be a finite number, got ${options.temperature}`)
   if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))) throw new TypeError(`workload stop must be an array of strings, got ${JSON.stringify(options.stop)}`)
-  const requestIntervalMs = options.requestIntervalMs ?? 20_000
-  if (!Number.isFinite(requestIntervalMs) || requestIntervalMs < 0) throw new TypeError(`workload requestIntervalMs must be a finite number ≥ 0, got ${options.requestIntervalMs}`)
+  const turns = options.turns ?? 1
+  if (!Number.isInteger(turns) || turns < 1 || turns > steps) throw new TypeError(`workload turns must be an integer from 1 to steps (${steps}), got ${options.turns}`)
+  const idleSeconds = options.idleSeconds ?? 0
+  if (!Number.isFinite(idleSeconds) || idleSeconds < 0) throw new TypeError(`workload idleSeconds must be a finite number ≥ 0, got ${options.idleSeconds}`)
+  const stepSeconds = options.stepSeconds ?? 15
+  if (!Number.isFinite(stepSeconds) || stepSeconds < 0) throw new TypeError(`workload stepSeconds must be a finite number ≥ 0, got ${options.stepSeconds}`)
+  const turnSteps = Array.from({ length: turns }, (_, turn) => Math.floor(steps / turns) + (turn < steps % turns ? 1 : 0))
   let summaryRoute: ResolvedWorkload['summaryRoute']
   if (options.summaryRoute !== undefined) {
     const [provider, model, extra] = options.summaryRoute.split('/')
@@ -122,7 +135,10 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     strategy,
     profile,
     summaryRoute,
-    requestIntervalMs,
+    turns,
+    idleSeconds,
+    stepSeconds,
+    turnSteps: Object.freeze(turnSteps),
     stepTokens,
     proseChars,
     resultChars,

@@ -27,7 +27,10 @@ describe('resolveWorkload', () => {
       strategy: 'warmfold',
       profile: 'bytes',
       summaryRoute: undefined,
-      requestIntervalMs: 20000,
+      turns: 1,
+      idleSeconds: 0,
+      stepSeconds: 15,
+      turnSteps: [60],
       stepTokens: 5333,
       proseChars: numbers.proseChars,
       resultChars: numbers.resultChars,
@@ -91,10 +94,16 @@ describe('resolveWorkload', () => {
 
   it('passes the envelope and route options through', () => {
     const stop = ['</answer>']
-    const workload = resolveWorkload({ effort: 'low', temperature: 0, stop, strategy: 'cold', profile: 'blocks:128:1024', summaryRoute: 'cheap/small', requestIntervalMs: 0, steps: 3 })
-    expect(workload).toMatchObject({ effort: 'low', temperature: 0, stop: ['</answer>'], strategy: 'cold', profile: 'blocks:128:1024', summaryRoute: { provider: 'cheap', model: 'small' }, requestIntervalMs: 0, steps: 3 })
+    const workload = resolveWorkload({ effort: 'low', temperature: 0, stop, strategy: 'cold', profile: 'blocks:128:1024', summaryRoute: 'cheap/small', stepSeconds: 0, steps: 3 })
+    expect(workload).toMatchObject({ effort: 'low', temperature: 0, stop: ['</answer>'], strategy: 'cold', profile: 'blocks:128:1024', summaryRoute: { provider: 'cheap', model: 'small' }, stepSeconds: 0, steps: 3 })
     expect(workload.stop).not.toBe(stop)
     expect(Object.isFrozen(workload.stop)).toBe(true)
+  })
+
+  it('splits the steps across the turns as evenly as possible, earlier turns taking the remainder', () => {
+    expect(resolveWorkload({ steps: 10, turns: 3 }).turnSteps).toEqual([4, 3, 3])
+    expect(resolveWorkload({ steps: 6, turns: 6 }).turnSteps).toEqual([1, 1, 1, 1, 1, 1])
+    expect(resolveWorkload({ steps: 7, turns: 2, idleSeconds: 900, stepSeconds: 30 })).toMatchObject({ turns: 2, idleSeconds: 900, stepSeconds: 30, turnSteps: [4, 3] })
   })
 
   it('lists the accepted values', () => {
@@ -121,8 +130,13 @@ describe('resolveWorkload', () => {
     [{ summaryRoute: 'just-a-model' }, 'workload summaryRoute must be provider/model, got "just-a-model"'],
     [{ summaryRoute: 'a/b/c' }, 'workload summaryRoute must be provider/model, got "a/b/c"'],
     [{ summaryRoute: '/model' }, 'workload summaryRoute must be provider/model, got "/model"'],
-    [{ requestIntervalMs: -1 }, 'workload requestIntervalMs must be a finite number ≥ 0, got -1'],
-    [{ requestIntervalMs: Number.NaN }, 'workload requestIntervalMs must be a finite number ≥ 0, got NaN'],
+    [{ stepSeconds: -1 }, 'workload stepSeconds must be a finite number ≥ 0, got -1'],
+    [{ stepSeconds: Number.NaN }, 'workload stepSeconds must be a finite number ≥ 0, got NaN'],
+    [{ idleSeconds: -0.5 }, 'workload idleSeconds must be a finite number ≥ 0, got -0.5'],
+    [{ idleSeconds: Number.POSITIVE_INFINITY }, 'workload idleSeconds must be a finite number ≥ 0, got Infinity'],
+    [{ turns: 0 }, 'workload turns must be an integer from 1 to steps (60), got 0'],
+    [{ turns: 1.5 }, 'workload turns must be an integer from 1 to steps (60), got 1.5'],
+    [{ steps: 3, turns: 4 }, 'workload turns must be an integer from 1 to steps (3), got 4'],
   ])('rejects %j with a TypeError naming the option and what it accepts', (options, message) => {
     expect(() => resolveWorkload(options as unknown as WorkloadOptions)).toThrow(TypeError)
     expect(() => resolveWorkload(options as unknown as WorkloadOptions)).toThrow(message)
