@@ -24,7 +24,7 @@ describe('warmfold bench flags', () => {
     [['--strategies', 'warmfold,hot'], '--strategies must be one of warmfold, legacy, cold, transcript, toolless, long-instruction, got "hot"'],
     [['--effort', 'ultra'], '--effort must be one of low, high, max, got "ultra"'],
     [['--pruner', 'aggressive'], '--pruner must be one of rewrite-only, default, none, got "aggressive"'],
-    [['--profile', 'blocks:0'], '--profile must be one of bytes | blocks:N[:MIN] | anthropic, got "blocks:0"'],
+    [['--profile', 'blocks:0'], '--profile must be one of bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S], got "blocks:0"'],
     [['--temperature', 'warm'], '--temperature must be a number ≥ 0, got "warm"'],
     [['--summary-route', 'just-a-model'], '--summary-route must be provider/model, got "just-a-model"'],
     [['--steps'], '--steps needs a value'],

@@ -8,6 +8,13 @@ export type Divergence =
   | { readonly part: 'envelope'; readonly field: 'provider' | 'model' | 'reasoningEffort' | 'temperature' | 'stop' }
   /** The first differing byte, at `offset` characters into the prompt. */
   | { readonly part: 'tools' | 'system' | 'message'; readonly index: number; readonly blockIndex?: number; readonly offset: number }
+  /**
+   * The prompt matched an earlier request of the family further than the live cache does: the
+   * rest had expired on the virtual clock (the profile's `ttlMs`). `offset`: characters still
+   * live (= `matchedChars`); `expiredChars`: characters after it that would also have matched
+   * had they not expired; `idleMs`: virtual time since those characters were last sent.
+   */
+  | { readonly part: 'expired'; readonly offset: number; readonly expiredChars: number; readonly idleMs: number }
 
 /** A durable rewrite logged in a session (it explains a cache break, rule C5). */
 export interface LoggedRewrite {
@@ -26,10 +33,18 @@ export interface CacheObservation {
   readonly promptTokens: number
   readonly cachedTokens: number
   readonly uncachedTokens: number
-  /** Tokens written to the cache (profile `anthropic` only; 0 elsewhere). */
+  /**
+   * Tokens of this request's prompt that it newly stored in the cache, under every profile:
+   * `bytes` stores every uncached token, `blocks` the whole blocks not stored before, `anthropic`
+   * the tokens up to its last breakpoint beyond what it read, `deepseek` the persisted units'
+   * tokens beyond what it read. Always `0 ≤ cacheWriteTokens ≤ uncachedTokens`.
+   */
   readonly cacheWriteTokens: number
   readonly promptChars: number
-  /** Longest common prefix with the best-matching earlier request of the family, in characters. */
+  /**
+   * Longest common prefix with the best-matching earlier request of the family that is still
+   * live (sent within the profile's `ttlMs`), in characters: a byte match, whatever the profile.
+   */
   readonly matchedChars: number
   /**
    * For conversation requests: whether this request keeps every segment of the previous

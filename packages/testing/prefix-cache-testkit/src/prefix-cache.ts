@@ -1,26 +1,26 @@
 import type { GenerateOptions } from '@warmfold/llm'
 import { canonicalJson } from '@warmfold/llm'
+import { chargeAnthropic, writeAnthropicEntries } from './anthropic-breakpoints.ts'
 import type { CacheProfile } from './cache-profile.ts'
-import { CHARS_PER_TOKEN, parseCacheProfile, tokensOf } from './cache-profile.ts'
+import { parseCacheProfile, tokensOf, wholeTokensOf } from './cache-profile.ts'
 import type { CacheObservation, CacheTotals, Divergence, LoggedRewrite } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
+import { chargeDeepSeek, persistUnits } from './deepseek-units.ts'
 import type { PromptLayout } from './prompt-layout.ts'
-import { commonPrefixLength, PromptRenderer } from './prompt-layout.ts'
-
-interface TrieNode {
-  readonly children: Map<number, TrieNode>
-  readonly text: string
-  /** Anthropic profile: a cache entry was written at this prefix, last used at this time. */
-  writtenAt?: number
-}
+import { PromptRenderer } from './prompt-layout.ts'
+import type { TrieMatch, TrieNode } from './prefix-trie.ts'
+import { createTrieRoot, matchPrefix, sendPrefix } from './prefix-trie.ts'
 
 const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
+
+/** `bytes` and `blocks` keep no entries beyond the trie itself. */
+function storeNothing(): void {}
 
 /**
  * A deterministic provider prefix-cache simulator. Requests are grouped into families by their
  * prompt-shaping envelope (provider, model, reasoning effort, temperature, stop); a request is
  * charged at the hit price for the longest prefix it shares with an earlier request of its
- * family, under the chosen {@link CacheProfile}.
+ * family that has not expired on the virtual clock, under the chosen {@link CacheProfile}.
  *
  * Usable on its own (`new PrefixCache().observe(request)`) or through `PrefixCacheService`.
  */
@@ -48,7 +48,7 @@ export class PrefixCache {
     return totalsOf(filter ? this.list.filter(filter) : this.list)
   }
 
-  /** Advances the virtual clock (milliseconds); the `anthropic` profile's entries expire on it. */
+  /** Advances the virtual clock (milliseconds); every profile's entries expire on it (`profile.ttlMs`). */
   advanceClock(milliseconds: number): void {
     if (!(milliseconds >= 0)) throw new RangeError(`advanceClock: milliseconds must be ≥ 0, got ${milliseconds}`)
     this.clock += milliseconds
@@ -68,26 +68,15 @@ export class PrefixCache {
     let root = this.families.get(family)
     const firstOfFamily = !root
     if (!root) {
-      root = { children: new Map(), text: '' }
+      root = createTrieRoot()
       this.families.set(family, root)
     }
-    const path: TrieNode[] = [root]
-    let node = root
-    for (const segment of layout.segments) {
-      const child = node.children.get(segment.id)
-      if (!child) break
-      path.push(child)
-      node = child
-    }
-    const depth = path.length - 1
-    const next = layout.segments[depth]
-    let partial = 0
-    if (next) for (const child of node.children.values()) partial = Math.max(partial, commonPrefixLength(next.text, child.text))
-    const matchedChars = (layout.offsets[depth] as number) + partial
+    const match = matchPrefix(root, layout, this.clock, this.profile.ttlMs)
+    const matchedChars = match.liveChars
     const promptChars = layout.offsets[layout.segments.length] as number
     const promptTokens = tokensOf(promptChars)
-    const { cachedTokens, cacheWriteTokens } = this.charge(layout, path, matchedChars, promptTokens)
-    this.insert(root, layout)
+    const { cachedTokens, cacheWriteTokens, store } = this.charge(layout, match, promptTokens)
+    store(sendPrefix(root, layout, this.clock))
     const observation = Object.freeze({
       index: this.list.length,
       purpose: request.purpose ?? 'unspecified',
@@ -100,65 +89,38 @@ export class PrefixCache {
       promptChars,
       matchedChars,
       ...this.sessionFacts(request, family, layout),
-      divergence: this.divergence(request, layout, firstOfFamily, depth, matchedChars, promptChars),
+      divergence: this.divergence(request, layout, firstOfFamily, match, promptChars),
     })
     this.list.push(observation)
     this.last = request
     return observation
   }
 
-  private charge(layout: PromptLayout, path: readonly TrieNode[], matchedChars: number, promptTokens: number): { cachedTokens: number; cacheWriteTokens: number } {
+  /** What the request reads and newly stores; `store` records its entries once its nodes exist. */
+  private charge(layout: PromptLayout, match: TrieMatch, promptTokens: number): { cachedTokens: number; cacheWriteTokens: number; store: (nodes: readonly TrieNode[]) => void } {
     const profile = this.profile
+    const clock = this.clock
     switch (profile.kind) {
-      case 'bytes':
-        return { cachedTokens: Math.min(promptTokens, Math.floor(matchedChars / CHARS_PER_TOKEN)), cacheWriteTokens: 0 }
-      case 'blocks': {
-        const matched = Math.min(Math.floor(matchedChars / CHARS_PER_TOKEN), promptTokens - 1)
-        const cached = Math.floor(Math.max(0, matched) / profile.blockTokens) * profile.blockTokens
-        return { cachedTokens: cached >= profile.minTokens ? cached : 0, cacheWriteTokens: 0 }
+      case 'bytes': {
+        // The whole prompt is stored (sending refreshes the trie), so every uncached token is a write.
+        const cachedTokens = Math.min(promptTokens, wholeTokensOf(match.liveChars))
+        return { cachedTokens, cacheWriteTokens: promptTokens - cachedTokens, store: storeNothing }
       }
-      case 'anthropic': {
-        const count = layout.segments.length
-        const breakpoints = [...new Set([layout.headSegments - 1, count - 1])].filter((position) => position >= 0)
-        let readChars = 0
-        let readNode: TrieNode | undefined
-        for (const breakpoint of breakpoints) {
-          for (let position = breakpoint; position >= Math.max(0, breakpoint - profile.lookbackBlocks + 1); position--) {
-            const candidate = path[position + 1]
-            if (!candidate || candidate.writtenAt === undefined || this.clock - candidate.writtenAt > profile.ttlMs) continue
-            const chars = layout.offsets[position + 1] as number
-            if (chars > readChars) {
-              readChars = chars
-              readNode = candidate
-            }
-            break
-          }
-        }
-        if (readNode) readNode.writtenAt = this.clock
-        const cachedTokens = Math.floor(readChars / CHARS_PER_TOKEN)
-        const lastBreakpoint = breakpoints.at(-1)
-        const writtenTokens = lastBreakpoint === undefined ? 0 : Math.floor((layout.offsets[lastBreakpoint + 1] as number) / CHARS_PER_TOKEN)
-        return { cachedTokens, cacheWriteTokens: writtenTokens >= profile.minTokens ? Math.max(0, writtenTokens - cachedTokens) : 0 }
+      case 'blocks': {
+        const matched = Math.min(wholeTokensOf(match.liveChars), promptTokens - 1)
+        const cached = Math.floor(Math.max(0, matched) / profile.blockTokens) * profile.blockTokens
+        // Stored: the whole blocks of the prompt's whole tokens; those inside the live match were stored before.
+        const storedBefore = Math.floor(wholeTokensOf(match.liveChars) / profile.blockTokens) * profile.blockTokens
+        const storedAfter = Math.floor(wholeTokensOf(layout.offsets[layout.segments.length] as number) / profile.blockTokens) * profile.blockTokens
+        return { cachedTokens: cached >= profile.minTokens ? cached : 0, cacheWriteTokens: storedAfter - storedBefore, store: storeNothing }
+      }
+      case 'anthropic':
+        return { ...chargeAnthropic(profile, layout, match.path, clock), store: (nodes) => writeAnthropicEntries(profile, layout, nodes, clock) }
+      case 'deepseek': {
+        const { cachedTokens, cacheWriteTokens, persist } = chargeDeepSeek(profile, layout, match, clock)
+        return { cachedTokens, cacheWriteTokens, store: (nodes) => persistUnits(layout, nodes, persist, clock) }
       }
     }
-  }
-
-  private insert(root: TrieNode, layout: PromptLayout): void {
-    const profile = this.profile
-    const breakpoints = profile.kind === 'anthropic' ? new Set([layout.headSegments - 1, layout.segments.length - 1]) : undefined
-    let node = root
-    layout.segments.forEach((segment, position) => {
-      let child = node.children.get(segment.id)
-      if (!child) {
-        child = { children: new Map(), text: segment.text }
-        node.children.set(segment.id, child)
-      }
-      // Whole tokens, as `charge` counts the write: a prefix that bills no write stores no entry.
-      if (breakpoints?.has(position) && profile.kind === 'anthropic' && Math.floor((layout.offsets[position + 1] as number) / CHARS_PER_TOKEN) >= profile.minTokens) {
-        child.writtenAt = this.clock
-      }
-      node = child
-    })
   }
 
   private sessionFacts(request: GenerateOptions, family: string, layout: PromptLayout): { extendsPrevious: boolean; rewritesSince: readonly LoggedRewrite[] } {
@@ -174,15 +136,19 @@ export class PrefixCache {
     return { extendsPrevious, rewritesSince }
   }
 
-  private divergence(request: GenerateOptions, layout: PromptLayout, firstOfFamily: boolean, depth: number, matchedChars: number, promptChars: number): Divergence {
+  private divergence(request: GenerateOptions, layout: PromptLayout, firstOfFamily: boolean, match: TrieMatch, promptChars: number): Divergence {
     if (firstOfFamily) {
       const last = this.last
       if (!last) return { part: 'first' }
       const field = ENVELOPE_FIELDS.find((key) => canonicalJson(last[key] ?? null) !== canonicalJson(request[key] ?? null))
       return field ? { part: 'envelope', field } : { part: 'first' }
     }
+    // Expiry only explains the break when it cost characters; a family whose every prefix expired
+    // is reported here too (offset 0), not as `first` or `envelope`: its envelope was seen before.
+    if (match.expired) return { part: 'expired', offset: match.liveChars, expiredChars: match.expired.chars, idleMs: match.expired.idleMs }
+    const matchedChars = match.liveChars
     if (matchedChars >= promptChars) return { part: 'none' }
-    const segment = layout.segments[depth]
+    const segment = layout.segments[match.path.length - 1]
     if (!segment) return { part: 'none' }
     return segment.part === 'message'
       ? { part: 'message', index: segment.index, blockIndex: segment.blockIndex, offset: matchedChars }

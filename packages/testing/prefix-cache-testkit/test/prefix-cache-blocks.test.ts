@@ -18,7 +18,7 @@ function repeat(cache: PrefixCache, options: ReturnType<typeof promptOfChars>) {
 
 describe('profile blocks:N', () => {
   it('parses blocks:16 as 16-token blocks without a minimum', () => {
-    expect(new PrefixCache('blocks:16').profile).toEqual({ kind: 'blocks', name: 'blocks:16', blockTokens: 16, minTokens: 0 })
+    expect(new PrefixCache('blocks:16').profile).toEqual({ kind: 'blocks', name: 'blocks:16', blockTokens: 16, minTokens: 0, ttlMs: Infinity })
   })
 
   it.each([
@@ -49,6 +49,18 @@ describe('profile blocks:N', () => {
     expect(observation.cachedTokens).toBe(Math.floor(Math.floor(matchedChars / 4) / 16) * 16)
   })
 
+  it('blocks:16: writes the whole blocks a request newly stores; the partial last block is not stored', () => {
+    const cache = new PrefixCache('blocks:16')
+    // 1000 characters: 250 tokens, 15 whole blocks (240 tokens) stored.
+    const first = request([userMessageOfChars(1000, 1)])
+    expect(cache.observe(first)).toMatchObject({ promptTokens: 250, cachedTokens: 0, cacheWriteTokens: 240 })
+    // 1800 characters: 450 tokens, 28 whole blocks (448); the first 15 were stored already.
+    const extended = request([userMessageOfChars(1000, 1), userMessageOfChars(800, 2)])
+    expect(cache.observe(extended)).toMatchObject({ promptTokens: 450, cachedTokens: 240, uncachedTokens: 210, cacheWriteTokens: 208 })
+    // A repeat reads the 28 stored blocks and stores nothing new.
+    expect(cache.observe(extended)).toMatchObject({ cachedTokens: 448, uncachedTokens: 2, cacheWriteTokens: 0 })
+  })
+
   it('blocks:1 caches every token of a repeat but the last', () => {
     const observation = repeat(new PrefixCache('blocks:1'), promptOfChars(4 * 300))
     expect(observation.cachedTokens).toBe(299)
@@ -65,7 +77,7 @@ describe('profile blocks:N', () => {
 
 describe('profile blocks:N:MIN', () => {
   it('parses blocks:128:1024', () => {
-    expect(new PrefixCache('blocks:128:1024').profile).toEqual({ kind: 'blocks', name: 'blocks:128:1024', blockTokens: 128, minTokens: 1024 })
+    expect(new PrefixCache('blocks:128:1024').profile).toEqual({ kind: 'blocks', name: 'blocks:128:1024', blockTokens: 128, minTokens: 1024, ttlMs: Infinity })
   })
 
   it.each([
@@ -83,6 +95,14 @@ describe('profile blocks:N:MIN', () => {
     const observation = repeat(new PrefixCache('blocks:128:1024'), promptOfChars(tokens * 4))
     expect(observation.promptTokens).toBe(tokens)
     expect(observation.cachedTokens).toBe(expected)
+  })
+
+  it('stores whole blocks below the minimum too: MIN gates reads, not storage', () => {
+    const cache = new PrefixCache('blocks:128:1024')
+    // 1000 characters: 250 tokens, one whole block of 128 stored, nothing read below 1024.
+    const prompt = request([userMessageOfChars(1000, 1)])
+    expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 0, uncachedTokens: 250, cacheWriteTokens: 128 })
+    expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 0, uncachedTokens: 250, cacheWriteTokens: 0 })
   })
 
   it('caches nothing when the matched blocks stay below the minimum, even in a long prompt', () => {

@@ -2,7 +2,7 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import { familyOf, PrefixCache, PromptRenderer } from '../src/index.ts'
-import { commonPrefix, FIRST_TEXT_OFFSET, letters, promptText, request, ROUTE, toolStep, TOOLS } from './prefix-cache-fixture.ts'
+import { commonPrefix, FIRST_TEXT_OFFSET, letters, promptText, request, ROUTE, toolStep, TOOLS, userMessageOfChars } from './prefix-cache-fixture.ts'
 
 const renderer = new PromptRenderer()
 
@@ -23,7 +23,7 @@ describe('profile bytes', () => {
     const first = request(users(3), { tools: TOOLS, system: 'You are careful.' })
     const chars = promptText(first).length
     const observation = cache.observe(first)
-    expect(observation).toMatchObject({ index: 0, promptChars: chars, promptTokens: Math.ceil(chars / 4), cachedTokens: 0, uncachedTokens: Math.ceil(chars / 4), cacheWriteTokens: 0, matchedChars: 0 })
+    expect(observation).toMatchObject({ index: 0, promptChars: chars, promptTokens: Math.ceil(chars / 4), cachedTokens: 0, uncachedTokens: Math.ceil(chars / 4), cacheWriteTokens: Math.ceil(chars / 4), matchedChars: 0 })
     expect(observation.divergence).toEqual({ part: 'first' })
   })
 
@@ -190,7 +190,7 @@ describe('profile bytes', () => {
 
   it('records index, purpose and session, and totals every observation or a filtered subset', () => {
     const cache = new PrefixCache()
-    expect(cache.profile).toEqual({ kind: 'bytes', name: 'bytes' })
+    expect(cache.profile).toEqual({ kind: 'bytes', name: 'bytes', ttlMs: Infinity })
     const messages = users(3)
     const a = cache.observe(request(messages, { purpose: 'conversation', sessionId: 's' }))
     const b = cache.observe(request(messages))
@@ -202,6 +202,17 @@ describe('profile bytes', () => {
     expect(cache.totals()).toEqual({ requests: 2, promptTokens, cachedTokens: b.cachedTokens, uncachedTokens: promptTokens - b.cachedTokens, hitRatio: b.cachedTokens / promptTokens })
     expect(cache.totals((observation) => observation.purpose === 'conversation')).toEqual({ requests: 1, promptTokens: a.promptTokens, cachedTokens: 0, uncachedTokens: a.promptTokens, hitRatio: 0 })
     expect(cache.totals(() => false)).toEqual({ requests: 0, promptTokens: 0, cachedTokens: 0, uncachedTokens: 0, hitRatio: 0 })
+  })
+
+  it('stores every uncached token: cacheWriteTokens = uncachedTokens', () => {
+    const cache = new PrefixCache('bytes')
+    // One message of 401 characters: 101 prompt tokens, 100 whole ones.
+    const prompt = request([userMessageOfChars(401)])
+    expect(cache.observe(prompt)).toMatchObject({ promptTokens: 101, cachedTokens: 0, uncachedTokens: 101, cacheWriteTokens: 101 })
+    expect(cache.observe(prompt)).toMatchObject({ promptTokens: 101, cachedTokens: 100, uncachedTokens: 1, cacheWriteTokens: 1 })
+    // Extended by a message of 600 characters: 1001 characters, 251 tokens, 100 read.
+    const extended = request([userMessageOfChars(401), userMessageOfChars(600, 2)])
+    expect(cache.observe(extended)).toMatchObject({ promptTokens: 251, cachedTokens: 100, uncachedTokens: 151, cacheWriteTokens: 151 })
   })
 
   it('rejects a negative or non-numeric clock advance', () => {

@@ -1,52 +1,14 @@
-import type { GenerateOptions, Message } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import type { GenerateOptions } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { CacheObservation } from '../src/index.ts'
 import { PrefixCache, silentRewrites } from '../src/index.ts'
-import { commonPrefix, letters, promptBlocks, promptText, ROUTE, TOOLS } from './prefix-cache-fixture.ts'
+import { commonPrefix, promptBlocks, promptText } from './prefix-cache-fixture.ts'
+import { build, envelopeOf, requestArbitrary } from './random-requests.ts'
 
-/** Messages that share prefixes with each other, so random requests share prefixes too. */
-const POOL: readonly Message[] = [
-  createUserMessage('alpha beta gamma'),
-  createUserMessage('alpha bravo charlie'),
-  createUserMessage(letters(1, 700)),
-  createUserMessage(`${letters(1, 350)}${letters(2, 350)}`),
-  createAssistantMessage([textBlock('reading'), toolCallBlock('c1', 'read_file', '{"path":"a.ts"}')], ROUTE),
-  createAssistantMessage([textBlock('reading'), toolCallBlock('c1', 'read_file', '{"path":"b.ts"}')], ROUTE),
-  createToolResultMessage('c1', letters(3, 900)),
-  createToolResultMessage('c1', `${letters(3, 450)}x`),
-]
-
-const SYSTEMS = [undefined, 'You are careful.', letters(42, 5000)]
-const EFFORTS = [undefined, 'low', 'high']
-
-const requestArbitrary = fc.record({
-  messages: fc.array(fc.nat(POOL.length - 1), { maxLength: 10 }),
-  system: fc.nat(SYSTEMS.length - 1),
-  tools: fc.nat(2),
-  effort: fc.nat(EFFORTS.length - 1),
-  session: fc.constantFrom('a', 'b', undefined),
-  purpose: fc.constantFrom('conversation', 'conversation', 'compaction'),
-  waitMs: fc.constantFrom(0, 60_000, 299_999, 300_000, 300_001),
-})
-
-type Drawn = typeof requestArbitrary extends fc.Arbitrary<infer T> ? T : never
-
-function build(drawn: Drawn): GenerateOptions {
-  return {
-    ...ROUTE,
-    messages: drawn.messages.map((index) => POOL[index]!),
-    system: SYSTEMS[drawn.system],
-    tools: drawn.tools === 0 ? undefined : TOOLS.slice(0, drawn.tools + 1),
-    reasoningEffort: EFFORTS[drawn.effort],
-    sessionId: drawn.session,
-    purpose: drawn.purpose,
-  }
-}
-
-function envelopeOf(options: GenerateOptions): string {
-  return JSON.stringify([options.provider, options.model, options.reasoningEffort ?? null, options.temperature ?? null, options.stop ?? null])
+/** Tokens in the whole blocks of `chars` characters' whole tokens: what a block cache stores. */
+function wholeBlocks(chars: number, blockTokens: number): number {
+  return Math.floor(Math.floor(chars / 4) / blockTokens) * blockTokens
 }
 
 /** Longest common prefix with any earlier request of the same family, or undefined for a new family. */
@@ -100,14 +62,19 @@ describe('PrefixCache against a brute-force model (property)', () => {
     fc.assert(
       fc.property(fc.array(requestArbitrary, { minLength: 1, maxLength: 12 }), (drawnList) => {
         const profiles = [
-          { cache: new PrefixCache('bytes'), rule: (matched: number) => Math.floor(matched / 4) },
-          { cache: new PrefixCache('blocks:16'), rule: (matched: number, tokens: number) => Math.floor(Math.max(0, Math.min(Math.floor(matched / 4), tokens - 1)) / 16) * 16 },
+          { cache: new PrefixCache('bytes'), rule: (matched: number) => Math.floor(matched / 4), written: (chars: number, cached: number) => Math.ceil(chars / 4) - cached },
+          {
+            cache: new PrefixCache('blocks:16'),
+            rule: (matched: number, tokens: number) => Math.floor(Math.max(0, Math.min(Math.floor(matched / 4), tokens - 1)) / 16) * 16,
+            written: (chars: number, _cached: number, matched: number) => wholeBlocks(chars, 16) - wholeBlocks(matched, 16),
+          },
           {
             cache: new PrefixCache('blocks:128:1024'),
             rule: (matched: number, tokens: number) => {
               const cached = Math.floor(Math.max(0, Math.min(Math.floor(matched / 4), tokens - 1)) / 128) * 128
               return cached >= 1024 ? cached : 0
             },
+            written: (chars: number, _cached: number, matched: number) => wholeBlocks(chars, 128) - wholeBlocks(matched, 128),
           },
         ]
         const history: GenerateOptions[] = []
@@ -116,14 +83,14 @@ describe('PrefixCache against a brute-force model (property)', () => {
           const text = promptText(options)
           const tokens = Math.ceil(text.length / 4)
           const matched = bestMatch(history, options)
-          for (const { cache, rule } of profiles) {
+          for (const { cache, rule, written } of profiles) {
             const observation = cache.observe(options)
             expect(observation.promptChars).toBe(text.length)
             expect(observation.promptTokens).toBe(tokens)
             expect(observation.matchedChars).toBe(matched ?? 0)
             expect(observation.cachedTokens).toBe(rule(matched ?? 0, tokens))
             expect(observation.uncachedTokens).toBe(tokens - observation.cachedTokens)
-            expect(observation.cacheWriteTokens).toBe(0)
+            expect(observation.cacheWriteTokens).toBe(written(text.length, observation.cachedTokens, matched ?? 0))
             checkDivergence(observation, history, options, matched)
           }
           history.push(options)

@@ -42,13 +42,13 @@ describe('PrefixCacheService (ctx.prefixCache)', () => {
   it('is the default export and defaults to the bytes profile', async () => {
     expect(PrefixCacheServiceDefault).toBe(PrefixCacheService)
     const harness = await mount()
-    expect(harness.ctx.prefixCache.cache.profile).toEqual({ kind: 'bytes', name: 'bytes' })
+    expect(harness.ctx.prefixCache.cache.profile).toEqual({ kind: 'bytes', name: 'bytes', ttlMs: Infinity })
     harness.assertClean()
   })
 
   it('uses the configured profile', async () => {
     const harness = await mount({ profile: 'blocks:128:1024' })
-    expect(harness.ctx.prefixCache.cache.profile).toEqual({ kind: 'blocks', name: 'blocks:128:1024', blockTokens: 128, minTokens: 1024 })
+    expect(harness.ctx.prefixCache.cache.profile).toEqual({ kind: 'blocks', name: 'blocks:128:1024', blockTokens: 128, minTokens: 1024, ttlMs: Infinity })
     harness.assertClean()
   })
 
@@ -170,7 +170,7 @@ describe('PrefixCacheService (ctx.prefixCache)', () => {
     context.ctx.plugin(PrefixCacheService, { profile })
     // The constructor runs when the plugin is applied, and cordis reports its error after a tick.
     await new Promise((resolve) => setTimeout(resolve, 0))
-    expect(context.errors.map(String).join('\n')).toContain(`cache profile ${JSON.stringify(profile)} is not valid; use bytes | blocks:N[:MIN] | anthropic`)
+    expect(context.errors.map(String).join('\n')).toContain(`cache profile ${JSON.stringify(profile)} is not valid; use bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S]`)
     expect(context.ctx.get('prefixCache')).toBeUndefined()
     expect(() => context.assertClean()).toThrow(/cache profile/)
   })
