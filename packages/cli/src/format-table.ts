@@ -61,7 +61,7 @@ function legend(report: BenchReport): string[] {
   const entry = ([term, text]: readonly [string, string]) => wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
   const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
   const { price } = report.workload
-  const rate = price.usdPerMillionInput === null ? 'no dollar rate' : `$${price.usdPerMillionInput} per million uncached input tokens`
+  const rate = price.usdPerMillionInput === null ? 'no dollar rate' : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
   const prices = wrap(`${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`, LEGEND_TEXT_WIDTH + width + 2).map((part) => `  ${part}`)
   return [`Columns (tokens ${tokens}):`, ...COLUMN_LEGEND.flatMap(entry), 'Price:', ...prices, 'Strategies:', ...strategies.flatMap(entry)]
 }
@@ -95,5 +95,5 @@ function usd(value: number): string {
 }
 
 function percent(ratio: number): string {
-  return `${ratio <= 0 ? '−' : '+'}${Math.abs(ratio * 100).toFixed(1)}%`
+  return ratio === 0 ? '0.0%' : `${ratio < 0 ? '−' : '+'}${Math.abs(ratio * 100).toFixed(1)}%`
 }

@@ -190,8 +190,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
       case '--profile':
         try {
           parseCacheProfile(text)
-        } catch {
-          throw new UsageError(`--profile must be one of ${PROFILE_SYNTAX}, got ${JSON.stringify(text)}`)
+        } catch (error) {
+          throw new UsageError(`--profile: ${(error as Error).message}`)
         }
         args.profile = text
         break

@@ -24,7 +24,8 @@ describe('warmfold bench flags', () => {
     [['--strategies', 'warmfold,hot'], '--strategies must be one of warmfold, legacy, cold, transcript, toolless, long-instruction, got "hot"'],
     [['--effort', 'ultra'], '--effort must be one of low, high, max, got "ultra"'],
     [['--pruner', 'aggressive'], '--pruner must be one of rewrite-only, default, none, got "aggressive"'],
-    [['--profile', 'blocks:0'], '--profile must be one of bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S], got "blocks:0"'],
+    [['--profile', 'blocks:0'], '--profile: cache profile "blocks:0" is not valid; use bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S] (N ≥ 1, S = seconds > 0)'],
+    [['--profile', 'bytes:ttl=0'], '--profile: cache profile "bytes:ttl=0" is not valid: ttl "0" must be a positive finite number of seconds (e.g. ttl=600)'],
     [['--temperature', 'warm'], '--temperature must be a number ≥ 0, got "warm"'],
     [['--summary-route', 'just-a-model'], '--summary-route must be provider/model, got "just-a-model"'],
     [['--steps'], '--steps needs a value'],
@@ -162,8 +163,9 @@ describe('warmfold bench output', () => {
       // A profile without a dollar rate prints costs in input-token units.
       const table = await cli(['bench', '--price', good, '--windows', '4800', '--steps', '12', '--strategies', 'warmfold'])
       expect(table.code).toBe(0)
-      expect(table.stdout).toMatch(/^ {2}warmfold +\d+ +.* \d[\d,]* +- +\d\.\d\d +yes$/m)
-      expect(table.stdout).toContain(`${good}: a cache read costs 0.25×, a cache write 1× and an output token 3× an uncached input token; no dollar rate`)
+      expect(table.stdout).toMatch(/^ 4,800 +warmfold +\d+ .* \d[\d,]* +\d[\d,]* +- +\d\.\d\d +yes$/m)
+      expect(table.stdout).not.toContain('$')
+      expect(table.stdout.replace(/\s+/g, ' ')).toContain(`${good}: a cache read costs 0.25×, a cache write 1× and an output token 3× an uncached input token; no dollar rate`)
     } finally {
       await rm(directory, { recursive: true, force: true })
     }
@@ -189,7 +191,7 @@ describe('warmfold bench output', () => {
     expect(result.code).toBe(0)
     const rows = result.stdout.split('\n').filter((line) => /^\s*32,000/.test(line))
     expect(rows).toHaveLength(2)
-    expect(rows[0]).toMatch(/warmfold .*−\d+\.\d%\s+yes$/)
+    expect(rows[0]).toMatch(/warmfold .* \$\d+\.\d{3} +−\d+\.\d% +\d\.\d\d +yes$/)
   })
 
   it('under the table, a legend explains every column and each strategy in the table', async () => {
@@ -199,7 +201,7 @@ describe('warmfold bench output', () => {
     expect(legend).toBeDefined()
     const explained = legend!.split('\n').map((line) => /^ {2}(\S+(?: \S+)*?) {2,}/.exec(line)?.[1]).filter((term) => term !== undefined)
     expect(explained).toEqual(['folds', 'summary uncached', 'summary hit', 'coverage', 'session uncached', 'cost', 'vs legacy', 'efficiency', 'ok', 'warmfold', 'cold'])
-    expect(legend).toContain('Price:\n  deepseek: a cache read costs 0.02×, a cache write 1× and an output token 4× an uncached input token; $0.3 per million uncached input tokens')
+    expect(legend!.replace(/\s+/g, ' ')).toContain('Price: deepseek: a cache read costs 0.02×, a cache write 1× and an output token 4× an uncached input token; $0.30 per million uncached input tokens Strategies:')
     expect(legend).toContain('Strategies:')
     expect(legend).not.toMatch(/^ {2}legacy/m)
     expect(legend).toMatch(/ok +yes: the run completed/)

@@ -28,7 +28,7 @@ export interface CostFloor {
 export function costFloor(requests: readonly GenerateOptions[], outputTokens: readonly number[], price: PriceProfile): CostFloor {
   if (requests.length !== outputTokens.length) throw new RangeError(`costFloor: ${requests.length} requests but ${outputTokens.length} output counts`)
   const forward = sharedPrefixChars(requests)
-  const backward = sharedPrefixChars([...requests].reverse()).reverse()
+  const backward = sharedPrefixChars(requests.toReversed()).toReversed()
   const billed = requests.map((_, index): BilledTokens => {
     const promptTokens = tokensOf(forward[index]?.promptChars as number)
     const cachedTokens = Math.min(promptTokens, Math.floor((forward[index]?.sharedChars as number) / CHARS_PER_TOKEN))

@@ -8,6 +8,8 @@ const user = createUserMessage('Fix the failing test in test/add.test.ts.')
 const answer = createAssistantMessage([textBlock('The add function subtracts; I will fix it.')], { provider: 'sim', model: 'coder' })
 const followup = createUserMessage('Thanks. Now run the whole suite.')
 const instruction = createUserMessage('Summarize the conversation so far.')
+const t = (chars: number) => Math.ceil(chars / 4)
+const whole = (chars: number) => Math.floor(chars / 4)
 const conversation = (messages: GenerateOptions['messages'], effort = 'high'): GenerateOptions => ({ provider: 'sim', model: 'coder', reasoningEffort: effort, system, messages })
 
 describe('costFloor', () => {
@@ -18,8 +20,6 @@ describe('costFloor', () => {
   const [p1, p2, p3] = requests.map((request) => renderer.layout(request).offsets.at(-1) as number) as [number, number, number]
 
   it('bills every prompt token once (a write when a later request reads it) and every repeat as a read, envelope ignored', () => {
-    const t = (chars: number) => Math.ceil(chars / 4)
-    const whole = (chars: number) => Math.floor(chars / 4)
     // R1: nothing cached; its whole tokens are read by R2, so written; a partial last token is plain input.
     // R2: reads R1's whole tokens; writes up to what R3 reads (all of R2); the rest is plain input.
     // R3: reads R2's whole tokens although its effort differs; nothing later reads its instruction.

@@ -5,6 +5,15 @@ import { fillerText, runWorkload, tokensOf, WORKLOAD_SUMMARY } from '../src/inde
 // A small, quick workload: 9 steps over 3 turns at an 8k window (one fold or more).
 const base = { window: 8000, steps: 9, turns: 3, profile: 'anthropic' } as const
 
+// The first request of each later turn: the one whose last message is the new user message.
+async function afterIdle(idleSeconds: number) {
+  const run = await runWorkload({ ...base, idleSeconds })
+  return run.cache.observations.filter((_, index) => {
+    const last = run.requests[index]?.messages.at(-1)
+    return last?.role === 'user' && last.content[0]?.type === 'text' && last.content[0].text === 'Go on with the next modules.'
+  })
+}
+
 describe('runWorkload turns, idle time and output tokens', () => {
   it('splits the steps across the user turns, each ending with a text answer', async () => {
     const run = await runWorkload(base)
@@ -33,14 +42,6 @@ describe('runWorkload turns, idle time and output tokens', () => {
   })
 
   it('expires cache entries on the virtual clock: idle time between turns counts, step time too', async () => {
-    // The first request of each later turn: the one whose last message is the new user message.
-    const afterIdle = async (idleSeconds: number) => {
-      const run = await runWorkload({ ...base, idleSeconds })
-      return run.cache.observations.filter((_, index) => {
-        const last = run.requests[index]?.messages.at(-1)
-        return last?.role === 'user' && last.content[0]?.type === 'text' && last.content[0].text === 'Go on with the next modules.'
-      })
-    }
     // The last request of a turn is followed by one step (15 s) and the idle time: 285 s keeps the
     // gap at the anthropic profile's 300 s TTL (alive), 286 s goes past it.
     const warm = await afterIdle(285)
@@ -49,5 +50,8 @@ describe('runWorkload turns, idle time and output tokens', () => {
     expect(cold).toHaveLength(2)
     for (const observation of warm) expect(observation.cachedTokens).toBeGreaterThan(0)
     for (const observation of cold) expect(observation.cachedTokens).toBe(0)
+    // The miss is explained as an expiry, 301 s after the entry was last used.
+    for (const observation of cold) expect(observation.divergence).toMatchObject({ part: 'expired', offset: 0, idleMs: 301_000 })
+    for (const observation of warm) expect(observation.divergence.part).not.toBe('expired')
   })
 })
