@@ -1,6 +1,8 @@
 import { runBench } from './bench-command.ts'
 import type { CommandIo } from './bench-command.ts'
 import { CLI_PACKAGE_NAME, cliVersion } from './cli-version.ts'
+import { runDoctor } from './doctor/doctor-command.ts'
+import { DOCTOR_USAGE, parseDoctorArgs } from './doctor/parse-doctor-args.ts'
 import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
 import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
@@ -9,6 +11,7 @@ export const USAGE = `Usage: warmfold <command> [options]
 
 Commands:
   bench          compare the prefix-cache economics of compaction strategies (warmfold bench --help)
+  doctor         find every prefix-cache break in an agent's request log (warmfold doctor --help)
 
 Options:
   -v, --version  print the version of ${CLI_PACKAGE_NAME}
@@ -31,7 +34,15 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
       io.stdout(`${cliVersion()}\n`)
       return 0
     }
-    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench (or --version, --help)`)
+    if (command === 'doctor') {
+      const args = parseDoctorArgs(rest)
+      if (args.help) {
+        io.stdout(`${DOCTOR_USAGE}\n`)
+        return 0
+      }
+      return (await runDoctor(args, io)).code
+    }
+    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench, doctor (or --version, --help)`)
     const args = parseBenchArgs(rest, env)
     if (args.help) {
       io.stdout(`${BENCH_USAGE}\n`)

@@ -1,0 +1,56 @@
+import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
+import { arrayOf, collectEnvelope, modelOf, recordOf, RequestShapeError } from './canonical-request.ts'
+import { withoutKeys } from './canonical-json.ts'
+import { describeJson, isRecord } from './read-request-log.ts'
+
+/**
+ * OpenAI Chat Completions (`POST …/chat/completions`, also what DeepSeek, vLLM, SGLang,
+ * llama.cpp, OpenRouter and LiteLLM accept).
+ */
+export const OPENAI_CHAT_RULES: EnvelopeRules = {
+  structural: ['messages', 'tools', 'functions'],
+  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_tokens', 'max_completion_tokens', 'n', 'seed', 'logprobs', 'top_logprobs', 'prediction', 'prompt_cache_retention'],
+  renames: {
+    reasoning_effort: 'reasoningEffort',
+    top_p: 'topP',
+    top_k: 'topK',
+    tool_choice: 'toolChoice',
+    function_call: 'toolChoice',
+    parallel_tool_calls: 'parallelToolCalls',
+    response_format: 'responseFormat',
+    prompt_cache_key: 'promptCacheKey',
+  },
+}
+
+/** Markers that proxies (OpenRouter, LiteLLM) accept on messages and parts; they never reach the prompt. */
+const MARKERS = ['cache_control']
+
+/** Canonical form of a Chat Completions body: leading `system`/`developer` messages are the system prompt. */
+export function canonicalizeOpenAiChat(body: Readonly<Record<string, unknown>>): CanonicalRequest {
+  const raw = arrayOf(body.messages, 'messages')
+  const messages: CanonicalMessage[] = raw.map((item, index) => chatMessage(item, index))
+  let head = 0
+  while (head < messages.length && (messages[head]?.role === 'system' || messages[head]?.role === 'developer')) head++
+  const tools: unknown[] = []
+  if (body.tools !== undefined && body.tools !== null) for (const tool of arrayOf(body.tools, 'tools')) tools.push(isRecord(tool) ? withoutKeys(tool, MARKERS) : tool)
+  if (body.functions !== undefined && body.functions !== null) for (const definition of arrayOf(body.functions, 'functions')) tools.push({ type: 'function', function: definition })
+  return {
+    api: 'openai-chat',
+    model: modelOf(body.model, 'model'),
+    envelope: collectEnvelope(body, OPENAI_CHAT_RULES),
+    ...(head > 0 ? { system: messages.slice(0, head).map((message) => message.value) } : {}),
+    tools,
+    messages: messages.slice(head),
+  }
+}
+
+function chatMessage(item: unknown, index: number): CanonicalMessage {
+  const message = recordOf(item, `messages[${index}]`)
+  if (typeof message.role !== 'string') throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
+  const value = withoutKeys(message, MARKERS)
+  const content = message.content
+  // "hi" and [{ type: 'text', text: 'hi' }] are the same prompt.
+  if (typeof content === 'string') value.content = [{ type: 'text', text: content }]
+  else if (Array.isArray(content)) value.content = content.map((part) => (isRecord(part) ? withoutKeys(part, MARKERS) : part))
+  return { role: message.role, index, value }
+}

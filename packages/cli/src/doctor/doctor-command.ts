@@ -1,0 +1,50 @@
+import { stat, writeFile } from 'node:fs/promises'
+import type { CommandIo } from '../bench-command.ts'
+import { checkOutPath } from '../check-out-path.ts'
+import { RunError } from '../run-error.ts'
+import { UsageError } from '../usage-error.ts'
+import type { DoctorReport } from './doctor-report.ts'
+import { formatDoctorReport } from './format-doctor-report.ts'
+import type { DoctorArgs } from './parse-doctor-args.ts'
+import { readRequestLog } from './read-request-log.ts'
+import { renderDoctorHtml } from './render-doctor-html.ts'
+import { RequestDoctor } from './request-doctor.ts'
+
+/**
+ * Reads the log, prints the terminal report (or the JSON document with `--json`) on stdout and
+ * writes `--html`. Returns exit code 0 and the report.
+ * @throws UsageError when the log is not a readable file or `--html` cannot be written, before
+ *   anything is read; RunError when reading fails midway, no line holds a readable request (the
+ *   unreadable lines are printed on stderr), or `--html` cannot be written after the report was
+ *   printed.
+ */
+export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code: number; report: DoctorReport }> {
+  const info = await stat(args.file).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError(`cannot read the request log ${JSON.stringify(args.file)}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`)
+  })
+  if (!info.isFile()) throw new UsageError(`the request log ${JSON.stringify(args.file)} is not a file`)
+  if (args.html !== undefined) await checkOutPath(args.html, '--html')
+  const doctor = new RequestDoctor()
+  try {
+    for await (const line of readRequestLog(args.file)) doctor.add(line)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === undefined) throw error
+    throw new RunError(`reading ${JSON.stringify(args.file)} failed: ${code}`, { cause: error })
+  }
+  const report = doctor.report()
+  if (report.totals.requests === 0) {
+    for (const line of report.unreadable) io.stderr(`${args.file}:${line.index}: ${line.reason}`)
+    throw new RunError(`${JSON.stringify(args.file)} holds no readable request${report.unreadable.length ? ` (${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}, listed above)` : ' (it is empty)'}`)
+  }
+  if (args.json) {
+    io.stdout(`${JSON.stringify(report, null, 2)}\n`)
+    if (report.unreadable.length) io.stderr(`warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`)
+  } else io.stdout(formatDoctorReport(report, args.file))
+  if (args.html !== undefined) {
+    await writeFile(args.html, renderDoctorHtml(report, args.file)).catch((error: NodeJS.ErrnoException) => {
+      throw new RunError(`could not write --html ${JSON.stringify(args.html)} (the report is on stdout): ${error.code ?? error.message}`, { cause: error })
+    })
+  }
+  return { code: 0, report }
+}

@@ -1,0 +1,87 @@
+import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
+
+/** One request line of a log: the body and what the line says about how it was sent. */
+export interface LoggedRequest {
+  /** 1-based line number. */
+  readonly index: number
+  readonly body: Readonly<Record<string, unknown>>
+  /** The request URL, when the line was a `{ body, url }` record. */
+  readonly url?: string
+  /** When the request was sent, in milliseconds (any epoch, the same for the whole log). */
+  readonly t?: number
+  /** Request headers with lower-case names. */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/** A line of the log: a request, or why it holds none. Blank lines carry nothing and are not reported. */
+export type LogLine = { readonly kind: 'request'; readonly request: LoggedRequest } | { readonly kind: 'unreadable'; readonly index: number; readonly reason: string }
+
+/**
+ * Reads a request log line by line (a log of thousands of 100k-character bodies never has to fit
+ * in one string): each line is the request body itself or `{ "body": …, "url"?: …, "t"?: ms,
+ * "headers"?: … }`. Whitespace-only lines are skipped; every other line yields a request or an
+ * `unreadable` entry saying what is wrong with it.
+ */
+export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY })
+  let index = 0
+  for await (const text of lines) {
+    index++
+    if (text.trim() === '') continue
+    yield parseLogLine(text, index)
+  }
+}
+
+/** Parses one non-blank line (`index` is its 1-based number). */
+export function parseLogLine(text: string, index: number): LogLine {
+  const unreadable = (reason: string): LogLine => ({ kind: 'unreadable', index, reason })
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return unreadable(`not JSON (${(error as Error).message}): ${preview(text)}`)
+  }
+  if (!isRecord(value)) return unreadable(`not a JSON object but ${describeJson(value)}`)
+  if (!('body' in value)) return { kind: 'request', request: { index, body: value, headers: {} } }
+  let body = value.body
+  if (typeof body === 'string') {
+    // Some loggers keep the body as the raw text that went over the wire.
+    try {
+      body = JSON.parse(body)
+    } catch (error) {
+      return unreadable(`"body" is a string but not JSON (${(error as Error).message}): ${preview(body as string)}`)
+    }
+  }
+  if (!isRecord(body)) return unreadable(`"body" must be the request body (a JSON object), got ${describeJson(body)}`)
+  if (value.url !== undefined && typeof value.url !== 'string') return unreadable(`"url" must be a string, got ${describeJson(value.url)}`)
+  if (value.t !== undefined && (typeof value.t !== 'number' || !Number.isFinite(value.t))) return unreadable(`"t" must be a number of milliseconds, got ${describeJson(value.t)}`)
+  const headers: Record<string, string> = {}
+  if (value.headers !== undefined) {
+    if (!isRecord(value.headers)) return unreadable(`"headers" must be an object, got ${describeJson(value.headers)}`)
+    for (const [name, header] of Object.entries(value.headers)) {
+      const text = Array.isArray(header) && header.every((item) => typeof item === 'string') ? header.join(', ') : header
+      if (typeof text !== 'string') return unreadable(`header ${JSON.stringify(name)} must be a string, got ${describeJson(header)}`)
+      headers[name.toLowerCase()] = text
+    }
+  }
+  return { kind: 'request', request: { index, body, headers, ...(value.url === undefined ? {} : { url: value.url }), ...(value.t === undefined ? {} : { t: value.t as number }) } }
+}
+
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A short description of a JSON value for error messages. */
+export function describeJson(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'string') return `the string ${preview(JSON.stringify(value))}`
+  if (typeof value === 'object') return 'an object'
+  return `${typeof value} ${String(value)}`
+}
+
+function preview(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
+}

@@ -1,0 +1,131 @@
+import type { CanonicalRequest } from './canonical-request.ts'
+import { RequestShapeError } from './canonical-request.ts'
+import { canonicalJson } from './canonical-json.ts'
+import { canonicalizeAnthropic } from './canonicalize-anthropic.ts'
+import { canonicalizeGemini } from './canonicalize-gemini.ts'
+import { canonicalizeOpenAiChat } from './canonicalize-openai-chat.ts'
+import { canonicalizeOpenAiResponses } from './canonicalize-openai-responses.ts'
+import type { SeenRequest } from './compare-requests.ts'
+import { compareRequests } from './compare-requests.ts'
+import { detectApi } from './detect-api.ts'
+import type { DoctorBreak, DoctorReport, DoctorRequest, RequestApi, UnreadableLine } from './doctor-report.ts'
+import { layoutOf, SegmentInterner } from './prompt-layout.ts'
+import type { LoggedRequest, LogLine } from './read-request-log.ts'
+import { SegmentTrie } from './segment-trie.ts'
+
+/** The canonical form of `request` as `api` reads it. */
+export function canonicalize(request: LoggedRequest, api: RequestApi): CanonicalRequest {
+  switch (api) {
+    case 'openai-chat':
+      return canonicalizeOpenAiChat(request.body)
+    case 'openai-responses':
+      return canonicalizeOpenAiResponses(request.body)
+    case 'anthropic-messages':
+      return canonicalizeAnthropic(request.body, request.headers)
+    case 'gemini':
+      return canonicalizeGemini(request.body, request.url)
+  }
+}
+
+/**
+ * Diagnoses a request log one line at a time, in log order: each request is compared with the
+ * requests before it, as a provider's prefix cache would see them. Keeps segment fingerprints
+ * (interned texts shared by every request that sends them), never the bodies.
+ */
+export class RequestDoctor {
+  private readonly interner = new SegmentInterner()
+  /** One trie per cache family: what the provider could have cached. */
+  private readonly families = new Map<string, SegmentTrie>()
+  /** Per API, over all families: the whole prompt, and the messages alone (to find the history a request replays when its tools or system changed). */
+  private readonly apis = new Map<RequestApi, { prompts: SegmentTrie; messages: SegmentTrie }>()
+  private readonly familyLatest = new Map<string, number>()
+  private readonly seen = new Map<number, SeenRequest>()
+  private readonly requests: DoctorRequest[] = []
+  private readonly unreadable: UnreadableLine[] = []
+  private lastMessagesApi: RequestApi | undefined
+
+  /** Adds the next line of the log. */
+  add(line: LogLine): void {
+    if (line.kind === 'unreadable') {
+      this.unreadable.push({ index: line.index, reason: line.reason })
+      return
+    }
+    const { request } = line
+    const detection = detectApi(request, this.lastMessagesApi)
+    if ('error' in detection) {
+      this.unreadable.push({ index: request.index, reason: detection.error })
+      return
+    }
+    let canonical: CanonicalRequest
+    try {
+      canonical = canonicalize(request, detection.api)
+    } catch (error) {
+      if (!(error instanceof RequestShapeError)) throw error
+      this.unreadable.push({ index: request.index, reason: `not a valid ${detection.api} body (detected by ${detection.by}): ${error.message}` })
+      return
+    }
+    if (detection.api === 'openai-chat' || detection.api === 'anthropic-messages') this.lastMessagesApi = detection.api
+    this.requests.push(this.diagnose(request, canonical))
+  }
+
+  private diagnose(request: LoggedRequest, canonical: CanonicalRequest): DoctorRequest {
+    const envelope = new Map(Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalJson(value)] as const))
+    const family = `${canonical.api} ${canonicalJson(canonical.envelope)}`
+    const layout = layoutOf(canonical, this.interner)
+    const current: SeenRequest = { index: request.index, api: canonical.api, family, envelope, layout, ...(request.t === undefined ? {} : { t: request.t }) }
+    let familyTrie = this.families.get(family)
+    if (!familyTrie) this.families.set(family, (familyTrie = new SegmentTrie()))
+    let apiTries = this.apis.get(canonical.api)
+    if (!apiTries) this.apis.set(canonical.api, (apiTries = { prompts: new SegmentTrie(), messages: new SegmentTrie() }))
+    const inFamily = familyTrie.match(layout)
+    const anyFamily = apiTries.prompts.match(layout)
+    // The same family wins a tie: its match is what the cache could actually reuse.
+    const prompt = inFamily.candidate !== undefined && inFamily.depth >= anyFamily.depth ? inFamily : anyFamily
+    const history = apiTries.messages.match(layout, layout.headSegments)
+    const reachesMessages = prompt.depth > layout.headSegments || (prompt.depth > 0 && prompt.depth === layout.ids.length)
+    // A request that changed its tools or system shares no prefix with the conversation it
+    // replays; its messages still tell which request that was.
+    const bestIndex = reachesMessages ? prompt.candidate : history.depth > 0 ? history.candidate : prompt.depth > 0 ? prompt.candidate : this.familyLatest.get(family)
+    const best = bestIndex === undefined ? undefined : this.seen.get(bestIndex)
+    const compared = best ? compareRequests(current, best) : { divergence: { part: 'first' as const }, changes: [] }
+    familyTrie.insert(layout, request.index)
+    apiTries.prompts.insert(layout, request.index)
+    apiTries.messages.insert(layout, request.index, layout.headSegments)
+    this.familyLatest.set(family, request.index)
+    this.seen.set(request.index, current)
+    const promptChars = layout.offsets[layout.ids.length] as number
+    return {
+      index: request.index,
+      api: canonical.api,
+      model: canonical.model,
+      promptChars,
+      cachedChars: inFamily.chars,
+      uncachedChars: promptChars - inFamily.chars,
+      bestMatch: best ? best.index : null,
+      divergence: compared.divergence,
+      changes: compared.changes,
+      ...(best?.t !== undefined && request.t !== undefined ? { idleMs: request.t - best.t } : {}),
+    }
+  }
+
+  /** The report over every line added so far. */
+  report(): DoctorReport {
+    const breaks: DoctorBreak[] = this.requests
+      .filter((request) => request.changes.length > 0)
+      .map(({ index, api, promptChars, uncachedChars, bestMatch, divergence, changes }) => ({ index, api, promptChars, uncachedChars, bestMatch, divergence, changes }))
+      .toSorted((a, b) => b.uncachedChars - a.uncachedChars || a.index - b.index)
+    let promptChars = 0
+    let cachedChars = 0
+    for (const request of this.requests) {
+      promptChars += request.promptChars
+      cachedChars += request.cachedChars
+    }
+    return {
+      version: 1,
+      requests: [...this.requests],
+      breaks,
+      unreadable: [...this.unreadable],
+      totals: { requests: this.requests.length, promptChars, cachedChars, uncachedChars: promptChars - cachedChars, breaks: breaks.length },
+    }
+  }
+}
