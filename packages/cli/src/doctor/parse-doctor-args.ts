@@ -25,7 +25,8 @@ Options:
   -h, --help     show this help
 
 A line that holds no readable request is reported with its number, never skipped silently.
-Exit codes: 0 ok, 1 no readable request (or FILE cannot be read or written), 2 bad flags.`
+Exit codes: 0 ok, 1 no readable request (or reading or writing failed midway), 2 bad flags, a
+missing log or an --html file that cannot be written.`
 
 /**
  * Parses `warmfold doctor` arguments.

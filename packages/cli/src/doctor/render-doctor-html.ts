@@ -7,9 +7,9 @@ export function escapeHtml(text: string): string {
 }
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}th,td{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd;vertical-align:top}
+table{border-collapse:collapse;margin:1em 0}th,td{padding:2px 8px;text-align:left;border-bottom:1px solid #ddd;vertical-align:top;white-space:nowrap}
 td.n{text-align:right;font-variant-numeric:tabular-nums}.bar{display:flex;height:12px;min-width:2px;background:#eee}
-.cached{background:#4a8}.uncached{background:#d73}.break{background:#fee}code{font-size:13px}`
+.cached{background:#4a8}.uncached{background:#d73}.key{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}.break{background:#fee}code{font-size:13px}`
 
 /**
  * The report as one self-contained HTML page: no script, no network, no external file. Every
@@ -39,7 +39,7 @@ ${breakRows.length ? `<table><tr><th>line</th><th>api</th><th>uncached</th><th>p
 <table><tr><th>line</th><th>api</th><th>model</th><th>prompt</th><th>cached</th><th>uncached</th><th>cached / uncached</th><th>vs</th><th>first divergence</th><th>changes</th></tr>
 ${rows.join('\n')}
 </table>
-<p>Chars are of the canonical prompt (tools, system, messages); "vs" is the earlier line each request is compared with.</p>
+<p><span class="key cached"></span>shared with an earlier request of the same cache family (a prefix cache can reuse it)<span class="key uncached"></span>not shared. Chars are of the canonical prompt (tools, system, messages); "vs" is the earlier line each request is compared with; a break's row is tinted.</p>
 </body></html>
 `
 }
