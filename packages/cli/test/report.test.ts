@@ -1,6 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Context } from '@cordisjs/core'
+import { SessionStore } from '@warmfold/session'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LegacyCompactionEngine } from '@warmfold/prefix-cache-testkit'
 import { runCli } from '../src/index.ts'
@@ -103,6 +105,28 @@ describe('warmfold report: the terminal summary', () => {
     const result = await cli(['report', log])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(new RegExp(`^ {2}#${replies.indexOf(summary) + 1} {2}line ${summary.line} {2}compaction {2}envelope {2}.*the summary call's reasoningEffort differs from the conversation's header`, 'm'))
+  })
+})
+
+describe('warmfold report: strings from the log in the terminal', () => {
+  it('control characters are printed as escapes, so a log cannot send escape sequences to the terminal', async () => {
+    const ctx = new Context()
+    await ctx.start()
+    try {
+      ctx.plugin(SessionStore, { store: 'file', directory })
+      const session = await ctx.sessions.create('escapes')
+      const divergence = { part: 'message' as const, index: 0, role: 'user\u001b]0;title\u0007', charOffset: 0 }
+      session.append('cache/observation', { purpose: 'conversation', provider: 'p', model: 'm', promptTokens: 10, cachedTokens: 0, cacheWriteTokens: 0, uncachedTokens: 10, outputTokens: 1, promptChars: 40, expectedChars: 0, divergence: { part: 'first', charOffset: 0 }, cause: 'none', idleMs: null })
+      session.append('cache/observation', { purpose: '\u001b[31mred\u001b[0m', provider: 'p', model: 'm', promptTokens: 10, cachedTokens: 0, cacheWriteTokens: 0, uncachedTokens: 10, outputTokens: 1, promptChars: 40, expectedChars: 0, divergence, cause: 'unknown', idleMs: 5 })
+      await ctx.sessions.flush(session)
+    } finally {
+      await ctx.stop()
+    }
+    const result = await cli(['report', join(directory, 'escapes.jsonl')])
+    expect(result.code).toBe(0)
+    // oxlint-disable-next-line no-control-regex -- no control character but the newlines between lines
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
+    expect(result.stdout).toContain('#2  line 2  \\u001b[31mred\\u001b[0m  unknown  10: the prompt changed without a logged reason: messages[0] (user\\u001b]0;title\\u0007) differs at character 0')
   })
 })
 

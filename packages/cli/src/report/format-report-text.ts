@@ -3,7 +3,9 @@ import { costText, integer, missedTokens, percent, priceText, purposesText } fro
 
 /**
  * The terminal summary of a report: totals, cost, every break with its cause, the summary
- * guard's findings and the notes needed to read the numbers. Ends without a newline.
+ * guard's findings and the notes needed to read the numbers. Ends without a newline. Control
+ * characters in strings from the log are printed as `\u` escapes, so a log cannot move the cursor,
+ * recolour or retitle the terminal.
  */
 export function formatReportText(report: SessionReport): string {
   const { totals } = report
@@ -30,5 +32,11 @@ export function formatReportText(report: SessionReport): string {
     for (const guard of report.guards) lines.push(`  line ${guard.line}, after request #${guard.afterRequest}: ${guard.action}, ${guard.route}: ${guard.text}`)
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
-  return lines.join('\n')
+  return lines.map(printable).join('\n')
+}
+
+/** `line` with every control character (newlines and escape sequences included) written as `\uXXXX`. */
+function printable(line: string): string {
+  // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
