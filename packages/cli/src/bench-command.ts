@@ -1,9 +1,11 @@
 import { writeFile } from 'node:fs/promises'
-import type { WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import { join, resolve } from 'node:path'
+import type { RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
 import { checkOutPath } from './check-out-path.ts'
+import { benchSessionId, checkSessionsFolder } from './check-sessions-folder.ts'
 import { formatTable } from './format-table.ts'
 import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
@@ -18,10 +20,10 @@ export interface CommandIo {
 }
 
 /**
- * Checks `--out` and the probe's config, runs every window × strategy, reporting progress on
+ * Checks `--out`, `--keep-sessions` and the probe's config, runs every window × strategy, reporting progress on
  * stderr, then prints the table (or the JSON document with `--json`) on stdout and writes
  * `--out`. Returns the exit code: 0, or 1 when a run did not complete.
- * @throws UsageError when `--out` cannot be written or the probe config is refused, before
+ * @throws UsageError when `--out` or `--keep-sessions` cannot be written or the probe config is refused, before
  *   anything runs; RunError when `--cache llama` is asked for without its optional package
  *   (before anything runs), when the probed endpoint fails (the run stops at its first failure,
  *   nothing is printed on stdout) or `--out` cannot be written after the run (the report is
@@ -29,6 +31,7 @@ export interface CommandIo {
  */
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
   if (args.out !== undefined) await checkOutPath(args.out)
+  if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window))))
   const probe = args.cache.kind === 'probe' ? probeOf(args.cache) : undefined
   const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
   const report: BenchReport = { version: 2, workload: workloadOf(args), runs: [] }
@@ -38,14 +41,15 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
       const started = performance.now()
       const name = `window ${window}, strategy ${strategy}`
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
-      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, stepSeconds: args.stepSeconds }).catch((error: unknown) => {
+      const sessionFile = args.keepSessions === undefined ? undefined : { directory: resolve(args.keepSessions), id: benchSessionId(strategy, window) }
+      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, stepSeconds: args.stepSeconds }, sessionFile ? { sessionFile } : {}).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
         const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
       const entry = reportRun(strategy, run, args.price)
       report.runs.push(entry)
-      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s`)
+      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s${sessionFile ? `, session log ${join(sessionFile.directory, `${sessionFile.id}.jsonl`)}` : ''}`)
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`
@@ -71,22 +75,22 @@ function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>): CachePr
 }
 
 /** One run, measured by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. */
-async function measure(args: BenchArgs, probe: CacheProbe | undefined, llama: LlamaCacheServerModule | undefined, options: WorkloadOptions): Promise<WorkloadRun> {
+async function measure(args: BenchArgs, probe: CacheProbe | undefined, llama: LlamaCacheServerModule | undefined, options: WorkloadOptions, hooks: RunWorkloadHooks): Promise<WorkloadRun> {
   const cache = args.cache
   switch (cache.kind) {
     case 'simulator':
-      return runWorkload(options)
+      return runWorkload(options, hooks)
     case 'llama': {
       // A fresh server per run, so one strategy's cached tokens never leak into another's.
       const server = await (llama as LlamaCacheServerModule).startLlamaCacheServer({ contextSize: LLAMA_CONTEXT_SIZE })
       try {
-        return await runProbedWorkload(options, new CacheProbe({ baseURL: server.baseURL }))
+        return await runProbedWorkload(options, new CacheProbe({ baseURL: server.baseURL }), hooks)
       } finally {
         await server.close()
       }
     }
     case 'probe':
-      return runProbedWorkload(options, probe as CacheProbe)
+      return runProbedWorkload(options, probe as CacheProbe, hooks)
   }
 }
 

@@ -32,6 +32,8 @@ export interface BenchArgs {
   stepSeconds: number
   json: boolean
   out?: string
+  /** Folder each run's session log is written to, as `<strategy>-<window>.jsonl` (`--keep-sessions`). */
+  keepSessions?: string
   cache: CacheSource
   help: boolean
 }
@@ -88,6 +90,8 @@ Options:
   --json                print one JSON document on stdout instead of the table
   --out FILE            also write the JSON document to FILE (checked before the run; its folder
                         must exist)
+  --keep-sessions DIR   write each run's session log to DIR/<strategy>-<window>.jsonl, for warmfold
+                        report (checked before the run: DIR must exist, the files must not)
   --cache llama         measure cached tokens with a real llama.cpp KV cache (embedded server, a fresh
                         one per run; default windows ${LLAMA_WINDOWS.join(',')}; takes minutes on 2 cores)
   --cache-probe URL     measure cached tokens at an OpenAI-compatible endpoint (llama-server, vLLM,
@@ -102,7 +106,7 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--out', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -216,6 +220,9 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break
       case '--out':
         args.out = text
+        break
+      case '--keep-sessions':
+        args.keepSessions = text
         break
       default:
         throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold bench --help for the flags`)

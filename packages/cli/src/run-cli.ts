@@ -4,6 +4,8 @@ import { CLI_PACKAGE_NAME, cliVersion } from './cli-version.ts'
 import { runDoctor } from './doctor/doctor-command.ts'
 import { DOCTOR_USAGE, parseDoctorArgs } from './doctor/parse-doctor-args.ts'
 import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
+import { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'
+import { runReport } from './report/report-command.ts'
 import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -12,6 +14,7 @@ export const USAGE = `Usage: warmfold <command> [options]
 Commands:
   bench          compare the prefix-cache economics of compaction strategies (warmfold bench --help)
   doctor         find every prefix-cache break in an agent's request log (warmfold doctor --help)
+  report         show every request's cache use and every cache break of a session log (warmfold report --help)
 
 Options:
   -v, --version  print the version of ${CLI_PACKAGE_NAME}
@@ -42,7 +45,8 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
       }
       return (await runDoctor(args, io)).code
     }
-    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench, doctor (or --version, --help)`)
+    if (command === 'report') return await report(rest, io)
+    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench, doctor, report (or --version, --help)`)
     const args = parseBenchArgs(rest, env)
     if (args.help) {
       io.stdout(`${BENCH_USAGE}\n`)
@@ -61,4 +65,11 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
     io.stderr(`warmfold: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 1
   }
+}
+
+async function report(argv: readonly string[], io: CommandIo): Promise<number> {
+  const args = parseReportArgs(argv)
+  if (args.help) io.stdout(`${REPORT_USAGE}\n`)
+  else await runReport(args, io)
+  return 0
 }

@@ -101,8 +101,8 @@ describe('warmfold doctor reads a log line by line', () => {
       [[file, file], `warmfold doctor reads one request log, got "${file}" and "${file}"`],
       [[file, '--html'], '--html needs a file name'],
       [[file, '--json=yes'], '--json takes no value, got "--json=yes"'],
-      [[file, '--html', join(directory, 'no-such-folder', 'page.html')], `--html "${join(directory, 'no-such-folder', 'page.html')}": the folder ${join(directory, 'no-such-folder')} does not exist (warmfold does not create folders; create it first)`],
-      [[file, '--html', directory], `--html "${directory}" is a folder; name a file to write to`],
+      [[file, '--html', join(directory, 'no-such-folder', 'page.html')], `--html "${join(directory, 'no-such-folder', 'page.html')}": the folder ${join(directory, 'no-such-folder')} does not exist (warmfold doctor does not create folders; create it first)`],
+      [[file, '--html', directory], `--html "${directory}" is a folder; name a file to write the HTML page to`],
     ]
     for (const [argv, message] of cases) {
       const result = await doctor(argv)

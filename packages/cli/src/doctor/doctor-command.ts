@@ -23,7 +23,7 @@ export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code
     throw new UsageError(`cannot read the request log ${JSON.stringify(args.file)}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`)
   })
   if (!info.isFile()) throw new UsageError(`the request log ${JSON.stringify(args.file)} is not a file`)
-  if (args.html !== undefined) await checkOutPath(args.html, '--html')
+  if (args.html !== undefined) await checkOutPath(args.html, { flag: '--html', command: 'warmfold doctor', document: 'the HTML page' })
   const doctor = new RequestDoctor()
   try {
     for await (const line of readRequestLog(args.file)) doctor.add(line)

@@ -15,6 +15,8 @@ export interface WarmfoldHostOptions {
   readonly engineConfig?: BasicCompactionConfig
   /** Pruner budgets; omitted, no pruner is mounted. */
   readonly pruner?: { readonly thresholdChars: number; readonly headChars: number; readonly tailChars: number }
+  /** The session store's config; omitted, the store keeps sessions in memory. `{ store: 'file', directory }` keeps each log as a JSONL file. */
+  readonly sessions?: Partial<SessionStore.Config>
 }
 
 /**
@@ -25,7 +27,7 @@ export interface WarmfoldHostOptions {
  */
 export function mountWarmfoldHost(ctx: Context, options: WarmfoldHostOptions = {}): void {
   ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, {})
+  ctx.plugin(SessionStore, options.sessions ?? {})
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
   ctx.plugin(TokenMeter, {})

@@ -59,6 +59,12 @@ export interface RunWorkloadHooks {
   onRequest?(request: GenerateOptions): void | Promise<void>
   /** Called once every plugin is mounted, before the agent starts (e.g. to add an `agent/request` hook). */
   configure?(ctx: Context): void
+  /**
+   * Keep the session log as the JSONL file `<directory>/<id>.jsonl` (the session file store). The
+   * run fails with `SessionError('EXISTS')` when that file exists. Omitted, the session (id
+   * `workload`) stays in memory.
+   */
+  sessionFile?: { readonly directory: string; readonly id: string }
 }
 
 /**
@@ -79,6 +85,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
+      ...(hooks.sessionFile ? { sessions: { store: 'file', directory: hooks.sessionFile.directory } } : {}),
     })
     const requests: GenerateOptions[] = []
     const coverage: number[] = []
@@ -100,7 +107,9 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     })
     registerTools(ctx, workload)
     hooks.configure?.(ctx)
-    const agent = await ctx.agentLoop.create('workload', {
+    // Created here, not by the agent loop, which would resume a session file left by an earlier run.
+    if (hooks.sessionFile) await ctx.sessions.create(hooks.sessionFile.id)
+    const agent = await ctx.agentLoop.create(hooks.sessionFile?.id ?? 'workload', {
       ...WORKLOAD_ROUTE,
       reasoningEffort: workload.effort,
       temperature: workload.temperature,

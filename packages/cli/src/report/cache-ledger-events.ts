@@ -1,0 +1,127 @@
+// The one module of the report that knows the fields of the cache ledger's events: the rest of
+// the report reads requests, breaks and guard findings in its own terms (report-model.ts).
+import type { CacheDivergence } from '@warmfold/cache-ledger'
+import type { SessionEventMap } from '@warmfold/session'
+import type { ObservedRequest, RequestTokens } from './report-model.ts'
+import { RunError } from '../run-error.ts'
+
+type Observation = SessionEventMap['cache/observation']
+type Guard = SessionEventMap['cache/guard']
+
+/** The event type that reports one request. */
+export const OBSERVATION_EVENT = 'cache/observation'
+/** The event type of a summary guard finding. */
+export const GUARD_EVENT = 'cache/guard'
+
+/** What each break cause means, in the words the report uses. */
+const CAUSES: Readonly<Record<string, string>> = {
+  fold: 'a fold replaced old history with a checkpoint',
+  prune: 'a tool result was rewritten (pruned)',
+  envelope: 'a prompt-shaping setting changed (effort, temperature, stop, model or provider)',
+  tools: 'the tool definitions changed',
+  expired: "the prefix was idle longer than the provider's cache TTL",
+  provider: 'the prefix was identical, but the provider reported a miss (eviction, routing, lag)',
+  unknown: 'the prompt changed without a logged reason',
+}
+
+/**
+ * The request a `cache/observation` event reports, with its break (any cause but `none`).
+ * @param where `file:line`, for errors.
+ * @throws RunError naming `where` and the field when the event is not what the ledger writes.
+ */
+export function readObservation(data: unknown, line: number, where: string): ObservedRequest {
+  const event = record(data, where, OBSERVATION_EVENT) as unknown as Observation
+  const purpose = text(event.purpose, where, 'purpose')
+  const route = `${text(event.provider, where, 'provider')}/${text(event.model, where, 'model')}`
+  const divergence = readDivergence(event.divergence, where)
+  const cause = text(event.cause, where, 'cause')
+  const promptChars = count(event.promptChars, where, 'promptChars')
+  const expectedChars = count(event.expectedChars, where, 'expectedChars')
+  const idleMs = event.idleMs === null ? null : count(event.idleMs, where, 'idleMs')
+  const tokens = observedTokens(event, where)
+  const parts = [`${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ${promptChars.toLocaleString('en-US')} characters`]
+  if (idleMs !== null) parts.push(`idle ${(idleMs / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s since the family's previous request`)
+  const detail = parts.join('; ')
+  if (cause === 'none') return { line, purpose, route, tokens, break: null, detail }
+  return { line, purpose, route, tokens, break: { cause, explanation: `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}` }, detail }
+}
+
+/**
+ * A `cache/guard` finding: what the summary call would have differed in, and what was done.
+ * @throws RunError naming `where` and the field.
+ */
+export function readGuard(data: unknown, where: string): { action: string; route: string; text: string } {
+  const event = record(data, where, GUARD_EVENT) as unknown as Guard
+  const action = text(event.action, where, 'action')
+  const route = `${text(event.provider, where, 'provider')}/${text(event.model, where, 'model')}`
+  const reason = text(event.reason, where, 'reason')
+  return { action, route, text: `${reason} (${divergenceText(readDivergence(event.divergence, where))})` }
+}
+
+/**
+ * Token buckets of an observation, made disjoint. The ledger reports the provider's numbers; a
+ * provider's "uncached" either includes the tokens it wrote to the cache (prompt = cached +
+ * uncached) or not (prompt = cached + written + uncached), which the prompt total tells apart.
+ */
+function observedTokens(event: Observation, where: string): RequestTokens {
+  const prompt = tokens(event.promptTokens, where, 'promptTokens')
+  const cached = tokens(event.cachedTokens, where, 'cachedTokens')
+  const written = tokens(event.cacheWriteTokens, where, 'cacheWriteTokens')
+  let uncached = tokens(event.uncachedTokens, where, 'uncachedTokens')
+  const output = tokens(event.outputTokens, where, 'outputTokens')
+  if (prompt !== null && cached !== null && written !== null && uncached !== null && prompt !== cached + written + uncached) {
+    if (prompt !== cached + uncached || written > uncached) {
+      throw new RunError(`${where}: cache/observation tokens do not add up: promptTokens ${prompt} is neither cachedTokens + uncachedTokens (${cached + uncached}) nor that plus cacheWriteTokens (${cached + written + uncached})`)
+    }
+    uncached -= written
+  }
+  return { prompt, cached, written, uncached, output }
+}
+
+function readDivergence(value: unknown, where: string): CacheDivergence {
+  const divergence = record(value, where, 'divergence') as unknown as CacheDivergence
+  text(divergence.part, where, 'divergence.part')
+  return divergence
+}
+
+/** Where the prompt first differed, in words. */
+function divergenceText(divergence: CacheDivergence): string {
+  const at = typeof divergence.charOffset === 'number' ? ` at character ${divergence.charOffset.toLocaleString('en-US')}` : ''
+  switch (divergence.part) {
+    case 'first':
+      return 'first request of its cache family'
+    case 'none':
+      return 'the whole prompt matched an earlier request of its family'
+    case 'envelope':
+      return `the envelope differs from the previous request: ${divergence.field ?? 'a setting'}`
+    case 'system':
+      return `the system prompt differs${at}`
+    case 'tools':
+      return `tools[${divergence.index ?? '?'}] differs${at}`
+    case 'message':
+      return `messages[${divergence.index ?? '?'}]${divergence.role ? ` (${divergence.role})` : ''} differs${at}`
+    default:
+      return `diverges in ${JSON.stringify(divergence.part)}${at}`
+  }
+}
+
+function record(value: unknown, where: string, name: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunError(`${where}: ${name} must be an object, got ${JSON.stringify(value) ?? 'nothing'}`)
+  return value as Record<string, unknown>
+}
+
+function text(value: unknown, where: string, field: string): string {
+  if (typeof value !== 'string') throw new RunError(`${where}: cache event field "${field}" must be a string, got ${JSON.stringify(value) ?? 'nothing'}`)
+  return value
+}
+
+function count(value: unknown, where: string, field: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RunError(`${where}: cache event field "${field}" must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`)
+  return value
+}
+
+function tokens(value: unknown, where: string, field: string): number | null {
+  if (value === null) return null
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new RunError(`${where}: cache event field "${field}" must be a token count (an integer ≥ 0) or null, got ${JSON.stringify(value) ?? 'nothing'}`)
+  return value
+}

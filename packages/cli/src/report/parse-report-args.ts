@@ -1,0 +1,63 @@
+import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
+import { PRICE_PROFILES, PRICE_SYNTAX } from '@warmfold/prefix-cache-testkit'
+import { readPriceProfile } from '../read-price-profile.ts'
+import { UsageError } from '../usage-error.ts'
+
+/** The parsed `warmfold report` command line. */
+export interface ReportArgs {
+  /** The session log (`SESSION.jsonl`). */
+  session: string
+  /** Where to write the HTML page; without it a terminal summary is printed. */
+  out?: string
+  /** What tokens cost (`--price`, default `deepseek`). */
+  price: PriceProfile
+  help: boolean
+}
+
+export const REPORT_USAGE = `Usage: warmfold report SESSION.jsonl [--out report.html] [--price P]
+
+Reads a session log written by the session file store and shows every request's cached, written
+and uncached prompt tokens, the folds and prunes between them, each cache break with its cause,
+the totals and their cost. The numbers come from the cache ledger's cache/observation events, or,
+in a log without them, from the provider usage on each reply (the output says which).
+
+Options:
+  --out FILE   write one self-contained HTML page (bar chart, breaks, totals; works offline from
+               file://) instead of printing the summary; checked before the log is read, its folder
+               must exist
+  --price P    ${PRICE_SYNTAX} (default deepseek): what a cached, written, uncached
+               and output token costs
+  -h, --help   show this help
+
+Exit codes: 0 ok, 1 the log cannot be read (a corrupt or torn line, named by file and line) or
+FILE cannot be written, 2 bad flags or no such log.`
+
+/**
+ * Parses `warmfold report` arguments.
+ * @throws UsageError naming the flag or argument and what is wrong with it.
+ */
+export function parseReportArgs(argv: readonly string[]): ReportArgs {
+  const positional: string[] = []
+  let out: string | undefined
+  let price: PriceProfile = PRICE_PROFILES.deepseek
+  let help = false
+  for (let index = 0; index < argv.length; index++) {
+    const raw = argv[index] as string
+    const [flag, inline] = raw.startsWith('--') && raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined]
+    const value = (): string => {
+      const text = inline ?? argv[++index]
+      if (text === undefined) throw new UsageError(`${flag} needs a value`)
+      return text
+    }
+    if (flag === '-h' || flag === '--help') help = true
+    else if (flag === '--out') out = value()
+    else if (flag === '--price') price = readPriceProfile(value())
+    else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold report --help for the flags`)
+    else positional.push(raw)
+  }
+  if (help) return { session: positional[0] ?? '', price, help, ...(out === undefined ? {} : { out }) }
+  if (positional.length !== 1) {
+    throw new UsageError(positional.length === 0 ? 'warmfold report needs the session log to read: warmfold report SESSION.jsonl' : `warmfold report reads one session log, got ${positional.length}: ${positional.map((item) => JSON.stringify(item)).join(' ')}`)
+  }
+  return { session: positional[0] as string, price, help, ...(out === undefined ? {} : { out }) }
+}

@@ -1,0 +1,50 @@
+import { readFile, stat } from 'node:fs/promises'
+import { basename } from 'node:path'
+import type { AnySessionEvent } from '@warmfold/session'
+import { readSessionFile, SessionError } from '@warmfold/session'
+import { RunError } from '../run-error.ts'
+import { UsageError } from '../usage-error.ts'
+
+/** A session log read from its file. */
+export interface SessionLog {
+  readonly file: string
+  /** The file name without `.jsonl`: the id the file store gave the session. */
+  readonly sessionId: string
+  /** Every event, in order; event `seq` is on line `seq + 1`. */
+  readonly events: readonly AnySessionEvent[]
+}
+
+/**
+ * Reads a session log written by the session file store and replays it with the store's own
+ * reader, so every line is validated exactly as `ctx.sessions.open` would. The file is only read:
+ * a lock held by a running host does not matter, and nothing is repaired.
+ * @throws UsageError when `file` does not exist or is not a file; RunError naming the file and
+ *   line when a line is not a valid event, or when the last line (or a unit of events written
+ *   together) is cut short, as a crash mid-write or a writer still at work leaves it.
+ */
+export async function readSessionLog(file: string): Promise<SessionLog> {
+  const found = await stat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw new UsageError(`session log ${JSON.stringify(file)} does not exist`)
+    throw new RunError(`session log ${JSON.stringify(file)} cannot be read: ${error.message}`)
+  })
+  if (!found.isFile()) throw new UsageError(`session log ${JSON.stringify(file)} is not a file; name a session's .jsonl file`)
+  const content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+    throw new RunError(`session log ${JSON.stringify(file)} cannot be read: ${error.code ?? error.message}`)
+  })
+  const sessionId = basename(file).replace(/\.jsonl$/, '')
+  let read
+  try {
+    // The torn tail is let through only to be described here: the store's message tells how to
+    // repair the file through its API, and the report never changes the file.
+    read = readSessionFile(file, sessionId, content, { allowTornTail: true })
+  } catch (error) {
+    if (SessionError.isInstance(error) && error.code === 'CORRUPT') throw new RunError(`cannot report ${error.message}`, { cause: error })
+    throw error
+  }
+  if (read.tornTail) {
+    const { line, bytes, droppedEvents } = read.tornTail
+    const what = droppedEvents === undefined ? `the last line is incomplete (${bytes} bytes without a newline)` : `the file ends inside a group of events written together from this line (${droppedEvents} complete event(s) of it, ${bytes} bytes)`
+    throw new RunError(`cannot report ${file}:${line}: ${what}: the writer crashed mid-write or is still writing. Nothing is reported from a torn log; report it once its writer has ended, or open it with the session store's repairTornTail to set the torn bytes aside.`)
+  }
+  return { file, sessionId, events: read.session.events }
+}

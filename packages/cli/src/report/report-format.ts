@@ -1,0 +1,48 @@
+import type { ReportRequest, ReportTotals, SessionReport } from './report-model.ts'
+
+/** `1,234,567`. */
+export function integer(value: number): string {
+  return Math.round(value).toLocaleString('en-US')
+}
+
+/** `12.3%`, or `-` without a ratio. */
+export function percent(ratio: number | null): string {
+  return ratio === null ? '-' : `${(ratio * 100).toFixed(1)}%`
+}
+
+/** Dollars with enough digits for a cheap session (`$0.00123`, `$1.234`, `$12.34`). */
+export function usd(value: number): string {
+  if (value === 0) return '$0'
+  return `$${value.toFixed(value < 0.01 ? 5 : value < 10 ? 3 : 2)}`
+}
+
+/** The cost in dollars and input-token units, or only units when the price has no dollar rate. */
+export function costText(totals: ReportTotals): string {
+  const units = `${integer(totals.cost.total)} input-token units`
+  return totals.costUsd === null ? units : `${usd(totals.costUsd)} (${units})`
+}
+
+/** What the price profile charges, in one sentence. */
+export function priceText(report: SessionReport): string {
+  const { price } = report
+  const rate = price.usdPerMillionInput === null ? 'no dollar rate' : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
+  return `price ${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`
+}
+
+/** `41 conversation, 2 compaction`. */
+export function purposesText(totals: ReportTotals): string {
+  return totals.purposes.map(([purpose, count]) => `${count} ${purpose}`).join(', ')
+}
+
+/** The request's numbers in one line (the hover text and the terminal use it). */
+export function tokensText(request: ReportRequest): string {
+  const { tokens, billed } = request
+  if (!billed) return 'no usage in the log'
+  const part = (value: number, raw: number | null, name: string) => `${integer(value)} ${name}${raw === null ? ' (not reported)' : ''}`
+  return `prompt ${integer(billed.cached + billed.written + billed.uncached)} tokens: ${part(billed.cached, tokens.cached, 'cached')}, ${part(billed.written, tokens.written, 'written')}, ${part(billed.uncached, tokens.uncached, 'uncached')}; output ${part(billed.output, tokens.output, 'tokens')}`
+}
+
+/** Tokens the request did not read from the cache (written and uncached). */
+export function missedTokens(request: ReportRequest): number | null {
+  return request.billed ? request.billed.written + request.billed.uncached : null
+}

@@ -1,0 +1,128 @@
+import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
+
+/**
+ * A request's prompt and output tokens, in disjoint buckets: `cached` (read from the cache),
+ * `written` (not read, stored in the cache), `uncached` (neither); `prompt` is their sum.
+ * `null` where the log has no number for it.
+ */
+export interface RequestTokens {
+  readonly prompt: number | null
+  readonly cached: number | null
+  readonly written: number | null
+  readonly uncached: number | null
+  readonly output: number | null
+}
+
+/** Why a request's prompt was not read from the cache as far as it could have been. */
+export interface RequestBreak {
+  /** One word: `fold`, `prune`, `envelope`, `tools`, `expired`, `provider`, `unknown`, … */
+  readonly cause: string
+  /** One or two sentences: where the prompt diverged and what caused it. */
+  readonly explanation: string
+}
+
+/** One request the session sent, as the log tells it. */
+export interface ReportRequest {
+  /** Position among the session's requests, from 1. */
+  readonly number: number
+  /** The line of the log that reports it (1-based). */
+  readonly line: number
+  /** `conversation`, `compaction`, or a host's own purpose. */
+  readonly purpose: string
+  /** `provider/model`, or null when the log does not say. */
+  readonly route: string | null
+  readonly tokens: RequestTokens
+  /**
+   * The numbers the request is drawn, summed and priced with: `tokens` with a bucket the log
+   * lacks as 0 (uncached as the rest of a known prompt), or null when the log has none of them.
+   */
+  readonly billed: BilledRequest | null
+  /** A cache break, or null when nothing broke (or nothing is known about it). */
+  readonly break: RequestBreak | null
+  /** What the log says about the request's cache use beyond the numbers (divergence, expected prefix). */
+  readonly detail: string
+}
+
+/** Disjoint token buckets of a request and its cost. */
+export interface BilledRequest {
+  readonly cached: number
+  readonly written: number
+  readonly uncached: number
+  readonly output: number
+  /** In input-token units (1 = one uncached prompt token). */
+  readonly cost: number
+}
+
+/** A request as one source of the log reports it, before it is numbered and priced. */
+export type ObservedRequest = Omit<ReportRequest, 'number' | 'billed'>
+
+/** A rewrite of the history logged between two requests. */
+export interface ReportMarker {
+  /** `fold`: a checkpoint replaced old history; `prune`: tool results were shortened. */
+  readonly kind: 'fold' | 'prune'
+  /** The number of requests sent before it (0: before the first). */
+  readonly afterRequest: number
+  /** The first log line of the rewrite. */
+  readonly line: number
+  /** Rewrites merged into this marker (consecutive prunes between the same two requests merge). */
+  readonly count: number
+  /** Messages the rewrites replaced. */
+  readonly messages: number
+  /** The token meter's estimate of what the rewrites replaced. */
+  readonly tokens: number
+}
+
+/** A summary call the summary guard found not to be a warm replay of the conversation. */
+export interface ReportGuard {
+  readonly line: number
+  /** The number of requests sent before it. */
+  readonly afterRequest: number
+  /** `warn`: the call went ahead; `refuse`: the compaction was refused. */
+  readonly action: string
+  /** `provider/model` of the summary call. */
+  readonly route: string
+  /** What differs, as the guard said it. */
+  readonly text: string
+}
+
+/** Everything `warmfold report` shows about one session log. */
+export interface SessionReport {
+  readonly file: string
+  readonly sessionId: string
+  /**
+   * `ledger`: the numbers come from `cache/observation` events; `usage`: the log has none, so
+   * they come from the provider usage on `assistant/message` and `compaction/summary` events.
+   */
+  readonly source: 'ledger' | 'usage'
+  readonly price: PriceProfile
+  readonly requests: readonly ReportRequest[]
+  readonly markers: readonly ReportMarker[]
+  readonly guards: readonly ReportGuard[]
+  readonly totals: ReportTotals
+  /** Sentences the reader must know to read the numbers right (source, missing fields). */
+  readonly notes: readonly string[]
+}
+
+/** Sums over the session's requests (those without any usage count as requests only). */
+export interface ReportTotals {
+  readonly requests: number
+  /** Requests per purpose, in order of first appearance. */
+  readonly purposes: ReadonlyArray<readonly [string, number]>
+  readonly prompt: number
+  readonly cached: number
+  readonly written: number
+  readonly uncached: number
+  readonly output: number
+  /** cached / prompt, or null without prompt tokens. */
+  readonly hitRatio: number | null
+  /** Requests without any token numbers: not in the sums, not priced. */
+  readonly withoutUsage: number
+  /** Committed folds and pruned tool results. */
+  readonly folds: number
+  readonly prunes: number
+  readonly breaks: number
+  /** In input-token units (1 = one uncached prompt token) over the priced requests. */
+  readonly cost: Cost
+  /** `cost.total` in dollars, or null when the price has no dollar rate. */
+  readonly costUsd: number | null
+}
