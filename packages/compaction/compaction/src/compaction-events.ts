@@ -1,9 +1,35 @@
-import type { ContentBlock, TokenUsage } from '@warmfold/llm'
+import type { ContentBlock, FinishReason, TokenUsage } from '@warmfold/llm'
 
 /** A surface-position span `start..end` (inclusive) at the time it was shadowed. */
 export interface ShadowedRange {
   readonly start: number
   readonly end: number
+}
+
+/**
+ * Why a summary call of a compaction was made:
+ * - `first`: the first call;
+ * - `tool-call`: the very same request again, after an answer that was a tool call;
+ * - `larger-cap`: the same prompt with a larger `maxTokens`, after an answer that spent the cap
+ *   (reasoning only, or truncated) or had no text; the output cap is not part of the cached
+ *   prefix, so this call reads what the previous one wrote;
+ * - `fallback-effort`: the same messages at a lower reasoning effort, after the larger caps did
+ *   not help. A deliberate cache break: the effort shapes the rendered prompt, so this call is
+ *   prefilled cold, and its `usage` is what the break cost.
+ */
+export type SummaryAttemptReason = 'first' | 'tool-call' | 'larger-cap' | 'fallback-effort'
+
+/** One summary call of a compaction: what it sent that may differ between calls, and how it ended. */
+export interface SummaryAttempt {
+  readonly reason: SummaryAttemptReason
+  /** The output cap the call sent. */
+  readonly maxTokens?: number
+  /** The reasoning effort the call sent. */
+  readonly reasoningEffort?: string
+  /** Why the answer stopped; `error` or `aborted` when the call itself failed (then no `usage`). */
+  readonly finishReason: FinishReason
+  /** Provider usage of this call. */
+  readonly usage?: TokenUsage
 }
 
 /** What started a compaction. */
@@ -37,8 +63,13 @@ declare module '@warmfold/session' {
       temperature?: number
       stop?: string[]
       maxTokens?: number
-      /** Provider usage of the summary call. */
+      /** Provider usage of the summary call that wrote `summary`. */
       usage?: TokenUsage
+      /**
+       * Every summary call of this compaction, in order; the last one wrote `summary`. Each
+       * call's usage counts in the compaction's cost, not only `usage`.
+       */
+      attempts?: SummaryAttempt[]
     }
     /**
      * Closes the bracket. `error` says why no checkpoint was committed; without it the
@@ -54,6 +85,11 @@ declare module '@warmfold/session' {
        * checkpoint had landed before the process ended: the compaction committed.
        */
       recovered?: boolean
+      /**
+       * With `error`: the summary calls made before the compaction was refused, in order, so
+       * their cost is on the log although no checkpoint was committed.
+       */
+      attempts?: SummaryAttempt[]
     }
     /**
      * The pricing event of one model-free tool-result rewrite. The content-only `tool/result`
