@@ -93,7 +93,8 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit)
     if (typeof sized === 'string') return { kind: 'unfit', reason: rejected ? `${sized}, after ${rejected}` : sized }
     try {
-      const result = await runTransaction(ctx, { session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request })
+      const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens }
+      const result = await runTransaction(ctx, { session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request, budget })
       return { kind: 'done', result }
     } catch (error) {
       if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted) throw error

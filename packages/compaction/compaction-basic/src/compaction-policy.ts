@@ -1,6 +1,8 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
+import type { ResolvedSummaryBudget, SummaryBudgetPolicy } from './summary-budget-policy.ts'
+import { mergeSummaryBudget, resolveSummaryBudget, summaryBudgetProblem, summaryBudgetSchema } from './summary-budget-policy.ts'
 
 /** Policy keys that `modelPolicies` may override per exact provider/model. */
 export interface CompactionPolicy {
@@ -30,6 +32,8 @@ export interface CompactionPolicy {
    * really shrank the surface (0 disables overflow recovery). Default 1.
    */
   maxOverflowRetries?: number
+  /** Larger caps (and an optional lower effort) for a summary answer that spent its cap without a summary. */
+  summaryBudget?: SummaryBudgetPolicy
 }
 
 /** A per-model override: exact provider and model, plus any policy keys. */
@@ -61,6 +65,7 @@ export interface ResolvedPolicy {
   readonly summarizationModel?: string
   readonly compactionRetries: number
   readonly maxOverflowRetries: number
+  readonly summaryBudget: ResolvedSummaryBudget
 }
 
 /** Defaults of the policy keys. */
@@ -81,6 +86,7 @@ function policyShape() {
     summarizationModel: Schema.string().description('Summary route model (with summarizationProvider).'),
     compactionRetries: count().description('Extra passes per pressure call.'),
     maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
+    summaryBudget: summaryBudgetSchema(),
   }
 }
 
@@ -99,6 +105,8 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
     fail(`summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`)
   }
   if (policy.summarizationProvider === '' || policy.summarizationModel === '') fail('summarizationProvider and summarizationModel must not be empty')
+  const budgetProblem = summaryBudgetProblem(policy.summaryBudget)
+  if (budgetProblem) fail(budgetProblem)
 }
 
 const baseSchema = Schema.object({
@@ -139,6 +147,8 @@ function merge(base: CompactionPolicy, override: CompactionPolicy): CompactionPo
   // An override that names a retention form replaces the base's, so the two never collide.
   if (override.retainTokens !== undefined) delete merged.retainRatio
   if (override.retainRatio !== undefined) delete merged.retainTokens
+  const summaryBudget = mergeSummaryBudget(base.summaryBudget, override.summaryBudget)
+  if (summaryBudget) merged.summaryBudget = summaryBudget
   return merged
 }
 
@@ -163,6 +173,7 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     summarizationModel: merged.summarizationModel,
     compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,
     maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
+    summaryBudget: resolveSummaryBudget(merged.summaryBudget),
   })
 }
 

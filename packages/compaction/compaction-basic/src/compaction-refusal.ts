@@ -1,4 +1,4 @@
-import type { ManualCompactionErrorCode } from '@warmfold/compaction'
+import type { ManualCompactionErrorCode, SummaryAttempt } from '@warmfold/compaction'
 
 /**
  * A compaction that ended without a checkpoint for an expected reason. The message is what
@@ -10,12 +10,16 @@ export class CompactionRefusal extends Error {
   /** The `LlmError` code when the summary call itself failed (e.g. `CONTEXT_WINDOW_EXCEEDED`). */
   readonly llmCode?: string
 
+  /** The summary calls made before the refusal, in order (their cost goes on `compaction/end.attempts`). */
+  readonly attempts?: readonly SummaryAttempt[]
+
   constructor(
     readonly code: ManualCompactionErrorCode,
     message: string,
-    options?: { cause?: unknown; llmCode?: string },
+    options?: { cause?: unknown; llmCode?: string; attempts?: readonly SummaryAttempt[] },
   ) {
     super(message, options)
     this.llmCode = options?.llmCode
+    this.attempts = options?.attempts
   }
 }

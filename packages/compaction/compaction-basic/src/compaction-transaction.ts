@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult } from '@warmfold/compaction'
+import type { CompactionResult, SummaryAttempt } from '@warmfold/compaction'
 import { checkpointSource } from '@warmfold/compaction'
 import type { GenerateOptions } from '@warmfold/llm'
 import { createMessage, textBlock } from '@warmfold/llm'
@@ -8,6 +8,7 @@ import type { Session } from '@warmfold/session'
 import { frameCheckpoint } from './compaction-instruction.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
 import type { SurfaceRegion } from './select-region.ts'
+import type { SummaryCallBudget } from './summary-attempts.ts'
 import { summarize } from './summarize.ts'
 
 /** One compaction of a selected region. */
@@ -28,6 +29,8 @@ export interface TransactionInput {
    * tick (no await between) and sized to its budget (`sizeSummaryRequest`).
    */
   readonly request: GenerateOptions
+  /** What the summary calls may do when an answer spends its output cap without a summary. */
+  readonly budget: SummaryCallBudget
 }
 
 /**
@@ -45,8 +48,11 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
   const shadowedTokenCount = shadowedSeqs.reduce((sum, seq) => sum + ctx.tokenMeter.priceOf(session, seq), 0)
   const compactionId = randomUUID()
   const start = session.append('compaction/start', { compactionId, turn, trigger: input.trigger })
+  // Every paid call goes on the log: on compaction/summary, or on compaction/end when refused.
+  let attempts: readonly SummaryAttempt[] | undefined
   try {
-    const outcome = await summarize(ctx, input.request)
+    const outcome = await summarize(ctx, input.request, input.budget)
+    attempts = outcome.attempts
     const checkpoint = createMessage({ role: 'user', content: [textBlock(frameCheckpoint(outcome.text))], source: checkpointSource(compactionId) })
     const checkpointTokens = ctx.tokenMeter.estimateMessage(checkpoint)
     if (checkpointTokens >= shadowedTokenCount) {
@@ -72,6 +78,7 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
           stop: sent.stop ? [...sent.stop] : undefined,
           maxTokens: sent.maxTokens,
           usage: outcome.result.usage,
+          attempts: [...outcome.attempts],
         })
         const checkpointEvent = session.append('user/message', { message: checkpoint }, { op: 'replace', start: region.start, end: region.end, sourceEventSeqs: [...shadowedSeqs] })
         return { summary, checkpointEvent }
@@ -94,7 +101,8 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
     })
   } catch (error) {
     const refusal = error instanceof CompactionRefusal ? error : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
-    session.append('compaction/end', { compactionId, turn, error: refusal.message })
+    const made = refusal.attempts ?? attempts
+    session.append('compaction/end', { compactionId, turn, error: refusal.message, ...(made?.length ? { attempts: [...made] } : {}) })
     throw refusal
   }
 }

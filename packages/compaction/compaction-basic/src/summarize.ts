@@ -1,50 +1,99 @@
 import type { Context } from '@cordisjs/core'
+import type { SummaryAttempt, SummaryAttemptReason } from '@warmfold/compaction'
 import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
 import { ContentAssembler, LlmError } from '@warmfold/llm'
 import { CompactionRefusal } from './compaction-refusal.ts'
+import type { SummaryCallBudget } from './summary-attempts.ts'
+import { classifySummaryAnswer, nextSummaryCall } from './summary-attempts.ts'
 
 /** A summary the model wrote, with the request exactly as sent. */
 export interface SummaryOutcome {
   readonly text: string
-  /** The options the adapter received (defaults materialized). */
+  /** The options the adapter received for the call that wrote the summary (defaults materialized). */
   readonly sent: GenerateOptions
   readonly result: GenerateResult
-  /** Summary calls made (2 when the first answer was a tool call). */
-  readonly calls: number
+  /** Every summary call made, in order; the last one wrote the summary. */
+  readonly attempts: readonly SummaryAttempt[]
 }
 
 /**
- * Sends the summary request and checks the answer. Refusals (no checkpoint is written):
- * truncated at `maxTokens`, no text, a tool call twice (the first one is retried once with
- * the very same request, so the same cached prefix), or a failed call.
+ * Sends the summary request and checks the answer (see `classifySummaryAnswer`):
+ * - a tool call: the very same request once more (the same cached prefix);
+ * - an answer that spent its output cap without a summary (reasoning only, truncated) or has no
+ *   text: the same prompt with a larger `maxTokens`, up to `budget.retries` times, never above
+ *   `budget.ceilingTokens`; then, only when `budget.fallbackEffort` is set, one call at that
+ *   effort (a deliberate cache break, recorded as such);
+ * - anything else without a summary, a failed call, or nothing left to try: a refusal (no
+ *   checkpoint is written) that carries every call made so far.
  */
-export async function summarize(ctx: Context, request: GenerateOptions): Promise<SummaryOutcome> {
-  const sent = await ctx.llm.prepare(request)
-  for (let call = 1; call <= 2; call++) {
-    let result: GenerateResult
-    try {
-      const assembler = new ContentAssembler()
-      for await (const chunk of ctx.llm.stream(sent)) assembler.push(chunk)
-      result = assembler.result()
-    } catch (error) {
-      if (request.signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')) {
-        throw new CompactionRefusal('cancelled', `summary call aborted: ${describe(request.signal?.reason ?? error)}`, { cause: error })
+export async function summarize(ctx: Context, request: GenerateOptions, budget: SummaryCallBudget): Promise<SummaryOutcome> {
+  const attempts: SummaryAttempt[] = []
+  const refuse = (message: string, options: { cause?: unknown; llmCode?: string } = {}) => new CompactionRefusal('summary', message, { ...options, attempts: [...attempts] })
+  let sent = await ctx.llm.prepare(request)
+  let reason: SummaryAttemptReason = 'first'
+  let toolCallRetried = false
+  for (;;) {
+    const result = await call(ctx, sent, reason, attempts, request.signal)
+    const answer = classifySummaryAnswer(result, sent.maxTokens)
+    switch (answer.kind) {
+      case 'summary':
+        return { text: answer.text, sent, result, attempts }
+      case 'refused':
+        throw refuse(answer.why)
+      case 'tool-call':
+        if (toolCallRetried) throw refuse('summary call answered with a tool call twice; no checkpoint was committed')
+        toolCallRetried = true
+        reason = 'tool-call'
+        continue
+      case 'spent': {
+        const next = nextSummaryCall(attempts, budget)
+        if ('refuse' in next) throw refuse(`${answer.why}; ${next.refuse}; no checkpoint was committed`)
+        reason = next.reason
+        if (next.reason === 'larger-cap') {
+          // Only the output cap changes: it is not part of the cached prompt, so this call reads
+          // everything the previous one wrote.
+          sent = await ctx.llm.prepare({ ...sent, maxTokens: next.maxTokens })
+          continue
+        }
+        try {
+          sent = await ctx.llm.prepare({ ...sent, reasoningEffort: next.reasoningEffort, maxTokens: next.maxTokens })
+        } catch (error) {
+          throw refuse(`${answer.why}; summaryBudget.fallbackEffort "${next.reasoningEffort}" cannot be sent to ${sent.provider}/${sent.model}: ${describe(error)}`, { cause: error })
+        }
       }
-      const llmCode = LlmError.isInstance(error) ? error.code : undefined
-      throw new CompactionRefusal('summary', `summary call failed${llmCode ? ` (${llmCode})` : ''}: ${describe(error)}`, { cause: error, llmCode })
     }
-    if (result.finishReason === 'max-tokens') {
-      throw new CompactionRefusal('summary', `summary truncated at maxTokens ${sent.maxTokens ?? '(adapter default)'}; an incomplete checkpoint is not committed`)
-    }
-    if (result.content.some((block) => block.type === 'tool-call')) {
-      if (call === 1) continue
-      throw new CompactionRefusal('summary', 'summary call answered with a tool call twice; no checkpoint was committed')
-    }
-    const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim()
-    if (!text) throw new CompactionRefusal('summary', `summary call returned no text (finish reason ${result.finishReason})`)
-    return { text, sent, result, calls: call }
   }
-  throw new Error('unreachable')
+}
+
+/**
+ * Makes one call and records it on `attempts`, also when it fails.
+ * @throws CompactionRefusal `cancelled` when aborted, `summary` (with the LLM code) when it failed.
+ */
+async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptReason, attempts: SummaryAttempt[], signal: AbortSignal | undefined): Promise<GenerateResult> {
+  const record = (finishReason: GenerateResult['finishReason'], result?: GenerateResult) =>
+    attempts.push(
+      Object.freeze({
+        reason,
+        maxTokens: sent.maxTokens,
+        ...(sent.reasoningEffort === undefined ? {} : { reasoningEffort: sent.reasoningEffort }),
+        finishReason,
+        ...(result?.usage ? { usage: result.usage } : {}),
+      }),
+    )
+  try {
+    const assembler = new ContentAssembler()
+    for await (const chunk of ctx.llm.stream(sent)) assembler.push(chunk)
+    const result = assembler.result()
+    record(result.finishReason, result)
+    return result
+  } catch (error) {
+    const aborted = signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')
+    record(aborted ? 'aborted' : 'error')
+    const made = [...attempts]
+    if (aborted) throw new CompactionRefusal('cancelled', `summary call aborted: ${describe(signal?.reason ?? error)}`, { cause: error, attempts: made })
+    const llmCode = LlmError.isInstance(error) ? error.code : undefined
+    throw new CompactionRefusal('summary', `summary call failed${llmCode ? ` (${llmCode})` : ''}: ${describe(error)}`, { cause: error, llmCode, attempts: made })
+  }
 }
 
 function describe(value: unknown): string {

@@ -30,6 +30,11 @@ export interface SizedSummaryRequest {
   /** Estimated prompt tokens: system, tools and every message. */
   readonly promptTokens: number
   readonly maxTokens: number
+  /**
+   * The largest `maxTokens` this prompt allows: what `limitTokens` leaves after the prompt
+   * estimate. A retry with a larger cap never asks for more.
+   */
+  readonly ceilingTokens: number
 }
 
 /** Estimated prompt tokens of `request`, priced like the conversation (system, tools, messages). */
@@ -50,5 +55,5 @@ export function sizeSummaryRequest(meter: TokenMeter, request: GenerateOptions, 
     return `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of its ${limitTokens}-token budget for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS} are needed`
   }
   const maxTokens = request.maxTokens === undefined ? room : Math.min(request.maxTokens, room)
-  return { request: { ...request, maxTokens }, promptTokens, maxTokens }
+  return { request: { ...request, maxTokens }, promptTokens, maxTokens, ceilingTokens: room }
 }

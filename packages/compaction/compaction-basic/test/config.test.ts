@@ -17,6 +17,7 @@ describe('config', () => {
       summarizationModel: undefined,
       compactionRetries: 1,
       maxOverflowRetries: 1,
+      summaryBudget: { retries: 2, growth: 2 },
     })
   })
 
@@ -31,6 +32,12 @@ describe('config', () => {
     [{ modelPolicies: [{ provider: 'p', model: 'm', retain: 1 }] }, /modelPolicies\[0\] \(p\/m\): unknown key "retain"/],
     [{ modelPolicies: [{ provider: 'p', model: 'm' }, { provider: 'p', model: 'm' }] }, /modelPolicies\[1\] \(p\/m\): duplicate override/],
     [{ retainTokens: 100, modelPolicies: [{ provider: 'p', model: 'm', summarizationModel: 'x' }] }, /modelPolicies\[0\].*set together/],
+    [{ summaryBudget: { growth: 1 } }, /summaryBudget\.growth must be a finite number above 1, got 1/],
+    [{ summaryBudget: { retries: -1 } }, /summaryBudget/],
+    [{ summaryBudget: { retries: 1.5 } }, /summaryBudget/],
+    [{ summaryBudget: { fallbackEffort: '' } }, /summaryBudget\.fallbackEffort must not be empty/],
+    [{ summaryBudget: { fallback: 'low' } }, /summaryBudget has an unknown key "fallback"; known keys: retries, growth, fallbackEffort/],
+    [{ modelPolicies: [{ provider: 'p', model: 'm', summaryBudget: { growth: 0.5 } }] }, /modelPolicies\[0\] \(p\/m\): summaryBudget\.growth must be a finite number above 1, got 0\.5/],
   ])('rejects %j naming the key', (config, message) => {
     expect(() => parseCompactionConfig(config)).toThrow(message)
   })
@@ -39,6 +46,12 @@ describe('config', () => {
     const config = parseCompactionConfig({ retainRatio: 0.2, modelPolicies: [{ provider: 'p', model: 'big', retainTokens: 5000, thresholdRatio: 0.9 }] })
     expect(resolvePolicy(config, 'p', 'big')).toMatchObject({ retainTokens: 5000, retainRatio: undefined, thresholdRatio: 0.9 })
     expect(resolvePolicy(config, 'p', 'small')).toMatchObject({ retainRatio: 0.2, thresholdRatio: 0.8 })
+  })
+
+  it('merges summaryBudget key by key: an override may set only fallbackEffort', () => {
+    const config = parseCompactionConfig({ summaryBudget: { retries: 4 }, modelPolicies: [{ provider: 'p', model: 'reasoner', summaryBudget: { fallbackEffort: 'low' } }] })
+    expect(resolvePolicy(config, 'p', 'reasoner').summaryBudget).toEqual({ retries: 4, growth: 2, fallbackEffort: 'low' })
+    expect(resolvePolicy(config, 'p', 'other').summaryBudget).toEqual({ retries: 4, growth: 2 })
   })
 
   it('computes threshold = min(window × ratio, window − headroom − reserved output) and rejects retain ≥ threshold', () => {

@@ -1,0 +1,85 @@
+import type { SummaryAttempt } from '@warmfold/compaction'
+import type { GenerateResult } from '@warmfold/llm'
+import type { ResolvedSummaryBudget } from './summary-budget-policy.ts'
+
+/** What one summary answer means for the compaction. */
+export type SummaryAnswer =
+  /** A summary to commit (trimmed). */
+  | { readonly kind: 'summary'; readonly text: string }
+  /** A tool call instead of a summary. */
+  | { readonly kind: 'tool-call' }
+  /**
+   * No usable summary because the answer ran out of output budget (reasoning only, truncated
+   * text) or wrote no text at all: a larger cap, or a lower effort, may give one. `why` says which.
+   */
+  | { readonly kind: 'spent'; readonly why: string }
+  /** No text for a reason more budget does not address (a content filter, a provider error). */
+  | { readonly kind: 'refused'; readonly why: string }
+
+/**
+ * Classifies a summary answer. The detection rule, in order:
+ * 1. any tool call → `tool-call`;
+ * 2. finish reason `max-tokens` → `spent`: reasoning with no text (the inherited effort spent
+ *    the whole cap), no content at all, or text cut off mid-summary (never committed);
+ * 3. no text with finish reason `stop` (the model ended without writing one, often after
+ *    reasoning only) → `spent`;
+ * 4. no text with any other finish reason (`content-filter`, `error`, …) → `refused`;
+ * 5. otherwise → `summary`.
+ * @param maxTokens the cap the call sent, for the description.
+ */
+export function classifySummaryAnswer(result: GenerateResult, maxTokens: number | undefined): SummaryAnswer {
+  if (result.content.some((block) => block.type === 'tool-call')) return { kind: 'tool-call' }
+  const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim()
+  const reasoned = result.content.some((block) => block.type === 'reasoning' && block.text.trim() !== '')
+  const cap = `maxTokens ${maxTokens ?? '(adapter default)'}`
+  if (result.finishReason === 'max-tokens') {
+    if (text) return { kind: 'spent', why: `summary truncated at ${cap} (an incomplete checkpoint is never committed)` }
+    return { kind: 'spent', why: reasoned ? `summary call returned no text: the model spent the whole output cap (${cap}) on reasoning` : `summary call returned no text before the output cap (${cap})` }
+  }
+  if (text) return { kind: 'summary', text }
+  if (result.finishReason === 'stop') return { kind: 'spent', why: `summary call returned no text (finish reason stop${reasoned ? ', reasoning only' : ''})` }
+  return { kind: 'refused', why: `summary call returned no text (finish reason ${result.finishReason})` }
+}
+
+/** The budget of one compaction's summary calls: the policy's `summaryBudget` and the prompt's room. */
+export interface SummaryCallBudget extends ResolvedSummaryBudget {
+  /** The largest `maxTokens` the prompt allows: what the target's window leaves after it. */
+  readonly ceilingTokens: number
+}
+
+/** The next summary call after a `spent` answer, or why there is none. */
+export type NextSummaryCall =
+  /** The same prompt with a larger cap: it reads what the previous calls wrote. */
+  | { readonly reason: 'larger-cap'; readonly maxTokens: number }
+  /** The same messages at `reasoningEffort`: a deliberate cache break. */
+  | { readonly reason: 'fallback-effort'; readonly reasoningEffort: string; readonly maxTokens: number }
+  /** No call is left; `refuse` completes the refusal's sentence. */
+  | { readonly refuse: string }
+
+/**
+ * Decides the call after a `spent` answer from the calls made so far (the last one is the spent
+ * answer): first up to `retries` larger caps, each `ceil(previous × growth)` and at most
+ * `ceilingTokens`; then, only when configured, one call at `fallbackEffort` with the largest cap
+ * reached; then nothing.
+ */
+export function nextSummaryCall(attempts: readonly SummaryAttempt[], budget: SummaryCallBudget): NextSummaryCall {
+  const last = attempts.at(-1)
+  if (!last) throw new Error('nextSummaryCall needs the spent call')
+  const caps = attempts.filter((attempt) => attempt.reason !== 'tool-call' && attempt.reason !== 'fallback-effort').map((attempt) => attempt.maxTokens ?? '(adapter default)')
+  const history = `${caps.length} call(s) on the same prompt with maxTokens ${caps.join(' → ')}`
+  const fallback = attempts.find((attempt) => attempt.reason === 'fallback-effort')
+  if (fallback) return { refuse: `that was the summaryBudget.fallbackEffort call at effort ${fallback.reasoningEffort} (a cache break), after ${history}` }
+  const cap = last.maxTokens
+  const larger = attempts.filter((attempt) => attempt.reason === 'larger-cap').length
+  if (larger < budget.retries && cap !== undefined && cap < budget.ceilingTokens) {
+    return { reason: 'larger-cap', maxTokens: Math.min(Math.ceil(cap * budget.growth), budget.ceilingTokens) }
+  }
+  const stopped =
+    cap === undefined || cap >= budget.ceilingTokens
+      ? `${history}, the last at the ceiling: all the summary budget leaves after the prompt (${budget.ceilingTokens} tokens)`
+      : `${history} (summaryBudget.retries ${budget.retries})`
+  const effort = budget.fallbackEffort
+  if (effort === undefined) return { refuse: `after ${stopped}; summaryBudget.fallbackEffort is not set, so no cold call at a lower effort was made` }
+  if (effort === last.reasoningEffort) return { refuse: `after ${stopped}; summaryBudget.fallbackEffort "${effort}" is the effort these calls already used` }
+  return { reason: 'fallback-effort', reasoningEffort: effort, maxTokens: cap ?? budget.ceilingTokens }
+}
