@@ -5,6 +5,7 @@ import { COMPACTION_EVENT_TYPES } from '@warmfold/compaction'
 import { SessionStore } from '@warmfold/session'
 import { createTestContext, recordCordisPrints } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
+import { main as summaryBudget } from '../examples/summary-budget.ts'
 import { main as usage } from '../examples/usage.ts'
 
 // The README shows this file verbatim (checked by test-utils' readme-examples test).
@@ -39,5 +40,15 @@ describe('README examples run', () => {
     } finally {
       await test.dispose()
     }
+  })
+
+  it('summary-budget: a summary spent on reasoning is retried with larger caps on the same prompt until it fits', async () => {
+    const { result, printed } = await recordCordisPrints(() => summaryBudget())
+    expect(printed).toEqual([])
+    expect(result?.map((attempt) => [attempt.reason, attempt.reasoningEffort, attempt.maxTokens, attempt.finishReason])).toEqual([
+      ['first', 'max', 1024, 'max-tokens'],
+      ['larger-cap', 'max', 2048, 'max-tokens'],
+      ['larger-cap', 'max', 4096, 'stop'],
+    ])
   })
 })
