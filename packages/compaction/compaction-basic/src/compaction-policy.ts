@@ -30,6 +30,12 @@ export interface CompactionPolicy {
    * really shrank the surface (0 disables overflow recovery). Default 1.
    */
   maxOverflowRetries?: number
+  /**
+   * Carry the newest user-authored messages of a folded region (not tool results, checkpoints or
+   * plugin messages) verbatim after the checkpoint, while their token prices fit `maxTokens`
+   * together. Default: off (only pinned messages are carried).
+   */
+  keepUserMessages?: { maxTokens: number }
 }
 
 /** A per-model override: exact provider and model, plus any policy keys. */
@@ -61,6 +67,7 @@ export interface ResolvedPolicy {
   readonly summarizationModel?: string
   readonly compactionRetries: number
   readonly maxOverflowRetries: number
+  readonly keepUserMessages?: { readonly maxTokens: number }
 }
 
 /** Defaults of the policy keys. */
@@ -81,6 +88,10 @@ function policyShape() {
     summarizationModel: Schema.string().description('Summary route model (with summarizationProvider).'),
     compactionRetries: count().description('Extra passes per pressure call.'),
     maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
+    // A union with undefined: an object schema alone would fill in `{}` and then miss maxTokens.
+    keepUserMessages: Schema.union([Schema.object({ maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.') }), Schema.const(undefined as never)]).description(
+      'Carry the newest user-authored messages of a folded region verbatim after the checkpoint ({ maxTokens }).',
+    ),
   }
 }
 
@@ -99,6 +110,9 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
     fail(`summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`)
   }
   if (policy.summarizationProvider === '' || policy.summarizationModel === '') fail('summarizationProvider and summarizationModel must not be empty')
+  if (policy.keepUserMessages !== undefined) {
+    for (const key of Object.keys(policy.keepUserMessages)) if (key !== 'maxTokens') fail(`keepUserMessages: unknown key "${key}"; known keys: maxTokens`)
+  }
 }
 
 const baseSchema = Schema.object({
@@ -163,6 +177,7 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     summarizationModel: merged.summarizationModel,
     compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,
     maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
+    ...(merged.keepUserMessages ? { keepUserMessages: Object.freeze({ maxTokens: merged.keepUserMessages.maxTokens }) } : {}),
   })
 }
 
