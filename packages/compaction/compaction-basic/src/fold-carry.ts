@@ -80,22 +80,23 @@ export function planFoldCarry(session: Session, region: SurfaceRegion, price: (p
   return Object.freeze({ carriedSeqs: Object.freeze(carriedSeqs), shadowedSeqs: Object.freeze(shadowedSeqs), carriedTokens, shadowedTokens, foldsHistory })
 }
 
-/** Closes `carried` (positions) over tool exchanges inside `region`: results bring their call, calls bring all their results. */
+/**
+ * Closes `carried` (positions) over tool exchanges inside `region`: results bring their call,
+ * calls bring all their results. A result belongs to the nearest earlier message that made its
+ * call, because some servers reuse call ids (`call_0`) across replies.
+ */
 function addToolExchanges(messages: readonly Message[], region: SurfaceRegion, carried: Set<number>): void {
-  const callerOf = new Map<string, number>()
+  const latestCaller = new Map<string, number>()
+  const callerOfResult = new Map<number, number>()
   for (let position = region.start; position <= region.end; position++) {
-    for (const block of (messages[position] as Message).content) if (block.type === 'tool-call') callerOf.set(block.id, position)
-  }
-  const resultCaller = (position: number): number | undefined => {
-    const block = (messages[position] as Message).content[0]
-    return block?.type === 'tool-result' ? callerOf.get(block.toolCallId) : undefined
+    for (const block of (messages[position] as Message).content) {
+      if (block.type === 'tool-call') latestCaller.set(block.id, position)
+      else if (block.type === 'tool-result' && latestCaller.has(block.toolCallId)) callerOfResult.set(position, latestCaller.get(block.toolCallId) as number)
+    }
   }
   for (const position of carried) {
-    const caller = resultCaller(position)
+    const caller = callerOfResult.get(position)
     if (caller !== undefined) carried.add(caller)
   }
-  for (let position = region.start; position <= region.end; position++) {
-    const caller = resultCaller(position)
-    if (caller !== undefined && carried.has(caller)) carried.add(position)
-  }
+  for (const [position, caller] of callerOfResult) if (carried.has(caller)) carried.add(position)
 }

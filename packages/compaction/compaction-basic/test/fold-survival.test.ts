@@ -1,5 +1,6 @@
 import { pinMessage, pinnedSeqs } from '@warmfold/compaction'
-import { canonicalJson, createUserMessage } from '@warmfold/llm'
+import { canonicalJson, createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { planFoldCarry } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
@@ -130,5 +131,20 @@ describe('what survives a fold', () => {
     expect(exchange).toMatchObject({ carriedSeqs: [nodes[3], nodes[4]], shadowedSeqs: [], foldsHistory: false })
     expect([...pinnedSeqs(session)]).toEqual([result])
     engine.assertClean()
+  })
+
+  it('pairs a pinned result with the nearest earlier call of its id, when a server reuses call ids', () => {
+    const session = new Session('reused-ids')
+    const route = { provider: 'p', model: 'm' }
+    session.append('user/message', { message: createUserMessage('Read twice.') }, 'append')
+    for (const text of ['first', 'second']) {
+      session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call_0', 'read', `{"path":"${text}"}`)], route) }, 'append')
+      session.append('tool/result', { message: createToolResultMessage('call_0', `${text} file`) }, 'append')
+    }
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('Both read.')], route) }, 'append')
+    pinMessage(session, 4)
+    const carry = planFoldCarry(session, { start: 0, end: 5 }, () => 10)
+    expect(carry.carriedSeqs).toEqual([3, 4])
+    expect(carry.shadowedSeqs).toEqual([0, 1, 2, 5])
   })
 })
