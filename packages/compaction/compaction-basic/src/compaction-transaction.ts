@@ -74,7 +74,7 @@ export async function runTransaction(ctx: Context, input: TransactionInput): Pro
     const sent = outcome.sent
     let committed
     try {
-      // One unit: a store writes the summary and its checkpoint together or not at all.
+      // One unit: a store writes the summary, its checkpoint and the hook's messages together or not at all.
       committed = session.unit(() => {
         const summary = session.append('compaction/summary', {
           compactionId,
