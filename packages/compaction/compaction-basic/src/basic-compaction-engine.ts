@@ -14,6 +14,7 @@ import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compactio
 import { CompactionRefusal } from './compaction-refusal.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
+import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { selectHeadRegion } from './select-region.ts'
 import { backoffHolds, compactionState } from './session-compaction-state.ts'
@@ -187,12 +188,14 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       const empty = emptyCheckpointTokens(this.owner)
       const foldable = foldableNodes(actual, balancedCuts(session.deriveMessages()), retained.end, maxHead, policy.compactionRetries + 1 - attempt, empty)
       const headTokens = prices.slice(0, foldable).reduce((sum, price) => sum + price, 0)
-      const best = measurement.totalTokens - saved - headTokens + empty
+      // Pinned messages of the head stay after the checkpoint whatever is folded.
+      const pinnedTokens = foldable === 0 ? 0 : planFoldCarry(session, { start: 0, end: foldable - 1 }, (position) => prices[position] as number).carriedTokens
+      const best = measurement.totalTokens - saved - headTokens + pinnedTokens + empty
       if (foldable === 0 || best >= budget.thresholdTokens) {
         reason =
           foldable === 0
             ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
-            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens) would still leave about ${best} tokens, at or above the threshold`
+            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} tokens, at or above the threshold`
         break
       }
       // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
@@ -287,7 +290,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   }
 
   private compactHead(session: Session, header: RequestHeader, route: SummaryRoute, choose: ChooseRegion, rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>): Promise<HeadOutcome> {
-    return compactHead(this.owner, { session, header, route, choose, ...rest, buildRequest: (input) => this.buildSummaryRequest(input) })
+    // Which user messages survive is the conversation's policy, not the summary target's.
+    const { keepUserMessages } = resolvePolicy(this.config, header.config.provider, header.config.model)
+    return compactHead(this.owner, { session, header, route, choose, ...rest, keepUserMessages, buildRequest: (input) => this.buildSummaryRequest(input) })
   }
 
   /** Ends a bracket a crashed process left open, so the log stays valid before a new one starts. */

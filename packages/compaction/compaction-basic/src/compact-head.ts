@@ -8,6 +8,8 @@ import { resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
 import { frameCheckpoint } from './compaction-instruction.ts'
 import { runTransaction } from './compaction-transaction.ts'
+import type { KeepUserMessages } from './fold-carry.ts'
+import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, SUMMARY_RETRY_RATIO, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
@@ -40,6 +42,8 @@ export interface HeadCompaction {
   readonly turn: number | null
   readonly stability: 'whole-surface' | 'selected-span'
   readonly signal?: AbortSignal
+  /** The conversation policy's `keepUserMessages` (see `planFoldCarry`). */
+  readonly keepUserMessages?: KeepUserMessages
   /** The engine's protected seam. */
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
 }
@@ -84,8 +88,15 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     const region = input.choose(prices, headCap)
     if (!region) return rejected ? { kind: 'unfit', reason: `no smaller head is left after ${rejected}` } : { kind: 'nothing', reason: 'no balanced head region is left to summarize' }
     const regionTokens = prices.slice(region.start, region.end + 1).reduce((sum, price) => sum + price, 0)
-    if (regionTokens <= emptyCheckpointTokens(ctx)) {
-      const why = `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${regionTokens} tokens) is no larger than an empty checkpoint`
+    // Pinned and kept messages stay after the checkpoint: only the rest of the head is folded.
+    const carry = planFoldCarry(session, region, (position) => prices[position] as number, input.keepUserMessages)
+    if (!carry.foldsHistory) {
+      const why = `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize`
+      return rejected ? { kind: 'unfit', reason: `${why}, after ${rejected}` } : { kind: 'nothing', reason: why }
+    }
+    if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
+      const carried = carry.carriedSeqs.length ? ` without its ${carry.carriedTokens} tokens of pinned or kept messages` : ''
+      const why = `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`
       return { kind: 'unfit', reason: rejected ? `${why}, after ${rejected}` : why }
     }
     const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
@@ -94,7 +105,17 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     if (typeof sized === 'string') return { kind: 'unfit', reason: rejected ? `${sized}, after ${rejected}` : sized }
     try {
       const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens }
-      const result = await runTransaction(ctx, { session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request, budget })
+      const result = await runTransaction(ctx, {
+        session,
+        region,
+        trigger: input.trigger,
+        turn: input.turn,
+        stability: input.stability,
+        signal: input.signal,
+        request: sized.request,
+        budget,
+        keepUserMessages: input.keepUserMessages,
+      })
       return { kind: 'done', result }
     } catch (error) {
       if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted) throw error

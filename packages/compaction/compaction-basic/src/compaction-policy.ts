@@ -34,6 +34,12 @@ export interface CompactionPolicy {
   maxOverflowRetries?: number
   /** Larger caps (and an optional lower effort) for a summary answer that spent its cap without a summary. */
   summaryBudget?: SummaryBudgetPolicy
+  /**
+   * Carry the newest user-authored messages of a folded region (not tool results, checkpoints or
+   * plugin messages) verbatim after the checkpoint, while their token prices fit `maxTokens`
+   * together. Default: off (only pinned messages are carried).
+   */
+  keepUserMessages?: { maxTokens: number }
 }
 
 /** A per-model override: exact provider and model, plus any policy keys. */
@@ -66,6 +72,7 @@ export interface ResolvedPolicy {
   readonly compactionRetries: number
   readonly maxOverflowRetries: number
   readonly summaryBudget: ResolvedSummaryBudget
+  readonly keepUserMessages?: { readonly maxTokens: number }
 }
 
 /** Defaults of the policy keys. */
@@ -87,6 +94,10 @@ function policyShape() {
     compactionRetries: count().description('Extra passes per pressure call.'),
     maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
     summaryBudget: summaryBudgetSchema(),
+    // A union with undefined: an object schema alone would fill in `{}` and then miss maxTokens.
+    keepUserMessages: Schema.union([Schema.object({ maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.') }), Schema.const(undefined as never)]).description(
+      'Carry the newest user-authored messages of a folded region verbatim after the checkpoint ({ maxTokens }).',
+    ),
   }
 }
 
@@ -107,6 +118,9 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
   if (policy.summarizationProvider === '' || policy.summarizationModel === '') fail('summarizationProvider and summarizationModel must not be empty')
   const budgetProblem = summaryBudgetProblem(policy.summaryBudget)
   if (budgetProblem) fail(budgetProblem)
+  if (policy.keepUserMessages !== undefined) {
+    for (const key of Object.keys(policy.keepUserMessages)) if (key !== 'maxTokens') fail(`keepUserMessages: unknown key "${key}"; known keys: maxTokens`)
+  }
 }
 
 const baseSchema = Schema.object({
@@ -174,6 +188,7 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,
     maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
     summaryBudget: resolveSummaryBudget(merged.summaryBudget),
+    ...(merged.keepUserMessages ? { keepUserMessages: Object.freeze({ maxTokens: merged.keepUserMessages.maxTokens }) } : {}),
   })
 }
 

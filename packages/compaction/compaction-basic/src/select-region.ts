@@ -1,4 +1,4 @@
-import { balancedCuts, isCheckpointMessage } from '@warmfold/compaction'
+import { balancedCuts, isCheckpointMessage, pinnedSeqs } from '@warmfold/compaction'
 import type { Session } from '@warmfold/session'
 
 /** A head region of the surface, by position: nodes `start..end` inclusive. */
@@ -16,7 +16,8 @@ export interface HeadCap {
 }
 
 /**
- * Selects the head region to summarize: walk back from the tail banking `retainTokens`, keep
+ * Selects the head region to summarize: walk back from the tail banking `retainTokens` (pinned
+ * nodes are banked up front wherever they are, because every fold carries them), keep
  * at least the newest indivisible unit (the last balanced segment), shrink the head until it
  * fits `cap`, then move the cut earlier until it separates no tool call from its result.
  *
@@ -25,16 +26,19 @@ export interface HeadCap {
  *   (length `prices.length + 1`).
  * @param cap optional limit on the head's size (the summary prompt must fit its budget); its
  *   prices may differ from `prices` when a prune pass will rewrite only the tail.
+ * @param pinned positions of pinned nodes: they stay on the surface after a fold, so their
+ *   prices count against `retainTokens` and the retained tail is that much shorter.
  * @returns the region `0..cut-1`, or `null` when no balanced cut leaves anything to summarize.
  */
-export function selectRegion(prices: readonly number[], cuts: readonly boolean[], retainTokens: number, cap?: HeadCap): SurfaceRegion | null {
+export function selectRegion(prices: readonly number[], cuts: readonly boolean[], retainTokens: number, cap?: HeadCap, pinned?: ReadonlySet<number>): SurfaceRegion | null {
   const count = prices.length
   if (count === 0) return null
   let cut = count
   let banked = 0
+  for (const position of pinned ?? []) banked += prices[position] as number
   while (cut > 0 && banked < retainTokens) {
     cut -= 1
-    banked += prices[cut] as number
+    if (!pinned?.has(cut)) banked += prices[cut] as number
   }
   // The newest indivisible unit always stays: the conversation must continue from real messages.
   let newestUnit = count - 1
@@ -53,13 +57,22 @@ export function selectRegion(prices: readonly number[], cuts: readonly boolean[]
 }
 
 /**
- * The head region of `session` to summarize, or `null` (see {@link selectRegion}). A region
- * that is only the previous checkpoint is not compactable: summarizing a summary alone cannot
- * shrink it.
+ * The head region of `session` to summarize, or `null` (see {@link selectRegion}; the session's
+ * pinned nodes count against `retainTokens`). A region that is only the previous checkpoint is
+ * not compactable: summarizing a summary alone cannot shrink it.
  */
 export function selectHeadRegion(session: Session, prices: readonly number[], retainTokens: number, cap?: HeadCap): SurfaceRegion | null {
   const messages = session.deriveMessages()
-  const region = selectRegion(prices, balancedCuts(messages), retainTokens, cap)
+  const region = selectRegion(prices, balancedCuts(messages), retainTokens, cap, pinnedPositions(session))
   if (region && region.end === 0 && isCheckpointMessage(messages[0]!)) return null
   return region
+}
+
+/** Surface positions of the pinned nodes of `session` (`undefined` when nothing is pinned). */
+function pinnedPositions(session: Session): ReadonlySet<number> | undefined {
+  const pinned = pinnedSeqs(session)
+  if (pinned.size === 0) return undefined
+  const positions = new Set<number>()
+  for (const [position, seq] of session.surface.nodes.entries()) if (pinned.has(seq)) positions.add(position)
+  return positions
 }

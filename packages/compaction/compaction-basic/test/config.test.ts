@@ -38,8 +38,19 @@ describe('config', () => {
     [{ summaryBudget: { fallbackEffort: '' } }, /summaryBudget\.fallbackEffort must not be empty/],
     [{ summaryBudget: { fallback: 'low' } }, /summaryBudget has an unknown key "fallback"; known keys: retries, growth, fallbackEffort/],
     [{ modelPolicies: [{ provider: 'p', model: 'm', summaryBudget: { growth: 0.5 } }] }, /modelPolicies\[0\] \(p\/m\): summaryBudget\.growth must be a finite number above 1, got 0\.5/],
+    [{ keepUserMessages: { maxTokens: 0 } }, /keepUserMessages/],
+    [{ keepUserMessages: {} }, /keepUserMessages/],
+    [{ keepUserMessages: { maxTokens: 100, tokens: 5 } }, /keepUserMessages: unknown key "tokens"; known keys: maxTokens/],
+    [{ modelPolicies: [{ provider: 'p', model: 'm', keepUserMessages: { max: 1, maxTokens: 5 } }] }, /modelPolicies\[0\] \(p\/m\): keepUserMessages: unknown key "max"/],
   ])('rejects %j naming the key', (config, message) => {
     expect(() => parseCompactionConfig(config)).toThrow(message)
+  })
+
+  it('keeps user messages only when keepUserMessages is set, per model too', () => {
+    const config = parseCompactionConfig({ keepUserMessages: { maxTokens: 2000 }, modelPolicies: [{ provider: 'p', model: 'small', keepUserMessages: { maxTokens: 300 } }] })
+    expect(resolvePolicy(config, 'p', 'm').keepUserMessages).toEqual({ maxTokens: 2000 })
+    expect(resolvePolicy(config, 'p', 'small').keepUserMessages).toEqual({ maxTokens: 300 })
+    expect(resolvePolicy(parseCompactionConfig({}), 'p', 'm')).not.toHaveProperty('keepUserMessages')
   })
 
   it('merges an exact model override, replacing the retention form wholesale', () => {

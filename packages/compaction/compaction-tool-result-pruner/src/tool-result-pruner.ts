@@ -1,6 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
 import type { ShadowedRange } from '@warmfold/compaction'
+import { pinnedSeqs } from '@warmfold/compaction'
 import type { ConfigParser, ToolResultContent, ToolResultMessage } from '@warmfold/llm'
 import { createToolResultMessage, strictConfig } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
@@ -48,7 +49,8 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
 
   /**
    * The rewrites a pass would make, in surface order: one entry per surface node whose event is
-   * a `tool/result` with over-budget content and whose seq `include` admits.
+   * a `tool/result` with over-budget content and whose seq `include` admits. A pinned result
+   * (`pinMessage` from `@warmfold/compaction`) is never rewritten: the host asked for it verbatim.
    *
    * **Pure**: it appends nothing and changes nothing, so `session.length`,
    * `session.surface.replaceGeneration` and the bytes of `deriveMessages()` are the same before
@@ -62,9 +64,10 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
    */
   planSession(session: Session, include?: PruneFilter): PrunePlanEntry[] {
     const plan: PrunePlanEntry[] = []
+    const pinned = pinnedSeqs(session)
     for (const [position, seq] of session.surface.nodes.entries()) {
       const event = session.eventAt(seq)
-      if (event?.type !== 'tool/result' || !includesSeq(include, seq)) continue
+      if (event?.type !== 'tool/result' || pinned.has(seq) || !includesSeq(include, seq)) continue
       const original = event.data.message
       const content = this.pruneContent(original.content[0].content)
       if (content === null) continue

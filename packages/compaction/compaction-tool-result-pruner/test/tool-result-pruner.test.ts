@@ -1,4 +1,4 @@
-import { CompactionInvariantError, CompactionInvariants } from '@warmfold/compaction'
+import { CompactionInvariantError, CompactionInvariants, pinMessage, unpinMessage } from '@warmfold/compaction'
 import { canonicalJson, createToolResultMessage, isToolResultMessage } from '@warmfold/llm'
 import type { AnySessionEvent, SessionEvent } from '@warmfold/session'
 import { Session, SessionStore } from '@warmfold/session'
@@ -115,6 +115,26 @@ describe('planSession', () => {
     const keep = new Set([seqs[0]!, seqs[2]!])
     expect(ctx.toolResultPruner.planSession(session, keep).map((entry) => entry.seq)).toEqual([seqs[0], seqs[2]])
     expect(ctx.toolResultPruner.planSession(session, (seq) => seq > seqs[0]!).map((entry) => entry.seq)).toEqual([seqs[1], seqs[2]])
+    assertClean()
+  })
+})
+
+describe('pinned tool results', () => {
+  it('are never planned or pruned, even when included, and stay byte for byte; unpinned they are pruned again', async () => {
+    const { ctx, assertClean } = await mount()
+    const session = scriptedSession()
+    const [first, second, third] = ctx.toolResultPruner.planSession(session).map((entry) => entry.seq)
+    pinMessage(session, second!)
+    const pinnedBytes = canonicalJson(session.deriveMessages()[session.surface.nodes.indexOf(second!)])
+    expect(ctx.toolResultPruner.planSession(session).map((entry) => entry.seq)).toEqual([first, third])
+    expect(ctx.toolResultPruner.planSession(session, new Set([second!]))).toEqual([])
+    const result = ctx.toolResultPruner.pruneSession(session)
+    expect(result.entries.map((entry) => entry.seq)).toEqual([first, third])
+    expect(session.surface.nodes).toContain(second)
+    expect(canonicalJson(session.deriveMessages()[session.surface.nodes.indexOf(second!)])).toBe(pinnedBytes)
+    expect(ctx.toolResultPruner.pruneSession(session).entries).toEqual([])
+    unpinMessage(session, second!)
+    expect(ctx.toolResultPruner.pruneSession(session).entries.map((entry) => entry.seq)).toEqual([second])
     assertClean()
   })
 })

@@ -52,9 +52,16 @@ declare module '@warmfold/session' {
       compactionId: string
       /** The checkpoint text the model wrote (before framing). */
       summary: ContentBlock[]
+      /** The run of surface positions the checkpoint replaces (carried nodes included). */
       shadowedRange: ShadowedRange
       /** Every surface seq the checkpoint shadows, in surface order. */
       shadowedSeqs: number[]
+      /**
+       * Seqs of the run that the checkpoint carries verbatim right after itself (pinned messages
+       * with their tool exchanges, kept user messages), in surface order: its replace `keep`s
+       * exactly these. Absent when it carries nothing.
+       */
+      carriedSeqs?: number[]
       /** Token price of the shadowed nodes (token meter estimate). */
       shadowedTokenCount: number
       provider: string
@@ -105,7 +112,7 @@ declare module '@warmfold/session' {
 }
 
 /** The event types this package adds to the session log. */
-export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/failure'] as const
+export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/failure', 'compaction/pin', 'compaction/unpin'] as const
 
 /** A committed compaction, as returned by an engine. */
 export interface CompactionResult {
@@ -119,4 +126,8 @@ export interface CompactionResult {
   readonly shadowedRange: ShadowedRange
   readonly shadowedSeqs: readonly number[]
   readonly shadowedTokenCount: number
+  /** Seqs the checkpoint carried verbatim after itself (see `compaction/summary`); engines that carry nothing may omit it. */
+  readonly carriedSeqs?: readonly number[]
+  /** Seqs of the messages `compaction/after` listeners appended in the same commit, in order. */
+  readonly appendedSeqs?: readonly number[]
 }

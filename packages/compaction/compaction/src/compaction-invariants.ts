@@ -2,6 +2,7 @@ import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { AppendCandidate, Session } from '@warmfold/session'
 import { checkpointCompactionId, isCheckpointMessage } from './checkpoint.ts'
+import { compactionAfterId, isCompactionAfterMessage } from './compaction-after.ts'
 
 const INVARIANT_ERROR_BRAND = Symbol.for('warmfold.compaction.invariant-error')
 
@@ -17,8 +18,8 @@ export class CompactionInvariantError extends Error {
 }
 
 interface BracketState {
-  /** The open compaction, if any. */
-  open?: { compactionId: string; summarySeq?: number }
+  /** The open compaction, if any, with the seqs of its summary and checkpoint once logged. */
+  open?: { compactionId: string; summarySeq?: number; checkpointSeq?: number }
   /** The previous event, for adjacency checks. */
   previous?: { seq: number; type: string; data: unknown }
 }
@@ -29,7 +30,9 @@ interface BracketState {
  * - one open compaction per session; exactly one end per start, with the same id;
  * - `compaction/summary` only inside its bracket, once; a successful end needs a summary;
  * - the checkpoint `user/message` replace comes immediately after its `compaction/summary` (same
- *   compaction id) and shadows exactly its `shadowedSeqs`;
+ *   compaction id), shadows exactly its `shadowedSeqs` and keeps exactly its `carriedSeqs`;
+ * - a message a `compaction/after` listener appended is an append inside the bracket of its
+ *   compaction, after that compaction's checkpoint;
  * - the `tool/result` replace comes immediately after its `compaction/prune` and shadows exactly
  *   its `shadowedSeqs`; a `compaction/prune` is always followed by its replacement.
  */
@@ -43,8 +46,8 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
   if (previous?.type === 'compaction/prune') {
     const expected = (previous.data as { shadowedSeqs: number[] }).shadowedSeqs
     if (type !== 'tool/result' || candidate.surface?.op !== 'replace') fail(`the compaction/prune at seq ${previous.seq} must be followed immediately by its tool/result replacement`)
-    if (!shadowsExactly(candidate, expected)) {
-      fail(`the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} (${expected.join(', ')})`)
+    if (!shadowsExactly(candidate, expected, [])) {
+      fail(`the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} (${expected.join(', ')}) and keep none`)
     }
   } else if (type === 'tool/result' && candidate.surface?.op === 'replace') {
     fail('a tool/result replacement must come immediately after its compaction/prune pricing event')
@@ -70,17 +73,25 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       break
     case 'user/message': {
       const message = data.message as Message
+      if (isCompactionAfterMessage(message)) {
+        const id = compactionAfterId(message)
+        if (candidate.surface?.op !== 'append') fail('a compaction/after message must be appended, not replace anything')
+        if (!open || open.compactionId !== id) fail(`a compaction/after message must be appended inside the bracket of its compaction ${String(id)}${open ? `, but ${open.compactionId} is open` : ', but no compaction is open'}`)
+        if (open.checkpointSeq === undefined) fail(`a compaction/after message must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`)
+        break
+      }
       if (!isCheckpointMessage(message)) break
       if (previous?.type !== 'compaction/summary') fail('a checkpoint message must come immediately after its compaction/summary')
       if (candidate.surface?.op !== 'replace') fail('a checkpoint message must replace the region it summarizes')
-      const summary = previous.data as { compactionId: string; shadowedSeqs: number[] }
+      const summary = previous.data as { compactionId: string; shadowedSeqs: number[]; carriedSeqs?: number[] }
       if (checkpointCompactionId(message) !== summary.compactionId) {
         fail(`a checkpoint message must come immediately after its compaction/summary; it names compaction ${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ${summary.compactionId}`)
       }
       const expected = summary.shadowedSeqs
-      if (!shadowsExactly(candidate, expected)) {
-        fail(`the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq}`)
+      if (!shadowsExactly(candidate, expected, summary.carriedSeqs ?? [])) {
+        fail(`the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq} and keep exactly its carriedSeqs`)
       }
+      if (open) open = { ...open, checkpointSeq: seq }
       break
     }
   }
@@ -88,14 +99,14 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
 }
 
 /**
- * Whether a replace cites exactly `expected` and covers exactly as many surface positions. The
- * log already checked that every shadowed seq is cited, but a replace may cite more seqs than it
- * shadows; the span length closes that gap.
+ * Whether a replace cites exactly `expected`, keeps exactly `kept` and covers exactly as many
+ * surface positions as both together. The log already checked that every shadowed seq is cited,
+ * but a replace may cite more seqs than it shadows; the span length closes that gap.
  */
-function shadowsExactly(candidate: AppendCandidate, expected: readonly number[]): boolean {
+function shadowsExactly(candidate: AppendCandidate, expected: readonly number[], kept: readonly number[]): boolean {
   const surface = candidate.surface
   if (surface?.op !== 'replace') return false
-  return surface.end - surface.start + 1 === expected.length && sameSeqs(surface.sourceEventSeqs, expected)
+  return surface.end - surface.start + 1 === expected.length + kept.length && sameSeqs(surface.sourceEventSeqs, expected) && sameSeqs(surface.keep ?? [], kept)
 }
 
 function sameSeqs(left: readonly number[], right: readonly number[]): boolean {

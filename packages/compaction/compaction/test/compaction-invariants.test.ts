@@ -4,7 +4,7 @@ import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkCompactionEvent, checkpointSource, CompactionInvariantError, CompactionInvariants } from '../src/index.ts'
+import { checkCompactionEvent, checkpointSource, compactionAfterSource, CompactionInvariantError, CompactionInvariants } from '../src/index.ts'
 
 const ROUTE = { provider: 'p', model: 'm' }
 const contexts: TestContext[] = []
@@ -43,12 +43,13 @@ function seed(session: Session): void {
 
 const start = (session: Session, compactionId = 'c1') => session.append('compaction/start', { compactionId, turn: null, trigger: 'manual' })
 
-function summary(session: Session, compactionId = 'c1', shadowedSeqs = [0, 1, 2, 3, 4], shadowedRange = { start: 0, end: 4 }) {
+function summary(session: Session, compactionId = 'c1', shadowedSeqs = [0, 1, 2, 3, 4], shadowedRange = { start: 0, end: 4 }, carriedSeqs?: number[]) {
   return session.append('compaction/summary', {
     compactionId,
     summary: [textBlock('Read a and b; both fine.')],
     shadowedRange,
     shadowedSeqs,
+    ...(carriedSeqs ? { carriedSeqs } : {}),
     shadowedTokenCount: 120,
     provider: ROUTE.provider,
     model: ROUTE.model,
@@ -57,10 +58,17 @@ function summary(session: Session, compactionId = 'c1', shadowedSeqs = [0, 1, 2,
   })
 }
 
-function checkpoint(session: Session, compactionId = 'c1', range = { start: 0, end: 4 }, sourceEventSeqs = [0, 1, 2, 3, 4], op: 'replace' | 'append' = 'replace') {
+function checkpoint(session: Session, compactionId = 'c1', range = { start: 0, end: 4 }, sourceEventSeqs = [0, 1, 2, 3, 4], op: 'replace' | 'append' = 'replace', keep?: number[]) {
   const message = createMessage({ role: 'user', content: `<summary>${compactionId}</summary>`, source: checkpointSource(compactionId) })
-  return session.append('user/message', { message }, op === 'append' ? 'append' : { op: 'replace', ...range, sourceEventSeqs })
+  return session.append('user/message', { message }, op === 'append' ? 'append' : { op: 'replace', ...range, sourceEventSeqs, ...(keep ? { keep } : {}) })
 }
+
+/** A message a `compaction/after` listener of `compactionId` appended. */
+const afterMessage = (session: Session, compactionId = 'c1', intent: 'append' | { op: 'replace'; start: number; end: number; sourceEventSeqs: number[] } = 'append') =>
+  session.append('user/message', { message: createMessage({ role: 'user', content: 'Rules, re-read.', source: compactionAfterSource(compactionId) }) }, intent)
+
+/** A bracket whose summary carries the user message at seq 0: it shadows 1..4 and keeps 0. */
+const carrying = (session: Session) => (start(session), summary(session, 'c1', [1, 2, 3, 4], { start: 0, end: 4 }, [0]))
 
 const end = (session: Session, compactionId = 'c1', error?: string) =>
   session.append('compaction/end', error === undefined ? { compactionId, turn: null } : { compactionId, turn: null, error })
@@ -130,6 +138,24 @@ const violations: Case[] = [
     (session) => checkpoint(session, 'c1', { start: 0, end: 3 }, [0, 1, 2, 3, 4]),
     /the checkpoint must shadow exactly the seqs/,
   ],
+  ['a checkpoint that keeps nothing when its summary carries a seq', carrying, (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [0, 1, 2, 3, 4]), /shadow exactly the seqs of compaction\/summary at seq 7 and keep exactly its carriedSeqs/],
+  ['a checkpoint that keeps other seqs than its summary carries', carrying, (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [0, 2, 3, 4], 'replace', [1]), /keep exactly its carriedSeqs/],
+  [
+    'a checkpoint that keeps a seq its summary does not carry',
+    (session) => (start(session), summary(session, 'c1', [1, 2, 3, 4], { start: 1, end: 4 })),
+    (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [1, 2, 3, 4], 'replace', [0]),
+    /keep exactly its carriedSeqs/,
+  ],
+  ['a compaction/after message outside any bracket', () => {}, (session) => afterMessage(session), /inside the bracket of its compaction c1, but no compaction is open/],
+  ['a compaction/after message of another compaction', (session) => start(session, 'c2'), (session) => afterMessage(session, 'c1'), /inside the bracket of its compaction c1, but c2 is open/],
+  ['a compaction/after message before the checkpoint', (session) => start(session), (session) => afterMessage(session), /after the checkpoint of compaction c1, which is not logged yet/],
+  [
+    'a compaction/after message that replaces',
+    (session) => (start(session), summary(session), checkpoint(session)),
+    (session) => afterMessage(session, 'c1', { op: 'replace', start: 1, end: 1, sourceEventSeqs: [5] }),
+    /a compaction\/after message must be appended, not replace anything/,
+  ],
+  ['a compaction/prune replacement that keeps a node', (session) => prune(session, [2], { start: 2, end: 3 }), (session) => session.append('tool/result', { message: createToolResultMessage('call-1', '[pruned]') }, { op: 'replace', start: 2, end: 3, sourceEventSeqs: [2], keep: [3] }), /and keep none/],
   ['a compaction/prune followed by a user/message', (session) => prune(session), (session) => userMessage(session), /the compaction\/prune at seq 6 must be followed immediately by its tool\/result replacement/],
   ['a compaction/prune followed by an appended tool/result', (session) => prune(session), (session) => prunedResult(session, 'call-1', 2, [2], 'append'), /must be followed immediately by its tool\/result replacement/],
   ['a compaction/prune followed by a second prune', (session) => prune(session), (session) => prune(session, [3], { start: 3, end: 3 }), /must be followed immediately by its tool\/result replacement/],
@@ -169,6 +195,25 @@ describe('CompactionInvariants', () => {
     expect(session.surface.nodes).toEqual([8, 5])
     // The bracket is closed: the next compaction may start.
     start(session, 'c2')
+    context.assertClean()
+  })
+
+  it('accepts a checkpoint that keeps exactly its carried seqs, then compaction/after messages, in one bracket', async () => {
+    const { context, session } = await mount()
+    carrying(session)
+    const committed = checkpoint(session, 'c1', { start: 0, end: 4 }, [1, 2, 3, 4], 'replace', [0])
+    const appended = afterMessage(session)
+    const again = afterMessage(session)
+    end(session)
+    expect(session.surface.nodes).toEqual([committed.seq, 0, 5, appended.seq, again.seq])
+    // The next compaction may carry the same seq again.
+    start(session, 'c2')
+    summary(session, 'c2', [committed.seq, 5], { start: 0, end: 2 }, [0])
+    const next = checkpoint(session, 'c2', { start: 0, end: 2 }, [committed.seq, 5], 'replace', [0])
+    end(session, 'c2')
+    expect(session.surface.nodes).toEqual([next.seq, 0, appended.seq, again.seq])
+    // After its bracket closed, a compaction/after message of it is refused.
+    rejection(session, () => afterMessage(session, 'c2'))
     context.assertClean()
   })
 

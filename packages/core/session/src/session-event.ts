@@ -44,10 +44,15 @@ export function isSurfaceEventType(type: string): type is SurfaceEventType {
  * - `replace`: the event's message replaces surface positions `start..end` (inclusive, 0-based
  *   indices into `surface.nodes`) with one node. `sourceEventSeqs` must cite every shadowed seq.
  *   The shadowed events stay in the log forever.
+ *
+ *   `keep` (optional) lists nodes of that run that are **not** shadowed: they stay on the
+ *   surface, unchanged and in their order, right after the event's own node. A compaction
+ *   checkpoint uses it to carry pinned messages verbatim past a fold. At least one node of the
+ *   run must be shadowed; an intent without `keep` (or with an empty one) is stored without it.
  */
 export type SurfaceIntent =
   | { readonly op: 'append' }
-  | { readonly op: 'replace'; readonly start: number; readonly end: number; readonly sourceEventSeqs: readonly number[] }
+  | { readonly op: 'replace'; readonly start: number; readonly end: number; readonly sourceEventSeqs: readonly number[]; readonly keep?: readonly number[] }
 
 /** One logged event. Frozen once logged. */
 export interface SessionEvent<K extends SessionEventType = SessionEventType> {

@@ -246,8 +246,11 @@ export class Session {
       return
     }
     const count = intent.end - intent.start + 1
-    this.nodes.splice(intent.start, count, event.seq)
-    this.nodeMessages.splice(intent.start, count, message)
+    const kept = intent.keep ?? []
+    // Kept nodes stay as they are, right after the new node: same seqs, same messages.
+    const keptMessages = kept.map((seq) => this.nodeMessages[this.nodes.indexOf(seq, intent.start)] as Message)
+    this.nodes.splice(intent.start, count, event.seq, ...kept)
+    this.nodeMessages.splice(intent.start, count, message, ...keptMessages)
     this.generation += 1
   }
 }

@@ -83,10 +83,32 @@ function checkIntent(state: AppendState, type: string, intent: unknown): Surface
   for (const seq of cited) {
     if (seq < 0 || seq >= state.length) fail(`replace cites seq ${seq}, which is not in the log (length ${state.length})`)
   }
-  const shadowed = state.nodes.slice(from, to + 1)
-  const missing = shadowed.filter((seq) => !cited.has(seq))
+  const run = state.nodes.slice(from, to + 1)
+  const keep = checkKeep(run, from, to, (intent as { keep?: unknown }).keep)
+  const kept = new Set(keep)
+  const missing = run.filter((seq) => !kept.has(seq) && !cited.has(seq))
   if (missing.length) fail(`replace of positions ${from}..${to} must cite every shadowed seq in sourceEventSeqs; missing ${missing.join(', ')}`)
-  return { op: 'replace', start: from, end: to, sourceEventSeqs: [...(sourceEventSeqs as number[])] }
+  const normalized = { op: 'replace' as const, start: from, end: to, sourceEventSeqs: [...(sourceEventSeqs as number[])] }
+  // Without kept nodes the stored intent is exactly what it was before `keep` existed.
+  return keep.length ? { ...normalized, keep } : normalized
+}
+
+/**
+ * The nodes of the run `from..to` a replace keeps: seqs on those positions, in surface order,
+ * leaving at least one node to shadow. `undefined` keeps none.
+ */
+function checkKeep(run: readonly number[], from: number, to: number, keep: unknown): number[] {
+  if (keep === undefined) return []
+  if (!Array.isArray(keep) || keep.some((seq) => !Number.isInteger(seq))) fail(`replace keep must be an array of event seqs, got ${safeJson(keep)}`)
+  let last = -1
+  for (const seq of keep as number[]) {
+    const index = run.indexOf(seq)
+    if (index === -1) fail(`replace keep lists seq ${seq}, which is not a surface node at positions ${from}..${to}`)
+    if (index <= last) fail(`replace keep must list the kept seqs once each and in surface order; seq ${seq} is out of order`)
+    last = index
+  }
+  if (keep.length === run.length) fail(`replace of positions ${from}..${to} keeps every node of the run; it must shadow at least one`)
+  return [...(keep as number[])]
 }
 
 function safeJson(value: unknown): string {

@@ -33,7 +33,31 @@ describe('Session.append', () => {
     expect(session.deriveMessages().map((message) => message.id)).toEqual(['c0', 'u1'])
   })
 
+  it('keeps the listed nodes of a replaced run, unchanged and in order, right after the new node', () => {
+    const session = seeded()
+    const kept = session.deriveMessages()[1]
+    const event = session.append('user/message', { message: createUserMessage('summary', 'c0') }, { op: 'replace', start: 0, end: 2, sourceEventSeqs: [0, 2], keep: [1] })
+    expect(event.surface).toEqual({ op: 'replace', start: 0, end: 2, sourceEventSeqs: [0, 2], keep: [1] })
+    expect(session.surface.nodes).toEqual([event.seq, 1])
+    expect(session.deriveMessages().map((message) => message.id)).toEqual(['c0', 'a0'])
+    // The kept node is the very same event and message: nothing was copied or rewritten.
+    expect(session.deriveMessages()[1]).toBe(kept)
+    // A later replace can keep it again, and an empty keep is stored as no keep at all.
+    session.append('user/message', { message: createUserMessage('next', 'u2') }, 'append')
+    const again = session.append('user/message', { message: createUserMessage('summary 2', 'c1') }, { op: 'replace', start: 0, end: 2, sourceEventSeqs: [event.seq, 4], keep: [1] })
+    expect(session.surface.nodes).toEqual([again.seq, 1])
+    const plain = session.append('user/message', { message: createUserMessage('summary 3', 'c2') }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [again.seq], keep: [] })
+    expect(plain.surface).toEqual({ op: 'replace', start: 0, end: 0, sourceEventSeqs: [again.seq] })
+    expect(session.surface.replaceGeneration).toBe(3)
+  })
+
   const invalid: Array<[string, (session: Session) => void, RegExp]> = [
+    ['a keep that is not a list of seqs', (session) => session.append('user/message', { message: createUserMessage('x') }, { op: 'replace', start: 0, end: 1, sourceEventSeqs: [0, 1], keep: 'all' as never }), /keep must be an array of event seqs, got "all"/],
+    ['a keep outside the run', (session) => session.append('user/message', { message: createUserMessage('x') }, { op: 'replace', start: 0, end: 1, sourceEventSeqs: [0, 1], keep: [2] }), /keep lists seq 2, which is not a surface node at positions 0\.\.1/],
+    ['a keep out of surface order', (session) => session.append('user/message', { message: createUserMessage('x') }, { op: 'replace', start: 0, end: 2, sourceEventSeqs: [0, 1, 2], keep: [1, 0] }), /in surface order; seq 0 is out of order/],
+    ['a keep listing a seq twice', (session) => session.append('user/message', { message: createUserMessage('x') }, { op: 'replace', start: 0, end: 2, sourceEventSeqs: [0, 1, 2], keep: [1, 1] }), /once each/],
+    ['a keep of the whole run', (session) => session.append('user/message', { message: createUserMessage('x') }, { op: 'replace', start: 0, end: 1, sourceEventSeqs: [], keep: [0, 1] }), /keeps every node of the run; it must shadow at least one/],
+    ['a keep that leaves a shadowed seq uncited', (session) => session.append('user/message', { message: createUserMessage('x') }, { op: 'replace', start: 0, end: 2, sourceEventSeqs: [0], keep: [1] }), /missing 2/],
     ['a surface event without an intent', (session) => (session.append as Function)('user/message', { message: createUserMessage('x') }), /needs a surface intent/],
     ['a non-surface event with an intent', (session) => (session.append as Function)('request/header', { header: { config: { provider: 'p', model: 'm' } }, reason: 'initial' }, 'append'), /must not carry a surface intent/],
     ['an unknown intent', (session) => session.append('user/message', { message: createUserMessage('x') }, 'prepend' as never), /must be 'append' or/],

@@ -8,7 +8,7 @@ export type Operation =
   | { kind: 'assistant'; text: string; calls: number }
   | { kind: 'result'; text: string }
   | { kind: 'header'; effort: string }
-  | { kind: 'replace'; from: number; span: number; text: string }
+  | { kind: 'replace'; from: number; span: number; text: string; keep?: boolean[] }
 
 /** Random operation sequences; replace positions are fractions resolved against the live surface. */
 export const operations = fc.array(
@@ -17,7 +17,8 @@ export const operations = fc.array(
     fc.record({ kind: fc.constant('assistant' as const), text: fc.string({ minLength: 1, maxLength: 40 }), calls: fc.integer({ min: 0, max: 2 }) }),
     fc.record({ kind: fc.constant('result' as const), text: fc.string({ unit: 'binary', maxLength: 30 }) }),
     fc.record({ kind: fc.constant('header' as const), effort: fc.constantFrom('low', 'high', 'max') }),
-    fc.record({ kind: fc.constant('replace' as const), from: fc.nat(1000), span: fc.integer({ min: 1, max: 4 }), text: fc.string({ minLength: 1, maxLength: 20 }) }),
+    // `keep[i]` keeps the run's i-th node after the new node; the run's last node is always shadowed.
+    fc.record({ kind: fc.constant('replace' as const), from: fc.nat(1000), span: fc.integer({ min: 1, max: 4 }), text: fc.string({ minLength: 1, maxLength: 20 }), keep: fc.array(fc.boolean(), { maxLength: 3 }) }),
   ),
   { maxLength: 60 },
 )
@@ -47,11 +48,14 @@ export function applyOperations(session: Session, list: readonly Operation[]): v
         if (nodes.length === 0) break
         const start = operation.from % nodes.length
         const end = Math.min(nodes.length - 1, start + operation.span - 1)
+        const run = nodes.slice(start, end + 1)
+        const keep = run.filter((_, index) => index < run.length - 1 && operation.keep?.[index] === true)
         session.append('user/message', { message: createUserMessage(operation.text, id()) }, {
           op: 'replace',
           start,
           end,
-          sourceEventSeqs: nodes.slice(start, end + 1),
+          sourceEventSeqs: run.filter((seq) => !keep.includes(seq)),
+          ...(keep.length ? { keep } : {}),
         })
         break
       }

@@ -34,7 +34,7 @@ describe('session surface properties', () => {
         for (const event of session.events) {
           if (!event.surface) continue
           if (event.surface.op === 'append') replayed.push(event.seq)
-          else replayed.splice(event.surface.start, event.surface.end - event.surface.start + 1, event.seq)
+          else replayed.splice(event.surface.start, event.surface.end - event.surface.start + 1, event.seq, ...(event.surface.keep ?? []))
         }
         expect(nodes).toEqual(replayed)
         expect(session.surface.replaceGeneration).toBe(session.events.filter((event) => event.surface?.op === 'replace').length)

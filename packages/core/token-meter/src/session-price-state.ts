@@ -122,16 +122,20 @@ export class SessionPriceState {
       return
     }
     const count = intent.end - intent.start + 1
+    // Kept nodes stay on the surface (a checkpoint carrying pinned messages): only the shadowed
+    // ones leave the total.
+    const kept = intent.keep ?? []
     for (let position = intent.start; position <= intent.end; position++) {
-      this.surfaceTokens -= this.prices[this.nodes[position] as number] as number
+      const seq = this.nodes[position] as number
+      if (!kept.includes(seq)) this.surfaceTokens -= this.prices[seq] as number
     }
     this.surfaceTokens += price
     if (this.nodesShared) {
       // An earlier measurement still reads this array lazily: leave it as it was.
-      this.nodes = this.nodes.toSpliced(intent.start, count, event.seq)
+      this.nodes = this.nodes.toSpliced(intent.start, count, event.seq, ...kept)
       this.nodesShared = false
     } else {
-      this.nodes.splice(intent.start, count, event.seq)
+      this.nodes.splice(intent.start, count, event.seq, ...kept)
     }
     // The surface no longer only grew since the anchor's request, so its reported total no
     // longer describes a prefix of the next request. This also covers an assistant message

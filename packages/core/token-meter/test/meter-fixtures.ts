@@ -21,7 +21,7 @@ export type Operation =
   | { kind: 'assistant'; text: string; reasoning: string | null; calls: number; usage: UsageShape; input: number; cached: number }
   | { kind: 'result'; text: string; image: boolean }
   | { kind: 'header'; effort: 'low' | 'high'; system: string | null; tools: 'none' | 'read-write' | 'write-read' }
-  | { kind: 'replace'; from: number; span: number; text: string }
+  | { kind: 'replace'; from: number; span: number; text: string; keep: boolean[] }
 
 const text = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 })
 
@@ -51,7 +51,12 @@ export const operations = fc.array(
       }),
       weight: 2,
     },
-    { arbitrary: fc.record({ kind: fc.constant('replace' as const), from: fc.nat(1000), span: fc.integer({ min: 1, max: 4 }), text }), weight: 2 },
+    {
+      // `keep[i]` keeps the run's i-th node on the surface after the new node (a checkpoint that
+      // carries pinned messages); the run's last node is always shadowed.
+      arbitrary: fc.record({ kind: fc.constant('replace' as const), from: fc.nat(1000), span: fc.integer({ min: 1, max: 4 }), text, keep: fc.array(fc.boolean(), { maxLength: 3 }) }),
+      weight: 2,
+    },
   ),
   { maxLength: 60, size: 'max' },
 )
@@ -103,7 +108,10 @@ export function applyOperation(session: Session, operation: Operation, id: () =>
       if (nodes.length === 0) break
       const start = operation.from % nodes.length
       const end = Math.min(nodes.length - 1, start + operation.span - 1)
-      session.append('user/message', { message: createUserMessage(operation.text, id()) }, { op: 'replace', start, end, sourceEventSeqs: nodes.slice(start, end + 1) })
+      const run = nodes.slice(start, end + 1)
+      const keep = run.filter((_, index) => index < run.length - 1 && operation.keep[index] === true)
+      const shadowed = run.filter((seq) => !keep.includes(seq))
+      session.append('user/message', { message: createUserMessage(operation.text, id()) }, { op: 'replace', start, end, sourceEventSeqs: shadowed, ...(keep.length ? { keep } : {}) })
       break
     }
   }

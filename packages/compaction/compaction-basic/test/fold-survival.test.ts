@@ -1,0 +1,150 @@
+import { pinMessage, pinnedSeqs } from '@warmfold/compaction'
+import { canonicalJson, createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import { Session } from '@warmfold/session'
+import { afterEach, describe, expect, it } from 'vitest'
+import { planFoldCarry } from '../src/index.ts'
+import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
+import { filler, mountEngine } from './engine-fixture.ts'
+import { bytesOf, folds, foldThreeTimes, isCheckpoint, loggedMessage, requestAfter, requestsOf } from './fold-survival-fixture.ts'
+
+const harnesses: EngineHarness[] = []
+afterEach(async () => {
+  for (const harness of harnesses.splice(0)) await harness.dispose()
+})
+
+async function harness(options: EngineHarnessOptions): Promise<EngineHarness> {
+  const created = await mountEngine(options)
+  harnesses.push(created)
+  return created
+}
+
+describe('what survives a fold', () => {
+  it('carries pinned and kept user messages after the checkpoint through three folds, in order, byte for byte', async () => {
+    const script = requestsOf(8)
+    // A budget every request message of this session fits: none of them is ever summarized away.
+    const engine = await harness({ engine: { keepUserMessages: { maxTokens: 2000 } }, conversation: (request, index) => script.reply(request, index) })
+    const { session, sent, pinned, requests } = await foldThreeTimes(engine, script, 'survive')
+    const commits = folds(session)
+    expect(commits.length).toBeGreaterThanOrEqual(3)
+
+    // Every user request the host sent is on the surface now, verbatim: carried or in the tail.
+    const surfaceIds = session.deriveMessages().map((message) => message.id)
+    for (const request of requests) expect(surfaceIds, request.id).toContain(request.id)
+
+    for (const [index, commit] of commits.entries()) {
+      const carried = commit.data.carriedSeqs ?? []
+      // The pins come first in the log, so first after the checkpoint, in their original order.
+      expect(carried.slice(0, 3), `fold ${index}`).toEqual(pinned)
+      // The rest are the user requests that fell into the region, oldest first.
+      const kept = carried.slice(3)
+      expect(kept.length, `fold ${index} keeps user requests`).toBeGreaterThan(0)
+      for (const seq of kept) expect(loggedMessage(session, seq).source).toEqual({ kind: 'user' })
+      expect(carried.toSorted((left, right) => left - right)).toEqual(carried)
+      if (index > 0) {
+        // What an earlier fold carried, the next one carries again: the same log events.
+        for (const seq of commits[index - 1]!.data.carriedSeqs!) expect(carried).toContain(seq)
+      }
+
+      // The next conversation request: checkpoint, then the carried messages byte for byte, then the tail.
+      const checkpoint = session.events[commit.seq + 1]!
+      const next = requestAfter(sent, checkpoint.seq + 1)
+      expect(isCheckpoint(next.messages[0]!)).toBe(true)
+      const afterCheckpoint = next.messages.slice(1, 1 + carried.length).map(bytesOf)
+      expect(afterCheckpoint).toEqual(carried.map((seq) => bytesOf(loggedMessage(session, seq))))
+    }
+    // After the third fold the first request of the session still opens the carried list, unchanged.
+    const last = commits.at(-1)!
+    const final = requestAfter(sent, last.seq + 2)
+    expect(bytesOf(final.messages[1]!)).toBe(bytesOf(requests[0]!))
+    expect(canonicalJson(final.messages[1]!.content)).toBe(canonicalJson(requests[0]!.content))
+    engine.assertClean()
+  })
+
+  it('keeps only the newest user messages that fit the budget, and summarizes every older one', async () => {
+    // Short requests, so the first fold's region holds several of them (about 20 tokens each).
+    const script = requestsOf(2)
+    const engine = await harness({ engine: { keepUserMessages: { maxTokens: 50 } }, conversation: (request, index) => script.reply(request, index) })
+    const { session, pinned } = await foldThreeTimes(engine, script, 'budget', 1)
+    const [commit] = folds(session)
+    const kept = commit!.data.carriedSeqs!.filter((seq) => !pinned.includes(seq))
+    const keptTokens = kept.reduce((sum, seq) => sum + engine.ctx.tokenMeter.priceOf(session, seq), 0)
+    expect(kept.length).toBeGreaterThan(0)
+    expect(keptTokens).toBeLessThanOrEqual(50)
+    // The user requests of the region older than the kept ones were summarized, and the newest
+    // of them would not have fit.
+    const shadowedRequests = commit!.data.shadowedSeqs.filter((seq) => loggedMessage(session, seq).source.kind === 'user')
+    expect(shadowedRequests.length).toBeGreaterThan(0)
+    expect(Math.max(...shadowedRequests)).toBeLessThan(Math.min(...kept))
+    expect(keptTokens + engine.ctx.tokenMeter.priceOf(session, Math.max(...shadowedRequests))).toBeGreaterThan(50)
+    engine.assertClean()
+  })
+
+  it('keeps no user message without keepUserMessages, and still carries the pins', async () => {
+    const script = requestsOf(8)
+    const engine = await harness({ conversation: (request, index) => script.reply(request, index) })
+    const { session, pinned } = await foldThreeTimes(engine, script, 'pins-only', 2)
+    for (const commit of folds(session)) expect(commit.data.carriedSeqs).toEqual(pinned)
+    engine.assertClean()
+  })
+
+  it('counts pinned tokens against the retained tail, so pins and tail together stay near the retain budget', async () => {
+    const script = requestsOf(8)
+    // Summaries on the 32000-token model: the head is never cut short by the summary budget.
+    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'other' }, conversation: (request, index) => script.reply(request, index) })
+    // Rules of about 900 tokens: with the pinned result, most of the 1280-token retain budget.
+    const rules = createUserMessage(`Project rules. ${filler(11, 3600)}`, 'big-rules')
+    const { session, sent, pinned } = await foldThreeTimes(engine, script, 'retain', 1, rules)
+    const [commit] = folds(session)
+    const next = requestAfter(sent, commit!.seq + 2)
+    const meter = engine.ctx.tokenMeter
+    const pinnedTokens = next.messages.slice(1, 1 + pinned.length).reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+    const tail = next.messages.slice(1 + pinned.length).map((message) => meter.estimateMessage(message))
+    const tailTokens = tail.reduce((sum, tokens) => sum + tokens, 0)
+    // The default retain budget is 0.16 × 8000 = 1280 tokens, for pins and tail together: the
+    // walk back stops once they reach it (its last node may overshoot, and the balanced cut may
+    // take one node more). Counting the tail alone, it would keep at least 1280 tokens of tail.
+    expect(pinnedTokens).toBeGreaterThan(1100)
+    expect(pinnedTokens + tailTokens - tail[0]! - tail[1]!).toBeLessThan(1280)
+    expect(tailTokens).toBeLessThan(1280 / 2)
+    engine.assertClean()
+  })
+
+  it('plans the carry of a region: pins with their tool exchange, never a leading checkpoint', async () => {
+    const script = requestsOf(3)
+    const engine = await harness({ engine: { auto: false }, conversation: (request, index) => script.reply(request, index) })
+    const agent = await engine.ctx.agentLoop.create('plan', { provider: 'scripted', model: 'main' })
+    agent.followup('Read three files.')
+    await agent.whenIdle()
+    const session = agent.session
+    const nodes = session.surface.nodes
+    // user, (assistant call, result) × 3, answer
+    const result = nodes[4]!
+    pinMessage(session, result)
+    const price = (position: number) => engine.ctx.tokenMeter.priceOf(session, nodes[position]!)
+    const carry = planFoldCarry(session, { start: 0, end: 6 }, price)
+    expect(carry.carriedSeqs).toEqual([nodes[3], nodes[4]])
+    expect(carry.shadowedSeqs).toEqual([nodes[0], nodes[1], nodes[2], nodes[5], nodes[6]])
+    expect(carry.foldsHistory).toBe(true)
+    expect(carry.carriedTokens + carry.shadowedTokens).toBe(nodes.slice(0, 7).reduce((sum, _seq, position) => sum + price(position), 0))
+    // Pinning the call brings its result too; a region of pins alone folds nothing.
+    const exchange = planFoldCarry(session, { start: 3, end: 4 }, price)
+    expect(exchange).toMatchObject({ carriedSeqs: [nodes[3], nodes[4]], shadowedSeqs: [], foldsHistory: false })
+    expect([...pinnedSeqs(session)]).toEqual([result])
+    engine.assertClean()
+  })
+
+  it('pairs a pinned result with the nearest earlier call of its id, when a server reuses call ids', () => {
+    const session = new Session('reused-ids')
+    const route = { provider: 'p', model: 'm' }
+    session.append('user/message', { message: createUserMessage('Read twice.') }, 'append')
+    for (const text of ['first', 'second']) {
+      session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call_0', 'read', `{"path":"${text}"}`)], route) }, 'append')
+      session.append('tool/result', { message: createToolResultMessage('call_0', `${text} file`) }, 'append')
+    }
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('Both read.')], route) }, 'append')
+    pinMessage(session, 4)
+    const carry = planFoldCarry(session, { start: 0, end: 5 }, () => 10)
+    expect(carry.carriedSeqs).toEqual([3, 4])
+    expect(carry.shadowedSeqs).toEqual([0, 1, 2, 5])
+  })
+})
