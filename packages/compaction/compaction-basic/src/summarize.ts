@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
 import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
+import { CacheGuardError } from '@warmfold/cache-ledger'
 import { ContentAssembler, LlmError } from '@warmfold/llm'
 import { CompactionRefusal } from './compaction-refusal.ts'
 
@@ -16,7 +17,8 @@ export interface SummaryOutcome {
 /**
  * Sends the summary request and checks the answer. Refusals (no checkpoint is written):
  * truncated at `maxTokens`, no text, a tool call twice (the first one is retried once with
- * the very same request, so the same cached prefix), or a failed call.
+ * the very same request, so the same cached prefix), a failed call, or a call the cache
+ * ledger's summary guard refused (`guard: 'refuse'`; never retried).
  */
 export async function summarize(ctx: Context, request: GenerateOptions): Promise<SummaryOutcome> {
   const sent = await ctx.llm.prepare(request)
@@ -30,6 +32,8 @@ export async function summarize(ctx: Context, request: GenerateOptions): Promise
       if (request.signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')) {
         throw new CompactionRefusal('cancelled', `summary call aborted: ${describe(request.signal?.reason ?? error)}`, { cause: error })
       }
+      // The cache ledger's guard refused the call before it was sent: its reason is the refusal's.
+      if (CacheGuardError.isInstance(error)) throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, { cause: error })
       const llmCode = LlmError.isInstance(error) ? error.code : undefined
       throw new CompactionRefusal('summary', `summary call failed${llmCode ? ` (${llmCode})` : ''}: ${describe(error)}`, { cause: error, llmCode })
     }
