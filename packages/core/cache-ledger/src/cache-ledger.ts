@@ -4,7 +4,7 @@ import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
 import { strictConfig } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
 import Schema from 'schemastery'
-import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
+import type { CacheGuardData } from './cache-events.ts'
 import { CacheGuardError } from './cache-guard-error.ts'
 import type { CacheTotals } from './cache-totals.ts'
 import { cacheTotals } from './cache-totals.ts'
@@ -15,12 +15,6 @@ import { RequestObserver } from './request-observer.ts'
 declare module '@cordisjs/core' {
   interface Context {
     cacheLedger: CacheLedger
-  }
-  interface Events {
-    /** One request observed, when its stream ended (also fired for requests without a session, which have no log to go to). */
-    'cache/observation'(observation: CacheObservationData, sessionId: string | undefined): void
-    /** The summary guard found a summary call that is not a warm replay, before it was sent. */
-    'cache/guard'(guard: CacheGuardData, sessionId: string): void
   }
 }
 
@@ -43,15 +37,20 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     const now = config.now ?? Date.now
     const ttls: Record<string, number> = { ...DEFAULT_CACHE_TTL_MS, ...config.cacheTtlMs }
     const observer = new RequestObserver({ toleranceTokens: config.providerToleranceTokens, forgetAfterMs: config.forgetAfterMs })
-    const sessions = new Map<string, Session>()
+    // Weak, so a session the store has closed and dropped is not kept alive with its whole log.
+    const sessions = new Map<string, WeakRef<Session>>()
+    const openSession = (sessionId: string): Session | undefined => {
+      const session = sessions.get(sessionId)?.deref()
+      return session && !session.isClosed ? session : undefined
+    }
     const sent = new WeakMap<GenerateOptions, SentRequest>()
     const unlogged = new Set<string>()
 
     const log = (sessionId: string, ...[type, data]: ['cache/observation', SessionEventMap['cache/observation']] | ['cache/guard', SessionEventMap['cache/guard']]): void => {
-      const session = sessions.get(sessionId)
-      if (!session || session.isClosed) {
+      const session = openSession(sessionId)
+      if (!session) {
         // Said once per session: a host sending requests for a session the store does not hold.
-        if (!unlogged.has(sessionId)) ctx.emit('internal/warning', `CacheLedger: session ${sessionId} is not open in ctx.sessions, so its ${type} events are not logged (said once per session)`)
+        if (!unlogged.has(sessionId)) ctx.emit('internal/warning', `CacheLedger: session ${sessionId} is not open in ctx.sessions, or was opened before the ledger was mounted, so its ${type} events are not logged (said once per session)`)
         unlogged.add(sessionId)
         return
       }
@@ -63,35 +62,53 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       }
     }
 
-    const ttlOf = async (provider: string, model: string): Promise<number> => {
+    // A model's TTL is read once: every request would otherwise pay a call into the runtime.
+    const modelTtls = new Map<string, number>()
+    const resolveTtl = async (provider: string, model: string, key: string): Promise<number> => {
       let fromModel: number | undefined
       try {
         fromModel = (await ctx.llm.resolveModelInfo(provider, model)).cacheTtlMs
       } catch {
         // The runtime resolved this model a moment ago to prepare the call; a failure now only loses the model's own TTL.
       }
-      return fromModel ?? ttls[provider] ?? Number.POSITIVE_INFINITY
+      const ttlMs = fromModel ?? ttls[provider] ?? Number.POSITIVE_INFINITY
+      modelTtls.set(key, ttlMs)
+      return ttlMs
     }
 
-    ctx.on('session/open', (session: Session) => void sessions.set(session.id, session))
-    ctx.on('session/event', (session: Session) => {
-      if (sessions.get(session.id) !== session) sessions.set(session.id, session)
+    const observe = (options: GenerateOptions, ttlMs: number): void => {
+      const session = options.sessionId === undefined ? undefined : openSession(options.sessionId)
+      let request: SentRequest
+      try {
+        request = observer.send(options, session, ttlMs, now())
+      } catch (error) {
+        // The ledger only watches: a request it cannot fingerprint (say, a NaN temperature) is not observed, but still sent.
+        ctx.emit('internal/warning', `CacheLedger: could not observe a ${options.purpose ?? 'llm'} request to ${options.provider}/${options.model}: ${(error as Error)?.message ?? String(error)}`)
+        return
+      }
+      if (request.guard && config.guard !== 'off' && options.sessionId !== undefined) {
+        const guard: CacheGuardData = { action: config.guard, provider: options.provider, model: options.model, ...request.guard }
+        log(options.sessionId, 'cache/guard', guard)
+        if (config.guard === 'refuse') throw new CacheGuardError(options.sessionId, guard.reason, guard.divergence)
+      }
+      sent.set(options, request)
+    }
+
+    // Sessions are learned as the store opens them (one listener call per session, not per
+    // event); ids of closed sessions are dropped as new ones come.
+    ctx.on('session/open', (session: Session) => {
+      if (sessions.size >= 64 && sessions.size % 64 === 0) for (const id of sessions.keys()) if (!openSession(id)) sessions.delete(id)
+      sessions.set(session.id, new WeakRef(session))
     })
 
     // Prepended, so a refusing guard stops the call before any other observer records it.
     ctx.on(
       'llm/stream',
-      async (options: GenerateOptions) => {
-        const ttlMs = await ttlOf(options.provider, options.model)
-        const session = options.sessionId === undefined ? undefined : sessions.get(options.sessionId)
-        const request = observer.send(options, session, ttlMs, now())
-        if (request.guard && config.guard !== 'off' && options.sessionId !== undefined) {
-          const guard: CacheGuardData = { action: config.guard, provider: options.provider, model: options.model, ...request.guard }
-          log(options.sessionId, 'cache/guard', guard)
-          ctx.emit('cache/guard', guard, options.sessionId)
-          if (config.guard === 'refuse') throw new CacheGuardError(options.sessionId, guard.reason, guard.divergence)
-        }
-        sent.set(options, request)
+      (options: GenerateOptions) => {
+        const key = `${options.provider}\u0000${options.model}`
+        const ttlMs = modelTtls.get(key)
+        if (ttlMs === undefined) return resolveTtl(options.provider, options.model, key).then((resolved) => observe(options, resolved))
+        observe(options, ttlMs)
       },
       { prepend: true },
     )
@@ -102,7 +119,6 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       sent.delete(options)
       const observation = observer.finish(request, outcome, now())
       if (request.sessionId !== undefined) log(request.sessionId, 'cache/observation', observation)
-      ctx.emit('cache/observation', observation, request.sessionId)
     })
   }
 

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { ContentBlock, GenerateOptions, Message, MessageRole, ToolDefinition } from '@warmfold/llm'
 import { canonicalJson } from '@warmfold/llm'
+import { canonicalDigest, hashText } from './canonical-digest.ts'
 
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
@@ -10,7 +10,7 @@ export type EnvelopeField = (typeof ENVELOPE_FIELDS)[number]
 
 /** One segment of the canonical prompt: a tool, the system prompt, or one content block of a message. */
 export interface PromptSegment {
-  /** A 96-bit hash of the segment's canonical text (never the text itself). */
+  /** A 96-bit hash of the segment's canonical JSON (never the text itself). */
   readonly hash: string
   /** Characters of the segment's canonical text. */
   readonly chars: number
@@ -50,11 +50,6 @@ export interface RequestFingerprint {
 /** The part of a prompt a segment belongs to. */
 export type SegmentPart = { readonly part: 'tools'; readonly index: number } | { readonly part: 'system' } | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
 
-/** A 96-bit hash of `text`, as 16 base64url characters. */
-export function hashText(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 16)
-}
-
 interface MessagePrint {
   readonly role: MessageRole
   readonly segments: readonly PromptSegment[]
@@ -65,21 +60,22 @@ interface MessagePrint {
  * Fingerprints requests. The canonical text of a segment is the test kit's: `canonicalJson({ tool })`
  * per tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for
  * the first block and `canonicalJson({ block })` for the others, so character counts match the
- * prefix-cache simulator's.
+ * prefix-cache simulator's. Segments are digested without rendering that text (see
+ * {@link canonicalDigest}).
  *
- * Frozen messages and tool lists (everything `ctx.llm` sends is frozen) are hashed once and
- * remembered by identity, so a long session costs one hash per new message.
+ * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
+ * and remembered by identity, so a long session costs one hash per new message.
  */
 export class Fingerprinter {
   private readonly messagePrints = new WeakMap<Message, MessagePrint>()
-  private readonly toolPrints = new WeakMap<readonly ToolDefinition[], readonly PromptSegment[]>()
+  private readonly toolPrints = new WeakMap<ToolDefinition, PromptSegment>()
   private lastSystem?: { readonly text: string; readonly segment: PromptSegment }
-  private readonly envelopeHashes = new Map<string, string>()
+  private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
 
   /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
-    const envelope = ENVELOPE_FIELDS.map((field) => this.envelopeHash(request[field]))
-    const segments: PromptSegment[] = request.tools?.length ? [...this.tools(request.tools)] : []
+    const { family, envelope } = this.envelope(request)
+    const segments: PromptSegment[] = request.tools?.length ? this.tools(request.tools) : []
     const tools = segments.length
     const system = !!request.system
     if (request.system) segments.push(this.system(request.system))
@@ -91,49 +87,50 @@ export class Fingerprinter {
     }
     let chars = 0
     for (const segment of segments) chars += segment.chars
-    return { family: envelope.join('.'), envelope, segments, tools, system, messages, chars }
+    return { family, envelope, segments, tools, system, messages, chars }
   }
 
-  private envelopeHash(value: unknown): string {
-    const text = canonicalJson(value ?? null)
-    let hash = this.envelopeHashes.get(text)
-    if (hash === undefined) {
-      hash = hashText(text)
-      // Envelope values are a handful of settings; the cap only guards against a caller that varies them per request.
-      if (this.envelopeHashes.size > 1024) this.envelopeHashes.clear()
-      this.envelopeHashes.set(text, hash)
+  private envelope(request: Pick<GenerateOptions, EnvelopeField>): { readonly family: string; readonly envelope: readonly string[] } {
+    // One small JSON key per request; the hashes of each distinct envelope are computed once.
+    const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
+    let found = this.envelopes.get(key)
+    if (!found) {
+      const envelope = ENVELOPE_FIELDS.map((field) => hashText(canonicalJson(request[field] ?? null)))
+      // A handful of envelopes in practice; the cap only guards against a caller that varies them per request.
+      if (this.envelopes.size > 1024) this.envelopes.clear()
+      found = { family: envelope.join('.'), envelope }
+      this.envelopes.set(key, found)
     }
-    return hash
+    return found
   }
 
-  private tools(tools: readonly ToolDefinition[]): readonly PromptSegment[] {
-    let prints = this.toolPrints.get(tools)
-    if (!prints) {
-      prints = tools.map((tool) => segmentOf(canonicalJson({ tool })))
-      // Only a frozen list cannot change after it was hashed.
-      if (Object.isFrozen(tools)) this.toolPrints.set(tools, prints)
-    }
-    return prints
+  private tools(tools: readonly ToolDefinition[]): PromptSegment[] {
+    // By tool, not by list: the runtime copies the list into every request it prepares.
+    return tools.map((tool) => {
+      let print = this.toolPrints.get(tool)
+      if (!print) {
+        print = canonicalDigest({ tool })
+        // Only a frozen definition cannot change after it was hashed.
+        if (Object.isFrozen(tool)) this.toolPrints.set(tool, print)
+      }
+      return print
+    })
   }
 
   private system(text: string): PromptSegment {
-    if (this.lastSystem?.text !== text) this.lastSystem = { text, segment: segmentOf(canonicalJson({ system: text })) }
+    if (this.lastSystem?.text !== text) this.lastSystem = { text, segment: canonicalDigest({ system: text }) }
     return this.lastSystem.segment
   }
 
   private message(message: Message): MessagePrint {
     let print = this.messagePrints.get(message)
     if (!print) {
-      const segments = message.content.map((block: ContentBlock, index) => segmentOf(index === 0 ? canonicalJson({ role: message.role, block }) : canonicalJson({ block })))
+      const segments = message.content.map((block: ContentBlock, index) => canonicalDigest(index === 0 ? { role: message.role, block } : { block }))
       print = { role: message.role, segments, instruction: message.role === 'user' && message.content.every((block) => block.type === 'text') }
       if (Object.isFrozen(message)) this.messagePrints.set(message, print)
     }
     return print
   }
-}
-
-function segmentOf(text: string): PromptSegment {
-  return { hash: hashText(text), chars: text.length }
 }
 
 /** Which part of `print`'s prompt segment `index` belongs to, or `undefined` past its end. */

@@ -93,10 +93,15 @@ export class RequestObserver {
     const usage = outcome.usage
     const expected = sent.match.liveChars
     const cause = sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens) ? 'provider' : sent.cause
-    const data: CacheObservationData = {
+    // Every key in one order, unreported buckets undefined (the log drops them): one object shape.
+    return {
       purpose: sent.purpose,
       provider: sent.provider,
       model: sent.model,
+      uncached: usage?.inputTokens,
+      cached: usage?.cacheReadTokens,
+      written: usage?.cacheWriteTokens,
+      output: usage?.outputTokens,
       chars: sent.print.chars,
       expected,
       divergence: sent.comparison.divergence,
@@ -104,11 +109,6 @@ export class RequestObserver {
       idleMs: sent.match.idleMs,
       finish: outcome.finishReason,
     }
-    if (usage?.inputTokens !== undefined) data.uncached = usage.inputTokens
-    if (usage?.cacheReadTokens !== undefined) data.cached = usage.cacheReadTokens
-    if (usage?.cacheWriteTokens !== undefined) data.written = usage.cacheWriteTokens
-    if (usage?.outputTokens !== undefined) data.output = usage.outputTokens
-    return data
   }
 
   private currentRequest(session: Session, now: number): Reference | undefined {

@@ -185,18 +185,43 @@ describe('cache/observation: one per request, with the first divergence and its 
     expect(observations(two)[0]).toMatchObject({ divergence: { part: 'message', index: 0, role: 'user', charOffset: offset }, cause: 'none', expected: offset })
   })
 
-  it('announces every observation on the context, also for a request without a session (which has no log)', async () => {
+  it('a request without a session is logged nowhere, but its prefix counts for the later requests of its family', async () => {
     const harness = await mount()
-    await send(harness, { ...BASE, messages: [createUserMessage('hi')] })
-    expect(harness.announced).toHaveLength(1)
-    expect(harness.announced[0]).toMatchObject({ sessionId: undefined, observation: { purpose: 'unspecified', divergence: { part: 'first' } } })
+    const shared = createUserMessage('Shared project notes.')
+    await send(harness, { ...BASE, messages: [shared] })
+    const session = await harness.ctx.sessions.create('after')
+    session.append('user/message', { message: shared }, 'append')
+    const request = conversationRequest(session)
+    await send(harness, request)
+    expect(observations(session)).toEqual([expect.objectContaining({ divergence: { part: 'none' }, cause: 'none', expected: new Fingerprinter().fingerprint(request).chars })])
   })
 
   it('warns once when a request names a session the store does not hold, and still answers', async () => {
     const harness = await mount()
     await send(harness, { ...BASE, messages: [createUserMessage('hi')], sessionId: 'ghost' })
     await send(harness, { ...BASE, messages: [createUserMessage('hi')], sessionId: 'ghost' })
-    expect(harness.warnings).toEqual(['CacheLedger: session ghost is not open in ctx.sessions, so its cache/observation events are not logged (said once per session)'])
+    expect(harness.warnings).toEqual(['CacheLedger: session ghost is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)'])
+    harness.warnings.length = 0
+  })
+
+  it('still sends a request it cannot fingerprint (a NaN temperature), says so, and logs nothing for it', async () => {
+    const harness = await mount()
+    const session = await startSession(harness)
+    const result = await send(harness, conversationRequest(session, { temperature: Number.NaN }))
+    expect(result.finishReason).toBe('stop')
+    expect(observations(session)).toEqual([])
+    expect(harness.warnings).toEqual(['CacheLedger: could not observe a conversation request to p/m: canonicalJson: $ is NaN, which JSON cannot represent'])
+    harness.warnings.length = 0
+  })
+
+  it('stops logging to a session once the store has closed it', async () => {
+    const harness = await mount()
+    const session = await startSession(harness)
+    await step(harness, session)
+    await harness.ctx.sessions.close(session)
+    await send(harness, conversationRequest(session))
+    expect(observations(session)).toHaveLength(1)
+    expect(harness.warnings).toEqual([`CacheLedger: session ${session.id} is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)`])
     harness.warnings.length = 0
   })
 })

@@ -27,8 +27,6 @@ export interface LedgerHarness extends TestContext {
   usage: (request: GenerateOptions, index: number) => TokenUsage | undefined
   /** Replies of the scripted model; default a text answer. */
   reply: (request: GenerateOptions, index: number) => ScriptedReply | undefined
-  /** Every `cache/observation` the ledger announced on the context, with its session id. */
-  announced: Array<{ observation: CacheObservationData; sessionId: string | undefined }>
 }
 
 export interface LedgerHarnessOptions {
@@ -52,7 +50,6 @@ export async function mountLedger(options: LedgerHarnessOptions = {}): Promise<L
     clock,
     usage: () => undefined,
     reply: () => undefined,
-    announced: [],
   })
   harness.adapter = new ScriptedAdapter({
     models: options.models ?? { m: MODEL, other: MODEL },
@@ -64,7 +61,6 @@ export async function mountLedger(options: LedgerHarnessOptions = {}): Promise<L
     },
   })
   ctx.llm.registerAdapter('p', harness.adapter)
-  ctx.on('cache/observation', (observation, sessionId) => void harness.announced.push({ observation, sessionId }))
   return harness
 }
 

@@ -2,7 +2,6 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { CacheGuardData } from '../src/index.ts'
 import { CacheGuardError, Fingerprinter, charsBefore } from '../src/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import { BASE, finish, guards, logPrune, mountLedger, observations, send, startSession, step, TOOLS } from './ledger-fixture.ts'
@@ -14,14 +13,12 @@ afterEach(async () => {
 
 const INSTRUCTION = 'Write a checkpoint summary of the conversation so far.'
 
-async function mount(guard?: 'warn' | 'refuse' | 'off'): Promise<{ harness: LedgerHarness; session: Session; announced: CacheGuardData[] }> {
+async function mount(guard?: 'warn' | 'refuse' | 'off'): Promise<{ harness: LedgerHarness; session: Session }> {
   const harness = await mountLedger(guard ? { ledger: { guard } } : {})
   harnesses.push(harness)
-  const announced: CacheGuardData[] = []
-  harness.ctx.on('cache/guard', (guardData) => void announced.push(guardData))
   const session = await startSession(harness)
   for (let index = 0; index < 3; index++) await step(harness, session)
-  return { harness, session, announced }
+  return { harness, session }
 }
 
 /** A summary call replaying messages `0..end` of the surface, plus the instruction. */
@@ -47,7 +44,7 @@ describe('summary guard: a summary call must replay the last conversation reques
   })
 
   it('warn: logs cache/guard before the call, names the part, and sends the call anyway', async () => {
-    const { harness, session, announced } = await mount()
+    const { harness, session } = await mount()
     const { tools: _tools, ...toolless } = summaryCall(session, 4)
     let loggedBeforeSent = false
     harness.reply = (request) => {
@@ -58,7 +55,6 @@ describe('summary guard: a summary call must replay the last conversation reques
     const [guard] = guards(session)
     expect(guard).toMatchObject({ action: 'warn', provider: 'p', model: 'm', divergence: { part: 'tools', index: 0, charOffset: 0 } })
     expect(guard!.reason).toBe("the summary call's tool 0 differs from the last conversation request's (tools added, removed, reordered or changed) at character 0")
-    expect(announced).toEqual([guard])
     expect(loggedBeforeSent).toBe(true)
     expect(observations(session).at(-1)).toMatchObject({ purpose: 'compaction', cause: 'tools' })
   })
@@ -81,10 +77,9 @@ describe('summary guard: a summary call must replay the last conversation reques
   })
 
   it('off: checks nothing, but the observation still names the break', async () => {
-    const { harness, session, announced } = await mount('off')
+    const { harness, session } = await mount('off')
     await send(harness, summaryCall(session, 4, { system: 'You summarize conversations.' }))
     expect(guards(session)).toEqual([])
-    expect(announced).toEqual([])
     expect(observations(session).at(-1)).toMatchObject({ cause: 'envelope', divergence: { part: 'system' } })
   })
 

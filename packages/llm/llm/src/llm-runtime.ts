@@ -154,7 +154,7 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     } finally {
       const aborted = prepared.signal?.aborted || (failure && LlmError.isInstance(failure.error) && failure.error.code === 'ABORTED')
       const reason: FinishReason = finishReason ?? (aborted || (!failure && !ended) ? 'aborted' : 'error')
-      this.finished(prepared, failure ? { usage, finishReason: reason, error: failure.error } : { usage, finishReason: reason })
+      emitFinish(this.ctx, prepared, failure ? { usage, finishReason: reason, error: failure.error } : { usage, finishReason: reason })
     }
   }
 
@@ -168,15 +168,6 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     return assembler.result()
   }
 
-  /** Fires `llm/finish`; a listener's error is reported, never thrown into the caller's stream. */
-  private finished(options: GenerateOptions, outcome: LlmFinish): void {
-    try {
-      this.ctx.emit('llm/finish', options, outcome)
-    } catch (error) {
-      this.ctx.emit('internal/error', error)
-    }
-  }
-
   private adapterFor(provider: string): LlmAdapter {
     const adapter = this.adapters.get(provider)
     if (adapter) return adapter
@@ -186,6 +177,19 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
       `no LLM adapter is registered for provider "${provider}"; registered providers: ${known.length ? known.join(', ') : '(none)'}`,
       { provider, retryable: false },
     )
+  }
+}
+
+/**
+ * Fires `llm/finish`; a listener's error is reported, never thrown into the caller's stream. A
+ * function, not a method: `this` inside a service method is a cordis tracing proxy, and every
+ * method looked up through it costs a proxy of its own.
+ */
+function emitFinish(ctx: Context, options: GenerateOptions, outcome: LlmFinish): void {
+  try {
+    ctx.emit('llm/finish', options, outcome)
+  } catch (error) {
+    ctx.emit('internal/error', error)
   }
 }
 
