@@ -21,8 +21,9 @@ export interface CacheDivergence {
   /** For `message`: the role of the request's message at `index`. */
   readonly role?: string
   /**
-   * Characters of the canonical prompt before the first difference (0 for `envelope`); absent
-   * for `first` and `none`. Exact to the content block: a block that differs counts from its start.
+   * Characters of the prompt before the first difference (0 for `envelope`; counted as
+   * {@link CacheObservationData.chars} counts them); absent for `first` and `none`. Exact to the
+   * content block: a block that differs counts from its start.
    */
   readonly charOffset?: number
 }
@@ -43,8 +44,8 @@ export const CACHE_BREAK_CAUSES: readonly CacheBreakCause[] = ['none', 'fold', '
 
 /**
  * The data of one `cache/observation` event: one request sent through `ctx.llm` and what the
- * provider reported for it. Field names are short because there is one per request (about 250
- * bytes a line in a JSONL session file).
+ * provider reported for it. Kept small because there is one per request (about 240
+ * bytes a line in a JSONL session file, 300 with all four token buckets).
  *
  * Token fields are exactly the provider's disjoint buckets; a bucket the provider did not report
  * is **absent** (never guessed as 0). Prompt tokens = `uncached + cached + written`.
@@ -62,11 +63,15 @@ export interface CacheObservationData {
   written?: number
   /** Generated tokens, reasoning included (`usage.outputTokens`). */
   output?: number
-  /** Characters of the canonical prompt (tools, system, messages). */
+  /**
+   * Characters of the prompt: the canonical JSON of each tool, the system prompt and each
+   * message block, every string character counted once (JSON escapes are not counted).
+   */
   chars: number
   /**
-   * Characters of the prompt the provider could serve from its cache: the longest prefix shared
-   * with an earlier request of the same cache family that was sent within the TTL.
+   * Characters of the prompt the provider could serve from its cache: the longest prefix, in
+   * whole content blocks, shared with an earlier request of the same cache family sent within
+   * the TTL.
    */
   expected: number
   divergence: CacheDivergence

@@ -37,10 +37,9 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     const now = config.now ?? Date.now
     const ttls: Record<string, number> = { ...DEFAULT_CACHE_TTL_MS, ...config.cacheTtlMs }
     const observer = new RequestObserver({ toleranceTokens: config.providerToleranceTokens, forgetAfterMs: config.forgetAfterMs })
-    // Weak, so a session the store has closed and dropped is not kept alive with its whole log.
-    const sessions = new Map<string, WeakRef<Session>>()
+    const sessions = new Map<string, Session>()
     const openSession = (sessionId: string): Session | undefined => {
-      const session = sessions.get(sessionId)?.deref()
+      const session = sessions.get(sessionId)
       return session && !session.isClosed ? session : undefined
     }
     const sent = new WeakMap<GenerateOptions, SentRequest>()
@@ -95,10 +94,12 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     }
 
     // Sessions are learned as the store opens them (one listener call per session, not per
-    // event); ids of closed sessions are dropped as new ones come.
+    // event). A session the store has closed is dropped when the next one opens, so the ledger
+    // never keeps a closed session's log alive for long. (Not a WeakRef: V8 keeps a WeakRef's
+    // target alive until the current macrotask ends, which a run without I/O never reaches.)
     ctx.on('session/open', (session: Session) => {
-      if (sessions.size >= 64 && sessions.size % 64 === 0) for (const id of sessions.keys()) if (!openSession(id)) sessions.delete(id)
-      sessions.set(session.id, new WeakRef(session))
+      for (const [id, held] of sessions) if (held.isClosed) sessions.delete(id)
+      sessions.set(session.id, session)
     })
 
     // Prepended, so a refusing guard stops the call before any other observer records it.
