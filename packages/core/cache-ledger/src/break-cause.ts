@@ -16,9 +16,11 @@ export function rewritesBetween(session: Session, from: number, to: number): Log
   const rewrites: LoggedRewrite[] = []
   for (let seq = Math.max(0, from); seq < to; seq++) {
     const event = session.eventAt(seq)
-    if (event?.type !== 'compaction/summary' && event?.type !== 'compaction/prune') continue
+    // Compared as strings: the compaction events are declared by @warmfold/compaction, which this package does not depend on.
+    const type: string | undefined = event?.type
+    if (!event || (type !== 'compaction/summary' && type !== 'compaction/prune')) continue
     const range = (event.data as { shadowedRange?: { start?: unknown } }).shadowedRange
-    rewrites.push({ kind: event.type === 'compaction/summary' ? 'fold' : 'prune', start: typeof range?.start === 'number' ? range.start : 0 })
+    rewrites.push({ kind: type === 'compaction/summary' ? 'fold' : 'prune', start: typeof range?.start === 'number' ? range.start : 0 })
   }
   return rewrites
 }
