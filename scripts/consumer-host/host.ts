@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Context } from '@cordisjs/core'
 import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
+import { CacheLedger } from '@warmfold/cache-ledger'
 import { CompactionInvariants } from '@warmfold/compaction'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
 import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
@@ -51,6 +52,7 @@ await ctx.start()
 
 ctx.plugin(LlmRuntime)
 ctx.plugin(SessionStore, { store: 'file', directory })
+ctx.plugin(CacheLedger, { guard: 'refuse' })
 ctx.plugin(ToolRegistry)
 ctx.plugin(AgentLoop)
 ctx.plugin(TokenMeter, {})
@@ -90,6 +92,8 @@ const summaries = agent.session.events.filter((event) => event.type === 'compact
 check('a 30-step scripted turn compacts with BasicCompactionEngine', summaries >= 1, `${summaries} compaction/summary event(s), ${requests.length} requests`)
 check('the session is in the file store', (await readdir(directory)).some((file) => file.includes('host-session')), `files: ${(await readdir(directory)).join(', ')}`)
 check('PrefixCacheService observed the requests', ctx.prefixCache.totals().requests === requests.length, `${ctx.prefixCache.totals().requests} observed`)
+const ledger = ctx.cacheLedger.totals(agent.session)
+check('CacheLedger logged one cache/observation per request, the folds among the breaks, no guard event for the warm summary calls', ledger.requests === requests.length && (ledger.breaks.fold ?? 0) >= 1 && ledger.guardWarnings + ledger.guardRefusals === 0, JSON.stringify(ledger))
 
 // Swap the engine: the contract-only one must be triggered by the loop like the basic one.
 basicEngine.dispose()

@@ -52,6 +52,11 @@ export interface RunReport {
   sessionCachedTokens: number
   sessionUncachedTokens: number
   silentRewrites: number
+  /**
+   * Summary calls the cache ledger's guard warned about: calls that were not a warm replay of the
+   * last conversation request (envelope, tools or replayed history changed; rules C2/C3).
+   */
+  guardWarnings: number
   completed: boolean
   cost: CostReport
   /** cost.total in dollars, or null when the price has no dollar rate. */
@@ -69,7 +74,7 @@ export interface RunReport {
 /**
  * The `--json` document, schema version 2. Version 1's fields are unchanged; version 2 adds the
  * workload's price, turns, idleSeconds and stepSeconds, and per run its cost, costUsd, floor,
- * efficiency and requests, and each summary call's cost.
+ * efficiency, requests and guardWarnings, and each summary call's cost.
  */
 export interface BenchReport {
   version: 2
@@ -137,6 +142,7 @@ export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfil
     sessionCachedTokens: run.totals.cachedTokens,
     sessionUncachedTokens: run.totals.uncachedTokens,
     silentRewrites: run.silentRewrites,
+    guardWarnings: run.guardWarnings,
     completed: run.completed,
     cost: { unit: 'input-token', uncachedInput: round(priced.cost.uncachedInput), cacheRead: round(priced.cost.cacheRead), cacheWrite: round(priced.cost.cacheWrite), output: round(priced.cost.output), total: round(priced.cost.total) },
     costUsd: priced.costUsd === null ? null : Math.round(priced.costUsd * 1e6) / 1e6,

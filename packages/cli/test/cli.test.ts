@@ -85,7 +85,7 @@ describe('warmfold bench output', () => {
       })
       expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
       for (const entry of report.runs) {
-        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'requests'])
+        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'guardWarnings', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'requests'])
         expect(entry.completed).toBe(true)
         expect(entry.sessionPromptTokens).toBe(entry.sessionCachedTokens + entry.sessionUncachedTokens)
         for (const call of entry.summaryCalls) {
@@ -116,6 +116,9 @@ describe('warmfold bench output', () => {
       expect(warm!.summaryCalls.length).toBeGreaterThan(0)
       expect(Math.max(...warm!.summaryCalls.map((call) => call.uncachedTokens))).toBeLessThan(2000)
       expect(Math.min(...legacy!.summaryCalls.map((call) => call.uncachedTokens))).toBeGreaterThan(10000)
+      // The cache ledger runs in every bench run: its guard flags each of legacy's cold summary calls, none of warmfold's.
+      expect(warm!.guardWarnings).toBe(0)
+      expect(legacy!.guardWarnings).toBe(legacy!.summaryCalls.length)
       expect(result.stderr).toMatch(/\[2\/2\] window 32000, strategy legacy: \d+ fold\(s\)/)
     } finally {
       await rm(directory, { recursive: true, force: true })

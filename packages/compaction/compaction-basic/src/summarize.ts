@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
 import type { SummaryAttempt, SummaryAttemptReason } from '@warmfold/compaction'
+import { CacheGuardError } from '@warmfold/cache-ledger'
 import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
 import { ContentAssembler, LlmError } from '@warmfold/llm'
 import { CompactionRefusal } from './compaction-refusal.ts'
@@ -25,6 +26,8 @@ export interface SummaryOutcome {
  *   effort (a deliberate cache break, recorded as such);
  * - anything else without a summary, a failed call, or nothing left to try: a refusal (no
  *   checkpoint is written) that carries every call made so far.
+ * - a call the cache ledger's summary guard refused before it was sent (`guard: 'refuse'`): a
+ *   refusal with the guard's reason, never retried (nothing was paid, so no attempt is recorded).
  */
 export async function summarize(ctx: Context, request: GenerateOptions, budget: SummaryCallBudget): Promise<SummaryOutcome> {
   const attempts: SummaryAttempt[] = []
@@ -87,6 +90,8 @@ async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptR
     record(result.finishReason, result)
     return result
   } catch (error) {
+    // The cache ledger's guard refused the call before it was sent: its reason is the refusal's.
+    if (CacheGuardError.isInstance(error)) throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, { cause: error, attempts: [...attempts] })
     const aborted = signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')
     record(aborted ? 'aborted' : 'error')
     const made = [...attempts]

@@ -1,5 +1,6 @@
 import type { ForkScope } from '@cordisjs/core'
 import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
+import { CacheLedger } from '@warmfold/cache-ledger'
 import { CompactionInvariants } from '@warmfold/compaction'
 import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
@@ -56,6 +57,10 @@ export interface EngineHarnessOptions {
   directory?: string
   /** Mount the token meter; default true. */
   tokenMeter?: boolean
+  /** Mount the cache ledger with this config; default: no ledger. */
+  ledger?: Partial<CacheLedger.Config>
+  /** The engine class; default `BasicCompactionEngine`. */
+  engineClass?: typeof BasicCompactionEngine
 }
 
 /** Real runtime, store, loop, tools, meter, invariants, pruner and engine; only the model's content is scripted. */
@@ -64,12 +69,13 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   const { ctx } = context
   ctx.plugin(LlmRuntime)
   ctx.plugin(SessionStore, options.directory ? { store: 'file', directory: options.directory } : {})
+  if (options.ledger) ctx.plugin(CacheLedger, options.ledger)
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
   if (options.tokenMeter !== false) ctx.plugin(TokenMeter, {})
   ctx.plugin(CompactionInvariants)
   if (options.pruner) ctx.plugin(ToolResultPruner, options.pruner)
-  const engineScope = ctx.plugin(BasicCompactionEngine, options.engine ?? {})
+  const engineScope = ctx.plugin(options.engineClass ?? BasicCompactionEngine, options.engine ?? {})
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({

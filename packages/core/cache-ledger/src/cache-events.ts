@@ -1,66 +1,105 @@
-/** Where a request's prompt first differs from the best-matching earlier request of its cache family. */
+import type { FinishReason } from '@warmfold/llm'
+
+/**
+ * Where a request's prompt first differs from the request it is compared with: for a
+ * conversation request the session's previous conversation request, for a summary call the
+ * session's last conversation request (rule C3), otherwise the best-matching earlier request of
+ * its cache family.
+ */
 export interface CacheDivergence {
   /**
-   * `first`: no earlier request of the family; `none`: the whole prompt matched; `envelope`: a
-   * prompt-shaping setting differs from the previous request (`field`); `system`, `tools`,
-   * `message`: the first differing character is there.
+   * `first`: nothing to compare with (no earlier request of the session or the family);
+   * `none`: the request keeps the whole compared prefix (it only appends; a summary call replays
+   * it and adds one instruction); `envelope`: a prompt-shaping setting differs (`field`);
+   * `tools`, `system`, `message`: the first differing part of the prompt.
    */
-  readonly part: 'first' | 'none' | 'envelope' | 'system' | 'tools' | 'message'
+  readonly part: 'first' | 'none' | 'envelope' | 'tools' | 'system' | 'message'
   /** For `envelope`: `provider`, `model`, `reasoningEffort`, `temperature` or `stop`. */
   readonly field?: string
-  /** For `tools`: the tool's index; for `message`: the message's index. */
+  /** For `tools`: the tool's position; for `message`: the message's position in the request. */
   readonly index?: number
-  /** For `message`: the message's role. */
+  /** For `message`: the role of the request's message at `index`. */
   readonly role?: string
-  /** Characters of canonical prompt before the first difference. */
-  readonly charOffset: number
+  /**
+   * Characters of the prompt before the first difference (0 for `envelope`; counted as
+   * {@link CacheObservationData.chars} counts them); absent for `first` and `none`. Exact to the
+   * content block: a block that differs counts from its start.
+   */
+  readonly charOffset?: number
 }
 
 /**
- * Why the prefix broke: `fold` (a checkpoint replaced history), `prune` (a tool result was
- * rewritten), `envelope` (effort, temperature, stop, model or provider changed), `tools` (tool
- * definitions changed), `expired` (idle longer than the provider's cache TTL), `provider` (the
- * prefix was identical but the provider reported fewer cached tokens: eviction, routing, lag),
- * `unknown` (the prompt changed without a logged reason); `none` when nothing broke.
+ * Why the request could not reuse the prefix it was compared with: `fold` (a checkpoint
+ * replaced history: `compaction/summary` logged in between), `prune` (a tool result was rewritten:
+ * `compaction/prune`), `envelope` (reasoning effort, temperature, stop, model, provider or the
+ * system prompt changed), `tools` (tool definitions changed), `expired` (idle longer than the
+ * provider's cache TTL), `provider` (the prefix was identical but the provider reported fewer
+ * cached tokens than expected: eviction, routing, lag), `unknown` (the prompt changed without a
+ * logged reason); `none` when nothing broke.
  */
 export type CacheBreakCause = 'none' | 'fold' | 'prune' | 'envelope' | 'tools' | 'expired' | 'provider' | 'unknown'
 
+/** Every cause, in the order reports list them. */
+export const CACHE_BREAK_CAUSES: readonly CacheBreakCause[] = ['none', 'fold', 'prune', 'envelope', 'tools', 'expired', 'provider', 'unknown']
+
+/**
+ * The data of one `cache/observation` event: one request sent through `ctx.llm` and what the
+ * provider reported for it. Kept small because there is one per request (about 240
+ * bytes a line in a JSONL session file, 300 with all four token buckets).
+ *
+ * Token fields are exactly the provider's disjoint buckets; a bucket the provider did not report
+ * is **absent** (never guessed as 0). Prompt tokens = `uncached + cached + written`.
+ */
+export interface CacheObservationData {
+  /** The request's purpose (`conversation`, `compaction`, …; `unspecified` when it had none). */
+  purpose: string
+  provider: string
+  model: string
+  /** Prompt tokens billed at the full input price (`usage.inputTokens`). */
+  uncached?: number
+  /** Prompt tokens read from the cache (`usage.cacheReadTokens`). */
+  cached?: number
+  /** Prompt tokens written to the cache (`usage.cacheWriteTokens`). */
+  written?: number
+  /** Generated tokens, reasoning included (`usage.outputTokens`). */
+  output?: number
+  /**
+   * Characters of the prompt: the canonical JSON of each tool, the system prompt and each
+   * message block, every string character counted once (JSON escapes are not counted).
+   */
+  chars: number
+  /**
+   * Characters of the prompt the provider could serve from its cache: the longest prefix, in
+   * whole content blocks, shared with an earlier request of the same cache family sent within
+   * the TTL.
+   */
+  expected: number
+  divergence: CacheDivergence
+  cause: CacheBreakCause
+  /** Milliseconds since the cache family's previous request, or null for the family's first. */
+  idleMs: number | null
+  /** How the call ended: the finish reason, or `error` / `aborted` (then usually without tokens). */
+  finish: FinishReason
+}
+
+/** The data of one `cache/guard` event: a summary call that is not a warm replay, seen before it was sent. */
+export interface CacheGuardData {
+  /** `warn`: the call went ahead; `refuse`: it was never sent and the compaction was refused. */
+  action: 'warn' | 'refuse'
+  provider: string
+  model: string
+  /** Where the summary call departs from the last conversation request (never `none` or `first`). */
+  divergence: CacheDivergence
+  /** One sentence naming what differs. */
+  reason: string
+}
+
 declare module '@warmfold/session' {
   interface SessionEventMap {
-    /**
-     * One request the host sent through `ctx.llm` and what the provider reported for it. Token
-     * fields are `null` when the provider did not report them (never guessed as 0).
-     */
-    'cache/observation': {
-      /** The request's purpose (`conversation`, `compaction`, …). */
-      purpose: string
-      provider: string
-      model: string
-      /** Prompt tokens as the provider reported them (uncached + read + written). */
-      promptTokens: number | null
-      cachedTokens: number | null
-      cacheWriteTokens: number | null
-      uncachedTokens: number | null
-      outputTokens: number | null
-      /** Characters of the canonical prompt (system, tools, messages). */
-      promptChars: number
-      /** Characters of the prompt shared with the best-matching earlier request of the family: what could be cached. */
-      expectedChars: number
-      divergence: CacheDivergence
-      cause: CacheBreakCause
-      /** Milliseconds since the family's previous request, or null for the first. */
-      idleMs: number | null
-    }
-    /** A summary call that is not a warm replay of the last conversation request (rule C2/C3), seen before it was sent. */
-    'cache/guard': {
-      /** `warn`: the call went ahead; `refuse`: the engine refused the compaction. */
-      action: 'warn' | 'refuse'
-      provider: string
-      model: string
-      divergence: CacheDivergence
-      /** One sentence naming what differs. */
-      reason: string
-    }
+    /** One request sent through `ctx.llm` and what the provider reported for it (see {@link CacheObservationData}). */
+    'cache/observation': CacheObservationData
+    /** A summary call that is not a warm replay of the last conversation request (rules C2/C3). */
+    'cache/guard': CacheGuardData
   }
 }
 

@@ -10,7 +10,8 @@ import type { GenerateOptions } from './generate-options.ts'
 import type { LlmAdapter } from './llm-adapter.ts'
 import { LlmError } from './llm-error.ts'
 import type { ModelInfo } from './model-info.ts'
-import type { StreamChunk } from './stream-chunk.ts'
+import type { FinishReason, StreamChunk } from './stream-chunk.ts'
+import type { TokenUsage } from './token-usage.ts'
 
 type Awaitable<T> = T | Promise<T>
 
@@ -24,7 +25,28 @@ declare module '@cordisjs/core' {
      * request. `options` is deep-frozen and is exactly what the adapter receives.
      */
     'llm/stream'(options: GenerateOptions): Awaitable<void>
+    /**
+     * Fired once per call that reached the adapter, when its stream ends: with the finish
+     * chunk's reason, or `error` / `aborted` when it ended without one. `options` is the same
+     * object `llm/stream` saw. Listeners run synchronously and must not throw: an error a
+     * listener throws is reported as `internal/error` and never changes the call's outcome.
+     */
+    'llm/finish'(options: GenerateOptions, outcome: LlmFinish): void
   }
+}
+
+/** How one call's stream ended, as `llm/finish` reports it. */
+export interface LlmFinish {
+  /** The last `usage` chunk of the stream, or `undefined` when the adapter sent none. */
+  readonly usage?: TokenUsage
+  /**
+   * The `finish` chunk's reason. Without a finish chunk: `aborted` when the call was aborted or
+   * the consumer stopped reading early, `error` when the adapter threw or its stream ended
+   * without `finish`.
+   */
+  readonly finishReason: FinishReason
+  /** What the adapter threw, when it threw. */
+  readonly error?: unknown
 }
 
 /**
@@ -114,7 +136,26 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     if (prepared.signal?.aborted) throw abortedError(prepared)
     await this.ctx.serial('llm/stream', prepared)
     if (prepared.signal?.aborted) throw abortedError(prepared)
-    yield* adapter.stream(prepared)
+    // Two field reads per chunk: what `llm/finish` reports is collected on the way through.
+    let usage: TokenUsage | undefined
+    let finishReason: FinishReason | undefined
+    let failure: { error: unknown } | undefined
+    let ended = false
+    try {
+      for await (const chunk of adapter.stream(prepared)) {
+        if (chunk.type === 'usage') usage = chunk.usage
+        else if (chunk.type === 'finish') finishReason = chunk.reason
+        yield chunk
+      }
+      ended = true
+    } catch (error) {
+      failure = { error }
+      throw error
+    } finally {
+      const aborted = prepared.signal?.aborted || (failure && LlmError.isInstance(failure.error) && failure.error.code === 'ABORTED')
+      const reason: FinishReason = finishReason ?? (aborted || (!failure && !ended) ? 'aborted' : 'error')
+      emitFinish(this.ctx, prepared, failure ? { usage, finishReason: reason, error: failure.error } : { usage, finishReason: reason })
+    }
   }
 
   /**
@@ -136,6 +177,19 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
       `no LLM adapter is registered for provider "${provider}"; registered providers: ${known.length ? known.join(', ') : '(none)'}`,
       { provider, retryable: false },
     )
+  }
+}
+
+/**
+ * Fires `llm/finish`; a listener's error is reported, never thrown into the caller's stream. A
+ * function, not a method: `this` inside a service method is a cordis tracing proxy, and every
+ * method looked up through it costs a proxy of its own.
+ */
+function emitFinish(ctx: Context, options: GenerateOptions, outcome: LlmFinish): void {
+  try {
+    ctx.emit('llm/finish', options, outcome)
+  } catch (error) {
+    ctx.emit('internal/error', error)
   }
 }
 

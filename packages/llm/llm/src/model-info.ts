@@ -11,4 +11,10 @@ export interface ModelInfo {
     /** The effort the provider applies when a request names none. */
     readonly defaultEffort?: string
   }
+  /**
+   * How long the provider keeps an unused prompt prefix cached, in milliseconds (Anthropic: 5
+   * minutes by default). Omitted when the adapter does not know; observers such as the cache
+   * ledger then use their own per-provider default.
+   */
+  readonly cacheTtlMs?: number
 }

@@ -48,6 +48,11 @@ export class PrefixCache {
     return totalsOf(filter ? this.list.filter(filter) : this.list)
   }
 
+  /** The virtual clock, in milliseconds since the simulator was created (see {@link advanceClock}). */
+  get now(): number {
+    return this.clock
+  }
+
   /** Advances the virtual clock (milliseconds); every profile's entries expire on it (`profile.ttlMs`). */
   advanceClock(milliseconds: number): void {
     if (!(milliseconds >= 0)) throw new RangeError(`advanceClock: milliseconds must be ≥ 0, got ${milliseconds}`)

@@ -1,4 +1,5 @@
 import { Context } from '@cordisjs/core'
+import { cacheTotals } from '@warmfold/cache-ledger'
 import type { PlannedPrune, PrunerSeam, SummaryRequestInput, SurfaceRegion } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
 import type { ContentBlock, GenerateOptions, Message, ModelInfo } from '@warmfold/llm'
@@ -49,6 +50,11 @@ export interface WorkloadRun {
   readonly requests: readonly GenerateOptions[]
   /** Output tokens of the scripted answer to each request, in the same order (`tokensOf` of its text, tool names and arguments). */
   readonly outputTokens: readonly number[]
+  /**
+   * Summary calls the cache ledger's guard warned about (`cache/guard` events in the session):
+   * calls that were not a warm replay of the last conversation request (rules C2/C3).
+   */
+  readonly guardWarnings: number
 }
 
 const SYSTEM_PROMPT = `You are a careful coding agent working in a TypeScript monorepo. ${fillerText(7, 1800)}`
@@ -65,6 +71,8 @@ export interface RunWorkloadHooks {
    * `workload`) stays in memory.
    */
   sessionFile?: { readonly directory: string; readonly id: string }
+  /** Mount the cache ledger (default true; `false` only to measure what the ledger costs). */
+  ledger?: boolean
 }
 
 /**
@@ -77,8 +85,11 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
   await ctx.start()
   try {
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
+    const cache = ctx.prefixCache.cache
     const regions: RegionRecord = {}
     mountWarmfoldHost(ctx, {
+      // The ledger runs on the simulator's virtual clock and TTL, so its expiry agrees with the simulator's.
+      ledger: hooks.ledger === false ? false : { now: () => cache.now, cacheTtlMs: ledgerTtls(workload, cache.profile.ttlMs) },
       engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
@@ -93,7 +104,6 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     const adapter = scriptedModel(workload, outputTokens)
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
-    const cache = ctx.prefixCache.cache
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
       // 0 until the scripted model answers it: a request stopped before the provider (a failed probe) has no output.
@@ -140,10 +150,18 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       completed: ends.length === workload.turns && ends.every((end) => (end.data as { reason?: string }).reason === 'stop') && steps === workload.steps,
       requests,
       outputTokens,
+      guardWarnings: cacheTotals(session.events).guardWarnings,
     }
   } finally {
     await ctx.stop()
   }
+}
+
+/** The simulator profile's TTL for every provider of the workload (none when the profile never expires). */
+function ledgerTtls(workload: ResolvedWorkload, ttlMs: number): Record<string, number> {
+  if (!Number.isFinite(ttlMs)) return {}
+  const providers = [WORKLOAD_ROUTE.provider, ...(workload.summaryRoute ? [workload.summaryRoute.provider] : [])]
+  return Object.fromEntries(providers.map((provider) => [provider, ttlMs]))
 }
 
 /** The engine class of each strategy. */

@@ -1,0 +1,158 @@
+import type { ContentBlock, GenerateOptions, Message, MessageRole, ToolDefinition } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
+import { canonicalDigest, hashText } from './canonical-digest.ts'
+
+/** The settings that decide a request's cache family, in the order they are compared. */
+export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
+
+/** One envelope setting. */
+export type EnvelopeField = (typeof ENVELOPE_FIELDS)[number]
+
+/** One segment of the canonical prompt: a tool, the system prompt, or one content block of a message. */
+export interface PromptSegment {
+  /** A 96-bit hash of the segment's canonical JSON (never the text itself). */
+  readonly hash: string
+  /** Characters of the segment's canonical text. */
+  readonly chars: number
+}
+
+/** Where one message sits among the segments. */
+export interface MessageShape {
+  readonly role: MessageRole
+  /** Index of its first segment. */
+  readonly start: number
+  /** Number of segments (content blocks). */
+  readonly blocks: number
+  /** A user message of text blocks only: what a summary call's trailing instruction looks like. */
+  readonly instruction: boolean
+}
+
+/**
+ * A request as the ledger keeps it: hashes and lengths of the envelope settings, the tools, the
+ * system prompt and each message block, never the bodies. Segments are in prompt order: tools,
+ * system, then each message's blocks.
+ */
+export interface RequestFingerprint {
+  /** The cache family: one key per distinct envelope. */
+  readonly family: string
+  /** Hash of each envelope setting, in {@link ENVELOPE_FIELDS} order. */
+  readonly envelope: readonly string[]
+  readonly segments: readonly PromptSegment[]
+  /** Number of tool segments (they come first). */
+  readonly tools: number
+  /** Whether the segment after the tools is the system prompt. */
+  readonly system: boolean
+  readonly messages: readonly MessageShape[]
+  /** Characters of the canonical prompt. */
+  readonly chars: number
+}
+
+/** The part of a prompt a segment belongs to. */
+export type SegmentPart = { readonly part: 'tools'; readonly index: number } | { readonly part: 'system' } | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
+
+interface MessagePrint {
+  readonly role: MessageRole
+  readonly segments: readonly PromptSegment[]
+  readonly instruction: boolean
+}
+
+/**
+ * Fingerprints requests. The canonical text of a segment is the test kit's: `canonicalJson({ tool })`
+ * per tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for
+ * the first block and `canonicalJson({ block })` for the others, so character counts match the
+ * prefix-cache simulator's. Segments are digested without rendering that text (see
+ * {@link canonicalDigest}).
+ *
+ * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
+ * and remembered by identity, so a long session costs one hash per new message.
+ */
+export class Fingerprinter {
+  private readonly messagePrints = new WeakMap<Message, MessagePrint>()
+  private readonly toolPrints = new WeakMap<ToolDefinition, PromptSegment>()
+  private lastSystem?: { readonly text: string; readonly segment: PromptSegment }
+  private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
+
+  /** The fingerprint of `request`. */
+  fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
+    const { family, envelope } = this.envelope(request)
+    const segments: PromptSegment[] = request.tools?.length ? this.tools(request.tools) : []
+    const tools = segments.length
+    const system = !!request.system
+    if (request.system) segments.push(this.system(request.system))
+    const messages: MessageShape[] = []
+    for (const message of request.messages) {
+      const print = this.message(message)
+      messages.push({ role: print.role, start: segments.length, blocks: print.segments.length, instruction: print.instruction })
+      for (const segment of print.segments) segments.push(segment)
+    }
+    let chars = 0
+    for (const segment of segments) chars += segment.chars
+    return { family, envelope, segments, tools, system, messages, chars }
+  }
+
+  private envelope(request: Pick<GenerateOptions, EnvelopeField>): { readonly family: string; readonly envelope: readonly string[] } {
+    // One small JSON key per request; the hashes of each distinct envelope are computed once.
+    const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
+    let found = this.envelopes.get(key)
+    if (!found) {
+      const envelope = ENVELOPE_FIELDS.map((field) => hashText(canonicalJson(request[field] ?? null)))
+      // A handful of envelopes in practice; the cap only guards against a caller that varies them per request.
+      if (this.envelopes.size > 1024) this.envelopes.clear()
+      found = { family: envelope.join('.'), envelope }
+      this.envelopes.set(key, found)
+    }
+    return found
+  }
+
+  private tools(tools: readonly ToolDefinition[]): PromptSegment[] {
+    // By tool, not by list: the runtime copies the list into every request it prepares.
+    return tools.map((tool) => {
+      let print = this.toolPrints.get(tool)
+      if (!print) {
+        print = canonicalDigest({ tool })
+        // Only a frozen definition cannot change after it was hashed.
+        if (Object.isFrozen(tool)) this.toolPrints.set(tool, print)
+      }
+      return print
+    })
+  }
+
+  private system(text: string): PromptSegment {
+    if (this.lastSystem?.text !== text) this.lastSystem = { text, segment: canonicalDigest({ system: text }) }
+    return this.lastSystem.segment
+  }
+
+  private message(message: Message): MessagePrint {
+    let print = this.messagePrints.get(message)
+    if (!print) {
+      const segments = message.content.map((block: ContentBlock, index) => canonicalDigest(index === 0 ? { role: message.role, block } : { block }))
+      print = { role: message.role, segments, instruction: message.role === 'user' && message.content.every((block) => block.type === 'text') }
+      if (Object.isFrozen(message)) this.messagePrints.set(message, print)
+    }
+    return print
+  }
+}
+
+/** Which part of `print`'s prompt segment `index` belongs to, or `undefined` past its end. */
+export function segmentPart(print: RequestFingerprint, index: number): SegmentPart | undefined {
+  if (index < 0 || index >= print.segments.length) return undefined
+  if (index < print.tools) return { part: 'tools', index }
+  if (print.system && index === print.tools) return { part: 'system' }
+  const messages = print.messages
+  let low = 0
+  let high = messages.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >> 1
+    if ((messages[middle] as MessageShape).start <= index) low = middle
+    else high = middle - 1
+  }
+  return { part: 'message', index: low, role: (messages[low] as MessageShape).role }
+}
+
+/** Characters of `print`'s prompt before segment `index`. */
+export function charsBefore(print: RequestFingerprint, index: number): number {
+  let chars = 0
+  const end = Math.min(index, print.segments.length)
+  for (let at = 0; at < end; at++) chars += (print.segments[at] as PromptSegment).chars
+  return chars
+}

@@ -1,0 +1,139 @@
+import type { GenerateOptions, LlmFinish } from '@warmfold/llm'
+import type { Session } from '@warmfold/session'
+import type { CacheBreakCause, CacheGuardData, CacheObservationData } from './cache-events.ts'
+import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
+import { describeSummaryDivergence } from './describe-divergence.ts'
+import type { Comparison } from './first-divergence.ts'
+import { compareRequests, compareWithFamily } from './first-divergence.ts'
+import type { PrefixMatch } from './prefix-index.ts'
+import { PrefixIndex } from './prefix-index.ts'
+import type { RequestFingerprint } from './request-fingerprint.ts'
+import { Fingerprinter } from './request-fingerprint.ts'
+
+/** A request the ledger saw being sent, waiting for the end of its stream. */
+export interface SentRequest {
+  readonly print: RequestFingerprint
+  readonly purpose: string
+  readonly provider: string
+  readonly model: string
+  readonly sessionId?: string
+  /** Clock time when it was sent. */
+  readonly sentAt: number
+  /** The session's log length when it was sent. */
+  readonly sentSeq: number
+  readonly match: PrefixMatch
+  readonly comparison: Comparison
+  /** The cause from the prompt alone (the provider's answer may still make it `provider`). */
+  readonly cause: CacheBreakCause
+  /** For a summary call that is not a warm replay of the last conversation request: what the guard reports. */
+  readonly guard?: Pick<CacheGuardData, 'divergence' | 'reason'>
+}
+
+/** The last conversation request of a session: what its next requests are compared with. */
+interface Reference {
+  readonly print: RequestFingerprint
+  readonly sentAt: number
+  readonly sentSeq: number
+}
+
+/** Settings of a {@link RequestObserver}. */
+export interface ObserverSettings {
+  /** Cached tokens may fall this far (and 5 %) short of the expected prefix before the provider is blamed. */
+  readonly toleranceTokens: number
+  /** Prompt parts and sessions not seen for this long are forgotten. */
+  readonly forgetAfterMs: number
+}
+
+/**
+ * The ledger's bookkeeping, without cordis: fingerprints each request when it is sent, compares
+ * it with what it should reuse, and turns it into a `cache/observation` when its stream ends.
+ *
+ * A request is recorded as sent (in the prefix index and as its session's last conversation
+ * request) only when its stream ends, whatever the ending: the provider received it. A request
+ * stopped before the adapter (a refusing guard, a failing hook) leaves no trace.
+ */
+export class RequestObserver {
+  private readonly fingerprinter = new Fingerprinter()
+  private readonly index = new PrefixIndex()
+  private readonly references = new Map<string, Reference>()
+  private lastSweep: number | undefined
+
+  constructor(private readonly settings: ObserverSettings) {}
+
+  /**
+   * Examines `request` as it is sent at `now`. `session` is the open session named by
+   * `request.sessionId`, when there is one; `ttlMs` is the cache TTL of its model.
+   */
+  send(request: GenerateOptions, session: Session | undefined, ttlMs: number, now: number): SentRequest {
+    const print = this.fingerprinter.fingerprint(request)
+    const match = this.index.match(print, now, ttlMs)
+    const purpose = request.purpose ?? 'unspecified'
+    const replay = purpose === 'compaction'
+    const sessionId = request.sessionId
+    const sentSeq = session?.length ?? 0
+    let reference = sessionId === undefined ? undefined : this.references.get(sessionId)
+    // A summary call before any conversation request of this process (a resumed session): the
+    // request the conversation would send now is what the summary call must replay.
+    if (!reference && replay && session) reference = this.currentRequest(session, now)
+    const comparison = reference ? compareRequests(reference.print, print, replay) : compareWithFamily(print, match)
+    const rewrites = reference && session ? rewritesBetween(session, reference.sentSeq, sentSeq) : []
+    const cause = structuralCause({ comparison, match, referenceExpired: !!reference && now - reference.sentAt > ttlMs, rewrites, ownSession: !!reference })
+    const part = comparison.divergence.part
+    const guard = replay && reference && part !== 'none' && part !== 'first' ? { divergence: comparison.divergence, reason: describeSummaryDivergence(comparison, cause) } : undefined
+    return { print, purpose, provider: request.provider, model: request.model, sessionId, sentAt: now, sentSeq, match, comparison, cause, guard }
+  }
+
+  /** Records `sent` as received by the provider and returns its observation. */
+  finish(sent: SentRequest, outcome: LlmFinish, now: number): CacheObservationData {
+    this.index.record(sent.print, sent.sentAt)
+    if (sent.purpose === 'conversation' && sent.sessionId !== undefined) {
+      this.references.set(sent.sessionId, { print: sent.print, sentAt: sent.sentAt, sentSeq: sent.sentSeq })
+    }
+    this.sweep(now)
+    const usage = outcome.usage
+    const expected = sent.match.liveChars
+    const cause = sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens) ? 'provider' : sent.cause
+    // Every key in one order, unreported buckets undefined (the log drops them): one object shape.
+    return {
+      purpose: sent.purpose,
+      provider: sent.provider,
+      model: sent.model,
+      uncached: usage?.inputTokens,
+      cached: usage?.cacheReadTokens,
+      written: usage?.cacheWriteTokens,
+      output: usage?.outputTokens,
+      chars: sent.print.chars,
+      expected,
+      divergence: sent.comparison.divergence,
+      cause,
+      idleMs: sent.match.idleMs,
+      finish: outcome.finishReason,
+    }
+  }
+
+  private currentRequest(session: Session, now: number): Reference | undefined {
+    const header = session.requestHeader()
+    if (!header) return undefined
+    const print = this.fingerprinter.fingerprint({ ...header.config, system: header.system, tools: header.tools, messages: session.deriveMessages() })
+    return { print, sentAt: now, sentSeq: session.length }
+  }
+
+  /** Forgets old prompt parts and sessions, at most eight times per `forgetAfterMs` of clock time. */
+  private sweep(now: number): void {
+    const forget = this.settings.forgetAfterMs
+    if (this.lastSweep !== undefined && now - this.lastSweep < forget / 8) return
+    this.lastSweep = now
+    this.index.sweep(now, forget)
+    for (const [sessionId, reference] of this.references) if (now - reference.sentAt > forget) this.references.delete(sessionId)
+  }
+
+  /** Prompt-part nodes held (for tests of forgetting). */
+  get indexSize(): number {
+    return this.index.size
+  }
+
+  /** Sessions whose last conversation request is held. */
+  get sessionCount(): number {
+    return this.references.size
+  }
+}
