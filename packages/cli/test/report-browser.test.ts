@@ -105,7 +105,7 @@ describe('warmfold report --out in headless Chromium', () => {
     await page.close()
   }, 120_000)
 
-  it('a bench session kept with --keep-sessions reports from the log alone: one "no usage" bar per request, its folds, the note', async () => {
+  it('a bench session kept with --keep-sessions reports from the log alone: one bar per request with the ledger\'s numbers, its folds', async () => {
     const sessions = join(directory, 'sessions')
     await mkdir(sessions)
     const bench = await cli(['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--keep-sessions', sessions])
@@ -115,10 +115,11 @@ describe('warmfold report --out in headless Chromium', () => {
     expect((await cli(['report', join(sessions, 'warmfold-4800.jsonl'), '--out', html])).code).toBe(0)
     const { page } = await open(html)
     expect(await page.locator('svg.chart g.request').count()).toBe(run.conversationRequests + run.summaryCalls.length)
-    expect(await page.locator('svg.chart g.request rect.seg.none').count()).toBe(run.conversationRequests + run.summaryCalls.length)
+    // The workload's ledger logs every request with the simulator's charge as its usage.
+    expect(await page.locator('svg.chart g.request rect.seg.none').count()).toBe(0)
+    expect(await page.locator('svg.chart g.request rect.seg.cached').count()).toBeGreaterThan(0)
     expect(await page.locator('svg.chart g.marker.fold').count()).toBe(run.summaryCalls.length)
-    expect(await page.locator('.source').innerText()).toContain('No cache ledger in this log')
-    expect(await page.locator('#notes').innerText()).toContain('have no token numbers in the log')
+    expect(await page.locator('.source').innerText()).toContain('Numbers from the cache ledger')
     await page.close()
   }, 120_000)
 
@@ -132,7 +133,7 @@ describe('warmfold report --out in headless Chromium', () => {
       session.append('user/message', { message: createUserMessage(hostile) }, 'append')
       const divergence = { part: 'message' as const, index: 0, role: `"><svg onload="document.title='pwned'">`, charOffset: 3 }
       for (const cause of ['none', `</title><b>${hostile}</b>`] as const) {
-        session.append('cache/observation', { purpose: hostile, provider: '<u>', model: '"m"', promptTokens: 100, cachedTokens: 40, cacheWriteTokens: 0, uncachedTokens: 60, outputTokens: 5, promptChars: 400, expectedChars: 3, divergence, cause: cause as 'none', idleMs: null })
+        session.append('cache/observation', { purpose: hostile, provider: '<u>', model: '"m"', cached: 40, written: 0, uncached: 60, output: 5, chars: 400, expected: 3, divergence, cause: cause as 'none', idleMs: null, finish: 'stop' })
       }
       session.append('cache/guard', { action: 'warn', provider: '<u>', model: 'm', divergence, reason: hostile })
       await ctx.sessions.flush(session)

@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Context } from '@cordisjs/core'
-import type { CacheBreakCause, CacheDivergence } from '@warmfold/cache-ledger'
-import type { GenerateOptions } from '@warmfold/llm'
 import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { CacheObservation, WarmfoldHostOptions, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { fillerText, mountWarmfoldHost, PrefixCacheService, runWorkload } from '@warmfold/prefix-cache-testkit'
-import type { SessionEventMap } from '@warmfold/session'
 
 /** One line of a session log, parsed independently of the report's reader. */
 export interface LogLine {
@@ -29,79 +26,14 @@ export async function logLines(file: string): Promise<LogLine[]> {
 }
 
 /**
- * Runs the scripted workload with its session kept as `<directory>/<id>.jsonl` and, until the
- * cache ledger is mounted in the workload's host, a `cache/observation` event appended for every
- * request through the real session API when the request reaches the provider, built from the
- * prefix-cache simulator's observation of it. With a ledger in the host, it logs its own events
- * and nothing is added here.
+ * Runs the scripted workload with its session kept as `<directory>/<id>.jsonl`: the workload's
+ * host mounts the cache ledger, which logs a `cache/observation` for every request (with the
+ * simulator's charge as the provider's usage) and a `cache/guard` for every summary call that is
+ * not a warm replay.
  */
 export async function workloadSessionLog(directory: string, id: string, options: WorkloadOptions): Promise<{ file: string; run: WorkloadRun }> {
-  let host: Context | undefined
-  const run = await runWorkload(options, {
-    sessionFile: { directory, id },
-    configure: (ctx) => void (host = ctx.get('cacheLedger') ? undefined : ctx),
-    onRequest: async (request) => {
-      if (!host || request.sessionId === undefined) return
-      const observation = host.prefixCache.observations.at(-1) as CacheObservation
-      const session = await host.sessions.open(request.sessionId)
-      session.append('cache/observation', ledgerObservation(observation, request, (options.stepSeconds ?? 15) * 1000))
-    },
-  })
+  const run = await runWorkload(options, { sessionFile: { directory, id } })
   return { file: join(directory, `${id}.jsonl`), run }
-}
-
-/** The simulator's observation of `request` in the shape of the cache ledger's event. */
-function ledgerObservation(observation: CacheObservation, request: GenerateOptions, stepMs: number): SessionEventMap['cache/observation'] {
-  const found = observation.divergence
-  let divergence: CacheDivergence
-  let cause: CacheBreakCause
-  const rewrites = new Set(observation.rewritesSince.map((rewrite) => rewrite.type))
-  const rewriteCause: CacheBreakCause = rewrites.has('compaction/summary') ? 'fold' : rewrites.has('compaction/prune') ? 'prune' : rewrites.has('request/header') ? 'envelope' : 'unknown'
-  switch (found.part) {
-    case 'first':
-      divergence = { part: 'first', charOffset: 0 }
-      cause = 'none'
-      break
-    case 'none':
-      divergence = { part: 'none', charOffset: observation.promptChars }
-      cause = 'none'
-      break
-    case 'envelope':
-      divergence = { part: 'envelope', field: found.field, charOffset: 0 }
-      cause = 'envelope'
-      break
-    case 'expired':
-      divergence = { part: 'none', charOffset: found.offset + found.expiredChars }
-      cause = 'expired'
-      break
-    case 'tools':
-    case 'system':
-      divergence = { part: found.part, index: found.index, charOffset: found.offset }
-      cause = found.part === 'tools' ? 'tools' : rewriteCause
-      break
-    case 'message': {
-      divergence = { part: 'message', index: found.index, role: request.messages[found.index]?.role ?? 'unknown', charOffset: found.offset }
-      // An extension diverges at its first new message, and a warm summary call at its instruction (the last message): nothing broke.
-      const extended = request.purpose === 'conversation' ? observation.extendsPrevious : found.index === request.messages.length - 1
-      cause = extended ? 'none' : rewriteCause
-      break
-    }
-  }
-  return {
-    purpose: observation.purpose,
-    provider: request.provider,
-    model: request.model,
-    promptTokens: observation.promptTokens,
-    cachedTokens: observation.cachedTokens,
-    cacheWriteTokens: observation.cacheWriteTokens,
-    uncachedTokens: observation.uncachedTokens - observation.cacheWriteTokens,
-    outputTokens: null,
-    promptChars: observation.promptChars,
-    expectedChars: found.part === 'expired' ? found.offset + found.expiredChars : observation.matchedChars,
-    divergence,
-    cause,
-    idleMs: found.part === 'first' ? null : found.part === 'expired' ? found.idleMs : stepMs,
-  }
 }
 
 /**
@@ -115,7 +47,7 @@ export async function usageSessionLog(directory: string, id: string, steps: numb
   await ctx.start()
   try {
     ctx.plugin(PrefixCacheService, { profile: 'bytes' })
-    mountWarmfoldHost(ctx, { ...(engine ? { engine } : {}), sessions: { store: 'file', directory }, engineConfig: { thresholdRatio: 0.7, retainRatio: 0.2 }, pruner: { thresholdChars: 900, headChars: 400, tailChars: 200 } })
+    mountWarmfoldHost(ctx, { ...(engine ? { engine } : {}), ledger: false, sessions: { store: 'file', directory }, engineConfig: { thresholdRatio: 0.7, retainRatio: 0.2 }, pruner: { thresholdChars: 900, headChars: 400, tailChars: 200 } })
     let step = 0
     ctx.llm.registerAdapter(
       'scripted',

@@ -35,8 +35,8 @@ export function readObservation(data: unknown, line: number, where: string): Obs
   const route = `${text(event.provider, where, 'provider')}/${text(event.model, where, 'model')}`
   const divergence = readDivergence(event.divergence, where)
   const cause = text(event.cause, where, 'cause')
-  const promptChars = count(event.promptChars, where, 'promptChars')
-  const expectedChars = count(event.expectedChars, where, 'expectedChars')
+  const promptChars = count(event.chars, where, 'chars')
+  const expectedChars = count(event.expected, where, 'expected')
   const idleMs = event.idleMs === null ? null : count(event.idleMs, where, 'idleMs')
   const tokens = observedTokens(event, where)
   const parts = [`${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ${promptChars.toLocaleString('en-US')} characters`]
@@ -59,22 +59,18 @@ export function readGuard(data: unknown, where: string): { action: string; route
 }
 
 /**
- * Token buckets of an observation, made disjoint. The ledger reports the provider's numbers; a
- * provider's "uncached" either includes the tokens it wrote to the cache (prompt = cached +
- * uncached) or not (prompt = cached + written + uncached), which the prompt total tells apart.
+ * Token buckets of an observation. The ledger writes the provider's disjoint buckets (`uncached`
+ * billed at the full price, `cached` read, `written` to the cache, `output`) and leaves out a
+ * bucket the provider did not report; the prompt is the sum of the three prompt buckets, unknown
+ * when none was reported.
  */
 function observedTokens(event: Observation, where: string): RequestTokens {
-  const prompt = tokens(event.promptTokens, where, 'promptTokens')
-  const cached = tokens(event.cachedTokens, where, 'cachedTokens')
-  const written = tokens(event.cacheWriteTokens, where, 'cacheWriteTokens')
-  let uncached = tokens(event.uncachedTokens, where, 'uncachedTokens')
-  const output = tokens(event.outputTokens, where, 'outputTokens')
-  if (prompt !== null && cached !== null && written !== null && uncached !== null && prompt !== cached + written + uncached) {
-    if (prompt !== cached + uncached || written > uncached) {
-      throw new RunError(`${where}: cache/observation tokens do not add up: promptTokens ${prompt} is neither cachedTokens + uncachedTokens (${cached + uncached}) nor that plus cacheWriteTokens (${cached + written + uncached})`)
-    }
-    uncached -= written
-  }
+  const cached = tokens(event.cached, where, 'cached')
+  const written = tokens(event.written, where, 'written')
+  const uncached = tokens(event.uncached, where, 'uncached')
+  const output = tokens(event.output, where, 'output')
+  const parts = [uncached, cached, written]
+  const prompt = parts.every((part) => part === null) ? null : parts.reduce<number>((sum, part) => sum + (part ?? 0), 0)
   return { prompt, cached, written, uncached, output }
 }
 
@@ -121,7 +117,7 @@ function count(value: unknown, where: string, field: string): number {
 }
 
 function tokens(value: unknown, where: string, field: string): number | null {
-  if (value === null) return null
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new RunError(`${where}: cache event field "${field}" must be a token count (an integer ≥ 0) or null, got ${JSON.stringify(value) ?? 'nothing'}`)
+  if (value === undefined) return null
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new RunError(`${where}: cache event field "${field}" must be a token count (an integer ≥ 0) when present, got ${JSON.stringify(value)}`)
   return value
 }

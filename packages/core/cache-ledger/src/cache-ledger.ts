@@ -1,6 +1,6 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
+import type { ConfigParser, GenerateOptions, TokenUsage } from '@warmfold/llm'
 import { strictConfig } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
 import Schema from 'schemastery'
@@ -118,7 +118,9 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       const request = sent.get(options)
       if (!request) return
       sent.delete(options)
-      const observation = observer.finish(request, outcome, now())
+      // The provider's own usage always wins; an estimate only fills in for a provider that reports none.
+      const usage = outcome.usage ?? config.estimateUsage?.(options)
+      const observation = observer.finish(request, usage === outcome.usage ? outcome : { ...outcome, usage }, now())
       if (request.sessionId !== undefined) log(request.sessionId, 'cache/observation', observation)
     })
   }
@@ -152,6 +154,12 @@ export namespace CacheLedger {
     forgetAfterMs: number
     /** The clock, in milliseconds (default `Date.now`); a test or a simulator passes its own. */
     now?: () => number
+    /**
+     * Usage for a call whose provider reported none (a local server without usage, a simulator):
+     * called when the call ends, with the options it was sent with. The provider's own usage
+     * always wins. Default: none, and the observation's token fields stay absent.
+     */
+    estimateUsage?: (options: GenerateOptions) => TokenUsage | undefined
   }
 
   export const Config: ConfigParser<Config> = strictConfig(
@@ -162,6 +170,7 @@ export namespace CacheLedger {
       providerToleranceTokens: Schema.natural().default(1024).description('How far cached tokens may fall short of the expected prefix before the provider is blamed.'),
       forgetAfterMs: Schema.number().min(1).default(24 * 60 * 60 * 1000).description('Forget prompt parts and sessions not seen for this long (ms).'),
       now: Schema.function().description('The clock in milliseconds; default Date.now.'),
+      estimateUsage: Schema.function().description("Usage for a call whose provider reported none; the provider's own usage always wins."),
     }),
   ) as ConfigParser<Config>
 }

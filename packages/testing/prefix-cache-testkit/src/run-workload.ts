@@ -2,7 +2,7 @@ import { Context } from '@cordisjs/core'
 import { cacheTotals } from '@warmfold/cache-ledger'
 import type { PlannedPrune, PrunerSeam, SummaryRequestInput, SurfaceRegion } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
-import type { ContentBlock, GenerateOptions, Message, ModelInfo } from '@warmfold/llm'
+import type { ContentBlock, GenerateOptions, Message, ModelInfo, TokenUsage } from '@warmfold/llm'
 import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
@@ -87,9 +87,15 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
     const cache = ctx.prefixCache.cache
     const regions: RegionRecord = {}
+    const requests: GenerateOptions[] = []
+    const outputTokens: number[] = []
+    // The simulator's charge of each request, and its position (for its output tokens).
+    const charged = new WeakMap<GenerateOptions, { observation: CacheObservation; position: number }>()
     mountWarmfoldHost(ctx, {
-      // The ledger runs on the simulator's virtual clock and TTL, so its expiry agrees with the simulator's.
-      ledger: hooks.ledger === false ? false : { now: () => cache.now, cacheTtlMs: ledgerTtls(workload, cache.profile.ttlMs) },
+      // The ledger runs on the simulator's virtual clock and TTL, so its expiry agrees with the
+      // simulator's; the scripted model reports no usage (so the token meter keeps its own
+      // estimates), and the ledger logs what the simulator charged as the provider's numbers.
+      ledger: hooks.ledger === false ? false : { now: () => cache.now, cacheTtlMs: ledgerTtls(workload, cache.profile.ttlMs), estimateUsage: (options) => simulatedUsage(charged.get(options), outputTokens) },
       engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
@@ -98,14 +104,14 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       pruner: workload.prunerBudget,
       ...(hooks.sessionFile ? { sessions: { store: 'file', directory: hooks.sessionFile.directory } } : {}),
     })
-    const requests: GenerateOptions[] = []
     const coverage: number[] = []
-    const outputTokens: number[] = []
     const adapter = scriptedModel(workload, outputTokens)
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
+      // The simulator's listener ran first (its plugin was mounted first): its last observation is this request's.
+      charged.set(request, { observation: cache.observations.at(-1) as CacheObservation, position: requests.length - 1 })
       // 0 until the scripted model answers it: a request stopped before the provider (a failed probe) has no output.
       outputTokens.push(0)
       if (request.purpose === 'compaction') {
@@ -162,6 +168,13 @@ function ledgerTtls(workload: ResolvedWorkload, ttlMs: number): Record<string, n
   if (!Number.isFinite(ttlMs)) return {}
   const providers = [WORKLOAD_ROUTE.provider, ...(workload.summaryRoute ? [workload.summaryRoute.provider] : [])]
   return Object.fromEntries(providers.map((provider) => [provider, ttlMs]))
+}
+
+/** What the simulator charged a request, as a provider would report it. */
+function simulatedUsage(charge: { observation: CacheObservation; position: number } | undefined, outputTokens: readonly number[]): TokenUsage | undefined {
+  if (!charge) return undefined
+  const { observation, position } = charge
+  return { inputTokens: observation.uncachedTokens - observation.cacheWriteTokens, cacheReadTokens: observation.cachedTokens, cacheWriteTokens: observation.cacheWriteTokens, outputTokens: outputTokens[position] }
 }
 
 /** The engine class of each strategy. */
