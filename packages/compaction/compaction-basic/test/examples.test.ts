@@ -5,6 +5,7 @@ import { COMPACTION_EVENT_TYPES } from '@warmfold/compaction'
 import { SessionStore } from '@warmfold/session'
 import { createTestContext, recordCordisPrints } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
+import { main as foldSurvival } from '../examples/fold-survival.ts'
 import { main as summaryBudget } from '../examples/summary-budget.ts'
 import { main as usage } from '../examples/usage.ts'
 
@@ -50,5 +51,13 @@ describe('README examples run', () => {
       ['larger-cap', 'max', 2048, 'max-tokens'],
       ['larger-cap', 'max', 4096, 'stop'],
     ])
+  })
+
+  it('fold-survival: the pinned rules and the kept questions come through the fold verbatim, and the re-read rules land in its commit', async () => {
+    const { result, printed } = await recordCordisPrints(() => foldSurvival(async () => 'Use pnpm.'))
+    expect(printed).toEqual([])
+    expect(result[0]).toContain('Goal: explain the loader.')
+    expect(result.slice(1, 4)).toEqual(['Project rules:\nUse pnpm.', 'How does the loader start?', 'And the plugins?'].slice(0, 3))
+    expect(result.at(-1)).toBe('Rules, re-read:\nUse pnpm.')
   })
 })

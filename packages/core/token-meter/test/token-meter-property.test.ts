@@ -67,5 +67,5 @@ describe.each(configs)('incremental measurement with %s', (_, config) => {
     } finally {
       await finish(incremental, fresh)
     }
-  })
+  }, 30_000)
 })
