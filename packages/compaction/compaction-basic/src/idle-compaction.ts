@@ -94,9 +94,9 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
   ctx.on('session/close', (session: Session) => forget(session))
   // A resumed agent starts without a timer: the one armed for the previous agent is stale.
   ctx.on('agent/resume', ({ agent }: ResumeContext) => {
-    for (const session of [...entries.keys()]) if (session.id === agent.session.id) forget(session)
+    for (const session of entries.keys()) if (session.id === agent.session.id) forget(session)
   })
   ctx.effect(() => () => {
-    for (const session of [...entries.keys()]) forget(session)
+    for (const session of entries.keys()) forget(session)
   })
 }

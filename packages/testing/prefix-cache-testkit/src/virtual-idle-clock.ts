@@ -37,7 +37,7 @@ export class VirtualIdleClock implements IdleClock {
   async advance(ms: number, agent: { whenIdle(): Promise<void> }): Promise<void> {
     const end = this.cache.now + ms
     for (;;) {
-      const next = this.timers.filter((timer) => timer.pending && timer.due <= end).sort((a, b) => a.due - b.due)[0]
+      const next = this.timers.filter((timer) => timer.pending && timer.due <= end).toSorted((a, b) => a.due - b.due)[0]
       if (!next) break
       next.pending = false
       if (next.due > this.cache.now) this.cache.advanceClock(next.due - this.cache.now)
