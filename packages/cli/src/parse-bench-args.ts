@@ -28,6 +28,8 @@ export interface BenchArgs {
   turns: number
   /** Virtual seconds between turns. */
   idleSeconds: number
+  /** `--idle-compaction on|off` for the warmfold strategy (reference strategies never fold while idle). Default on. */
+  idleCompaction: boolean
   /** Virtual seconds per model request. */
   stepSeconds: number
   json: boolean
@@ -86,6 +88,9 @@ Options:
   --turns N             split the steps across N user turns, 1 to --steps (default 1)
   --idle S              virtual seconds between a turn's answer and the next user message, during
                         which cache entries may expire (default 0)
+  --idle-compaction on|off
+                        warmfold folds while the cache is warm when the agent goes idle between
+                        turns under pressure (default on; reference strategies never do)
   --step-seconds S      virtual seconds per model request (default 15)
   --json                print one JSON document on stdout instead of the table
   --out FILE            also write the JSON document to FILE (checked before the run; its folder
@@ -106,7 +111,7 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -123,6 +128,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     price: PRICE_PROFILES[DEFAULT_PRICE],
     turns: 1,
     idleSeconds: 0,
+    idleCompaction: true,
     stepSeconds: 15,
     json: false,
     cache: { kind: 'simulator' },
@@ -214,6 +220,9 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break
       case '--idle':
         args.idleSeconds = virtualSeconds('--idle', text)
+        break
+      case '--idle-compaction':
+        args.idleCompaction = oneOf('--idle-compaction', text, ['on', 'off'] as const) === 'on'
         break
       case '--step-seconds':
         args.stepSeconds = virtualSeconds('--step-seconds', text)

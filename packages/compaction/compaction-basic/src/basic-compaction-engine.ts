@@ -12,6 +12,8 @@ import { compactHead, emptyCheckpointTokens, foldableNodes, maxHeadTokens, resol
 import type { BasicCompactionConfig, CompactionBudget, ResolvedPolicy } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
+import { installIdleCompaction } from './idle-compaction.ts'
+import { resolveIdleCompaction } from './idle-compaction-config.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
 import { planFoldCarry } from './fold-carry.ts'
@@ -49,6 +51,18 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       if (!state.busy) closeOpenCompaction(agent.session)
     })
     // The `CompactionEngine` base wires pressure and overflow triggers unless `auto` is false.
+    const idle = resolveIdleCompaction(config.idle)
+    if (idle.enabled && config.auto !== false) {
+      installIdleCompaction(ctx, {
+        compactIfNeeded: (agent, trigger, signal) => this.compactIfNeeded(agent, trigger, signal),
+        idleTarget: async (session, header) => {
+          const { budget } = await this.budgetFor(session, header)
+          const { cacheTtlMs } = await this.owner.llm.resolveModelInfo(header.config.provider, header.config.model)
+          return { thresholdTokens: budget.thresholdTokens, ...(cacheTtlMs === undefined ? {} : { ttlMs: cacheTtlMs }) }
+        },
+        requestTokens: (session) => this.meter.measure(session).totalTokens,
+      }, idle)
+    }
   }
 
   /** @throws MissingServiceError when the token meter, the runtime or the session store is not mounted. */
@@ -62,6 +76,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     state.busy = true
     try {
       this.closeInterrupted(session)
+      if (trigger === 'idle') return await this.foldWhileWarm(session, header, signal)
       return trigger === 'pressure' ? await this.relievePressure(session, header, signal) : await this.recoverOverflow(session, header, signal)
     } finally {
       state.busy = false
@@ -238,6 +253,30 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     session.append('compaction/failure', { trigger: 'pressure', reason, totalTokens: measurement.totalTokens, thresholdTokens: budget.thresholdTokens })
     state.backoff = { turn: state.openTurn, replaceGeneration: session.surface.replaceGeneration }
     return result
+  }
+
+  /**
+   * The idle fold: the same head as a pressure fold (everything before the retained tail), when
+   * the request is at least `idle.minPressure` × the threshold. It runs between turns, so the
+   * whole surface must stay unchanged (a followup aborts it through `signal` instead).
+   */
+  private async foldWhileWarm(session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
+    const { policy, budget } = await this.budgetFor(session, header)
+    const { minPressure } = resolveIdleCompaction(this.config.idle)
+    const totalTokens = this.meter.measure(session).totalTokens
+    if (totalTokens < minPressure * budget.thresholdTokens || signal?.aborted) return null
+    const fail = (reason: string) => void session.append('compaction/failure', { trigger: 'idle', reason, totalTokens, thresholdTokens: budget.thresholdTokens })
+    try {
+      const choose: ChooseRegion = (prices, maxHead) => selectHeadRegion(session, prices, budget.retainTokens, { prices, maxTokens: maxHead })
+      const outcome = await this.compactHead(session, header, await this.route(header, policy), choose, { trigger: 'idle', turn: null, stability: 'whole-surface', signal })
+      if (outcome.kind === 'done') return outcome.result
+      fail(outcome.reason)
+    } catch (error) {
+      if (!(error instanceof CompactionRefusal)) throw error
+      // Cancelled by user input: the bracket says so, and the input's turn runs next.
+      if (error.code !== 'cancelled') fail(`the summary was refused: ${error.message}`)
+    }
+    return null
   }
 
   private async recoverOverflow(session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {

@@ -1,5 +1,5 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult } from '@warmfold/compaction'
+import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
 import type { GenerateOptions } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
@@ -38,7 +38,7 @@ export interface HeadCompaction {
   readonly header: RequestHeader
   readonly route: SummaryRoute
   readonly choose: ChooseRegion
-  readonly trigger: 'pressure' | 'context-overflow' | 'manual'
+  readonly trigger: CompactionTrigger | 'manual'
   readonly turn: number | null
   readonly stability: 'whole-surface' | 'selected-span'
   readonly signal?: AbortSignal

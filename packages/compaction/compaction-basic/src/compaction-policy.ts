@@ -1,6 +1,8 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
+import type { IdleCompactionConfig } from './idle-compaction-config.ts'
+import { idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
 import type { ResolvedSummaryBudget, SummaryBudgetPolicy } from './summary-budget-policy.ts'
 import { mergeSummaryBudget, resolveSummaryBudget, summaryBudgetProblem, summaryBudgetSchema } from './summary-budget-policy.ts'
 
@@ -57,6 +59,8 @@ export interface BasicCompactionConfig extends CompactionPolicy {
    * recovery after `CONTEXT_WINDOW_EXCEEDED`). `false` leaves compaction to explicit calls. Default true.
    */
   auto?: boolean
+  /** Fold while the provider's cache is still warm when the agent goes idle under pressure (see the README). */
+  idle?: IdleCompactionConfig
 }
 
 /** The policy in force for one target, with defaults applied. */
@@ -129,6 +133,7 @@ const baseSchema = Schema.object({
     Schema.object({ provider: Schema.string().required(), model: Schema.string().required(), ...policyShape() }),
   ).default([]),
   auto: Schema.boolean().default(true).description('Install the automatic compaction listeners.'),
+  idle: idleCompactionSchema(),
 })
 
 const parseBase = strictConfig<BasicCompactionConfig>('BasicCompactionEngine', baseSchema as unknown as Schema<BasicCompactionConfig>)
@@ -138,6 +143,8 @@ export const parseCompactionConfig: ConfigParser<Required<Pick<BasicCompactionCo
   (input?: unknown) => {
     const config = parseBase(input) as BasicCompactionConfig
     checkPolicy(config, '')
+    const idleProblem = idleCompactionProblem(config.idle)
+    if (idleProblem) throw new TypeError(`BasicCompactionEngine config: ${idleProblem}`)
     const seen = new Set<string>()
     for (const [index, override] of (config.modelPolicies ?? []).entries()) {
       const where = `modelPolicies[${index}] (${override.provider}/${override.model}): `
@@ -151,7 +158,10 @@ export const parseCompactionConfig: ConfigParser<Required<Pick<BasicCompactionCo
       seen.add(key)
       checkPolicy(merge(config, override), where)
     }
-    return deepFreeze({ ...config, auto: config.auto ?? true, modelPolicies: config.modelPolicies ?? [] })
+    // The idle clock is the host's object (a simulator's clock mutates itself): frozen around, not through.
+    const { clock, ...idleRest } = config.idle ?? {}
+    const idle = config.idle && Object.freeze({ ...deepFreeze(idleRest), ...(clock ? { clock } : {}) })
+    return deepFreeze({ ...config, ...(idle ? { idle } : {}), auto: config.auto ?? true, modelPolicies: config.modelPolicies ?? [] })
   },
   { schema: baseSchema as unknown as Schema },
 )

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult, SummaryAttempt } from '@warmfold/compaction'
+import type { CompactionResult, CompactionTrigger, SummaryAttempt } from '@warmfold/compaction'
 import { checkpointSource } from '@warmfold/compaction'
 import type { GenerateOptions } from '@warmfold/llm'
 import { createMessage, textBlock } from '@warmfold/llm'
@@ -18,7 +18,7 @@ import { summarize } from './summarize.ts'
 export interface TransactionInput {
   readonly session: Session
   readonly region: SurfaceRegion
-  readonly trigger: 'pressure' | 'context-overflow' | 'manual'
+  readonly trigger: CompactionTrigger | 'manual'
   /** The running turn, or `null` between turns (manual). */
   readonly turn: number | null
   /**

@@ -59,6 +59,8 @@ export interface EngineHarnessOptions {
   tokenMeter?: boolean
   /** Mount the cache ledger with this config; default: no ledger. */
   ledger?: Partial<CacheLedger.Config>
+  /** `ModelInfo.cacheTtlMs` of the `main` model; default: none. */
+  cacheTtlMs?: number
   /** The engine class; default `BasicCompactionEngine`. */
   engineClass?: typeof BasicCompactionEngine
 }
@@ -79,7 +81,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({
-    models: { main: MODEL, other: OTHER_MODEL, small: SMALL_MODEL },
+    models: { main: options.cacheTtlMs === undefined ? MODEL : { ...MODEL, cacheTtlMs: options.cacheTtlMs }, other: OTHER_MODEL, small: SMALL_MODEL },
     responses: (request) => {
       if (request.purpose === 'compaction') return options.summary ? options.summary(request, summaryCalls++) : { content: SUMMARY }
       const index = conversationCalls++

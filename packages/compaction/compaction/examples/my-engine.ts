@@ -23,7 +23,7 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
 
   async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
     const characters = agent.session.deriveMessages().reduce((sum, message) => sum + JSON.stringify(message.content).length, 0)
-    if (trigger === 'pressure' && characters < this.config.maxCharacters) return null
+    if (trigger !== 'context-overflow' && characters < this.config.maxCharacters) return null
     return this.compactHead(agent, trigger, signal)
   }
 

@@ -32,8 +32,11 @@ export interface SummaryAttempt {
   readonly usage?: TokenUsage
 }
 
-/** What started a compaction. */
-export type CompactionTrigger = 'pressure' | 'context-overflow'
+/**
+ * What started a compaction. `idle`: the agent went idle under pressure (below the threshold)
+ * and the engine folds while the provider's cache is still warm, before its TTL runs out.
+ */
+export type CompactionTrigger = 'pressure' | 'context-overflow' | 'idle'
 
 declare module '@warmfold/session' {
   interface SessionEventMap {

@@ -6,10 +6,12 @@ const AGENT_ERROR_BRAND = Symbol.for('warmfold.agent.error')
  * Why an agent operation was refused or failed.
  * - `BUSY`: `runMaintenance` while a turn or another task runs.
  * - `CLOSED`: the agent can no longer be used.
+ * - `PREEMPTED`: a followup cancelled a maintenance task that yields to input (the abort reason
+ *   of its signal).
  * - `LOG_FAILED`: the session log refused an append the loop needed (a validator, a closed
  *   session) or a flush failed, so a turn could not be started, closed or made durable.
  */
-export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'LOG_FAILED'
+export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'LOG_FAILED' | 'PREEMPTED'
 
 /** An agent operation was refused or failed. Recognise it with {@link AgentError.isInstance}. */
 export class AgentError extends Error {

@@ -6,6 +6,16 @@ import type { AgentOptions } from './agent-options.ts'
 /** An agent's activity. */
 export type AgentStatus = 'idle' | 'running' | 'maintenance'
 
+/** Options of {@link AgentHandle.runMaintenance}. */
+export interface MaintenanceOptions {
+  /**
+   * A followup queued while the task runs aborts the task's signal (reason: an `AgentError` with
+   * code `PREEMPTED`), so work the user did not ask for (an idle compaction) gives way to new
+   * input; the followup starts as soon as the task has returned. Default false: followups wait.
+   */
+  readonly yieldToFollowup?: boolean
+}
+
 /**
  * An agent as hook listeners and other packages see it: everything `Agent` offers a host,
  * without the loop's internals. The hook contexts carry this type rather than the `Agent`
@@ -31,5 +41,5 @@ export interface AgentHandle {
    * Runs `task` only while the agent is idle; followups queued meanwhile wait for it.
    * Rejects with `AgentError('BUSY')` when a turn or another task is running.
    */
-  runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T>
+  runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>, options?: MaintenanceOptions): Promise<T>
 }

@@ -3,7 +3,7 @@ import type { Message } from '@warmfold/llm'
 import { createUserMessage } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { AgentError } from './agent-error.ts'
-import type { AgentStatus } from './agent-handle.ts'
+import type { AgentStatus, MaintenanceOptions } from './agent-handle.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { findInterruptedTurn } from './interrupted-turn.ts'
 import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
@@ -27,6 +27,8 @@ export class Agent implements TurnAgent {
   private readonly queue: Message[] = []
   private statusValue: AgentStatus = 'idle'
   private controller?: AbortController
+  /** The running maintenance task yields to user input (see {@link MaintenanceOptions.yieldToFollowup}). */
+  private yielding = false
   private idleWaiters: Array<() => void> = []
   private firstRequest = true
   private turnCounter: number
@@ -60,6 +62,7 @@ export class Agent implements TurnAgent {
   followup(message: string | Message): void {
     this.queue.push(typeof message === 'string' ? createUserMessage(message) : message)
     if (this.statusValue === 'idle') this.drain()
+    else if (this.statusValue === 'maintenance' && this.yielding) this.controller?.abort(new AgentError('PREEMPTED', `agent for session ${this.session.id}: a followup arrived, so the maintenance task was cancelled`))
   }
 
   /** Resolves when no turn or maintenance task runs and nothing is queued. Never rejects. */
@@ -79,20 +82,23 @@ export class Agent implements TurnAgent {
   }
 
   /**
-   * Runs `task` while the agent is idle; followups queued meanwhile wait until it finishes.
+   * Runs `task` while the agent is idle; followups queued meanwhile wait until it finishes
+   * (with `yieldToFollowup`, a followup first aborts the task's signal).
    * @throws AgentError `BUSY` (as a rejected promise) when a turn or another task is running.
    */
-  async runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>, options: MaintenanceOptions = {}): Promise<T> {
     if (this.statusValue !== 'idle' || this.draining) {
       throw new AgentError('BUSY', `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`)
     }
     const controller = new AbortController()
     this.controller = controller
+    this.yielding = options.yieldToFollowup === true
     this.setStatus('maintenance')
     try {
       return await task(controller.signal)
     } finally {
       this.controller = undefined
+      this.yielding = false
       this.setStatus('idle')
       this.drain()
     }

@@ -22,6 +22,8 @@ declare module '@cordisjs/core' {
      * it), before anything else can append. Invariant checkers add their validators here.
      */
     'session/open'(session: Session): void
+    /** `close(session)` was called: the session accepts no more appends. Timers that use it should stop. */
+    'session/close'(session: Session): void
     /** Fired after every append to a session this store holds. */
     'session/event'(session: Session, event: AnySessionEvent): void
     /** Fired when `open` repaired a torn last line (`repairTornTail: true`). */
@@ -90,6 +92,8 @@ export class SessionStore extends Service<SessionStore.Config> {
   async close(session: Session): Promise<void> {
     this.assertHeld(session)
     this.held.delete(session.id)
+    // Before the release: a listener (an engine's idle timer) must stop using it whatever the release does.
+    this.owner.emit('session/close', session)
     await this.backend.release(session)
   }
 

@@ -15,6 +15,7 @@ import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
 import { ColdCompactionEngine, LegacyCompactionEngine, LongInstructionCompactionEngine, ToollessCompactionEngine, TranscriptCompactionEngine } from './reference-strategies.ts'
 import { regionCoverage } from './region-coverage.ts'
+import { VirtualIdleClock } from './virtual-idle-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
@@ -87,6 +88,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
     const cache = ctx.prefixCache.cache
     const regions: RegionRecord = {}
+    const idle = new VirtualIdleClock(cache)
     const requests: GenerateOptions[] = []
     const outputTokens: number[] = []
     // The simulator's charge of each request, and its position (for its output tokens).
@@ -99,13 +101,15 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
+        // The idle fold runs on the simulator's virtual clock (the timers fire in `idle.advance`).
+        idle: { enabled: workload.idleCompaction, clock: idle },
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
       ...(hooks.sessionFile ? { sessions: { store: 'file', directory: hooks.sessionFile.directory } } : {}),
     })
     const coverage: number[] = []
-    const adapter = scriptedModel(workload, outputTokens)
+    const adapter = scriptedModel(workload, outputTokens, cache.profile.ttlMs)
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
@@ -134,7 +138,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       maxSteps: workload.steps + 5,
     })
     for (let turn = 0; turn < workload.turns; turn++) {
-      if (turn > 0) cache.advanceClock(workload.idleSeconds * 1000)
+      if (turn > 0) await idle.advance(workload.idleSeconds * 1000, agent)
       agent.followup(turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.')
       await agent.whenIdle()
     }
@@ -216,9 +220,11 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
   }
 }
 
-function scriptedModel(workload: ResolvedWorkload, outputTokens: number[]): ScriptedAdapter {
+function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs: number): ScriptedAdapter {
+  // The model carries the simulator profile's TTL, as an adapter carries its provider's.
+  const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
   const models: Record<string, ModelInfo> = {
-    [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } },
+    [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' }, ...cacheTtl },
   }
   if (workload.summaryRoute) models[workload.summaryRoute.model] ??= { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
   let step = 0

@@ -37,6 +37,12 @@ export interface WorkloadOptions {
   idleSeconds?: number
   /** Virtual seconds each model request takes (the clock cache TTLs run on). Default 15. */
   stepSeconds?: number
+  /**
+   * Let the engine fold while the cache is warm when the agent goes idle between turns (its
+   * `idle` config, on the simulator's virtual clock and TTL). Default: on for `warmfold`, off
+   * for the reference strategies.
+   */
+  idleCompaction?: boolean
 }
 
 /** Every number the workload uses, derived from the options. */
@@ -52,6 +58,8 @@ export interface ResolvedWorkload {
   readonly summaryRoute?: { readonly provider: string; readonly model: string }
   readonly turns: number
   readonly idleSeconds: number
+  /** Idle compaction between turns (see {@link WorkloadOptions.idleCompaction}). */
+  readonly idleCompaction: boolean
   readonly stepSeconds: number
   /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
   readonly turnSteps: readonly number[]
@@ -137,6 +145,7 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     summaryRoute,
     turns,
     idleSeconds,
+    idleCompaction: options.idleCompaction ?? strategy === 'warmfold',
     stepSeconds,
     turnSteps: Object.freeze(turnSteps),
     stepTokens,

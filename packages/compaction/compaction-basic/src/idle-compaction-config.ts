@@ -1,0 +1,59 @@
+import Schema from 'schemastery'
+import type { IdleClock } from './idle-clock.ts'
+import { REAL_TIME_CLOCK } from './idle-clock.ts'
+
+/** Engine config key `idle`: fold while the provider's cache is still warm, before its TTL runs out. */
+export interface IdleCompactionConfig {
+  /** Schedule idle compactions. Default true. */
+  enabled?: boolean
+  /**
+   * Fold only when the request is at least this share of the compaction threshold when the
+   * agent goes idle (and when the timer fires). In [0, 1]. Default 0.6.
+   */
+  minPressure?: number
+  /** Fold this long before the cache TTL runs out, counted from the last request. Default 30000 (30 s). */
+  marginMs?: number
+  /** The clock to schedule on (default real time). A simulator with a virtual clock passes its own. */
+  clock?: IdleClock
+}
+
+/** `idle` with defaults applied. */
+export interface ResolvedIdleCompaction {
+  readonly enabled: boolean
+  readonly minPressure: number
+  readonly marginMs: number
+  readonly clock: IdleClock
+}
+
+/** Defaults of `idle`. */
+export const IDLE_DEFAULTS = Object.freeze({ enabled: true, minPressure: 0.6, marginMs: 30_000 })
+
+/** The schema of the engine's `idle` key. */
+export function idleCompactionSchema() {
+  return Schema.object({
+    enabled: Schema.boolean().description('Fold while the cache is warm when the agent goes idle under pressure.'),
+    minPressure: Schema.number().min(0).max(1).description('Share of the compaction threshold the request must reach (0..1).'),
+    marginMs: Schema.natural().description('Fold this many ms before the cache TTL runs out.'),
+    clock: Schema.any().description('{ now(), setTimeout(callback, ms) → cancel }; default real time.'),
+  }).description('Idle compaction before the provider cache expires.')
+}
+
+/** What is wrong with `idle`, or undefined. */
+export function idleCompactionProblem(idle: IdleCompactionConfig | undefined): string | undefined {
+  if (idle === undefined) return undefined
+  const known = ['enabled', 'minPressure', 'marginMs', 'clock']
+  for (const key of Object.keys(idle)) if (!known.includes(key)) return `idle: unknown key "${key}"; known keys: ${known.join(', ')}`
+  const clock = idle.clock as Partial<IdleClock> | undefined
+  if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function')) return 'idle.clock must have now() and setTimeout(callback, ms) functions'
+  return undefined
+}
+
+/** `idle` with defaults applied. */
+export function resolveIdleCompaction(idle: IdleCompactionConfig | undefined): ResolvedIdleCompaction {
+  return Object.freeze({
+    enabled: idle?.enabled ?? IDLE_DEFAULTS.enabled,
+    minPressure: idle?.minPressure ?? IDLE_DEFAULTS.minPressure,
+    marginMs: idle?.marginMs ?? IDLE_DEFAULTS.marginMs,
+    clock: idle?.clock ?? REAL_TIME_CLOCK,
+  })
+}

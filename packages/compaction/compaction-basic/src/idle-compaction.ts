@@ -1,0 +1,102 @@
+import type { Context } from '@cordisjs/core'
+import type { AgentHandle, AgentStatus, RequestHookContext, ResumeContext } from '@warmfold/agent-loop'
+import { AgentError } from '@warmfold/agent-loop'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
+import type { RequestHeader, Session } from '@warmfold/session'
+import type { ResolvedIdleCompaction } from './idle-compaction-config.ts'
+
+/** What the idle scheduler needs of the engine. */
+export interface IdleCompactionEngine {
+  /** The engine's idle policy: fold while the cache is warm when the pressure is high enough. */
+  compactIfNeeded(agent: CompactionAgent, trigger: 'idle', signal?: AbortSignal): Promise<CompactionResult | null>
+  /** The compaction threshold of the request `header` starts, and its model's cache TTL (none: never expires, or unknown). */
+  idleTarget(session: Session, header: RequestHeader): Promise<{ readonly thresholdTokens: number; readonly ttlMs?: number }>
+  /** The request size of `session` now, in tokens. */
+  requestTokens(session: Session): number
+}
+
+/** What the scheduler knows of a session since its last conversation request. */
+interface IdleEntry {
+  /** When the last conversation request was built (clock time): the cache entry's TTL runs from here. */
+  readonly requestAt: number
+  readonly thresholdTokens: number
+  readonly ttlMs?: number
+  /** An idle compaction was tried for this request: none again until the next one. */
+  spent: boolean
+  cancel?: () => void
+}
+
+/**
+ * Schedules the idle compaction of `engine`: when an agent goes idle (`agent/status` `idle`)
+ * with its request at or above `minPressure` × the threshold, a timer fires at the last
+ * request's time + the model's cache TTL − `marginMs`, and runs `compactIfNeeded(agent, 'idle')`
+ * as a maintenance task that yields to user input (a followup aborts the summary call; nothing
+ * is committed). At most one attempt per conversation request. A new turn, closing the session,
+ * resuming it and unloading the engine clear the timer. Listeners belong to `ctx` (the engine's).
+ */
+export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine, idle: ResolvedIdleCompaction): void {
+  const { clock } = idle
+  const entries = new Map<Session, IdleEntry>()
+  const clear = (session: Session) => {
+    const entry = entries.get(session)
+    entry?.cancel?.()
+    if (entry) entry.cancel = undefined
+  }
+  const forget = (session: Session) => {
+    clear(session)
+    entries.delete(session)
+  }
+
+  ctx.on('agent/request', async ({ agent, header }: RequestHookContext) => {
+    const requestAt = clock.now()
+    forget(agent.session)
+    try {
+      entries.set(agent.session, { requestAt, ...(await engine.idleTarget(agent.session, header)), spent: false })
+    } catch {
+      // The pressure trigger of the same step reports a config problem; an idle fold is only an optimisation.
+    }
+  })
+
+  ctx.on('agent/status', (agent: AgentHandle, status: AgentStatus) => {
+    if (status !== 'idle') return clear(agent.session)
+    const entry = entries.get(agent.session)
+    if (!entry || entry.spent || entry.cancel || entry.ttlMs === undefined || agent.session.isClosed) return
+    const now = clock.now()
+    // Already cold: a fold now would be prefilled in full, which is what it is meant to avoid.
+    if (now >= entry.requestAt + entry.ttlMs) return
+    let tokens: number
+    try {
+      tokens = engine.requestTokens(agent.session)
+    } catch {
+      return
+    }
+    if (tokens < idle.minPressure * entry.thresholdTokens) return
+    const delay = Math.max(0, entry.requestAt + entry.ttlMs - idle.marginMs - now)
+    entry.cancel = clock.setTimeout(() => fire(agent, entry), delay)
+  })
+
+  async function fire(agent: AgentHandle, entry: IdleEntry): Promise<void> {
+    entry.cancel = undefined
+    // The timer may fire while the loop is still winding down the turn that made the agent idle.
+    await agent.whenIdle()
+    if (entries.get(agent.session) !== entry || entry.spent || agent.status !== 'idle' || agent.session.isClosed) return
+    entry.spent = true
+    try {
+      const result = await agent.runMaintenance((signal) => engine.compactIfNeeded(agent, 'idle', signal), { yieldToFollowup: true })
+      if (result && !agent.session.isClosed) await ctx.sessions.flush(agent.session)
+    } catch (error) {
+      // The user came back first: their turn runs, the fold is simply not needed now.
+      if (AgentError.isInstance(error) && error.code === 'BUSY') return
+      ctx.emit('internal/warning', `idle compaction of session ${agent.session.id} failed: ${(error as Error)?.message ?? String(error)}`)
+    }
+  }
+
+  ctx.on('session/close', (session: Session) => forget(session))
+  // A resumed agent starts without a timer: the one armed for the previous agent is stale.
+  ctx.on('agent/resume', ({ agent }: ResumeContext) => {
+    for (const session of entries.keys()) if (session.id === agent.session.id) forget(session)
+  })
+  ctx.effect(() => () => {
+    for (const session of entries.keys()) forget(session)
+  })
+}
