@@ -256,9 +256,12 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   }
 
   /**
-   * The idle fold: the same head as a pressure fold (everything before the retained tail), when
-   * the request is at least `idle.minPressure` × the threshold. It runs between turns, so the
-   * whole surface must stay unchanged (a followup aborts it through `signal` instead).
+   * The idle fold, when the request is at least `idle.minPressure` × the threshold: the largest
+   * head that fits (the whole surface when it does), so the summary call replays the last
+   * request's messages exactly plus the instruction. That is the prefix whose cache entry is
+   * still warm: a provider that caches only at breakpoints (Anthropic) holds no live entry at the
+   * end of an older head, so a pressure-sized head would be re-prefilled in full. It runs between
+   * turns, so the whole surface must stay unchanged (a followup aborts it through `signal`).
    */
   private async foldWhileWarm(session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
     const { policy, budget } = await this.budgetFor(session, header)
@@ -267,8 +270,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     if (totalTokens < minPressure * budget.thresholdTokens || signal?.aborted) return null
     const fail = (reason: string) => void session.append('compaction/failure', { trigger: 'idle', reason, totalTokens, thresholdTokens: budget.thresholdTokens })
     try {
-      const choose: ChooseRegion = (prices, maxHead) => selectHeadRegion(session, prices, budget.retainTokens, { prices, maxTokens: maxHead })
-      const outcome = await this.compactHead(session, header, await this.route(header, policy), choose, { trigger: 'idle', turn: null, stability: 'whole-surface', signal })
+      const outcome = await this.compactHead(session, header, await this.route(header, policy), maximalHead(session), { trigger: 'idle', turn: null, stability: 'whole-surface', signal })
       if (outcome.kind === 'done') return outcome.result
       fail(outcome.reason)
     } catch (error) {
