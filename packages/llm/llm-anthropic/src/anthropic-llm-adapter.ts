@@ -3,6 +3,7 @@ import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthr
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey } from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
+import { CACHE_TTL_MS } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { withIdleTimeout } from './idle-timeout.ts'
@@ -53,8 +54,9 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   }
 
   /**
-   * Describes a configured model: `contextWindow`, `defaultMaxTokens` and, when the model lists
-   * `efforts`, `reasoning: { efforts, defaultEffort }`.
+   * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's
+   * own, else the one of the adapter's `cacheTtl`) and, when the model lists `efforts`,
+   * `reasoning: { efforts, defaultEffort }`.
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
@@ -64,6 +66,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       defaultMaxTokens: config.defaultMaxTokens,
+      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[this.#config.cacheTtl],
       ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
     })
     this.#models.set(model, info)

@@ -15,10 +15,15 @@ export interface AnthropicModelConfig {
   readonly efforts?: readonly string[]
   /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
   readonly defaultEffort?: string
+  /** How long the provider keeps this model's cached prefix unused, in ms; default from `cacheTtl` (5 min or 1 h). */
+  readonly cacheTtlMs?: number
 }
 
 /** Cache lifetime of every breakpoint the adapter places. */
 export type AnthropicCacheTtl = '5m' | '1h'
+
+/** Milliseconds of each `cacheTtl`: Anthropic keeps an entry this long after its last use (every hit refreshes it). */
+export const CACHE_TTL_MS: Readonly<Record<AnthropicCacheTtl, number>> = Object.freeze({ '5m': 5 * 60_000, '1h': 60 * 60_000 })
 
 /** The parsed config of `AnthropicAdapter`. */
 export interface AnthropicAdapterConfig {
@@ -62,13 +67,14 @@ export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = O
 /** The effort that never enables thinking. */
 export const THINKING_OFF = 'off'
 
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort'] as const
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs'] as const
 
 const modelSchema = Schema.object({
   contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
   defaultMaxTokens: Schema.natural().min(1).required().description('max_tokens when a request sets none.'),
   efforts: Schema.array(Schema.string()).description("Accepted efforts: 'off' or keys of thinkingBudgets."),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
+  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default from cacheTtl."),
 })
 
 const schema = Schema.object({

@@ -74,11 +74,20 @@ describe('config', () => {
     expect(parseAnthropicConfig({ apiKey: '  value\n' }).apiKey).toBe('value')
   })
 
+  it("gives each model the cache lifetime of the adapter's breakpoints, or the model's own", async () => {
+    const hour = await mountAdapter(() => streamReply({ blocks: [{ type: 'text', text: 'ok' }] }), { cacheTtl: '1h', models: { a: { contextWindow: 1000, defaultMaxTokens: 10 }, b: { contextWindow: 1000, defaultMaxTokens: 10, cacheTtlMs: 90_000 } } })
+    contexts.push(hour)
+    expect((await hour.ctx.llm.resolveModelInfo('anthropic', 'a')).cacheTtlMs).toBe(3_600_000)
+    expect((await hour.ctx.llm.resolveModelInfo('anthropic', 'b')).cacheTtlMs).toBe(90_000)
+    expect(() => parseAnthropicConfig({ models: { a: { contextWindow: 1000, defaultMaxTokens: 10, cacheTtlMs: 0 } } })).toThrow(/cacheTtlMs/)
+  })
+
   it('describes configured models and names the known ones for an unknown model', async () => {
     const adapter = await mountAdapter(() => streamReply({ blocks: [{ type: 'text', text: 'ok' }] }))
     contexts.push(adapter)
-    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off' } })
-    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-other')).toEqual({ contextWindow: 100_000, defaultMaxTokens: 512 })
+    // cacheTtlMs: 5 minutes, the lifetime of the adapter's default cache_control breakpoints.
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, cacheTtlMs: 300_000, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off' } })
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-other')).toEqual({ contextWindow: 100_000, defaultMaxTokens: 512, cacheTtlMs: 300_000 })
     const error = await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-9').catch((caught: unknown) => caught)
     expect(LlmError.isInstance(error) && error.code).toBe('UNKNOWN_MODEL')
     expect((error as LlmError).message).toBe('model "claude-9" is not known to provider "anthropic"; known models: claude-other, claude-test')

@@ -2,6 +2,7 @@ import type { GenerateOptions, ModelInfo, SecretRedactor, StreamChunk } from '@w
 import { LlmAdapter, LlmError, normalizeApiKey, secretRedactor } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
+import { DIALECT_CACHE_TTL_MS } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { ChatChunk } from './map-stream.ts'
@@ -87,6 +88,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     return {
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
+      ...cacheTtl(config.cacheTtlMs ?? DIALECT_CACHE_TTL_MS[this.options.dialect]),
       ...(config.efforts ? { reasoning: { efforts: config.efforts, ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
     }
   }
@@ -224,4 +226,8 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value)
   }
+}
+
+function cacheTtl(ms: number | undefined): { cacheTtlMs?: number } {
+  return ms === undefined ? {} : { cacheTtlMs: ms }
 }

@@ -20,7 +20,19 @@ export interface ModelConfig {
   readonly efforts?: readonly string[]
   /** Effort applied when a request names none; must be one of `efforts`. */
   readonly defaultEffort?: string
+  /** How long the server keeps this model's cached prefix unused, in ms; default the dialect's (`DIALECT_CACHE_TTL_MS`). */
+  readonly cacheTtlMs?: number
 }
+
+/**
+ * How long each dialect's server keeps an unused cached prefix, in ms, when a model sets none:
+ * DeepSeek clears unused disk cache "usually within a few hours to a few days" (3 h, the lower
+ * end, as the test kit's `deepseek` profile); OpenAI keeps in-memory entries "5 to 10 minutes of
+ * inactivity" (5 min; set the model's `cacheTtlMs` for 24-hour extended retention). vLLM,
+ * llama.cpp and generic servers evict by memory pressure, not by time: no TTL, so nothing that
+ * needs one (idle compaction) runs for them unless a model sets it.
+ */
+export const DIALECT_CACHE_TTL_MS: Readonly<Partial<Record<Dialect, number>>> = Object.freeze({ deepseek: 3 * 3_600_000, openai: 5 * 60_000 })
 
 /** `OpenAICompatibleAdapter` config, with defaults applied. */
 export interface OpenAICompatibleConfig {
@@ -65,7 +77,7 @@ export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 
 export type OpenAICompatibleConfigParser = ((config: OpenAICompatibleOptions) => OpenAICompatibleConfig) & { readonly schema: Schema }
 
 const OWNER = 'OpenAICompatibleAdapter'
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort']
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs']
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -74,6 +86,7 @@ const modelSchema = Schema.object({
   defaultMaxTokens: Schema.natural().min(1).description('Output cap when a request names none.'),
   efforts: Schema.array(Schema.string()).description('Accepted reasoning efforts.'),
   defaultEffort: Schema.string().description('Effort used when a request names none (one of efforts).'),
+  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default the dialect's."),
 })
 
 const schema = Schema.object({
@@ -161,6 +174,7 @@ function checkModel(id: string, model: ModelConfig): ModelConfig {
     ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
     ...(efforts.length ? { efforts: [...efforts] } : {}),
     ...(model.defaultEffort === undefined ? {} : { defaultEffort: model.defaultEffort }),
+    ...(model.cacheTtlMs === undefined ? {} : { cacheTtlMs: model.cacheTtlMs }),
   }
 }
 

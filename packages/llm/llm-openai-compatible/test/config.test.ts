@@ -140,6 +140,19 @@ describe('registration', () => {
     expect(await harness.ctx.llm.resolveModelInfo('local', 'plain')).toEqual({ contextWindow: 4096 })
   })
 
+  it.each([
+    ['deepseek', 3 * 3_600_000],
+    ['openai', 5 * 60_000],
+    ['vllm', undefined],
+    ['llamacpp', undefined],
+    ['generic', undefined],
+  ] as const)("a %s model gets the dialect's cache lifetime unless it sets its own", async (dialect, ttl) => {
+    const harness = await mountAdapter(() => ({ status: 500, body: 'unused' }), { dialect, models: { a: { contextWindow: 4096 }, b: { contextWindow: 4096, cacheTtlMs: 86_400_000 } } })
+    harnesses.push(harness)
+    expect((await harness.ctx.llm.resolveModelInfo('test', 'a')).cacheTtlMs).toBe(ttl)
+    expect((await harness.ctx.llm.resolveModelInfo('test', 'b')).cacheTtlMs).toBe(86_400_000)
+  })
+
   it('an unknown model is UNKNOWN_MODEL naming it and the known ones, and nothing is sent', async () => {
     const harness = await mountAdapter(() => ({ status: 500, body: 'unused' }), { models: { a: { contextWindow: 1 }, b: { contextWindow: 2 } } })
     harnesses.push(harness)
