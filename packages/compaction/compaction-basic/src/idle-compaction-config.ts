@@ -28,8 +28,8 @@ export interface ResolvedIdleCompaction {
 /** Defaults of `idle`. */
 export const IDLE_DEFAULTS = Object.freeze({ enabled: true, minPressure: 0.6, marginMs: 30_000 })
 
-/** The schema of the engine's `idle` key. */
-export function idleCompactionSchema() {
+/** The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery versions do not declare). */
+export function idleCompactionSchema(): Schema<IdleCompactionConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Fold while the cache is warm when the agent goes idle under pressure.'),
     minPressure: Schema.number().min(0).max(1).description('Share of the compaction threshold the request must reach (0..1).'),

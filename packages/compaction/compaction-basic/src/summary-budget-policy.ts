@@ -29,8 +29,8 @@ export const SUMMARY_BUDGET_DEFAULTS = Object.freeze({ retries: 2, growth: 2 })
 
 const KEYS = ['retries', 'growth', 'fallbackEffort'] as const
 
-/** The schema of `summaryBudget` (base policy and `modelPolicies` entries). */
-export function summaryBudgetSchema() {
+/** The `summaryBudget` schema (typed by hand: an inferred schemastery type names a namespace older schemastery versions do not declare). */
+export function summaryBudgetSchema(): Schema<SummaryBudgetPolicy> {
   return Schema.object({
     retries: Schema.natural().description('Calls with a larger maxTokens on the same prompt after a reasoning-only answer.'),
     growth: Schema.number().description('Factor of each larger maxTokens (> 1).'),
