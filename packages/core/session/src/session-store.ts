@@ -116,7 +116,10 @@ export class SessionStore extends Service<SessionStore.Config> {
 
   private hold(session: Session): Session {
     this.held.set(session.id, session)
-    session.subscribe((event) => this.owner.emit('session/event', session, event))
+    // Looked up once: every `ctx.emit` lookup goes through cordis's context proxies, and this one
+    // runs after every append of every session.
+    const emit = this.owner.emit
+    session.subscribe((event) => emit('session/event', session, event))
     this.owner.emit('session/open', session)
     return session
   }
