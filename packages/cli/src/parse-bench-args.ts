@@ -295,20 +295,21 @@ function probeURL(text: string): string {
   return text
 }
 
-function probeTimeout(text: string): number {
+/** A number of seconds from `minimum` to `maximum` (`range` says both in the message). */
+function boundedSeconds(flag: string, text: string, minimum: number, maximum: number, range: string): number {
   const seconds = Number(text)
-  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0.001 || seconds > MAX_PROBE_TIMEOUT_SECONDS) {
-    throw new UsageError(`--probe-timeout must be a number of seconds from 0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}, got ${JSON.stringify(text)}`)
+  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < minimum || seconds > maximum) {
+    throw new UsageError(`${flag} must be a number of seconds from ${range}, got ${JSON.stringify(text)}`)
   }
   return seconds
 }
 
+function probeTimeout(text: string): number {
+  return boundedSeconds('--probe-timeout', text, 0.001, MAX_PROBE_TIMEOUT_SECONDS, `0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}`)
+}
+
 function virtualSeconds(flag: string, text: string): number {
-  const seconds = Number(text)
-  if (text.trim() === '' || !Number.isFinite(seconds) || seconds < 0 || seconds > MAX_VIRTUAL_SECONDS) {
-    throw new UsageError(`${flag} must be a number of seconds from 0 to ${MAX_VIRTUAL_SECONDS} (30 days), got ${JSON.stringify(text)}`)
-  }
-  return seconds
+  return boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, `0 to ${MAX_VIRTUAL_SECONDS} (30 days)`)
 }
 
 function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {

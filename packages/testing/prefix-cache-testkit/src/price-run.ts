@@ -48,9 +48,11 @@ export function priceRun(run: WorkloadRun, price: PriceProfile): PricedRun {
   const observations = [...run.conversation, ...run.summaryCalls].toSorted((left, right) => left.index - right.index)
   if (observations.length !== run.outputTokens.length) throw new RangeError(`priceRun: ${observations.length} observed requests but ${run.outputTokens.length} output counts`)
   const first = observations[0]?.index ?? 0
+  const costs: Cost[] = []
   const requests = observations.map((observation, position): PricedRequest => {
     const outputTokens = run.outputTokens[position] as number
     const cost = requestCost({ ...observation, outputTokens }, price)
+    costs.push(cost)
     return {
       index: observation.index - first,
       purpose: observation.purpose,
@@ -63,7 +65,7 @@ export function priceRun(run: WorkloadRun, price: PriceProfile): PricedRun {
       divergence: observation.divergence,
     }
   })
-  const cost = sumCosts(requests.map((request) => requestCost(request, price)))
+  const cost = sumCosts(costs)
   const floor = 'probeRecords' in run ? null : costFloor(run.requests, run.outputTokens, price).cost
   return {
     price,
