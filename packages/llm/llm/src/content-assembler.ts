@@ -105,12 +105,12 @@ export class ContentAssembler {
 function finishBlock(index: number, block: OpenBlock): ContentBlock {
   switch (block.type) {
     case 'text':
-      return textBlock(block.text)
+      return textBlock(block.text, block.signature)
     case 'reasoning':
       return reasoningBlock(block.text, block.signature)
     case 'tool-call':
       if (!block.id || !block.name) throw invalid(`tool call at block ${index} has no ${block.id ? 'name' : 'id'}`)
-      return toolCallBlock(block.id, block.name, block.text)
+      return toolCallBlock(block.id, block.name, block.text, block.signature)
   }
 }
 

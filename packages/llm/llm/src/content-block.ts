@@ -1,14 +1,19 @@
 import { deepFreeze } from './deep-freeze.ts'
 
-/** Visible model or user text. */
+/**
+ * Visible model or user text. `signature` is an opaque provider token that must be replayed
+ * with the block (Gemini's `thoughtSignature` on a text part); it is never shown or parsed.
+ */
 export interface TextBlock {
   readonly type: 'text'
   readonly text: string
+  readonly signature?: string
 }
 
 /**
  * Model reasoning ("thinking"). `signature` is the provider's opaque integrity token
- * (Anthropic), which must be sent back unchanged when the turn is replayed.
+ * (Anthropic's thinking signature, OpenAI Responses' encrypted reasoning item), which must be
+ * sent back unchanged when the turn is replayed.
  */
 export interface ReasoningBlock {
   readonly type: 'reasoning'
@@ -26,13 +31,15 @@ export interface ImageBlock {
 /**
  * A tool invocation requested by the model. `arguments` is the model's raw argument string,
  * kept byte for byte forever: it is never parsed and re-serialized, because re-serializing
- * would change the bytes the next request replays.
+ * would change the bytes the next request replays. `signature` is an opaque provider token
+ * replayed with the call (Gemini's `thoughtSignature` on a function call part).
  */
 export interface ToolCallBlock {
   readonly type: 'tool-call'
   readonly id: string
   readonly name: string
   readonly arguments: string
+  readonly signature?: string
 }
 
 /** Content allowed inside a tool result. */
@@ -52,10 +59,11 @@ export type ContentBlock = TextBlock | ReasoningBlock | ImageBlock | ToolCallBlo
 /** The `type` tag of a content block. */
 export type ContentBlockType = ContentBlock['type']
 
-/** A frozen text block. */
-export function textBlock(text: string): TextBlock {
+/** A frozen text block; `signature` is kept only when given. */
+export function textBlock(text: string, signature?: string): TextBlock {
   assertString(text, 'textBlock(text)')
-  return deepFreeze({ type: 'text', text })
+  if (signature !== undefined) assertString(signature, 'textBlock(signature)')
+  return deepFreeze(signature === undefined ? { type: 'text', text } : { type: 'text', text, signature })
 }
 
 /** A frozen reasoning block; `signature` is kept only when given. */
@@ -71,12 +79,15 @@ export function imageBlock(mediaType: string, data: string): ImageBlock {
   return deepFreeze({ type: 'image', mediaType, data })
 }
 
-/** A frozen tool-call block; `argumentsText` is stored exactly as given. */
-export function toolCallBlock(id: string, name: string, argumentsText: string): ToolCallBlock {
+/** A frozen tool-call block; `argumentsText` is stored exactly as given, `signature` only when given. */
+export function toolCallBlock(id: string, name: string, argumentsText: string, signature?: string): ToolCallBlock {
   assertString(id, 'toolCallBlock(id)')
   assertString(name, 'toolCallBlock(name)')
   assertString(argumentsText, 'toolCallBlock(arguments)')
-  return deepFreeze({ type: 'tool-call', id, name, arguments: argumentsText })
+  if (signature !== undefined) assertString(signature, 'toolCallBlock(signature)')
+  return deepFreeze(
+    signature === undefined ? { type: 'tool-call', id, name, arguments: argumentsText } : { type: 'tool-call', id, name, arguments: argumentsText, signature },
+  )
 }
 
 /** A frozen tool-result block. A plain string becomes one text block. */

@@ -20,7 +20,11 @@ export type StreamChunk =
   | { readonly type: 'reasoning-delta'; readonly index: number; readonly delta: string }
   /** Raw argument text appended to a tool call; `id`/`name` when the provider sends them here. */
   | { readonly type: 'tool-call-delta'; readonly index: number; readonly id?: string; readonly name?: string; readonly argumentsDelta: string }
-  /** A block is complete. `signature` seals a reasoning block (Anthropic). */
+  /**
+   * A block is complete. `signature` is the provider's opaque token for the block, replayed
+   * with it: a reasoning block's (Anthropic thinking, OpenAI Responses reasoning item), or a
+   * text or tool-call block's (Gemini `thoughtSignature`).
+   */
   | { readonly type: 'block-end'; readonly index: number; readonly signature?: string }
   /** Usage for the whole call; a later usage chunk replaces an earlier one. */
   | { readonly type: 'usage'; readonly usage: TokenUsage }

@@ -54,6 +54,10 @@ describe('content block constructors', () => {
   it('adds optional fields only when they carry information', () => {
     expect('signature' in reasoningBlock('r')).toBe(false)
     expect(reasoningBlock('r', 'sig').signature).toBe('sig')
+    expect('signature' in textBlock('t')).toBe(false)
+    expect(textBlock('t', 'sig-t')).toEqual({ type: 'text', text: 't', signature: 'sig-t' })
+    expect('signature' in toolCallBlock('call_1', 'f', '{}')).toBe(false)
+    expect(toolCallBlock('call_1', 'f', '{}', 'sig-c')).toEqual({ type: 'tool-call', id: 'call_1', name: 'f', arguments: '{}', signature: 'sig-c' })
     expect('isError' in toolResultBlock('call_1', 'out')).toBe(false)
     expect('isError' in toolResultBlock('call_1', 'out', false)).toBe(false)
     expect(toolResultBlock('call_1', 'out', true).isError).toBe(true)
@@ -63,6 +67,8 @@ describe('content block constructors', () => {
     expect(() => textBlock(42 as never)).toThrow('textBlock(text) must be a string, got number')
     expect(() => toolCallBlock('call_1', 'f', { a: 1 } as never)).toThrow('toolCallBlock(arguments) must be a string, got object')
     expect(() => imageBlock(null as never, 'x')).toThrow('imageBlock(mediaType) must be a string, got null')
+    expect(() => textBlock('t', 3 as never)).toThrow('textBlock(signature) must be a string, got number')
+    expect(() => toolCallBlock('call_1', 'f', '{}', {} as never)).toThrow('toolCallBlock(signature) must be a string, got object')
   })
 
   it('textOf joins text blocks and leaves reasoning and tool calls out', () => {

@@ -35,16 +35,16 @@ describe('ctx.llm.generate', () => {
       { type: 'tool-call-delta', index: 2, argumentsDelta: '  "a.ts"}' },
       { type: 'text-delta', index: 1, delta: 'it now.' },
       { type: 'block-end', index: 0, signature: 'sig-0' },
-      { type: 'block-end', index: 2 },
-      { type: 'block-end', index: 1 },
+      { type: 'block-end', index: 2, signature: 'sig-2' },
+      { type: 'block-end', index: 1, signature: 'sig-1' },
       { type: 'usage', usage },
       { type: 'finish', reason: 'tool-calls' },
     ])
     const result = await test.ctx.llm.generate(request('p', MODEL))
     expect(result.content).toEqual([
       reasoningBlock('The file matters.', 'sig-0'),
-      textBlock('Reading it now.'),
-      toolCallBlock('call_1', 'read', '{"path":  "a.ts"}'),
+      textBlock('Reading it now.', 'sig-1'),
+      toolCallBlock('call_1', 'read', '{"path":  "a.ts"}', 'sig-2'),
     ])
     expect(result.usage).toBe(usage)
     expect(result.finishReason).toBe('tool-calls')

@@ -62,7 +62,7 @@ describe('ScriptedAdapter', () => {
   })
 
   it('streams content replies through the real assembler so they come back unchanged', async () => {
-    const content = [reasoningBlock('think', 'sig'), textBlock('odd'), toolCallBlock('call_1', 'f', '{"b":1,  "a":2}')]
+    const content = [reasoningBlock('think', 'sig'), textBlock('odd', 'sig-text'), toolCallBlock('call_1', 'f', '{"b":1,  "a":2}', 'sig-call'), textBlock('plain')]
     register({ content })
     const result = await test.ctx.llm.generate(request('p', MODEL))
     expect(result.content).toEqual(content)

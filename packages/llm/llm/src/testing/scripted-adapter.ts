@@ -157,7 +157,7 @@ export function chunksFor(reply: { content: string | readonly ContentBlock[]; us
         const half = Math.ceil(block.text.length / 2)
         chunks.push({ type: 'block-start', index, blockType: block.type })
         chunks.push({ type, index, delta: block.text.slice(0, half) }, { type, index, delta: block.text.slice(half) })
-        chunks.push(block.type === 'reasoning' && block.signature !== undefined ? { type: 'block-end', index, signature: block.signature } : { type: 'block-end', index })
+        chunks.push(block.signature !== undefined ? { type: 'block-end', index, signature: block.signature } : { type: 'block-end', index })
         break
       }
       case 'tool-call': {
@@ -165,7 +165,7 @@ export function chunksFor(reply: { content: string | readonly ContentBlock[]; us
         chunks.push({ type: 'block-start', index, blockType: 'tool-call', id: block.id, name: block.name })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(0, half) })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(half) })
-        chunks.push({ type: 'block-end', index })
+        chunks.push(block.signature !== undefined ? { type: 'block-end', index, signature: block.signature } : { type: 'block-end', index })
         break
       }
       default:
