@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import { LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -128,21 +128,6 @@ export function codeForType(type: string | undefined, serverMessage: string): Ll
       // billing_error, not_found_error, request_too_large and other client-side types.
       return type.endsWith('_error') || type === 'request_too_large' ? 'INVALID_REQUEST' : 'SERVER'
   }
-}
-
-/**
- * Seconds to wait from a `retry-after-ms` or `retry-after` header (delta-seconds or an HTTP
- * date), or `undefined` when there is none or it cannot be read.
- */
-export function parseRetryAfter(headers: Headers | undefined, now = Date.now()): number | undefined {
-  const milliseconds = Number(headers?.get('retry-after-ms') ?? Number.NaN)
-  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000
-  const value = headers?.get('retry-after')?.trim()
-  if (!value) return undefined
-  const seconds = Number(value)
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined
-  const date = Date.parse(value)
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000)
 }
 
 /** Whether a server message reports a prompt over the context window ({@link CONTEXT_WINDOW_PATTERNS}). */

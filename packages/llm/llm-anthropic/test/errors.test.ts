@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseRetryAfter, retryDelayMs } from '../src/index.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { mountAdapter } from './adapter-fixture.ts'
 import type { Responder } from './anthropic-test-server.ts'
@@ -20,7 +19,6 @@ async function harness(responder: Responder, config: Record<string, unknown> = {
   return created
 }
 
-const rateLimited = (retryAfterSeconds?: number) => new LlmError('RATE_LIMITED', 'x', { retryAfterSeconds })
 const ok = () => streamReply({ blocks: [{ type: 'text', text: 'ok' }] })
 
 describe('error mapping', () => {
@@ -85,17 +83,6 @@ describe('error mapping', () => {
     const long = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '120' }), { maxRetries: 2 })
     expect(await long.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 120 })
     expect(long.server.requests).toHaveLength(1)
-  })
-
-  it('computes delays from retry-after (seconds, ms or HTTP date) or exponential backoff', () => {
-    expect([0, 1, 2].map((retry) => retryDelayMs(retry, rateLimited(), 500))).toEqual([500, 1000, 2000])
-    expect(retryDelayMs(3, rateLimited(2.5), 500)).toBe(2500)
-    expect(retryDelayMs(0, rateLimited(61), 500)).toBeUndefined()
-    const now = Date.parse('2026-01-01T00:00:00Z')
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }), now)).toBe(30)
-    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '1500', 'retry-after': '9' }), now)).toBe(1.5)
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined()
-    expect(parseRetryAfter(undefined, now)).toBeUndefined()
   })
 
   it('maps a stream error event, retrying it only while no content was yielded', async () => {

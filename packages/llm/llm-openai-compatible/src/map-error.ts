@@ -1,7 +1,6 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import { LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
-import { parseRetryAfter } from './retry.ts'
 
 /** What error mapping needs to know about the call. */
 export interface ErrorContext {

@@ -51,22 +51,6 @@ export function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterSecon
   return Math.min(backoff, policy.maxRetryWaitMs)
 }
 
-/**
- * Seconds a response asks the client to wait: `retry-after-ms` (milliseconds), else
- * `retry-after` as delay-seconds or an HTTP date (a date in the past is 0). `undefined` when
- * neither header is present or parseable.
- */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined, now: number = Date.now()): number | undefined {
-  const milliseconds = headers?.get('retry-after-ms')?.trim()
-  if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds)) return Number(milliseconds) / 1000
-  const value = headers?.get('retry-after')?.trim()
-  if (!value) return undefined
-  if (/^\d+(\.\d+)?$/.test(value)) return Number(value)
-  const date = Date.parse(value)
-  if (Number.isNaN(date)) return undefined
-  return Math.max(0, (date - now) / 1000)
-}
-
 /** Waits `milliseconds`; rejects with the signal's reason when it aborts first. */
 export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

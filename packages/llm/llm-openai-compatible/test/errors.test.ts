@@ -1,6 +1,6 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseRetryAfter, retryDelayMs } from '../src/index.ts'
+import { retryDelayMs } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, openaiStream, openaiUsage } from './provider-streams.ts'
@@ -123,16 +123,6 @@ describe('retries', () => {
     const server = await harness((_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '3600' } } : OK), { maxRetries: 1, maxRetryWaitMs: 50 })
     await collect(server, request(server))
     expect(server.server.requests).toHaveLength(2)
-  })
-
-  it('parses retry-after as delay-seconds or an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z')
-    expect(parseRetryAfter(new Headers({ 'retry-after': '12' }), now)).toBe(12)
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' }), now)).toBe(30)
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Wed, 31 Dec 2025 23:00:00 GMT' }), now)).toBe(0)
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined()
-    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), now)).toBe(0.25)
-    expect(parseRetryAfter(new Headers({}), now)).toBeUndefined()
   })
 
   it('backs off exponentially with at most 25 % jitter, capped', () => {

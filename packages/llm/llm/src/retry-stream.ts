@@ -1,11 +1,12 @@
+// Shared by the HTTP adapters: one bounded retry loop for streamed calls.
 import { setTimeout as delay } from 'node:timers/promises'
-import { LlmError } from '@warmfold/llm'
+import { LlmError } from './llm-error.ts'
 
 /** The longest `retry-after` the adapter waits for; a longer one is handed to the caller. */
 export const MAX_RETRY_AFTER_SECONDS = 60
 
 /** How {@link retryStream} retries. */
-export interface RetryPolicy {
+export interface StreamRetryPolicy {
   /** Retries after the first attempt; 0 disables retrying. */
   readonly maxRetries: number
   /** First backoff delay in milliseconds; doubles with every retry. */
@@ -21,7 +22,7 @@ export interface RetryPolicy {
  * sent one, else `retryBaseMs × 2^retry` (no jitter, so runs are reproducible). `undefined` when
  * the server asks for more than {@link MAX_RETRY_AFTER_SECONDS}: the caller decides then.
  */
-export function retryDelayMs(retry: number, error: LlmError, retryBaseMs: number): number | undefined {
+export function streamRetryDelayMs(retry: number, error: LlmError, retryBaseMs: number): number | undefined {
   if (error.retryAfterSeconds !== undefined) {
     return error.retryAfterSeconds > MAX_RETRY_AFTER_SECONDS ? undefined : Math.ceil(error.retryAfterSeconds * 1000)
   }
@@ -35,7 +36,7 @@ export function retryDelayMs(retry: number, error: LlmError, retryBaseMs: number
  * An abort is never retried, and aborting the wait throws `ABORTED`. The final error says how
  * many attempts were made.
  */
-export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T>, policy: RetryPolicy): AsyncGenerator<T> {
+export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T>, policy: StreamRetryPolicy): AsyncGenerator<T> {
   for (let attempt = 0; ; attempt++) {
     let started = false
     try {
@@ -46,7 +47,7 @@ export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T
       return
     } catch (thrown) {
       const error = policy.mapError(thrown)
-      const wait = started || !error.retryable || attempt >= policy.maxRetries || policy.signal?.aborted ? undefined : retryDelayMs(attempt, error, policy.retryBaseMs)
+      const wait = started || !error.retryable || attempt >= policy.maxRetries || policy.signal?.aborted ? undefined : streamRetryDelayMs(attempt, error, policy.retryBaseMs)
       if (wait === undefined) throw attempt === 0 ? error : afterAttempts(error, attempt + 1)
       try {
         await delay(wait, undefined, { signal: policy.signal })

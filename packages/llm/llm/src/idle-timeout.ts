@@ -1,4 +1,4 @@
-import type { LlmError } from '@warmfold/llm'
+import type { LlmError } from './llm-error.ts'
 
 /** How {@link withIdleTimeout} watches a stream. */
 export interface IdleWatch<T> {
