@@ -77,7 +77,7 @@ describe('retryStream', () => {
 describe('withIdleTimeout', () => {
   it('fails with the watch\'s error when the source stops making progress, and cancels it', async () => {
     // Like a real request, the source ends when it is cancelled: the abort rejects its read.
-    let cancel: (reason: Error) => void = () => undefined
+    let cancel: ((reason: Error) => void) | undefined
     let cancelled = false
     async function* stalled() {
       yield 'progress'
@@ -93,7 +93,7 @@ describe('withIdleTimeout', () => {
       failure: () => new LlmError('TIMEOUT', 'no progress for 20 ms'),
       onTimeout: () => {
         cancelled = true
-        cancel(new Error('aborted'))
+        cancel?.(new Error('aborted'))
       },
     })
     await expect(
