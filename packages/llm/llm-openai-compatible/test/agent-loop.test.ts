@@ -16,8 +16,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { OpenAICompatibleAdapter } from '../src/index.ts'
 import { KEY_ENV, SECRET_KEY } from './fixture.ts'
 import { deepseekStream, deepseekUsage } from './provider-streams.ts'
-import type { RecordedRequest } from './recording-server.ts'
-import { RecordingServer } from './recording-server.ts'
+import type { RecordedRequest } from '@warmfold/test-utils'
+import { RecordingServer } from '@warmfold/test-utils'
 
 const MODEL = 'deepseek-v4-flash'
 const STEPS = 30

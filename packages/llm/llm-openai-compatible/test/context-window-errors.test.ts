@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { AdapterHarness } from './fixture.ts'
 import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk } from './provider-streams.ts'
-import type { Reply } from './recording-server.ts'
+import type { Reply } from '@warmfold/test-utils'
 
 const harnesses: AdapterHarness[] = []
 afterEach(async () => {

@@ -4,7 +4,7 @@ import { retryDelayMs } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, openaiStream, openaiUsage } from './provider-streams.ts'
-import type { Reply, Responder } from './recording-server.ts'
+import type { Reply, Responder } from '@warmfold/test-utils'
 
 const harnesses: AdapterHarness[] = []
 afterEach(async () => {

@@ -9,8 +9,8 @@ import { mountOpenAI } from '../examples/setup-openai.ts'
 import { mountVllm } from '../examples/setup-vllm.ts'
 import { main as usage } from '../examples/usage.ts'
 import { deepseekStream, deepseekUsage, llamacppStream, openaiStream, openaiUsage, vllmStream } from './provider-streams.ts'
-import type { Responder } from './recording-server.ts'
-import { RecordingServer } from './recording-server.ts'
+import type { Responder } from '@warmfold/test-utils'
+import { RecordingServer } from '@warmfold/test-utils'
 
 // The README shows these files verbatim (checked by test-utils' readme-examples test); each
 // runs against a recording server on 127.0.0.1 instead of the provider.

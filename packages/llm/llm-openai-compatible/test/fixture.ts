@@ -5,8 +5,8 @@ import { createTestContext } from '@warmfold/test-utils'
 import { expect } from 'vitest'
 import type { OpenAICompatibleOptions } from '../src/index.ts'
 import { OpenAICompatibleAdapter } from '../src/index.ts'
-import type { Responder } from './recording-server.ts'
-import { RecordingServer } from './recording-server.ts'
+import type { Responder } from '@warmfold/test-utils'
+import { RecordingServer } from '@warmfold/test-utils'
 
 /** A recognisable API key: every test that sets it searches its output for it. */
 export const SECRET_KEY = 'sk-test-SECRET-123'

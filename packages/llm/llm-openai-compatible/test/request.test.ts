@@ -6,7 +6,7 @@ import { KEYLESS_PLACEHOLDER } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, finish, MODEL, mountAdapter, request, SECRET_KEY } from './fixture.ts'
 import { openaiStream, openaiUsage } from './provider-streams.ts'
-import type { RecordedRequest } from './recording-server.ts'
+import type { RecordedRequest } from '@warmfold/test-utils'
 
 const harnesses: AdapterHarness[] = []
 afterEach(async () => {

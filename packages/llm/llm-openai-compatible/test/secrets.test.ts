@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { AdapterHarness } from './fixture.ts'
 import { collect, expectLlmError, KEY_ENV, MODEL, mountAdapter, request, SECRET_KEY } from './fixture.ts'
 import { chunk } from './provider-streams.ts'
-import type { RecordedRequest, Reply } from './recording-server.ts'
+import type { RecordedRequest, Reply } from '@warmfold/test-utils'
 
 const harnesses: AdapterHarness[] = []
 afterEach(async () => {

@@ -3,7 +3,7 @@ import { StreamMapper } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, usageChunk } from './provider-streams.ts'
-import type { Reply } from './recording-server.ts'
+import type { Reply } from '@warmfold/test-utils'
 
 const harnesses: AdapterHarness[] = []
 afterEach(async () => {

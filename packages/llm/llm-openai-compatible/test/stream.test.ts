@@ -4,7 +4,7 @@ import { StreamMapper } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, contentChunks, openaiStream, openaiUsage, vllmStream } from './provider-streams.ts'
-import type { Reply } from './recording-server.ts'
+import type { Reply } from '@warmfold/test-utils'
 
 /** A tool-call fragment that repeats the id and the full name, as some servers do. */
 function fragment(index: number, args: string): object {

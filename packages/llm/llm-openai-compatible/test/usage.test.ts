@@ -6,7 +6,7 @@ import type { AdapterHarness } from './fixture.ts'
 import { finish, MODEL, mountAdapter, request } from './fixture.ts'
 import type { ScriptedTurn } from './provider-streams.ts'
 import { chunk, deepseekStream, deepseekUsage, llamacppStream, llamacppTimings, openaiStream, openaiUsage, usageChunk, vllmStream } from './provider-streams.ts'
-import type { Reply } from './recording-server.ts'
+import type { Reply } from '@warmfold/test-utils'
 
 const harnesses: AdapterHarness[] = []
 afterEach(async () => {

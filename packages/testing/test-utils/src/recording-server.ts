@@ -15,10 +15,28 @@ export interface RecordedRequest {
   readonly receivedAt: number
 }
 
+/**
+ * A server-sent event with an `event:` name line (Anthropic, OpenAI Responses). A plain object or
+ * string in an SSE reply is sent as a bare `data:` line (chat completions, Gemini).
+ */
+export class NamedEvent {
+  constructor(
+    readonly event: string,
+    readonly data: object | string,
+  ) {}
+}
+
+/** One element of an SSE reply. */
+export type SseItem = object | string | NamedEvent
+
 /** What the server answers. */
 export type Reply =
-  /** An SSE stream of `events` (objects are JSON-encoded), then `data: [DONE]` unless `done: false`; `hold` keeps the connection open afterwards. */
-  | { readonly sse: ReadonlyArray<object | string>; readonly done?: boolean; readonly hold?: boolean; readonly headers?: Record<string, string> }
+  /**
+   * An SSE stream of `sse` (objects are JSON-encoded, {@link NamedEvent}s get their `event:` line),
+   * then `data: [DONE]` unless `done: false` (only chat completions sends it); `hold` keeps the
+   * connection open afterwards.
+   */
+  | { readonly sse: readonly SseItem[]; readonly done?: boolean; readonly hold?: boolean; readonly headers?: Record<string, string> }
   /** A plain response (errors). */
   | { readonly status: number; readonly body: object | string; readonly headers?: Record<string, string> }
   /** Never answers (the connection stays open until the client gives up or the server closes). */
@@ -27,17 +45,18 @@ export type Reply =
   | { readonly destroy: true }
   /**
    * A 200 SSE stream that sends `drip(tick)` (tick 0, 1, …) every `everyMs` for as long as the
-   * client listens; when `drip` returns `undefined`, `data: [DONE]` follows and the stream ends.
+   * client listens; when `drip` returns `undefined`, `data: [DONE]` follows (unless `done: false`)
+   * and the stream ends.
    */
-  | { readonly drip: (tick: number) => object | string | undefined; readonly everyMs: number }
+  | { readonly drip: (tick: number) => SseItem | undefined; readonly everyMs: number; readonly done?: boolean }
 
 /** Chooses the reply to request number `index` (0-based). */
 export type Responder = (request: RecordedRequest, index: number) => Reply | Promise<Reply>
 
 /**
- * A real HTTP server on 127.0.0.1 (port 0) that answers chat completions requests with canned
- * replies and records every request's raw body and headers. No `fetch` is mocked anywhere: the
- * adapter's SDK talks to this server over TCP.
+ * A real HTTP server on 127.0.0.1 (port 0) that answers any request with canned replies (SSE
+ * streams, error statuses, stalls, cut connections) and records every request's raw body and
+ * headers. No `fetch` is mocked anywhere: an adapter's SDK talks to this server over TCP.
  */
 export class RecordingServer {
   /** Every request, in arrival order. */
@@ -50,6 +69,11 @@ export class RecordingServer {
     /** `http://127.0.0.1:<port>/v1`. */
     readonly baseURL: string,
   ) {}
+
+  /** `http://127.0.0.1:<port>`, for SDKs that append their own version path. */
+  get origin(): string {
+    return this.baseURL.slice(0, -'/v1'.length)
+  }
 
   /** Starts a server answering with `responder`. */
   static async start(responder: Responder): Promise<RecordingServer> {
@@ -123,10 +147,10 @@ function send(response: ServerResponse, reply: Reply): void {
       const event = reply.drip(tick++)
       if (event === undefined) {
         clearInterval(timer)
-        response.end('data: [DONE]\n\n')
+        response.end(reply.done === false ? '' : 'data: [DONE]\n\n')
         return
       }
-      response.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`)
+      response.write(sseText(event))
     }, reply.everyMs)
     response.on('close', () => clearInterval(timer))
     return
@@ -138,7 +162,13 @@ function send(response: ServerResponse, reply: Reply): void {
     return
   }
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...reply.headers })
-  for (const event of reply.sse) response.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`)
+  for (const event of reply.sse) response.write(sseText(event))
   if (reply.done !== false) response.write('data: [DONE]\n\n')
   if (!reply.hold) response.end()
+}
+
+/** One event on the wire: an optional `event:` line, then its `data:` line. */
+function sseText(item: SseItem): string {
+  if (item instanceof NamedEvent) return `event: ${item.event}\ndata: ${typeof item.data === 'string' ? item.data : JSON.stringify(item.data)}\n\n`
+  return `data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`
 }
