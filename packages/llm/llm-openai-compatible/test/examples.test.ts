@@ -1,6 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { createUserMessage, LlmRuntime, textOf } from '@warmfold/llm'
-import { createTestContext, recordCordisPrints } from '@warmfold/test-utils'
+import type { Responder } from '@warmfold/test-utils'
+import { createTestContext, recordCordisPrints, RecordingServer } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { main as agent } from '../examples/agent.ts'
 import { mountDeepSeek } from '../examples/setup-deepseek.ts'
@@ -9,8 +10,6 @@ import { mountOpenAI } from '../examples/setup-openai.ts'
 import { mountVllm } from '../examples/setup-vllm.ts'
 import { main as usage } from '../examples/usage.ts'
 import { deepseekStream, deepseekUsage, llamacppStream, openaiStream, openaiUsage, vllmStream } from './provider-streams.ts'
-import type { Responder } from '@warmfold/test-utils'
-import { RecordingServer } from '@warmfold/test-utils'
 
 // The README shows these files verbatim (checked by test-utils' readme-examples test); each
 // runs against a recording server on 127.0.0.1 instead of the provider.

@@ -1,12 +1,10 @@
 import type { GenerateOptions, LlmErrorCode, StreamChunk } from '@warmfold/llm'
 import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
-import type { TestContext } from '@warmfold/test-utils'
-import { createTestContext } from '@warmfold/test-utils'
+import type { Responder, TestContext } from '@warmfold/test-utils'
+import { createTestContext, RecordingServer } from '@warmfold/test-utils'
 import { expect } from 'vitest'
 import type { OpenAICompatibleOptions } from '../src/index.ts'
 import { OpenAICompatibleAdapter } from '../src/index.ts'
-import type { Responder } from '@warmfold/test-utils'
-import { RecordingServer } from '@warmfold/test-utils'
 
 /** A recognisable API key: every test that sets it searches its output for it. */
 export const SECRET_KEY = 'sk-test-SECRET-123'
