@@ -29,10 +29,11 @@ export class AnthropicLlmAdapter extends LlmAdapter {
 
   /**
    * `config` is a parsed config (`parseAnthropicConfig`); `apiKey` the resolved key (surrounding
-   * whitespace is trimmed).
+   * whitespace is trimmed); `options.fetch` replaces the global fetch (a proxy, or the cache
+   * probe, which reads every answer).
    * @throws TypeError when `apiKey` is blank or has whitespace inside (the message never quotes it).
    */
-  constructor(config: AnthropicAdapterConfig, rawApiKey: string) {
+  constructor(config: AnthropicAdapterConfig, rawApiKey: string, options: { readonly fetch?: typeof fetch } = {}) {
     super()
     // Trimmed again for direct users: redaction must look for the key exactly as the server sees it.
     const apiKey = normalizeApiKey(rawApiKey, 'AnthropicLlmAdapter: apiKey')
@@ -48,6 +49,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
       logLevel: 'off',
       // Anthropic's documented header. The SDK would send the key as a Bearer token.
       defaultHeaders: { 'x-api-key': apiKey, authorization: null },
+      ...(options.fetch ? { fetch: options.fetch } : {}),
     })
   }
 

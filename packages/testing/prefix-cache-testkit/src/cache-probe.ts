@@ -1,17 +1,46 @@
-import type { GenerateOptions } from '@warmfold/llm'
-import { ContentAssembler, LlmError, promptTokensOf } from '@warmfold/llm'
+import type { GenerateOptions, LlmAdapter } from '@warmfold/llm'
+import { ContentAssembler, LlmError, normalizeApiKey, promptTokensOf, secretRedactor } from '@warmfold/llm'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
-import { ChatCompletionsAdapter, parseOpenAICompatibleConfig, redactor, resolveApiKey } from '@warmfold/llm-openai-compatible'
+import { ChatCompletionsAdapter, parseOpenAICompatibleConfig } from '@warmfold/llm-openai-compatible'
 import { CacheProbeError } from './cache-probe-error.ts'
+
+/** What a {@link ProbeConnector} is given to build its adapter. */
+export interface ProbeConnectOptions {
+  /** The endpoint's base URL, as configured. */
+  readonly baseURL: string
+  /** The model id to send. */
+  readonly model: string
+  /** The API key read from `apiKeyEnv` (trimmed), or `undefined` for a local server without keys. */
+  readonly apiKey: string | undefined
+  /** Milliseconds the adapter may wait for the response headers, and then for stream progress. */
+  readonly timeoutMs: number
+  /** The fetch the adapter must send with: the probe keeps each answer's status and body for its errors. */
+  readonly fetch: typeof fetch
+}
+
+/** An adapter for one wire format, and the URL its requests go to (named in errors). */
+export interface ProbeConnection {
+  readonly adapter: LlmAdapter
+  readonly url: string
+}
+
+/**
+ * Builds the adapter the probe sends through. The default speaks OpenAI-compatible chat
+ * completions in the probe's `dialect`; `warmfold bench --probe-dialect` passes one per wire format
+ * (OpenAI Responses, Anthropic, Gemini). The adapter must route its requests through `fetch`.
+ */
+export type ProbeConnector = (options: ProbeConnectOptions) => ProbeConnection
 
 /** Where and how the probe sends requests. */
 export interface CacheProbeOptions {
-  /** Base URL of an OpenAI-compatible endpoint (requests go to `{baseURL}/chat/completions`); no credentials, query or fragment. */
+  /** Base URL of the endpoint (chat completions requests go to `{baseURL}/chat/completions`); no credentials, query or fragment. */
   readonly baseURL: string
   /** Model id sent to the endpoint. Default `probe` (the embedded llama cache server accepts any). */
   readonly model?: string
-  /** Wire dialect; decides how usage is read and how the effort is sent. Default `llamacpp`. */
+  /** Chat completions dialect of the default connector; decides how usage is read and how the effort is sent. Default `llamacpp`. */
   readonly dialect?: Dialect
+  /** Builds the adapter for another wire format; default chat completions in `dialect`. */
+  readonly connect?: ProbeConnector
   /** Environment variable with the endpoint's API key; none for local servers. */
   readonly apiKeyEnv?: string
   /** Milliseconds to wait for each whole response. Default {@link DEFAULT_PROBE_TIMEOUT_MS}. */
@@ -32,6 +61,11 @@ export interface ProbeRecord {
   readonly promptTokens: number
   readonly cachedTokens: number
   readonly uncachedTokens: number
+  /**
+   * The part of `uncachedTokens` the endpoint reported as written to its cache (Anthropic, OpenAI's
+   * newest models); `undefined` when it does not report writes.
+   */
+  readonly cacheWriteTokens?: number
 }
 
 /** What the endpoint answered to the request in flight, for error messages. */
@@ -47,16 +81,16 @@ const QUOTED_CHARS = 240
 
 /**
  * Sends each request of a workload, unchanged but for a 1-token output cap and the endpoint's
- * model id, to a real OpenAI-compatible endpoint through `@warmfold/llm-openai-compatible`, and
- * records the cached tokens the server reports. The scripted model still supplies the
+ * model id, to a real endpoint through a warmfold adapter (OpenAI-compatible chat completions by
+ * default, any wire format through `connect`), and records the cached tokens the server reports. The scripted model still supplies the
  * conversation's content; the probe only measures what a real cache reuses. Requests are sent
  * one at a time (the workload is sequential).
  */
 export class CacheProbe {
   readonly records: ProbeRecord[] = []
-  /** The URL every request goes to: `{baseURL}/chat/completions`. */
+  /** The URL every request goes to, e.g. `{baseURL}/chat/completions`. */
   readonly url: string
-  private readonly adapter: ChatCompletionsAdapter
+  private readonly adapter: LlmAdapter
   private readonly model: string
   private readonly redact: (text: string) => string
   private answer: Answer | undefined
@@ -69,21 +103,13 @@ export class CacheProbe {
   constructor(readonly options: CacheProbeOptions) {
     this.model = options.model ?? 'probe'
     checkBaseURL(options.baseURL)
-    const config = parseOpenAICompatibleConfig({
-      provider: 'cache-probe',
-      baseURL: options.baseURL,
-      models: { [this.model]: { contextWindow: 10_000_000 } },
-      dialect: options.dialect ?? 'llamacpp',
-      timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
-      ...(options.apiKeyEnv ? { apiKeyEnv: options.apiKeyEnv } : {}),
-    })
-    const apiKey = resolveApiKey(config)
-    // The key as configured and as sent (trimmed): a server may echo either into its body.
-    const redactKey = redactor(apiKey)
-    const redactTrimmed = redactor(apiKey?.trim())
-    this.redact = (text) => redactTrimmed(redactKey(text))
-    this.url = `${options.baseURL.replace(/\/+$/, '')}/chat/completions`
-    this.adapter = new ChatCompletionsAdapter({ ...config, apiKey, fetch: this.fetchKeepingAnswers })
+    const apiKey = readApiKey(options.apiKeyEnv)
+    // The key as sent (trimmed): a server may echo it into its body.
+    this.redact = secretRedactor(apiKey).text
+    const connect = options.connect ?? chatCompletions(options.dialect ?? 'llamacpp')
+    const connection = connect({ baseURL: options.baseURL, model: this.model, apiKey, timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, fetch: this.fetchKeepingAnswers })
+    this.url = connection.url
+    this.adapter = connection.adapter
   }
 
   /**
@@ -116,7 +142,8 @@ export class CacheProbe {
         this.answeredStatus(),
       )
     }
-    const record = Object.freeze({ index, purpose, promptTokens, cachedTokens: usage.cacheReadTokens, uncachedTokens: promptTokens - usage.cacheReadTokens })
+    const written = usage.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: usage.cacheWriteTokens }
+    const record: ProbeRecord = Object.freeze({ index, purpose, promptTokens, cachedTokens: usage.cacheReadTokens, uncachedTokens: promptTokens - usage.cacheReadTokens, ...written })
     this.records.push(record)
     return record
   }
@@ -168,6 +195,25 @@ export class CacheProbe {
     headers.delete('content-length')
     return new Response(answer.body, { status: response.status, statusText: response.statusText, headers })
   }
+}
+
+/** The default connector: OpenAI-compatible chat completions in `dialect`, at `{baseURL}/chat/completions`. */
+export function chatCompletions(dialect: Dialect): ProbeConnector {
+  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+    const config = parseOpenAICompatibleConfig({ provider: 'cache-probe', baseURL, models: { [model]: { contextWindow: 10_000_000 } }, dialect, timeoutMs })
+    return { adapter: new ChatCompletionsAdapter({ ...config, apiKey, fetch }), url: `${baseURL.replace(/\/+$/, '')}/chat/completions` }
+  }
+}
+
+/**
+ * The key in `name`, trimmed, or `undefined` when no variable is named.
+ * @throws Error naming the variable (never its value) when it is unset or blank.
+ */
+function readApiKey(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined
+  const value = process.env[name]
+  if (value === undefined || value === '') throw new Error(`CacheProbe: apiKeyEnv names the environment variable ${name}, which is not set or empty`)
+  return normalizeApiKey(value, `CacheProbe: the environment variable ${name} (apiKeyEnv)`)
 }
 
 /**

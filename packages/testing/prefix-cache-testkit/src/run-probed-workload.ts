@@ -48,7 +48,8 @@ export async function runProbedWorkload(options: WorkloadOptions, probe: CachePr
   }
   const measured = simulated.map((observation, index) => {
     const record = records[index] as ProbeRecord
-    return Object.freeze({ ...observation, promptTokens: record.promptTokens, cachedTokens: record.cachedTokens, uncachedTokens: record.uncachedTokens, cacheWriteTokens: 0 })
+    // An endpoint that reports no writes bills none (DeepSeek, llama.cpp): 0, not unknown.
+    return Object.freeze({ ...observation, promptTokens: record.promptTokens, cachedTokens: record.cachedTokens, uncachedTokens: record.uncachedTokens, cacheWriteTokens: record.cacheWriteTokens ?? 0 })
   })
   const session = measured.filter((observation) => observation.sessionId === run.session.id)
   return {
