@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import type { RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import type { ProbeConnector, RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
@@ -10,6 +10,7 @@ import { formatTable } from './format-table.ts'
 import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
+import { probeConnector } from './probe-dialects.ts'
 import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -32,7 +33,7 @@ export interface CommandIo {
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
   if (args.out !== undefined) await checkOutPath(args.out)
   if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window))))
-  const probe = args.cache.kind === 'probe' ? probeOf(args.cache) : undefined
+  const probe = args.cache.kind === 'probe' ? probeOf(args.cache, await probeConnector(args.cache.dialect)) : undefined
   const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
   const report: BenchReport = { version: 2, workload: workloadOf(args), runs: [] }
   const total = args.windows.length * args.strategies.length
@@ -66,9 +67,9 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
 }
 
 /** One probe for the whole bench, built before the first run so a refused config costs nothing. */
-function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>): CacheProbe {
+function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>, connect: ProbeConnector): CacheProbe {
   try {
-    return new CacheProbe({ baseURL: cache.url, model: cache.model, dialect: cache.dialect, timeoutMs: Math.round(cache.timeoutSeconds * 1000), ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}) })
+    return new CacheProbe({ baseURL: cache.url, model: cache.model, connect, timeoutMs: Math.round(cache.timeoutSeconds * 1000), ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}) })
   } catch (error) {
     throw new UsageError(`--cache-probe: ${(error as Error).message}`)
   }

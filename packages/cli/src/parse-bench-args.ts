@@ -1,15 +1,15 @@
 import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
 import type { PriceProfile, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import { readPriceProfile } from './read-price-profile.ts'
-import type { Dialect } from '@warmfold/llm-openai-compatible'
-import { DIALECTS } from '@warmfold/llm-openai-compatible'
+import type { ProbeDialect } from './probe-dialects.ts'
+import { PROBE_DIALECTS, REPORTS_CACHE_WRITES } from './probe-dialects.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Where cached tokens come from: the simulator, the embedded llama.cpp KV cache, or an endpoint. */
 export type CacheSource =
   | { kind: 'simulator' }
   | { kind: 'llama' }
-  | { kind: 'probe'; url: string; model: string; dialect: Dialect; keyEnv?: string; timeoutSeconds: number }
+  | { kind: 'probe'; url: string; model: string; dialect: ProbeDialect; keyEnv?: string; timeoutSeconds: number }
 
 /** The parsed `warmfold bench` command line. */
 export interface BenchArgs {
@@ -99,10 +99,13 @@ Options:
                         report (checked before the run: DIR must exist, the files must not)
   --cache llama         measure cached tokens with a real llama.cpp KV cache (embedded server, a fresh
                         one per run; default windows ${LLAMA_WINDOWS.join(',')}; takes minutes on 2 cores)
-  --cache-probe URL     measure cached tokens at an OpenAI-compatible endpoint (llama-server, vLLM,
-                        DeepSeek, ...): every request is also sent there with a 1-token output cap
+  --cache-probe URL     measure cached tokens at a real endpoint (llama-server, vLLM, DeepSeek, OpenAI,
+                        Anthropic, Gemini, ...): every request is also sent there with a 1-token
+                        output cap
   --probe-model M       model id sent to the endpoint (default probe)
-  --probe-dialect D     ${DIALECTS.join(' | ')} (default llamacpp)
+  --probe-dialect D     ${PROBE_DIALECTS.join(' | ')}
+                        (default llamacpp; the chat completions dialects are built in, the other wire
+                        formats need their adapter package installed)
   --probe-key-env VAR   environment variable holding the endpoint's API key (default none)
   --probe-timeout S     seconds to wait for each probed response, 0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}
                         (default ${DEFAULT_PROBE_TIMEOUT_SECONDS}; raise it for a slow local server)
@@ -135,7 +138,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     help: false,
   }
   let windowsGiven = false
-  const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as Dialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
+  const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as ProbeDialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
   let llama = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
@@ -170,7 +173,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         probe.model = text
         break
       case '--probe-dialect':
-        probe.dialect = oneOf('--probe-dialect', text, DIALECTS)
+        probe.dialect = oneOf('--probe-dialect', text, PROBE_DIALECTS)
         break
       case '--probe-key-env':
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) throw new UsageError(`--probe-key-env must be an environment variable name, got ${JSON.stringify(text)}`)
@@ -247,9 +250,10 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (probe.keyEnv !== undefined && (env[probe.keyEnv] ?? '').trim() === '') {
     throw new UsageError(`--probe-key-env names the environment variable ${probe.keyEnv}, which is not set or is empty`)
   }
-  if ((llama || probe.url) && args.price.cacheWrite !== 1) {
-    const source = llama ? '--cache llama' : '--cache-probe'
-    throw new UsageError(`--price ${args.price.name} bills cache writes at ${args.price.cacheWrite}× input, but ${source} reports only cached and uncached tokens, not writes; use a price whose cacheWrite is 1 (deepseek, or a JSON file)`)
+  if ((llama || (probe.url && !REPORTS_CACHE_WRITES.has(probe.dialect))) && args.price.cacheWrite !== 1) {
+    const source = llama ? '--cache llama' : `--cache-probe with --probe-dialect ${probe.dialect}`
+    const writers = [...REPORTS_CACHE_WRITES].join(', ')
+    throw new UsageError(`--price ${args.price.name} bills cache writes at ${args.price.cacheWrite}× input, but ${source} reports only cached and uncached tokens, not writes; use a price whose cacheWrite is 1 (deepseek, or a JSON file), or probe a dialect that reports writes (${writers})`)
   }
   if (llama) {
     args.cache = { kind: 'llama' }
@@ -285,7 +289,7 @@ function probeURL(text: string): string {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) {
     // Unparsable: nothing can be stripped, so credentials-looking text is cut out before quoting.
-    throw new UsageError(`--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got ${JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))}`)
+    throw new UsageError(`--cache-probe must be the http(s) base URL of the endpoint, got ${JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))}`)
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`
   if (url.username || url.password) {

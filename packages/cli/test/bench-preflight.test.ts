@@ -101,7 +101,7 @@ describe('probe credentials and timeout', () => {
 
   it('credentials in a URL that is not http(s) are not printed either', async () => {
     const result = await cli(['bench', '--cache-probe', 'ftp://alice:s3cr@t-pa55@files.example.test/v1', ...SMALL_RUN])
-    expectRefused(result, '--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got "ftp://…@files.example.test/v1"')
+    expectRefused(result, '--cache-probe must be the http(s) base URL of the endpoint, got "ftp://…@files.example.test/v1"')
     expect(result.stderr).not.toMatch(/alice|s3cr|pa55/)
   })
 

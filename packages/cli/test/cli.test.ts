@@ -31,10 +31,10 @@ describe('warmfold bench flags', () => {
     [['--steps'], '--steps needs a value'],
     [['--bogus'], 'unknown flag "--bogus"'],
     [['--cache', 'redis'], '--cache must be one of simulator, llama, got "redis"'],
-    [['--cache-probe', 'localhost:8080'], '--cache-probe must be the http(s) base URL of an OpenAI-compatible endpoint, got "localhost:8080"'],
+    [['--cache-probe', 'localhost:8080'], '--cache-probe must be the http(s) base URL of the endpoint, got "localhost:8080"'],
     [['--cache', 'llama', '--cache-probe', 'http://127.0.0.1:1'], '--cache llama and --cache-probe are exclusive'],
     [['--probe-dialect', 'deepseek'], '--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL'],
-    [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, got "grpc"'],
+    [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, anthropic, got "grpc"'],
     [['--cache', 'llama', '--profile', 'anthropic'], '--profile selects a simulated cache; it cannot be combined with --cache llama'],
     [['--price', 'gemini'], '--price "gemini" is neither a built-in profile nor an existing file; use deepseek | openai | anthropic-5m | anthropic-1h | a JSON file'],
     [['--turns', '0'], '--turns must be a positive integer, got "0"'],
@@ -42,7 +42,7 @@ describe('warmfold bench flags', () => {
     [['--idle', '-1'], '--idle must be a number of seconds from 0 to 2592000 (30 days), got "-1"'],
     [['--step-seconds', 'soon'], '--step-seconds must be a number of seconds from 0 to 2592000 (30 days), got "soon"'],
     [['--cache', 'llama', '--price', 'anthropic-5m'], '--price anthropic-5m bills cache writes at 1.25× input, but --cache llama reports only cached and uncached tokens, not writes'],
-    [['--cache-probe', 'http://127.0.0.1:1', '--price', 'openai'], '--price openai bills cache writes at 1.25× input, but --cache-probe reports only cached and uncached tokens, not writes'],
+    [['--cache-probe', 'http://127.0.0.1:1', '--price', 'openai'], '--price openai bills cache writes at 1.25× input, but --cache-probe with --probe-dialect llamacpp reports only cached and uncached tokens, not writes'],
   ])('bench %j exits 2 naming the flag and the allowed values', async (flags, message) => {
     const result = await cli(['bench', ...flags])
     expect(result.code).toBe(2)

@@ -1,0 +1,85 @@
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import { LlmAdapter } from '@warmfold/llm'
+import type { Dialect } from '@warmfold/llm-openai-compatible'
+import { DIALECTS } from '@warmfold/llm-openai-compatible'
+import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
+import { chatCompletions } from '@warmfold/prefix-cache-testkit'
+import { loadOptionalPackage } from './load-optional-package.ts'
+
+/** Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand. */
+export const OTHER_WIRE_DIALECTS = ['anthropic'] as const
+
+/** Every `--probe-dialect`: the chat completions dialects, then the other wire formats. */
+export const PROBE_DIALECTS: readonly ProbeDialect[] = [...DIALECTS, ...OTHER_WIRE_DIALECTS]
+
+/** A `--probe-dialect` value. */
+export type ProbeDialect = Dialect | (typeof OTHER_WIRE_DIALECTS)[number]
+
+/**
+ * Dialects whose endpoints report the tokens they wrote to the cache, so a price that bills writes
+ * above input (`--price openai`, `anthropic-5m`) prices what they report. The others report reads
+ * only, and such a price would count every uncached token as unwritten.
+ */
+export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDialect>(['openai', 'anthropic'])
+
+/** The package each other wire format needs: an optional peer of the CLI. */
+export const PROBE_DIALECT_PACKAGES: Readonly<Record<(typeof OTHER_WIRE_DIALECTS)[number], string>> = Object.freeze({
+  anthropic: '@warmfold/llm-anthropic',
+})
+
+/**
+ * Anthropic requires `max_tokens` above the thinking budget, whose minimum is 1024, so a 1-token
+ * probe cannot think. With an effort, the probe thinks on the smallest budgets (distinct per
+ * effort, so each effort stays its own cache family, as in a real host) and caps the output at the
+ * budget plus one.
+ */
+export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze({ low: 1024, high: 1025, max: 1026 })
+
+/**
+ * The connector of a `--probe-dialect`: chat completions in that dialect, or the adapter package
+ * of another wire format, imported now.
+ * @throws RunError naming the package to install when it is missing.
+ */
+export async function probeConnector(dialect: ProbeDialect, load: typeof loadOptionalPackage = loadOptionalPackage): Promise<ProbeConnector> {
+  switch (dialect) {
+    case 'anthropic':
+      return anthropicConnector(await load<typeof import('@warmfold/llm-anthropic')>(PROBE_DIALECT_PACKAGES.anthropic, '--probe-dialect anthropic', 'the Anthropic Messages adapter'))
+    default:
+      return chatCompletions(dialect)
+  }
+}
+
+function anthropicConnector(module: typeof import('@warmfold/llm-anthropic')): ProbeConnector {
+  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+    const config = module.parseAnthropicConfig({
+      baseURL,
+      // Without a key (a local server), a placeholder: the SDK refuses to send without one.
+      apiKey: apiKey ?? 'no-key',
+      models: { [model]: { contextWindow: 10_000_000, defaultMaxTokens: 1 } },
+      thinkingBudgets: { ...ANTHROPIC_PROBE_BUDGETS },
+      timeoutMs,
+      maxRetries: 0,
+    })
+    const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch })
+    return { adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS), url: `${baseURL.replace(/\/+$/, '')}/v1/messages` }
+  }
+}
+
+/** Raises a thinking request's output cap to its budget plus one; everything else passes through. */
+class ThinkingProbeAdapter extends LlmAdapter {
+  constructor(
+    private readonly inner: LlmAdapter,
+    private readonly budgets: Readonly<Record<string, number>>,
+  ) {
+    super()
+  }
+
+  resolveModel(provider: string, model: string): ModelInfo | Promise<ModelInfo> {
+    return this.inner.resolveModel(provider, model)
+  }
+
+  stream(options: GenerateOptions): AsyncIterable<StreamChunk> {
+    const budget = options.reasoningEffort === undefined ? undefined : this.budgets[options.reasoningEffort]
+    return this.inner.stream(budget === undefined ? options : { ...options, maxTokens: budget + 1 })
+  }
+}
