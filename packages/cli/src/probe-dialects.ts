@@ -1,5 +1,6 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { LlmAdapter } from '@warmfold/llm'
+import type { AnthropicLlmAdapter, parseAnthropicConfig } from '@warmfold/llm-anthropic'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
 import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
@@ -43,13 +44,19 @@ export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.
 export async function probeConnector(dialect: ProbeDialect, load: typeof loadOptionalPackage = loadOptionalPackage): Promise<ProbeConnector> {
   switch (dialect) {
     case 'anthropic':
-      return anthropicConnector(await load<typeof import('@warmfold/llm-anthropic')>(PROBE_DIALECT_PACKAGES.anthropic, '--probe-dialect anthropic', 'the Anthropic Messages adapter'))
+      return anthropicConnector(await load<AnthropicModule>(PROBE_DIALECT_PACKAGES.anthropic, '--probe-dialect anthropic', 'the Anthropic Messages adapter'))
     default:
       return chatCompletions(dialect)
   }
 }
 
-function anthropicConnector(module: typeof import('@warmfold/llm-anthropic')): ProbeConnector {
+/** What the Anthropic probe uses of `@warmfold/llm-anthropic`. */
+interface AnthropicModule {
+  readonly AnthropicLlmAdapter: typeof AnthropicLlmAdapter
+  readonly parseAnthropicConfig: typeof parseAnthropicConfig
+}
+
+function anthropicConnector(module: AnthropicModule): ProbeConnector {
   return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
     const config = module.parseAnthropicConfig({
       baseURL,
