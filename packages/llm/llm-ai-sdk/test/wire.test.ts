@@ -90,7 +90,7 @@ describe('compared with the direct adapters (same options, same server)', () => 
     // session's prompt_cache_key (this adapter's), and replays reasoning as reasoning_content.
     expect(viaAiSdk.max_tokens).toBe(viaDirect.max_completion_tokens)
     expect(viaAiSdk.prompt_cache_key).toMatch(/^warmfold-[0-9a-f]{32}$/)
-    const withoutReasoning = viaAiSdk.messages.map(({ reasoning_content: _, ...message }: Record<string, unknown>) => message)
+    const withoutReasoning = viaAiSdk.messages.map(({ reasoning_content: _reasoning, ...message }: Record<string, unknown>) => message)
     expect(canonicalJson(withoutReasoning)).toBe(canonicalJson(viaDirect.messages))
     expect(viaAiSdk.messages[2].reasoning_content).toBe('I should read it.')
     // The raw argument string reaches the wire byte for byte through both.
