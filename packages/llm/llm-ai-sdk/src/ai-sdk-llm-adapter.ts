@@ -1,0 +1,142 @@
+import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, retryStream, withIdleTimeout } from '@warmfold/llm'
+import type { AiSdkCallOptions } from './build-call-options.ts'
+import { buildCallOptions } from './build-call-options.ts'
+import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
+import { ANTHROPIC_CACHE_TTL_MS, cacheKindOf, checkSpecificationVersion } from './config.ts'
+import type { ErrorContext } from './map-error.ts'
+import { mapError } from './map-error.ts'
+import { mapStream, streamProgress } from './map-stream.ts'
+import type { Redactor } from './redactor.ts'
+import { redactorFor } from './redactor.ts'
+
+/**
+ * Any Vercel AI SDK language model (provider specification `v3`, AI SDK 6) as a warmfold
+ * {@link LlmAdapter}. It calls the model's `doStream` itself (no `ai` package): the call options
+ * are built deterministically, the provider serializes them, and the stream parts come back as
+ * warmfold chunks. Retries are the adapter's own (`retryStream`, only before output); the AI SDK
+ * provider layer does not retry.
+ *
+ * The adapter holds no API key (the host's provider instance does); the strings of `redact` are
+ * scrubbed from every error, cause and `usage.raw` it hands out.
+ */
+export class AiSdkLlmAdapter extends LlmAdapter {
+  readonly #config: AiSdkAdapterConfig
+  readonly #redactor: Redactor
+  readonly #models = new Map<string, ModelInfo>()
+
+  /**
+   * `config` is a parsed config (`parseAiSdkConfig`). The provider instances inside it carry their
+   * own `baseURL`, key and `fetch` (pass a wrapped `fetch` to the provider factory to observe calls).
+   */
+  constructor(config: AiSdkAdapterConfig) {
+    super()
+    this.#config = config
+    this.#redactor = redactorFor(config.redact)
+  }
+
+  /**
+   * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's
+   * own, else 5 minutes for Anthropic models) and, with `efforts`, `reasoning`.
+   * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
+   */
+  resolveModel(provider: string, model: string): ModelInfo {
+    const cached = this.#models.get(model)
+    if (cached) return cached
+    const config = this.#modelConfig(provider, model)
+    const cacheTtlMs = config.cacheTtlMs ?? (cacheKindOf(config) === 'anthropic' ? ANTHROPIC_CACHE_TTL_MS : undefined)
+    const info: ModelInfo = deepFreeze({
+      contextWindow: config.contextWindow,
+      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
+      ...(cacheTtlMs === undefined ? {} : { cacheTtlMs }),
+      ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+    })
+    this.#models.set(model, info)
+    return info
+  }
+
+  /**
+   * The V3 call options `stream(options)` passes to `doStream` (without the abort signal). Pure:
+   * the same options give equal call options.
+   * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
+   */
+  request(options: GenerateOptions): AiSdkCallOptions {
+    return buildCallOptions(options, this.#modelConfig(options.provider, options.model))
+  }
+
+  /**
+   * Streams one call. Retryable failures (429, 5xx, connection, timeout, an incomplete stream or an
+   * error part before any output) are retried up to `maxRetries` times. An attempt fails with
+   * `TIMEOUT` when the response or stream progress takes longer than `timeoutMs`, and the call when
+   * it outlasts `deadlineMs`.
+   */
+  async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
+    const model = this.#modelConfig(options.provider, options.model)
+    const call = this.request(options)
+    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, redactor: this.#redactor }
+    const { deadlineMs } = this.#config
+    const deadline = new AbortController()
+    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
+    const overDeadline = () =>
+      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
+    try {
+      yield* retryStream(() => this.#attempt(model, call, { ...context, signal }), {
+        maxRetries: this.#config.maxRetries,
+        retryBaseMs: this.#config.retryBaseMs,
+        signal,
+        mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
+      })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async *#attempt(model: AiSdkModelConfig, call: AiSdkCallOptions, context: ErrorContext): AsyncGenerator<StreamChunk> {
+    // A local controller, so a stall can cancel the request without touching the caller's signal.
+    const controller = new AbortController()
+    const forward = () => controller.abort(context.signal?.reason)
+    if (context.signal?.aborted) forward()
+    context.signal?.addEventListener('abort', forward, { once: true })
+    const { timeoutMs } = this.#config
+    const timeout = () =>
+      new LlmError('TIMEOUT', `${context.provider}/${context.model}: no response or stream progress for timeoutMs (${timeoutMs} ms)`, { provider: context.provider })
+    try {
+      // The wait for the response headers, bounded like the stream below.
+      let waiting: ReturnType<typeof setTimeout> | undefined
+      const result = await Promise.race([
+        Promise.resolve(model.model.doStream({ ...call, abortSignal: controller.signal })),
+        new Promise<never>((_, reject) => {
+          waiting = setTimeout(() => {
+            controller.abort()
+            reject(timeout())
+          }, timeoutMs)
+        }),
+      ]).finally(() => clearTimeout(waiting))
+      const parts = result.stream as unknown as AsyncIterable<LanguageModelV3StreamPart>
+      yield* mapStream(withIdleTimeout(parts, { timeoutMs, isProgress: streamProgress(), failure: timeout, onTimeout: () => controller.abort() }), context)
+    } finally {
+      context.signal?.removeEventListener('abort', forward)
+    }
+  }
+
+  #modelConfig(provider: string, model: string): AiSdkModelConfig {
+    if (Object.hasOwn(this.#config.models, model)) {
+      const config = this.#config.models[model]!
+      // The instance may have been swapped after the config was parsed; a V4 model is refused here too.
+      try {
+        checkSpecificationVersion(config.model, `models["${model}"].model`)
+      } catch (error) {
+        throw new LlmError('INVALID_REQUEST', (error as Error).message, { provider, retryable: false })
+      }
+      return config
+    }
+    const known = Object.keys(this.#config.models).toSorted()
+    throw new LlmError(
+      'UNKNOWN_MODEL',
+      `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
+      { provider, retryable: false },
+    )
+  }
+}
