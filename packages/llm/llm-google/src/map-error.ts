@@ -95,8 +95,9 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
 
 /** The `error` object inside an `ApiError`'s message (the SDK puts the raw body there, after `got status: X. ` mid-stream). */
 export function errorBodyOf(message: string): GeminiErrorBody | undefined {
-  const start = message.indexOf('{')
-  if (start < 0) return undefined
+  const starts = [message.indexOf('{'), message.indexOf('[')].filter((index) => index >= 0)
+  if (starts.length === 0) return undefined
+  const start = Math.min(...starts)
   try {
     const parsed = JSON.parse(message.slice(start)) as { error?: unknown } | Array<{ error?: unknown }>
     // Some Google front ends wrap the body in a one-element array.
