@@ -1,4 +1,4 @@
-import type { GenerateOptions, Message } from '@warmfold/llm'
+import type { GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
 import { createAssistantMessage, createToolResultMessage, createUserMessage, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -44,7 +44,7 @@ const options = fc.record({
   tools: fc.boolean(),
 })
 
-const TOOLS = [
+const TOOLS: ToolDefinition[] = [
   { name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
   { name: 'write', description: 'Write', parameters: { properties: { text: { type: 'string' } }, type: 'object' } },
 ]

@@ -1,3 +1,4 @@
+import type { Message, ToolDefinition } from '@warmfold/llm'
 import { createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, imageBlock, LlmError, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import { GoogleLlmAdapter, parseGoogleConfig } from '../src/index.ts'
@@ -5,10 +6,22 @@ import { MODEL, MODEL_3, MODELS, request, TEST_KEY } from './fixture.ts'
 
 const adapter = new GoogleLlmAdapter(parseGoogleConfig({ apiKey: TEST_KEY, models: MODELS }), TEST_KEY)
 const origin = { provider: 'google', model: MODEL_3 }
-const tools = [
+const tools: ToolDefinition[] = [
   { name: 'read', description: 'Read a file', parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string' }, limit: { type: 'integer' } } } },
   { name: 'write', description: 'Write a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
 ]
+
+const messages = (id: string) => [createMessage({ id, role: 'user', content: 'hi' })]
+
+/** The error `request()` throws for `messages`, as `CODE: message`. */
+function fails(messages: Message[]): string {
+  try {
+    adapter.request(request({ messages }))
+  } catch (error) {
+    return LlmError.isInstance(error) ? `${error.code}: ${error.message}` : String(error)
+  }
+  return 'no error'
+}
 
 describe('request serialization', () => {
   it('writes systemInstruction, tools (in order, JSON schema as parametersJsonSchema), contents and generationConfig', () => {
@@ -62,21 +75,12 @@ describe('request serialization', () => {
   })
 
   it('leaves provenance out of the bytes: ids, sources, purpose and session id change nothing', () => {
-    const messages = (id: string) => [createMessage({ id, role: 'user', content: 'hi' })]
     const a = JSON.stringify(adapter.request(request({ messages: messages('a'), purpose: 'conversation', sessionId: 's1' })))
     const b = JSON.stringify(adapter.request(request({ messages: messages('b'), purpose: 'compaction', sessionId: 's2' })))
     expect(a).toBe(b)
   })
 
   it('rejects content Gemini cannot take, naming where it is', () => {
-    const fails = (messages: Parameters<typeof request>[0]['messages']) => {
-      try {
-        adapter.request(request({ messages }))
-      } catch (error) {
-        return LlmError.isInstance(error) ? `${error.code}: ${error.message}` : String(error)
-      }
-      return 'no error'
-    }
     expect(fails([createMessage({ role: 'system', content: 'x' })])).toMatch(/^INVALID_REQUEST: .*messages\[0\] has role "system"/)
     expect(fails([createToolResultMessage('nowhere', 'x')])).toMatch(/^INVALID_REQUEST: .*messages\[0\] answers tool call "nowhere"/)
   })
