@@ -1,0 +1,166 @@
+import type { ConfigParser } from '@warmfold/llm'
+import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
+import Schema from 'schemastery'
+import type { ThinkingLevelName } from './thinking.ts'
+import { THINKING_LEVEL_NAMES, thinkingTable } from './thinking.ts'
+
+/** What the adapter knows about one Gemini model. */
+export interface GoogleModelConfig {
+  /** Maximum prompt + output tokens the model accepts. */
+  readonly contextWindow: number
+  /** `maxOutputTokens` of a request that sets no `maxTokens`; omitted, none is sent and the model's own limit applies. */
+  readonly defaultMaxTokens?: number
+  /**
+   * Gemini 2.5 style: `thinkingBudget` per effort (`0` turns thinking off where the model allows it, `-1` is
+   * dynamic). Exclusive with `thinkingLevels`. Omitted (and no `thinkingLevels`): the default for the model id's
+   * family ({@link defaultThinking}).
+   */
+  readonly thinkingBudgets?: { readonly [effort: string]: number }
+  /** Gemini 3 style: `thinkingLevel` per effort. Exclusive with `thinkingBudgets`. */
+  readonly thinkingLevels?: { readonly [effort: string]: ThinkingLevelName }
+  /** Efforts the model advertises; default every key of its thinking table. Each must be a key of the table. */
+  readonly efforts?: readonly string[]
+  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
+  readonly defaultEffort?: string
+  /** How long the provider keeps this model's cached prefix unused, in ms; Google documents none for implicit caching. */
+  readonly cacheTtlMs?: number
+}
+
+/** The parsed config of `GoogleAdapter`. */
+export interface GoogleAdapterConfig {
+  /** Provider id the adapter registers under; default `'google'`. */
+  readonly provider: string
+  /** API base URL (the SDK's `httpOptions.baseUrl`); omitted, `https://generativelanguage.googleapis.com`. */
+  readonly baseURL?: string
+  /** API version path segment; default the SDK's (`v1beta`). */
+  readonly apiVersion?: string
+  /** The API key itself, trimmed. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
+  readonly apiKey?: string
+  /** Name of the environment variable holding the key; `'GEMINI_API_KEY'` when neither is set. */
+  readonly apiKeyEnv?: string
+  /** Known models by id. */
+  readonly models: { readonly [model: string]: GoogleModelConfig }
+  /** Ask for thought summaries (`includeThoughts`) whenever thinking is on, so they stream as reasoning blocks. */
+  readonly includeThoughts: boolean
+  /** Milliseconds one attempt may wait for the response headers, and then for stream progress. */
+  readonly timeoutMs: number
+  /** Wall-clock milliseconds one call may take in total (every attempt and wait); absent: no limit. */
+  readonly deadlineMs?: number
+  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
+  readonly maxRetries: number
+  /** First backoff delay in milliseconds; doubles with every retry. */
+  readonly retryBaseMs: number
+}
+
+/** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
+export const DEFAULT_API_KEY_ENV = 'GEMINI_API_KEY'
+
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'thinkingBudgets', 'thinkingLevels', 'efforts', 'defaultEffort', 'cacheTtlMs'] as const
+
+const modelSchema = Schema.object({
+  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: Schema.natural().min(1).description('maxOutputTokens when a request sets none.'),
+  thinkingBudgets: Schema.dict(Schema.number().min(-1).step(1)).description('Gemini 2.5: thinkingBudget per effort (0 off, -1 dynamic).'),
+  thinkingLevels: Schema.dict(Schema.union(THINKING_LEVEL_NAMES.map((level) => Schema.const(level)))).description('Gemini 3: thinkingLevel per effort.'),
+  efforts: Schema.array(Schema.string()).description('Accepted efforts; default the keys of the thinking table.'),
+  defaultEffort: Schema.string().description('Effort used when a request names none.'),
+  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default none (undocumented)."),
+})
+
+const schema = Schema.object({
+  provider: Schema.string().default('google').description('Provider id the adapter registers under.'),
+  baseURL: Schema.string().description('API base URL; default https://generativelanguage.googleapis.com.'),
+  apiVersion: Schema.string().description("API version path segment; default the SDK's (v1beta)."),
+  apiKey: Schema.string().role('secret').description('The API key (exclusive with apiKeyEnv).'),
+  apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
+  models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
+  includeThoughts: Schema.boolean().default(true).description('Ask for thought summaries when thinking is on.'),
+  timeoutMs: Schema.natural().min(1).default(300_000).description('Wait for the response headers, then for stream progress, per attempt.'),
+  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
+  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
+  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+})
+
+const parseShape = strictConfig<GoogleAdapterConfig>('GoogleAdapter', schema as unknown as Schema<any, GoogleAdapterConfig>)
+
+/**
+ * Parses and validates the `GoogleAdapter` config: unknown keys (also inside a model entry),
+ * `apiKey` together with `apiKeyEnv`, empty strings, a model with both thinking tables, and
+ * efforts its table does not define fail with a `TypeError` naming the key. The key itself is
+ * never part of a message.
+ */
+export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = Object.assign(
+  (input?: unknown): GoogleAdapterConfig => {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys((input as { models?: unknown }).models)
+    const config = parseShape(input)
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey === '') fail('apiKey must not be empty')
+    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'GoogleAdapter config: apiKey')
+    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
+    if (config.provider === '') fail('provider must not be empty')
+    if (config.apiVersion === '') fail('apiVersion must not be empty')
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    const models = Object.fromEntries(Object.entries(config.models).map(([id, model]) => [id, checkModel(id, model)]))
+    const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
+    return deepFreeze({ ...config, models, ...(apiKey === undefined ? {} : { apiKey }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+  },
+  { schema: schema as unknown as Schema },
+)
+
+function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
+  // schemastery fills absent dicts and arrays with empty ones; empty means "not set" here.
+  const { thinkingBudgets, thinkingLevels, efforts, ...rest } = input
+  const budgets = thinkingBudgets && Object.keys(thinkingBudgets).length ? thinkingBudgets : undefined
+  const levels = thinkingLevels && Object.keys(thinkingLevels).length ? thinkingLevels : undefined
+  if (budgets && levels) fail(`models["${id}"]: thinkingBudgets and thinkingLevels are exclusive (Gemini 2.5 takes a budget, Gemini 3 a level)`)
+  // The model's own table, else its family's default: efforts are checked against what will be sent.
+  const table = (budgets ?? levels ?? thinkingTable(id, {} as GoogleModelConfig)?.table) as { readonly [effort: string]: unknown } | undefined
+  for (const effort of efforts ?? []) {
+    if (!table || !Object.hasOwn(table, effort)) {
+      fail(`models["${id}"].efforts: "${effort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'} (known: ${table ? Object.keys(table).join(', ') : 'none'})`)
+    }
+  }
+  const model: GoogleModelConfig = { ...rest, ...(budgets ? { thinkingBudgets: budgets } : {}), ...(levels ? { thinkingLevels: levels } : {}), ...(efforts?.length ? { efforts } : {}) }
+  if (model.defaultEffort !== undefined && table && !Object.hasOwn(table, model.defaultEffort)) {
+    fail(`models["${id}"].defaultEffort "${model.defaultEffort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'}`)
+  }
+  if (model.defaultEffort !== undefined && efforts?.length && !efforts.includes(model.defaultEffort)) {
+    fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
+  }
+  return model
+}
+
+function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
+}
+
+function fail(message: string): never {
+  throw new TypeError(`GoogleAdapter config: ${message}`)
+}
+
+function checkModelKeys(models: unknown): void {
+  if (typeof models !== 'object' || models === null || Array.isArray(models)) return
+  for (const [id, model] of Object.entries(models)) {
+    if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
+    for (const key of Object.keys(model)) {
+      if (!(MODEL_KEYS as readonly string[]).includes(key)) {
+        throw new TypeError(`GoogleAdapter config: models["${id}"]: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
+      }
+    }
+  }
+}
+
+/**
+ * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
+ * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
+ *   it holds only whitespace or whitespace inside the key.
+ */
+export function resolveApiKey(config: Pick<GoogleAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
+  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, 'GoogleAdapter config: apiKey')
+  const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
+  const value = env[name]
+  if (value === undefined || value === '') {
+    throw new Error(`GoogleAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the Gemini API key in it, or name another variable with apiKeyEnv`)
+  }
+  return normalizeApiKey(value, `GoogleAdapter: the environment variable ${name} (apiKeyEnv)`)
+}

@@ -1,0 +1,32 @@
+import type { Context } from '@cordisjs/core'
+import type { ConfigParser } from '@warmfold/llm'
+import type { GoogleAdapterConfig } from './config.ts'
+import { parseGoogleConfig, resolveApiKey } from './config.ts'
+import { GoogleLlmAdapter } from './google-llm-adapter.ts'
+
+/**
+ * The cordis plugin: reads the API key, builds a {@link GoogleLlmAdapter} and registers it with
+ * `ctx.llm` under `config.provider`. The registration is undone when the plugin unloads.
+ *
+ * Loading fails (cordis reports `internal/error`, nothing is registered) when the config is
+ * invalid or the key's environment variable is unset; the message names the key or variable,
+ * never a key value.
+ */
+export class GoogleAdapter {
+  static inject = ['llm']
+
+  /** The registered adapter. */
+  readonly adapter: GoogleLlmAdapter
+
+  constructor(ctx: Context, config: GoogleAdapter.Config) {
+    this.adapter = new GoogleLlmAdapter(config, resolveApiKey(config))
+    ctx.llm.registerAdapter(config.provider, this.adapter)
+  }
+}
+
+export namespace GoogleAdapter {
+  /** The parsed config; see the README's config table. */
+  export type Config = GoogleAdapterConfig
+  /** Validates the config and fills its defaults; unknown keys are rejected. */
+  export const Config: ConfigParser<Config> = parseGoogleConfig
+}

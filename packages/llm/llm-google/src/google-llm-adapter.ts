@@ -1,0 +1,186 @@
+import type { GenerateContentParameters } from '@google/genai'
+import { GoogleGenAI } from '@google/genai'
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, retryStream, withIdleTimeout } from '@warmfold/llm'
+import type { GoogleAdapterConfig, GoogleModelConfig } from './config.ts'
+import type { ErrorContext } from './map-error.ts'
+import { mapError } from './map-error.ts'
+import type { GeminiChunk } from './map-stream.ts'
+import { mapStream } from './map-stream.ts'
+import type { GeminiRequestBody } from './serialize-request.ts'
+import { serializeRequest } from './serialize-request.ts'
+import { streamProgress } from './stream-progress.ts'
+import { thinkingTable } from './thinking.ts'
+
+/** The `fetch` the SDK calls: the global one, or a wrapper (a cache probe, a proxy). */
+export type GoogleFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+
+/** Options of {@link GoogleLlmAdapter} besides its config and key. */
+export interface GoogleLlmAdapterOptions {
+  /** Used for every request instead of the global `fetch` (the SDK's `httpOptions.fetch`). */
+  readonly fetch?: GoogleFetch
+}
+
+/**
+ * The Gemini API (`streamGenerateContent?alt=sse`) as a warmfold {@link LlmAdapter}, on the
+ * official `@google/genai` SDK with its retries and automatic continuation off and a bounded retry
+ * loop of its own. Request bodies are byte-stable, so Gemini's implicit prefix cache can hit;
+ * thought signatures are kept on the blocks they came with and replayed on the same parts.
+ *
+ * The API key is held in private fields only and is sent as `x-goog-api-key`; it is redacted from
+ * every error, cause and `usage.raw` the adapter hands out.
+ */
+export class GoogleLlmAdapter extends LlmAdapter {
+  readonly #config: GoogleAdapterConfig
+  readonly #client: GoogleGenAI
+  readonly #secret: string
+  readonly #fetch: GoogleFetch | undefined
+  readonly #models = new Map<string, ModelInfo>()
+
+  /**
+   * `config` is a parsed config (`parseGoogleConfig`); `apiKey` the resolved key (surrounding
+   * whitespace is trimmed); `options.fetch` replaces the global `fetch`.
+   * @throws TypeError when `apiKey` is blank or has whitespace inside (the message never quotes it).
+   */
+  constructor(config: GoogleAdapterConfig, rawApiKey: string, options: GoogleLlmAdapterOptions = {}) {
+    super()
+    const apiKey = normalizeApiKey(rawApiKey, 'GoogleLlmAdapter: apiKey')
+    this.#config = config
+    this.#secret = apiKey
+    this.#fetch = options.fetch
+    this.#client = new GoogleGenAI({
+      apiKey,
+      // Explicit, so GOOGLE_GENAI_USE_VERTEXAI / GOOGLE_GENAI_USE_ENTERPRISE in the environment cannot switch backends.
+      vertexai: false,
+      ...(config.apiVersion === undefined ? {} : { apiVersion: config.apiVersion }),
+      // No `timeout`: the SDK's timer covers the whole body, and sends X-Server-Timeout; ours watches progress.
+      ...(config.baseURL === undefined ? {} : { httpOptions: { baseUrl: config.baseURL } }),
+    })
+  }
+
+  /**
+   * Describes a configured model: `contextWindow`, `defaultMaxTokens` and `cacheTtlMs` when
+   * configured, and `reasoning: { efforts, defaultEffort }` when it has a thinking table (its own
+   * or its family's).
+   * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
+   */
+  resolveModel(provider: string, model: string): ModelInfo {
+    const cached = this.#models.get(model)
+    if (cached) return cached
+    const config = this.#modelConfig(provider, model)
+    const table = thinkingTable(model, config)
+    const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
+    const info: ModelInfo = deepFreeze({
+      contextWindow: config.contextWindow,
+      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
+      ...(config.cacheTtlMs === undefined ? {} : { cacheTtlMs: config.cacheTtlMs }),
+      ...(efforts?.length ? { reasoning: { efforts: [...efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+    })
+    this.#models.set(model, info)
+    return info
+  }
+
+  /**
+   * The exact JSON body `stream(options)` sends (the SDK writes the same keys in the same order).
+   * Pure and deterministic: the same options always give the same body.
+   * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
+   */
+  request(options: GenerateOptions): GeminiRequestBody {
+    const model = this.#modelConfig(options.provider, options.model)
+    return serializeRequest(options, { defaultMaxTokens: model.defaultMaxTokens, thinking: thinkingTable(options.model, model), includeThoughts: this.#config.includeThoughts })
+  }
+
+  /**
+   * Streams one call. Retryable failures (429, 5xx, connection, timeout, a cut stream, an error
+   * chunk before any content) are retried up to `maxRetries` times, never after output reached the
+   * caller; every failure is thrown as an `LlmError`. An attempt fails with `TIMEOUT` when no chunk
+   * makes progress for `timeoutMs` (the wait for the headers included), and the whole call when it
+   * outlasts `deadlineMs`.
+   */
+  async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
+    const body = this.request(options)
+    let headers: Headers | undefined
+    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret, headers: () => headers }
+    const { deadlineMs } = this.#config
+    const deadline = new AbortController()
+    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
+    const overDeadline = () =>
+      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
+    // The SDK's ApiError drops the response headers; this wrapper keeps the attempt's for retry-after.
+    const base = this.#fetch ?? globalThis.fetch
+    const fetch: GoogleFetch = async (input, init) => {
+      const response = await base(input, init)
+      headers = response.headers
+      return response
+    }
+    try {
+      yield* retryStream(
+        () => {
+          headers = undefined
+          return this.#attempt(options.model, body, fetch, { ...context, signal })
+        },
+        {
+          maxRetries: this.#config.maxRetries,
+          retryBaseMs: this.#config.retryBaseMs,
+          signal,
+          mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
+        },
+      )
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async *#attempt(model: string, body: GeminiRequestBody, fetch: GoogleFetch, context: ErrorContext): AsyncGenerator<StreamChunk> {
+    // A local controller, so a stalled stream can be cancelled without touching the caller's signal.
+    const controller = new AbortController()
+    const forward = () => controller.abort(context.signal?.reason)
+    if (context.signal?.aborted) forward()
+    context.signal?.addEventListener('abort', forward, { once: true })
+    const { contents, generationConfig, ...head } = body
+    const params = {
+      model,
+      contents,
+      config: {
+        ...head,
+        ...generationConfig,
+        abortSignal: controller.signal,
+        httpOptions: { fetch },
+        // Neither reaches the body: no SDK-side tool execution, and no hidden follow-up requests.
+        automaticFunctionCalling: { disable: true },
+        automaticContinuation: false,
+      },
+    } as unknown as GenerateContentParameters
+    const client = this.#client
+    // The wait for the response headers happens on the first pull, so the idle timeout covers it.
+    const chunks = async function* (): AsyncGenerator<GeminiChunk> {
+      yield* (await client.models.generateContentStream(params)) as AsyncIterable<GeminiChunk>
+    }
+    const timeoutMs = this.#config.timeoutMs
+    try {
+      yield* mapStream(
+        withIdleTimeout(chunks(), {
+          timeoutMs,
+          isProgress: streamProgress(),
+          failure: () =>
+            new LlmError('TIMEOUT', `${context.provider}/${context.model}: no response or stream progress for timeoutMs (${timeoutMs} ms)`, { provider: context.provider }),
+          onTimeout: () => controller.abort(),
+        }),
+        context,
+      )
+    } finally {
+      context.signal?.removeEventListener('abort', forward)
+    }
+  }
+
+  #modelConfig(provider: string, model: string): GoogleModelConfig {
+    if (Object.hasOwn(this.#config.models, model)) return this.#config.models[model]!
+    const known = Object.keys(this.#config.models).toSorted()
+    throw new LlmError(
+      'UNKNOWN_MODEL',
+      `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
+      { provider, retryable: false },
+    )
+  }
+}
