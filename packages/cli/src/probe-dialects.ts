@@ -1,6 +1,7 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { LlmAdapter } from '@warmfold/llm'
 import type { AnthropicLlmAdapter, parseAnthropicConfig } from '@warmfold/llm-anthropic'
+import type { GoogleLlmAdapter, parseGoogleConfig, thinkingTable } from '@warmfold/llm-google'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
 import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
@@ -8,7 +9,7 @@ import { chatCompletions } from '@warmfold/prefix-cache-testkit'
 import { loadOptionalPackage } from './load-optional-package.ts'
 
 /** Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand. */
-export const OTHER_WIRE_DIALECTS = ['anthropic'] as const
+export const OTHER_WIRE_DIALECTS = ['anthropic', 'gemini'] as const
 
 /** Every `--probe-dialect`: the chat completions dialects, then the other wire formats. */
 export const PROBE_DIALECTS: readonly ProbeDialect[] = [...DIALECTS, ...OTHER_WIRE_DIALECTS]
@@ -26,7 +27,14 @@ export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDial
 /** The package each other wire format needs: an optional peer of the CLI. */
 export const PROBE_DIALECT_PACKAGES: Readonly<Record<(typeof OTHER_WIRE_DIALECTS)[number], string>> = Object.freeze({
   anthropic: '@warmfold/llm-anthropic',
+  gemini: '@warmfold/llm-google',
 })
+
+/**
+ * Thinking levels of a Gemini probe whose model id names no known family (a local server's
+ * `probe`): each bench effort on its own level, so each stays its own cache family.
+ */
+export const GEMINI_PROBE_LEVELS = Object.freeze({ low: 'low', high: 'medium', max: 'high' } as const)
 
 /**
  * Anthropic requires `max_tokens` above the thinking budget, whose minimum is 1024, so a 1-token
@@ -45,6 +53,8 @@ export async function probeConnector(dialect: ProbeDialect, load: typeof loadOpt
   switch (dialect) {
     case 'anthropic':
       return anthropicConnector(await load<AnthropicModule>(PROBE_DIALECT_PACKAGES.anthropic, '--probe-dialect anthropic', 'the Anthropic Messages adapter'))
+    case 'gemini':
+      return geminiConnector(await load<GoogleModule>(PROBE_DIALECT_PACKAGES.gemini, '--probe-dialect gemini', 'the Gemini adapter on @google/genai'))
     default:
       return chatCompletions(dialect)
   }
@@ -69,6 +79,29 @@ function anthropicConnector(module: AnthropicModule): ProbeConnector {
     })
     const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch })
     return { adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS), url: `${baseURL.replace(/\/+$/, '')}/v1/messages` }
+  }
+}
+
+/** What the Gemini probe uses of `@warmfold/llm-google`. */
+interface GoogleModule {
+  readonly GoogleLlmAdapter: typeof GoogleLlmAdapter
+  readonly parseGoogleConfig: typeof parseGoogleConfig
+  readonly thinkingTable: typeof thinkingTable
+}
+
+function geminiConnector(module: GoogleModule): ProbeConnector {
+  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+    // A known family (gemini-2.5-*, gemini-3-*) thinks as the adapter maps it by default.
+    const known = module.thinkingTable(model, { contextWindow: 10_000_000 }) !== undefined
+    const config = module.parseGoogleConfig({
+      baseURL,
+      apiKey: apiKey ?? 'no-key',
+      models: { [model]: { contextWindow: 10_000_000, ...(known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }) } },
+      timeoutMs,
+      maxRetries: 0,
+    })
+    const adapter = new module.GoogleLlmAdapter(config, config.apiKey as string, { fetch })
+    return { adapter, url: `${baseURL.replace(/\/+$/, '')}/v1beta/models/${model}:streamGenerateContent` }
   }
 }
 

@@ -39,6 +39,12 @@ function anthropicReply(usage: PrefixUsage) {
   }
 }
 
+/** Gemini's stream of a 1-token answer: bare `data:` chunks, the last with usage (implicit caching writes nothing). */
+function geminiReply(usage: PrefixUsage) {
+  const usageMetadata = { promptTokenCount: usage.prompt, cachedContentTokenCount: usage.cached, candidatesTokenCount: 1, totalTokenCount: usage.prompt + 1 }
+  return { sse: [{ candidates: [{ content: { parts: [{ text: 'x' }], role: 'model' }, finishReason: 'MAX_TOKENS', index: 0 }], usageMetadata }], done: false }
+}
+
 const BENCH = ['bench', '--json', '--windows', '4800', '--steps', '6', '--strategies', 'warmfold']
 
 describe('warmfold bench --probe-dialect', () => {
@@ -64,5 +70,22 @@ describe('warmfold bench --probe-dialect', () => {
     expect(run!.sessionCachedTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.cached, 0))
     expect(run!.sessionCachedTokens).toBeGreaterThan(0)
     expect(run!.cost.cacheWrite).toBeGreaterThan(0)
+  })
+
+  it('gemini: probes streamGenerateContent with one thinking level per effort, and refuses a price that bills writes', async () => {
+    const server = await startPrefixCacheEndpoint((usage) => geminiReply(usage))
+    servers.push(server)
+    const refused = await cli([...BENCH, '--cache-probe', server.origin, '--probe-dialect', 'gemini', '--price', 'anthropic-5m'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('--cache-probe with --probe-dialect gemini reports only cached and uncached tokens, not writes')
+    const { code, stdout } = await cli([...BENCH, '--cache-probe', server.origin, '--probe-dialect', 'gemini', '--effort', 'max'])
+    expect(code).toBe(0)
+    const [run] = (JSON.parse(stdout) as BenchReport).runs
+    expect(run!.completed).toBe(true)
+    expect(server.requests.every((request) => request.url === '/v1beta/models/probe:streamGenerateContent?alt=sse')).toBe(true)
+    expect(server.requests.map((request) => [request.json.generationConfig.thinkingConfig?.thinkingLevel, request.json.generationConfig.maxOutputTokens])).toEqual(server.requests.map(() => ['HIGH', 1]))
+    expect(run!.sessionPromptTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.prompt, 0))
+    expect(run!.sessionCachedTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.cached, 0))
+    expect(run!.sessionCachedTokens).toBeGreaterThan(0)
   })
 })
