@@ -28,8 +28,8 @@ const started = performance.now()
 const SHARED = ['@cordisjs/core', 'schemastery'] as const
 /** The CLI install, without the optional real-cache package, must stay below this (disk usage). */
 const CLI_INSTALL_LIMIT_BYTES = 60 * 1000 * 1000
-/** Installed in the host next to the tarballs, for `tsc`. */
-const HOST_TOOLS = ['typescript@5.9.3', '@types/node@20.19.43']
+/** Installed in the host next to the tarballs: `tsc`, and an AI SDK 6 provider for the AI SDK adapter. */
+const HOST_TOOLS = ['typescript@5.9.3', '@types/node@20.19.43', '@ai-sdk/openai-compatible@2.0.92']
 /** Published, but not installed in the hosts: node-llama-cpp and its binaries are hundreds of MB (the workspace tests cover it). */
 const NOT_IN_HOST = new Set(['@warmfold/llama-cache-server'])
 
@@ -203,8 +203,8 @@ async function hostRun(label: string, folder: string, packed: readonly PackedPac
   check(`host ${label}: one copy of every @warmfold package`, duplicated.length === 0, duplicated.map(([name, found]) => `${name} ×${found.length}`).join(', '))
   const lsResult = await run('npm', ['ls', '@cordisjs/core', '--all'], folder)
   check(`host ${label}: npm ls @cordisjs/core --all is clean`, lsResult.code === 0, lsResult.code === 0 ? '' : `${lsResult.stdout}${lsResult.stderr}`)
-  for (const file of ['host.ts', 'contract-only-engine.ts']) await copyFile(join(root, 'scripts', 'consumer-host', file), join(folder, file))
-  const tsc = await run(join(folder, 'node_modules', '.bin', 'tsc'), ['--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'dist', 'host.ts', 'contract-only-engine.ts'], folder)
+  for (const file of ['host.ts', 'contract-only-engine.ts', 'wire-server.ts']) await copyFile(join(root, 'scripts', 'consumer-host', file), join(folder, file))
+  const tsc = await run(join(folder, 'node_modules', '.bin', 'tsc'), ['--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'dist', 'host.ts', 'contract-only-engine.ts', 'wire-server.ts'], folder)
   check(`host ${label}: tsc --strict --module nodenext --moduleResolution nodenext`, tsc.code === 0, tsc.code === 0 ? '' : `\n${tsc.stdout}${tsc.stderr}`)
   if (tsc.code !== 0 && !existsSync(join(folder, 'dist', 'host.js'))) return
   log(`host ${label}: node dist/host.js`)
@@ -214,7 +214,7 @@ async function hostRun(label: string, folder: string, packed: readonly PackedPac
   check(`host ${label}: runs every plugin through a compaction and a swapped engine`, host.code === 0, `exit ${host.code}`)
 }
 
-/** The CLI alone from its tarballs: size without the real-cache package, `--version`, `--cache llama` refused by name, a short bench. */
+/** The CLI alone from its tarballs: size without the real-cache package, `--version`, `--cache llama` and a probe dialect without its adapter refused by name, a short bench. */
 async function cliRun(folder: string, packed: readonly PackedPackage[]): Promise<void> {
   const byName = new Map(packed.map((entry) => [entry.name, entry]))
   const closure = new Set<string>()
@@ -228,8 +228,8 @@ async function cliRun(folder: string, packed: readonly PackedPackage[]): Promise
   log(`cli: npm install of @warmfold/cli and the tarballs of its dependencies (${[...closure].join(', ')}) in ${folder}`)
   await npmProject(folder, [...closure].map((name) => byName.get(name)!.tarball))
   const copies = await installedCopies(folder)
-  const heavy = ['@warmfold/llama-cache-server', 'node-llama-cpp'].filter((name) => copies.has(name))
-  check('cli: the plain install has no real-cache package', heavy.length === 0, heavy.join(', '))
+  const heavy = ['@warmfold/llama-cache-server', 'node-llama-cpp', '@warmfold/llm-anthropic', '@warmfold/llm-google', '@google/genai'].filter((name) => copies.has(name))
+  check('cli: the plain install has no real-cache package and no optional probe adapter', heavy.length === 0, heavy.join(', '))
   const size = await folderSize(join(folder, 'node_modules'))
   check(`cli: node_modules under ${megabytes(CLI_INSTALL_LIMIT_BYTES)}`, size.disk < CLI_INSTALL_LIMIT_BYTES, `${megabytes(size.disk)} on disk, ${megabytes(size.apparent)} of files, ${copies.size} packages`)
   const warmfold = join(folder, 'node_modules', '.bin', 'warmfold')
@@ -238,6 +238,8 @@ async function cliRun(folder: string, packed: readonly PackedPackage[]): Promise
   check('cli: warmfold --version prints the version', version.code === 0 && version.stdout.trim().endsWith(expected), `exit ${version.code}: ${(version.stdout + version.stderr).trim()}`)
   const llama = await run(warmfold, ['bench', '--cache', 'llama'], folder)
   check('cli: warmfold bench --cache llama without the package exits 1 naming it', llama.code === 1 && llama.stderr.includes('npm install @warmfold/llama-cache-server'), `exit ${llama.code}: ${llama.stderr.trim()}`)
+  const gemini = await run(warmfold, ['bench', '--cache-probe', 'http://127.0.0.1:9', '--probe-dialect', 'gemini'], folder)
+  check('cli: warmfold bench --probe-dialect gemini without the adapter exits 1 naming it', gemini.code === 1 && gemini.stderr.includes('npm install @warmfold/llm-google'), `exit ${gemini.code}: ${gemini.stderr.trim()}`)
   const bench = await run(warmfold, ['bench', '--windows', '8000', '--steps', '20', '--strategies', 'warmfold'], folder)
   check('cli: a short simulator bench runs', bench.code === 0 && bench.stdout.includes('warmfold'), `exit ${bench.code}${bench.code === 0 ? '' : `: ${bench.stderr.trim()}`}`)
 }

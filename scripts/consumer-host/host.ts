@@ -15,15 +15,19 @@ import { CompactionInvariants } from '@warmfold/compaction'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
 import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
 import type { GenerateOptions } from '@warmfold/llm'
-import { LlmRuntime, textBlock, toolCallBlock } from '@warmfold/llm'
+import { createUserMessage, LlmRuntime, textBlock, textOf, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
+import { AiSdkAdapter } from '@warmfold/llm-ai-sdk'
 import { AnthropicAdapter } from '@warmfold/llm-anthropic'
+import { GoogleAdapter } from '@warmfold/llm-google'
 import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
 import { PrefixCacheService } from '@warmfold/prefix-cache-testkit'
 import { SessionStore } from '@warmfold/session'
 import { TokenMeter } from '@warmfold/token-meter'
 import Schema from 'schemastery'
 import { ContractOnlyEngine, contractOnlyCalls } from './contract-only-engine.js'
+import { CACHED, startWireServer } from './wire-server.js'
 
 const failures: string[] = []
 function check(name: string, ok: boolean, detail = ''): void {
@@ -60,9 +64,25 @@ ctx.plugin(CompactionInvariants)
 ctx.plugin(ToolResultPruner, { thresholdChars: 4000, headChars: 1000, tailChars: 1000 })
 const basicEngine = ctx.plugin(BasicCompactionEngine, {})
 ctx.plugin(PrefixCacheService, { profile: 'bytes' })
-// Never called: mounted to check that their configs and service declarations type-check and load.
-ctx.plugin(OpenAICompatibleAdapter, { provider: 'deepseek', baseURL: 'http://127.0.0.1:9', apiKey: 'sk-unused', dialect: 'deepseek', models: { 'deepseek-chat': { contextWindow: 65536, defaultMaxTokens: 8192 } } })
-ctx.plugin(AnthropicAdapter, { apiKey: 'sk-ant-unused', models: { 'claude-sonnet-4-5': { contextWindow: 200_000, defaultMaxTokens: 32_000 } } })
+// Every provider adapter, each called once over real HTTP (a 127.0.0.1 server speaking its wire
+// format) with the SDK versions npm installed for this host.
+const wire = await startWireServer()
+ctx.plugin(OpenAICompatibleAdapter, { provider: 'deepseek', baseURL: `${wire.origin}/v1`, apiKey: 'sk-unused', dialect: 'deepseek', models: { 'deepseek-chat': { contextWindow: 65536, defaultMaxTokens: 8192 } } })
+ctx.plugin(AnthropicAdapter, { baseURL: wire.origin, apiKey: 'sk-ant-unused', models: { 'claude-sonnet-4-5': { contextWindow: 200_000, defaultMaxTokens: 32_000 } } })
+ctx.plugin(GoogleAdapter, { baseURL: wire.origin, apiKey: 'gemini-unused', models: { 'gemini-2.5-flash': { contextWindow: 1_048_576 } } })
+const local = createOpenAICompatible({ name: 'local', baseURL: `${wire.origin}/v1`, includeUsage: true })
+ctx.plugin(AiSdkAdapter, { provider: 'ai-sdk', models: { main: { model: local('local-model'), contextWindow: 65536, cache: 'openai-compatible' } } })
+const routes = [
+  ['deepseek', 'deepseek-chat'],
+  ['anthropic', 'claude-sonnet-4-5'],
+  ['google', 'gemini-2.5-flash'],
+  ['ai-sdk', 'main'],
+] as const
+for (const [provider, model] of routes) {
+  const result = await ctx.llm.generate({ provider, model, system: 'You are terse.', messages: [createUserMessage('Say ok.')], sessionId: 'host-wire' })
+  check(`${provider} adapter streams over HTTP and reports cached tokens`, textOf(result.content) === 'ok' && result.usage?.cacheReadTokens === CACHED, `text ${JSON.stringify(textOf(result.content))}, usage ${JSON.stringify({ ...result.usage, raw: undefined })}`)
+}
+await wire.close()
 
 let conversationSteps = 0
 let turnSteps = 30
