@@ -102,7 +102,7 @@ export function messageBreakpoints(eligible: readonly boolean[], end: number, bu
     if (target >= previous) break
     positions.push(target)
   }
-  return positions.reverse()
+  return positions.toReversed()
 }
 
 function canCarryBreakpoint(block: ContentBlockParam): boolean {

@@ -10,6 +10,7 @@ import { PromptCacheSimulator } from './prompt-cache-simulator.ts'
 import { streamReply } from './sse-script.ts'
 
 const contexts: Array<TestContext | AdapterHarness> = []
+const usageOf = (chunks: StreamChunk[]) => chunks.find((chunk) => chunk.type === 'usage')?.usage
 afterEach(async () => {
   for (const context of contexts.splice(0)) await context.dispose()
 })
@@ -93,7 +94,6 @@ describe('config', () => {
     expect((await adapter.ctx.llm.resolveModelInfo('anthropic', 'long')).cacheTtlMs).toBe(3_600_000)
     expect((await adapter.ctx.llm.resolveModelInfo('anthropic', 'pinned')).cacheTtlMs).toBe(90_000)
     const messages = [createUserMessage('Hello'), createAssistantMessage([textBlock('Hi')], { provider: 'anthropic', model: 'long' }), createUserMessage('Again')]
-    const usageOf = (chunks: StreamChunk[]) => chunks.find((chunk) => chunk.type === 'usage')?.usage
     const long = usageOf(await adapter.collect({ model: 'long', system: 'sys', messages }))
     const short = usageOf(await adapter.collect({ model: 'short', system: 'other sys', messages }))
     const [longRequest, shortRequest] = adapter.server.requests

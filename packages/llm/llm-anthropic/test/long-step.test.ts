@@ -29,6 +29,9 @@ async function simulatedServer(config: Record<string, unknown> = {}): Promise<{ 
   return { adapter, usages }
 }
 
+const total = (usage: SimulatedUsage) => usage.cache_read_input_tokens + usage.cache_creation_input_tokens + usage.input_tokens
+const block = (text: string) => ({ type: 'text', text })
+
 /** `count` wire blocks (assistant turns of thinking + text + tool call, then their results) appended in one step. */
 function longStep(count: number, from: number): Message[] {
   const messages: Message[] = []
@@ -50,7 +53,6 @@ describe('a step that appends many blocks', () => {
     await adapter.collect({ system: 'You are careful.', tools, messages: first })
     await adapter.collect({ system: 'You are careful.', tools, messages: second })
     const [, next] = usages
-    const total = (usage: SimulatedUsage) => usage.cache_read_input_tokens + usage.cache_creation_input_tokens + usage.input_tokens
     // The whole first prompt is read back; only the appended blocks are written.
     expect(next!.cache_read_input_tokens).toBe(total(usages[0]!))
     expect(next!.cache_creation_input_tokens).toBeGreaterThan(0)
@@ -61,7 +63,6 @@ describe('a step that appends many blocks', () => {
   })
 
   it('needs the extra breakpoints: the simulated lookback reaches 19 blocks back from a breakpoint, not 20', () => {
-    const block = (text: string) => ({ type: 'text', text })
     const request = (count: number, marked: number[]) => ({
       model: 'm',
       system: [{ ...block('sys'), cache_control: { type: 'ephemeral' } }],
