@@ -9,7 +9,7 @@ import { mapError } from './map-error.ts'
 import { mapStream } from './map-stream.ts'
 import { placeBreakpoints } from './place-breakpoints.ts'
 import type { AnthropicRequestBody } from './serialize-request.ts'
-import { serializeRequest } from './serialize-request.ts'
+import { serializeMessages, serializeRequest } from './serialize-request.ts'
 import { streamProgress } from './stream-progress.ts'
 
 /**
@@ -55,7 +55,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
 
   /**
    * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's
-   * own, else the one of the adapter's `cacheTtl`) and, when the model lists `efforts`,
+   * own, else the lifetime of its breakpoints: the model's `cacheTtl`, else the adapter's) and, when the model lists `efforts`,
    * `reasoning: { efforts, defaultEffort }`.
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
@@ -66,7 +66,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       defaultMaxTokens: config.defaultMaxTokens,
-      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[this.#config.cacheTtl],
+      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[config.cacheTtl ?? this.#config.cacheTtl],
       ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
     })
     this.#models.set(model, info)
@@ -80,8 +80,13 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    */
   request(options: GenerateOptions): AnthropicRequestBody {
     const model = this.#modelConfig(options.provider, options.model)
-    const body = serializeRequest(options, { provider: options.provider, defaultMaxTokens: model.defaultMaxTokens, thinkingBudgets: this.#config.thinkingBudgets })
-    return placeBreakpoints(body, this.#config.cacheTtl)
+    const settings = { provider: options.provider, defaultMaxTokens: model.defaultMaxTokens, thinkingBudgets: this.#config.thinkingBudgets }
+    const body = serializeRequest(options, settings)
+    // A summary call's trailing instruction is asked once: its blocks get no breakpoint, so the
+    // last one ends the replayed region (read back) and nothing is written for the instruction.
+    const instruction = options.purpose === 'compaction' ? options.messages.at(-1) : undefined
+    const excludeTrailingBlocks = instruction ? serializeMessages([instruction], options.provider).reduce((count, message) => count + message.content.length, 0) : 0
+    return placeBreakpoints(body, { ttl: model.cacheTtl ?? this.#config.cacheTtl, excludeTrailingBlocks })
   }
 
   /**

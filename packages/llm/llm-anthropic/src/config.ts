@@ -15,7 +15,12 @@ export interface AnthropicModelConfig {
   readonly efforts?: readonly string[]
   /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
   readonly defaultEffort?: string
-  /** How long the provider keeps this model's cached prefix unused, in ms; default from `cacheTtl` (5 min or 1 h). */
+  /**
+   * TTL of this model's `cache_control` breakpoints (`'5m'` or `'1h'`); default the adapter's
+   * `cacheTtl`. Every breakpoint of one request carries the same TTL.
+   */
+  readonly cacheTtl?: AnthropicCacheTtl
+  /** How long the provider keeps this model's cached prefix unused, in ms; default from the model's `cacheTtl` (5 min or 1 h). */
   readonly cacheTtlMs?: number
 }
 
@@ -39,7 +44,7 @@ export interface AnthropicAdapterConfig {
   readonly models: { readonly [model: string]: AnthropicModelConfig }
   /** `budget_tokens` of extended thinking for each effort. Effort `'off'` or none sends no thinking. */
   readonly thinkingBudgets: { readonly [effort: string]: number }
-  /** TTL of the `cache_control` breakpoints. */
+  /** TTL of the `cache_control` breakpoints of every model that sets no `cacheTtl` of its own. */
   readonly cacheTtl: AnthropicCacheTtl
   /**
    * Milliseconds one attempt may wait for the response headers, and then for stream progress: an
@@ -67,14 +72,17 @@ export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = O
 /** The effort that never enables thinking. */
 export const THINKING_OFF = 'off'
 
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs'] as const
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtl', 'cacheTtlMs'] as const
+
+const cacheTtlSchema = Schema.union([Schema.const('5m'), Schema.const('1h')])
 
 const modelSchema = Schema.object({
   contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
   defaultMaxTokens: Schema.natural().min(1).required().description('max_tokens when a request sets none.'),
   efforts: Schema.array(Schema.string()).description("Accepted efforts: 'off' or keys of thinkingBudgets."),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
-  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default from cacheTtl."),
+  cacheTtl: cacheTtlSchema.description("TTL of this model's cache_control breakpoints; default the adapter's cacheTtl."),
+  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default from the model's cacheTtl."),
 })
 
 const schema = Schema.object({
@@ -84,7 +92,7 @@ const schema = Schema.object({
   apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
   thinkingBudgets: Schema.dict(Schema.natural().min(1)).default({ ...DEFAULT_THINKING_BUDGETS }).description('budget_tokens per effort.'),
-  cacheTtl: Schema.union([Schema.const('5m'), Schema.const('1h')]).default('5m').description('TTL of the cache_control breakpoints.'),
+  cacheTtl: cacheTtlSchema.default('5m').description("TTL of the cache_control breakpoints of every model that sets no cacheTtl of its own."),
   timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response headers, then for stream progress (pings do not count), per attempt.'),
   deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),

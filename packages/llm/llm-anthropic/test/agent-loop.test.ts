@@ -22,6 +22,33 @@ const instructionTokens = Math.ceil(JSON.stringify({ type: 'text', text: COMPACT
 const promptTotal = (exchange: Exchange) => exchange.usage.cache_read_input_tokens + exchange.usage.cache_creation_input_tokens + exchange.usage.input_tokens
 const isSummary = (exchange: Exchange) => exchange.call.purpose === 'compaction'
 
+/** Flattened message-block positions that carry a breakpoint. */
+function markedBlocks(body: any): number[] {
+  return body.messages.flatMap((message: any) => message.content).flatMap((block: any, index: number) => (block.cache_control ? [index] : []))
+}
+
+/**
+ * The static head and the first `count` message blocks (each with its role), markers removed, as
+ * JSON: the prompt bytes the cache sees up to a position.
+ */
+function promptThrough(body: any, count: number): string {
+  const blocks = body.messages.flatMap((message: any) => message.content.map((block: any) => [message.role, block]))
+  return JSON.stringify(stripCacheControl({ tools: body.tools, system: body.system, blocks: blocks.slice(0, count) }))
+}
+
+/** The breakpoint policy on one body: head, last eligible block before `end`, strides of at most 20 blocks back. */
+function expectPolicy(body: any, end: number): void {
+  const marked = markedBlocks(body)
+  expect(breakpointPaths(body)[0]).toBe('system[0]')
+  expect(marked.at(-1)).toBe(end - 1)
+  expect(marked.length).toBeLessThanOrEqual(3)
+  // Strides join the lookback windows; a full set unless the first stride is near the start.
+  marked.slice(1).forEach((position, index) => expect(position - marked[index]!).toBeLessThanOrEqual(20))
+  if (marked.length < 3) expect(marked[0]).toBeLessThan(20)
+}
+
+const blockCount = (body: any): number => body.messages.reduce((count: number, message: any) => count + message.content.length, 0)
+
 /** The conversation exchange sent right before exchange `index`. */
 function conversationBefore(exchanges: Exchange[], index: number): Exchange {
   const before = exchanges.slice(0, index).findLast((exchange) => !isSummary(exchange))
@@ -59,8 +86,8 @@ describe('through the real agent loop and BasicCompactionEngine', () => {
     for (const [index, exchange] of exchanges.entries()) {
       if (isSummary(exchange)) continue
       const { body, rawBody } = exchange.request
-      expect(breakpointPaths(body)).toEqual(['system[0]', `messages[${body.messages.length - 1}].content[${body.messages.at(-1).content.length - 1}]`])
-      expect(breakpointCount(rawBody)).toBe(2)
+      expectPolicy(body, blockCount(body))
+      expect(breakpointCount(rawBody)).toBe(markedBlocks(body).length + 1)
       if (previous) {
         const before = strippedMessages(previous.exchange.request.body)
         const after = strippedMessages(body)
@@ -101,14 +128,17 @@ describe('through the real agent loop and BasicCompactionEngine', () => {
       // user turn: the turn is replayed block for block, and the instruction is its last block.
       const trailing = summary.request.body.messages[last]
       expect(trailing.role).toBe('user')
-      expect(trailing.content.at(-1)).toEqual({ type: 'text', text: COMPACTION_INSTRUCTION, cache_control: ephemeral })
+      expect(trailing.content.at(-1)).toEqual({ type: 'text', text: COMPACTION_INSTRUCTION })
       expect(JSON.stringify(stripCacheControl({ ...trailing, content: trailing.content.slice(0, -1) }))).toBe(conversation[last])
       expect(trailing.content[0].type).toBe('tool_result')
-      expect(breakpointPaths(summary.request.body)).toEqual(['system[0]', `messages[${last}].content[${trailing.content.length - 1}]`])
-      expect(breakpointCount(summary.request.rawBody)).toBe(2)
-      // Everything before the instruction was written by an earlier request: only the instruction is new.
+      // The last breakpoint ends the replayed region (the block before the instruction), and the
+      // prompt up to it is the conversation request's: that prefix is read, nothing is written.
+      expectPolicy(summary.request.body, blockCount(summary.request.body) - 1)
+      const through = markedBlocks(summary.request.body).at(-1)! + 1
+      expect(promptThrough(summary.request.body, through)).toBe(promptThrough(routed.request.body, through))
       expect(summary.usage.cache_read_input_tokens).toBeGreaterThan(0)
-      expect(summary.usage.cache_creation_input_tokens + summary.usage.input_tokens).toBe(instructionTokens)
+      expect(summary.usage.cache_creation_input_tokens).toBe(0)
+      expect(summary.usage.input_tokens).toBe(instructionTokens)
     }
 
     // Usage, as parsed by the adapter and logged by the loop and the engine.
@@ -142,12 +172,15 @@ describe('through the real agent loop and BasicCompactionEngine', () => {
     // The last request's messages, the final answer (never sent before), then the instruction alone.
     expect(replay.slice(0, conversation.length)).toEqual(conversation)
     expect(JSON.parse(replay.at(-2)!)).toMatchObject({ role: 'assistant', content: [{ type: 'thinking' }, { type: 'text', text: 'All done.' }] })
-    expect(summary.request.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTION, cache_control: ephemeral }] })
+    expect(summary.request.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTION }] })
     expect(replay).toHaveLength(conversation.length + 2)
-    expect(breakpointCount(summary.request.rawBody)).toBe(2)
-    // The last request's prefix is read; the final answer and the instruction are written.
+    // The last breakpoint is on the final answer's text, the end of the region.
+    expectPolicy(summary.request.body, blockCount(summary.request.body) - 1)
+    expect(summary.request.body.messages.at(-2).content.at(-1)).toEqual({ type: 'text', text: 'All done.', cache_control: ephemeral })
+    // The last request's prefix is read, the final answer is written, the instruction is neither.
     expect(summary.usage.cache_read_input_tokens).toBe(promptTotal(routed))
-    expect(summary.usage.cache_creation_input_tokens).toBeGreaterThan(instructionTokens)
+    expect(summary.usage.cache_creation_input_tokens).toBeGreaterThan(0)
+    expect(summary.usage.input_tokens).toBe(instructionTokens)
     loop.assertClean()
   })
 })

@@ -1,13 +1,16 @@
-import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
+import type { StreamChunk } from '@warmfold/llm'
+import { createAssistantMessage, createUserMessage, LlmError, LlmRuntime, textBlock } from '@warmfold/llm'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
 import AnthropicAdapterDefault, { AnthropicAdapter, parseAnthropicConfig, resolveApiKey } from '../src/index.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
-import { MODEL, MODELS, mountAdapter } from './adapter-fixture.ts'
+import { breakpointCount, MODEL, MODELS, mountAdapter } from './adapter-fixture.ts'
+import { PromptCacheSimulator } from './prompt-cache-simulator.ts'
 import { streamReply } from './sse-script.ts'
 
 const contexts: Array<TestContext | AdapterHarness> = []
+const usageOf = (chunks: StreamChunk[]) => chunks.find((chunk) => chunk.type === 'usage')?.usage
 afterEach(async () => {
   for (const context of contexts.splice(0)) await context.dispose()
 })
@@ -80,6 +83,28 @@ describe('config', () => {
     expect((await hour.ctx.llm.resolveModelInfo('anthropic', 'a')).cacheTtlMs).toBe(3_600_000)
     expect((await hour.ctx.llm.resolveModelInfo('anthropic', 'b')).cacheTtlMs).toBe(90_000)
     expect(() => parseAnthropicConfig({ models: { a: { contextWindow: 1000, defaultMaxTokens: 10, cacheTtlMs: 0 } } })).toThrow(/cacheTtlMs/)
+  })
+
+  it("gives a model its own cacheTtl: the ttl of all its breakpoints, its cacheTtlMs, and 1-hour writes in usage.raw", async () => {
+    const cache = new PromptCacheSimulator()
+    const models = { short: { contextWindow: 1000, defaultMaxTokens: 10 }, long: { contextWindow: 1000, defaultMaxTokens: 10, cacheTtl: '1h' }, pinned: { contextWindow: 1000, defaultMaxTokens: 10, cacheTtl: '1h', cacheTtlMs: 90_000 } }
+    const adapter = await mountAdapter((request) => streamReply({ blocks: [{ type: 'text', text: 'ok' }], startUsage: { ...cache.usageFor(request.body), output_tokens: 1 } }), { cacheTtl: '5m', models })
+    contexts.push(adapter)
+    expect((await adapter.ctx.llm.resolveModelInfo('anthropic', 'short')).cacheTtlMs).toBe(300_000)
+    expect((await adapter.ctx.llm.resolveModelInfo('anthropic', 'long')).cacheTtlMs).toBe(3_600_000)
+    expect((await adapter.ctx.llm.resolveModelInfo('anthropic', 'pinned')).cacheTtlMs).toBe(90_000)
+    const messages = [createUserMessage('Hello'), createAssistantMessage([textBlock('Hi')], { provider: 'anthropic', model: 'long' }), createUserMessage('Again')]
+    const long = usageOf(await adapter.collect({ model: 'long', system: 'sys', messages }))
+    const short = usageOf(await adapter.collect({ model: 'short', system: 'other sys', messages }))
+    const [longRequest, shortRequest] = adapter.server.requests
+    expect(longRequest!.rawBody.split('"cache_control":{"type":"ephemeral","ttl":"1h"}').length - 1).toBe(breakpointCount(longRequest!.rawBody))
+    expect(breakpointCount(longRequest!.rawBody)).toBe(2)
+    expect(shortRequest!.rawBody).not.toContain('"ttl"')
+    // The write is priced by its TTL: the split stays in usage.raw.cache_creation.
+    expect(long?.raw).toMatchObject({ cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: long?.cacheWriteTokens } })
+    expect(short?.raw).toMatchObject({ cache_creation: { ephemeral_5m_input_tokens: short?.cacheWriteTokens, ephemeral_1h_input_tokens: 0 } })
+    expect(long?.cacheWriteTokens).toBeGreaterThan(0)
+    expect(() => parseAnthropicConfig({ models: { a: { contextWindow: 1000, defaultMaxTokens: 10, cacheTtl: '24h' } } })).toThrow(/cacheTtl/)
   })
 
   it('describes configured models and names the known ones for an unknown model', async () => {

@@ -2,12 +2,13 @@ import type { GenerateOptions, ModelInfo, SecretRedactor, StreamChunk } from '@w
 import { LlmAdapter, LlmError, normalizeApiKey, secretRedactor } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
-import { DIALECT_CACHE_TTL_MS } from './config.ts'
+import { defaultPromptCacheKey, DIALECT_CACHE_TTL_MS, EXTENDED_RETENTION_TTL_MS } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { ChatChunk } from './map-stream.ts'
 import { StreamMapper } from './map-stream.ts'
 import { withRetries } from './retry.ts'
+import type { ChatCompletionsBody } from './serialize-request.ts'
 import { serializeRequest } from './serialize-request.ts'
 
 /** Everything {@link ChatCompletionsAdapter} needs: the parsed config plus the resolved key. */
@@ -88,7 +89,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     return {
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...cacheTtl(config.cacheTtlMs ?? DIALECT_CACHE_TTL_MS[this.options.dialect]),
+      ...cacheTtl(config.cacheTtlMs ?? (config.promptCacheRetention === '24h' ? EXTENDED_RETENTION_TTL_MS : DIALECT_CACHE_TTL_MS[this.options.dialect])),
       ...(config.efforts ? { reasoning: { efforts: config.efforts, ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
     }
   }
@@ -102,7 +103,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     this.resolveModel(options.provider, options.model)
     const context = this.errorContext(options.provider)
-    const body = serializeRequest(options, this.options.dialect)
+    const body = this.request(options)
     const state: StreamState = { controller: new AbortController(), idleMs: 0 }
     const signal = options.signal
     const fail = (error: unknown): LlmError => this.failure(error, state, options, context)
@@ -141,6 +142,19 @@ export class ChatCompletionsAdapter extends LlmAdapter {
       state.controller.abort()
       await iterator?.return?.().catch(() => undefined)
     }
+  }
+
+  /**
+   * The exact JSON body `stream(options)` sends, cache fields included. Pure and deterministic:
+   * the same options always give the same body.
+   */
+  request(options: GenerateOptions): ChatCompletionsBody {
+    const model = Object.hasOwn(this.options.models, options.model) ? this.options.models[options.model] : undefined
+    return serializeRequest(options, this.options.dialect, {
+      promptCacheKey: this.options.promptCacheKey ?? defaultPromptCacheKey(this.options.dialect),
+      ...(model?.promptCacheRetention === undefined ? {} : { promptCacheRetention: model.promptCacheRetention }),
+      ...(model?.cacheBreakpoints ? { cacheBreakpoints: true } : {}),
+    })
   }
 
   /**

@@ -1,5 +1,7 @@
 import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
+import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
+import { PROMPT_CACHE_RETENTIONS } from './cache-controls.ts'
 
 /**
  * Which server family the endpoint is. It decides the effort fields, whether reasoning is
@@ -20,9 +22,23 @@ export interface ModelConfig {
   readonly efforts?: readonly string[]
   /** Effort applied when a request names none; must be one of `efforts`. */
   readonly defaultEffort?: string
-  /** How long the server keeps this model's cached prefix unused, in ms; default the dialect's (`DIALECT_CACHE_TTL_MS`). */
+  /**
+   * How long the server keeps this model's cached prefix unused, in ms; default 24 h with
+   * `promptCacheRetention: '24h'`, else the dialect's (`DIALECT_CACHE_TTL_MS`).
+   */
   readonly cacheTtlMs?: number
+  /** Sent as `prompt_cache_retention` (OpenAI: `in_memory` or `24h`); absent, not sent (the server's default). */
+  readonly promptCacheRetention?: PromptCacheRetention
+  /**
+   * Explicit cache breakpoints (OpenAI GPT-5.6 and later): `prompt_cache_options: {mode:
+   * 'explicit'}` and a `prompt_cache_breakpoint` on the system prompt and on the last message
+   * (a summary call's: the one before its instruction). Default false.
+   */
+  readonly cacheBreakpoints?: boolean
 }
+
+/** The TTL `promptCacheRetention: '24h'` implies: OpenAI keeps extended-retention prefixes "up to a maximum of 24 hours". */
+export const EXTENDED_RETENTION_TTL_MS = 24 * 3_600_000
 
 /**
  * How long each dialect's server keeps an unused cached prefix, in ms, when a model sets none:
@@ -67,17 +83,27 @@ export interface OpenAICompatibleConfig {
   readonly maxRetryWaitMs: number
   /** Extra static HTTP headers sent with every request; default none. */
   readonly headers: Readonly<Record<string, string>>
+  /**
+   * `session`: send a `prompt_cache_key` derived from the request's `sessionId` (a hash, no
+   * user data); `off`: send none. Default `session` for dialect `openai`, `off` for the others.
+   */
+  readonly promptCacheKey?: PromptCacheKeyMode
+}
+
+/** The `promptCacheKey` a dialect uses when the config sets none. */
+export function defaultPromptCacheKey(dialect: Dialect): PromptCacheKeyMode {
+  return dialect === 'openai' ? 'session' : 'off'
 }
 
 /** The config a host writes: {@link OpenAICompatibleConfig} with the defaulted keys optional. */
 export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'> &
-  Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'deadlineMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers'>>
+  Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'deadlineMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers' | 'promptCacheKey'>>
 
 /** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
 export type OpenAICompatibleConfigParser = ((config: OpenAICompatibleOptions) => OpenAICompatibleConfig) & { readonly schema: Schema }
 
 const OWNER = 'OpenAICompatibleAdapter'
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs']
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs', 'promptCacheRetention', 'cacheBreakpoints']
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -86,7 +112,9 @@ const modelSchema = Schema.object({
   defaultMaxTokens: Schema.natural().min(1).description('Output cap when a request names none.'),
   efforts: Schema.array(Schema.string()).description('Accepted reasoning efforts.'),
   defaultEffort: Schema.string().description('Effort used when a request names none (one of efforts).'),
-  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default the dialect's."),
+  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default 24 h with promptCacheRetention 24h, else the dialect's."),
+  promptCacheRetention: Schema.union(PROMPT_CACHE_RETENTIONS as PromptCacheRetention[]).description('prompt_cache_retention to send: in_memory or 24h. Default: not sent.'),
+  cacheBreakpoints: Schema.boolean().description('Explicit cache breakpoints (OpenAI GPT-5.6+). Default false.'),
 })
 
 const schema = Schema.object({
@@ -102,6 +130,7 @@ const schema = Schema.object({
   retryBaseMs: Schema.natural().default(500).description('First backoff, ms, doubled per retry. Default 500.'),
   maxRetryWaitMs: Schema.natural().default(60_000).description('Cap of one wait between attempts, retry-after included, ms. Default 60000.'),
   headers: Schema.dict(Schema.string()).default({}).description('Extra static HTTP headers. Default none.'),
+  promptCacheKey: Schema.union(['session', 'off']).description('Per-session prompt_cache_key: session or off. Default session for dialect openai, off otherwise.'),
 })
 
 const parseShape = strictConfig<OpenAICompatibleConfig>(OWNER, schema as unknown as Schema<OpenAICompatibleConfig>)
@@ -133,7 +162,7 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
     for (const name of Object.keys(config.headers)) {
       if (!HEADER_NAME.test(name)) fail(`headers: ${JSON.stringify(name)} is not a valid HTTP header name`)
     }
-    return deepFreeze({ ...config, models })
+    return deepFreeze({ ...config, models, promptCacheKey: config.promptCacheKey ?? defaultPromptCacheKey(config.dialect) })
   },
   { schema: schema as unknown as Schema },
 )
@@ -175,6 +204,8 @@ function checkModel(id: string, model: ModelConfig): ModelConfig {
     ...(efforts.length ? { efforts: [...efforts] } : {}),
     ...(model.defaultEffort === undefined ? {} : { defaultEffort: model.defaultEffort }),
     ...(model.cacheTtlMs === undefined ? {} : { cacheTtlMs: model.cacheTtlMs }),
+    ...(model.promptCacheRetention === undefined ? {} : { promptCacheRetention: model.promptCacheRetention }),
+    ...(model.cacheBreakpoints ? { cacheBreakpoints: true } : {}),
   }
 }
 

@@ -1,3 +1,4 @@
+export * from './cache-controls.ts'
 export * from './chat-completions-adapter.ts'
 export * from './config.ts'
 export * from './map-error.ts'

@@ -1,8 +1,17 @@
 import type { ContentBlock, GenerateOptions, ImageBlock, JsonObject, Message, ToolCallBlock, ToolResultBlock } from '@warmfold/llm'
+import type { CacheFields, CacheSettings } from './cache-controls.ts'
+import { cacheFields, placeBreakpoints } from './cache-controls.ts'
 import type { Dialect } from './config.ts'
 
+/** A text content part; `prompt_cache_breakpoint` marks an explicit cache breakpoint (GPT-5.6+). */
+export interface ChatTextPart {
+  type: 'text'
+  text: string
+  prompt_cache_breakpoint?: { mode: 'explicit' }
+}
+
 /** A content part of a user message with images. */
-export type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } }
+export type ChatContentPart = ChatTextPart | { type: 'image_url'; image_url: { url: string }; prompt_cache_breakpoint?: { mode: 'explicit' } }
 
 /** One tool call as replayed on an assistant message. */
 export interface ChatToolCall {
@@ -13,10 +22,10 @@ export interface ChatToolCall {
 
 /** One element of the wire `messages` array. */
 export type ChatMessage =
-  | { role: 'system'; content: string }
+  | { role: 'system'; content: string | ChatTextPart[] }
   | { role: 'user'; content: string | ChatContentPart[] }
   | { role: 'assistant'; content: string | null; reasoning_content?: string; tool_calls?: ChatToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string }
+  | { role: 'tool'; tool_call_id: string; content: string | ChatTextPart[] }
 
 /** One tool as the server sees it. */
 export interface ChatTool {
@@ -28,7 +37,7 @@ export interface ChatTool {
  * The chat completions request body. Keys are assigned in this order, and `JSON.stringify`
  * keeps insertion order, so the same options always give the same bytes.
  */
-export interface ChatCompletionsBody {
+export interface ChatCompletionsBody extends CacheFields {
   model: string
   messages: ChatMessage[]
   tools?: ChatTool[]
@@ -52,12 +61,16 @@ const REPLAYS_REASONING: ReadonlySet<Dialect> = new Set(['deepseek', 'vllm', 'll
  * Builds the request body for `options`. Deterministic: every object is built in a fixed key
  * order, tool arguments are the model's raw strings, tools keep their order and their
  * `parameters` object is passed as given, and nothing per-request (ids, timestamps,
- * `purpose`, `sessionId`) is included.
+ * `purpose`) is included. `cache` adds the cache fields: a `prompt_cache_key` derived from
+ * `sessionId` (a hash, never the id), `prompt_cache_retention`, and explicit breakpoints,
+ * which for a summary call (`purpose: 'compaction'`) end at the message before the trailing
+ * instruction.
  */
-export function serializeRequest(options: GenerateOptions, dialect: Dialect): ChatCompletionsBody {
+export function serializeRequest(options: GenerateOptions, dialect: Dialect, cache?: CacheSettings): ChatCompletionsBody {
   const body: Partial<ChatCompletionsBody> = {}
   body.model = options.model
-  body.messages = serializeMessages(options, dialect)
+  const messages = serializeMessages(options, dialect)
+  body.messages = cache?.cacheBreakpoints ? placeBreakpoints(messages, options.system !== undefined, instructionLength(options, dialect)) : messages
   if (options.tools && options.tools.length > 0) {
     body.tools = options.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
   }
@@ -68,9 +81,16 @@ export function serializeRequest(options: GenerateOptions, dialect: Dialect): Ch
     if (dialect === 'openai') body.max_completion_tokens = options.maxTokens
     else body.max_tokens = options.maxTokens
   }
+  Object.assign(body, cacheFields(options, cache))
   body.stream = true
   body.stream_options = { include_usage: true }
   return body as ChatCompletionsBody
+}
+
+/** Wire messages of a summary call's trailing instruction (it gets no breakpoint); 0 otherwise. */
+function instructionLength(options: GenerateOptions, dialect: Dialect): number {
+  const last = options.messages.at(-1)
+  return options.purpose === 'compaction' && last ? serializeMessage(last, dialect).length : 0
 }
 
 /**

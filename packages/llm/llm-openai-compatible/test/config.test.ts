@@ -39,7 +39,11 @@ describe('config', () => {
       retryBaseMs: 500,
       maxRetryWaitMs: 60000,
       headers: {},
+      promptCacheKey: 'off',
     })
+    expect(parseOpenAICompatibleConfig({ ...MINIMAL, dialect: 'openai' }).promptCacheKey).toBe('session')
+    expect(parseOpenAICompatibleConfig({ ...MINIMAL, dialect: 'openai', promptCacheKey: 'off' }).promptCacheKey).toBe('off')
+    expect(parseOpenAICompatibleConfig({ ...MINIMAL, dialect: 'vllm', promptCacheKey: 'session' }).promptCacheKey).toBe('session')
     expect(OpenAICompatibleAdapterDefault).toBe(OpenAICompatibleAdapter)
   })
 
