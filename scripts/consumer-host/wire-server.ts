@@ -37,19 +37,22 @@ function gemini(): Event[] {
   return [[undefined, { candidates: [{ content: { parts: [{ text: 'ok' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata }]]
 }
 
+function responseObject(status: string, extra: object): object {
+  return { id: 'resp_1', object: 'response', created_at: 1, status, model: 'm', output: [], ...extra }
+}
+
 function responses(): Event[] {
   const message = { type: 'message', id: 'msg_1', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }
   const usage = { input_tokens: PROMPT, input_tokens_details: { cached_tokens: CACHED }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: PROMPT + 1 }
-  const response = (status: string, extra: object) => ({ id: 'resp_1', object: 'response', created_at: 1, status, model: 'm', output: [], ...extra })
   return [
-    ['response.created', { type: 'response.created', sequence_number: 0, response: response('in_progress', {}) }],
+    ['response.created', { type: 'response.created', sequence_number: 0, response: responseObject('in_progress', {}) }],
     ['response.output_item.added', { type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { ...message, status: 'in_progress', content: [] } }],
     ['response.content_part.added', { type: 'response.content_part.added', sequence_number: 2, item_id: 'msg_1', output_index: 0, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }],
     ['response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 3, item_id: 'msg_1', output_index: 0, content_index: 0, delta: 'ok' }],
     ['response.output_text.done', { type: 'response.output_text.done', sequence_number: 4, item_id: 'msg_1', output_index: 0, content_index: 0, text: 'ok' }],
     ['response.content_part.done', { type: 'response.content_part.done', sequence_number: 5, item_id: 'msg_1', output_index: 0, content_index: 0, part: message.content[0] }],
     ['response.output_item.done', { type: 'response.output_item.done', sequence_number: 6, output_index: 0, item: message }],
-    ['response.completed', { type: 'response.completed', sequence_number: 7, response: response('completed', { output: [message], usage }) }],
+    ['response.completed', { type: 'response.completed', sequence_number: 7, response: responseObject('completed', { output: [message], usage }) }],
   ]
 }
 

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto'
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Prompt, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, LlmError } from '@warmfold/llm'
+import { canonicalJson, LlmError, promptCacheKeyFor } from '@warmfold/llm'
 import type { AiSdkCacheKind, AiSdkModelConfig } from './config.ts'
 import { cacheKindOf, EFFORT_OFF } from './config.ts'
 import { convertPrompt } from './convert-prompt.ts'
@@ -42,13 +41,12 @@ export function buildCallOptions(options: GenerateOptions, model: AiSdkModelConf
 }
 
 /**
- * The prompt cache key of a session: `warmfold-` and the first 32 hex digits of the SHA-256 of
- * the session id. Stable for a session, unrelated across sessions, and free of user data (the id
- * is hashed). `undefined` without a session id or with `promptCacheKey: false`.
+ * The prompt cache key of a session (`promptCacheKeyFor` of `@warmfold/llm`, the same key the
+ * direct OpenAI adapters send), or `undefined` without a session id or with `promptCacheKey: false`.
  */
 export function promptCacheKey(sessionId: string | undefined, model: Pick<AiSdkModelConfig, 'promptCacheKey'>): string | undefined {
   if (sessionId === undefined || sessionId === '' || model.promptCacheKey === false) return undefined
-  return `warmfold-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`
+  return promptCacheKeyFor(sessionId)
 }
 
 function cacheKeyOptions(kind: AiSdkCacheKind, key: string, model: AiSdkModelConfig): SharedV3ProviderOptions {

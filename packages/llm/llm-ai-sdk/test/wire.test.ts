@@ -88,11 +88,12 @@ describe('compared with the direct adapters (same options, same server)', () => 
   it('@ai-sdk/openai-compatible sends what ChatCompletionsAdapter sends, apart from the documented differences', async () => {
     const viaAiSdk = JSON.parse(await benches.compat.viaAiSdk(rich('compat')))
     const viaDirect = JSON.parse(await benches.compat.viaDirect(rich('compat')))
-    expect(differingKeys(viaAiSdk, viaDirect)).toEqual(['max_completion_tokens', 'max_tokens', 'messages', 'prompt_cache_key'])
-    // The AI SDK names the output cap max_tokens (the direct adapter max_completion_tokens), adds the
-    // session's prompt_cache_key (this adapter's), and replays reasoning as reasoning_content.
+    expect(differingKeys(viaAiSdk, viaDirect)).toEqual(['max_completion_tokens', 'max_tokens', 'messages'])
+    // The AI SDK names the output cap max_tokens (the direct adapter max_completion_tokens) and
+    // replays reasoning as reasoning_content; both send the same session prompt_cache_key.
     expect(viaAiSdk.max_tokens).toBe(viaDirect.max_completion_tokens)
     expect(viaAiSdk.prompt_cache_key).toMatch(/^warmfold-[0-9a-f]{32}$/)
+    expect(viaAiSdk.prompt_cache_key).toBe(viaDirect.prompt_cache_key)
     const withoutReasoning = viaAiSdk.messages.map(({ reasoning_content: _reasoning, ...message }: Record<string, unknown>) => message)
     expect(canonicalJson(withoutReasoning)).toBe(canonicalJson(viaDirect.messages))
     expect(viaAiSdk.messages[2].reasoning_content).toBe('I should read it.')

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto'
 import type { GenerateOptions } from '@warmfold/llm'
+import { promptCacheKeyFor } from '@warmfold/llm'
 import type { ChatMessage, ChatTextPart } from './serialize-request.ts'
 
 /** Whether to send a per-session `prompt_cache_key`. */
@@ -11,18 +11,12 @@ export type PromptCacheRetention = 'in_memory' | '24h'
 /** The documented values of {@link PromptCacheRetention}, for validation. */
 export const PROMPT_CACHE_RETENTIONS: readonly PromptCacheRetention[] = ['in_memory', '24h']
 
-/** OpenAI rejects a longer `prompt_cache_key` (`string_above_max_length`, "maximum length 64"). */
-export const PROMPT_CACHE_KEY_MAX_LENGTH = 64
-
-/** Prefix of every derived key: names its origin in OpenAI's dashboards, carries no user data. */
-export const PROMPT_CACHE_KEY_PREFIX = 'warmfold-'
-
 /** The marker of an explicit breakpoint (GPT-5.6+ chat completions content parts). */
 export const EXPLICIT_BREAKPOINT = Object.freeze({ mode: 'explicit' as const })
 
 /** The cache fields one request sends, from the adapter config and the model. */
 export interface CacheSettings {
-  /** `session`: send {@link promptCacheKeyFor} the request's `sessionId` (none without one). */
+  /** `session`: send `promptCacheKeyFor` (from `@warmfold/llm`) of the request's `sessionId` (none without one). */
   readonly promptCacheKey: PromptCacheKeyMode
   /** Sent as `prompt_cache_retention` when set. */
   readonly promptCacheRetention?: PromptCacheRetention
@@ -35,16 +29,6 @@ export interface CacheFields {
   prompt_cache_key?: string
   prompt_cache_retention?: PromptCacheRetention
   prompt_cache_options?: { mode: 'explicit' }
-}
-
-/**
- * The `prompt_cache_key` of a session: {@link PROMPT_CACHE_KEY_PREFIX} plus the first 32 hex
- * digits of the SHA-256 of the session id (41 characters, under OpenAI's 64). The same session
- * always gets the same key, so its conversation and summary requests are routed alike, and the
- * id itself (which may hold a user name or a path) never leaves the host.
- */
-export function promptCacheKeyFor(sessionId: string): string {
-  return `${PROMPT_CACHE_KEY_PREFIX}${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`
 }
 
 /** The cache fields of one request: nothing per-request but what `sessionId` determines. */
