@@ -9,7 +9,7 @@ import { describeJson, isRecord } from './read-request-log.ts'
  */
 export const OPENAI_CHAT_RULES: EnvelopeRules = {
   structural: ['messages', 'tools', 'functions'],
-  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_tokens', 'max_completion_tokens', 'n', 'seed', 'logprobs', 'top_logprobs', 'prediction', 'prompt_cache_retention'],
+  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_tokens', 'max_completion_tokens', 'n', 'seed', 'logprobs', 'top_logprobs', 'prediction', 'prompt_cache_retention', 'prompt_cache_options'],
   renames: {
     reasoning_effort: 'reasoningEffort',
     top_p: 'topP',
@@ -22,8 +22,11 @@ export const OPENAI_CHAT_RULES: EnvelopeRules = {
   },
 }
 
-/** Markers that proxies (OpenRouter, LiteLLM) accept on messages and parts; they never reach the prompt. */
-const MARKERS = ['cache_control']
+/**
+ * Cache breakpoint markers on messages and parts: `cache_control` (OpenRouter, LiteLLM) and
+ * OpenAI's explicit `prompt_cache_breakpoint`. They move with every request and never reach the prompt.
+ */
+const MARKERS = ['cache_control', 'prompt_cache_breakpoint']
 
 /** Canonical form of a Chat Completions body: leading `system`/`developer` messages are the system prompt. */
 export function canonicalizeOpenAiChat(body: Readonly<Record<string, unknown>>): CanonicalRequest {

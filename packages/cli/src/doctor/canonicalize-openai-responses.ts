@@ -10,7 +10,7 @@ import { describeJson, isRecord } from './read-request-log.ts'
  */
 export const OPENAI_RESPONSES_RULES: EnvelopeRules = {
   structural: ['input', 'instructions', 'tools', 'reasoning', 'text'],
-  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_output_tokens', 'max_tool_calls', 'include', 'background', 'top_logprobs', 'prompt_cache_retention'],
+  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_output_tokens', 'max_tool_calls', 'include', 'background', 'top_logprobs', 'prompt_cache_retention', 'prompt_cache_options'],
   renames: {
     top_p: 'topP',
     tool_choice: 'toolChoice',
@@ -21,6 +21,9 @@ export const OPENAI_RESPONSES_RULES: EnvelopeRules = {
 
 /** Server object ids and statuses on replayed output items: they differ per response, not per prompt. */
 const ITEM_NOISE = ['id', 'status']
+
+/** OpenAI's explicit cache breakpoint on a content part: it moves with every request and is not prompt. */
+const PART_MARKERS = ['prompt_cache_breakpoint', 'cache_control']
 
 /**
  * Canonical form of a Responses body: `instructions` and leading `system`/`developer` input
@@ -60,6 +63,7 @@ function inputItem(item: unknown, index: number): CanonicalMessage {
     // { role, content } and { type: 'message', role, content } are the same message.
     delete value.type
     if (typeof record.content === 'string') value.content = [{ type: record.role === 'assistant' ? 'output_text' : 'input_text', text: record.content }]
+    else if (Array.isArray(record.content)) value.content = record.content.map((part) => (isRecord(part) ? withoutKeys(part, PART_MARKERS) : part))
     return { role: record.role, index, value }
   }
   if (typeof record.type !== 'string') throw new RequestShapeError(`input[${index}].type must be a string, got ${describeJson(record.type)}`)
