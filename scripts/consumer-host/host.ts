@@ -46,6 +46,31 @@ function filler(step: number, length: number): string {
   return text.slice(0, length)
 }
 
+// Every provider adapter, each called once over real HTTP (a 127.0.0.1 server speaking its wire
+// format) with the SDK versions npm installed for this host, in a context of their own: these
+// calls belong to no session, and the session checks below count requests.
+const wire = await startWireServer()
+const wireCtx = new Context()
+await wireCtx.start()
+wireCtx.plugin(LlmRuntime)
+wireCtx.plugin(OpenAICompatibleAdapter, { provider: 'deepseek', baseURL: `${wire.origin}/v1`, apiKey: 'sk-unused', dialect: 'deepseek', models: { 'deepseek-chat': { contextWindow: 65536, defaultMaxTokens: 8192 } } })
+wireCtx.plugin(AnthropicAdapter, { baseURL: wire.origin, apiKey: 'sk-ant-unused', models: { 'claude-sonnet-4-5': { contextWindow: 200_000, defaultMaxTokens: 32_000 } } })
+wireCtx.plugin(GoogleAdapter, { baseURL: wire.origin, apiKey: 'gemini-unused', models: { 'gemini-2.5-flash': { contextWindow: 1_048_576 } } })
+const local = createOpenAICompatible({ name: 'local', baseURL: `${wire.origin}/v1`, includeUsage: true })
+wireCtx.plugin(AiSdkAdapter, { provider: 'ai-sdk', models: { main: { model: local('local-model'), contextWindow: 65536, cache: 'openai-compatible' } } })
+const routes = [
+  ['deepseek', 'deepseek-chat'],
+  ['anthropic', 'claude-sonnet-4-5'],
+  ['google', 'gemini-2.5-flash'],
+  ['ai-sdk', 'main'],
+] as const
+for (const [provider, model] of routes) {
+  const result = await wireCtx.llm.generate({ provider, model, system: 'You are terse.', messages: [createUserMessage('Say ok.')] })
+  check(`${provider} adapter streams over HTTP and reports cached tokens`, textOf(result.content) === 'ok' && result.usage?.cacheReadTokens === CACHED, `text ${JSON.stringify(textOf(result.content))}, usage ${JSON.stringify({ ...result.usage, raw: undefined })}`)
+}
+await wireCtx.stop()
+await wire.close()
+
 // Inside the host project, so the consumer test's cleanup removes it even when this host crashes.
 const directory = await mkdtemp(join(process.cwd(), 'sessions-'))
 const ctx = new Context()
@@ -64,25 +89,6 @@ ctx.plugin(CompactionInvariants)
 ctx.plugin(ToolResultPruner, { thresholdChars: 4000, headChars: 1000, tailChars: 1000 })
 const basicEngine = ctx.plugin(BasicCompactionEngine, {})
 ctx.plugin(PrefixCacheService, { profile: 'bytes' })
-// Every provider adapter, each called once over real HTTP (a 127.0.0.1 server speaking its wire
-// format) with the SDK versions npm installed for this host.
-const wire = await startWireServer()
-ctx.plugin(OpenAICompatibleAdapter, { provider: 'deepseek', baseURL: `${wire.origin}/v1`, apiKey: 'sk-unused', dialect: 'deepseek', models: { 'deepseek-chat': { contextWindow: 65536, defaultMaxTokens: 8192 } } })
-ctx.plugin(AnthropicAdapter, { baseURL: wire.origin, apiKey: 'sk-ant-unused', models: { 'claude-sonnet-4-5': { contextWindow: 200_000, defaultMaxTokens: 32_000 } } })
-ctx.plugin(GoogleAdapter, { baseURL: wire.origin, apiKey: 'gemini-unused', models: { 'gemini-2.5-flash': { contextWindow: 1_048_576 } } })
-const local = createOpenAICompatible({ name: 'local', baseURL: `${wire.origin}/v1`, includeUsage: true })
-ctx.plugin(AiSdkAdapter, { provider: 'ai-sdk', models: { main: { model: local('local-model'), contextWindow: 65536, cache: 'openai-compatible' } } })
-const routes = [
-  ['deepseek', 'deepseek-chat'],
-  ['anthropic', 'claude-sonnet-4-5'],
-  ['google', 'gemini-2.5-flash'],
-  ['ai-sdk', 'main'],
-] as const
-for (const [provider, model] of routes) {
-  const result = await ctx.llm.generate({ provider, model, system: 'You are terse.', messages: [createUserMessage('Say ok.')], sessionId: 'host-wire' })
-  check(`${provider} adapter streams over HTTP and reports cached tokens`, textOf(result.content) === 'ok' && result.usage?.cacheReadTokens === CACHED, `text ${JSON.stringify(textOf(result.content))}, usage ${JSON.stringify({ ...result.usage, raw: undefined })}`)
-}
-await wire.close()
 
 let conversationSteps = 0
 let turnSteps = 30
