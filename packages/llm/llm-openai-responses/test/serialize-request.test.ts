@@ -23,6 +23,10 @@ function thrown(action: () => unknown): LlmError {
   throw new Error('did not throw')
 }
 
+function render(parameters: Record<string, unknown>): string {
+  return JSON.stringify(serializeRequest(options({ tools: [{ name: 't', description: 'd', parameters: parameters as never }] }), settings).tools)
+}
+
 describe('serializeRequest', () => {
   it('maps system, tools, effort, user content, assistant items and tool outputs in order (snapshot)', () => {
     const body = serializeRequest(
@@ -80,7 +84,6 @@ describe('serializeRequest', () => {
   })
 
   it('renders tool schemas in canonical key order', () => {
-    const render = (parameters: Record<string, unknown>) => JSON.stringify(serializeRequest(options({ tools: [{ name: 't', description: 'd', parameters: parameters as never }] }), settings).tools)
     expect(render({ type: 'object', properties: { b: { type: 'string' }, a: { type: 'number' } } })).toBe(render({ properties: { a: { type: 'number' }, b: { type: 'string' } }, type: 'object' }))
   })
 })

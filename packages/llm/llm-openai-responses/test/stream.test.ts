@@ -33,7 +33,7 @@ describe('stream mapping', () => {
       { type: 'tool-call', id: 'call_1', name: 'read', arguments: '{"path": "a.ts",  "limit":2}' },
     ])
     // The signature holds what a stateless replay needs, exactly as received.
-    expect(decodeReasoningSignature(blocks[0]!.type === 'reasoning' ? blocks[0].signature : undefined)).toEqual({
+    expect(decodeReasoningSignature(blocks[0]?.type === 'reasoning' ? blocks[0].signature : undefined)).toEqual({
       id: 'rs_abc',
       encrypted_content: 'gAAAA-encrypted-1',
       summary: [
