@@ -1,0 +1,165 @@
+import type { ConfigParser } from '@warmfold/llm'
+import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
+import Schema from 'schemastery'
+import { MAX_PROMPT_CACHE_KEY_PREFIX } from './prompt-cache-key.ts'
+
+/** OpenAI's `prompt_cache_retention` values. */
+export type PromptCacheRetention = 'in_memory' | '24h'
+
+/**
+ * The cache lifetime each retention implies, in ms. `in_memory`: "cached prefixes generally remain
+ * active for 5 to 10 minutes of inactivity, up to a maximum of one hour" — the lower bound, so idle
+ * compaction never counts on a prefix that may be gone. `24h`: "up to a maximum of 24 hours"
+ * (https://platform.openai.com/docs/guides/prompt-caching#prompt-cache-retention).
+ */
+export const PROMPT_CACHE_RETENTION_TTL_MS: Readonly<Record<PromptCacheRetention, number>> = Object.freeze({ in_memory: 5 * 60_000, '24h': 24 * 60 * 60_000 })
+
+/** What the adapter knows about one model. */
+export interface ResponsesModelConfig {
+  /** Maximum prompt + output tokens the model accepts. */
+  readonly contextWindow: number
+  /** `max_output_tokens` of a request that sets no `maxTokens`; absent, the field is left out (the API's default). */
+  readonly defaultMaxTokens?: number
+  /** `reasoning.effort` values the model accepts (OpenAI's own strings: `minimal`, `low`, `medium`, `high`, …). */
+  readonly efforts?: readonly string[]
+  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
+  readonly defaultEffort?: string
+  /** `prompt_cache_retention` sent with every request to this model; absent, none is sent (the organization's default). */
+  readonly cacheRetention?: PromptCacheRetention
+  /** How long this model's cached prefix lives unused, in ms; default from `cacheRetention` (unknown without one). */
+  readonly cacheTtlMs?: number
+}
+
+/** `reasoning.summary`: which summary of its reasoning the model streams back; `none` asks for none. */
+export type ReasoningSummary = 'auto' | 'concise' | 'detailed' | 'none'
+
+/** The parsed config of `OpenAIResponsesAdapter`. */
+export interface OpenAIResponsesConfig {
+  /** Provider id the adapter registers under; default `'openai'`. */
+  readonly provider: string
+  /** API base URL including `/v1`; omitted, the SDK's default (`OPENAI_BASE_URL`, else `https://api.openai.com/v1`). */
+  readonly baseURL?: string
+  /** The API key itself, trimmed. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
+  readonly apiKey?: string
+  /** Name of the environment variable holding the key; `'OPENAI_API_KEY'` when neither is set. */
+  readonly apiKeyEnv?: string
+  /** Known models by id. */
+  readonly models: { readonly [model: string]: ResponsesModelConfig }
+  /** `reasoning.summary` of requests that set a `reasoningEffort`; default `auto`. */
+  readonly reasoningSummary: ReasoningSummary
+  /**
+   * `prompt_cache_key`: `session` (default) sends `<promptCacheKeyPrefix>-<hash of sessionId>` on
+   * every request that names a session; `off` sends none.
+   */
+  readonly promptCacheKey: 'session' | 'off'
+  /** The key's fixed prefix (at most 24 characters, no user data); default `warmfold`. */
+  readonly promptCacheKeyPrefix: string
+  /** Per attempt: milliseconds to wait for the response headers, then for stream progress. */
+  readonly timeoutMs: number
+  /** Wall-clock limit of one call, retries included; absent, none. */
+  readonly deadlineMs?: number
+  /** Retries after a retryable failure (429, 5xx, connection, timeout, a retryable error event before output). */
+  readonly maxRetries: number
+  /** First backoff delay in ms; doubles with every retry. */
+  readonly retryBaseMs: number
+}
+
+/** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
+export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
+
+const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheRetention', 'cacheTtlMs'] as const
+
+const retention = Schema.union([Schema.const('in_memory'), Schema.const('24h')])
+
+const modelSchema = Schema.object({
+  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: Schema.natural().min(1).description('max_output_tokens when a request sets none; default none sent.'),
+  efforts: Schema.array(Schema.string()).description('Accepted reasoning.effort values.'),
+  defaultEffort: Schema.string().description('Effort used when a request names none.'),
+  cacheRetention: retention.description('prompt_cache_retention sent for this model; default none.'),
+  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default from cacheRetention."),
+})
+
+const schema = Schema.object({
+  provider: Schema.string().default('openai').description('Provider id the adapter registers under.'),
+  baseURL: Schema.string().description("API base URL incl. /v1; default the SDK's (OPENAI_BASE_URL, else https://api.openai.com/v1)."),
+  apiKey: Schema.string().role('secret').description('The API key (exclusive with apiKeyEnv).'),
+  apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
+  models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
+  reasoningSummary: Schema.union([Schema.const('auto'), Schema.const('concise'), Schema.const('detailed'), Schema.const('none')])
+    .default('auto')
+    .description('reasoning.summary of requests with a reasoningEffort.'),
+  promptCacheKey: Schema.union([Schema.const('session'), Schema.const('off')]).default('session').description('prompt_cache_key: derived from the session id, or none.'),
+  promptCacheKeyPrefix: Schema.string().default('warmfold').description('Fixed prefix of the prompt_cache_key.'),
+  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response headers, then for stream progress, per attempt.'),
+  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
+  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
+  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+})
+
+const parseShape = strictConfig<OpenAIResponsesConfig>('OpenAIResponsesAdapter', schema as unknown as Schema<any, OpenAIResponsesConfig>)
+
+/**
+ * Parses and validates the config: unknown keys (also inside a model), `apiKey` with `apiKeyEnv`,
+ * empty strings, a bad `baseURL`, a `promptCacheKeyPrefix` that is long or not `[A-Za-z0-9_.:-]`,
+ * and a `defaultEffort` outside `efforts` fail with a `TypeError` naming the key (never a key value).
+ */
+export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.assign(
+  (input?: unknown): OpenAIResponsesConfig => {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys((input as { models?: unknown }).models)
+    const config = parseShape(input)
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey === '') fail('apiKey must not be empty')
+    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'OpenAIResponsesAdapter config: apiKey')
+    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
+    if (config.provider === '') fail('provider must not be empty')
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    if (!/^[A-Za-z0-9_.:-]+$/.test(config.promptCacheKeyPrefix) || config.promptCacheKeyPrefix.length > MAX_PROMPT_CACHE_KEY_PREFIX) {
+      fail(`promptCacheKeyPrefix must be 1 to ${MAX_PROMPT_CACHE_KEY_PREFIX} characters of [A-Za-z0-9_.:-], got ${JSON.stringify(config.promptCacheKeyPrefix)}`)
+    }
+    for (const [id, model] of Object.entries(config.models)) {
+      if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
+        fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
+      }
+    }
+    const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
+    // schemastery fills an absent array with []; no efforts means no reasoning controls.
+    const models = Object.fromEntries(Object.entries(config.models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]))
+    return deepFreeze({ ...config, models, ...(apiKey === undefined ? {} : { apiKey }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+  },
+  { schema: schema as unknown as Schema },
+)
+
+/**
+ * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
+ * @throws Error naming the variable (never a value) when it is unset or empty.
+ */
+export function resolveApiKey(config: Pick<OpenAIResponsesConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
+  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, 'OpenAIResponsesAdapter config: apiKey')
+  const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
+  const value = env[name]
+  if (value === undefined || value === '') {
+    throw new Error(`OpenAIResponsesAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the OpenAI API key in it, or name another variable with apiKeyEnv`)
+  }
+  return normalizeApiKey(value, `OpenAIResponsesAdapter: the environment variable ${name} (apiKeyEnv)`)
+}
+
+function isHttpUrl(value: string): boolean {
+  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
+}
+
+function fail(message: string): never {
+  throw new TypeError(`OpenAIResponsesAdapter config: ${message}`)
+}
+
+function checkModelKeys(models: unknown): void {
+  if (typeof models !== 'object' || models === null || Array.isArray(models)) return
+  for (const [id, model] of Object.entries(models)) {
+    if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
+    for (const key of Object.keys(model)) {
+      if (!(MODEL_KEYS as readonly string[]).includes(key)) {
+        throw new TypeError(`OpenAIResponsesAdapter config: models["${id}"]: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
+      }
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import type { Context } from '@cordisjs/core'
+import type { ConfigParser } from '@warmfold/llm'
+import type { OpenAIResponsesConfig } from './config.ts'
+import { parseResponsesConfig, resolveApiKey } from './config.ts'
+import { ResponsesLlmAdapter } from './responses-llm-adapter.ts'
+
+/**
+ * The cordis plugin: reads the API key, builds a {@link ResponsesLlmAdapter} and registers it with
+ * `ctx.llm` under `config.provider`. The registration is undone when the plugin unloads.
+ *
+ * Loading fails (cordis reports `internal/error`, nothing is registered) when the config is invalid
+ * or the key's environment variable is unset; the message names the key or variable, never a value.
+ */
+export class OpenAIResponsesAdapter {
+  static inject = ['llm']
+
+  /** The registered adapter. */
+  readonly adapter: ResponsesLlmAdapter
+
+  constructor(ctx: Context, config: OpenAIResponsesAdapter.Config) {
+    this.adapter = new ResponsesLlmAdapter(config, resolveApiKey(config))
+    ctx.llm.registerAdapter(config.provider, this.adapter)
+  }
+}
+
+export namespace OpenAIResponsesAdapter {
+  /** The parsed config; see the README's config table. */
+  export type Config = OpenAIResponsesConfig
+  /** Validates the config and fills its defaults; unknown keys are rejected. */
+  export const Config: ConfigParser<Config> = parseResponsesConfig
+}

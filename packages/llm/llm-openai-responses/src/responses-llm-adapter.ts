@@ -1,0 +1,160 @@
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, retryStream, withIdleTimeout } from '@warmfold/llm'
+import OpenAI from 'openai'
+import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
+import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
+import { PROMPT_CACHE_RETENTION_TTL_MS } from './config.ts'
+import type { ErrorContext } from './map-error.ts'
+import { mapError } from './map-error.ts'
+import type { ResponsesEvent } from './map-stream.ts'
+import { mapStream } from './map-stream.ts'
+import { promptCacheKey } from './prompt-cache-key.ts'
+import type { ResponsesRequestBody } from './serialize-request.ts'
+import { serializeRequest } from './serialize-request.ts'
+import { streamProgress } from './stream-progress.ts'
+
+/** Optional collaborators of {@link ResponsesLlmAdapter}. */
+export interface ResponsesAdapterOptions {
+  /** Sends every HTTP request; default the global `fetch`. A cache probe passes its own to see raw responses. */
+  readonly fetch?: typeof fetch
+}
+
+/**
+ * The OpenAI Responses API as a stateless warmfold {@link LlmAdapter}: every request carries the
+ * whole conversation (`store: false`, no `previous_response_id`), asks for the encrypted reasoning
+ * and replays each reasoning item in its original position, with byte-stable bodies. Streamed
+ * through the official SDK with its retries off and `retryStream` instead (never after output).
+ *
+ * The API key is held in private fields only and is redacted from every error, cause and
+ * `usage.raw` the adapter hands out.
+ */
+export class ResponsesLlmAdapter extends LlmAdapter {
+  readonly #config: OpenAIResponsesConfig
+  readonly #client: OpenAI
+  readonly #secret: string
+  readonly #models = new Map<string, ModelInfo>()
+
+  /**
+   * `config` is a parsed config (`parseResponsesConfig`); `apiKey` the resolved key (trimmed).
+   * @throws TypeError when `apiKey` is blank or has whitespace inside (the message never quotes it).
+   */
+  constructor(config: OpenAIResponsesConfig, rawApiKey: string, options: ResponsesAdapterOptions = {}) {
+    super()
+    const apiKey = normalizeApiKey(rawApiKey, 'ResponsesLlmAdapter: apiKey')
+    this.#config = config
+    this.#secret = apiKey
+    this.#client = new OpenAI({
+      apiKey,
+      baseURL: config.baseURL,
+      // Explicit nulls: the SDK would otherwise read OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment.
+      organization: null,
+      project: null,
+      // Retries are ours (retryStream): bounded, honouring retry-after, never after output began.
+      maxRetries: 0,
+      timeout: config.timeoutMs,
+      logLevel: 'off',
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    })
+  }
+
+  /**
+   * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's own,
+   * else the one its `cacheRetention` implies, else unknown) and `reasoning` when it lists efforts.
+   * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
+   */
+  resolveModel(provider: string, model: string): ModelInfo {
+    const cached = this.#models.get(model)
+    if (cached) return cached
+    const config = this.#modelConfig(provider, model)
+    const ttl = config.cacheTtlMs ?? (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
+    const info: ModelInfo = deepFreeze({
+      contextWindow: config.contextWindow,
+      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
+      ...(ttl === undefined ? {} : { cacheTtlMs: ttl }),
+      ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+    })
+    this.#models.set(model, info)
+    return info
+  }
+
+  /**
+   * The exact JSON body `stream(options)` sends. Pure and deterministic: the same options always
+   * give the same body.
+   * @throws LlmError `UNKNOWN_MODEL` or `INVALID_REQUEST` (e.g. `stop`, which the API does not take).
+   */
+  request(options: GenerateOptions): ResponsesRequestBody {
+    const model = this.#modelConfig(options.provider, options.model)
+    const key = this.#config.promptCacheKey === 'session' ? promptCacheKey(options.sessionId, this.#config.promptCacheKeyPrefix) : undefined
+    return serializeRequest(options, {
+      provider: options.provider,
+      ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
+      reasoningSummary: this.#config.reasoningSummary,
+      ...(key === undefined ? {} : { promptCacheKey: key }),
+      ...(model.cacheRetention === undefined ? {} : { cacheRetention: model.cacheRetention }),
+    })
+  }
+
+  /**
+   * Streams one call. Retryable failures (429, 5xx, connection, timeout, a retryable error event
+   * before any content) are retried up to `maxRetries` times; every failure is thrown as an
+   * `LlmError`. An attempt fails with `TIMEOUT` when no event makes progress for `timeoutMs`, the
+   * whole call when it outlasts `deadlineMs`.
+   */
+  async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
+    const body = this.request(options)
+    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
+    const { deadlineMs } = this.#config
+    const deadline = new AbortController()
+    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
+    const overDeadline = () =>
+      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
+    try {
+      yield* retryStream(() => this.#attempt(body, { ...context, signal }), {
+        maxRetries: this.#config.maxRetries,
+        retryBaseMs: this.#config.retryBaseMs,
+        signal,
+        mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
+      })
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  async *#attempt(body: ResponsesRequestBody, context: ErrorContext): AsyncGenerator<StreamChunk> {
+    // Input items are sent without ids (store: false cannot resolve them), which the SDK's types require.
+    const params = body as unknown as ResponseCreateParamsStreaming
+    // A local controller, so a stalled stream can be cancelled without touching the caller's signal.
+    const controller = new AbortController()
+    const forward = () => controller.abort(context.signal?.reason)
+    if (context.signal?.aborted) forward()
+    context.signal?.addEventListener('abort', forward, { once: true })
+    try {
+      const events = (await this.#client.responses.create(params, { signal: controller.signal })) as unknown as AsyncIterable<ResponsesEvent>
+      const timeoutMs = this.#config.timeoutMs
+      yield* mapStream(
+        withIdleTimeout(events, {
+          timeoutMs,
+          isProgress: streamProgress(),
+          failure: () =>
+            new LlmError('TIMEOUT', `${context.provider}/${context.model}: no stream progress for timeoutMs (${timeoutMs} ms); the response stalled after it started`, {
+              provider: context.provider,
+            }),
+          onTimeout: () => controller.abort(),
+        }),
+        context,
+      )
+    } finally {
+      context.signal?.removeEventListener('abort', forward)
+    }
+  }
+
+  #modelConfig(provider: string, model: string): ResponsesModelConfig {
+    if (Object.hasOwn(this.#config.models, model)) return this.#config.models[model]!
+    const known = Object.keys(this.#config.models).toSorted()
+    throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`, {
+      provider,
+      retryable: false,
+    })
+  }
+}
