@@ -1,7 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
-import { MAX_PROMPT_CACHE_KEY_PREFIX } from './prompt-cache-key.ts'
 
 /** OpenAI's `prompt_cache_retention` values. */
 export type PromptCacheRetention = 'in_memory' | '24h'
@@ -48,12 +47,11 @@ export interface OpenAIResponsesConfig {
   /** `reasoning.summary` of requests that set a `reasoningEffort`; default `auto`. */
   readonly reasoningSummary: ReasoningSummary
   /**
-   * `prompt_cache_key`: `session` (default) sends `<promptCacheKeyPrefix>-<hash of sessionId>` on
+   * `prompt_cache_key`: `session` (default) sends `promptCacheKeyFor(sessionId)` (`@warmfold/llm`: `warmfold-` and a hash of the session id) on
    * every request that names a session; `off` sends none.
    */
   readonly promptCacheKey: 'session' | 'off'
   /** The key's fixed prefix (at most 24 characters, no user data); default `warmfold`. */
-  readonly promptCacheKeyPrefix: string
   /** Per attempt: milliseconds to wait for the response headers, then for stream progress. */
   readonly timeoutMs: number
   /** Wall-clock limit of one call, retries included; absent, none. */
@@ -90,7 +88,6 @@ const schema = Schema.object({
     .default('auto')
     .description('reasoning.summary of requests with a reasoningEffort.'),
   promptCacheKey: Schema.union([Schema.const('session'), Schema.const('off')]).default('session').description('prompt_cache_key: derived from the session id, or none.'),
-  promptCacheKeyPrefix: Schema.string().default('warmfold').description('Fixed prefix of the prompt_cache_key.'),
   timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response headers, then for stream progress, per attempt.'),
   deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
@@ -101,7 +98,7 @@ const parseShape = strictConfig<OpenAIResponsesConfig>('OpenAIResponsesAdapter',
 
 /**
  * Parses and validates the config: unknown keys (also inside a model), `apiKey` with `apiKeyEnv`,
- * empty strings, a bad `baseURL`, a `promptCacheKeyPrefix` that is long or not `[A-Za-z0-9_.:-]`,
+ * empty strings, a bad `baseURL`,
  * and a `defaultEffort` outside `efforts` fail with a `TypeError` naming the key (never a key value).
  */
 export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.assign(
@@ -114,9 +111,6 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.
     if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
     if (config.provider === '') fail('provider must not be empty')
     if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
-    if (!/^[A-Za-z0-9_.:-]+$/.test(config.promptCacheKeyPrefix) || config.promptCacheKeyPrefix.length > MAX_PROMPT_CACHE_KEY_PREFIX) {
-      fail(`promptCacheKeyPrefix must be 1 to ${MAX_PROMPT_CACHE_KEY_PREFIX} characters of [A-Za-z0-9_.:-], got ${JSON.stringify(config.promptCacheKeyPrefix)}`)
-    }
     for (const [id, model] of Object.entries(config.models)) {
       if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)

@@ -1,5 +1,5 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, retryStream, withIdleTimeout } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, promptCacheKeyFor, retryStream, withIdleTimeout } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
@@ -8,7 +8,6 @@ import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { ResponsesEvent } from './map-stream.ts'
 import { mapStream } from './map-stream.ts'
-import { promptCacheKey } from './prompt-cache-key.ts'
 import type { ResponsesRequestBody } from './serialize-request.ts'
 import { serializeRequest } from './serialize-request.ts'
 import { streamProgress } from './stream-progress.ts'
@@ -84,7 +83,7 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    */
   request(options: GenerateOptions): ResponsesRequestBody {
     const model = this.#modelConfig(options.provider, options.model)
-    const key = this.#config.promptCacheKey === 'session' ? promptCacheKey(options.sessionId, this.#config.promptCacheKeyPrefix) : undefined
+    const key = this.#config.promptCacheKey === 'session' ? (options.sessionId === undefined ? undefined : promptCacheKeyFor(options.sessionId)) : undefined
     return serializeRequest(options, {
       provider: options.provider,
       ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),

@@ -1,6 +1,6 @@
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import { afterEach, describe, expect, it } from 'vitest'
-import { promptCacheKey } from '../src/index.ts'
+import { promptCacheKeyFor } from '@warmfold/llm'
 import type { Exchange, LoopHarness } from './loop-fixture.ts'
 import { ENVELOPE_KEYS, isCompaction, mountLoop } from './loop-fixture.ts'
 
@@ -27,7 +27,7 @@ describe('through the real agent loop and BasicCompactionEngine', () => {
     let folds = 0
     for (const [index, exchange] of exchanges.entries()) {
       const body = exchange.request.json
-      expect(body).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], stream: true, prompt_cache_key: promptCacheKey('session', 'warmfold'), prompt_cache_retention: 'in_memory' })
+      expect(body).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], stream: true, prompt_cache_key: promptCacheKeyFor('session'), prompt_cache_retention: 'in_memory' })
       expect(body).not.toHaveProperty('previous_response_id')
       expect(exchange.request.body).not.toMatch(/"id":"(rs|msg|fc)_/)
       if (isSummary(exchange)) {

@@ -2,7 +2,7 @@ import type { RecordingServer } from '@warmfold/test-utils'
 import { recordCordisPrints, RecordingServer as Server } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { main as usage } from '../examples/usage.ts'
-import { promptCacheKey } from '../src/index.ts'
+import { promptCacheKeyFor } from '@warmfold/llm'
 import { streamReply } from './sse-script.ts'
 
 // The README shows this file verbatim (checked by test-utils' readme-examples test); it runs
@@ -36,7 +36,7 @@ describe('README examples run', () => {
       max_output_tokens: 32000,
       store: false,
       include: ['reasoning.encrypted_content'],
-      prompt_cache_key: promptCacheKey('session-42', 'warmfold'),
+      prompt_cache_key: promptCacheKeyFor('session-42'),
       prompt_cache_retention: '24h',
     })
   })

@@ -1,11 +1,11 @@
 import type { GenerateOptions } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, LlmError, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, LlmError, promptCacheKeyFor, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodeMessagePhase, encodeReasoningSignature, promptCacheKey, serializeRequest } from '../src/index.ts'
+import { encodeMessagePhase, encodeReasoningSignature, serializeRequest } from '../src/index.ts'
 import type { SerializeSettings } from '../src/index.ts'
 
-const settings: SerializeSettings = { provider: 'openai', defaultMaxTokens: 1024, reasoningSummary: 'auto', promptCacheKey: promptCacheKey('session-1', 'warmfold'), cacheRetention: '24h' }
+const settings: SerializeSettings = { provider: 'openai', defaultMaxTokens: 1024, reasoningSummary: 'auto', promptCacheKey: promptCacheKeyFor('session-1'), cacheRetention: '24h' }
 const origin = { provider: 'openai', model: 'gpt-test' }
 const signature = encodeReasoningSignature({ id: 'rs_1', encrypted_content: 'gAAA-enc', summary: [{ type: 'summary_text', text: 'I should read a.ts.' }] })
 
@@ -115,13 +115,13 @@ describe('determinism', () => {
       fc.property(request, (generated) => {
         const build = (purpose: string) => {
           const call = options({ ...generated, purpose })
-          const key = promptCacheKey(call.sessionId, 'warmfold')
+          const key = call.sessionId === undefined ? undefined : promptCacheKeyFor(call.sessionId)
           return JSON.stringify(serializeRequest(call, { provider: 'openai', reasoningSummary: 'auto', ...(key ? { promptCacheKey: key } : {}) }))
         }
         const first = build(generated.purpose)
         // Fresh message objects (new ids, same content) and the other purpose render the same bytes.
         const copies = generated.messages.map((m) => (m.role === 'assistant' ? createAssistantMessage(m.content, origin) : { ...m, id: `${m.id}-copy` }))
-        expect(JSON.stringify(serializeRequest(options({ ...generated, messages: copies }), { provider: 'openai', reasoningSummary: 'auto', ...(generated.sessionId === undefined ? {} : { promptCacheKey: promptCacheKey(generated.sessionId, 'warmfold')! }) }))).toBe(first)
+        expect(JSON.stringify(serializeRequest(options({ ...generated, messages: copies }), { provider: 'openai', reasoningSummary: 'auto', ...(generated.sessionId === undefined ? {} : { promptCacheKey: promptCacheKeyFor(generated.sessionId) }) }))).toBe(first)
         expect(build(generated.purpose === 'compaction' ? 'conversation' : 'compaction')).toBe(first)
         expect(first).not.toContain('"id"')
       }),
