@@ -22,6 +22,7 @@ import { AiSdkAdapter } from '@warmfold/llm-ai-sdk'
 import { AnthropicAdapter } from '@warmfold/llm-anthropic'
 import { GoogleAdapter } from '@warmfold/llm-google'
 import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
+import { OpenAIResponsesAdapter } from '@warmfold/llm-openai-responses'
 import { PrefixCacheService } from '@warmfold/prefix-cache-testkit'
 import { SessionStore } from '@warmfold/session'
 import { TokenMeter } from '@warmfold/token-meter'
@@ -54,12 +55,14 @@ const wireCtx = new Context()
 await wireCtx.start()
 wireCtx.plugin(LlmRuntime)
 wireCtx.plugin(OpenAICompatibleAdapter, { provider: 'deepseek', baseURL: `${wire.origin}/v1`, apiKey: 'sk-unused', dialect: 'deepseek', models: { 'deepseek-chat': { contextWindow: 65536, defaultMaxTokens: 8192 } } })
+wireCtx.plugin(OpenAIResponsesAdapter, { provider: 'openai', baseURL: `${wire.origin}/v1`, apiKey: 'sk-unused', models: { 'gpt-5.5': { contextWindow: 400_000 } } })
 wireCtx.plugin(AnthropicAdapter, { baseURL: wire.origin, apiKey: 'sk-ant-unused', models: { 'claude-sonnet-4-5': { contextWindow: 200_000, defaultMaxTokens: 32_000 } } })
 wireCtx.plugin(GoogleAdapter, { baseURL: wire.origin, apiKey: 'gemini-unused', models: { 'gemini-2.5-flash': { contextWindow: 1_048_576 } } })
 const local = createOpenAICompatible({ name: 'local', baseURL: `${wire.origin}/v1`, includeUsage: true })
 wireCtx.plugin(AiSdkAdapter, { provider: 'ai-sdk', models: { main: { model: local('local-model'), contextWindow: 65536, cache: 'openai-compatible' } } })
 const routes = [
   ['deepseek', 'deepseek-chat'],
+  ['openai', 'gpt-5.5'],
   ['anthropic', 'claude-sonnet-4-5'],
   ['google', 'gemini-2.5-flash'],
   ['ai-sdk', 'main'],

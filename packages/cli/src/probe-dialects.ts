@@ -2,6 +2,7 @@ import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { LlmAdapter } from '@warmfold/llm'
 import type { AnthropicLlmAdapter, parseAnthropicConfig } from '@warmfold/llm-anthropic'
 import type { GoogleLlmAdapter, parseGoogleConfig, thinkingTable } from '@warmfold/llm-google'
+import type { parseResponsesConfig, ResponsesLlmAdapter } from '@warmfold/llm-openai-responses'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
 import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
@@ -9,7 +10,7 @@ import { chatCompletions } from '@warmfold/prefix-cache-testkit'
 import { loadOptionalPackage } from './load-optional-package.ts'
 
 /** Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand. */
-export const OTHER_WIRE_DIALECTS = ['anthropic', 'gemini'] as const
+export const OTHER_WIRE_DIALECTS = ['openai-responses', 'anthropic', 'gemini'] as const
 
 /** Every `--probe-dialect`: the chat completions dialects, then the other wire formats. */
 export const PROBE_DIALECTS: readonly ProbeDialect[] = [...DIALECTS, ...OTHER_WIRE_DIALECTS]
@@ -22,10 +23,11 @@ export type ProbeDialect = Dialect | (typeof OTHER_WIRE_DIALECTS)[number]
  * above input (`--price openai`, `anthropic-5m`) prices what they report. The others report reads
  * only, and such a price would count every uncached token as unwritten.
  */
-export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDialect>(['openai', 'anthropic'])
+export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDialect>(['openai', 'openai-responses', 'anthropic'])
 
 /** The package each other wire format needs: an optional peer of the CLI. */
 export const PROBE_DIALECT_PACKAGES: Readonly<Record<(typeof OTHER_WIRE_DIALECTS)[number], string>> = Object.freeze({
+  'openai-responses': '@warmfold/llm-openai-responses',
   anthropic: '@warmfold/llm-anthropic',
   gemini: '@warmfold/llm-google',
 })
@@ -51,6 +53,8 @@ export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.
  */
 export async function probeConnector(dialect: ProbeDialect, load: typeof loadOptionalPackage = loadOptionalPackage): Promise<ProbeConnector> {
   switch (dialect) {
+    case 'openai-responses':
+      return responsesConnector(await load<ResponsesModule>(PROBE_DIALECT_PACKAGES['openai-responses'], '--probe-dialect openai-responses', 'the OpenAI Responses adapter'))
     case 'anthropic':
       return anthropicConnector(await load<AnthropicModule>(PROBE_DIALECT_PACKAGES.anthropic, '--probe-dialect anthropic', 'the Anthropic Messages adapter'))
     case 'gemini':
@@ -79,6 +83,19 @@ function anthropicConnector(module: AnthropicModule): ProbeConnector {
     })
     const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch })
     return { adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS), url: `${baseURL.replace(/\/+$/, '')}/v1/messages` }
+  }
+}
+
+/** What the Responses probe uses of `@warmfold/llm-openai-responses`. */
+interface ResponsesModule {
+  readonly ResponsesLlmAdapter: typeof ResponsesLlmAdapter
+  readonly parseResponsesConfig: typeof parseResponsesConfig
+}
+
+function responsesConnector(module: ResponsesModule): ProbeConnector {
+  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+    const config = module.parseResponsesConfig({ baseURL, apiKey: apiKey ?? 'no-key', models: { [model]: { contextWindow: 10_000_000 } }, timeoutMs, maxRetries: 0 })
+    return { adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch }), url: `${baseURL.replace(/\/+$/, '')}/responses` }
   }
 }
 

@@ -5,6 +5,7 @@ import type { BenchReport } from '../src/index.ts'
 import { runCli } from '../src/index.ts'
 import { PROBE_DIALECTS } from '../src/probe-dialects.ts'
 import type { PrefixUsage } from './support/prefix-cache-endpoint.ts'
+import { responsesEvents } from './support/adapter-replies.ts'
 import { startPrefixCacheEndpoint } from './support/prefix-cache-endpoint.ts'
 
 // `warmfold bench --cache-probe URL --probe-dialect D` for the wire formats beyond chat
@@ -87,5 +88,25 @@ describe('warmfold bench --probe-dialect', () => {
     expect(run!.sessionPromptTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.prompt, 0))
     expect(run!.sessionCachedTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.cached, 0))
     expect(run!.sessionCachedTokens).toBeGreaterThan(0)
+  })
+
+  it('openai-responses: probes /responses statelessly and prices the writes it reports', async () => {
+    // OpenAI's newest models bill writes: here every uncached token is written, as a breakpoint cache would.
+    const server = await startPrefixCacheEndpoint((usage) => ({
+      sse: responsesEvents({ input_tokens: usage.prompt, input_tokens_details: { cached_tokens: usage.cached, cache_write_tokens: usage.uncached }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 } }),
+      done: false,
+    }))
+    servers.push(server)
+    const { code, stdout, stderr } = await cli([...BENCH, '--cache-probe', `${server.origin}/v1`, '--probe-dialect', 'openai-responses', '--probe-model', 'gpt-probe', '--price', 'openai', '--effort', 'high'])
+    expect(stderr).not.toContain('failed')
+    expect(code).toBe(0)
+    const [run] = (JSON.parse(stdout) as BenchReport).runs
+    expect(run!.completed).toBe(true)
+    expect(server.requests.every((request) => request.url === '/v1/responses')).toBe(true)
+    expect(server.requests.map((request) => [request.json.model, request.json.store, request.json.reasoning?.effort, request.json.max_output_tokens])).toEqual(server.requests.map(() => ['gpt-probe', false, 'high', 1]))
+    expect(run!.sessionPromptTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.prompt, 0))
+    expect(run!.sessionCachedTokens).toBe(server.usages.reduce((sum, usage) => sum + usage.cached, 0))
+    expect(run!.sessionCachedTokens).toBeGreaterThan(0)
+    expect(run!.cost.cacheWrite).toBeGreaterThan(0)
   })
 })

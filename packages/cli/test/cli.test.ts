@@ -34,7 +34,7 @@ describe('warmfold bench flags', () => {
     [['--cache-probe', 'localhost:8080'], '--cache-probe must be the http(s) base URL of the endpoint, got "localhost:8080"'],
     [['--cache', 'llama', '--cache-probe', 'http://127.0.0.1:1'], '--cache llama and --cache-probe are exclusive'],
     [['--probe-dialect', 'deepseek'], '--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL'],
-    [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, anthropic, gemini, got "grpc"'],
+    [['--cache-probe', 'http://127.0.0.1:1', '--probe-dialect', 'grpc'], '--probe-dialect must be one of deepseek, openai, vllm, llamacpp, generic, openai-responses, anthropic, gemini, got "grpc"'],
     [['--cache', 'llama', '--profile', 'anthropic'], '--profile selects a simulated cache; it cannot be combined with --cache llama'],
     [['--price', 'gemini'], '--price "gemini" is neither a built-in profile nor an existing file; use deepseek | openai | anthropic-5m | anthropic-1h | a JSON file'],
     [['--turns', '0'], '--turns must be a positive integer, got "0"'],

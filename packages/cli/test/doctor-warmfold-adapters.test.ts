@@ -9,6 +9,7 @@ import { AiSdkLlmAdapter, parseAiSdkConfig } from '@warmfold/llm-ai-sdk'
 import { AnthropicLlmAdapter, parseAnthropicConfig } from '@warmfold/llm-anthropic'
 import { GoogleLlmAdapter, parseGoogleConfig } from '@warmfold/llm-google'
 import { ChatCompletionsAdapter, parseOpenAICompatibleConfig } from '@warmfold/llm-openai-compatible'
+import { parseResponsesConfig, ResponsesLlmAdapter } from '@warmfold/llm-openai-responses'
 import { RecordingServer } from '@warmfold/test-utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DoctorReport } from '../src/index.ts'
@@ -59,6 +60,16 @@ const SUBJECTS: Subject[] = [
     build: (origin) => {
       const config = parseOpenAICompatibleConfig({ provider: 'p', baseURL: `${origin}/v1`, dialect: 'openai', models: { 'gpt-test': { contextWindow: 400_000, cacheBreakpoints: true, efforts: ['high'] } }, maxRetries: 0 })
       return new ChatCompletionsAdapter({ ...config, apiKey: 'sk-test' })
+    },
+  },
+  {
+    name: 'OpenAI Responses (stateless)',
+    model: 'gpt-test',
+    effort: 'high',
+    mergesInstruction: false,
+    build: (origin) => {
+      const config = parseResponsesConfig({ baseURL: `${origin}/v1`, apiKey: 'sk-test', models: { 'gpt-test': { contextWindow: 400_000, efforts: ['high'] } }, maxRetries: 0 })
+      return new ResponsesLlmAdapter(config, 'sk-test')
     },
   },
   {

@@ -23,8 +23,20 @@ export function okReplyFor(path: string): Reply {
       done: false,
     }
   }
+  if (path.endsWith('/responses')) return { sse: responsesEvents({ input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 1, output_tokens_details: { reasoning_tokens: 0 } }), done: false }
   if (path.includes(':streamGenerateContent')) {
     return { sse: [{ candidates: [{ content: { parts: [{ text: 'ok' }], role: 'model' }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 1, totalTokenCount: 11 } }], done: false }
   }
   return { status: 404, body: { error: { message: `no reply for ${path}` } } }
+}
+
+/** The Responses API's named events of a one-message answer "ok" with `usage`. */
+export function responsesEvents(usage: object): NamedEvent[] {
+  const message = { id: 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }
+  return [
+    new NamedEvent('response.output_item.added', { type: 'response.output_item.added', output_index: 0, item: { ...message, status: 'in_progress', content: [] } }),
+    new NamedEvent('response.output_text.delta', { type: 'response.output_text.delta', output_index: 0, content_index: 0, item_id: 'msg_1', delta: 'ok' }),
+    new NamedEvent('response.output_item.done', { type: 'response.output_item.done', output_index: 0, item: message }),
+    new NamedEvent('response.completed', { type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed', output: [message], usage } }),
+  ]
 }
