@@ -28,7 +28,14 @@ export interface OpenOptions {
   repairTornTail?: boolean
 }
 
-/** Storage behind `ctx.sessions`. */
+/**
+ * Storage behind `ctx.sessions`. The store ships `memory` and `file` (JSONL); other packages
+ * implement this interface (SQL stores) and a host passes an instance as `store`.
+ *
+ * Contract every backend keeps: the log is append-only with a gap-free `seq`; a resolved
+ * `flush` means those events are durable; a torn or concurrent write never corrupts what was
+ * acknowledged; a session held by another writer is refused with `SessionError('LOCKED')`.
+ */
 export interface SessionBackend {
   /** Creates and holds a new empty session. */
   create(id: string, options: SessionOptions): Promise<Session>
@@ -40,6 +47,19 @@ export interface SessionBackend {
   flush(session: Session): Promise<void>
   /** Flushes and stops holding the session (releases locks and handles). */
   release(session: Session): Promise<void>
-  /** The same as `release`, finished before it returns (used on unload, which cordis does not await). */
-  releaseSync(session: Session): void
+  /**
+   * The same as `release`, finished before it returns (used on unload, which cordis does not
+   * await). A backend whose storage is only reachable asynchronously (a database server) omits
+   * it: on unload the store then starts `release` without waiting, and events not yet flushed
+   * are not acknowledged (see `SessionStore.closeAll`, which a host awaits before unloading).
+   */
+  releaseSync?(session: Session): void
+}
+
+/** The methods every backend has; `store` values without them are refused at mount. */
+export const SESSION_BACKEND_METHODS = ['create', 'open', 'list', 'flush', 'release'] as const
+
+/** Whether `value` looks like a {@link SessionBackend} (an object with its methods). */
+export function isSessionBackend(value: unknown): value is SessionBackend {
+  return typeof value === 'object' && value !== null && SESSION_BACKEND_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
 }

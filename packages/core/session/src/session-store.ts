@@ -8,6 +8,7 @@ import Schema from 'schemastery'
 import { JsonlFileBackend } from './jsonl-file-backend.ts'
 import { MemoryBackend } from './memory-backend.ts'
 import type { OpenOptions, SessionBackend, TornTailRepair } from './session-backend.ts'
+import { isSessionBackend, SESSION_BACKEND_METHODS } from './session-backend.ts'
 import { SessionError } from './session-error.ts'
 import type { AnySessionEvent } from './session-event.ts'
 import type { Session } from './session.ts'
@@ -48,7 +49,7 @@ export class SessionStore extends Service<SessionStore.Config> {
   constructor(ctx: Context, config: SessionStore.Config) {
     super(ctx, config)
     this.owner = ctx
-    this.backend = config.store === 'file' ? new JsonlFileBackend(resolve(config.directory)) : new MemoryBackend()
+    this.backend = typeof config.store === 'object' ? config.store : config.store === 'file' ? new JsonlFileBackend(resolve(config.directory)) : new MemoryBackend()
   }
 
   /**
@@ -98,14 +99,27 @@ export class SessionStore extends Service<SessionStore.Config> {
   }
 
   /**
+   * Closes every held session, flushing and releasing each; resolves when all are released.
+   * A host whose backend releases asynchronously (a database) awaits this before unloading.
+   * @throws AggregateError naming how many sessions could not be released.
+   */
+  async closeAll(): Promise<void> {
+    const results = await Promise.allSettled([...this.held.values()].map((session) => this.close(session)))
+    const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
+    if (failures.length) throw new AggregateError(failures, `SessionStore: ${failures.length} session(s) could not be released`)
+  }
+
+  /**
    * Flushes and releases every held session before returning: cordis does not await a
-   * service's `stop()`, so unloading must not leave writes or locks behind.
+   * service's `stop()`, so unloading must not leave writes or locks behind. A backend without
+   * `releaseSync` (a database) is released in the background instead; await `closeAll()` first.
    */
   protected override stop(): void {
     const failures: unknown[] = []
     for (const session of this.held.values()) {
       try {
-        this.backend.releaseSync(session)
+        if (this.backend.releaseSync) this.backend.releaseSync(session)
+        else void this.backend.release(session).catch((error: unknown) => this.owner.emit('internal/warning', `SessionStore: releasing session ${session.id} on unload failed: ${(error as Error).message}`))
       } catch (error) {
         failures.push(error)
       }
@@ -140,16 +154,32 @@ function checkId(id: unknown): asserts id is string {
 
 export namespace SessionStore {
   export interface Config {
-    /** Where sessions live: `memory` (default) or `file` (JSONL). */
-    store: 'memory' | 'file'
+    /**
+     * Where sessions live: `memory` (default), `file` (JSONL), or a {@link SessionBackend}
+     * instance from a storage package (e.g. an SQL store), which makes this config code, not JSON.
+     */
+    store: 'memory' | 'file' | SessionBackend
     /** Folder of the file store, resolved against the working directory. */
     directory: string
   }
-  export const Config: ConfigParser<Config> = strictConfig(
+  const parse = strictConfig(
     'SessionStore',
     Schema.object({
-      store: Schema.union(['memory', 'file'] as const).default('memory').description('Where sessions live.'),
+      store: Schema.union(['memory', 'file'] as const).default('memory').description('Where sessions live: memory, file, or (in code) a SessionBackend.'),
       directory: Schema.string().default('.warmfold/sessions').description('Folder of the file store.'),
     }),
   ) as ConfigParser<Config>
+  /** Validates the config; a `store` object must have every {@link SESSION_BACKEND_METHODS} method. */
+  export const Config: ConfigParser<Config> = Object.assign(
+    (config?: unknown): Config => {
+      const store = (config as { store?: unknown } | undefined)?.store
+      if (typeof store !== 'object' || store === null) return parse(config)
+      if (!isSessionBackend(store)) {
+        const missing = SESSION_BACKEND_METHODS.filter((name) => typeof (store as Record<string, unknown>)[name] !== 'function')
+        throw new TypeError(`SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no ${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`)
+      }
+      return { ...parse({ ...(config as object), store: 'memory' }), store }
+    },
+    { schema: parse.schema },
+  )
 }
