@@ -1,6 +1,6 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, retryStream, withIdleTimeout } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, modelEntry, resilientStream } from '@warmfold/llm'
 import type { AiSdkCallOptions } from './build-call-options.ts'
 import { buildCallOptions } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
@@ -75,68 +75,29 @@ export class AiSdkLlmAdapter extends LlmAdapter {
     const model = this.#modelConfig(options.provider, options.model)
     const call = this.request(options)
     const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, redactor: this.#redactor }
-    const { deadlineMs } = this.#config
-    const deadline = new AbortController()
-    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
-    const overDeadline = () =>
-      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
-    try {
-      yield* retryStream(() => this.#attempt(model, call, { ...context, signal }), {
-        maxRetries: this.#config.maxRetries,
-        retryBaseMs: this.#config.retryBaseMs,
-        signal,
-        mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
-      })
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  async *#attempt(model: AiSdkModelConfig, call: AiSdkCallOptions, context: ErrorContext): AsyncGenerator<StreamChunk> {
-    // A local controller, so a stall can cancel the request without touching the caller's signal.
-    const controller = new AbortController()
-    const forward = () => controller.abort(context.signal?.reason)
-    if (context.signal?.aborted) forward()
-    context.signal?.addEventListener('abort', forward, { once: true })
-    const { timeoutMs } = this.#config
-    const timeout = () =>
-      new LlmError('TIMEOUT', `${context.provider}/${context.model}: no response or stream progress for timeoutMs (${timeoutMs} ms)`, { provider: context.provider })
-    try {
-      // The wait for the response headers, bounded like the stream below.
-      let waiting: ReturnType<typeof setTimeout> | undefined
-      const result = await Promise.race([
-        Promise.resolve(model.model.doStream({ ...call, abortSignal: controller.signal })),
-        new Promise<never>((_, reject) => {
-          waiting = setTimeout(() => {
-            controller.abort()
-            reject(timeout())
-          }, timeoutMs)
-        }),
-      ]).finally(() => clearTimeout(waiting))
-      const parts = result.stream as unknown as AsyncIterable<LanguageModelV3StreamPart>
-      yield* mapStream(withIdleTimeout(parts, { timeoutMs, isProgress: streamProgress(), failure: timeout, onTimeout: () => controller.abort() }), context)
-    } finally {
-      context.signal?.removeEventListener('abort', forward)
-    }
+    yield* resilientStream<LanguageModelV3StreamPart>({
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      deadlineMs: this.#config.deadlineMs,
+      maxRetries: this.#config.maxRetries,
+      retryBaseMs: this.#config.retryBaseMs,
+      timeoutMs: this.#config.timeoutMs,
+      open: async (signal) => (await model.model.doStream({ ...call, abortSignal: signal })).stream as unknown as AsyncIterable<LanguageModelV3StreamPart>,
+      progress: streamProgress,
+      map: (parts, signal) => mapStream(parts, { ...context, signal }),
+      mapError: (error) => mapError(error, context),
+    })
   }
 
   #modelConfig(provider: string, model: string): AiSdkModelConfig {
-    if (Object.hasOwn(this.#config.models, model)) {
-      const config = this.#config.models[model]!
-      // The instance may have been swapped after the config was parsed; a V4 model is refused here too.
-      try {
-        checkSpecificationVersion(config.model, `models["${model}"].model`)
-      } catch (error) {
-        throw new LlmError('INVALID_REQUEST', (error as Error).message, { provider, retryable: false })
-      }
-      return config
+    const config = modelEntry(this.#config.models, provider, model)
+    // The instance may have been swapped after the config was parsed; a V4 model is refused here too.
+    try {
+      checkSpecificationVersion(config.model, `models["${model}"].model`)
+    } catch (error) {
+      throw new LlmError('INVALID_REQUEST', (error as Error).message, { provider, retryable: false })
     }
-    const known = Object.keys(this.#config.models).toSorted()
-    throw new LlmError(
-      'UNKNOWN_MODEL',
-      `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
-      { provider, retryable: false },
-    )
+    return config
   }
 }

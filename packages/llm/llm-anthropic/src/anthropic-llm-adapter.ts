@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, retryStream, withIdleTimeout } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
 import { CACHE_TTL_MS } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
@@ -97,63 +97,26 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const body = this.request(options)
-    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
-    const { deadlineMs } = this.#config
-    const deadline = new AbortController()
-    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
-    // Attempts and the waits between them stop on the caller's abort and on the deadline alike.
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
-    const overDeadline = () =>
-      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
-    try {
-      yield* retryStream(() => this.#attempt(body, { ...context, signal }), {
-        maxRetries: this.#config.maxRetries,
-        retryBaseMs: this.#config.retryBaseMs,
-        signal,
-        mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
-      })
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  async *#attempt(body: AnthropicRequestBody, context: ErrorContext): AsyncGenerator<StreamChunk> {
     // `temperature` is not in the installed SDK's parameter types; the body is sent as built.
     const params = body as unknown as MessageCreateParamsStreaming
-    // A local controller, so a stalled stream can be cancelled without touching the caller's signal.
-    const controller = new AbortController()
-    const forward = () => controller.abort(context.signal?.reason)
-    if (context.signal?.aborted) forward()
-    context.signal?.addEventListener('abort', forward, { once: true })
-    try {
-      const events: AsyncIterable<RawMessageStreamEvent> = await this.#client.messages.create(params, { signal: controller.signal })
-      const timeoutMs = this.#config.timeoutMs
-      yield* mapStream(
-        withIdleTimeout(events, {
-          timeoutMs,
-          isProgress: streamProgress(),
-          failure: () =>
-            new LlmError(
-              'TIMEOUT',
-              `${context.provider}/${context.model}: no stream progress for timeoutMs (${timeoutMs} ms); the response stalled after it started (pings and empty deltas do not count)`,
-              { provider: context.provider },
-            ),
-          onTimeout: () => controller.abort(),
-        }),
-        context,
-      )
-    } finally {
-      context.signal?.removeEventListener('abort', forward)
-    }
+    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
+    yield* resilientStream<RawMessageStreamEvent>({
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      deadlineMs: this.#config.deadlineMs,
+      maxRetries: this.#config.maxRetries,
+      retryBaseMs: this.#config.retryBaseMs,
+      timeoutMs: this.#config.timeoutMs,
+      stallNote: ' (pings and empty deltas do not count)',
+      open: (signal) => this.#client.messages.create(params, { signal }),
+      progress: streamProgress,
+      map: (events, signal) => mapStream(events, { ...context, signal }),
+      mapError: (error) => mapError(error, context),
+    })
   }
 
   #modelConfig(provider: string, model: string): AnthropicModelConfig {
-    if (Object.hasOwn(this.#config.models, model)) return this.#config.models[model]!
-    const known = Object.keys(this.#config.models).toSorted()
-    throw new LlmError(
-      'UNKNOWN_MODEL',
-      `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
-      { provider, retryable: false },
-    )
+    return modelEntry(this.#config.models, provider, model)
   }
 }

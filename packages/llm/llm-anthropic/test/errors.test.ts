@@ -170,7 +170,7 @@ describe('error mapping', () => {
     }
     expect(seen).toEqual(['block-start', 'text-delta'])
     expect(caught).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic' })
-    expect((caught as Error).message).toMatch(/anthropic\/claude-test: no stream progress for timeoutMs \(200 ms\); the response stalled after it started/)
+    expect((caught as Error).message).toMatch(/anthropic\/claude-test: no response or stream progress for timeoutMs \(200 ms\) \(pings and empty deltas do not count\)/)
     // Output had already reached the caller, so the request is not sent again.
     expect(adapter.server.requests).toHaveLength(1)
     await adapter.server.closed(0)

@@ -56,7 +56,7 @@ describe('stalled and endless streams', () => {
     const harness = await serving((tick) => (tick === 0 ? START : tick === 1 ? TEXT_START : IDLE_EVENTS[tick % IDLE_EVENTS.length]), 3, { timeoutMs: 1000 })
     const { error } = await drain(harness)
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic' })
-    expect((error as Error).message).toContain('no stream progress for timeoutMs (1000 ms)')
+    expect((error as Error).message).toContain('no response or stream progress for timeoutMs (1000 ms) (pings and empty deltas do not count)')
     await harness.server.closed(0)
     expect(harness.server.requests).toHaveLength(1)
   })

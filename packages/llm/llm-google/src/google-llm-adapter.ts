@@ -1,7 +1,7 @@
 import type { GenerateContentParameters } from '@google/genai'
 import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, retryStream, withIdleTimeout } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
 import type { GoogleAdapterConfig, GoogleModelConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -101,12 +101,6 @@ export class GoogleLlmAdapter extends LlmAdapter {
     const body = this.request(options)
     let headers: Headers | undefined
     const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret, headers: () => headers }
-    const { deadlineMs } = this.#config
-    const deadline = new AbortController()
-    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
-    const overDeadline = () =>
-      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
     // The SDK's ApiError drops the response headers; this wrapper keeps the attempt's for retry-after.
     const base = this.#fetch ?? globalThis.fetch
     const fetch: GoogleFetch = async (input, init) => {
@@ -114,30 +108,25 @@ export class GoogleLlmAdapter extends LlmAdapter {
       headers = response.headers
       return response
     }
-    try {
-      yield* retryStream(
-        () => {
-          headers = undefined
-          return this.#attempt(options.model, body, fetch, { ...context, signal })
-        },
-        {
-          maxRetries: this.#config.maxRetries,
-          retryBaseMs: this.#config.retryBaseMs,
-          signal,
-          mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
-        },
-      )
-    } finally {
-      clearTimeout(timer)
-    }
+    yield* resilientStream<GeminiChunk>({
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      deadlineMs: this.#config.deadlineMs,
+      maxRetries: this.#config.maxRetries,
+      retryBaseMs: this.#config.retryBaseMs,
+      timeoutMs: this.#config.timeoutMs,
+      open: (signal) => {
+        headers = undefined
+        return this.#send(options.model, body, fetch, signal)
+      },
+      progress: streamProgress,
+      map: (events, signal) => mapStream(events, { ...context, signal }),
+      mapError: (error) => mapError(error, context),
+    })
   }
 
-  async *#attempt(model: string, body: GeminiRequestBody, fetch: GoogleFetch, context: ErrorContext): AsyncGenerator<StreamChunk> {
-    // A local controller, so a stalled stream can be cancelled without touching the caller's signal.
-    const controller = new AbortController()
-    const forward = () => controller.abort(context.signal?.reason)
-    if (context.signal?.aborted) forward()
-    context.signal?.addEventListener('abort', forward, { once: true })
+  async #send(model: string, body: GeminiRequestBody, fetch: GoogleFetch, signal: AbortSignal): Promise<AsyncIterable<GeminiChunk>> {
     const { contents, generationConfig, ...head } = body
     const params = {
       model,
@@ -145,42 +134,17 @@ export class GoogleLlmAdapter extends LlmAdapter {
       config: {
         ...head,
         ...generationConfig,
-        abortSignal: controller.signal,
+        abortSignal: signal,
         httpOptions: { fetch },
         // Neither reaches the body: no SDK-side tool execution, and no hidden follow-up requests.
         automaticFunctionCalling: { disable: true },
         automaticContinuation: false,
       },
     } as unknown as GenerateContentParameters
-    const client = this.#client
-    // The wait for the response headers happens on the first pull, so the idle timeout covers it.
-    const chunks = async function* (): AsyncGenerator<GeminiChunk> {
-      yield* (await client.models.generateContentStream(params)) as AsyncIterable<GeminiChunk>
-    }
-    const timeoutMs = this.#config.timeoutMs
-    try {
-      yield* mapStream(
-        withIdleTimeout(chunks(), {
-          timeoutMs,
-          isProgress: streamProgress(),
-          failure: () =>
-            new LlmError('TIMEOUT', `${context.provider}/${context.model}: no response or stream progress for timeoutMs (${timeoutMs} ms)`, { provider: context.provider }),
-          onTimeout: () => controller.abort(),
-        }),
-        context,
-      )
-    } finally {
-      context.signal?.removeEventListener('abort', forward)
-    }
+    return (await this.#client.models.generateContentStream(params)) as AsyncIterable<GeminiChunk>
   }
 
   #modelConfig(provider: string, model: string): GoogleModelConfig {
-    if (Object.hasOwn(this.#config.models, model)) return this.#config.models[model]!
-    const known = Object.keys(this.#config.models).toSorted()
-    throw new LlmError(
-      'UNKNOWN_MODEL',
-      `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
-      { provider, retryable: false },
-    )
+    return modelEntry(this.#config.models, provider, model)
   }
 }

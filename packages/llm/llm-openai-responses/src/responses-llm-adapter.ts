@@ -1,5 +1,5 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, normalizeApiKey, promptCacheKeyFor, retryStream, withIdleTimeout } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, promptCacheKeyFor, resilientStream } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
@@ -100,60 +100,25 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    * whole call when it outlasts `deadlineMs`.
    */
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
-    const body = this.request(options)
-    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
-    const { deadlineMs } = this.#config
-    const deadline = new AbortController()
-    const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal
-    const overDeadline = () =>
-      new LlmError('TIMEOUT', `${options.provider}/${options.model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider: options.provider, retryable: false })
-    try {
-      yield* retryStream(() => this.#attempt(body, { ...context, signal }), {
-        maxRetries: this.#config.maxRetries,
-        retryBaseMs: this.#config.retryBaseMs,
-        signal,
-        mapError: (error) => (deadline.signal.aborted && !options.signal?.aborted ? overDeadline() : mapError(error, context)),
-      })
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  async *#attempt(body: ResponsesRequestBody, context: ErrorContext): AsyncGenerator<StreamChunk> {
     // Input items are sent without ids (store: false cannot resolve them), which the SDK's types require.
-    const params = body as unknown as ResponseCreateParamsStreaming
-    // A local controller, so a stalled stream can be cancelled without touching the caller's signal.
-    const controller = new AbortController()
-    const forward = () => controller.abort(context.signal?.reason)
-    if (context.signal?.aborted) forward()
-    context.signal?.addEventListener('abort', forward, { once: true })
-    try {
-      const events = (await this.#client.responses.create(params, { signal: controller.signal })) as unknown as AsyncIterable<ResponsesEvent>
-      const timeoutMs = this.#config.timeoutMs
-      yield* mapStream(
-        withIdleTimeout(events, {
-          timeoutMs,
-          isProgress: streamProgress(),
-          failure: () =>
-            new LlmError('TIMEOUT', `${context.provider}/${context.model}: no stream progress for timeoutMs (${timeoutMs} ms); the response stalled after it started`, {
-              provider: context.provider,
-            }),
-          onTimeout: () => controller.abort(),
-        }),
-        context,
-      )
-    } finally {
-      context.signal?.removeEventListener('abort', forward)
-    }
+    const params = this.request(options) as unknown as ResponseCreateParamsStreaming
+    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
+    yield* resilientStream<ResponsesEvent>({
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      deadlineMs: this.#config.deadlineMs,
+      maxRetries: this.#config.maxRetries,
+      retryBaseMs: this.#config.retryBaseMs,
+      timeoutMs: this.#config.timeoutMs,
+      open: async (signal) => (await this.#client.responses.create(params, { signal })) as unknown as AsyncIterable<ResponsesEvent>,
+      progress: streamProgress,
+      map: (events, signal) => mapStream(events, { ...context, signal }),
+      mapError: (error) => mapError(error, context),
+    })
   }
 
   #modelConfig(provider: string, model: string): ResponsesModelConfig {
-    if (Object.hasOwn(this.#config.models, model)) return this.#config.models[model]!
-    const known = Object.keys(this.#config.models).toSorted()
-    throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`, {
-      provider,
-      retryable: false,
-    })
+    return modelEntry(this.#config.models, provider, model)
   }
 }

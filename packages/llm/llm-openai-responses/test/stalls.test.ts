@@ -38,7 +38,7 @@ describe('stalls', () => {
     harnesses.push(harness)
     const error = await harness.failure()
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'openai' })
-    expect(error.message).toContain('no stream progress for timeoutMs (500 ms)')
+    expect(error.message).toContain('no response or stream progress for timeoutMs (500 ms)')
     await harness.server.closed(0)
   })
 
