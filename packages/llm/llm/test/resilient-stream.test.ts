@@ -35,9 +35,9 @@ async function drain(stream: AsyncIterable<StreamChunk>): Promise<{ chunks: Stre
   }
 }
 
-/** Never yields; ends when `signal` aborts, as a real request does. */
+/** Never yields an event; ends when `signal` aborts, as a real request does. */
 async function* silent(signal: AbortSignal): AsyncGenerator<Event> {
-  await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))
+  yield* await new Promise<Event[]>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))
 }
 
 describe('resilientStream', () => {
