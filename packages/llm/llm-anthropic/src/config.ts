@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -109,7 +109,7 @@ const parseShape = strictConfig<AnthropicAdapterConfig>('AnthropicAdapter', sche
  */
 export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object.assign(
   (input?: unknown): AnthropicAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys((input as { models?: unknown }).models)
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys('AnthropicAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
     if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
@@ -138,25 +138,11 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
   { schema: schema as unknown as Schema },
 )
 
-function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
-}
 
 function fail(message: string): never {
   throw new TypeError(`AnthropicAdapter config: ${message}`)
 }
 
-function checkModelKeys(models: unknown): void {
-  if (typeof models !== 'object' || models === null || Array.isArray(models)) return
-  for (const [id, model] of Object.entries(models)) {
-    if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
-    for (const key of Object.keys(model)) {
-      if (!(MODEL_KEYS as readonly string[]).includes(key)) {
-        throw new TypeError(`AnthropicAdapter config: models["${id}"]: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
-      }
-    }
-  }
-}
 
 /**
  * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed of
@@ -165,11 +151,5 @@ function checkModelKeys(models: unknown): void {
  *   it holds only whitespace or whitespace inside the key.
  */
 export function resolveApiKey(config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
-  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, 'AnthropicAdapter config: apiKey')
-  const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
-  const value = env[name]
-  if (value === undefined || value === '') {
-    throw new Error(`AnthropicAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the Anthropic API key in it, or name another variable with apiKeyEnv`)
-  }
-  return normalizeApiKey(value, `AnthropicAdapter: the environment variable ${name} (apiKeyEnv)`)
+  return resolveAdapterApiKey('AnthropicAdapter', 'Anthropic', config, DEFAULT_API_KEY_ENV, env)
 }

@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { ThinkingLevelName } from './thinking.ts'
 import { THINKING_LEVEL_NAMES, thinkingTable } from './thinking.ts'
@@ -91,7 +91,7 @@ const parseShape = strictConfig<GoogleAdapterConfig>('GoogleAdapter', schema as 
  */
 export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = Object.assign(
   (input?: unknown): GoogleAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys((input as { models?: unknown }).models)
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys('GoogleAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
     if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
@@ -130,25 +130,11 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   return model
 }
 
-function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
-}
 
 function fail(message: string): never {
   throw new TypeError(`GoogleAdapter config: ${message}`)
 }
 
-function checkModelKeys(models: unknown): void {
-  if (typeof models !== 'object' || models === null || Array.isArray(models)) return
-  for (const [id, model] of Object.entries(models)) {
-    if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
-    for (const key of Object.keys(model)) {
-      if (!(MODEL_KEYS as readonly string[]).includes(key)) {
-        throw new TypeError(`GoogleAdapter config: models["${id}"]: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
-      }
-    }
-  }
-}
 
 /**
  * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
@@ -156,11 +142,5 @@ function checkModelKeys(models: unknown): void {
  *   it holds only whitespace or whitespace inside the key.
  */
 export function resolveApiKey(config: Pick<GoogleAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
-  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, 'GoogleAdapter config: apiKey')
-  const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
-  const value = env[name]
-  if (value === undefined || value === '') {
-    throw new Error(`GoogleAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the Gemini API key in it, or name another variable with apiKeyEnv`)
-  }
-  return normalizeApiKey(value, `GoogleAdapter: the environment variable ${name} (apiKeyEnv)`)
+  return resolveAdapterApiKey('GoogleAdapter', 'Gemini', config, DEFAULT_API_KEY_ENV, env)
 }

@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */
@@ -103,7 +103,7 @@ const parseShape = strictConfig<OpenAIResponsesConfig>('OpenAIResponsesAdapter',
  */
 export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.assign(
   (input?: unknown): OpenAIResponsesConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys((input as { models?: unknown }).models)
+    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys('OpenAIResponsesAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
     if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
@@ -129,31 +129,11 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.
  * @throws Error naming the variable (never a value) when it is unset or empty.
  */
 export function resolveApiKey(config: Pick<OpenAIResponsesConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
-  if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, 'OpenAIResponsesAdapter config: apiKey')
-  const name = config.apiKeyEnv ?? DEFAULT_API_KEY_ENV
-  const value = env[name]
-  if (value === undefined || value === '') {
-    throw new Error(`OpenAIResponsesAdapter: the environment variable ${name} (apiKeyEnv) is not set; export the OpenAI API key in it, or name another variable with apiKeyEnv`)
-  }
-  return normalizeApiKey(value, `OpenAIResponsesAdapter: the environment variable ${name} (apiKeyEnv)`)
+  return resolveAdapterApiKey('OpenAIResponsesAdapter', 'OpenAI', config, DEFAULT_API_KEY_ENV, env)
 }
 
-function isHttpUrl(value: string): boolean {
-  return URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol)
-}
 
 function fail(message: string): never {
   throw new TypeError(`OpenAIResponsesAdapter config: ${message}`)
 }
 
-function checkModelKeys(models: unknown): void {
-  if (typeof models !== 'object' || models === null || Array.isArray(models)) return
-  for (const [id, model] of Object.entries(models)) {
-    if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
-    for (const key of Object.keys(model)) {
-      if (!(MODEL_KEYS as readonly string[]).includes(key)) {
-        throw new TypeError(`OpenAIResponsesAdapter config: models["${id}"]: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
-      }
-    }
-  }
-}

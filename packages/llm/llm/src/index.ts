@@ -1,3 +1,4 @@
+export * from './adapter-config.ts'
 export * from './call-config.ts'
 export * from './canonical-json.ts'
 export * from './content-assembler.ts'
