@@ -1,5 +1,6 @@
 export * from './jsonl-file-backend.ts'
 export * from './memory-backend.ts'
+export * from './process-liveness.ts'
 export * from './read-session-file.ts'
 export * from './request-header.ts'
 export * from './session-backend.ts'

@@ -1,0 +1,38 @@
+import type { SessionBackend } from '@warmfold/session'
+
+/**
+ * How a child process builds a backend on the same storage: it imports `module` (an absolute
+ * path or package name, run with `node --import tsx`) and calls its export `factory(...args)`
+ * (with `new` when `construct`).
+ */
+export interface ChildBackendSpec {
+  readonly module: string
+  readonly factory: string
+  readonly args: readonly unknown[]
+  /** Call the export with `new` (a backend class rather than a factory function). */
+  readonly construct?: boolean
+}
+
+/** One fresh, empty storage location (a folder, a database file, a schema) under test. */
+export interface StoreUnderTest {
+  /**
+   * A backend on this storage. Every call returns a new store instance, unless the backend has
+   * no storage of its own beyond the instance (memory): then the same instance each time.
+   */
+  backend(): SessionBackend
+  /** Whether two `backend()` calls are two stores on one storage (a second one is refused with `LOCKED`). */
+  readonly sharedStorage: boolean
+  /** For the multi-process cases: how a child process opens a backend here. Absent: those cases are not registered. */
+  readonly child?: ChildBackendSpec
+  /** Releases what `backend()` opened and removes the storage. */
+  cleanup(): Promise<void>
+}
+
+/** Creates a fresh {@link StoreUnderTest} per test case. */
+export interface BackendHarness {
+  /** Whether its stores' `backend()` calls are separate stores on one storage. */
+  readonly sharedStorage: boolean
+  /** Whether its stores have a `child` spec (another process can open the same storage). */
+  readonly multiProcess: boolean
+  fresh(): Promise<StoreUnderTest>
+}

@@ -1,0 +1,2 @@
+export * from './sqlite-schema.ts'
+export * from './sqlite-session-backend.ts'

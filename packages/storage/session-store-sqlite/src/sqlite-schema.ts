@@ -1,0 +1,104 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { SessionError } from '@warmfold/session'
+import Database from 'libsql'
+
+/** The schema this code writes and reads (`PRAGMA user_version`). */
+export const SCHEMA_VERSION = 1
+
+/** A libsql (better-sqlite3-style, synchronous) connection. */
+export type SqliteDatabase = InstanceType<typeof Database>
+
+/**
+ * The tables, by version: entry `n - 1` migrates version `n - 1` to `n`. Applied in order by
+ * {@link openDatabase}, each in the same transaction as the new `user_version`.
+ */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE sessions (
+     id TEXT PRIMARY KEY NOT NULL,
+     created INTEGER NOT NULL
+   ) WITHOUT ROWID;
+   CREATE TABLE events (
+     session_id TEXT NOT NULL REFERENCES sessions(id),
+     seq INTEGER NOT NULL,
+     event TEXT NOT NULL,
+     PRIMARY KEY (session_id, seq)
+   ) WITHOUT ROWID;
+   CREATE TABLE holders (
+     session_id TEXT PRIMARY KEY NOT NULL REFERENCES sessions(id),
+     token TEXT NOT NULL,
+     pid INTEGER NOT NULL,
+     hostname TEXT NOT NULL,
+     boot TEXT,
+     start INTEGER,
+     since INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+]
+
+/**
+ * Opens (creating it and its folder when missing) the database at `path` in WAL mode with
+ * `synchronous = FULL`, so a committed transaction is on disk when `COMMIT` returns, and
+ * brings its schema up to {@link SCHEMA_VERSION}. A database written by newer code is refused
+ * before anything is changed.
+ */
+export function openDatabase(path: string): SqliteDatabase {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  let db: SqliteDatabase
+  try {
+    db = new Database(path)
+  } catch (error) {
+    throw new SessionError('IO', `cannot open the SQLite session store ${path}: ${(error as Error).message}`, { cause: error })
+  }
+  try {
+    // Another process may be migrating or committing: wait for its (short) transaction.
+    db.exec('PRAGMA busy_timeout = 10000')
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec('PRAGMA synchronous = FULL')
+    db.exec('PRAGMA foreign_keys = ON')
+    migrate(db, path)
+    return db
+  } catch (error) {
+    db.close()
+    throw error
+  }
+}
+
+function userVersion(db: SqliteDatabase): number {
+  return Number((db.prepare('PRAGMA user_version').raw().get() as unknown[])[0])
+}
+
+function migrate(db: SqliteDatabase, path: string): void {
+  if (userVersion(db) === SCHEMA_VERSION) return
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    // Read again under the write lock: another process may have migrated meanwhile.
+    const found = userVersion(db)
+    if (found > SCHEMA_VERSION) {
+      throw new SessionError(
+        'IO',
+        `the SQLite session store ${path} has schema version ${found}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-sqlite understands; ` +
+          'upgrade the package (the database was not changed)',
+      )
+    }
+    for (let version = found; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version] as string)
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+    db.exec('COMMIT')
+  } catch (error) {
+    db.exec('ROLLBACK')
+    throw error
+  }
+}
+
+/** Runs `work` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front) and commits. */
+export function writeTransaction<T>(db: SqliteDatabase, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    const result = work()
+    db.exec('COMMIT')
+    return result
+  } catch (error) {
+    // A failed COMMIT (disk full, I/O error) leaves the transaction open: undo all of it.
+    if (db.inTransaction) db.exec('ROLLBACK')
+    throw error
+  }
+}

@@ -1,0 +1,167 @@
+import { resolve } from 'node:path'
+import { canonicalJson } from '@warmfold/llm'
+import type { OpenOptions, SessionBackend, SessionOptions } from '@warmfold/session'
+import { Session, SessionError } from '@warmfold/session'
+import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
+import type { SqliteDatabase } from './sqlite-schema.ts'
+import { openDatabase, writeTransaction } from './sqlite-schema.ts'
+import { replayRows } from './replay-rows.ts'
+
+/** Options of {@link sqliteSessionStore}. */
+export interface SqliteSessionStoreOptions {
+  /** The database file, resolved against the working directory; created (with its folder, mode 0700) on first use. */
+  path: string
+}
+
+interface HeldSession {
+  /** This store's writer row token (fencing: every flush checks it). */
+  readonly token: string
+  /** Events `0..flushed-1` are committed. */
+  flushed: number
+  /** Set when a flush failed: nothing of it was committed, and no later flush is tried until reopen. */
+  broken?: Error
+}
+
+/**
+ * Sessions in one SQLite database file (libsql, WAL, `synchronous = FULL`): a row per event in
+ * `events(session_id, seq, event)` holding the same canonical JSON line as the JSONL store,
+ * one committed transaction per flush, and a writer row per held session in `holders` that
+ * refuses a second writer with `LOCKED`. The engine is synchronous, so `releaseSync` finishes
+ * the final flush on unload. The connection is opened on first use and closed when the store
+ * holds no session.
+ */
+export class SqliteSessionBackend implements SessionBackend {
+  /** The absolute database path. */
+  readonly path: string
+  private db?: SqliteDatabase
+  private readonly held = new Map<Session, HeldSession>()
+
+  constructor(options: SqliteSessionStoreOptions) {
+    if (typeof options?.path !== 'string' || options.path === '') throw new TypeError(`sqliteSessionStore: path must be a non-empty string, got ${JSON.stringify(options?.path)}`)
+    this.path = resolve(options.path)
+  }
+
+  async create(id: string, options: SessionOptions): Promise<Session> {
+    const db = this.connection()
+    try {
+      const token = writeTransaction(db, () => {
+        if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
+        db.prepare('INSERT INTO sessions (id, created) VALUES (?, ?)').run(id, Date.now())
+        return takeHolder(db, this.path, id)
+      })
+      const session = new Session(id, options)
+      this.held.set(session, { token, flushed: 0 })
+      return session
+    } catch (error) {
+      this.closeIfIdle()
+      throw error
+    }
+  }
+
+  async open(id: string, options: OpenOptions & SessionOptions): Promise<Session> {
+    const db = this.connection()
+    let token: string | undefined
+    try {
+      token = writeTransaction(db, () => {
+        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) {
+          throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
+        }
+        return takeHolder(db, this.path, id)
+      })
+      const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][]
+      const session = replayRows(this.path, id, rows, options)
+      this.held.set(session, { token, flushed: session.length })
+      return session
+    } catch (error) {
+      if (token !== undefined) dropHolder(db, id, token)
+      this.closeIfIdle()
+      throw error
+    }
+  }
+
+  async list(): Promise<string[]> {
+    const db = this.connection()
+    try {
+      return (db.prepare('SELECT id FROM sessions ORDER BY id').raw().all() as [string][]).map(([id]) => id).toSorted()
+    } finally {
+      this.closeIfIdle()
+    }
+  }
+
+  async flush(session: Session): Promise<void> {
+    this.flushSync(session)
+  }
+
+  async release(session: Session): Promise<void> {
+    this.releaseSync(session)
+  }
+
+  /** Flushes, drops the writer row and (when no session is left) closes the connection, all before returning. */
+  releaseSync(session: Session): void {
+    const held = this.held.get(session)
+    if (!held) return
+    try {
+      this.flushSync(session)
+    } finally {
+      session.close()
+      this.held.delete(session)
+      try {
+        if (this.db) dropHolder(this.db, session.id, held.token)
+      } finally {
+        this.closeIfIdle()
+      }
+    }
+  }
+
+  /**
+   * Inserts every event before the open unit (if any) in one `BEGIN IMMEDIATE … COMMIT`, after
+   * checking this store still holds the writer row. Returns once `COMMIT` returned (WAL,
+   * `synchronous = FULL`: fsynced). A failed transaction is rolled back whole, acknowledges
+   * nothing, and every later flush of the session is refused until it is reopened.
+   */
+  private flushSync(session: Session): void {
+    const held = this.held.get(session)
+    if (!held || !this.db) throw new SessionError('CLOSED', `session ${session.id} is not held by the SQLite store ${this.path}`)
+    if (held.broken) {
+      throw new SessionError('CLOSED', `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); nothing of it was committed. Reopen the session to continue.`)
+    }
+    const end = session.settledLength
+    if (end === held.flushed) return
+    const db = this.db
+    try {
+      writeTransaction(db, () => {
+        checkHolder(db, this.path, session.id, held.token)
+        const insert = db.prepare('INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)')
+        for (let seq = held.flushed; seq < end; seq++) {
+          const event = session.eventAt(seq)
+          const size = session.unitSizeAt(seq)
+          insert.run(session.id, seq, canonicalJson(size > 1 ? { ...event, unit: size } : event))
+        }
+      })
+    } catch (error) {
+      held.broken = error as Error
+      const code = SessionError.isInstance(error) && error.code === 'LOCKED' ? 'LOCKED' : 'CLOSED'
+      throw new SessionError(code, `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of them is acknowledged: ${(error as Error).message}`, { cause: error })
+    }
+    held.flushed = end
+  }
+
+  private connection(): SqliteDatabase {
+    this.db ??= openDatabase(this.path)
+    return this.db
+  }
+
+  private closeIfIdle(): void {
+    if (this.held.size > 0 || !this.db) return
+    this.db.close()
+    this.db = undefined
+  }
+}
+
+/**
+ * The SQLite session store for `SessionStore`'s `store` option:
+ * `ctx.plugin(SessionStore, { store: sqliteSessionStore({ path: '.warmfold/sessions.db' }) })`.
+ */
+export function sqliteSessionStore(options: SqliteSessionStoreOptions): SqliteSessionBackend {
+  return new SqliteSessionBackend(options)
+}

@@ -1,0 +1,102 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { Context } from '@cordisjs/core'
+import { createUserMessage } from '@warmfold/llm'
+import { SessionError, SessionStore } from '@warmfold/session'
+import Database from 'libsql'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { SCHEMA_VERSION, SqliteSessionBackend, sqliteSessionStore } from '../src/index.ts'
+
+let directory: string
+let path: string
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), 'warmfold-sqlite-'))
+  path = join(directory, 'nested', 'sessions.db')
+})
+afterEach(() => rmSync(directory, { recursive: true, force: true }))
+
+async function failure(promise: Promise<unknown>): Promise<SessionError> {
+  const error = await promise.then(() => undefined, (caught: unknown) => caught)
+  if (!SessionError.isInstance(error)) throw new Error(`expected a SessionError, got ${String(error)}`)
+  return error
+}
+
+function raw(run: (db: InstanceType<typeof Database>) => void): void {
+  mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path)
+  try {
+    run(db)
+  } finally {
+    db.close()
+  }
+}
+
+describe('SQLite session store', () => {
+  it('is the one-line store of SessionStore and creates its folder, WAL mode and schema version', async () => {
+    const ctx = new Context()
+    await ctx.start()
+    ctx.plugin(SessionStore, { store: sqliteSessionStore({ path }) })
+    const session = await ctx.sessions.create('host')
+    session.append('user/message', { message: createUserMessage('hi', 'm0') }, 'append')
+    await ctx.sessions.flush(session)
+    raw((db) => {
+      expect((db.prepare('PRAGMA journal_mode').raw().get() as unknown[])[0]).toBe('wal')
+      expect((db.prepare('PRAGMA user_version').raw().get() as unknown[])[0]).toBe(SCHEMA_VERSION)
+      expect(db.prepare("SELECT seq FROM events WHERE session_id = 'host'").raw().all()).toEqual([[0]])
+    })
+    await ctx.sessions.closeAll()
+    await ctx.stop()
+  })
+
+  it('refuses a database with a newer schema and leaves it unchanged', async () => {
+    raw((db) => db.exec(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`))
+    const error = await failure(new SqliteSessionBackend({ path }).list())
+    expect(error.message).toContain(`schema version ${SCHEMA_VERSION + 1}, newer than version ${SCHEMA_VERSION}`)
+    expect(error.message).toContain(path)
+    raw((db) => expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'events'").raw().get()).toEqual([0]))
+  })
+
+  it('a corrupt row is CORRUPT naming session, seq and what is wrong', async () => {
+    const backend = new SqliteSessionBackend({ path })
+    const session = await backend.create('c', {})
+    session.append('user/message', { message: createUserMessage('one', 'm0') }, 'append')
+    session.append('user/message', { message: createUserMessage('two', 'm1') }, 'append')
+    backend.releaseSync(session)
+    raw((db) => db.prepare("UPDATE events SET event = '{\"seq\":1,' WHERE session_id = 'c' AND seq = 1").run())
+    const error = await failure(new SqliteSessionBackend({ path }).open('c', {}))
+    expect(error.code).toBe('CORRUPT')
+    expect(error.message).toMatch(/session c, events row seq 1: not valid JSON/)
+    // The failed open released its writer row: a fixed row opens.
+    raw((db) => db.prepare("DELETE FROM events WHERE session_id = 'c' AND seq = 1").run())
+    expect((await new SqliteSessionBackend({ path }).open('c', {})).length).toBe(1)
+  })
+
+  it('a failed flush commits nothing and refuses later flushes until reopen', async () => {
+    const backend = new SqliteSessionBackend({ path })
+    const session = await backend.create('f', {})
+    session.append('user/message', { message: createUserMessage('kept', 'm0') }, 'append')
+    await backend.flush(session)
+    // Another writer's row at seq 2 makes the second insert of the next flush fail (primary key).
+    raw((db) => db.prepare("INSERT INTO events (session_id, seq, event) VALUES ('f', 2, '{}')").run())
+    session.append('user/message', { message: createUserMessage('lost 1', 'm1') }, 'append')
+    session.append('user/message', { message: createUserMessage('lost 2', 'm2') }, 'append')
+    const error = await failure(backend.flush(session))
+    expect(error.code).toBe('CLOSED')
+    expect(error.message).toContain('committing events 1..2')
+    raw((db) => expect(db.prepare("SELECT seq FROM events WHERE session_id = 'f' ORDER BY seq").raw().all()).toEqual([[0], [2]]))
+    expect((await failure(backend.flush(session))).message).toContain('an earlier flush')
+    expect(() => backend.releaseSync(session)).toThrow(/an earlier flush/)
+  })
+
+  it('fencing: a store whose writer row was taken over is refused on flush, not merged', async () => {
+    const backend = new SqliteSessionBackend({ path })
+    const session = await backend.create('t', {})
+    raw((db) => db.prepare("UPDATE holders SET token = 'someone-else', pid = 1 WHERE session_id = 't'").run())
+    session.append('user/message', { message: createUserMessage('late', 'm0') }, 'append')
+    const error = await failure(backend.flush(session))
+    expect(error.code).toBe('LOCKED')
+    expect(error.message).toContain('no longer holds its writer row (pid 1')
+    raw((db) => expect(db.prepare("SELECT count(*) FROM events WHERE session_id = 't'").raw().get()).toEqual([0]))
+  })
+})
