@@ -25,6 +25,7 @@ import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
 import { OpenAIResponsesAdapter } from '@warmfold/llm-openai-responses'
 import { PrefixCacheService } from '@warmfold/prefix-cache-testkit'
 import { SessionStore } from '@warmfold/session'
+import { sqliteSessionStore } from '@warmfold/session-store-sqlite'
 import { TokenMeter } from '@warmfold/token-meter'
 import Schema from 'schemastery'
 import { ContractOnlyEngine, contractOnlyCalls } from './contract-only-engine.js'
@@ -73,6 +74,25 @@ for (const [provider, model] of routes) {
 }
 await wireCtx.stop()
 await wire.close()
+
+// The embedded SQL store is one config line; its native engine comes from the npm registry alone.
+const sqlDirectory = await mkdtemp(join(process.cwd(), 'sqlite-'))
+for (const round of [1, 2]) {
+  const sqlCtx = new Context()
+  await sqlCtx.start()
+  sqlCtx.plugin(SessionStore, { store: sqliteSessionStore({ path: join(sqlDirectory, 'sessions.db') }) })
+  if (round === 1) {
+    const session = await sqlCtx.sessions.create('sql-session')
+    session.append('user/message', { message: createUserMessage('Refactor the loader.', 'm1') }, 'append')
+    await sqlCtx.sessions.close(session)
+  } else {
+    const reopened = await sqlCtx.sessions.open('sql-session')
+    check('the SQLite session store keeps a session across contexts', reopened.length === 1 && textOf(reopened.deriveMessages()[0]!.content) === 'Refactor the loader.', `${reopened.length} event(s)`)
+    await sqlCtx.sessions.close(reopened)
+  }
+  await sqlCtx.stop()
+}
+await rm(sqlDirectory, { recursive: true, force: true })
 
 // Inside the host project, so the consumer test's cleanup removes it even when this host crashes.
 const directory = await mkdtemp(join(process.cwd(), 'sessions-'))
