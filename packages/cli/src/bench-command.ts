@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { ProbeConnector, RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import type { SessionBackend } from '@warmfold/session'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
@@ -12,6 +13,8 @@ import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 import { probeConnector } from './probe-dialects.ts'
 import { RunError } from './run-error.ts'
+import type { StoreSpec } from './session-store-spec.ts'
+import { backendFactory, describeStore, redactUrl } from './session-store-spec.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Where the command writes. */
@@ -32,7 +35,10 @@ export interface CommandIo {
  */
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
   if (args.out !== undefined) await checkOutPath(args.out)
-  if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window))))
+  const sessionIds = args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window)))
+  if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, sessionIds)
+  const newBackend = args.store ? await backendFactory(args.store) : undefined
+  if (args.store && newBackend) await checkStoreIds(args.store, newBackend, sessionIds)
   const probe = args.cache.kind === 'probe' ? probeOf(args.cache, await probeConnector(args.cache.dialect)) : undefined
   const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
   const report: BenchReport = { version: 2, workload: workloadOf(args), runs: [] }
@@ -42,15 +48,16 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
       const started = performance.now()
       const name = `window ${window}, strategy ${strategy}`
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
-      const sessionFile = args.keepSessions === undefined ? undefined : { directory: resolve(args.keepSessions), id: benchSessionId(strategy, window) }
-      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds }, sessionFile ? { sessionFile } : {}).catch((error: unknown) => {
+      const id = benchSessionId(strategy, window)
+      const kept = newBackend ? { sessionStore: { store: newBackend(), id } } : args.keepSessions === undefined ? {} : { sessionFile: { directory: resolve(args.keepSessions), id } }
+      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds }, kept).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
         const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
       const entry = reportRun(strategy, run, args.price)
       report.runs.push(entry)
-      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s${sessionFile ? `, session log ${join(sessionFile.directory, `${sessionFile.id}.jsonl`)}` : ''}`)
+      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`
@@ -64,6 +71,28 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
   const incomplete = report.runs.filter((run) => !run.completed)
   if (incomplete.length) io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`)
   return { code: incomplete.length ? 1 : 0, report }
+}
+
+/** `, session log DIR/<id>.jsonl` or `, session <id> in sqlite:PATH`, or '' when no session is kept. */
+function keptWhere(args: BenchArgs, id: string): string {
+  if (args.store) return `, session ${id} in ${describeStore(args.store)}`
+  return args.keepSessions === undefined ? '' : `, session log ${join(resolve(args.keepSessions), `${id}.jsonl`)}`
+}
+
+/**
+ * Refuses a store that already holds one of the bench's session ids, before anything runs (a run
+ * would fail on it only after the earlier runs).
+ * @throws UsageError naming the store (without a password) and the ids.
+ */
+async function checkStoreIds(spec: Exclude<StoreSpec, { kind: 'file' }>, newBackend: () => SessionBackend, ids: readonly string[]): Promise<void> {
+  let existing: string[]
+  try {
+    existing = await newBackend().list()
+  } catch (error) {
+    throw new UsageError(`--store ${describeStore(spec)}: cannot list its sessions: ${redactUrl((error as Error).message)}`)
+  }
+  const taken = ids.filter((id) => existing.includes(id))
+  if (taken.length) throw new UsageError(`--store ${describeStore(spec)} already holds session(s) ${taken.join(', ')}; use another store or remove them`)
 }
 
 /** One probe for the whole bench, built before the first run so a refused config costs nothing. */

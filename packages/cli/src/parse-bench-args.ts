@@ -3,6 +3,8 @@ import type { PriceProfile, WorkloadPruner, WorkloadStrategy } from '@warmfold/p
 import { readPriceProfile } from './read-price-profile.ts'
 import type { ProbeDialect } from './probe-dialects.ts'
 import { PROBE_DIALECTS, REPORTS_CACHE_WRITES } from './probe-dialects.ts'
+import type { StoreSpec } from './session-store-spec.ts'
+import { parseStoreSpec, STORE_SYNTAX } from './session-store-spec.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Where cached tokens come from: the simulator, the embedded llama.cpp KV cache, or an endpoint. */
@@ -36,6 +38,8 @@ export interface BenchArgs {
   out?: string
   /** Folder each run's session log is written to, as `<strategy>-<window>.jsonl` (`--keep-sessions`). */
   keepSessions?: string
+  /** An SQL store each run's session is kept in, as `<strategy>-<window>` (`--store sqlite:PATH | postgres:URL`). */
+  store?: Exclude<StoreSpec, { kind: 'file' }>
   cache: CacheSource
   help: boolean
 }
@@ -97,6 +101,10 @@ Options:
                         must exist)
   --keep-sessions DIR   write each run's session log to DIR/<strategy>-<window>.jsonl, for warmfold
                         report (checked before the run: DIR must exist, the files must not)
+  --store ${STORE_SYNTAX}
+                        keep each run's session, as <strategy>-<window>, in that store (file:DIR is
+                        --keep-sessions DIR; sqlite and postgres need their store package installed;
+                        checked before the run: no such session may exist there)
   --cache llama         measure cached tokens with a real llama.cpp KV cache (embedded server, a fresh
                         one per run; default windows ${LLAMA_WINDOWS.join(',')}; takes minutes on 2 cores)
   --cache-probe URL     measure cached tokens at a real endpoint (llama-server, vLLM, DeepSeek, OpenAI,
@@ -114,7 +122,7 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -138,6 +146,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     help: false,
   }
   let windowsGiven = false
+  let storeGiven = false
   const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as ProbeDialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
   let llama = false
   for (let index = 0; index < argv.length; index++) {
@@ -234,8 +243,17 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         args.out = text
         break
       case '--keep-sessions':
+        if (storeGiven) throw new UsageError('--keep-sessions DIR and --store are exclusive: --keep-sessions DIR is --store file:DIR')
         args.keepSessions = text
         break
+      case '--store': {
+        if (args.keepSessions !== undefined || storeGiven) throw new UsageError('--store is given twice, or with --keep-sessions DIR (which is --store file:DIR)')
+        const spec = parseStoreSpec('--store', text)
+        storeGiven = true
+        if (spec.kind === 'file') args.keepSessions = spec.directory
+        else args.store = spec
+        break
+      }
       default:
         throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold bench --help for the flags`)
     }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from '@cordisjs/core'
 import { SessionStore } from '@warmfold/session'
+import { sqliteSessionStore } from '@warmfold/session-store-sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
 import { runCli } from '../src/index.ts'
@@ -82,5 +83,45 @@ describe('warmfold bench --keep-sessions DIR', () => {
     }
     expect(await readdir(used)).toEqual(['legacy-4800.jsonl'])
     expect(await readdir(join(directory, 'kept-twice'))).toEqual([])
+  })
+})
+
+describe('warmfold bench --store sqlite:PATH', () => {
+  it("keeps each run's whole session in the SQLite store, and refuses a store that already holds one before running", async () => {
+    const path = join(directory, 'sessions.db')
+    const result = await cli(['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold,legacy', '--store', `sqlite:${path}`])
+    expect(result.code).toBe(0)
+    const report = JSON.parse(result.stdout) as BenchReport
+    const ctx = new Context()
+    await ctx.start()
+    try {
+      ctx.plugin(SessionStore, { store: sqliteSessionStore({ path }) })
+      expect(await ctx.sessions.list()).toEqual(['legacy-4800', 'warmfold-4800'])
+      for (const run of report.runs) {
+        const id = `${run.strategy}-${run.window}`
+        expect(result.stderr).toContain(`session ${id} in sqlite:${path}`)
+        const session = await ctx.sessions.open(id)
+        expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(run.summaryCalls.length)
+        expect(session.events.at(-1)?.type).toBe('turn/end')
+        await ctx.sessions.close(session)
+      }
+    } finally {
+      await ctx.stop()
+    }
+    const again = await cli(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--store', `sqlite:${path}`])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain(`--store sqlite:${path} already holds session(s) warmfold-4800; use another store or remove them`)
+    expect(again.stderr).not.toContain('[1/1]')
+  })
+
+  it.each([
+    [['--store', 'mysql://db'], '--store must be file:DIR | sqlite:PATH | postgres:URL, got "mysql://db"'],
+    [['--store', 'postgres:http://user:hunter2@db/x'], '--store must be file:DIR | sqlite:PATH | postgres:URL, got "postgres:http://user:***@db/x"'],
+    [['--store', 'file:a', '--keep-sessions', 'b'], '--keep-sessions DIR and --store are exclusive'],
+  ])('refuses %j naming the flag, never a password', async (argv, message) => {
+    const result = await cli(['bench', ...argv])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain(message)
+    expect(result.stderr).not.toContain('hunter2')
   })
 })

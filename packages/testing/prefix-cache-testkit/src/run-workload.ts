@@ -5,7 +5,7 @@ import { BasicCompactionEngine } from '@warmfold/compaction-basic'
 import type { ContentBlock, GenerateOptions, Message, ModelInfo, TokenUsage } from '@warmfold/llm'
 import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
-import type { Session } from '@warmfold/session'
+import type { Session, SessionStore } from '@warmfold/session'
 import { silentRewrites } from './cache-assertions.ts'
 import type { CacheObservation, CacheTotals } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
@@ -72,6 +72,13 @@ export interface RunWorkloadHooks {
    * `workload`) stays in memory.
    */
   sessionFile?: { readonly directory: string; readonly id: string }
+  /**
+   * Keep the session log, as `id`, in any session store: `store` is `SessionStore`'s (a
+   * `SessionBackend` from an SQL store package, or `'file'` with `directory`). The run fails with
+   * `SessionError('EXISTS')` when the store already has `id`, and closes the session (flushed and
+   * released, awaited) before it returns. Exclusive with `sessionFile`, its JSONL shorthand.
+   */
+  sessionStore?: { readonly store: SessionStore.Config['store']; readonly directory?: string; readonly id: string }
   /** Mount the cache ledger (default true; `false` only to measure what the ledger costs). */
   ledger?: boolean
 }
@@ -82,6 +89,8 @@ export interface RunWorkloadHooks {
  */
 export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkloadHooks = {}): Promise<WorkloadRun> {
   const workload = resolveWorkload(options)
+  if (hooks.sessionFile && hooks.sessionStore) throw new TypeError('runWorkload: sessionFile and sessionStore are exclusive; sessionFile is the JSONL shorthand of sessionStore')
+  const kept = hooks.sessionStore ?? (hooks.sessionFile ? { store: 'file' as const, directory: hooks.sessionFile.directory, id: hooks.sessionFile.id } : undefined)
   const ctx = new Context()
   await ctx.start()
   try {
@@ -106,7 +115,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
-      ...(hooks.sessionFile ? { sessions: { store: 'file', directory: hooks.sessionFile.directory } } : {}),
+      ...(kept ? { sessions: { store: kept.store, ...(kept.directory === undefined ? {} : { directory: kept.directory }) } } : {}),
     })
     const coverage: number[] = []
     const adapter = scriptedModel(workload, outputTokens, cache.profile.ttlMs)
@@ -128,8 +137,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     registerTools(ctx, workload)
     hooks.configure?.(ctx)
     // Created here, not by the agent loop, which would resume a session file left by an earlier run.
-    if (hooks.sessionFile) await ctx.sessions.create(hooks.sessionFile.id)
-    const agent = await ctx.agentLoop.create(hooks.sessionFile?.id ?? 'workload', {
+    if (kept) await ctx.sessions.create(kept.id)
+    const agent = await ctx.agentLoop.create(kept?.id ?? 'workload', {
       ...WORKLOAD_ROUTE,
       reasoningEffort: workload.effort,
       temperature: workload.temperature,
@@ -163,6 +172,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       guardWarnings: cacheTotals(session.events).guardWarnings,
     }
   } finally {
+    // A database store releases asynchronously: its last flush must land before the context stops.
+    if (kept) await ctx.sessions?.closeAll()
     await ctx.stop()
   }
 }
