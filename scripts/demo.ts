@@ -7,7 +7,8 @@
  * fresh Context and checked byte for byte.
  *
  * `pnpm demo [folder]`: the log goes to `folder` (kept), else to a temporary folder that is
- * removed when the demo ends, also on an error or Ctrl-C.
+ * removed when the demo ends, also on an error or Ctrl-C. `pnpm demo --store sqlite:PATH` (or
+ * `postgres:URL`, `file:DIR`) keeps the session, as `demo`, in that store instead.
  */
 import { join } from 'node:path'
 import { Context } from '@cordisjs/core'
@@ -16,12 +17,35 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { canonicalJson, LlmRuntime, promptView, textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import { backendFactory, describeStore, parseStoreSpec } from '@warmfold/cli'
+import type { SessionStore as SessionStoreType } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import { TokenMeter } from '@warmfold/token-meter'
 import { demoFolder } from './demo-folder.ts'
 
-const { directory, temporary } = await demoFolder(process.argv[2])
-console.log(`session log: ${join(directory, 'demo.jsonl')}${temporary ? ' (a temporary folder, removed when the demo ends; `pnpm demo FOLDER` keeps it)' : ''}\n`)
+const { folder, store: storeText } = demoArgs(process.argv.slice(2))
+const spec = storeText === undefined ? undefined : parseStoreSpec('--store', storeText)
+const { directory, temporary } = await demoFolder(spec?.kind === 'file' ? spec.directory : folder)
+/** A fresh `store` for each Context: the file store in `directory`, or a new backend of the SQL store. */
+const newStore: () => SessionStoreType.Config['store'] = spec && spec.kind !== 'file' ? await backendFactory(spec) : () => 'file'
+const where = spec && spec.kind !== 'file' ? `session demo in ${describeStore(spec)}` : join(directory, 'demo.jsonl')
+console.log(spec && spec.kind !== 'file' ? `session store: ${describeStore(spec)}\n` : `session log: ${where}${temporary ? ' (a temporary folder, removed when the demo ends; `pnpm demo FOLDER` keeps it)' : ''}\n`)
+
+/** `[folder] [--store SPEC]`, in any order. */
+function demoArgs(argv: readonly string[]): { folder?: string; store?: string } {
+  const parsed: { folder?: string; store?: string } = {}
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string
+    if (arg === '--store') {
+      const value = argv[++index]
+      if (value === undefined) throw new TypeError('pnpm demo: --store needs a value: file:DIR | sqlite:PATH | postgres:URL')
+      parsed.store = value
+    } else if (arg.startsWith('--store=')) parsed.store = arg.slice('--store='.length)
+    else if (arg.startsWith('--')) throw new TypeError(`pnpm demo: unknown flag ${JSON.stringify(arg)}; usage: pnpm demo [FOLDER] [--store file:DIR | sqlite:PATH | postgres:URL]`)
+    else parsed.folder = arg
+  }
+  return parsed
+}
 
 const CASES = Array.from({ length: 24 }, (_, index) => [index + 1, (index * 7) % 11] as const)
 
@@ -93,7 +117,7 @@ const THRESHOLD_RATIO = 0.7
 const ctx = new Context()
 await ctx.start()
 ctx.plugin(LlmRuntime)
-ctx.plugin(SessionStore, { store: 'file', directory })
+ctx.plugin(SessionStore, { store: newStore(), directory })
 ctx.plugin(ToolRegistry)
 ctx.plugin(AgentLoop)
 ctx.plugin(TokenMeter, {})
@@ -171,15 +195,18 @@ agent.followup('The add test fails. Fix it.')
 await agent.whenIdle()
 const written = canonicalJson(agent.session.deriveMessages().map(promptView))
 const compactions = agent.session.events.filter((event) => event.type === 'compaction/end' && event.data.error === undefined).length
+// A database store releases asynchronously: wait for its last flush before the context stops.
+await ctx.sessions.closeAll()
 await ctx.stop()
-console.log(`\nwrote ${agent.session.length} events to ${join(directory, 'demo.jsonl')}; ${compactions} compaction(s) committed`)
+console.log(`\nwrote ${agent.session.length} events to ${where}; ${compactions} compaction(s) committed`)
 
 const reader = new Context()
 await reader.start()
-reader.plugin(SessionStore, { store: 'file', directory })
+reader.plugin(SessionStore, { store: newStore(), directory })
 const reopened = await reader.sessions.open('demo')
 const read = canonicalJson(reopened.deriveMessages().map(promptView))
 console.log(`reopened ${reopened.length} events in a fresh Context; header effort=${reopened.requestHeader()?.config.reasoningEffort}`)
 console.log(read === written ? 'messages byte-identical after reopen: yes' : 'messages byte-identical after reopen: NO')
+await reader.sessions.closeAll()
 await reader.stop()
 if (read !== written || compactions === 0) process.exitCode = 1

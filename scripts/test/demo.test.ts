@@ -67,6 +67,22 @@ describe('pnpm demo', () => {
     expect(await readdir(folder)).toContain('demo.jsonl')
     expect(await demoFolders()).toEqual([])
   }, 60_000)
+
+  it('--store sqlite:PATH keeps the session in the SQLite store and reopens it from there', async () => {
+    const path = join(temp, 'sessions.db')
+    const { code, stdout, stderr } = await node(['scripts/demo.ts', '--store', `sqlite:${path}`])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout.split('\n')[0]).toBe(`session store: sqlite:${path}`)
+    expect(stdout).toMatch(new RegExp(`^wrote \\d+ events to session demo in sqlite:${path.replaceAll('/', '\\/')}; 1 compaction\\(s\\) committed$`, 'm'))
+    expect(stdout).toContain('messages byte-identical after reopen: yes')
+    expect(await readdir(temp)).toContain('sessions.db')
+    // Nothing went to a JSONL folder.
+    expect(await demoFolders()).toEqual([])
+    const unknown = await node(['scripts/demo.ts', '--store', 'redis:x'])
+    expect(unknown.code).not.toBe(0)
+    expect(unknown.stderr).toContain('--store must be file:DIR | sqlite:PATH | postgres:URL, got "redis:x"')
+  }, 60_000)
 })
 
 describe('the demo\'s temporary folder', () => {
