@@ -36,6 +36,7 @@ function demoArgs(argv: readonly string[]): { folder?: string; store?: string } 
   const parsed: { folder?: string; store?: string } = {}
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] as string
+    if (arg === '--') continue
     if (arg === '--store') {
       const value = argv[++index]
       if (value === undefined) throw new TypeError('pnpm demo: --store needs a value: file:DIR | sqlite:PATH | postgres:URL')
