@@ -5,5 +5,7 @@ import { defineProject } from 'vitest/config'
 export default defineProject({
   test: {
     globalSetup: ['./test/global-setup.ts'],
+    // Child processes start through tsx and crashed holders' leases expire: seconds on 2 busy cores.
+    testTimeout: 60_000,
   },
 })

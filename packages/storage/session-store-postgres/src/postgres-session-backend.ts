@@ -103,7 +103,9 @@ export class PostgresSessionBackend implements SessionBackend {
   flush(session: Session): Promise<void> {
     const held = this.held.get(session)
     if (!held) return Promise.reject(new SessionError('CLOSED', `session ${session.id} is not held by this store (${this.where})`))
-    const run = held.queue.then(() => this.flushNow(session, held))
+    // What is settled now is what this call acknowledges (a unit being built waits for the next flush).
+    const end = session.settledLength
+    const run = held.queue.then(() => this.flushNow(session, held, end))
     held.queue = run.catch(() => {})
     return run
   }
@@ -132,12 +134,11 @@ export class PostgresSessionBackend implements SessionBackend {
    * renews our lease under a row lock: a store whose lease was taken over fails with `LOCKED`
    * and commits nothing, and nobody can take the lease between that check and the commit.
    */
-  private async flushNow(session: Session, held: Held): Promise<void> {
+  private async flushNow(session: Session, held: Held, end: number): Promise<void> {
     if (held.broken) {
       throw new SessionError('CLOSED', `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after it was acknowledged. Reopen the session to continue.`)
     }
-    const end = session.settledLength
-    if (end === held.flushed) return
+    if (end <= held.flushed) return
     const seqs: number[] = []
     const lines: string[] = []
     for (let seq = held.flushed; seq < end; seq++) {
