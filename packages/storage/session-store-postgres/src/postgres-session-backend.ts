@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
 import { canonicalJson } from '@warmfold/llm'
-import type { OpenOptions, Session, SessionBackend, SessionOptions } from '@warmfold/session'
+import type { OpenOptions, Session, SessionBackend, SessionOptions, TornTailRepair } from '@warmfold/session'
 import { Session as SessionClass, SessionError } from '@warmfold/session'
 import pg from 'pg'
 import { migrateWith } from './migrations.ts'
@@ -80,7 +80,8 @@ export class PostgresSessionBackend implements SessionBackend {
     return session
   }
 
-  async open(id: string, options: OpenOptions & SessionOptions): Promise<Session> {
+  /** A flush commits whole, so rows are never torn: `repairTornTail` and `onRepair` have nothing to do. */
+  async open(id: string, options: OpenOptions & SessionOptions, _onRepair?: (repair: TornTailRepair) => void): Promise<Session> {
     await this.migrated()
     const token = await SessionLease.acquire(this.pool, id, this.holder, this.leaseMs, this.where)
     try {

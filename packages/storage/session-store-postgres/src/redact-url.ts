@@ -11,7 +11,9 @@ export function redactUrl(url: string): string {
     return '(a connection string that is not a URL, not shown)'
   }
   if (parsed.password !== '') parsed.password = '***'
-  for (const key of [...parsed.searchParams.keys()]) {
+  // Collected first: `set` drops duplicate keys, which would shift a live iterator.
+  const keys = Array.from(parsed.searchParams.keys())
+  for (const key of keys) {
     if (/pass|secret|key/i.test(key)) parsed.searchParams.set(key, '***')
   }
   return parsed.toString()

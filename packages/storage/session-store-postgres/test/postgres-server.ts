@@ -44,10 +44,12 @@ async function freePort(): Promise<number> {
   return port
 }
 
-/** The server refuses to run as root: run its programs as the `postgres` OS user then. */
-function asServerUser(command: string, args: string[]): [string, string[]] {
-  if (process.getuid?.() !== 0) return [command, args]
-  return ['runuser', ['-u', 'postgres', '--', command, ...args]]
+/**
+ * The server refuses to run as root: then its programs run as the `postgres` OS user, set by
+ * `spawn` itself (no `runuser` in between, so a signal reaches the server and not a wrapper).
+ */
+function asServerUser(): { uid?: number; gid?: number } {
+  return process.getuid?.() === 0 ? postgresIds() : {}
 }
 
 function postgresIds(): { uid: number; gid: number } {
@@ -71,22 +73,17 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   try {
     const data = join(directory, 'data')
-    if (process.getuid?.() === 0) {
-      const { uid, gid } = postgresIds()
-      chownSync(directory, uid, gid)
-    }
+    const user = asServerUser()
+    if (user.uid !== undefined && user.gid !== undefined) chownSync(directory, user.uid, user.gid)
     chmodSync(directory, 0o700)
-    const [initdb, initArgs] = asServerUser(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'])
-    execFileSync(initdb, initArgs, { stdio: ['ignore', 'ignore', 'pipe'] })
+    execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], { ...user, cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] })
     const port = await freePort()
     // fsync stays on: the tests check what a committed flush survives.
-    const [postgres, args] = asServerUser(join(bin, 'postgres'), ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', directory, '-c', 'max_connections=60'])
-    child = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    child = spawn(join(bin, 'postgres'), ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', directory, '-c', 'max_connections=60'], { ...user, cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] })
     let log = ''
     child.stderr?.on('data', (chunk: Buffer) => void (log += chunk.toString()))
     await waitReady(bin, directory, port, child, () => log)
-    const [psql, psqlArgs] = asServerUser(join(bin, 'psql'), ['-h', directory, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', 'CREATE DATABASE warmfold_test'])
-    execFileSync(psql, psqlArgs, { stdio: ['ignore', 'ignore', 'pipe'] })
+    execFileSync(join(bin, 'psql'), ['-h', directory, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', 'CREATE DATABASE warmfold_test'], { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] })
     return { url: `postgres://postgres@127.0.0.1:${port}/warmfold_test`, directory, stop: cleanup }
   } catch (error) {
     await cleanup()

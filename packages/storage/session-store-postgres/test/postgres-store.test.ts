@@ -25,9 +25,8 @@ describe('PostgreSQL session store', () => {
     const session = await writer.create(id, {})
     appendMessages(session, 3)
     await writer.flush(session)
-    const original = session.eventAt(0)
     session.unit(() => {
-      session.append('user/message', { message: createUserMessage('replacement', 'r1') }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [original.seq] })
+      session.append('user/message', { message: createUserMessage('replacement', 'r1') }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [0] })
       session.append('user/message', { message: createUserMessage('after', 'r2') }, 'append')
     })
     await writer.release(session)
