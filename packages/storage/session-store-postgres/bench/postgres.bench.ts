@@ -12,6 +12,14 @@ const store = postgresSessionStore({ url })
 afterAll(() => store.close())
 const root = resolve(import.meta.dirname, '../../../..')
 
+/** Sends a command to a writer process and resolves with its reply. */
+function ask(child: ChildProcess, message: unknown): Promise<{ ok: boolean; code?: string }> {
+  return new Promise((done) => {
+    child.once('message', done as never)
+    child.send(message as never)
+  })
+}
+
 async function filled(count: number): Promise<string> {
   const id = `bench-${randomUUID().slice(0, 8)}`
   const session = await store.create(id, {})
@@ -39,7 +47,6 @@ describe('PostgreSQL store', async () => {
   bench('two processes contend for one session (200 flushed appends each)', async () => {
     const id = await filled(0)
     const children: ChildProcess[] = [0, 1].map(() => fork(resolve(import.meta.dirname, '../test/fixtures/pg-writer.ts'), [], { cwd: root, execArgv: ['--import', 'tsx'] }))
-    const ask = (child: ChildProcess, message: unknown) => new Promise<{ ok: boolean; code?: string }>((done) => { child.once('message', done as never); child.send(message as never) })
     try {
       let refusals = 0
       await Promise.all(children.map(async (child) => {
