@@ -1,0 +1,5 @@
+export * from './migrations.ts'
+export * from './postgres-session-backend.ts'
+export * from './read-session-rows.ts'
+export * from './redact-url.ts'
+export * from './session-lease.ts'

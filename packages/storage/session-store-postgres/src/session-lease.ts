@@ -1,0 +1,115 @@
+import { SessionError } from '@warmfold/session'
+import type pg from 'pg'
+
+/** Something to run a query on: the pool or a client inside a transaction. */
+interface Queryable {
+  query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>
+}
+
+/** `expires_at` from now, in the database's clock, so hosts with skewed clocks agree. */
+const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
+
+/**
+ * The lease a store holds on one session: a row in `warmfold_leases` with the holder's name,
+ * a fencing token and an expiry in the database's clock. Taking a free or expired lease
+ * increments the token; every flush checks, in its own transaction and under the row lock,
+ * that the row still carries this token, so a store that lost its lease (it paused longer
+ * than `leaseMs`, and another host took over) can never commit again.
+ */
+export class SessionLease {
+  private timer?: NodeJS.Timeout
+  /** Set when a renewal found the lease taken: the next flush fails anyway, this says why early. */
+  lost = false
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly sessionId: string,
+    readonly holder: string,
+    readonly token: string,
+    private readonly leaseMs: number,
+    private readonly where: string,
+  ) {}
+
+  /**
+   * Takes the lease of an existing session: `NOT_FOUND` when there is no such session,
+   * `LOCKED` naming the holder while another store's lease has not expired.
+   * @returns the new fencing token
+   */
+  static async acquire(pool: pg.Pool, id: string, holder: string, leaseMs: number, where: string): Promise<string> {
+    // The upsert takes the row lock, so of two racing stores exactly one moves the token on;
+    // the other re-reads the row after the first commits and finds it unexpired.
+    const taken = await pool.query<{ token: string }>(
+      `INSERT INTO warmfold_leases (session_id, holder, token, expires_at)
+       SELECT session_id, $2::text, 1, ${EXPIRES} FROM warmfold_sessions WHERE session_id = $1
+       ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = warmfold_leases.token + 1, expires_at = EXCLUDED.expires_at
+       WHERE warmfold_leases.expires_at <= clock_timestamp()
+       RETURNING token`,
+      [id, holder, leaseMs],
+    )
+    if (taken.rows[0]) return taken.rows[0].token
+    const current = await pool.query<{ holder: string; token: string; left_ms: number }>(
+      `SELECT holder, token, ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::float8 AS left_ms FROM warmfold_leases WHERE session_id = $1`,
+      [id],
+    )
+    const row = current.rows[0]
+    if (!row) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${where}`)
+    throw new SessionError(
+      'LOCKED',
+      `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${Math.max(0, row.left_ms)} ms unless renewed); close it there, or wait for the lease to expire if that host crashed`,
+    )
+  }
+
+  /** Marks the lease expired (keeping its token, which only ever grows) if we still hold it. */
+  static async release(pool: pg.Pool, id: string, token: string): Promise<void> {
+    await pool.query(`UPDATE warmfold_leases SET expires_at = '-infinity' WHERE session_id = $1 AND token = $2`, [id, token])
+  }
+
+  /**
+   * Inside a flush transaction: renews the lease if it still carries our token, else throws
+   * `LOCKED`. The row stays locked until the transaction ends, so no one takes over before
+   * our commit. An expired lease nobody took is still ours: no other writer can have
+   * committed under it.
+   */
+  async check(client: Queryable): Promise<void> {
+    if (await this.renew(client)) return
+    this.lost = true
+    const current = await client.query<{ holder: string; token: string }>('SELECT holder, token FROM warmfold_leases WHERE session_id = $1', [this.sessionId])
+    const now = current.rows[0]
+    throw new SessionError(
+      'LOCKED',
+      `session ${this.sessionId} in ${this.where}: this store's lease (token ${this.token}) was taken over by ${now?.holder ?? 'nobody'} (token ${now?.token ?? '?'}) after it expired; ` +
+        'nothing was committed. Reopen the session once that writer is done.',
+    )
+  }
+
+  /** Renews every third of `leaseMs` while the session is held; a failed renewal is retried at the next tick. */
+  startRenewing(): void {
+    const every = Math.max(50, Math.floor(this.leaseMs / 3))
+    this.timer = setInterval(() => {
+      this.renew(this.pool)
+        .then((renewed) => {
+          if (renewed) return
+          this.lost = true
+          this.stopRenewing()
+        })
+        .catch(() => {}) // the next tick or flush tries again and reports a lasting failure
+    }, every)
+    // A held session must not keep a host process alive on its own.
+    this.timer.unref()
+  }
+
+  /** Moves the expiry on if the row still carries our token; false when the lease was taken over. */
+  private async renew(on: Queryable): Promise<boolean> {
+    const result = await on.query(`UPDATE warmfold_leases SET expires_at = ${EXPIRES} WHERE session_id = $1 AND token = $2`, [this.sessionId, this.token, this.leaseMs])
+    return result.rowCount === 1
+  }
+
+  stopRenewing(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+  }
+
+  release(): Promise<void> {
+    return SessionLease.release(this.pool, this.sessionId, this.token)
+  }
+}
