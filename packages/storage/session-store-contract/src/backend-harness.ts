@@ -24,6 +24,21 @@ export interface StoreUnderTest {
   readonly sharedStorage: boolean
   /** For the multi-process cases: how a child process opens a backend here. Absent: those cases are not registered. */
   readonly child?: ChildBackendSpec
+  /**
+   * The longest a writer killed with kill -9 keeps its sessions from other writers, in ms: 0 or
+   * absent when the store sees the dead process at once (a lock file or writer row with a pid),
+   * the lease for a store whose crashed holder's lease must expire first. The contract retries a
+   * `LOCKED` open for that long (plus a margin for a busy machine) after a kill.
+   */
+  readonly takeoverMs?: number
+  /**
+   * Whether another connection is inside an uncommitted write transaction on this storage (SQLite:
+   * it holds the write lock; PostgreSQL: its `INSERT` of events runs or ran in a transaction not
+   * yet committed). The kill -9 case uses it to stop the writer inside its flush transaction and
+   * prove that the kill landed there. Absent for a store whose flush is one `write` call (JSONL):
+   * that case then checks only that the killed flush is all or none.
+   */
+  writeInProgress?(): Promise<boolean>
   /** Releases what `backend()` opened and removes the storage. */
   cleanup(): Promise<void>
 }
@@ -34,5 +49,7 @@ export interface BackendHarness {
   readonly sharedStorage: boolean
   /** Whether its stores have a `child` spec (another process can open the same storage). */
   readonly multiProcess: boolean
+  /** Whether its stores have `writeInProgress`, so the kill -9 case can prove the kill landed inside a transaction. */
+  readonly midFlushProbe?: boolean
   fresh(): Promise<StoreUnderTest>
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { JsonlFileBackend, MemoryBackend } from '@warmfold/session'
 import { SqliteSessionBackend } from '@warmfold/session-store-sqlite'
+import Database from 'libsql'
 import type { BackendHarness } from '../src/index.ts'
 import { describeBackendContract } from '../src/index.ts'
 
@@ -36,11 +37,39 @@ const jsonl: BackendHarness = {
 const sqlite: BackendHarness = {
   sharedStorage: true,
   multiProcess: true,
+  midFlushProbe: true,
   async fresh() {
     const { directory, cleanup } = temporary('warmfold-contract-sqlite-')
     const path = join(directory, 'sessions.db')
-    return { backend: () => new SqliteSessionBackend({ path }), sharedStorage: true, child: { module: SQLITE, factory: 'sqliteSessionStore', args: [{ path }] }, cleanup }
+    let probe: InstanceType<typeof Database> | undefined
+    return {
+      backend: () => new SqliteSessionBackend({ path }),
+      sharedStorage: true,
+      child: { module: SQLITE, factory: 'sqliteSessionStore', args: [{ path }] },
+      writeInProgress: async () => sqliteWriteLocked((probe ??= new Database(path))),
+      async cleanup() {
+        probe?.close()
+        await cleanup()
+      },
+    }
   },
+}
+
+/**
+ * Whether another connection holds the database's write lock (WAL has one writer): a
+ * `BEGIN IMMEDIATE` that does not wait fails with SQLITE_BUSY. The store's writes are all
+ * `BEGIN IMMEDIATE` transactions, so the lock is held exactly inside one.
+ */
+function sqliteWriteLocked(db: InstanceType<typeof Database>): boolean {
+  db.exec('PRAGMA busy_timeout = 0')
+  try {
+    db.exec('BEGIN IMMEDIATE')
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SQLITE_BUSY') return true
+    throw error
+  }
+  db.exec('ROLLBACK')
+  return false
 }
 
 describeBackendContract('memory', memory)

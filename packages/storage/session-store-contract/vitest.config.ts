@@ -1,0 +1,8 @@
+import { defineProject } from 'vitest/config'
+
+// The PostgreSQL harness runs the contract against a real server, started once for this project.
+export default defineProject({
+  test: {
+    globalSetup: ['../../testing/test-utils/src/postgres-global-setup.ts'],
+  },
+})
