@@ -17,8 +17,8 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { canonicalJson, LlmRuntime, promptView, textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
-import { backendFactory, describeStore, parseStoreSpec } from '@warmfold/cli'
-import type { SessionStore as SessionStoreType } from '@warmfold/session'
+import { backendFactory, describeStore, parseStoreSpec, refuseHeldIds, UsageError } from '@warmfold/cli'
+import type { SessionBackend, SessionStore as SessionStoreType } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import { TokenMeter } from '@warmfold/token-meter'
 import { demoFolder } from './demo-folder.ts'
@@ -29,6 +29,16 @@ const { directory, temporary } = await demoFolder(spec?.kind === 'file' ? spec.d
 /** A fresh `store` for each Context: the file store in `directory`, or a new backend of the SQL store. */
 const newStore: () => SessionStoreType.Config['store'] = spec && spec.kind !== 'file' ? await backendFactory(spec) : () => 'file'
 const where = spec && spec.kind !== 'file' ? `session demo in ${describeStore(spec)}` : join(directory, 'demo.jsonl')
+if (spec && spec.kind !== 'file') {
+  // Before anything runs: an unreachable store, or one that holds an earlier demo's session, is refused in one line.
+  try {
+    await refuseHeldIds(spec, newStore() as SessionBackend, ['demo'])
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    console.error(`pnpm demo: ${error.message}`)
+    process.exit(2)
+  }
+}
 console.log(spec && spec.kind !== 'file' ? `session store: ${describeStore(spec)}\n` : `session log: ${where}${temporary ? ' (a temporary folder, removed when the demo ends; `pnpm demo FOLDER` keeps it)' : ''}\n`)
 
 /** `[folder] [--store SPEC]`, in any order. */

@@ -3,7 +3,10 @@ import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { PostgresServer } from '@warmfold/test-utils'
+import { startPostgres } from '@warmfold/test-utils'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 // `pnpm demo` is `tsx scripts/demo.ts`: run the same file in its own process, with a temp
 // directory of its own, so what it leaves behind can be listed.
@@ -24,6 +27,16 @@ function node(args: string[]): Promise<{ code: number | null; stdout: string; st
       done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
     })
   })
+}
+
+async function sql(url: string, text: string): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text)).rows
+  } finally {
+    await client.end()
+  }
 }
 
 async function demoFolders(): Promise<string[]> {
@@ -83,6 +96,36 @@ describe('pnpm demo', () => {
     expect(unknown.code).not.toBe(0)
     expect(unknown.stderr).toContain('--store must be file:DIR | sqlite:PATH | postgres:URL, got "redis:x"')
   }, 60_000)
+})
+
+describe('pnpm demo --store postgres:URL', () => {
+  let server: PostgresServer
+  beforeAll(async () => {
+    server = await startPostgres()
+  }, 60_000)
+  afterAll(() => server?.stop())
+
+  it('keeps the session in PostgreSQL, reopens it from there and exits; a second run is refused before it runs', async () => {
+    // The test server trusts local connections: the password is only here to be redacted.
+    const url = server.url.replace('postgres@', 'postgres:hunter2@')
+    const shown = `postgres:${url.replace('hunter2', '***')}`
+    const { code, stdout, stderr } = await node(['scripts/demo.ts', '--store', `postgres:${url}`])
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(stdout.split('\n')[0]).toBe(`session store: ${shown}`)
+    const written = Number(new RegExp(`^wrote (\\d+) events to session demo in ${shown.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}; 1 compaction\\(s\\) committed$`, 'm').exec(stdout)?.[1])
+    expect(written).toBeGreaterThan(0)
+    expect(stdout).toContain(`reopened ${written} events in a fresh Context`)
+    expect(stdout).toContain('messages byte-identical after reopen: yes')
+    expect(stdout).not.toContain('hunter2')
+    const rows = await sql(server.url, "SELECT count(*)::int AS n FROM warmfold_events WHERE session_id = 'demo'")
+    expect(rows).toEqual([{ n: written }])
+
+    const again = await node(['scripts/demo.ts', '--store', `postgres:${url}`])
+    expect(again.code).toBe(2)
+    expect(again.stderr.trim()).toBe(`pnpm demo: --store ${shown} already holds session(s) demo; use another store or remove them`)
+    expect(await sql(server.url, "SELECT count(*)::int AS n FROM warmfold_events WHERE session_id = 'demo'")).toEqual([{ n: written }])
+  }, 120_000)
 })
 
 describe('the demo\'s temporary folder', () => {

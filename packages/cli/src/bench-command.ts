@@ -1,7 +1,6 @@
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { ProbeConnector, RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
-import type { SessionBackend } from '@warmfold/session'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
@@ -13,8 +12,7 @@ import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 import { probeConnector } from './probe-dialects.ts'
 import { RunError } from './run-error.ts'
-import type { StoreSpec } from './session-store-spec.ts'
-import { backendFactory, describeStore, redactUrl } from './session-store-spec.ts'
+import { backendFactory, describeStore, refuseHeldIds } from './session-store-spec.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Where the command writes. */
@@ -38,7 +36,7 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
   const sessionIds = args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window)))
   if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, sessionIds)
   const newBackend = args.store ? await backendFactory(args.store) : undefined
-  if (args.store && newBackend) await checkStoreIds(args.store, newBackend, sessionIds)
+  if (args.store && newBackend) await refuseHeldIds(args.store, newBackend(), sessionIds)
   const probe = args.cache.kind === 'probe' ? probeOf(args.cache, await probeConnector(args.cache.dialect)) : undefined
   const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
   const report: BenchReport = { version: 2, workload: workloadOf(args), runs: [] }
@@ -77,22 +75,6 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
 function keptWhere(args: BenchArgs, id: string): string {
   if (args.store) return `, session ${id} in ${describeStore(args.store)}`
   return args.keepSessions === undefined ? '' : `, session log ${join(resolve(args.keepSessions), `${id}.jsonl`)}`
-}
-
-/**
- * Refuses a store that already holds one of the bench's session ids, before anything runs (a run
- * would fail on it only after the earlier runs).
- * @throws UsageError naming the store (without a password) and the ids.
- */
-async function checkStoreIds(spec: Exclude<StoreSpec, { kind: 'file' }>, newBackend: () => SessionBackend, ids: readonly string[]): Promise<void> {
-  let existing: string[]
-  try {
-    existing = await newBackend().list()
-  } catch (error) {
-    throw new UsageError(`--store ${describeStore(spec)}: cannot list its sessions: ${redactUrl((error as Error).message)}`)
-  }
-  const taken = ids.filter((id) => existing.includes(id))
-  if (taken.length) throw new UsageError(`--store ${describeStore(spec)} already holds session(s) ${taken.join(', ')}; use another store or remove them`)
 }
 
 /** One probe for the whole bench, built before the first run so a refused config costs nothing. */

@@ -65,3 +65,20 @@ export async function backendFactory(spec: Exclude<StoreSpec, { kind: 'file' }>,
   const module = await load<PostgresModule>('@warmfold/session-store-postgres', '--store postgres', 'the PostgreSQL session store')
   return () => module.postgresSessionStore({ url: spec.url })
 }
+
+/**
+ * Refuses a store that already holds one of `ids`, before anything runs (a bench run would fail
+ * on it only after the earlier runs; the demo would append to an old session), and a store that
+ * cannot be reached.
+ * @throws UsageError naming the store (without a password) and the ids, or why it cannot list them.
+ */
+export async function refuseHeldIds(spec: Exclude<StoreSpec, { kind: 'file' }>, backend: SessionBackend, ids: readonly string[]): Promise<void> {
+  let existing: string[]
+  try {
+    existing = await backend.list()
+  } catch (error) {
+    throw new UsageError(`--store ${describeStore(spec)}: cannot list its sessions: ${redactUrl((error as Error).message)}`)
+  }
+  const taken = ids.filter((id) => existing.includes(id))
+  if (taken.length) throw new UsageError(`--store ${describeStore(spec)} already holds session(s) ${taken.join(', ')}; use another store or remove them`)
+}

@@ -59,7 +59,9 @@ export class PostgresSessionBackend implements SessionBackend {
     this.where = redactUrl(options.url)
     this.leaseMs = options.leaseMs ?? 30_000
     if (!Number.isInteger(this.leaseMs) || this.leaseMs < 100) throw new TypeError(`postgresSessionStore: leaseMs must be an integer of at least 100, got ${options.leaseMs}`)
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4 })
+    // allowExitOnIdle: idle connections must not keep a host process alive (a CLI run that is done
+    // would otherwise wait for their 10 s idle timeout), as a held session's lease timer does not.
+    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, allowExitOnIdle: true })
     // An idle pooled connection that drops (server restart) must not crash the host.
     this.pool.on('error', () => {})
   }

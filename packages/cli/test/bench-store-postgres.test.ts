@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process'
+import { resolve } from 'node:path'
+import { Context } from '@cordisjs/core'
+import { SessionStore } from '@warmfold/session'
+import { postgresSessionStore } from '@warmfold/session-store-postgres'
+import type { PostgresServer } from '@warmfold/test-utils'
+import { startPostgres } from '@warmfold/test-utils'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { BenchReport } from '../src/index.ts'
+
+const ROOT = resolve(import.meta.dirname, '../../..')
+const MAIN = resolve(import.meta.dirname, '../src/main.ts')
+
+/** `warmfold ARGS` in a process of its own, as a user runs it: it must also exit by itself. */
+function warmfold(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, timeout: 120_000 }, (error, stdout, stderr) => {
+      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+    })
+  })
+}
+
+let server: PostgresServer
+beforeAll(async () => {
+  server = await startPostgres()
+}, 60_000)
+afterAll(() => server?.stop())
+
+describe('warmfold bench --store postgres:URL', () => {
+  it("keeps each run's whole session in PostgreSQL, never prints the password, and refuses a store that already holds one before running", { timeout: 240_000 }, async () => {
+    // The test server trusts local connections, so the password is ignored by it: it is here to be redacted.
+    const url = server.url.replace('postgres@', 'postgres:hunter2@')
+    const shown = `postgres:${url.replace('hunter2', '***')}`
+    const result = await warmfold(['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold,legacy', '--store', `postgres:${url}`])
+    expect(result.stderr).not.toContain('hunter2')
+    expect(result.code).toBe(0)
+    const report = JSON.parse(result.stdout) as BenchReport
+    expect(report.runs.map((run) => `${run.strategy}-${run.window}`)).toEqual(['warmfold-4800', 'legacy-4800'])
+
+    const store = postgresSessionStore({ url })
+    const ctx = new Context()
+    await ctx.start()
+    try {
+      ctx.plugin(SessionStore, { store })
+      expect(await ctx.sessions.list()).toEqual(['legacy-4800', 'warmfold-4800'])
+      for (const run of report.runs) {
+        const id = `${run.strategy}-${run.window}`
+        expect(result.stderr).toContain(`session ${id} in ${shown}`)
+        const session = await ctx.sessions.open(id)
+        expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(run.summaryCalls.length)
+        expect(session.events.at(-1)?.type).toBe('turn/end')
+        await ctx.sessions.close(session)
+      }
+    } finally {
+      await ctx.stop()
+      await store.close()
+    }
+
+    const again = await warmfold(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--store', `postgres:${url}`])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain(`--store ${shown} already holds session(s) warmfold-4800; use another store or remove them`)
+    expect(again.stderr).not.toContain('[1/1]')
+    expect(again.stderr).not.toContain('hunter2')
+
+    const unreachable = await warmfold(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--store', url.replace(/\/[^/]+$/, '/no_such_db')])
+    expect(unreachable.code).toBe(2)
+    expect(unreachable.stderr).toContain('cannot list its sessions')
+    expect(unreachable.stderr).toContain('database "no_such_db" does not exist')
+    expect(unreachable.stderr).not.toContain('hunter2')
+  })
+})
