@@ -19,9 +19,12 @@ export type SessionErrorCode =
   /** The session or its store was closed, or an earlier write failed and it stopped writing. */
   | 'CLOSED'
   /**
-   * The file store cannot use a path: something other than a regular file is where a session
-   * or lock file belongs (a directory, say), or the system refused to create the folder.
-   * Names the path; the system error is the `cause`.
+   * The storage itself cannot be used. The file store: something other than a regular file is
+   * where a session or lock file belongs (a directory, say), or the system refused to create
+   * the folder. A database store (`@warmfold/session-store-sqlite`, `-postgres`): the database
+   * cannot be opened, reached or queried, or its schema is newer than the store understands.
+   * Names the path or the URL (never its password) and the operation; the system or driver
+   * error is the `cause`. Nothing was written: retry once the storage is back.
    */
   | 'IO'
 

@@ -85,7 +85,7 @@ export class PostgresSessionBackend implements SessionBackend {
   /** A flush commits whole, so rows are never torn: `repairTornTail` and `onRepair` have nothing to do. */
   async open(id: string, options: OpenOptions & SessionOptions, _onRepair?: (repair: TornTailRepair) => void): Promise<Session> {
     await this.migrated()
-    const token = await SessionLease.acquire(this.pool, id, this.holder, this.leaseMs, this.where)
+    const token = await this.withClient(`take the lease of session ${id}`, (client) => SessionLease.acquire(client, id, this.holder, this.leaseMs, this.where))
     try {
       const rows = await this.query<{ seq: string; event: string }>(`read session ${id}`, 'SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
       const session = readSessionRows(id, rows.rows, this.where, options)

@@ -35,7 +35,7 @@ export class SessionLease {
    * `LOCKED` naming the holder while another store's lease has not expired.
    * @returns the new fencing token
    */
-  static async acquire(pool: pg.Pool, id: string, holder: string, leaseMs: number, where: string): Promise<string> {
+  static async acquire(pool: Queryable, id: string, holder: string, leaseMs: number, where: string): Promise<string> {
     // The upsert takes the row lock, so of two racing stores exactly one moves the token on;
     // the other re-reads the row after the first commits and finds it unexpired.
     const taken = await pool.query<{ token: string }>(

@@ -6,11 +6,11 @@ import { JsonlFileBackend } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { PostgresSessionBackend } from '../src/index.ts'
 import { postgresSessionStore } from '../src/index.ts'
-import { appendMessages, sessionError, sql, testUrl, uniqueId } from './pg-fixtures.ts'
+import { appendMessages, freshDatabase, sessionError, sql, testUrl, uniqueId } from './pg-fixtures.ts'
 
 const stores: PostgresSessionBackend[] = []
-function store(leaseMs?: number): PostgresSessionBackend {
-  const created = postgresSessionStore({ url: testUrl(), ...(leaseMs === undefined ? {} : { leaseMs }) })
+function store(leaseMs?: number, url = testUrl()): PostgresSessionBackend {
+  const created = postgresSessionStore({ url, ...(leaseMs === undefined ? {} : { leaseMs }) })
   stores.push(created)
   return created
 }
@@ -133,6 +133,20 @@ describe('PostgreSQL session store', () => {
     expect(corrupt.code).toBe('CORRUPT')
     expect(corrupt.message).toContain(`session ${id}`)
     expect(corrupt.message).toContain('seq 1')
+  })
+
+  it('a database that goes away under a store fails open and list with IO naming the operation and the URL', async () => {
+    const url = await freshDatabase()
+    const used = store(undefined, url)
+    const id = uniqueId('gone')
+    await used.release(await used.create(id, {}))
+    await sql(testUrl(), `DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`)
+    const opened = await sessionError(used.open(id, {}, () => {}))
+    expect(opened.code).toBe('IO')
+    expect(opened.message).toMatch(new RegExp(`^take the lease of session ${id} at ${url.replace(/[.?*+^$()[\]{}|/\\]/g, '\\$&')} failed: database ".+" does not exist$`))
+    const listed = await sessionError(used.list())
+    expect(listed.code).toBe('IO')
+    expect(listed.message).toContain(`list sessions at ${url} failed`)
   })
 
   it('never shows the password in an error', async () => {

@@ -42,12 +42,12 @@ const MIGRATIONS: readonly string[] = [
  * before anything is changed.
  */
 export function openDatabase(path: string): SqliteDatabase {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   let db: SqliteDatabase
   try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     db = new Database(path)
   } catch (error) {
-    throw new SessionError('IO', `cannot open the SQLite session store ${path}: ${(error as Error).message}`, { cause: error })
+    throw cannotOpen(path, error)
   }
   try {
     // Another process may be migrating or committing: wait for its (short) transaction.
@@ -59,8 +59,16 @@ export function openDatabase(path: string): SqliteDatabase {
     return db
   } catch (error) {
     db.close()
-    throw error
+    // A file that is not an SQLite database (SQLITE_NOTADB) fails here, at the first statement.
+    throw SessionError.isInstance(error) ? error : cannotOpen(path, error)
   }
+}
+
+/** `IO` naming the database and the engine's reason (its code too, e.g. SQLITE_NOTADB); the error is the `cause`. */
+function cannotOpen(path: string, error: unknown): SessionError {
+  const code = (error as { code?: unknown }).code
+  const reason = `${(error as Error).message}${typeof code === 'string' && !(error as Error).message.includes(code) ? ` (${code})` : ''}`
+  return new SessionError('IO', `cannot open the SQLite session store ${path}: ${reason}; nothing was changed`, { cause: error })
 }
 
 function userVersion(db: SqliteDatabase): number {

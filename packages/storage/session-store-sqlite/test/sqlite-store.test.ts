@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context } from '@cordisjs/core'
@@ -55,6 +55,20 @@ describe('SQLite session store', () => {
     expect(error.message).toContain(`schema version ${SCHEMA_VERSION + 1}, newer than version ${SCHEMA_VERSION}`)
     expect(error.message).toContain(path)
     raw((db) => expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'events'").raw().get()).toEqual([0]))
+  })
+
+  it('a file that is not an SQLite database, or a path under a file, is IO naming the path; the file is unchanged', async () => {
+    mkdirSync(dirname(path), { recursive: true })
+    const text = 'not a database: a session log someone moved here by mistake\n'.repeat(40)
+    writeFileSync(path, text)
+    const notDb = await failure(sqliteSessionStore({ path }).list())
+    expect(notDb.code).toBe('IO')
+    expect(notDb.message).toBe(`cannot open the SQLite session store ${path}: file is not a database (SQLITE_NOTADB); nothing was changed`)
+    expect(readFileSync(path, 'utf8')).toBe(text)
+    const under = join(path, 'sessions.db')
+    const notDir = await failure(sqliteSessionStore({ path: under }).create('s', {}))
+    expect(notDir.code).toBe('IO')
+    expect(notDir.message).toContain(`cannot open the SQLite session store ${under}: EEXIST`)
   })
 
   it('a corrupt row is CORRUPT naming session, seq and what is wrong', async () => {
