@@ -88,6 +88,14 @@ export class JsonlFileBackend implements SessionBackend {
     }
   }
 
+  /** The session's complete lines, read without its lock; a torn tail (never acknowledged) is left out, and the file is not touched. */
+  async read(id: string): Promise<Session> {
+    const file = this.fileOf(id)
+    const { session } = readSessionFile(file, id, await readSession(id, file), { allowTornTail: true })
+    session.close()
+    return session
+  }
+
   async list(): Promise<string[]> {
     let names: string[]
     try {

@@ -29,6 +29,15 @@ export class MemoryBackend implements SessionBackend {
     return session
   }
 
+  async read(id: string): Promise<Session> {
+    const stored = this.sessions.get(id)
+    if (!stored) throw new SessionError('NOT_FOUND', `session ${id} does not exist in the memory store`)
+    const copy = new Session(id, {})
+    for (const event of stored.events.slice(0, stored.settledLength)) copy.restore(event)
+    copy.close()
+    return copy
+  }
+
   async list(): Promise<string[]> {
     return [...this.sessions.keys()].toSorted()
   }

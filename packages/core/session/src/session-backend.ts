@@ -54,10 +54,20 @@ export interface SessionBackend {
    * are not acknowledged (see `SessionStore.closeAll`, which a host awaits before unloading).
    */
   releaseSync?(session: Session): void
+  /**
+   * Reads session `id` as it is stored now, without holding it: no lock, lease or writer row is
+   * taken, so a writer at work is neither refused nor disturbed, and nothing is repaired or
+   * created. Only what a flush acknowledged is read (the file store leaves out a torn tail, which
+   * no flush acknowledged; the memory store, which has nothing to flush to, reads every settled
+   * event). The session returned is closed: it takes no appends. For readers beside a running
+   * host, such as `warmfold report --store`.
+   * @throws SessionError `NOT_FOUND`, `CORRUPT`, `IO`.
+   */
+  read(id: string): Promise<Session>
 }
 
 /** The methods every backend has; `store` values without them are refused at mount. */
-export const SESSION_BACKEND_METHODS = ['create', 'open', 'list', 'flush', 'release'] as const
+export const SESSION_BACKEND_METHODS = ['create', 'open', 'list', 'flush', 'release', 'read'] as const
 
 /** Whether `value` looks like a {@link SessionBackend} (an object with its methods). */
 export function isSessionBackend(value: unknown): value is SessionBackend {

@@ -75,6 +75,17 @@ export class SessionStore extends Service<SessionStore.Config> {
     return this.hold(session)
   }
 
+  /**
+   * Reads a stored session as it is now, without holding it: a host or process that holds it
+   * is not disturbed, nothing is locked, repaired or created, and only what was flushed is read.
+   * The session returned is closed (it takes no appends); use `open` to continue it.
+   * @throws SessionError `INVALID_ID`, `NOT_FOUND`, `CORRUPT`, `IO`.
+   */
+  read(id: string): Promise<Session> {
+    checkId(id)
+    return this.backend.read(id)
+  }
+
   /** Ids of every stored session, sorted. */
   list(): Promise<string[]> {
     return this.backend.list()

@@ -31,6 +31,12 @@ class RecordingBackend implements SessionBackend {
     return [...this.stored.keys()].toSorted()
   }
 
+  async read(id: string): Promise<Session> {
+    const session = await this.open(id, {})
+    session.close()
+    return session
+  }
+
   async flush(session: Session): Promise<void> {
     const from = this.flushed.get(session) ?? 0
     const rows = this.stored.get(session.id) as unknown[]
@@ -86,7 +92,7 @@ describe('SessionStore with a backend object as store', () => {
     const context = await createTestContext()
     contexts.push(context)
     context.ctx.plugin(SessionStore, { store: { create() {}, open() {} } } as never)
-    expect(context.errors.map(String).join('\n')).toContain('SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no list, flush, release methods')
+    expect(context.errors.map(String).join('\n')).toContain('SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no list, flush, release, read methods')
     expect(context.ctx.get('sessions')).toBeUndefined()
   })
 })

@@ -54,12 +54,7 @@ export async function migrateWith(client: Queryable, where: string): Promise<num
     await client.query('CREATE TABLE IF NOT EXISTS warmfold_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL)')
     const found = await client.query('SELECT version FROM warmfold_schema WHERE id = 1')
     const version = (found.rows[0] as { version: number } | undefined)?.version ?? 0
-    if (version > SCHEMA_VERSION) {
-      throw new Error(
-        `the warmfold session schema in ${where} is version ${version}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-postgres supports; ` +
-          'upgrade the package on this host (a newer host migrated the database), never downgrade the schema by hand',
-      )
-    }
+    if (version > SCHEMA_VERSION) throw new Error(newerSchemaMessage(where, version))
     for (let next = version + 1; next <= SCHEMA_VERSION; next++) {
       for (const statement of MIGRATIONS[next - 1] as readonly string[]) await client.query(statement)
     }
@@ -70,6 +65,26 @@ export async function migrateWith(client: Queryable, where: string): Promise<num
     await client.query('ROLLBACK').catch(() => {})
     throw error
   }
+}
+
+/** Why a database whose schema is `version` (newer than this code's) is refused. */
+export function newerSchemaMessage(where: string, version: number): string {
+  return (
+    `the warmfold session schema in ${where} is version ${version}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-postgres supports; ` +
+    'upgrade the package on this host (a newer host migrated the database), never downgrade the schema by hand'
+  )
+}
+
+/**
+ * The schema version of the database `client` is connected to, read without changing anything:
+ * 0 when it has no warmfold tables.
+ */
+export async function schemaVersion(client: Queryable): Promise<number> {
+  // Two queries: a statement naming a missing table fails when parsed, whatever its branches.
+  const table = await client.query(`SELECT to_regclass('warmfold_schema') IS NOT NULL AS present`)
+  if ((table.rows[0] as { present: boolean }).present !== true) return 0
+  const found = await client.query('SELECT version FROM warmfold_schema WHERE id = 1')
+  return (found.rows[0] as { version: number } | undefined)?.version ?? 0
 }
 
 /**

@@ -4,7 +4,7 @@ import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, Session, SessionBackend, SessionOptions, TornTailRepair } from '@warmfold/session'
 import { Session as SessionClass, SessionError } from '@warmfold/session'
 import pg from 'pg'
-import { migrateWith } from './migrations.ts'
+import { migrateWith, newerSchemaMessage, SCHEMA_VERSION, schemaVersion } from './migrations.ts'
 import { readSessionRows } from './read-session-rows.ts'
 import { redactUrl, scrubPassword } from './redact-url.ts'
 import { SessionLease } from './session-lease.ts'
@@ -95,6 +95,29 @@ export class PostgresSessionBackend implements SessionBackend {
       await SessionLease.release(this.pool, id, token).catch(() => {})
       throw error
     }
+  }
+
+  /**
+   * Reads session `id` as committed now, in one read-only transaction: no lease is taken (a
+   * writer at work is not disturbed) and nothing is migrated or created. A database without the
+   * schema holds no sessions (`NOT_FOUND`); a newer schema is refused with `IO`.
+   */
+  async read(id: string): Promise<Session> {
+    return this.withClient(`read session ${id}`, async (client) => {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      try {
+        const version = await schemaVersion(client)
+        if (version > SCHEMA_VERSION) throw new SessionError('IO', newerSchemaMessage(this.where, version))
+        const known = version === SCHEMA_VERSION && (await client.query('SELECT 1 FROM warmfold_sessions WHERE session_id = $1', [id])).rowCount !== 0
+        if (!known) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.where}`)
+        const rows = await client.query<{ seq: string; event: string }>('SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+        const session = readSessionRows(id, rows.rows, this.where, {})
+        session.close()
+        return session
+      } finally {
+        await client.query('COMMIT')
+      }
+    })
   }
 
   async list(): Promise<string[]> {

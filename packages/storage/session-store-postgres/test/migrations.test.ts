@@ -38,6 +38,22 @@ describe('schema migrations', () => {
       const refused = await sessionError(store.create('s', {}))
       expect(refused.code).toBe('IO')
       expect(refused.message).toContain(`version ${SCHEMA_VERSION + 1}, newer than version ${SCHEMA_VERSION}`)
+      const unread = await sessionError(store.read('s'))
+      expect(unread.code).toBe('IO')
+      expect(unread.message).toContain(`version ${SCHEMA_VERSION + 1}, newer than version ${SCHEMA_VERSION}`)
+    } finally {
+      await store.close()
+    }
+  })
+
+  it('read migrates nothing: a database without the schema holds no sessions and stays empty', async () => {
+    const url = await freshDatabase()
+    const store = postgresSessionStore({ url })
+    try {
+      const missing = await sessionError(store.read('s'))
+      expect(missing.code).toBe('NOT_FOUND')
+      expect(missing.message).toBe(`session s does not exist in ${url}`)
+      expect(await sql(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).toEqual([])
     } finally {
       await store.close()
     }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { SessionError } from '@warmfold/session'
 import Database from 'libsql'
@@ -64,6 +64,39 @@ export function openDatabase(path: string): SqliteDatabase {
   }
 }
 
+function newerSchema(path: string, found: number): SessionError {
+  return new SessionError(
+    'IO',
+    `the SQLite session store ${path} has schema version ${found}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-sqlite understands; ` +
+      'upgrade the package (the database was not changed)',
+  )
+}
+
+/**
+ * Opens the existing database at `path` to read it, changing nothing: no file, folder or schema
+ * is created (`NOT_FOUND` when there is no database there, or one without warmfold's tables), and
+ * a newer schema is refused as by {@link openDatabase}.
+ */
+export function openForReading(path: string): SqliteDatabase {
+  if (!existsSync(path)) throw new SessionError('NOT_FOUND', `there is no SQLite session store at ${path}`)
+  let db: SqliteDatabase
+  try {
+    db = new Database(path)
+  } catch (error) {
+    throw cannotOpen(path, error)
+  }
+  try {
+    db.exec('PRAGMA busy_timeout = 10000')
+    const found = userVersion(db)
+    if (found > SCHEMA_VERSION) throw newerSchema(path, found)
+    if (found < SCHEMA_VERSION) throw new SessionError('NOT_FOUND', `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`)
+    return db
+  } catch (error) {
+    db.close()
+    throw SessionError.isInstance(error) ? error : cannotOpen(path, error)
+  }
+}
+
 /** `IO` naming the database and the engine's reason (its code too, e.g. SQLITE_NOTADB); the error is the `cause`. */
 function cannotOpen(path: string, error: unknown): SessionError {
   const code = (error as { code?: unknown }).code
@@ -81,13 +114,7 @@ function migrate(db: SqliteDatabase, path: string): void {
   try {
     // Read again under the write lock: another process may have migrated meanwhile.
     const found = userVersion(db)
-    if (found > SCHEMA_VERSION) {
-      throw new SessionError(
-        'IO',
-        `the SQLite session store ${path} has schema version ${found}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-sqlite understands; ` +
-          'upgrade the package (the database was not changed)',
-      )
-    }
+    if (found > SCHEMA_VERSION) throw newerSchema(path, found)
     for (let version = found; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version] as string)
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
     db.exec('COMMIT')

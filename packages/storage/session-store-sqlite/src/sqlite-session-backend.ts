@@ -4,7 +4,7 @@ import type { OpenOptions, SessionBackend, SessionOptions } from '@warmfold/sess
 import { Session, SessionError } from '@warmfold/session'
 import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
-import { openDatabase, writeTransaction } from './sqlite-schema.ts'
+import { openDatabase, openForReading, writeTransaction } from './sqlite-schema.ts'
 import { replayRows } from './replay-rows.ts'
 
 /** Options of {@link sqliteSessionStore}. */
@@ -76,6 +76,28 @@ export class SqliteSessionBackend implements SessionBackend {
       if (token !== undefined) dropHolder(db, id, token)
       this.closeIfIdle()
       throw error
+    }
+  }
+
+  /**
+   * Reads session `id` as committed now, on a connection of its own in one read transaction:
+   * no writer row is taken (a writer at work is not disturbed), and no database, folder or schema
+   * is created.
+   */
+  async read(id: string): Promise<Session> {
+    const db = openForReading(this.path)
+    try {
+      db.exec('BEGIN')
+      try {
+        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
+        const session = replayRows(this.path, id, db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][], {})
+        session.close()
+        return session
+      } finally {
+        db.exec('COMMIT')
+      }
+    } finally {
+      db.close()
     }
   }
 

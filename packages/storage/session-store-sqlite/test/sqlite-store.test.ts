@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Context } from '@cordisjs/core'
@@ -69,6 +69,18 @@ describe('SQLite session store', () => {
     const notDir = await failure(sqliteSessionStore({ path: under }).create('s', {}))
     expect(notDir.code).toBe('IO')
     expect(notDir.message).toContain(`cannot open the SQLite session store ${under}: EEXIST`)
+  })
+
+  it('read changes nothing: no database or folder where there is none, no schema in an empty database', async () => {
+    const missing = await failure(sqliteSessionStore({ path }).read('s'))
+    expect(missing.code).toBe('NOT_FOUND')
+    expect(missing.message).toBe(`there is no SQLite session store at ${path}`)
+    expect(existsSync(dirname(path))).toBe(false)
+    raw(() => {}) // an empty database file
+    const empty = await failure(sqliteSessionStore({ path }).read('s'))
+    expect(empty.code).toBe('NOT_FOUND')
+    expect(empty.message).toContain("without warmfold's session tables (schema version 0)")
+    raw((db) => expect(db.prepare('SELECT count(*) FROM sqlite_master').raw().get()).toEqual([0]))
   })
 
   it('a corrupt row is CORRUPT naming session, seq and what is wrong', async () => {
