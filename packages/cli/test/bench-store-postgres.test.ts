@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process'
-import { resolve } from 'node:path'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { Context } from '@cordisjs/core'
 import { SessionStore } from '@warmfold/session'
 import { postgresSessionStore } from '@warmfold/session-store-postgres'
@@ -7,6 +9,7 @@ import type { PostgresServer } from '@warmfold/test-utils'
 import { startPostgres } from '@warmfold/test-utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
+import { reportBody } from './support/report-body.ts'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
 const MAIN = resolve(import.meta.dirname, '../src/main.ts')
@@ -27,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => server?.stop())
 
 describe('warmfold bench --store postgres:URL', () => {
-  it("keeps each run's whole session in PostgreSQL, never prints the password, and refuses a store that already holds one before running", { timeout: 240_000 }, async () => {
+  it("keeps each run's whole session in PostgreSQL, which warmfold report --store reads, never prints the password, and refuses a store that already holds one before running", { timeout: 240_000 }, async () => {
     // The test server trusts local connections, so the password is ignored by it: it is here to be redacted.
     const url = server.url.replace('postgres@', 'postgres:hunter2@')
     const shown = `postgres:${url.replace('hunter2', '***')}`
@@ -54,6 +57,20 @@ describe('warmfold bench --store postgres:URL', () => {
     } finally {
       await ctx.stop()
       await store.close()
+    }
+
+    // warmfold report reads the session from the database: the same numbers as the JSONL log of the same run.
+    const kept = await mkdtemp(join(tmpdir(), 'warmfold-pg-kept-'))
+    try {
+      expect((await warmfold(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--keep-sessions', kept])).code).toBe(0)
+      const fromDb = await warmfold(['report', '--store', `postgres:${url}`, 'warmfold-4800'])
+      expect(fromDb.code).toBe(0)
+      expect(fromDb.stdout.split('\n')[0]).toBe(`warmfold report: ${shown} (session warmfold-4800), numbers from the cache ledger`)
+      expect(fromDb.stdout + fromDb.stderr).not.toContain('hunter2')
+      const fromFile = await warmfold(['report', join(kept, 'warmfold-4800.jsonl')])
+      expect(reportBody(fromDb.stdout)).toBe(reportBody(fromFile.stdout))
+    } finally {
+      await rm(kept, { recursive: true, force: true })
     }
 
     const again = await warmfold(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--store', `postgres:${url}`])

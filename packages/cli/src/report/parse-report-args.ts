@@ -1,12 +1,17 @@
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { PRICE_PROFILES, PRICE_SYNTAX } from '@warmfold/prefix-cache-testkit'
+import { SESSION_ID_PATTERN } from '@warmfold/session'
 import { readPriceProfile } from '../read-price-profile.ts'
+import type { StoreSpec } from '../session-store-spec.ts'
+import { describeStore, parseStoreSpec, STORE_SYNTAX } from '../session-store-spec.ts'
 import { UsageError } from '../usage-error.ts'
 
 /** The parsed `warmfold report` command line. */
 export interface ReportArgs {
-  /** The session log (`SESSION.jsonl`). */
+  /** The session log (`SESSION.jsonl`), or with `store` the session's id. */
   session: string
+  /** The session store to read `session` from (`--store`); absent: `session` is a JSONL file. */
+  store?: StoreSpec
   /** Where to write the HTML page; without it a terminal summary is printed. */
   out?: string
   /** What tokens cost (`--price`, default `deepseek`). */
@@ -15,13 +20,18 @@ export interface ReportArgs {
 }
 
 export const REPORT_USAGE = `Usage: warmfold report SESSION.jsonl [--out report.html] [--price P]
+       warmfold report --store ${STORE_SYNTAX} SESSION_ID [--out report.html] [--price P]
 
-Reads a session log written by the session file store and shows every request's cached, written
+Reads a session log written by the session file store, or a session kept in a session store
+(file:DIR reads DIR/SESSION_ID.jsonl; sqlite and postgres read the committed events without
+taking the session from a host that holds it, and create nothing), and shows every request's cached, written
 and uncached prompt tokens, the folds and prunes between them, each cache break with its cause,
 the totals and their cost. The numbers come from the cache ledger's cache/observation events, or,
 in a log without them, from the provider usage on each reply (the output says which).
 
 Options:
+  --store S    read SESSION_ID from this store instead of a file: ${STORE_SYNTAX}
+               (sqlite and postgres need @warmfold/session-store-sqlite or -postgres installed)
   --out FILE   write one self-contained HTML page (bar chart, breaks, totals; works offline from
                file://) instead of printing the summary; checked before the log is read, its folder
                must exist
@@ -29,8 +39,8 @@ Options:
                and output token costs
   -h, --help   show this help
 
-Exit codes: 0 ok, 1 the log cannot be read (a corrupt or torn line, named by file and line) or
-FILE cannot be written, 2 bad flags or no such log.`
+Exit codes: 0 ok, 1 the log cannot be read (a corrupt or torn line, named by file and line; a
+store that fails) or FILE cannot be written, 2 bad flags or no such log, store or session.`
 
 /**
  * Parses `warmfold report` arguments.
@@ -40,6 +50,7 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
   const positional: string[] = []
   let out: string | undefined
   let price: PriceProfile = PRICE_PROFILES.deepseek
+  let store: StoreSpec | undefined
   let help = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
@@ -52,12 +63,24 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
     if (flag === '-h' || flag === '--help') help = true
     else if (flag === '--out') out = value()
     else if (flag === '--price') price = readPriceProfile(value())
+    else if (flag === '--store') {
+      if (store) throw new UsageError('--store is given twice')
+      store = parseStoreSpec('--store', value())
+    }
     else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold report --help for the flags`)
     else positional.push(raw)
   }
-  if (help) return { session: positional[0] ?? '', price, help, ...(out === undefined ? {} : { out }) }
+  const rest = { price, help, ...(out === undefined ? {} : { out }), ...(store === undefined ? {} : { store }) }
+  if (help) return { session: positional[0] ?? '', ...rest }
+  if (store) {
+    if (positional.length !== 1) throw new UsageError(`warmfold report --store reads one session: warmfold report --store ${describeStore(store)} SESSION_ID${positional.length ? `, got ${positional.map((item) => JSON.stringify(item)).join(' ')}` : ''}`)
+    const id = positional[0] as string
+    // The store's own rule, so a `file:DIR` id can never leave DIR.
+    if (!SESSION_ID_PATTERN.test(id)) throw new UsageError(`session id ${JSON.stringify(id)} is not one a store gives: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`)
+    return { session: id, ...rest }
+  }
   if (positional.length !== 1) {
     throw new UsageError(positional.length === 0 ? 'warmfold report needs the session log to read: warmfold report SESSION.jsonl' : `warmfold report reads one session log, got ${positional.length}: ${positional.map((item) => JSON.stringify(item)).join(' ')}`)
   }
-  return { session: positional[0] as string, price, help, ...(out === undefined ? {} : { out }) }
+  return { session: positional[0] as string, ...rest }
 }

@@ -5,13 +5,18 @@ import { readSessionFile, SessionError } from '@warmfold/session'
 import { RunError } from '../run-error.ts'
 import { UsageError } from '../usage-error.ts'
 
-/** A session log read from its file. */
+/** A session log, read from its file or from a session store. */
 export interface SessionLog {
+  /** Where it was read, for a person: the file, or the store (`sqlite:PATH`, `postgres:URL` without its password). */
   readonly file: string
-  /** The file name without `.jsonl`: the id the file store gave the session. */
+  /** The session's id (for a file: its name without `.jsonl`). */
   readonly sessionId: string
-  /** Every event, in order; event `seq` is on line `seq + 1`. */
+  /** Every event, in order; event `seq` is on line `seq + 1` (of the file, or of the session exported as one). */
   readonly events: readonly AnySessionEvent[]
+  /** Where event `seq` is, for a message: `FILE:LINE`, or the store, session and seq. */
+  locate(seq: number): string
+  /** What a reader of the report needs to know about where the log came from. */
+  readonly notes?: readonly string[]
 }
 
 /**
@@ -46,5 +51,5 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
     const what = droppedEvents === undefined ? `the last line is incomplete (${bytes} bytes without a newline)` : `the file ends inside a group of events written together from this line (${droppedEvents} complete event(s) of it, ${bytes} bytes)`
     throw new RunError(`cannot report ${file}:${line}: ${what}: the writer crashed mid-write or is still writing. Nothing is reported from a torn log; report it once its writer has ended, or open it with the session store's repairTornTail to set the torn bytes aside.`)
   }
-  return { file, sessionId, events: read.session.events }
+  return { file, sessionId, events: read.session.events, locate: (seq) => `${file}:${seq + 1}` }
 }

@@ -32,7 +32,8 @@ declare module '@cordisjs/core' {
   }
 }
 
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+/** The ids `SessionStore` accepts: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit (so an id is always a safe file name). */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
 /**
  * The `ctx.sessions` service: creates, opens, lists and persists sessions, in memory (default)
@@ -155,7 +156,7 @@ export class SessionStore extends Service<SessionStore.Config> {
 }
 
 function checkId(id: unknown): asserts id is string {
-  if (typeof id !== 'string' || !SESSION_ID.test(id)) {
+  if (typeof id !== 'string' || !SESSION_ID_PATTERN.test(id)) {
     throw new SessionError(
       'INVALID_ID',
       `session id ${JSON.stringify(id)} is not allowed: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
