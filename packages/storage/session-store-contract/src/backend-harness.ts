@@ -39,6 +39,15 @@ export interface StoreUnderTest {
    * that case then checks only that the killed flush is all or none.
    */
   writeInProgress?(): Promise<boolean>
+  /**
+   * Leaves the storage as a writer that crashed while flushing `lines` (the canonical-JSON lines
+   * of session `id`'s events from seq `from` on, as a store writes them) would: the file store
+   * with that append cut short inside its last line, an SQL store with a process that wrote
+   * those rows in a transaction and was killed before it committed. Nothing of a store is used.
+   * Resolves with what a reopen may keep of `lines`: `'complete lines'` for a file (the lines
+   * before the cut), `'none'` for a store whose flush is a transaction.
+   */
+  tornWrite?(id: string, from: number, lines: readonly string[]): Promise<'complete lines' | 'none'>
   /** Releases what `backend()` opened and removes the storage. */
   cleanup(): Promise<void>
 }
@@ -51,5 +60,7 @@ export interface BackendHarness {
   readonly multiProcess: boolean
   /** Whether its stores have `writeInProgress`, so the kill -9 case can prove the kill landed inside a transaction. */
   readonly midFlushProbe?: boolean
+  /** Whether its stores have `tornWrite` (the memory store has no storage a crash could tear). */
+  readonly tornWrites?: boolean
   fresh(): Promise<StoreUnderTest>
 }

@@ -1,6 +1,6 @@
 import { createUserMessage } from '@warmfold/llm'
-import type { Session, SessionBackend } from '@warmfold/session'
-import { SessionError } from '@warmfold/session'
+import type { SessionBackend } from '@warmfold/session'
+import { Session, SessionError } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BackendHarness, StoreUnderTest } from './backend-harness.ts'
 import { appendConversation, eventsJson, nextRequestJson } from './contract-events.ts'
@@ -15,6 +15,8 @@ const STEP = 5_000
 const FLOOD_EVENTS = 20_000
 /** Tries at stopping a writer inside its flush transaction before the case fails. */
 const MID_FLUSH_ATTEMPTS = 5
+/** Events of 4 kB in the torn write: 12 MB, more than SQLite's page cache, so its uncommitted pages reach the WAL. */
+const TORN_EVENTS = 3_000
 
 const noRepair = () => {}
 
@@ -120,6 +122,36 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
       const reopened = await open(sut.backend(), 'large')
       expect(reopened.length).toBe(LARGE_SESSION_EVENTS)
       expect(JSON.stringify(reopened.eventAt(LARGE_SESSION_EVENTS - 1))).toBe(last)
+    })
+
+    if (harness.tornWrites) it('a torn write (a writer that crashed mid-flush) leaves what was acknowledged intact; the session reopens and goes on gap-free', { timeout: 60_000 }, async () => {
+      const sut = await fresh()
+      if (!sut.tornWrite) throw new Error(`${name}: the harness says tornWrites but its store has no tornWrite`)
+      const backend = sut.backend()
+      const session = await backend.create('t', {})
+      appendConversation(session, 0)
+      const acknowledged = eventsJson(session)
+      await backend.release(session)
+      // The flush the crash cut short: the events that would have come next, as the store writes them.
+      const next = new Session('t', {})
+      for (const event of session.events) next.restore(event)
+      for (let index = 0; index < TORN_EVENTS; index++) next.append('user/message', { message: createUserMessage(`${index} ${'y'.repeat(4000)}`, `torn-${index}`) }, 'append')
+      const torn = eventsJson(next).slice(acknowledged.length)
+      const mayKeep = await sut.tornWrite(session.id, acknowledged.length, torn)
+
+      const reader = sut.backend()
+      const reopened = await open(reader, 't')
+      const found = eventsJson(reopened)
+      expect(found.slice(0, acknowledged.length)).toEqual(acknowledged)
+      // At most the complete part of what was torn, never a changed or partial event.
+      const kept = found.slice(acknowledged.length)
+      expect(kept.length).toBeLessThan(torn.length)
+      expect(kept).toEqual(torn.slice(0, kept.length))
+      if (mayKeep === 'none') expect(kept).toEqual([])
+      reopened.append('user/message', { message: createUserMessage('after the crash', 'after') }, 'append')
+      const resumed = eventsJson(reopened)
+      await reader.release(reopened)
+      expect(eventsJson(await open(sut.backend(), 't'))).toEqual(resumed)
     })
 
     if (harness.sharedStorage) it('a second store on the same storage is refused with LOCKED until the first releases', async () => {

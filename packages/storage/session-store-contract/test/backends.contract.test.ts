@@ -6,6 +6,7 @@ import { SqliteSessionBackend } from '@warmfold/session-store-sqlite'
 import Database from 'libsql'
 import type { BackendHarness } from '../src/index.ts'
 import { describeBackendContract } from '../src/index.ts'
+import { tornFileWrite, tornSqlWrite } from './torn-write.ts'
 
 /** Module paths a contract child imports its backend factory from. */
 const SESSION = resolve(import.meta.dirname, '../../../core/session/src/index.ts')
@@ -28,9 +29,16 @@ const memory: BackendHarness = {
 const jsonl: BackendHarness = {
   sharedStorage: true,
   multiProcess: true,
+  tornWrites: true,
   async fresh() {
     const { directory, cleanup } = temporary('warmfold-contract-jsonl-')
-    return { backend: () => new JsonlFileBackend(directory), sharedStorage: true, child: { module: SESSION, factory: 'JsonlFileBackend', args: [directory], construct: true }, cleanup }
+    return {
+      backend: () => new JsonlFileBackend(directory),
+      sharedStorage: true,
+      child: { module: SESSION, factory: 'JsonlFileBackend', args: [directory], construct: true },
+      tornWrite: async (id, _from, lines) => tornFileWrite(new JsonlFileBackend(directory).fileOf(id), lines),
+      cleanup,
+    }
   },
 }
 
@@ -38,6 +46,7 @@ const sqlite: BackendHarness = {
   sharedStorage: true,
   multiProcess: true,
   midFlushProbe: true,
+  tornWrites: true,
   async fresh() {
     const { directory, cleanup } = temporary('warmfold-contract-sqlite-')
     const path = join(directory, 'sessions.db')
@@ -47,6 +56,7 @@ const sqlite: BackendHarness = {
       sharedStorage: true,
       child: { module: SQLITE, factory: 'sqliteSessionStore', args: [{ path }] },
       writeInProgress: async () => sqliteWriteLocked((probe ??= new Database(path))),
+      tornWrite: (id, from, lines) => tornSqlWrite('sqlite', path, id, from, lines),
       async cleanup() {
         probe?.close()
         await cleanup()

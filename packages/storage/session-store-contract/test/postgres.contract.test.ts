@@ -6,6 +6,7 @@ import pg from 'pg'
 import { inject } from 'vitest'
 import type { BackendHarness } from '../src/index.ts'
 import { describeBackendContract } from '../src/index.ts'
+import { tornSqlWrite } from './torn-write.ts'
 
 const POSTGRES = resolve(import.meta.dirname, '../../session-store-postgres/src/index.ts')
 /** The lease of the stores under test: a killed writer's sessions are free again this long after its last renewal. */
@@ -31,6 +32,7 @@ const postgres: BackendHarness = {
   sharedStorage: true,
   multiProcess: true,
   midFlushProbe: true,
+  tornWrites: true,
   async fresh() {
     const server = inject('postgresUrl')
     const name = `contract_${randomUUID().replaceAll('-', '').slice(0, 12)}`
@@ -47,6 +49,7 @@ const postgres: BackendHarness = {
       sharedStorage: true,
       child: { module: POSTGRES, factory: 'postgresSessionStore', args: [{ url, leaseMs: LEASE_MS }] },
       takeoverMs: LEASE_MS,
+      tornWrite: (id, from, lines) => tornSqlWrite('postgres', url, id, from, lines),
       async writeInProgress() {
         if (!probe) {
           probe = new pg.Client({ connectionString: url })
