@@ -6,8 +6,10 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { SessionBackend } from '@warmfold/session'
 import { JsonlFileBackend } from '@warmfold/session'
+import type { PostgresSessionBackend } from '@warmfold/session-store-postgres'
+import { postgresSessionStore } from '@warmfold/session-store-postgres'
 import { SqliteSessionBackend } from '@warmfold/session-store-sqlite'
-import { afterAll, bench, describe } from 'vitest'
+import { afterAll, bench, describe, inject } from 'vitest'
 import type { ChildBackendSpec } from '../src/index.ts'
 
 // Two processes race for one session in each store; each appends APPENDS events with a flush
@@ -20,19 +22,33 @@ const root = resolve(import.meta.dirname, '../../../..')
 const child = resolve(import.meta.dirname, '../src/contract-child.ts')
 const SESSION = resolve(import.meta.dirname, '../../../core/session/src/index.ts')
 const SQLITE = resolve(import.meta.dirname, '../../session-store-sqlite/src/index.ts')
+const POSTGRES = resolve(import.meta.dirname, '../../session-store-postgres/src/index.ts')
 const directory = mkdtempSync(join(tmpdir(), 'warmfold-contention-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
+
+// The PostgreSQL store runs against the server this project's global setup started.
+const url = inject('postgresUrl')
+const pools: PostgresSessionBackend[] = []
+afterAll(() => Promise.all(pools.map((pool) => pool.close())))
 
 const STORES: Record<string, { make: () => SessionBackend; spec: ChildBackendSpec }> = {
   JSONL: { make: () => new JsonlFileBackend(join(directory, 'jsonl')), spec: { module: SESSION, factory: 'JsonlFileBackend', args: [join(directory, 'jsonl')], construct: true } },
   SQLite: { make: () => new SqliteSessionBackend({ path: join(directory, 'sessions.db') }), spec: { module: SQLITE, factory: 'sqliteSessionStore', args: [{ path: join(directory, 'sessions.db') }] } },
+  PostgreSQL: {
+    make: () => {
+      const store = postgresSessionStore({ url })
+      pools.push(store)
+      return store
+    },
+    spec: { module: POSTGRES, factory: 'postgresSessionStore', args: [{ url }] },
+  },
 }
 
 let round = 0
 for (const [name, store] of Object.entries(STORES)) {
   describe(`${name} store, two writer processes`, () => {
     bench(`${APPENDS} appends each, flush after every append`, async () => {
-      const id = `contend-${round++}`
+      const id = `contend-${process.pid}-${round++}`
       const setup = store.make()
       await setup.release(await setup.create(id, {}))
       const writers: ChildProcess[] = [0, 1].map(() => fork(child, [JSON.stringify(store.spec)], { cwd: root, execArgv: ['--import', 'tsx'] }))

@@ -36,27 +36,42 @@ export class SessionLease {
    * @returns the new fencing token
    */
   static async acquire(pool: Queryable, id: string, holder: string, leaseMs: number, where: string): Promise<string> {
-    // The upsert takes the row lock, so of two racing stores exactly one moves the token on;
-    // the other re-reads the row after the first commits and finds it unexpired.
-    const taken = await pool.query<{ token: string }>(
-      `INSERT INTO warmfold_leases (session_id, holder, token, expires_at)
-       SELECT session_id, $2::text, 1, ${EXPIRES} FROM warmfold_sessions WHERE session_id = $1
-       ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = warmfold_leases.token + 1, expires_at = EXCLUDED.expires_at
-       WHERE warmfold_leases.expires_at <= clock_timestamp()
-       RETURNING token`,
-      [id, holder, leaseMs],
-    )
-    if (taken.rows[0]) return taken.rows[0].token
-    const current = await pool.query<{ holder: string; token: string; left_ms: number }>(
-      `SELECT holder, token, ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::float8 AS left_ms FROM warmfold_leases WHERE session_id = $1`,
+    for (let attempt = 1; ; attempt++) {
+      // The upsert takes the row lock, so of two racing stores exactly one moves the token on;
+      // the other re-reads the row after the first commits and finds it unexpired.
+      const taken = await pool.query<{ token: string }>(
+        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at)
+         SELECT session_id, $2::text, 1, ${EXPIRES} FROM warmfold_sessions WHERE session_id = $1
+         ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = warmfold_leases.token + 1, expires_at = EXCLUDED.expires_at
+         WHERE warmfold_leases.expires_at <= clock_timestamp()
+         RETURNING token`,
+        [id, holder, leaseMs],
+      )
+      if (taken.rows[0]) return taken.rows[0].token
+      const row = await SessionLease.current(pool, id)
+      if (!row) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${where}`)
+      // Released or expired since the upsert looked (a holder closing right then): take it now.
+      if (row.leftMs === 0 && attempt < 3) continue
+      throw new SessionError(
+        'LOCKED',
+        `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${row.leftMs} ms unless renewed); close it there, or wait for the lease to expire if that host crashed`,
+      )
+    }
+  }
+
+  /**
+   * Who holds session `id`'s lease and for how many more ms (0 once it expired or was released,
+   * whose `expires_at` is `-infinity`); `undefined` when the session has no lease row.
+   */
+  static async current(on: Queryable, id: string): Promise<{ holder: string; token: string; leftMs: number } | undefined> {
+    const found = await on.query<{ holder: string; token: string; left_ms: number }>(
+      `SELECT holder, token,
+         CASE WHEN expires_at <= clock_timestamp() THEN 0 ELSE ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000) END::float8 AS left_ms
+       FROM warmfold_leases WHERE session_id = $1`,
       [id],
     )
-    const row = current.rows[0]
-    if (!row) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${where}`)
-    throw new SessionError(
-      'LOCKED',
-      `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${Math.max(0, row.left_ms)} ms unless renewed); close it there, or wait for the lease to expire if that host crashed`,
-    )
+    const row = found.rows[0]
+    return row && { holder: row.holder, token: row.token, leftMs: row.left_ms }
   }
 
   /** Marks the lease expired (keeping its token, which only ever grows) if we still hold it. */

@@ -4,6 +4,7 @@ import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { PostgresSessionBackend } from '../src/index.ts'
 import { postgresSessionStore } from '../src/index.ts'
+import { SessionLease } from '../src/session-lease.ts'
 import { appendMessages, ask, forkWriter, openAfterExpiry, sessionError, sql, testUrl, uniqueId } from './pg-fixtures.ts'
 
 interface Reply {
@@ -46,6 +47,23 @@ describe('PostgreSQL store with several writers', () => {
     expect(await ask<Reply>(child, { op: 'close' })).toMatchObject({ ok: true })
     const session = await store().open(id, {}, () => {})
     expect(session.length).toBe(5)
+  })
+
+  it('the holder of a released lease reads as expired, not as an error: a store opening while the holder closes takes the lease', async () => {
+    const id = uniqueId('released')
+    const first = store()
+    await first.release(await first.create(id, {}))
+    // A release sets expires_at to -infinity; subtracting it from now was an error ("cannot
+    // subtract infinite timestamps") that an open racing the release used to fail with.
+    expect(await sql(testUrl(), 'SELECT expires_at::text FROM warmfold_leases WHERE session_id = $1', [id])).toEqual([{ expires_at: '-infinity' }])
+    const pool = new pg.Pool({ connectionString: testUrl() })
+    try {
+      expect(await SessionLease.current(pool, id)).toMatchObject({ token: '1', leftMs: 0 })
+    } finally {
+      await pool.end()
+    }
+    const reopened = await store().open(id, {}, () => {})
+    expect(reopened.length).toBe(0)
   })
 
   it('a lease that expired is taken over, and the old holder is refused by the fencing token', async () => {
