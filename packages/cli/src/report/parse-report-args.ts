@@ -20,18 +20,20 @@ export interface ReportArgs {
 }
 
 export const REPORT_USAGE = `Usage: warmfold report SESSION.jsonl [--out report.html] [--price P]
-       warmfold report --store ${STORE_SYNTAX} SESSION_ID [--out report.html] [--price P]
+       warmfold report --store S SESSION_ID [--out report.html] [--price P]
 
-Reads a session log written by the session file store, or a session kept in a session store
-(file:DIR reads DIR/SESSION_ID.jsonl; sqlite and postgres read the committed events without
-taking the session from a host that holds it, and create nothing), and shows every request's cached, written
-and uncached prompt tokens, the folds and prunes between them, each cache break with its cause,
-the totals and their cost. The numbers come from the cache ledger's cache/observation events, or,
-in a log without them, from the provider usage on each reply (the output says which).
+Reads a session log written by the session file store, or a session kept in a session store,
+and shows every request's cached, written and uncached prompt tokens, the folds and prunes
+between them, each cache break with its cause, the totals and their cost. The numbers come from
+the cache ledger's cache/observation events, or, in a log without them, from the provider usage
+on each reply (the output says which).
 
 Options:
-  --store S    read SESSION_ID from this store instead of a file: ${STORE_SYNTAX}
-               (sqlite and postgres need @warmfold/session-store-sqlite or -postgres installed)
+  --store S    read SESSION_ID from a session store instead of a file:
+               ${STORE_SYNTAX}. file:DIR reads DIR/SESSION_ID.jsonl;
+               sqlite and postgres read the committed events without taking the session from a
+               host that holds it, create nothing, and need @warmfold/session-store-sqlite or
+               -postgres installed
   --out FILE   write one self-contained HTML page (bar chart, breaks, totals; works offline from
                file://) instead of printing the summary; checked before the log is read, its folder
                must exist
