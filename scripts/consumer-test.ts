@@ -19,6 +19,7 @@ import type { PackedPackage } from './pack-packages.ts'
 import { packPackages } from './pack-packages.ts'
 import { readTarball } from './read-tarball.ts'
 import { publishedReadmeProblems } from './prepare-package-readme.ts'
+import { startPostgres } from '@warmfold/test-utils'
 import { workspacePackages } from './workspace-packages.ts'
 
 const execFileAsync = promisify(execFile)
@@ -203,8 +204,8 @@ async function hostRun(label: string, folder: string, packed: readonly PackedPac
   check(`host ${label}: one copy of every @warmfold package`, duplicated.length === 0, duplicated.map(([name, found]) => `${name} ×${found.length}`).join(', '))
   const lsResult = await run('npm', ['ls', '@cordisjs/core', '--all'], folder)
   check(`host ${label}: npm ls @cordisjs/core --all is clean`, lsResult.code === 0, lsResult.code === 0 ? '' : `${lsResult.stdout}${lsResult.stderr}`)
-  for (const file of ['host.ts', 'contract-only-engine.ts', 'wire-server.ts']) await copyFile(join(root, 'scripts', 'consumer-host', file), join(folder, file))
-  const tsc = await run(join(folder, 'node_modules', '.bin', 'tsc'), ['--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'dist', 'host.ts', 'contract-only-engine.ts', 'wire-server.ts'], folder)
+  for (const file of ['host.ts', 'contract-only-engine.ts', 'sql-stores.ts', 'wire-server.ts']) await copyFile(join(root, 'scripts', 'consumer-host', file), join(folder, file))
+  const tsc = await run(join(folder, 'node_modules', '.bin', 'tsc'), ['--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'dist', 'host.ts', 'contract-only-engine.ts', 'sql-stores.ts', 'wire-server.ts'], folder)
   check(`host ${label}: tsc --strict --module nodenext --moduleResolution nodenext`, tsc.code === 0, tsc.code === 0 ? '' : `\n${tsc.stdout}${tsc.stderr}`)
   if (tsc.code !== 0 && !existsSync(join(folder, 'dist', 'host.js'))) return
   log(`host ${label}: node dist/host.js`)
@@ -266,8 +267,15 @@ async function main(): Promise<void> {
       bounds[name] = await versionBounds(name, range)
       log(`${name}: peer range ${range} → lowest ${bounds[name].lowest}, highest ${bounds[name].highest} on the registry`)
     }
-    await hostRun('lowest', join(work, 'host-lowest'), packed, Object.fromEntries(SHARED.map((name) => [name, bounds[name]!.lowest])))
-    await hostRun('highest', join(work, 'host-highest'), packed, Object.fromEntries(SHARED.map((name) => [name, bounds[name]!.highest])))
+    // The hosts keep sessions in a real PostgreSQL server too, started here for both and stopped after.
+    const postgres = await startPostgres()
+    process.env.WARMFOLD_CONSUMER_POSTGRES_URL = postgres.url
+    try {
+      await hostRun('lowest', join(work, 'host-lowest'), packed, Object.fromEntries(SHARED.map((name) => [name, bounds[name]!.lowest])))
+      await hostRun('highest', join(work, 'host-highest'), packed, Object.fromEntries(SHARED.map((name) => [name, bounds[name]!.highest])))
+    } finally {
+      await postgres.stop()
+    }
     await cliRun(join(work, 'cli'), packed)
   } finally {
     if (keep) log(`kept ${work}`)

@@ -25,10 +25,10 @@ import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
 import { OpenAIResponsesAdapter } from '@warmfold/llm-openai-responses'
 import { PrefixCacheService } from '@warmfold/prefix-cache-testkit'
 import { SessionStore } from '@warmfold/session'
-import { sqliteSessionStore } from '@warmfold/session-store-sqlite'
 import { TokenMeter } from '@warmfold/token-meter'
 import Schema from 'schemastery'
 import { ContractOnlyEngine, contractOnlyCalls } from './contract-only-engine.js'
+import { checkSqlStores } from './sql-stores.js'
 import { CACHED, startWireServer } from './wire-server.js'
 
 const failures: string[] = []
@@ -75,23 +75,12 @@ for (const [provider, model] of routes) {
 await wireCtx.stop()
 await wire.close()
 
-// The embedded SQL store is one config line; its native engine comes from the npm registry alone.
+// The SQL stores: SQLite's native engine comes from the npm registry alone; the PostgreSQL
+// server is the one the consumer test started (its URL in WARMFOLD_CONSUMER_POSTGRES_URL).
+const postgresUrl = process.env.WARMFOLD_CONSUMER_POSTGRES_URL
+if (!postgresUrl) throw new Error('WARMFOLD_CONSUMER_POSTGRES_URL is not set: the consumer test starts a PostgreSQL server and passes its URL')
 const sqlDirectory = await mkdtemp(join(process.cwd(), 'sqlite-'))
-for (const round of [1, 2]) {
-  const sqlCtx = new Context()
-  await sqlCtx.start()
-  sqlCtx.plugin(SessionStore, { store: sqliteSessionStore({ path: join(sqlDirectory, 'sessions.db') }) })
-  if (round === 1) {
-    const session = await sqlCtx.sessions.create('sql-session')
-    session.append('user/message', { message: createUserMessage('Refactor the loader.', 'm1') }, 'append')
-    await sqlCtx.sessions.close(session)
-  } else {
-    const reopened = await sqlCtx.sessions.open('sql-session')
-    check('the SQLite session store keeps a session across contexts', reopened.length === 1 && textOf(reopened.deriveMessages()[0]!.content) === 'Refactor the loader.', `${reopened.length} event(s)`)
-    await sqlCtx.sessions.close(reopened)
-  }
-  await sqlCtx.stop()
-}
+await checkSqlStores(check, join(sqlDirectory, 'sessions.db'), postgresUrl)
 await rm(sqlDirectory, { recursive: true, force: true })
 
 // Inside the host project, so the consumer test's cleanup removes it even when this host crashes.

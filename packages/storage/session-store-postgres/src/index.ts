@@ -1,5 +1,5 @@
-export * from './migrations.ts'
-export * from './postgres-session-backend.ts'
-export * from './read-session-rows.ts'
-export * from './redact-url.ts'
-export * from './session-lease.ts'
+// The package's API: the store, its options, and the migration entry point. The lease, row
+// reader and URL helpers are internals (their types would expose `pg`'s to a host's compiler).
+export { migrate, SCHEMA_VERSION } from './migrations.ts'
+export type { PostgresSessionStoreOptions } from './postgres-session-backend.ts'
+export { PostgresSessionBackend, postgresSessionStore } from './postgres-session-backend.ts'
