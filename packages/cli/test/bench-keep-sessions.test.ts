@@ -7,6 +7,7 @@ import { sqliteSessionStore } from '@warmfold/session-store-sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
 import { runCli } from '../src/index.ts'
+import { expectBenchSessions } from './support/expect-bench-sessions.ts'
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
@@ -92,22 +93,8 @@ describe('warmfold bench --store sqlite:PATH', () => {
     const result = await cli(['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold,legacy', '--store', `sqlite:${path}`])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout) as BenchReport
-    const ctx = new Context()
-    await ctx.start()
-    try {
-      ctx.plugin(SessionStore, { store: sqliteSessionStore({ path }) })
-      expect(await ctx.sessions.list()).toEqual(['legacy-4800', 'warmfold-4800'])
-      for (const run of report.runs) {
-        const id = `${run.strategy}-${run.window}`
-        expect(result.stderr).toContain(`session ${id} in sqlite:${path}`)
-        const session = await ctx.sessions.open(id)
-        expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(run.summaryCalls.length)
-        expect(session.events.at(-1)?.type).toBe('turn/end')
-        await ctx.sessions.close(session)
-      }
-    } finally {
-      await ctx.stop()
-    }
+    expect(report.runs.map((run) => `${run.strategy}-${run.window}`)).toEqual(['warmfold-4800', 'legacy-4800'])
+    await expectBenchSessions(sqliteSessionStore({ path }), report, result.stderr, `sqlite:${path}`)
     const again = await cli(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--store', `sqlite:${path}`])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain(`--store sqlite:${path} already holds session(s) warmfold-4800; use another store or remove them`)

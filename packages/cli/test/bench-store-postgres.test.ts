@@ -2,13 +2,12 @@ import { execFile } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { Context } from '@cordisjs/core'
-import { SessionStore } from '@warmfold/session'
 import { postgresSessionStore } from '@warmfold/session-store-postgres'
 import type { PostgresServer } from '@warmfold/test-utils'
 import { startPostgres } from '@warmfold/test-utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
+import { expectBenchSessions } from './support/expect-bench-sessions.ts'
 import { reportBody } from './support/report-body.ts'
 
 const ROOT = resolve(import.meta.dirname, '../../..')
@@ -41,21 +40,9 @@ describe('warmfold bench --store postgres:URL', () => {
     expect(report.runs.map((run) => `${run.strategy}-${run.window}`)).toEqual(['warmfold-4800', 'legacy-4800'])
 
     const store = postgresSessionStore({ url })
-    const ctx = new Context()
-    await ctx.start()
     try {
-      ctx.plugin(SessionStore, { store })
-      expect(await ctx.sessions.list()).toEqual(['legacy-4800', 'warmfold-4800'])
-      for (const run of report.runs) {
-        const id = `${run.strategy}-${run.window}`
-        expect(result.stderr).toContain(`session ${id} in ${shown}`)
-        const session = await ctx.sessions.open(id)
-        expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(run.summaryCalls.length)
-        expect(session.events.at(-1)?.type).toBe('turn/end')
-        await ctx.sessions.close(session)
-      }
+      await expectBenchSessions(store, report, result.stderr, shown)
     } finally {
-      await ctx.stop()
       await store.close()
     }
 
