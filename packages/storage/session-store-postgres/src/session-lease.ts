@@ -35,11 +35,11 @@ export class SessionLease {
    * `LOCKED` naming the holder while another store's lease has not expired.
    * @returns the new fencing token
    */
-  static async acquire(pool: Queryable, id: string, holder: string, leaseMs: number, where: string): Promise<string> {
+  static async acquire(on: Queryable, id: string, holder: string, leaseMs: number, where: string): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       // The upsert takes the row lock, so of two racing stores exactly one moves the token on;
       // the other re-reads the row after the first commits and finds it unexpired.
-      const taken = await pool.query<{ token: string }>(
+      const taken = await on.query<{ token: string }>(
         `INSERT INTO warmfold_leases (session_id, holder, token, expires_at)
          SELECT session_id, $2::text, 1, ${EXPIRES} FROM warmfold_sessions WHERE session_id = $1
          ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = warmfold_leases.token + 1, expires_at = EXCLUDED.expires_at
@@ -48,7 +48,7 @@ export class SessionLease {
         [id, holder, leaseMs],
       )
       if (taken.rows[0]) return taken.rows[0].token
-      const row = await SessionLease.current(pool, id)
+      const row = await SessionLease.current(on, id)
       if (!row) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${where}`)
       // Released or expired since the upsert looked (a holder closing right then): take it now.
       if (row.leftMs === 0 && attempt < 3) continue

@@ -42,24 +42,51 @@ const MIGRATIONS: readonly string[] = [
  * before anything is changed.
  */
 export function openDatabase(path: string): SqliteDatabase {
-  let db: SqliteDatabase
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  } catch (error) {
+    throw cannotOpen(path, error)
+  }
+  return connect(path, (db) => {
+    db.exec('PRAGMA journal_mode = WAL')
+    db.exec('PRAGMA synchronous = FULL')
+    db.exec('PRAGMA foreign_keys = ON')
+    migrate(db, path)
+  })
+}
+
+/**
+ * Opens the existing database at `path` to read it, changing nothing: no file, folder or schema
+ * is created (`NOT_FOUND` when there is no database there, or one without warmfold's tables), and
+ * a newer schema is refused as by {@link openDatabase}.
+ */
+export function openForReading(path: string): SqliteDatabase {
+  if (!existsSync(path)) throw new SessionError('NOT_FOUND', `there is no SQLite session store at ${path}`)
+  return connect(path, (db) => {
+    const found = userVersion(db)
+    if (found > SCHEMA_VERSION) throw newerSchema(path, found)
+    if (found < SCHEMA_VERSION) throw new SessionError('NOT_FOUND', `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`)
+  })
+}
+
+/**
+ * A connection to `path` that waits for other processes' (short) transactions, set up by
+ * `prepare`; closed again when `prepare` throws. Engine errors become `IO` naming the path: a
+ * file that is not an SQLite database (SQLITE_NOTADB) fails at the first statement.
+ */
+function connect(path: string, prepare: (db: SqliteDatabase) => void): SqliteDatabase {
+  let db: SqliteDatabase
+  try {
     db = new Database(path)
   } catch (error) {
     throw cannotOpen(path, error)
   }
   try {
-    // Another process may be migrating or committing: wait for its (short) transaction.
     db.exec('PRAGMA busy_timeout = 10000')
-    db.exec('PRAGMA journal_mode = WAL')
-    db.exec('PRAGMA synchronous = FULL')
-    db.exec('PRAGMA foreign_keys = ON')
-    migrate(db, path)
+    prepare(db)
     return db
   } catch (error) {
     db.close()
-    // A file that is not an SQLite database (SQLITE_NOTADB) fails here, at the first statement.
     throw SessionError.isInstance(error) ? error : cannotOpen(path, error)
   }
 }
@@ -70,31 +97,6 @@ function newerSchema(path: string, found: number): SessionError {
     `the SQLite session store ${path} has schema version ${found}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-sqlite understands; ` +
       'upgrade the package (the database was not changed)',
   )
-}
-
-/**
- * Opens the existing database at `path` to read it, changing nothing: no file, folder or schema
- * is created (`NOT_FOUND` when there is no database there, or one without warmfold's tables), and
- * a newer schema is refused as by {@link openDatabase}.
- */
-export function openForReading(path: string): SqliteDatabase {
-  if (!existsSync(path)) throw new SessionError('NOT_FOUND', `there is no SQLite session store at ${path}`)
-  let db: SqliteDatabase
-  try {
-    db = new Database(path)
-  } catch (error) {
-    throw cannotOpen(path, error)
-  }
-  try {
-    db.exec('PRAGMA busy_timeout = 10000')
-    const found = userVersion(db)
-    if (found > SCHEMA_VERSION) throw newerSchema(path, found)
-    if (found < SCHEMA_VERSION) throw new SessionError('NOT_FOUND', `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`)
-    return db
-  } catch (error) {
-    db.close()
-    throw SessionError.isInstance(error) ? error : cannotOpen(path, error)
-  }
 }
 
 /** `IO` naming the database and the engine's reason (its code too, e.g. SQLITE_NOTADB); the error is the `cause`. */
