@@ -42,11 +42,12 @@ export async function main(workspace = process.cwd(), directory = '.warmfold/ses
     reasoningEffort: 'max',
     system: 'You are a coding agent.',
   })
-  agent.followup('Fix the failing test.')
-  await agent.whenIdle()
+  // Resolves when the turn has ended: { turn: 1, reason: 'stop', steps: 2 } here; on a failure
+  // (a 401, a missing adapter) reason 'error' with errorCode, error and cause, also on agent.lastError.
+  const result = await agent.followup('Fix the failing test.')
 
   const types = agent.session.events.map((event) => event.type)
   // ['turn/start', 'user/message', 'request/header', 'assistant/message', 'tool/result', 'assistant/message', 'turn/end']
   await ctx.stop()
-  return { types, messages: agent.session.deriveMessages(), lastError: agent.lastError }
+  return { result, types, messages: agent.session.deriveMessages(), lastError: agent.lastError }
 }

@@ -10,8 +10,10 @@ const AGENT_ERROR_BRAND = Symbol.for('warmfold.agent.error')
  *   of its signal).
  * - `LOG_FAILED`: the session log refused an append the loop needed (a validator, a closed
  *   session) or a flush failed, so a turn could not be started, closed or made durable.
+ * - `TURN_FAILED`: a turn ended with reason `error` (its request failed for good, a service it
+ *   needed was missing, a hook threw); `turnErrorCode` is the code logged on its `turn/end`.
  */
-export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'LOG_FAILED' | 'PREEMPTED'
+export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'LOG_FAILED' | 'PREEMPTED' | 'TURN_FAILED'
 
 /** An agent operation was refused or failed. Recognise it with {@link AgentError.isInstance}. */
 export class AgentError extends Error {
@@ -24,13 +26,16 @@ export class AgentError extends Error {
    * start, then the followups still queued), oldest first. The host may queue them again.
    */
   readonly unsent: readonly Message[]
+  /** For `TURN_FAILED`: the code on the turn's `turn/end` (`AUTH`, `SERVICE_MISSING`, …). */
+  readonly turnErrorCode?: string
   readonly [AGENT_ERROR_BRAND] = true
 
-  constructor(code: AgentErrorCode, message: string, options: { cause?: unknown; turn?: number; unsent?: readonly Message[] } = {}) {
+  constructor(code: AgentErrorCode, message: string, options: { cause?: unknown; turn?: number; unsent?: readonly Message[]; turnErrorCode?: string } = {}) {
     super(message, { cause: options.cause })
     this.code = code
     this.turn = options.turn
     this.unsent = Object.freeze([...(options.unsent ?? [])])
+    if (options.turnErrorCode !== undefined) this.turnErrorCode = options.turnErrorCode
   }
 
   /** Whether `value` is an `AgentError` from any copy of this package. */

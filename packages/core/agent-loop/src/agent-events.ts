@@ -2,14 +2,9 @@ import type { ContentBlock, LlmErrorCode } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import type { AgentError } from './agent-error.ts'
 import type { AgentHandle, AgentStatus } from './agent-handle.ts'
+import type { TurnEndReason } from './turn-result.ts'
 
 type Awaitable<T> = T | Promise<T>
-
-/**
- * Why a turn ended. `interrupted`: the process that ran the turn ended (crash, kill, stop)
- * before the turn did; the `turn/end` was logged when the session was resumed.
- */
-export type TurnEndReason = 'stop' | 'max-steps' | 'max-tokens' | 'aborted' | 'error' | 'empty-reply' | 'interrupted'
 
 declare module '@warmfold/session' {
   interface SessionEventMap {
@@ -84,9 +79,11 @@ declare module '@cordisjs/core' {
      */
     'agent/resume'(context: ResumeContext): Awaitable<void>
     /**
-     * The agent could not log or persist what it had to (a `LOG_FAILED` error: an append was
-     * refused or a flush failed). The same error is kept on `agent.lastError` and reported as an
-     * `internal/warning`; the agent is idle again and its queue is handed back on `error.unsent`.
+     * A turn failed (`TURN_FAILED`: it ended with reason `error`, e.g. a 401, a missing adapter or
+     * service; the next queued followup still runs), or the agent could not log or persist what
+     * it had to (`LOG_FAILED`: an append was refused or a flush failed; also reported as an
+     * `internal/warning`, the agent is idle again and its queue is handed back on
+     * `error.unsent`). The same error is kept on `agent.lastError`.
      */
     'agent/error'(agent: AgentHandle, error: AgentError): void
   }

@@ -1,6 +1,7 @@
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { AgentError } from './agent-error.ts'
+import type { TurnResult } from './turn-result.ts'
 import type { AgentOptions } from './agent-options.ts'
 
 /** An agent's activity. */
@@ -29,10 +30,13 @@ export interface AgentHandle {
   readonly options: AgentOptions
   /** `idle`, `running` (a turn) or `maintenance` (a `runMaintenance` task). */
   readonly status: AgentStatus
-  /** The latest failure the session log could not record (code `LOG_FAILED`), or `undefined`. */
+  /** The latest failure (a failed turn, `TURN_FAILED`, or one the log could not record, `LOG_FAILED`), or `undefined`. */
   readonly lastError: AgentError | undefined
-  /** Queues a user message; it starts a turn as soon as the agent is free. */
-  followup(message: string | Message): void
+  /**
+   * Queues a user message; it starts a turn as soon as the agent is free. Resolves (never
+   * rejects) with how that turn ended, or reason `unsent` when it never started.
+   */
+  followup(message: string | Message): Promise<TurnResult>
   /** Resolves when no turn or maintenance task runs and nothing is queued. Never rejects. */
   whenIdle(): Promise<void>
   /** Aborts the running turn or task and returns the queued followups it removed (never logged). */

@@ -4,6 +4,7 @@ import { createUserMessage } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { AgentError } from './agent-error.ts'
 import type { AgentStatus, MaintenanceOptions } from './agent-handle.ts'
+import type { TurnResult } from './turn-result.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { findInterruptedTurn } from './interrupted-turn.ts'
 import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
@@ -12,19 +13,27 @@ import { runTurn } from './run-turn.ts'
 /** Sessions with a turn running in this process: a resume must not close those. */
 const runningTurns = new WeakSet<Session>()
 
+/** A queued user message and the settle function of the promise its `followup` returned. */
+interface QueuedMessage {
+  readonly message: Message
+  readonly settle: (result: TurnResult) => void
+}
+
 /**
  * One conversation driven by the loop. User messages queue FIFO; each starts one turn.
  * Maintenance tasks (manual compaction) run only while idle, and followups queued meanwhile
  * wait for them.
  *
  * Nothing the loop appends or flushes can escape as an unhandled rejection: a failure inside a
- * turn ends it with reason `error` and the cause on `turn/end`; a failure the log cannot record
+ * turn ends it with reason `error` and the cause on `turn/end` (and a `TURN_FAILED`
+ * {@link AgentError} on {@link lastError} and `agent/error`); a failure the log cannot record
  * (the `turn/end` itself refused, a failed flush) becomes a `LOG_FAILED` {@link AgentError} on
  * {@link lastError}, `agent/error` and `internal/warning`, the queue is handed back on its
- * `unsent`, and the agent is idle again.
+ * `unsent`, and the agent is idle again. Every `followup` promise resolves with what became of
+ * its message.
  */
 export class Agent implements TurnAgent {
-  private readonly queue: Message[] = []
+  private readonly queue: QueuedMessage[] = []
   private statusValue: AgentStatus = 'idle'
   private controller?: AbortController
   /** The running maintenance task yields to user input (see {@link MaintenanceOptions.yieldToFollowup}). */
@@ -51,18 +60,27 @@ export class Agent implements TurnAgent {
   }
 
   /**
-   * The latest failure the session log could not record (code `LOG_FAILED`), or `undefined`.
-   * Set before `whenIdle()` resolves, so a host checks it after awaiting `whenIdle()`.
+   * The latest failure, or `undefined`: a turn that ended with reason `error` (code
+   * `TURN_FAILED`) or a failure the session log could not record (code `LOG_FAILED`). It is
+   * never cleared, and it is set before `whenIdle()` and the failed turn's `followup` promise
+   * resolve, so a host checks it after awaiting either.
    */
   get lastError(): AgentError | undefined {
     return this.lastErrorValue
   }
 
-  /** Queues a user message; it starts a turn as soon as the agent is free. */
-  followup(message: string | Message): void {
-    this.queue.push(typeof message === 'string' ? createUserMessage(message) : message)
+  /**
+   * Queues a user message; it starts a turn as soon as the agent is free. The promise resolves
+   * (it never rejects) when that turn has ended and its `turn/end` is flushed, with the turn's
+   * reason, steps and, on failure, `errorCode`, `error` and `cause`; or with reason `unsent`
+   * when the message never started a turn.
+   */
+  followup(message: string | Message): Promise<TurnResult> {
+    const queued = typeof message === 'string' ? createUserMessage(message) : message
+    const result = new Promise<TurnResult>((settle) => this.queue.push({ message: queued, settle }))
     if (this.statusValue === 'idle') this.drain()
     else if (this.statusValue === 'maintenance' && this.yielding) this.controller?.abort(new AgentError('PREEMPTED', `agent for session ${this.session.id}: a followup arrived, so the maintenance task was cancelled`))
+    return result
   }
 
   /** Resolves when no turn or maintenance task runs and nothing is queued. Never rejects. */
@@ -78,7 +96,8 @@ export class Agent implements TurnAgent {
   abort(reason: unknown = new Error('aborted by the host')): Message[] {
     const dropped = this.queue.splice(0)
     this.controller?.abort(reason)
-    return dropped
+    for (const { settle } of dropped) settle({ reason: 'unsent', steps: 0, errorCode: 'ABORTED', error: 'removed from the queue by abort() before its turn started', cause: reason })
+    return dropped.map(({ message }) => message)
   }
 
   /**
@@ -141,7 +160,7 @@ export class Agent implements TurnAgent {
     this.draining = true
     // runQueue handles its own failures; this catch only guards against a bug in that handling.
     this.runQueue()
-      .catch((error: unknown) => this.report(new AgentError('LOG_FAILED', `agent ${this.session.id}: the turn loop failed: ${describe(error)}`, { cause: error, unsent: this.queue.splice(0) })))
+      .catch((error: unknown) => this.report(new AgentError('LOG_FAILED', `agent ${this.session.id}: the turn loop failed: ${describe(error)}`, { cause: error, unsent: this.handBack(this.queue.splice(0)) })))
       .finally(() => {
         this.draining = false
         this.controller = undefined
@@ -155,34 +174,42 @@ export class Agent implements TurnAgent {
 
   private async runQueue(): Promise<void> {
     while (this.queue.length > 0) {
-      const message = this.queue.shift() as Message
+      const queued = this.queue.shift() as QueuedMessage
       this.controller = new AbortController()
       this.setStatus('running')
       runningTurns.add(this.session)
       let failure: AgentError | undefined
+      let result: TurnResult | undefined
       try {
-        failure = await this.runOne(message, this.controller.signal)
+        ;({ failure, result } = await this.runOne(queued, this.controller.signal))
       } finally {
         runningTurns.delete(this.session)
         this.controller = undefined
         this.setStatus('idle')
       }
-      if (failure) {
-        this.report(failure)
-        return
+      if (result?.reason === 'error') {
+        const text = `agent ${this.session.id}: turn ${result.turn} failed (${result.errorCode}): ${result.error}`
+        this.report(new AgentError('TURN_FAILED', text, { cause: result.cause, turn: result.turn, turnErrorCode: result.errorCode }), false)
       }
+      // A log failure is reported last, so lastError holds it (with the unsent queue).
+      if (failure) this.report(failure)
+      if (result) queued.settle(result)
+      if (failure) return
     }
   }
 
-  /** Runs one turn; returns the failure the log could not record, which stops the queue. */
-  private async runOne(message: Message, signal: AbortSignal): Promise<AgentError | undefined> {
+  /**
+   * Runs one turn. Returns the turn's result (absent when the message was handed back unsent),
+   * and the failure the log could not record, which stops the queue.
+   */
+  private async runOne(queued: QueuedMessage, signal: AbortSignal): Promise<{ failure?: AgentError; result?: TurnResult }> {
+    const { message } = queued
     const turn = ++this.turnCounter
-    const lost = (cause: unknown, what: string, messageUnsent: boolean): AgentError =>
-      new AgentError('LOG_FAILED', `agent ${this.session.id}: ${what} of turn ${turn} failed: ${describe(cause)}`, {
-        cause,
-        turn,
-        unsent: [...(messageUnsent ? [message] : []), ...this.queue.splice(0)],
-      })
+    const lost = (cause: unknown, what: string, messageUnsent: boolean): { failure: AgentError } => {
+      const text = `agent ${this.session.id}: ${what} of turn ${turn} failed: ${describe(cause)}`
+      const unsent = this.handBack([...(messageUnsent ? [queued] : []), ...this.queue.splice(0)], text, cause)
+      return { failure: new AgentError('LOG_FAILED', text, { cause, turn, unsent }) }
+    }
     try {
       this.session.append('turn/start', { turn })
     } catch (error) {
@@ -198,31 +225,42 @@ export class Agent implements TurnAgent {
       messageError = error ?? new Error('the append threw nothing')
     }
     if (messageError !== undefined) {
-      outcome = { reason: 'error', steps: 0, errorCode: errorCode(messageError), error: `the user message could not be logged: ${describe(messageError)}` }
+      outcome = { reason: 'error', steps: 0, errorCode: errorCode(messageError), error: `the user message could not be logged: ${describe(messageError)}`, cause: messageError }
     } else {
       try {
         outcome = await runTurn(this.ctx, this, turn, signal, progress)
       } catch (error) {
         // An append refused mid-turn (a validator, a closed session), a failed flush or a hook
         // that threw: the turn ends here with the cause, and the log says so if it still can.
-        outcome = { reason: 'error', steps: progress.step, errorCode: errorCode(error), error: describe(error) }
+        outcome = { reason: 'error', steps: progress.step, errorCode: errorCode(error), error: describe(error), cause: error }
       }
     }
     const unsent = messageError !== undefined
+    const result: TurnResult = { turn, ...outcome }
     try {
-      this.session.append('turn/end', { turn, ...outcome })
+      this.session.append('turn/end', { turn, reason: outcome.reason, steps: outcome.steps, ...loggedError(outcome) })
     } catch (error) {
-      return lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`, unsent)
+      return { ...lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`, unsent), ...(unsent ? {} : { result }) }
     }
     try {
       await this.ctx.sessions.flush(this.session)
     } catch (error) {
-      return lost(error, 'flushing the session at the end', unsent)
+      return { ...lost(error, 'flushing the session at the end', unsent), ...(unsent ? {} : { result }) }
     }
-    return unsent ? lost(messageError, 'logging the user message', true) : undefined
+    return unsent ? lost(messageError, 'logging the user message', true) : { result }
   }
 
-  private report(error: AgentError): void {
+  /**
+   * Resolves the `followup` promises of messages handed back unsent (with the failure that
+   * stopped them) and returns the messages, for `AgentError.unsent`.
+   */
+  private handBack(queued: readonly QueuedMessage[], error = 'the turn loop failed before this message started a turn', cause?: unknown): Message[] {
+    for (const { settle } of queued) settle({ reason: 'unsent', steps: 0, errorCode: 'LOG_FAILED', error, cause })
+    return queued.map(({ message }) => message)
+  }
+
+  /** Keeps `error` on lastError and fires `agent/error` (and, for log failures, `internal/warning`). */
+  private report(error: AgentError, warn = true): void {
     this.lastErrorValue = error
     // Listeners are host code; one that throws must not turn a reported failure into a crash.
     try {
@@ -230,6 +268,7 @@ export class Agent implements TurnAgent {
     } catch {
       // lastError and the warning below still tell the host.
     }
+    if (!warn) return
     try {
       this.ctx.emit('internal/warning', error.message)
     } catch {
@@ -246,6 +285,11 @@ export class Agent implements TurnAgent {
       this.ctx.emit('internal/warning', `agent ${this.session.id}: an agent/status listener failed: ${describe(error)}`)
     }
   }
+}
+
+/** The failure fields a `turn/end` logs (the thrown value itself stays out of the log). */
+function loggedError({ errorCode, error }: TurnOutcome): { errorCode?: string; error?: string } {
+  return { ...(errorCode === undefined ? {} : { errorCode }), ...(error === undefined ? {} : { error }) }
 }
 
 function describe(value: unknown): string {

@@ -3,7 +3,8 @@ import type { ContentBlock, GenerateResult, ToolCallBlock } from '@warmfold/llm'
 import { ContentAssembler, createAssistantMessage, createToolResultMessage, LlmError } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
-import type { RequestHookContext, TurnEndReason } from './agent-events.ts'
+import type { RequestHookContext } from './agent-events.ts'
+import type { TurnEndReason } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
@@ -15,6 +16,8 @@ export interface TurnOutcome {
   readonly steps: number
   readonly errorCode?: string
   readonly error?: string
+  /** The thrown value behind a failure; handed to the host, never logged. */
+  readonly cause?: unknown
 }
 
 /**
@@ -85,6 +88,7 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
           steps: step,
           errorCode: LlmError.isInstance(error) ? error.code : 'UNEXPECTED',
           error: error instanceof Error ? error.message : String(error),
+          cause: error,
         }
       }
     }

@@ -24,6 +24,7 @@ describe('README examples run', () => {
     const { result, printed } = await recordCordisPrints(() => usage(workspace, directory))
     expect(printed).toEqual([])
     expect(result.lastError).toBeUndefined()
+    expect(result.result).toEqual({ turn: 1, reason: 'stop', steps: 2 })
     expect(result.types).toEqual(['turn/start', 'user/message', 'request/header', 'assistant/message', 'tool/result', 'assistant/message', 'turn/end'])
     expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     const toolResult = result.messages[2]!.content[0]

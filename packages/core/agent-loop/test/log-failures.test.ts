@@ -56,7 +56,8 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     expect(report.error.message).toContain('turn/end at seq 4 refused')
     // The second followup was never logged: it is handed back, not dropped.
     expect(report.error.unsent).toEqual([[{ type: 'text', text: 'And then this one.' }]])
-    expect(report.reported).toEqual(['LOG_FAILED'])
+    // The turn failed (its tool/result was refused), then its end could not be logged either.
+    expect(report.reported).toEqual(['TURN_FAILED', 'LOG_FAILED'])
     expect(report.warnings).toEqual([report.error.message])
     expect(existsSync(join(directory, 'frozen.jsonl.lock'))).toBe(false)
 
@@ -90,7 +91,7 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     agent.followup('one')
     await agent.whenIdle()
     expect(await lastTurnEnd(harness, 'refused-once')).toEqual({ turn: 1, reason: 'error', steps: 1, errorCode: 'UNEXPECTED', error: 'test validator: tool/result refused' })
-    expect(agent.lastError).toBeUndefined()
+    expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turn: 1, turnErrorCode: 'UNEXPECTED', unsent: [] })
     expect(agent.status).toBe('idle')
     agent.followup('two')
     await agent.whenIdle()
@@ -120,7 +121,9 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     expect(error?.code).toBe('LOG_FAILED')
     expect(SessionError.isInstance(error?.cause) && error.cause.code).toBe('CLOSED')
     expect(error?.unsent.map((message) => message.content)).toEqual([[{ type: 'text', text: 'queued' }]])
-    expect(errors).toEqual([error])
+    // The turn failed on the closed session, and then its end could not be logged: both are reported, the log failure last.
+    expect(errors.map((reported) => reported.code)).toEqual(['TURN_FAILED', 'LOG_FAILED'])
+    expect(errors.at(-1)).toBe(error)
     expect(harness.warnings).toEqual([error?.message])
     expect(existsSync(join(directory, 'closed.jsonl.lock'))).toBe(false)
   })

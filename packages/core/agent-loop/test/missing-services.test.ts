@@ -71,7 +71,8 @@ describe('a service the loop needs is not mounted', () => {
         error: 'AgentLoop needs ctx.llm, which is not mounted in its Context: mount @warmfold/llm (ctx.plugin(LlmRuntime)) in the same Context',
       },
     ])
-    expect(agent.lastError).toBeUndefined()
+    expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turn: 2, turnErrorCode: 'SERVICE_MISSING' })
+    expect(agent.lastError?.message).toContain('mount @warmfold/llm (ctx.plugin(LlmRuntime))')
     assertClean()
   })
 })
