@@ -3,7 +3,8 @@ import type { ResumeContext } from '@warmfold/agent-loop'
 import { requireServices } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
 import { balancedCuts, CompactionEngine, ManualCompactionError } from '@warmfold/compaction'
-import type { ConfigParser, GenerateOptions } from '@warmfold/llm'
+import type { ConfigParser, GenerateOptions, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import { closeOpenCompaction } from './close-open-compaction.ts'
@@ -36,13 +37,14 @@ import { buildSummaryRequest } from './summary-request.ts'
 export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngine.Config> {
   // All optional for cordis: a required inject that is missing keeps the plugin pending without
   // a word (a host that forgot the token meter got no compaction and no warning). Each entry
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/compaction-basic', provides: 'ctx.compaction' }
   // point checks the needed ones instead and throws a MissingServiceError naming the package.
   static inject = { llm: { required: false }, tokenMeter: { required: false }, sessions: { required: false }, toolResultPruner: { required: false } }
 
   /** The engine's own context: methods called through `ctx.compaction` must not use the caller's. */
   protected readonly owner: Context
 
-  constructor(ctx: Context, config: BasicCompactionEngine.Config) {
+  constructor(ctx: Context, config: Parsed<BasicCompactionEngine.Config>) {
     super(ctx, config)
     this.owner = ctx
     // A bracket a crash left open is closed before the loop closes the turn it belonged to.

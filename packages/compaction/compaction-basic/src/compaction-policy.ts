@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { IdleCompactionConfig } from './idle-compaction-config.ts'
 import { idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
@@ -123,7 +123,7 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
   const budgetProblem = summaryBudgetProblem(policy.summaryBudget)
   if (budgetProblem) fail(budgetProblem)
   if (policy.keepUserMessages !== undefined) {
-    for (const key of Object.keys(policy.keepUserMessages)) if (key !== 'maxTokens') fail(`keepUserMessages: unknown key "${key}"; known keys: maxTokens`)
+    for (const key of Object.keys(policy.keepUserMessages)) if (key !== 'maxTokens') fail(`keepUserMessages: ${unknownKeyMessage(key, ['maxTokens'])}`)
   }
 }
 
@@ -150,7 +150,7 @@ export const parseCompactionConfig: ConfigParser<Required<Pick<BasicCompactionCo
       const where = `modelPolicies[${index}] (${override.provider}/${override.model}): `
       for (const key of Object.keys(override)) {
         if (key !== 'provider' && key !== 'model' && !POLICY_KEYS.includes(key)) {
-          throw new TypeError(`BasicCompactionEngine config: ${where}unknown key "${key}"; known keys: provider, model, ${POLICY_KEYS.join(', ')}`)
+          throw new TypeError(`BasicCompactionEngine config: ${where}${unknownKeyMessage(key, ['provider', 'model', ...POLICY_KEYS])}`)
         }
       }
       const key = `${override.provider}\u0000${override.model}`

@@ -1,3 +1,4 @@
+import { unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { IdleClock } from './idle-clock.ts'
 import { REAL_TIME_CLOCK } from './idle-clock.ts'
@@ -42,7 +43,7 @@ export function idleCompactionSchema(): Schema<IdleCompactionConfig> {
 export function idleCompactionProblem(idle: IdleCompactionConfig | undefined): string | undefined {
   if (idle === undefined) return undefined
   const known = ['enabled', 'minPressure', 'marginMs', 'clock']
-  for (const key of Object.keys(idle)) if (!known.includes(key)) return `idle: unknown key "${key}"; known keys: ${known.join(', ')}`
+  for (const key of Object.keys(idle)) if (!known.includes(key)) return `idle: ${unknownKeyMessage(key, known)}`
   const clock = idle.clock as Partial<IdleClock> | undefined
   if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function')) return 'idle.clock must have now() and setTimeout(callback, ms) functions'
   return undefined

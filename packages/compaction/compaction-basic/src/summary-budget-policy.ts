@@ -1,3 +1,4 @@
+import { unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /**
@@ -45,7 +46,7 @@ export function summaryBudgetSchema(): Schema<SummaryBudgetPolicy> {
 export function summaryBudgetProblem(budget: SummaryBudgetPolicy | undefined): string | undefined {
   if (budget === undefined) return undefined
   for (const key of Object.keys(budget)) {
-    if (!(KEYS as readonly string[]).includes(key)) return `summaryBudget has an unknown key "${key}"; known keys: ${KEYS.join(', ')}`
+    if (!(KEYS as readonly string[]).includes(key)) return `summaryBudget: ${unknownKeyMessage(key, KEYS)}`
   }
   // A growth of 1 or less would send the same cap again: a paid call that cannot end differently.
   if (budget.growth !== undefined && !(budget.growth > 1 && Number.isFinite(budget.growth))) return `summaryBudget.growth must be a finite number above 1, got ${budget.growth}`

@@ -36,7 +36,7 @@ describe('config', () => {
     [{ summaryBudget: { retries: -1 } }, /summaryBudget/],
     [{ summaryBudget: { retries: 1.5 } }, /summaryBudget/],
     [{ summaryBudget: { fallbackEffort: '' } }, /summaryBudget\.fallbackEffort must not be empty/],
-    [{ summaryBudget: { fallback: 'low' } }, /summaryBudget has an unknown key "fallback"; known keys: retries, growth, fallbackEffort/],
+    [{ summaryBudget: { fallback: 'low' } }, /summaryBudget: unknown key "fallback"; known keys: retries, growth, fallbackEffort/],
     [{ modelPolicies: [{ provider: 'p', model: 'm', summaryBudget: { growth: 0.5 } }] }, /modelPolicies\[0\] \(p\/m\): summaryBudget\.growth must be a finite number above 1, got 0\.5/],
     [{ keepUserMessages: { maxTokens: 0 } }, /keepUserMessages/],
     [{ keepUserMessages: {} }, /keepUserMessages/],

@@ -20,8 +20,10 @@ describe('BasicCompactionEngine without the token meter', () => {
     expect(ctx.get('compaction')).toBeDefined()
     const agent = await ctx.agentLoop.create('no-meter', { provider: 'scripted', model: 'main' })
     for (const text of ['first', 'second']) {
-      agent.followup(text)
-      await agent.whenIdle()
+      // The host hears of it from the turn itself, not only from the log.
+      const result = await agent.followup(text)
+      expect(result).toMatchObject({ reason: 'error', errorCode: 'SERVICE_MISSING', error: NO_METER })
+      expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turnErrorCode: 'SERVICE_MISSING', cause: result.cause })
     }
     const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
     expect(ends).toEqual([

@@ -2,8 +2,8 @@ import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
 import type { ShadowedRange } from '@warmfold/compaction'
 import { pinnedSeqs } from '@warmfold/compaction'
-import type { ConfigParser, ToolResultContent, ToolResultMessage } from '@warmfold/llm'
-import { createToolResultMessage, strictConfig } from '@warmfold/llm'
+import type { ConfigParser, Parsed, ToolResultContent, ToolResultMessage, WarmfoldPluginInfo } from '@warmfold/llm'
+import { createToolResultMessage, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import Schema from 'schemastery'
@@ -30,11 +30,12 @@ declare module '@cordisjs/core' {
  * (cache rule C4).
  */
 export class ToolResultPruner extends Service<ToolResultPruner.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/compaction-tool-result-pruner', provides: 'ctx.toolResultPruner' }
   static [Service.provide] = 'toolResultPruner'
   static [Service.immediate]: boolean = true
   static inject = ['tokenMeter']
 
-  constructor(ctx: Context, config: ToolResultPruner.Config) {
+  constructor(ctx: Context, config: Parsed<ToolResultPruner.Config>) {
     super(ctx, config)
   }
 

@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
-import { strictConfig } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { PluginLoadError, pluginFailures, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import { SessionError } from '@warmfold/session'
 import Schema from 'schemastery'
 import { Agent } from './agent.ts'
@@ -21,6 +21,7 @@ declare module '@cordisjs/core' {
  * prompt only grows by appending between logged rewrites.
  */
 export class AgentLoop extends Service<AgentLoop.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/agent-loop', provides: 'ctx.agentLoop' }
   static [Service.provide] = 'agentLoop'
   static [Service.immediate]: boolean = true
   // Needed, but declared optional: cordis keeps a plugin with a missing required inject pending
@@ -30,7 +31,7 @@ export class AgentLoop extends Service<AgentLoop.Config> {
 
   private readonly owner: Context
 
-  constructor(ctx: Context, config: AgentLoop.Config) {
+  constructor(ctx: Context, config: Parsed<AgentLoop.Config>) {
     super(ctx, config)
     this.owner = ctx
   }
@@ -41,11 +42,17 @@ export class AgentLoop extends Service<AgentLoop.Config> {
    * process left open is closed with `turn/end { reason: 'interrupted' }` (then flushed); a
    * failure there is reported on `agent.lastError`, never thrown.
    * @throws TypeError naming a bad option; MissingServiceError when `ctx.sessions`, `ctx.llm`
-   * or `ctx.tools` is not mounted (it names the package); SessionError from the store.
+   * or `ctx.tools` is not mounted (it names the package); PluginLoadError when a warmfold plugin
+   * of the app failed to load (a refused config, a throwing constructor, a missing required
+   * service), listing each; SessionError from the store.
    */
   async create(sessionId: string, options: AgentOptions): Promise<Agent> {
     const validated = validateAgentOptions(options)
     requireServices(this.owner, 'AgentLoop', [SESSION_STORE_SERVICE, LLM_RUNTIME_SERVICE, TOOL_REGISTRY_SERVICE])
+    // A warmfold plugin that failed to load means a broken stack (no compaction, no model, no
+    // ledger) that would otherwise run quietly; the host fixes the config or disposes the plugin.
+    const failed = pluginFailures(this.owner).filter((failure) => failure.warmfold)
+    if (failed.length > 0) throw new PluginLoadError(failed)
     const session = await this.owner.sessions.open(sessionId).catch((error: unknown) => {
       if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return this.owner.sessions.create(sessionId)
       throw error

@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser, JsonObject, ToolDefinition, ToolResultContent } from '@warmfold/llm'
-import { canonicalJson, deepFreeze, strictConfig } from '@warmfold/llm'
+import type { ConfigParser, JsonObject, Parsed, ToolDefinition, ToolResultContent, WarmfoldPluginInfo } from '@warmfold/llm'
+import { canonicalJson, deepFreeze, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import Schema from 'schemastery'
 
@@ -40,13 +40,14 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
  * set of tools does.
  */
 export class ToolRegistry extends Service<ToolRegistry.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/agent-loop', provides: 'ctx.tools' }
   static [Service.provide] = 'tools'
   static [Service.immediate]: boolean = true
 
   private readonly tools = new Map<string, { tool: Tool; definition: ToolDefinition }>()
   private definitionsCache?: readonly ToolDefinition[]
 
-  constructor(ctx: Context, config: ToolRegistry.Config) {
+  constructor(ctx: Context, config: Parsed<ToolRegistry.Config>) {
     super(ctx, config)
   }
 

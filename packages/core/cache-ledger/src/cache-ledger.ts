@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser, GenerateOptions, TokenUsage } from '@warmfold/llm'
-import { strictConfig } from '@warmfold/llm'
+import type { ConfigParser, GenerateOptions, Parsed, TokenUsage, WarmfoldPluginInfo } from '@warmfold/llm'
+import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
 import Schema from 'schemastery'
 import type { CacheGuardData } from './cache-events.ts'
@@ -28,11 +28,12 @@ declare module '@cordisjs/core' {
  * The ledger only appends log-only events; it never changes a request or a prompt byte.
  */
 export class CacheLedger extends Service<CacheLedger.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/cache-ledger', provides: 'ctx.cacheLedger' }
   static [Service.provide] = 'cacheLedger'
   static [Service.immediate]: boolean = true
   static inject = ['llm', 'sessions']
 
-  constructor(ctx: Context, config: CacheLedger.Config) {
+  constructor(ctx: Context, config: Parsed<CacheLedger.Config>) {
     super(ctx, config)
     const now = config.now ?? Date.now
     const ttls: Record<string, number> = { ...DEFAULT_CACHE_TTL_MS, ...config.cacheTtlMs }

@@ -107,7 +107,7 @@ describe('CacheLedger config', () => {
     test.ctx.plugin(CacheLedger, { guards: 'warn' } as never)
     test.ctx.plugin(CacheLedger, { guard: 'block' } as never)
     expect(test.errors.map((error) => (error as Error).message)).toEqual([
-      'CacheLedger config: unknown key "guards"; known keys: guard, cacheTtlMs, providerToleranceTokens, forgetAfterMs, now, estimateUsage',
+      'CacheLedger config: unknown key "guards" (did you mean "guard"?); known keys: guard, cacheTtlMs, providerToleranceTokens, forgetAfterMs, now, estimateUsage',
       expect.stringMatching(/^CacheLedger config: .*guard/),
     ])
     await test.dispose()

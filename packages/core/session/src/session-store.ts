@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
-import { strictConfig } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import Schema from 'schemastery'
 import { JsonlFileBackend } from './jsonl-file-backend.ts'
 import { MemoryBackend } from './memory-backend.ts'
@@ -40,6 +40,7 @@ export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
  * or as JSONL files. Unloading the store flushes every held session and releases its locks.
  */
 export class SessionStore extends Service<SessionStore.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/session', provides: 'ctx.sessions' }
   static [Service.provide] = 'sessions'
   static [Service.immediate]: boolean = true
 
@@ -47,7 +48,7 @@ export class SessionStore extends Service<SessionStore.Config> {
   private readonly held = new Map<string, Session>()
   private readonly owner: Context
 
-  constructor(ctx: Context, config: SessionStore.Config) {
+  constructor(ctx: Context, config: Parsed<SessionStore.Config>) {
     super(ctx, config)
     this.owner = ctx
     this.backend = typeof config.store === 'object' ? config.store : config.store === 'file' ? new JsonlFileBackend(resolve(config.directory)) : new MemoryBackend()

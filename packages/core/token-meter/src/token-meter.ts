@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser, Message, ToolDefinition } from '@warmfold/llm'
-import { strictConfig } from '@warmfold/llm'
+import type { ConfigParser, Message, Parsed, ToolDefinition, WarmfoldPluginInfo } from '@warmfold/llm'
+import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import Schema from 'schemastery'
 import type { TextTokenCounter } from './estimate.ts'
@@ -41,12 +41,13 @@ const INTERNALS = Symbol('TokenMeter.internals')
  * The meter only reads sessions; it never writes to the log or changes a prompt byte.
  */
 export class TokenMeter extends Service<TokenMeter.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/token-meter', provides: 'ctx.tokenMeter' }
   static [Service.provide] = 'tokenMeter'
   static [Service.immediate]: boolean = true
 
   private readonly [INTERNALS]: MeterInternals
 
-  constructor(ctx: Context, config: TokenMeter.Config = {}) {
+  constructor(ctx: Context, config: Parsed<TokenMeter.Config>) {
     super(ctx, config)
     const countText = createTextCounter(config.tokenizer)
     this[INTERNALS] = {

@@ -40,7 +40,7 @@ describe('TokenMeter config', () => {
     const test = await createTestContext()
     try {
       test.ctx.plugin(TokenMeter, { tokeniser: () => 1 } as never)
-      expect(test.errors.map(messageOf)).toContainEqual(expect.stringContaining('TokenMeter config: unknown key "tokeniser"; known keys: tokenizer'))
+      expect(test.errors.map(messageOf)).toContainEqual(expect.stringContaining('TokenMeter config: unknown key "tokeniser" (did you mean "tokenizer"?); known keys: tokenizer'))
       expect(test.ctx.get('tokenMeter')).toBeUndefined()
     } finally {
       await test.dispose()

@@ -5,6 +5,7 @@ import type { GenerateOptions, StreamChunk } from '@warmfold/llm'
 import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
 import type { Responder, TestContext } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
+import type { AiSdkModelConfig } from '../src/index.ts'
 import { AiSdkAdapter } from '../src/index.ts'
 
 export const TEST_KEY = 'sk-aisdk-fixture-key-0123456789'
@@ -25,7 +26,7 @@ export function modelFor(kind: Kind, server: RecordingServer, fetch?: typeof glo
 }
 
 /** The per-model config of a harness (effort `high` mapped per provider). */
-export function modelConfig(kind: Kind, model: LanguageModelV3, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function modelConfig(kind: Kind, model: LanguageModelV3, extra: Record<string, unknown> = {}): AiSdkModelConfig {
   const effortOptions =
     kind === 'compat' ? { high: { compat: { reasoningEffort: 'high' } } } : { high: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } } }
   return {
@@ -37,7 +38,7 @@ export function modelConfig(kind: Kind, model: LanguageModelV3, extra: Record<st
     effortOptions,
     ...(kind === 'compat' ? { cache: 'openai-compatible' } : {}),
     ...extra,
-  }
+  } as unknown as AiSdkModelConfig
 }
 
 export interface Harness extends TestContext {
@@ -56,7 +57,7 @@ export function request(extra: Partial<GenerateOptions> = {}): GenerateOptions {
 }
 
 /** A real runtime with `AiSdkAdapter` wrapping an AI SDK `kind` model pointed at a recording server. */
-export async function mount(kind: Kind, responder: Responder, config: Record<string, unknown> = {}, model: Record<string, unknown> = {}): Promise<Harness> {
+export async function mount(kind: Kind, responder: Responder, config: Partial<AiSdkAdapter.Config> = {}, model: Record<string, unknown> = {}): Promise<Harness> {
   const server = await RecordingServer.start(responder)
   const context = await createTestContext()
   context.ctx.plugin(LlmRuntime)

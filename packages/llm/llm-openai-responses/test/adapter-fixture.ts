@@ -2,13 +2,14 @@ import type { GenerateOptions, StreamChunk } from '@warmfold/llm'
 import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
 import type { Responder, TestContext } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
+import type { ResponsesModelConfig } from '../src/index.ts'
 import { OpenAIResponsesAdapter } from '../src/index.ts'
 
 export const MODEL = 'gpt-test'
 export const TEST_KEY = 'sk-proj-fixture-key-0123456789'
 
 /** Models every fixture adapter knows. */
-export const MODELS = {
+export const MODELS: Record<string, ResponsesModelConfig> = {
   [MODEL]: { contextWindow: 400_000, defaultMaxTokens: 1024, efforts: ['low', 'medium', 'high'], defaultEffort: 'medium', cacheRetention: '24h' },
   'gpt-other': { contextWindow: 128_000 },
 }
@@ -27,7 +28,7 @@ export function request(options: Partial<GenerateOptions> = {}): GenerateOptions
 }
 
 /** A real runtime with `OpenAIResponsesAdapter` pointed at a recording server answering through `responder`. */
-export async function mountAdapter(responder: Responder, config: Record<string, unknown> = {}): Promise<AdapterHarness> {
+export async function mountAdapter(responder: Responder, config: Partial<OpenAIResponsesAdapter.Config> = {}): Promise<AdapterHarness> {
   const server = await RecordingServer.start(responder)
   const context = await createTestContext()
   context.ctx.plugin(LlmRuntime)

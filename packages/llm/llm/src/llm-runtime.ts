@@ -1,3 +1,6 @@
+import type { Parsed } from './plugin-config.ts'
+import type { WarmfoldPluginInfo } from './plugin-failures.ts'
+import { LLM_ADAPTER_ROLE, pluginFailures, WARMFOLD_PLUGIN } from './plugin-failures.ts'
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
 import Schema from 'schemastery'
@@ -54,12 +57,13 @@ export interface LlmFinish {
  * defaults, and lets observers see every request.
  */
 export class LlmRuntime extends Service<LlmRuntime.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm', provides: 'ctx.llm' }
   static [Service.provide] = 'llm'
   static [Service.immediate]: boolean = true
 
   private readonly adapters = new Map<string, LlmAdapter>()
 
-  constructor(ctx: Context, config: LlmRuntime.Config = {}) {
+  constructor(ctx: Context, config: Parsed<LlmRuntime.Config>) {
     super(ctx, config)
   }
 
@@ -168,13 +172,21 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     return assembler.result()
   }
 
+  /**
+   * @throws LlmError `UNKNOWN_PROVIDER`, naming the adapter plugins that failed to load (the one
+   *   whose default provider is `provider` first), since a refused adapter config is the usual
+   *   reason a provider has no adapter.
+   */
   private adapterFor(provider: string): LlmAdapter {
     const adapter = this.adapters.get(provider)
     if (adapter) return adapter
     const known = this.providers()
+    const failed = pluginFailures(this.ctx)
+      .filter((failure) => failure.warmfold?.provides === LLM_ADAPTER_ROLE)
+      .toSorted((a, b) => Number(b.warmfold?.defaultProvider === provider) - Number(a.warmfold?.defaultProvider === provider))
     throw new LlmError(
       'UNKNOWN_PROVIDER',
-      `no LLM adapter is registered for provider "${provider}"; registered providers: ${known.length ? known.join(', ') : '(none)'}`,
+      `no LLM adapter is registered for provider "${provider}"${failed.length ? `: ${failed.map((failure) => failure.message).join('; ')}` : ''}; registered providers: ${known.length ? known.join(', ') : '(none)'}`,
       { provider, retryable: false },
     )
   }

@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
-import { strictConfig } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { AnySessionEvent, Session } from '@warmfold/session'
 import Schema from 'schemastery'
 import type { CacheObservation, CacheTotals } from './cache-observation.ts'
@@ -19,13 +19,14 @@ declare module '@cordisjs/core' {
  * hook (exactly what adapters receive) and notes durable rewrites from `session/event`.
  */
 export class PrefixCacheService extends Service<PrefixCacheService.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/prefix-cache-testkit', provides: 'ctx.prefixCache' }
   static [Service.provide] = 'prefixCache'
   static [Service.immediate]: boolean = true
 
   /** The simulator. */
   readonly cache: PrefixCache
 
-  constructor(ctx: Context, config: PrefixCacheService.Config) {
+  constructor(ctx: Context, config: Parsed<PrefixCacheService.Config>) {
     super(ctx, config)
     this.cache = new PrefixCache(parseCacheProfile(config.profile))
     ctx.on('llm/stream', (options) => void this.cache.observe(options))

@@ -179,7 +179,7 @@ describe('PrefixCacheService (ctx.prefixCache)', () => {
     const context = await createTestContext()
     contexts.push(context)
     context.ctx.plugin(PrefixCacheService, { profil: 'bytes' } as never)
-    expect(context.errors.map(String).join('\n')).toMatch(/PrefixCacheService config: unknown key "profil"; known keys: profile/)
+    expect(context.errors.map(String).join('\n')).toMatch(/PrefixCacheService config: unknown key "profil" \(did you mean "profile"\?\); known keys: profile/)
     expect(context.ctx.get('prefixCache')).toBeUndefined()
   })
 })
