@@ -80,6 +80,12 @@ export interface CacheObservationData {
   idleMs: number | null
   /** How the call ended: the finish reason, or `error` / `aborted` (then usually without tokens). */
   finish: FinishReason
+  /**
+   * When the request was sent, in milliseconds on the ledger's clock (`now`). A ledger that
+   * opens the session later (a restart) takes the provider's TTL from here. Absent in logs
+   * written before it was added.
+   */
+  at?: number
 }
 
 /** The data of one `cache/guard` event: a summary call that is not a warm replay, seen before it was sent. */

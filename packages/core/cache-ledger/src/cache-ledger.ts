@@ -101,6 +101,10 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     ctx.on('session/open', (session: Session) => {
       for (const [id, held] of sessions) if (held.isClosed) sessions.delete(id)
       sessions.set(session.id, session)
+      // A session with history (a restart, another process): what its next request should reuse
+      // is in its log, so the first request after the restart is judged like any other.
+      // Event times are trusted only on a ledger whose clock is theirs (Date.now).
+      if (session.length > 0) observer.restore(session, config.now === undefined)
     })
 
     // Prepended, so a refusing guard stops the call before any other observer records it.

@@ -1,5 +1,5 @@
 import type { GenerateOptions, LlmFinish } from '@warmfold/llm'
-import type { Session } from '@warmfold/session'
+import type { RequestHeader, Session, SessionEvent } from '@warmfold/session'
 import type { CacheBreakCause, CacheGuardData, CacheObservationData } from './cache-events.ts'
 import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
 import { describeSummaryDivergence } from './describe-divergence.ts'
@@ -108,7 +108,42 @@ export class RequestObserver {
       cause,
       idleMs: sent.match.idleMs,
       finish: outcome.finishReason,
+      at: sent.sentAt,
     }
+  }
+
+  /**
+   * Learns what a session's next request should reuse from its log, for a session this observer
+   * has not seen send (a restart, another process): its last logged conversation request, rebuilt
+   * from the `request/header` in force then and the surface nodes logged before it, sent at the
+   * observation's `at` (or, on a ledger whose clock is the event clock, at the event's time). So
+   * the first request after a restart is compared with it like any other: a read, `expired`
+   * past the TTL, `provider` when the provider lost it. Nothing is learnt when the rebuilt
+   * request does not have the logged length (the log does not hold the request exactly), or
+   * when no time can be trusted.
+   * @returns whether a reference was restored.
+   */
+  restore(session: Session, eventTimes: boolean): boolean {
+    if (this.references.has(session.id)) return false
+    const observation = lastConversationObservation(session)
+    if (!observation) return false
+    const data = observation.data
+    const sentAt = data.at ?? (eventTimes ? observation.time : undefined)
+    const header = headerBefore(session, observation.seq)
+    if (sentAt === undefined || !header) return false
+    const nodes = session.surface.nodes
+    const derived = session.deriveMessages()
+    const messages = derived.filter((_message, position) => (nodes[position] as number) < observation.seq)
+    let print: RequestFingerprint
+    try {
+      print = this.fingerprinter.fingerprint({ ...header.config, system: header.system, tools: header.tools, messages })
+    } catch {
+      return false
+    }
+    if (print.chars !== data.chars) return false
+    this.index.record(print, sentAt)
+    this.references.set(session.id, { print, sentAt, sentSeq: observation.seq })
+    return true
   }
 
   private currentRequest(session: Session, now: number): Reference | undefined {
@@ -136,4 +171,22 @@ export class RequestObserver {
   get sessionCount(): number {
     return this.references.size
   }
+}
+
+/** The last `cache/observation` of a conversation request in `session`'s log. */
+function lastConversationObservation(session: Session): SessionEvent<'cache/observation'> | undefined {
+  for (let seq = session.length - 1; seq >= 0; seq--) {
+    const event = session.eventAt(seq)
+    if (event?.type === 'cache/observation' && event.data.purpose === 'conversation') return event as SessionEvent<'cache/observation'>
+  }
+  return undefined
+}
+
+/** The request header in force at `seq`: the last `request/header` logged before it. */
+function headerBefore(session: Session, seq: number): RequestHeader | undefined {
+  for (let at = seq - 1; at >= 0; at--) {
+    const event = session.eventAt(at)
+    if (event?.type === 'request/header') return event.data.header
+  }
+  return undefined
 }
