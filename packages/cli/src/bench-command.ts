@@ -48,7 +48,7 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
       const id = benchSessionId(strategy, window)
       const kept = newBackend ? { sessionStore: { store: newBackend(), id } } : args.keepSessions === undefined ? {} : { sessionFile: { directory: resolve(args.keepSessions), id } }
-      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds }, kept).catch((error: unknown) => {
+      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds, cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite } }, kept).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
         const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })

@@ -1,23 +1,25 @@
 import type { Context } from '@cordisjs/core'
-import type { ResumeContext } from '@warmfold/agent-loop'
+import type { RequestHookContext, ResumeContext } from '@warmfold/agent-loop'
 import { requireServices } from '@warmfold/agent-loop'
-import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
+import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent, PruneDecisionData } from '@warmfold/compaction'
 import { balancedCuts, CompactionEngine, ManualCompactionError } from '@warmfold/compaction'
-import type { ConfigParser, GenerateOptions, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { ConfigParser, GenerateOptions, ModelInfo, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
-import type { TokenMeter } from '@warmfold/token-meter'
+import type { TokenMeasurement, TokenMeter } from '@warmfold/token-meter'
 import { closeOpenCompaction } from './close-open-compaction.ts'
 import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
 import { compactHead, emptyCheckpointTokens, foldableNodes, maxHeadTokens, resolveSummaryRoute } from './compact-head.ts'
 import type { BasicCompactionConfig, CompactionBudget, ResolvedPolicy } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
+import type { IdleClock } from './idle-clock.ts'
 import { installIdleCompaction } from './idle-compaction.ts'
 import { resolveIdleCompaction } from './idle-compaction-config.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
 import { planFoldCarry } from './fold-carry.ts'
+import { cachePricesOf, decidePrune } from './prune-decision.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { selectHeadRegion } from './select-region.ts'
 import { backoffHolds, compactionState } from './session-compaction-state.ts'
@@ -35,25 +37,32 @@ import { buildSummaryRequest } from './summary-request.ts'
  * that turns its cache rules off.
  */
 export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngine.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/compaction-basic', provides: 'ctx.compaction' }
   // All optional for cordis: a required inject that is missing keeps the plugin pending without
   // a word (a host that forgot the token meter got no compaction and no warning). Each entry
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/compaction-basic', provides: 'ctx.compaction' }
   // point checks the needed ones instead and throws a MissingServiceError naming the package.
   static inject = { llm: { required: false }, tokenMeter: { required: false }, sessions: { required: false }, toolResultPruner: { required: false } }
 
   /** The engine's own context: methods called through `ctx.compaction` must not use the caller's. */
   protected readonly owner: Context
+  /** The engine's clock (`idle.clock`, real time by default): cache TTLs are judged on it. */
+  private readonly clock: IdleClock
 
   constructor(ctx: Context, config: Parsed<BasicCompactionEngine.Config>) {
     super(ctx, config)
     this.owner = ctx
+    const idle = resolveIdleCompaction(config.idle)
+    this.clock = idle.clock
+    // The provider's TTL runs from each conversation request: the prune decision asks whether it is still warm.
+    ctx.on('agent/request', ({ agent }: RequestHookContext) => {
+      compactionState(agent.session).lastRequestAt = this.clock.now()
+    })
     // A bracket a crash left open is closed before the loop closes the turn it belonged to.
     ctx.on('agent/resume', ({ agent }: ResumeContext) => {
       const state = compactionState(agent.session)
       if (!state.busy) closeOpenCompaction(agent.session)
     })
     // The `CompactionEngine` base wires pressure and overflow triggers unless `auto` is false.
-    const idle = resolveIdleCompaction(config.idle)
     if (idle.enabled && config.auto !== false) {
       installIdleCompaction(ctx, {
         compactIfNeeded: (agent, trigger, signal) => this.compactIfNeeded(agent, trigger, signal),
@@ -164,16 +173,45 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     return (this.owner as unknown as { toolResultPruner?: PrunerSeam }).toolResultPruner
   }
 
-  private async budgetFor(session: Session, header: RequestHeader): Promise<{ policy: ResolvedPolicy; budget: CompactionBudget }> {
+  private async budgetFor(session: Session, header: RequestHeader): Promise<{ policy: ResolvedPolicy; budget: CompactionBudget; info: ModelInfo }> {
     const { provider, model } = header.config
     const policy = resolvePolicy(this.config, provider, model)
     const info = await this.owner.llm.resolveModelInfo(provider, model)
     const reserved = header.config.maxTokens ?? info.defaultMaxTokens ?? 0
-    return { policy, budget: resolveBudget(policy, info.contextWindow, reserved, `${provider}/${model} (session ${session.id})`) }
+    return { policy, budget: resolveBudget(policy, info.contextWindow, reserved, `${provider}/${model} (session ${session.id})`), info }
+  }
+
+  /**
+   * Weighs a prune pass that alone clears the pressure against folding now (see
+   * `decidePrune`) and logs the decision with its figures as `compaction/prune-decision`.
+   */
+  private decidePrune(
+    session: Session,
+    header: RequestHeader,
+    info: ModelInfo,
+    plan: readonly PlannedPrune[],
+    measurement: TokenMeasurement,
+    thresholdTokens: number,
+    overrule?: Pick<PruneDecisionData, 'action' | 'reason'>,
+  ): PruneDecisionData {
+    const target = `${header.config.provider}/${header.config.model} (session ${session.id})`
+    const weighed = decidePrune({
+      session,
+      plan,
+      measurement,
+      thresholdTokens,
+      prices: cachePricesOf(info.cachePrices, target),
+      cacheTtlMs: info.cacheTtlMs,
+      lastRequestAt: compactionState(session).lastRequestAt,
+      now: this.clock.now(),
+    })
+    const decision = overrule ? { ...weighed, ...overrule } : weighed
+    session.append('compaction/prune-decision', decision)
+    return decision
   }
 
   private async relievePressure(session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
-    const { policy, budget } = await this.budgetFor(session, header)
+    const { policy, budget, info } = await this.budgetFor(session, header)
     const meter = this.meter
     let measurement = meter.measure(session)
     if (measurement.totalTokens < budget.thresholdTokens) return null
@@ -182,21 +220,32 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const route = await this.route(header, policy)
     let result: CompactionResult | null = null
     let reason = 'no balanced head region is left to summarize: the retained tail alone is above the threshold'
+    // A prune that alone would clear the pressure, declined because folding costs less: the
+    // fallback when the fold then cannot relieve the pressure.
+    let declinedPrune = false
     for (let attempt = 0; attempt <= policy.compactionRetries; attempt++) {
       if (signal?.aborted) break
       const pruner = this.pruner
       const plan = pruner ? pruner.planSession(session) : []
       const saved = plan.reduce((sum, entry) => sum + entry.originalTokens - entry.prunedTokens, 0)
       if (pruner && plan.length > 0 && measurement.totalTokens - saved < budget.thresholdTokens) {
-        // Pruning alone clears the pressure and no summary call follows, so it may rewrite anywhere.
-        pruner.pruneSession(session)
-        state.backoff = undefined
-        return result
+        // Pruning alone clears the pressure and no summary call follows, so it may rewrite
+        // anywhere; it lands only where that costs less than the re-prefill it causes.
+        if (this.decidePrune(session, header, info, plan, measurement, budget.thresholdTokens).action === 'prune') {
+          pruner.pruneSession(session)
+          state.backoff = undefined
+          return result
+        }
+        declinedPrune = true
       }
       const actual = measurement.nodes.map((node) => node.tokens)
       const prices = actual.slice()
       for (const entry of plan) prices[entry.position] = entry.prunedTokens
-      const retained = selectHeadRegion(session, prices, budget.retainTokens)
+      // The retained tail is measured as the conversation last sent it, so the region is the one
+      // a session without the pruner would fold, and the prune (after the region, rule C4) makes
+      // the request after the fold smaller. Measured on post-prune prices, the freed budget was
+      // spent on a longer tail instead, and the pruner saved nothing at a fold.
+      const retained = selectHeadRegion(session, actual, budget.retainTokens)
       if (!retained) break
       // At best the calls of this pressure fold what fits them into an empty checkpoint; when even
       // that leaves the request at or above the threshold, no summary call can relieve the
@@ -216,7 +265,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
         break
       }
       // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
-      const region = selectHeadRegion(session, prices, budget.retainTokens, { prices: actual, maxTokens: maxHead })
+      const region = selectHeadRegion(session, actual, budget.retainTokens, { prices: actual, maxTokens: maxHead })
       if (!region) {
         reason = 'no balanced head region fits the summary budget'
         break
@@ -252,6 +301,23 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       reason = `still above the threshold after ${attempt + 1} compaction pass(es)`
     }
     if (signal?.aborted) return result
+    // A fold attempt that failed may still have landed its tail prune, which can be enough.
+    measurement = meter.measure(session)
+    if (measurement.totalTokens < budget.thresholdTokens) {
+      state.backoff = undefined
+      return result
+    }
+    const pruner = this.pruner
+    if (declinedPrune && result === null && pruner) {
+      // The fold that was cheaper could not be made: pruning still relieves the pressure.
+      const plan = pruner.planSession(session)
+      if (plan.length > 0) {
+        this.decidePrune(session, header, info, plan, measurement, budget.thresholdTokens, { action: 'prune', reason: `the fold could not relieve the pressure (${reason}), so the prune lands after all` })
+        pruner.pruneSession(session)
+        state.backoff = undefined
+        return result
+      }
+    }
     session.append('compaction/failure', { trigger: 'pressure', reason, totalTokens: measurement.totalTokens, thresholdTokens: budget.thresholdTokens })
     state.backoff = { turn: state.openTurn, replaceGeneration: session.surface.replaceGeneration }
     return result

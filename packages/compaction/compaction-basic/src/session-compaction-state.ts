@@ -31,6 +31,8 @@ export interface SessionCompactionState {
   openTurn: number | null
   /** A `compaction/start` without its end at `scanned` (a crash mid-compaction). */
   openCompaction?: OpenCompaction
+  /** When this process last built a conversation request of the session, on the engine's clock (the provider's TTL runs from it). */
+  lastRequestAt?: number
 }
 
 const states = new WeakMap<Session, SessionCompactionState>()

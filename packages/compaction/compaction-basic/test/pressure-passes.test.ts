@@ -78,9 +78,10 @@ describe('pressure passes', () => {
     engine.assertClean()
   })
 
-  it('selects the region on the projected (post-prune) prices of the retained tail', async () => {
+  it('selects the region on the actual prices of the retained tail, so the prune shrinks the request after the fold', async () => {
     // Two oversized results near the end; the prune saves too little to clear the pressure
-    // alone, but enough that the retained tail, priced after the prune, reaches further back.
+    // alone, but enough that the retained tail, priced after the prune, would reach further back
+    // and spend what the prune saves on a longer tail.
     const engine = await harness({
       engine: { auto: false, summarizationProvider: 'scripted', summarizationModel: 'other' },
       pruner: { thresholdChars: 1000, headChars: 300, tailChars: 100 },
@@ -95,10 +96,10 @@ describe('pressure passes', () => {
     const projected = actual.slice()
     for (const entry of plan) projected[entry.position] = entry.prunedTokens
     const cuts = balancedCuts(agent.session.deriveMessages())
-    const expected = selectRegion(projected, cuts, RETAIN)!
-    const onActual = selectRegion(actual, cuts, RETAIN)!
+    const onProjected = selectRegion(projected, cuts, RETAIN)!
+    const expected = selectRegion(actual, cuts, RETAIN)!
     // The case tells the two pricings apart.
-    expect(expected.end).toBeLessThan(onActual.end)
+    expect(onProjected.end).toBeLessThan(expected.end)
 
     const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
     expect(result!.shadowedRange).toEqual(expected)

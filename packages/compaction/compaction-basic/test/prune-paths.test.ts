@@ -1,7 +1,11 @@
+import type { PruneDecisionData } from '@warmfold/compaction'
+import { toolCallBlock } from '@warmfold/llm'
 import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { EngineHarness } from './engine-fixture.ts'
+import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { elements, growUntil, mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
+import { ManualIdleClock } from './manual-idle-clock.ts'
+import type { BasicCompactionConfig } from '../src/index.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -65,6 +69,78 @@ describe('prune passes and rule C4', () => {
     // The region's over-budget results reached the summary unpruned.
     const insideSeqs = new Set(plan.filter((entry) => entry.position <= region.end).map((entry) => entry.seq))
     for (const seq of insideSeqs) expect(result!.shadowedSeqs).toContain(seq)
+    engine.assertClean()
+  })
+})
+
+function decisions(events: readonly SessionEvent[]): PruneDecisionData[] {
+  return events.filter((event) => event.type === 'compaction/prune-decision').map((event) => event.data as PruneDecisionData)
+}
+
+describe('a prune pass that alone clears the pressure lands only where it pays', () => {
+  const TTL = 300_000
+  /** One early oversized result: pruning it saves ~900 tokens per request but re-prefills everything after it. */
+  async function grownSession(engineConfig: BasicCompactionConfig = {}, summary?: EngineHarnessOptions['summary']) {
+    const clock = new ManualIdleClock()
+    const engine = await mountEngine({
+      engine: { auto: false, idle: { enabled: false, clock }, ...engineConfig },
+      pruner: { thresholdChars: 1000, headChars: 300, tailChars: 100 },
+      conversation: oneToolStepPerTurn,
+      resultChars: (step) => (step === 0 ? 4000 : 600),
+      cacheTtlMs: TTL,
+      ...(summary ? { summary } : {}),
+    })
+    harnesses.push(engine)
+    const agent = await engine.ctx.agentLoop.create('decision', { ...ROUTE, reasoningEffort: 'max' })
+    await growUntil(agent, () => engine.ctx.tokenMeter.measure(agent.session).totalTokens >= THRESHOLD)
+    const plan = engine.ctx.toolResultPruner.planSession(agent.session)
+    expect(plan).toHaveLength(1)
+    return { engine, agent, clock, plan }
+  }
+
+  it('while the cache is warm and the saving is small, it folds instead, logging the figures first', async () => {
+    const { engine, agent, plan } = await grownSession()
+    const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(result).not.toBeNull()
+    expect(engine.summaries()).toHaveLength(1)
+    const [decision] = decisions(agent.session.events)
+    expect(decision).toMatchObject({ action: 'fold', results: 1, cacheWarm: true, cacheRead: 0.1, cacheWrite: 1.25, savedTokens: plan[0]!.originalTokens - plan[0]!.prunedTokens })
+    expect(decision!.requestsServed).toBeGreaterThan(0)
+    expect(decision!.saving).toBeCloseTo(decision!.savedTokens * decision!.requestsServed * 0.1, 1)
+    expect(decision!.cost).toBeCloseTo(decision!.rewrittenTokens * 1.15, 1)
+    expect(decision!.saving).toBeLessThan(decision!.cost)
+    expect(decision!.reason).toContain('folding instead')
+    const types = agent.session.events.map((event) => event.type)
+    expect(types.indexOf('compaction/prune-decision')).toBeLessThan(types.indexOf('compaction/start'))
+    // The oversized result was in the folded region: the summary replayed it unpruned (C4), nothing rewrote it.
+    expect(types).not.toContain('compaction/prune')
+    engine.assertClean()
+  })
+
+  it('once the cache TTL has run out since the last request, the rewrite breaks nothing, so it lands and no summary call is made', async () => {
+    const { engine, agent, clock, plan } = await grownSession()
+    clock.time += TTL + 1
+    const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(result).toBeNull()
+    expect(engine.summaries()).toHaveLength(0)
+    expect(decisions(agent.session.events)).toMatchObject([{ action: 'prune', cacheWarm: false, cost: 0 }])
+    expect(agent.session.events.filter((event) => event.type === 'compaction/prune').map((event) => (event.data as { shadowedSeqs: number[] }).shadowedSeqs)).toEqual([[plan[0]!.seq]])
+    expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
+    engine.assertClean()
+  })
+
+  it('when the fold it preferred cannot be made, the prune lands after all, saying why', async () => {
+    // The summarizer answers with a tool call: the summary is refused, nothing is folded.
+    const { engine, agent } = await grownSession({}, () => ({ content: [toolCallBlock('summary-call', 'read', '{}')] }))
+    const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
+    expect(result).toBeNull()
+    expect(engine.summaries().length).toBeGreaterThan(0)
+    const [declined, landed] = decisions(agent.session.events)
+    expect(declined?.action).toBe('fold')
+    expect(landed).toMatchObject({ action: 'prune', savedTokens: declined!.savedTokens })
+    expect(landed!.reason).toMatch(/^the fold could not relieve the pressure \(.+\), so the prune lands after all$/)
+    expect(agent.session.events.some((event) => event.type === 'compaction/failure')).toBe(false)
+    expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
     engine.assertClean()
   })
 })

@@ -111,11 +111,45 @@ declare module '@warmfold/session' {
      * (e.g. the tail alone is above the threshold). Log-only.
      */
     'compaction/failure': { trigger: CompactionTrigger; reason: string; totalTokens: number; thresholdTokens: number }
+    /**
+     * Whether a prune pass that alone would clear the pressure lands (`prune`) or the engine folds
+     * instead (`fold`, where the pass rewrites only the retained tail, rule C4), and the figures
+     * behind it, in units of one uncached prompt token. Log-only; written before the pass's
+     * `compaction/prune` events, if any.
+     */
+    'compaction/prune-decision': PruneDecisionData
   }
 }
 
+/** Payload of `compaction/prune-decision` (see the engine's README for the rule). */
+export interface PruneDecisionData {
+  /** `prune`: the pass lands everywhere and no summary follows; `fold`: a summary follows instead. */
+  readonly action: 'prune' | 'fold'
+  /** Tool results the pass would rewrite. */
+  readonly results: number
+  /** Prompt tokens every later request sends fewer. */
+  readonly savedTokens: number
+  /** Prompt tokens from the first rewritten result to the end, which the next request prefills again instead of reading. */
+  readonly rewrittenTokens: number
+  /** Requests the pruned history is expected to serve before the next fold (bounded), from `growthTokens`. */
+  readonly requestsServed: number
+  /** Average tokens a request adds, from the session's recent steps; null when too few steps are logged to tell. */
+  readonly growthTokens: number | null
+  /** Whether the provider still holds the prefix (the last request is younger than the cache TTL). */
+  readonly cacheWarm: boolean
+  /** The prices used: cached read and write, per uncached prompt token. */
+  readonly cacheRead: number
+  readonly cacheWrite: number
+  /** savedTokens × requestsServed × cacheRead. */
+  readonly saving: number
+  /** rewrittenTokens × (cacheWrite − cacheRead) while the cache is warm, else 0. */
+  readonly cost: number
+  /** The rule's verdict in words. */
+  readonly reason: string
+}
+
 /** The event types this package adds to the session log. */
-export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/failure', 'compaction/pin', 'compaction/unpin'] as const
+export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/prune-decision', 'compaction/failure', 'compaction/pin', 'compaction/unpin'] as const
 
 /** A committed compaction, as returned by an engine. */
 export interface CompactionResult {

@@ -17,4 +17,21 @@ export interface ModelInfo {
    * ledger then use their own per-provider default.
    */
   readonly cacheTtlMs?: number
+  /**
+   * What the provider bills for cached prompt tokens, each as a multiple of the price of one
+   * uncached prompt token: `read`, a token read from the cache (Anthropic, OpenAI: 0.1;
+   * DeepSeek: about 0.02), and `write`, a token written to it (1 where writes are billed as
+   * plain input; Anthropic 1.25 for 5-minute entries, 2 for 1-hour ones). Omitted when the
+   * adapter does not know; the compaction engine then assumes `{ read: 0.1, write: 1.25 }`, the
+   * dearest common case for a rewrite of cached history. Both finite and ≥ 0.
+   */
+  readonly cachePrices?: CachePrices
+}
+
+/** Cache prices relative to one uncached prompt token (see {@link ModelInfo.cachePrices}). */
+export interface CachePrices {
+  /** A prompt token read from the cache. */
+  readonly read: number
+  /** A prompt token written to the cache. */
+  readonly write: number
 }

@@ -234,8 +234,10 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
 function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs: number): ScriptedAdapter {
   // The model carries the simulator profile's TTL, as an adapter carries its provider's.
   const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
+  // And the prices the run is billed at, as an adapter carries its provider's.
+  const cachePrices = workload.cachePrices ? { cachePrices: workload.cachePrices } : {}
   const models: Record<string, ModelInfo> = {
-    [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' }, ...cacheTtl },
+    [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' }, ...cacheTtl, ...cachePrices },
   }
   if (workload.summaryRoute) models[workload.summaryRoute.model] ??= { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
   let step = 0

@@ -1,4 +1,5 @@
 import { PRUNE_MARKER, codePointLength } from '@warmfold/compaction-tool-result-pruner'
+import type { CachePrices } from '@warmfold/llm'
 import { parseCacheProfile } from './cache-profile.ts'
 
 /** Which compaction design runs: warmfold, or a reference strategy (see `reference-strategies.ts`). */
@@ -43,6 +44,12 @@ export interface WorkloadOptions {
    * for the reference strategies.
    */
   idleCompaction?: boolean
+  /**
+   * What the scripted model says the provider bills for cached tokens (`ModelInfo.cachePrices`:
+   * read and write per uncached prompt token), so the engine weighs a prune pass at the prices
+   * the run is billed at. Default: none (the engine assumes read 0.1, write 1.25).
+   */
+  cachePrices?: CachePrices
 }
 
 /** Every number the workload uses, derived from the options. */
@@ -60,6 +67,7 @@ export interface ResolvedWorkload {
   readonly idleSeconds: number
   /** Idle compaction between turns (see {@link WorkloadOptions.idleCompaction}). */
   readonly idleCompaction: boolean
+  readonly cachePrices?: CachePrices
   readonly stepSeconds: number
   /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
   readonly turnSteps: readonly number[]
@@ -118,6 +126,12 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     if (!provider || !model || extra !== undefined) throw new TypeError(`workload summaryRoute must be provider/model, got ${JSON.stringify(options.summaryRoute)}`)
     summaryRoute = { provider, model }
   }
+  if (options.cachePrices !== undefined) {
+    for (const key of ['read', 'write'] as const) {
+      const price = options.cachePrices[key]
+      if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) throw new TypeError(`workload cachePrices.${key} must be a finite number ≥ 0, got ${String(price)}`)
+    }
+  }
   const stepTokens = Math.floor(window / 24)
   const stepChars = stepTokens * 4
   const proseChars = Math.round(stepChars * 0.45)
@@ -146,6 +160,7 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     turns,
     idleSeconds,
     idleCompaction: options.idleCompaction ?? strategy === 'warmfold',
+    ...(options.cachePrices ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) } : {}),
     stepSeconds,
     turnSteps: Object.freeze(turnSteps),
     stepTokens,
