@@ -104,7 +104,7 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit)
     if (typeof sized === 'string') return { kind: 'unfit', reason: rejected ? `${sized}, after ${rejected}` : sized }
     try {
-      const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens }
+      const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs: route.policy.summaryDeadlineMs }
       const result = await runTransaction(ctx, {
         session,
         region,

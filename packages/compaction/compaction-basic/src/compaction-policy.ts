@@ -37,6 +37,12 @@ export interface CompactionPolicy {
   /** Larger caps (and an optional lower effort) for a summary answer that spent its cap without a summary. */
   summaryBudget?: SummaryBudgetPolicy
   /**
+   * Wall-clock milliseconds one summary call may take before it is abandoned (the compaction is
+   * refused, nothing is committed): bounds a stream that never ends. Default 900000 (15 min,
+   * above the slowest folds reported for hosted models); raise it for a slow local model; 0: no limit.
+   */
+  summaryDeadlineMs?: number
+  /**
    * Carry the newest user-authored messages of a folded region (not tool results, checkpoints or
    * plugin messages) verbatim after the checkpoint, while their token prices fit `maxTokens`
    * together. Default: off (only pinned messages are carried).
@@ -77,10 +83,12 @@ export interface ResolvedPolicy {
   readonly maxOverflowRetries: number
   readonly summaryBudget: ResolvedSummaryBudget
   readonly keepUserMessages?: { readonly maxTokens: number }
+  /** 0: no limit. */
+  readonly summaryDeadlineMs: number
 }
 
 /** Defaults of the policy keys. */
-export const POLICY_DEFAULTS = Object.freeze({ thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: 0, maxTokens: 8192, summaryMarginRatio: 0.1, compactionRetries: 1, maxOverflowRetries: 1 })
+export const POLICY_DEFAULTS = Object.freeze({ thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: 0, maxTokens: 8192, summaryMarginRatio: 0.1, compactionRetries: 1, maxOverflowRetries: 1, summaryDeadlineMs: 900_000 })
 
 const ratio = () => Schema.number().min(0).max(1)
 const count = () => Schema.natural()
@@ -98,6 +106,7 @@ function policyShape() {
     compactionRetries: count().description('Extra passes per pressure call.'),
     maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
     summaryBudget: summaryBudgetSchema(),
+    summaryDeadlineMs: count().description('Wall-clock ms one summary call may take (0: no limit).'),
     // A union with undefined: an object schema alone would fill in `{}` and then miss maxTokens.
     keepUserMessages: Schema.union([Schema.object({ maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.') }), Schema.const(undefined as never)]).description(
       'Carry the newest user-authored messages of a folded region verbatim after the checkpoint ({ maxTokens }).',
@@ -199,6 +208,7 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
     summaryBudget: resolveSummaryBudget(merged.summaryBudget),
     ...(merged.keepUserMessages ? { keepUserMessages: Object.freeze({ maxTokens: merged.keepUserMessages.maxTokens }) } : {}),
+    summaryDeadlineMs: merged.summaryDeadlineMs ?? POLICY_DEFAULTS.summaryDeadlineMs,
   })
 }
 

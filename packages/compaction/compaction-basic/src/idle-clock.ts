@@ -12,12 +12,23 @@ export interface IdleClock {
   setTimeout(callback: () => Promise<void>, delayMs: number): () => void
 }
 
-/** Real time: `Date.now` and an unref'd `setTimeout`, so a pending idle fold never keeps a process alive. */
+/** The longest delay Node's `setTimeout` honours (2³¹ − 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
+
+/**
+ * Real time: `Date.now` and an unref'd `setTimeout`, so a pending idle fold never keeps a process
+ * alive. A delay beyond {@link MAX_TIMER_DELAY_MS} (a model with a cache TTL of weeks) is waited
+ * out in chained timers instead of firing at once.
+ */
 export const REAL_TIME_CLOCK: IdleClock = Object.freeze({
   now: () => Date.now(),
   setTimeout(callback: () => Promise<void>, delayMs: number): () => void {
-    const timer = setTimeout(() => void callback(), delayMs)
-    timer.unref?.()
+    let timer: ReturnType<typeof setTimeout>
+    const arm = (remaining: number): void => {
+      timer = setTimeout(() => (remaining > MAX_TIMER_DELAY_MS ? arm(remaining - MAX_TIMER_DELAY_MS) : void callback()), Math.min(remaining, MAX_TIMER_DELAY_MS))
+      timer.unref?.()
+    }
+    arm(delayMs)
     return () => clearTimeout(timer)
   },
 })

@@ -81,14 +81,42 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
     await agent.whenIdle()
     if (entries.get(agent.session) !== entry || entry.spent || agent.status !== 'idle' || agent.session.isClosed) return
     entry.spent = true
+    let skipped = false
     try {
-      const result = await agent.runMaintenance((signal) => engine.compactIfNeeded(agent, 'idle', signal), { yieldToFollowup: true })
-      if (result && !agent.session.isClosed) await ctx.sessions.flush(agent.session)
+      const result = await agent.runMaintenance((signal) => {
+        // The timer can fire late (a suspended machine, a wall-clock jump, a stalled event loop):
+        // past the TTL the prefix is gone, and a fold would be prefilled in full and replace the
+        // whole tail cold, which is what the idle fold exists to avoid.
+        const late = clock.now() - (entry.requestAt + (entry.ttlMs as number))
+        if (late >= 0) {
+          skipped = skipCold(agent, entry, late)
+          return Promise.resolve(null)
+        }
+        return engine.compactIfNeeded(agent, 'idle', signal)
+      }, { yieldToFollowup: true })
+      if ((result || skipped) && !agent.session.isClosed) await ctx.sessions.flush(agent.session)
     } catch (error) {
       // The user came back first: their turn runs, the fold is simply not needed now.
       if (AgentError.isInstance(error) && error.code === 'BUSY') return
       ctx.emit('internal/warning', `idle compaction of session ${agent.session.id} failed: ${(error as Error)?.message ?? String(error)}`)
     }
+  }
+
+  /** Logs why a late timer made no fold, and flushes it (the agent is idle: nothing else will). */
+  function skipCold(agent: AgentHandle, entry: IdleEntry, lateMs: number): boolean {
+    let totalTokens: number
+    try {
+      totalTokens = engine.requestTokens(agent.session)
+    } catch {
+      return false
+    }
+    agent.session.append('compaction/failure', {
+      trigger: 'idle',
+      reason: `the idle fold's timer fired ${Math.round(lateMs / 1000)} s after the cache TTL ran out (a suspended machine, a clock jump or a stalled event loop); a fold now would be prefilled in full, so none was made`,
+      totalTokens,
+      thresholdTokens: entry.thresholdTokens,
+    })
+    return true
   }
 
   ctx.on('session/close', (session: Session) => forget(session))

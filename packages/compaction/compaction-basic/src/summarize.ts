@@ -36,7 +36,7 @@ export async function summarize(ctx: Context, request: GenerateOptions, budget: 
   let reason: SummaryAttemptReason = 'first'
   let toolCallRetried = false
   for (;;) {
-    const result = await call(ctx, sent, reason, attempts, request.signal)
+    const result = await call(ctx, sent, reason, attempts, request.signal, budget.deadlineMs)
     const answer = classifySummaryAnswer(result, sent.maxTokens)
     switch (answer.kind) {
       case 'summary':
@@ -69,10 +69,12 @@ export async function summarize(ctx: Context, request: GenerateOptions, budget: 
 }
 
 /**
- * Makes one call and records it on `attempts`, also when it fails.
- * @throws CompactionRefusal `cancelled` when aborted, `summary` (with the LLM code) when it failed.
+ * Makes one call and records it on `attempts`, also when it fails. The call is abandoned after
+ * `deadlineMs` of wall-clock time (0: never).
+ * @throws CompactionRefusal `cancelled` when aborted, `summary` (with the LLM code; `TIMEOUT` past
+ *   the deadline) when it failed.
  */
-async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptReason, attempts: SummaryAttempt[], signal: AbortSignal | undefined): Promise<GenerateResult> {
+async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptReason, attempts: SummaryAttempt[], signal: AbortSignal | undefined, deadlineMs: number): Promise<GenerateResult> {
   const record = (finishReason: GenerateResult['finishReason'], result?: GenerateResult) =>
     attempts.push(
       Object.freeze({
@@ -83,15 +85,22 @@ async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptR
         ...(result?.usage ? { usage: result.usage } : {}),
       }),
     )
+  // An unref'd timer: a pending deadline never keeps a host process alive.
+  const deadline = deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : undefined
   try {
     const assembler = new ContentAssembler()
-    for await (const chunk of ctx.llm.stream(sent)) assembler.push(chunk)
+    const bounded = deadline ? { ...sent, signal: sent.signal ? AbortSignal.any([sent.signal, deadline]) : deadline } : sent
+    for await (const chunk of ctx.llm.stream(bounded)) assembler.push(chunk)
     const result = assembler.result()
     record(result.finishReason, result)
     return result
   } catch (error) {
     // The cache ledger's guard refused the call before it was sent: its reason is the refusal's.
     if (CacheGuardError.isInstance(error)) throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, { cause: error, attempts: [...attempts] })
+    if (deadline?.aborted && !signal?.aborted) {
+      record('error')
+      throw new CompactionRefusal('summary', `summary call did not finish within summaryDeadlineMs (${deadlineMs} ms); no checkpoint was committed`, { cause: error, llmCode: 'TIMEOUT', attempts: [...attempts] })
+    }
     const aborted = signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')
     record(aborted ? 'aborted' : 'error')
     const made = [...attempts]

@@ -23,8 +23,10 @@ export type SummaryAnswer =
  *    the whole cap), no content at all, or text cut off mid-summary (never committed);
  * 3. no text with finish reason `stop` (the model ended without writing one, often after
  *    reasoning only) → `spent`;
- * 4. no text with any other finish reason (`content-filter`, `error`, …) → `refused`;
- * 5. otherwise → `summary`.
+ * 4. any other finish reason than `stop` (`content-filter`, `error`, `aborted`, a `tool-calls`
+ *    without a call) → `refused`, with or without text: the text may stop mid-summary, and a
+ *    cut-off summary must never replace the history it folds;
+ * 5. otherwise (text, finish reason `stop`) → `summary`.
  * @param maxTokens the cap the call sent, for the description.
  */
 export function classifySummaryAnswer(result: GenerateResult, maxTokens: number | undefined): SummaryAnswer {
@@ -36,15 +38,24 @@ export function classifySummaryAnswer(result: GenerateResult, maxTokens: number 
     if (text) return { kind: 'spent', why: `summary truncated at ${cap} (an incomplete checkpoint is never committed)` }
     return { kind: 'spent', why: reasoned ? `summary call returned no text: the model spent the whole output cap (${cap}) on reasoning` : `summary call returned no text before the output cap (${cap})` }
   }
+  if (result.finishReason !== 'stop') {
+    return {
+      kind: 'refused',
+      why: text
+        ? `summary call ended with finish reason ${result.finishReason} after ${text.length} characters of text, which may stop mid-summary; it is not committed`
+        : `summary call returned no text (finish reason ${result.finishReason})`,
+    }
+  }
   if (text) return { kind: 'summary', text }
-  if (result.finishReason === 'stop') return { kind: 'spent', why: `summary call returned no text (finish reason stop${reasoned ? ', reasoning only' : ''})` }
-  return { kind: 'refused', why: `summary call returned no text (finish reason ${result.finishReason})` }
+  return { kind: 'spent', why: `summary call returned no text (finish reason stop${reasoned ? ', reasoning only' : ''})` }
 }
 
 /** The budget of one compaction's summary calls: the policy's `summaryBudget` and the prompt's room. */
 export interface SummaryCallBudget extends ResolvedSummaryBudget {
   /** The largest `maxTokens` the prompt allows: what the target's window leaves after it. */
   readonly ceilingTokens: number
+  /** Wall-clock ms each call may take (the policy's `summaryDeadlineMs`); 0: no limit. */
+  readonly deadlineMs: number
 }
 
 /** The next summary call after a `spent` answer, or why there is none. */

@@ -18,6 +18,7 @@ describe('config', () => {
       compactionRetries: 1,
       maxOverflowRetries: 1,
       summaryBudget: { retries: 2, growth: 2 },
+      summaryDeadlineMs: 900_000,
     })
   })
 

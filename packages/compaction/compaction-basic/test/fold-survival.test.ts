@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { planFoldCarry } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { filler, mountEngine } from './engine-fixture.ts'
-import { bytesOf, folds, foldThreeTimes, isCheckpoint, loggedMessage, requestAfter, requestsOf } from './fold-survival-fixture.ts'
+import { bytesOf, folds, foldThreeTimes, isCheckpoint, loggedMessage, recordConversation, requestAfter, requestsOf } from './fold-survival-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -146,5 +146,70 @@ describe('what survives a fold', () => {
     const carry = planFoldCarry(session, { start: 0, end: 5 }, () => 10)
     expect(carry.carriedSeqs).toEqual([3, 4])
     expect(carry.shadowedSeqs).toEqual([0, 1, 2, 5])
+  })
+
+  it('carries a pinned assistant message with the results of every call it made, so no call loses its result', async () => {
+    // The first reply calls two tools at once; the host pins that reply.
+    let calls = 0
+    const engine = await harness({
+      conversation: (_request, index) =>
+        index === 0
+          ? { content: [textBlock('Reading both.'), toolCallBlock('call-a', 'read', '{"path":"a.ts"}'), toolCallBlock('call-b', 'read', '{"path":"b.ts"}')] }
+          : index % 2 === 1
+            ? { content: `Done with ${index}. ${filler(index, 40)}` }
+            : { content: [textBlock(`Step ${index}. ${filler(index, 60)}`), toolCallBlock(`call-${calls++}`, 'read', `{"path":"src/${index}.ts"}`)] },
+    })
+    const agent = await engine.ctx.agentLoop.create('pinned-call', { provider: 'scripted', model: 'main' })
+    const sent = recordConversation(engine, agent.session)
+    await agent.followup('Read a and b.')
+    const session = agent.session
+    const reply = session.events.find((event) => event.type === 'assistant/message')!
+    const results = session.events.filter((event) => event.type === 'tool/result').slice(0, 2).map((event) => event.seq)
+    pinMessage(session, reply.seq)
+    for (let turn = 0; folds(session).length === 0; turn++) {
+      if (turn > 40) throw new Error('no fold after 40 turns')
+      await agent.followup(`Go on (${turn}).`)
+    }
+    const [commit] = folds(session)
+    expect(commit!.data.carriedSeqs).toEqual([reply.seq, ...results])
+    // The next request has the call and both results right after the checkpoint, in order.
+    const next = requestAfter(sent, commit!.seq + 2)
+    expect(next.messages.slice(1, 4).map(bytesOf)).toEqual([reply.seq, ...results].map((seq) => bytesOf(loggedMessage(session, seq))))
+    engine.assertClean()
+  })
+
+  it('keeps no user message when the newest one alone is over the keepUserMessages budget (what is kept is always the newest run)', () => {
+    const session = new Session('over-budget')
+    const route = { provider: 'p', model: 'm' }
+    session.append('user/message', { message: createUserMessage('Small request one.') }, 'append')
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('Done.')], route) }, 'append')
+    session.append('user/message', { message: createUserMessage('Small request two.') }, 'append')
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('Done.')], route) }, 'append')
+    session.append('user/message', { message: createUserMessage(`A long request. ${filler(3, 2000)}`) }, 'append')
+    session.append('assistant/message', { message: createAssistantMessage([textBlock('Done.')], route) }, 'append')
+    const prices = [10, 5, 10, 5, 500, 5]
+    const carry = planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 100 })
+    expect(carry.carriedSeqs).toEqual([])
+    // Under a budget the newest fits, the older ones follow it while they fit.
+    expect(planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 515 }).carriedSeqs).toEqual([2, 4])
+  })
+
+  it("keeps user messages by the conversation's policy, not by the policy of a summarization model that has its own", async () => {
+    const script = requestsOf(2)
+    const engine = await harness({
+      engine: {
+        keepUserMessages: { maxTokens: 2000 },
+        summarizationProvider: 'scripted',
+        summarizationModel: 'other',
+        modelPolicies: [{ provider: 'scripted', model: 'other', keepUserMessages: { maxTokens: 1 } }],
+      },
+      conversation: (request, index) => script.reply(request, index),
+    })
+    const { session, pinned } = await foldThreeTimes(engine, script, 'routed', 1)
+    const [commit] = folds(session)
+    const kept = commit!.data.carriedSeqs!.filter((seq) => !pinned.includes(seq))
+    expect(kept.length).toBeGreaterThan(0)
+    for (const seq of kept) expect(loggedMessage(session, seq).source).toEqual({ kind: 'user' })
+    engine.assertClean()
   })
 })

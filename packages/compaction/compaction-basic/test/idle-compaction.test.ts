@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { balancedCuts } from '@warmfold/compaction'
 import type { AnySessionEvent, Session } from '@warmfold/session'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -17,6 +18,12 @@ const THRESHOLD = 6400
 
 const harnesses: EngineHarness[] = []
 const folders: string[] = []
+
+async function folder(): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'warmfold-idle-'))
+  folders.push(directory)
+  return directory
+}
 afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
   for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true })
@@ -74,6 +81,12 @@ describe('idle compaction before the cache expires', () => {
     expect(summary.system).toEqual(conversation.system)
     expect(summary.tools).toEqual(conversation.tools)
     expect(summary.reasoningEffort).toBe('max')
+    // The head is the whole surface: the summary call replays the last request's messages exactly
+    // plus the instruction, the prefix whose cache entry is still warm.
+    expect(summary.messages.slice(0, -1)).toEqual(conversation.messages)
+    expect(summary.messages).toHaveLength(conversation.messages.length + 1)
+    const folded = agent.session.events.find((event) => event.type === 'compaction/summary')?.data as { shadowedRange: { start: number; end: number } }
+    expect(folded.shadowedRange).toEqual({ start: 0, end: conversation.messages.length - 1 })
     // One attempt per request: no new timer after the fold.
     expect(clock.pending()).toEqual([])
     agent.followup('Go on.')
@@ -189,6 +202,42 @@ describe('idle compaction before the cache expires', () => {
     await clock.advance(TTL)
     expect(clock.pending()).toEqual([])
     expect(compactionEvents(resumed.session)).toEqual([])
+    engine.assertClean()
+  })
+
+  it('a timer that fires after the TTL ran out (a suspended machine) makes no cold fold, and logs why', async () => {
+    const { engine, agent, clock } = await idleUnderPressure({ directory: await folder() })
+    const due = clock.pending()[0]!
+    // The machine sleeps through the fold's moment and wakes 10 minutes after the TTL ran out.
+    clock.suspend(TTL + 600_000)
+    await clock.advance(0)
+    expect(clock.now()).toBeGreaterThan(due)
+    expect(engine.summaries()).toEqual([])
+    const failure = agent.session.events.find((event) => event.type === 'compaction/failure')
+    expect(failure?.data).toMatchObject({ trigger: 'idle', thresholdTokens: THRESHOLD })
+    expect((failure!.data as { reason: string }).reason).toBe(
+      "the idle fold's timer fired 600 s after the cache TTL ran out (a suspended machine, a clock jump or a stalled event loop); a fold now would be prefilled in full, so none was made",
+    )
+    // Flushed: the reason survives the process.
+    await engine.ctx.sessions.close(agent.session)
+    const reopened = await engine.ctx.sessions.open('idle')
+    expect(reopened.events.some((event) => event.type === 'compaction/failure')).toBe(true)
+    engine.assertClean()
+  })
+
+  it('a pending timer whose pressure fell below minPressure meanwhile makes no fold, though a head is left to fold', async () => {
+    const { engine, agent, clock, tokens } = await idleUnderPressure()
+    expect(clock.pending()).toHaveLength(1)
+    // The host folds the older two thirds by hand: the request drops below the idle share, and
+    // the newer third is still there for a fold to take.
+    const cuts = balancedCuts(agent.session.deriveMessages())
+    const end = cuts.findLastIndex((cut, position) => cut && position <= Math.floor((agent.session.surface.nodes.length * 2) / 3)) - 1
+    await engine.ctx.compaction.compactRegion(0, end, agent)
+    expect(tokens()).toBeLessThan(IDLE_FROM)
+    expect(engine.summaries()).toHaveLength(1)
+    await clock.advance(TTL)
+    expect(engine.summaries()).toHaveLength(1)
+    expect(agent.session.events.filter((event) => event.type === 'compaction/start')).toHaveLength(1)
     engine.assertClean()
   })
 

@@ -28,13 +28,18 @@ export class ManualIdleClock implements IdleClock {
     return this.timers.filter((timer) => timer.state === 'pending').map((timer) => timer.due)
   }
 
-  /** Moves the clock by `ms`, firing (and awaiting) every timer that falls due on the way, in order. */
+  /** Moves the clock by `ms` without firing anything (a suspended machine): timers due meanwhile fire late, at the next `advance`. */
+  suspend(ms: number): void {
+    this.time += ms
+  }
+
+  /** Moves the clock by `ms`, firing (and awaiting) every timer that falls due on the way, in order (an overdue one at once). */
   async advance(ms: number): Promise<void> {
     const target = this.time + ms
     for (;;) {
       const next = this.timers.filter((timer) => timer.state === 'pending' && timer.due <= target).toSorted((a, b) => a.due - b.due)[0]
       if (!next) break
-      this.time = next.due
+      this.time = Math.max(this.time, next.due)
       next.state = 'fired'
       await next.callback()
     }

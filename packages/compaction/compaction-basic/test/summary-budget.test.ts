@@ -1,6 +1,6 @@
 import type { SummaryAttempt } from '@warmfold/compaction'
 import { isCheckpointMessage } from '@warmfold/compaction'
-import type { GenerateOptions, TokenUsage } from '@warmfold/llm'
+import type { GenerateOptions, StreamChunk, TokenUsage } from '@warmfold/llm'
 import { reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import type { Session, SessionEvent } from '@warmfold/session'
@@ -51,6 +51,14 @@ async function pressured(engine: BasicCompactionConfig, summary: (request: Gener
 
 function estimatePrompt(meter: TokenMeter, request: GenerateOptions): number {
   return meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+}
+
+/** A model (or a proxy) that keeps the stream open and never finishes, until `signal` aborts it. */
+async function* endless(signal: AbortSignal | undefined): AsyncGenerator<StreamChunk> {
+  yield { type: 'block-start', index: 0, blockType: 'text' }
+  yield { type: 'text-delta', index: 0, delta: 'Goal: fix the build. ' }
+  await new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }))
+  throw signal?.reason
 }
 
 function only<T extends 'compaction/summary' | 'compaction/end'>(session: Session, type: T): SessionEvent<T>['data'] {
@@ -210,6 +218,29 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     const end = only(agent.session, 'compaction/end')
     expect(end.error).toBe('summary call returned no text (finish reason content-filter)')
     expect(end.attempts).toEqual([{ reason: 'first', maxTokens: 400, reasoningEffort: 'max', finishReason: 'content-filter' }])
+    harness.assertClean()
+  })
+
+  it.each([['content-filter'], ['error']] as const)('never commits a summary with text that ended with finish reason %s (it may stop mid-summary)', async (finishReason) => {
+    const { harness, agent } = await pressured({ maxTokens: 400 }, () => ({ content: [textBlock('Goal: fix the build. Files: src/a.ts, src/b')], finishReason }))
+    const before = agent.session.deriveMessages()
+    expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
+    expect(harness.summaries()).toHaveLength(1)
+    const end = only(agent.session, 'compaction/end')
+    expect(end.error).toBe(`summary call ended with finish reason ${finishReason} after 43 characters of text, which may stop mid-summary; it is not committed`)
+    expect(agent.session.events.some((event) => event.type === 'compaction/summary')).toBe(false)
+    expect(agent.session.deriveMessages()).toEqual(before)
+    harness.assertClean()
+  })
+
+  it('abandons a summary stream that never ends after summaryDeadlineMs, refusing the compaction with TIMEOUT', async () => {
+    const { harness, agent } = await pressured({ maxTokens: 400, summaryDeadlineMs: 50 }, (request) => ({ chunks: endless(request.signal) }))
+    const before = agent.session.deriveMessages()
+    expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
+    const end = only(agent.session, 'compaction/end')
+    expect(end.error).toBe('summary call did not finish within summaryDeadlineMs (50 ms); no checkpoint was committed')
+    expect(end.attempts).toEqual([{ reason: 'first', maxTokens: 400, reasoningEffort: 'max', finishReason: 'error' }])
+    expect(agent.session.deriveMessages()).toEqual(before)
     harness.assertClean()
   })
 
