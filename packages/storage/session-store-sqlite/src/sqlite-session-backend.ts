@@ -5,7 +5,8 @@ import { Session, SessionError } from '@warmfold/session'
 import { DatabaseFiles } from './database-files.ts'
 import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
-import { openDatabase, openForReading, writeTransaction } from './sqlite-schema.ts'
+import { cannotOpen, openDatabase, writeTransaction } from './sqlite-schema.ts'
+import { openForReading } from './open-for-reading.ts'
 import { replayRows } from './replay-rows.ts'
 
 /** Options of {@link sqliteSessionStore}. */
@@ -59,7 +60,7 @@ export class SqliteSessionBackend implements SessionBackend {
       return session
     } catch (error) {
       this.closeIfIdle()
-      throw error
+      throw SessionError.isInstance(error) ? error : cannotOpen(this.path, error)
     }
   }
 
@@ -82,7 +83,7 @@ export class SqliteSessionBackend implements SessionBackend {
     } catch (error) {
       if (token !== undefined) dropHolder(db, id, token)
       this.closeIfIdle()
-      throw error
+      throw SessionError.isInstance(error) ? error : cannotOpen(this.path, error)
     }
   }
 
@@ -92,13 +93,14 @@ export class SqliteSessionBackend implements SessionBackend {
    * is created.
    */
   async read(id: string): Promise<Session> {
-    const db = openForReading(this.path)
+    const { db, checkUnchanged } = openForReading(this.path)
     try {
       db.exec('BEGIN')
       try {
         if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
         const session = replayRows(this.path, id, db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][], {})
         session.close()
+        checkUnchanged()
         return session
       } finally {
         db.exec('COMMIT')

@@ -83,6 +83,15 @@ describe('SQLite session store', () => {
     raw((db) => expect(db.prepare('SELECT count(*) FROM sqlite_master').raw().get()).toEqual([0]))
   })
 
+  it('read opens the database by a file: URI, so a path with characters a URI escapes reads as any other', async () => {
+    const odd = join(directory, 'a b%20c#d?e', 'sessions.db')
+    const backend = new SqliteSessionBackend({ path: odd })
+    const session = await backend.create('odd', {})
+    session.append('user/message', { message: createUserMessage('hi', 'm0') }, 'append')
+    backend.releaseSync(session)
+    expect((await sqliteSessionStore({ path: odd }).read('odd')).length).toBe(1)
+  })
+
   it('a corrupt row is CORRUPT naming session, seq and what is wrong', async () => {
     const backend = new SqliteSessionBackend({ path })
     const session = await backend.create('c', {})
