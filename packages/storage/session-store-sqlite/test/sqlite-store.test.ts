@@ -134,4 +134,17 @@ describe('SQLite session store', () => {
     expect(error.message).toContain('no longer holds its writer row (pid 1')
     raw((db) => expect(db.prepare("SELECT count(*) FROM events WHERE session_id = 't'").raw().get()).toEqual([0]))
   })
+
+  it('fencing: a store whose writer row was deleted (by hand, or a takeover that released since) is refused on flush, not merged', async () => {
+    const backend = new SqliteSessionBackend({ path })
+    const session = await backend.create('d', {})
+    session.append('user/message', { message: createUserMessage('kept', 'm0') }, 'append')
+    await backend.flush(session)
+    raw((db) => db.prepare("DELETE FROM holders WHERE session_id = 'd'").run())
+    session.append('user/message', { message: createUserMessage('late', 'm1') }, 'append')
+    const error = await failure(backend.flush(session))
+    expect(error.code).toBe('LOCKED')
+    expect(error.message).toContain('this store no longer holds its writer row (nobody holds it now); refusing to write')
+    raw((db) => expect(db.prepare("SELECT seq FROM events WHERE session_id = 'd'").raw().all()).toEqual([[0]]))
+  })
 })
