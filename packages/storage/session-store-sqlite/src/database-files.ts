@@ -35,7 +35,7 @@ type Role = 'database' | 'wal' | 'shm'
  * is truncated, the transactions committed in it are gone, and later commits land behind a hole
  * that recovery stops at. None of this is reported by the engine, so a store that acknowledged
  * such a commit would lose data silently. `checkBeforeWrite` (under the write lock) and
- * `checkAfterCommit` throw `SessionError('IO')` naming the path and what happened instead.
+ * `checkSameFiles` throw `SessionError('IO')` naming the path and what happened instead.
  */
 export class DatabaseFiles {
   /** The database file's size at the last check: it never shrinks but by a VACUUM, which leaves a consistent header. */
@@ -84,11 +84,13 @@ export class DatabaseFiles {
   }
 
   /**
-   * Call after a commit, before acknowledging it: the commit must have gone to the files the path
-   * names. (Whether the WAL lost frames is judged under the write lock by the next
-   * `checkBeforeWrite`: without it another writer's commit or checkpoint can be half-seen here.)
+   * Call after a commit, before acknowledging it (or before trusting what the connection reads):
+   * the files the path names must still be the ones the connection writes to, the database file
+   * not cut short, the WAL not stripped of its header. (Whether the WAL lost frames is judged
+   * under the write lock by the next `checkBeforeWrite`: without the lock another writer's commit
+   * or checkpoint can be half-seen here.)
    */
-  checkAfterCommit(): void {
+  checkSameFiles(): void {
     this.checkDatabase()
     this.checkIdentity('wal')
     this.checkIdentity('shm')

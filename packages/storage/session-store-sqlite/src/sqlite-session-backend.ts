@@ -54,7 +54,7 @@ export class SqliteSessionBackend implements SessionBackend {
         db.prepare('INSERT INTO sessions (id, created) VALUES (?, ?)').run(id, Date.now())
         return takeHolder(db, this.path, id)
       })
-      files.checkAfterCommit()
+      files.checkSameFiles()
       const session = new Session(id, options)
       this.held.set(session, { token, flushed: 0 })
       return session
@@ -75,7 +75,7 @@ export class SqliteSessionBackend implements SessionBackend {
         }
         return takeHolder(db, this.path, id)
       })
-      files.checkAfterCommit()
+      files.checkSameFiles()
       const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][]
       const session = replayRows(this.path, id, rows, options)
       this.held.set(session, { token, flushed: session.length })
@@ -88,9 +88,9 @@ export class SqliteSessionBackend implements SessionBackend {
   }
 
   /**
-   * Reads session `id` as committed now, on a connection of its own in one read transaction:
-   * no writer row is taken (a writer at work is not disturbed), and no database, folder or schema
-   * is created.
+   * Reads session `id` as committed now, on a read-only connection of its own in one read
+   * transaction: no writer row is taken (a writer at work is not disturbed), no database, folder
+   * or schema is created, and no write access is needed (see `openForReading`).
    */
   async read(id: string): Promise<Session> {
     const { db, checkUnchanged } = openForReading(this.path)
@@ -114,7 +114,7 @@ export class SqliteSessionBackend implements SessionBackend {
     const { db, files } = this.connection()
     try {
       // A connection whose file was deleted or replaced would list what nobody else sees.
-      files.checkAfterCommit()
+      files.checkSameFiles()
       return (db.prepare('SELECT id FROM sessions ORDER BY id').raw().all() as [string][]).map(([id]) => id).toSorted()
     } finally {
       this.closeIfIdle()
@@ -173,7 +173,7 @@ export class SqliteSessionBackend implements SessionBackend {
         }
       })
       // Committed, but acknowledged only if it went to the files the path names.
-      files.checkAfterCommit()
+      files.checkSameFiles()
     } catch (error) {
       held.broken = error as Error
       const code = SessionError.isInstance(error) && (error.code === 'LOCKED' || error.code === 'IO') ? error.code : 'CLOSED'
