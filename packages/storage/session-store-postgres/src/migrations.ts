@@ -34,7 +34,7 @@ const MIGRATIONS: readonly (readonly string[])[] = [
 ]
 
 /** Serialises migrations of one database across hosts (an arbitrary constant: "warmfold"). */
-const MIGRATION_LOCK = 0x7761726d666f6c64n
+export const MIGRATION_LOCK = 0x7761726d666f6c64n
 
 /** The client subset migrations need (a pool client or a pool). */
 interface Queryable {
@@ -95,6 +95,9 @@ export async function schemaVersion(client: Queryable): Promise<number> {
  */
 export async function migrate(url: string): Promise<{ from: number; to: number }> {
   const client = new pg.Client({ connectionString: url })
+  // A connection that breaks mid-migration emits 'error', which would end the process unheard;
+  // the query it was running fails with the same cause and is reported below.
+  client.on('error', () => {})
   try {
     await client.connect()
     const from = await migrateWith(client, redactUrl(url))

@@ -52,6 +52,8 @@ export class PostgresSessionBackend implements SessionBackend {
   readonly leaseMs: number
   private readonly pool: pg.Pool
   private readonly held = new Map<Session, Held>()
+  /** The first connection error of each pooled client, so it is dropped instead of reused. */
+  private readonly connectionErrors = new WeakMap<pg.PoolClient, Error>()
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresSessionStoreOptions) {
@@ -62,7 +64,20 @@ export class PostgresSessionBackend implements SessionBackend {
     // allowExitOnIdle: idle connections must not keep a host process alive (a CLI run that is done
     // would otherwise wait for their 10 s idle timeout), as a held session's lease timer does not.
     this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, allowExitOnIdle: true })
-    // An idle pooled connection that drops (server restart) must not crash the host.
+    // No connection error may ever go unheard: node-postgres emits 'error' on a client whose
+    // connection breaks, and an 'error' event without a listener ends the host process. The pool
+    // listens only while a client is idle (and re-emits it as the pool's 'error'); a checked-out
+    // client (a flush whose server was stopped, or whose backend was terminated) emits it with
+    // nobody listening. So every client gets a listener of ours for its whole life, and the pool's
+    // 'error' is heard too. Neither needs to throw: the operation the broken connection was
+    // running fails with the driver's error (and a broken client refuses every later query),
+    // which `withClient` turns into `SessionError('IO')`; an idle connection that dropped was
+    // already removed by the pool, so the next operation connects again or fails with `IO`.
+    this.pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        if (!this.connectionErrors.has(client)) this.connectionErrors.set(client, error)
+      })
+    })
     this.pool.on('error', () => {})
   }
 
@@ -234,8 +249,8 @@ export class PostgresSessionBackend implements SessionBackend {
       if (SessionError.isInstance(error)) throw error
       throw this.ioError(what, error)
     } finally {
-      // A connection whose query failed mid-protocol is dropped, not reused.
-      client.release(failed !== undefined && !SessionError.isInstance(failed) ? (failed as Error) : undefined)
+      // A connection that broke, or whose query failed mid-protocol, is dropped, not reused.
+      client.release(this.connectionErrors.get(client) ?? (failed !== undefined && !SessionError.isInstance(failed) ? (failed as Error) : undefined))
     }
   }
 

@@ -82,6 +82,10 @@ export function forkWriter(): ChildProcess {
 /** Sends `message` to `child` and resolves with its next reply. */
 export function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
   return new Promise((done, fail) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      fail(new Error(`child ${child.pid} exited with ${child.exitCode ?? child.signalCode} before it was asked ${JSON.stringify(message)}`))
+      return
+    }
     const onExit = (code: number | null) => fail(new Error(`child ${child.pid} exited with ${code} before it answered ${JSON.stringify(message)}`))
     child.once('exit', onExit)
     child.once('message', (reply) => {

@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import type { Session } from '@warmfold/session'
+import { SessionError } from '@warmfold/session'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { PostgresSessionBackend } from '../src/index.ts'
@@ -26,6 +28,18 @@ afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL')
   for (const created of stores.splice(0)) await created.close()
 })
+
+/**
+ * Waits until `count` server backends wait for a lock in a query `LIKE` `pattern` (or until
+ * `stop()` says there is no point: what would wait has finished).
+ */
+async function waitingQueries(pattern: string, count: number, stop: () => boolean = () => false): Promise<void> {
+  while (!stop()) {
+    const waiting = await sql(testUrl(), `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [pattern])
+    if (waiting.length >= count) return
+    await new Promise((done) => setTimeout(done, 20))
+  }
+}
 
 async function writerProcess(): Promise<ChildProcess> {
   const child = forkWriter()
@@ -86,6 +100,71 @@ describe('PostgreSQL store with several writers', () => {
     await next.flush(taken)
     const rows = await sql<{ event: string }>(testUrl(), 'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
     expect(rows.map((row) => JSON.parse(row.event).data.message.id)).toEqual(['old-0', 'old-1', 'new-2'])
+  })
+
+  it('a takeover tried between a flush\'s lease check and its commit waits for the commit, and never misses a committed event', async () => {
+    const id = uniqueId('window')
+    const old = store()
+    const session = await old.create(id, {})
+    appendMessages(session, 2, 'old')
+    await old.flush(session)
+    appendMessages(session, 1, 'old')
+    // Hold the session row, so the flush, past its lease check, waits in its INSERT (the
+    // foreign-key check) before it can commit.
+    const blocker = new pg.Client({ connectionString: testUrl() })
+    await blocker.connect()
+    const next = store()
+    const takeover = { done: false }
+    let taken: Promise<unknown> | undefined
+    let flushed: Promise<unknown> | undefined
+    try {
+      await blocker.query('BEGIN')
+      await blocker.query('SELECT 1 FROM warmfold_sessions WHERE session_id = $1 FOR UPDATE', [id])
+      flushed = old.flush(session).then(
+        () => 'flushed',
+        (error: unknown) => error,
+      )
+      await waitingQueries('INSERT INTO warmfold_events%', 1)
+      // Now the old holder pauses past its lease (a GC pause, a frozen VM) and another host
+      // tries to take over. Both need the lease row, which the flush's check holds until its
+      // commit: a check that let go of it before (or never took it) lets the takeover through
+      // here, and the flush then commits behind the new holder's back.
+      const expiry = { done: false }
+      const expired = sql(testUrl(), `UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE session_id = $1`, [id]).finally(() => (expiry.done = true))
+      await waitingQueries('UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval%', 1, () => expiry.done)
+      taken = next.open(id, {}, () => {}).then(
+        (opened) => opened,
+        (error: unknown) => error,
+      )
+      void taken.finally(() => (takeover.done = true))
+      await waitingQueries('INSERT INTO warmfold_leases%', 1, () => takeover.done)
+      expect(expiry.done || takeover.done, 'the lease changed hands inside the flush transaction').toBe(false)
+      await blocker.query('ROLLBACK')
+      await expired
+    } finally {
+      await blocker.end()
+    }
+    expect(await flushed).toBe('flushed')
+    const rows = await sql<{ event: string }>(testUrl(), 'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+    expect(rows.map((row) => JSON.parse(row.event).data.message.id)).toEqual(['old-0', 'old-1', 'old-2'])
+    // After the commit the takeover goes on: it finds the lease the flush renewed (LOCKED), or,
+    // when the expiry was written first, takes it over with every committed event.
+    const outcome = await taken
+    if (SessionError.isInstance(outcome)) expect(outcome.code).toBe('LOCKED')
+    else expect((outcome as Session).length).toBe(3)
+  })
+
+  it('a flush extends the lease: its expiry moves to leaseMs from the commit', async () => {
+    const id = uniqueId('extends')
+    const writer = store(30_000)
+    const session = await writer.create(id, {})
+    // As if the lease were about to run out (its renewals every 10 s have not come yet).
+    await sql(testUrl(), `UPDATE warmfold_leases SET expires_at = clock_timestamp() + interval '2 seconds' WHERE session_id = $1`, [id])
+    appendMessages(session, 1)
+    await writer.flush(session)
+    const [lease] = await sql<{ left_ms: number }>(testUrl(), `SELECT extract(epoch FROM expires_at - clock_timestamp()) * 1000 AS left_ms FROM warmfold_leases WHERE session_id = $1`, [id])
+    // 30 s from the commit, minus the little time since: far above the 2 s it had.
+    expect(Number(lease?.left_ms)).toBeGreaterThan(20_000)
   })
 
   it('kill -9 of a writer in the middle of a flush transaction leaves exactly the committed events', async () => {

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { SessionError } from '@warmfold/session'
 import Database from 'libsql'
+import { readOnlyDatabase } from './read-only-database.ts'
 
 /** The schema this code writes and reads (`PRAGMA user_version`). */
 export const SCHEMA_VERSION = 1
@@ -52,32 +53,36 @@ export function openDatabase(path: string): SqliteDatabase {
     db.exec('PRAGMA synchronous = FULL')
     db.exec('PRAGMA foreign_keys = ON')
     migrate(db, path)
+    checkWritable(db)
   })
 }
 
 /**
- * Opens the existing database at `path` to read it, changing nothing: no file, folder or schema
- * is created (`NOT_FOUND` when there is no database there, or one without warmfold's tables), and
- * a newer schema is refused as by {@link openDatabase}.
+ * SQLite opens a file this process may not write read-only without a word, and in WAL mode even
+ * begins a write transaction on it: only the first write fails. A rolled-back write of the schema
+ * version (the value it has) asks now, so a read-only database is refused at open (as read-only,
+ * by `connect`), never later by a flush or a writer row.
  */
-export function openForReading(path: string): SqliteDatabase {
-  if (!existsSync(path)) throw new SessionError('NOT_FOUND', `there is no SQLite session store at ${path}`)
-  return connect(path, (db) => {
-    const found = userVersion(db)
-    if (found > SCHEMA_VERSION) throw newerSchema(path, found)
-    if (found < SCHEMA_VERSION) throw new SessionError('NOT_FOUND', `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`)
-  })
+function checkWritable(db: SqliteDatabase): void {
+  db.exec('BEGIN IMMEDIATE')
+  try {
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+  } finally {
+    db.exec('ROLLBACK')
+  }
 }
 
 /**
- * A connection to `path` that waits for other processes' (short) transactions, set up by
- * `prepare`; closed again when `prepare` throws. Engine errors become `IO` naming the path: a
- * file that is not an SQLite database (SQLITE_NOTADB) fails at the first statement.
+ * A connection to `target` (the database `path`, or an SQLite `file:` URI naming it) that waits
+ * for other processes' (short) transactions, set up by `prepare`; closed again when `prepare`
+ * throws. Engine errors become `IO` naming the path: a file that is not an SQLite database
+ * (SQLITE_NOTADB) fails at the first statement, a database this process cannot write fails as
+ * read-only when `prepare` writes.
  */
-function connect(path: string, prepare: (db: SqliteDatabase) => void): SqliteDatabase {
+export function connect(path: string, prepare: (db: SqliteDatabase) => void, target = path): SqliteDatabase {
   let db: SqliteDatabase
   try {
-    db = new Database(path)
+    db = new Database(target)
   } catch (error) {
     throw cannotOpen(path, error)
   }
@@ -91,6 +96,13 @@ function connect(path: string, prepare: (db: SqliteDatabase) => void): SqliteDat
   }
 }
 
+/** The schema version a database says it has, for a reader that must not write (see `openForReading`). */
+export function checkReadableSchema(db: SqliteDatabase, path: string): void {
+  const found = userVersion(db)
+  if (found > SCHEMA_VERSION) throw newerSchema(path, found)
+  if (found < SCHEMA_VERSION) throw new SessionError('NOT_FOUND', `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`)
+}
+
 function newerSchema(path: string, found: number): SessionError {
   return new SessionError(
     'IO',
@@ -99,8 +111,13 @@ function newerSchema(path: string, found: number): SessionError {
   )
 }
 
-/** `IO` naming the database and the engine's reason (its code too, e.g. SQLITE_NOTADB); the error is the `cause`. */
-function cannotOpen(path: string, error: unknown): SessionError {
+/**
+ * `IO` naming the database and the engine's reason (its code too, e.g. SQLITE_NOTADB), or why it
+ * is read-only when the engine refused to write; the error is the `cause`.
+ */
+export function cannotOpen(path: string, error: unknown): SessionError {
+  const readOnly = readOnlyDatabase(path, error)
+  if (readOnly) return readOnly
   const code = (error as { code?: unknown }).code
   const reason = `${(error as Error).message}${typeof code === 'string' && !(error as Error).message.includes(code) ? ` (${code})` : ''}`
   return new SessionError('IO', `cannot open the SQLite session store ${path}: ${reason}; nothing was changed`, { cause: error })

@@ -2,9 +2,11 @@ import { resolve } from 'node:path'
 import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, SessionBackend, SessionOptions } from '@warmfold/session'
 import { Session, SessionError } from '@warmfold/session'
+import { DatabaseFiles } from './database-files.ts'
 import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
-import { openDatabase, openForReading, writeTransaction } from './sqlite-schema.ts'
+import { cannotOpen, openDatabase, writeTransaction } from './sqlite-schema.ts'
+import { openForReading } from './open-for-reading.ts'
 import { replayRows } from './replay-rows.ts'
 
 /** Options of {@link sqliteSessionStore}. */
@@ -34,6 +36,8 @@ export class SqliteSessionBackend implements SessionBackend {
   /** The absolute database path. */
   readonly path: string
   private db?: SqliteDatabase
+  /** The files `db` opened: every write checks the path still names them. */
+  private files?: DatabaseFiles
   private readonly held = new Map<Session, HeldSession>()
 
   constructor(options: SqliteSessionStoreOptions) {
@@ -42,32 +46,36 @@ export class SqliteSessionBackend implements SessionBackend {
   }
 
   async create(id: string, options: SessionOptions): Promise<Session> {
-    const db = this.connection()
+    const { db, files } = this.connection()
     try {
       const token = writeTransaction(db, () => {
+        files.checkBeforeWrite()
         if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
         db.prepare('INSERT INTO sessions (id, created) VALUES (?, ?)').run(id, Date.now())
         return takeHolder(db, this.path, id)
       })
+      files.checkSameFiles()
       const session = new Session(id, options)
       this.held.set(session, { token, flushed: 0 })
       return session
     } catch (error) {
       this.closeIfIdle()
-      throw error
+      throw SessionError.isInstance(error) ? error : cannotOpen(this.path, error)
     }
   }
 
   async open(id: string, options: OpenOptions & SessionOptions): Promise<Session> {
-    const db = this.connection()
+    const { db, files } = this.connection()
     let token: string | undefined
     try {
       token = writeTransaction(db, () => {
+        files.checkBeforeWrite()
         if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) {
           throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
         }
         return takeHolder(db, this.path, id)
       })
+      files.checkSameFiles()
       const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][]
       const session = replayRows(this.path, id, rows, options)
       this.held.set(session, { token, flushed: session.length })
@@ -75,23 +83,24 @@ export class SqliteSessionBackend implements SessionBackend {
     } catch (error) {
       if (token !== undefined) dropHolder(db, id, token)
       this.closeIfIdle()
-      throw error
+      throw SessionError.isInstance(error) ? error : cannotOpen(this.path, error)
     }
   }
 
   /**
-   * Reads session `id` as committed now, on a connection of its own in one read transaction:
-   * no writer row is taken (a writer at work is not disturbed), and no database, folder or schema
-   * is created.
+   * Reads session `id` as committed now, on a read-only connection of its own in one read
+   * transaction: no writer row is taken (a writer at work is not disturbed), no database, folder
+   * or schema is created, and no write access is needed (see `openForReading`).
    */
   async read(id: string): Promise<Session> {
-    const db = openForReading(this.path)
+    const { db, checkUnchanged } = openForReading(this.path)
     try {
       db.exec('BEGIN')
       try {
         if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
         const session = replayRows(this.path, id, db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][], {})
         session.close()
+        checkUnchanged()
         return session
       } finally {
         db.exec('COMMIT')
@@ -102,8 +111,10 @@ export class SqliteSessionBackend implements SessionBackend {
   }
 
   async list(): Promise<string[]> {
-    const db = this.connection()
+    const { db, files } = this.connection()
     try {
+      // A connection whose file was deleted or replaced would list what nobody else sees.
+      files.checkSameFiles()
       return (db.prepare('SELECT id FROM sessions ORDER BY id').raw().all() as [string][]).map(([id]) => id).toSorted()
     } finally {
       this.closeIfIdle()
@@ -145,13 +156,14 @@ export class SqliteSessionBackend implements SessionBackend {
     const held = this.held.get(session)
     if (!held || !this.db) throw new SessionError('CLOSED', `session ${session.id} is not held by the SQLite store ${this.path}`)
     if (held.broken) {
-      throw new SessionError('CLOSED', `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); nothing of it was committed. Reopen the session to continue.`)
+      throw new SessionError('CLOSED', `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); none of it was acknowledged. Reopen the session to continue.`)
     }
     const end = session.settledLength
     if (end === held.flushed) return
-    const db = this.db
+    const { db, files } = this.connection()
     try {
       writeTransaction(db, () => {
+        files.checkBeforeWrite()
         checkHolder(db, this.path, session.id, held.token)
         const insert = db.prepare('INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)')
         for (let seq = held.flushed; seq < end; seq++) {
@@ -160,23 +172,35 @@ export class SqliteSessionBackend implements SessionBackend {
           insert.run(session.id, seq, canonicalJson(size > 1 ? { ...event, unit: size } : event))
         }
       })
+      // Committed, but acknowledged only if it went to the files the path names.
+      files.checkSameFiles()
     } catch (error) {
       held.broken = error as Error
-      const code = SessionError.isInstance(error) && error.code === 'LOCKED' ? 'LOCKED' : 'CLOSED'
+      const code = SessionError.isInstance(error) && (error.code === 'LOCKED' || error.code === 'IO') ? error.code : 'CLOSED'
       throw new SessionError(code, `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of them is acknowledged: ${(error as Error).message}`, { cause: error })
     }
     held.flushed = end
   }
 
-  private connection(): SqliteDatabase {
-    this.db ??= openDatabase(this.path)
-    return this.db
+  private connection(): { db: SqliteDatabase; files: DatabaseFiles } {
+    if (!this.db || !this.files) {
+      const db = openDatabase(this.path)
+      try {
+        this.files = DatabaseFiles.observe(this.path)
+      } catch (error) {
+        db.close()
+        throw error
+      }
+      this.db = db
+    }
+    return { db: this.db, files: this.files }
   }
 
   private closeIfIdle(): void {
     if (this.held.size > 0 || !this.db) return
     this.db.close()
     this.db = undefined
+    this.files = undefined
   }
 }
 

@@ -1,6 +1,9 @@
+import type { ChildProcess } from 'node:child_process'
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { Context } from '@cordisjs/core'
 import { createUserMessage } from '@warmfold/llm'
 import { SessionError, SessionStore } from '@warmfold/session'
@@ -14,7 +17,11 @@ beforeEach(() => {
   directory = mkdtempSync(join(tmpdir(), 'warmfold-sqlite-'))
   path = join(directory, 'nested', 'sessions.db')
 })
-afterEach(() => rmSync(directory, { recursive: true, force: true }))
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  rmSync(directory, { recursive: true, force: true })
+})
 
 async function failure(promise: Promise<unknown>): Promise<SessionError> {
   const error = await promise.then(() => undefined, (caught: unknown) => caught)
@@ -30,6 +37,19 @@ function raw(run: (db: InstanceType<typeof Database>) => void): void {
   } finally {
     db.close()
   }
+}
+
+/** A host process holding session `id` of the store at `path` (`fixtures/sqlite-flusher.ts`), once it is ready. */
+async function flusher(id: string): Promise<ChildProcess> {
+  const child = fork(resolve(import.meta.dirname, 'fixtures/sqlite-flusher.ts'), [path, id], {
+    cwd: resolve(import.meta.dirname, '../../../..'),
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  children.push(child)
+  const [ready] = (await once(child, 'message')) as [unknown]
+  expect(ready).toEqual({ ready: true })
+  return child
 }
 
 describe('SQLite session store', () => {
@@ -83,6 +103,15 @@ describe('SQLite session store', () => {
     raw((db) => expect(db.prepare('SELECT count(*) FROM sqlite_master').raw().get()).toEqual([0]))
   })
 
+  it('read opens the database by a file: URI, so a path with characters a URI escapes reads as any other', async () => {
+    const odd = join(directory, 'a b%20c#d?e', 'sessions.db')
+    const backend = new SqliteSessionBackend({ path: odd })
+    const session = await backend.create('odd', {})
+    session.append('user/message', { message: createUserMessage('hi', 'm0') }, 'append')
+    backend.releaseSync(session)
+    expect((await sqliteSessionStore({ path: odd }).read('odd')).length).toBe(1)
+  })
+
   it('a corrupt row is CORRUPT naming session, seq and what is wrong', async () => {
     const backend = new SqliteSessionBackend({ path })
     const session = await backend.create('c', {})
@@ -124,5 +153,35 @@ describe('SQLite session store', () => {
     expect(error.code).toBe('LOCKED')
     expect(error.message).toContain('no longer holds its writer row (pid 1')
     raw((db) => expect(db.prepare("SELECT count(*) FROM events WHERE session_id = 't'").raw().get()).toEqual([0]))
+  })
+
+  it('fencing: a store whose writer row was deleted (by hand, or a takeover that released since) is refused on flush, not merged', async () => {
+    const backend = new SqliteSessionBackend({ path })
+    const session = await backend.create('d', {})
+    session.append('user/message', { message: createUserMessage('kept', 'm0') }, 'append')
+    await backend.flush(session)
+    raw((db) => db.prepare("DELETE FROM holders WHERE session_id = 'd'").run())
+    session.append('user/message', { message: createUserMessage('late', 'm1') }, 'append')
+    const error = await failure(backend.flush(session))
+    expect(error.code).toBe('LOCKED')
+    expect(error.message).toContain('this store no longer holds its writer row (nobody holds it now); refusing to write')
+    raw((db) => expect(db.prepare("SELECT seq FROM events WHERE session_id = 'd'").raw().all()).toEqual([[0]]))
+  })
+
+  // Child processes start through tsx: seconds on 2 busy cores.
+  it('two processes flushing their sessions into one file at once: every flush commits (each takes the write lock up front)', { timeout: 60_000 }, async () => {
+    const backend = new SqliteSessionBackend({ path })
+    for (const id of ['a', 'b']) backend.releaseSync(await backend.create(id, {}))
+    const hosts = await Promise.all([flusher('a'), flusher('b')])
+    // A flush that read the database before the other's commit and then wanted to write could
+    // not (SQLITE_BUSY_SNAPSHOT, "database is locked", which no busy timeout waits out): with a
+    // deferred BEGIN a flush fails here, the first one already in every run tried.
+    const replies = hosts.map(async (host) => (await once(host, 'message'))[0])
+    for (const host of hosts) host.send({ go: 40 })
+    expect(await Promise.all(replies)).toEqual([{ flushed: 40 }, { flushed: 40 }])
+    for (const id of ['a', 'b']) {
+      const session = await backend.read(id)
+      expect(session.events.map((event) => (event.data as { message: { id: string } }).message.id)).toEqual(Array.from({ length: 40 }, (_, index) => `${id}-${index}`))
+    }
   })
 })
