@@ -115,6 +115,21 @@ describe('warmfold doctor reads a log line by line', () => {
     expect(USAGE).toContain('doctor         find every prefix-cache break')
   })
 
+  it('prints control characters from the log as escapes, so a log cannot send escape sequences to the terminal', async () => {
+    const hostile = 'gpt\u001b]0;pwned\u0007\u001b[2J\u009b31m'
+    const file = await logFile([chat([ask], { model: hostile }), `{"model": "x\u001b[31m", "messages": [`])
+    const text = await doctor([file])
+    expect(text.code).toBe(0)
+    const json = await doctor([file, '--json'])
+    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) {
+      // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+      expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    }
+    expect(text.stdout).toContain('gpt\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m')
+    // The JSON document still holds the model as the log has it.
+    expect((JSON.parse(json.stdout) as DoctorReport).requests[0]?.model).toBe(hostile)
+  })
+
   it('reads lines longer than any stream chunk and CRLF line ends', async () => {
     const long = 'x'.repeat(300_000)
     const file = join(directory, 'crlf.jsonl')

@@ -2,6 +2,7 @@ import { stat, writeFile } from 'node:fs/promises'
 import type { CommandIo } from '../bench-command.ts'
 import { checkOutPath } from '../check-out-path.ts'
 import { RunError } from '../run-error.ts'
+import { printable, printableJson } from '../printable-text.ts'
 import { UsageError } from '../usage-error.ts'
 import type { DoctorReport } from './doctor-report.ts'
 import { formatDoctorReport } from './format-doctor-report.ts'
@@ -34,12 +35,12 @@ export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code
   }
   const report = doctor.report()
   if (report.totals.requests === 0) {
-    for (const line of report.unreadable) io.stderr(`${args.file}:${line.index}: ${line.reason}`)
+    for (const line of report.unreadable) io.stderr(printable(`${args.file}:${line.index}: ${line.reason}`))
     throw new RunError(`${JSON.stringify(args.file)} holds no readable request${report.unreadable.length ? ` (${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}, listed above)` : ' (it is empty)'}`)
   }
   if (args.json) {
-    io.stdout(`${JSON.stringify(report, null, 2)}\n`)
-    if (report.unreadable.length) io.stderr(`warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`)
+    io.stdout(`${printableJson(JSON.stringify(report, null, 2))}\n`)
+    if (report.unreadable.length) io.stderr(printable(`warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`))
   } else io.stdout(formatDoctorReport(report, args.file))
   if (args.html !== undefined) {
     await writeFile(args.html, renderDoctorHtml(report, args.file)).catch((error: NodeJS.ErrnoException) => {

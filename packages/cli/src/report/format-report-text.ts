@@ -1,3 +1,4 @@
+import { printable } from '../printable-text.ts'
 import type { SessionReport } from './report-model.ts'
 import { costText, integer, missedTokens, percent, priceText, purposesText } from './report-format.ts'
 
@@ -33,10 +34,4 @@ export function formatReportText(report: SessionReport): string {
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
-}
-
-/** `line` with every control character (newlines and escape sequences included) written as `\uXXXX`. */
-function printable(line: string): string {
-  // oxlint-disable-next-line no-control-regex -- matching control characters is the point
-  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }
