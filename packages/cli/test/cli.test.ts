@@ -163,6 +163,22 @@ describe('warmfold bench output', () => {
       const wrong = join(directory, 'wrong.json')
       await writeFile(wrong, JSON.stringify({ cacheRead: 0.1, cacheWrite: 1, output: -4 }))
       expect((await cli(['bench', '--price', wrong])).stderr).toContain(`--price: price profile ${wrong}: "output" must be a finite number ≥ 0, got -4`)
+      // JSON has no infinity: 1e999 parses as Infinity; 1e308 is finite but turns every cost into Infinity. Both are refused, quoted as written.
+      const out = (number: string, key = 'output') => {
+        const file = join(directory, `${key}-${number}.json`)
+        return writeFile(file, `{ "cacheRead": 0.1, "cacheWrite": 1, "output": ${key === 'output' ? number : 4}, "usdPerMillionInput": ${key === 'usdPerMillionInput' ? number : 2} }`).then(() => file)
+      }
+      const multiplier = 'a multiplier of the price of an uncached input token from 0 to 1000'
+      for (const [file, message] of [
+        [await out('1e999'), `"output" is 1e999, which is out of range (not a finite number); it must be ${multiplier}`],
+        [await out('1e308'), `"output" is 1e308, above 1000; it must be ${multiplier}`],
+        [await out('-1E+999'), `"output" is -1E+999, which is out of range (not a finite number); it must be ${multiplier}`],
+        [await out('2.5e4', 'usdPerMillionInput'), '"usdPerMillionInput" is 2.5e4, above 10000; it must be dollars per million uncached input tokens from 0 to 10000'],
+      ] as const) {
+        const result = await cli(['report', 'never-read.jsonl', '--price', file])
+        expect(result.code, file).toBe(2)
+        expect(result.stderr, file).toBe(`warmfold: --price file ${JSON.stringify(file)}: ${message}\n`)
+      }
       // A profile without a dollar rate prints costs in input-token units.
       const table = await cli(['bench', '--price', good, '--windows', '4800', '--steps', '12', '--strategies', 'warmfold'])
       expect(table.code).toBe(0)
