@@ -4,7 +4,7 @@ import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@wa
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
 import { benchSessionId, checkSessionsFolder } from './check-sessions-folder.ts'
-import { formatTable } from './format-table.ts'
+import { formatRunCost, formatTable } from './format-table.ts'
 import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
@@ -64,7 +64,8 @@ async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly s
       })
       const entry = reportRun(strategy, run, args.price)
       report.runs.push(entry)
-      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)
+      // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
+      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`
@@ -86,6 +87,8 @@ function keptFiles(args: BenchArgs, ids: readonly string[]): Array<{ path: strin
   const folder = args.keepSessions
   return folder === undefined ? [] : ids.map((id) => ({ path: join(folder, `${id}.jsonl`), what: 'a session log the run keeps' }))
 }
+
+const tokenCount = new Intl.NumberFormat('en-US')
 
 /** `, session log DIR/<id>.jsonl` or `, session <id> in sqlite:PATH`, or '' when no session is kept. */
 function keptWhere(args: BenchArgs, id: string): string {

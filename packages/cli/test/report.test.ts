@@ -57,7 +57,7 @@ describe('warmfold report: the terminal summary', () => {
     expect(text).toContain(`warmfold report: ${ledgerLog} (session legacy-8000), numbers from the cache ledger`)
     expect(text).toContain(`requests  ${observations.length}: ${observations.length - 2} conversation, 2 compaction`)
     const prompt = sum('uncached') + sum('cached') + sum('written')
-    expect(text).toContain(`prompt    ${number(prompt)} tokens: ${number(sum('cached'))} cached (${((sum('cached') / prompt) * 100).toFixed(1)}%), ${number(sum('written'))} written, ${number(sum('uncached'))} uncached`)
+    expect(text).toContain(`prompt    ${number(prompt)} tokens: ${number(sum('cached'))} cached (${((sum('cached') / prompt) * 100).toFixed(1)}%), ${number(sum('written') + sum('uncached'))} prefilled (${number(sum('written'))} written, ${number(sum('uncached'))} uncached)`)
     expect(text).toContain(`rewrites  ${ledgerLines.filter((line) => line.type === 'compaction/summary').length} fold(s), ${ledgerLines.filter((line) => line.type === 'compaction/prune').length} pruned tool result(s)`)
     expect(text).toContain(`breaks    ${breaks.length}\n`)
     // deepseek: reads 0.02×, writes 1×, output 4×.
