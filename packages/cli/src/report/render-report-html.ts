@@ -99,6 +99,7 @@ table { border-collapse: collapse; }
 .swatch.fold { width: 3px; background: var(--fold); } .swatch.prune { width: 3px; background: var(--prune); }
 .chart-scroll { overflow-x: auto; border: 1px solid #e4e7ec; border-radius: 6px; padding: 6px 0; }
 .chart { display: block; font: 11px system-ui, sans-serif; }
+.chart.fit { width: 100%; height: auto; min-width: 640px; }
 .chart .grid { stroke: #edf0f3; } .chart .axis-line { stroke: #9aa2ae; } .chart .axis { fill: var(--muted); }
 .chart .seg.cached { fill: var(--cached); } .chart .seg.written { fill: var(--written); } .chart .seg.uncached { fill: var(--uncached); }
 .chart .hover { fill: transparent; } .chart .request:hover .hover, .chart .request:target .hover { fill: rgba(29, 35, 48, 0.08); }
