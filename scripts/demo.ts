@@ -4,7 +4,9 @@
  * 3,600-token window so a pressure compaction folds the early history mid-turn. Every request is
  * printed with what it keeps of the previous one; the summary call is shown replaying the
  * conversation as its prefix. The session is logged to the JSONL file store, then reopened in a
- * fresh Context and checked byte for byte.
+ * fresh Context and checked byte for byte. The cache ledger logs a `cache/observation` per
+ * request, with what the test kit's prefix-cache simulator charged it as the provider's usage (the
+ * scripted model reports none), so `warmfold report` on the log shows real cache numbers.
  *
  * `pnpm demo [folder]`: the log goes to `folder` (kept), else to a temporary folder that is
  * removed when the demo ends, also on an error or Ctrl-C. `pnpm demo --store sqlite:PATH` (or
@@ -21,6 +23,9 @@ import { backendFactory, describeStore, parseStoreSpec, refuseHeldIds, UsageErro
 import type { SessionBackend, SessionStore as SessionStoreType } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import { TokenMeter } from '@warmfold/token-meter'
+import { CacheLedger } from '@warmfold/cache-ledger'
+import type { CacheObservation } from '@warmfold/prefix-cache-testkit'
+import { PrefixCacheService, tokensOf } from '@warmfold/prefix-cache-testkit'
 import { demoFolder } from './demo-folder.ts'
 
 const { folder, store: storeText } = demoArgs(process.argv.slice(2))
@@ -127,16 +132,36 @@ const THRESHOLD_RATIO = 0.7
 
 const ctx = new Context()
 await ctx.start()
+// The simulator first: its llm/stream listener charges each request before the demo's own listener records the charge.
+ctx.plugin(PrefixCacheService, { profile: 'bytes' })
 ctx.plugin(LlmRuntime)
 ctx.plugin(SessionStore, { store: newStore(), directory })
 ctx.plugin(ToolRegistry)
 ctx.plugin(AgentLoop)
 ctx.plugin(TokenMeter, {})
+/** What the simulator charged each request, and the output tokens of the scripted answer to it. */
+const charged = new WeakMap<GenerateOptions, { observation: CacheObservation; outputTokens: number }>()
+// The scripted model reports no usage (so the token meter keeps its own estimates, as the demo's
+// printout uses them); the ledger logs the simulator's charge as the provider's numbers instead.
+ctx.plugin(CacheLedger, {
+  estimateUsage: (options: GenerateOptions) => {
+    const charge = charged.get(options)
+    if (!charge) return undefined
+    const { observation, outputTokens } = charge
+    return { inputTokens: observation.uncachedTokens - observation.cacheWriteTokens, cacheReadTokens: observation.cachedTokens, cacheWriteTokens: observation.cacheWriteTokens, outputTokens }
+  },
+})
 ctx.plugin(BasicCompactionEngine, { thresholdRatio: THRESHOLD_RATIO, retainRatio: 0.16 })
 let conversationReplies = 0
 ctx.llm.registerAdapter('scripted', new ScriptedAdapter({
   models: { 'scripted-model': { contextWindow: WINDOW, defaultMaxTokens: 256, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } } },
-  responses: (request) => (request.purpose === 'compaction' ? { content: checkpoint } : (script[conversationReplies++] ?? { content: 'Done.' })),
+  responses: (request) => {
+    const reply = request.purpose === 'compaction' ? { content: checkpoint } : (script[conversationReplies++] ?? { content: 'Done.' })
+    const charge = charged.get(request)
+    // The simulator's 4 characters a token, over the text and tool calls the model writes.
+    if (charge) charge.outputTokens = tokensOf(typeof reply.content === 'string' ? reply.content.length : reply.content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
+    return reply
+  },
 }))
 ctx.tools.register({ name: 'run_tests', description: 'Run the test suite', parameters: { type: 'object', properties: {} }, execute: () => testLog() })
 ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, execute: (args) => files[(args as { path: string }).path] ?? 'no such file' })
@@ -169,6 +194,7 @@ function describe(message: Message | undefined): string {
 let previous: GenerateOptions | undefined
 let foldedSince = false
 ctx.on('llm/stream', (request) => {
+  charged.set(request, { observation: ctx.prefixCache.observations.at(-1) as CacheObservation, outputTokens: 0 })
   const sent = elements(request)
   console.log(`→ ${request.purpose} request to ${request.provider}/${request.model} effort=${request.reasoningEffort} maxTokens=${request.maxTokens} tools=${request.tools?.map((tool) => tool.name).join(',')}`)
   if (request.purpose === 'compaction') {
@@ -210,6 +236,8 @@ const compactions = agent.session.events.filter((event) => event.type === 'compa
 await ctx.sessions.closeAll()
 await ctx.stop()
 console.log(`\nwrote ${agent.session.length} events to ${where}; ${compactions} compaction(s) committed`)
+const reportCommand = spec && spec.kind !== 'file' ? `--store ${describeStore(spec)} demo` : join(directory, 'demo.jsonl')
+console.log(`every request's cache use, as the cache ledger logged it: npx -y pnpm@12.4.2 warmfold report ${reportCommand}${temporary ? ' (after pnpm demo FOLDER, which keeps the log)' : ''}`)
 
 const reader = new Context()
 await reader.start()

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { PostgresServer } from '@warmfold/test-utils'
 import { startPostgres } from '@warmfold/test-utils'
+import { runCli } from '@warmfold/cli'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
@@ -72,13 +73,28 @@ describe('pnpm demo', () => {
     expect(await demoFolders()).toEqual([])
   }, 60_000)
 
-  it('keeps a folder the user names', async () => {
+  it('keeps a folder the user names, whose log warmfold report reads with the cache ledger\'s numbers: every request, its cache use and the fold', async () => {
     const folder = join(temp, 'kept')
     const { code, stdout } = await node(['scripts/demo.ts', folder])
     expect(code).toBe(0)
-    expect(stdout.split('\n')[0]).toBe(`session log: ${join(folder, 'demo.jsonl')}`)
+    const log = join(folder, 'demo.jsonl')
+    expect(stdout.split('\n')[0]).toBe(`session log: ${log}`)
+    expect(stdout).toContain(`every request's cache use, as the cache ledger logged it: npx -y pnpm@12.4.2 warmfold report ${log}\n`)
     expect(await readdir(folder)).toContain('demo.jsonl')
     expect(await demoFolders()).toEqual([])
+
+    // The report, in this process: one request per request the demo printed, with tokens from the ledger.
+    let report = ''
+    expect(await runCli(['report', log], { stdout: (text) => void (report += text), stderr: (text) => void (report += text) })).toBe(0)
+    const sent = stdout.split('\n').filter((line) => line.startsWith('→ '))
+    expect(report).toContain('(session demo), numbers from the cache ledger')
+    expect(report).toContain(`requests  ${sent.length}: ${sent.length - 1} conversation, 1 compaction\n`)
+    const [, cached, prefilled, output] = /^prompt {4}[\d,]+ tokens: ([\d,]+) cached \([\d.]+%\), ([\d,]+) prefilled .*\noutput {4}([\d,]+) tokens$/m.exec(report) ?? []
+    for (const count of [cached, prefilled, output]) expect(Number(count?.replaceAll(',', ''))).toBeGreaterThan(0)
+    expect(report).toContain('rewrites  1 fold(s)')
+    // The request after the checkpoint pays for it: a break the ledger attributes to the fold.
+    expect(report).toMatch(/^ {2}#\d+ {2}line \d+ {2}conversation {2}fold {2}[\d,]+: a fold replaced old history with a checkpoint/m)
+    expect(report).not.toContain('no usage')
   }, 60_000)
 
   it('--store sqlite:PATH keeps the session in the SQLite store and reopens it from there', async () => {

@@ -158,5 +158,6 @@ describe('prepack and postpack', () => {
     await run(tsx, [script, 'postpack'], { cwd: folder })
     expect(await readFile(join(folder, 'README.md'), 'utf8')).toBe(SOURCE)
     await expect(run(tsx, [script, 'bogus'], { cwd: folder })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage: tsx scripts/prepare-package-readme.ts prepack|postpack (got "bogus")') })
-  })
+    // Three tsx processes: about 1.5 s each on a busy 2-core machine, past vitest's default 5 s.
+  }, 30_000)
 })

@@ -1,12 +1,10 @@
-import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import type { ProbeConnector, RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
-import { checkOutPath } from './check-out-path.ts'
 import { benchSessionId, checkSessionsFolder } from './check-sessions-folder.ts'
-import { formatTable } from './format-table.ts'
+import { formatRunCost, formatTable } from './format-table.ts'
 import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
@@ -14,6 +12,8 @@ import { probeConnector } from './probe-dialects.ts'
 import { RunError } from './run-error.ts'
 import { backendFactory, describeStore, refuseHeldIds } from './session-store-spec.ts'
 import { UsageError } from './usage-error.ts'
+import type { OutputFile } from './output-file.ts'
+import { openOutputFile } from './output-file.ts'
 
 /** Where the command writes. */
 export interface CommandIo {
@@ -32,8 +32,17 @@ export interface CommandIo {
  *   printed on stdout first).
  */
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
-  if (args.out !== undefined) await checkOutPath(args.out)
   const sessionIds = args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window)))
+  const output = args.out === undefined ? undefined : await openOutputFile(args.out, { inputs: keptFiles(args, sessionIds) })
+  try {
+    return await runChecked(args, io, sessionIds, output)
+  } finally {
+    await output?.close()
+  }
+}
+
+/** The runs, once `--out` is open: the report on stdout, then in `output`. */
+async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly string[], output: OutputFile | undefined): Promise<{ code: number; report: BenchReport }> {
   if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, sessionIds)
   const newBackend = args.store ? await backendFactory(args.store) : undefined
   if (args.store && newBackend) await refuseHeldIds(args.store, newBackend(), sessionIds)
@@ -55,14 +64,15 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
       })
       const entry = reportRun(strategy, run, args.price)
       report.runs.push(entry)
-      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${entry.sessionUncachedTokens} uncached tokens, cost ${entry.cost.total} input-token units, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)
+      // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
+      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`
   // Printed before the file is written: a failed write must not lose a long run's results.
   io.stdout(args.json ? document : `${formatTable(report)}\n`)
-  if (args.out !== undefined) {
-    await writeFile(args.out, document).catch((error: NodeJS.ErrnoException) => {
+  if (output) {
+    await output.write(document).catch((error: NodeJS.ErrnoException) => {
       throw new RunError(`could not write --out ${JSON.stringify(args.out)} (the report is on stdout): ${error.code ?? error.message}`, { cause: error })
     })
   }
@@ -70,6 +80,15 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
   if (incomplete.length) io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`)
   return { code: incomplete.length ? 1 : 0, report }
 }
+
+/** The files the run keeps its sessions in (a kept log, the SQLite database), which `--out` must not overwrite. */
+function keptFiles(args: BenchArgs, ids: readonly string[]): Array<{ path: string; what: string }> {
+  if (args.store?.kind === 'sqlite') return [{ path: args.store.path, what: 'the SQLite database of --store' }]
+  const folder = args.keepSessions
+  return folder === undefined ? [] : ids.map((id) => ({ path: join(folder, `${id}.jsonl`), what: 'a session log the run keeps' }))
+}
+
+const tokenCount = new Intl.NumberFormat('en-US')
 
 /** `, session log DIR/<id>.jsonl` or `, session <id> in sqlite:PATH`, or '' when no session is kept. */
 function keptWhere(args: BenchArgs, id: string): string {

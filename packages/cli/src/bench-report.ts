@@ -2,10 +2,15 @@ import type { Divergence, PriceProfile, WorkloadRun } from '@warmfold/prefix-cac
 import { hitRatio, priceRun } from '@warmfold/prefix-cache-testkit'
 import type { BenchArgs } from './parse-bench-args.ts'
 
-/** One summary call in the report. */
+/**
+ * One summary call in the report. `uncachedTokens` keeps its schema-1 name: it counts the
+ * *prefilled* tokens (`promptTokens − cachedTokens`: not read from the cache, written to it or
+ * not), the table's `summary prefilled`.
+ */
 export interface SummaryCallReport {
   promptTokens: number
   cachedTokens: number
+  /** Prefilled tokens: promptTokens − cachedTokens (cache writes included). */
   uncachedTokens: number
   hitRatio: number
   /** Share of the summarized region's characters the request carried verbatim (1 for a full replay; see `regionCoverage`). */
@@ -22,7 +27,9 @@ export interface RequestReport {
   purpose: string
   promptTokens: number
   cachedTokens: number
+  /** The part of `uncachedTokens` written to the cache. */
   cacheWriteTokens: number
+  /** Prefilled tokens: promptTokens − cachedTokens, cacheWriteTokens included (the name is schema 1's). */
   uncachedTokens: number
   outputTokens: number
   /** In input-token units. */
@@ -50,6 +57,7 @@ export interface RunReport {
   conversationRequests: number
   sessionPromptTokens: number
   sessionCachedTokens: number
+  /** Prefilled tokens of every request (the table's `session prefilled`; the name is schema 1's). */
   sessionUncachedTokens: number
   silentRewrites: number
   /**

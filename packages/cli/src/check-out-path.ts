@@ -1,6 +1,7 @@
+import type { Stats } from 'node:fs'
 import { constants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { access, realpath, stat } from 'node:fs/promises'
+import { basename, dirname, resolve } from 'node:path'
 import { UsageError } from './usage-error.ts'
 
 /** Who writes the file, for messages. */
@@ -11,17 +12,24 @@ export interface OutputWriter {
   readonly command?: string
   /** What it writes. Default `the JSON document`. */
   readonly document?: string
+  /**
+   * Files the command reads or keeps (a log, a store's database), which the output must not be:
+   * writing the output there would destroy them. Each with what it is, for the message.
+   */
+  readonly inputs?: ReadonlyArray<{ readonly path: string; readonly what: string }>
 }
 
 /**
  * Checks, before a run starts, that the output file of `writer.flag` can be written: it is not
  * a folder, its folder exists (it is not created: a mistyped path should not leave folders
- * behind) and the file (or, when it does not exist yet, its folder) is writable. Devices such as
- * `/dev/stdout` pass. Nothing is created or changed.
+ * behind) and the file (or, when it does not exist yet, its folder) is writable. It must not be
+ * one of `writer.inputs` (the same file under any name: a symlink, `./`, a hard link). Devices
+ * such as `/dev/stdout` and FIFOs pass (`openOutputFile` then refuses a FIFO nobody reads), a
+ * socket does not. Nothing is created or changed.
  * @throws UsageError naming the flag, the path and what is wrong with it.
  */
 export async function checkOutPath(path: string, writer: OutputWriter = {}): Promise<void> {
-  const { flag = '--out', command = 'warmfold bench', document = 'the JSON document' } = writer
+  const { flag = '--out', command = 'warmfold bench', document = 'the JSON document', inputs = [] } = writer
   if (path.trim() === '' || /[/\\]$/.test(path)) throw new UsageError(`${flag} must name a file, got ${JSON.stringify(path)}`)
   const file = resolve(path)
   const folder = dirname(file)
@@ -31,6 +39,10 @@ export async function checkOutPath(path: string, writer: OutputWriter = {}): Pro
     throw new UsageError(`${flag} ${JSON.stringify(path)} cannot be checked: ${error.message}`)
   })
   if (target?.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(path)} is a folder; name a file to write ${document} to`)
+  for (const input of inputs) {
+    if (await sameFile(file, target, input.path)) throw new UsageError(`${flag} ${JSON.stringify(path)} is ${input.what} ${JSON.stringify(input.path)}: writing ${document} there would overwrite it; name another file`)
+  }
+  if (target?.isSocket()) throw new UsageError(`${flag} ${JSON.stringify(path)} is a socket; name a file to write ${document} to`)
   const parent = await stat(folder).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
     throw new UsageError(`${flag} ${JSON.stringify(path)}: the folder ${folder} cannot be checked: ${error.message}`)
@@ -42,4 +54,18 @@ export async function checkOutPath(path: string, writer: OutputWriter = {}): Pro
   } catch {
     throw new UsageError(`${flag} ${JSON.stringify(path)} is not writable: no write permission on ${target ? file : `the folder ${folder}`}`)
   }
+}
+
+/** Whether the output `file` (its stats when it exists) is `input`: the same device and inode, or, while either does not exist yet, the same absolute path. */
+async function sameFile(file: string, target: Stats | undefined, input: string): Promise<boolean> {
+  const inputStats = await stat(input).catch(() => undefined)
+  if (target && inputStats) return target.dev === inputStats.dev && target.ino === inputStats.ino
+  // Not there yet (a session log or database the run will create): compare where both would be, through symlinked folders too.
+  return (await canonicalPath(file)) === (await canonicalPath(resolve(input)))
+}
+
+/** `file` with its folder's symlinks resolved (the file itself need not exist). */
+async function canonicalPath(file: string): Promise<string> {
+  const folder = await realpath(dirname(file)).catch(() => dirname(file))
+  return resolve(folder, basename(file))
 }

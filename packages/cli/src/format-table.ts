@@ -1,12 +1,24 @@
-import type { WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import type { PriceProfile, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport, RunReport } from './bench-report.ts'
 
 const number = new Intl.NumberFormat('en-US')
 
-/** The human table: one row per window × strategy, with the reduction against `legacy`. */
+/**
+ * A run's cost as the table prints it: dollars when the price profile has a dollar rate, else
+ * input-token units (named with `withUnit`, for a line that has no legend: the progress lines).
+ */
+export function formatRunCost(run: Pick<RunReport, 'cost' | 'costUsd'>, price: PriceProfile, withUnit = false): string {
+  if (price.usdPerMillionInput !== null && run.costUsd !== null) return usd(run.costUsd)
+  return `${number.format(Math.round(run.cost.total))}${withUnit ? ' input-token units' : ''}`
+}
+
+/**
+ * The human table: one row per window × strategy, with the reduction against `legacy`. Its words
+ * are `warmfold report`'s: a prompt token is *cached* (read from the cache) or *prefilled*
+ * (computed again: *written* to the cache, or *uncached*, neither read nor written).
+ */
 export function formatTable(report: BenchReport): string {
-  const header = ['window', 'strategy', 'folds', 'summary uncached (each call)', 'summary hit', 'coverage', 'session uncached', 'cost', 'vs legacy', 'efficiency', 'ok']
-  const dollars = report.workload.price.usdPerMillionInput !== null
+  const header = ['window', 'strategy', 'folds', 'summary prefilled (each call)', 'summary hit', 'coverage', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok']
   const rows = report.runs.map((run) => {
     const legacy = report.runs.find((other) => other.window === run.window && other.strategy === 'legacy')
     return [
@@ -17,7 +29,7 @@ export function formatTable(report: BenchReport): string {
       summaryHit(run),
       run.summaryCalls.length ? Math.min(...run.summaryCalls.map((call) => call.regionCoverage)).toFixed(2) : '-',
       number.format(run.sessionUncachedTokens),
-      dollars && run.costUsd !== null ? usd(run.costUsd) : number.format(Math.round(run.cost.total)),
+      formatRunCost(run, report.workload.price),
       legacy && legacy !== run ? percent(run.cost.total / legacy.cost.total - 1) : '-',
       run.efficiency === null ? '-' : run.efficiency.toFixed(2),
       run.completed && run.silentRewrites === 0 ? 'yes' : run.completed ? `${run.silentRewrites} silent rewrite(s)` : 'INCOMPLETE',
@@ -35,11 +47,11 @@ export function formatTable(report: BenchReport): string {
 /** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
 export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
-  ['summary uncached', 'prompt tokens each summary call paid in full (not read from the cache)'],
+  ['summary prefilled', 'prompt tokens each summary call prefilled: not read from the cache (written to it or uncached), paid in full'],
   ['summary hit', 'cached / prompt tokens over all summary calls'],
   ['coverage', "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the summarizer saw verbatim (1.00 = all of it)"],
-  ['session uncached', 'uncached prompt tokens of every request, conversation and summary calls alike'],
-  ['cost', 'what the whole session cost under the price profile below: uncached, cached and written prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)'],
+  ['session prefilled', 'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows as written + uncached'],
+  ['cost', 'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)'],
   ['vs legacy', 'cost against the legacy run at the same window (− is cheaper)'],
   ['efficiency', "floor / cost, where the floor is what the run's own requests would cost if every prompt token were prefilled once and every repeat read from the cache (1.00 = nothing wasted)"],
   ['ok', 'yes: the run completed and each conversation request extended the previous one unless a logged rewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites'],

@@ -6,6 +6,7 @@ import { DOCTOR_USAGE, parseDoctorArgs } from './doctor/parse-doctor-args.ts'
 import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
 import { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'
 import { runReport } from './report/report-command.ts'
+import { printable } from './printable-text.ts'
 import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -54,12 +55,13 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
     }
     return (await runBench(args, io)).code
   } catch (error) {
+    // Messages may quote a log or a flag's value: never let one send control characters to the terminal.
     if (error instanceof UsageError) {
-      io.stderr(`warmfold: ${error.message}`)
+      io.stderr(`warmfold: ${printable(error.message)}`)
       return 2
     }
     if (error instanceof RunError) {
-      io.stderr(`warmfold: ${error.message}`)
+      io.stderr(`warmfold: ${printable(error.message)}`)
       return 1
     }
     io.stderr(`warmfold: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)

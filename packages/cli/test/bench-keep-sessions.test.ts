@@ -56,7 +56,8 @@ describe('warmfold bench --keep-sessions DIR', () => {
     } finally {
       await ctx.stop()
     }
-  })
+    // Four bench runs and four reports: about 2 s alone, more than vitest's default 5 s on a busy 2-core machine.
+  }, 30_000)
 
   it('is checked before anything runs: a missing folder, a file, an existing log, a run named twice', async () => {
     const missing = join(directory, 'missing')

@@ -163,6 +163,22 @@ describe('warmfold bench output', () => {
       const wrong = join(directory, 'wrong.json')
       await writeFile(wrong, JSON.stringify({ cacheRead: 0.1, cacheWrite: 1, output: -4 }))
       expect((await cli(['bench', '--price', wrong])).stderr).toContain(`--price: price profile ${wrong}: "output" must be a finite number ≥ 0, got -4`)
+      // JSON has no infinity: 1e999 parses as Infinity; 1e308 is finite but turns every cost into Infinity. Both are refused, quoted as written.
+      const out = (number: string, key = 'output') => {
+        const file = join(directory, `${key}-${number}.json`)
+        return writeFile(file, `{ "cacheRead": 0.1, "cacheWrite": 1, "output": ${key === 'output' ? number : 4}, "usdPerMillionInput": ${key === 'usdPerMillionInput' ? number : 2} }`).then(() => file)
+      }
+      const multiplier = 'a multiplier of the price of an uncached input token from 0 to 1000'
+      for (const [file, message] of [
+        [await out('1e999'), `"output" is 1e999, which is out of range (not a finite number); it must be ${multiplier}`],
+        [await out('1e308'), `"output" is 1e308, above 1000; it must be ${multiplier}`],
+        [await out('-1E+999'), `"output" is -1E+999, which is out of range (not a finite number); it must be ${multiplier}`],
+        [await out('2.5e4', 'usdPerMillionInput'), '"usdPerMillionInput" is 2.5e4, above 10000; it must be dollars per million uncached input tokens from 0 to 10000'],
+      ] as const) {
+        const result = await cli(['report', 'never-read.jsonl', '--price', file])
+        expect(result.code, file).toBe(2)
+        expect(result.stderr, file).toBe(`warmfold: --price file ${JSON.stringify(file)}: ${message}\n`)
+      }
       // A profile without a dollar rate prints costs in input-token units.
       const table = await cli(['bench', '--price', good, '--windows', '4800', '--steps', '12', '--strategies', 'warmfold'])
       expect(table.code).toBe(0)
@@ -203,11 +219,36 @@ describe('warmfold bench output', () => {
     const [, legend] = result.stdout.split('\nColumns (tokens simulated, 4 characters each):\n')
     expect(legend).toBeDefined()
     const explained = legend!.split('\n').map((line) => /^ {2}(\S+(?: \S+)*?) {2,}/.exec(line)?.[1]).filter((term) => term !== undefined)
-    expect(explained).toEqual(['folds', 'summary uncached', 'summary hit', 'coverage', 'session uncached', 'cost', 'vs legacy', 'efficiency', 'ok', 'warmfold', 'cold'])
+    expect(explained).toEqual(['folds', 'summary prefilled', 'summary hit', 'coverage', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok', 'warmfold', 'cold'])
     expect(legend!.replace(/\s+/g, ' ')).toContain('Price: deepseek: a cache read costs 0.02×, a cache write 1× and an output token 4× an uncached input token; $0.30 per million uncached input tokens Strategies:')
     expect(legend).toContain('Strategies:')
     expect(legend).not.toMatch(/^ {2}legacy/m)
     expect(legend).toMatch(/ok +yes: the run completed/)
+  })
+
+  it('bench and report speak one vocabulary: a run\'s session prefilled is what report shows as prefilled (written + uncached) for its kept log, and the progress line prints the table\'s cost', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'warmfold-vocabulary-'))
+    try {
+      const bench = await cli(['bench', '--windows', '4800', '--steps', '12', '--strategies', 'warmfold', '--keep-sessions', directory])
+      expect(bench.code).toBe(0)
+      const lines = bench.stdout.split('\n')
+      const header = lines.find((line) => line.includes('session prefilled'))!
+      const row = lines.find((line) => /^ 4,800 +warmfold /.test(line))!
+      // Right-aligned columns: a cell ends where its header ends.
+      const cell = (title: string) => row.slice(0, header.indexOf(title) + title.length).split(/ {2,}/).at(-1)!.trim()
+      const prefilled = cell('session prefilled')
+      expect(prefilled).toMatch(/^\d[\d,]*$/)
+      const report = await cli(['report', join(directory, 'warmfold-4800.jsonl')])
+      expect(report.code).toBe(0)
+      const prompt = /^prompt {4}[\d,]+ tokens: [\d,]+ cached \([\d.]+%\), ([\d,]+) prefilled \(([\d,]+) written, ([\d,]+) uncached\)$/m.exec(report.stdout)
+      expect(prompt?.[1]).toBe(prefilled)
+      expect(Number(prompt![2]!.replaceAll(',', '')) + Number(prompt![3]!.replaceAll(',', ''))).toBe(Number(prefilled.replaceAll(',', '')))
+      // The progress line on stderr: the same prefilled tokens and the cost as the table prints it (dollars under deepseek).
+      expect(bench.stderr).toContain(`[1/1] window 4800, strategy warmfold: 0 fold(s), ${prefilled} prefilled tokens, cost ${cell('cost')}, `)
+      expect(cell('cost')).toMatch(/^\$\d+\.\d{3}$/)
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
   })
 
   it('`pnpm warmfold bench --json` from the repository root prints only the JSON document on stdout', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { DoctorReport } from '../src/index.ts'
-import { DOCTOR_USAGE, parseLogLine, RequestDoctor, runCli, USAGE } from '../src/index.ts'
+import { DOCTOR_USAGE, MAX_JSON_DEPTH, parseLogLine, RequestDoctor, runCli, USAGE } from '../src/index.ts'
 
 let directory: string
 let counter = 0
@@ -33,6 +33,14 @@ function diagnoseBodies(lines: readonly object[]): DoctorReport {
   const requestDoctor = new RequestDoctor()
   lines.forEach((line, index) => requestDoctor.add(parseLogLine(JSON.stringify(line), index + 1)))
   return requestDoctor.report()
+}
+
+/**
+ * A line whose tool schema nests arrays until its objects and arrays reach `depth` levels, written
+ * as text (JSON.stringify itself would overflow the stack on the deepest).
+ */
+function nested(depth: number): string {
+  return JSON.stringify(chat([ask], { tools: [{ type: 'function', function: { name: 'deep', parameters: { type: 'object', default: 'NESTED' } } }] })).replace('"NESTED"', `${'['.repeat(depth - 5)}1${']'.repeat(depth - 5)}`)
 }
 
 const chat = (messages: object[], extra: object = {}) => ({ model: 'gpt-test', messages: [{ role: 'system', content: 'Be brief.' }, ...messages], ...extra })
@@ -113,6 +121,39 @@ describe('warmfold doctor reads a log line by line', () => {
   it('--help prints the usage, and the top-level usage names the command', async () => {
     expect(await doctor(['--help'])).toEqual({ code: 0, stdout: `${DOCTOR_USAGE}\n`, stderr: '' })
     expect(USAGE).toContain('doctor         find every prefix-cache break')
+  })
+
+  it('a line nested deeper than the limit is a bad line naming its number, not a stack overflow; a body at the limit is diagnosed', async () => {
+    const file = await logFile([nested(MAX_JSON_DEPTH), nested(MAX_JSON_DEPTH + 1), `{"body": ${JSON.stringify(nested(100_000))}}`, nested(100_000)])
+    const result = await doctor([file, '--json'])
+    expect(result.code).toBe(0)
+    const report = JSON.parse(result.stdout) as DoctorReport
+    expect(report.requests.map((request) => request.index)).toEqual([1])
+    expect(report.unreadable.map((line) => [line.index, line.reason.replace(/: \{.*$/, '')])).toEqual([
+      [2, 'objects and arrays nested deeper than 1000 levels; no API takes such a body'],
+      [3, '"body" holds objects and arrays nested deeper than 1000 levels; no API takes such a body'],
+      [4, 'objects and arrays nested deeper than 1000 levels; no API takes such a body'],
+    ])
+    expect(result.stderr).toBe(`warmfold doctor: 3 unreadable lines in ${file}: 2, 3, 4 (see "unreadable")\n`)
+    const only = await logFile([nested(100_000)])
+    const refused = await doctor([only])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain(`${only}:1: objects and arrays nested deeper than 1000 levels`)
+  })
+
+  it('prints control characters from the log as escapes, so a log cannot send escape sequences to the terminal', async () => {
+    const hostile = 'gpt\u001b]0;pwned\u0007\u001b[2J\u009b31m'
+    const file = await logFile([chat([ask], { model: hostile }), `{"model": "x\u001b[31m", "messages": [`])
+    const text = await doctor([file])
+    expect(text.code).toBe(0)
+    const json = await doctor([file, '--json'])
+    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr]) {
+      // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+      expect(output).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
+    }
+    expect(text.stdout).toContain('gpt\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m')
+    // The JSON document still holds the model as the log has it.
+    expect((JSON.parse(json.stdout) as DoctorReport).requests[0]?.model).toBe(hostile)
   })
 
   it('reads lines longer than any stream chunk and CRLF line ends', async () => {

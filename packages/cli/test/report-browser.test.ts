@@ -49,6 +49,43 @@ async function open(file: string): Promise<{ page: Page; requested: string[] }> 
   return { page, requested }
 }
 
+/** The chart spans its box: the SVG takes the box's width, and the plot (the axis line) nearly all of it. */
+async function expectChartFillsItsBox(page: Page): Promise<void> {
+  // The box has no horizontal padding: its client width is the room the chart has.
+  const geometry = await page.locator('.chart-scroll').evaluate((box) => ({
+    inner: box.clientWidth,
+    svg: box.querySelector('svg.chart')!.getBoundingClientRect().width,
+    plot: box.querySelector('svg.chart .axis-line')!.getBoundingClientRect().width,
+  }))
+  expect(geometry.svg).toBeGreaterThanOrEqual(geometry.inner - 1)
+  expect(geometry.svg).toBeLessThanOrEqual(geometry.inner + 1)
+  expect(geometry.plot / geometry.inner).toBeGreaterThan(0.9)
+}
+
+/** No fold or prune label touches another label, or another marker's line, as the browser lays them out. */
+async function expectMarkerLabelsApart(page: Page): Promise<void> {
+  const markers = await page.locator('svg.chart g.marker').evaluateAll((groups) =>
+    groups.map((group) => {
+      const [label, line] = [group.querySelector('text')!.getBoundingClientRect(), group.querySelector('line')!.getBoundingClientRect()]
+      return {
+        label: { left: label.left, right: label.right, top: label.top, bottom: label.bottom },
+        line: { left: line.left, right: line.right, top: line.top, bottom: line.bottom },
+        text: group.querySelector('text')!.textContent,
+      }
+    }),
+  )
+  expect(markers.length).toBeGreaterThan(1)
+  type Box = (typeof markers)[number]['label']
+  const intersect = (a: Box, b: Box) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom
+  for (const [index, marker] of markers.entries()) {
+    for (const [other, neighbour] of markers.entries()) {
+      if (other === index) continue
+      expect(intersect(marker.label, neighbour.label), `label "${marker.text}" #${index} overlaps label "${neighbour.text}" #${other}`).toBe(false)
+      expect(intersect(marker.label, neighbour.line), `label "${marker.text}" #${index} is crossed by the line of "${neighbour.text}" #${other}`).toBe(false)
+    }
+  }
+}
+
 describe('warmfold report --out in headless Chromium', () => {
   it('renders one bar per request, a fold marker where the log folds, break hover texts, offline, and a screenshot that is not blank', async () => {
     const { file: log } = await workloadSessionLog(directory, 'legacy-8000', { window: 8000, steps: 40, strategy: 'legacy' })
@@ -83,6 +120,8 @@ describe('warmfold report --out in headless Chromium', () => {
       expect(line!.x).toBeLessThan(next!.x + 1)
     }
     expect(await page.locator('svg.chart g.marker.prune').count()).toBeGreaterThan(0)
+    await expectChartFillsItsBox(page)
+    await expectMarkerLabelsApart(page)
     const broken = await page.locator('svg.chart g.request.break').evaluateAll((groups) => groups.map((group) => ({ id: group.id, cause: group.getAttribute('data-cause') })))
     expect(broken).toEqual(breaks.map((entry) => ({ id: `request-${entry.request}`, cause: entry.cause })))
     const envelope = bars[(breaks.find((entry) => entry.cause === 'envelope') as { request: number }).request - 1]!

@@ -68,6 +68,13 @@ describe('warmfold report --store', () => {
     }
   })
 
+  it('an SQLite database given as a session log is named for what it is, with the command that reads it, not a JSON parse error', async () => {
+    const result = await cli(['report', path])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(`warmfold: ${JSON.stringify(path)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${path} SESSION_ID\n`)
+    expect(result.stdout).toBe('')
+  })
+
   it('refuses what it cannot read, naming it: exit 2 for no such store, session or id, exit 1 for a corrupt row', async () => {
     const missing = await cli(['report', '--store', `sqlite:${path}`, 'nope-1'])
     expect(missing.code).toBe(2)

@@ -57,7 +57,7 @@ describe('warmfold report: the terminal summary', () => {
     expect(text).toContain(`warmfold report: ${ledgerLog} (session legacy-8000), numbers from the cache ledger`)
     expect(text).toContain(`requests  ${observations.length}: ${observations.length - 2} conversation, 2 compaction`)
     const prompt = sum('uncached') + sum('cached') + sum('written')
-    expect(text).toContain(`prompt    ${number(prompt)} tokens: ${number(sum('cached'))} cached (${((sum('cached') / prompt) * 100).toFixed(1)}%), ${number(sum('written'))} written, ${number(sum('uncached'))} uncached`)
+    expect(text).toContain(`prompt    ${number(prompt)} tokens: ${number(sum('cached'))} cached (${((sum('cached') / prompt) * 100).toFixed(1)}%), ${number(sum('written') + sum('uncached'))} prefilled (${number(sum('written'))} written, ${number(sum('uncached'))} uncached)`)
     expect(text).toContain(`rewrites  ${ledgerLines.filter((line) => line.type === 'compaction/summary').length} fold(s), ${ledgerLines.filter((line) => line.type === 'compaction/prune').length} pruned tool result(s)`)
     expect(text).toContain(`breaks    ${breaks.length}\n`)
     // deepseek: reads 0.02×, writes 1×, output 4×.
@@ -129,6 +129,42 @@ describe('warmfold report: strings from the log in the terminal', () => {
     // oxlint-disable-next-line no-control-regex -- no control character but the newlines between lines
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
     expect(result.stdout).toContain('#2  line 2  \\u001b[31mred\\u001b[0m  unknown  10: the prompt changed without a logged reason: messages[0] (user\\u001b]0;title\\u0007) differs at character 0')
+  })
+})
+
+describe('warmfold report: the idle time of a break', () => {
+  it('is printed only when it can explain the miss: the cause is expired, or the idle time is at least half the provider\'s cache TTL', async () => {
+    const ctx = new Context()
+    await ctx.start()
+    const cases = [
+      // [provider, idle ms, cause, the idle time printed or null]
+      ['sim', 15_000, 'fold', null], // 15 s against the 5-minute fallback TTL says nothing
+      ['sim', 600_000, 'expired', '10 min'],
+      ['anthropic', 150_000, 'provider', '2.5 min'], // half of Anthropic's 5 minutes
+      ['anthropic', 149_000, 'provider', null],
+      ['deepseek', 30 * 60_000, 'prune', null], // 30 minutes of DeepSeek's 3 hours
+      ['deepseek', 2 * 60 * 60_000, 'unknown', '2 h'],
+    ] as const
+    try {
+      ctx.plugin(SessionStore, { store: 'file', directory })
+      const session = await ctx.sessions.create('idle')
+      const divergence = { part: 'message' as const, index: 0, role: 'user', charOffset: 7 }
+      for (const [provider, idleMs, cause] of cases) {
+        session.append('cache/observation', { purpose: 'conversation', provider, model: 'm', cached: 0, written: 0, uncached: 10, output: 1, chars: 40, expected: 7, divergence, cause, idleMs, finish: 'stop' })
+      }
+      await ctx.sessions.flush(session)
+    } finally {
+      await ctx.stop()
+    }
+    const result = await cli(['report', join(directory, 'idle.jsonl')])
+    expect(result.code).toBe(0)
+    const listed = result.stdout.split('\n').filter((line) => /^ {2}#\d+ /.test(line))
+    expect(listed).toHaveLength(cases.length)
+    for (const [index, [, , cause, idle]] of cases.entries()) {
+      const detail = `messages[0] (user) differs at character 7; expected reusable prefix 7 of 40 characters${idle === null ? '' : `; idle ${idle} since the family's previous request`}`
+      expect(listed[index]!.endsWith(`: ${detail}`), listed[index]).toBe(true)
+      expect(listed[index]).toContain(` ${cause}  10: `)
+    }
   })
 })
 

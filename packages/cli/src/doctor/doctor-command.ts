@@ -1,8 +1,10 @@
-import { stat, writeFile } from 'node:fs/promises'
+import { stat } from 'node:fs/promises'
 import type { CommandIo } from '../bench-command.ts'
-import { checkOutPath } from '../check-out-path.ts'
 import { RunError } from '../run-error.ts'
+import { printable, printableJson } from '../printable-text.ts'
 import { UsageError } from '../usage-error.ts'
+import type { OutputFile } from '../output-file.ts'
+import { openOutputFile } from '../output-file.ts'
 import type { DoctorReport } from './doctor-report.ts'
 import { formatDoctorReport } from './format-doctor-report.ts'
 import type { DoctorArgs } from './parse-doctor-args.ts'
@@ -23,7 +25,16 @@ export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code
     throw new UsageError(`cannot read the request log ${JSON.stringify(args.file)}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`)
   })
   if (!info.isFile()) throw new UsageError(`the request log ${JSON.stringify(args.file)} is not a file`)
-  if (args.html !== undefined) await checkOutPath(args.html, { flag: '--html', command: 'warmfold doctor', document: 'the HTML page' })
+  const html = args.html === undefined ? undefined : await openOutputFile(args.html, { flag: '--html', command: 'warmfold doctor', document: 'the HTML page', inputs: [{ path: args.file, what: 'the request log doctor reads' }] })
+  try {
+    return await diagnose(args, io, html)
+  } finally {
+    await html?.close()
+  }
+}
+
+/** Reads and diagnoses the log, prints the report and writes the page to `html`. */
+async function diagnose(args: DoctorArgs, io: CommandIo, html: OutputFile | undefined): Promise<{ code: number; report: DoctorReport }> {
   const doctor = new RequestDoctor()
   try {
     for await (const line of readRequestLog(args.file)) doctor.add(line)
@@ -34,15 +45,15 @@ export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code
   }
   const report = doctor.report()
   if (report.totals.requests === 0) {
-    for (const line of report.unreadable) io.stderr(`${args.file}:${line.index}: ${line.reason}`)
+    for (const line of report.unreadable) io.stderr(printable(`${args.file}:${line.index}: ${line.reason}`))
     throw new RunError(`${JSON.stringify(args.file)} holds no readable request${report.unreadable.length ? ` (${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}, listed above)` : ' (it is empty)'}`)
   }
   if (args.json) {
-    io.stdout(`${JSON.stringify(report, null, 2)}\n`)
-    if (report.unreadable.length) io.stderr(`warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`)
+    io.stdout(`${printableJson(JSON.stringify(report, null, 2))}\n`)
+    if (report.unreadable.length) io.stderr(printable(`warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`))
   } else io.stdout(formatDoctorReport(report, args.file))
-  if (args.html !== undefined) {
-    await writeFile(args.html, renderDoctorHtml(report, args.file)).catch((error: NodeJS.ErrnoException) => {
+  if (html) {
+    await html.write(renderDoctorHtml(report, args.file)).catch((error: NodeJS.ErrnoException) => {
       throw new RunError(`could not write --html ${JSON.stringify(args.html)} (the report is on stdout): ${error.code ?? error.message}`, { cause: error })
     })
   }

@@ -1,3 +1,4 @@
+import { printable } from '../printable-text.ts'
 import { describeDivergence, formatCount } from './describe-divergence.ts'
 import type { DoctorReport } from './doctor-report.ts'
 
@@ -6,7 +7,11 @@ export const TERMINAL_BREAKS = 20
 /** Requests listed one per line in the terminal; a longer log shows only the totals and the breaks. */
 export const TERMINAL_REQUESTS = 100
 
-/** The terminal report: totals, the worst breaks, then (for a short log) one line per request. */
+/**
+ * The terminal report: totals, the worst breaks, then (for a short log) one line per request.
+ * Control characters in anything taken from the log (models, reasons, the file name) are printed
+ * as `\u` escapes, so a log cannot send escape sequences to the terminal.
+ */
 export function formatDoctorReport(report: DoctorReport, file: string): string {
   const { totals } = report
   const apis = new Map<string, number>()
@@ -41,7 +46,7 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
     )
   }
   lines.push('', 'Chars are of the canonical prompt (tools, system, messages); "vs" is the earlier line each request is compared with.')
-  return `${lines.join('\n')}\n`
+  return `${lines.map(printable).join('\n')}\n`
 }
 
 function table(header: string[], rows: string[][]): string[] {

@@ -33,6 +33,14 @@ export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
   }
 }
 
+/**
+ * Objects and arrays nested deeper than this make a line unreadable. Real request bodies nest a few
+ * dozen levels at most (a tool's JSON schema); JSON.parse takes any depth, but canonicalizing and
+ * comparing a body recurses once per level, and a line nested many thousand levels deep would
+ * overflow the stack and end the whole run.
+ */
+export const MAX_JSON_DEPTH = 1000
+
 /** Parses one non-blank line (`index` is its 1-based number). */
 export function parseLogLine(text: string, index: number): LogLine {
   const unreadable = (reason: string): LogLine => ({ kind: 'unreadable', index, reason })
@@ -42,6 +50,7 @@ export function parseLogLine(text: string, index: number): LogLine {
   } catch (error) {
     return unreadable(`not JSON (${(error as Error).message}): ${preview(text)}`)
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return unreadable(`objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body: ${preview(text)}`)
   if (!isRecord(value)) return unreadable(`not a JSON object but ${describeJson(value)}`)
   if (!('body' in value)) return { kind: 'request', request: { index, body: value, headers: {} } }
   let body = value.body
@@ -52,6 +61,7 @@ export function parseLogLine(text: string, index: number): LogLine {
     } catch (error) {
       return unreadable(`"body" is a string but not JSON (${(error as Error).message}): ${preview(body as string)}`)
     }
+    if (nestedDeeperThan(body, MAX_JSON_DEPTH)) return unreadable(`"body" holds objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body`)
   }
   if (!isRecord(body)) return unreadable(`"body" must be the request body (a JSON object), got ${describeJson(body)}`)
   if (value.url !== undefined && typeof value.url !== 'string') return unreadable(`"url" must be a string, got ${describeJson(value.url)}`)
@@ -66,6 +76,18 @@ export function parseLogLine(text: string, index: number): LogLine {
     }
   }
   return { kind: 'request', request: { index, body, headers, ...(value.url === undefined ? {} : { url: value.url }), ...(value.t === undefined ? {} : { t: value.t as number }) } }
+}
+
+/** Whether `value` nests objects and arrays more than `limit` levels deep (without recursion: the point is to refuse what recursion cannot take). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<readonly [unknown, number]> = [[value, 1]]
+  while (stack.length) {
+    const [item, depth] = stack.pop() as readonly [unknown, number]
+    if (typeof item !== 'object' || item === null) continue
+    if (depth > limit) return true
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+  }
+  return false
 }
 
 /** Whether `value` is a plain JSON object (not null, not an array). */

@@ -1,15 +1,23 @@
 import type { PromptLayout } from './prompt-layout.ts'
-import { partAt, sharedSegmentChars } from './prompt-layout.ts'
+import { partAt } from './prompt-layout.ts'
+import type { SharedPrefixEntry } from './shared-prefix-index.ts'
+import { SharedPrefixIndex } from './shared-prefix-index.ts'
 
 interface TrieNode {
   readonly children: Map<number, TrieNode>
-  readonly text: string
   /** The part the segment belongs to (`tools`, `system`, `messages`). */
   readonly part: string
   /** The latest request whose prompt runs through this node. */
   latest: number
   /** The latest request whose prompt ends at this node. */
   endsHere?: number
+  /**
+   * The children's texts per part, to find the one sharing the longest prefix with a new
+   * segment without comparing it with every child (only segments of the same part count).
+   */
+  readonly siblings: Map<string, SharedPrefixIndex>
+  /** This node's text in its parent's `siblings`. */
+  readonly entry?: SharedPrefixEntry
 }
 
 /** How far a prompt runs through the trie, and the earlier request it is best compared with. */
@@ -28,11 +36,14 @@ export interface TrieMatch {
 
 /**
  * The prompts sent so far, shared by prefix, one node per segment. Matching a prompt costs
- * O(segments) plus a character comparison of its first unshared segment with each sibling
- * branch; a log is never compared character by character with every earlier request.
+ * O(segments) plus the length of its first unshared segment (looked up among the sibling
+ * branches' texts in a {@link SharedPrefixIndex}), however many earlier requests branch there;
+ * a log is never compared character by character with every earlier request.
  */
 export class SegmentTrie {
-  private readonly root: TrieNode = { children: new Map(), text: '', part: '', latest: -1 }
+  private readonly root: TrieNode = { children: new Map(), part: '', latest: -1, siblings: new Map() }
+  /** Characters compared inside segments so far (matching and inserting): the trie's work, for tests. */
+  readonly work = { comparedCharacters: 0 }
 
   /** Matches `layout`'s segments from `from` on (0: the whole prompt; `headSegments`: the messages only). */
   match(layout: PromptLayout, from = 0): TrieMatch {
@@ -47,18 +58,8 @@ export class SegmentTrie {
     const depth = position - from
     const wholeChars = (layout.offsets[position] as number) - (layout.offsets[from] as number)
     const next = layout.texts[position]
-    let partial = 0
-    let partialCandidate: number | undefined
-    if (next !== undefined) {
-      const part = partAt(layout, position)
-      for (const child of node.children.values()) {
-        const shared = sharedSegmentChars(next, part, child.text, child.part)
-        if (shared > partial || (shared === partial && shared > 0 && child.latest > (partialCandidate as number))) {
-          partial = shared
-          partialCandidate = child.latest
-        }
-      }
-    }
+    // The sibling sharing most characters of the next segment (the latest one on a tie).
+    const { chars: partial, latest: partialCandidate } = next === undefined ? { chars: 0 } : (node.siblings.get(partAt(layout, position))?.longest(next) ?? { chars: 0 })
     const candidate = node.endsHere ?? partialCandidate ?? (node === this.root ? undefined : node.latest)
     return { depth, chars: wholeChars + partial, ...(candidate === undefined ? {} : { candidate }) }
   }
@@ -70,8 +71,14 @@ export class SegmentTrie {
       const id = layout.ids[position] as number
       let child = node.children.get(id)
       if (!child) {
-        child = { children: new Map(), text: layout.texts[position] as string, part: partAt(layout, position), latest: request }
+        const text = layout.texts[position] as string
+        const part = partAt(layout, position)
+        let siblings = node.siblings.get(part)
+        if (!siblings) node.siblings.set(part, (siblings = new SharedPrefixIndex(this.work)))
+        child = { children: new Map(), part, latest: request, siblings: new Map(), entry: siblings.add(text, request) }
         node.children.set(id, child)
+      } else if (child.latest !== request) {
+        ;(node.siblings.get(child.part) as SharedPrefixIndex).touch(child.entry as SharedPrefixEntry, request)
       }
       child.latest = request
       node = child

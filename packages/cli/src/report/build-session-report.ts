@@ -52,7 +52,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
   const sourceNote =
     source === 'ledger'
       ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every request the ledger saw, summary calls and retries included.`
-      : `This log has no cache/observation events (it was written without the cache ledger): the numbers are the provider usage logged on assistant/message (conversation requests) and compaction/summary (summary calls) events, so failed requests and summary calls that did not commit are missing. A break here is a request whose tokens not read from the cache exceed its prompt's growth over the previous request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log records in between, not measured.`
+      : `This log has no cache/observation events (it was written without the cache ledger): the numbers are the provider usage logged on assistant/message (conversation requests) and compaction/summary (summary calls) events, so failed requests and summary calls that did not commit are missing. A break here is a request whose prefilled tokens (not read from the cache) exceed its prompt's growth over the previous request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log records in between, not measured.`
   return { file: log.file, sessionId: log.sessionId, source, price, requests, markers, guards, totals, notes: [sourceNote, ...(log.notes ?? []), ...notes] }
 }
 

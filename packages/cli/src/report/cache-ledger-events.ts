@@ -1,6 +1,7 @@
 // The one module of the report that knows the fields of the cache ledger's events: the rest of
 // the report reads requests, breaks and guard findings in its own terms (report-model.ts).
 import type { CacheDivergence } from '@warmfold/cache-ledger'
+import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger'
 import type { SessionEventMap } from '@warmfold/session'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
 import { RunError } from '../run-error.ts'
@@ -25,14 +26,38 @@ const CAUSES: Readonly<Record<string, string>> = {
 }
 
 /**
- * The request a `cache/observation` event reports, with its break (any cause but `none`).
+ * The cache TTL the idle rule compares with when the provider has none in the cache ledger's
+ * defaults: 5 minutes, the shortest in common use (Anthropic's default, OpenAI's in-memory cache).
+ */
+export const FALLBACK_CACHE_TTL_MS = 5 * 60_000
+
+/** Share of the cache TTL from which the idle time is worth printing: an entry this old may be gone. */
+export const IDLE_SHARE_OF_TTL = 0.5
+
+/**
+ * Whether the idle time since the family's previous request can explain a miss, so the report
+ * prints it: when the cause is `expired`, or when the idle time is at least
+ * {@link IDLE_SHARE_OF_TTL} of the provider's cache TTL (the cache ledger's default for it:
+ * Anthropic and OpenAI 5 minutes, DeepSeek 3 hours; {@link FALLBACK_CACHE_TTL_MS} for any other).
+ * A request sent seconds after the previous one says nothing about the cache by its idle time.
+ */
+export function idleTimeMatters(cause: string, idleMs: number, provider: string): boolean {
+  if (cause === 'expired') return true
+  const ttlMs = Object.hasOwn(DEFAULT_CACHE_TTL_MS, provider) ? (DEFAULT_CACHE_TTL_MS[provider] as number) : FALLBACK_CACHE_TTL_MS
+  return idleMs >= IDLE_SHARE_OF_TTL * ttlMs
+}
+
+/**
+ * The request a `cache/observation` event reports, with its break (any cause but `none`). Its
+ * detail names the idle time only when {@link idleTimeMatters}.
  * @param where `file:line`, for errors.
  * @throws RunError naming `where` and the field when the event is not what the ledger writes.
  */
 export function readObservation(data: unknown, line: number, where: string): ObservedRequest {
   const event = record(data, where, OBSERVATION_EVENT) as unknown as Observation
   const purpose = text(event.purpose, where, 'purpose')
-  const route = `${text(event.provider, where, 'provider')}/${text(event.model, where, 'model')}`
+  const provider = text(event.provider, where, 'provider')
+  const route = `${provider}/${text(event.model, where, 'model')}`
   const divergence = readDivergence(event.divergence, where)
   const cause = text(event.cause, where, 'cause')
   const promptChars = count(event.chars, where, 'chars')
@@ -40,10 +65,22 @@ export function readObservation(data: unknown, line: number, where: string): Obs
   const idleMs = event.idleMs === null ? null : count(event.idleMs, where, 'idleMs')
   const tokens = observedTokens(event, where)
   const parts = [`${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ${promptChars.toLocaleString('en-US')} characters`]
-  if (idleMs !== null) parts.push(`idle ${(idleMs / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} s since the family's previous request`)
+  if (idleMs !== null && idleTimeMatters(cause, idleMs, provider)) parts.push(`idle ${idleText(idleMs)} since the family's previous request`)
   const detail = parts.join('; ')
   if (cause === 'none') return { line, purpose, route, tokens, break: null, detail }
   return { line, purpose, route, tokens, break: { cause, explanation: `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}` }, detail }
+}
+
+/** `15 s`, `7.5 min`, `3.2 h`. */
+function idleText(idleMs: number): string {
+  if (idleMs < 120_000) return `${oneDecimal(idleMs / 1000)} s`
+  if (idleMs < 2 * 60 * 60_000) return `${oneDecimal(idleMs / 60_000)} min`
+  return `${oneDecimal(idleMs / (60 * 60_000))} h`
+}
+
+/** `2.5`, `10`, `1,234.5`. */
+function oneDecimal(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 1 })
 }
 
 /**
@@ -53,7 +90,8 @@ export function readObservation(data: unknown, line: number, where: string): Obs
 export function readGuard(data: unknown, where: string): { action: string; route: string; text: string } {
   const event = record(data, where, GUARD_EVENT) as unknown as Guard
   const action = text(event.action, where, 'action')
-  const route = `${text(event.provider, where, 'provider')}/${text(event.model, where, 'model')}`
+  const provider = text(event.provider, where, 'provider')
+  const route = `${provider}/${text(event.model, where, 'model')}`
   const reason = text(event.reason, where, 'reason')
   return { action, route, text: `${reason} (${divergenceText(readDivergence(event.divergence, where))})` }
 }

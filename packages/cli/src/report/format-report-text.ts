@@ -1,5 +1,6 @@
+import { printable } from '../printable-text.ts'
 import type { SessionReport } from './report-model.ts'
-import { costText, integer, missedTokens, percent, priceText, purposesText } from './report-format.ts'
+import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
 
 /**
  * The terminal summary of a report: totals, cost, every break with its cause, the summary
@@ -13,7 +14,7 @@ export function formatReportText(report: SessionReport): string {
     `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
     '',
     `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`,
-    `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ${integer(totals.written)} written, ${integer(totals.uncached)} uncached`,
+    `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ${integer(totals.uncached)} uncached)`,
     `output    ${integer(totals.output)} tokens`,
     `cost      ${costText(totals)}`,
     `rewrites  ${integer(totals.folds)} fold(s), ${integer(totals.prunes)} pruned tool result(s)`,
@@ -21,10 +22,10 @@ export function formatReportText(report: SessionReport): string {
   ]
   const breaks = report.requests.filter((request) => request.break)
   if (breaks.length) {
-    lines.push('', 'Breaks (request, log line, purpose, cause, tokens not read from the cache: explanation):')
+    lines.push('', 'Breaks (request, log line, purpose, cause, prefilled tokens: explanation):')
     for (const request of breaks) {
-      const missed = missedTokens(request)
-      lines.push(`  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ${missed === null ? 'no usage' : integer(missed)}: ${request.break!.explanation}`)
+      const prefilled = prefilledTokens(request)
+      lines.push(`  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ${prefilled === null ? 'no usage' : integer(prefilled)}: ${request.break!.explanation}`)
     }
   }
   if (report.guards.length) {
@@ -33,10 +34,4 @@ export function formatReportText(report: SessionReport): string {
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
-}
-
-/** `line` with every control character (newlines and escape sequences included) written as `\uXXXX`. */
-function printable(line: string): string {
-  // oxlint-disable-next-line no-control-regex -- matching control characters is the point
-  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

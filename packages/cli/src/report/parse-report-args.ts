@@ -23,7 +23,7 @@ export const REPORT_USAGE = `Usage: warmfold report SESSION.jsonl [--out report.
        warmfold report --store S SESSION_ID [--out report.html] [--price P]
 
 Reads a session log written by the session file store, or a session kept in a session store,
-and shows every request's cached, written and uncached prompt tokens, the folds and prunes
+and shows every request's cached and prefilled (written or uncached) prompt tokens, the folds and prunes
 between them, each cache break with its cause, the totals and their cost. The numbers come from
 the cache ledger's cache/observation events, or, in a log without them, from the provider usage
 on each reply (the output says which).

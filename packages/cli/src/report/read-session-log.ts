@@ -5,6 +5,9 @@ import { readSessionFile, SessionError } from '@warmfold/session'
 import { RunError } from '../run-error.ts'
 import { UsageError } from '../usage-error.ts'
 
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1')
+
 /** A session log, read from its file or from a session store. */
 export interface SessionLog {
   /** Where it was read, for a person: the file, or the store (`sqlite:PATH`, `postgres:URL` without its password). */
@@ -23,7 +26,8 @@ export interface SessionLog {
  * Reads a session log written by the session file store and replays it with the store's own
  * reader, so every line is validated exactly as `ctx.sessions.open` would. The file is only read:
  * a lock held by a running host does not matter, and nothing is repaired.
- * @throws UsageError when `file` does not exist or is not a file; RunError naming the file and
+ * @throws UsageError when `file` does not exist, is not a file or is an SQLite database (the
+ *   message says to read it with `--store sqlite:`); RunError naming the file and
  *   line when a line is not a valid event, or when the last line (or a unit of events written
  *   together) is cut short, as a crash mid-write or a writer still at work leaves it.
  */
@@ -36,6 +40,8 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
   const content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new RunError(`session log ${JSON.stringify(file)} cannot be read: ${error.code ?? error.message}`)
   })
+  // An SQLite file opens with this header; given as a log it would fail as "not valid JSON" on line 1.
+  if (content.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) throw new UsageError(`${JSON.stringify(file)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${file} SESSION_ID`)
   const sessionId = basename(file).replace(/\.jsonl$/, '')
   let read
   try {

@@ -1,7 +1,7 @@
 import { classWord, escapeHtml } from './escape-html.ts'
 import type { SessionReport } from './report-model.ts'
 import { reportChartSvg } from './report-chart-svg.ts'
-import { costText, integer, missedTokens, percent, priceText, purposesText } from './report-format.ts'
+import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
 
 /**
  * The report as one self-contained HTML page: inline CSS and SVG, no script, and a content
@@ -17,6 +17,7 @@ export function renderReportHtml(report: SessionReport): string {
     ['requests', `${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`],
     ['prompt tokens', integer(totals.prompt)],
     ['cached', `${integer(totals.cached)} (${percent(totals.hitRatio)})`],
+    ['prefilled', `${integer(totals.written + totals.uncached)}: written + uncached`],
     ['written', integer(totals.written)],
     ['uncached', integer(totals.uncached)],
     ['output tokens', integer(totals.output)],
@@ -33,17 +34,17 @@ export function renderReportHtml(report: SessionReport): string {
     ...rows.map(([name, value]) => `<tr><th scope="row">${name}</th><td>${escapeHtml(value)}</td></tr>`),
     `</table><p class="price">${escapeHtml(priceText(report))}</p></section>`,
     `<section id="requests"><h2>Requests (${integer(totals.requests)})</h2>`,
-    '<ul class="legend"><li><i class="swatch cached"></i>cached (read from the cache)</li><li><i class="swatch written"></i>written to the cache</li><li><i class="swatch uncached"></i>uncached</li><li><i class="swatch none"></i>no usage in the log</li><li><i class="swatch break"></i>break</li><li><i class="swatch purpose"></i>not a conversation request (summary call)</li><li><i class="swatch fold"></i>fold</li><li><i class="swatch prune"></i>prune</li></ul>',
+    '<ul class="legend"><li><i class="swatch cached"></i>cached (read from the cache)</li><li><i class="swatch written"></i>written to the cache (prefilled)</li><li><i class="swatch uncached"></i>uncached (prefilled, not written)</li><li><i class="swatch none"></i>no usage in the log</li><li><i class="swatch break"></i>break</li><li><i class="swatch purpose"></i>not a conversation request (summary call)</li><li><i class="swatch fold"></i>fold</li><li><i class="swatch prune"></i>prune</li></ul>',
     `<div class="chart-scroll">${reportChartSvg(report)}</div>`,
     '<p class="hint">Hover a bar for its numbers and how its prompt diverged; hover a line for the rewrite.</p></section>',
     `<section id="breaks"><h2>Breaks (${integer(breaks.length)})</h2>`,
     breaks.length
       ? [
-          '<table class="breaks"><thead><tr><th>request</th><th>line</th><th>purpose</th><th>cause</th><th>not read from the cache</th><th>explanation</th></tr></thead><tbody>',
+          '<table class="breaks"><thead><tr><th>request</th><th>line</th><th>purpose</th><th>cause</th><th>prefilled</th><th>explanation</th></tr></thead><tbody>',
           ...breaks.map((request) => {
-            const missed = missedTokens(request)
+            const prefilled = prefilledTokens(request)
             const cause = request.break!.cause
-            return `<tr id="break-${request.number}"><td><a href="#request-${request.number}">#${request.number}</a></td><td>${request.line}</td><td>${escapeHtml(request.purpose)}</td><td><span class="cause cause-${classWord(cause)}">${escapeHtml(cause)}</span></td><td class="number">${missed === null ? 'no usage' : integer(missed)}</td><td>${escapeHtml(request.break!.explanation)}</td></tr>`
+            return `<tr id="break-${request.number}"><td><a href="#request-${request.number}">#${request.number}</a></td><td>${request.line}</td><td>${escapeHtml(request.purpose)}</td><td><span class="cause cause-${classWord(cause)}">${escapeHtml(cause)}</span></td><td class="number">${prefilled === null ? 'no usage' : integer(prefilled)}</td><td>${escapeHtml(request.break!.explanation)}</td></tr>`
           }),
           '</tbody></table>',
         ].join('\n')
@@ -98,6 +99,7 @@ table { border-collapse: collapse; }
 .swatch.fold { width: 3px; background: var(--fold); } .swatch.prune { width: 3px; background: var(--prune); }
 .chart-scroll { overflow-x: auto; border: 1px solid #e4e7ec; border-radius: 6px; padding: 6px 0; }
 .chart { display: block; font: 11px system-ui, sans-serif; }
+.chart.fit { width: 100%; height: auto; min-width: 640px; }
 .chart .grid { stroke: #edf0f3; } .chart .axis-line { stroke: #9aa2ae; } .chart .axis { fill: var(--muted); }
 .chart .seg.cached { fill: var(--cached); } .chart .seg.written { fill: var(--written); } .chart .seg.uncached { fill: var(--uncached); }
 .chart .hover { fill: transparent; } .chart .request:hover .hover, .chart .request:target .hover { fill: rgba(29, 35, 48, 0.08); }

@@ -1,8 +1,8 @@
-import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { CommandIo } from '../bench-command.ts'
-import { checkOutPath } from '../check-out-path.ts'
 import { RunError } from '../run-error.ts'
+import type { OutputFile } from '../output-file.ts'
+import { openOutputFile } from '../output-file.ts'
 import { buildSessionReport } from './build-session-report.ts'
 import { formatReportText } from './format-report-text.ts'
 import { integer } from './report-format.ts'
@@ -20,6 +20,14 @@ function readLog(args: ReportArgs): Promise<SessionLog> {
   return readStoreSession(args.store, args.session)
 }
 
+/** The file the report reads (the JSONL log, or the SQLite database), which `--out` must not be; none for PostgreSQL. */
+function logFile(args: ReportArgs): { path: string; what: string } | undefined {
+  if (!args.store) return { path: args.session, what: 'the session log the report reads' }
+  if (args.store.kind === 'file') return { path: join(args.store.directory, `${args.session}.jsonl`), what: 'the session log the report reads' }
+  if (args.store.kind === 'sqlite') return { path: args.store.path, what: 'the SQLite database the report reads' }
+  return undefined
+}
+
 /**
  * Runs `warmfold report`: checks `--out` first, reads and checks the whole log, then prints the
  * terminal summary on stdout or, with `--out`, writes the HTML page and prints one line saying so.
@@ -27,13 +35,23 @@ function readLog(args: ReportArgs): Promise<SessionLog> {
  *   log has a corrupt or torn line (naming file and line) or `--out` cannot be written after all.
  */
 export async function runReport(args: ReportArgs, io: CommandIo): Promise<SessionReport> {
-  if (args.out !== undefined) await checkOutPath(args.out, { command: 'warmfold report', document: 'the HTML page' })
+  const input = logFile(args)
+  const output = args.out === undefined ? undefined : await openOutputFile(args.out, { command: 'warmfold report', document: 'the HTML page', inputs: input ? [input] : [] })
+  try {
+    return await reportTo(args, io, output)
+  } finally {
+    await output?.close()
+  }
+}
+
+/** Reads the log, then prints the summary or writes the page to `output`. */
+async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | undefined): Promise<SessionReport> {
   const report = buildSessionReport(await readLog(args), args.price)
-  if (args.out === undefined) {
+  if (!output) {
     io.stdout(`${formatReportText(report)}\n`)
     return report
   }
-  await writeFile(args.out, renderReportHtml(report)).catch((error: NodeJS.ErrnoException) => {
+  await output.write(renderReportHtml(report)).catch((error: NodeJS.ErrnoException) => {
     throw new RunError(`could not write --out ${JSON.stringify(args.out)}: ${error.code ?? error.message}`, { cause: error })
   })
   io.stdout(`warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}\n`)

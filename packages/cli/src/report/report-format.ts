@@ -42,7 +42,7 @@ export function tokensText(request: ReportRequest): string {
   return `prompt ${integer(billed.cached + billed.written + billed.uncached)} tokens: ${part(billed.cached, tokens.cached, 'cached')}, ${part(billed.written, tokens.written, 'written')}, ${part(billed.uncached, tokens.uncached, 'uncached')}; output ${part(billed.output, tokens.output, 'tokens')}`
 }
 
-/** Tokens the request did not read from the cache (written and uncached). */
-export function missedTokens(request: ReportRequest): number | null {
+/** Prefilled tokens: those the request did not read from the cache (written and uncached), as `warmfold bench` counts them. */
+export function prefilledTokens(request: ReportRequest): number | null {
   return request.billed ? request.billed.written + request.billed.uncached : null
 }

@@ -50,7 +50,7 @@ export function usageRequest(
   const missed = tokens.prompt - tokens.cached
   const growth = Math.max(0, tokens.prompt - previousPrompt)
   if (missed - growth <= USAGE_BREAK_SHARE * tokens.prompt) return { ...base, break: null }
-  const read = `${integer(missed)} of ${integer(tokens.prompt)} prompt tokens were not read from the cache (the previous request's prompt had ${integer(previousPrompt)})`
+  const read = `${integer(missed)} of ${integer(tokens.prompt)} prompt tokens were prefilled, not read from the cache (the previous request's prompt had ${integer(previousPrompt)})`
   const drift = summary ? envelopeDrift(data, context.header) : []
   const folds = context.since.filter((marker) => marker.kind === 'fold').length
   const prunes = context.since.filter((marker) => marker.kind === 'prune').reduce((sum, marker) => sum + marker.count, 0)

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@cordisjs/core'
+import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
 import { checkpointSource, CompactionEngine, ManualCompactionError, toolPairingBalancedAfter, toolPairingBalancedBefore } from '@warmfold/compaction'
 import type { CallConfig } from '@warmfold/llm'
@@ -14,20 +15,33 @@ const INSTRUCTION = 'Summarize the conversation so far for yourself: goal, decis
  * and commits it as one bracketed transaction.
  */
 export class MyEngine extends CompactionEngine<MyEngine.Config> {
-  static inject = ['llm', 'sessions']
+  // Optional for cordis, checked at every entry point instead: a required inject that is missing
+  // would keep the engine pending without a word (no compaction, no warning).
+  static inject = { llm: { required: false }, sessions: { required: false } }
+
+  /** The engine's own context: a method called through ctx.compaction may see the caller's. */
+  private readonly owner: Context
 
   // cordis 3.18 needs the explicit constructor for ctx.plugin(MyEngine, config) to type-check.
   constructor(ctx: Context, config: MyEngine.Config) {
     super(ctx, config)
+    this.owner = ctx
+  }
+
+  /** @throws MissingServiceError naming the package to mount when ctx.llm or ctx.sessions is not there. */
+  private requireServices(): void {
+    requireServices(this.owner, 'MyEngine', [LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE])
   }
 
   async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
+    this.requireServices()
     const characters = agent.session.deriveMessages().reduce((sum, message) => sum + JSON.stringify(message.content).length, 0)
     if (trigger !== 'context-overflow' && characters < this.config.maxCharacters) return null
     return this.compactHead(agent, trigger, signal)
   }
 
   async compactNow(agent: ManualCompactionAgent, signal?: AbortSignal): Promise<CompactionResult | null> {
+    this.requireServices()
     return agent.runMaintenance(async (taskSignal) => {
       try {
         return await this.compactHead(agent, 'manual', AbortSignal.any([taskSignal, ...(signal ? [signal] : [])]))
@@ -38,6 +52,7 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
   }
 
   async compactRegion(start: number, end: number, agent: CompactionAgent, signal?: AbortSignal): Promise<CompactionResult> {
+    this.requireServices()
     const { session } = agent
     const nodes = session.surface.nodes
     if (!(start >= 0 && start <= end && end < nodes.length)) throw new RangeError(`region ${start}..${end} is not on the surface (0..${nodes.length - 1})`)
@@ -71,27 +86,27 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
       throw error
     }
     const endEvent = session.append('compaction/end', { compactionId, turn })
-    await this.ctx.sessions.flush(session)
+    await this.owner.sessions.flush(session)
     return { ...committed, startSeq: startEvent.seq, endSeq: endEvent.seq }
   }
 
   private async commit(session: Session, start: number, end: number, shadowedSeqs: number[], compactionId: string, agent: CompactionAgent, signal?: AbortSignal) {
     // C2 + C3: the conversation's envelope (effort, temperature, stop, system, tools) and the
     // region's messages byte for byte, then one instruction: the call reads the cached prefix.
+    // Spread, never copied field by field: a field the header does not set stays absent, not undefined.
     const header = session.requestHeader()
     const config: CallConfig = header?.config ?? { provider: agent.options.provider, model: agent.options.model }
-    const { provider, model, reasoningEffort, temperature, stop } = config
+    const { config: _config, ...prompt } = header ?? { config }
     const maxTokens = this.config.summaryMaxTokens
     const region = session.deriveMessages().slice(start, end + 1)
-    const reply = await this.ctx.llm.generate({
+    const reply = await this.owner.llm.generate({
       ...config,
+      ...prompt,
       maxTokens,
-      system: header?.system,
-      tools: header?.tools,
       messages: [...region, createUserMessage(INSTRUCTION)],
       purpose: 'compaction',
       sessionId: session.id,
-      signal,
+      ...(signal ? { signal } : {}),
     })
     const summary = reply.content.filter((block) => block.type === 'text')
     if (!textOf(summary)) throw new Error('the summary call returned no text')
@@ -99,11 +114,12 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     // A rough price; mount @warmfold/token-meter and sum ctx.tokenMeter.priceOf for a real one.
     const shadowedTokenCount = Math.ceil(JSON.stringify(region).length / 4)
     const checkpoint = createMessage({ role: 'user', content: summary, source: checkpointSource(compactionId) })
+    const { stop, ...settings } = config
     // The pricing event and the checkpoint that replaces the region: adjacent, and one unit.
     const [summaryEvent, checkpointEvent] = session.unit(() => [
       session.append('compaction/summary', {
         compactionId, summary, shadowedRange: { start, end }, shadowedSeqs, shadowedTokenCount,
-        provider, model, reasoningEffort, temperature, stop: stop ? [...stop] : undefined, maxTokens, usage: reply.usage,
+        ...settings, ...(stop ? { stop: [...stop] } : {}), maxTokens, ...(reply.usage ? { usage: reply.usage } : {}),
       }),
       session.append('user/message', { message: checkpoint }, { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs }),
     ])

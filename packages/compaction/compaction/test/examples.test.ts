@@ -1,4 +1,4 @@
-import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
+import { AgentLoop, MissingServiceError, ToolRegistry } from '@warmfold/agent-loop'
 import { LlmRuntime, textOf } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { SessionStore } from '@warmfold/session'
@@ -56,6 +56,26 @@ describe('README examples run', () => {
       expect(isCheckpointMessage(agent.session.deriveMessages()[0]!)).toBe(true)
       expect(agent.session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })
       await expect(ctx.compaction.compactRegion(1, 0, agent)).rejects.toThrow('region 1..0 is not on the surface')
+      test.assertClean()
+    } finally {
+      await test.dispose()
+    }
+  })
+
+  it('my-engine: declares no required inject, so without the LLM runtime it is still mounted and says what to mount', async () => {
+    const test = await createTestContext()
+    try {
+      const { ctx } = test
+      ctx.plugin(SessionStore, { store: 'memory' })
+      ctx.plugin(ToolRegistry)
+      ctx.plugin(AgentLoop)
+      ctx.plugin(MyEngine, { maxCharacters: 200, summaryMaxTokens: 512, auto: false })
+      // A required inject would keep the engine pending without a word: no ctx.compaction at all.
+      expect(ctx.get('compaction')).toBeDefined()
+      const agent = { session: await ctx.sessions.create('no-llm'), options: { provider: 'p', model: 'm' }, runMaintenance: () => Promise.reject(new Error('not reached')) }
+      const refused = await ctx.compaction.compactNow(agent as never).catch((error: unknown) => error)
+      expect(MissingServiceError.isInstance(refused)).toBe(true)
+      expect((refused as Error).message).toBe('MyEngine needs ctx.llm, which is not mounted in its Context: mount @warmfold/llm (ctx.plugin(LlmRuntime)) in the same Context')
       test.assertClean()
     } finally {
       await test.dispose()

@@ -28,7 +28,8 @@ export async function main() {
   await ctx.llm.generate({ ...base, messages: first, purpose: 'conversation' })
   await ctx.llm.generate({ ...base, messages: second, purpose: 'conversation' })
   // A summary call that forgot the conversation's effort: another cache family, so nothing is reused.
-  const summary: GenerateOptions = { ...base, reasoningEffort: undefined, messages: [...second, createUserMessage('Summarize.')], purpose: 'compaction' }
+  const { reasoningEffort: _effort, ...withoutEffort } = base
+  const summary: GenerateOptions = { ...withoutEffort, messages: [...second, createUserMessage('Summarize.')], purpose: 'compaction' }
   await ctx.llm.generate(summary)
 
   const observations = session.events.filter((event) => event.type === 'cache/observation').map((event) => event.data as CacheObservationData)
