@@ -38,6 +38,14 @@ describe.each(['compat', 'anthropic'] as const)('error mapping through the %s pr
     expect(await single.failure()).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryable: true, retryAfterSeconds: 7 })
   })
 
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const server = await harness(kind, () => ({ status: 429, body: body(kind, 'slow down', 'rate_limit_error'), headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 300 })
+    const error = await server.failure()
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(server.server.requests).toHaveLength(1)
+  })
+
   it('maps a 400 that reports a prompt over the context window to CONTEXT_WINDOW_EXCEEDED', async () => {
     const message = kind === 'compat' ? "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." : 'prompt is too long: 210000 tokens > 200000 maximum'
     const server = await harness(kind, () => ({ status: 400, body: body(kind, message, 'invalid_request_error') }))

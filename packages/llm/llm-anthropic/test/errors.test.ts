@@ -85,6 +85,14 @@ describe('error mapping', () => {
     expect(long.server.requests).toHaveLength(1)
   })
 
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const adapter = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 300 })
+    const error = await adapter.failure()
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
   it('maps a stream error event, retrying it only while no content was yielded', async () => {
     const early = await harness(
       (_request, index) => (index === 0 ? { kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), errorEvent('overloaded_error', 'Overloaded')] } : ok()),

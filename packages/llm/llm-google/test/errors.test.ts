@@ -42,6 +42,14 @@ describe('error mapping', () => {
     expect(long.server.requests).toHaveLength(1)
   })
 
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const adapter = await mountAdapter(() => geminiError(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded.', { details: [{ ...RETRY_INFO, retryDelay: '30s' }] }), { maxRetries: 2, deadlineMs: 300 })
+    const error = await adapter.failure('RATE_LIMITED')
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
   it('maps the token-limit 400 to CONTEXT_WINDOW_EXCEEDED and other 400s to INVALID_REQUEST', async () => {
     const overflow = await mountAdapter(() => geminiError(400, 'INVALID_ARGUMENT', 'The input token count (3475108) exceeds the maximum number of tokens allowed (1048576).'))
     const error = await overflow.failure('CONTEXT_WINDOW_EXCEEDED')

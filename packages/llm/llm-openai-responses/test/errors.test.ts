@@ -56,6 +56,14 @@ describe('error mapping', () => {
     expect(await once.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 7 })
   })
 
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const adapter = await harness(() => errorReply(429, 'requests', 'rate_limit_exceeded', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 300 })
+    const error = await adapter.failure()
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
   it('maps an error event and response.failed by code, retrying only before output', async () => {
     const early = await harness((_request, index) => (index === 0 ? { done: false, sse: [...replyEvents({ items: [] }).slice(0, 2), errorEvent('server_error', 'The server had an error')] } : ok()), { maxRetries: 1 })
     expect((await early.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
