@@ -1,6 +1,5 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { retryDelayMs } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, openaiStream, openaiUsage } from './provider-streams.ts'
@@ -119,22 +118,20 @@ describe('retries', () => {
     expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(150)
   })
 
-  it('caps a long retry-after at maxRetryWaitMs', async () => {
-    const server = await harness((_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '3600' } } : OK), { maxRetries: 1, maxRetryWaitMs: 50 })
-    await collect(server, request(server))
-    expect(server.server.requests).toHaveLength(2)
+  it('hands a retry-after longer than maxRetryWaitMs to the caller as RATE_LIMITED with the retry-after, instead of retrying early', async () => {
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '3600' } }), { maxRetries: 2, maxRetryWaitMs: 50 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 3600, retryable: true })
+    expect(error.message).toContain('(not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (0.05 s); retry after that)')
+    expect(server.server.requests).toHaveLength(1)
   })
 
-  it('backs off exponentially with at most 25 % jitter, capped', () => {
-    const policy = { maxRetries: 5, retryBaseMs: 100, maxRetryWaitMs: 1000 }
-    for (const [retry, full] of [[0, 100], [1, 200], [2, 400], [3, 800]] as const) {
-      const delay = retryDelayMs(retry, policy)
-      expect(delay).toBeGreaterThanOrEqual(full * 0.75)
-      expect(delay).toBeLessThanOrEqual(full)
-    }
-    expect(retryDelayMs(10, policy)).toBe(1000)
-    expect(retryDelayMs(0, policy, 3)).toBe(1000)
-    expect(retryDelayMs(0, policy, 0.5)).toBe(500)
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 300 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(server.server.requests).toHaveLength(1)
   })
 })
 
