@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, parseRetryAfter } from '@warmfold/llm'
+import { describeConnectionFailure, LlmError, parseRetryAfter } from '@warmfold/llm'
 import type { Redactor } from './redactor.ts'
 
 /** What an error message may name about the failed call. */
@@ -44,6 +44,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * | `APICallError` 5xx (529 included) | `SERVER` (retryable) |
  * | other `APICallError` 4xx | `INVALID_REQUEST` |
  * | `APICallError` without status (the connection failed) | `NETWORK` |
+ * | the connection lost after the headers (a reset, the server closing the socket mid-stream: `APICallError` 200 "Failed to process successful response" over `terminated` / `UND_ERR_SOCKET`) | `NETWORK` (retryable) |
  * | an `error` stream part (an error event mid-stream) | by its `type` as Anthropic and OpenAI name them |
  * | abort | `ABORTED` |
  *
@@ -62,9 +63,8 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError' || error.name === 'AI_InvalidResponseDataError')) {
     return new LlmError('INVALID_RESPONSE', `${route} sent a response the provider could not read: ${redactor.text(error.message)}`, { provider, retryable: false })
   }
-  if (error instanceof Error && error.name === 'TypeError' && /fetch failed|terminated|socket/i.test(`${error.message} ${String((error as { cause?: unknown }).cause)}`)) {
-    return new LlmError('NETWORK', `the connection to ${route} failed: ${redactor.text(error.message)}`, { provider, cause: redactor.error(error) })
-  }
+  const lost = describeConnectionFailure(error)
+  if (lost !== undefined) return new LlmError('NETWORK', `the connection to ${route} failed: ${redactor.text(lost)}`, { provider, cause: redactor.error(error) })
   if (isStreamErrorObject(error)) return fromStreamError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)
   return new LlmError('NETWORK', `the call to ${route} failed: ${redactor.text(message)}`, { provider, cause: redactor.error(error) })
@@ -75,6 +75,15 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
   const serverMessage = redactor.text(error.message)
   if (error.statusCode === undefined) {
     return new LlmError('NETWORK', `could not reach ${route}: ${serverMessage}`, { provider, cause: redactor.error(error.cause) })
+  }
+  // The provider wraps a socket closed or reset while it read a successful response in an
+  // APICallError carrying that response's status: a transport failure, not a bad response.
+  const lost = error.statusCode < 400 ? describeConnectionFailure(error) : undefined
+  if (lost !== undefined) {
+    return new LlmError('NETWORK', `the connection to ${route} was lost mid-response (HTTP ${error.statusCode}): ${redactor.text(lost)}`, {
+      provider,
+      cause: redactor.error(error.cause),
+    })
   }
   const code = codeForStatus(error.statusCode, serverMessage)
   const headers = error.responseHeaders

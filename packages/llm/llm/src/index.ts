@@ -1,6 +1,7 @@
 export * from './adapter-config.ts'
 export * from './call-config.ts'
 export * from './canonical-json.ts'
+export * from './connection-failure.ts'
 export * from './content-assembler.ts'
 export * from './content-block.ts'
 export * from './deep-freeze.ts'
