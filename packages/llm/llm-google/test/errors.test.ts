@@ -89,19 +89,34 @@ describe('error mapping', () => {
     expect(cut.server.requests).toHaveLength(1)
   })
 
-  it('maps a connection cut mid-stream without retrying the partial reply', async () => {
+  it('maps a connection cut mid-stream to NETWORK (a transport failure, as in every adapter) without retrying the partial reply', async () => {
     const adapter = await mountAdapter(() => ({ sse: geminiChunks({ parts: [{ text: 'streaming' }], finishReason: null }).slice(0, 1), done: false, hold: true }), { maxRetries: 2 })
     let caught: unknown
     try {
       for await (const chunk of adapter.ctx.llm.stream(request())) {
-        if (chunk.type === 'text-delta') await adapter.server.close()
+        if (chunk.type === 'text-delta') adapter.server.cut(0)
       }
     } catch (error) {
       caught = error
     }
-    expect(LlmError.isInstance(caught) && caught.code, String(caught)).toBe('STREAM_INCOMPLETE')
-    expect((caught as LlmError).message).toMatch(/the stream from google\/gemini-2.5-flash was cut off mid-response \(terminated\)/)
+    expect(LlmError.isInstance(caught) && caught.code, String(caught)).toBe('NETWORK')
+    expect(caught).toMatchObject({ retryable: true, provider: 'google' })
+    expect((caught as LlmError).message).toBe('the connection to google/gemini-2.5-flash failed: terminated: other side closed (UND_ERR_SOCKET)')
     expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('retries a connection cut after the headers but before any output', async () => {
+    const adapter = await mountAdapter(
+      (_request, index) => {
+        if (index > 0) return geminiReply({ parts: [{ text: 'ok' }] })
+        // The headers and an empty keep-alive chunk are on the wire, then the socket is cut.
+        setImmediate(() => adapter.server.cut(index))
+        return { sse: [{ candidates: [{ content: { parts: [], role: 'model' }, index: 0 }] }], done: false, hold: true }
+      },
+      { maxRetries: 1 },
+    )
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
   })
 
   it('maps a refused connection to NETWORK', async () => {
