@@ -42,7 +42,8 @@ describe('stalled streams', () => {
   })
 
   it('a server that never answers fails with TIMEOUT while waiting for the response', async () => {
-    const harness = await mount('anthropic', () => ({ hang: true }), { timeoutMs: 200, maxRetries: 0 })
+    // Long enough for a loaded machine to deliver the request before the client gives up on the answer.
+    const harness = await mount('anthropic', () => ({ hang: true }), { timeoutMs: 1000, maxRetries: 0 })
     harnesses.push(harness)
     expect(await harness.failure()).toMatchObject({ code: 'TIMEOUT' })
     await harness.server.closed(0)
