@@ -121,7 +121,8 @@ async function runSession(kind: Kind): Promise<{ run: Run; session: Session }> {
   return { run, session: agent.session }
 }
 
-describe.each(['compat', 'anthropic'] as const)('through the real agent loop and BasicCompactionEngine (%s provider)', (kind) => {
+// A whole session over HTTP: about 3 s alone, more on a loaded machine, so not the default 5 s.
+describe.each(['compat', 'anthropic'] as const)('through the real agent loop and BasicCompactionEngine (%s provider)', { timeout: 30_000 }, (kind) => {
   it('keeps conversation requests append-only, and each summary request the previous request as a prefix plus only the instruction', async () => {
     const { run, session } = await runSession(kind)
     const { server } = run

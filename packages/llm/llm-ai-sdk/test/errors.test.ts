@@ -42,7 +42,7 @@ describe.each(['compat', 'anthropic'] as const)('error mapping through the %s pr
   })
 
   it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
-    const server = await harness(kind, () => ({ status: 429, body: body(kind, 'slow down', 'rate_limit_error'), headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 300 })
+    const server = await harness(kind, () => ({ status: 429, body: body(kind, 'slow down', 'rate_limit_error'), headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 3_000 })
     const error = await server.failure()
     expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
     expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)

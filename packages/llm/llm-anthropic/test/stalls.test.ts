@@ -101,7 +101,8 @@ describe('stalled and endless streams', () => {
 
   it('deadlineMs also bounds the waits between attempts: one that would outlast it is not started, and the failure itself goes to the caller', async () => {
     const harness = await mountAdapter(() => ({ kind: 'status', status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }), {
-      deadlineMs: 200,
+      // Far shorter than the backoff, long enough for the first answer on a loaded machine.
+      deadlineMs: 2_000,
       maxRetries: 5,
       retryBaseMs: 60_000,
     })

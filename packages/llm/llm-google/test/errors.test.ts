@@ -43,7 +43,7 @@ describe('error mapping', () => {
   })
 
   it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
-    const adapter = await mountAdapter(() => geminiError(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded.', { details: [{ ...RETRY_INFO, retryDelay: '30s' }] }), { maxRetries: 2, deadlineMs: 300 })
+    const adapter = await mountAdapter(() => geminiError(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded.', { details: [{ ...RETRY_INFO, retryDelay: '30s' }] }), { maxRetries: 2, deadlineMs: 3_000 })
     const error = await adapter.failure('RATE_LIMITED')
     expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
     expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)

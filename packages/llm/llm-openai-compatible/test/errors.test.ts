@@ -127,7 +127,7 @@ describe('retries', () => {
   })
 
   it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
-    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 300 })
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 3_000 })
     const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
     expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
     expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)

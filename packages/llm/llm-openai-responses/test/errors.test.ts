@@ -57,7 +57,7 @@ describe('error mapping', () => {
   })
 
   it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
-    const adapter = await harness(() => errorReply(429, 'requests', 'rate_limit_exceeded', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 300 })
+    const adapter = await harness(() => errorReply(429, 'requests', 'rate_limit_exceeded', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 3_000 })
     const error = await adapter.failure()
     expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
     expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
