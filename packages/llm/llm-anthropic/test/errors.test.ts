@@ -21,6 +21,28 @@ async function harness(responder: Responder, config: Record<string, unknown> = {
 
 const ok = () => streamReply({ blocks: [{ type: 'text', text: 'ok' }] })
 
+describe('max_tokens and the thinking budget', () => {
+  it('refuses a request whose max_tokens is not above the effort\'s budget_tokens, naming both numbers, and sends nothing', async () => {
+    const adapter = await harness(() => ok())
+    for (const maxTokens of [8192, 4000]) {
+      const error = await adapter.failure({ reasoningEffort: 'high', maxTokens })
+      expect(error).toMatchObject({ code: 'INVALID_REQUEST', provider: 'anthropic', retryable: false })
+      expect(error.message).toBe(
+        `anthropic/claude-test: maxTokens ${maxTokens} is not above the 8192 output tokens reasoningEffort "high" reserves for reasoning (thinkingBudgets.high, sent as thinking.budget_tokens); ` +
+          'the provider would reject the request or spend the whole cap on reasoning. Raise maxTokens above 8192, or choose a lower effort',
+      )
+    }
+    // The model's defaultMaxTokens (1024) counts the same way when the request sets none.
+    expect((await adapter.failure({ reasoningEffort: 'low' })).message).toContain('maxTokens 1024 is not above the 2048 output tokens reasoningEffort "low"')
+    expect(adapter.server.requests).toHaveLength(0)
+    await adapter.collect({ reasoningEffort: 'high', maxTokens: 8193 })
+    expect(adapter.server.requests[0]!.body).toMatchObject({ max_tokens: 8193, thinking: { type: 'enabled', budget_tokens: 8192 } })
+    // Without thinking there is no reserve.
+    await adapter.collect({ reasoningEffort: 'off', maxTokens: 100 })
+    expect(adapter.server.requests[1]!.body).toMatchObject({ max_tokens: 100 })
+  })
+})
+
 describe('error mapping', () => {
   it.each<[number, string, string, LlmErrorCode, boolean]>([
     [400, 'invalid_request_error', 'messages.1.content: field required', 'INVALID_REQUEST', false],
