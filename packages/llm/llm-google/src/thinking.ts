@@ -27,6 +27,16 @@ export function thinkingTable(id: string, model: GoogleModelConfig): ThinkingTab
 }
 
 /**
+ * The output tokens `effort` reserves for thinking: its `thinkingBudget` when the table gives a
+ * positive one (Gemini counts thinking against `maxOutputTokens`); 0 for a level (no documented
+ * token count), a dynamic budget (`-1`), thinking off (`0`) or an effort the table does not know.
+ */
+export function thinkingReserve(table: ThinkingTable | undefined, effort: string): number {
+  if (table?.kind !== 'budget' || !Object.hasOwn(table.table, effort)) return 0
+  return Math.max(0, table.table[effort]!)
+}
+
+/**
  * The `thinkingConfig` for `effort`: nothing without an effort; `{ thinkingBudget: 0 }` for a zero
  * budget (no thoughts to include); otherwise the budget or level, with `includeThoughts` first
  * when asked, so thought summaries stream as reasoning blocks.

@@ -1,12 +1,29 @@
 import { LlmError } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { errorBodyOf, retryDelaySeconds } from '../src/index.ts'
-import { disposeAll, MODEL, mountAdapter, request } from './fixture.ts'
+import { disposeAll, MODEL, MODEL_3, mountAdapter, request } from './fixture.ts'
 import { geminiChunks, geminiError, geminiReply } from './gemini-stream.ts'
 
 afterEach(disposeAll)
 
 const RETRY_INFO = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.01s' }
+
+describe('maxOutputTokens and the thinking budget', () => {
+  it('advertises each effort\'s thinking budget as its output reserve (none for levels, dynamic or off)', async () => {
+    const adapter = await mountAdapter(() => geminiReply({ parts: [{ text: 'ok' }] }))
+    expect(await adapter.ctx.llm.resolveModelInfo('google', MODEL)).toMatchObject({
+      reasoning: { efforts: ['off', 'low', 'medium', 'high', 'dynamic'], outputReserveTokens: { low: 1024, medium: 8192, high: 24576 } },
+    })
+    expect((await adapter.ctx.llm.resolveModelInfo('google', MODEL_3)).reasoning).toEqual({ efforts: ['low', 'high'] })
+  })
+
+  it('sends a maxOutputTokens at or below the thinking budget as it is: Gemini accepts it, and the budget is only an upper bound', async () => {
+    const adapter = await mountAdapter(() => geminiReply({ parts: [{ text: 'ok' }] }))
+    // The model's defaultMaxTokens (8192) under effort high's budget (24576): not refused, unlike Anthropic.
+    expect((await adapter.collect({ reasoningEffort: 'high' })).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests[0]!.json.generationConfig).toEqual({ maxOutputTokens: 8192, thinkingConfig: { includeThoughts: true, thinkingBudget: 24576 } })
+  })
+})
 
 describe('error mapping', () => {
   it('maps 401/403 and a 400 API_KEY_INVALID to AUTH without retrying', async () => {
