@@ -31,13 +31,14 @@ describe('stream progress', () => {
 describe('stalled streams', () => {
   it('a server that keeps sending empty deltas forever fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
     const harness = await mount('compat', () => ({ drip: (tick) => chatChunk(WIRE_MODEL.compat, tick === 0 ? { role: 'assistant', content: '' } : { content: '' }), everyMs: 3 }), {
-      timeoutMs: 300,
+      // Long enough for a loaded machine to deliver the request before the client gives up.
+      timeoutMs: 1000,
       maxRetries: 0,
     })
     harnesses.push(harness)
     const error = await harness.failure()
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'ai' })
-    expect(error.message).toContain('timeoutMs (300 ms)')
+    expect(error.message).toContain('timeoutMs (1000 ms)')
     await harness.server.closed(0)
   })
 
