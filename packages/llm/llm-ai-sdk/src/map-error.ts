@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { describeConnectionFailure, LlmError, parseRetryAfter } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter } from '@warmfold/llm'
 import type { Redactor } from './redactor.ts'
 
 /** What an error message may name about the failed call. */
@@ -40,6 +40,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * |---|---|
  * | `APICallError` 4xx (not 401/403/429) whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | `APICallError` 401, 403 | `AUTH` |
+ * | `APICallError` 408 | `TIMEOUT` (retryable) |
  * | `APICallError` 429 | `RATE_LIMITED` (retryable, `retry-after` honoured) |
  * | `APICallError` 5xx (529 included) | `SERVER` (retryable) |
  * | other `APICallError` 4xx | `INVALID_REQUEST` |
@@ -97,12 +98,11 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
   })
 }
 
-/** The code of an HTTP error status. */
+/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  if (status === 401 || status === 403) return 'AUTH'
-  if (status === 429) return 'RATE_LIMITED'
-  if (status >= 400 && status < 500 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 500) return 'SERVER'
+  const byStatus = codeForHttpStatus(status)
+  if (byStatus) return byStatus
+  if (status >= 400 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (status >= 400) return 'INVALID_REQUEST'
   return 'INVALID_RESPONSE'
 }

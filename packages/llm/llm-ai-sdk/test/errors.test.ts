@@ -49,6 +49,14 @@ describe.each(['compat', 'anthropic'] as const)('error mapping through the %s pr
     expect(server.server.requests).toHaveLength(1)
   })
 
+  it('maps 408 (the server gave up waiting for the request) to a retryable TIMEOUT, and retries it', async () => {
+    const once = await harness(kind, () => ({ status: 408, body: body(kind, 'Request timed out', 'timeout_error') }))
+    expect(await once.failure()).toMatchObject({ code: 'TIMEOUT', status: 408, retryable: true })
+    const server = await harness(kind, (_, index) => (index === 0 ? { status: 408, body: body(kind, 'Request timed out', 'timeout_error') } : ok(kind)), { maxRetries: 1 })
+    expect((await server.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(server.server.requests).toHaveLength(2)
+  })
+
   it('maps a 400 that reports a prompt over the context window to CONTEXT_WINDOW_EXCEEDED', async () => {
     const message = kind === 'compat' ? "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens." : 'prompt is too long: 210000 tokens > 200000 maximum'
     const server = await harness(kind, () => ({ status: 400, body: body(kind, message, 'invalid_request_error') }))

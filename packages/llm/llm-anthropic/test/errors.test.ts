@@ -50,6 +50,7 @@ describe('error mapping', () => {
     [401, 'authentication_error', 'invalid x-api-key', 'AUTH', false],
     [403, 'permission_error', 'Your API key does not have permission to use the specified resource.', 'AUTH', false],
     [404, 'not_found_error', 'model: claude-nope', 'INVALID_REQUEST', false],
+    [408, 'timeout_error', 'Request timed out', 'TIMEOUT', true],
     [413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.', 'INVALID_REQUEST', false],
     [429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', 'RATE_LIMITED', true],
     [500, 'api_error', 'Internal server error', 'SERVER', true],
@@ -64,6 +65,12 @@ describe('error mapping', () => {
     expect(error.message).toContain(type)
     expect(error.message).toContain(message)
     expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('retries a 408 (the server gave up waiting for the request), as the Anthropic SDK does, and recovers', async () => {
+    const adapter = await harness((_request, index) => (index === 0 ? errorReply(408, 'timeout_error', 'Request timed out') : ok()), { maxRetries: 1, retryBaseMs: 1 })
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
   })
 
   it('retries 529 overloaded up to maxRetries, then throws SERVER', async () => {

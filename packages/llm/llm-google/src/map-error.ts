@@ -1,6 +1,6 @@
 import { ApiError } from '@google/genai'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { describeConnectionFailure, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -60,6 +60,7 @@ export const STATUS_CODES: { readonly [status: string]: LlmErrorCode } = {
  * |---|---|
  * | 400 whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | 401, 403, or 400 with `ErrorInfo.reason` `API_KEY_INVALID` | `AUTH` |
+ * | 408 | `TIMEOUT` (retryable) |
  * | 429 `RESOURCE_EXHAUSTED` | `RATE_LIMITED` (retryable) |
  * | 5xx (`INTERNAL`, `UNAVAILABLE`, `DEADLINE_EXCEEDED`) | `SERVER` (retryable) |
  * | other 4xx | `INVALID_REQUEST` |
@@ -141,11 +142,11 @@ function fromApiError(error: ApiError, route: string, context: ErrorContext): Ll
 /** The code of an API error, from its HTTP status, its `status` string and its message. */
 export function codeFor(status: number, body: GeminiErrorBody | undefined, serverMessage: string): LlmErrorCode {
   const reasons = (body?.details ?? []).map((detail) => detail.reason)
-  if (status === 401 || status === 403 || reasons.includes('API_KEY_INVALID')) return 'AUTH'
-  if (status === 429) return 'RATE_LIMITED'
-  if (status >= 400 && status < 500 && CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 500) return 'SERVER'
-  const byStatus = body?.status === undefined ? undefined : STATUS_CODES[body.status]
+  if (reasons.includes('API_KEY_INVALID')) return 'AUTH'
+  const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus
+  if (status >= 400 && CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))) return 'CONTEXT_WINDOW_EXCEEDED'
+  const byRpcStatus = body?.status === undefined ? undefined : STATUS_CODES[body.status]
+  if (byRpcStatus) return byRpcStatus
   return status >= 400 ? 'INVALID_REQUEST' : 'SERVER'
 }

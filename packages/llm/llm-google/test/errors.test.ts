@@ -67,6 +67,14 @@ describe('error mapping', () => {
     expect(adapter.server.requests).toHaveLength(1)
   })
 
+  it('maps 408 (the server gave up waiting for the request) to a retryable TIMEOUT and retries it, as the Google SDK\'s retry options do', async () => {
+    const once = await mountAdapter(() => geminiError(408, 'DEADLINE_EXCEEDED', 'Request timed out.'), { maxRetries: 0 })
+    expect(await once.failure('TIMEOUT')).toMatchObject({ status: 408, retryable: true })
+    const adapter = await mountAdapter((_request, index) => (index === 0 ? geminiError(408, 'DEADLINE_EXCEEDED', 'Request timed out.') : geminiReply({ parts: [{ text: 'ok' }] })), { maxRetries: 1 })
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
+  })
+
   it('maps the token-limit 400 to CONTEXT_WINDOW_EXCEEDED and other 400s to INVALID_REQUEST', async () => {
     const overflow = await mountAdapter(() => geminiError(400, 'INVALID_ARGUMENT', 'The input token count (3475108) exceeds the maximum number of tokens allowed (1048576).'))
     const error = await overflow.failure('CONTEXT_WINDOW_EXCEEDED')

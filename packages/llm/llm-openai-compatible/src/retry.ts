@@ -14,11 +14,19 @@ export interface RetryPolicy {
   readonly maxRetryWaitMs: number
 }
 
-/** Codes worth another attempt: the server was busy or down, or the connection failed. */
+/**
+ * Codes worth another attempt: the server was busy or down, or the connection failed. A `TIMEOUT`
+ * is retried too when the server answered it (HTTP 408: it gave up waiting for the request), not
+ * when the adapter's own `timeoutMs` ran out.
+ */
 export const RETRIED_CODES: ReadonlySet<LlmErrorCode> = new Set(['RATE_LIMITED', 'SERVER', 'NETWORK'])
 
+function retried(error: LlmError): boolean {
+  return RETRIED_CODES.has(error.code) || (error.code === 'TIMEOUT' && error.status !== undefined)
+}
+
 /**
- * Runs `attempt` and retries it while it fails with a {@link RETRIED_CODES} error, at most
+ * Runs `attempt` and retries it while it fails with a {@link RETRIED_CODES} error (or a 408), at most
  * `policy.maxRetries` times. Each wait is what `nextRetry` of `@warmfold/llm` decides for every
  * adapter: the error's `retryAfterSeconds`, else `retryBaseMs × 2ⁿ`, never more than
  * `maxRetryWaitMs` and never past `remainingMs()` (the time left before `deadlineMs`); a wait it
@@ -38,7 +46,7 @@ export async function withRetries<T>(
       return await attempt()
     } catch (error) {
       const mapped = toLlmError(error)
-      if (!RETRIED_CODES.has(mapped.code) || signal?.aborted) throw mapped
+      if (!retried(mapped) || signal?.aborted) throw mapped
       const step = nextRetry(retry, mapped, {
         maxRetries: policy.maxRetries,
         retryBaseMs: policy.retryBaseMs,

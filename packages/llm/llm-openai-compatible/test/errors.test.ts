@@ -26,6 +26,7 @@ describe('HTTP status mapping', () => {
     [422, 'INVALID_REQUEST', false],
     [401, 'AUTH', false],
     [403, 'AUTH', false],
+    [408, 'TIMEOUT', true],
     [429, 'RATE_LIMITED', true],
     [500, 'SERVER', true],
     [502, 'SERVER', true],
@@ -42,6 +43,12 @@ describe('HTTP status mapping', () => {
       expect(server.server.requests).toHaveLength(1)
     })
   }
+
+  it('retries a 408 (the server gave up waiting for the request) like every vendor SDK does, and recovers', async () => {
+    const server = await harness((_request, index) => (index === 0 ? { status: 408, body: { error: { message: 'Request timed out.', type: 'timeout', code: null } } } : OK), { maxRetries: 1, retryBaseMs: 1 })
+    expect((await collect(server, request(server))).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(server.server.requests).toHaveLength(2)
+  })
 
   it('reads the message from every error body shape (OpenAI, older vLLM, FastAPI detail, plain text)', async () => {
     const bodies: Array<object | string> = [
