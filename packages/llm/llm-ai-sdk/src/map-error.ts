@@ -129,7 +129,10 @@ function isStreamErrorObject(error: unknown): error is StreamErrorObject {
 function fromStreamError(error: StreamErrorObject, route: string, context: ErrorContext): LlmError {
   const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
   const message = context.redactor.text(typeof error.message === 'string' ? error.message : JSON.stringify(error))
-  return new LlmError(codeForType(type, message), `${route} sent an error event mid-stream (${type ?? 'no error type'}): ${message || '(no message)'}`, { provider: context.provider })
+  // OpenRouter reports a failure after the stream began as `{ code: 429, message }`, vLLM as `code: 400`: an HTTP status, read like one.
+  const status = typeof error.code === 'number' || (typeof error.code === 'string' && /^\d{3}$/.test(error.code)) ? Number(error.code) : undefined
+  const code = status !== undefined && status >= 400 && !isContextWindowMessage(message) ? (codeForHttpStatus(status) ?? 'INVALID_REQUEST') : codeForType(type, message)
+  return new LlmError(code, `${route} sent an error event mid-stream (${type ?? (status === undefined ? 'no error type' : `code ${status}`)}): ${message || '(no message)'}`, { provider: context.provider })
 }
 
 /** The code of a stream error event's type. */

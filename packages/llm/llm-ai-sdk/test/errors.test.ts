@@ -109,6 +109,20 @@ describe.each(['compat', 'anthropic'] as const)('error mapping through the %s pr
 })
 
 describe('an error event mid-stream', () => {
+  it('OpenAI-compatible: by its code when that is an HTTP status (OpenRouter 429, vLLM 400), else by its type', async () => {
+    const cases: Array<[object, string]> = [
+      [{ code: 429, message: 'Rate limit exceeded: upstream provider is busy' }, 'RATE_LIMITED'],
+      [{ object: 'error', message: 'temperature must be non-negative, got -1.', type: 'BadRequestError', param: null, code: 400 }, 'INVALID_REQUEST'],
+      [{ code: 502, message: 'Provider disconnected unexpectedly' }, 'SERVER'],
+      [{ message: 'the engine overloaded', type: 'server_error' }, 'SERVER'],
+    ]
+    for (const [error, code] of cases) {
+      const server = await harness('compat', () => ({ sse: [...chatContent(WIRE_MODEL.compat, { text: 'partial' }), { error }] }))
+      expect(await server.failure()).toMatchObject({ code })
+      expect(server.server.requests).toHaveLength(1)
+    }
+  })
+
   it('Anthropic overloaded_error before any output is SERVER and retried', async () => {
     const [start] = anthropicStream({ blocks: [] })
     const server = await harness(

@@ -111,8 +111,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     // An `error` event inside an otherwise successful stream.
     // Redacted before parsing: cutting a long message first could leave part of a secret.
     const server = serverMessage(context.redact(error.error === undefined ? error.message : JSON.stringify({ error: error.error })))
-    const code: LlmErrorCode = isContextWindowError(server) ? 'CONTEXT_WINDOW_EXCEEDED' : 'SERVER'
-    return new LlmError(code, context.redact(`${provider}: the server reported an error inside the response stream: ${server.message}`), { provider })
+    return new LlmError(streamErrorCode(server), context.redact(`${provider}: the server reported an error inside the response stream: ${server.message}`), { provider })
   }
   if (error instanceof SyntaxError) {
     // JSON.parse quotes a cut of the input, which could hold part of a secret a server echoed.
@@ -143,6 +142,21 @@ export function httpError(status: number, headers: { get(name: string): string |
 
 /** How a message words each status-only code. */
 const STATUS_WORDS: Partial<Record<LlmErrorCode, string>> = { AUTH: 'authentication failed', TIMEOUT: 'the server timed out waiting for the request', RATE_LIMITED: 'rate limited', SERVER: 'server error' }
+
+/**
+ * The code of an `error` event inside a 200 stream: a context overflow as for an HTTP error; else
+ * by its `code` when that is an HTTP status (OpenRouter sends `{ error: { code: 429, message } }`
+ * for a failure after the stream began, vLLM `code: 400` with `type: 'BadRequestError'`), read
+ * like the status itself (`codeForHttpStatus`, any other 4xx `INVALID_REQUEST`); else OpenAI's
+ * rate-limit words (`rate_limit_exceeded`, `rate_limit_error`) → `RATE_LIMITED`; else `SERVER`.
+ */
+export function streamErrorCode(server: ServerMessage): LlmErrorCode {
+  if (isContextWindowError(server)) return 'CONTEXT_WINDOW_EXCEEDED'
+  const status = server.code === undefined || !/^\d{3}$/.test(server.code) ? undefined : Number(server.code)
+  if (status !== undefined && status >= 400) return codeForHttpStatus(status) ?? 'INVALID_REQUEST'
+  if (server.code === 'rate_limit_exceeded' || server.type === 'rate_limit_error' || server.type === 'rate_limit_exceeded') return 'RATE_LIMITED'
+  return 'SERVER'
+}
 
 /** Whether a server message reports a prompt that does not fit the context window. */
 export function isContextWindowError(server: ServerMessage): boolean {

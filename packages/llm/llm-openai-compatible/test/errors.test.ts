@@ -50,6 +50,24 @@ describe('HTTP status mapping', () => {
     expect(server.server.requests).toHaveLength(2)
   })
 
+  it('maps an error event inside the stream by its code: an HTTP status like that status (OpenRouter 429, vLLM 400), OpenAI rate-limit words, else SERVER', async () => {
+    const cases: Array<[object, LlmErrorCode]> = [
+      // OpenRouter: a failure after the 200 arrives as { error: { code, message } } (its errors reference).
+      [{ code: 429, message: 'Rate limit exceeded: upstream provider is busy' }, 'RATE_LIMITED'],
+      [{ code: 502, message: 'Provider disconnected unexpectedly' }, 'SERVER'],
+      // vLLM's error object, sent as an event once streaming has begun.
+      [{ object: 'error', message: 'temperature must be non-negative, got -1.', type: 'BadRequestError', param: null, code: 400 }, 'INVALID_REQUEST'],
+      [{ message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' }, 'RATE_LIMITED'],
+      [{ message: 'the engine overloaded', type: 'server_error' }, 'SERVER'],
+    ]
+    for (const [error, code] of cases) {
+      const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'partial' }), { error }] }), { maxRetries: 2 })
+      const failure = await expectLlmError(() => collect(server, request(server)), code)
+      expect(failure.message).toContain('the server reported an error inside the response stream')
+      expect(server.server.requests).toHaveLength(1)
+    }
+  })
+
   it('reads the message from every error body shape (OpenAI, older vLLM, FastAPI detail, plain text)', async () => {
     const bodies: Array<object | string> = [
       { error: { message: 'wrapped message' } },
