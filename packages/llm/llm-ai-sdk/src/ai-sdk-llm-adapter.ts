@@ -1,8 +1,8 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, modelEntry, resilientStream } from '@warmfold/llm'
+import { collectOutputReserves, deepFreeze, LlmAdapter, LlmError, modelEntry, resilientStream } from '@warmfold/llm'
 import type { AiSdkCallOptions } from './build-call-options.ts'
-import { buildCallOptions } from './build-call-options.ts'
+import { buildCallOptions, effortReserve } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
 import { ANTHROPIC_CACHE_TTL_MS, cacheKindOf, checkSpecificationVersion } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
@@ -38,7 +38,8 @@ export class AiSdkLlmAdapter extends LlmAdapter {
 
   /**
    * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's
-   * own, else 5 minutes for Anthropic models) and, with `efforts`, `reasoning`.
+   * own, else 5 minutes for Anthropic models) and, with `efforts`, `reasoning`, whose
+   * `outputReserveTokens` holds the thinking budget each effort enables on an Anthropic model.
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
@@ -46,11 +47,20 @@ export class AiSdkLlmAdapter extends LlmAdapter {
     if (cached) return cached
     const config = this.#modelConfig(provider, model)
     const cacheTtlMs = config.cacheTtlMs ?? (cacheKindOf(config) === 'anthropic' ? ANTHROPIC_CACHE_TTL_MS : undefined)
+    const reserves = config.efforts ? collectOutputReserves(config.efforts, (effort) => effortReserve(config, effort)) : undefined
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(cacheTtlMs === undefined ? {} : { cacheTtlMs }),
-      ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+      ...(config.efforts
+        ? {
+            reasoning: {
+              efforts: [...config.efforts],
+              ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }),
+              ...(reserves ? { outputReserveTokens: reserves } : {}),
+            },
+          }
+        : {}),
     })
     this.#models.set(model, info)
     return info

@@ -1,6 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Prompt, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, LlmError, promptCacheKeyFor } from '@warmfold/llm'
+import { canonicalJson, checkOutputReserve, LlmError, promptCacheKeyFor } from '@warmfold/llm'
 import type { AiSdkCacheKind, AiSdkModelConfig } from './config.ts'
 import { cacheKindOf, EFFORT_OFF } from './config.ts'
 import { convertPrompt } from './convert-prompt.ts'
@@ -11,6 +11,9 @@ export type AiSdkCallOptions = Omit<LanguageModelV3CallOptions, 'abortSignal'>
 /** The `cacheControl` value of every Anthropic breakpoint (`ephemeral`, the default 5-minute TTL). */
 export const ANTHROPIC_CACHE_CONTROL = Object.freeze({ type: 'ephemeral' as const })
 
+/** The `budgetTokens` `@ai-sdk/anthropic` sends when `thinking: { type: 'enabled' }` names none. */
+export const ANTHROPIC_DEFAULT_THINKING_BUDGET = 1024
+
 /**
  * Maps warmfold's options to V3 call options: the prompt (`convertPrompt`), function tools in the
  * given order with `inputSchema` in canonical key order, `maxOutputTokens` (`maxTokens`, else the
@@ -18,16 +21,25 @@ export const ANTHROPIC_CACHE_CONTROL = Object.freeze({ type: 'ephemeral' as cons
  * own, the effort's merged over them, then the cache controls of {@link cacheKindOf}). Pure:
  * the same options give equal call options, so the provider sends the same bytes.
  *
- * @throws LlmError `UNSUPPORTED_REASONING_EFFORT` for an effort without `effortOptions`, and
- *   `INVALID_REQUEST` for a prompt the V3 spec cannot carry.
+ * `maxTokens` is the whole output cap, thinking included, as in every warmfold adapter. For an
+ * Anthropic model with extended thinking on, `@ai-sdk/anthropic` sends `max_tokens` =
+ * `maxOutputTokens` + `budgetTokens`, so `maxOutputTokens` is `maxTokens` − `budgetTokens`: the
+ * wire `max_tokens` is `maxTokens`, as the direct Anthropic adapter sends it.
+ *
+ * @throws LlmError `UNSUPPORTED_REASONING_EFFORT` for an effort without `effortOptions`,
+ *   `INVALID_REQUEST` for a prompt the V3 spec cannot carry, and `INVALID_REQUEST` for a cap at
+ *   or below the thinking budget (no room left for the answer; Anthropic rejects it).
  */
 export function buildCallOptions(options: GenerateOptions, model: AiSdkModelConfig): AiSdkCallOptions {
   const kind = cacheKindOf(model)
   const tools = options.tools?.length ? options.tools.map(functionTool) : undefined
   const prompt = convertPrompt(options.system, options.messages, options.provider)
   if (kind === 'anthropic') placeBreakpoints(prompt, tools, options.purpose === 'compaction')
-  const maxOutputTokens = options.maxTokens ?? model.defaultMaxTokens
   let providerOptions = mergeOptions(model.providerOptions, effortOptions(options, model))
+  const maxTokens = options.maxTokens ?? model.defaultMaxTokens
+  const reserve = thinkingReserve(model, providerOptions)
+  checkOutputReserve({ ...options, maxTokens }, reserve, `providerOptions.anthropic.thinking.budgetTokens${options.reasoningEffort === undefined ? '' : ` of effort "${options.reasoningEffort}"`}`)
+  const maxOutputTokens = maxTokens === undefined ? undefined : maxTokens - reserve
   const cacheKey = kind === 'openai' || kind === 'openai-compatible' ? promptCacheKey(options.sessionId, model) : undefined
   if (cacheKey !== undefined) providerOptions = mergeOptions(providerOptions, cacheKeyOptions(kind, cacheKey, model))
   return {
@@ -74,6 +86,25 @@ function placeBreakpoints(prompt: LanguageModelV3Prompt, tools: LanguageModelV3F
   const parts = target.content as Array<{ type: string; providerOptions?: SharedV3ProviderOptions }>
   const index = parts.findLastIndex((part) => part.type !== 'reasoning' && part.type !== 'tool-approval-response')
   if (index >= 0) parts[index] = { ...parts[index]!, providerOptions: mergeOptions(parts[index]!.providerOptions, marker) }
+}
+
+/**
+ * The output tokens the call options reserve for thinking: for an Anthropic model (`@ai-sdk/anthropic`,
+ * `model.provider` `anthropic.*`) whose `providerOptions.anthropic.thinking` is
+ * `{ type: 'enabled' }`, its `budgetTokens` (the provider's {@link ANTHROPIC_DEFAULT_THINKING_BUDGET}
+ * without one); 0 otherwise (thinking off or `adaptive`, which has no fixed budget, or another provider).
+ */
+export function thinkingReserve(model: Pick<AiSdkModelConfig, 'model'>, providerOptions: SharedV3ProviderOptions | undefined): number {
+  if (!model.model.provider.startsWith('anthropic.')) return 0
+  const thinking = (providerOptions?.anthropic as { thinking?: { type?: unknown; budgetTokens?: unknown } } | undefined)?.thinking
+  if (thinking?.type !== 'enabled') return 0
+  return typeof thinking.budgetTokens === 'number' ? thinking.budgetTokens : ANTHROPIC_DEFAULT_THINKING_BUDGET
+}
+
+/** The output tokens `effort` reserves for thinking on `model` (see {@link thinkingReserve}); 0 for an effort without `effortOptions`. */
+export function effortReserve(model: AiSdkModelConfig, effort: string): number {
+  const own = effort === EFFORT_OFF || !model.effortOptions || !Object.hasOwn(model.effortOptions, effort) ? undefined : model.effortOptions[effort]
+  return thinkingReserve(model, mergeOptions(model.providerOptions, own))
 }
 
 function effortOptions(options: GenerateOptions, model: AiSdkModelConfig): SharedV3ProviderOptions | undefined {

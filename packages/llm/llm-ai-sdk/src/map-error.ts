@@ -1,6 +1,6 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, parseRetryAfter } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter } from '@warmfold/llm'
 import type { Redactor } from './redactor.ts'
 
 /** What an error message may name about the failed call. */
@@ -40,10 +40,12 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * |---|---|
  * | `APICallError` 4xx (not 401/403/429) whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | `APICallError` 401, 403 | `AUTH` |
+ * | `APICallError` 408 | `TIMEOUT` (retryable) |
  * | `APICallError` 429 | `RATE_LIMITED` (retryable, `retry-after` honoured) |
  * | `APICallError` 5xx (529 included) | `SERVER` (retryable) |
  * | other `APICallError` 4xx | `INVALID_REQUEST` |
  * | `APICallError` without status (the connection failed) | `NETWORK` |
+ * | the connection lost after the headers (a reset, the server closing the socket mid-stream: `APICallError` 200 "Failed to process successful response" over `terminated` / `UND_ERR_SOCKET`) | `NETWORK` (retryable) |
  * | an `error` stream part (an error event mid-stream) | by its `type` as Anthropic and OpenAI name them |
  * | abort | `ABORTED` |
  *
@@ -62,9 +64,8 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError' || error.name === 'AI_InvalidResponseDataError')) {
     return new LlmError('INVALID_RESPONSE', `${route} sent a response the provider could not read: ${redactor.text(error.message)}`, { provider, retryable: false })
   }
-  if (error instanceof Error && error.name === 'TypeError' && /fetch failed|terminated|socket/i.test(`${error.message} ${String((error as { cause?: unknown }).cause)}`)) {
-    return new LlmError('NETWORK', `the connection to ${route} failed: ${redactor.text(error.message)}`, { provider, cause: redactor.error(error) })
-  }
+  const lost = describeConnectionFailure(error)
+  if (lost !== undefined) return new LlmError('NETWORK', `the connection to ${route} failed: ${redactor.text(lost)}`, { provider, cause: redactor.error(error) })
   if (isStreamErrorObject(error)) return fromStreamError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)
   return new LlmError('NETWORK', `the call to ${route} failed: ${redactor.text(message)}`, { provider, cause: redactor.error(error) })
@@ -75,6 +76,15 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
   const serverMessage = redactor.text(error.message)
   if (error.statusCode === undefined) {
     return new LlmError('NETWORK', `could not reach ${route}: ${serverMessage}`, { provider, cause: redactor.error(error.cause) })
+  }
+  // The provider wraps a socket closed or reset while it read a successful response in an
+  // APICallError carrying that response's status: a transport failure, not a bad response.
+  const lost = error.statusCode < 400 ? describeConnectionFailure(error) : undefined
+  if (lost !== undefined) {
+    return new LlmError('NETWORK', `the connection to ${route} was lost mid-response (HTTP ${error.statusCode}): ${redactor.text(lost)}`, {
+      provider,
+      cause: redactor.error(error.cause),
+    })
   }
   const code = codeForStatus(error.statusCode, serverMessage)
   const headers = error.responseHeaders
@@ -88,12 +98,11 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
   })
 }
 
-/** The code of an HTTP error status. */
+/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  if (status === 401 || status === 403) return 'AUTH'
-  if (status === 429) return 'RATE_LIMITED'
-  if (status >= 400 && status < 500 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 500) return 'SERVER'
+  const byStatus = codeForHttpStatus(status)
+  if (byStatus) return byStatus
+  if (status >= 400 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (status >= 400) return 'INVALID_REQUEST'
   return 'INVALID_RESPONSE'
 }
@@ -120,7 +129,10 @@ function isStreamErrorObject(error: unknown): error is StreamErrorObject {
 function fromStreamError(error: StreamErrorObject, route: string, context: ErrorContext): LlmError {
   const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
   const message = context.redactor.text(typeof error.message === 'string' ? error.message : JSON.stringify(error))
-  return new LlmError(codeForType(type, message), `${route} sent an error event mid-stream (${type ?? 'no error type'}): ${message || '(no message)'}`, { provider: context.provider })
+  // OpenRouter reports a failure after the stream began as `{ code: 429, message }`, vLLM as `code: 400`: an HTTP status, read like one.
+  const status = typeof error.code === 'number' || (typeof error.code === 'string' && /^\d{3}$/.test(error.code)) ? Number(error.code) : undefined
+  const code = status !== undefined && status >= 400 && !isContextWindowMessage(message) ? (codeForHttpStatus(status) ?? 'INVALID_REQUEST') : codeForType(type, message)
+  return new LlmError(code, `${route} sent an error event mid-stream (${type ?? (status === undefined ? 'no error type' : `code ${status}`)}): ${message || '(no message)'}`, { provider: context.provider })
 }
 
 /** The code of a stream error event's type. */

@@ -54,7 +54,12 @@ describe('resolveModel and the plugin', () => {
         },
       }),
     )
-    expect(adapter.resolveModel('ai-sdk', 'a')).toEqual({ contextWindow: 200_000, defaultMaxTokens: 4096, cacheTtlMs: 300_000, reasoning: { efforts: ['off', 'high'], defaultEffort: 'off' } })
+    expect(adapter.resolveModel('ai-sdk', 'a')).toEqual({
+      contextWindow: 200_000,
+      defaultMaxTokens: 4096,
+      cacheTtlMs: 300_000,
+      reasoning: { efforts: ['off', 'high'], defaultEffort: 'off', outputReserveTokens: { high: 2048 } },
+    })
     expect(adapter.resolveModel('ai-sdk', 'c')).toEqual({ contextWindow: 1000, cacheTtlMs: 60_000 })
     expect(adapter.resolveModel('ai-sdk', 'n')).toEqual({ contextWindow: 1000 })
     expect(() => adapter.resolveModel('ai-sdk', 'zz')).toThrow('model "zz" is not known to provider "ai-sdk"; known models: a, c, n')

@@ -32,7 +32,8 @@ export function modelConfig(kind: Kind, model: LanguageModelV3, extra: Record<st
   return {
     model,
     contextWindow: 100_000,
-    defaultMaxTokens: 1024,
+    // Above the Anthropic thinking budget of effort high (1024), which maxTokens includes.
+    defaultMaxTokens: 2048,
     efforts: ['off', 'high'],
     defaultEffort: 'off',
     effortOptions,

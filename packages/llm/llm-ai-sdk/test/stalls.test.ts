@@ -31,18 +31,20 @@ describe('stream progress', () => {
 describe('stalled streams', () => {
   it('a server that keeps sending empty deltas forever fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
     const harness = await mount('compat', () => ({ drip: (tick) => chatChunk(WIRE_MODEL.compat, tick === 0 ? { role: 'assistant', content: '' } : { content: '' }), everyMs: 3 }), {
-      timeoutMs: 300,
+      // Long enough for a loaded machine to deliver the request before the client gives up.
+      timeoutMs: 1000,
       maxRetries: 0,
     })
     harnesses.push(harness)
     const error = await harness.failure()
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'ai' })
-    expect(error.message).toContain('timeoutMs (300 ms)')
+    expect(error.message).toContain('timeoutMs (1000 ms)')
     await harness.server.closed(0)
   })
 
   it('a server that never answers fails with TIMEOUT while waiting for the response', async () => {
-    const harness = await mount('anthropic', () => ({ hang: true }), { timeoutMs: 200, maxRetries: 0 })
+    // Long enough for a loaded machine to deliver the request before the client gives up on the answer.
+    const harness = await mount('anthropic', () => ({ hang: true }), { timeoutMs: 1000, maxRetries: 0 })
     harnesses.push(harness)
     expect(await harness.failure()).toMatchObject({ code: 'TIMEOUT' })
     await harness.server.closed(0)

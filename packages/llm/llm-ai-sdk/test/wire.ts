@@ -30,7 +30,7 @@ export async function wireBench(kind: Kind): Promise<WireBench> {
           apiKey: TEST_KEY,
         })
       : new AnthropicLlmAdapter(
-          parseAnthropicConfig({ provider: 'direct', baseURL: server.baseURL, apiKey: TEST_KEY, models: { [WIRE_MODEL.anthropic]: { contextWindow: 100_000, defaultMaxTokens: 1024, efforts: ['off', 'high'] } }, thinkingBudgets: { high: 1024 } }),
+          parseAnthropicConfig({ provider: 'direct', baseURL: server.baseURL, apiKey: TEST_KEY, models: { [WIRE_MODEL.anthropic]: { contextWindow: 100_000, defaultMaxTokens: 2048, efforts: ['off', 'high'] } }, thinkingBudgets: { high: 1024 } }),
           TEST_KEY,
         )
   const send = async (adapter: LlmAdapter, options: GenerateOptions) => {

@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
+import { checkOutputReserve, collectOutputReserves, deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
-import { CACHE_TTL_MS } from './config.ts'
+import { CACHE_TTL_MS, THINKING_OFF } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream } from './map-stream.ts'
@@ -56,18 +56,28 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   /**
    * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's
    * own, else the lifetime of its breakpoints: the model's `cacheTtl`, else the adapter's) and, when the model lists `efforts`,
-   * `reasoning: { efforts, defaultEffort }`.
+   * `reasoning: { efforts, defaultEffort, outputReserveTokens }`: each effort's thinking budget
+   * (`thinkingBudgets`), which `max_tokens` must exceed.
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
     const cached = this.#models.get(model)
     if (cached) return cached
     const config = this.#modelConfig(provider, model)
+    const reserves = config.efforts ? collectOutputReserves(config.efforts, (effort) => this.#thinkingBudget(effort)) : undefined
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       defaultMaxTokens: config.defaultMaxTokens,
       cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[config.cacheTtl ?? this.#config.cacheTtl],
-      ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+      ...(config.efforts
+        ? {
+            reasoning: {
+              efforts: [...config.efforts],
+              ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }),
+              ...(reserves ? { outputReserveTokens: reserves } : {}),
+            },
+          }
+        : {}),
     })
     this.#models.set(model, info)
     return info
@@ -76,12 +86,17 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   /**
    * The exact JSON body `stream(options)` sends, breakpoints included. Pure and deterministic:
    * the same options always give the same body.
-   * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
+   * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST` (also
+   *   for a `max_tokens` at or below the effort's thinking budget, which Anthropic rejects).
    */
   request(options: GenerateOptions): AnthropicRequestBody {
     const model = this.#modelConfig(options.provider, options.model)
     const settings = { provider: options.provider, defaultMaxTokens: model.defaultMaxTokens, thinkingBudgets: this.#config.thinkingBudgets }
     const body = serializeRequest(options, settings)
+    // Anthropic answers 400 for max_tokens ≤ budget_tokens; refused here, naming both numbers.
+    if (body.thinking) {
+      checkOutputReserve({ ...options, maxTokens: body.max_tokens }, body.thinking.budget_tokens, `thinkingBudgets.${options.reasoningEffort}, sent as thinking.budget_tokens`)
+    }
     // A summary call's trailing instruction is asked once: its blocks get no breakpoint, so the
     // last one ends the replayed region (read back) and nothing is written for the instruction.
     const instruction = options.purpose === 'compaction' ? options.messages.at(-1) : undefined
@@ -114,6 +129,11 @@ export class AnthropicLlmAdapter extends LlmAdapter {
       map: (events, signal) => mapStream(events, { ...context, signal }),
       mapError: (error) => mapError(error, context),
     })
+  }
+
+  /** `budget_tokens` of `effort`; 0 for `off` and for an effort without a budget (no thinking is sent). */
+  #thinkingBudget(effort: string): number {
+    return effort !== THINKING_OFF && Object.hasOwn(this.#config.thinkingBudgets, effort) ? this.#config.thinkingBudgets[effort]! : 0
   }
 
   #modelConfig(provider: string, model: string): AnthropicModelConfig {

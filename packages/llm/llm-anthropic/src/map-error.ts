@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -47,6 +47,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * |---|---|
  * | 4xx (not 401/403/429) whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | 401, 403 | `AUTH` |
+ * | 408 | `TIMEOUT` (retryable) |
  * | 429 | `RATE_LIMITED` (retryable) |
  * | 5xx, 529 `overloaded_error` | `SERVER` (retryable) |
  * | other 4xx | `INVALID_REQUEST` |
@@ -97,12 +98,11 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
   })
 }
 
-/** The code of an HTTP error status. */
+/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  if (status === 401 || status === 403) return 'AUTH'
-  if (status === 429) return 'RATE_LIMITED'
-  if (status >= 400 && status < 500 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 500) return 'SERVER'
+  const byStatus = codeForHttpStatus(status)
+  if (byStatus) return byStatus
+  if (status >= 400 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (status >= 400) return 'INVALID_REQUEST'
   return 'INVALID_RESPONSE'
 }

@@ -56,7 +56,8 @@ function conversationBefore(exchanges: Exchange[], index: number): Exchange {
   return before
 }
 
-describe('through the real agent loop and BasicCompactionEngine', () => {
+// A whole session over HTTP: about 3 s alone, more on a loaded machine, so not the default 5 s.
+describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_000 }, () => {
   it('keeps every conversation request append-only on the wire, and each summary call a replay of the routed prefix plus one instruction', async () => {
     const loop = await harness()
     const agent = await loop.run()

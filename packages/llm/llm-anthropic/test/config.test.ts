@@ -111,7 +111,7 @@ describe('config', () => {
     const adapter = await mountAdapter(() => streamReply({ blocks: [{ type: 'text', text: 'ok' }] }))
     contexts.push(adapter)
     // cacheTtlMs: 5 minutes, the lifetime of the adapter's default cache_control breakpoints.
-    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, cacheTtlMs: 300_000, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off' } })
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, cacheTtlMs: 300_000, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off', outputReserveTokens: { low: 2048, high: 8192 } } })
     expect(await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-other')).toEqual({ contextWindow: 100_000, defaultMaxTokens: 512, cacheTtlMs: 300_000 })
     const error = await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-9').catch((caught: unknown) => caught)
     expect(LlmError.isInstance(error) && error.code).toBe('UNKNOWN_MODEL')

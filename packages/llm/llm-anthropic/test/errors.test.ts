@@ -21,6 +21,28 @@ async function harness(responder: Responder, config: Record<string, unknown> = {
 
 const ok = () => streamReply({ blocks: [{ type: 'text', text: 'ok' }] })
 
+describe('max_tokens and the thinking budget', () => {
+  it('refuses a request whose max_tokens is not above the effort\'s budget_tokens, naming both numbers, and sends nothing', async () => {
+    const adapter = await harness(() => ok())
+    for (const maxTokens of [8192, 4000]) {
+      const error = await adapter.failure({ reasoningEffort: 'high', maxTokens })
+      expect(error).toMatchObject({ code: 'INVALID_REQUEST', provider: 'anthropic', retryable: false })
+      expect(error.message).toBe(
+        `anthropic/claude-test: maxTokens ${maxTokens} is not above the 8192 output tokens reasoningEffort "high" reserves for reasoning (thinkingBudgets.high, sent as thinking.budget_tokens); ` +
+          'the provider would reject the request or spend the whole cap on reasoning. Raise maxTokens above 8192, or choose a lower effort',
+      )
+    }
+    // The model's defaultMaxTokens (1024) counts the same way when the request sets none.
+    expect((await adapter.failure({ reasoningEffort: 'low' })).message).toContain('maxTokens 1024 is not above the 2048 output tokens reasoningEffort "low"')
+    expect(adapter.server.requests).toHaveLength(0)
+    await adapter.collect({ reasoningEffort: 'high', maxTokens: 8193 })
+    expect(adapter.server.requests[0]!.body).toMatchObject({ max_tokens: 8193, thinking: { type: 'enabled', budget_tokens: 8192 } })
+    // Without thinking there is no reserve.
+    await adapter.collect({ reasoningEffort: 'off', maxTokens: 100 })
+    expect(adapter.server.requests[1]!.body).toMatchObject({ max_tokens: 100 })
+  })
+})
+
 describe('error mapping', () => {
   it.each<[number, string, string, LlmErrorCode, boolean]>([
     [400, 'invalid_request_error', 'messages.1.content: field required', 'INVALID_REQUEST', false],
@@ -28,6 +50,7 @@ describe('error mapping', () => {
     [401, 'authentication_error', 'invalid x-api-key', 'AUTH', false],
     [403, 'permission_error', 'Your API key does not have permission to use the specified resource.', 'AUTH', false],
     [404, 'not_found_error', 'model: claude-nope', 'INVALID_REQUEST', false],
+    [408, 'timeout_error', 'Request timed out', 'TIMEOUT', true],
     [413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.', 'INVALID_REQUEST', false],
     [429, 'rate_limit_error', 'Number of request tokens has exceeded your per-minute rate limit', 'RATE_LIMITED', true],
     [500, 'api_error', 'Internal server error', 'SERVER', true],
@@ -42,6 +65,12 @@ describe('error mapping', () => {
     expect(error.message).toContain(type)
     expect(error.message).toContain(message)
     expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('retries a 408 (the server gave up waiting for the request), as the Anthropic SDK does, and recovers', async () => {
+    const adapter = await harness((_request, index) => (index === 0 ? errorReply(408, 'timeout_error', 'Request timed out') : ok()), { maxRetries: 1, retryBaseMs: 1 })
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
   })
 
   it('retries 529 overloaded up to maxRetries, then throws SERVER', async () => {
@@ -83,6 +112,14 @@ describe('error mapping', () => {
     const long = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '120' }), { maxRetries: 2 })
     expect(await long.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 120 })
     expect(long.server.requests).toHaveLength(1)
+  })
+
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const adapter = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 3_000 })
+    const error = await adapter.failure()
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(adapter.server.requests).toHaveLength(1)
   })
 
   it('maps a stream error event, retrying it only while no content was yielded', async () => {

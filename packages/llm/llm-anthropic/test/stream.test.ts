@@ -31,7 +31,7 @@ describe('streaming response mapping', () => {
         deltaUsage: { output_tokens: 57 },
       }),
     )
-    const chunks = await adapter.collect({ reasoningEffort: 'high' })
+    const chunks = await adapter.collect({ reasoningEffort: 'high', maxTokens: 16_000 })
     expect(chunks).toEqual([
       { type: 'block-start', index: 0, blockType: 'reasoning' },
       { type: 'reasoning-delta', index: 0, delta: 'The user wa' },
@@ -65,12 +65,12 @@ describe('streaming response mapping', () => {
         ? streamReply({ blocks: [{ type: 'thinking', thinking: 'plan', signature: 'sig==' }, { type: 'tool_use', id: 'toolu_9', name: 'read', json: '{"b": 1, "a": 2}' }], stopReason: 'tool_use' })
         : streamReply({ blocks: [{ type: 'text', text: 'done' }] }),
     )
-    const first = await adapter.ctx.llm.generate({ provider: 'anthropic', model: MODEL, reasoningEffort: 'high', messages: [createUserMessage('go')] })
+    const first = await adapter.ctx.llm.generate({ provider: 'anthropic', model: MODEL, reasoningEffort: 'high', maxTokens: 16_000, messages: [createUserMessage('go')] })
     expect(first.content).toEqual([
       { type: 'reasoning', text: 'plan', signature: 'sig==' },
       { type: 'tool-call', id: 'toolu_9', name: 'read', arguments: '{"b": 1, "a": 2}' },
     ])
-    await adapter.collect({ reasoningEffort: 'high', messages: [createUserMessage('go'), { id: 'a', role: 'assistant', content: first.content, source: { kind: 'model', provider: 'anthropic', model: MODEL } }] })
+    await adapter.collect({ reasoningEffort: 'high', maxTokens: 16_000, messages: [createUserMessage('go'), { id: 'a', role: 'assistant', content: first.content, source: { kind: 'model', provider: 'anthropic', model: MODEL } }] })
     expect(adapter.server.requests[1]!.rawBody).toContain(
       '{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":"sig=="},{"type":"tool_use","id":"toolu_9","name":"read","input":{"b":1,"a":2},"cache_control":{"type":"ephemeral"}}]}',
     )

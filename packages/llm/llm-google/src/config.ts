@@ -1,8 +1,8 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
-import type { ThinkingLevelName } from './thinking.ts'
-import { THINKING_LEVEL_NAMES, thinkingTable } from './thinking.ts'
+import type { ThinkingLevelName } from './default-thinking.ts'
+import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
 
 /** What the adapter knows about one Gemini model. */
 export interface GoogleModelConfig {
@@ -114,7 +114,7 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   const levels = thinkingLevels && Object.keys(thinkingLevels).length ? thinkingLevels : undefined
   if (budgets && levels) fail(`models["${id}"]: thinkingBudgets and thinkingLevels are exclusive (Gemini 2.5 takes a budget, Gemini 3 a level)`)
   // The model's own table, else its family's default: efforts are checked against what will be sent.
-  const table = (budgets ?? levels ?? thinkingTable(id, {} as GoogleModelConfig)?.table) as { readonly [effort: string]: unknown } | undefined
+  const table = (budgets ?? levels ?? defaultThinking(id)?.table) as { readonly [effort: string]: unknown } | undefined
   for (const effort of efforts ?? []) {
     if (!table || !Object.hasOwn(table, effort)) {
       fail(`models["${id}"].efforts: "${effort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'} (known: ${table ? Object.keys(table).join(', ') : 'none'})`)

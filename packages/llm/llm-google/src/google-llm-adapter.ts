@@ -1,7 +1,7 @@
 import type { GenerateContentParameters } from '@google/genai'
 import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
+import { collectOutputReserves, deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
 import type { GoogleAdapterConfig, GoogleModelConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -10,7 +10,7 @@ import { mapStream } from './map-stream.ts'
 import type { GeminiRequestBody } from './serialize-request.ts'
 import { serializeRequest } from './serialize-request.ts'
 import { streamProgress } from './stream-progress.ts'
-import { thinkingTable } from './thinking.ts'
+import { thinkingReserve, thinkingTable } from './thinking.ts'
 
 /** The `fetch` the SDK calls: the global one, or a wrapper (a cache probe, a proxy). */
 export type GoogleFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
@@ -60,8 +60,9 @@ export class GoogleLlmAdapter extends LlmAdapter {
 
   /**
    * Describes a configured model: `contextWindow`, `defaultMaxTokens` and `cacheTtlMs` when
-   * configured, and `reasoning: { efforts, defaultEffort }` when it has a thinking table (its own
-   * or its family's).
+   * configured, and `reasoning: { efforts, defaultEffort, outputReserveTokens }` when it has a
+   * thinking table (its own or its family's); `outputReserveTokens` holds each effort's positive
+   * `thinkingBudget`, which counts against `maxOutputTokens`.
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
@@ -70,11 +71,20 @@ export class GoogleLlmAdapter extends LlmAdapter {
     const config = this.#modelConfig(provider, model)
     const table = thinkingTable(model, config)
     const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
+    const reserves = efforts?.length ? collectOutputReserves(efforts, (effort) => thinkingReserve(table, effort)) : undefined
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(config.cacheTtlMs === undefined ? {} : { cacheTtlMs: config.cacheTtlMs }),
-      ...(efforts?.length ? { reasoning: { efforts: [...efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+      ...(efforts?.length
+        ? {
+            reasoning: {
+              efforts: [...efforts],
+              ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }),
+              ...(reserves ? { outputReserveTokens: reserves } : {}),
+            },
+          }
+        : {}),
     })
     this.#models.set(model, info)
     return info
@@ -83,6 +93,11 @@ export class GoogleLlmAdapter extends LlmAdapter {
   /**
    * The exact JSON body `stream(options)` sends (the SDK writes the same keys in the same order).
    * Pure and deterministic: the same options always give the same body.
+   *
+   * A `maxOutputTokens` at or below the effort's `thinkingBudget` is sent as it is: Gemini accepts
+   * it, and the budget is an upper bound the model often stays well under. Thinking that does run
+   * past the cap ends the reply with `MAX_TOKENS` (`max-tokens`), possibly without text; the
+   * model's `outputReserveTokens` lets a caller size the cap so that cannot happen.
    * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
    */
   request(options: GenerateOptions): GeminiRequestBody {

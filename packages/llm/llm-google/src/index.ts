@@ -1,4 +1,5 @@
 export * from './config.ts'
+export * from './default-thinking.ts'
 export * from './google-adapter.ts'
 export * from './google-llm-adapter.ts'
 export * from './map-error.ts'

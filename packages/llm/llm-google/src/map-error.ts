@@ -1,6 +1,6 @@
 import { ApiError } from '@google/genai'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -60,11 +60,13 @@ export const STATUS_CODES: { readonly [status: string]: LlmErrorCode } = {
  * |---|---|
  * | 400 whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | 401, 403, or 400 with `ErrorInfo.reason` `API_KEY_INVALID` | `AUTH` |
+ * | 408 | `TIMEOUT` (retryable) |
  * | 429 `RESOURCE_EXHAUSTED` | `RATE_LIMITED` (retryable) |
  * | 5xx (`INTERNAL`, `UNAVAILABLE`, `DEADLINE_EXCEEDED`) | `SERVER` (retryable) |
  * | other 4xx | `INVALID_REQUEST` |
  * | an error object in the stream | by its `code`/`status`, the same way |
- * | the connection failing, or the body ending mid-event | `NETWORK` / `STREAM_INCOMPLETE` |
+ * | the connection failing or lost mid-response (refused, reset, closed: `terminated`) | `NETWORK` |
+ * | the body ending cleanly inside an event | `STREAM_INCOMPLETE` |
  * | abort | `ABORTED` |
  *
  * `retryAfterSeconds` comes from the `retry-after` header, else from `RetryInfo.retryDelay` in the
@@ -81,10 +83,13 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   }
   if (error instanceof ApiError) return fromApiError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)
-  if (message === 'Incomplete JSON segment at the end' || message === 'terminated') {
-    // The SDK's words for a body that ended inside an event, and undici's for a socket closed mid-body.
+  if (message === 'Incomplete JSON segment at the end') {
+    // The SDK's words for a body that ended cleanly inside an event.
     return new LlmError('STREAM_INCOMPLETE', `the stream from ${route} was cut off mid-response (${message}); the reply is incomplete`, { provider, retryable: true, cause: secrets.error(error) })
   }
+  // A socket closed or reset mid-body (undici's `terminated`) is a transport failure, as in every adapter.
+  const lost = describeConnectionFailure(error)
+  if (lost !== undefined) return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(lost)}`, { provider, cause: secrets.error(error) })
   if (error instanceof SyntaxError || message.startsWith('exception parsing stream chunk')) {
     return new LlmError('INVALID_RESPONSE', `${route} sent a stream chunk that is not JSON: ${secrets.text(message)}`, { provider, retryable: false })
   }
@@ -137,11 +142,11 @@ function fromApiError(error: ApiError, route: string, context: ErrorContext): Ll
 /** The code of an API error, from its HTTP status, its `status` string and its message. */
 export function codeFor(status: number, body: GeminiErrorBody | undefined, serverMessage: string): LlmErrorCode {
   const reasons = (body?.details ?? []).map((detail) => detail.reason)
-  if (status === 401 || status === 403 || reasons.includes('API_KEY_INVALID')) return 'AUTH'
-  if (status === 429) return 'RATE_LIMITED'
-  if (status >= 400 && status < 500 && CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 500) return 'SERVER'
-  const byStatus = body?.status === undefined ? undefined : STATUS_CODES[body.status]
+  if (reasons.includes('API_KEY_INVALID')) return 'AUTH'
+  const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus
+  if (status >= 400 && CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))) return 'CONTEXT_WINDOW_EXCEEDED'
+  const byRpcStatus = body?.status === undefined ? undefined : STATUS_CODES[body.status]
+  if (byRpcStatus) return byRpcStatus
   return status >= 400 ? 'INVALID_REQUEST' : 'SERVER'
 }

@@ -1,6 +1,7 @@
 import type { ContentBlock, GenerateOptions, Message, ToolDefinition, ToolResultBlock } from '@warmfold/llm'
 import { canonicalJson, LlmError } from '@warmfold/llm'
-import type { ThinkingTable, WireThinkingConfig } from './thinking.ts'
+import type { ThinkingTable } from './default-thinking.ts'
+import type { WireThinkingConfig } from './thinking.ts'
 import { thinkingConfigFor } from './thinking.ts'
 
 /**

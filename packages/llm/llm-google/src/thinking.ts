@@ -1,12 +1,8 @@
 import { ThinkingLevel } from '@google/genai'
 import { LlmError } from '@warmfold/llm'
 import type { GoogleModelConfig } from './config.ts'
-
-/** Thinking levels as the Gemini docs name them (https://ai.google.dev/gemini-api/docs/thinking). */
-export const THINKING_LEVEL_NAMES = ['minimal', 'low', 'medium', 'high'] as const
-
-/** One documented thinking level. */
-export type ThinkingLevelName = (typeof THINKING_LEVEL_NAMES)[number]
+import type { ThinkingLevelName, ThinkingTable } from './default-thinking.ts'
+import { defaultThinking } from './default-thinking.ts'
 
 /** The wire value of each level: the SDK's `ThinkingLevel` enum, which is what Google's own client sends. */
 export const THINKING_LEVEL_WIRE: Readonly<Record<ThinkingLevelName, ThinkingLevel>> = Object.freeze({
@@ -23,28 +19,21 @@ export interface WireThinkingConfig {
   thinkingLevel?: ThinkingLevel
 }
 
-/** A model's effective thinking table: budgets (Gemini 2.5) or levels (Gemini 3). */
-export type ThinkingTable = { readonly kind: 'budget'; readonly table: { readonly [effort: string]: number } } | { readonly kind: 'level'; readonly table: { readonly [effort: string]: ThinkingLevelName } }
-
-/**
- * Defaults per model family, from the thinking guide's tables: 2.5 Pro thinks in 128–32768 tokens
- * and cannot turn thinking off; 2.5 Flash takes 0–24576 (0 off); 2.5 Flash-Lite 512–24576 (0 off);
- * `-1` is dynamic everywhere. Gemini 3 takes `thinkingLevel` (Pro: low/high; Flash also minimal
- * and medium) and cannot turn thinking off. Checked in order; the first prefix that matches wins.
- */
-export const DEFAULT_THINKING: ReadonlyArray<{ readonly prefix: string; readonly thinking: ThinkingTable }> = Object.freeze<Array<{ prefix: string; thinking: ThinkingTable }>>([
-  { prefix: 'gemini-3-pro', thinking: { kind: 'level', table: { low: 'low', high: 'high' } } },
-  { prefix: 'gemini-3', thinking: { kind: 'level', table: { minimal: 'minimal', low: 'low', medium: 'medium', high: 'high' } } },
-  { prefix: 'gemini-2.5-pro', thinking: { kind: 'budget', table: { low: 1024, medium: 8192, high: 32768, dynamic: -1 } } },
-  { prefix: 'gemini-2.5-flash-lite', thinking: { kind: 'budget', table: { off: 0, low: 1024, medium: 8192, high: 24576, dynamic: -1 } } },
-  { prefix: 'gemini-2.5-flash', thinking: { kind: 'budget', table: { off: 0, low: 1024, medium: 8192, high: 24576, dynamic: -1 } } },
-])
-
 /** The thinking table of model `id`: its own config, else the family default, else none (no thinking controls). */
 export function thinkingTable(id: string, model: GoogleModelConfig): ThinkingTable | undefined {
   if (model.thinkingBudgets) return { kind: 'budget', table: model.thinkingBudgets }
   if (model.thinkingLevels) return { kind: 'level', table: model.thinkingLevels }
-  return DEFAULT_THINKING.find(({ prefix }) => id.startsWith(prefix))?.thinking
+  return defaultThinking(id)
+}
+
+/**
+ * The output tokens `effort` reserves for thinking: its `thinkingBudget` when the table gives a
+ * positive one (Gemini counts thinking against `maxOutputTokens`); 0 for a level (no documented
+ * token count), a dynamic budget (`-1`), thinking off (`0`) or an effort the table does not know.
+ */
+export function thinkingReserve(table: ThinkingTable | undefined, effort: string): number {
+  if (table?.kind !== 'budget' || !Object.hasOwn(table.table, effort)) return 0
+  return Math.max(0, table.table[effort]!)
 }
 
 /**

@@ -101,7 +101,8 @@ async function runSession() {
 
 const json = (value: unknown) => JSON.stringify(value)
 
-describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effort high)', () => {
+// A whole session over HTTP: a few seconds alone, more on a loaded machine, so not the default 5 s.
+describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effort high)', { timeout: 30_000 }, () => {
   it('keeps conversation requests append-only on the wire, and each summary request the previous prefix plus only the instruction', async () => {
     const { server, session, marks, context } = await runSession()
     expect(session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })

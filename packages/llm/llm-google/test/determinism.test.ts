@@ -65,7 +65,8 @@ function generateOptions(input: Input): GenerateOptions {
   }
 }
 
-describe('determinism (C1 on the wire)', () => {
+// 80 calls over HTTP: a few seconds alone, more on a loaded machine, so not the default 5 s.
+describe('determinism (C1 on the wire)', { timeout: 30_000 }, () => {
   it('sends the same bytes for the same options, and exactly the body request() describes', async () => {
     const adapter = await mountAdapter(() => geminiReply({ parts: [{ text: 'ok' }] }), { maxRetries: 0 })
     const direct = new GoogleLlmAdapter(parseGoogleConfig({ apiKey: TEST_KEY, models: MODELS }), TEST_KEY)

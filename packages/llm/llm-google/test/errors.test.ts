@@ -1,12 +1,29 @@
 import { LlmError } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { errorBodyOf, retryDelaySeconds } from '../src/index.ts'
-import { disposeAll, MODEL, mountAdapter, request } from './fixture.ts'
+import { disposeAll, MODEL, MODEL_3, mountAdapter, request } from './fixture.ts'
 import { geminiChunks, geminiError, geminiReply } from './gemini-stream.ts'
 
 afterEach(disposeAll)
 
 const RETRY_INFO = { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '0.01s' }
+
+describe('maxOutputTokens and the thinking budget', () => {
+  it('advertises each effort\'s thinking budget as its output reserve (none for levels, dynamic or off)', async () => {
+    const adapter = await mountAdapter(() => geminiReply({ parts: [{ text: 'ok' }] }))
+    expect(await adapter.ctx.llm.resolveModelInfo('google', MODEL)).toMatchObject({
+      reasoning: { efforts: ['off', 'low', 'medium', 'high', 'dynamic'], outputReserveTokens: { low: 1024, medium: 8192, high: 24576 } },
+    })
+    expect((await adapter.ctx.llm.resolveModelInfo('google', MODEL_3)).reasoning).toEqual({ efforts: ['low', 'high'] })
+  })
+
+  it('sends a maxOutputTokens at or below the thinking budget as it is: Gemini accepts it, and the budget is only an upper bound', async () => {
+    const adapter = await mountAdapter(() => geminiReply({ parts: [{ text: 'ok' }] }))
+    // The model's defaultMaxTokens (8192) under effort high's budget (24576): not refused, unlike Anthropic.
+    expect((await adapter.collect({ reasoningEffort: 'high' })).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests[0]!.json.generationConfig).toEqual({ maxOutputTokens: 8192, thinkingConfig: { includeThoughts: true, thinkingBudget: 24576 } })
+  })
+})
 
 describe('error mapping', () => {
   it('maps 401/403 and a 400 API_KEY_INVALID to AUTH without retrying', async () => {
@@ -40,6 +57,22 @@ describe('error mapping', () => {
     const long = await mountAdapter(() => geminiError(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded.', { headers: { 'retry-after': '3600' } }), { maxRetries: 3 })
     expect(await long.failure('RATE_LIMITED')).toMatchObject({ retryAfterSeconds: 3600 })
     expect(long.server.requests).toHaveLength(1)
+  })
+
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const adapter = await mountAdapter(() => geminiError(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded.', { details: [{ ...RETRY_INFO, retryDelay: '30s' }] }), { maxRetries: 2, deadlineMs: 3_000 })
+    const error = await adapter.failure('RATE_LIMITED')
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('maps 408 (the server gave up waiting for the request) to a retryable TIMEOUT and retries it, as the Google SDK\'s retry options do', async () => {
+    const once = await mountAdapter(() => geminiError(408, 'DEADLINE_EXCEEDED', 'Request timed out.'), { maxRetries: 0 })
+    expect(await once.failure('TIMEOUT')).toMatchObject({ status: 408, retryable: true })
+    const adapter = await mountAdapter((_request, index) => (index === 0 ? geminiError(408, 'DEADLINE_EXCEEDED', 'Request timed out.') : geminiReply({ parts: [{ text: 'ok' }] })), { maxRetries: 1 })
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
   })
 
   it('maps the token-limit 400 to CONTEXT_WINDOW_EXCEEDED and other 400s to INVALID_REQUEST', async () => {
@@ -81,19 +114,34 @@ describe('error mapping', () => {
     expect(cut.server.requests).toHaveLength(1)
   })
 
-  it('maps a connection cut mid-stream without retrying the partial reply', async () => {
+  it('maps a connection cut mid-stream to NETWORK (a transport failure, as in every adapter) without retrying the partial reply', async () => {
     const adapter = await mountAdapter(() => ({ sse: geminiChunks({ parts: [{ text: 'streaming' }], finishReason: null }).slice(0, 1), done: false, hold: true }), { maxRetries: 2 })
     let caught: unknown
     try {
       for await (const chunk of adapter.ctx.llm.stream(request())) {
-        if (chunk.type === 'text-delta') await adapter.server.close()
+        if (chunk.type === 'text-delta') adapter.server.cut(0)
       }
     } catch (error) {
       caught = error
     }
-    expect(LlmError.isInstance(caught) && caught.code, String(caught)).toBe('STREAM_INCOMPLETE')
-    expect((caught as LlmError).message).toMatch(/the stream from google\/gemini-2.5-flash was cut off mid-response \(terminated\)/)
+    expect(LlmError.isInstance(caught) && caught.code, String(caught)).toBe('NETWORK')
+    expect(caught).toMatchObject({ retryable: true, provider: 'google' })
+    expect((caught as LlmError).message).toBe('the connection to google/gemini-2.5-flash failed: terminated: other side closed (UND_ERR_SOCKET)')
     expect(adapter.server.requests).toHaveLength(1)
+  })
+
+  it('retries a connection cut after the headers but before any output', async () => {
+    const adapter = await mountAdapter(
+      (_request, index) => {
+        if (index > 0) return geminiReply({ parts: [{ text: 'ok' }] })
+        // The headers and an empty keep-alive chunk are on the wire, then the socket is cut.
+        setImmediate(() => adapter.server.cut(index))
+        return { sse: [{ candidates: [{ content: { parts: [], role: 'model' }, index: 0 }] }], done: false, hold: true }
+      },
+      { maxRetries: 1 },
+    )
+    expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(adapter.server.requests).toHaveLength(2)
   })
 
   it('maps a refused connection to NETWORK', async () => {

@@ -1,6 +1,6 @@
 import type { GenerateOptions } from '@warmfold/llm'
 import { promptCacheKeyFor } from '@warmfold/llm'
-import type { ChatMessage, ChatTextPart } from './serialize-request.ts'
+import type { ChatMessage, ChatTextPart } from './chat-message.ts'
 
 /** Whether to send a per-session `prompt_cache_key`. */
 export type PromptCacheKeyMode = 'session' | 'off'

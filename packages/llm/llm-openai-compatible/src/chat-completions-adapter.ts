@@ -111,7 +111,11 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     const onAbort = () => state.controller.abort(signal?.reason)
     signal?.addEventListener('abort', onAbort, { once: true })
     const { deadlineMs } = this.options
+    const startedAt = performance.now()
     const deadline = deadlineMs === undefined ? undefined : setTimeout(() => expire(state, 'deadline'), deadlineMs)
+    // A retry wait the deadline would cut short is not started: the 429 reaches the caller as
+    // RATE_LIMITED with its retry-after, not as a TIMEOUT that hides it.
+    const remainingMs = deadlineMs === undefined ? undefined : () => deadlineMs - (performance.now() - startedAt)
     let iterator: AsyncIterator<ChatChunk> | undefined
     try {
       const response = await withRetries(
@@ -119,6 +123,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
         this.options,
         fail,
         state.controller.signal,
+        remainingMs,
       )
       const mapper = new StreamMapper(options.provider, this.options.dialect, this.secrets)
       iterator = (response as AsyncIterable<ChatChunk>)[Symbol.asyncIterator]()

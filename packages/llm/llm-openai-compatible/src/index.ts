@@ -1,5 +1,6 @@
 export * from './cache-controls.ts'
 export * from './chat-completions-adapter.ts'
+export * from './chat-message.ts'
 export * from './config.ts'
 export * from './map-error.ts'
 export * from './map-stream.ts'

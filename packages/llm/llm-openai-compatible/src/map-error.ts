@@ -1,5 +1,5 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What error mapping needs to know about the call. */
@@ -111,8 +111,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     // An `error` event inside an otherwise successful stream.
     // Redacted before parsing: cutting a long message first could leave part of a secret.
     const server = serverMessage(context.redact(error.error === undefined ? error.message : JSON.stringify({ error: error.error })))
-    const code: LlmErrorCode = isContextWindowError(server) ? 'CONTEXT_WINDOW_EXCEEDED' : 'SERVER'
-    return new LlmError(code, context.redact(`${provider}: the server reported an error inside the response stream: ${server.message}`), { provider })
+    return new LlmError(streamErrorCode(server), context.redact(`${provider}: the server reported an error inside the response stream: ${server.message}`), { provider })
   }
   if (error instanceof SyntaxError) {
     // JSON.parse quotes a cut of the input, which could hold part of a secret a server echoed.
@@ -123,9 +122,10 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
 }
 
 /**
- * Maps a failed HTTP response: a 4xx whose message reports a context overflow →
- * `CONTEXT_WINDOW_EXCEEDED`, 429 → `RATE_LIMITED`, 401/403 → `AUTH`, 5xx → `SERVER`, any other
- * status → `INVALID_REQUEST`. `retryAfterSeconds` comes from `retry-after(-ms)`.
+ * Maps a failed HTTP response: 401/403 → `AUTH`, 408 → `TIMEOUT`, 429 → `RATE_LIMITED`, 5xx →
+ * `SERVER` (`codeForHttpStatus` of `@warmfold/llm`), a 4xx whose message reports a context
+ * overflow → `CONTEXT_WINDOW_EXCEEDED`, any other status → `INVALID_REQUEST`. `retryAfterSeconds`
+ * comes from `retry-after(-ms)`.
  */
 export function httpError(status: number, headers: { get(name: string): string | null } | undefined, body: string, context: ErrorContext): LlmError {
   const { provider } = context
@@ -134,11 +134,28 @@ export function httpError(status: number, headers: { get(name: string): string |
   const retryAfterSeconds = parseRetryAfter(headers)
   const options = { status, provider, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) }
   const say = (what: string) => context.redact(`${provider}: ${what} (HTTP ${status}): ${server.message}`)
-  if (status === 429) return new LlmError('RATE_LIMITED', say('rate limited'), options)
-  if (status === 401 || status === 403) return new LlmError('AUTH', say('authentication failed'), options)
-  if (status >= 500) return new LlmError('SERVER', say('server error'), options)
+  const code = codeForHttpStatus(status)
+  if (code !== undefined) return new LlmError(code, say(STATUS_WORDS[code] ?? 'request failed'), options)
   if (status >= 400 && isContextWindowError(server)) return new LlmError('CONTEXT_WINDOW_EXCEEDED', say("the prompt exceeds the model's context window"), options)
   return new LlmError('INVALID_REQUEST', say('request rejected'), { ...options, retryable: false })
+}
+
+/** How a message words each status-only code. */
+const STATUS_WORDS: Partial<Record<LlmErrorCode, string>> = { AUTH: 'authentication failed', TIMEOUT: 'the server timed out waiting for the request', RATE_LIMITED: 'rate limited', SERVER: 'server error' }
+
+/**
+ * The code of an `error` event inside a 200 stream: a context overflow as for an HTTP error; else
+ * by its `code` when that is an HTTP status (OpenRouter sends `{ error: { code: 429, message } }`
+ * for a failure after the stream began, vLLM `code: 400` with `type: 'BadRequestError'`), read
+ * like the status itself (`codeForHttpStatus`, any other 4xx `INVALID_REQUEST`); else OpenAI's
+ * rate-limit words (`rate_limit_exceeded`, `rate_limit_error`) → `RATE_LIMITED`; else `SERVER`.
+ */
+export function streamErrorCode(server: ServerMessage): LlmErrorCode {
+  if (isContextWindowError(server)) return 'CONTEXT_WINDOW_EXCEEDED'
+  const status = server.code === undefined || !/^\d{3}$/.test(server.code) ? undefined : Number(server.code)
+  if (status !== undefined && status >= 400) return codeForHttpStatus(status) ?? 'INVALID_REQUEST'
+  if (server.code === 'rate_limit_exceeded' || server.type === 'rate_limit_error' || server.type === 'rate_limit_exceeded') return 'RATE_LIMITED'
+  return 'SERVER'
 }
 
 /** Whether a server message reports a prompt that does not fit the context window. */

@@ -1,54 +1,66 @@
 import type { LlmError, LlmErrorCode } from '@warmfold/llm'
+import { nextRetry } from '@warmfold/llm'
 
 /** How failed requests are retried. */
 export interface RetryPolicy {
   /** Retries after the first attempt (0 = never retry). */
   readonly maxRetries: number
-  /** First backoff in milliseconds; retry n waits about `retryBaseMs × 2ⁿ`. */
+  /** First backoff in milliseconds; retry n waits `retryBaseMs × 2ⁿ`. */
   readonly retryBaseMs: number
-  /** Longest single wait, `retry-after` included, in milliseconds. */
+  /**
+   * Longest single wait, `retry-after` included, in milliseconds. A server that asks for a longer
+   * wait is not retried early: its error is thrown with `retryAfterSeconds`.
+   */
   readonly maxRetryWaitMs: number
 }
 
-/** Codes worth another attempt: the server was busy or down, or the connection failed. */
+/**
+ * Codes worth another attempt: the server was busy or down, or the connection failed. A `TIMEOUT`
+ * is retried too when the server answered it (HTTP 408: it gave up waiting for the request), not
+ * when the adapter's own `timeoutMs` ran out.
+ */
 export const RETRIED_CODES: ReadonlySet<LlmErrorCode> = new Set(['RATE_LIMITED', 'SERVER', 'NETWORK'])
 
+function retried(error: LlmError): boolean {
+  return RETRIED_CODES.has(error.code) || (error.code === 'TIMEOUT' && error.status !== undefined)
+}
+
 /**
- * Runs `attempt` and retries it while it fails with a {@link RETRIED_CODES} error, at most
- * `policy.maxRetries` times. Each wait honours the error's `retryAfterSeconds` (else an
- * exponential backoff with jitter) and is capped at `maxRetryWaitMs`. `toLlmError` maps every
- * failure; the last one is thrown. An abort during a wait rejects with what `toLlmError`
- * makes of the abort.
+ * Runs `attempt` and retries it while it fails with a {@link RETRIED_CODES} error (or a 408), at most
+ * `policy.maxRetries` times. Each wait is what `nextRetry` of `@warmfold/llm` decides for every
+ * adapter: the error's `retryAfterSeconds`, else `retryBaseMs × 2ⁿ`, never more than
+ * `maxRetryWaitMs` and never past `remainingMs()` (the time left before `deadlineMs`); a wait it
+ * will not make ends the retries, and that error is thrown (a `RATE_LIMITED` keeps its
+ * `retryAfterSeconds`, so the host can schedule the retry). `toLlmError` maps every failure; an
+ * abort during a wait rejects with what `toLlmError` makes of the abort.
  */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
   policy: RetryPolicy,
   toLlmError: (error: unknown) => LlmError,
   signal?: AbortSignal,
+  remainingMs?: () => number,
 ): Promise<T> {
   for (let retry = 0; ; retry++) {
     try {
       return await attempt()
     } catch (error) {
       const mapped = toLlmError(error)
-      if (!RETRIED_CODES.has(mapped.code) || retry >= policy.maxRetries || signal?.aborted) throw mapped
+      if (!retried(mapped) || signal?.aborted) throw mapped
+      const step = nextRetry(retry, mapped, {
+        maxRetries: policy.maxRetries,
+        retryBaseMs: policy.retryBaseMs,
+        maxWaitMs: policy.maxRetryWaitMs,
+        ...(remainingMs ? { remainingMs } : {}),
+      })
+      if ('error' in step) throw step.error
       try {
-        await sleep(retryDelayMs(retry, policy, mapped.retryAfterSeconds), signal)
+        await sleep(step.waitMs, signal)
       } catch (abort) {
         throw toLlmError(abort)
       }
     }
   }
-}
-
-/**
- * The wait before retry `retry` (0-based): the server's `retry-after` when given, else
- * `retryBaseMs × 2^retry` minus up to 25 % jitter; never more than `maxRetryWaitMs`.
- */
-export function retryDelayMs(retry: number, policy: RetryPolicy, retryAfterSeconds?: number): number {
-  if (retryAfterSeconds !== undefined) return Math.min(retryAfterSeconds * 1000, policy.maxRetryWaitMs)
-  const backoff = policy.retryBaseMs * 2 ** retry * (1 - Math.random() * 0.25)
-  return Math.min(backoff, policy.maxRetryWaitMs)
 }
 
 /** Waits `milliseconds`; rejects with the signal's reason when it aborts first. */
@@ -66,4 +78,3 @@ export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void>
     signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
-

@@ -132,7 +132,8 @@ async function runSession(): Promise<{ run: Run; session: Session }> {
 
 const json = (value: unknown) => JSON.stringify(value)
 
-describe('through the real agent loop and BasicCompactionEngine (DeepSeek dialect, effort max)', () => {
+// A whole session over HTTP: a few seconds alone, more on a loaded machine, so not the default 5 s.
+describe('through the real agent loop and BasicCompactionEngine (DeepSeek dialect, effort max)', { timeout: 30_000 }, () => {
   it('keeps every conversation request append-only between logged rewrites, and sends warm summary requests', async () => {
     const { run, session } = await runSession()
     const { server, marks } = run

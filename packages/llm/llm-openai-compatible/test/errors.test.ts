@@ -1,6 +1,5 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { retryDelayMs } from '../src/index.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, openaiStream, openaiUsage } from './provider-streams.ts'
@@ -27,6 +26,7 @@ describe('HTTP status mapping', () => {
     [422, 'INVALID_REQUEST', false],
     [401, 'AUTH', false],
     [403, 'AUTH', false],
+    [408, 'TIMEOUT', true],
     [429, 'RATE_LIMITED', true],
     [500, 'SERVER', true],
     [502, 'SERVER', true],
@@ -43,6 +43,30 @@ describe('HTTP status mapping', () => {
       expect(server.server.requests).toHaveLength(1)
     })
   }
+
+  it('retries a 408 (the server gave up waiting for the request) like every vendor SDK does, and recovers', async () => {
+    const server = await harness((_request, index) => (index === 0 ? { status: 408, body: { error: { message: 'Request timed out.', type: 'timeout', code: null } } } : OK), { maxRetries: 1, retryBaseMs: 1 })
+    expect((await collect(server, request(server))).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(server.server.requests).toHaveLength(2)
+  })
+
+  it('maps an error event inside the stream by its code: an HTTP status like that status (OpenRouter 429, vLLM 400), OpenAI rate-limit words, else SERVER', async () => {
+    const cases: Array<[object, LlmErrorCode]> = [
+      // OpenRouter: a failure after the 200 arrives as { error: { code, message } } (its errors reference).
+      [{ code: 429, message: 'Rate limit exceeded: upstream provider is busy' }, 'RATE_LIMITED'],
+      [{ code: 502, message: 'Provider disconnected unexpectedly' }, 'SERVER'],
+      // vLLM's error object, sent as an event once streaming has begun.
+      [{ object: 'error', message: 'temperature must be non-negative, got -1.', type: 'BadRequestError', param: null, code: 400 }, 'INVALID_REQUEST'],
+      [{ message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' }, 'RATE_LIMITED'],
+      [{ message: 'the engine overloaded', type: 'server_error' }, 'SERVER'],
+    ]
+    for (const [error, code] of cases) {
+      const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'partial' }), { error }] }), { maxRetries: 2 })
+      const failure = await expectLlmError(() => collect(server, request(server)), code)
+      expect(failure.message).toContain('the server reported an error inside the response stream')
+      expect(server.server.requests).toHaveLength(1)
+    }
+  })
 
   it('reads the message from every error body shape (OpenAI, older vLLM, FastAPI detail, plain text)', async () => {
     const bodies: Array<object | string> = [
@@ -119,22 +143,20 @@ describe('retries', () => {
     expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(150)
   })
 
-  it('caps a long retry-after at maxRetryWaitMs', async () => {
-    const server = await harness((_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '3600' } } : OK), { maxRetries: 1, maxRetryWaitMs: 50 })
-    await collect(server, request(server))
-    expect(server.server.requests).toHaveLength(2)
+  it('hands a retry-after longer than maxRetryWaitMs to the caller as RATE_LIMITED with the retry-after, instead of retrying early', async () => {
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '3600' } }), { maxRetries: 2, maxRetryWaitMs: 50 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 3600, retryable: true })
+    expect(error.message).toContain('(not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (0.05 s); retry after that)')
+    expect(server.server.requests).toHaveLength(1)
   })
 
-  it('backs off exponentially with at most 25 % jitter, capped', () => {
-    const policy = { maxRetries: 5, retryBaseMs: 100, maxRetryWaitMs: 1000 }
-    for (const [retry, full] of [[0, 100], [1, 200], [2, 400], [3, 800]] as const) {
-      const delay = retryDelayMs(retry, policy)
-      expect(delay).toBeGreaterThanOrEqual(full * 0.75)
-      expect(delay).toBeLessThanOrEqual(full)
-    }
-    expect(retryDelayMs(10, policy)).toBe(1000)
-    expect(retryDelayMs(0, policy, 3)).toBe(1000)
-    expect(retryDelayMs(0, policy, 0.5)).toBe(500)
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 3_000 })
+    const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(server.server.requests).toHaveLength(1)
   })
 })
 

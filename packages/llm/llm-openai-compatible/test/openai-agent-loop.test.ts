@@ -38,7 +38,8 @@ afterEach(async () => {
   }
 })
 
-describe('through the real agent loop and BasicCompactionEngine (OpenAI dialect, explicit breakpoints)', () => {
+// A whole session over HTTP: a few seconds alone, more on a loaded machine, so not the default 5 s.
+describe('through the real agent loop and BasicCompactionEngine (OpenAI dialect, explicit breakpoints)', { timeout: 30_000 }, () => {
   it('sends one prompt_cache_key for the session, and each summary call shares the conversation prefix up to its last breakpoint, not on the instruction', async () => {
     let step = 0
     const server = await RecordingServer.start((request) => {

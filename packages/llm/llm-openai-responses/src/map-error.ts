@@ -1,5 +1,5 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What an error message may name about the failed call. */
@@ -36,6 +36,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * |---|---|
  * | 4xx with code `context_length_exceeded` or a message in {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
  * | 401, 403 | `AUTH` |
+ * | 408 | `TIMEOUT` (retryable) |
  * | 429 | `RATE_LIMITED` (retryable, `retryAfterSeconds` from `retry-after(-ms)`) |
  * | 5xx | `SERVER` (retryable) |
  * | other 4xx | `INVALID_REQUEST` |
@@ -92,12 +93,11 @@ export function streamError(errorCode: string | undefined, serverMessage: string
   })
 }
 
-/** The code of an HTTP error status. */
+/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the error code and message. */
 export function codeForStatus(status: number, errorCode: string | undefined, serverMessage: string): LlmErrorCode {
-  if (status === 401 || status === 403) return 'AUTH'
-  if (status === 429) return 'RATE_LIMITED'
-  if (status >= 400 && status < 500 && isContextWindowError(errorCode, serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 500) return 'SERVER'
+  const byStatus = codeForHttpStatus(status)
+  if (byStatus) return byStatus
+  if (status >= 400 && isContextWindowError(errorCode, serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
   if (status >= 400) return 'INVALID_REQUEST'
   return 'INVALID_RESPONSE'
 }

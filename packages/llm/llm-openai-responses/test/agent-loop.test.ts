@@ -13,7 +13,8 @@ const isSummary = (exchange: Exchange) => exchange.call.purpose === 'compaction'
 const items = (exchange: Exchange): string[] => exchange.request.json.input.map((item: unknown) => JSON.stringify(item))
 const instruction = JSON.stringify({ type: 'message', role: 'user', content: [{ type: 'input_text', text: COMPACTION_INSTRUCTION }] })
 
-describe('through the real agent loop and BasicCompactionEngine', () => {
+// A whole session over HTTP: a few seconds alone, more on a loaded machine, so not the default 5 s.
+describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_000 }, () => {
   it('keeps conversation requests append-only, and each summary request the previous request’s items plus only the instruction, reasoning replayed', async () => {
     const loop = await mountLoop()
     harnesses.push(loop)

@@ -23,6 +23,7 @@ describe('error mapping', () => {
     [400, 'invalid_request_error', 'context_length_exceeded', 'Your input exceeds the context window of this model. Please adjust your input and try again.', 'CONTEXT_WINDOW_EXCEEDED', false],
     [401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided.', 'AUTH', false],
     [403, 'invalid_request_error', null, 'Project does not have access to model gpt-test', 'AUTH', false],
+    [408, 'timeout', null, 'Request timed out.', 'TIMEOUT', true],
     [429, 'requests', 'rate_limit_exceeded', 'Rate limit reached for gpt-test on tokens per min (TPM)', 'RATE_LIMITED', true],
     [500, 'server_error', null, 'The server had an error while processing your request.', 'SERVER', true],
     [503, 'server_error', null, 'The engine is currently overloaded, please try again later', 'SERVER', true],
@@ -42,6 +43,9 @@ describe('error mapping', () => {
     expect(down.server.requests).toHaveLength(3)
     const flaky = await harness((_request, index) => (index === 0 ? errorReply(502, 'server_error', null, 'bad gateway') : ok()), { maxRetries: 2 })
     expect((await flaky.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    const timedOut = await harness((_request, index) => (index === 0 ? errorReply(408, 'timeout', null, 'Request timed out.') : ok()), { maxRetries: 1 })
+    expect((await timedOut.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
+    expect(timedOut.server.requests).toHaveLength(2)
     const invalid = await harness(() => errorReply(400, 'invalid_request_error', null, 'bad'), { maxRetries: 2 })
     expect((await invalid.failure()).code).toBe('INVALID_REQUEST')
     expect(invalid.server.requests).toHaveLength(1)
@@ -54,6 +58,14 @@ describe('error mapping', () => {
     expect(adapter.server.requests).toHaveLength(2)
     const once = await harness(() => errorReply(429, 'requests', 'rate_limit_exceeded', 'slow down', { 'retry-after': '7' }), { maxRetries: 0 })
     expect(await once.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 7 })
+  })
+
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
+    const adapter = await harness(() => errorReply(429, 'requests', 'rate_limit_exceeded', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 3_000 })
+    const error = await adapter.failure()
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(adapter.server.requests).toHaveLength(1)
   })
 
   it('maps an error event and response.failed by code, retrying only before output', async () => {

@@ -10,6 +10,22 @@ export interface ModelInfo {
     readonly efforts: readonly string[]
     /** The effort the provider applies when a request names none. */
     readonly defaultEffort?: string
+    /**
+     * Per effort, the output tokens the provider spends on or requires for reasoning before any
+     * answer text, out of the request's output cap: Anthropic's thinking `budget_tokens`, a Gemini
+     * 2.5 `thinkingBudget` (thinking counts against `maxOutputTokens`). Units: tokens, positive
+     * integers.
+     *
+     * Invariants: keys are efforts of `efforts`; an effort without an entry (`off`, or one whose
+     * reasoning has no fixed budget, like OpenAI's `reasoning_effort`) reserves nothing. A request
+     * at effort `e` must set `maxTokens` above `outputReserveTokens[e]`: the provider rejects it
+     * otherwise (Anthropic rejects `max_tokens` ≤ `budget_tokens`) or spends the whole cap on
+     * reasoning, and the adapters refuse such a request with `INVALID_REQUEST` before sending it.
+     * `maxTokens` includes the reserve, so whoever sizes an output cap (a summary call) picks one
+     * above the reserve of its effort that, with the prompt, still fits `contextWindow`. Omitted
+     * when no effort reserves anything.
+     */
+    readonly outputReserveTokens?: Readonly<Record<string, number>>
   }
   /**
    * How long the provider keeps an unused prompt prefix cached, in milliseconds (Anthropic: 5

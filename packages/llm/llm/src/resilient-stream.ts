@@ -38,11 +38,14 @@ export interface ResilientCall<E> {
  * {@link withIdleTimeout} (the response and then stream progress within `timeoutMs`, cancelled
  * through its own controller so the caller's signal is untouched), failures are retried by
  * {@link retryStream} only before output, and the whole call fails with `TIMEOUT` once it
- * outlasts `deadlineMs`.
+ * outlasts `deadlineMs`. A wait between attempts that would outlast `deadlineMs`, or a
+ * `retry-after` longer than `MAX_RETRY_AFTER_SECONDS`, is not started: the failure itself
+ * (a `RATE_LIMITED` with its `retryAfterSeconds`) goes to the caller.
  */
 export async function* resilientStream<E>(call: ResilientCall<E>): AsyncGenerator<StreamChunk> {
   const { provider, model, deadlineMs } = call
   const deadline = new AbortController()
+  const startedAt = performance.now()
   const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
   // Attempts and the waits between them stop on the caller's abort and on the deadline alike.
   const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal
@@ -51,6 +54,9 @@ export async function* resilientStream<E>(call: ResilientCall<E>): AsyncGenerato
     yield* retryStream((attempt) => watchedAttempt(call, signal, attempt), {
       maxRetries: call.maxRetries,
       retryBaseMs: call.retryBaseMs,
+      // A wait the deadline would cut short is not started: a 429 then reaches the host as
+      // RATE_LIMITED with its retry-after, not as a TIMEOUT that hides it.
+      ...(deadlineMs === undefined ? {} : { remainingMs: () => deadlineMs - (performance.now() - startedAt) }),
       signal,
       mapError: (error) => (deadline.signal.aborted && !call.signal?.aborted ? overDeadline() : call.mapError(error)),
     })

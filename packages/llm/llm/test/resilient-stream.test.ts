@@ -80,6 +80,40 @@ describe('resilientStream', () => {
     expect(error?.message).toBe('p/m: the call did not finish within deadlineMs (30 ms)')
     expect(error?.retryable).toBe(false)
   })
+
+  it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, instead of waiting into a TIMEOUT', async () => {
+    let attempts = 0
+    const { error } = await drain(
+      call(
+        async function* () {
+          attempts++
+          yield* []
+          throw new LlmError('RATE_LIMITED', 'p/m: rate limited (HTTP 429)', { status: 429, retryAfterSeconds: 30 })
+        },
+        { deadlineMs: 300, maxRetries: 2 },
+      ),
+    )
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
+    expect(error?.message).toMatch(/^p\/m: rate limited \(HTTP 429\) \(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(attempts).toBe(1)
+  })
+
+  it('still waits a retry-after that ends before deadlineMs, and retries', async () => {
+    let attempts = 0
+    const { chunks, error } = await drain(
+      call(
+        async function* () {
+          attempts++
+          if (attempts === 1) throw new LlmError('RATE_LIMITED', 'slow down', { status: 429, retryAfterSeconds: 0.01 })
+          yield { text: 'ok' }
+        },
+        { deadlineMs: 5_000, maxRetries: 1 },
+      ),
+    )
+    expect(error).toBeUndefined()
+    expect(chunks).toEqual([{ type: 'text-delta', index: 0, delta: 'ok' }])
+    expect(attempts).toBe(2)
+  })
 })
 
 describe('modelEntry', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { LlmError, MAX_RETRY_AFTER_SECONDS, parseRetryAfter, retryStream, streamRetryDelayMs, withIdleTimeout } from '../src/index.ts'
+import { LlmError, MAX_RETRY_AFTER_SECONDS, nextRetry, parseRetryAfter, retryStream, streamRetryDelayMs, withIdleTimeout } from '../src/index.ts'
 
 const rateLimited = (retryAfterSeconds?: number) => new LlmError('RATE_LIMITED', 'slow down', { retryAfterSeconds, retryable: true })
 const now = Date.parse('2026-01-01T00:00:00Z')
@@ -27,6 +27,36 @@ describe('retryStream', () => {
     expect([0, 1, 2].map((retry) => streamRetryDelayMs(retry, rateLimited(), 500))).toEqual([500, 1000, 2000])
     expect(streamRetryDelayMs(3, rateLimited(2.5), 500)).toBe(2500)
     expect(streamRetryDelayMs(0, rateLimited(MAX_RETRY_AFTER_SECONDS + 1), 500)).toBeUndefined()
+  })
+
+  it('caps the backoff at maxWaitMs, hands a longer retry-after over, and starts no wait the deadline would cut short', () => {
+    expect(streamRetryDelayMs(10, rateLimited(), 500)).toBe(MAX_RETRY_AFTER_SECONDS * 1000)
+    expect(streamRetryDelayMs(10, rateLimited(), 500, { maxWaitMs: 2000 })).toBe(2000)
+    expect(streamRetryDelayMs(0, rateLimited(3), 500, { maxWaitMs: 2000 })).toBeUndefined()
+    expect(streamRetryDelayMs(0, rateLimited(1), 500, { remainingMs: 1500 })).toBe(1000)
+    expect(streamRetryDelayMs(0, rateLimited(1), 500, { remainingMs: 1000 })).toBeUndefined()
+    expect(streamRetryDelayMs(2, rateLimited(), 500, { remainingMs: 1500 })).toBeUndefined()
+  })
+
+  it('nextRetry hands a RATE_LIMITED the adapter will not wait for to the caller, keeping its retry-after and saying why', () => {
+    const policy = { maxRetries: 2, retryBaseMs: 500 }
+    expect(nextRetry(0, rateLimited(2), policy)).toEqual({ waitMs: 2000 })
+    const tooLong = nextRetry(0, rateLimited(3600), policy)
+    expect('error' in tooLong && tooLong.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: 3600,
+      message: 'slow down (not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (60 s); retry after that)',
+    })
+    const late = nextRetry(1, rateLimited(5), { ...policy, remainingMs: () => 4000 })
+    expect('error' in late && late.error).toMatchObject({
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: 5,
+      message: "slow down (gave up after 2 attempts: waiting 5000 ms for the next attempt would outlast the call's deadline (4000 ms left))",
+    })
+    const spent = nextRetry(2, rateLimited(1), policy)
+    expect('error' in spent && spent.error.message).toBe('slow down (gave up after 3 attempts)')
+    const final = new LlmError('AUTH', 'bad key', { retryable: false })
+    expect(nextRetry(0, final, policy)).toEqual({ error: final })
   })
 
   it('reopens after a retryable failure before any item, and says how many attempts a final failure took', async () => {

@@ -62,6 +62,7 @@ export class RecordingServer {
   /** Every request, in arrival order. */
   readonly requests: RecordedRequest[] = []
   private readonly open = new Set<ServerResponse>()
+  private readonly responses: ServerResponse[] = []
   private readonly closings: Array<Promise<void>> = []
 
   private constructor(
@@ -92,6 +93,7 @@ export class RecordingServer {
         const recorded: RecordedRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, json, receivedAt: Date.now() }
         const self = recording as RecordingServer
         const index = self.requests.push(recorded) - 1
+        self.responses[index] = response
         self.open.add(response)
         self.closings[index] = new Promise((resolve) => response.on('close', resolve))
         response.on('close', () => self.open.delete(response))
@@ -119,6 +121,17 @@ export class RecordingServer {
     const closing = this.closings[index]
     if (!closing) throw new Error(`no request ${index} has arrived`)
     return closing
+  }
+
+  /**
+   * Destroys the socket of request `index` while its response is under way (a `hold` stream), as a
+   * connection reset or a server that dies mid-response does: the client sees the body end
+   * without its final chunk. Other requests are untouched.
+   */
+  cut(index: number): void {
+    const response = this.responses[index]
+    if (!response) throw new Error(`no request ${index} has arrived`)
+    response.socket?.destroy()
   }
 
   /** Responses still open (a held stream the client has not closed yet). */

@@ -1,0 +1,45 @@
+import { LlmError } from './llm-error.ts'
+
+/**
+ * The `reasoning.outputReserveTokens` of a `ModelInfo`: for each of `efforts`, the tokens
+ * `reserveOf(effort)` returns, keeping only positive ones (an effort that reserves nothing has no
+ * entry). `undefined` when no effort reserves anything, so the field is left out.
+ */
+export function collectOutputReserves(efforts: readonly string[], reserveOf: (effort: string) => number): Readonly<Record<string, number>> | undefined {
+  const reserves: Record<string, number> = {}
+  for (const effort of efforts) {
+    const reserve = reserveOf(effort)
+    if (reserve > 0) reserves[effort] = reserve
+  }
+  return Object.keys(reserves).length ? reserves : undefined
+}
+
+/** The call {@link checkOutputReserve} looks at. */
+export interface OutputReserveCall {
+  /** Provider id and model, for the message. */
+  readonly provider: string
+  readonly model: string
+  /** The call's effort, named in the message. */
+  readonly reasoningEffort?: string
+  /** The output cap the adapter would send (the request's `maxTokens`, else the model's default); `undefined` when it sends none. */
+  readonly maxTokens?: number
+}
+
+/**
+ * Refuses, before anything is sent, a call whose output cap is at or below the output tokens its
+ * effort reserves for reasoning (`reserve`, e.g. Anthropic's `budget_tokens`): the provider rejects
+ * such a request (Anthropic), or spends the whole cap on reasoning and returns no answer (Gemini).
+ * A call without a cap, or with no reserve, passes. `source` says where the reserve comes from,
+ * e.g. `thinkingBudgets.high, sent as thinking.budget_tokens`.
+ * @throws LlmError `INVALID_REQUEST` (not retryable) naming the route, both numbers, the effort and `source`.
+ */
+export function checkOutputReserve(call: OutputReserveCall, reserve: number, source: string): void {
+  if (call.maxTokens === undefined || reserve <= 0 || call.maxTokens > reserve) return
+  const effort = call.reasoningEffort === undefined ? 'the call' : `reasoningEffort "${call.reasoningEffort}"`
+  throw new LlmError(
+    'INVALID_REQUEST',
+    `${call.provider}/${call.model}: maxTokens ${call.maxTokens} is not above the ${reserve} output tokens ${effort} reserves for reasoning (${source}); ` +
+      `the provider would reject the request or spend the whole cap on reasoning. Raise maxTokens above ${reserve}, or choose a lower effort`,
+    { provider: call.provider, retryable: false },
+  )
+}
