@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import { AiSdkLlmAdapter } from './ai-sdk-llm-adapter.ts'
 import type { AiSdkAdapterConfig } from './config.ts'
 import { parseAiSdkConfig } from './config.ts'
@@ -10,12 +11,13 @@ import { parseAiSdkConfig } from './config.ts'
  * The config holds live objects (the models), so it is written in code, not in a JSON/YAML file.
  */
 export class AiSdkAdapter {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-ai-sdk', provides: LLM_ADAPTER_ROLE }
   static inject = ['llm']
 
   /** The registered adapter. */
   readonly adapter: AiSdkLlmAdapter
 
-  constructor(ctx: Context, config: AiSdkAdapter.Config) {
+  constructor(ctx: Context, config: Parsed<AiSdkAdapter.Config>) {
     this.adapter = new AiSdkLlmAdapter(config)
     ctx.llm.registerAdapter(config.provider, this.adapter)
   }

@@ -1,6 +1,6 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze } from '@warmfold/llm'
+import { deepFreeze, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** The provider specification version this adapter speaks (AI SDK 6, `@ai-sdk/provider` 3.x). */
@@ -210,7 +210,7 @@ function count(value: unknown, where: string, min: number): number {
 
 function unknownKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {
   for (const key of Object.keys(value)) {
-    if (!known.includes(key)) fail(`${where}: unknown key "${key}"; known keys: ${known.join(', ')}`)
+    if (!known.includes(key)) fail(`${where}: ${unknownKeyMessage(key, known)}`)
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import { AnthropicLlmAdapter } from './anthropic-llm-adapter.ts'
 import type { AnthropicAdapterConfig } from './config.ts'
 import { parseAnthropicConfig, resolveApiKey } from './config.ts'
@@ -13,12 +14,13 @@ import { parseAnthropicConfig, resolveApiKey } from './config.ts'
  * never a key value.
  */
 export class AnthropicAdapter {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-anthropic', provides: LLM_ADAPTER_ROLE, defaultProvider: 'anthropic' }
   static inject = ['llm']
 
   /** The registered adapter. */
   readonly adapter: AnthropicLlmAdapter
 
-  constructor(ctx: Context, config: AnthropicAdapter.Config) {
+  constructor(ctx: Context, config: Parsed<AnthropicAdapter.Config>) {
     this.adapter = new AnthropicLlmAdapter(config, resolveApiKey(config))
     ctx.llm.registerAdapter(config.provider, this.adapter)
   }

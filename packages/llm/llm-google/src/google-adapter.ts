@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { GoogleAdapterConfig } from './config.ts'
 import { parseGoogleConfig, resolveApiKey } from './config.ts'
 import { GoogleLlmAdapter } from './google-llm-adapter.ts'
@@ -13,12 +14,13 @@ import { GoogleLlmAdapter } from './google-llm-adapter.ts'
  * never a key value.
  */
 export class GoogleAdapter {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-google', provides: LLM_ADAPTER_ROLE, defaultProvider: 'google' }
   static inject = ['llm']
 
   /** The registered adapter. */
   readonly adapter: GoogleLlmAdapter
 
-  constructor(ctx: Context, config: GoogleAdapter.Config) {
+  constructor(ctx: Context, config: Parsed<GoogleAdapter.Config>) {
     this.adapter = new GoogleLlmAdapter(config, resolveApiKey(config))
     ctx.llm.registerAdapter(config.provider, this.adapter)
   }

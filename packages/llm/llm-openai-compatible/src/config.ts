@@ -1,4 +1,5 @@
-import { deepFreeze, normalizeApiKey, strictConfig } from '@warmfold/llm'
+import type { ConfigParser } from '@warmfold/llm'
+import { deepFreeze, normalizeApiKey, strictConfig, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
 import { PROMPT_CACHE_RETENTIONS } from './cache-controls.ts'
@@ -100,7 +101,7 @@ export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 
   Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'deadlineMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers' | 'promptCacheKey'>>
 
 /** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
-export type OpenAICompatibleConfigParser = ((config: OpenAICompatibleOptions) => OpenAICompatibleConfig) & { readonly schema: Schema }
+export type OpenAICompatibleConfigParser = ConfigParser<OpenAICompatibleConfig, OpenAICompatibleOptions>
 
 const OWNER = 'OpenAICompatibleAdapter'
 const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs', 'promptCacheRetention', 'cacheBreakpoints']
@@ -141,7 +142,7 @@ const parseShape = strictConfig<OpenAICompatibleConfig>(OWNER, schema as unknown
  * @throws TypeError naming the offending key.
  */
 export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.assign(
-  (input: OpenAICompatibleOptions | undefined): OpenAICompatibleConfig => {
+  (input: unknown): OpenAICompatibleConfig => {
     // Checked before schemastery, whose type errors quote the received value.
     if (input !== null && typeof input === 'object' && 'apiKey' in input) {
       const apiKey = (input as { apiKey?: unknown }).apiKey
@@ -187,7 +188,7 @@ export function resolveApiKey(config: Pick<OpenAICompatibleConfig, 'provider' | 
 function checkModel(id: string, model: ModelConfig): ModelConfig {
   const where = `models.${id}`
   for (const key of Object.keys(model)) {
-    if (!MODEL_KEYS.includes(key)) fail(`${where}: unknown key "${key}"; known keys: ${MODEL_KEYS.join(', ')}`)
+    if (!MODEL_KEYS.includes(key)) fail(`${where}: ${unknownKeyMessage(key, MODEL_KEYS)}`)
   }
   const efforts = model.efforts ?? []
   if (efforts.some((effort) => effort === '')) fail(`${where}.efforts must not contain an empty string`)

@@ -1,4 +1,6 @@
 import type { Context } from '@cordisjs/core'
+import type { Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import { ChatCompletionsAdapter } from './chat-completions-adapter.ts'
 import type { OpenAICompatibleConfig, OpenAICompatibleConfigParser } from './config.ts'
 import { parseOpenAICompatibleConfig, resolveApiKey } from './config.ts'
@@ -14,6 +16,7 @@ import { parseOpenAICompatibleConfig, resolveApiKey } from './config.ts'
  * a provider id that is already registered.
  */
 export class OpenAICompatibleAdapter {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-openai-compatible', provides: LLM_ADAPTER_ROLE }
   static inject = ['llm']
   /** One plugin, several endpoints: each `ctx.plugin(OpenAICompatibleAdapter, config)` is its own adapter. */
   static reusable = true
@@ -21,7 +24,7 @@ export class OpenAICompatibleAdapter {
   /** The adapter registered with `ctx.llm`. */
   readonly adapter: ChatCompletionsAdapter
 
-  constructor(ctx: Context, config: OpenAICompatibleAdapter.Config) {
+  constructor(ctx: Context, config: Parsed<OpenAICompatibleAdapter.Config>) {
     const { apiKey: _apiKey, apiKeyEnv: _apiKeyEnv, ...rest } = config
     this.adapter = new ChatCompletionsAdapter({
       ...rest,

@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser } from '@warmfold/llm'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { OpenAIResponsesConfig } from './config.ts'
 import { parseResponsesConfig, resolveApiKey } from './config.ts'
 import { ResponsesLlmAdapter } from './responses-llm-adapter.ts'
@@ -12,12 +13,13 @@ import { ResponsesLlmAdapter } from './responses-llm-adapter.ts'
  * or the key's environment variable is unset; the message names the key or variable, never a value.
  */
 export class OpenAIResponsesAdapter {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-openai-responses', provides: LLM_ADAPTER_ROLE, defaultProvider: 'openai' }
   static inject = ['llm']
 
   /** The registered adapter. */
   readonly adapter: ResponsesLlmAdapter
 
-  constructor(ctx: Context, config: OpenAIResponsesAdapter.Config) {
+  constructor(ctx: Context, config: Parsed<OpenAIResponsesAdapter.Config>) {
     this.adapter = new ResponsesLlmAdapter(config, resolveApiKey(config))
     ctx.llm.registerAdapter(config.provider, this.adapter)
   }

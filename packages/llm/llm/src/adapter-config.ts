@@ -1,4 +1,5 @@
 import { normalizeApiKey } from './secret-redactor.ts'
+import { unknownKeyMessage } from './strict-config.ts'
 
 /** Whether `value` is an absolute http(s) URL (an adapter's `baseURL`). */
 export function isHttpUrl(value: string): boolean {
@@ -16,7 +17,7 @@ export function checkModelKeys(owner: string, models: unknown, known: readonly s
   for (const [id, model] of Object.entries(models)) {
     if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
     for (const key of Object.keys(model)) {
-      if (!known.includes(key)) throw new TypeError(`${owner} config: models["${id}"]: unknown key "${key}"; known keys: ${known.join(', ')}`)
+      if (!known.includes(key)) throw new TypeError(`${owner} config: models["${id}"]: ${unknownKeyMessage(key, known)}`)
     }
   }
 }

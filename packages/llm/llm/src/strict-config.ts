@@ -12,13 +12,14 @@ export type ConfigInput<T> = { [K in keyof T]?: T[K] }
  * (for docs and UIs).
  *
  * Two call signatures: called directly it takes any value (JSON from a file, a test's bad
- * input) and checks it at run time; the last one, `(config?: I)`, is the one
- * `ctx.plugin(X, config)` checks a host's `config` against at compile time (see `Parsed`), so an
- * unknown or mistyped key in code is a type error.
+ * input) and checks it at run time; the last one, `(config?: I)` (`config` required when `I`
+ * has required keys), is the one `ctx.plugin(X, config)` checks a host's `config` against at
+ * compile time (see `Parsed`), so an unknown or mistyped key in code is a type error.
  */
 export interface ConfigParser<T, I = ConfigInput<T>> {
   (config: unknown): T
-  (config?: I): T
+  // A config with keys the host must write is a required argument.
+  (...config: {} extends I ? [config?: I] : [config: I]): T
   readonly schema: Schema
 }
 
