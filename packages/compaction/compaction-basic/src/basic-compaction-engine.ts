@@ -259,7 +259,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       const best = measurement.totalTokens - saved - headTokens + pinnedTokens + empty
       if (foldable === 0 || best >= budget.thresholdTokens) {
         reason =
-          foldable === 0
+          maxHead <= 0
+            ? `a summary call to ${route.policy.summarizationModel ?? header.config.model} has no room for any history: its ${route.limitTokens}-token budget goes to the system prompt, the tools, the instruction and the output (${route.outputReserveTokens ? `the reasoning effort's ${route.outputReserveTokens}-token output reserve plus ` : ''}the summary's own budget)`
+            : foldable === 0
             ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
             : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} tokens, at or above the threshold`
         break

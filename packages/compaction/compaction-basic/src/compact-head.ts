@@ -21,6 +21,12 @@ export interface SummaryRoute {
   readonly policy: ResolvedPolicy
   /** Prompt estimate + `maxTokens` budget: the target's window minus the margin. */
   readonly limitTokens: number
+  /**
+   * Output tokens the summary call's effort spends or requires before answer text on the target
+   * (`ModelInfo.reasoning.outputReserveTokens`, e.g. Anthropic's thinking budget): the call's
+   * `maxTokens` is this plus the policy's `maxTokens`, so the summary keeps its whole budget.
+   */
+  readonly outputReserveTokens: number
 }
 
 /** How a compaction of a chosen head ended: committed, or why no summary call was made. */
@@ -53,18 +59,22 @@ export async function resolveSummaryRoute(ctx: Context, config: BasicCompactionC
   const target = summaryTarget(header, routed)
   const sameRoute = target.provider === header.config.provider && target.model === header.config.model
   const policy = sameRoute ? routed : { ...resolvePolicy(config, target.provider, target.model), summarizationProvider: routed.summarizationProvider, summarizationModel: routed.summarizationModel }
-  const { contextWindow } = await ctx.llm.resolveModelInfo(target.provider, target.model)
-  return { policy, limitTokens: summaryLimit(contextWindow, policy.summaryMarginRatio) }
+  const { contextWindow, reasoning } = await ctx.llm.resolveModelInfo(target.provider, target.model)
+  // The effort the call will carry: the header's on the same route (already materialized),
+  // else the target's default (nothing is inherited across routes).
+  const effort = sameRoute ? header.config.reasoningEffort : reasoning?.defaultEffort
+  const outputReserveTokens = effort === undefined ? 0 : (reasoning?.outputReserveTokens?.[effort] ?? 0)
+  return { policy, limitTokens: summaryLimit(contextWindow, policy.summaryMarginRatio), outputReserveTokens }
 }
 
 /**
  * The largest head (in surface tokens) whose summary prompt fits `limitTokens`: the limit less
- * the envelope, the instruction and an output reserve of `min(maxTokens, limit / 4)`, at least
- * {@link MIN_SUMMARY_OUTPUT_TOKENS}.
+ * the envelope, the instruction, the effort's output reserve and room for the summary of
+ * `min(maxTokens, limit / 4)`, at least {@link MIN_SUMMARY_OUTPUT_TOKENS}.
  */
 export function maxHeadTokens(ctx: Context, header: RequestHeader, route: SummaryRoute, limitTokens = route.limitTokens): number {
   const meter = ctx.tokenMeter
-  const reserve = Math.max(MIN_SUMMARY_OUTPUT_TOKENS, Math.min(route.policy.maxTokens, Math.floor(limitTokens / 4)))
+  const reserve = route.outputReserveTokens + Math.max(MIN_SUMMARY_OUTPUT_TOKENS, Math.min(route.policy.maxTokens, Math.floor(limitTokens / 4)))
   const envelope = meter.estimateSystem(header.system) + meter.estimateTools(header.tools) + meter.estimateMessage(instructionMessage())
   return limitTokens - envelope - reserve
 }
@@ -101,7 +111,7 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     }
     const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
     const built = input.buildRequest({ header, policy: route.policy, regionMessages, sessionId: session.id, signal: input.signal })
-    const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit)
+    const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit, route.outputReserveTokens)
     if (typeof sized === 'string') return { kind: 'unfit', reason: rejected ? `${sized}, after ${rejected}` : sized }
     try {
       const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs: route.policy.summaryDeadlineMs }

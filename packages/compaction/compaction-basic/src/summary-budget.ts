@@ -43,17 +43,20 @@ export function estimatePrompt(meter: TokenMeter, request: GenerateOptions): num
 }
 
 /**
- * Caps the request's `maxTokens` at what `limitTokens` leaves after the prompt estimate. Only
- * the output budget changes, never prompt bytes.
+ * Sets the request's `maxTokens` to its summary budget plus `reserveTokens` (the output its
+ * effort spends or requires before answer text, e.g. a thinking budget), capped at what
+ * `limitTokens` leaves after the prompt estimate. Only the output budget changes, never prompt
+ * bytes.
  * @returns the sized request, or why no call should be made (the prompt leaves less than
- *   {@link MIN_SUMMARY_OUTPUT_TOKENS} for the checkpoint).
+ *   `reserveTokens` + {@link MIN_SUMMARY_OUTPUT_TOKENS} for the checkpoint).
  */
-export function sizeSummaryRequest(meter: TokenMeter, request: GenerateOptions, limitTokens: number): SizedSummaryRequest | string {
+export function sizeSummaryRequest(meter: TokenMeter, request: GenerateOptions, limitTokens: number, reserveTokens = 0): SizedSummaryRequest | string {
   const promptTokens = estimatePrompt(meter, request)
   const room = limitTokens - promptTokens
-  if (room < MIN_SUMMARY_OUTPUT_TOKENS) {
-    return `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of its ${limitTokens}-token budget for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS} are needed`
+  if (room < reserveTokens + MIN_SUMMARY_OUTPUT_TOKENS) {
+    const reserve = reserveTokens > 0 ? ` above the ${reserveTokens}-token output reserve of its reasoning effort` : ''
+    return `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of its ${limitTokens}-token budget for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS}${reserve} are needed`
   }
-  const maxTokens = request.maxTokens === undefined ? room : Math.min(request.maxTokens, room)
+  const maxTokens = request.maxTokens === undefined ? room : Math.min(request.maxTokens + reserveTokens, room)
   return { request: { ...request, maxTokens }, promptTokens, maxTokens, ceilingTokens: room }
 }

@@ -61,6 +61,8 @@ export interface EngineHarnessOptions {
   ledger?: Partial<CacheLedger.Config>
   /** `ModelInfo.cacheTtlMs` of the `main` model; default: none. */
   cacheTtlMs?: number
+  /** Reasoning controls of the `main` model instead of {@link MODEL}'s (e.g. with `outputReserveTokens`). */
+  reasoning?: ModelInfo['reasoning']
   /** The engine class; default `BasicCompactionEngine`. */
   engineClass?: typeof BasicCompactionEngine
 }
@@ -81,7 +83,11 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({
-    models: { main: options.cacheTtlMs === undefined ? MODEL : { ...MODEL, cacheTtlMs: options.cacheTtlMs }, other: OTHER_MODEL, small: SMALL_MODEL },
+    models: {
+      main: { ...MODEL, ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }), ...(options.reasoning ? { reasoning: options.reasoning } : {}) },
+      other: OTHER_MODEL,
+      small: SMALL_MODEL,
+    },
     responses: (request) => {
       if (request.purpose === 'compaction') return options.summary ? options.summary(request, summaryCalls++) : { content: SUMMARY }
       const index = conversationCalls++

@@ -233,6 +233,28 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     harness.assertClean()
   })
 
+  it("sizes the cap above the effort's output reserve (a thinking budget), and makes no call when the window cannot hold both", async () => {
+    const reasoning = { efforts: ['low', 'high', 'max'], defaultEffort: 'high', outputReserveTokens: { max: 1000, high: 300 } }
+    const harness = await mountEngine({ engine: { auto: false, maxTokens: 400 }, conversation: oneToolStepPerTurn, reasoning })
+    harnesses.push(harness)
+    const agent = await harness.ctx.agentLoop.create('reserve', { ...ROUTE, reasoningEffort: 'max' })
+    await growUntil(agent, () => harness.ctx.tokenMeter.measure(agent.session).totalTokens >= 6400)
+    expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).not.toBeNull()
+    expect(harness.summaries().map((call) => [call.reasoningEffort, call.maxTokens])).toEqual([['max', 1400]])
+
+    // A reserve the summary budget cannot fit above: no call is made, and the reason names it.
+    const tight = await mountEngine({ engine: { auto: false, maxTokens: 400 }, conversation: oneToolStepPerTurn, reasoning: { ...reasoning, outputReserveTokens: { max: 7000 } } })
+    harnesses.push(tight)
+    const squeezed = await tight.ctx.agentLoop.create('reserve', { ...ROUTE, reasoningEffort: 'max' })
+    await growUntil(squeezed, () => tight.ctx.tokenMeter.measure(squeezed.session).totalTokens >= 6400)
+    expect(await tight.ctx.compaction.compactIfNeeded(squeezed, 'pressure')).toBeNull()
+    expect(tight.summaries()).toEqual([])
+    const failure = squeezed.session.events.find((event) => event.type === 'compaction/failure')
+    expect((failure!.data as { reason: string }).reason).toMatch(/^a summary call to main has no room for any history: its \d+-token budget goes to the system prompt, the tools, the instruction and the output \(the reasoning effort's 7000-token output reserve plus the summary's own budget\)$/)
+    harness.assertClean()
+    tight.assertClean()
+  })
+
   it('abandons a summary stream that never ends after summaryDeadlineMs, refusing the compaction with TIMEOUT', async () => {
     const { harness, agent } = await pressured({ maxTokens: 400, summaryDeadlineMs: 50 }, (request) => ({ chunks: endless(request.signal) }))
     const before = agent.session.deriveMessages()

@@ -118,7 +118,11 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       const index = exchanges.indexOf(summary)
       const routed = conversationBefore(exchanges, index)
       for (const key of ENVELOPE_KEYS) expect(JSON.stringify(summary.request.body[key]), key).toBe(JSON.stringify(routed.request.body[key]))
-      expect(summary.request.body.max_tokens).toBe(2000)
+      // The engine's 2000-token summary budget on top of the effort's 1024-token thinking budget,
+      // cut to what the 8000-token window leaves after the prompt.
+      expect(summary.request.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
+      expect(summary.request.body.max_tokens).toBeLessThanOrEqual(2000 + 1024)
+      expect(summary.request.body.max_tokens).toBeGreaterThan(1024 + 256)
       expect(routed.request.body.max_tokens).toBe(1500)
       const replay = strippedMessages(summary.request.body)
       const conversation = strippedMessages(routed.request.body)

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Agent } from '@warmfold/agent-loop'
 import { AgentLoop, ToolRegistry } from '@warmfold/agent-loop'
 import { CompactionInvariants } from '@warmfold/compaction'
+import type { BasicCompactionConfig } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine, COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { GenerateOptions } from '@warmfold/llm'
 import { LlmRuntime } from '@warmfold/llm'
@@ -9,6 +10,7 @@ import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { TokenMeter } from '@warmfold/token-meter'
+import type { AnthropicModelConfig } from '../src/index.ts'
 import { AnthropicAdapter } from '../src/index.ts'
 import type { AnthropicTestServer, RecordedRequest, ServerReply } from './anthropic-test-server.ts'
 import { startAnthropicServer } from './anthropic-test-server.ts'
@@ -52,6 +54,14 @@ export interface LoopOptions {
   readonly apiKeyPadding?: string
   /** Folder of a real file store; default the memory store. */
   readonly directory?: string
+  /** The engine's config; default `{ maxTokens: 2000 }`. */
+  readonly engine?: BasicCompactionConfig
+  /** The model entry; default an 8000-token window, efforts off and high, default off. */
+  readonly model?: AnthropicModelConfig
+  /** The adapter's `thinkingBudgets`; default `{ high: 1024 }`. `null`: the adapter's defaults. */
+  readonly thinkingBudgets?: Record<string, number> | null
+  /** The conversation's effort; default `high`. */
+  readonly effort?: string
 }
 
 /** Deterministic filler text for step `step`. */
@@ -136,12 +146,13 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
   ctx.plugin(AgentLoop)
   ctx.plugin(TokenMeter, {})
   ctx.plugin(CompactionInvariants)
-  ctx.plugin(BasicCompactionEngine, { maxTokens: 2000 })
+  ctx.plugin(BasicCompactionEngine, options.engine ?? { maxTokens: 2000 })
+  const thinkingBudgets = options.thinkingBudgets === undefined ? { high: 1024 } : options.thinkingBudgets
   ctx.plugin(AnthropicAdapter, {
     baseURL: server.url,
     apiKeyEnv,
-    models: { [LOOP_MODEL]: { contextWindow: 8000, defaultMaxTokens: 1500, efforts: ['off', 'high'], defaultEffort: 'off' } },
-    thinkingBudgets: { high: 1024 },
+    models: { [LOOP_MODEL]: options.model ?? { contextWindow: 8000, defaultMaxTokens: 1500, efforts: ['off', 'high'], defaultEffort: 'off' } },
+    ...(thinkingBudgets === null ? {} : { thinkingBudgets }),
     retryBaseMs: 1,
   })
   let step = 0
@@ -159,7 +170,7 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
     apiKey,
     exchanges: () => calls.map((call, index) => ({ call, request: server.requests[index]!, usage: usages[index]! })),
     async run() {
-      const agent = await ctx.agentLoop.create('session', { provider: 'anthropic', model: LOOP_MODEL, system: SYSTEM, reasoningEffort: 'high', stop: ['<halt>'] })
+      const agent = await ctx.agentLoop.create('session', { provider: 'anthropic', model: LOOP_MODEL, system: SYSTEM, reasoningEffort: options.effort ?? 'high', stop: ['<halt>'] })
       agent.followup('Refactor the project.')
       await agent.whenIdle()
       return agent
