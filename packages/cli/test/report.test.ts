@@ -111,6 +111,30 @@ describe('warmfold report: the terminal summary', () => {
 })
 
 describe('warmfold report: strings from the log in the terminal', () => {
+  it('lists every prune decision with its figures and why, in the text and the HTML page', async () => {
+    // The default pruner at 32k under deepseek prices: each pass that alone would clear the
+    // pressure is weighed, and a warm rewrite of this size waits for the fold.
+    const { file, run } = await workloadSessionLog(directory, 'decisions-32000', { window: 32_000, steps: 40, pruner: 'default', cachePrices: { read: 0.02, write: 1 } })
+    const logged = run.session.events.filter((event) => event.type === 'compaction/prune-decision')
+    expect(logged.length).toBeGreaterThan(0)
+    const result = await cli(['report', file])
+    expect(result.code).toBe(0)
+    const section = result.stdout.split('\n\n').find((block) => block.startsWith('Prune decisions'))!
+    expect(section.split('\n')[0]).toBe(`Prune decisions (${logged.length} pass(es) that alone would have relieved the pressure):`)
+    const rows = section.split('\n').slice(1)
+    expect(rows).toHaveLength(logged.length)
+    for (const [index, event] of logged.entries()) {
+      const data = event.data as { action: string; savedTokens: number; requestsServed: number; reason: string }
+      expect(rows[index]).toContain(`line ${event.seq + 1}, after request #`)
+      expect(rows[index]).toContain(`: ${data.action}: saves ${number(data.savedTokens)} tokens × ${data.requestsServed} request(s) × 0.02 = `)
+      expect(rows[index]!.endsWith(`; ${data.reason}`)).toBe(true)
+    }
+    const out = join(directory, 'decisions.html')
+    expect((await cli(['report', file, '--out', out])).code).toBe(0)
+    const html = await readFile(out, 'utf8')
+    expect(html).toContain(`<section id="prune-decisions"><h2>Prune decisions (${logged.length})</h2>`)
+  }, 60_000)
+
   it('control characters are printed as escapes, so a log cannot send escape sequences to the terminal', async () => {
     const ctx = new Context()
     await ctx.start()

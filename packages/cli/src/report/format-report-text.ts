@@ -32,6 +32,10 @@ export function formatReportText(report: SessionReport): string {
     lines.push('', `Summary guard (${report.guards.length} summary call(s) that were not a warm replay of the conversation):`)
     for (const guard of report.guards) lines.push(`  line ${guard.line}, after request #${guard.afterRequest}: ${guard.action}, ${guard.route}: ${guard.text}`)
   }
+  if (report.pruneDecisions.length) {
+    lines.push('', `Prune decisions (${report.pruneDecisions.length} pass(es) that alone would have relieved the pressure):`)
+    for (const decision of report.pruneDecisions) lines.push(`  line ${decision.line}, after request #${decision.afterRequest}: ${decision.action}: ${decision.text}`)
+  }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
 }

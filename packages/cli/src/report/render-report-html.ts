@@ -58,6 +58,13 @@ export function renderReportHtml(report: SessionReport): string {
       '</tbody></table></section>',
     )
   }
+  if (report.pruneDecisions.length) {
+    body.push(
+      `<section id="prune-decisions"><h2>Prune decisions (${report.pruneDecisions.length})</h2><p>Prune passes that alone would have relieved the pressure: each lands only when what it saves on the following requests pays for the re-prefill it causes, otherwise the engine folds instead.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>action</th><th>why</th></tr></thead><tbody>`,
+      ...report.pruneDecisions.map((decision) => `<tr><td>${decision.line}</td><td>#${decision.afterRequest}</td><td>${escapeHtml(decision.action)}</td><td>${escapeHtml(decision.text)}</td></tr>`),
+      '</tbody></table></section>',
+    )
+  }
   body.push('<section id="notes"><h2>Notes</h2><ul>', ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`), '</ul></section>')
   return [
     '<!doctype html>',

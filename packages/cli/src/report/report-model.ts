@@ -85,6 +85,17 @@ export interface ReportGuard {
   readonly text: string
 }
 
+/** Why a prune pass that alone would have relieved the pressure landed or waited for a fold (`compaction/prune-decision`). */
+export interface ReportPruneDecision {
+  readonly line: number
+  /** The number of requests sent before it. */
+  readonly afterRequest: number
+  /** `prune`: the pass landed; `fold`: a summary was made instead. */
+  readonly action: string
+  /** The figures and the verdict in one sentence. */
+  readonly text: string
+}
+
 /** Everything `warmfold report` shows about one session log. */
 export interface SessionReport {
   readonly file: string
@@ -98,6 +109,7 @@ export interface SessionReport {
   readonly requests: readonly ReportRequest[]
   readonly markers: readonly ReportMarker[]
   readonly guards: readonly ReportGuard[]
+  readonly pruneDecisions: readonly ReportPruneDecision[]
   readonly totals: ReportTotals
   /** Sentences the reader must know to read the numbers right (source, missing fields). */
   readonly notes: readonly string[]
