@@ -15,7 +15,7 @@ import { CompactionInvariants } from '@warmfold/compaction'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
 import { ToolResultPruner } from '@warmfold/compaction-tool-result-pruner'
 import type { GenerateOptions } from '@warmfold/llm'
-import { createUserMessage, LlmRuntime, textBlock, textOf, toolCallBlock } from '@warmfold/llm'
+import { assertPluginsLoaded, createUserMessage, LlmRuntime, PluginLoadError, textBlock, textOf, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
 import { AiSdkAdapter } from '@warmfold/llm-ai-sdk'
@@ -156,7 +156,27 @@ await refused.start()
 refused.plugin(SessionStore, { store: 'disk' } as unknown as SessionStore.Config)
 refused.plugin(TokenMeter, { tokenizr: () => 1 } as unknown as TokenMeter.Config)
 check('a bad config fails at mount, naming the plugin', refusals.some((message) => message.includes('SessionStore config:')) && refusals.some((message) => message.includes('TokenMeter config: unknown key "tokenizr"')), refusals.join(' | '))
+// The start-up check a host runs: every failed plugin, by package, and an agent loop that refuses the broken stack.
+const loadFailure = await assertPluginsLoaded(refused).then(() => undefined, (error: unknown) => error)
+check(
+  'assertPluginsLoaded names each failed plugin by package',
+  PluginLoadError.isInstance(loadFailure) && loadFailure.failures.map((failure) => failure.warmfold?.packageName).join() === '@warmfold/session,@warmfold/token-meter',
+  String(loadFailure),
+)
 await refused.stop()
+
+// Typed configs, as a host's compiler sees them from the packed .d.ts files (this block never runs;
+// the tsc step above fails when a typo compiles).
+function typedConfigs(host: Context): void {
+  // @ts-expect-error a typo next to a valid key
+  host.plugin(BasicCompactionEngine, { thresholdRation: 0.5, auto: true })
+  // @ts-expect-error a mistyped value
+  host.plugin(AnthropicAdapter, { baseURL: 42 })
+  // @ts-expect-error a typo
+  host.plugin(OpenAICompatibleAdapter, { provider: 'p', baseURL: 'http://127.0.0.1:1', models: {}, maxRetry: 1 })
+  host.plugin(BasicCompactionEngine, { thresholdRatio: 0.5 })
+}
+void typedConfigs
 
 // ESM only, as the READMEs say: require() is refused by the exports map.
 const require = createRequire(import.meta.url)
