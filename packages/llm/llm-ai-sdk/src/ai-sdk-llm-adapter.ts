@@ -1,6 +1,6 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { collectOutputReserves, deepFreeze, LlmAdapter, LlmError, modelEntry, resilientStream } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError, modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm'
 import type { AiSdkCallOptions } from './build-call-options.ts'
 import { buildCallOptions, effortReserve } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
@@ -47,20 +47,11 @@ export class AiSdkLlmAdapter extends LlmAdapter {
     if (cached) return cached
     const config = this.#modelConfig(provider, model)
     const cacheTtlMs = config.cacheTtlMs ?? (cacheKindOf(config) === 'anthropic' ? ANTHROPIC_CACHE_TTL_MS : undefined)
-    const reserves = config.efforts ? collectOutputReserves(config.efforts, (effort) => effortReserve(config, effort)) : undefined
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(cacheTtlMs === undefined ? {} : { cacheTtlMs }),
-      ...(config.efforts
-        ? {
-            reasoning: {
-              efforts: [...config.efforts],
-              ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }),
-              ...(reserves ? { outputReserveTokens: reserves } : {}),
-            },
-          }
-        : {}),
+      ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => effortReserve(config, effort)),
     })
     this.#models.set(model, info)
     return info

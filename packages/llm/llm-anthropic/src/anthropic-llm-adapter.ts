@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { checkOutputReserve, collectOutputReserves, deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
+import { checkOutputReserve, deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
-import { CACHE_TTL_MS, THINKING_OFF } from './config.ts'
+import { CACHE_PRICES, CACHE_TTL_MS, THINKING_OFF } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream } from './map-stream.ts'
@@ -55,7 +55,8 @@ export class AnthropicLlmAdapter extends LlmAdapter {
 
   /**
    * Describes a configured model: `contextWindow`, `defaultMaxTokens`, `cacheTtlMs` (the model's
-   * own, else the lifetime of its breakpoints: the model's `cacheTtl`, else the adapter's) and, when the model lists `efforts`,
+   * own, else the lifetime of its breakpoints: the model's `cacheTtl`, else the adapter's),
+   * `cachePrices` of that TTL (`CACHE_PRICES`: read 0.1, write 1.25 or 2) and, when the model lists `efforts`,
    * `reasoning: { efforts, defaultEffort, outputReserveTokens }`: each effort's thinking budget
    * (`thinkingBudgets`), which `max_tokens` must exceed.
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
@@ -64,20 +65,13 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const cached = this.#models.get(model)
     if (cached) return cached
     const config = this.#modelConfig(provider, model)
-    const reserves = config.efforts ? collectOutputReserves(config.efforts, (effort) => this.#thinkingBudget(effort)) : undefined
+    const ttl = config.cacheTtl ?? this.#config.cacheTtl
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       defaultMaxTokens: config.defaultMaxTokens,
-      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[config.cacheTtl ?? this.#config.cacheTtl],
-      ...(config.efforts
-        ? {
-            reasoning: {
-              efforts: [...config.efforts],
-              ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }),
-              ...(reserves ? { outputReserveTokens: reserves } : {}),
-            },
-          }
-        : {}),
+      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl],
+      cachePrices: CACHE_PRICES[ttl],
+      ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => this.#thinkingBudget(effort)),
     })
     this.#models.set(model, info)
     return info

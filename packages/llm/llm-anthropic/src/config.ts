@@ -1,4 +1,4 @@
-import type { ConfigParser } from '@warmfold/llm'
+import type { CachePrices, ConfigParser } from '@warmfold/llm'
 import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
 import Schema from 'schemastery'
 
@@ -29,6 +29,13 @@ export type AnthropicCacheTtl = '5m' | '1h'
 
 /** Milliseconds of each `cacheTtl`: Anthropic keeps an entry this long after its last use (every hit refreshes it). */
 export const CACHE_TTL_MS: Readonly<Record<AnthropicCacheTtl, number>> = Object.freeze({ '5m': 5 * 60_000, '1h': 60 * 60_000 })
+
+/**
+ * Anthropic's cache prices per uncached input token for each `cacheTtl` (its pricing page): a read
+ * 0.1×, a write 1.25× for 5-minute entries and 2× for 1-hour ones. Reported as
+ * `ModelInfo.cachePrices`, so the compaction engine weighs a rewrite of cached history at them.
+ */
+export const CACHE_PRICES: Readonly<Record<AnthropicCacheTtl, CachePrices>> = Object.freeze({ '5m': Object.freeze({ read: 0.1, write: 1.25 }), '1h': Object.freeze({ read: 0.1, write: 2 }) })
 
 /** The parsed config of `AnthropicAdapter`. */
 export interface AnthropicAdapterConfig {

@@ -110,9 +110,10 @@ describe('config', () => {
   it('describes configured models and names the known ones for an unknown model', async () => {
     const adapter = await mountAdapter(() => streamReply({ blocks: [{ type: 'text', text: 'ok' }] }))
     contexts.push(adapter)
-    // cacheTtlMs: 5 minutes, the lifetime of the adapter's default cache_control breakpoints.
-    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, cacheTtlMs: 300_000, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off', outputReserveTokens: { low: 2048, high: 8192 } } })
-    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-other')).toEqual({ contextWindow: 100_000, defaultMaxTokens: 512, cacheTtlMs: 300_000 })
+    // cacheTtlMs: 5 minutes, the lifetime of the adapter's default cache_control breakpoints, and that TTL's prices.
+    const fiveMinutes = { cacheTtlMs: 300_000, cachePrices: { read: 0.1, write: 1.25 } }
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', MODEL)).toEqual({ contextWindow: 200_000, defaultMaxTokens: 1024, ...fiveMinutes, reasoning: { efforts: ['off', 'low', 'high'], defaultEffort: 'off', outputReserveTokens: { low: 2048, high: 8192 } } })
+    expect(await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-other')).toEqual({ contextWindow: 100_000, defaultMaxTokens: 512, ...fiveMinutes })
     const error = await adapter.ctx.llm.resolveModelInfo('anthropic', 'claude-9').catch((caught: unknown) => caught)
     expect(LlmError.isInstance(error) && error.code).toBe('UNKNOWN_MODEL')
     expect((error as LlmError).message).toBe('model "claude-9" is not known to provider "anthropic"; known models: claude-other, claude-test')

@@ -1,7 +1,7 @@
 import type { GenerateContentParameters } from '@google/genai'
 import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { collectOutputReserves, deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, resilientStream } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm'
 import type { GoogleAdapterConfig, GoogleModelConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -71,20 +71,11 @@ export class GoogleLlmAdapter extends LlmAdapter {
     const config = this.#modelConfig(provider, model)
     const table = thinkingTable(model, config)
     const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
-    const reserves = efforts?.length ? collectOutputReserves(efforts, (effort) => thinkingReserve(table, effort)) : undefined
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(config.cacheTtlMs === undefined ? {} : { cacheTtlMs: config.cacheTtlMs }),
-      ...(efforts?.length
-        ? {
-            reasoning: {
-              efforts: [...efforts],
-              ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }),
-              ...(reserves ? { outputReserveTokens: reserves } : {}),
-            },
-          }
-        : {}),
+      ...reasoningInfo(efforts, config.defaultEffort, (effort) => thinkingReserve(table, effort)),
     })
     this.#models.set(model, info)
     return info

@@ -1,5 +1,5 @@
 import type { GenerateOptions, ModelInfo, SecretRedactor, StreamChunk } from '@warmfold/llm'
-import { LlmAdapter, LlmError, normalizeApiKey, secretRedactor } from '@warmfold/llm'
+import { LlmAdapter, LlmError, normalizeApiKey, reasoningInfo, secretRedactor } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
 import { defaultPromptCacheKey, DIALECT_CACHE_TTL_MS, EXTENDED_RETENTION_TTL_MS } from './config.ts'
@@ -90,7 +90,7 @@ export class ChatCompletionsAdapter extends LlmAdapter {
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...cacheTtl(config.cacheTtlMs ?? (config.promptCacheRetention === '24h' ? EXTENDED_RETENTION_TTL_MS : DIALECT_CACHE_TTL_MS[this.options.dialect])),
-      ...(config.efforts ? { reasoning: { efforts: config.efforts, ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+      ...reasoningInfo(config.efforts, config.defaultEffort),
     }
   }
 

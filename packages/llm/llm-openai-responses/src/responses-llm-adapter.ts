@@ -1,5 +1,5 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, promptCacheKeyFor, resilientStream } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, promptCacheKeyFor, reasoningInfo, resilientStream } from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
@@ -70,7 +70,7 @@ export class ResponsesLlmAdapter extends LlmAdapter {
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(ttl === undefined ? {} : { cacheTtlMs: ttl }),
-      ...(config.efforts ? { reasoning: { efforts: [...config.efforts], ...(config.defaultEffort === undefined ? {} : { defaultEffort: config.defaultEffort }) } } : {}),
+      ...reasoningInfo(config.efforts, config.defaultEffort),
     })
     this.#models.set(model, info)
     return info

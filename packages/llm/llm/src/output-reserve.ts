@@ -1,3 +1,4 @@
+import type { ModelInfo } from './model-info.ts'
 import { LlmError } from './llm-error.ts'
 
 /**
@@ -5,6 +6,17 @@ import { LlmError } from './llm-error.ts'
  * `reserveOf(effort)` returns, keeping only positive ones (an effort that reserves nothing has no
  * entry). `undefined` when no effort reserves anything, so the field is left out.
  */
+/**
+ * The `reasoning` part of a {@link ModelInfo} for a model that lists `efforts` (none when it
+ * lists none or an empty list): the efforts, the default effort and, for efforts whose
+ * `reserveOf` is above 0, `outputReserveTokens`. Every adapter builds its model info with it.
+ */
+export function reasoningInfo(efforts: readonly string[] | undefined, defaultEffort: string | undefined, reserveOf: (effort: string) => number = () => 0): Pick<ModelInfo, 'reasoning'> {
+  if (!efforts?.length) return {}
+  const reserves = collectOutputReserves(efforts, reserveOf)
+  return { reasoning: { efforts: [...efforts], ...(defaultEffort === undefined ? {} : { defaultEffort }), ...(reserves ? { outputReserveTokens: reserves } : {}) } }
+}
+
 export function collectOutputReserves(efforts: readonly string[], reserveOf: (effort: string) => number): Readonly<Record<string, number>> | undefined {
   const reserves: Record<string, number> = {}
   for (const effort of efforts) {
