@@ -1,0 +1,35 @@
+import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
+
+const ORIGIN_RANK: Readonly<Record<ArtifactOrigin, number>> = { assistant: 0, tool: 1, user: 2 }
+
+interface Entry {
+  class: ArtifactClass
+  text: string
+  seq: number
+  firstSeq: number
+  origin: ArtifactOrigin
+  mentions: number
+}
+
+/** Folds every mention of the same (class, text) into one {@link Artifact}, in order of first mention. */
+export class ArtifactCollector {
+  private readonly entries = new Map<string, Entry>()
+
+  /** Records one mention of `text` of class `artifactClass` in message `seq`. */
+  add(artifactClass: ArtifactClass, text: string, seq: number, origin: ArtifactOrigin): void {
+    const key = `${artifactClass}\u0000${text}`
+    const entry = this.entries.get(key)
+    if (entry === undefined) {
+      this.entries.set(key, { class: artifactClass, text, seq, firstSeq: seq, origin, mentions: 1 })
+      return
+    }
+    entry.mentions++
+    if (seq > entry.seq) entry.seq = seq
+    if (ORIGIN_RANK[origin] > ORIGIN_RANK[entry.origin]) entry.origin = origin
+  }
+
+  /** The artifacts collected so far, in order of first mention. */
+  list(): Artifact[] {
+    return [...this.entries.values()].map((entry) => ({ ...entry }))
+  }
+}

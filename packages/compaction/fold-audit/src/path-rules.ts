@@ -1,0 +1,123 @@
+/**
+ * The rules that tell a file-system path from the many slash- and dot-bearing words of tool
+ * output (routes, MIME types, branches, package names, method calls). They lean to precision: a
+ * token becomes a path only with a sign that it is one (a known extension, a known first folder,
+ * an explicit `./`, `../` or `~/`, a known root for an absolute path). See the README's "What
+ * is extracted".
+ */
+
+/** First segments of absolute paths that are file-system roots (so `/api/users/1` is not a path, `/srv/app` is). */
+const ABSOLUTE_ROOTS: ReadonlySet<string> = new Set([
+  'usr', 'home', 'tmp', 'var', 'etc', 'opt', 'bin', 'sbin', 'lib', 'lib64', 'srv', 'mnt', 'media', 'root', 'run', 'snap', 'nix', 'proc', 'sys', 'dev',
+  'private', 'Users', 'Volumes', 'Library', 'System', 'Applications', 'app', 'workspace', 'workspaces', 'src', 'code', 'repo', 'project', 'projects',
+  'data', 'build', 'builds', 'github', 'runner', 'rustc', 'go', 'cargo', 'work',
+])
+
+/** First folders of relative paths common enough in repositories to mark a path without an extension (`src/components`). */
+const RELATIVE_ROOTS: ReadonlySet<string> = new Set([
+  'src', 'lib', 'libs', 'test', 'tests', 'spec', 'specs', '__tests__', 'packages', 'apps', 'app', 'node_modules', 'dist', 'build', 'out', 'target',
+  'docs', 'doc', 'scripts', 'bin', 'config', 'configs', 'conf', 'public', 'assets', 'internal', 'pkg', 'cmd', 'crates', 'examples', 'tools',
+  'vendor', '.github', '.vscode', '.git', 'components', 'pages', 'server', 'client', 'services', 'migrations', 'fixtures', 'include', 'logs', 'tmp',
+  'coverage',
+])
+
+/** Folders named as bare command arguments (`eslint src`) that are paths; `build`, `test` and `docs` are left out because they are also script names (`npm run build`). */
+const ARGUMENT_FOLDERS: ReadonlySet<string> = new Set(['src', 'lib', 'tests', 'packages', 'apps', 'scripts', 'internal', 'crates'])
+
+/** File extensions that mark a path, also a bare file name (`index.ts`). */
+const EXTENSIONS: ReadonlySet<string> = new Set([
+  'ts', 'tsx', 'mts', 'cts', 'js', 'jsx', 'mjs', 'cjs', 'json', 'jsonc', 'json5', 'jsonl', 'md', 'mdx', 'txt', 'py', 'pyi', 'ipynb', 'rs', 'go', 'mod', 'sum',
+  'java', 'kt', 'kts', 'scala', 'groovy', 'gradle', 'rb', 'php', 'c', 'h', 'cc', 'cpp', 'cxx', 'hpp', 'hh', 'cs', 'fs', 'swift', 'sh', 'bash', 'zsh',
+  'fish', 'ps1', 'bat', 'sql', 'css', 'scss', 'sass', 'less', 'html', 'htm', 'vue', 'svelte', 'astro', 'xml', 'yaml', 'yml', 'toml', 'ini', 'cfg', 'conf',
+  'env', 'lock', 'log', 'csv', 'tsv', 'proto', 'graphql', 'gql', 'prisma', 'tf', 'tfvars', 'hcl', 'properties', 'svg', 'png', 'jpg', 'jpeg', 'gif', 'webp',
+  'ico', 'pdf', 'zip', 'gz', 'tgz', 'tar', 'wasm', 'map', 'snap', 'o', 'so', 'dylib', 'dll', 'exe', 'class', 'jar', 'whl', 'lua', 'ex', 'exs', 'erl', 'csproj', 'fsproj', 'vbproj', 'sln',
+  'hs', 'ml', 'elm', 'dart', 'zig', 'nim', 'pl', 'rst', 'tex', 'dockerfile', 'tsbuildinfo',
+])
+
+/** Bare words with a known extension that are names of things, not files (`Node.js`, `console.log`). */
+const NOT_FILE_NAMES: ReadonlySet<string> = new Set([
+  'node.js', 'next.js', 'nuxt.js', 'vue.js', 'react.js', 'express.js', 'three.js', 'd3.js', 'chart.js', 'ember.js', 'backbone.js', 'angular.js',
+  'moment.js', 'socket.io', 'console.log', 'logger.log', 'math.log',
+])
+
+/** Well-known file names without an extension. */
+const KNOWN_FILE_NAMES: ReadonlySet<string> = new Set([
+  'Dockerfile', 'Containerfile', 'Makefile', 'GNUmakefile', 'LICENSE', 'LICENCE', 'README', 'CHANGELOG', 'CODEOWNERS', 'Gemfile', 'Rakefile',
+  'Procfile', 'Jenkinsfile', 'Vagrantfile', 'Brewfile', 'Justfile', 'justfile', 'Pipfile', 'gradlew', 'mvnw',
+])
+
+/** Well-known dot files and dot folders. */
+const DOT_FILE = /^\.(?:env(?:\.[\w-]+)*|git(?:ignore|attributes|modules|keep)?|github|gitlab-ci\.ya?ml|editorconfig|npmrc|nvmrc|yarnrc(?:\.ya?ml)?|prettierrc(?:\.\w+)?|prettierignore|eslintrc(?:\.\w+)?|eslintignore|dockerignore|babelrc|vscode|idea|husky|changeset|bashrc|zshrc|profile|ssh|config|cache|next|turbo|venv|tool-versions|python-version|node-version|browserslistrc|stylelintrc(?:\.\w+)?|mocharc(?:\.\w+)?|swcrc)$/
+
+/** Whether `name` (one segment) ends in a known file extension after a non-empty stem. */
+export function hasKnownExtension(name: string): boolean {
+  const dot = name.lastIndexOf('.')
+  if (dot <= 0 || dot === name.length - 1) return false
+  return EXTENSIONS.has(name.slice(dot + 1).toLowerCase())
+}
+
+/** Whether `name` is a well-known file or dot file without a path around it. */
+export function isKnownFileName(name: string): boolean {
+  return KNOWN_FILE_NAMES.has(name) || DOT_FILE.test(name)
+}
+
+/** Whether a bare command argument names a source folder (`eslint src`). */
+export function isArgumentFolder(word: string): boolean {
+  return ARGUMENT_FOLDERS.has(word)
+}
+
+/**
+ * The path a token of a line is, normalized, or `undefined` when it is not one. `before` and
+ * `after` are the characters around the token (`''` at the ends of the line).
+ *
+ * Normalized: without a pytest `::node` suffix, a `:line:col` position, a leading `./`, a
+ * trailing `/` and trailing sentence dots.
+ */
+export function pathFromToken(token: string, before: string, after: string): string | undefined {
+  // A glob (`src/**/*.ts`, `*.test.ts`) is a pattern, not a path.
+  if (before === '*' || after === '*') return undefined
+  // Package managers' local specifiers (`link:../../packages/x`, `file:./vendor/y`) point at folders.
+  let text = token.replace(/^(?:link|file|portal):(?!\/\/)/, '')
+  const nodeId = text.indexOf('::')
+  if (nodeId >= 0) text = text.slice(0, nodeId)
+  text = text.replace(/(?::\d+)+:?$/, '').replace(/:+$/, '')
+  // What still holds a colon is a scheme or a reference (`node:internal/x`, `image:tag`), not a path.
+  if (text.includes(':')) return undefined
+  while (text.endsWith('.') && !/(?:^|\/)\.\.?$/.test(text)) text = text.slice(0, -1)
+  while (text.endsWith('-')) text = text.slice(0, -1)
+  const explicit = /^(?:\.\.?|~)\//.test(text)
+  while (text.startsWith('./')) text = text.slice(2)
+  const trailingSlash = text.length > 1 && text.endsWith('/')
+  text = text.replace(/(.)\/+$/, '$1')
+  if (!/[A-Za-z0-9]/.test(text) || text.startsWith('@') || text.includes('//')) return undefined
+  const segments = text.split('/')
+  if (segments.some((segment) => segment.includes('..') && segment !== '..')) return undefined
+  if (text.startsWith('/')) {
+    if (text === '/dev/null') return undefined
+    return ABSOLUTE_ROOTS.has(segments[1]!) || hasKnownExtension(segments.at(-1)!) ? text : undefined
+  }
+  if (segments.length > 1) {
+    if (/^\d+$/.test(segments[0]!)) return undefined
+    if (explicit || RELATIVE_ROOTS.has(segments[0]!) || hasKnownExtension(segments.at(-1)!) || trailingSlash) return text
+    return undefined
+  }
+  if (explicit || isKnownFileName(text)) return text
+  if (trailingSlash) return text.length >= 2 && /[A-Za-z]/.test(text) && (before === '' || /\s/.test(before)) ? text : undefined
+  if (after === '(' || NOT_FILE_NAMES.has(text.toLowerCase())) return undefined
+  return hasKnownExtension(text) ? text : undefined
+}
+
+/**
+ * A path as the audit compares it: without a leading `./` or a trailing `/`, and relative to
+ * `workspaceRoot` when it lies inside it (`/home/dev/app/src/a.ts` → `src/a.ts`).
+ */
+export function normalizePath(path: string, workspaceRoot?: string): string {
+  let text = path.trim()
+  while (text.startsWith('./')) text = text.slice(2)
+  text = text.replace(/(.)\/+$/, '$1')
+  if (workspaceRoot) {
+    const root = workspaceRoot.replace(/(.)\/+$/, '$1')
+    if (text.startsWith(`${root}/`) && text.length > root.length + 1) text = text.slice(root.length + 1)
+  }
+  return text
+}
