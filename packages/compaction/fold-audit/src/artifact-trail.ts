@@ -1,0 +1,219 @@
+import type { Artifact } from './artifact.ts'
+import type { ArtifactExtraction, ToolCallRecord } from './extract-artifacts.ts'
+
+/** The default token budget of the trail: about 1,000 tokens, a few percent of a checkpoint's region. */
+export const DEFAULT_TRAIL_TOKENS = 1000
+
+/** The sections of the trail, in the order they are written. */
+export type TrailSection = 'filesChanged' | 'filesRead' | 'commands' | 'openProblems' | 'userConstraints'
+
+const SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'commands', 'openProblems', 'userConstraints']
+
+const TITLES: Readonly<Record<TrailSection, string>> = {
+  filesChanged: 'Files changed',
+  filesRead: 'Files read',
+  commands: 'Commands run',
+  openProblems: 'Open problems',
+  userConstraints: 'User constraints and corrections',
+}
+
+/** Which section loses its items first when the budget is short: files read (they are still on disk), then commands, files changed, open problems, and the user's own words last. */
+const CUT_TIER: Readonly<Record<TrailSection, number>> = { filesRead: 0, commands: 1, filesChanged: 2, openProblems: 3, userConstraints: 4 }
+
+/** Options of {@link buildArtifactTrail}. */
+export interface ArtifactTrailOptions {
+  /** Token budget of the whole text (default {@link DEFAULT_TRAIL_TOKENS}). */
+  readonly maxTokens?: number
+  /** The token estimate the budget is measured with (default: `Math.ceil(text.length / 4)`); an engine passes its token meter's. */
+  readonly estimateTokens?: (text: string) => number
+}
+
+/** A trail section: text ready to append to a checkpoint, and what the budget left out. */
+export interface ArtifactTrail {
+  /** The trail (format in the README's "The artifact trail"), `''` when it has nothing to say or nothing fits. */
+  readonly text: string
+  /** `estimateTokens(text)`. */
+  readonly tokens: number
+  /** Items written, per section. */
+  readonly kept: Readonly<Record<TrailSection, number>>
+  /** Items left out for the budget, per section. */
+  readonly cut: Readonly<Record<TrailSection, number>>
+}
+
+interface Item {
+  readonly section: TrailSection
+  readonly line: string
+  /** How often the region refers to it (fewer: cut earlier). */
+  readonly references: number
+  /** Its newest seq (older: cut earlier). */
+  readonly seq: number
+  /** Its first seq: the order within the section. */
+  readonly firstSeq: number
+}
+
+/**
+ * Words that mark a sentence of the user as a constraint or a correction: a prohibition or an
+ * obligation (`don't`, `never`, `must`, `only`, `keep`, `avoid`, `instead`, `not`) or the opening
+ * of a correction (`no,`, `actually`, `wait`, `wrong`).
+ */
+const CONSTRAINT = /\b(?:do not|don'?t|don’t|never|always|must(?:n'?t)?|should(?:n'?t)?|only|instead|avoid|keep|make sure|no longer|not|prefer|rather than|stop|without|except|skip|leave)\b|^(?:no\b|actually\b|wait\b|wrong\b|that'?s (?:not|wrong))/i
+
+/** `text` as a Markdown code span, with a fence longer than any backtick run inside it. */
+function code(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length))
+  const fence = '`'.repeat(longest + 1)
+  const padded = text.startsWith('`') || text.endsWith('`') ? ` ${text} ` : text
+  return `${fence}${padded}${fence}`
+}
+
+/** How a call shows in the trail when it ran no command: its name and the files it named, else its arguments (at most 120 characters). */
+function callLabel(call: ToolCallRecord): string {
+  if (call.command !== undefined) return code(call.command)
+  const detail = call.paths.length > 0 ? call.paths.join(' ') : call.arguments.replace(/\s+/g, ' ').slice(0, 120)
+  return code(`${call.name} ${detail}`.trim())
+}
+
+function failed(call: ToolCallRecord): boolean {
+  const result = call.result
+  return result !== undefined && (result.isError || (result.exitCode !== undefined && result.exitCode !== 0))
+}
+
+function status(call: ToolCallRecord): string {
+  const result = call.result
+  if (result === undefined) return ''
+  if (result.exitCode !== undefined) return ` → exit ${result.exitCode}`
+  return result.isError ? ' → failed' : ' → ok'
+}
+
+function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>): Item[] {
+  const mentions = new Map<string, Artifact>()
+  for (const artifact of extraction.artifacts) if (artifact.class === 'path' || artifact.class === 'command') mentions.set(`${artifact.class}\u0000${artifact.text}`, artifact)
+  const list: Item[] = []
+
+  // Files: the last call that named each one decides its section and its action.
+  const files = new Map<string, { call: ToolCallRecord; calls: number; firstSeq: number; changed: boolean }>()
+  for (const call of extraction.toolCalls) {
+    for (const path of call.paths) {
+      const entry = files.get(path)
+      const changed = (entry?.changed ?? false) || call.fileAction === 'changed'
+      files.set(path, { call, calls: (entry?.calls ?? 0) + 1, firstSeq: entry?.firstSeq ?? call.seq, changed })
+    }
+  }
+  for (const [path, entry] of files) {
+    const references = mentions.get(`path\u0000${path}`)?.mentions ?? entry.calls
+    list.push({ section: entry.changed ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq })
+  }
+
+  // Commands: each once, with the status of its last run.
+  const commands = new Map<string, { last: ToolCallRecord; runs: number; firstSeq: number }>()
+  for (const call of extraction.toolCalls) {
+    if (call.command === undefined) continue
+    const entry = commands.get(call.command)
+    commands.set(call.command, { last: call, runs: (entry?.runs ?? 0) + 1, firstSeq: entry?.firstSeq ?? call.seq })
+  }
+  for (const [command, entry] of commands) {
+    const runs = entry.runs > 1 ? ` (${entry.runs} runs)` : ''
+    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(`command\u0000${command}`)?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq })
+  }
+
+  // Open problems: a command (or a call, by its label) whose last run in the region failed, with that run's first error.
+  const problems = new Map<string, { last: ToolCallRecord; runs: number; firstSeq: number }>()
+  for (const call of extraction.toolCalls) {
+    if (call.result === undefined) continue
+    const key = callLabel(call)
+    const entry = problems.get(key)
+    problems.set(key, { last: call, runs: (entry?.runs ?? 0) + 1, firstSeq: entry?.firstSeq ?? call.seq })
+  }
+  for (const [label, entry] of problems) {
+    if (!failed(entry.last)) continue
+    const result = entry.last.result!
+    const error = result.errors[0] ?? (result.exitCode !== undefined ? `exit ${result.exitCode}` : 'failed')
+    list.push({ section: 'openProblems', line: `- ${label}: ${error}`, references: entry.runs, seq: entry.last.seq, firstSeq: entry.firstSeq })
+  }
+
+  // The user's constraints and corrections, verbatim.
+  for (const artifact of extraction.artifacts) {
+    if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
+    list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
+  }
+  return list
+}
+
+/** The note a cut trail ends with; with `widest`, the longest it can be for `widest` items, whatever was cut. */
+function omissionNote(cut: Readonly<Record<TrailSection, number>>, widest?: number): string {
+  const sections = widest === undefined ? SECTIONS.filter((section) => cut[section] > 0) : SECTIONS
+  if (sections.length === 0) return ''
+  return `(left out for space: ${sections.map((section) => `${widest ?? cut[section]} ${TITLES[section].toLowerCase()}`).join(', ')})`
+}
+
+function render(kept: readonly Item[], cut: Readonly<Record<TrailSection, number>>, widest?: number): string {
+  if (kept.length === 0) return ''
+  const lines = ['## Artifact Trail', '(recorded from the tool calls and the user\'s messages by warmfold, not summarized)']
+  for (const section of SECTIONS) {
+    const sectionItems = kept.filter((item) => item.section === section).toSorted((a, b) => a.firstSeq - b.firstSeq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0))
+    if (sectionItems.length === 0) continue
+    lines.push(`### ${TITLES[section]}`, ...sectionItems.map((item) => item.line))
+  }
+  const note = omissionNote(cut, widest)
+  if (note !== '') lines.push(note)
+  return lines.join('\n')
+}
+
+const defaultEstimate = (text: string): number => Math.ceil(text.length / 4)
+
+/**
+ * Writes the artifact trail of a folded region: a deterministic section (code, not a model)
+ * that the engine appends to the checkpoint, listing the files changed and read (with the last
+ * tool that touched each), the commands run (with the last exit status known), the open
+ * problems (the first error of each command or call whose last run failed) and the user's
+ * constraints and corrections verbatim, within `maxTokens`. When it does not fit, items are
+ * left out in this order: section (files read, commands, files changed, open problems, user
+ * constraints), then the least referenced, then the oldest.
+ * @throws TypeError for a budget that is not a positive integer or an estimate that is not a function.
+ */
+export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, options: ArtifactTrailOptions = {}): ArtifactTrail {
+  const maxTokens = options.maxTokens ?? DEFAULT_TRAIL_TOKENS
+  if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) throw new TypeError(`buildArtifactTrail: maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`)
+  const estimate = options.estimateTokens ?? defaultEstimate
+  if (typeof estimate !== 'function') throw new TypeError(`buildArtifactTrail: estimateTokens must be a function, got ${typeof estimate}`)
+  if (extraction === null || typeof extraction !== 'object' || !Array.isArray(extraction.artifacts) || !Array.isArray(extraction.toolCalls)) {
+    throw new TypeError('buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })')
+  }
+
+  const all = items(extraction)
+  const removal = all.toSorted(
+    (a, b) => CUT_TIER[a.section] - CUT_TIER[b.section] || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
+  )
+  const renderWithout = (count: number, widest?: number): { text: string; cut: Record<TrailSection, number> } => {
+    const removed = new Set(removal.slice(0, count))
+    const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 }
+    for (const item of removed) cut[item.section]++
+    return { text: render(all.filter((item) => !removed.has(item)), cut, widest), cut }
+  }
+  // Everything, when it fits. Otherwise the fewest items to leave out, by binary search over the
+  // removal order: measured with the widest note the trail could end with, the text only
+  // shrinks as items go (the real note, which grows as sections are cut, would break that), and
+  // the real note is never longer. Then back a step at a time while the real text still fits
+  // (the slack is at most the note's width, a few items), and forward for an estimate that is
+  // not monotone.
+  let low = 0
+  let chosen = renderWithout(0)
+  if (estimate(chosen.text) > maxTokens) {
+    low = 1
+    let high = all.length
+    while (low < high) {
+      const middle = Math.floor((low + high) / 2)
+      if (estimate(renderWithout(middle, all.length).text) <= maxTokens) high = middle
+      else low = middle + 1
+    }
+    while (low > 1 && estimate(renderWithout(low - 1).text) <= maxTokens) low--
+    chosen = renderWithout(low)
+    while (chosen.text !== '' && estimate(chosen.text) > maxTokens && low < all.length) chosen = renderWithout(++low)
+  }
+  const text = estimate(chosen.text) <= maxTokens ? chosen.text : ''
+  const cut = text === '' ? renderWithout(all.length).cut : chosen.cut
+  const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 }
+  for (const item of all) kept[item.section]++
+  for (const section of SECTIONS) kept[section] -= cut[section]
+  return { text, tokens: text === '' ? 0 : estimate(text), kept, cut }
+}

@@ -1,0 +1,237 @@
+import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
+import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
+import { ArtifactCollector } from './artifact-collector.ts'
+import type { CheckpointHealth } from './checkpoint-health.ts'
+import { checkpointHealth } from './checkpoint-health.ts'
+import type { ExtractArtifactsOptions } from './extract-artifacts.ts'
+import { MultiPatternMatcher } from './multi-pattern-matcher.ts'
+import { scanText } from './scan-text.ts'
+import type { VisibleItem } from './searchable-text.ts'
+import { searchableText } from './searchable-text.ts'
+
+/** The default bound of {@link FoldAudit.dropped} and {@link FoldAudit.vanishedFromPreviousCheckpoint}. */
+export const DEFAULT_MAX_DROPPED = 20
+
+/** What {@link auditFold} compares. */
+export interface AuditFoldInput {
+  /** The artifacts of the folded region: `extractArtifacts(region).artifacts`. */
+  readonly folded: readonly Artifact[]
+  /** The new checkpoint's text as the model will read it (the summary, and the artifact trail if the engine appends one). */
+  readonly checkpointText: string
+  /** Everything else the model reads after the fold: carried messages (pins, kept user messages), the retained tail, appended messages; messages or plain texts. */
+  readonly visibleAfter?: readonly VisibleItem[]
+  /** The text of the checkpoint this fold replaces, when there was one: its artifacts should survive too, and its size is the yardstick of a collapse. */
+  readonly previousCheckpoint?: string
+  /** The sections the summary instruction asks for (`'Goal and Intent'`, `'## Next Step'`). */
+  readonly requiredSections?: readonly string[]
+  /** Bound of the dropped and vanished lists (default {@link DEFAULT_MAX_DROPPED}); the totals count every item. */
+  readonly maxDropped?: number
+  /** The summary call's finish reason: `max-tokens` marks the checkpoint truncated. */
+  readonly finishReason?: string
+  /** How the previous checkpoint's artifacts are extracted (its `workspaceRoot` should match the region's). */
+  readonly extraction?: Pick<ExtractArtifactsOptions, 'workspaceRoot'>
+}
+
+/** Retention of one artifact class. */
+export interface ClassRetention {
+  /** Distinct artifacts of the class in the folded region. */
+  readonly seen: number
+  /** Those the model still reads after the fold (checkpoint or anything else visible). */
+  readonly kept: number
+  /** Those found in the checkpoint text itself (a subset of `kept`). */
+  readonly keptInCheckpoint: number
+}
+
+/** An artifact of the folded region that nothing visible after the fold holds. */
+export interface DroppedArtifact {
+  readonly class: ArtifactClass
+  readonly text: string
+  /** Seq of its newest mention. */
+  readonly seq: number
+  readonly firstSeq: number
+  readonly origin: ArtifactOrigin
+  readonly mentions: number
+  /** `true` for what can be looked up again (a path on disk, a URL); `false` for what only the transcript held (the user's words, errors, commands, identifiers, numbers). */
+  readonly recoverable: boolean
+}
+
+/** An artifact of the previous checkpoint that nothing visible after this fold holds. */
+export interface VanishedArtifact {
+  readonly class: ArtifactClass
+  readonly text: string
+  readonly mentions: number
+}
+
+/** The audit of one fold; plain JSON (every field defined), the payload of a `compaction/audit` event. */
+export interface FoldAudit {
+  /** Per class, every class present. */
+  readonly classes: Readonly<Record<ArtifactClass, ClassRetention>>
+  /** The most important dropped artifacts, at most `maxDropped`, ranked as the README's "Survival" says. */
+  readonly dropped: readonly DroppedArtifact[]
+  /** Every dropped artifact, the listed ones included. */
+  readonly droppedTotal: number
+  /** Distinct artifacts of the previous checkpoint (0 without one). */
+  readonly previousCheckpointArtifacts: number
+  /** The previous checkpoint's artifacts that nothing visible holds now, at most `maxDropped`, ranked like `dropped`. */
+  readonly vanishedFromPreviousCheckpoint: readonly VanishedArtifact[]
+  readonly vanishedTotal: number
+  readonly health: CheckpointHealth
+}
+
+/** How a class ranks in the dropped list: its place in {@link ARTIFACT_CLASSES}. */
+const CLASS_RANK = new Map(ARTIFACT_CLASSES.map((artifactClass, index) => [artifactClass, index]))
+
+/** The texts an artifact may appear as: a number also with or without the space before its unit (`1.8 GB`, `1.8GB`). */
+function variants(artifact: Pick<Artifact, 'class' | 'text'>): string[] {
+  if (artifact.class !== 'number') return [artifact.text]
+  const spaced = /^(.*\d) (\D.*)$/.exec(artifact.text)
+  if (spaced) return [artifact.text, `${spaced[1]}${spaced[2]}`]
+  const glued = /^(.*\d)([^\d\s.,].*)$/.exec(artifact.text)
+  return glued ? [artifact.text, `${glued[1]} ${glued[2]}`] : [artifact.text]
+}
+
+/** Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages case-insensitively). */
+function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly string[]): Uint8Array[] {
+  const exact: string[] = []
+  const exactOwner: number[] = []
+  const folded: string[] = []
+  const foldedOwner: number[] = []
+  for (const [index, artifact] of artifacts.entries()) {
+    for (const text of variants(artifact)) {
+      if (artifact.class === 'user-message') {
+        folded.push(text.toLowerCase())
+        foldedOwner.push(index)
+      } else {
+        exact.push(text)
+        exactOwner.push(index)
+      }
+    }
+  }
+  const exactMatcher = exact.length > 0 ? new MultiPatternMatcher(exact) : undefined
+  const foldedMatcher = folded.length > 0 ? new MultiPatternMatcher(folded) : undefined
+  return texts.map((text) => {
+    const result = new Uint8Array(artifacts.length)
+    if (exactMatcher) {
+      const found = new Uint8Array(exact.length)
+      exactMatcher.markFound(text, found)
+      for (const [pattern, flag] of found.entries()) if (flag) result[exactOwner[pattern]!] = 1
+    }
+    if (foldedMatcher) {
+      const found = new Uint8Array(folded.length)
+      foldedMatcher.markFound(text.toLowerCase(), found)
+      for (const [pattern, flag] of found.entries()) if (flag) result[foldedOwner[pattern]!] = 1
+    }
+    return result
+  })
+}
+
+/**
+ * The ranking of dropped items: within a class, what the user typed first, then the newest
+ * (highest last seq), then the most mentioned, then the earliest first mention, then by text; the
+ * list takes the best remaining item of each class in class order (user-message, error, command,
+ * path, identifier, url, number), round after round, so one class cannot crowd out the others.
+ */
+function rankRoundRobin<T extends { readonly class: ArtifactClass }>(items: readonly T[], compare: (a: T, b: T) => number, limit: number): T[] {
+  const byClass = new Map<ArtifactClass, T[]>()
+  for (const item of items) {
+    const list = byClass.get(item.class)
+    if (list) list.push(item)
+    else byClass.set(item.class, [item])
+  }
+  const queues = [...byClass.entries()].toSorted((a, b) => CLASS_RANK.get(a[0])! - CLASS_RANK.get(b[0])!).map(([, list]) => list.toSorted(compare))
+  const ranked: T[] = []
+  for (let round = 0; ranked.length < limit; round++) {
+    let added = false
+    for (const queue of queues) {
+      if (round < queue.length && ranked.length < limit) {
+        ranked.push(queue[round]!)
+        added = true
+      }
+    }
+    if (!added) break
+  }
+  return ranked
+}
+
+const byText = (a: { readonly text: string }, b: { readonly text: string }): number => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)
+
+function checkInput(input: AuditFoldInput): number {
+  if (input === null || typeof input !== 'object') throw new TypeError('auditFold(input) must be an object')
+  if (!Array.isArray(input.folded)) throw new TypeError(`auditFold: folded must be the artifacts of the folded region (an array), got ${typeof input.folded}`)
+  for (const [index, artifact] of input.folded.entries()) {
+    if (artifact === null || typeof artifact !== 'object' || !isArtifactClass(artifact.class) || typeof artifact.text !== 'string' || artifact.text === '') {
+      throw new TypeError(`auditFold: folded[${index}] is not an artifact (class and non-empty text): ${JSON.stringify(artifact)}`)
+    }
+  }
+  if (typeof input.checkpointText !== 'string') throw new TypeError(`auditFold: checkpointText must be a string, got ${typeof input.checkpointText}`)
+  if (input.previousCheckpoint !== undefined && typeof input.previousCheckpoint !== 'string') throw new TypeError(`auditFold: previousCheckpoint must be a string, got ${typeof input.previousCheckpoint}`)
+  if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter)) throw new TypeError(`auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`)
+  const maxDropped = input.maxDropped ?? DEFAULT_MAX_DROPPED
+  if (!Number.isSafeInteger(maxDropped) || maxDropped < 0) throw new TypeError(`auditFold: maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
+  return maxDropped
+}
+
+/**
+ * Audits one fold without a model: which artifacts of the folded region the model still reads
+ * afterwards (verbatim, after normalization, in the checkpoint or anything else visible), per
+ * class; a ranked, bounded list of what was dropped; what of the previous checkpoint vanished;
+ * and the checkpoint's health. One pass over each visible text (see `MultiPatternMatcher`),
+ * so the cost is linear in the sizes involved.
+ * @throws TypeError for input of the wrong shape, naming the field.
+ */
+export function auditFold(input: AuditFoldInput): FoldAudit {
+  const maxDropped = checkInput(input)
+  const checkpoint = searchableText([input.checkpointText])
+  const rest = searchableText(input.visibleAfter ?? [])
+
+  const previous: Artifact[] = []
+  if (input.previousCheckpoint !== undefined) {
+    const collector = new ArtifactCollector()
+    scanText(input.previousCheckpoint, 'assistant', (artifactClass, text) => collector.add(artifactClass, text, 0, 'assistant'), input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot })
+    previous.push(...collector.list())
+  }
+
+  const all = [...input.folded, ...previous]
+  const [inCheckpoint, inRest] = presence(all, [checkpoint, rest]) as [Uint8Array, Uint8Array]
+  const classes = Object.fromEntries(ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { seen: 0, kept: 0, keptInCheckpoint: 0 }])) as Record<ArtifactClass, { seen: number; kept: number; keptInCheckpoint: number }>
+  const dropped: DroppedArtifact[] = []
+  for (const [index, artifact] of input.folded.entries()) {
+    const retention = classes[artifact.class]
+    retention.seen++
+    if (inCheckpoint[index]) retention.keptInCheckpoint++
+    if (inCheckpoint[index] || inRest[index]) retention.kept++
+    else {
+      dropped.push({
+        class: artifact.class,
+        text: artifact.text,
+        seq: artifact.seq,
+        firstSeq: artifact.firstSeq,
+        origin: artifact.origin,
+        mentions: artifact.mentions,
+        recoverable: artifact.class === 'path' || artifact.class === 'url',
+      })
+    }
+  }
+  const vanished: VanishedArtifact[] = []
+  for (const [offset, artifact] of previous.entries()) {
+    const index = input.folded.length + offset
+    if (!inCheckpoint[index] && !inRest[index]) vanished.push({ class: artifact.class, text: artifact.text, mentions: artifact.mentions })
+  }
+
+  const compareDropped = (a: DroppedArtifact, b: DroppedArtifact): number =>
+    Number(b.origin === 'user') - Number(a.origin === 'user') || b.seq - a.seq || b.mentions - a.mentions || a.firstSeq - b.firstSeq || byText(a, b)
+  const compareVanished = (a: VanishedArtifact, b: VanishedArtifact): number => b.mentions - a.mentions || byText(a, b)
+  return {
+    classes,
+    dropped: rankRoundRobin(dropped, compareDropped, maxDropped),
+    droppedTotal: dropped.length,
+    previousCheckpointArtifacts: previous.length,
+    vanishedFromPreviousCheckpoint: rankRoundRobin(vanished, compareVanished, maxDropped),
+    vanishedTotal: vanished.length,
+    health: checkpointHealth(input.checkpointText, {
+      ...(input.requiredSections === undefined ? {} : { requiredSections: input.requiredSections }),
+      ...(input.previousCheckpoint === undefined ? {} : { previousCheckpoint: input.previousCheckpoint }),
+      ...(input.finishReason === undefined ? {} : { finishReason: input.finishReason }),
+    }),
+  }
+}

@@ -1,0 +1,64 @@
+import type { ContentBlock, Message } from '@warmfold/llm'
+import { cleanText, collapseWhitespace } from './clean-text.ts'
+
+/** Separates the pieces of a searchable text: no artifact holds it, so no match spans two pieces. */
+const SEPARATOR = '\u0000'
+
+/** What the model sees of one item after a fold: a message, or a text such as the checkpoint. */
+export type VisibleItem = Message | string
+
+/** The string values of parsed tool-call arguments (so `"grep \"x\" src"` is searched as `grep "x" src`), else the raw text. */
+function argumentText(argumentsText: string): string {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(argumentsText)
+  } catch {
+    return argumentsText
+  }
+  const parts: string[] = []
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') parts.push(value)
+    else if (typeof value === 'number' || typeof value === 'boolean') parts.push(String(value))
+    else if (Array.isArray(value)) value.forEach(visit)
+    else if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) {
+      parts.push(key)
+      visit(child)
+    }
+  }
+  visit(parsed)
+  return parts.join('\n')
+}
+
+function blockText(block: ContentBlock, includeReasoning: boolean): string {
+  switch (block.type) {
+    case 'text':
+      return block.text
+    case 'reasoning':
+      return includeReasoning ? block.text : ''
+    case 'tool-call':
+      return `${block.name}\n${argumentText(block.arguments)}`
+    case 'tool-result':
+      return block.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n')
+    case 'image':
+      return ''
+  }
+}
+
+/**
+ * One string holding what the model reads in `items`, normalized as artifacts are (ANSI codes
+ * removed, white space collapsed), each item's pieces kept apart by a separator no artifact
+ * contains.
+ */
+export function searchableText(items: readonly VisibleItem[], options: { readonly includeReasoning?: boolean } = {}): string {
+  const pieces: string[] = []
+  for (const [index, item] of items.entries()) {
+    if (typeof item === 'string') pieces.push(collapseWhitespace(cleanText(item)))
+    else if (item !== null && typeof item === 'object' && Array.isArray(item.content)) {
+      for (const block of item.content) {
+        const text = blockText(block, options.includeReasoning === true)
+        if (text !== '') pieces.push(collapseWhitespace(cleanText(text)))
+      }
+    } else throw new TypeError(`auditFold: visibleAfter[${index}] must be a Message or a string, got ${item === null ? 'null' : typeof item}`)
+  }
+  return pieces.join(SEPARATOR)
+}

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest'
+import { buildArtifactTrail, extractArtifacts } from '../src/index.ts'
+import { call, logOf, result, user } from './log-fixture.ts'
+
+const REGION = logOf([
+  user('Make checkout retries configurable. Do not change src/api/public.ts, and use pnpm.'),
+  call('a', 'read_file', { path: 'src/checkout/pay.ts' }),
+  result('a', 'export const RETRY_MS = 250'),
+  call('b', 'edit_file', { path: 'src/checkout/pay.ts', old_string: '250', new_string: 'config.retryMs' }),
+  result('b', 'ok'),
+  call('c', 'bash', { command: 'pnpm vitest run test/pay.test.ts' }),
+  result('c', ' FAIL  test/pay.test.ts > retries\nError: config is not defined\nExit code: 1', true),
+  call('d', 'bash', { command: 'pnpm tsc --noEmit' }),
+  result('d', 'src/checkout/pay.ts(1,24): error TS2304: Cannot find name `config`.', true),
+  call('e', 'bash', { command: 'pnpm tsc --noEmit' }),
+  result('e', ''),
+  call('f', 'grep', { pattern: 'retryMs', path: 'src' }),
+  result('f', 'src/config.ts:3:  retryMs: number'),
+  user('Actually, keep the default at 250 ms.'),
+])
+
+/** A token estimate of one token per line. */
+const lines = (text: string): number => text.split('\n').length
+
+describe('buildArtifactTrail', () => {
+  it('writes files changed and read, commands with their last status, open problems and the user constraints, in this exact format', () => {
+    const trail = buildArtifactTrail(extractArtifacts(REGION))
+    expect(trail.text).toBe(
+      [
+        '## Artifact Trail',
+        "(recorded from the tool calls and the user's messages by warmfold, not summarized)",
+        '### Files changed',
+        '- `src/checkout/pay.ts` (edit_file)',
+        '### Files read',
+        '- `src` (grep)',
+        '### Commands run',
+        '- `pnpm vitest run test/pay.test.ts` → exit 1',
+        '- `pnpm tsc --noEmit` → ok (2 runs)',
+        '### Open problems',
+        '- `pnpm vitest run test/pay.test.ts`: FAIL test/pay.test.ts > retries',
+        '### User constraints and corrections',
+        '- Do not change src/api/public.ts, and use pnpm',
+        '- Actually, keep the default at 250 ms',
+      ].join('\n'),
+    )
+    expect(trail.tokens).toBe(Math.ceil(trail.text.length / 4))
+    expect(trail.kept).toEqual({ filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2 })
+    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 })
+  })
+
+  it('leaves out files read first, then commands, files changed, problems, and the user last, and says what it left out', () => {
+    const extraction = extractArtifacts(REGION)
+    const full = buildArtifactTrail(extraction)
+    const totals = full.kept
+    const tiers = ['filesRead', 'commands', 'filesChanged', 'openProblems', 'userConstraints'] as const
+    let previous = full.cut
+    for (let budget = full.tokens; budget >= 1; budget--) {
+      const trail = buildArtifactTrail(extraction, { maxTokens: budget })
+      expect(trail.tokens).toBeLessThanOrEqual(budget)
+      for (const [tier, section] of tiers.entries()) {
+        // A smaller budget never brings an item back.
+        expect(trail.cut[section]).toBeGreaterThanOrEqual(previous[section])
+        expect(trail.kept[section] + trail.cut[section]).toBe(totals[section])
+        // A section loses items only once every section before it in the cut order is empty.
+        if (trail.cut[section] > 0) for (const earlier of tiers.slice(0, tier)) expect(trail.cut[earlier], `${earlier} before ${section} at ${budget}`).toBe(totals[earlier])
+      }
+      // Cut or not, the trail says so: it ends with the note exactly when something was left out.
+      const anyCut = Object.values(trail.cut).some((count) => count > 0)
+      if (trail.text !== '') expect(trail.text.includes('\n(left out for space: '), `budget ${budget}`).toBe(anyCut)
+      if (budget === full.tokens) expect(trail).toEqual(full)
+      previous = trail.cut
+    }
+  })
+
+  it('leaves out the least referenced item of a section first, and names what it left out', () => {
+    const extraction = extractArtifacts(REGION)
+    let budget = buildArtifactTrail(extraction).tokens
+    while (buildArtifactTrail(extraction, { maxTokens: budget }).cut.commands === 0) budget--
+    const trail = buildArtifactTrail(extraction, { maxTokens: budget })
+    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 1, commands: 1, openProblems: 0, userConstraints: 0 })
+    // The command run once goes before the one run twice.
+    expect(trail.text).toContain('- `pnpm tsc --noEmit` → ok (2 runs)')
+    expect(trail.text).not.toContain('- `pnpm vitest run test/pay.test.ts` → exit 1')
+    expect(trail.text.endsWith('(left out for space: 1 files read, 1 commands run)')).toBe(true)
+    expect(buildArtifactTrail(extraction, { maxTokens: 5 })).toEqual({
+      text: '',
+      tokens: 0,
+      kept: { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 },
+      cut: { filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2 },
+    })
+  })
+
+  it('measures with the estimate it is given', () => {
+    const trail = buildArtifactTrail(extractArtifacts(REGION), { maxTokens: 8, estimateTokens: lines })
+    expect(lines(trail.text)).toBeLessThanOrEqual(8)
+    expect(trail.tokens).toBe(lines(trail.text))
+  })
+
+  it('is empty for a region without tool calls or constraints, and quotes backticks safely', () => {
+    expect(buildArtifactTrail(extractArtifacts(logOf([user('hello there')]))).text).toBe('')
+    const trail = buildArtifactTrail(extractArtifacts(logOf([call('a', 'bash', { command: 'echo `date`' }), result('a', 'x')])))
+    expect(trail.text).toContain('- `` echo `date` `` → ok')
+  })
+
+  it('refuses a budget that is not a positive integer and an estimate that is not a function', () => {
+    const extraction = extractArtifacts(REGION)
+    expect(() => buildArtifactTrail(extraction, { maxTokens: 0 })).toThrow('buildArtifactTrail: maxTokens must be a positive integer, got 0')
+    expect(() => buildArtifactTrail(extraction, { estimateTokens: 4 as never })).toThrow('buildArtifactTrail: estimateTokens must be a function, got number')
+    expect(() => buildArtifactTrail({} as never)).toThrow('buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })')
+  })
+})

@@ -1,0 +1,48 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { MultiPatternMatcher } from '../src/index.ts'
+
+const isWord = (character: string | undefined): boolean => character !== undefined && /\w/.test(character)
+
+/** The definition the matcher must agree with: some occurrence not glued to a word character where the pattern begins or ends with one. */
+function naive(pattern: string, text: string): boolean {
+  if (pattern === '') return false
+  for (let start = text.indexOf(pattern); start >= 0; start = text.indexOf(pattern, start + 1)) {
+    const end = start + pattern.length
+    if (isWord(pattern[0]) && isWord(text[start - 1])) continue
+    if (isWord(pattern.at(-1)) && isWord(text[end])) continue
+    return true
+  }
+  return false
+}
+
+function found(patterns: string[], text: string): boolean[] {
+  const flags = new Uint8Array(patterns.length)
+  new MultiPatternMatcher(patterns).markFound(text, flags)
+  return [...flags].map(Boolean)
+}
+
+describe('MultiPatternMatcher', () => {
+  it('respects word edges: a.ts is not in data.ts, 5ms not in 15ms, src/a.ts is in /app/src/a.ts:12', () => {
+    expect(found(['a.ts', '5ms', 'ts'], 'data.ts took 15ms')).toEqual([false, false, true])
+    expect(found(['src/a.ts', 'a.ts'], '/app/src/a.ts:12')).toEqual([true, true])
+    expect(found(['.env', '-x', 'E'], 'a.env b-x E')).toEqual([true, true, true])
+  })
+
+  it('reports duplicates, nested patterns and patterns that only end where another fails', () => {
+    // Punctuation only, so word edges never reject: this is the automaton alone.
+    expect(found(['*-', '-+=', '+=#!', '*-+=', '*-', '!'], '#*-+=#')).toEqual([true, true, false, true, true, false])
+    expect(found(['=-+#', '-+', '-+*'], '=-+*')).toEqual([false, true, true])
+  })
+
+  it('agrees with a naive search on random patterns and texts', () => {
+    const alphabet = fc.constantFrom('a', 'b', 'c', '.', '/', ' ', '1', '_', 'é', '😀')
+    const word = fc.array(alphabet, { minLength: 1, maxLength: 6 }).map((characters) => characters.join(''))
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 12 }), fc.array(alphabet, { maxLength: 80 }).map((characters) => characters.join('')), (patterns, text) => {
+        expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
+      }),
+      { numRuns: 400 },
+    )
+  })
+})
