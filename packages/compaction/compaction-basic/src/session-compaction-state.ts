@@ -1,5 +1,6 @@
 import { checkpointCompactionId, isCheckpointMessage } from '@warmfold/compaction'
 import type { Session } from '@warmfold/session'
+import type { BackgroundFold } from './background-fold.ts'
 
 /** A compaction bracket that is open at the scanned position. */
 export interface OpenCompaction {
@@ -33,6 +34,8 @@ export interface SessionCompactionState {
   openCompaction?: OpenCompaction
   /** When this process last built a conversation request of the session, on the engine's clock (the provider's TTL runs from it). */
   lastRequestAt?: number
+  /** The background fold of this session in this process, while its bracket is open. */
+  background?: BackgroundFold
 }
 
 const states = new WeakMap<Session, SessionCompactionState>()

@@ -15,7 +15,7 @@ import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
 import { ColdCompactionEngine, LegacyCompactionEngine, LongInstructionCompactionEngine, ToollessCompactionEngine, TranscriptCompactionEngine } from './reference-strategies.ts'
 import { regionCoverage } from './region-coverage.ts'
-import { VirtualIdleClock } from './virtual-idle-clock.ts'
+import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
@@ -97,7 +97,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
     const cache = ctx.prefixCache.cache
     const regions: RegionRecord = {}
-    const idle = new VirtualIdleClock(cache)
+    const clock = new VirtualClock(cache)
     const requests: GenerateOptions[] = []
     const outputTokens: number[] = []
     // The simulator's charge of each request, and its position (for its output tokens).
@@ -110,15 +110,22 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
-        // The idle fold runs on the simulator's virtual clock (the timers fire in `idle.advance`).
-        idle: { enabled: workload.idleCompaction, clock: idle },
+        // The engine keeps time on the simulator's virtual clock: idle timers, background folds
+        // and the waits at the threshold are virtual seconds (see VirtualClock).
+        clock,
+        idle: { enabled: workload.idleCompaction },
+        background: { enabled: workload.backgroundFold },
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
       ...(kept ? { sessions: { store: kept.store, ...(kept.directory === undefined ? {} : { directory: kept.directory }) } } : {}),
     })
     const coverage: number[] = []
-    const adapter = scriptedModel(workload, outputTokens, cache.profile.ttlMs)
+    const adapter = scriptedModel(workload, (request, tokens) => {
+      // By the request's own position: a background summary call answers while later requests are sent.
+      const charge = charged.get(request)
+      if (charge) outputTokens[charge.position] = tokens
+    }, cache.profile.ttlMs, clock)
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
@@ -131,8 +138,10 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         if (!regions.latest) throw new Error('runWorkload: a summary request reached the provider before the engine built one; its region is unknown')
         coverage.push(regionCoverage(regions.latest, request))
       }
-      cache.advanceClock(workload.stepSeconds * 1000)
       await hooks.onRequest?.(request)
+      // A conversation request and the tool step after it take their time; a summary call takes
+      // its own, beside the conversation (the scripted model sleeps it on the virtual clock).
+      if (request.purpose === 'conversation') await clock.advance(workload.stepSeconds * 1000)
     })
     registerTools(ctx, workload)
     hooks.configure?.(ctx)
@@ -147,11 +156,14 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       maxSteps: workload.steps + 5,
     })
     for (let turn = 0; turn < workload.turns; turn++) {
-      if (turn > 0) await idle.advance(workload.idleSeconds * 1000, agent)
+      if (turn > 0) await clock.advanceIdle(workload.idleSeconds * 1000, agent)
       agent.followup(turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.')
       await agent.whenIdle()
     }
     const session = agent.session
+    // A background fold still running when the work is done finishes (and is swapped in while idle).
+    await clock.wait((ctx.compaction as BasicCompactionEngine).whenFoldsSettle(session), Number.POSITIVE_INFINITY)
+    await agent.whenIdle()
     const ends = session.events.filter((event) => event.type === 'turn/end')
     const steps = session.events.filter((event) => event.type === 'tool/result' && event.surface?.op === 'append').length
     const observations = cache.observations.filter((observation) => observation.sessionId === session.id)
@@ -231,7 +243,7 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
   }
 }
 
-function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs: number): ScriptedAdapter {
+function scriptedModel(workload: ResolvedWorkload, recordOutput: (request: GenerateOptions, tokens: number) => void, ttlMs: number, clock: VirtualClock): ScriptedAdapter {
   // The model carries the simulator profile's TTL, as an adapter carries its provider's.
   const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
   // And the prices the run is billed at, as an adapter carries its provider's.
@@ -256,9 +268,11 @@ function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs
   }
   return new ScriptedAdapter({
     models,
-    responses: (request) => {
+    responses: async (request) => {
       const content = answer(request)
-      outputTokens[outputTokens.length - 1] = tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
+      recordOutput(request, tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0)))
+      // A summary call takes its time on the virtual clock, beside the conversation.
+      if (request.purpose === 'compaction') await clock.sleep(0)
       return { content }
     },
   })

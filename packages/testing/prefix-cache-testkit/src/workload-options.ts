@@ -45,6 +45,12 @@ export interface WorkloadOptions {
    */
   idleCompaction?: boolean
   /**
+   * Let the engine fold in the background from its soft threshold on (its `background` config),
+   * on the simulator's virtual clock. Default: on for `warmfold`, off for the reference
+   * strategies (they model synchronous designs).
+   */
+  backgroundFold?: boolean
+  /**
    * What the scripted model says the provider bills for cached tokens (`ModelInfo.cachePrices`:
    * read and write per uncached prompt token), so the engine weighs a prune pass at the prices
    * the run is billed at. Default: none (the engine assumes read 0.1, write 1.25).
@@ -67,6 +73,8 @@ export interface ResolvedWorkload {
   readonly idleSeconds: number
   /** Idle compaction between turns (see {@link WorkloadOptions.idleCompaction}). */
   readonly idleCompaction: boolean
+  /** Background folds (see {@link WorkloadOptions.backgroundFold}). */
+  readonly backgroundFold: boolean
   readonly cachePrices?: CachePrices
   readonly stepSeconds: number
   /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
@@ -160,6 +168,7 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     turns,
     idleSeconds,
     idleCompaction: options.idleCompaction ?? strategy === 'warmfold',
+    backgroundFold: options.backgroundFold ?? strategy === 'warmfold',
     ...(options.cachePrices ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) } : {}),
     stepSeconds,
     turnSteps: Object.freeze(turnSteps),
