@@ -19,19 +19,11 @@ import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
+import { minimumWorkloadSummaryTokens, workloadSummary } from './workload-summary.ts'
+import { requestLatencyMs } from './request-latency.ts'
 
 /** The provider and model the scripted conversation runs on. */
 export const WORKLOAD_ROUTE = { provider: 'sim', model: 'coder' } as const
-
-/** The fixed checkpoint the scripted model writes (about 400 characters). */
-export const WORKLOAD_SUMMARY = [
-  '## Goal and Intent', '- Refactor the module loader and keep every test green.',
-  '## Key Decisions', '- Read each module before changing it; no API changes.',
-  '## Files and Code', '- src/module-*.ts read so far; loader in src/loader.ts.',
-  '## Errors and Fixes', '- (none)', '## Pending Work', '- Remaining modules.',
-  '## Current Work', '- Reading the next module.', '## Next Step', '- Continue reading modules in order.',
-  '## Critical Context', '- Tests run with pnpm test.',
-].join('\n')
 
 /** What one workload run produced. */
 export interface WorkloadRun {
@@ -121,11 +113,17 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       ...(kept ? { sessions: { store: kept.store, ...(kept.directory === undefined ? {} : { directory: kept.directory }) } } : {}),
     })
     const coverage: number[] = []
-    const adapter = scriptedModel(workload, (request, tokens) => {
-      // By the request's own position: a background summary call answers while later requests are sent.
-      const charge = charged.get(request)
-      if (charge) outputTokens[charge.position] = tokens
-    }, cache.profile.ttlMs, clock)
+    const adapter = scriptedModel(
+      workload,
+      (request, tokens) => {
+        // By the request's own position: a background summary call answers while later requests are sent.
+        const charge = charged.get(request)
+        if (charge) outputTokens[charge.position] = tokens
+      },
+      (request) => charged.get(request)?.observation,
+      cache.profile.ttlMs,
+      clock,
+    )
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
@@ -139,11 +137,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         coverage.push(regionCoverage(regions.latest, request))
       }
       await hooks.onRequest?.(request)
-      // A conversation request and the tool step after it take their time; a summary call takes
-      // its own, beside the conversation (the scripted model sleeps it on the virtual clock).
-      if (request.purpose === 'conversation') await clock.advance(workload.stepSeconds * 1000)
     })
-    registerTools(ctx, workload)
+    registerTools(ctx, workload, clock)
     hooks.configure?.(ctx)
     // Created here, not by the agent loop, which would resume a session file left by an earlier run.
     if (kept) await ctx.sessions.create(kept.id)
@@ -243,7 +238,13 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
   }
 }
 
-function scriptedModel(workload: ResolvedWorkload, recordOutput: (request: GenerateOptions, tokens: number) => void, ttlMs: number, clock: VirtualClock): ScriptedAdapter {
+function scriptedModel(
+  workload: ResolvedWorkload,
+  recordOutput: (request: GenerateOptions, tokens: number) => void,
+  charged: (request: GenerateOptions) => CacheObservation | undefined,
+  ttlMs: number,
+  clock: VirtualClock,
+): ScriptedAdapter {
   // The model carries the simulator profile's TTL, as an adapter carries its provider's.
   const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
   // And the prices the run is billed at, as an adapter carries its provider's.
@@ -255,8 +256,15 @@ function scriptedModel(workload: ResolvedWorkload, recordOutput: (request: Gener
   let step = 0
   let turn = 0
   let turnEnd = workload.turnSteps[0] as number
+  let folds = 0
   const answer = (request: GenerateOptions): ContentBlock[] => {
-    if (request.purpose === 'compaction') return [textBlock(WORKLOAD_SUMMARY)]
+    if (request.purpose === 'compaction') {
+      // A realistic checkpoint (1.5k-4k tokens), cut to the call's cap (never below one bullet a section).
+      const fold = folds++
+      const maxTokens = request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
+      return [textBlock(workloadSummary(fold, maxTokens === undefined ? {} : { maxTokens }))]
+    }
+    if (request.purpose !== 'conversation') return [textBlock('ok')]
     if (step >= turnEnd) {
       const last = turn === workload.turns - 1
       const text = last ? `All ${workload.steps} modules are read; the loader refactor plan is ready.` : `Modules 0 to ${step - 1} are read; ${workload.steps - step} to go.`
@@ -270,22 +278,30 @@ function scriptedModel(workload: ResolvedWorkload, recordOutput: (request: Gener
     models,
     responses: async (request) => {
       const content = answer(request)
-      recordOutput(request, tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0)))
-      // A summary call takes its time on the virtual clock, beside the conversation.
-      if (request.purpose === 'compaction') await clock.sleep(0)
+      const outputTokens = tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
+      recordOutput(request, outputTokens)
+      // Every request takes its modelled time on the virtual clock (prefill what it missed, read
+      // what it hit, decode its output). The conversation waits for its own requests; a summary
+      // call or a prewarm sleeps beside it, and whoever waits for it moves the clock on.
+      const charge = charged(request)
+      const latencyMs = charge ? requestLatencyMs({ uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens }, workload.latency) : 0
+      if (request.purpose === 'conversation') await clock.advance(latencyMs)
+      else await clock.sleep(latencyMs)
       return { content }
     },
   })
 }
 
-function registerTools(ctx: Context, workload: ResolvedWorkload): void {
+/** The workload's tools; each call takes `stepSeconds` on the virtual clock (the tool step's own time). */
+function registerTools(ctx: Context, workload: ResolvedWorkload, clock: VirtualClock): void {
   let calls = 0
   ctx.tools.register({
     name: 'read_file',
     description: 'Read a file of the repository.',
     parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the repository root.' } }, required: ['path'] },
-    execute: () => {
+    execute: async () => {
       const index = calls++
+      await clock.advance(workload.stepSeconds * 1000)
       return fillerText(5000 + index, index % 3 === 2 ? workload.oversizedResultChars : workload.resultChars)
     },
   })

@@ -1,5 +1,5 @@
 /** One fold of a run, as its timing is recorded: what it took and how long the conversation waited for it. */
-export interface FoldTiming {
+export interface FoldStall {
   /** `sync`: the conversation waited for the whole summary call; `background`: it ran beside the conversation. */
   readonly mode: 'sync' | 'background'
   /** The summary call's duration, in milliseconds. */
@@ -36,11 +36,11 @@ export interface StallSummary {
 /**
  * Sums up the waits of a run's folds. A discarded fold counts like any other: if the
  * conversation waited for it, that wait happened.
- * @throws TypeError naming the fold's index, the field and the value when a record is not a {@link FoldTiming}
+ * @throws TypeError naming the fold's index, the field and the value when a record is not a {@link FoldStall}
  *   (a mode other than `sync` or `background`, a duration that is negative or not finite, a
  *   discard without a reason or with a cost that is negative or not finite).
  */
-export function stallSummary(folds: readonly FoldTiming[]): StallSummary {
+export function stallSummary(folds: readonly FoldStall[]): StallSummary {
   folds.forEach(checkFold)
   const waits = folds.map((fold) => fold.waitedMs)
   const discarded = folds.filter((fold) => fold.discarded !== undefined)
@@ -74,7 +74,7 @@ export function nearestRankPercentile(values: readonly number[], percent: number
 
 const DURATIONS = ['foldMs', 'waitedMs', 'stallSavedMs', 'postSwapPrefillMs'] as const
 
-function checkFold(fold: FoldTiming, index: number): void {
+function checkFold(fold: FoldStall, index: number): void {
   const where = `stallSummary: fold ${index}`
   if (fold.mode !== 'sync' && fold.mode !== 'background') throw new TypeError(`${where}: "mode" must be "sync" or "background", got ${describe(fold.mode)}`)
   for (const key of DURATIONS) {

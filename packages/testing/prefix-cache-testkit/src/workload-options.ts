@@ -1,6 +1,8 @@
 import { PRUNE_MARKER, codePointLength } from '@warmfold/compaction-tool-result-pruner'
 import type { CachePrices } from '@warmfold/llm'
 import { parseCacheProfile } from './cache-profile.ts'
+import type { LatencyProfile } from './latency-profile.ts'
+import { DEFAULT_LATENCY_PROFILE, LATENCY_PROFILES } from './latency-profile.ts'
 
 /** Which compaction design runs: warmfold, or a reference strategy (see `reference-strategies.ts`). */
 export type WorkloadStrategy = 'warmfold' | 'legacy' | 'cold' | 'transcript' | 'toolless' | 'long-instruction'
@@ -36,8 +38,17 @@ export interface WorkloadOptions {
   turns?: number
   /** Virtual seconds between one turn's answer and the next user message (cache entries may expire). Default 0. */
   idleSeconds?: number
-  /** Virtual seconds each model request takes (the clock cache TTLs run on). Default 15. */
+  /**
+   * Virtual seconds each tool step takes (the tool's own work between a response and the next
+   * request), on the clock cache TTLs run on. Default 15. The requests themselves take the time
+   * `latency` models.
+   */
   stepSeconds?: number
+  /**
+   * How long requests take on the virtual clock (time to first token, prefill, cache read,
+   * decode). Default the `sonnet-class` profile.
+   */
+  latency?: LatencyProfile
   /**
    * Let the engine fold while the cache is warm when the agent goes idle between turns (its
    * `idle` config, on the simulator's virtual clock and TTL). Default: on for `warmfold`, off
@@ -77,6 +88,7 @@ export interface ResolvedWorkload {
   readonly backgroundFold: boolean
   readonly cachePrices?: CachePrices
   readonly stepSeconds: number
+  readonly latency: LatencyProfile
   /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
   readonly turnSteps: readonly number[]
   /** Tokens per tool step (window / 24, so about 24 steps fill a window). */
@@ -171,6 +183,7 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     backgroundFold: options.backgroundFold ?? strategy === 'warmfold',
     ...(options.cachePrices ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) } : {}),
     stepSeconds,
+    latency: options.latency ?? LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
     turnSteps: Object.freeze(turnSteps),
     stepTokens,
     proseChars,

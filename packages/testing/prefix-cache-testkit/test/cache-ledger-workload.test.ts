@@ -123,7 +123,7 @@ describe('the cache ledger in every workload run', () => {
     for (const guard of guards) expect(guard.reason).toMatch(/a compaction\/prune rewrote it since$/)
   })
 
-  it('logs at most 320 bytes per cache/observation line on average in a JSONL file (seed workload, 128k)', async () => {
+  it('logs at most 340 bytes per cache/observation line on average in a JSONL file (seed workload, 128k)', async () => {
     const { run: result } = await run({})
     const directory = await mkdtemp(join(tmpdir(), 'ledger-bytes-'))
     const ctx = new Context()
@@ -141,7 +141,7 @@ describe('the cache ledger in every workload run', () => {
       const lines = (await readFile(join(directory, 'seed.jsonl'), 'utf8')).split('\n').filter((line) => line.includes('"type":"cache/observation"'))
       expect(lines).toHaveLength(result.requests.length)
       const average = lines.reduce((sum, line) => sum + Buffer.byteLength(line, 'utf8') + 1, 0) / lines.length
-      expect(average).toBeLessThanOrEqual(320)
+      expect(average).toBeLessThanOrEqual(340)
       // The package README quotes the figure.
       const readme = await readFile(join(import.meta.dirname, '..', '..', '..', 'core', 'cache-ledger', 'README.md'), 'utf8')
       expect(readme).toContain(`**${Math.round(average)} bytes** per \`cache/observation\` line`)

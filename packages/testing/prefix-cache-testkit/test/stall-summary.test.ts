@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { FoldTiming } from '../src/index.ts'
+import type { FoldStall } from '../src/index.ts'
 import { nearestRankPercentile, stallSummary } from '../src/index.ts'
 
 describe('nearestRankPercentile', () => {
@@ -26,12 +26,12 @@ describe('nearestRankPercentile', () => {
   })
 })
 
-const sync = (foldMs: number): FoldTiming => ({ mode: 'sync', foldMs, waitedMs: foldMs, stallSavedMs: 0, postSwapPrefillMs: 300 })
-const background = (foldMs: number, waitedMs: number): FoldTiming => ({ mode: 'background', foldMs, waitedMs, stallSavedMs: foldMs - waitedMs, postSwapPrefillMs: 300 })
+const sync = (foldMs: number): FoldStall => ({ mode: 'sync', foldMs, waitedMs: foldMs, stallSavedMs: 0, postSwapPrefillMs: 300 })
+const background = (foldMs: number, waitedMs: number): FoldStall => ({ mode: 'background', foldMs, waitedMs, stallSavedMs: foldMs - waitedMs, postSwapPrefillMs: 300 })
 
 describe('stallSummary', () => {
   it('sums the waits and takes nearest-rank percentiles over every fold, discarded ones included', () => {
-    const folds: FoldTiming[] = [
+    const folds: FoldStall[] = [
       sync(40_000),
       background(38_000, 0),
       background(41_000, 1_000),
@@ -63,7 +63,7 @@ describe('stallSummary', () => {
     [{ ...sync(10), discarded: { reason: ' ', costUnits: 1 } }, 'stallSummary: fold 1: "discarded.reason" must be a non-empty string, got " "'],
     [{ ...sync(10), discarded: { reason: 'stale', costUnits: Number.NaN } }, 'stallSummary: fold 1: "discarded.costUnits" must be a finite number ≥ 0, got NaN'],
   ])('refuses the second record %j naming its index, the field and the value', (bad, message) => {
-    expect(() => stallSummary([sync(5), bad as FoldTiming])).toThrow(TypeError)
-    expect(() => stallSummary([sync(5), bad as FoldTiming])).toThrow(message)
+    expect(() => stallSummary([sync(5), bad as FoldStall])).toThrow(TypeError)
+    expect(() => stallSummary([sync(5), bad as FoldStall])).toThrow(message)
   })
 })
