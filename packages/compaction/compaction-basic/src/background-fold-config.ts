@@ -10,10 +10,13 @@ export interface BackgroundFoldConfig {
   /** Start background folds. Default true. */
   enabled?: boolean
   /**
-   * The soft threshold S as a share of the pressure threshold H: a background fold starts at the
-   * first request boundary at or above `startRatio × H`. In (0, 1). Default 0.8.
+   * The soft threshold S: a background fold starts at the first request boundary at or above S.
+   * A number in (0, 1) fixes S at `startRatio × H` (H: the pressure threshold). `'adaptive'`
+   * (the default) starts a session's first fold at 0.8 × H and each later one at
+   * `H − 1.5 × (tokens the request grows by per ms × the last fold's duration)`, within
+   * 0.5 × H..0.95 × H, so the summary is in hand about when the request reaches H.
    */
-  startRatio?: number
+  startRatio?: number | 'adaptive'
   /**
    * At H with a fold in flight, how long the conversation waits for it (ms) before folding
    * synchronously instead. Default 300000 (5 min).
@@ -30,13 +33,13 @@ export interface BackgroundFoldConfig {
 /** `background` with defaults applied. */
 export interface ResolvedBackgroundFold {
   readonly enabled: boolean
-  readonly startRatio: number
+  readonly startRatio: number | 'adaptive'
   readonly maxWaitMs: number
   readonly prewarm: boolean
 }
 
 /** Defaults of `background`. */
-export const BACKGROUND_DEFAULTS: ResolvedBackgroundFold = Object.freeze({ enabled: true, startRatio: 0.8, maxWaitMs: 300_000, prewarm: false })
+export const BACKGROUND_DEFAULTS: ResolvedBackgroundFold = Object.freeze({ enabled: true, startRatio: 'adaptive', maxWaitMs: 300_000, prewarm: false })
 
 const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
 
@@ -44,7 +47,7 @@ const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
 export function backgroundFoldSchema(): Schema<BackgroundFoldConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Summarize beside the conversation from the soft threshold on.'),
-    startRatio: Schema.number().description('Soft threshold as a share of the pressure threshold (0..1).'),
+    startRatio: Schema.union([Schema.const('adaptive' as const), Schema.number()]).description("Soft threshold as a share of the pressure threshold (0..1), or 'adaptive'."),
     maxWaitMs: Schema.natural().description('At the pressure threshold, how long to wait for a fold in flight (ms).'),
     prewarm: Schema.boolean().description('Write the post-swap prefix to the cache before the next request.'),
   }).description('Background folds.')
@@ -55,7 +58,7 @@ export function backgroundFoldProblem(background: BackgroundFoldConfig | undefin
   if (background === undefined) return undefined
   for (const key of Object.keys(background)) if (!KEYS.includes(key)) return `background: ${unknownKeyMessage(key, KEYS)}`
   const ratio = background.startRatio
-  if (ratio !== undefined && !(ratio > 0 && ratio < 1)) return `background.startRatio must be in (0, 1), got ${ratio}`
+  if (ratio !== undefined && ratio !== 'adaptive' && !(typeof ratio === 'number' && ratio > 0 && ratio < 1)) return `background.startRatio must be 'adaptive' or a number in (0, 1), got ${JSON.stringify(ratio)}`
   return undefined
 }
 

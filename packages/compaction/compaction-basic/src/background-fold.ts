@@ -45,6 +45,8 @@ export class BackgroundFold {
   private readonly controller = new AbortController()
   /** Why the fold is being thrown away, once a cancel came in while its call ran. */
   private discardPending?: DiscardedFold
+  private discardedValue?: DiscardedFold
+  private refusalValue?: CompactionRefusal
 
   constructor(
     ctx: Context,
@@ -66,6 +68,16 @@ export class BackgroundFold {
 
   get compactionId(): string {
     return this.transaction.compactionId
+  }
+
+  /** The refusal of a summary call that failed or was refused, once it was. */
+  get refusal(): CompactionRefusal | undefined {
+    return this.refusalValue
+  }
+
+  /** Why the fold was thrown away, once it was. */
+  get discarded(): DiscardedFold | undefined {
+    return this.discardedValue
   }
 
   /** The summary, once in hand. */
@@ -148,6 +160,8 @@ export class BackgroundFold {
   private close(discarded: DiscardedFold, refusal?: CompactionRefusal): void {
     if (this.statusValue === 'closed') return
     this.statusValue = 'closed'
+    this.discardedValue = discarded
+    this.refusalValue = refusal
     const error = refusal ?? new CompactionRefusal('changed', `discarded: ${discarded.detail}`)
     this.transaction.abandon(new CompactionRefusal(error.code, `background fold discarded (${discarded.reason}): ${discarded.detail}`, { attempts: error.attempts ?? this.transaction.summaryAttempts }), {
       discarded,

@@ -16,6 +16,9 @@ import { resolvePolicy } from './compaction-policy.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import { maximalHead, pricesWithin, selectHeadRegion } from './select-region.ts'
 import { backoffHolds, compactionState } from './session-compaction-state.ts'
+import { FoldPace, snapshotRetainTokens, softThreshold } from './fold-pace.ts'
+import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
+import { summaryTarget } from './summary-request.ts'
 
 /** The last conversation request this process sent for a session. */
 interface SentRequest {
@@ -51,6 +54,8 @@ export class BackgroundFolds {
   private readonly sent = new Map<string, { session: Session; request: SentRequest }>()
   /** Per session, the settle task of its latest fold (the summary call, then a swap while idle). */
   private readonly settling = new WeakMap<Session, Promise<void>>()
+  /** Per session, how fast its request grows and how long its folds take (the adaptive S). */
+  private readonly paces = new WeakMap<Session, FoldPace>()
 
   constructor(
     private readonly core: EngineCore,
@@ -76,16 +81,21 @@ export class BackgroundFolds {
     ctx.on('session/event', (session: Session, event: AnySessionEvent) => this.watch(session, event))
   }
 
+  /** A request boundary of `session` with a request of `totalTokens` (the adaptive S learns the growth rate from these). */
+  boundary(session: Session, totalTokens: number): void {
+    this.pace(session).boundary(this.core.clock.now(), totalTokens)
+  }
+
   /** Arms a background fold of `agent`'s last sent request when the request is at or above S. */
   async maybeArm(agent: CompactionAgent, header: RequestHeader, thresholdTokens: number, totalTokens: number): Promise<void> {
-    if (!this.settings.enabled || totalTokens < this.softThreshold(thresholdTokens)) return
-    await this.start(agent, header, 'retain', 'background')
+    if (!this.settings.enabled || totalTokens < this.softThreshold(agent.session, thresholdTokens)) return
+    await this.start(agent, header, 'retain', 'background', { holdsLock: true })
   }
 
   /** Arms the idle fold (the idle timer fired): the largest head of the last sent request, beside whatever the user does next. */
   async startIdle(agent: CompactionAgent): Promise<void> {
     const header = agent.session.requestHeader()
-    if (header) await this.start(agent, header, 'maximal', 'idle')
+    if (header) await this.start(agent, header, 'maximal', 'idle', { holdsLock: false })
   }
 
   /** Swaps in a fold whose summary is in hand, at a request boundary; the caller holds the session's compaction lock. */
@@ -121,16 +131,23 @@ export class BackgroundFolds {
     await compactionState(session).background?.discard('superseded', `${by} folded on the turn's path first`)
   }
 
-  /** S: `startRatio` × the pressure threshold. */
-  private softThreshold(thresholdTokens: number): number {
-    return Math.floor(this.settings.startRatio * thresholdTokens)
+  /** S for `session` (see `softThreshold`). */
+  private softThreshold(session: Session, thresholdTokens: number): number {
+    return softThreshold(thresholdTokens, this.settings.startRatio, this.pace(session).overlap())
   }
 
-  private async start(agent: CompactionAgent, header: RequestHeader, shape: HeadShape, trigger: 'background' | 'idle'): Promise<void> {
+  private pace(session: Session): FoldPace {
+    let pace = this.paces.get(session)
+    if (!pace) this.paces.set(session, (pace = new FoldPace()))
+    return pace
+  }
+
+  /** `holdsLock`: the caller is the request boundary, which holds the session's compaction lock (`busy`) itself. */
+  private async start(agent: CompactionAgent, header: RequestHeader, shape: HeadShape, trigger: 'background' | 'idle', { holdsLock }: { holdsLock: boolean }): Promise<void> {
     const session = agent.session
     const state = compactionState(session)
     const last = this.sent.get(session.id)
-    if (state.background || state.busy || backoffHolds(state, session) || session.isClosed) return
+    if (state.background || (state.busy && !holdsLock) || backoffHolds(state, session) || backoffHolds(state, session, state.backgroundBackoff) || session.isClosed) return
     // The fold replays the last sent request: only once its response has finished (its cache
     // entry exists) and while its bytes are still the surface's first nodes.
     if (!last || last.session !== session || !last.request.answered || last.request.generation !== session.surface.replaceGeneration) return
@@ -139,9 +156,10 @@ export class BackgroundFolds {
     const route = await core.route(header, policy)
     const { budget } = await core.budgetFor(session, header)
     const snapshotNodes = last.request.nodes
+    const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
     const choose = (prices: readonly number[], maxHead: number): SurfaceRegion | null => {
       const capped = pricesWithin(prices, snapshotNodes)
-      return shape === 'maximal' ? maximalHead(session)(capped, maxHead) : selectHeadRegion(session, prices, budget.retainTokens, { prices: capped, maxTokens: maxHead })
+      return shape === 'maximal' ? maximalHead(session)(capped, maxHead) : selectHeadRegion(session, prices, retainTokens, { prices: capped, maxTokens: maxHead })
     }
     const input = {
       session,
@@ -154,7 +172,9 @@ export class BackgroundFolds {
       keepUserMessages: policy.keepUserMessages,
       buildRequest: core.buildSummaryRequest,
     }
-    const prepared = prepareHead(core.ctx, input, route.limitTokens, maxHeadTokens(core.ctx, header, route))
+    const target = summaryTarget(header, route.policy)
+    const limit = summaryLimitFor(session, target, route.limitTokens)
+    const prepared = prepareHead(core.ctx, input, limit, maxHeadTokens(core.ctx, header, route, limit))
     if (prepared.kind !== 'ready') return
     const fold = new BackgroundFold(core.ctx, {
       agent,
@@ -164,7 +184,13 @@ export class BackgroundFolds {
       transaction: { session, region: prepared.region, trigger, turn: state.openTurn, stability: 'selected-span', request: prepared.sized.request, budget: prepared.budget, keepUserMessages: policy.keepUserMessages },
     })
     state.background = fold
-    this.settling.set(session, fold.settled.then(() => this.settle(fold)))
+    const { promptTokens, maxTokens } = prepared.sized
+    const settled = fold.settled.then(() => {
+      // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background one) asks for less.
+      if (fold.refusal?.llmCode === 'CONTEXT_WINDOW_EXCEEDED') learnSummaryLimit(session, target, promptTokens, maxTokens)
+      return this.settle(fold)
+    })
+    this.settling.set(session, settled)
   }
 
   /**
@@ -184,6 +210,7 @@ export class BackgroundFolds {
     const state = compactionState(fold.session)
     if (fold.status === 'closed') {
       if (state.background === fold) state.background = undefined
+      this.backOffIfFailed(fold)
       await this.flush(fold.session)
       return
     }
@@ -229,7 +256,7 @@ export class BackgroundFolds {
     const total = meter.measure(session).totalTokens
     const { shadowedTokens, checkpointTokens } = fold.transaction.figures(outcome)
     const projected = total - shadowedTokens + checkpointTokens
-    const soft = this.softThreshold(budget.thresholdTokens)
+    const soft = this.softThreshold(session, budget.thresholdTokens)
     if (projected >= soft) {
       await this.discard(fold, 'stale', `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): the conversation grew too far past the snapshot, so a fresh fold of the last request folds more`)
       return null
@@ -253,6 +280,15 @@ export class BackgroundFolds {
     await fold.discard(reason, detail)
     const state = compactionState(fold.session)
     if (state.background === fold) state.background = undefined
+    this.backOffIfFailed(fold)
+  }
+
+  /** A failed or refused fold would fail again at the next boundary: no new one until a new user turn or a shrink. */
+  private backOffIfFailed(fold: BackgroundFold): void {
+    const reason = fold.discarded?.reason
+    if (reason !== 'failed' && reason !== 'refused') return
+    const state = compactionState(fold.session)
+    state.backgroundBackoff = { turn: state.openTurn, replaceGeneration: fold.session.surface.replaceGeneration }
   }
 
   /** After the swap, the retained tail is prefilled again anyway: its oversized results are pruned for free (rule C4). */
@@ -285,6 +321,11 @@ export class BackgroundFolds {
    * host's rewrite) other than this fold's own checkpoint.
    */
   private watch(session: Session, event: AnySessionEvent): void {
+    if (event.type === 'compaction/end') {
+      const { timing, error } = event.data as { timing?: { readyAfterMs: number }; error?: unknown }
+      if (timing && error === undefined) this.pace(session).foldTook(timing.readyAfterMs)
+      return
+    }
     const fold = compactionState(session).background
     if (!fold || fold.status === 'closed') return
     let reason: ['route-changed' | 'region-changed', string] | undefined

@@ -199,6 +199,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const swapped = (await this.background?.swapIfReady(agent)) ?? null
     const { budget } = await this.budgetFor(session, header)
     const totalTokens = this.meter.measure(session).totalTokens
+    this.background?.boundary(session, totalTokens)
     if (totalTokens < budget.thresholdTokens) {
       await this.background?.maybeArm(agent, header, budget.thresholdTokens, totalTokens)
       return swapped

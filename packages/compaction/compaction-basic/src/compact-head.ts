@@ -14,10 +14,11 @@ import type { KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import type { SizedSummaryRequest } from './summary-budget.ts'
-import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, SUMMARY_RETRY_RATIO, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
+import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
 import type { SummaryCallBudget } from './summary-attempts.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
 import { instructionMessage, summaryTarget } from './summary-request.ts'
+import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
 
 /** Where summary calls go and how many tokens they may spend. */
 export interface SummaryRoute {
@@ -130,14 +131,16 @@ export function prepareHead(ctx: Context, input: HeadCompaction, limit: number, 
  * with the summary call sized to the route's budget. No call is made when nothing can be
  * chosen, the head is no larger than an empty checkpoint or the prompt leaves too little room.
  * When the provider still rejects the prompt as too long, the budget becomes
- * {@link SUMMARY_RETRY_RATIO} of the rejected prompt estimate + `maxTokens` and a head at most
+ * `SUMMARY_RETRY_RATIO` of the rejected prompt estimate + `maxTokens` and a head at most
  * half as large is chosen, up to {@link SUMMARY_ATTEMPTS} calls, so each retry is strictly
- * smaller than the call before.
+ * smaller than the call before. The session's later summary calls to that target start from the
+ * smaller budget (see `learnSummaryLimit`).
  * @throws CompactionRefusal (logged by its bracket) for any other refused call.
  */
 export async function compactHead(ctx: Context, input: HeadCompaction): Promise<HeadOutcome> {
   const { header, route } = input
-  let limit = route.limitTokens
+  const target = summaryTarget(header, route.policy)
+  let limit = summaryLimitFor(input.session, target, route.limitTokens)
   let headCap = maxHeadTokens(ctx, header, route, limit)
   let rejected: string | undefined
   for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++) {
@@ -160,7 +163,7 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
       // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
       // let maxTokens grow back into the room it frees). Do both.
       rejected = `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} output tokens as too long`
-      limit = Math.floor((sized.promptTokens + sized.maxTokens) * SUMMARY_RETRY_RATIO)
+      limit = learnSummaryLimit(input.session, target, sized.promptTokens, sized.maxTokens)
       headCap = Math.min(maxHeadTokens(ctx, header, route, limit), Math.floor(regionTokens / 2))
     }
   }
