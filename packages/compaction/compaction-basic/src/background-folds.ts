@@ -1,11 +1,12 @@
-import type { AgentHandle, RequestHookContext, ResumeContext } from '@warmfold/agent-loop'
+import type { AgentHandle, AgentStatus, ResumeContext } from '@warmfold/agent-loop'
 import { AgentError } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, DiscardedFold } from '@warmfold/compaction'
-import { checkpointCompactionId } from '@warmfold/compaction'
-import type { GenerateOptions, LlmFinish, Message } from '@warmfold/llm'
+import { balancedCuts, checkpointCompactionId } from '@warmfold/compaction'
+import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
 import { headerEquals } from '@warmfold/session'
 import type { ResolvedBackgroundFold } from './background-fold-config.ts'
+import { holdsHead } from './answered-requests.ts'
 import { BackgroundFold } from './background-fold.ts'
 import { maxHeadTokens, prepareHead } from './compact-head.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
@@ -19,16 +20,6 @@ import { backoffHolds, compactionState } from './session-compaction-state.ts'
 import { FoldPace, snapshotRetainTokens, softThreshold } from './fold-pace.ts'
 import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
 import { summaryTarget } from './summary-request.ts'
-
-/** The last conversation request this process sent for a session. */
-interface SentRequest {
-  /** Surface nodes it held: the request's messages are the surface's first `nodes` nodes. */
-  readonly nodes: number
-  /** `surface.replaceGeneration` when it was built: a replace since means its bytes are gone. */
-  readonly generation: number
-  /** Its response has finished (a cache entry exists only once a response has begun). */
-  answered: boolean
-}
 
 /** How a background fold picks its head: like a pressure fold (retain the tail) or an idle fold (all it can). */
 type HeadShape = 'retain' | 'maximal'
@@ -51,7 +42,6 @@ type HeadShape = 'retain' | 'maximal'
  * One fold per session at a time; every discarded fold is logged with its calls (their cost).
  */
 export class BackgroundFolds {
-  private readonly sent = new Map<string, { session: Session; request: SentRequest }>()
   /** Per session, the settle task of its latest fold (the summary call, then a swap while idle). */
   private readonly settling = new WeakMap<Session, Promise<void>>()
   /** Per session, how fast its request grows and how long its folds take (the adaptive S). */
@@ -62,18 +52,16 @@ export class BackgroundFolds {
     private readonly settings: ResolvedBackgroundFold,
   ) {
     const { ctx } = core
-    ctx.on('agent/request', ({ agent }: RequestHookContext) => {
-      const surface = agent.session.surface
-      this.sent.set(agent.session.id, { session: agent.session, request: { nodes: surface.nodes.length, generation: surface.replaceGeneration, answered: false } })
-    })
-    ctx.on('llm/finish', (options: GenerateOptions, outcome: LlmFinish) => {
-      if (options.purpose !== 'conversation' || options.sessionId === undefined) return
-      const entry = this.sent.get(options.sessionId)
-      if (entry && outcome.finishReason !== 'error' && outcome.finishReason !== 'aborted') entry.request.answered = true
-    })
     ctx.on('session/close', (session: Session) => {
-      this.sent.delete(session.id)
       void compactionState(session).background?.discard('closed', `session ${session.id} was closed before the fold was swapped in`)
+    })
+    // A summary that arrived during the turn waits for the next request boundary; when the turn
+    // ends first, it is swapped in as soon as the agent is idle.
+    ctx.on('agent/status', (agent: AgentHandle, status: AgentStatus) => {
+      const fold = compactionState(agent.session).background
+      if (status !== 'idle' || fold?.status !== 'ready' || fold.input.agent !== agent) return
+      const before = this.settling.get(agent.session) ?? Promise.resolve()
+      this.settling.set(agent.session, before.then(() => this.swapWhileIdle(fold, agent)))
     })
     ctx.on('agent/resume', ({ agent }: ResumeContext) => {
       void compactionState(agent.session).background?.discard('resumed', `a new agent took session ${agent.session.id} before the fold was swapped in`)
@@ -146,16 +134,16 @@ export class BackgroundFolds {
   private async start(agent: CompactionAgent, header: RequestHeader, shape: HeadShape, trigger: 'background' | 'idle', { holdsLock }: { holdsLock: boolean }): Promise<void> {
     const session = agent.session
     const state = compactionState(session)
-    const last = this.sent.get(session.id)
+    const last = this.core.answered(session)
     if (state.background || (state.busy && !holdsLock) || backoffHolds(state, session) || backoffHolds(state, session, state.backgroundBackoff) || session.isClosed) return
-    // The fold replays the last sent request: only once its response has finished (its cache
-    // entry exists) and while its bytes are still the surface's first nodes.
-    if (!last || last.session !== session || !last.request.answered || last.request.generation !== session.surface.replaceGeneration) return
+    // The fold replays the last answered request (its cache entry exists) while its bytes are
+    // still the surface's first nodes.
+    if (!last || !holdsHead(last, session, last.nodes.length - 1)) return
     const core = this.core
     const policy = resolvePolicy(core.config, header.config.provider, header.config.model)
     const route = await core.route(header, policy)
     const { budget } = await core.budgetFor(session, header)
-    const snapshotNodes = last.request.nodes
+    const snapshotNodes = last.nodes.length
     const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
     const choose = (prices: readonly number[], maxHead: number): SurfaceRegion | null => {
       const capped = pricesWithin(prices, snapshotNodes)
@@ -171,6 +159,7 @@ export class BackgroundFolds {
       stability: 'selected-span' as const,
       keepUserMessages: policy.keepUserMessages,
       buildRequest: core.buildSummaryRequest,
+      answered: last,
     }
     const target = summaryTarget(header, route.policy)
     const limit = summaryLimitFor(session, target, route.limitTokens)
@@ -179,7 +168,7 @@ export class BackgroundFolds {
     const fold = new BackgroundFold(core.ctx, {
       agent,
       header,
-      snapshotSeqs: session.surface.nodes.slice(0, snapshotNodes),
+      snapshotSeqs: last.nodes,
       clock: core.clock,
       transaction: { session, region: prepared.region, trigger, turn: state.openTurn, stability: 'selected-span', request: prepared.sized.request, budget: prepared.budget, keepUserMessages: policy.keepUserMessages },
     })
@@ -215,13 +204,34 @@ export class BackgroundFolds {
       return
     }
     const agent = fold.input.agent as AgentHandle
-    if (agent.status !== 'idle' || typeof agent.runMaintenance !== 'function') return
+    if (agent.status !== 'idle' || typeof agent.runMaintenance !== 'function') {
+      // The summary is in hand while the conversation runs: the request after the swap (at the
+      // next boundary) can read the post-swap prefix if it is written now, during the step.
+      if (this.settings.prewarm && fold.outcome) this.prewarm(fold.session, fold.input.header, fold.transaction.projectedMessages(fold.outcome, this.tailRewrites(fold)))
+      return
+    }
+    await this.swapWhileIdle(fold, agent)
+  }
+
+  /**
+   * Swaps a ready fold in while the agent is idle (its summary arrived between turns, or the turn
+   * ended before the next request boundary), through the agent's maintenance lock; the user
+   * coming back first leaves it for the next request boundary.
+   */
+  private async swapWhileIdle(fold: BackgroundFold, agent: AgentHandle): Promise<void> {
+    const state = compactionState(fold.session)
+    // The loop reports `idle` before its turn queue has wound down; maintenance runs after.
+    await agent.whenIdle()
     try {
       await agent.runMaintenance(async () => {
         if (state.busy || fold.status !== 'ready') return
         state.busy = true
         try {
-          await this.swap(fold)
+          // Swapped while idle: the next request comes when the user does, and can read the prefix written now.
+          if ((await this.swap(fold)) && this.settings.prewarm) {
+            const header = fold.session.requestHeader()
+            if (header) this.prewarm(fold.session, header, fold.session.deriveMessages())
+          }
         } finally {
           state.busy = false
         }
@@ -272,7 +282,6 @@ export class BackgroundFolds {
       if (fold.status === 'closed' && state.background === fold) state.background = undefined
     }
     this.pruneTail(session, result)
-    if (this.settings.prewarm) this.prewarm(session, header)
     return result
   }
 
@@ -291,6 +300,15 @@ export class BackgroundFolds {
     state.backgroundBackoff = { turn: state.openTurn, replaceGeneration: fold.session.surface.replaceGeneration }
   }
 
+  /** The rewrites the tail prune after `fold`'s swap would land, by surface position now (see {@link pruneTail}). */
+  private tailRewrites(fold: BackgroundFold): ReadonlyMap<number, Message> {
+    const pruner = this.core.pruner()
+    const end = fold.input.transaction.region.end
+    const rewrites = new Map<number, Message>()
+    for (const entry of pruner?.planSession(fold.session) ?? []) if (entry.position > end && entry.replacement) rewrites.set(entry.position, entry.replacement)
+    return rewrites
+  }
+
   /** After the swap, the retained tail is prefilled again anyway: its oversized results are pruned for free (rule C4). */
   private pruneTail(session: Session, result: CompactionResult): void {
     const pruner = this.core.pruner()
@@ -301,17 +319,22 @@ export class BackgroundFolds {
   }
 
   /**
-   * Sends the post-swap prefix once with the smallest output cap its effort allows, so the
-   * provider has written it when the next conversation request reads it. Fire and forget: a
-   * failure only costs that request its prefill.
+   * Writes the post-swap prefix to the provider's cache before the conversation needs it: one
+   * request of `messages` (the longest prefix of them that ends at a balanced cut with a user or
+   * tool message, so a tool call still running is left out) with the smallest output cap its
+   * effort allows. Fire and forget: a failure only costs the next request its prefill.
    */
-  private prewarm(session: Session, header: RequestHeader): void {
+  private prewarm(session: Session, header: RequestHeader, messages: readonly Message[]): void {
     const { ctx } = this.core
+    const cuts = balancedCuts(messages)
+    let end = messages.length
+    while (end > 0 && (!cuts[end] || messages[end - 1]?.role === 'assistant')) end--
+    if (end === 0) return
     void (async () => {
       const info = await ctx.llm.resolveModelInfo(header.config.provider, header.config.model)
       const effort = header.config.reasoningEffort ?? info.reasoning?.defaultEffort
       const reserve = effort === undefined ? 0 : (info.reasoning?.outputReserveTokens?.[effort] ?? 0)
-      await ctx.llm.generate({ ...header.config, system: header.system, tools: header.tools, messages: session.deriveMessages(), maxTokens: reserve + 1, purpose: 'prewarm', sessionId: session.id })
+      await ctx.llm.generate({ ...header.config, system: header.system, tools: header.tools, messages: messages.slice(0, end), maxTokens: reserve + 1, purpose: 'prewarm', sessionId: session.id })
     })().catch((error: unknown) => ctx.emit('internal/warning', `background fold of session ${session.id}: the prewarm request failed: ${(error as Error)?.message ?? String(error)}`))
   }
 

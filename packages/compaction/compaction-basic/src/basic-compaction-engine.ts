@@ -15,6 +15,7 @@ import { compactHead, resolveSummaryRoute } from './compact-head.ts'
 import type { BasicCompactionConfig } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
+import { AnsweredRequests } from './answered-requests.ts'
 import type { EngineBudget, EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
@@ -63,6 +64,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     this.owner = ctx
     const idle = resolveIdleCompaction(config.idle)
     const clock: EngineClock = config.clock ?? idle.clock
+    const answered = new AnsweredRequests(ctx)
     this.core = {
       ctx,
       config,
@@ -74,8 +76,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       compactHead: (session, header, route, choose, rest) => {
         // Which user messages survive is the conversation's policy, not the summary target's.
         const { keepUserMessages } = resolvePolicy(this.config, header.config.provider, header.config.model)
-        return compactHead(this.owner, { session, header, route, choose, ...rest, keepUserMessages, buildRequest: (input) => this.buildSummaryRequest(input), clock })
+        return compactHead(this.owner, { session, header, route, choose, ...rest, keepUserMessages, buildRequest: (input) => this.buildSummaryRequest(input), clock, answered: answered.last(session) })
       },
+      answered: (session) => answered.last(session),
       buildSummaryRequest: (input) => this.buildSummaryRequest(input),
       landPrunePlan: (session, pruner, plan, region) => this.landPrunePlan(session, pruner, plan, region),
     }
@@ -136,6 +139,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     if (signal?.aborted) throw new ManualCompactionError('cancelled', `manual compaction cancelled before it started: ${String(signal.reason)}`)
     try {
       await this.background?.supersede(agent.session, 'a manual compaction')
+      // A summary swapped in while idle holds the agent's maintenance lock for its swap: the
+      // manual fold runs after it, on the history it left, instead of failing busy.
+      await this.background?.whenSettled(agent.session)
       return await agent.runMaintenance((agentSignal) => compactIdle(this.core, agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal))
     } catch (error) {
       if (ManualCompactionError.isInstance(error)) throw error

@@ -1,8 +1,10 @@
 import type { Context } from '@cordisjs/core'
 import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
-import type { GenerateOptions } from '@warmfold/llm'
+import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
+import type { AnsweredRequest } from './answered-requests.ts'
+import { holdsHead } from './answered-requests.ts'
 import type { BasicCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
 import { resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
@@ -59,6 +61,8 @@ export interface HeadCompaction {
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock
+  /** The session's last answered conversation request: replayed whole when the region is a prefix of it (see `SummaryRequestInput.replayMessages`). */
+  readonly answered?: AnsweredRequest
 }
 
 /** The summary target of `header` under `routed`, with its policy and token budget. */
@@ -119,11 +123,32 @@ export function prepareHead(ctx: Context, input: HeadCompaction, limit: number, 
     return { kind: 'unfit', reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint` }
   }
   const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
-  const built = input.buildRequest({ header, policy: route.policy, regionMessages, sessionId: session.id, signal: input.signal })
-  const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit, route.outputReserveTokens)
-  if (typeof sized === 'string') return { kind: 'unfit', reason: sized }
-  const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs: route.policy.summaryDeadlineMs }
+  const build = (replayMessages: readonly Message[]) => input.buildRequest({ header, policy: route.policy, regionMessages, replayMessages, sessionId: session.id, signal: input.signal })
+  const narrow = sizeSummaryRequest(ctx.tokenMeter, build(regionMessages), limit, route.outputReserveTokens)
+  if (typeof narrow === 'string') return { kind: 'unfit', reason: narrow }
+  const whole = wholeReplay(input, region)
+  const replayed = whole && sizeSummaryRequest(ctx.tokenMeter, build(whole), limit, route.outputReserveTokens)
+  const deadlineMs = route.policy.summaryDeadlineMs
+  // The whole request only with the full output cap: a summary cut short to replay more is worse.
+  // A larger cap than it leaves room for moves to the region-only replay (`narrower-replay`).
+  if (replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens) {
+    const narrower = { request: narrow.request, ceilingTokens: narrow.ceilingTokens }
+    return { kind: 'ready', region, regionTokens, sized: replayed, budget: { ...route.policy.summaryBudget, ceilingTokens: replayed.ceilingTokens, deadlineMs, narrower } }
+  }
+  const sized = narrow
+  const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs }
   return { kind: 'ready', region, regionTokens, sized, budget }
+}
+
+/**
+ * The last answered request's messages, when the summary can replay it whole: the region is a
+ * prefix of it (the same seqs) and the summary goes to the conversation's own route.
+ */
+function wholeReplay(input: HeadCompaction, region: SurfaceRegion): readonly Message[] | undefined {
+  const { answered, header, route, session } = input
+  if (!answered || region.start !== 0 || !holdsHead(answered, session, region.end)) return undefined
+  const target = summaryTarget(header, route.policy)
+  return target.provider === header.config.provider && target.model === header.config.model ? answered.messages : undefined
 }
 
 /**

@@ -217,6 +217,22 @@ export class FoldTransaction {
     return { shadowedTokens: this.planCarry().shadowedTokens, checkpointTokens: this.ctx.tokenMeter.estimateMessage(this.checkpointOf(outcome)) }
   }
 
+  /**
+   * The request's messages if `outcome` were committed now: the surface with the region replaced
+   * by the checkpoint and the nodes it carries, and each message after the region at a position
+   * of `rewrites` replaced by its rewrite (the tail prune that follows a swap). The
+   * `compaction/after` hook's messages, queued at the commit, are not among them: they come
+   * after everything here.
+   */
+  projectedMessages(outcome: SummaryOutcome, rewrites: ReadonlyMap<number, Message> = new Map()): Message[] {
+    const { session, region } = this.input
+    const messages = session.deriveMessages()
+    const nodes = session.surface.nodes
+    const carried = this.planCarry().carriedSeqs.map((seq) => messages[nodes.indexOf(seq)] as Message)
+    const after = messages.slice(region.end + 1).map((message, offset) => rewrites.get(region.end + 1 + offset) ?? message)
+    return [...messages.slice(0, region.start), this.checkpointOf(outcome), ...carried, ...after]
+  }
+
   /** Whether the bracket is closed (committed or abandoned). */
   get closed(): boolean {
     return this.ended

@@ -3,6 +3,7 @@ import type { CompactionResult } from '@warmfold/compaction'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
+import type { AnsweredRequest } from './answered-requests.ts'
 import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
 import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
@@ -41,6 +42,8 @@ export interface EngineCore {
   compactHead(session: Session, header: RequestHeader, route: SummaryRoute, choose: ChooseRegion, rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>): Promise<HeadOutcome>
   /** The engine's summary request seam. */
   buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
+  /** The session's last answered conversation request (what a summary call replays). */
+  answered(session: Session): AnsweredRequest | undefined
   /** The engine's prune seam: lands `plan` for a fold of `region` (only after it, rule C4). */
   landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void
 }

@@ -17,7 +17,13 @@ export interface ShadowedRange {
  *   not help. A deliberate cache break: the effort shapes the rendered prompt, so this call is
  *   prefilled cold, and its `usage` is what the break cost.
  */
-export type SummaryAttemptReason = 'first' | 'tool-call' | 'larger-cap' | 'fallback-effort'
+/**
+ * Why a summary call was made: the `first`; the same request again after a `tool-call` answer; a
+ * `larger-cap` on the same prompt after an answer that spent its cap; a `narrower-replay` (only the
+ * region's messages instead of the whole last request, when that request leaves no room for a
+ * larger cap); a `fallback-effort` at a lower effort (a deliberate cache break).
+ */
+export type SummaryAttemptReason = 'first' | 'tool-call' | 'larger-cap' | 'narrower-replay' | 'fallback-effort'
 
 /** One summary call of a compaction: what it sent that may differ between calls, and how it ended. */
 export interface SummaryAttempt {

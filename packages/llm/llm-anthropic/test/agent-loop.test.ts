@@ -64,7 +64,8 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     const exchanges = loop.exchanges()
     const events = agent.session.events
 
-    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop', steps: 31 } })
+    // The last turn/end: a background fold may be swapped in after it, while the agent is idle.
+    expect(events.findLast((event) => event.type === 'turn/end')).toMatchObject({ data: { reason: 'stop', steps: 31 } })
     expect(exchanges).toHaveLength(loop.server.requests.length)
     for (const exchange of exchanges) expect(isCompaction(exchange.request.body), `purpose ${exchange.call.purpose}`).toBe(isSummary(exchange))
     const summaries = exchanges.filter(isSummary)
@@ -119,7 +120,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       }
       previous = { exchange, index }
     }
-    expect(rewrites).toBe(summaries.length)
+    // A background summary that arrived after the last request is swapped in while the agent is idle: no request shows it.
+    expect(pending).toBeLessThanOrEqual(1)
+    expect(rewrites + pending).toBe(summaries.length)
 
     // C2 + C3 on the wire.
     for (const summary of summaries) {
@@ -135,7 +138,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       const replay = strippedMessages(summary.request.body)
       const conversation = strippedMessages(routed.request.body)
       const last = replay.length - 1
-      expect(last).toBeLessThan(conversation.length - 1)
+      // The last answered request whole (it fits the summary budget) or its head; a background
+      // fold's call may be sent after the next conversation request, which extends it.
+      expect(last).toBeLessThanOrEqual(conversation.length - 1)
       replay.slice(0, last).forEach((message, position) => expect(message, `summary message ${position}`).toBe(conversation[position]))
       // The region ends with a tool result, so the instruction (a user message) merges into that
       // user turn: the turn is replayed block for block, and the instruction is its last block.

@@ -70,7 +70,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       }
       previous = exchange
     }
-    expect(folds).toBe(summaries.length)
+    // A background summary that arrived after the last request is swapped in while the agent is idle: no request shows it.
+    expect(pending).toBeLessThanOrEqual(1)
+    expect(folds + pending).toBe(summaries.length)
 
     // Usage as the loop logged it: uncached input is the total minus the cached part.
     const logged = agent.session.events.flatMap((event) => (event.type === 'assistant/message' ? [(event.data as { usage: any }).usage] : []))

@@ -20,7 +20,7 @@ import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './work
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
 import { minimumWorkloadSummaryTokens, workloadSummary } from './workload-summary.ts'
-import { requestLatencyMs } from './request-latency.ts'
+import { requestLatency, requestLatencyMs } from './request-latency.ts'
 
 /** The provider and model the scripted conversation runs on. */
 export const WORKLOAD_ROUTE = { provider: 'sim', model: 'coder' } as const
@@ -43,6 +43,10 @@ export interface WorkloadRun {
   readonly requests: readonly GenerateOptions[]
   /** Output tokens of the scripted answer to each request, in the same order (`tokensOf` of its text, tool names and arguments). */
   readonly outputTokens: readonly number[]
+  /** For each request, in the same order: the session's length when it was sent (the seq the next event gets). */
+  readonly sentAtSeq: readonly number[]
+  /** The background fold's prewarm requests (`purpose: 'prewarm'`), when the engine sent any. */
+  readonly prewarmCalls: readonly CacheObservation[]
   /**
    * Summary calls the cache ledger's guard warned about (`cache/guard` events in the session):
    * calls that were not a warm replay of the last conversation request (rules C2/C3).
@@ -88,10 +92,16 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
   try {
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
     const cache = ctx.prefixCache.cache
+    // What a request writes is readable from its first token on (the latency model's ttft +
+    // prefill + cache read): a prewarm sent just before a conversation request does not help it.
+    cache.entryDelayMs = (observation) => requestLatency({ uncachedTokens: observation.uncachedTokens, cachedTokens: observation.cachedTokens, outputTokens: 0 }, workload.latency).firstTokenMs
     const regions: RegionRecord = {}
     const clock = new VirtualClock(cache)
     const requests: GenerateOptions[] = []
     const outputTokens: number[] = []
+    const sentAtSeq: number[] = []
+    // The agent's session, once created (every request comes after).
+    let live: Session | undefined
     // The simulator's charge of each request, and its position (for its output tokens).
     const charged = new WeakMap<GenerateOptions, { observation: CacheObservation; position: number }>()
     mountWarmfoldHost(ctx, {
@@ -106,7 +116,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         // and the waits at the threshold are virtual seconds (see VirtualClock).
         clock,
         idle: { enabled: workload.idleCompaction },
-        background: { enabled: workload.backgroundFold },
+        background: { enabled: workload.backgroundFold, prewarm: workload.prewarm },
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
@@ -128,6 +138,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
+      sentAtSeq.push(live?.length ?? 0)
       // The simulator's listener ran first (its plugin was mounted first): its last observation is this request's.
       charged.set(request, { observation: cache.observations.at(-1) as CacheObservation, position: requests.length - 1 })
       // 0 until the scripted model answers it: a request stopped before the provider (a failed probe) has no output.
@@ -150,6 +161,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       system: SYSTEM_PROMPT,
       maxSteps: workload.steps + 5,
     })
+    live = agent.session
     for (let turn = 0; turn < workload.turns; turn++) {
       if (turn > 0) await clock.advanceIdle(workload.idleSeconds * 1000, agent)
       agent.followup(turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.')
@@ -176,6 +188,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       completed: ends.length === workload.turns && ends.every((end) => (end.data as { reason?: string }).reason === 'stop') && steps === workload.steps,
       requests,
       outputTokens,
+      sentAtSeq,
+      prewarmCalls: observations.filter((observation) => observation.purpose === 'prewarm'),
       guardWarnings: cacheTotals(session.events).guardWarnings,
     }
   } finally {

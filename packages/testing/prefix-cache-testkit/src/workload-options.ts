@@ -62,6 +62,11 @@ export interface WorkloadOptions {
    */
   backgroundFold?: boolean
   /**
+   * After a background fold's swap, send the post-swap prefix once with a 1-token output cap so
+   * the next conversation request reads it (the engine's `background.prewarm`). Default false.
+   */
+  prewarm?: boolean
+  /**
    * What the scripted model says the provider bills for cached tokens (`ModelInfo.cachePrices`:
    * read and write per uncached prompt token), so the engine weighs a prune pass at the prices
    * the run is billed at. Default: none (the engine assumes read 0.1, write 1.25).
@@ -86,6 +91,8 @@ export interface ResolvedWorkload {
   readonly idleCompaction: boolean
   /** Background folds (see {@link WorkloadOptions.backgroundFold}). */
   readonly backgroundFold: boolean
+  /** Prewarm after a background swap (see {@link WorkloadOptions.prewarm}). */
+  readonly prewarm: boolean
   readonly cachePrices?: CachePrices
   readonly stepSeconds: number
   readonly latency: LatencyProfile
@@ -181,6 +188,7 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     idleSeconds,
     idleCompaction: options.idleCompaction ?? strategy === 'warmfold',
     backgroundFold: options.backgroundFold ?? strategy === 'warmfold',
+    prewarm: options.prewarm ?? false,
     ...(options.cachePrices ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) } : {}),
     stepSeconds,
     latency: options.latency ?? LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],

@@ -7,8 +7,10 @@ import { fillerText, minimumWorkloadSummaryTokens, runWorkload, tokensOf, worklo
 const base = { window: 8000, steps: 9, turns: 3, profile: 'anthropic' } as const
 
 // The first request of each later turn: the one whose last message is the new user message.
+// Folds stay on the turn's path here: a background summary swapped in during the idle time would
+// make that request a logged rewrite, and these tests are about what time alone does to the cache.
 async function afterIdle(idleSeconds: number, latency?: LatencyProfile) {
-  const run = await runWorkload({ ...base, idleSeconds, ...(latency ? { latency } : {}) })
+  const run = await runWorkload({ ...base, idleSeconds, backgroundFold: false, ...(latency ? { latency } : {}) })
   return run.cache.observations.filter((_, index) => {
     const last = run.requests[index]?.messages.at(-1)
     return last?.role === 'user' && last.content[0]?.type === 'text' && last.content[0].text === 'Go on with the next modules.'
@@ -66,8 +68,15 @@ describe('runWorkload turns, idle time and output tokens', () => {
   })
 
   it('a request takes its modelled time: a turn\'s last answer under the default profile moves the clock past a TTL the idle time alone would keep', async () => {
-    // 299 s of idle time plus the answer's own time to first token (1 s under sonnet-class) is past 300 s.
-    const cold = await afterIdle(299)
-    for (const observation of cold) expect(observation.divergence).toMatchObject({ part: 'expired' })
+    // The provider writes a request's prefix as it prefills it (by its first token); the answer's
+    // decode after that, then 300 s of idle time, is past the anthropic profile's 300 s TTL.
+    const cold = await afterIdle(300)
+    expect(cold).toHaveLength(2)
+    for (const observation of cold) {
+      expect(observation.divergence).toMatchObject({ part: 'expired' })
+      expect((observation.divergence as { idleMs: number }).idleMs).toBeGreaterThan(300_000)
+    }
+    // 299 s of idle time plus that decode is within it.
+    for (const observation of await afterIdle(299)) expect(observation.cachedTokens).toBeGreaterThan(0)
   })
 })
