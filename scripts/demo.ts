@@ -217,7 +217,10 @@ ctx.on('llm/stream', (request) => {
 ctx.on('session/event', (session, event) => {
   if (event.type === 'compaction/start') {
     const threshold = Math.floor(WINDOW * THRESHOLD_RATIO)
-    console.log(`✂ compaction (${event.data.trigger}): the next request, about ${ctx.tokenMeter.measure(session).totalTokens} tokens, reaches the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window)`)
+    const tokens = ctx.tokenMeter.measure(session).totalTokens
+    console.log(event.data.trigger === 'background'
+      ? `✂ compaction (background): the next request, about ${tokens} tokens, nears the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window); its summary call runs beside the conversation and the checkpoint swaps in at a later request boundary`
+      : `✂ compaction (${event.data.trigger}): the next request, about ${tokens} tokens, reaches the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window)`)
   }
   if (event.type === 'compaction/summary') {
     foldedSince = true

@@ -45,7 +45,7 @@ async function demoFolders(): Promise<string[]> {
 }
 
 describe('pnpm demo', () => {
-  it('shows a pressure compaction whose summary call replays the conversation, and removes its temporary folder', async () => {
+  it('shows a background compaction whose summary call replays the conversation while the agent goes on, and removes its temporary folder', async () => {
     const { code, stdout, stderr } = await node(['scripts/demo.ts'])
     expect(stderr).toBe('')
     expect(code).toBe(0)
@@ -55,7 +55,10 @@ describe('pnpm demo', () => {
     expect(requests[0]![1]).toMatch(/^ {2}1 message\(s\), about \d+ tokens, first request of the session, nothing cached yet; last: The add test fails/)
     expect(stdout).not.toContain('kept as prefix')
     // One compaction, with what its summary call sent: the conversation as a prefix, then the instruction.
-    expect(stdout).toMatch(/^✂ compaction \(pressure\): the next request, about \d+ tokens, reaches the 2520-token threshold/m)
+    expect(stdout).toMatch(/^✂ compaction \(background\): the next request, about \d+ tokens, nears the 2520-token threshold .*; its summary call runs beside the conversation/m)
+    // The summary call goes out before the conversation request that follows it, and the checkpoint lands after that request.
+    const order = lines.filter((line) => line.startsWith('→ ') || line.startsWith('✂ its first')).map((line) => (line.startsWith('→ compaction') ? 'summary' : line.startsWith('✂') ? 'swap' : 'conversation'))
+    expect(order.slice(order.indexOf('summary'), order.indexOf('summary') + 3)).toEqual(['summary', 'conversation', 'swap'])
     const summary = requests.filter(([line]) => line.startsWith('→ compaction request'))
     expect(summary).toHaveLength(1)
     expect(summary[0]![0]).toContain('effort=max')

@@ -1,4 +1,4 @@
-import type { Divergence, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import type { Divergence, LatencyProfile, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { hitRatio, priceRun } from '@warmfold/prefix-cache-testkit'
 import type { BenchArgs } from './parse-bench-args.ts'
 
@@ -82,7 +82,8 @@ export interface RunReport {
 /**
  * The `--json` document, schema version 2. Version 1's fields are unchanged; version 2 adds the
  * workload's price, turns, idleSeconds and stepSeconds, and per run its cost, costUsd, floor,
- * efficiency, requests and guardWarnings, and each summary call's cost.
+ * efficiency, requests and guardWarnings, and each summary call's cost. The workload's latency
+ * and backgroundFold were added later within version 2 (nothing was removed or renamed).
  */
 export interface BenchReport {
   version: 2
@@ -102,9 +103,13 @@ export interface BenchReport {
     cacheEndpoint: string | null
     /** The price profile every cost is computed with. */
     price: PriceProfile
+    /** The latency profile (`--latency`): recorded; no figure of the report uses it yet. */
+    latency: LatencyProfile
     turns: number
     idleSeconds: number
     stepSeconds: number
+    /** `--background-fold on|off`: recorded; the engine does not read it yet. */
+    backgroundFold: boolean
   }
   runs: RunReport[]
 }
@@ -124,9 +129,11 @@ export function workloadOf(args: BenchArgs): BenchReport['workload'] {
     cache: args.cache.kind,
     cacheEndpoint: args.cache.kind === 'probe' ? args.cache.url : null,
     price: { ...args.price },
+    latency: { ...args.latency },
     turns: args.turns,
     idleSeconds: args.idleSeconds,
     stepSeconds: args.stepSeconds,
+    backgroundFold: args.backgroundFold,
   }
 }
 

@@ -1,4 +1,5 @@
 import type { PriceProfile, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import { DEFAULT_LATENCY_PROFILE } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport, RunReport } from './bench-report.ts'
 
 const number = new Intl.NumberFormat('en-US')
@@ -40,7 +41,9 @@ export function formatTable(report: BenchReport): string {
   const { workload } = report
   const measured = workload.cache === 'simulator' ? `profile ${workload.profile}` : workload.cache === 'llama' ? 'cache: embedded llama.cpp KV cache' : `cache: ${workload.cacheEndpoint}`
   const clock = `${workload.turns === 1 ? '' : `, ${workload.turns} turns`}${workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`}${workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`}`
-  const title = `warmfold bench: ${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
+  // Like the clock, the latency profile and the background fold are named only when not the default: no column uses them yet.
+  const timing = `${workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`}${workload.backgroundFold ? '' : ', background fold off'}`
+  const title = `warmfold bench: ${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
   return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...legend(report)].join('\n')
 }
 

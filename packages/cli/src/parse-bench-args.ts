@@ -1,5 +1,6 @@
-import { DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
-import type { PriceProfile, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import { DEFAULT_LATENCY_PROFILE, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, LATENCY_PROFILES, LATENCY_SYNTAX, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
+import type { LatencyProfile, PriceProfile, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import { readLatencyProfile } from './read-latency-profile.ts'
 import { readPriceProfile } from './read-price-profile.ts'
 import type { ProbeDialect } from './probe-dialects.ts'
 import { PROBE_DIALECTS, REPORTS_CACHE_WRITES } from './probe-dialects.ts'
@@ -26,6 +27,10 @@ export interface BenchArgs {
   summaryRoute?: string
   /** What tokens cost (`--price`). */
   price: PriceProfile
+  /** How long requests take (`--latency`): recorded in the report; no column uses it yet. */
+  latency: LatencyProfile
+  /** `--background-fold on|off`: recorded in the report; the engine does not read it yet. Default on. */
+  backgroundFold: boolean
   /** User turns the steps are split across. */
   turns: number
   /** Virtual seconds between turns. */
@@ -89,6 +94,12 @@ Options:
   --price P             what tokens cost: ${PRICE_SYNTAX} with the keys cacheRead,
                         cacheWrite, output (multipliers of an uncached input token) and optional
                         usdPerMillionInput (default ${DEFAULT_PRICE})
+  --latency P           how long requests take: ${LATENCY_SYNTAX} with the keys
+                        ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond
+                        (default ${DEFAULT_LATENCY_PROFILE}; recorded in the report, no column uses it yet)
+  --background-fold on|off
+                        run folds beside the conversation instead of blocking it (default on;
+                        recorded in the report, the engine does not read it yet)
   --turns N             split the steps across N user turns, 1 to --steps (default 1)
   --idle S              virtual seconds between a turn's answer and the next user message, during
                         which cache entries may expire (default 0)
@@ -122,7 +133,7 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--latency', '--background-fold', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -137,6 +148,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     profile: 'bytes',
     pruner: 'rewrite-only',
     price: PRICE_PROFILES[DEFAULT_PRICE],
+    latency: LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
+    backgroundFold: true,
     turns: 1,
     idleSeconds: 0,
     idleCompaction: true,
@@ -226,6 +239,12 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break
       case '--price':
         args.price = readPriceProfile(text)
+        break
+      case '--latency':
+        args.latency = readLatencyProfile(text)
+        break
+      case '--background-fold':
+        args.backgroundFold = oneOf('--background-fold', text, ['on', 'off'] as const) === 'on'
         break
       case '--turns':
         args.turns = boundedInteger('--turns', text, 1, MAX_STEPS, 'turns (at most --steps)')

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs'
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { builtinPriceProfile, PRICE_SYNTAX, priceProfileFromJson } from '@warmfold/prefix-cache-testkit'
+import { readProfileFile, writtenNumber } from './read-profile-file.ts'
 import { UsageError } from './usage-error.ts'
 
 /**
@@ -10,20 +10,7 @@ import { UsageError } from './usage-error.ts'
 export function readPriceProfile(value: string): PriceProfile {
   const builtin = builtinPriceProfile(value)
   if (builtin) return builtin
-  let text: string
-  try {
-    text = readFileSync(value, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'is neither a built-in profile nor an existing file' : `could not be read (${code ?? (error as Error).message})`
-    throw new UsageError(`--price ${JSON.stringify(value)} ${why}; use ${PRICE_SYNTAX}`)
-  }
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch (error) {
-    throw new UsageError(`--price file ${JSON.stringify(value)} is not valid JSON: ${(error as Error).message}`)
-  }
+  const { json, text } = readProfileFile('--price', value, PRICE_SYNTAX)
   checkPriceNumbers(json, text, value)
   try {
     return priceProfileFromJson(json, value)
@@ -55,8 +42,7 @@ function checkPriceNumbers(json: unknown, text: string, file: string): void {
   for (const [key, limit] of Object.entries(PRICE_FILE_LIMITS)) {
     const number = (json as Record<string, unknown>)[key]
     if (typeof number !== 'number') continue
-    // The number as written: JSON.parse keeps only its value, and 1e999 becomes Infinity.
-    const written = new RegExp(`"${key}"\\s*:\\s*(-?[0-9][0-9.eE+-]*)`).exec(text)?.[1] ?? String(number)
+    const written = writtenNumber(text, key, number)
     const what = key === 'usdPerMillionInput' ? 'dollars per million uncached input tokens' : 'a multiplier of the price of an uncached input token'
     if (!Number.isFinite(number)) throw new UsageError(`--price file ${JSON.stringify(file)}: "${key}" is ${written}, which is out of range (not a finite number); it must be ${what} from 0 to ${limit}`)
     if (number > limit) throw new UsageError(`--price file ${JSON.stringify(file)}: "${key}" is ${written}, above ${limit}; it must be ${what} from 0 to ${limit}`)

@@ -79,9 +79,11 @@ describe('warmfold bench output', () => {
         cache: 'simulator',
         cacheEndpoint: null,
         price: { name: 'deepseek', cacheRead: 0.02, cacheWrite: 1, output: 4, usdPerMillionInput: 0.3 },
+        latency: { name: 'sonnet-class', ttftMs: 1000, prefillTokensPerSecond: 50_000, cachedTokensPerSecond: 500_000, decodeTokensPerSecond: 80 },
         turns: 1,
         idleSeconds: 0,
         stepSeconds: 15,
+        backgroundFold: true,
       })
       expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
       for (const entry of report.runs) {

@@ -114,7 +114,8 @@ describe('warmfold report: strings from the log in the terminal', () => {
   it('lists every prune decision with its figures and why, in the text and the HTML page', async () => {
     // The default pruner at 32k under deepseek prices: each pass that alone would clear the
     // pressure is weighed, and a warm rewrite of this size waits for the fold.
-    const { file, run } = await workloadSessionLog(directory, 'decisions-32000', { window: 32_000, steps: 40, pruner: 'default', cachePrices: { read: 0.02, write: 1 } })
+    // Folds at the threshold: a background fold lands before the request gets there.
+    const { file, run } = await workloadSessionLog(directory, 'decisions-32000', { window: 32_000, steps: 40, pruner: 'default', cachePrices: { read: 0.02, write: 1 }, backgroundFold: false })
     const logged = run.session.events.filter((event) => event.type === 'compaction/prune-decision')
     expect(logged.length).toBeGreaterThan(0)
     const result = await cli(['report', file])

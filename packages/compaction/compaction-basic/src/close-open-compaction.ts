@@ -10,8 +10,11 @@ import { compactionState } from './session-compaction-state.ts'
  * @returns the closing event, or `undefined` when no bracket is open.
  */
 export function closeOpenCompaction(session: Session): SessionEvent<'compaction/end'> | undefined {
-  const open = compactionState(session).openCompaction
+  const state = compactionState(session)
+  const open = state.openCompaction
   if (!open) return undefined
+  // A background fold of this process keeps its bracket open on purpose while it runs.
+  if (state.background && state.background.status !== 'closed' && state.background.compactionId === open.compactionId) return undefined
   const { compactionId, turn } = open
   if (open.checkpointSeq !== undefined) return session.append('compaction/end', { compactionId, turn, recovered: true })
   const error =

@@ -1,19 +1,26 @@
 import type { Context } from '@cordisjs/core'
 import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
-import type { GenerateOptions } from '@warmfold/llm'
+import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
+import type { AnsweredRequest } from './answered-requests.ts'
+import { holdsHead } from './answered-requests.ts'
 import type { BasicCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
 import { resolvePolicy } from './compaction-policy.ts'
 import { CompactionRefusal } from './compaction-refusal.ts'
 import { frameCheckpoint } from './compaction-instruction.ts'
 import { runTransaction } from './compaction-transaction.ts'
+import type { EngineClock } from './engine-clock.ts'
+import { REAL_TIME_CLOCK } from './engine-clock.ts'
 import type { KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
-import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, SUMMARY_RETRY_RATIO, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
+import type { SizedSummaryRequest } from './summary-budget.ts'
+import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
+import type { SummaryCallBudget } from './summary-attempts.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
 import { instructionMessage, summaryTarget } from './summary-request.ts'
+import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
 
 /** Where summary calls go and how many tokens they may spend. */
 export interface SummaryRoute {
@@ -52,6 +59,10 @@ export interface HeadCompaction {
   readonly keepUserMessages?: KeepUserMessages
   /** The engine's protected seam. */
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
+  /** The clock a sync fold is timed on; default real time. */
+  readonly clock?: EngineClock
+  /** The session's last answered conversation request: replayed whole when the region is a prefix of it (see `SummaryRequestInput.replayMessages`). */
+  readonly answered?: AnsweredRequest
 }
 
 /** The summary target of `header` under `routed`, with its policy and token budget. */
@@ -79,53 +90,97 @@ export function maxHeadTokens(ctx: Context, header: RequestHeader, route: Summar
   return limitTokens - envelope - reserve
 }
 
+/** A head ready to be summarized: its region and the summary request sized to its budget. */
+export interface PreparedHead {
+  readonly kind: 'ready'
+  readonly region: SurfaceRegion
+  /** Surface tokens of the region at its current prices. */
+  readonly regionTokens: number
+  readonly sized: SizedSummaryRequest
+  /** What the summary calls may do (the policy's `summaryBudget`, the prompt's ceiling, the deadline). */
+  readonly budget: SummaryCallBudget
+}
+
 /**
- * Compacts the head `choose` picks, with the summary call sized to the route's budget. No call
- * is made when nothing can be chosen, the head is no larger than an empty checkpoint or the
- * prompt leaves too little room. When the provider still rejects the prompt as too long, the
- * budget becomes {@link SUMMARY_RETRY_RATIO} of the rejected prompt estimate + `maxTokens` and
- * a head at most half as large is chosen, up to {@link SUMMARY_ATTEMPTS} calls, so each retry
- * is strictly smaller than the call before.
+ * Picks the head (`choose` with the current prices and `headCap`), checks that folding it is
+ * worth a call (something besides pinned and kept messages, more than an empty checkpoint) and
+ * builds the summary request through the engine's seam, sized to `limit`.
+ * @returns the prepared head, or why no call should be made.
+ */
+export function prepareHead(ctx: Context, input: HeadCompaction, limit: number, headCap: number): PreparedHead | { readonly kind: 'nothing' | 'unfit'; readonly reason: string } {
+  const { session, header, route } = input
+  const prices = ctx.tokenMeter.measure(session).nodes.map((node) => node.tokens)
+  const region = input.choose(prices, headCap)
+  if (!region) return { kind: 'nothing', reason: 'no balanced head region is left to summarize' }
+  const regionTokens = prices.slice(region.start, region.end + 1).reduce((sum, price) => sum + price, 0)
+  // Pinned and kept messages stay after the checkpoint: only the rest of the head is folded.
+  const carry = planFoldCarry(session, region, (position) => prices[position] as number, input.keepUserMessages)
+  if (!carry.foldsHistory) {
+    return { kind: 'nothing', reason: `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize` }
+  }
+  if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
+    const carried = carry.carriedSeqs.length ? ` without its ${carry.carriedTokens} tokens of pinned or kept messages` : ''
+    return { kind: 'unfit', reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint` }
+  }
+  const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
+  const build = (replayMessages: readonly Message[]) => input.buildRequest({ header, policy: route.policy, regionMessages, replayMessages, sessionId: session.id, signal: input.signal })
+  const narrow = sizeSummaryRequest(ctx.tokenMeter, build(regionMessages), limit, route.outputReserveTokens)
+  if (typeof narrow === 'string') return { kind: 'unfit', reason: narrow }
+  const whole = wholeReplay(input, region)
+  const replayed = whole && sizeSummaryRequest(ctx.tokenMeter, build(whole), limit, route.outputReserveTokens)
+  const deadlineMs = route.policy.summaryDeadlineMs
+  // The whole request only with the full output cap: a summary cut short to replay more is worse.
+  // A larger cap than it leaves room for moves to the region-only replay (`narrower-replay`).
+  if (replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens) {
+    const narrower = { request: narrow.request, ceilingTokens: narrow.ceilingTokens }
+    return { kind: 'ready', region, regionTokens, sized: replayed, budget: { ...route.policy.summaryBudget, ceilingTokens: replayed.ceilingTokens, deadlineMs, narrower } }
+  }
+  const sized = narrow
+  const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs }
+  return { kind: 'ready', region, regionTokens, sized, budget }
+}
+
+/**
+ * The last answered request's messages, when the summary can replay it whole: the region is a
+ * prefix of it (the same seqs) and the summary goes to the conversation's own route.
+ */
+function wholeReplay(input: HeadCompaction, region: SurfaceRegion): readonly Message[] | undefined {
+  const { answered, header, route, session } = input
+  if (!answered || region.start !== 0 || !holdsHead(answered, session, region.end)) return undefined
+  const target = summaryTarget(header, route.policy)
+  return target.provider === header.config.provider && target.model === header.config.model ? answered.messages : undefined
+}
+
+/**
+ * Compacts the head `choose` picks, on the turn's path (a sync fold, timed on `input.clock`),
+ * with the summary call sized to the route's budget. No call is made when nothing can be
+ * chosen, the head is no larger than an empty checkpoint or the prompt leaves too little room.
+ * When the provider still rejects the prompt as too long, the budget becomes
+ * `SUMMARY_RETRY_RATIO` of the rejected prompt estimate + `maxTokens` and a head at most
+ * half as large is chosen, up to {@link SUMMARY_ATTEMPTS} calls, so each retry is strictly
+ * smaller than the call before. The session's later summary calls to that target start from the
+ * smaller budget (see `learnSummaryLimit`).
  * @throws CompactionRefusal (logged by its bracket) for any other refused call.
  */
 export async function compactHead(ctx: Context, input: HeadCompaction): Promise<HeadOutcome> {
-  const { session, header, route } = input
-  let limit = route.limitTokens
+  const { header, route } = input
+  const target = summaryTarget(header, route.policy)
+  let limit = summaryLimitFor(input.session, target, route.limitTokens)
   let headCap = maxHeadTokens(ctx, header, route, limit)
   let rejected: string | undefined
   for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++) {
-    const prices = ctx.tokenMeter.measure(session).nodes.map((node) => node.tokens)
-    const region = input.choose(prices, headCap)
-    if (!region) return rejected ? { kind: 'unfit', reason: `no smaller head is left after ${rejected}` } : { kind: 'nothing', reason: 'no balanced head region is left to summarize' }
-    const regionTokens = prices.slice(region.start, region.end + 1).reduce((sum, price) => sum + price, 0)
-    // Pinned and kept messages stay after the checkpoint: only the rest of the head is folded.
-    const carry = planFoldCarry(session, region, (position) => prices[position] as number, input.keepUserMessages)
-    if (!carry.foldsHistory) {
-      const why = `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize`
-      return rejected ? { kind: 'unfit', reason: `${why}, after ${rejected}` } : { kind: 'nothing', reason: why }
+    const prepared = prepareHead(ctx, input, limit, headCap)
+    if (prepared.kind !== 'ready') {
+      if (!rejected) return prepared
+      return { kind: 'unfit', reason: prepared.kind === 'nothing' && prepared.reason.startsWith('no balanced') ? `no smaller head is left after ${rejected}` : `${prepared.reason}, after ${rejected}` }
     }
-    if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
-      const carried = carry.carriedSeqs.length ? ` without its ${carry.carriedTokens} tokens of pinned or kept messages` : ''
-      const why = `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`
-      return { kind: 'unfit', reason: rejected ? `${why}, after ${rejected}` : why }
-    }
-    const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
-    const built = input.buildRequest({ header, policy: route.policy, regionMessages, sessionId: session.id, signal: input.signal })
-    const sized = sizeSummaryRequest(ctx.tokenMeter, built, limit, route.outputReserveTokens)
-    if (typeof sized === 'string') return { kind: 'unfit', reason: rejected ? `${sized}, after ${rejected}` : sized }
+    const { region, regionTokens, sized, budget } = prepared
     try {
-      const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs: route.policy.summaryDeadlineMs }
-      const result = await runTransaction(ctx, {
-        session,
-        region,
-        trigger: input.trigger,
-        turn: input.turn,
-        stability: input.stability,
-        signal: input.signal,
-        request: sized.request,
-        budget,
-        keepUserMessages: input.keepUserMessages,
-      })
+      const result = await runTransaction(
+        ctx,
+        { session: input.session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request, budget, keepUserMessages: input.keepUserMessages },
+        { clock: input.clock ?? REAL_TIME_CLOCK },
+      )
       return { kind: 'done', result }
     } catch (error) {
       if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted) throw error
@@ -133,7 +188,7 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
       // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
       // let maxTokens grow back into the room it frees). Do both.
       rejected = `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} output tokens as too long`
-      limit = Math.floor((sized.promptTokens + sized.maxTokens) * SUMMARY_RETRY_RATIO)
+      limit = learnSummaryLimit(input.session, target, sized.promptTokens, sized.maxTokens)
       headCap = Math.min(maxHeadTokens(ctx, header, route, limit), Math.floor(regionTokens / 2))
     }
   }

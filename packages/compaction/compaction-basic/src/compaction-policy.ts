@@ -1,8 +1,11 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
+import type { BackgroundFoldConfig } from './background-fold-config.ts'
+import { backgroundFoldProblem, backgroundFoldSchema } from './background-fold-config.ts'
+import type { EngineClock } from './engine-clock.ts'
 import type { IdleCompactionConfig } from './idle-compaction-config.ts'
-import { idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
+import { engineClockProblem, idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
 import type { ResolvedSummaryBudget, SummaryBudgetPolicy } from './summary-budget-policy.ts'
 import { mergeSummaryBudget, resolveSummaryBudget, summaryBudgetProblem, summaryBudgetSchema } from './summary-budget-policy.ts'
 
@@ -67,6 +70,14 @@ export interface BasicCompactionConfig extends CompactionPolicy {
   auto?: boolean
   /** Fold while the provider's cache is still warm when the agent goes idle under pressure (see the README). */
   idle?: IdleCompactionConfig
+  /** Summarize beside the conversation from a soft threshold on (see the README). */
+  background?: BackgroundFoldConfig
+  /**
+   * The clock the engine keeps time on (when folds start and are ready, how long the
+   * conversation waits, when idle folds are due); default real time. A simulator passes its
+   * virtual clock. `idle.clock` is the former place of this key and is still read.
+   */
+  clock?: EngineClock
 }
 
 /** The policy in force for one target, with defaults applied. */
@@ -143,17 +154,26 @@ const baseSchema = Schema.object({
   ).default([]),
   auto: Schema.boolean().default(true).description('Install the automatic compaction listeners.'),
   idle: idleCompactionSchema(),
+  background: backgroundFoldSchema(),
+  clock: Schema.any().description('{ now(), setTimeout(callback, ms) → cancel, wait?(work, ms) }; default real time.'),
 })
 
 const parseBase = strictConfig<BasicCompactionConfig>('BasicCompactionEngine', baseSchema as unknown as Schema<BasicCompactionConfig>)
 
+/** The engine config as its parser returns it: defaults of `auto` and `modelPolicies` filled, frozen. */
+export type ParsedCompactionConfig = Required<Pick<BasicCompactionConfig, 'auto' | 'modelPolicies'>> & BasicCompactionConfig
+
 /** Parses and validates the engine config; every error names the key (and the override). */
-export const parseCompactionConfig: ConfigParser<Required<Pick<BasicCompactionConfig, 'auto' | 'modelPolicies'>> & BasicCompactionConfig> = Object.assign(
+export const parseCompactionConfig: ConfigParser<ParsedCompactionConfig, BasicCompactionConfig> = Object.assign(
   (input?: unknown) => {
     const config = parseBase(input) as BasicCompactionConfig
     checkPolicy(config, '')
     const idleProblem = idleCompactionProblem(config.idle)
     if (idleProblem) throw new TypeError(`BasicCompactionEngine config: ${idleProblem}`)
+    const backgroundProblem = backgroundFoldProblem(config.background)
+    if (backgroundProblem) throw new TypeError(`BasicCompactionEngine config: ${backgroundProblem}`)
+    const clockProblem = engineClockProblem(config.clock, 'clock')
+    if (clockProblem) throw new TypeError(`BasicCompactionEngine config: ${clockProblem}`)
     const seen = new Set<string>()
     for (const [index, override] of (config.modelPolicies ?? []).entries()) {
       const where = `modelPolicies[${index}] (${override.provider}/${override.model}): `
@@ -167,10 +187,11 @@ export const parseCompactionConfig: ConfigParser<Required<Pick<BasicCompactionCo
       seen.add(key)
       checkPolicy(merge(config, override), where)
     }
-    // The idle clock is the host's object (a simulator's clock mutates itself): frozen around, not through.
-    const { clock, ...idleRest } = config.idle ?? {}
-    const idle = config.idle && Object.freeze({ ...deepFreeze(idleRest), ...(clock ? { clock } : {}) })
-    return deepFreeze({ ...config, ...(idle ? { idle } : {}), auto: config.auto ?? true, modelPolicies: config.modelPolicies ?? [] })
+    // Clocks are the host's objects (a simulator's clock mutates itself): frozen around, not through.
+    const { clock: idleClock, ...idleRest } = config.idle ?? {}
+    const idle = config.idle && Object.freeze({ ...deepFreeze(idleRest), ...(idleClock ? { clock: idleClock } : {}) })
+    const { clock, ...rest } = config
+    return Object.freeze({ ...deepFreeze({ ...rest, ...(idle ? { idle } : {}), auto: config.auto ?? true, modelPolicies: config.modelPolicies ?? [] }), ...(clock ? { clock } : {}) })
   },
   { schema: baseSchema as unknown as Schema },
 )

@@ -1,3 +1,4 @@
+import type { Message } from '@warmfold/llm'
 import type { ServiceRequirement } from '@warmfold/agent-loop'
 import { LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE } from '@warmfold/agent-loop'
 import type { Session } from '@warmfold/session'
@@ -14,6 +15,8 @@ export interface PlannedPrune {
   readonly position: number
   readonly originalTokens: number
   readonly prunedTokens: number
+  /** The message that would replace it (pruners that provide it; a prewarm needs the exact bytes). */
+  readonly replacement?: Message
 }
 
 /** What the engine needs of `ctx.toolResultPruner` (optional). */

@@ -1,7 +1,7 @@
 import { unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
-import type { IdleClock } from './idle-clock.ts'
-import { REAL_TIME_CLOCK } from './idle-clock.ts'
+import type { EngineClock } from './engine-clock.ts'
+import { REAL_TIME_CLOCK } from './engine-clock.ts'
 
 /** Engine config key `idle`: fold while the provider's cache is still warm, before its TTL runs out. */
 export interface IdleCompactionConfig {
@@ -15,7 +15,7 @@ export interface IdleCompactionConfig {
   /** Fold this long before the cache TTL runs out, counted from the last request. Default 30000 (30 s). */
   marginMs?: number
   /** The clock to schedule on (default real time). A simulator with a virtual clock passes its own. */
-  clock?: IdleClock
+  clock?: EngineClock
 }
 
 /** `idle` with defaults applied. */
@@ -23,7 +23,7 @@ export interface ResolvedIdleCompaction {
   readonly enabled: boolean
   readonly minPressure: number
   readonly marginMs: number
-  readonly clock: IdleClock
+  readonly clock: EngineClock
 }
 
 /** Defaults of `idle`. */
@@ -44,8 +44,15 @@ export function idleCompactionProblem(idle: IdleCompactionConfig | undefined): s
   if (idle === undefined) return undefined
   const known = ['enabled', 'minPressure', 'marginMs', 'clock']
   for (const key of Object.keys(idle)) if (!known.includes(key)) return `idle: ${unknownKeyMessage(key, known)}`
-  const clock = idle.clock as Partial<IdleClock> | undefined
-  if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function')) return 'idle.clock must have now() and setTimeout(callback, ms) functions'
+  return engineClockProblem(idle.clock, 'idle.clock')
+}
+
+/** What is wrong with a clock given at config key `key`, or undefined. */
+export function engineClockProblem(value: unknown, key: string): string | undefined {
+  if (value === undefined) return undefined
+  const clock = value as Partial<EngineClock> | null
+  if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function') return `${key} must have now() and setTimeout(callback, ms) functions`
+  if (clock.wait !== undefined && typeof clock.wait !== 'function') return `${key}.wait must be a function when given`
   return undefined
 }
 

@@ -1,14 +1,17 @@
 import type { Context } from '@cordisjs/core'
 import type { AgentHandle, AgentStatus, RequestHookContext, ResumeContext } from '@warmfold/agent-loop'
-import { AgentError } from '@warmfold/agent-loop'
-import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
+import type { CompactionAgent } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { ResolvedIdleCompaction } from './idle-compaction-config.ts'
 
 /** What the idle scheduler needs of the engine. */
 export interface IdleCompactionEngine {
-  /** The engine's idle policy: fold while the cache is warm when the pressure is high enough. */
-  compactIfNeeded(agent: CompactionAgent, trigger: 'idle', signal?: AbortSignal): Promise<CompactionResult | null>
+  /**
+   * Starts the idle fold beside whatever comes next: the largest head of the last sent request,
+   * summarized while the cache is still warm, swapped in while the agent is idle or at the next
+   * request boundary (a user who comes back meanwhile does not throw the summary away).
+   */
+  startIdleFold(agent: CompactionAgent): Promise<void>
   /** The compaction threshold of the request `header` starts, and its model's cache TTL (none: never expires, or unknown). */
   idleTarget(session: Session, header: RequestHeader): Promise<{ readonly thresholdTokens: number; readonly ttlMs?: number }>
   /** The request size of `session` now, in tokens. */
@@ -29,10 +32,11 @@ interface IdleEntry {
 /**
  * Schedules the idle compaction of `engine`: when an agent goes idle (`agent/status` `idle`)
  * with its request at or above `minPressure` × the threshold, a timer fires at the last
- * request's time + the model's cache TTL − `marginMs`, and runs `compactIfNeeded(agent, 'idle')`
- * as a maintenance task that yields to user input (a followup aborts the summary call; nothing
- * is committed). At most one attempt per conversation request. A new turn, closing the session,
- * resuming it and unloading the engine clear the timer. Listeners belong to `ctx` (the engine's).
+ * request's time + the model's cache TTL − `marginMs` and starts the idle fold in the background
+ * (`startIdleFold`): a followup no longer aborts it; its summary is swapped in while the agent is
+ * idle, or at the next request boundary. At most one attempt per conversation request. A new
+ * turn, closing the session, resuming it and unloading the engine clear the timer. Listeners
+ * belong to `ctx` (the engine's).
  */
 export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine, idle: ResolvedIdleCompaction): void {
   const { clock } = idle
@@ -81,23 +85,24 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
     await agent.whenIdle()
     if (entries.get(agent.session) !== entry || entry.spent || agent.status !== 'idle' || agent.session.isClosed) return
     entry.spent = true
-    let skipped = false
+    // The timer can fire late (a suspended machine, a wall-clock jump, a stalled event loop):
+    // past the TTL the prefix is gone, and a fold would be prefilled in full and replace the
+    // whole tail cold, which is what the idle fold exists to avoid.
+    const late = clock.now() - (entry.requestAt + (entry.ttlMs as number))
     try {
-      const result = await agent.runMaintenance((signal) => {
-        // The timer can fire late (a suspended machine, a wall-clock jump, a stalled event loop):
-        // past the TTL the prefix is gone, and a fold would be prefilled in full and replace the
-        // whole tail cold, which is what the idle fold exists to avoid.
-        const late = clock.now() - (entry.requestAt + (entry.ttlMs as number))
-        if (late >= 0) {
-          skipped = skipCold(agent, entry, late)
-          return Promise.resolve(null)
-        }
-        return engine.compactIfNeeded(agent, 'idle', signal)
-      }, { yieldToFollowup: true })
-      if ((result || skipped) && !agent.session.isClosed) await ctx.sessions.flush(agent.session)
+      if (late >= 0) {
+        if (skipCold(agent, entry, late) && !agent.session.isClosed) await ctx.sessions.flush(agent.session)
+        return
+      }
+      let tokens: number
+      try {
+        tokens = engine.requestTokens(agent.session)
+      } catch {
+        return
+      }
+      if (tokens < idle.minPressure * entry.thresholdTokens) return
+      await engine.startIdleFold(agent)
     } catch (error) {
-      // The user came back first: their turn runs, the fold is simply not needed now.
-      if (AgentError.isInstance(error) && error.code === 'BUSY') return
       ctx.emit('internal/warning', `idle compaction of session ${agent.session.id} failed: ${(error as Error)?.message ?? String(error)}`)
     }
   }

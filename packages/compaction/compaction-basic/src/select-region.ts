@@ -76,3 +76,17 @@ function pinnedPositions(session: Session): ReadonlySet<number> | undefined {
   for (const [position, seq] of session.surface.nodes.entries()) if (pinned.has(seq)) positions.add(position)
   return positions
 }
+
+/** Chooses the largest balanced head whose summary prompt fits (retain 0: overflow, manual, idle). */
+export function maximalHead(session: Session): (prices: readonly number[], maxHead: number) => SurfaceRegion | null {
+  return (prices, maxHead) => selectHeadRegion(session, prices, 0, { prices, maxTokens: maxHead })
+}
+
+/**
+ * Head prices that exclude every node from position `limit` on (their price is infinite), so a
+ * {@link HeadCap} built on them keeps a region inside the first `limit` nodes: what a fold of
+ * the last sent request may summarize while newer messages follow it.
+ */
+export function pricesWithin(prices: readonly number[], limit: number): number[] {
+  return prices.map((price, position) => (position < limit ? price : Number.POSITIVE_INFINITY))
+}

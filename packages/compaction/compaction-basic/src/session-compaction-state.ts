@@ -1,5 +1,6 @@
 import { checkpointCompactionId, isCheckpointMessage } from '@warmfold/compaction'
 import type { Session } from '@warmfold/session'
+import type { BackgroundFold } from './background-fold.ts'
 
 /** A compaction bracket that is open at the scanned position. */
 export interface OpenCompaction {
@@ -33,6 +34,13 @@ export interface SessionCompactionState {
   openCompaction?: OpenCompaction
   /** When this process last built a conversation request of the session, on the engine's clock (the provider's TTL runs from it). */
   lastRequestAt?: number
+  /**
+   * Set when a background fold's call failed or its summary was refused: no new background fold
+   * until a new user turn or a shrink (the pressure path still folds at the threshold).
+   */
+  backgroundBackoff?: PressureBackoff
+  /** The background fold of this session in this process, while its bracket is open. */
+  background?: BackgroundFold
 }
 
 const states = new WeakMap<Session, SessionCompactionState>()
@@ -77,7 +85,6 @@ export function compactionState(session: Session): SessionCompactionState {
  * user turn, unless the surface shrank since (a checkpoint or prune landed, e.g. by overflow
  * recovery). So a tail that cannot be reduced costs at most one failed attempt per user turn.
  */
-export function backoffHolds(state: SessionCompactionState, session: Session): boolean {
-  const backoff = state.backoff
+export function backoffHolds(state: SessionCompactionState, session: Session, backoff: PressureBackoff | undefined = state.backoff): boolean {
   return backoff !== undefined && backoff.turn === state.openTurn && backoff.replaceGeneration === session.surface.replaceGeneration
 }

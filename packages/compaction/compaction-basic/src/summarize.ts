@@ -22,7 +22,8 @@ export interface SummaryOutcome {
  * - a tool call: the very same request once more (the same cached prefix);
  * - an answer that spent its output cap without a summary (reasoning only, truncated) or has no
  *   text: the same prompt with a larger `maxTokens`, up to `budget.retries` times, never above
- *   `budget.ceilingTokens`; then, only when `budget.fallbackEffort` is set, one call at that
+ *   `budget.ceilingTokens` (a cap the whole-request replay has no room for is asked on the
+ *   region-only replay, `budget.narrower`); then, only when `budget.fallbackEffort` is set, one call at that
  *   effort (a deliberate cache break, recorded as such);
  * - anything else without a summary, a failed call, or nothing left to try: a refusal (no
  *   checkpoint is written) that carries every call made so far.
@@ -56,6 +57,11 @@ export async function summarize(ctx: Context, request: GenerateOptions, budget: 
           // Only the output cap changes: it is not part of the cached prompt, so this call reads
           // everything the previous one wrote.
           sent = await ctx.llm.prepare({ ...sent, maxTokens: next.maxTokens })
+          continue
+        }
+        if (next.reason === 'narrower-replay') {
+          // The region's messages only: the whole last request left no room for this cap.
+          sent = await ctx.llm.prepare({ ...(budget.narrower as { request: GenerateOptions }).request, maxTokens: next.maxTokens, signal: sent.signal })
           continue
         }
         try {

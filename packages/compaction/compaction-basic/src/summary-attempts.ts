@@ -1,5 +1,5 @@
 import type { SummaryAttempt } from '@warmfold/compaction'
-import type { GenerateResult } from '@warmfold/llm'
+import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
 import type { ResolvedSummaryBudget } from './summary-budget-policy.ts'
 
 /** What one summary answer means for the compaction. */
@@ -56,12 +56,20 @@ export interface SummaryCallBudget extends ResolvedSummaryBudget {
   readonly ceilingTokens: number
   /** Wall-clock ms each call may take (the policy's `summaryDeadlineMs`); 0: no limit. */
   readonly deadlineMs: number
+  /**
+   * When the first call replays the whole last request: the request that replays only the
+   * region, and the larger ceiling its smaller prompt leaves. A larger cap the whole replay has
+   * no room for is asked on it instead (`narrower-replay`).
+   */
+  readonly narrower?: { readonly request: GenerateOptions; readonly ceilingTokens: number }
 }
 
 /** The next summary call after a `spent` answer, or why there is none. */
 export type NextSummaryCall =
   /** The same prompt with a larger cap: it reads what the previous calls wrote. */
   | { readonly reason: 'larger-cap'; readonly maxTokens: number }
+  /** The region-only replay (`budget.narrower`) with a larger cap than the whole replay has room for. */
+  | { readonly reason: 'narrower-replay'; readonly maxTokens: number }
   /** The same messages at `reasoningEffort`: a deliberate cache break. */
   | { readonly reason: 'fallback-effort'; readonly reasoningEffort: string; readonly maxTokens: number }
   /** No call is left; `refuse` completes the refusal's sentence. */
@@ -69,28 +77,34 @@ export type NextSummaryCall =
 
 /**
  * Decides the call after a `spent` answer from the calls made so far (the last one is the spent
- * answer): first up to `retries` larger caps, each `ceil(previous × growth)` and at most
- * `ceilingTokens`; then, only when configured, one call at `fallbackEffort` with the largest cap
- * reached; then nothing.
+ * answer): first up to `retries` larger caps, each `ceil(previous × growth)` and at most the
+ * prompt's ceiling; a cap the whole-request replay has no room for moves to the region-only
+ * replay (`budget.narrower`, once), whose ceiling is larger; then, only when configured, one call
+ * at `fallbackEffort` with the largest cap reached; then nothing.
  */
 export function nextSummaryCall(attempts: readonly SummaryAttempt[], budget: SummaryCallBudget): NextSummaryCall {
   const last = attempts.at(-1)
   if (!last) throw new Error('nextSummaryCall needs the spent call')
   const caps = attempts.filter((attempt) => attempt.reason !== 'tool-call' && attempt.reason !== 'fallback-effort').map((attempt) => attempt.maxTokens ?? '(adapter default)')
-  const history = `${caps.length} call(s) on the same prompt with maxTokens ${caps.join(' → ')}`
+  const narrowed = attempts.some((attempt) => attempt.reason === 'narrower-replay')
+  const history = `${caps.length} call(s) ${narrowed ? 'growing the cap (the last on the region-only replay)' : 'on the same prompt'} with maxTokens ${caps.join(' → ')}`
   const fallback = attempts.find((attempt) => attempt.reason === 'fallback-effort')
   if (fallback) return { refuse: `that was the summaryBudget.fallbackEffort call at effort ${fallback.reasoningEffort} (a cache break), after ${history}` }
+  const ceiling = narrowed && budget.narrower ? budget.narrower.ceilingTokens : budget.ceilingTokens
+  const canNarrow = !narrowed && budget.narrower !== undefined && budget.narrower.ceilingTokens > budget.ceilingTokens
   const cap = last.maxTokens
-  const larger = attempts.filter((attempt) => attempt.reason === 'larger-cap').length
-  if (larger < budget.retries && cap !== undefined && cap < budget.ceilingTokens) {
-    return { reason: 'larger-cap', maxTokens: Math.min(Math.ceil(cap * budget.growth), budget.ceilingTokens) }
+  const larger = attempts.filter((attempt) => attempt.reason === 'larger-cap' || attempt.reason === 'narrower-replay').length
+  if (larger < budget.retries && cap !== undefined) {
+    const wanted = Math.ceil(cap * budget.growth)
+    if (cap < ceiling && (wanted <= ceiling || !canNarrow)) return { reason: 'larger-cap', maxTokens: Math.min(wanted, ceiling) }
+    if (canNarrow) return { reason: 'narrower-replay', maxTokens: Math.min(wanted, (budget.narrower as { ceilingTokens: number }).ceilingTokens) }
   }
   const stopped =
-    cap === undefined || cap >= budget.ceilingTokens
-      ? `${history}, the last at the ceiling: all the summary budget leaves after the prompt (${budget.ceilingTokens} tokens)`
+    cap === undefined || cap >= ceiling
+      ? `${history}, the last at the ceiling: all the summary budget leaves after the prompt (${ceiling} tokens)`
       : `${history} (summaryBudget.retries ${budget.retries})`
   const effort = budget.fallbackEffort
   if (effort === undefined) return { refuse: `after ${stopped}; summaryBudget.fallbackEffort is not set, so no cold call at a lower effort was made` }
   if (effort === last.reasoningEffort) return { refuse: `after ${stopped}; summaryBudget.fallbackEffort "${effort}" is the effort these calls already used` }
-  return { reason: 'fallback-effort', reasoningEffort: effort, maxTokens: cap ?? budget.ceilingTokens }
+  return { reason: 'fallback-effort', reasoningEffort: effort, maxTokens: cap ?? ceiling }
 }

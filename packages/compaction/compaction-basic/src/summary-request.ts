@@ -12,6 +12,14 @@ export interface SummaryRequestInput {
   readonly policy: ResolvedPolicy
   /** The region's messages exactly as the conversation's projection gives them. */
   readonly regionMessages: readonly Message[]
+  /**
+   * The messages the call replays (rule C3): the session's last answered conversation request
+   * whole, when the region is a prefix of it, the summary goes to the conversation's own route
+   * and the whole request fits the summary budget with the full output cap (its cache entry ends
+   * where it ends, so a breakpoint cache finds it however far the region ends before); else the
+   * region's messages. The region is what the checkpoint replaces either way.
+   */
+  readonly replayMessages: readonly Message[]
   readonly sessionId: string
   readonly signal?: AbortSignal
 }
@@ -37,8 +45,8 @@ export function summaryTarget(header: RequestHeader, policy: ResolvedPolicy): { 
  *   definitions to read the replayed tool calls).
  * - `maxTokens` is the policy's summary cap, never the conversation's: it is an output budget,
  *   not prompt bytes, and inheriting a large routed cap can push prompt + output past the window.
- * - Messages are the region's routed messages, byte for byte, then exactly one trailing
- *   instruction message.
+ * - Messages are `replayMessages` (the last answered request, or the region), byte for byte,
+ *   then exactly one trailing instruction message.
  */
 export function buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
   const { header, policy } = input
@@ -51,7 +59,7 @@ export function buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
     maxTokens: policy.maxTokens,
     system: header.system,
     tools: header.tools,
-    messages: [...input.regionMessages, instructionMessage()],
+    messages: [...input.replayMessages, instructionMessage()],
     purpose: 'compaction',
     sessionId: input.sessionId,
     signal: input.signal,

@@ -40,7 +40,8 @@ const TOOLLESS_REASON = "the summary call's tool 0 differs from the last convers
 
 describe('the cache ledger\'s summary guard and the engine', () => {
   it('refuse: the engine refuses the compaction with the guard\'s reason, sends nothing, commits nothing, and the conversation goes on', async () => {
-    const harness = await mount({ engineClass: ToollessEngine, ledger: { guard: 'refuse' } })
+    // On the turn's path (background folds have their own case below).
+    const harness = await mount({ engineClass: ToollessEngine, ledger: { guard: 'refuse' }, engine: { background: { enabled: false } } })
     const agent = await runAgent(harness)
     const session = agent.session
     expect(session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual(['stop'])
@@ -56,6 +57,22 @@ describe('the cache ledger\'s summary guard and the engine', () => {
     const failures = eventsOf(session, 'compaction/failure')
     expect(failures[0]?.reason).toBe(`the summary was refused: the cache guard refused the summary call: ${TOOLLESS_REASON}`)
     expect(cacheTotals(session.events)).toMatchObject({ guardRefusals: ends.length, guardWarnings: 0, purposes: { conversation: 31 } })
+    harness.assertClean()
+  })
+
+  it('refuse, background: the refused background fold is discarded as refused, backs off for the turn, and the fold at the threshold is refused too', async () => {
+    const harness = await mount({ engineClass: ToollessEngine, ledger: { guard: 'refuse' } })
+    const agent = await runAgent(harness)
+    const session = agent.session
+    expect(session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual(['stop'])
+    expect(harness.adapter.requests.filter((request) => request.purpose === 'compaction')).toEqual([])
+    const ends = eventsOf(session, 'compaction/end')
+    // One background fold (then the back-off holds for the turn), then the pressure path's attempt.
+    expect(ends.map((end) => end.discarded?.reason ?? 'sync')).toEqual(['refused', 'sync'])
+    expect(ends[0]?.error).toBe(`background fold discarded (refused): the cache guard refused the summary call: ${TOOLLESS_REASON}`)
+    expect(ends[0]?.timing).toMatchObject({ mode: 'background', waitedMs: 0 })
+    expect(ends[1]?.error).toBe(`the cache guard refused the summary call: ${TOOLLESS_REASON}`)
+    expect(eventsOf(session, 'cache/guard')).toHaveLength(2)
     harness.assertClean()
   })
 

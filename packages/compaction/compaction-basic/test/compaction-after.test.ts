@@ -37,7 +37,7 @@ describe('the compaction/after hook', () => {
     expect(seen).toHaveLength(commits.length)
     for (const [index, commit] of commits.entries()) {
       const { compactionId } = commit.data
-      expect(seen[index]).toMatchObject({ compactionId, trigger: 'pressure', carriedSeqs: commit.data.carriedSeqs })
+      expect(seen[index]).toMatchObject({ compactionId, trigger: 'background', carriedSeqs: commit.data.carriedSeqs })
       // summary, checkpoint, then both listeners' messages in listener order, then the end.
       const [checkpoint, first, second, end] = session.events.slice(commit.seq + 1, commit.seq + 5)
       expect(isCheckpointMessage(loggedMessage(session, checkpoint!.seq))).toBe(true)

@@ -43,6 +43,10 @@ describe('config', () => {
     [{ keepUserMessages: {} }, /keepUserMessages/],
     [{ keepUserMessages: { maxTokens: 100, tokens: 5 } }, /keepUserMessages: unknown key "tokens"; known keys: maxTokens/],
     [{ modelPolicies: [{ provider: 'p', model: 'm', keepUserMessages: { max: 1, maxTokens: 5 } }] }, /modelPolicies\[0\] \(p\/m\): keepUserMessages: unknown key "max"/],
+    [{ background: { startRatio: 1 } }, /background\.startRatio must be 'adaptive' or a number in \(0, 1\), got 1/],
+    [{ background: { startRatio: 'fast' } }, /background\.startRatio expected "adaptive" \| number but got "fast"/],
+    [{ background: { maxWaitMs: -1 } }, /background\.maxWaitMs expected number >= 0 but got -1/],
+    [{ background: { enable: true } }, /background: unknown key "enable" \(did you mean "enabled"\?\); known keys: enabled, startRatio, maxWaitMs, prewarm/],
   ])('rejects %j naming the key', (config, message) => {
     expect(() => parseCompactionConfig(config)).toThrow(message)
   })

@@ -89,8 +89,9 @@ describe('what survives a fold', () => {
 
   it('counts pinned tokens against the retained tail, so pins and tail together stay near the retain budget', async () => {
     const script = requestsOf(8)
-    // Summaries on the 32000-token model: the head is never cut short by the summary budget.
-    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'other' }, conversation: (request, index) => script.reply(request, index) })
+    // Summaries on the 32000-token model: the head is never cut short by the summary budget. A
+    // fold at the threshold (a background fold keeps what arrived while it ran on top).
+    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'other', background: { enabled: false } }, conversation: (request, index) => script.reply(request, index) })
     // Rules of about 900 tokens: with the pinned result, most of the 1280-token retain budget.
     const rules = createUserMessage(`Project rules. ${filler(11, 3600)}`, 'big-rules')
     const { session, sent, pinned } = await foldThreeTimes(engine, script, 'retain', 1, rules)

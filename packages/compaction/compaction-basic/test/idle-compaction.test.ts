@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { balancedCuts } from '@warmfold/compaction'
+import { balancedCuts, isCheckpointMessage } from '@warmfold/compaction'
 import type { AnySessionEvent, Session } from '@warmfold/session'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { BasicCompactionConfig } from '../src/index.ts'
+import type { BasicCompactionConfig, BasicCompactionEngine } from '../src/index.ts'
 import type { EngineHarness } from './engine-fixture.ts'
 import { growUntil, mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
 import { ManualIdleClock } from './manual-idle-clock.ts'
@@ -70,6 +70,7 @@ describe('idle compaction before the cache expires', () => {
     expect(clock.pending()).toEqual([lastRequest + TTL - MARGIN])
     const before = tokens()
     await clock.advance(TTL - MARGIN)
+    await (engine.ctx.compaction as BasicCompactionEngine).whenFoldsSettle(agent.session)
     const start = agent.session.events.find((event) => event.type === 'compaction/start')
     expect(start?.data).toMatchObject({ turn: null, trigger: 'idle' })
     const end = agent.session.events.filter((event) => event.type === 'compaction/end').at(-1)
@@ -119,31 +120,38 @@ describe('idle compaction before the cache expires', () => {
     engine.assertClean()
   })
 
-  it('is cancelled by user input mid-summary: the call is aborted, nothing is committed, the input runs', async () => {
+  it('is not thrown away by user input mid-summary: the turn runs beside it and the summary is swapped in at its next step', async () => {
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
     let started!: () => void
     const inFlight = new Promise<void>((resolve) => (started = resolve))
     const { engine, agent, clock } = await idleUnderPressure({
-      summary: () => {
+      summary: async () => {
         started()
-        return new Promise<ScriptedReply>(() => {})
+        await gate
+        return { content: SUMMARY }
       },
     })
-    const surface = agent.session.surface.nodes
-    const firing = clock.advance(TTL)
+    // The idle fold summarizes the last sent request: every message it held.
+    const lastRequest = engine.conversation().at(-1)!
+    await clock.advance(TTL)
     await inFlight
-    expect(agent.status).toBe('maintenance')
-    agent.followup('I am back: add a test for the loader.')
-    await firing
-    await agent.whenIdle()
-    const compaction = compactionEvents(agent.session)
-    expect(compaction.map((event) => event.type)).toEqual(['compaction/start', 'compaction/end'])
-    expect((compaction[1]!.data as { error?: string }).error).toMatch(/aborted/)
-    expect(agent.session.events.some((event) => event.type === 'compaction/summary')).toBe(false)
-    // The surface kept every node and gained the new turn's messages after them.
-    expect(agent.session.surface.nodes.slice(0, surface.length)).toEqual(surface)
-    const lastUser = agent.session.events.filter((event) => event.type === 'user/message').at(-1)
-    expect(JSON.stringify(lastUser?.data)).toContain('I am back')
-    expect(agent.session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })
+    // The user comes back while the idle fold's summary call runs: the turn starts at once.
+    const turn = agent.followup('I am back: add a test for the loader.')
+    while (!agent.session.events.some((event) => event.type === 'user/message' && JSON.stringify(event.data).includes('I am back'))) await new Promise((resolve) => setTimeout(resolve, 1))
+    release()
+    expect(await turn).toMatchObject({ reason: 'stop' })
+    const summary = agent.session.events.find((event) => event.type === 'compaction/summary')
+    expect(summary?.data).toMatchObject({ shadowedRange: { start: 0, end: lastRequest.messages.length - 1 } })
+    const end = agent.session.events.find((event) => event.type === 'compaction/end')?.data as { error?: string; timing?: { mode: string } }
+    expect(end.error).toBeUndefined()
+    expect(end.timing?.mode).toBe('background')
+    // Every message after the snapshot stayed, in order, after the checkpoint: the answer to the
+    // last request, then the user's message and the turn it started.
+    const messages = agent.session.deriveMessages()
+    expect(isCheckpointMessage(messages[0]!)).toBe(true)
+    expect(messages[1]?.role).toBe('assistant')
+    expect(JSON.stringify(messages[2])).toContain('I am back')
     engine.assertClean()
   })
 

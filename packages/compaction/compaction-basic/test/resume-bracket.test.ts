@@ -20,15 +20,15 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true })
 })
 
-async function host(): Promise<EngineHarness> {
-  const harness = await mountEngine({ conversation: oneToolStepPerTurn, directory })
+async function host(background: boolean): Promise<EngineHarness> {
+  const harness = await mountEngine({ conversation: oneToolStepPerTurn, directory, engine: { background: { enabled: background } } })
   harnesses.push(harness)
   return harness
 }
 
 /** Runs one-step turns on a file store until a compaction committed and was flushed; unloads. */
-async function sessionWithCompaction(id: string): Promise<void> {
-  const harness = await host()
+async function sessionWithCompaction(id: string, background: boolean): Promise<void> {
+  const harness = await host(background)
   const agent = await harness.ctx.agentLoop.create(id, { ...ROUTE })
   for (let turn = 0; !agent.session.events.some((event) => event.type === 'compaction/summary'); turn++) {
     if (turn > 60) throw new Error('no compaction after 60 turns')
@@ -45,8 +45,8 @@ function tearInside(id: string, type: string): Promise<StoredLine[]> {
   return tearFirst(join(directory, `${id}.jsonl`), type)
 }
 
-async function resume(id: string) {
-  const harness = await host()
+async function resume(id: string, background: boolean) {
+  const harness = await host(background)
   const repairs: unknown[] = []
   harness.ctx.on('session/repair', (repair) => void repairs.push(repair))
   await harness.ctx.sessions.open(id, { repairTornTail: true })
@@ -55,18 +55,40 @@ async function resume(id: string) {
   return { harness, agent }
 }
 
-describe('a compaction bracket torn by a crash is closed on resume with what really happened', () => {
+/** The turn open where the file was torn: the last `turn/start` without its `turn/end`. */
+function openTurn(kept: readonly StoredLine[]): number {
+  const start = kept.findLast((line) => line.type === 'turn/start')!
+  expect(kept.slice(kept.indexOf(start)).some((line) => line.type === 'turn/end')).toBe(false)
+  return start.data.turn as number
+}
+
+/**
+ * The bracket torn by the crash: a fold on the turn's path logs start, summary, checkpoint and
+ * end together; a background fold's start comes turns before its swap, so the conversation's
+ * events lie between (and the turn open at the crash is not the bracket's).
+ */
+function tornBracket(kept: readonly StoredLine[], mode: 'sync' | 'background'): StoredLine {
+  const start = kept.findLast((line) => line.type === 'compaction/start')!
+  expect(start.data.trigger).toBe(mode === 'sync' ? 'pressure' : 'background')
+  const between = kept.slice(kept.indexOf(start) + 1).filter((line) => !line.type.startsWith('compaction/') && !(line.type === 'user/message' && line.surface?.op === 'replace'))
+  if (mode === 'sync') expect(between).toEqual([])
+  else expect(between.length).toBeGreaterThan(0)
+  return start
+}
+
+describe.each(['sync', 'background'] as const)('a %s compaction bracket torn by a crash is closed on resume with what really happened', (mode) => {
+  const background = mode === 'background'
   it('the checkpoint landed before compaction/end was torn: the end says committed and recovered, with no error', async () => {
-    await sessionWithCompaction('torn-end')
+    await sessionWithCompaction('torn-end', background)
     const kept = await tearInside('torn-end', 'compaction/end')
     expect(kept.at(-1)?.type).toBe('user/message')
-    const start = kept.find((line) => line.type === 'compaction/start')!
+    const start = tornBracket(kept, mode)
 
-    const { harness, agent } = await resume('torn-end')
+    const { harness, agent } = await resume('torn-end', background)
     const added = agent.session.events.slice(kept.length)
     expect(added.map((event) => [event.type, event.data])).toEqual([
       ['compaction/end', { compactionId: start.data.compactionId, turn: start.data.turn, recovered: true }],
-      ['turn/end', { turn: start.data.turn, reason: 'interrupted', steps: expect.any(Number), error: expect.stringContaining('closed when the session was resumed') }],
+      ['turn/end', { turn: openTurn(kept), reason: 'interrupted', steps: expect.any(Number), error: expect.stringContaining('closed when the session was resumed') }],
     ])
     // The checkpoint is live, and both closing events are on disk.
     expect(isCheckpointMessage(agent.session.deriveMessages()[0]!)).toBe(true)
@@ -83,20 +105,21 @@ describe('a compaction bracket torn by a crash is closed on resume with what rea
   })
 
   it('the crash came before the checkpoint: the end is recovered with an error saying nothing was committed', async () => {
-    await sessionWithCompaction('torn-summary')
+    await sessionWithCompaction('torn-summary', background)
     const kept = await tearInside('torn-summary', 'compaction/summary')
-    expect(kept.at(-1)?.type).toBe('compaction/start')
-    const { harness, agent } = await resume('torn-summary')
+    const start = tornBracket(kept, mode)
+    // A background fold's summary was in hand (its swap unit was being written): it is dropped, not re-validated.
+    const { harness, agent } = await resume('torn-summary', background)
     const end = agent.session.events[kept.length] as SessionEvent<'compaction/end'>
     expect(end.type).toBe('compaction/end')
     expect(end.data).toEqual({
-      compactionId: kept.at(-1)!.data.compactionId,
-      turn: kept.at(-1)!.data.turn,
+      compactionId: start.data.compactionId,
+      turn: start.data.turn,
       recovered: true,
       error: 'interrupted: the process ended before this compaction finished; no checkpoint was committed',
     })
     expect(agent.session.deriveMessages().some((message) => isCheckpointMessage(message))).toBe(false)
-    expect(agent.session.events[kept.length + 1]?.data).toMatchObject({ reason: 'interrupted' })
+    expect(agent.session.events[kept.length + 1]?.data).toMatchObject({ turn: openTurn(kept), reason: 'interrupted' })
     harness.assertClean()
   })
 })

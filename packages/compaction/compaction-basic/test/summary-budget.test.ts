@@ -127,6 +127,35 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     harness.assertClean()
   })
 
+  it('replays the whole last request while its room holds the cap, and asks a larger cap on the region-only replay (narrower-replay)', async () => {
+    const model = reasoner({ max: 1000 })
+    // A 5 % margin: the whole last request leaves room for a 300-token cap, not for 600.
+    const { harness, agent } = await pressured({ maxTokens: 300, summaryMarginRatio: 0.05, summaryBudget: { retries: 3 } }, model.reply)
+    const last = harness.conversation().at(-1)!
+    expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).not.toBeNull()
+
+    const calls = harness.summaries()
+    const [first, ...rest] = calls
+    // The first call is the last conversation request whole, then the instruction: it reads that request's cache entry.
+    expect(elements(first!).slice(0, -1)).toEqual(elements(last))
+    const wholeCeiling = 7600 - estimatePrompt(harness.ctx.tokenMeter, first!)
+    expect(wholeCeiling).toBeGreaterThanOrEqual(300)
+    expect(wholeCeiling).toBeLessThan(600)
+    // 600 does not fit after the whole request: it is asked on the region only, a strict prefix of it.
+    expect(rest.map((call) => call.maxTokens)).toEqual([600, 1200])
+    for (const call of rest) {
+      expect(call.messages.length).toBeLessThan(first!.messages.length)
+      // System, tools and the region's messages: the first call's elements up to the region's end.
+      expect(elements(call).slice(0, -1)).toEqual(elements(first!).slice(0, call.messages.length + 1))
+    }
+    expect(only(agent.session, 'compaction/summary').attempts?.map((attempt) => [attempt.reason, attempt.maxTokens, attempt.finishReason])).toEqual([
+      ['first', 300, 'max-tokens'],
+      ['narrower-replay', 600, 'max-tokens'],
+      ['larger-cap', 1200, 'stop'],
+    ])
+    harness.assertClean()
+  })
+
   it('stops after summaryBudget.retries larger caps below the ceiling; retries 0 refuses after the first call', async () => {
     const model = reasoner({ max: 50_000 })
     const { harness, agent } = await pressured({ maxTokens: 300, summaryBudget: { retries: 1 } }, model.reply)

@@ -5,6 +5,8 @@ export interface StoredLine {
   readonly seq: number
   readonly type: string
   readonly data: Record<string, unknown>
+  /** The surface operation, for events that change the surface. */
+  readonly surface?: { readonly op: string }
 }
 
 /**

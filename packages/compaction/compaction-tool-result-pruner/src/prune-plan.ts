@@ -20,6 +20,12 @@ export interface PrunePlanEntry {
   readonly original: ToolResultMessage
   /** The pruned content the replacement would carry (head + marker + tail, images kept). */
   readonly content: readonly ToolResultContent[]
+  /**
+   * The message that would replace `original` (same call id and error flag, `content`): what a
+   * request carries in its place once the rewrite landed, byte for byte, so a caller can build
+   * that request before landing it (e.g. to write it to the provider's cache ahead of time).
+   */
+  readonly replacement: ToolResultMessage
   /** `ctx.tokenMeter.estimateMessage(original)`: what the replacement takes off the request. */
   readonly originalTokens: number
   /** `ctx.tokenMeter.estimateMessage` of the would-be replacement: what it puts back. */

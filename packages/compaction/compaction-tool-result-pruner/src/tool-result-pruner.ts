@@ -72,14 +72,16 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
       const original = event.data.message
       const content = this.pruneContent(original.content[0].content)
       if (content === null) continue
+      const replacement = replacementMessage(original, content)
       plan.push(
         Object.freeze({
           seq,
           position,
           original,
           content: Object.freeze(content),
+          replacement,
           originalTokens: this.meter.estimateMessage(original),
-          prunedTokens: this.meter.estimateMessage(replacementMessage(original, content)),
+          prunedTokens: this.meter.estimateMessage(replacement),
         }),
       )
     }
@@ -108,7 +110,7 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
     const entries: PrunedEntry[] = []
     let savedTokens = 0
     for (const planned of this.planSession(session, include)) {
-      const { seq, position, original, content, originalTokens, prunedTokens } = planned
+      const { seq, position, replacement: message, originalTokens, prunedTokens } = planned
       if (session.surface.nodes[position] !== seq) {
         throw new Error(`ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during the prune pass`)
       }
@@ -117,7 +119,7 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
       // One unit: a store writes both or neither, so a crash cannot leave a prune without its replacement.
       const [pricing, replacement] = session.unit(() => [
         session.append('compaction/prune', { shadowedRange, shadowedSeqs: [seq], shadowedTokenCount: originalTokens }),
-        session.append('tool/result', replacementData(source, replacementMessage(original, content)), {
+        session.append('tool/result', replacementData(source, message), {
           op: 'replace',
           start: position,
           end: position,

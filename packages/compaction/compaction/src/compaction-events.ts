@@ -17,7 +17,13 @@ export interface ShadowedRange {
  *   not help. A deliberate cache break: the effort shapes the rendered prompt, so this call is
  *   prefilled cold, and its `usage` is what the break cost.
  */
-export type SummaryAttemptReason = 'first' | 'tool-call' | 'larger-cap' | 'fallback-effort'
+/**
+ * Why a summary call was made: the `first`; the same request again after a `tool-call` answer; a
+ * `larger-cap` on the same prompt after an answer that spent its cap; a `narrower-replay` (only the
+ * region's messages instead of the whole last request, when that request leaves no room for a
+ * larger cap); a `fallback-effort` at a lower effort (a deliberate cache break).
+ */
+export type SummaryAttemptReason = 'first' | 'tool-call' | 'larger-cap' | 'narrower-replay' | 'fallback-effort'
 
 /** One summary call of a compaction: what it sent that may differ between calls, and how it ended. */
 export interface SummaryAttempt {
@@ -35,8 +41,55 @@ export interface SummaryAttempt {
 /**
  * What started a compaction. `idle`: the agent went idle under pressure (below the threshold)
  * and the engine folds while the provider's cache is still warm, before its TTL runs out.
+ * `background`: the request passed the engine's soft threshold, so it summarized the last sent
+ * request beside the conversation, to swap the checkpoint in before the pressure threshold.
  */
-export type CompactionTrigger = 'pressure' | 'context-overflow' | 'idle'
+export type CompactionTrigger = 'pressure' | 'context-overflow' | 'idle' | 'background'
+
+/**
+ * How long a fold kept the conversation waiting, and what it hid. Times are milliseconds on the
+ * engine's clock (real time, or a simulator's virtual time).
+ */
+export interface FoldTiming {
+  /** `sync`: the summary call ran on the turn's path; `background`: beside the conversation. */
+  readonly mode: 'sync' | 'background'
+  /** When the first summary call was sent. */
+  readonly startedAt: number
+  /** From `startedAt` until the summary was in hand. */
+  readonly readyAfterMs: number
+  /**
+   * Where the fold was when the request first reached the pressure threshold while it ran:
+   * `none` (it was swapped in before, or it is a sync fold started there), `pending` (the
+   * conversation waited for it) or `ready` (it was in hand and swapped in at once).
+   */
+  readonly statusAtThreshold: 'none' | 'pending' | 'ready'
+  /** What the conversation waited for it: all of `readyAfterMs` for a sync fold. */
+  readonly waitedMs: number
+  /** `readyAfterMs − waitedMs`: the stall a background fold hid (0 for a sync fold). */
+  readonly stallSavedMs: number
+  /**
+   * Prompt tokens the first request after the swap prefills because they are new after the
+   * checkpoint (the checkpoint, carried messages, retained tail): the token meter's estimate.
+   * A latency model turns it into the seconds that request takes longer.
+   */
+  readonly postSwapPrefillTokens: number
+}
+
+/** Why a background fold's summary was thrown away instead of swapped in. */
+export interface DiscardedFold {
+  /**
+   * `stale` (the request after the swap would still be at or above the soft threshold: the
+   * conversation grew too far past the snapshot), `region-changed` (a rewrite inside the
+   * snapshot), `route-changed` (provider, model, envelope, system prompt or tools changed),
+   * `closed` (the session was closed), `resumed` (a new agent took the session), `timeout` (the
+   * conversation reached the threshold and stopped waiting), `superseded` (a fold on the turn's
+   * path had to run first: overflow recovery, a manual compaction), `refused` (the summary failed
+   * the checks a sync fold makes), `failed` (the call failed).
+   */
+  readonly reason: 'stale' | 'region-changed' | 'route-changed' | 'closed' | 'resumed' | 'timeout' | 'superseded' | 'refused' | 'failed'
+  /** One sentence with the figures behind the reason. */
+  readonly detail: string
+}
 
 declare module '@warmfold/session' {
   interface SessionEventMap {
@@ -100,6 +153,10 @@ declare module '@warmfold/session' {
        * their cost is on the log although no checkpoint was committed.
        */
       attempts?: SummaryAttempt[]
+      /** How long the fold kept the conversation waiting (engines that measure it). */
+      timing?: FoldTiming
+      /** A background fold whose summary was thrown away (with `error`; its calls are on `attempts`). */
+      discarded?: DiscardedFold
     }
     /**
      * The pricing event of one model-free tool-result rewrite. The content-only `tool/result`

@@ -119,7 +119,10 @@ export class Agent implements TurnAgent {
       this.controller = undefined
       this.yielding = false
       this.setStatus('idle')
-      this.drain()
+      // With nothing queued the agent is idle now, not for a tick of an empty drain: a caller
+      // woken by whenIdle() may start maintenance of its own at once.
+      if (this.queue.length > 0) this.drain()
+      else for (const resolve of this.idleWaiters.splice(0)) resolve()
     }
   }
 

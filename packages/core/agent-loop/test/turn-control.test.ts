@@ -150,6 +150,20 @@ describe('turn control', () => {
     harness.assertClean()
   })
 
+  it('is idle as soon as a maintenance task with nothing queued ends: the next caller starts its own maintenance at once, and whenIdle() has resolved', async () => {
+    const harness = await harnessWith({ content: 'ok' })
+    const agent = await harness.ctx.agentLoop.create('back-to-back', { ...ROUTE })
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const first = agent.runMaintenance(() => gate.then(() => 1))
+    const idle = agent.whenIdle().then(() => agent.status)
+    release()
+    expect(await first).toBe(1)
+    expect(await agent.runMaintenance(async () => 3)).toBe(3)
+    expect(await idle).toBe('idle')
+    harness.assertClean()
+  })
+
   it('rejects bad agent options naming the option', async () => {
     const harness = await harnessWith({ content: 'ok' })
     await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxSteps: 0 })).rejects.toThrow('agent option maxSteps must be a positive integer, got 0')

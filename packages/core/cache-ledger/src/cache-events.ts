@@ -44,8 +44,8 @@ export const CACHE_BREAK_CAUSES: readonly CacheBreakCause[] = ['none', 'fold', '
 
 /**
  * The data of one `cache/observation` event: one request sent through `ctx.llm` and what the
- * provider reported for it. Kept small because there is one per request (about 250
- * bytes a line in a JSONL session file, 310 with all four token buckets).
+ * provider reported for it. Kept small because there is one per request (about 270
+ * bytes a line in a JSONL session file, 330 with all four token buckets).
  *
  * Token fields are exactly the provider's disjoint buckets; a bucket the provider did not report
  * is **absent** (never guessed as 0). Prompt tokens = `uncached + cached + written`.

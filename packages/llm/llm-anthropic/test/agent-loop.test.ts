@@ -64,7 +64,8 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     const exchanges = loop.exchanges()
     const events = agent.session.events
 
-    expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop', steps: 31 } })
+    // The last turn/end: a background fold may be swapped in after it, while the agent is idle.
+    expect(events.findLast((event) => event.type === 'turn/end')).toMatchObject({ data: { reason: 'stop', steps: 31 } })
     expect(exchanges).toHaveLength(loop.server.requests.length)
     for (const exchange of exchanges) expect(isCompaction(exchange.request.body), `purpose ${exchange.call.purpose}`).toBe(isSummary(exchange))
     const summaries = exchanges.filter(isSummary)
@@ -82,10 +83,16 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     // except right after a summary, where the logged checkpoint replaced the region.
     const replaces = events.filter((event) => event.surface && event.surface.op === 'replace')
     expect(replaces).toHaveLength(summaries.length)
+    // A background fold sends its summary beside the conversation and swaps the checkpoint in at
+    // a later request boundary: a rewrite follows a summary, not necessarily at once.
     let rewrites = 0
+    let pending = 0
     let previous: { exchange: Exchange; index: number } | undefined
     for (const [index, exchange] of exchanges.entries()) {
-      if (isSummary(exchange)) continue
+      if (isSummary(exchange)) {
+        pending++
+        continue
+      }
       const { body, rawBody } = exchange.request
       expectPolicy(body, blockCount(body))
       expect(breakpointCount(rawBody)).toBe(markedBlocks(body).length + 1)
@@ -93,7 +100,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
         const before = strippedMessages(previous.exchange.request.body)
         const after = strippedMessages(body)
         for (const key of ENVELOPE_KEYS) expect(JSON.stringify(body[key]), key).toBe(JSON.stringify(previous.exchange.request.body[key]))
-        if (exchanges.slice(previous.index + 1, index).some(isSummary)) {
+        if (!before.every((message, position) => after[position] === message)) {
+          expect(pending, `request ${index} rewrote history without a summary to swap in`).toBeGreaterThan(0)
+          pending--
           rewrites += 1
           expect(after[0]).toContain('<compacted-summary>')
           // The static head (tools, system) is still a cache read after the fold.
@@ -111,7 +120,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       }
       previous = { exchange, index }
     }
-    expect(rewrites).toBe(summaries.length)
+    // A background summary that arrived after the last request is swapped in while the agent is idle: no request shows it.
+    expect(pending).toBeLessThanOrEqual(1)
+    expect(rewrites + pending).toBe(summaries.length)
 
     // C2 + C3 on the wire.
     for (const summary of summaries) {
@@ -127,7 +138,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       const replay = strippedMessages(summary.request.body)
       const conversation = strippedMessages(routed.request.body)
       const last = replay.length - 1
-      expect(last).toBeLessThan(conversation.length - 1)
+      // The last answered request whole (it fits the summary budget) or its head; a background
+      // fold's call may be sent after the next conversation request, which extends it.
+      expect(last).toBeLessThanOrEqual(conversation.length - 1)
       replay.slice(0, last).forEach((message, position) => expect(message, `summary message ${position}`).toBe(conversation[position]))
       // The region ends with a tool result, so the instruction (a user message) merges into that
       // user turn: the turn is replayed block for block, and the instruction is its last block.

@@ -173,6 +173,8 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
       const agent = await ctx.agentLoop.create('session', { provider: 'anthropic', model: LOOP_MODEL, system: SYSTEM, reasoningEffort: options.effort ?? 'high', stop: ['<halt>'] })
       agent.followup('Refactor the project.')
       await agent.whenIdle()
+      // A background fold whose summary arrived after the last request is swapped in while idle: wait for it.
+      await (ctx.compaction as BasicCompactionEngine).whenFoldsSettle(agent.session)
       return agent
     },
     async dispose() {

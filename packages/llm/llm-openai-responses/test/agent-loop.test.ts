@@ -26,6 +26,7 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
 
     let previous: Exchange | undefined
     let folds = 0
+    let pending = 0
     for (const [index, exchange] of exchanges.entries()) {
       const body = exchange.request.json
       expect(body).toMatchObject({ store: false, include: ['reasoning.encrypted_content'], stream: true, prompt_cache_key: promptCacheKeyFor('session'), prompt_cache_retention: 'in_memory' })
@@ -46,6 +47,7 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
         expect(reasoning[0]).toEqual({ type: 'reasoning', summary: [{ type: 'summary_text', text: expect.stringMatching(/^Step \d+: the next file/) }], encrypted_content: expect.stringMatching(/^enc-\d+-/) })
         // Everything but the instruction is a cache read.
         expect(exchange.usage.input_tokens - exchange.usage.input_tokens_details.cached_tokens).toBe(Math.ceil(instruction.length / 4))
+        pending++
         continue
       }
       expect(body.max_output_tokens).toBe(1500)
@@ -53,7 +55,10 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
         for (const key of ENVELOPE_KEYS) expect(JSON.stringify(body[key]), key).toBe(JSON.stringify(previous.request.json[key]))
         const before = items(previous)
         const after = items(exchange)
-        if (exchanges.slice(exchanges.indexOf(previous) + 1, index).some(isSummary)) {
+        // A background fold swaps its checkpoint in at a later boundary than its summary call.
+        if (!before.every((item, position) => after[position] === item)) {
+          expect(pending, `request ${index} rewrote history without a summary to swap in`).toBeGreaterThan(0)
+          pending--
           folds += 1
           expect(after[0]).toContain('<compacted-summary>')
         } else {
@@ -65,7 +70,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       }
       previous = exchange
     }
-    expect(folds).toBe(summaries.length)
+    // A background summary that arrived after the last request is swapped in while the agent is idle: no request shows it.
+    expect(pending).toBeLessThanOrEqual(1)
+    expect(folds + pending).toBe(summaries.length)
 
     // Usage as the loop logged it: uncached input is the total minus the cached part.
     const logged = agent.session.events.flatMap((event) => (event.type === 'assistant/message' ? [(event.data as { usage: any }).usage] : []))

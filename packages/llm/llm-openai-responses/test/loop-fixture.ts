@@ -136,6 +136,8 @@ export async function mountLoop(steps = 30): Promise<LoopHarness> {
       const agent = await ctx.agentLoop.create('session', { provider: 'openai', model: LOOP_MODEL, system: SYSTEM, reasoningEffort: 'high' })
       agent.followup('Refactor the project.')
       await agent.whenIdle()
+      // A background fold whose summary arrived after the last request is swapped in while idle: wait for it.
+      await (ctx.compaction as BasicCompactionEngine).whenFoldsSettle(agent.session)
       return agent
     },
     async dispose() {

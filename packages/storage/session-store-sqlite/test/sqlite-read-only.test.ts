@@ -10,27 +10,25 @@ import { SqliteSessionBackend } from '../src/index.ts'
 
 // A database this process cannot write: a copy someone made read-only (mode 0444), in a folder
 // it cannot write either, as `warmfold report --store sqlite:PATH` meets it. File modes do not
-// stop root, and CI runs the tests as root: so the reader is a child process that runs as the
-// unprivileged user `nobody` then (as the current user otherwise), for which the kernel enforces
-// the modes exactly as for any user's copy.
+// stop root (its capabilities override them), and CI runs the tests as root: so the reader is a
+// child process started, when the tests run as root, through `setpriv` with every capability
+// dropped. It stays root, so it can still read the repository wherever CI cloned it (a folder
+// only root may enter), but the kernel now enforces the modes on it as for any user's copy.
 
 const ROOT = resolve(import.meta.dirname, '../../../..')
 const READER = resolve(import.meta.dirname, 'fixtures/read-only-reader.ts')
 
 type Outcome = { ok: unknown } | { code: string; message: string }
 
-/** The user the reader runs as: `nobody` when the tests run as root. */
-function unprivileged(): { uid?: number; gid?: number } {
-  if (process.getuid?.() !== 0) return {}
+/** The command that runs the reader: through `setpriv` without capabilities when the tests run as root. */
+function unprivileged(argv: string[]): [string, string[]] {
+  if (process.getuid?.() !== 0) return [argv[0] as string, argv.slice(1)]
   try {
-    return { uid: idOfNobody('-u'), gid: idOfNobody('-g') }
+    execFileSync('setpriv', ['--version'], { stdio: 'ignore' })
   } catch (error) {
-    throw new Error(`run as root, these tests read the databases as the unprivileged user nobody, and there is none here (${(error as Error).message}): add it (useradd nobody)`, { cause: error })
+    throw new Error(`run as root, these tests read the databases through setpriv (util-linux) with every capability dropped, and it is missing (${(error as Error).message}): install util-linux`, { cause: error })
   }
-}
-
-function idOfNobody(flag: '-u' | '-g'): number {
-  return Number(execFileSync('id', [flag, 'nobody'], { encoding: 'utf8' }).trim())
+  return ['setpriv', ['--inh-caps=-all', '--ambient-caps=-all', '--bounding-set=-all', '--', ...argv]]
 }
 
 let base: string
@@ -86,7 +84,8 @@ beforeAll(async () => {
   stores.copyWithWal = readOnlyCopy('copy-with-wal', source, ['', '-wal', '-shm'])
   stores.walWithoutIndex = readOnlyCopy('wal-without-index', source, ['', '-wal'])
   keeper.close()
-  const output = execFileSync(process.execPath, ['--import', 'tsx', READER, ...Object.values(stores)], { cwd: ROOT, encoding: 'utf8', ...unprivileged() })
+  const [command, args] = unprivileged([process.execPath, '--import', 'tsx', READER, ...Object.values(stores)])
+  const output = execFileSync(command, args, { cwd: ROOT, encoding: 'utf8' })
   results = JSON.parse(output) as typeof results
 }, 60_000)
 

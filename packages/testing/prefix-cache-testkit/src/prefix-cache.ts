@@ -33,6 +33,15 @@ export class PrefixCache {
   private readonly pendingRewrites = new Map<string, LoggedRewrite[]>()
   private last?: GenerateOptions
   private clock = 0
+  /** Writes of requests whose first token has not come yet on the virtual clock, by due time. */
+  private readonly deferred: { readonly at: number; readonly write: (at: number) => void }[] = []
+
+  /**
+   * When set, what a request writes becomes readable only this many milliseconds after it was
+   * sent (its time to first token: a provider writes the prefix as it prefills it), so a request
+   * sent meanwhile misses it, as on a real provider. Unset, writes are readable at once.
+   */
+  entryDelayMs?: (observation: CacheObservation) => number
 
   constructor(profile: CacheProfile | string = 'bytes') {
     this.profile = typeof profile === 'string' ? parseCacheProfile(profile) : profile
@@ -68,6 +77,7 @@ export class PrefixCache {
 
   /** Charges one request and records what happened. */
   observe(request: GenerateOptions): CacheObservation {
+    this.writeDue()
     const layout = this.renderer.layout(request)
     const family = familyOf(request)
     let root = this.families.get(family)
@@ -81,7 +91,8 @@ export class PrefixCache {
     const promptChars = layout.offsets[layout.segments.length] as number
     const promptTokens = tokensOf(promptChars)
     const { cachedTokens, cacheWriteTokens, store } = this.charge(layout, match, promptTokens)
-    store(sendPrefix(root, layout, this.clock))
+    const trie = root
+    const write = (at: number) => store(sendPrefix(trie, layout, at), at)
     const observation = Object.freeze({
       index: this.list.length,
       purpose: request.purpose ?? 'unspecified',
@@ -98,11 +109,23 @@ export class PrefixCache {
     })
     this.list.push(observation)
     this.last = request
+    const delay = this.entryDelayMs?.(observation) ?? 0
+    if (delay > 0) this.deferred.push({ at: this.clock + delay, write })
+    else write(this.clock)
     return observation
   }
 
+  /** Lands the deferred writes whose time has come, in due order, each at its own time. */
+  private writeDue(): void {
+    this.deferred.sort((left, right) => left.at - right.at)
+    while (this.deferred.length && (this.deferred[0] as { at: number }).at <= this.clock) {
+      const { at, write } = this.deferred.shift() as (typeof this.deferred)[number]
+      write(at)
+    }
+  }
+
   /** What the request reads and newly stores; `store` records its entries once its nodes exist. */
-  private charge(layout: PromptLayout, match: TrieMatch, promptTokens: number): { cachedTokens: number; cacheWriteTokens: number; store: (nodes: readonly TrieNode[]) => void } {
+  private charge(layout: PromptLayout, match: TrieMatch, promptTokens: number): { cachedTokens: number; cacheWriteTokens: number; store: (nodes: readonly TrieNode[], at: number) => void } {
     const profile = this.profile
     const clock = this.clock
     switch (profile.kind) {
@@ -120,10 +143,10 @@ export class PrefixCache {
         return { cachedTokens: cached >= profile.minTokens ? cached : 0, cacheWriteTokens: storedAfter - storedBefore, store: storeNothing }
       }
       case 'anthropic':
-        return { ...chargeAnthropic(profile, layout, match.path, clock), store: (nodes) => writeAnthropicEntries(profile, layout, nodes, clock) }
+        return { ...chargeAnthropic(profile, layout, match.path, clock), store: (nodes, at) => writeAnthropicEntries(profile, layout, nodes, at) }
       case 'deepseek': {
         const { cachedTokens, cacheWriteTokens, persist } = chargeDeepSeek(profile, layout, match, clock)
-        return { cachedTokens, cacheWriteTokens, store: (nodes) => persistUnits(layout, nodes, persist, clock) }
+        return { cachedTokens, cacheWriteTokens, store: (nodes, at) => persistUnits(layout, nodes, persist, at) }
       }
     }
   }

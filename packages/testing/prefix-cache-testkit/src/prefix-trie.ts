@@ -123,7 +123,7 @@ export function sendPrefix(root: TrieNode, layout: PromptLayout, clock: number):
       child = { children: new Map(), text: segment.text, lastSent: clock }
       node.children.set(segment.id, child)
     }
-    child.lastSent = clock
+    child.lastSent = Math.max(child.lastSent, clock)
     nodes.push(child)
     node = child
   }

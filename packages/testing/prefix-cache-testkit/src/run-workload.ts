@@ -15,23 +15,15 @@ import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
 import { ColdCompactionEngine, LegacyCompactionEngine, LongInstructionCompactionEngine, ToollessCompactionEngine, TranscriptCompactionEngine } from './reference-strategies.ts'
 import { regionCoverage } from './region-coverage.ts'
-import { VirtualIdleClock } from './virtual-idle-clock.ts'
+import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
+import { minimumWorkloadSummaryTokens, workloadSummary } from './workload-summary.ts'
+import { requestLatency, requestLatencyMs } from './request-latency.ts'
 
 /** The provider and model the scripted conversation runs on. */
 export const WORKLOAD_ROUTE = { provider: 'sim', model: 'coder' } as const
-
-/** The fixed checkpoint the scripted model writes (about 400 characters). */
-export const WORKLOAD_SUMMARY = [
-  '## Goal and Intent', '- Refactor the module loader and keep every test green.',
-  '## Key Decisions', '- Read each module before changing it; no API changes.',
-  '## Files and Code', '- src/module-*.ts read so far; loader in src/loader.ts.',
-  '## Errors and Fixes', '- (none)', '## Pending Work', '- Remaining modules.',
-  '## Current Work', '- Reading the next module.', '## Next Step', '- Continue reading modules in order.',
-  '## Critical Context', '- Tests run with pnpm test.',
-].join('\n')
 
 /** What one workload run produced. */
 export interface WorkloadRun {
@@ -51,6 +43,10 @@ export interface WorkloadRun {
   readonly requests: readonly GenerateOptions[]
   /** Output tokens of the scripted answer to each request, in the same order (`tokensOf` of its text, tool names and arguments). */
   readonly outputTokens: readonly number[]
+  /** For each request, in the same order: the session's length when it was sent (the seq the next event gets). */
+  readonly sentAtSeq: readonly number[]
+  /** The background fold's prewarm requests (`purpose: 'prewarm'`), when the engine sent any. */
+  readonly prewarmCalls: readonly CacheObservation[]
   /**
    * Summary calls the cache ledger's guard warned about (`cache/guard` events in the session):
    * calls that were not a warm replay of the last conversation request (rules C2/C3).
@@ -96,10 +92,16 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
   try {
     ctx.plugin(PrefixCacheService, { profile: workload.profile })
     const cache = ctx.prefixCache.cache
+    // What a request writes is readable from its first token on (the latency model's ttft +
+    // prefill + cache read): a prewarm sent just before a conversation request does not help it.
+    cache.entryDelayMs = (observation) => requestLatency({ uncachedTokens: observation.uncachedTokens, cachedTokens: observation.cachedTokens, outputTokens: 0 }, workload.latency).firstTokenMs
     const regions: RegionRecord = {}
-    const idle = new VirtualIdleClock(cache)
+    const clock = new VirtualClock(cache)
     const requests: GenerateOptions[] = []
     const outputTokens: number[] = []
+    const sentAtSeq: number[] = []
+    // The agent's session, once created (every request comes after).
+    let live: Session | undefined
     // The simulator's charge of each request, and its position (for its output tokens).
     const charged = new WeakMap<GenerateOptions, { observation: CacheObservation; position: number }>()
     mountWarmfoldHost(ctx, {
@@ -110,19 +112,33 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
-        // The idle fold runs on the simulator's virtual clock (the timers fire in `idle.advance`).
-        idle: { enabled: workload.idleCompaction, clock: idle },
+        // The engine keeps time on the simulator's virtual clock: idle timers, background folds
+        // and the waits at the threshold are virtual seconds (see VirtualClock).
+        clock,
+        idle: { enabled: workload.idleCompaction },
+        background: { enabled: workload.backgroundFold, prewarm: workload.prewarm },
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
       ...(kept ? { sessions: { store: kept.store, ...(kept.directory === undefined ? {} : { directory: kept.directory }) } } : {}),
     })
     const coverage: number[] = []
-    const adapter = scriptedModel(workload, outputTokens, cache.profile.ttlMs)
+    const adapter = scriptedModel(
+      workload,
+      (request, tokens) => {
+        // By the request's own position: a background summary call answers while later requests are sent.
+        const charge = charged.get(request)
+        if (charge) outputTokens[charge.position] = tokens
+      },
+      (request) => charged.get(request)?.observation,
+      cache.profile.ttlMs,
+      clock,
+    )
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
+      sentAtSeq.push(live?.length ?? 0)
       // The simulator's listener ran first (its plugin was mounted first): its last observation is this request's.
       charged.set(request, { observation: cache.observations.at(-1) as CacheObservation, position: requests.length - 1 })
       // 0 until the scripted model answers it: a request stopped before the provider (a failed probe) has no output.
@@ -131,10 +147,9 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         if (!regions.latest) throw new Error('runWorkload: a summary request reached the provider before the engine built one; its region is unknown')
         coverage.push(regionCoverage(regions.latest, request))
       }
-      cache.advanceClock(workload.stepSeconds * 1000)
       await hooks.onRequest?.(request)
     })
-    registerTools(ctx, workload)
+    registerTools(ctx, workload, clock)
     hooks.configure?.(ctx)
     // Created here, not by the agent loop, which would resume a session file left by an earlier run.
     if (kept) await ctx.sessions.create(kept.id)
@@ -146,12 +161,16 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       system: SYSTEM_PROMPT,
       maxSteps: workload.steps + 5,
     })
+    live = agent.session
     for (let turn = 0; turn < workload.turns; turn++) {
-      if (turn > 0) await idle.advance(workload.idleSeconds * 1000, agent)
+      if (turn > 0) await clock.advanceIdle(workload.idleSeconds * 1000, agent)
       agent.followup(turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.')
       await agent.whenIdle()
     }
     const session = agent.session
+    // A background fold still running when the work is done finishes (and is swapped in while idle).
+    await clock.wait((ctx.compaction as BasicCompactionEngine).whenFoldsSettle(session), Number.POSITIVE_INFINITY)
+    await agent.whenIdle()
     const ends = session.events.filter((event) => event.type === 'turn/end')
     const steps = session.events.filter((event) => event.type === 'tool/result' && event.surface?.op === 'append').length
     const observations = cache.observations.filter((observation) => observation.sessionId === session.id)
@@ -169,6 +188,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       completed: ends.length === workload.turns && ends.every((end) => (end.data as { reason?: string }).reason === 'stop') && steps === workload.steps,
       requests,
       outputTokens,
+      sentAtSeq,
+      prewarmCalls: observations.filter((observation) => observation.purpose === 'prewarm'),
       guardWarnings: cacheTotals(session.events).guardWarnings,
     }
   } finally {
@@ -231,7 +252,13 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
   }
 }
 
-function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs: number): ScriptedAdapter {
+function scriptedModel(
+  workload: ResolvedWorkload,
+  recordOutput: (request: GenerateOptions, tokens: number) => void,
+  charged: (request: GenerateOptions) => CacheObservation | undefined,
+  ttlMs: number,
+  clock: VirtualClock,
+): ScriptedAdapter {
   // The model carries the simulator profile's TTL, as an adapter carries its provider's.
   const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
   // And the prices the run is billed at, as an adapter carries its provider's.
@@ -243,8 +270,15 @@ function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs
   let step = 0
   let turn = 0
   let turnEnd = workload.turnSteps[0] as number
+  let folds = 0
   const answer = (request: GenerateOptions): ContentBlock[] => {
-    if (request.purpose === 'compaction') return [textBlock(WORKLOAD_SUMMARY)]
+    if (request.purpose === 'compaction') {
+      // A realistic checkpoint (1.5k-4k tokens), cut to the call's cap (never below one bullet a section).
+      const fold = folds++
+      const maxTokens = request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
+      return [textBlock(workloadSummary(fold, maxTokens === undefined ? {} : { maxTokens }))]
+    }
+    if (request.purpose !== 'conversation') return [textBlock('ok')]
     if (step >= turnEnd) {
       const last = turn === workload.turns - 1
       const text = last ? `All ${workload.steps} modules are read; the loader refactor plan is ready.` : `Modules 0 to ${step - 1} are read; ${workload.steps - step} to go.`
@@ -256,22 +290,32 @@ function scriptedModel(workload: ResolvedWorkload, outputTokens: number[], ttlMs
   }
   return new ScriptedAdapter({
     models,
-    responses: (request) => {
+    responses: async (request) => {
       const content = answer(request)
-      outputTokens[outputTokens.length - 1] = tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
+      const outputTokens = tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
+      recordOutput(request, outputTokens)
+      // Every request takes its modelled time on the virtual clock (prefill what it missed, read
+      // what it hit, decode its output). The conversation waits for its own requests; a summary
+      // call or a prewarm sleeps beside it, and whoever waits for it moves the clock on.
+      const charge = charged(request)
+      const latencyMs = charge ? requestLatencyMs({ uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens }, workload.latency) : 0
+      if (request.purpose === 'conversation') await clock.advance(latencyMs)
+      else await clock.sleep(latencyMs)
       return { content }
     },
   })
 }
 
-function registerTools(ctx: Context, workload: ResolvedWorkload): void {
+/** The workload's tools; each call takes `stepSeconds` on the virtual clock (the tool step's own time). */
+function registerTools(ctx: Context, workload: ResolvedWorkload, clock: VirtualClock): void {
   let calls = 0
   ctx.tools.register({
     name: 'read_file',
     description: 'Read a file of the repository.',
     parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the repository root.' } }, required: ['path'] },
-    execute: () => {
+    execute: async () => {
       const index = calls++
+      await clock.advance(workload.stepSeconds * 1000)
       return fillerText(5000 + index, index % 3 === 2 ? workload.oversizedResultChars : workload.resultChars)
     },
   })

@@ -1,6 +1,8 @@
 import { PRUNE_MARKER, codePointLength } from '@warmfold/compaction-tool-result-pruner'
 import type { CachePrices } from '@warmfold/llm'
 import { parseCacheProfile } from './cache-profile.ts'
+import type { LatencyProfile } from './latency-profile.ts'
+import { DEFAULT_LATENCY_PROFILE, LATENCY_PROFILES } from './latency-profile.ts'
 
 /** Which compaction design runs: warmfold, or a reference strategy (see `reference-strategies.ts`). */
 export type WorkloadStrategy = 'warmfold' | 'legacy' | 'cold' | 'transcript' | 'toolless' | 'long-instruction'
@@ -36,14 +38,34 @@ export interface WorkloadOptions {
   turns?: number
   /** Virtual seconds between one turn's answer and the next user message (cache entries may expire). Default 0. */
   idleSeconds?: number
-  /** Virtual seconds each model request takes (the clock cache TTLs run on). Default 15. */
+  /**
+   * Virtual seconds each tool step takes (the tool's own work between a response and the next
+   * request), on the clock cache TTLs run on. Default 15. The requests themselves take the time
+   * `latency` models.
+   */
   stepSeconds?: number
+  /**
+   * How long requests take on the virtual clock (time to first token, prefill, cache read,
+   * decode). Default the `sonnet-class` profile.
+   */
+  latency?: LatencyProfile
   /**
    * Let the engine fold while the cache is warm when the agent goes idle between turns (its
    * `idle` config, on the simulator's virtual clock and TTL). Default: on for `warmfold`, off
    * for the reference strategies.
    */
   idleCompaction?: boolean
+  /**
+   * Let the engine fold in the background from its soft threshold on (its `background` config),
+   * on the simulator's virtual clock. Default: on for `warmfold`, off for the reference
+   * strategies (they model synchronous designs).
+   */
+  backgroundFold?: boolean
+  /**
+   * After a background fold's swap, send the post-swap prefix once with a 1-token output cap so
+   * the next conversation request reads it (the engine's `background.prewarm`). Default false.
+   */
+  prewarm?: boolean
   /**
    * What the scripted model says the provider bills for cached tokens (`ModelInfo.cachePrices`:
    * read and write per uncached prompt token), so the engine weighs a prune pass at the prices
@@ -67,8 +89,13 @@ export interface ResolvedWorkload {
   readonly idleSeconds: number
   /** Idle compaction between turns (see {@link WorkloadOptions.idleCompaction}). */
   readonly idleCompaction: boolean
+  /** Background folds (see {@link WorkloadOptions.backgroundFold}). */
+  readonly backgroundFold: boolean
+  /** Prewarm after a background swap (see {@link WorkloadOptions.prewarm}). */
+  readonly prewarm: boolean
   readonly cachePrices?: CachePrices
   readonly stepSeconds: number
+  readonly latency: LatencyProfile
   /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
   readonly turnSteps: readonly number[]
   /** Tokens per tool step (window / 24, so about 24 steps fill a window). */
@@ -160,8 +187,11 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     turns,
     idleSeconds,
     idleCompaction: options.idleCompaction ?? strategy === 'warmfold',
+    backgroundFold: options.backgroundFold ?? strategy === 'warmfold',
+    prewarm: options.prewarm ?? false,
     ...(options.cachePrices ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) } : {}),
     stepSeconds,
+    latency: options.latency ?? LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
     turnSteps: Object.freeze(turnSteps),
     stepTokens,
     proseChars,

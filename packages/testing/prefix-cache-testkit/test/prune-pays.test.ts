@@ -14,14 +14,16 @@ const ANTHROPIC_5M = PRICE_PROFILES['anthropic-5m']
  * writes at 1.25×), a pruner with `thresholdChars` 5,000, 6 KB tool results and two tools, a
  * window the session outgrows twice. Only the model's content is scripted.
  */
-async function runHost(options: { pruner: boolean; price: PriceProfile; steps: number }) {
+async function runHost(options: { pruner: boolean; price: PriceProfile; steps: number; background?: boolean }) {
   const ctx = new Context()
   await ctx.start()
   try {
     ctx.plugin(PrefixCacheService, { profile: 'anthropic' })
     const cache = ctx.prefixCache.cache
     mountWarmfoldHost(ctx, {
-      engineConfig: { idle: { enabled: false } },
+      // Prune decisions are made on the pressure path: background folds (on unless asked for)
+      // fold before the request reaches the threshold.
+      engineConfig: { idle: { enabled: false }, background: { enabled: options.background ?? false } },
       ...(options.pruner ? { pruner: { thresholdChars: 5000, headChars: 3000, tailChars: 1000 } } : {}),
     })
     const model: ModelInfo = { contextWindow: 40_000, defaultMaxTokens: 2000, cacheTtlMs: cache.profile.ttlMs, cachePrices: { read: options.price.cacheRead, write: options.price.cacheWrite } }
@@ -84,6 +86,17 @@ describe('a prune pass lands only where it pays', () => {
     expect(withPruner.cost).toBeLessThanOrEqual(without.cost)
     // The pruner still earns its keep inside folds: it shortens the retained tail.
     expect(withPruner.prunes).toBeGreaterThan(0)
+  })
+
+  it('with background folds the pruner still costs no more: it prunes only the retained tail after each swap', async () => {
+    const withPruner = await runHost({ pruner: true, price: ANTHROPIC_5M, steps: 50, background: true })
+    const without = await runHost({ pruner: false, price: ANTHROPIC_5M, steps: 50, background: true })
+    expect(withPruner.result.reason).toBe('stop')
+    expect(without.folds).toBeGreaterThanOrEqual(2)
+    // No request reached the threshold, so no prune pass was weighed there.
+    expect(withPruner.decisions).toEqual([])
+    expect(withPruner.prunes).toBeGreaterThan(0)
+    expect(withPruner.cost).toBeLessThanOrEqual(without.cost)
   })
 
   it('a rewrite costs nothing extra where reads cost as much as writes, so there the pass lands', async () => {

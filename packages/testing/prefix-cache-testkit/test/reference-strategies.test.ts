@@ -26,7 +26,7 @@ const ORIGIN = { provider: 'sim', model: 'coder' }
 function exposed(engine: typeof BasicCompactionEngine) {
   return class extends engine {
     build(regionMessages: readonly Message[]): GenerateOptions {
-      const input: SummaryRequestInput = { header: HEADER, policy: resolvePolicy(parseCompactionConfig({}), 'sim', 'coder'), regionMessages, sessionId: 's1' }
+      const input: SummaryRequestInput = { header: HEADER, policy: resolvePolicy(parseCompactionConfig({}), 'sim', 'coder'), regionMessages, replayMessages: regionMessages, sessionId: 's1' }
       return this.buildSummaryRequest(input)
     }
   }

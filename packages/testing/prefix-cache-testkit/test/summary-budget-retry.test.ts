@@ -32,10 +32,11 @@ async function host(profile: string) {
   contexts.push(context)
   const { ctx } = context
   ctx.plugin(PrefixCacheService, { profile })
-  mountWarmfoldHost(ctx, { engineConfig: { auto: false, maxTokens: 300, summaryBudget: { retries: 2, fallbackEffort: 'low' } } })
+  mountWarmfoldHost(ctx, { engineConfig: { auto: false, thresholdRatio: 0.5, maxTokens: 300, summaryBudget: { retries: 2, fallbackEffort: 'low' } } })
   let step = 0
   const adapter = new ScriptedAdapter({
-    models: { reasoner: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['low', 'high', 'max'], defaultEffort: 'high' } },
+    // A window the whole last request leaves room in for the ladder's largest cap (1200).
+    models: { reasoner: { contextWindow: 24000, defaultMaxTokens: 500, efforts: ['low', 'high', 'max'], defaultEffort: 'high' } },
     responses: (request: GenerateOptions): ScriptedReply => {
       if (request.purpose === 'compaction') {
         if (request.maxTokens! < REASONING[request.reasoningEffort!]! + 100) return { content: [reasoningBlock('Going over the session again...')], finishReason: 'max-tokens' }
@@ -50,7 +51,7 @@ async function host(profile: string) {
   const sent: GenerateOptions[] = []
   ctx.on('llm/stream', (request) => void sent.push(request))
   const agent = await ctx.agentLoop.create('budget', { ...ROUTE, reasoningEffort: 'max', system: 'You are a coding agent.' })
-  for (let turn = 0; ctx.tokenMeter.measure(agent.session).totalTokens < 6400; turn++) {
+  for (let turn = 0; ctx.tokenMeter.measure(agent.session).totalTokens < 12800; turn++) {
     if (turn > 100) throw new Error('the session never reached the compaction threshold')
     agent.followup(`Continue (${turn}).`)
     await agent.whenIdle()

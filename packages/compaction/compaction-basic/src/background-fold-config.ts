@@ -1,0 +1,73 @@
+import { unknownKeyMessage } from '@warmfold/llm'
+import Schema from 'schemastery'
+
+/**
+ * Engine config key `background`: summarize the last sent request beside the conversation once
+ * the request passes a soft threshold, and swap the checkpoint in at a request boundary, so the
+ * conversation rarely waits for a summary's decode at the pressure threshold.
+ */
+export interface BackgroundFoldConfig {
+  /** Start background folds. Default true. */
+  enabled?: boolean
+  /**
+   * The soft threshold S: a background fold starts at the first request boundary at or above S.
+   * A number in (0, 1) fixes S at `startRatio × H` (H: the pressure threshold). `'adaptive'`
+   * (the default) starts a session's first fold at 0.8 × H and each later one at
+   * `H − 1.5 × (tokens the request grows by per ms × the last fold's duration)`, within
+   * 0.5 × H..0.95 × H, so the summary is in hand about when the request reaches H.
+   */
+  startRatio?: number | 'adaptive'
+  /**
+   * At H with a fold in flight, how long the conversation waits for it (ms) before folding
+   * synchronously instead. Default 300000 (5 min).
+   */
+  maxWaitMs?: number
+  /**
+   * After a swap, send the post-swap prefix once with a 1-token output cap in the background, so
+   * the provider has written it before the next conversation request reads it (that request then
+   * prefills nothing). Costs one more read of the prefix and one output token. Default false.
+   */
+  prewarm?: boolean
+}
+
+/** `background` with defaults applied. */
+export interface ResolvedBackgroundFold {
+  readonly enabled: boolean
+  readonly startRatio: number | 'adaptive'
+  readonly maxWaitMs: number
+  readonly prewarm: boolean
+}
+
+/** Defaults of `background`. */
+export const BACKGROUND_DEFAULTS: ResolvedBackgroundFold = Object.freeze({ enabled: true, startRatio: 'adaptive', maxWaitMs: 300_000, prewarm: false })
+
+const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
+
+/** The `background` schema (typed by hand, like `idle`'s). */
+export function backgroundFoldSchema(): Schema<BackgroundFoldConfig> {
+  return Schema.object({
+    enabled: Schema.boolean().description('Summarize beside the conversation from the soft threshold on.'),
+    startRatio: Schema.union([Schema.const('adaptive' as const), Schema.number()]).description("Soft threshold as a share of the pressure threshold (0..1), or 'adaptive'."),
+    maxWaitMs: Schema.natural().description('At the pressure threshold, how long to wait for a fold in flight (ms).'),
+    prewarm: Schema.boolean().description('Write the post-swap prefix to the cache before the next request.'),
+  }).description('Background folds.')
+}
+
+/** What is wrong with `background`, or undefined. */
+export function backgroundFoldProblem(background: BackgroundFoldConfig | undefined): string | undefined {
+  if (background === undefined) return undefined
+  for (const key of Object.keys(background)) if (!KEYS.includes(key)) return `background: ${unknownKeyMessage(key, KEYS)}`
+  const ratio = background.startRatio
+  if (ratio !== undefined && ratio !== 'adaptive' && !(typeof ratio === 'number' && ratio > 0 && ratio < 1)) return `background.startRatio must be 'adaptive' or a number in (0, 1), got ${JSON.stringify(ratio)}`
+  return undefined
+}
+
+/** `background` with defaults applied. */
+export function resolveBackgroundFold(background: BackgroundFoldConfig | undefined): ResolvedBackgroundFold {
+  return Object.freeze({
+    enabled: background?.enabled ?? BACKGROUND_DEFAULTS.enabled,
+    startRatio: background?.startRatio ?? BACKGROUND_DEFAULTS.startRatio,
+    maxWaitMs: background?.maxWaitMs ?? BACKGROUND_DEFAULTS.maxWaitMs,
+    prewarm: background?.prewarm ?? BACKGROUND_DEFAULTS.prewarm,
+  })
+}

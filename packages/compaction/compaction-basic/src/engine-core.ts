@@ -1,0 +1,52 @@
+import type { Context } from '@cordisjs/core'
+import type { CompactionResult } from '@warmfold/compaction'
+import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
+import type { RequestHeader, Session } from '@warmfold/session'
+import type { TokenMeter } from '@warmfold/token-meter'
+import type { AnsweredRequest } from './answered-requests.ts'
+import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
+import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
+import type { EngineClock } from './engine-clock.ts'
+import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
+import type { SurfaceRegion } from './select-region.ts'
+import type { SummaryRequestInput } from './summary-request.ts'
+
+/** A route's policy, token budget and model info, for one session. */
+export interface EngineBudget {
+  readonly policy: ResolvedPolicy
+  readonly budget: CompactionBudget
+  readonly info: ModelInfo
+}
+
+/**
+ * What the triggers (pressure, overflow, idle, background, manual: *when* to fold) get from the
+ * engine: its services, policy and one way to fold a head (*how*), which goes through the
+ * engine's protected seams, so a subclass's `buildSummaryRequest` and `landPrunePlan` apply to
+ * every trigger. None of the triggers builds a request itself.
+ */
+export interface EngineCore {
+  /** The engine's own context. */
+  readonly ctx: Context
+  readonly config: ParsedCompactionConfig
+  /** The clock folds are timed on (`clock`, else `idle.clock`, else real time). */
+  readonly clock: EngineClock
+  /** The token meter; throws `MissingServiceError` when it is not mounted. */
+  meter(): TokenMeter
+  /** The tool-result pruner, when one is mounted. */
+  pruner(): PrunerSeam | undefined
+  /** The routed policy, budget and model info of `header` for `session`. */
+  budgetFor(session: Session, header: RequestHeader): Promise<EngineBudget>
+  /** The summary route of `header` (the routed policy resolved unless given). */
+  route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute>
+  /** Folds the head `choose` picks (see `compactHead`), through the engine's seams. */
+  compactHead(session: Session, header: RequestHeader, route: SummaryRoute, choose: ChooseRegion, rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>): Promise<HeadOutcome>
+  /** The engine's summary request seam. */
+  buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
+  /** The session's last answered conversation request (what a summary call replays). */
+  answered(session: Session): AnsweredRequest | undefined
+  /** The engine's prune seam: lands `plan` for a fold of `region` (only after it, rule C4). */
+  landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void
+}
+
+/** A fold that landed, or `null`. */
+export type FoldResult = CompactionResult | null

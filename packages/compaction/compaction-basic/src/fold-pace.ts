@@ -1,0 +1,89 @@
+/** One request boundary: when it was, and how large the request was. */
+interface BoundarySample {
+  readonly at: number
+  readonly tokens: number
+}
+
+/** What a fold is expected to overlap: how many request boundaries it spans and how much the request grows meanwhile. */
+export interface FoldOverlap {
+  /** Request boundaries one fold spans: ⌈fold duration / time between boundaries⌉, at least 1 (a swap waits for a boundary). */
+  readonly boundaries: number
+  /** Tokens the request grows by per boundary, on average. */
+  readonly tokensPerBoundary: number
+}
+
+/**
+ * How fast one session's request grows and how long its folds take, in this process: the inputs
+ * of the adaptive soft threshold (see {@link softThreshold}). Growth and time per boundary are
+ * averaged from the first boundary after the request last shrank (a fold or prune landed) to the
+ * latest one, so they span the tool steps, model calls and pauses the conversation really has.
+ * They are counted per boundary, not per second, because a fold can only be swapped in at one.
+ */
+export class FoldPace {
+  private since?: BoundarySample
+  private latest?: BoundarySample
+  private intervals = 0
+  private foldMs?: number
+
+  /** A request boundary at `at` (engine clock, ms) with a request of `tokens` tokens. */
+  boundary(at: number, tokens: number): void {
+    if (!this.latest || tokens < this.latest.tokens) {
+      this.since = { at, tokens }
+      this.intervals = 0
+    } else this.intervals++
+    this.latest = { at, tokens }
+  }
+
+  /** A fold (sync or background) of this session had its summary in hand after `readyAfterMs`. */
+  foldTook(readyAfterMs: number): void {
+    if (Number.isFinite(readyAfterMs) && readyAfterMs >= 0) this.foldMs = readyAfterMs
+  }
+
+  /**
+   * What the next fold is expected to overlap. Before a fold of the session finished in this
+   * process, a fold is assumed to span {@link FIRST_FOLD_BOUNDARIES} boundaries. Undefined until
+   * two boundaries at different times followed the last shrink.
+   */
+  overlap(): FoldOverlap | undefined {
+    const { since, latest, intervals, foldMs } = this
+    if (!since || !latest || intervals === 0 || latest.at <= since.at) return undefined
+    const msPerBoundary = (latest.at - since.at) / intervals
+    const boundaries = foldMs === undefined ? FIRST_FOLD_BOUNDARIES : Math.max(1, Math.ceil(foldMs / msPerBoundary))
+    return { boundaries, tokensPerBoundary: (latest.tokens - since.tokens) / intervals }
+  }
+}
+
+/**
+ * How many request boundaries a session's first fold is assumed to span, before one was timed:
+ * a summary decodes 1.5k-4k tokens (20-100 s at 40-80 tokens/s), about one or two agent steps.
+ */
+export const FIRST_FOLD_BOUNDARIES = 2
+
+/** The shares of H the adaptive soft threshold starts at and keeps between. */
+export const ADAPTIVE_START = Object.freeze({ first: 0.8, min: 0.5, max: 0.95 })
+
+/**
+ * The soft threshold S, in tokens, below the pressure threshold `thresholdTokens` (H). A number
+ * `startRatio` fixes S at `startRatio × H`. `adaptive` starts a session's first fold at 0.8 × H
+ * and each later one at `H − (boundaries + 1) × tokensPerBoundary`: the fold arms at the first
+ * boundary at or above S, so at most `boundaries` boundaries' growth below H, and has its summary
+ * in hand by the time the request reaches H. Kept within 0.5 × H..0.95 × H.
+ */
+export function softThreshold(thresholdTokens: number, startRatio: number | 'adaptive', overlap: FoldOverlap | undefined): number {
+  if (startRatio !== 'adaptive') return Math.floor(startRatio * thresholdTokens)
+  const { first, min, max } = ADAPTIVE_START
+  if (overlap === undefined) return Math.floor(first * thresholdTokens)
+  const soft = thresholdTokens - (overlap.boundaries + 1) * overlap.tokensPerBoundary
+  return Math.floor(Math.min(max * thresholdTokens, Math.max(min * thresholdTokens, soft)))
+}
+
+/**
+ * The tokens of the tail a background fold's snapshot keeps verbatim: the retain budget less
+ * what the request is expected to grow by while the fold runs (those messages stay verbatim
+ * after the swap too), so the request after the swap is about the size a synchronous fold
+ * leaves. Never less than half the budget.
+ */
+export function snapshotRetainTokens(retainTokens: number, overlap: FoldOverlap | undefined): number {
+  const growth = overlap ? overlap.boundaries * overlap.tokensPerBoundary : 0
+  return retainTokens - Math.min(Math.max(0, growth), retainTokens / 2)
+}
