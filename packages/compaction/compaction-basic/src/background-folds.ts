@@ -170,7 +170,7 @@ export class BackgroundFolds {
       header,
       snapshotSeqs: last.nodes,
       clock: core.clock,
-      transaction: { session, region: prepared.region, trigger, turn: state.openTurn, stability: 'selected-span', request: prepared.sized.request, budget: prepared.budget, keepUserMessages: policy.keepUserMessages },
+      transaction: { session, region: prepared.region, trigger, turn: state.openTurn, stability: 'selected-span', request: prepared.sized.request, budget: prepared.budget, keepUserMessages: policy.keepUserMessages, foldAudit: core.foldAudit },
     })
     state.background = fold
     const { promptTokens, maxTokens } = prepared.sized

@@ -19,6 +19,7 @@ import { AnsweredRequests } from './answered-requests.ts'
 import type { EngineBudget, EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
+import { resolveFoldAudit } from './fold-audit-config.ts'
 import { foldWhileWarm } from './idle-fold.ts'
 import { installIdleCompaction } from './idle-compaction.ts'
 import { resolveIdleCompaction } from './idle-compaction-config.ts'
@@ -65,10 +66,12 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const idle = resolveIdleCompaction(config.idle)
     const clock: EngineClock = config.clock ?? idle.clock
     const answered = new AnsweredRequests(ctx)
+    const foldAudit = resolveFoldAudit(config.audit, config.artifactTrail)
     this.core = {
       ctx,
       config,
       clock,
+      foldAudit,
       meter: () => this.meter,
       pruner: () => this.pruner,
       budgetFor: (session, header) => this.budgetFor(session, header),
@@ -76,7 +79,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       compactHead: (session, header, route, choose, rest) => {
         // Which user messages survive is the conversation's policy, not the summary target's.
         const { keepUserMessages } = resolvePolicy(this.config, header.config.provider, header.config.model)
-        return compactHead(this.owner, { session, header, route, choose, ...rest, keepUserMessages, buildRequest: (input) => this.buildSummaryRequest(input), clock, answered: answered.last(session) })
+        return compactHead(this.owner, { session, header, route, choose, ...rest, keepUserMessages, foldAudit, buildRequest: (input) => this.buildSummaryRequest(input), clock, answered: answered.last(session) })
       },
       answered: (session) => answered.last(session),
       buildSummaryRequest: (input) => this.buildSummaryRequest(input),

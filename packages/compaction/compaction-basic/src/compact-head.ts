@@ -12,6 +12,7 @@ import { frameCheckpoint } from './compaction-instruction.ts'
 import { runTransaction } from './compaction-transaction.ts'
 import type { EngineClock } from './engine-clock.ts'
 import { REAL_TIME_CLOCK } from './engine-clock.ts'
+import type { ResolvedFoldAudit } from './fold-audit-config.ts'
 import type { KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
@@ -57,6 +58,8 @@ export interface HeadCompaction {
   readonly signal?: AbortSignal
   /** The conversation policy's `keepUserMessages` (see `planFoldCarry`). */
   readonly keepUserMessages?: KeepUserMessages
+  /** The engine's audit and artifact trail settings. */
+  readonly foldAudit?: ResolvedFoldAudit
   /** The engine's protected seam. */
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
@@ -178,7 +181,7 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     try {
       const result = await runTransaction(
         ctx,
-        { session: input.session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request, budget, keepUserMessages: input.keepUserMessages },
+        { session: input.session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request, budget, keepUserMessages: input.keepUserMessages, foldAudit: input.foldAudit },
         { clock: input.clock ?? REAL_TIME_CLOCK },
       )
       return { kind: 'done', result }

@@ -3,6 +3,8 @@ import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { BackgroundFoldConfig } from './background-fold-config.ts'
 import { backgroundFoldProblem, backgroundFoldSchema } from './background-fold-config.ts'
+import type { ArtifactTrailConfig, FoldAuditConfig } from './fold-audit-config.ts'
+import { artifactTrailSchema, foldAuditProblem, foldAuditSchema } from './fold-audit-config.ts'
 import type { EngineClock } from './engine-clock.ts'
 import type { IdleCompactionConfig } from './idle-compaction-config.ts'
 import { engineClockProblem, idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
@@ -72,6 +74,10 @@ export interface BasicCompactionConfig extends CompactionPolicy {
   idle?: IdleCompactionConfig
   /** Summarize beside the conversation from a soft threshold on (see the README). */
   background?: BackgroundFoldConfig
+  /** The model-free audit of every committed fold, logged as `compaction/audit` (see the README's "What a fold keeps"). */
+  audit?: FoldAuditConfig
+  /** The artifact trail code appends to every checkpoint text (see the README's "What a fold keeps"). */
+  artifactTrail?: ArtifactTrailConfig
   /**
    * The clock the engine keeps time on (when folds start and are ready, how long the
    * conversation waits, when idle folds are due); default real time. A simulator passes its
@@ -155,6 +161,8 @@ const baseSchema = Schema.object({
   auto: Schema.boolean().default(true).description('Install the automatic compaction listeners.'),
   idle: idleCompactionSchema(),
   background: backgroundFoldSchema(),
+  audit: foldAuditSchema(),
+  artifactTrail: artifactTrailSchema(),
   clock: Schema.any().description('{ now(), setTimeout(callback, ms) → cancel, wait?(work, ms) }; default real time.'),
 })
 
@@ -172,6 +180,8 @@ export const parseCompactionConfig: ConfigParser<ParsedCompactionConfig, BasicCo
     if (idleProblem) throw new TypeError(`BasicCompactionEngine config: ${idleProblem}`)
     const backgroundProblem = backgroundFoldProblem(config.background)
     if (backgroundProblem) throw new TypeError(`BasicCompactionEngine config: ${backgroundProblem}`)
+    const auditProblem = foldAuditProblem(config.audit, config.artifactTrail)
+    if (auditProblem) throw new TypeError(`BasicCompactionEngine config: ${auditProblem}`)
     const clockProblem = engineClockProblem(config.clock, 'clock')
     if (clockProblem) throw new TypeError(`BasicCompactionEngine config: ${clockProblem}`)
     const seen = new Set<string>()

@@ -10,7 +10,10 @@ import { CompactionRefusal } from './compaction-refusal.ts'
 import type { FoldCarry, KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { EngineClock } from './engine-clock.ts'
+import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import { FoldAuditor } from './fold-auditor.ts'
 import { waitOn } from './engine-clock.ts'
+import { assertCurrent, assertShrinks } from './fold-checks.ts'
 import { runCompactionAfter } from './run-compaction-after.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import type { SummaryCallBudget } from './summary-attempts.ts'
@@ -40,6 +43,8 @@ export interface TransactionInput {
   readonly budget: SummaryCallBudget
   /** Keep the newest user-authored messages of the region verbatim after the checkpoint, up to this budget. */
   readonly keepUserMessages?: KeepUserMessages
+  /** The audit and the artifact trail (engine config `audit`, `artifactTrail`); without it, neither. */
+  readonly foldAudit?: ResolvedFoldAudit
 }
 
 /** What a committed fold adds to its `compaction/end`. */
@@ -66,6 +71,8 @@ export class FoldTransaction {
   /** Every summary call made so far: on `compaction/summary`, or on `compaction/end` when refused. */
   private attempts: readonly SummaryAttempt[] | undefined
   private ended = false
+  /** The region's audit and artifact trail, when the engine runs them. */
+  private readonly auditor?: FoldAuditor
 
   private constructor(
     private readonly ctx: Context,
@@ -75,6 +82,7 @@ export class FoldTransaction {
   ) {
     this.surfaceAtOpen = input.session.surface
     this.regionSeqs = this.surfaceAtOpen.nodes.slice(input.region.start, input.region.end + 1)
+    if (input.foldAudit) this.auditor = new FoldAuditor(ctx, input.session, this.regionSeqs, input.foldAudit, () => this.planCarry().shadowedTokens)
   }
 
   /** Appends `compaction/start`: the bracket is open until {@link commit} or {@link abandon}. */
@@ -126,7 +134,9 @@ export class FoldTransaction {
     this.check(outcome)
     let appended
     try {
-      appended = await runCompactionAfter(this.ctx, { session, compactionId, trigger: this.input.trigger, summary: outcome.text, carriedSeqs: this.planCarry().carriedSeqs, signal: this.input.signal })
+      const auditor = this.auditor
+      const addTrailEntry = auditor?.settings.trail.enabled ? (text: string) => auditor.addHostEntry(text, compactionId) : undefined
+      appended = await runCompactionAfter(this.ctx, { session, compactionId, trigger: this.input.trigger, summary: outcome.text, carriedSeqs: this.planCarry().carriedSeqs, signal: this.input.signal }, addTrailEntry)
     } catch (error) {
       if (this.input.signal?.aborted) throw new CompactionRefusal('cancelled', `compaction aborted: ${String(this.input.signal.reason)}`, { cause: error })
       throw new CompactionRefusal('commit', `a compaction/after listener failed, so the checkpoint was not committed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
@@ -137,6 +147,8 @@ export class FoldTransaction {
     const shadowedTokenCount = carry.shadowedTokens
     const sent = outcome.sent
     const checkpoint = this.checkpointOf(outcome)
+    // Before the unit (it only reads): checked against everything the model reads after the fold.
+    const audit = this.auditor?.audit(compactionId, outcome, this.projectedMessages(outcome), region.start, appended)
     let committed
     try {
       // One unit: a store writes the summary, its checkpoint and the hook's messages together or not at all.
@@ -166,6 +178,7 @@ export class FoldTransaction {
         })
         // After the checkpoint, in the same unit: the next request is built from the folded surface with them.
         const appendedSeqs = appended.map((message) => session.append('user/message', { message }, 'append').seq)
+        if (audit) session.append('compaction/audit', audit)
         return { summary, checkpointEvent, appendedSeqs }
       })
     } catch (error) {
@@ -245,7 +258,8 @@ export class FoldTransaction {
   }
 
   private checkpointOf(outcome: SummaryOutcome): Message {
-    return createMessage({ role: 'user', content: [textBlock(frameCheckpoint(outcome.text))], source: checkpointSource(this.compactionId) })
+    const summary = this.auditor ? this.auditor.checkpointSummary(outcome.text) : outcome.text
+    return createMessage({ role: 'user', content: [textBlock(frameCheckpoint(summary))], source: checkpointSource(this.compactionId) })
   }
 }
 
@@ -272,32 +286,5 @@ export async function runTransaction(ctx: Context, input: TransactionInput, opti
     const refusal = error instanceof CompactionRefusal ? error : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
     transaction.abandon(refusal)
     throw refusal
-  }
-}
-
-/** Refuses a checkpoint that is not smaller than what it shadows (carried nodes stay, so they do not count). */
-function assertShrinks(checkpointTokens: number, carry: FoldCarry): void {
-  if (!carry.foldsHistory) {
-    throw new CompactionRefusal('summary', `every node of the region besides a leading checkpoint is pinned or kept (${carry.carriedSeqs.length} carried), so the checkpoint would fold nothing`)
-  }
-  if (checkpointTokens >= carry.shadowedTokens) {
-    throw new CompactionRefusal('summary', `checkpoint (${checkpointTokens} tokens) is not smaller than what it replaces (${carry.shadowedTokens} tokens${carry.carriedSeqs.length ? `; ${carry.carriedTokens} tokens of pinned or kept messages stay` : ''})`)
-  }
-}
-
-/** Refuses a cancelled compaction, or one whose region (or whole surface) changed meanwhile. */
-function assertCurrent(session: Session, input: TransactionInput, before: Session['surface'], regionSeqs: readonly number[]): void {
-  if (input.signal?.aborted) throw new CompactionRefusal('cancelled', `compaction aborted: ${String(input.signal.reason)}`)
-  assertStable(session, input, before, regionSeqs)
-}
-
-function assertStable(session: Session, input: TransactionInput, before: Session['surface'], shadowedSeqs: readonly number[]): void {
-  const now = session.surface
-  const { start, end } = input.region
-  const spanNow = now.nodes.slice(start, end + 1)
-  const spanStable = spanNow.length === shadowedSeqs.length && spanNow.every((seq, index) => seq === shadowedSeqs[index])
-  const wholeStable = now.replaceGeneration === before.replaceGeneration && now.nodes.length === before.nodes.length
-  if (!spanStable || (input.stability === 'whole-surface' && !wholeStable)) {
-    throw new CompactionRefusal('changed', `the session surface changed while summarizing (${input.stability === 'whole-surface' ? 'the whole surface must stay unchanged during an automatic compaction' : `positions ${start}..${end} no longer hold the summarized nodes`}); no checkpoint was committed`)
   }
 }

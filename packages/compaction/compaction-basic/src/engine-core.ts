@@ -7,6 +7,7 @@ import type { AnsweredRequest } from './answered-requests.ts'
 import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
 import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
+import type { ResolvedFoldAudit } from './fold-audit-config.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
@@ -30,6 +31,8 @@ export interface EngineCore {
   readonly config: ParsedCompactionConfig
   /** The clock folds are timed on (`clock`, else `idle.clock`, else real time). */
   readonly clock: EngineClock
+  /** `audit` and `artifactTrail` with defaults applied: every fold transaction runs them. */
+  readonly foldAudit: ResolvedFoldAudit
   /** The token meter; throws `MissingServiceError` when it is not mounted. */
   meter(): TokenMeter
   /** The tool-result pruner, when one is mounted. */

@@ -12,10 +12,11 @@ const APPENDABLE_BLOCKS: ReadonlySet<string> = new Set(['text', 'image'])
 
 /**
  * Runs the `compaction/after` hook (listeners in order, awaited) and returns the user messages
- * they queued, in order, ready to be appended in the checkpoint's commit. A listener's throw
+ * they queued, in order, ready to be appended in the checkpoint's commit. With `addTrailEntry`
+ * (the artifact trail is on), listeners may add lines to the trail through the context. A listener's throw
  * propagates: the caller refuses the compaction.
  */
-export async function runCompactionAfter(ctx: Context, input: CompactionAfterInput): Promise<Message[]> {
+export async function runCompactionAfter(ctx: Context, input: CompactionAfterInput, addTrailEntry?: (text: string) => void): Promise<Message[]> {
   const queued: Message[] = []
   let open = true
   const context: CompactionAfterContext = {
@@ -24,6 +25,14 @@ export async function runCompactionAfter(ctx: Context, input: CompactionAfterInp
       if (!open) throw new TypeError(`compaction/after: append was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`)
       queued.push(createMessage({ role: 'user', content: checkContent(content, input.compactionId), source: compactionAfterSource(input.compactionId) }))
     },
+    ...(addTrailEntry === undefined
+      ? {}
+      : {
+          addTrailEntry(text: string) {
+            if (!open) throw new TypeError(`compaction/after: addTrailEntry was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`)
+            addTrailEntry(text)
+          },
+        }),
   }
   try {
     await ctx.serial('compaction/after', context)

@@ -38,8 +38,9 @@ describe('the compaction/after hook', () => {
     for (const [index, commit] of commits.entries()) {
       const { compactionId } = commit.data
       expect(seen[index]).toMatchObject({ compactionId, trigger: 'background', carriedSeqs: commit.data.carriedSeqs })
-      // summary, checkpoint, then both listeners' messages in listener order, then the end.
-      const [checkpoint, first, second, end] = session.events.slice(commit.seq + 1, commit.seq + 5)
+      // summary, checkpoint, then both listeners' messages in listener order, the audit, then the end.
+      const [checkpoint, first, second, audit, end] = session.events.slice(commit.seq + 1, commit.seq + 6)
+      expect(audit).toMatchObject({ type: 'compaction/audit', data: { compactionId } })
       expect(isCheckpointMessage(loggedMessage(session, checkpoint!.seq))).toBe(true)
       for (const event of [first!, second!]) {
         expect(event).toMatchObject({ type: 'user/message', surface: { op: 'append' } })
@@ -51,8 +52,8 @@ describe('the compaction/after hook', () => {
       expect(loggedMessage(session, second!.seq).content.map((block) => block.type)).toEqual(['text', 'image'])
       expect(end).toMatchObject({ type: 'compaction/end', data: { compactionId } })
       expect(end!.data).not.toHaveProperty('error')
-      // The same commit: one unit (summary, checkpoint and both messages) written whole.
-      expect(session.unitSizeAt(commit.seq)).toBe(4)
+      // The same commit: one unit (summary, checkpoint, both messages and the audit) written whole.
+      expect(session.unitSizeAt(commit.seq)).toBe(5)
       // The next request is built from the folded surface with them, as its last two messages.
       const next = requestAfter(sent, end!.seq + 1)
       expect(next.messages.slice(-2).map(bytesOf)).toEqual([first!, second!].map((event) => bytesOf(loggedMessage(session, event.seq))))

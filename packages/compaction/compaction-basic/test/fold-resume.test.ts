@@ -60,9 +60,9 @@ describe('pins across prunes and resumes', () => {
     const nodes = [...session.surface.nodes]
     const lastRequest = sent.at(-1)!.request
     const pins = [...pinnedSeqs(session)]
-    // The summary, its checkpoint and the hook's message were written as one unit.
+    // The summary, its checkpoint, the hook's message and the audit were written as one unit.
     const stored = (await readFile(join(directory, 'resumed.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { seq: number; unit?: number })
-    for (const commit of folds(session)) expect(stored[commit.seq]!.unit).toBe(3)
+    for (const commit of folds(session)) expect(stored[commit.seq]!.unit).toBe(4)
     harnesses.splice(harnesses.indexOf(first), 1)
     await first.dispose()
     first.assertClean()

@@ -58,7 +58,7 @@ describe('pressure passes', () => {
     expect(result).not.toBeNull()
     const summaries = engine.summaries()
     expect(summaries).toHaveLength(2)
-    expect(compactionTypes(agent.session.events)).toEqual(['start', 'summary', 'end', 'start', 'summary', 'end'])
+    expect(compactionTypes(agent.session.events)).toEqual(['start', 'summary', 'audit', 'end', 'start', 'summary', 'audit', 'end'])
     // The first pass alone did not relieve the pressure; the second did.
     expect(atSummary[1]).toBeGreaterThanOrEqual(THRESHOLD)
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)

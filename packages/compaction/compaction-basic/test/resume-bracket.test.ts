@@ -81,7 +81,9 @@ describe.each(['sync', 'background'] as const)('a %s compaction bracket torn by 
   it('the checkpoint landed before compaction/end was torn: the end says committed and recovered, with no error', async () => {
     await sessionWithCompaction('torn-end', background)
     const kept = await tearInside('torn-end', 'compaction/end')
-    expect(kept.at(-1)?.type).toBe('user/message')
+    // The fold's unit ends with its audit, after the checkpoint.
+    expect(kept.at(-1)?.type).toBe('compaction/audit')
+    expect(kept.at(-2)?.type).toBe('user/message')
     const start = tornBracket(kept, mode)
 
     const { harness, agent } = await resume('torn-end', background)

@@ -91,7 +91,9 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     expect(checkpoint.type).toBe('user/message')
     expect(checkpoint.surface).toMatchObject({ op: 'replace', start: 0 })
     expect(JSON.stringify(checkpoint.data)).toContain(JSON.stringify(frameCheckpoint(SUMMARY)).slice(1, -1))
-    expect(events[summary.seq + 2]).toMatchObject({ type: 'compaction/end', data: { compactionId: (summary.data as { compactionId: string }).compactionId } })
+    // The audit closes the fold's unit, then the bracket ends.
+    expect(events[summary.seq + 2]).toMatchObject({ type: 'compaction/audit', data: { compactionId: (summary.data as { compactionId: string }).compactionId } })
+    expect(events[summary.seq + 3]).toMatchObject({ type: 'compaction/end', data: { compactionId: (summary.data as { compactionId: string }).compactionId } })
     const after = engine.requests[engine.requests.indexOf(engine.summaries()[0]!) + 1]!
     expect(after.purpose).toBe('conversation')
     expect(elements(after).slice(0, 2)).toEqual(elements(engine.summaries()[0]!).slice(0, 2))

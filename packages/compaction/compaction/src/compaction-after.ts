@@ -32,6 +32,14 @@ export interface CompactionAfterContext {
    * @throws TypeError for empty content or tool blocks, or when called after the hook ended.
    */
   append(content: string | readonly ContentBlock[]): void
+  /**
+   * Adds one line to the checkpoint's artifact trail (engines that write one; absent otherwise),
+   * under "Noted by the host", verbatim: a fact code knows and no summary may lose (the ticket,
+   * the branch, a file the host changed outside the tools). Its entries go last when the trail's
+   * budget is short. Callable only while the listener runs.
+   * @throws TypeError for text that is empty or spans several lines, or when called after the hook ended.
+   */
+  addTrailEntry?(text: string): void
 }
 
 declare module '@cordisjs/core' {

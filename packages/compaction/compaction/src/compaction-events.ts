@@ -206,7 +206,7 @@ export interface PruneDecisionData {
 }
 
 /** The event types this package adds to the session log. */
-export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/prune-decision', 'compaction/failure', 'compaction/pin', 'compaction/unpin'] as const
+export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/prune-decision', 'compaction/failure', 'compaction/pin', 'compaction/unpin', 'compaction/audit'] as const
 
 /** A committed compaction, as returned by an engine. */
 export interface CompactionResult {

@@ -19,7 +19,7 @@ export class CompactionInvariantError extends Error {
 
 interface BracketState {
   /** The open compaction, if any, with the seqs of its summary and checkpoint once logged. */
-  open?: { compactionId: string; summarySeq?: number; checkpointSeq?: number }
+  open?: { compactionId: string; summarySeq?: number; checkpointSeq?: number; auditSeq?: number }
   /** The previous event, for adjacency checks. */
   previous?: { seq: number; type: string; data: unknown }
 }
@@ -33,6 +33,8 @@ interface BracketState {
  *   compaction id), shadows exactly its `shadowedSeqs` and keeps exactly its `carriedSeqs`;
  * - a message a `compaction/after` listener appended is an append inside the bracket of its
  *   compaction, after that compaction's checkpoint;
+ * - a `compaction/audit` comes inside the bracket of its compaction, after its checkpoint, at
+ *   most once;
  * - the `tool/result` replace comes immediately after its `compaction/prune` and shadows exactly
  *   its `shadowedSeqs`; a `compaction/prune` is always followed by its replacement.
  */
@@ -70,6 +72,13 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
       if (data.error === undefined && open.summarySeq === undefined) fail(`compaction ${open.compactionId} ends without error but never logged a summary`)
       open = undefined
+      break
+    case 'compaction/audit':
+      if (!open) fail('a compaction/audit must be inside the bracket of its compaction (no compaction is open)')
+      if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
+      if (open.checkpointSeq === undefined) fail(`a compaction/audit must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`)
+      if (open.auditSeq !== undefined) fail(`compaction ${open.compactionId} already has an audit at seq ${open.auditSeq}`)
+      open = { ...open, auditSeq: seq }
       break
     case 'user/message': {
       const message = data.message as Message

@@ -1,5 +1,6 @@
 export * from './checkpoint.ts'
 export * from './compaction-after.ts'
+export * from './compaction-audit.ts'
 export * from './compaction-agent.ts'
 export * from './compaction-engine.ts'
 export * from './compaction-events.ts'

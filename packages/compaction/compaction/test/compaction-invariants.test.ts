@@ -41,6 +41,20 @@ function seed(session: Session): void {
   session.append('user/message', { message: createUserMessage('now fix it', 'u5') }, 'append')
 }
 
+/** A `compaction/audit` of `compactionId` with nothing seen (the checker reads only its id). */
+const audit = (session: Session, compactionId = 'c1') =>
+  session.append('compaction/audit', {
+    compactionId,
+    classes: {},
+    dropped: [],
+    droppedTotal: 0,
+    previousCheckpointArtifacts: 0,
+    vanishedFromPreviousCheckpoint: [],
+    vanishedTotal: 0,
+    health: { sectionsPresent: [], sectionsMissing: [], sectionsEmpty: [], truncated: null, characters: 0, previousCharacters: null, sizeRatioToPrevious: null },
+    trail: null,
+  })
+
 const start = (session: Session, compactionId = 'c1') => session.append('compaction/start', { compactionId, turn: null, trigger: 'manual' })
 
 function summary(session: Session, compactionId = 'c1', shadowedSeqs = [0, 1, 2, 3, 4], shadowedRange = { start: 0, end: 4 }, carriedSeqs?: number[]) {
@@ -155,6 +169,10 @@ const violations: Case[] = [
     (session) => afterMessage(session, 'c1', { op: 'replace', start: 1, end: 1, sourceEventSeqs: [5] }),
     /a compaction\/after message must be appended, not replace anything/,
   ],
+  ['a compaction/audit outside any bracket', () => {}, (session) => audit(session), /must be inside the bracket of its compaction \(no compaction is open\)/],
+  ['a compaction/audit of another compaction', (session) => (start(session, 'c2'), summary(session, 'c2'), checkpoint(session, 'c2')), (session) => audit(session, 'c1'), /names compaction c1 but c2 is open/],
+  ['a compaction/audit before the checkpoint', (session) => (start(session), summary(session)), (session) => audit(session), /after the checkpoint of compaction c1, which is not logged yet/],
+  ['a second compaction/audit', (session) => (start(session), summary(session), checkpoint(session), audit(session)), (session) => audit(session), /compaction c1 already has an audit at seq 9/],
   ['a compaction/prune replacement that keeps a node', (session) => prune(session, [2], { start: 2, end: 3 }), (session) => session.append('tool/result', { message: createToolResultMessage('call-1', '[pruned]') }, { op: 'replace', start: 2, end: 3, sourceEventSeqs: [2], keep: [3] }), /and keep none/],
   ['a compaction/prune followed by a user/message', (session) => prune(session), (session) => userMessage(session), /the compaction\/prune at seq 6 must be followed immediately by its tool\/result replacement/],
   ['a compaction/prune followed by an appended tool/result', (session) => prune(session), (session) => prunedResult(session, 'call-1', 2, [2], 'append'), /must be followed immediately by its tool\/result replacement/],
@@ -204,6 +222,7 @@ describe('CompactionInvariants', () => {
     const committed = checkpoint(session, 'c1', { start: 0, end: 4 }, [1, 2, 3, 4], 'replace', [0])
     const appended = afterMessage(session)
     const again = afterMessage(session)
+    audit(session)
     end(session)
     expect(session.surface.nodes).toEqual([committed.seq, 0, 5, appended.seq, again.seq])
     // The next compaction may carry the same seq again.

@@ -5,9 +5,9 @@ import type { ArtifactExtraction, ToolCallRecord } from './extract-artifacts.ts'
 export const DEFAULT_TRAIL_TOKENS = 1000
 
 /** The sections of the trail, in the order they are written. */
-export type TrailSection = 'filesChanged' | 'filesRead' | 'commands' | 'openProblems' | 'userConstraints'
+export type TrailSection = 'filesChanged' | 'filesRead' | 'commands' | 'openProblems' | 'userConstraints' | 'hostEntries'
 
-const SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'commands', 'openProblems', 'userConstraints']
+const SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'commands', 'openProblems', 'userConstraints', 'hostEntries']
 
 const TITLES: Readonly<Record<TrailSection, string>> = {
   filesChanged: 'Files changed',
@@ -15,10 +15,11 @@ const TITLES: Readonly<Record<TrailSection, string>> = {
   commands: 'Commands run',
   openProblems: 'Open problems',
   userConstraints: 'User constraints and corrections',
+  hostEntries: 'Noted by the host',
 }
 
-/** Which section loses its items first when the budget is short: files read (they are still on disk), then commands, files changed, open problems, and the user's own words last. */
-const CUT_TIER: Readonly<Record<TrailSection, number>> = { filesRead: 0, commands: 1, filesChanged: 2, openProblems: 3, userConstraints: 4 }
+/** Which section loses its items first when the budget is short: files read (they are still on disk), then commands, files changed, open problems, the user's own words, and what the host added on purpose last. */
+const CUT_TIER: Readonly<Record<TrailSection, number>> = { filesRead: 0, commands: 1, filesChanged: 2, openProblems: 3, userConstraints: 4, hostEntries: 5 }
 
 /** Options of {@link buildArtifactTrail}. */
 export interface ArtifactTrailOptions {
@@ -26,6 +27,11 @@ export interface ArtifactTrailOptions {
   readonly maxTokens?: number
   /** The token estimate the budget is measured with (default: `Math.ceil(text.length / 4)`); an engine passes its token meter's. */
   readonly estimateTokens?: (text: string) => number
+  /**
+   * Lines the host adds verbatim under "Noted by the host" (through the engine's
+   * `compaction/after` hook): one line each, non-empty. They are the last to be cut.
+   */
+  readonly hostEntries?: readonly string[]
 }
 
 /** A trail section: text ready to append to a checkpoint, and what the budget left out. */
@@ -85,7 +91,7 @@ function status(call: ToolCallRecord): string {
   return result.isError ? ' → failed' : ' → ok'
 }
 
-function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>): Item[] {
+function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, hostEntries: readonly string[]): Item[] {
   const mentions = new Map<string, Artifact>()
   for (const artifact of extraction.artifacts) if (artifact.class === 'path' || artifact.class === 'command') mentions.set(`${artifact.class}\u0000${artifact.text}`, artifact)
   const list: Item[] = []
@@ -136,6 +142,8 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>):
     if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
     list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
+  // The host's own lines, in the order it added them (the later ones count as newer).
+  for (const [index, entry] of hostEntries.entries()) list.push({ section: 'hostEntries', line: `- ${entry}`, references: 1, seq: Number.MAX_SAFE_INTEGER - hostEntries.length + index, firstSeq: index })
   return list
 }
 
@@ -180,13 +188,18 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
     throw new TypeError('buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })')
   }
 
-  const all = items(extraction)
+  const hostEntries = options.hostEntries ?? []
+  if (!Array.isArray(hostEntries)) throw new TypeError(`buildArtifactTrail: hostEntries must be an array of strings, got ${typeof hostEntries}`)
+  for (const [index, entry] of hostEntries.entries()) {
+    if (typeof entry !== 'string' || entry.trim() === '' || /[\r\n]/.test(entry)) throw new TypeError(`buildArtifactTrail: hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`)
+  }
+  const all = items(extraction, hostEntries)
   const removal = all.toSorted(
     (a, b) => CUT_TIER[a.section] - CUT_TIER[b.section] || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
   )
   const renderWithout = (count: number, widest?: number): { text: string; cut: Record<TrailSection, number> } => {
     const removed = new Set(removal.slice(0, count))
-    const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 }
+    const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
     for (const item of removed) cut[item.section]++
     return { text: render(all.filter((item) => !removed.has(item)), cut, widest), cut }
   }
@@ -212,7 +225,7 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   }
   const text = estimate(chosen.text) <= maxTokens ? chosen.text : ''
   const cut = text === '' ? renderWithout(all.length).cut : chosen.cut
-  const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 }
+  const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
   for (const item of all) kept[item.section]++
   for (const section of SECTIONS) kept[section] -= cut[section]
   return { text, tokens: text === '' ? 0 : estimate(text), kept, cut }

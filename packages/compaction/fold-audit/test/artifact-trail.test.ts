@@ -44,8 +44,8 @@ describe('buildArtifactTrail', () => {
       ].join('\n'),
     )
     expect(trail.tokens).toBe(Math.ceil(trail.text.length / 4))
-    expect(trail.kept).toEqual({ filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2 })
-    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 })
+    expect(trail.kept).toEqual({ filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 })
+    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 })
   })
 
   it('leaves out files read first, then commands, files changed, problems, and the user last, and says what it left out', () => {
@@ -77,7 +77,7 @@ describe('buildArtifactTrail', () => {
     let budget = buildArtifactTrail(extraction).tokens
     while (buildArtifactTrail(extraction, { maxTokens: budget }).cut.commands === 0) budget--
     const trail = buildArtifactTrail(extraction, { maxTokens: budget })
-    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 1, commands: 1, openProblems: 0, userConstraints: 0 })
+    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 1, commands: 1, openProblems: 0, userConstraints: 0, hostEntries: 0 })
     // The command run once goes before the one run twice.
     expect(trail.text).toContain('- `pnpm tsc --noEmit` → ok (2 runs)')
     expect(trail.text).not.toContain('- `pnpm vitest run test/pay.test.ts` → exit 1')
@@ -85,9 +85,22 @@ describe('buildArtifactTrail', () => {
     expect(buildArtifactTrail(extraction, { maxTokens: 5 })).toEqual({
       text: '',
       tokens: 0,
-      kept: { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0 },
-      cut: { filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2 },
+      kept: { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 },
+      cut: { filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 },
     })
+  })
+
+  it('writes the host\'s entries last, verbatim, and cuts them only after everything else', () => {
+    const extraction = extractArtifacts(REGION)
+    const trail = buildArtifactTrail(extraction, { hostEntries: ['Branch: fix/retries (ticket PAY-142)', 'The host reverted `src/legacy.ts` by hand'] })
+    expect(trail.text.endsWith('### Noted by the host\n- Branch: fix/retries (ticket PAY-142)\n- The host reverted `src/legacy.ts` by hand')).toBe(true)
+    expect(trail.kept.hostEntries).toBe(2)
+    // A budget the host's line and the note about the cut fit, not much more: the region's items go first.
+    const tight = buildArtifactTrail(extraction, { maxTokens: 110, hostEntries: ['Branch: fix/retries (ticket PAY-142)'] })
+    expect(tight.kept.hostEntries).toBe(1)
+    expect(tight.cut.filesRead + tight.cut.commands).toBeGreaterThan(0)
+    expect(() => buildArtifactTrail(extraction, { hostEntries: ['two\nlines'] })).toThrow('buildArtifactTrail: hostEntries[0] must be one non-empty line, got "two\\nlines"')
+    expect(() => buildArtifactTrail(extraction, { hostEntries: [' '] })).toThrow('hostEntries[0] must be one non-empty line')
   })
 
   it('measures with the estimate it is given', () => {

@@ -1,0 +1,141 @@
+import type { CompactionAuditData } from '@warmfold/compaction'
+import { isCheckpointMessage } from '@warmfold/compaction'
+import type { ArtifactExtraction, ArtifactTrail, LoggedMessage } from '@warmfold/fold-audit'
+import { auditFold, buildArtifactTrail, extractArtifacts } from '@warmfold/fold-audit'
+import type { Context } from '@cordisjs/core'
+import type { Message } from '@warmfold/llm'
+import type { Session } from '@warmfold/session'
+import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
+import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import type { SummaryOutcome } from './summarize.ts'
+
+/** What `estimateSystem` adds to a text's own tokens (the token meter's per-part overhead). */
+const SYSTEM_OVERHEAD_TOKENS = 4
+
+/** The largest share of a fold's replaced tokens the artifact trail may take. */
+export const TRAIL_SHARE_OF_REGION = 0.25
+
+/** The sections the summary instruction asks for, as the audit's health check looks for them. */
+export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION_INSTRUCTION.matchAll(/^## (.+)$/gm)].map((match) => match[1]!))
+
+/** The summary a checkpoint message holds: its text without the preamble and the `<compacted-summary>` frame. */
+function checkpointSummaryOf(message: Message): string {
+  const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
+  const framed = /<compacted-summary>\n?([\s\S]*?)\n?<\/compacted-summary>\s*$/.exec(text)
+  return framed ? framed[1]! : text
+}
+
+/**
+ * The audit side of one fold (part of *how* to fold: the fold transaction owns one): the
+ * artifacts of the region, read once from the log; the artifact trail appended to the
+ * checkpoint text; and the `compaction/audit` payload once the checkpoint is known. Pure
+ * functions of the log and the summary, so a background fold's trail is the same bytes at
+ * every check.
+ */
+export class FoldAuditor {
+  private extractionCache?: ArtifactExtraction
+  private readonly trails = new Map<string, ArtifactTrail>()
+  /** Lines the `compaction/after` listeners added to the trail. */
+  readonly hostEntries: string[] = []
+
+  /** The trail's budget is in the token meter's units, like every other price of the engine. */
+  private readonly estimateTokens: (text: string) => number
+
+  constructor(
+    ctx: Context,
+    private readonly session: Session,
+    private readonly regionSeqs: readonly number[],
+    readonly settings: ResolvedFoldAudit,
+    /** Tokens the checkpoint replaces now (the carry is planned again at every check). */
+    private readonly shadowedTokens: () => number,
+  ) {
+    this.estimateTokens = (text) => (text === '' ? 0 : ctx.tokenMeter.estimateSystem(text) - SYSTEM_OVERHEAD_TOKENS)
+  }
+
+  /**
+   * The region's messages with their seqs, in log order: the surface order differs from it
+   * after a fold (the checkpoint's seq is newer than the tail it kept) or a prune (a rewritten
+   * result has a new seq), and the extraction's first and newest mentions are log times.
+   */
+  private regionMessages(): LoggedMessage[] {
+    return this.regionSeqs.toSorted((a, b) => a - b).map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
+  }
+
+  private extraction(): ArtifactExtraction {
+    this.extractionCache ??= extractArtifacts(this.regionMessages(), {
+      ...(this.settings.audit.toolKinds === undefined ? {} : { toolKinds: this.settings.audit.toolKinds }),
+      ...(this.settings.audit.workspaceRoot === undefined ? {} : { workspaceRoot: this.settings.audit.workspaceRoot }),
+    })
+    return this.extractionCache
+  }
+
+  /**
+   * The trail's budget at this fold: `artifactTrail.maxTokens`, but never more than
+   * {@link TRAIL_SHARE_OF_REGION} of what the checkpoint replaces, so the trail cannot keep a
+   * small fold from shrinking the history.
+   */
+  budget(): number {
+    return Math.max(1, Math.min(this.settings.trail.maxTokens, Math.floor(this.shadowedTokens() * TRAIL_SHARE_OF_REGION)))
+  }
+
+  /** The trail with the host's entries so far; `undefined` when `artifactTrail.enabled` is false. */
+  trail(): ArtifactTrail | undefined {
+    if (!this.settings.trail.enabled) return undefined
+    const maxTokens = this.budget()
+    const key = `${maxTokens}\n${this.hostEntries.join('\n')}`
+    let trail = this.trails.get(key)
+    if (trail === undefined) {
+      trail = buildArtifactTrail(this.extraction(), { maxTokens, estimateTokens: this.estimateTokens, hostEntries: this.hostEntries })
+      this.trails.set(key, trail)
+    }
+    return trail
+  }
+
+  /** The summary as the checkpoint holds it: the model's text, then the trail (when it has something to say). */
+  checkpointSummary(summary: string): string {
+    const trail = this.trail()?.text ?? ''
+    return trail === '' ? summary : `${summary.trim()}\n\n${trail}`
+  }
+
+  /**
+   * Adds a host line to the trail (the `compaction/after` hook's `addTrailEntry`).
+   * @throws TypeError for text that is empty or spans several lines.
+   */
+  addHostEntry(text: unknown, compactionId: string): void {
+    if (typeof text !== 'string' || text.trim() === '' || /[\r\n]/.test(text)) {
+      throw new TypeError(`compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ${JSON.stringify(text) ?? String(text)}`)
+    }
+    this.hostEntries.push(text.trim())
+  }
+
+  /**
+   * The `compaction/audit` payload, or `undefined` when `audit.enabled` is false.
+   * @param projected The request's messages once the fold is committed, the checkpoint at `checkpointAt`.
+   * @param appended The `compaction/after` listeners' messages, which come after all of them.
+   */
+  audit(compactionId: string, outcome: SummaryOutcome, projected: readonly Message[], checkpointAt: number, appended: readonly Message[]): CompactionAuditData | undefined {
+    if (!this.settings.audit.enabled) return undefined
+    const checkpointText = this.checkpointSummary(outcome.text)
+    const visibleAfter = [...projected.slice(0, checkpointAt), ...projected.slice(checkpointAt + 1), ...appended]
+    const finishReason = outcome.result.finishReason
+    const first = this.regionSeqs[0]
+    const leading = first === undefined ? undefined : (this.session.eventAt(first)?.data as { message?: Message } | undefined)?.message
+    const previousCheckpoint = leading !== undefined && isCheckpointMessage(leading) ? checkpointSummaryOf(leading) : undefined
+    const trail = this.trail()
+    const audit = auditFold({
+      folded: this.extraction().artifacts,
+      checkpointText,
+      visibleAfter,
+      requiredSections: REQUIRED_SECTIONS,
+      maxDropped: this.settings.audit.maxDropped,
+      ...(previousCheckpoint === undefined ? {} : { previousCheckpoint }),
+      ...(finishReason === undefined ? {} : { finishReason }),
+      ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
+    })
+    return {
+      compactionId,
+      ...audit,
+      trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut },
+    }
+  }
+}
