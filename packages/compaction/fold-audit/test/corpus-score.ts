@@ -48,10 +48,10 @@ export const precision = (score: ClassScore): number => (score.extracted === 0 ?
 export const recall = (score: ClassScore): number => (score.labelled === 0 ? 1 : score.correct / score.labelled)
 
 /** The README's table of the scores (Markdown), one row per class, most important class first. */
-export function renderScoreTable(scores: Readonly<Record<ArtifactClass, ClassScore>>, samples: number): string {
+export function renderScoreTable(scores: Readonly<Record<ArtifactClass, ClassScore>>, samples: number, folder = 'test/corpus'): string {
   const rows = ARTIFACT_CLASSES.map((artifactClass) => {
     const score = scores[artifactClass]
     return `| \`${artifactClass}\` | ${score.labelled} | ${score.extracted} | ${score.correct} | ${precision(score).toFixed(3)} | ${recall(score).toFixed(3)} |`
   })
-  return [`${samples} samples (\`test/corpus/*.sample\`), every class:`, '', '| class | labelled | extracted | correct | precision | recall |', '|---|---|---|---|---|---|', ...rows].join('\n')
+  return [`${samples} samples (\`${folder}/*.sample\`), every class:`, '', '| class | labelled | extracted | correct | precision | recall |', '|---|---|---|---|---|---|', ...rows].join('\n')
 }
