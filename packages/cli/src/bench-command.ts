@@ -57,12 +57,12 @@ async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly s
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
       const id = benchSessionId(strategy, window)
       const kept = newBackend ? { sessionStore: { store: newBackend(), id } } : args.keepSessions === undefined ? {} : { sessionFile: { directory: resolve(args.keepSessions), id } }
-      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds, latency: args.latency, backgroundFold: strategy === 'warmfold' && args.backgroundFold, cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite } }, kept).catch((error: unknown) => {
+      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds, latency: args.latency, backgroundFold: strategy === 'warmfold' && args.backgroundFold, prewarm: strategy === 'warmfold' && args.prewarm, cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite } }, kept).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
         const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
-      const entry = reportRun(strategy, run, args.price)
+      const entry = reportRun(strategy, run, args.price, args.cache.kind === 'simulator' ? args.latency : null)
       report.runs.push(entry)
       // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
       io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)

@@ -1,5 +1,5 @@
-import type { Divergence, LatencyProfile, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
-import { hitRatio, priceRun } from '@warmfold/prefix-cache-testkit'
+import type { Divergence, FoldStall, LatencyProfile, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import { foldStalls, hitRatio, priceRun, stallSummary } from '@warmfold/prefix-cache-testkit'
 import type { BenchArgs } from './parse-bench-args.ts'
 
 /**
@@ -17,6 +17,25 @@ export interface SummaryCallReport {
   regionCoverage: number
   /** Its cost in input-token units (prompt and output). */
   cost: number
+}
+
+/**
+ * How long a run's conversation waited for its folds, on the latency model's virtual clock
+ * (milliseconds). Every fold is listed, discarded ones included (their summary calls are in the
+ * run's cost: a discarded fold is paid).
+ */
+export interface StallReport {
+  folds: FoldStall[]
+  totalWaitMs: number
+  /** Nearest-rank percentiles of the folds' waits; null without folds. */
+  p50WaitMs: number | null
+  p90WaitMs: number | null
+  maxWaitMs: number | null
+  /** What background folds did not make the conversation wait. */
+  totalStallSavedMs: number
+  discardedFolds: number
+  /** What the discarded folds' summary calls cost, in input-token units (already inside the run's cost). */
+  discardedCost: number
 }
 
 /** One request of a run (schema version 2). */
@@ -76,6 +95,8 @@ export interface RunReport {
   floor: { total: number } | null
   /** floor.total / cost.total, or null without a floor. */
   efficiency: number | null
+  /** The folds' waits under the workload's latency profile; null when a real cache measured the run (its clock is not the model's). */
+  stall: StallReport | null
   requests: RequestReport[]
 }
 
@@ -103,13 +124,15 @@ export interface BenchReport {
     cacheEndpoint: string | null
     /** The price profile every cost is computed with. */
     price: PriceProfile
-    /** The latency profile (`--latency`): recorded; no figure of the report uses it yet. */
+    /** The latency profile (`--latency`): how long each simulated request takes, so the runs' `stall` is in seconds. */
     latency: LatencyProfile
     turns: number
     idleSeconds: number
     stepSeconds: number
-    /** `--background-fold on|off`: recorded; the engine does not read it yet. */
+    /** `--background-fold on|off`: whether warmfold's engine summarizes beside the conversation (its `background.enabled`). */
     backgroundFold: boolean
+    /** `--prewarm on|off`: the engine's `background.prewarm`. */
+    prewarm: boolean
   }
   runs: RunReport[]
 }
@@ -134,12 +157,15 @@ export function workloadOf(args: BenchArgs): BenchReport['workload'] {
     idleSeconds: args.idleSeconds,
     stepSeconds: args.stepSeconds,
     backgroundFold: args.backgroundFold,
+    prewarm: args.prewarm,
   }
 }
 
-/** The report entry of one run, priced with `price`. */
-export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfile): RunReport {
+/** The report entry of one run, priced with `price`; with `latency` (a simulated run), its folds' stall. */
+export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfile, latency: LatencyProfile | null): RunReport {
   const priced = priceRun(run, price)
+  const folds = latency === null ? null : foldStalls(run, priced, latency)
+  const stall = folds === null ? null : stallSummary(folds)
   return {
     strategy,
     window: run.workload.window,
@@ -163,8 +189,25 @@ export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfil
     costUsd: priced.costUsd === null ? null : Math.round(priced.costUsd * 1e6) / 1e6,
     floor: priced.floor === null ? null : { total: round(priced.floor.total) },
     efficiency: priced.efficiency === null ? null : round(priced.efficiency),
+    stall: folds === null || stall === null
+      ? null
+      : {
+          folds: folds.map(roundStall),
+          totalWaitMs: round(stall.totalWaitMs),
+          p50WaitMs: stall.p50WaitMs === null ? null : round(stall.p50WaitMs),
+          p90WaitMs: stall.p90WaitMs === null ? null : round(stall.p90WaitMs),
+          maxWaitMs: stall.maxWaitMs === null ? null : round(stall.maxWaitMs),
+          totalStallSavedMs: round(stall.totalStallSavedMs),
+          discardedFolds: stall.discardedFolds,
+          discardedCost: round(stall.discardedCostUnits),
+        },
     requests: priced.requests.map((request) => ({ ...request, cost: round(request.cost) })),
   }
+}
+
+function roundStall(fold: FoldStall): FoldStall {
+  const times = { mode: fold.mode, foldMs: round(fold.foldMs), waitedMs: round(fold.waitedMs), stallSavedMs: round(fold.stallSavedMs), postSwapPrefillMs: round(fold.postSwapPrefillMs) }
+  return fold.discarded ? { ...times, discarded: { reason: fold.discarded.reason, costUnits: round(fold.discarded.costUnits) } } : times
 }
 
 function round(value: number): number {

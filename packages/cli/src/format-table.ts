@@ -19,7 +19,7 @@ export function formatRunCost(run: Pick<RunReport, 'cost' | 'costUsd'>, price: P
  * (computed again: *written* to the cache, or *uncached*, neither read nor written).
  */
 export function formatTable(report: BenchReport): string {
-  const header = ['window', 'strategy', 'folds', 'summary prefilled (each call)', 'summary hit', 'coverage', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok']
+  const header = ['window', 'strategy', 'folds', 'summary prefilled (each call)', 'summary hit', 'coverage', 'wait s (each fold)', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok']
   const rows = report.runs.map((run) => {
     const legacy = report.runs.find((other) => other.window === run.window && other.strategy === 'legacy')
     return [
@@ -29,6 +29,7 @@ export function formatTable(report: BenchReport): string {
       run.summaryCalls.map((call) => number.format(call.uncachedTokens)).join(' / ') || '-',
       summaryHit(run),
       run.summaryCalls.length ? Math.min(...run.summaryCalls.map((call) => call.regionCoverage)).toFixed(2) : '-',
+      waits(run),
       number.format(run.sessionUncachedTokens),
       formatRunCost(run, report.workload.price),
       legacy && legacy !== run ? percent(run.cost.total / legacy.cost.total - 1) : '-',
@@ -41,8 +42,8 @@ export function formatTable(report: BenchReport): string {
   const { workload } = report
   const measured = workload.cache === 'simulator' ? `profile ${workload.profile}` : workload.cache === 'llama' ? 'cache: embedded llama.cpp KV cache' : `cache: ${workload.cacheEndpoint}`
   const clock = `${workload.turns === 1 ? '' : `, ${workload.turns} turns`}${workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`}${workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`}`
-  // Like the clock, the latency profile and the background fold are named only when not the default: no column uses them yet.
-  const timing = `${workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`}${workload.backgroundFold ? '' : ', background fold off'}`
+  // Like the clock, the latency profile and the background fold are named only when not the default.
+  const timing = `${workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`}${workload.backgroundFold ? '' : ', background fold off'}${workload.prewarm ? ', prewarm on' : ''}`
   const title = `warmfold bench: ${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
   return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...legend(report)].join('\n')
 }
@@ -53,6 +54,7 @@ export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['summary prefilled', 'prompt tokens each summary call prefilled: not read from the cache (written to it or uncached), paid in full'],
   ['summary hit', 'cached / prompt tokens over all summary calls'],
   ['coverage', "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the summarizer saw verbatim (1.00 = all of it)"],
+  ['wait s', "seconds each fold kept the conversation waiting, on the latency profile's clock (a synchronous fold: its whole summary call; a background one: only what was left at the pressure threshold; d: a discarded fold, paid in the cost); - for a real cache"],
   ['session prefilled', 'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows as written + uncached'],
   ['cost', 'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)'],
   ['vs legacy', 'cost against the legacy run at the same window (− is cheaper)'],
@@ -68,6 +70,12 @@ export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
   transcript: 'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and cold, and the summarizer never sees a full tool output',
   toolless: 'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, instruction last; dropping the tools breaks the cached prefix at its start',
   'long-instruction': "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the last user message instead of a separate message",
+}
+
+/** Each fold's wait in seconds, a discarded one marked `d`. */
+function waits(run: RunReport): string {
+  if (run.stall === null) return '-'
+  return run.stall.folds.map((fold) => `${(fold.waitedMs / 1000).toFixed(1)}${fold.discarded ? 'd' : ''}`).join(' / ') || '-'
 }
 
 function legend(report: BenchReport): string[] {

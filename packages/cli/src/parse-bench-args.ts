@@ -27,10 +27,12 @@ export interface BenchArgs {
   summaryRoute?: string
   /** What tokens cost (`--price`). */
   price: PriceProfile
-  /** How long requests take (`--latency`): recorded in the report; no column uses it yet. */
+  /** How long requests take (`--latency`): the clock the folds' waits (`stall`, the `wait` column) are measured on. */
   latency: LatencyProfile
-  /** `--background-fold on|off`: recorded in the report; the engine does not read it yet. Default on. */
+  /** `--background-fold on|off`: warmfold's engine summarizes beside the conversation. Default on. */
   backgroundFold: boolean
+  /** `--prewarm on|off`: after a background swap, write the post-swap prefix before the next request. Default off. */
+  prewarm: boolean
   /** User turns the steps are split across. */
   turns: number
   /** Virtual seconds between turns. */
@@ -96,17 +98,21 @@ Options:
                         usdPerMillionInput (default ${DEFAULT_PRICE})
   --latency P           how long requests take: ${LATENCY_SYNTAX} with the keys
                         ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond
-                        (default ${DEFAULT_LATENCY_PROFILE}; recorded in the report, no column uses it yet)
+                        (default ${DEFAULT_LATENCY_PROFILE}): every simulated request takes its time on a
+                        virtual clock, so the wait column and --json's stall are in seconds
   --background-fold on|off
-                        run folds beside the conversation instead of blocking it (default on;
-                        recorded in the report, the engine does not read it yet)
+                        warmfold summarizes beside the conversation from its soft threshold on and
+                        swaps the checkpoint in at a request boundary, instead of blocking the turn
+                        for the summary call (default on)
+  --prewarm on|off      after a background fold's swap, write the post-swap prefix with a 1-token
+                        request before the next conversation request reads it (default off)
   --turns N             split the steps across N user turns, 1 to --steps (default 1)
   --idle S              virtual seconds between a turn's answer and the next user message, during
                         which cache entries may expire (default 0)
   --idle-compaction on|off
                         warmfold folds while the cache is warm when the agent goes idle between
                         turns under pressure (default on; reference strategies never do)
-  --step-seconds S      virtual seconds per model request (default 15)
+  --step-seconds S      virtual seconds each tool call takes between model requests (default 15)
   --json                print one JSON document on stdout instead of the table
   --out FILE            also write the JSON document to FILE (checked before the run; its folder
                         must exist)
@@ -133,7 +139,7 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--latency', '--background-fold', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--latency', '--background-fold', '--prewarm', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -150,6 +156,7 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     price: PRICE_PROFILES[DEFAULT_PRICE],
     latency: LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
     backgroundFold: true,
+    prewarm: false,
     turns: 1,
     idleSeconds: 0,
     idleCompaction: true,
@@ -245,6 +252,9 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break
       case '--background-fold':
         args.backgroundFold = oneOf('--background-fold', text, ['on', 'off'] as const) === 'on'
+        break
+      case '--prewarm':
+        args.prewarm = oneOf('--prewarm', text, ['on', 'off'] as const) === 'on'
         break
       case '--turns':
         args.turns = boundedInteger('--turns', text, 1, MAX_STEPS, 'turns (at most --steps)')

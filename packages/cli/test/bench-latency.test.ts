@@ -99,6 +99,44 @@ describe('warmfold bench --background-fold', () => {
   })
 })
 
+describe('warmfold bench --prewarm', () => {
+  it('is off unless turned on, takes on or off only, and is named in the title when on', async () => {
+    expect(parseBenchArgs([]).prewarm).toBe(false)
+    expect(parseBenchArgs(['--prewarm', 'on']).prewarm).toBe(true)
+    const refused = await cli(['bench', '--prewarm', 'yes'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toBe('warmfold: --prewarm must be one of on, off, got "yes"\n')
+    const on = await cli(['bench', '--windows', '4800', '--steps', '2', '--strategies', 'warmfold', '--prewarm', 'on'])
+    expect(on.stdout.split('\n')[0]).toBe('warmfold bench: 2 steps, effort max, pruner rewrite-only, profile bytes, price deepseek, prewarm on')
+  })
+})
+
+describe('the stall: each fold\'s wait on the latency profile\'s clock', () => {
+  const run = ['bench', '--json', '--windows', '4800', '--steps', '30', '--strategies', 'warmfold']
+  const stallOf = async (...flags: string[]) => {
+    const result = await cli([...run, ...flags])
+    expect(result.code).toBe(0)
+    return (JSON.parse(result.stdout) as BenchReport).runs[0]!.stall!
+  }
+
+  it('a synchronous fold keeps the conversation waiting for its whole summary call, a background one does not, and a slower decode makes the call longer', async () => {
+    const fast = await latencyFile('decode-80.json', figures('80'))
+    const slow = await latencyFile('decode-8.json', figures('8'))
+    const sync = await stallOf('--background-fold', 'off', '--latency', fast)
+    expect(sync.folds.length).toBeGreaterThan(0)
+    for (const fold of sync.folds) {
+      expect(fold).toMatchObject({ mode: 'sync', stallSavedMs: 0 })
+      expect(fold.waitedMs).toBe(fold.foldMs)
+    }
+    const background = await stallOf('--latency', fast)
+    expect(background.folds.every((fold) => fold.mode === 'background')).toBe(true)
+    expect(background.totalWaitMs).toBeLessThan(sync.totalWaitMs)
+    // The summary call decodes its checkpoint: ten times slower decode, a longer fold.
+    const slower = await stallOf('--background-fold', 'off', '--latency', slow)
+    expect(slower.folds[0]!.foldMs).toBeGreaterThan(sync.folds[0]!.foldMs * 5)
+  })
+})
+
 describe('the report records the latency profile and the background fold', () => {
   const run = ['bench', '--windows', '4800', '--steps', '2', '--strategies', 'warmfold']
 

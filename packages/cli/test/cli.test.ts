@@ -84,10 +84,11 @@ describe('warmfold bench output', () => {
         idleSeconds: 0,
         stepSeconds: 15,
         backgroundFold: true,
+        prewarm: false,
       })
       expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
       for (const entry of report.runs) {
-        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'guardWarnings', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'requests'])
+        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'guardWarnings', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'stall', 'requests'])
         expect(entry.completed).toBe(true)
         expect(entry.sessionPromptTokens).toBe(entry.sessionCachedTokens + entry.sessionUncachedTokens)
         for (const call of entry.summaryCalls) {
@@ -113,6 +114,13 @@ describe('warmfold bench output', () => {
         expect(entry.costUsd).toBeCloseTo((entry.cost.total * 0.3) / 1e6, 6)
         expect(entry.efficiency).toBeCloseTo(entry.floor!.total / entry.cost.total, 3)
         expect(entry.efficiency).toBeLessThanOrEqual(1)
+        // One stall record per fold, on the latency profile's clock; the summary is each fold's waits.
+        const stall = entry.stall!
+        expect(Object.keys(stall)).toEqual(['folds', 'totalWaitMs', 'p50WaitMs', 'p90WaitMs', 'maxWaitMs', 'totalStallSavedMs', 'discardedFolds', 'discardedCost'])
+        expect(stall.folds).toHaveLength(entry.summaryCalls.length)
+        expect(stall.totalWaitMs).toBeCloseTo(stall.folds.reduce((sum, fold) => sum + fold.waitedMs, 0), 3)
+        expect(stall.maxWaitMs).toBe(Math.max(...stall.folds.map((fold) => fold.waitedMs)))
+        for (const fold of stall.folds) expect(fold.stallSavedMs).toBeCloseTo(fold.foldMs - fold.waitedMs, 3)
       }
       const [warm, legacy] = report.runs
       expect(warm!.summaryCalls.length).toBeGreaterThan(0)
@@ -120,6 +128,10 @@ describe('warmfold bench output', () => {
       expect(Math.min(...legacy!.summaryCalls.map((call) => call.uncachedTokens))).toBeGreaterThan(10000)
       // The cache ledger runs in every bench run: its guard flags each of legacy's cold summary calls, none of warmfold's.
       expect(warm!.guardWarnings).toBe(0)
+      // Legacy folds on the turn's path and waits for each whole summary call; warmfold folds in the background.
+      expect(legacy!.stall!.folds.every((fold) => fold.mode === 'sync' && fold.waitedMs === fold.foldMs && fold.foldMs > 0)).toBe(true)
+      expect(warm!.stall!.folds.every((fold) => fold.mode === 'background')).toBe(true)
+      expect(warm!.stall!.p50WaitMs!).toBeLessThan(legacy!.stall!.p50WaitMs!)
       expect(legacy!.guardWarnings).toBe(legacy!.summaryCalls.length)
       expect(result.stderr).toMatch(/\[2\/2\] window 32000, strategy legacy: \d+ fold\(s\)/)
     } finally {
@@ -221,7 +233,7 @@ describe('warmfold bench output', () => {
     const [, legend] = result.stdout.split('\nColumns (tokens simulated, 4 characters each):\n')
     expect(legend).toBeDefined()
     const explained = legend!.split('\n').map((line) => /^ {2}(\S+(?: \S+)*?) {2,}/.exec(line)?.[1]).filter((term) => term !== undefined)
-    expect(explained).toEqual(['folds', 'summary prefilled', 'summary hit', 'coverage', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok', 'warmfold', 'cold'])
+    expect(explained).toEqual(['folds', 'summary prefilled', 'summary hit', 'coverage', 'wait s', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok', 'warmfold', 'cold'])
     expect(legend!.replace(/\s+/g, ' ')).toContain('Price: deepseek: a cache read costs 0.02×, a cache write 1× and an output token 4× an uncached input token; $0.30 per million uncached input tokens Strategies:')
     expect(legend).toContain('Strategies:')
     expect(legend).not.toMatch(/^ {2}legacy/m)
@@ -246,7 +258,7 @@ describe('warmfold bench output', () => {
       expect(prompt?.[1]).toBe(prefilled)
       expect(Number(prompt![2]!.replaceAll(',', '')) + Number(prompt![3]!.replaceAll(',', ''))).toBe(Number(prefilled.replaceAll(',', '')))
       // The progress line on stderr: the same prefilled tokens and the cost as the table prints it (dollars under deepseek).
-      expect(bench.stderr).toContain(`[1/1] window 4800, strategy warmfold: 0 fold(s), ${prefilled} prefilled tokens, cost ${cell('cost')}, `)
+      expect(bench.stderr).toContain(`[1/1] window 4800, strategy warmfold: ${cell('folds')} fold(s), ${prefilled} prefilled tokens, cost ${cell('cost')}, `)
       expect(cell('cost')).toMatch(/^\$\d+\.\d{3}$/)
     } finally {
       await rm(directory, { recursive: true, force: true })

@@ -110,6 +110,28 @@ describe('warmfold report: the terminal summary', () => {
   })
 })
 
+/** The Fold timing rows `warmfold report` prints for a workload log, checked against the log's own timings and the HTML page. */
+async function foldTimingRows(name: string, backgroundFold: boolean): Promise<string[]> {
+  const { file, run } = await workloadSessionLog(directory, name, { window: 8000, steps: 30, backgroundFold })
+  const ends = run.session.events.filter((event) => event.type === 'compaction/end' && (event.data as { timing?: unknown }).timing !== undefined)
+  expect(ends.length).toBeGreaterThan(0)
+  const result = await cli(['report', file])
+  expect(result.code).toBe(0)
+  const section = result.stdout.split('\n\n').find((block) => block.startsWith('Fold timing'))!
+  expect(section.split('\n')[0]).toBe(`Fold timing (${ends.length} fold(s); seconds on the engine's clock):`)
+  const rows = section.split('\n').slice(1)
+  expect(rows).toHaveLength(ends.length)
+  for (const [index, event] of ends.entries()) {
+    const { timing } = event.data as { timing: { mode: string; readyAfterMs: number; waitedMs: number } }
+    expect(rows[index]).toContain(`line ${event.seq + 1}, after request #`)
+    expect(rows[index]).toContain(`: ${timing.mode}: summary in hand after ${(timing.readyAfterMs / 1000).toFixed(1)} s, the conversation waited ${(timing.waitedMs / 1000).toFixed(1)} s`)
+  }
+  const out = join(directory, `${name}.html`)
+  expect((await cli(['report', file, '--out', out])).code).toBe(0)
+  expect(await readFile(out, 'utf8')).toContain(`<section id="fold-timing"><h2>Fold timing (${ends.length})</h2>`)
+  return rows
+}
+
 describe('warmfold report: strings from the log in the terminal', () => {
   it('lists every prune decision with its figures and why, in the text and the HTML page', async () => {
     // The default pruner at 32k under deepseek prices: each pass that alone would clear the
@@ -135,6 +157,31 @@ describe('warmfold report: strings from the log in the terminal', () => {
     const html = await readFile(out, 'utf8')
     expect(html).toContain(`<section id="prune-decisions"><h2>Prune decisions (${logged.length})</h2>`)
   }, 60_000)
+
+  it('lists every fold\'s timing (mode, time to the summary, the wait, what the swap prefills) in the text and the HTML page', async () => {
+    const sync = await foldTimingRows('timing-sync', false)
+    expect(sync.every((row) => /: sync: .*, the conversation waited [1-9][\d.]* s; the request after the swap prefills about [\d,]+ new tokens$/.test(row))).toBe(true)
+    const background = await foldTimingRows('timing-background', true)
+    expect(background.every((row) => /: background: .* hidden; at the threshold: (none|pending|ready)\)/.test(row))).toBe(true)
+  }, 60_000)
+
+  it('a compaction/end whose timing is not what the engine logs is refused, naming the line and the field', async () => {
+    const ctx = new Context()
+    await ctx.start()
+    try {
+      ctx.plugin(SessionStore, { store: 'file', directory })
+      const session = await ctx.sessions.create('bad-timing')
+      session.append('compaction/start', { compactionId: 'c1', turn: 1, trigger: 'background' })
+      // A writer other than the engine (the type says `sync | background`): the reader must not trust it.
+      session.append('compaction/end', { compactionId: 'c1', turn: 1, timing: { mode: 'later' as 'sync', startedAt: 0, readyAfterMs: 1, statusAtThreshold: 'none', waitedMs: 0, stallSavedMs: 1, postSwapPrefillTokens: 0 } })
+      await ctx.sessions.flush(session)
+    } finally {
+      await ctx.stop()
+    }
+    const result = await cli(['report', join(directory, 'bad-timing.jsonl')])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(`warmfold: ${join(directory, 'bad-timing.jsonl')}:2: compaction/end timing.mode must be one of sync, background, got "later"\n`)
+  })
 
   it('control characters are printed as escapes, so a log cannot send escape sequences to the terminal', async () => {
     const ctx = new Context()

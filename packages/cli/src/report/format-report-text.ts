@@ -1,4 +1,5 @@
 import { printable } from '../printable-text.ts'
+import { foldTimingText } from './fold-timing-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
 
@@ -35,6 +36,10 @@ export function formatReportText(report: SessionReport): string {
   if (report.pruneDecisions.length) {
     lines.push('', `Prune decisions (${report.pruneDecisions.length} pass(es) that alone would have relieved the pressure):`)
     for (const decision of report.pruneDecisions) lines.push(`  line ${decision.line}, after request #${decision.afterRequest}: ${decision.action}: ${decision.text}`)
+  }
+  if (report.foldTimings.length) {
+    lines.push('', `Fold timing (${report.foldTimings.length} fold(s); seconds on the engine's clock):`)
+    for (const fold of report.foldTimings) lines.push(`  line ${fold.line}, after request #${fold.afterRequest}: ${foldTimingText(fold)}`)
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')

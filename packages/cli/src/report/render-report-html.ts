@@ -65,6 +65,13 @@ export function renderReportHtml(report: SessionReport): string {
       '</tbody></table></section>',
     )
   }
+  if (report.foldTimings.length) {
+    body.push(
+      `<section id="fold-timing"><h2>Fold timing (${report.foldTimings.length})</h2><p>How long each fold's summary took and how long the conversation waited for it (seconds on the engine's clock): a synchronous fold blocks the turn for its whole summary call, a background fold only for what is left when the request reaches the pressure threshold.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>mode</th><th>summary in hand</th><th>waited</th><th>hidden</th><th>at threshold</th><th>after the swap</th></tr></thead><tbody>`,
+      ...report.foldTimings.map((fold) => `<tr><td>${fold.line}</td><td>#${fold.afterRequest}</td><td>${fold.mode}</td><td>${seconds(fold.readyAfterMs)}</td><td>${seconds(fold.waitedMs)}</td><td>${seconds(fold.stallSavedMs)}</td><td>${fold.statusAtThreshold}</td><td>${fold.discarded ? `discarded (${escapeHtml(fold.discarded.reason)}): ${escapeHtml(fold.discarded.detail)}` : `about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens prefilled`}</td></tr>`),
+      '</tbody></table></section>',
+    )
+  }
   body.push('<section id="notes"><h2>Notes</h2><ul>', ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`), '</ul></section>')
   return [
     '<!doctype html>',
@@ -116,3 +123,7 @@ table { border-collapse: collapse; }
 .chart .marker.fold line { stroke: var(--fold); } .chart .marker.fold text { fill: var(--fold); }
 .chart .marker.prune line { stroke: var(--prune); } .chart .marker.prune text { fill: var(--prune); }
 `
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}

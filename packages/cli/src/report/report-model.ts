@@ -96,6 +96,28 @@ export interface ReportPruneDecision {
   readonly text: string
 }
 
+/** How long a fold took and what the conversation waited for it (`compaction/end` `timing`). */
+export interface ReportFoldTiming {
+  readonly line: number
+  /** The number of requests sent before its bracket closed. */
+  readonly afterRequest: number
+  readonly compactionId: string
+  /** `sync`: on the turn's path; `background`: beside the conversation. */
+  readonly mode: 'sync' | 'background'
+  /** Where the fold was when the request first reached the pressure threshold. */
+  readonly statusAtThreshold: 'none' | 'pending' | 'ready'
+  /** Milliseconds from the first summary call until the summary was in hand. */
+  readonly readyAfterMs: number
+  /** Milliseconds the conversation waited for it. */
+  readonly waitedMs: number
+  /** readyAfterMs − waitedMs for a background fold. */
+  readonly stallSavedMs: number
+  /** The token meter's estimate of what the first request after the swap prefills new. */
+  readonly postSwapPrefillTokens: number
+  /** Why a background fold's summary was thrown away; null when it was swapped in. */
+  readonly discarded: { readonly reason: string; readonly detail: string } | null
+}
+
 /** Everything `warmfold report` shows about one session log. */
 export interface SessionReport {
   readonly file: string
@@ -110,6 +132,8 @@ export interface SessionReport {
   readonly markers: readonly ReportMarker[]
   readonly guards: readonly ReportGuard[]
   readonly pruneDecisions: readonly ReportPruneDecision[]
+  /** Every fold whose `compaction/end` carries a timing, in log order. */
+  readonly foldTimings: readonly ReportFoldTiming[]
   readonly totals: ReportTotals
   /** Sentences the reader must know to read the numbers right (source, missing fields). */
   readonly notes: readonly string[]

@@ -21,10 +21,11 @@ describe('the adaptive soft threshold', () => {
     expect(softThreshold(100_000, 'adaptive', { boundaries: 10, tokensPerBoundary: 20_000 })).toBe(50_000)
   })
 
-  it('the snapshot keeps the retain budget less the growth expected while the fold runs, never less than half of it', () => {
+  it('the snapshot keeps the retain budget less the growth of the lead S keeps below H (boundaries + 1), never less than a quarter of it', () => {
     expect(snapshotRetainTokens(20_000, undefined)).toBe(20_000)
-    expect(snapshotRetainTokens(20_000, { boundaries: 2, tokensPerBoundary: 3000 })).toBe(14_000)
-    expect(snapshotRetainTokens(20_000, { boundaries: 5, tokensPerBoundary: 9000 })).toBe(10_000)
+    expect(snapshotRetainTokens(20_000, { boundaries: 2, tokensPerBoundary: 3000 })).toBe(11_000)
+    expect(snapshotRetainTokens(20_000, { boundaries: 5, tokensPerBoundary: 9000 })).toBe(5000)
+    expect(snapshotRetainTokens(20_000, { boundaries: 1, tokensPerBoundary: -100 })).toBe(20_000)
   })
 })
 
