@@ -1,5 +1,7 @@
 import type { Divergence, FoldStall, LatencyProfile, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
-import { foldStalls, hitRatio, priceRun, stallSummary } from '@warmfold/prefix-cache-testkit'
+import { foldStalls, hitRatio, priceRun, stallSummary, summaryCallAudits } from '@warmfold/prefix-cache-testkit'
+import type { FoldAuditReport, SummaryCallAudit } from './fold-audit-report.ts'
+import { foldAuditReport, summaryCallAudit } from './fold-audit-report.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 
 /**
@@ -17,6 +19,8 @@ export interface SummaryCallReport {
   regionCoverage: number
   /** Its cost in input-token units (prompt and output). */
   cost: number
+  /** The fold audit of the checkpoint this call wrote (see `fold-audit-report.ts`); null for a call whose fold was not committed (an earlier attempt, a discarded fold) or an engine without the audit. */
+  audit: SummaryCallAudit | null
 }
 
 /**
@@ -97,6 +101,8 @@ export interface RunReport {
   efficiency: number | null
   /** The folds' waits under the workload's latency profile; null when a real cache measured the run (its clock is not the model's). */
   stall: StallReport | null
+  /** The coding workload's fold audit against the simulator's record; null for the reading workload. */
+  foldAudit: FoldAuditReport | null
   requests: RequestReport[]
 }
 
@@ -133,6 +139,10 @@ export interface BenchReport {
     backgroundFold: boolean
     /** `--prewarm on|off`: the engine's `background.prewarm`. */
     prewarm: boolean
+    /** `--workload reading|coding`. */
+    workload: string
+    /** `--artifact-trail on|off`: warmfold's `artifactTrail.enabled`. */
+    artifactTrail: boolean
   }
   runs: RunReport[]
 }
@@ -158,6 +168,8 @@ export function workloadOf(args: BenchArgs): BenchReport['workload'] {
     stepSeconds: args.stepSeconds,
     backgroundFold: args.backgroundFold,
     prewarm: args.prewarm,
+    workload: args.workload,
+    artifactTrail: args.artifactTrail,
   }
 }
 
@@ -166,6 +178,7 @@ export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfil
   const priced = priceRun(run, price)
   const folds = latency === null ? null : foldStalls(run, priced, latency)
   const stall = folds === null ? null : stallSummary(folds)
+  const audits = summaryCallAudits(run.session.events)
   return {
     strategy,
     window: run.workload.window,
@@ -177,6 +190,7 @@ export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfil
       hitRatio: round(hitRatio(call)),
       regionCoverage: round(run.summaryCoverage[index] as number),
       cost: round(priced.summaryCosts[index] as number),
+      audit: summaryCallAudit(audits[index] ?? null),
     })),
     conversationRequests: run.conversation.length,
     sessionPromptTokens: run.totals.promptTokens,
@@ -201,6 +215,7 @@ export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfil
           discardedFolds: stall.discardedFolds,
           discardedCost: round(stall.discardedCostUnits),
         },
+    foldAudit: run.workload.workload === 'coding' ? foldAuditReport(run) : null,
     requests: priced.requests.map((request) => ({ ...request, cost: round(request.cost) })),
   }
 }

@@ -44,8 +44,10 @@ export function formatTable(report: BenchReport): string {
   const clock = `${workload.turns === 1 ? '' : `, ${workload.turns} turns`}${workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`}${workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`}`
   // Like the clock, the latency profile and the background fold are named only when not the default.
   const timing = `${workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`}${workload.backgroundFold ? '' : ', background fold off'}${workload.prewarm ? ', prewarm on' : ''}`
-  const title = `warmfold bench: ${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
-  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...legend(report)].join('\n')
+  const kind = workload.workload === 'coding' ? `coding workload${workload.artifactTrail ? '' : ', artifact trail off'}, ` : ''
+  const title = `warmfold bench: ${kind}${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
+  const audits = foldAuditLines(report)
+  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...audits, ...legend(report)].join('\n')
 }
 
 /** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
@@ -70,6 +72,25 @@ export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
   transcript: 'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and cold, and the summarizer never sees a full tool output',
   toolless: 'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, instruction last; dropping the tools breaks the cached prefix at its start',
   'long-instruction': "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the last user message instead of a separate message",
+}
+
+const share = (kept: number, seen: number): string => (seen === 0 ? '-' : `${((kept / seen) * 100).toFixed(1)}%`)
+
+/**
+ * The coding workload's fold audit, one line per run with folds: what survived per class with
+ * the checkpoint (summary and artifact trail) and with the lossy summary alone, and how the
+ * audit's dropped lists agree with the simulator's record.
+ */
+function foldAuditLines(report: BenchReport): string[] {
+  const lines: string[] = []
+  for (const run of report.runs) {
+    const audit = run.foldAudit
+    if (audit === null || audit.folds === 0) continue
+    const classes = (['path', 'command', 'error'] as const).map((name) => `${name}s ${share(audit.classes[name].kept, audit.classes[name].seen)} (summary alone ${share(audit.classes[name].keptBySummary, audit.classes[name].seen)})`).join(', ')
+    const trail = audit.trail === null ? 'no trail' : `trail ≤ ${number.format(audit.trail.largestTokens)} of ${number.format(audit.trail.maxTokens)} tokens`
+    lines.push(`  ${number.format(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ${audit.precision.toFixed(3)}, recall ${audit.recall.toFixed(3)} (${audit.agreed} of ${audit.auditDropped} dropped, ${audit.simulatorLost} lost)`)
+  }
+  return lines.length ? ['Fold audit (what the model still reads after each fold, over all folds):', ...lines, ''] : []
 }
 
 /** Each fold's wait in seconds, a discarded one marked `d`. */

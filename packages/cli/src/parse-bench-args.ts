@@ -1,5 +1,5 @@
-import { DEFAULT_LATENCY_PROFILE, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, LATENCY_PROFILES, LATENCY_SYNTAX, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES } from '@warmfold/prefix-cache-testkit'
-import type { LatencyProfile, PriceProfile, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import { DEFAULT_LATENCY_PROFILE, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, LATENCY_PROFILES, LATENCY_SYNTAX, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES, WORKLOAD_KINDS } from '@warmfold/prefix-cache-testkit'
+import type { LatencyProfile, PriceProfile, WorkloadKind, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import { readLatencyProfile } from './read-latency-profile.ts'
 import { readPriceProfile } from './read-price-profile.ts'
 import type { ProbeDialect } from './probe-dialects.ts'
@@ -33,6 +33,10 @@ export interface BenchArgs {
   backgroundFold: boolean
   /** `--prewarm on|off`: after a background swap, write the post-swap prefix before the next request. Default off. */
   prewarm: boolean
+  /** `--workload reading|coding`: what the scripted session does. Default reading. */
+  workload: WorkloadKind
+  /** `--artifact-trail on|off`: warmfold's artifact trail in every checkpoint. Default on. */
+  artifactTrail: boolean
   /** User turns the steps are split across. */
   turns: number
   /** Virtual seconds between turns. */
@@ -106,6 +110,12 @@ Options:
                         for the summary call (default on)
   --prewarm on|off      after a background fold's swap, write the post-swap prefix with a 1-token
                         request before the next conversation request reads it (default off)
+  --workload W          what the scripted session does: reading (reads one module per step; the cache
+                        economics) | coding (fixes failing tests: paths, commands, compiler and test
+                        output, diffs, user corrections, summarized by a seeded lossy summarizer;
+                        every summary call's fold audit is in --json) (default reading)
+  --artifact-trail on|off
+                        warmfold's artifact trail, written by code into every checkpoint (default on)
   --turns N             split the steps across N user turns, 1 to --steps (default 1)
   --idle S              virtual seconds between a turn's answer and the next user message, during
                         which cache entries may expire (default 0)
@@ -139,7 +149,7 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--latency', '--background-fold', '--prewarm', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--latency', '--background-fold', '--prewarm', '--workload', '--artifact-trail', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -157,6 +167,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     latency: LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
     backgroundFold: true,
     prewarm: false,
+    workload: 'reading',
+    artifactTrail: true,
     turns: 1,
     idleSeconds: 0,
     idleCompaction: true,
@@ -255,6 +267,12 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break
       case '--prewarm':
         args.prewarm = oneOf('--prewarm', text, ['on', 'off'] as const) === 'on'
+        break
+      case '--workload':
+        args.workload = oneOf('--workload', text, WORKLOAD_KINDS)
+        break
+      case '--artifact-trail':
+        args.artifactTrail = oneOf('--artifact-trail', text, ['on', 'off'] as const) === 'on'
         break
       case '--turns':
         args.turns = boundedInteger('--turns', text, 1, MAX_STEPS, 'turns (at most --steps)')

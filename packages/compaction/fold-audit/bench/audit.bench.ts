@@ -6,7 +6,7 @@ import type { ScriptedReply } from '@warmfold/llm/testing'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
 import { afterAll, bench, describe } from 'vitest'
-// The test kit will depend on the compaction engine, which will depend on this package, so a
+// The test kit depends on the compaction engine, which depends on this package, so a
 // devDependency on either would make a workspace cycle: like the cache ledger's overhead bench,
 // this one reaches the kit's source directly to mount a real warmfold host.
 import { mountWarmfoldHost } from '../../../testing/prefix-cache-testkit/src/mount-warmfold-host.ts'
@@ -15,10 +15,13 @@ import { auditFold, buildArtifactTrail, extractArtifacts } from '../src/index.ts
 import type { CodingStep } from './coding-session.ts'
 import { codingSteps } from './coding-session.ts'
 
-// What the fold audit adds to a fold: the CPU time of a real fold (BasicCompactionEngine's
-// compactNow on a 60-step coding session, with the token meter, the pruner, the invariant
-// checker and the cache ledger; only the model's content is scripted) against extraction, audit
-// and artifact trail of the same folded region. Compare the means of the two benches of a window.
+// What the fold audit adds to a fold's CPU time. For each window, a 60-step coding session (the
+// labelled corpus's tool calls and outputs, a source file read every third step) is run once
+// through a real warmfold host, then copied into fresh sessions; each iteration folds one copy
+// with BasicCompactionEngine.compactNow (token meter, pruner, invariant checker, cache ledger;
+// only the model's content is scripted), once on a host with the audit and the artifact trail
+// (the defaults) and once on a host with both off. The difference of the two means is what the
+// audit costs a fold; the third bench times the audit's own work on the same region.
 
 const ROUTE = { provider: 'scripted', model: 'coder' } as const
 const SUMMARY = [
@@ -30,11 +33,19 @@ const SUMMARY = [
 ].join('\n')
 const REQUIRED = ['Goal and Intent', 'Key Decisions', 'Files and Code', 'Errors and Fixes', 'Pending Work', 'Current Work', 'Next Step', 'Critical Context']
 
-/** A host with a scripted model that walks `steps` (one tool call per request), then summarizes when asked. */
-async function host(window: number, steps: readonly CodingStep[]): Promise<Context> {
+/** The windows measured (`FOLD_AUDIT_BENCH_WINDOWS=32000,128000` to choose). */
+const WINDOWS = (process.env.FOLD_AUDIT_BENCH_WINDOWS ?? '32000,128000').split(',').map(Number)
+/** Iterations of each fold bench (each needs a fresh copy of the session). */
+const FOLDS = 6
+
+/** A host with a scripted model that walks `steps` (one tool call per request) and summarizes when asked; `audit` false turns the audit and the trail off. */
+async function host(window: number, steps: readonly CodingStep[], audit: boolean): Promise<Context> {
   const ctx = new Context()
   await ctx.start()
-  mountWarmfoldHost(ctx, { pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 } })
+  mountWarmfoldHost(ctx, {
+    pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 },
+    engineConfig: { auto: false, ...(audit ? {} : { audit: { enabled: false }, artifactTrail: { enabled: false } }) },
+  })
   const reply = (request: GenerateOptions): ScriptedReply => {
     if (request.purpose === 'compaction') return { content: SUMMARY }
     const done = request.messages.filter((message) => message.role === 'assistant').length
@@ -42,45 +53,30 @@ async function host(window: number, steps: readonly CodingStep[]): Promise<Conte
     if (step === undefined) return { content: 'Done.' }
     return { content: [textBlock(`Step ${done}.`), toolCallBlock(`call-${done}`, step.name, step.arguments)] }
   }
-  // A window large enough that the session reaches its full size before the measured fold.
-  ctx.llm.registerAdapter(ROUTE.provider, new ScriptedAdapter({ models: { [ROUTE.model]: { contextWindow: window * 4, defaultMaxTokens: 8192 } }, responses: reply }))
+  ctx.llm.registerAdapter(ROUTE.provider, new ScriptedAdapter({ models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } }, responses: reply }))
   for (const name of new Set(steps.map((step) => step.name))) {
-    ctx.tools.register({
-      name,
-      description: `The ${name} tool.`,
-      parameters: { type: 'object' },
-      execute: (_args, context) => {
-        const step = steps[Number(context.toolCallId.slice('call-'.length))]!
-        if (step.isError) throw new Error(step.result)
-        return step.result
-      },
-    })
+    ctx.tools.register({ name, description: `The ${name} tool.`, parameters: { type: 'object' }, execute: (_args, context) => steps[Number(context.toolCallId.slice('call-'.length))]!.result })
   }
   return ctx
 }
 
-/** Runs the scripted session once, then copies its log into fresh sessions, one per fold to measure. */
-async function sessions(ctx: Context, steps: readonly CodingStep[], copies: number): Promise<Agent[]> {
-  const source = await ctx.agentLoop.create('source', { ...ROUTE, system: 'You are a careful coding agent.', maxSteps: steps.length + 5 })
-  for (const [index, step] of steps.entries()) {
-    if (index === 0 || step.userBefore !== undefined) {
-      source.followup(step.userBefore ?? 'Go on.')
-      await source.whenIdle()
-    }
-  }
-  const agents: Agent[] = []
-  for (let copy = 0; copy < copies; copy++) {
-    const session = await ctx.sessions.create(`copy-${agents.length}-${copy}`)
-    for (const event of source.session.events) {
-      const append = session.append as (type: string, data: unknown, ...intent: unknown[]) => unknown
-      append.call(session, event.type, event.data, ...(event.surface ? [event.surface] : []))
-    }
-    agents.push(await ctx.agentLoop.create(session.id, { ...ROUTE, system: 'You are a careful coding agent.' }))
-  }
-  return agents
+/** Runs the scripted session once (`auto: false`: nothing folds while it runs). */
+async function source(ctx: Context, steps: readonly CodingStep[]): Promise<Session> {
+  const agent = await ctx.agentLoop.create('source', { ...ROUTE, system: 'You are a careful coding agent.', maxSteps: steps.length + 5 })
+  agent.followup(steps[0]?.userBefore ?? 'Fix the failing tests.')
+  await agent.whenIdle()
+  return agent.session
 }
 
-/** The surface messages of `session` with their seqs: what a fold of positions 0..end replaces, and what stays. */
+/** A fresh copy of `from` as an agent of `ctx`, ready to fold. */
+async function copy(ctx: Context, from: Session, id: string): Promise<Agent> {
+  const session = await ctx.sessions.create(id)
+  const append = session.append as (type: string, data: unknown, ...intent: unknown[]) => unknown
+  for (const event of from.events) append.call(session, event.type, event.data, ...(event.surface ? [event.surface] : []))
+  return ctx.agentLoop.create(id, { ...ROUTE, system: 'You are a careful coding agent.' })
+}
+
+/** The surface messages of `session` with their seqs. */
 function surface(session: Session): LoggedMessage[] {
   return session.surface.nodes.map((seq) => ({ seq, message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message }))
 }
@@ -90,41 +86,42 @@ afterAll(async () => {
   for (const ctx of contexts.splice(0)) await ctx.stop()
 })
 
-for (const window of [128_000, 512_000]) {
-  // 60 steps; every third one reads a source file sized so that the session fills about 80 %
-  // of the window (4 characters a token): 128k → about 400,000 characters of history.
-  const steps = codingSteps(60, Math.round((window * 4 * 0.8) / 20) - 1500)
+for (const window of WINDOWS) {
+  // Every third step reads a file sized so that the session fills about 80 % of the window (4 characters a token).
+  const steps = codingSteps(60, Math.max(2000, Math.round((window * 4 * 0.8) / 20) - 1500))
   describe(`a 60-step coding session, ${window / 1000}k window`, () => {
-    const pool: Agent[] = []
+    const pools = new Map<boolean, { ctx: Context; agents: Agent[] }>()
     let region: LoggedMessage[] = []
     let tail: LoggedMessage[] = []
-    let ctx: Context | undefined
-    const prepare = async (): Promise<void> => {
-      if (ctx === undefined) {
-        ctx = await host(window, steps)
-        contexts.push(ctx)
-      }
-      if (pool.length < 12) pool.push(...(await sessions(ctx, steps, 12 - pool.length)))
+    const prepare = (audit: boolean) => async (): Promise<void> => {
+      if (pools.has(audit)) return
+      const ctx = await host(window, steps, audit)
+      contexts.push(ctx)
+      const from = await source(ctx, steps)
+      const agents: Agent[] = []
+      for (let index = 0; index < FOLDS + 2; index++) agents.push(await copy(ctx, from, `copy-${index}`))
+      pools.set(audit, { ctx, agents })
       if (region.length === 0) {
-        // The region a fold replaces: all but the last few messages (the retained tail).
-        const messages = surface(pool[0]!.session)
+        const messages = surface(from)
         region = messages.slice(0, -4)
         tail = messages.slice(-4)
       }
     }
-
-    bench('fold: BasicCompactionEngine.compactNow', async () => {
-      const agent = pool.pop()
-      if (agent === undefined) throw new Error('audit.bench: the session pool is empty; raise its size to the iterations + warmup')
-      const result = await ctx!.compaction.compactNow(agent)
+    const fold = (audit: boolean) => async (): Promise<void> => {
+      const pool = pools.get(audit)
+      const agent = pool?.agents.pop()
+      if (pool === undefined || agent === undefined) throw new Error('audit.bench: the session pool is empty; raise its size to the iterations + warmup')
+      const result = await pool.ctx.compaction.compactNow(agent)
       if (result === null) throw new Error('audit.bench: the fold folded nothing')
-    }, { iterations: 8, time: 0, warmupIterations: 2, warmupTime: 0, setup: prepare })
+    }
 
-    bench('audit: extractArtifacts + buildArtifactTrail + auditFold', () => {
+    bench('fold with the audit and the trail (defaults)', fold(true), { iterations: FOLDS, time: 0, warmupIterations: 1, warmupTime: 0, setup: prepare(true) })
+    bench('fold without them (audit and artifactTrail off)', fold(false), { iterations: FOLDS, time: 0, warmupIterations: 1, warmupTime: 0, setup: prepare(false) })
+    bench('the audit alone: extractArtifacts + buildArtifactTrail + auditFold', () => {
       const extraction = extractArtifacts(region)
       const trail = buildArtifactTrail(extraction)
       const audit = auditFold({ folded: extraction.artifacts, checkpointText: `${SUMMARY}\n\n${trail.text}`, visibleAfter: tail.map(({ message }) => message), requiredSections: REQUIRED })
       if (audit.classes.path.seen === 0) throw new Error('audit.bench: the region has no paths')
-    }, { iterations: 20, time: 0, warmupIterations: 3, warmupTime: 0, setup: prepare })
+    }, { iterations: 20, time: 0, warmupIterations: 3, warmupTime: 0, setup: prepare(true) })
   })
 }

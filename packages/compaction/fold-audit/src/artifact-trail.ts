@@ -5,21 +5,22 @@ import type { ArtifactExtraction, ToolCallRecord } from './extract-artifacts.ts'
 export const DEFAULT_TRAIL_TOKENS = 1000
 
 /** The sections of the trail, in the order they are written. */
-export type TrailSection = 'filesChanged' | 'filesRead' | 'commands' | 'openProblems' | 'userConstraints' | 'hostEntries'
+export type TrailSection = 'filesChanged' | 'filesRead' | 'otherPaths' | 'commands' | 'openProblems' | 'userConstraints' | 'hostEntries'
 
-const SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'commands', 'openProblems', 'userConstraints', 'hostEntries']
+const SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'otherPaths', 'commands', 'openProblems', 'userConstraints', 'hostEntries']
 
 const TITLES: Readonly<Record<TrailSection, string>> = {
   filesChanged: 'Files changed',
   filesRead: 'Files read',
+  otherPaths: 'Other paths named',
   commands: 'Commands run',
   openProblems: 'Open problems',
   userConstraints: 'User constraints and corrections',
   hostEntries: 'Noted by the host',
 }
 
-/** Which section loses its items first when the budget is short: files read (they are still on disk), then commands, files changed, open problems, the user's own words, and what the host added on purpose last. */
-const CUT_TIER: Readonly<Record<TrailSection, number>> = { filesRead: 0, commands: 1, filesChanged: 2, openProblems: 3, userConstraints: 4, hostEntries: 5 }
+/** Which section loses its items first when the budget is short: other paths and files read (they are still on disk), then commands, files changed, open problems, the user's own words, and what the host added on purpose last. */
+const CUT_TIER: Readonly<Record<TrailSection, number>> = { otherPaths: 0, filesRead: 1, commands: 2, filesChanged: 3, openProblems: 4, userConstraints: 5, hostEntries: 6 }
 
 /** Options of {@link buildArtifactTrail}. */
 export interface ArtifactTrailOptions {
@@ -63,6 +64,20 @@ interface Item {
  * of a correction (`no,`, `actually`, `wait`, `wrong`).
  */
 const CONSTRAINT = /\b(?:do not|don'?t|don’t|never|always|must(?:n'?t)?|should(?:n'?t)?|only|instead|avoid|keep|make sure|no longer|not|prefer|rather than|stop|without|except|skip|leave)\b|^(?:no\b|actually\b|wait\b|wrong\b|that'?s (?:not|wrong))/i
+
+/** Error headlines an open problem lists at most. */
+const MAX_PROBLEM_ERRORS = 3
+
+const isWord = (character: string | undefined): boolean => character !== undefined && /[A-Za-z0-9_]/.test(character)
+
+/** Whether `line` holds `word` with no word character continuing it on either side (as the audit's matcher counts a mention). */
+function holdsWord(line: string, word: string): boolean {
+  for (let at = line.indexOf(word); at >= 0; at = line.indexOf(word, at + 1)) {
+    if ((isWord(word[0]) && isWord(line[at - 1])) || (isWord(word.at(-1)) && isWord(line[at + word.length]))) continue
+    return true
+  }
+  return false
+}
 
 /** `text` as a Markdown code span, with a fence longer than any backtick run inside it. */
 function code(text: string): string {
@@ -133,14 +148,22 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   for (const [label, entry] of problems) {
     if (!failed(entry.last)) continue
     const result = entry.last.result!
-    const error = result.errors[0] ?? (result.exitCode !== undefined ? `exit ${result.exitCode}` : 'failed')
-    list.push({ section: 'openProblems', line: `- ${label}: ${error}`, references: entry.runs, seq: entry.last.seq, firstSeq: entry.firstSeq })
+    // Every error headline of the failing run (a test run reports the failed test and its assertion), up to MAX_PROBLEM_ERRORS.
+    const errors = result.errors.length > 0 ? [...new Set(result.errors)].slice(0, MAX_PROBLEM_ERRORS) : [result.exitCode !== undefined ? `exit ${result.exitCode}` : 'failed']
+    const line = errors.length === 1 ? `- ${label}: ${errors[0]}` : [`- ${label}:`, ...errors.map((error) => `  - ${error}`)].join('\n')
+    list.push({ section: 'openProblems', line, references: entry.runs, seq: entry.last.seq, firstSeq: entry.firstSeq })
   }
 
   // The user's constraints and corrections, verbatim.
   for (const artifact of extraction.artifacts) {
     if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
     list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
+  }
+  // Paths no line above names (a compiler error's file, a search hit, a path the user typed): cut first, they are on disk.
+  const written = list.map((item) => item.line)
+  for (const artifact of extraction.artifacts) {
+    if (artifact.class !== 'path' || written.some((line) => holdsWord(line, artifact.text))) continue
+    list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
   // The host's own lines, in the order it added them (the later ones count as newer).
   for (const [index, entry] of hostEntries.entries()) list.push({ section: 'hostEntries', line: `- ${entry}`, references: 1, seq: Number.MAX_SAFE_INTEGER - hostEntries.length + index, firstSeq: index })
@@ -174,9 +197,10 @@ const defaultEstimate = (text: string): number => Math.ceil(text.length / 4)
  * that the engine appends to the checkpoint, listing the files changed and read (with the last
  * tool that touched each), the commands run (with the last exit status known), the open
  * problems (the first error of each command or call whose last run failed) and the user's
- * constraints and corrections verbatim, within `maxTokens`. When it does not fit, items are
- * left out in this order: section (files read, commands, files changed, open problems, user
- * constraints), then the least referenced, then the oldest.
+ * constraints and corrections verbatim, and every other path the region named, within
+ * `maxTokens`. When it does not fit, items are left out in this order: section (other paths,
+ * files read, commands, files changed, open problems, user constraints, the host's lines), then
+ * the least referenced, then the oldest.
  * @throws TypeError for a budget that is not a positive integer or an estimate that is not a function.
  */
 export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, options: ArtifactTrailOptions = {}): ArtifactTrail {
@@ -199,7 +223,7 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   )
   const renderWithout = (count: number, widest?: number): { text: string; cut: Record<TrailSection, number> } => {
     const removed = new Set(removal.slice(0, count))
-    const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
+    const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
     for (const item of removed) cut[item.section]++
     return { text: render(all.filter((item) => !removed.has(item)), cut, widest), cut }
   }
@@ -225,7 +249,7 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   }
   const text = estimate(chosen.text) <= maxTokens ? chosen.text : ''
   const cut = text === '' ? renderWithout(all.length).cut : chosen.cut
-  const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
+  const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
   for (const item of all) kept[item.section]++
   for (const section of SECTIONS) kept[section] -= cut[section]
   return { text, tokens: text === '' ? 0 : estimate(text), kept, cut }

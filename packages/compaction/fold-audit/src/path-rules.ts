@@ -70,7 +70,8 @@ export function isArgumentFolder(word: string): boolean {
  * The path a token of a line is, normalized, or `undefined` when it is not one. `before` and
  * `after` are the characters around the token (`''` at the ends of the line).
  *
- * Normalized: without a pytest `::node` suffix, a `:line:col` position, a leading `./`, a
+ * Normalized: without a pytest `::node` suffix, a `:line:col` position (and what a grep or a
+ * stack frame writes right after it), a leading `./`, a
  * trailing `/` and trailing sentence dots.
  */
 export function pathFromToken(token: string, before: string, after: string): string | undefined {
@@ -80,6 +81,8 @@ export function pathFromToken(token: string, before: string, after: string): str
   let text = token.replace(/^(?:link|file|portal):(?!\/\/)/, '')
   const nodeId = text.indexOf('::')
   if (nodeId >= 0) text = text.slice(0, nodeId)
+  // A position, and whatever follows it without a space: grep's `path:12:content`, Ruby's `path:12:in`.
+  text = text.replace(/(?::\d+)+:.*$/, '')
   text = text.replace(/(?::\d+)+:?$/, '').replace(/:+$/, '')
   // What still holds a colon is a scheme or a reference (`node:internal/x`, `image:tag`), not a path.
   if (text.includes(':')) return undefined

@@ -33,26 +33,30 @@ describe('buildArtifactTrail', () => {
         '- `src/checkout/pay.ts` (edit_file)',
         '### Files read',
         '- `src` (grep)',
+        '### Other paths named',
+        '- `src/config.ts`',
         '### Commands run',
         '- `pnpm vitest run test/pay.test.ts` → exit 1',
         '- `pnpm tsc --noEmit` → ok (2 runs)',
         '### Open problems',
-        '- `pnpm vitest run test/pay.test.ts`: FAIL test/pay.test.ts > retries',
+        '- `pnpm vitest run test/pay.test.ts`:',
+        '  - FAIL test/pay.test.ts > retries',
+        '  - Error: config is not defined',
         '### User constraints and corrections',
         '- Do not change src/api/public.ts, and use pnpm',
         '- Actually, keep the default at 250 ms',
       ].join('\n'),
     )
     expect(trail.tokens).toBe(Math.ceil(trail.text.length / 4))
-    expect(trail.kept).toEqual({ filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 })
-    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 })
+    expect(trail.kept).toEqual({ filesChanged: 1, filesRead: 1, otherPaths: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 })
+    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 })
   })
 
   it('leaves out files read first, then commands, files changed, problems, and the user last, and says what it left out', () => {
     const extraction = extractArtifacts(REGION)
     const full = buildArtifactTrail(extraction)
     const totals = full.kept
-    const tiers = ['filesRead', 'commands', 'filesChanged', 'openProblems', 'userConstraints'] as const
+    const tiers = ['otherPaths', 'filesRead', 'commands', 'filesChanged', 'openProblems', 'userConstraints'] as const
     let previous = full.cut
     for (let budget = full.tokens; budget >= 1; budget--) {
       const trail = buildArtifactTrail(extraction, { maxTokens: budget })
@@ -77,16 +81,16 @@ describe('buildArtifactTrail', () => {
     let budget = buildArtifactTrail(extraction).tokens
     while (buildArtifactTrail(extraction, { maxTokens: budget }).cut.commands === 0) budget--
     const trail = buildArtifactTrail(extraction, { maxTokens: budget })
-    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 1, commands: 1, openProblems: 0, userConstraints: 0, hostEntries: 0 })
+    expect(trail.cut).toEqual({ filesChanged: 0, filesRead: 1, otherPaths: 1, commands: 1, openProblems: 0, userConstraints: 0, hostEntries: 0 })
     // The command run once goes before the one run twice.
     expect(trail.text).toContain('- `pnpm tsc --noEmit` → ok (2 runs)')
     expect(trail.text).not.toContain('- `pnpm vitest run test/pay.test.ts` → exit 1')
-    expect(trail.text.endsWith('(left out for space: 1 files read, 1 commands run)')).toBe(true)
+    expect(trail.text.endsWith('(left out for space: 1 files read, 1 other paths named, 1 commands run)')).toBe(true)
     expect(buildArtifactTrail(extraction, { maxTokens: 5 })).toEqual({
       text: '',
       tokens: 0,
-      kept: { filesChanged: 0, filesRead: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 },
-      cut: { filesChanged: 1, filesRead: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 },
+      kept: { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 },
+      cut: { filesChanged: 1, filesRead: 1, otherPaths: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 },
     })
   })
 
@@ -101,6 +105,13 @@ describe('buildArtifactTrail', () => {
     expect(tight.cut.filesRead + tight.cut.commands).toBeGreaterThan(0)
     expect(() => buildArtifactTrail(extraction, { hostEntries: ['two\nlines'] })).toThrow('buildArtifactTrail: hostEntries[0] must be one non-empty line, got "two\\nlines"')
     expect(() => buildArtifactTrail(extraction, { hostEntries: [' '] })).toThrow('hostEntries[0] must be one non-empty line')
+  })
+
+  it('lists every error headline of a failing run under its problem, up to three', () => {
+    const region = logOf([call('a', 'bash', { command: 'pnpm vitest run test/tax.test.ts' }), result('a', ' FAIL  test/tax.test.ts > adds tax\nAssertionError: expected 119 to be 100 // Object.is equality\nExit code: 1')])
+    expect(buildArtifactTrail(extractArtifacts(region)).text).toContain(
+      ['- `pnpm vitest run test/tax.test.ts`:', '  - FAIL test/tax.test.ts > adds tax', '  - AssertionError: expected 119 to be 100 // Object.is equality'].join('\n'),
+    )
   })
 
   it('measures with the estimate it is given', () => {

@@ -119,6 +119,13 @@ describe('extractArtifacts: results and text', () => {
     expect(texts(extractArtifacts(messages, { includeReasoning: true }).artifacts, 'path')).toEqual(['src/think.ts', 'src/real.ts'])
   })
 
+  it('reads a path whose position is followed by text without a space (grep -n, Ruby frames)', () => {
+    const { artifacts } = extractArtifacts(
+      logOf([call('a', 'bash', { command: 'rg -n total src' }), result('a', "src/cart.ts:42:export function total(cart: Cart): number {\n/app/jobs/backfill.rb:12:in `block in <main>': undefined method")]),
+    )
+    expect(texts(artifacts, 'path')).toEqual(['src', 'src/cart.ts', '/app/jobs/backfill.rb'])
+  })
+
   it('removes ANSI colours and writes paths inside the workspace root relative to it', () => {
     const { artifacts } = extractArtifacts(
       logOf([call('a', 'bash', { command: 'vitest' }), result('a', '\u001b[31m FAIL \u001b[39m /home/dev/app/src/a.test.ts > adds\n/home/dev/app\n/home/dev/other/x.ts')]),

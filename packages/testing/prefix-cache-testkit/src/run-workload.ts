@@ -19,6 +19,9 @@ import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
+import { codingStep } from './coding-workload.ts'
+import { firstMessage, registerCodingTools } from './coding-tools.ts'
+import { lossySummary } from './lossy-summary.ts'
 import { minimumWorkloadSummaryTokens, workloadSummary } from './workload-summary.ts'
 import { requestLatency, requestLatencyMs } from './request-latency.ts'
 
@@ -117,6 +120,9 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         clock,
         idle: { enabled: workload.idleCompaction },
         background: { enabled: workload.backgroundFold, prewarm: workload.prewarm },
+        // Every dropped item is listed, so the bench can hold the audit against the simulator's record.
+        artifactTrail: { enabled: workload.artifactTrail },
+        audit: { maxDropped: 1_000_000 },
         ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
       },
       pruner: workload.prunerBudget,
@@ -133,6 +139,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       (request) => charged.get(request)?.observation,
       cache.profile.ttlMs,
       clock,
+      regions,
     )
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
     if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
@@ -164,7 +171,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     live = agent.session
     for (let turn = 0; turn < workload.turns; turn++) {
       if (turn > 0) await clock.advanceIdle(workload.idleSeconds * 1000, agent)
-      agent.followup(turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.')
+      agent.followup(firstMessage(workload, turn))
       await agent.whenIdle()
     }
     const session = agent.session
@@ -258,6 +265,7 @@ function scriptedModel(
   charged: (request: GenerateOptions) => CacheObservation | undefined,
   ttlMs: number,
   clock: VirtualClock,
+  regions: RegionRecord,
 ): ScriptedAdapter {
   // The model carries the simulator profile's TTL, as an adapter carries its provider's.
   const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
@@ -276,6 +284,7 @@ function scriptedModel(
       // A realistic checkpoint (1.5k-4k tokens), cut to the call's cap (never below one bullet a section).
       const fold = folds++
       const maxTokens = request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
+      if (workload.workload === 'coding') return [textBlock(lossySummary(fold, regions.latest ?? [], { readChars: workload.resultChars, turns: workload.turns, ...(maxTokens === undefined ? {} : { maxTokens }) }))]
       return [textBlock(workloadSummary(fold, maxTokens === undefined ? {} : { maxTokens }))]
     }
     if (request.purpose !== 'conversation') return [textBlock('ok')]
@@ -286,6 +295,10 @@ function scriptedModel(
       return [textBlock(text)]
     }
     const index = step++
+    if (workload.workload === 'coding') {
+      const coding = codingStep(index, workload.resultChars)
+      return [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, coding.name, coding.arguments)]
+    }
     return [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`)]
   }
   return new ScriptedAdapter({
@@ -308,6 +321,7 @@ function scriptedModel(
 
 /** The workload's tools; each call takes `stepSeconds` on the virtual clock (the tool step's own time). */
 function registerTools(ctx: Context, workload: ResolvedWorkload, clock: VirtualClock): void {
+  if (workload.workload === 'coding') return registerCodingTools(ctx, workload, clock)
   let calls = 0
   ctx.tools.register({
     name: 'read_file',

@@ -15,6 +15,14 @@ export const STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'c
 export const DEFAULT_STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
 export const PRUNERS: readonly WorkloadPruner[] = ['rewrite-only', 'default', 'none']
 export const EFFORTS: readonly string[] = ['low', 'high', 'max']
+/**
+ * What the scripted session does: `reading` reads one module per step (filler content, the
+ * cache economics workload); `coding` fixes failing tests (paths, commands, compiler and test
+ * output, errors, diffs, user corrections) and summarizes lossily, so the fold audit has
+ * something to find (see `coding-workload.ts`, `lossy-summary.ts`).
+ */
+export type WorkloadKind = 'reading' | 'coding'
+export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['reading', 'coding']
 
 /** What a caller may set. */
 export interface WorkloadOptions {
@@ -30,6 +38,10 @@ export interface WorkloadOptions {
   pruner?: WorkloadPruner
   /** Default `warmfold`. */
   strategy?: WorkloadStrategy
+  /** Default `reading`. */
+  workload?: WorkloadKind
+  /** warmfold's artifact trail in every checkpoint (its `artifactTrail.enabled`). Default: on for `warmfold`; the reference strategies never write one. */
+  artifactTrail?: boolean
   /** Cache profile. Default `bytes`. */
   profile?: string
   /** Send summary calls to `provider/model` instead of the conversation route. */
@@ -83,6 +95,9 @@ export interface ResolvedWorkload {
   readonly stop?: readonly string[]
   readonly pruner: WorkloadPruner
   readonly strategy: WorkloadStrategy
+  readonly workload: WorkloadKind
+  /** warmfold's artifact trail (see {@link WorkloadOptions.artifactTrail}). */
+  readonly artifactTrail: boolean
   readonly profile: string
   readonly summaryRoute?: { readonly provider: string; readonly model: string }
   readonly turns: number
@@ -136,6 +151,9 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
   if (!PRUNERS.includes(pruner)) throw new TypeError(`workload pruner must be one of ${PRUNERS.join(', ')}, got ${JSON.stringify(options.pruner)}`)
   const strategy = options.strategy ?? 'warmfold'
   if (!STRATEGIES.includes(strategy)) throw new TypeError(`workload strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(options.strategy)}`)
+  const workload = options.workload ?? 'reading'
+  if (!WORKLOAD_KINDS.includes(workload)) throw new TypeError(`workload kind must be one of ${WORKLOAD_KINDS.join(', ')}, got ${JSON.stringify(options.workload)}`)
+  if (options.artifactTrail === true && strategy !== 'warmfold') throw new TypeError(`workload artifactTrail is warmfold's; strategy ${strategy} writes none`)
   const profile = options.profile ?? 'bytes'
   parseCacheProfile(profile)
   if (options.temperature !== undefined && !Number.isFinite(options.temperature)) throw new TypeError(`workload temperature must be a finite number, got ${options.temperature}`)
@@ -182,6 +200,8 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     stop: options.stop ? Object.freeze([...options.stop]) : undefined,
     pruner,
     strategy,
+    workload,
+    artifactTrail: options.artifactTrail ?? strategy === 'warmfold',
     profile,
     summaryRoute,
     turns,
