@@ -56,6 +56,8 @@ describe('warmfold bench --store postgres:URL', () => {
       expect(fromDb.stdout + fromDb.stderr).not.toContain('hunter2')
       const fromFile = await warmfold(['report', join(kept, 'warmfold-4800.jsonl')])
       expect(reportBody(fromDb.stdout)).toBe(reportBody(fromFile.stdout))
+      // The fold audit section too: read from the database as from the file.
+      expect(fromDb.stdout).toMatch(/\n\nFold audit \(\d+ fold\(s\); artifacts of the folded region the model still reads, verbatim\):\n {2}line \d+, after request #\d+: kept /)
     } finally {
       await rm(kept, { recursive: true, force: true })
     }

@@ -159,6 +159,12 @@ describe('warmfold report --out in headless Chromium', () => {
     expect(await page.locator('svg.chart g.request rect.seg.cached').count()).toBeGreaterThan(0)
     expect(await page.locator('svg.chart g.marker.fold').count()).toBe(run.summaryCalls.length)
     expect(await page.locator('.source').innerText()).toContain('Numbers from the cache ledger')
+    // Every committed fold's audit, one row each: survival per class, the trail, re-work after the fold.
+    const folds = (JSON.parse(bench.stdout) as { runs: Array<{ summaryCalls: Array<{ audit: unknown }> }> }).runs[0]!.summaryCalls.filter((call) => call.audit !== null).length
+    expect(folds).toBeGreaterThan(0)
+    expect(await page.locator('#fold-audit h2').innerText()).toBe(`Fold audit (${folds})`)
+    expect(await page.locator('#fold-audit tbody tr').count()).toBe(folds)
+    expect(await page.locator('#fold-audit tbody tr').first().innerText()).toMatch(/of 1000 tokens|of \d+ tokens/)
     await page.close()
   }, 120_000)
 

@@ -43,6 +43,9 @@ describe('warmfold report --store', () => {
       expect(fromStore.stdout).toContain(`  - Read from the session store sqlite:${path}: log line N is the event with seq N − 1`)
       expect(reportBody(fromStore.stdout)).toBe(reportBody(fromFile.stdout))
     }
+    // warmfold's folds are audited: the section is read from the database as from the file.
+    const audited = await cli(['report', '--store', `sqlite:${path}`, 'warmfold-4800'])
+    expect(audited.stdout).toMatch(/\n\nFold audit \(\d+ fold\(s\); artifacts of the folded region the model still reads, verbatim\):\n {2}line \d+, after request #\d+: kept /)
     // file:DIR ID is DIR/ID.jsonl.
     const viaFileStore = await cli(['report', '--store', `file:${kept}`, 'legacy-4800'])
     expect(viaFileStore.stdout).toBe((await cli(['report', join(kept, 'legacy-4800.jsonl')])).stdout)

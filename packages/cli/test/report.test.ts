@@ -321,7 +321,51 @@ describe('warmfold report --out', () => {
   it('--help prints the usage, and the command list names report', async () => {
     const result = await cli(['report', '--help'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Usage: warmfold report SESSION\.jsonl \[--out report\.html\] \[--price P\]/)
+    expect(result.stdout).toMatch(/^Usage: warmfold report SESSION\.jsonl \[--out report\.html \| --json\] \[--price P\]/)
     expect((await cli(['--help'])).stdout).toContain('report         show every request')
+  })
+})
+
+describe('warmfold report: the fold audit', () => {
+  it('shows each fold\'s audit of a coding session: survival per class, the dropped items, re-work after the fold; in the text, the HTML page and --json', async () => {
+    const { file, run } = await workloadSessionLog(directory, 'audit-coding', { window: 32_000, workload: 'coding', artifactTrail: false, turns: 2 })
+    const audits = run.session.events.filter((event) => event.type === 'compaction/audit')
+    expect(audits.length).toBeGreaterThan(0)
+    const result = await cli(['report', file])
+    expect(result.code).toBe(0)
+    const section = result.stdout.split('\n\n').find((block) => block.startsWith('Fold audit'))!
+    expect(section.split('\n')[0]).toBe(`Fold audit (${audits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`)
+    for (const event of audits) {
+      const data = event.data as unknown as { classes: Record<string, { seen: number; kept: number }>; droppedTotal: number; dropped: { class: string; text: string }[] }
+      const row = section.split('\n').find((line) => line.startsWith(`  line ${event.seq + 1}, after request #`))!
+      expect(row).toContain(`path ${data.classes.path!.kept}/${data.classes.path!.seen}`)
+      expect(row).toContain('no artifact trail; after the fold: ')
+      expect(row).toMatch(/after the fold: \d+ of \d+ reads repeated what the fold held/)
+      expect(section).toContain(`dropped ${data.droppedTotal}: ${data.dropped[0]!.class} ${JSON.stringify(data.dropped[0]!.text)}`)
+    }
+    const out = join(directory, 'audit-coding.html')
+    expect((await cli(['report', file, '--out', out])).code).toBe(0)
+    const html = await readFile(out, 'utf8')
+    expect(html).toContain(`<section id="fold-audit"><h2>Fold audit (${audits.length})</h2>`)
+    const json = JSON.parse((await cli(['report', file, '--json'])).stdout) as { foldAudits: { compactionId: string; droppedTotal: number; rework: unknown }[] }
+    expect(json.foldAudits.map((audit) => audit.compactionId)).toEqual(audits.map((event) => (event.data as { compactionId: string }).compactionId))
+    expect(json.foldAudits[0]!.rework).not.toBeNull()
+  })
+
+  it('takes --json alone, not with --out', async () => {
+    expect((await cli(['report', 'x.jsonl', '--json', '--out', 'y.html'])).stderr).toContain('--json and --out are exclusive')
+  })
+
+  it('refuses a compaction/audit it cannot read, naming the line and the field', async () => {
+    const { file } = await workloadSessionLog(directory, 'audit-broken', { window: 32_000, workload: 'coding' })
+    const lines = (await readFile(file, 'utf8')).split('\n')
+    const at = lines.findIndex((line) => line.includes('"type":"compaction/audit"'))
+    const parsed = JSON.parse(lines[at]!) as { data: { droppedTotal: unknown } }
+    parsed.data.droppedTotal = -1
+    lines[at] = JSON.stringify(parsed)
+    await writeFile(file, lines.join('\n'))
+    const result = await cli(['report', file])
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain(`${file}:${at + 1}: compaction/audit droppedTotal must be an integer ≥ 0, got -1`)
   })
 })

@@ -3,7 +3,8 @@ import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
 import { RunError } from '../run-error.ts'
 import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
 import type { SessionLog } from './read-session-log.ts'
-import type { ObservedRequest, ReportFoldTiming, ReportGuard, ReportMarker, ReportPruneDecision, ReportRequest, ReportTotals, RequestTokens, SessionReport } from './report-model.ts'
+import type { ObservedRequest, ReportFoldAudit, ReportFoldTiming, ReportGuard, ReportMarker, ReportPruneDecision, ReportRequest, ReportTotals, RequestTokens, SessionReport } from './report-model.ts'
+import { AUDIT_EVENT, readFoldAudit } from './fold-audit-events.ts'
 import { readFoldTiming } from './fold-timing-events.ts'
 import { PRUNE_DECISION_EVENT, readPruneDecision } from './prune-decision-events.ts'
 import type { HeaderEnvelope } from './usage-requests.ts'
@@ -24,6 +25,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
   const guards: ReportGuard[] = []
   const pruneDecisions: ReportPruneDecision[] = []
   const foldTimings: ReportFoldTiming[] = []
+  const foldAudits: ReportFoldAudit[] = []
   let header: HeaderEnvelope | undefined
   let headerChanged = false
   for (const event of log.events) {
@@ -38,6 +40,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     }
     if (event.type === GUARD_EVENT) guards.push({ line, afterRequest: logged.length, ...readGuard(data, where) })
     if (event.type === PRUNE_DECISION_EVENT) pruneDecisions.push({ line, afterRequest: logged.length, ...readPruneDecision(data, where) })
+    if (event.type === AUDIT_EVENT) foldAudits.push({ line, afterRequest: logged.length, ...readFoldAudit(log.events, event.seq, where) })
     if (event.type === 'compaction/end') {
       const timing = readFoldTiming(data, where)
       if (timing) foldTimings.push({ line, afterRequest: logged.length, ...timing })
@@ -62,7 +65,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     source === 'ledger'
       ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every request the ledger saw, summary calls and retries included.`
       : `This log has no cache/observation events (it was written without the cache ledger): the numbers are the provider usage logged on assistant/message (conversation requests) and compaction/summary (summary calls) events, so failed requests and summary calls that did not commit are missing. A break here is a request whose prefilled tokens (not read from the cache) exceed its prompt's growth over the previous request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log records in between, not measured.`
-  return { file: log.file, sessionId: log.sessionId, source, price, requests, markers, guards, pruneDecisions, foldTimings, totals, notes: [sourceNote, ...(log.notes ?? []), ...notes] }
+  return { file: log.file, sessionId: log.sessionId, source, price, requests, markers, guards, pruneDecisions, foldTimings, foldAudits, totals, notes: [sourceNote, ...(log.notes ?? []), ...notes] }
 }
 
 /** Adds a fold or prune marker; consecutive prunes between the same two requests merge. */

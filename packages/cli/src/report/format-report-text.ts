@@ -1,4 +1,5 @@
 import { printable } from '../printable-text.ts'
+import { foldAuditText } from './fold-audit-events.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
@@ -40,6 +41,13 @@ export function formatReportText(report: SessionReport): string {
   if (report.foldTimings.length) {
     lines.push('', `Fold timing (${report.foldTimings.length} fold(s); seconds on the engine's clock):`)
     for (const fold of report.foldTimings) lines.push(`  line ${fold.line}, after request #${fold.afterRequest}: ${foldTimingText(fold)}`)
+  }
+  if (report.foldAudits.length) {
+    lines.push('', `Fold audit (${report.foldAudits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`)
+    for (const audit of report.foldAudits) {
+      const [first, ...rest] = foldAuditText(audit)
+      lines.push(`  line ${audit.line}, after request #${audit.afterRequest}: ${first}`, ...rest.map((line) => `    ${line}`))
+    }
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')

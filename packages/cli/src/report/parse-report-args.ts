@@ -16,11 +16,13 @@ export interface ReportArgs {
   out?: string
   /** What tokens cost (`--price`, default `deepseek`). */
   price: PriceProfile
+  /** Print the report as one JSON document instead of the summary (`--json`). */
+  json: boolean
   help: boolean
 }
 
-export const REPORT_USAGE = `Usage: warmfold report SESSION.jsonl [--out report.html] [--price P]
-       warmfold report --store S SESSION_ID [--out report.html] [--price P]
+export const REPORT_USAGE = `Usage: warmfold report SESSION.jsonl [--out report.html | --json] [--price P]
+       warmfold report --store S SESSION_ID [--out report.html | --json] [--price P]
 
 Reads a session log written by the session file store, or a session kept in a session store,
 and shows every request's cached and prefilled (written or uncached) prompt tokens, the folds and prunes
@@ -39,6 +41,8 @@ Options:
                must exist
   --price P    ${PRICE_SYNTAX} (default deepseek): what a cached, written, uncached
                and output token costs
+  --json       print the whole report (requests, folds and prunes, breaks, fold timing, fold
+               audit, totals) as one JSON document instead of the summary
   -h, --help   show this help
 
 Exit codes: 0 ok, 1 the log cannot be read (a corrupt or torn line, named by file and line; a
@@ -54,6 +58,7 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
   let price: PriceProfile = PRICE_PROFILES.deepseek
   let store: StoreSpec | undefined
   let help = false
+  let json = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
     const [flag, inline] = raw.startsWith('--') && raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined]
@@ -64,6 +69,7 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
     }
     if (flag === '-h' || flag === '--help') help = true
     else if (flag === '--out') out = value()
+    else if (flag === '--json' && inline === undefined) json = true
     else if (flag === '--price') price = readPriceProfile(value())
     else if (flag === '--store') {
       if (store) throw new UsageError('--store is given twice')
@@ -72,7 +78,8 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
     else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold report --help for the flags`)
     else positional.push(raw)
   }
-  const rest = { price, help, ...(out === undefined ? {} : { out }), ...(store === undefined ? {} : { store }) }
+  if (json && out !== undefined) throw new UsageError('--json and --out are exclusive: the JSON document goes to stdout, the HTML page to --out')
+  const rest = { price, json, help, ...(out === undefined ? {} : { out }), ...(store === undefined ? {} : { store }) }
   if (help) return { session: positional[0] ?? '', ...rest }
   if (store) {
     if (positional.length !== 1) throw new UsageError(`warmfold report --store reads one session: warmfold report --store ${describeStore(store)} SESSION_ID${positional.length ? `, got ${positional.map((item) => JSON.stringify(item)).join(' ')}` : ''}`)

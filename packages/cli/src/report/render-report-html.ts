@@ -1,4 +1,5 @@
 import { classWord, escapeHtml } from './escape-html.ts'
+import { foldAuditHtml } from './fold-audit-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { reportChartSvg } from './report-chart-svg.ts'
 import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
@@ -72,6 +73,7 @@ export function renderReportHtml(report: SessionReport): string {
       '</tbody></table></section>',
     )
   }
+  if (report.foldAudits.length) body.push(...foldAuditHtml(report.foldAudits))
   body.push('<section id="notes"><h2>Notes</h2><ul>', ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`), '</ul></section>')
   return [
     '<!doctype html>',

@@ -48,7 +48,7 @@ export async function runReport(args: ReportArgs, io: CommandIo): Promise<Sessio
 async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | undefined): Promise<SessionReport> {
   const report = buildSessionReport(await readLog(args), args.price)
   if (!output) {
-    io.stdout(`${formatReportText(report)}\n`)
+    io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReportText(report)}\n`)
     return report
   }
   await output.write(renderReportHtml(report)).catch((error: NodeJS.ErrnoException) => {

@@ -118,6 +118,30 @@ export interface ReportFoldTiming {
   readonly discarded: { readonly reason: string; readonly detail: string } | null
 }
 
+/** A committed fold's `compaction/audit`, and what the agent did after the fold. */
+export interface ReportFoldAudit {
+  readonly line: number
+  /** The number of requests sent before it was logged. */
+  readonly afterRequest: number
+  readonly compactionId: string
+  /** Per artifact class the folded region held: how many, and how many the model still reads after the fold. */
+  readonly classes: ReadonlyArray<{ readonly class: string; readonly seen: number; readonly kept: number }>
+  /** The first dropped items, ranked as the audit ranks them. */
+  readonly dropped: ReadonlyArray<{ readonly class: string; readonly text: string; readonly seq: number; readonly origin: string }>
+  readonly droppedTotal: number
+  /** The artifact trail's size and budget; null with the trail off. */
+  readonly trail: { readonly tokens: number; readonly maxTokens: number } | null
+  /** The agent's behaviour in the steps after the fold (`@warmfold/fold-audit`'s `afterFoldBehaviour`); null when the fold's summary is not in the log. */
+  readonly rework: {
+    readonly stepsObserved: number
+    readonly readCalls: number
+    readonly repeatedReads: number
+    readonly netReworkCalls: number
+    readonly loops: number
+    readonly stepsToFirstWrite: number | null
+  } | null
+}
+
 /** Everything `warmfold report` shows about one session log. */
 export interface SessionReport {
   readonly file: string
@@ -134,6 +158,8 @@ export interface SessionReport {
   readonly pruneDecisions: readonly ReportPruneDecision[]
   /** Every fold whose `compaction/end` carries a timing, in log order. */
   readonly foldTimings: readonly ReportFoldTiming[]
+  /** Every `compaction/audit`, in log order. */
+  readonly foldAudits: readonly ReportFoldAudit[]
   readonly totals: ReportTotals
   /** Sentences the reader must know to read the numbers right (source, missing fields). */
   readonly notes: readonly string[]
