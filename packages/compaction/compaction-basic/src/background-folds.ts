@@ -86,10 +86,16 @@ export class BackgroundFolds {
     if (header) await this.start(agent, header, 'maximal', 'idle', { holdsLock: false })
   }
 
-  /** Swaps in a fold whose summary is in hand, at a request boundary; the caller holds the session's compaction lock. */
-  async swapIfReady(agent: CompactionAgent): Promise<CompactionResult | null> {
+  /**
+   * Swaps in a fold whose summary is in hand, at a request boundary; the caller holds the
+   * session's compaction lock. `atThreshold`: the request reached the pressure threshold, so the
+   * fold's timing records it as `ready` there.
+   */
+  async swapIfReady(agent: CompactionAgent, atThreshold = false): Promise<CompactionResult | null> {
     const fold = compactionState(agent.session).background
-    return fold?.status === 'ready' ? this.swap(fold) : null
+    if (fold?.status !== 'ready') return null
+    if (atThreshold) fold.reachedThreshold()
+    return this.swap(fold)
   }
 
   /**
