@@ -90,7 +90,10 @@ export class FoldTransaction {
    */
   async summarize(signal = this.input.signal): Promise<SummaryOutcome> {
     try {
-      const outcome = await summarize(this.ctx, signal === this.input.signal ? this.input.request : { ...this.input.request, signal }, this.input.budget)
+      // The call carries `signal` whatever the request was built with: a background fold's
+      // request is built before its own abort signal exists, and a discard must stop its call.
+      const request = signal === undefined || this.input.request.signal === signal ? this.input.request : { ...this.input.request, signal }
+      const outcome = await summarize(this.ctx, request, this.input.budget)
       this.attempts = outcome.attempts
       return outcome
     } catch (error) {

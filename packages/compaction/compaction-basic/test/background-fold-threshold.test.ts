@@ -76,4 +76,25 @@ describe('at the pressure threshold H', () => {
     expectEveryMessageKept(agent.session)
     background.harness.assertClean()
   })
+
+  it('past background.maxWaitMs, the fold is discarded as timeout (its wait and cost on compaction/end) and a synchronous fold follows', async () => {
+    const { background, agent } = await blockedAtThreshold({ background: { maxWaitMs: 10_000 } })
+    background.summaries.hold = false
+    await background.clock.advance(10_000)
+    await agent.whenIdle()
+    expect(startsOf(agent.session).map((start) => start.trigger)).toEqual(['background', 'pressure'])
+    const [discarded, sync] = endsOf(agent.session)
+    expect(discarded).toMatchObject({
+      error: expect.stringMatching(/^background fold discarded \(timeout\): .*background\.maxWaitMs \(10000 ms\)/),
+      discarded: { reason: 'timeout', detail: expect.stringContaining('maxWaitMs') },
+      timing: { mode: 'background', statusAtThreshold: 'pending', waitedMs: 10_000 },
+    })
+    expect(sync).not.toHaveProperty('error')
+    expect(sync?.timing).toMatchObject({ mode: 'sync', statusAtThreshold: 'none' })
+    // The held call was aborted: the discard carries it, and the sync fold made its own.
+    expect(background.harness.summaries()).toHaveLength(2)
+    expect(totalTokens(background, agent.session)).toBeLessThan(THRESHOLD)
+    expectEveryMessageKept(agent.session)
+    background.harness.assertClean()
+  })
 })
