@@ -52,8 +52,9 @@ export class BackgroundFolds {
     private readonly settings: ResolvedBackgroundFold,
   ) {
     const { ctx } = core
+    // Now, not once the call settles: the store refuses appends as soon as it releases the session.
     ctx.on('session/close', (session: Session) => {
-      void compactionState(session).background?.discard('closed', `session ${session.id} was closed before the fold was swapped in`)
+      compactionState(session).background?.discardNow('closed', `session ${session.id} was closed before the fold was swapped in`)
     })
     // A summary that arrived during the turn waits for the next request boundary; when the turn
     // ends first, it is swapped in as soon as the agent is idle.
