@@ -21,17 +21,21 @@ export interface HeldCall {
 
 /**
  * The summary calls of a host: answered at once with {@link SUMMARY}, or, while `hold` is set,
- * held until the test releases them (a slow summary beside the conversation).
+ * the calls of background and idle folds are held until the test releases them (a slow summary
+ * beside the conversation); a fold on the turn's path is answered at once.
  */
 export class SummaryCalls {
   hold = false
   /** Replies for the next calls, in order, before the default (e.g. an error). */
   readonly next: ScriptedReply[] = []
   readonly held: HeldCall[] = []
+  /** The trigger of the fold a summary call belongs to (set by the host). */
+  triggerOf: (request: GenerateOptions) => string | undefined = () => undefined
 
   reply = (request: GenerateOptions): ScriptedReply | Promise<ScriptedReply> => {
     const scripted = this.next.shift()
-    if (!this.hold) return scripted ?? { content: SUMMARY }
+    const trigger = this.triggerOf(request)
+    if (!this.hold || (trigger !== 'background' && trigger !== 'idle')) return scripted ?? { content: SUMMARY }
     return new Promise<ScriptedReply>((resolve) => {
       this.held.push({ request, release: (reply) => resolve(reply ?? scripted ?? { content: SUMMARY }) })
     })
@@ -76,6 +80,10 @@ export async function backgroundHost(options: BackgroundHostOptions = {}): Promi
   })
   const timeline: TimelineEntry[] = []
   const sessions = new Map<string, Session>()
+  summaries.triggerOf = (request) => {
+    const start = request.sessionId === undefined ? undefined : sessions.get(request.sessionId)?.events.findLast((event) => event.type === 'compaction/start')
+    return (start?.data as { trigger?: string } | undefined)?.trigger
+  }
   harness.ctx.on('llm/stream', (request) => {
     const session = request.purpose === 'conversation' && request.sessionId !== undefined ? sessions.get(request.sessionId) : undefined
     if (session) timeline.push({ kind: 'request', totalTokens: harness.ctx.tokenMeter.measure(session).totalTokens, request })
