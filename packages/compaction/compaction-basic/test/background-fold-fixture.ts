@@ -101,7 +101,7 @@ export function agentOf(host: BackgroundHost, id = 'background') {
 }
 
 /** Polls (yielding to timers and I/O) until `condition` holds; fails naming `what` after `limit` polls. */
-export async function until(condition: () => boolean, what: string, limit = 2000): Promise<void> {
+export async function until(condition: () => boolean, what: string, limit = 5000): Promise<void> {
   for (let poll = 0; !condition(); poll++) {
     if (poll >= limit) throw new Error(`until: ${what} did not happen after ${limit} polls`)
     await new Promise((resolve) => setTimeout(resolve, 1))

@@ -25,11 +25,13 @@ describe("Claude Code #70459: a background summary whose verbatim tail went stal
     // budget); the slow summary arrives while that tool call is answered.
     background.results.push(10_000)
     let released = false
-    background.harness.ctx.on('llm/stream', (request) => {
+    // `llm/stream` listeners are awaited: the request goes out once the summary is in hand.
+    background.harness.ctx.on('llm/stream', async (request) => {
       if (request.purpose !== 'conversation' || released) return
       released = true
       background.summaries.hold = false
       background.summaries.held[0]!.release({ content: SUMMARY, usage: SUMMARY_USAGE })
+      await background.engine.whenFoldsSettle(agent.session)
     })
     let grown = 0
     background.harness.ctx.on('session/event', (session, event) => {

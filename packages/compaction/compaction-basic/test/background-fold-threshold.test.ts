@@ -55,8 +55,11 @@ describe('at the pressure threshold H', () => {
     expect(totalTokens(background, agent.session)).toBeLessThan(THRESHOLD - 1000)
     // The next turn's tool result takes the request past H; the summary arrives while its tool call is answered.
     background.results.push(6000)
-    background.harness.ctx.on('llm/stream', (request) => {
-      if (request.purpose === 'conversation') background.summaries.held.shift()?.release()
+    // `llm/stream` listeners are awaited: the request goes out once the summary is in hand.
+    background.harness.ctx.on('llm/stream', async (request) => {
+      if (request.purpose !== 'conversation') return
+      background.summaries.held.shift()?.release()
+      await background.engine.whenFoldsSettle(agent.session)
     })
     // What the boundary after the tool result measured before the swap: at or above H.
     let beforeSwap = 0
