@@ -1,0 +1,7 @@
+export * from './apply-folds.ts'
+export * from './body-replay.ts'
+export * from './fold-store.ts'
+export * from './middleware-options.ts'
+export * from './prompt-digest.ts'
+export * from './reports.ts'
+export * from './warmfold-middleware.ts'

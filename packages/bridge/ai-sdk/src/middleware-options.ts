@@ -1,0 +1,91 @@
+import type { BasicCompactionConfig, CompactionPolicy } from '@warmfold/compaction-basic'
+import { parseCompactionConfig } from '@warmfold/compaction-basic'
+import type { CacheReport, FoldReport } from './reports.ts'
+import type { FoldStore } from './fold-store.ts'
+
+/** The engine's policy keys the middleware takes, under `BasicCompactionEngine`'s names and meanings. */
+export type MiddlewarePolicy = Pick<CompactionPolicy, 'thresholdRatio' | 'retainRatio' | 'retainTokens' | 'headroomTokens' | 'maxTokens' | 'summaryMarginRatio' | 'summaryBudget' | 'summaryDeadlineMs'>
+
+/** `warmfoldMiddleware` options. */
+export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
+  /** The model's context window in tokens; required unless the model id is in `KNOWN_CONTEXT_WINDOWS`. */
+  contextWindow?: number
+  /** Where fold records live. Default: in memory, for the life of the middleware object. */
+  store?: FoldStore
+  /** Called after every fold attempt, committed or refused. */
+  onFold?: (report: FoldReport) => void
+  /** Called after every request the middleware sent (conversation and summary calls) with what the provider reported. */
+  onCacheReport?: (report: CacheReport) => void
+}
+
+/** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
+export const MIDDLEWARE_POLICY_KEYS = ['thresholdRatio', 'retainRatio', 'retainTokens', 'headroomTokens', 'maxTokens', 'summaryMarginRatio', 'summaryBudget', 'summaryDeadlineMs'] as const
+
+const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport'] as const
+
+/**
+ * Context windows (tokens) of models a host need not configure, by the model id the provider
+ * reports. From the providers' model pages (December 2026); `contextWindow` overrides them.
+ */
+export const KNOWN_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.freeze({
+  'gpt-4o': 128_000,
+  'gpt-4o-mini': 128_000,
+  'gpt-4.1': 1_047_576,
+  'deepseek-chat': 128_000,
+  'deepseek-reasoner': 128_000,
+  'claude-sonnet-4-5': 200_000,
+  'claude-haiku-4-5': 200_000,
+  'claude-opus-4-1': 200_000,
+})
+
+/** Options checked, the policy in the engine's config shape. */
+export interface ParsedMiddlewareOptions {
+  readonly contextWindow?: number
+  readonly policy: BasicCompactionConfig
+  readonly store?: FoldStore
+  readonly onFold?: (report: FoldReport) => void
+  readonly onCacheReport?: (report: CacheReport) => void
+}
+
+function fail(message: string): never {
+  throw new TypeError(`warmfoldMiddleware options: ${message}`)
+}
+
+/**
+ * Checks the options: policy keys through the engine's own parser (the same errors, the same
+ * defaults), the rest here. `summaryBudget.fallbackEffort` is refused: an AI SDK call carries its
+ * reasoning effort in provider options the middleware cannot lower generically.
+ * @throws TypeError naming the key and the value.
+ */
+export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | undefined): ParsedMiddlewareOptions {
+  if (options === undefined) return { policy: {} }
+  if (typeof options !== 'object' || options === null) fail(`expected an object, got ${JSON.stringify(options)}`)
+  const policy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options)) {
+    if ((MIDDLEWARE_POLICY_KEYS as readonly string[]).includes(key)) policy[key] = value
+    else if (!(OWN_KEYS as readonly string[]).includes(key)) fail(`unknown key ${JSON.stringify(key)}; expected one of ${[...OWN_KEYS, ...MIDDLEWARE_POLICY_KEYS].join(', ')}`)
+  }
+  const { contextWindow, store, onFold, onCacheReport } = options
+  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) fail(`contextWindow must be a positive integer (tokens), got ${JSON.stringify(contextWindow)}`)
+  if (store !== undefined && (typeof store?.load !== 'function' || typeof store?.append !== 'function')) fail('store must have load() and append(record)')
+  if (onFold !== undefined && typeof onFold !== 'function') fail(`onFold must be a function, got ${typeof onFold}`)
+  if (onCacheReport !== undefined && typeof onCacheReport !== 'function') fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
+  if (options.summaryBudget?.fallbackEffort !== undefined) fail('summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider options, which the middleware never changes')
+  let parsed: BasicCompactionConfig
+  try {
+    parsed = parseCompactionConfig(policy)
+  } catch (error) {
+    return fail((error as Error).message.replace(/^BasicCompactionEngine config: /, ''))
+  }
+  return { ...(contextWindow === undefined ? {} : { contextWindow }), policy: parsed, ...(store ? { store } : {}), ...(onFold ? { onFold } : {}), ...(onCacheReport ? { onCacheReport } : {}) }
+}
+
+/**
+ * The context window for `modelId`: the option, else the table.
+ * @throws Error naming the model when neither gives one.
+ */
+export function contextWindowFor(options: ParsedMiddlewareOptions, provider: string, modelId: string): number {
+  const window = options.contextWindow ?? KNOWN_CONTEXT_WINDOWS[modelId]
+  if (window === undefined) throw new Error(`warmfoldMiddleware: no context window for model ${JSON.stringify(modelId)} (provider ${JSON.stringify(provider)}); set options.contextWindow`)
+  return window
+}
