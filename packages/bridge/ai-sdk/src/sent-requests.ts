@@ -17,6 +17,8 @@ export interface SentRequest {
   readonly fingerprint: RequestFingerprint
   readonly estimatedTokens: number
   readonly relation: RequestRelation
+  /** For `host-rewrite`: where the prompt departs from the request it rewrote. */
+  readonly divergence?: CacheDivergence
   /** A fold of this conversation was refused; no new fold is tried until the next user message. */
   readonly backoff: boolean
   usage?: LanguageModelV3Usage
@@ -65,17 +67,20 @@ export class SentRequests {
 
   /** Where a call with these digests stands against what was sent. */
   lineage(familyKey: string, digests: readonly string[], fingerprint: RequestFingerprint, keptMessages: number): Lineage {
+    // The request sharing the longest prefix, the newest on a tie: a rewritten history still
+    // starts with every request made before the rewritten message, so "starts with some earlier
+    // request" alone would call a rewrite an extension.
     let best: { request: SentRequest; shared: number } | undefined
     for (let index = this.requests.length - 1; index >= 0; index--) {
       const request = this.requests[index] as SentRequest
       if (request.familyKey !== familyKey) continue
       const length = request.digests.length - 1
-      if (length < digests.length && digests[length] === request.digests[length]) return { relation: 'extends', previous: request }
-      let shared = 0
-      while (shared < Math.min(length, digests.length - 1) && digests[shared + 1] === request.digests[shared + 1]) shared++
+      let shared = Math.min(length, digests.length - 1)
+      while (shared > 0 && digests[shared] !== request.digests[shared]) shared--
       if (!best || shared > best.shared) best = { request, shared }
     }
     if (!best || best.shared <= keptMessages) return { relation: 'first' }
+    if (best.shared === best.request.digests.length - 1) return { relation: 'extends', previous: best.request }
     const comparison = compareRequests(best.request.fingerprint, fingerprint, false)
     return { relation: 'host-rewrite', previous: best.request, divergence: comparison.divergence }
   }

@@ -1,6 +1,7 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Middleware, LanguageModelV3StreamPart, LanguageModelV3Usage } from '@ai-sdk/provider'
 import { balancedCuts } from '@warmfold/compaction'
 import { frameCheckpoint, MIN_SUMMARY_OUTPUT_TOKENS, pricesWithin, resolveBudget, resolvePolicy, selectRegion, summaryLimit } from '@warmfold/compaction-basic'
+import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { describeSummaryDivergence } from '@warmfold/cache-ledger'
 import { bodyValue, compareBodies } from './body-replay.ts'
 import { applyFolds } from './apply-folds.ts'
@@ -38,7 +39,9 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
   const report = (request: SentRequest, usage: LanguageModelV3Usage | undefined, body: unknown) => {
     request.usage = usage
     request.body = bodyValue(body)
-    parsed.onCacheReport?.({ kind: 'conversation', relation: request.relation, estimatedTokens: request.estimatedTokens, ...(usage ? { usage } : {}), ...(body === undefined ? {} : { requestBody: request.body }) })
+    const divergence = request.divergence
+    const description = divergence && `the host rewrote its history: ${describeRewrite(divergence)}`
+    parsed.onCacheReport?.({ kind: 'conversation', relation: request.relation, ...(divergence ? { divergence, description } : {}), estimatedTokens: request.estimatedTokens, ...(usage ? { usage } : {}), ...(body === undefined ? {} : { requestBody: request.body }) })
   }
 
   async function prepare(type: 'generate' | 'stream', incoming: LanguageModelV3CallOptions, model: LanguageModelV3): Promise<LanguageModelV3CallOptions> {
@@ -67,7 +70,7 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
         estimated = folded.tokensAfter
       } else refused = true
     }
-    const request: SentRequest = { type, params: call, digests: described.digests, familyKey: described.familyKey, fingerprint: described.fingerprint, estimatedTokens: estimated, relation, backoff: refused || backoff }
+    const request: SentRequest = { type, params: call, digests: described.digests, familyKey: described.familyKey, fingerprint: described.fingerprint, estimatedTokens: estimated, relation, ...(relation === 'host-rewrite' && lineage.divergence ? { divergence: lineage.divergence } : {}), backoff: refused || backoff }
     sent.add(request)
     pending.set(call, request)
     return call
@@ -114,7 +117,7 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     const coldReason = base
       ? undefined
       : lineage.relation === 'host-rewrite' && lineage.divergence
-        ? `the host rewrote its history since the last request: ${describeSummaryDivergence({ divergence: lineage.divergence, sharedChars: lineage.divergence.charOffset ?? 0 }, 'unknown')}`
+        ? `the host rewrote its history since the last request: ${describeRewrite(lineage.divergence)}`
         : 'no earlier request of this conversation to replay: the request was already above the threshold'
     const outcome = await summarizeThrough(input.model, type, summaryRequest, { ...policy.summaryBudget, ceilingTokens: room, deadlineMs: policy.summaryDeadlineMs }, (summaryCall) =>
       parsed.onCacheReport?.({ kind: 'summary', relation: base ? 'extends' : lineage.relation, estimatedTokens: promptTokens, ...(summaryCall.usage ? { usage: summaryCall.usage } : {}), ...(summaryCall.requestBody === undefined ? {} : { requestBody: bodyValue(summaryCall.requestBody) }) }),
@@ -168,6 +171,11 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
       return { ...result, stream }
     },
   }
+}
+
+/** Where a rewritten prompt departs, in the cache ledger's words. */
+function describeRewrite(divergence: CacheDivergence): string {
+  return describeSummaryDivergence({ divergence, sharedChars: divergence.charOffset ?? 0 }, 'unknown').replace(/^the summary call's /, "the request's ").replace("the last conversation request's", "the previous request's")
 }
 
 /** Estimated prompt tokens: the provider's count of the request it extends plus the new messages, else the heuristic over everything. */
