@@ -65,7 +65,8 @@ export class ScriptedProvider {
     const promptTokens = Math.ceil(recorded.body.length / 4)
     this.requests.push({ recorded, summary, promptTokens })
     const usage = { prompt: promptTokens, cached: Math.floor(cached / 4) }
-    if (summary) return this.reply({ text: SUMMARY_TEXT }, usage, body.stream === true)
+    // Each summary differs, so a fold made again never passes for the fold re-applied.
+    if (summary) return this.reply({ text: `${SUMMARY_TEXT}\n- summary call ${this.requests.filter((request) => request.summary).length}` }, usage, body.stream === true)
     const step = this.conversationRequests++
     if (step < this.steps) return this.reply({ call: { id: `call_${step}`, name: 'read_file', arguments: JSON.stringify({ path: `file-${step}.ts` }) } }, usage, body.stream === true)
     return this.reply({ text: 'done' }, usage, body.stream === true)

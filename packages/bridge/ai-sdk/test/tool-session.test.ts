@@ -101,6 +101,7 @@ describe('warmfoldMiddleware in a 40-step tool session', () => {
     expect(first.text).toBe('done')
     expect(folds.length).toBeGreaterThan(0)
     const lastOfTurn = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
+    const foldsOfTurn = folds.length
     history.push(...first.response.messages, { role: 'user', content: 'Thanks. Now summarize what you read.' })
     const second = await generateText({ model, system: SYSTEM, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(3) })
     expect(second.text).toBe('done')
@@ -108,5 +109,6 @@ describe('warmfoldMiddleware in a 40-step tool session', () => {
     // The unfolded history of the host became the same folded prefix the provider cached.
     expect(JSON.stringify(nextTurn.slice(0, lastOfTurn.length))).toBe(JSON.stringify(lastOfTurn))
     expect(nextTurn.length).toBe(lastOfTurn.length + 2)
+    expect(folds).toHaveLength(foldsOfTurn)
   })
 })
