@@ -7,6 +7,18 @@ import type { LanguageModelV3Message } from '@ai-sdk/provider'
  * same way on every call, so the same message gives the same text).
  */
 export function messageText(message: LanguageModelV3Message): string {
+  // One call keys, prices and fingerprints the same message objects several times.
+  let text = texts.get(message)
+  if (text === undefined) {
+    text = render(message)
+    texts.set(message, text)
+  }
+  return text
+}
+
+const texts = new WeakMap<LanguageModelV3Message, string>()
+
+function render(message: LanguageModelV3Message): string {
   return JSON.stringify(message, (_key, value: unknown) => {
     if (value instanceof Uint8Array) return { base64: Buffer.from(value).toString('base64') }
     if (value instanceof URL) return value.href

@@ -10,6 +10,17 @@ import { messageText } from './prompt-digest.ts'
  * provider options travel in the block's `signature`, so a changed option is a changed block.
  */
 export function warmfoldMessage(message: LanguageModelV3Message): Message {
+  let view = views.get(message)
+  if (!view) {
+    view = convert(message)
+    views.set(message, view)
+  }
+  return view
+}
+
+const views = new WeakMap<LanguageModelV3Message, Message>()
+
+function convert(message: LanguageModelV3Message): Message {
   if (message.role === 'system') return createMessage({ id: 'system', role: 'system', content: message.content })
   const content: ContentBlock[] = message.content.map((part): ContentBlock => {
     const signature = part.providerOptions === undefined ? {} : { signature: JSON.stringify(part.providerOptions) }

@@ -16,5 +16,6 @@ describe('warmfoldMiddleware against the prefix-cache simulator', () => {
     }
     expect(run.lastSummarized).toBe(true)
     expect(run.lastToolResults).toBeLessThan(COMPARISON_STEPS)
-  })
+    // A 60-step session through real HTTP: generous for a loaded 2-core machine.
+  }, 60_000)
 })

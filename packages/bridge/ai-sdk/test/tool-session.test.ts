@@ -67,7 +67,8 @@ function checkWire(scripted: ScriptedProvider, folds: readonly FoldReport[]): vo
   }
 }
 
-describe('warmfoldMiddleware in a 40-step tool session', () => {
+// 40 steps through real HTTP each: generous for a loaded 2-core machine.
+describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, () => {
   for (const wire of ['openai-compatible', 'anthropic'] as const) {
     it(`generateText with tools and stopWhen over ${wire}: warm folds, every request within the window, the conversation finishes`, async () => {
       const { provider: scripted, model, folds } = await harness(wire, 40)
