@@ -8,7 +8,7 @@ export async function main(tools: ToolSet, baseURL?: string) {
   const anthropic = createAnthropic({ apiKey: process.env.ANTHROPIC_API_KEY!, ...(baseURL ? { baseURL } : {}) })
   const folds: FoldReport[] = []
   const model = wrapLanguageModel({
-    model: anthropic('claude-sonnet-4-5'),
+    model: anthropic('claude-sonnet-4-6'),
     middleware: warmfoldMiddleware({ contextWindow: 200_000, onFold: (fold) => folds.push(fold) }),
   })
   // The agent as it was: the wrapped model is the only change.

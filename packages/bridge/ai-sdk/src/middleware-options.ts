@@ -25,17 +25,12 @@ const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport'] as const
 
 /**
  * Context windows (tokens) of models a host need not configure, by the model id the provider
- * reports. From the providers' model pages (December 2026); `contextWindow` overrides them.
+ * reports: the models warmfold's adapter documentation configures (`claude-sonnet-4-6`,
+ * `gpt-5.2`). Any other model needs `contextWindow`, which also overrides this table.
  */
 export const KNOWN_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.freeze({
-  'gpt-4o': 128_000,
-  'gpt-4o-mini': 128_000,
-  'gpt-4.1': 1_047_576,
-  'deepseek-chat': 128_000,
-  'deepseek-reasoner': 128_000,
-  'claude-sonnet-4-5': 200_000,
-  'claude-haiku-4-5': 200_000,
-  'claude-opus-4-1': 200_000,
+  'claude-sonnet-4-6': 200_000,
+  'gpt-5.2': 400_000,
 })
 
 /** Options checked, the policy in the engine's config shape. */

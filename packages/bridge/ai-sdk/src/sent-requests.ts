@@ -1,10 +1,10 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Usage } from '@ai-sdk/provider'
 import type { CacheDivergence, RequestFingerprint } from '@warmfold/cache-ledger'
 import { compareRequests, Fingerprinter } from '@warmfold/cache-ledger'
-import { heuristicTextTokens } from '@warmfold/token-meter'
-import { messageText, prefixDigests } from './prompt-digest.ts'
+import { estimateMessageTokens, estimateToolsTokens } from '@warmfold/token-meter'
+import { prefixDigests } from './prompt-digest.ts'
 import type { RequestRelation } from './reports.ts'
-import { warmfoldRequest } from './warmfold-view.ts'
+import { warmfoldMessage, warmfoldRequest, warmfoldTools } from './warmfold-view.ts'
 
 /** One request the middleware let through to the provider. */
 export interface SentRequest {
@@ -36,14 +36,14 @@ export interface Lineage {
 /** Requests remembered per middleware: enough for several conversations interleaving. */
 const REMEMBERED = 64
 
-/** Estimated tokens of one prompt message: the token meter's heuristic over its JSON. */
+/** Estimated tokens of one prompt message: the token meter's estimate of warmfold's view of it (text, blocks, role overhead). */
 export function messageTokens(message: LanguageModelV3CallOptions['prompt'][number]): number {
-  return heuristicTextTokens(messageText(message))
+  return estimateMessageTokens(warmfoldMessage(message))
 }
 
-/** Estimated tokens of the tool definitions. */
+/** Estimated tokens of the tool definitions, as the token meter prices tools. */
 export function toolTokens(params: LanguageModelV3CallOptions): number {
-  return params.tools?.length ? heuristicTextTokens(JSON.stringify(params.tools)) : 0
+  return estimateToolsTokens(warmfoldTools(params.tools))
 }
 
 /**
