@@ -11,6 +11,14 @@ export type Wire = 'openai-compatible' | 'anthropic'
 /** The summary text the scripted model writes. */
 export const SUMMARY_TEXT = '## Goal and Intent\n- read every file\n## Current Work\n- reading files one by one'
 
+/** How the scripted model answers summary calls, and whether it reports cache reads. */
+export interface ScriptedOptions {
+  /** Answers of the first summary calls in order (then summaries): a tool call, or text cut off at the output cap. */
+  readonly summaryReplies?: ReadonlyArray<'tool-call' | 'truncated'>
+  /** Report no cache reads at all (a provider whose cache missed). */
+  readonly noCacheReads?: boolean
+}
+
 /** A request the server received, with what it made of it. */
 export interface ScriptedRequest {
   readonly recorded: RecordedRequest
@@ -28,17 +36,19 @@ export interface ScriptedRequest {
 export class ScriptedProvider {
   readonly requests: ScriptedRequest[] = []
   private conversationRequests = 0
+  private summaryCalls = 0
 
   private constructor(
     readonly wire: Wire,
     readonly server: RecordingServer,
     private readonly steps: number,
+    private readonly options: ScriptedOptions,
   ) {}
 
-  static async start(wire: Wire, steps: number): Promise<ScriptedProvider> {
+  static async start(wire: Wire, steps: number, options: ScriptedOptions = {}): Promise<ScriptedProvider> {
     let provider: ScriptedProvider | undefined
     const server = await RecordingServer.start((request) => provider!.answer(request))
-    provider = new ScriptedProvider(wire, server, steps)
+    provider = new ScriptedProvider(wire, server, steps, options)
     return provider
   }
 
@@ -64,19 +74,24 @@ export class ScriptedProvider {
     for (const earlier of this.requests) cached = Math.max(cached, sharedPrefix(earlier.recorded.body, recorded.body))
     const promptTokens = Math.ceil(recorded.body.length / 4)
     this.requests.push({ recorded, summary, promptTokens })
-    const usage = { prompt: promptTokens, cached: Math.floor(cached / 4) }
-    // Each summary differs, so a fold made again never passes for the fold re-applied.
-    if (summary) return this.reply({ text: `${SUMMARY_TEXT}\n- summary call ${this.requests.filter((request) => request.summary).length}` }, usage, body.stream === true)
+    const usage = { prompt: promptTokens, cached: this.options.noCacheReads ? 0 : Math.floor(cached / 4) }
+    if (summary) {
+      const scripted = this.options.summaryReplies?.[this.summaryCalls++]
+      if (scripted === 'tool-call') return this.reply({ call: { id: 'call_summary', name: 'read_file', arguments: '{"path":"more.ts"}' } }, usage, body.stream === true)
+      if (scripted === 'truncated') return this.reply({ text: '## Goal and Intent\n- read', truncated: true }, usage, body.stream === true)
+      // Each summary differs, so a fold made again never passes for the fold re-applied.
+      return this.reply({ text: `${SUMMARY_TEXT}\n- summary call ${this.summaryCalls}` }, usage, body.stream === true)
+    }
     const step = this.conversationRequests++
     if (step < this.steps) return this.reply({ call: { id: `call_${step}`, name: 'read_file', arguments: JSON.stringify({ path: `file-${step}.ts` }) } }, usage, body.stream === true)
     return this.reply({ text: 'done' }, usage, body.stream === true)
   }
 
-  private reply(turn: { text?: string; call?: { id: string; name: string; arguments: string } }, usage: { prompt: number; cached: number }, stream: boolean): Reply {
+  private reply(turn: { text?: string; call?: { id: string; name: string; arguments: string }; truncated?: boolean }, usage: { prompt: number; cached: number }, stream: boolean): Reply {
     if (this.wire === 'anthropic') {
       const content = turn.call ? [{ type: 'tool_use', id: turn.call.id, name: turn.call.name, input: JSON.parse(turn.call.arguments) }] : [{ type: 'text', text: turn.text }]
       const usageBody = { input_tokens: usage.prompt - usage.cached, cache_read_input_tokens: usage.cached, cache_creation_input_tokens: 0, output_tokens: 20 }
-      const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-scripted', content, stop_reason: turn.call ? 'tool_use' : 'end_turn', stop_sequence: null, usage: usageBody }
+      const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-scripted', content, stop_reason: turn.call ? 'tool_use' : turn.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null, usage: usageBody }
       if (!stream) return { status: 200, body: message }
       const events: NamedEvent[] = [new NamedEvent('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null } })]
       const block = turn.call ? { type: 'tool_use', id: turn.call.id, name: turn.call.name, input: {} } : { type: 'text', text: '' }
@@ -90,7 +105,7 @@ export class ScriptedProvider {
     }
     const usageBody = { prompt_tokens: usage.prompt, completion_tokens: 20, total_tokens: usage.prompt + 20, prompt_tokens_details: { cached_tokens: usage.cached } }
     const toolCalls = turn.call ? [{ id: turn.call.id, type: 'function', function: { name: turn.call.name, arguments: turn.call.arguments } }] : undefined
-    const finish = turn.call ? 'tool_calls' : 'stop'
+    const finish = turn.call ? 'tool_calls' : turn.truncated ? 'length' : 'stop'
     const base = { id: 'chatcmpl-1', created: 1767225600, model: 'scripted-model' }
     if (!stream) return { status: 200, body: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }], usage: usageBody } }
     const chunk = (delta: object, finishReason: string | null = null) => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] })
