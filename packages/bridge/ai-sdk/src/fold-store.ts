@@ -1,19 +1,17 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider'
 
 /**
- * One recorded fold: the exact prompt prefix it replaced, and what replaces it. Applying a fold
- * turns `prompt[0..prefixLength)` (when its digest is `prefixDigest`) into
- * `prompt[0..keptLength) + checkpoint`: the leading system messages stay, the folded messages
- * become one checkpoint message.
+ * One recorded fold: the exact history it replaced, and what replaces it. The history is the
+ * prompt after its leading system messages (which stay in place, so a host may change its system
+ * prompt without losing its folds); applying a fold turns its first `prefixLength` messages, when
+ * their digest is `prefixDigest`, into one checkpoint message.
  */
 export interface FoldRecord {
-  /** Digest of the replaced prefix (see `prefixDigests`), system messages included. */
+  /** Digest of the replaced messages (see `prefixDigests`), leading system messages excluded. */
   readonly prefixDigest: string
-  /** Messages in the replaced prefix, system messages included. */
+  /** Messages replaced, counted after the leading system messages. */
   readonly prefixLength: number
-  /** Leading messages of the prefix kept in place (the system messages). */
-  readonly keptLength: number
-  /** The checkpoint user message that replaces `prompt[keptLength..prefixLength)`. */
+  /** The checkpoint user message that replaces them. */
   readonly checkpoint: LanguageModelV3Message
   /** When the fold was made (ms since the epoch): for the host's records, never in a prompt. */
   readonly createdAt: number

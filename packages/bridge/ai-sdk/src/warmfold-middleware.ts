@@ -4,7 +4,8 @@ import { frameCheckpoint, MIN_SUMMARY_OUTPUT_TOKENS, pricesWithin, resolveBudget
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { describeSummaryDivergence } from '@warmfold/cache-ledger'
 import { bodyValue, compareBodies } from './body-replay.ts'
-import { applyFolds } from './apply-folds.ts'
+import { applyFolds, leadingSystemMessages } from './apply-folds.ts'
+import { prefixDigests } from './prompt-digest.ts'
 import type { FoldRecord } from './fold-store.ts'
 import { memoryFoldStore } from './fold-store.ts'
 import type { WarmfoldMiddlewareOptions } from './middleware-options.ts'
@@ -113,7 +114,9 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     const promptTokens = replayTokens + messageTokens(INSTRUCTION_MESSAGE)
     const room = summaryLimit(window, policy.summaryMarginRatio) - promptTokens
     if (room < MIN_SUMMARY_OUTPUT_TOKENS) return refuse(`the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} tokens for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS} are needed`)
-    const summaryRequest: LanguageModelV3CallOptions = { ...replay, prompt: [...replay.prompt, INSTRUCTION_MESSAGE], maxOutputTokens: Math.min(policy.maxTokens, room), ...(call.abortSignal ? { abortSignal: call.abortSignal } : {}) }
+    // The abort signal is the current call's: the replayed request's own may belong to a finished step.
+    const { abortSignal: _replayed, ...replayed } = replay
+    const summaryRequest: LanguageModelV3CallOptions = { ...replayed, prompt: [...replay.prompt, INSTRUCTION_MESSAGE], maxOutputTokens: Math.min(policy.maxTokens, room), ...(call.abortSignal ? { abortSignal: call.abortSignal } : {}) }
     const coldReason = base
       ? undefined
       : lineage.relation === 'host-rewrite' && lineage.divergence
@@ -137,10 +140,9 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     }
     if ('refusal' in outcome) return refuse(`${outcome.refusal}; no checkpoint was committed`, verdict)
     const checkpoint: LanguageModelV3Message = { role: 'user', content: [{ type: 'text', text: frameCheckpoint(outcome.summary) }] }
-    const prefixLength = kept + region.end + 1
-    const digests = sent.describe(input.model.provider, input.model.modelId, call).digests
-    await store.append(Object.freeze({ prefixDigest: digests[prefixLength] as string, prefixLength, keptLength: kept, checkpoint, createdAt: Date.now() }))
-    const folded = { ...call, prompt: [...call.prompt.slice(0, kept), checkpoint, ...call.prompt.slice(prefixLength)] }
+    const prefixLength = region.end + 1
+    await store.append(Object.freeze({ prefixDigest: prefixDigests(rest.slice(0, prefixLength)).at(-1) as string, prefixLength, checkpoint, createdAt: Date.now() }))
+    const folded = { ...call, prompt: [...call.prompt.slice(0, kept), checkpoint, ...rest.slice(prefixLength)] }
     const tokensAfter = estimate(folded, { relation: 'first' })
     parsed.onFold?.({ committed: true, foldedMessages: region.end + 1, tokensBefore: input.estimated, tokensAfter, summary: outcome.summary, ...verdict, warm })
     return { call: folded, tokensAfter }
@@ -186,11 +188,6 @@ function estimate(call: LanguageModelV3CallOptions, lineage: Pick<Lineage, 'rela
   return toolTokens(call) + call.prompt.reduce((sum, message) => sum + messageTokens(message), 0)
 }
 
-function leadingSystemMessages(prompt: readonly LanguageModelV3Message[]): number {
-  let count = 0
-  while (count < prompt.length && prompt[count]!.role === 'system') count++
-  return count
-}
 
 /** Index of the latest assistant message with reasoning that carries provider options (never folded), else the prompt's length. */
 function protectedFrom(prompt: readonly LanguageModelV3Message[]): number {

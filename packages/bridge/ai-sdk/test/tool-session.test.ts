@@ -112,4 +112,18 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
     expect(nextTurn.length).toBe(lastOfTurn.length + 2)
     expect(folds).toHaveLength(foldsOfTurn)
   })
+
+  it('a host that changes its system prompt between turns keeps its folds: the history after the system message is the folded one', async () => {
+    const { provider: scripted, model, folds } = await harness('openai-compatible', 30)
+    const history: ModelMessage[] = [{ role: 'user', content: 'Read file-0.ts to file-29.ts, one by one.' }]
+    const first = await generateText({ model, system: SYSTEM, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    const foldsOfTurn = folds.length
+    expect(foldsOfTurn).toBeGreaterThan(0)
+    const lastOfTurn = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
+    history.push(...first.response.messages, { role: 'user', content: 'Now summarize.' })
+    await generateText({ model, system: `${SYSTEM} Today is a Tuesday.`, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(1), maxOutputTokens: 512 })
+    const next = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
+    expect(JSON.stringify(next.slice(1, lastOfTurn.length))).toBe(JSON.stringify(lastOfTurn.slice(1)))
+    expect(folds).toHaveLength(foldsOfTurn)
+  })
 })
