@@ -1,5 +1,5 @@
 import type { BasicCompactionConfig, CompactionPolicy } from '@warmfold/compaction-basic'
-import { parseCompactionConfig } from '@warmfold/compaction-basic'
+import { backgroundFoldProblem, parseCompactionConfig, resolveBackgroundFold } from '@warmfold/compaction-basic'
 import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 
@@ -14,6 +14,15 @@ export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
   store?: FoldStore
   /** Called after every fold attempt, committed or refused. */
   onFold?: (report: FoldReport) => void
+  /**
+   * Background folds (the engine's `background` key, off unless given): from
+   * `startRatio × threshold` on, the summary call of the previous request runs beside the
+   * conversation, and its checkpoint applies to the first later call that still starts with the
+   * folded history. At the threshold a fold in flight is waited for up to `maxWaitMs`, then the
+   * call folds itself. `startRatio` must be a number here (`'adaptive'` needs the engine's
+   * session pace) and `prewarm` is not supported.
+   */
+  background?: { enabled?: boolean; startRatio?: number; maxWaitMs?: number }
   /** Called after every request the middleware sent (conversation and summary calls) with what the provider reported. */
   onCacheReport?: (report: CacheReport) => void
 }
@@ -21,7 +30,7 @@ export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
 /** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
 export const MIDDLEWARE_POLICY_KEYS = ['thresholdRatio', 'retainRatio', 'retainTokens', 'headroomTokens', 'maxTokens', 'summaryMarginRatio', 'summaryBudget', 'summaryDeadlineMs'] as const
 
-const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport'] as const
+const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background'] as const
 
 /**
  * Context windows (tokens) of models a host need not configure, by the model id the provider
@@ -40,6 +49,8 @@ export interface ParsedMiddlewareOptions {
   readonly store?: FoldStore
   readonly onFold?: (report: FoldReport) => void
   readonly onCacheReport?: (report: CacheReport) => void
+  /** Background folds when enabled, with defaults applied. */
+  readonly background?: { readonly startRatio: number; readonly maxWaitMs: number }
 }
 
 function fail(message: string): never {
@@ -66,13 +77,23 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
   if (onFold !== undefined && typeof onFold !== 'function') fail(`onFold must be a function, got ${typeof onFold}`)
   if (onCacheReport !== undefined && typeof onCacheReport !== 'function') fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
   if (options.summaryBudget?.fallbackEffort !== undefined) fail('summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider options, which the middleware never changes')
+  let background: ParsedMiddlewareOptions['background']
+  if (options.background !== undefined) {
+    const given = options.background as Record<string, unknown>
+    if ('prewarm' in given) fail('background.prewarm is not supported: the middleware sends no request of its own between the host\'s calls')
+    if (given.startRatio === 'adaptive') fail("background.startRatio 'adaptive' is not supported: give a number in (0, 1)")
+    const problem = backgroundFoldProblem(options.background)
+    if (problem) fail(problem)
+    const resolved = resolveBackgroundFold({ startRatio: 0.8, ...options.background })
+    if (resolved.enabled) background = { startRatio: resolved.startRatio as number, maxWaitMs: resolved.maxWaitMs }
+  }
   let parsed: BasicCompactionConfig
   try {
     parsed = parseCompactionConfig(policy)
   } catch (error) {
     return fail((error as Error).message.replace(/^BasicCompactionEngine config: /, ''))
   }
-  return { ...(contextWindow === undefined ? {} : { contextWindow }), policy: parsed, ...(store ? { store } : {}), ...(onFold ? { onFold } : {}), ...(onCacheReport ? { onCacheReport } : {}) }
+  return { ...(contextWindow === undefined ? {} : { contextWindow }), policy: parsed, ...(store ? { store } : {}), ...(onFold ? { onFold } : {}), ...(onCacheReport ? { onCacheReport } : {}), ...(background ? { background } : {}) }
 }
 
 /**

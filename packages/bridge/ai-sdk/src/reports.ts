@@ -29,8 +29,13 @@ export interface CacheReport {
 
 /** One fold attempt. */
 export interface FoldReport {
-  /** `true` when the checkpoint was committed and the request sent folded. */
+  /**
+   * `true` when the checkpoint was committed: a `pressure` fold's request is sent folded; a
+   * `background` fold's checkpoint applies from the next call that starts with the folded history.
+   */
   readonly committed: boolean
+  /** `pressure`: the call reached the threshold and waited for the fold; `background`: started at the soft threshold beside the conversation. */
+  readonly trigger: 'pressure' | 'background'
   /** Why not, when `committed` is false. */
   readonly refusal?: string
   /**

@@ -45,24 +45,44 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     parsed.onCacheReport?.({ kind: 'conversation', relation: request.relation, ...(divergence ? { divergence, description } : {}), estimatedTokens: request.estimatedTokens, ...(usage ? { usage } : {}), ...(body === undefined ? {} : { requestBody: request.body }) })
   }
 
+  /** Background folds in flight, by the prompt they started from (later calls of that conversation start with it). */
+  const inflight: Array<{ readonly digest: string; readonly length: number; readonly done: Promise<void> }> = []
+  /** Records committed by background folds and not yet applied to a call. */
+  const landing = new Set<FoldRecord>()
+
   async function prepare(type: 'generate' | 'stream', incoming: LanguageModelV3CallOptions, model: LanguageModelV3): Promise<LanguageModelV3CallOptions> {
     const { own, params } = stripOwnOptions(incoming)
     // Server-side state: the provider holds the history, the prompt is only what is new.
     if (hasPreviousResponseId(params)) return params
-    const { prompt, applied } = applyFolds(params.prompt, await store.load())
-    let call: LanguageModelV3CallOptions = applied.length > 0 ? { ...params, prompt } : params
-    const kept = leadingSystemMessages(call.prompt)
-    let described = sent.describe(model.provider, model.modelId, call)
-    let lineage = sent.lineage(described.familyKey, described.digests, described.fingerprint, kept)
-    let estimated = estimate(call, lineage)
-    let relation: RequestRelation = lineage.relation
     const window = contextWindowFor(parsed, model.provider, model.modelId)
     const policy = resolvePolicy(parsed.policy, model.provider, model.modelId)
-    const budget = resolveBudget(policy, window, call.maxOutputTokens ?? 0, `${model.provider}/${model.modelId}`)
+    const budget = resolveBudget(policy, window, params.maxOutputTokens ?? 0, `${model.provider}/${model.modelId}`)
+    const view = async () => {
+      const { prompt, applied } = applyFolds(params.prompt, await store.load())
+      const call: LanguageModelV3CallOptions = applied.length > 0 ? { ...params, prompt } : params
+      const described = sent.describe(model.provider, model.modelId, call)
+      const lineage = sent.lineage(described.familyKey, described.digests, described.fingerprint, leadingSystemMessages(call.prompt))
+      return { call, applied, described, lineage, estimated: estimate(call, lineage) }
+    }
+    let current = await view()
+    // At the threshold, a background fold of this conversation still in flight is waited for (up to maxWaitMs) before folding here.
+    const waiting = inflight.find((entry) => current.described.digests[entry.length] === entry.digest)
+    if (waiting && parsed.background && current.estimated >= budget.thresholdTokens) {
+      await Promise.race([waiting.done, delay(parsed.background.maxWaitMs)])
+      current = await view()
+    }
+    let { call, described, lineage, estimated } = current
+    const { applied } = current
+    const kept = leadingSystemMessages(call.prompt)
+    let relation: RequestRelation = lineage.relation
+    // A background fold's checkpoint lands here: this call is the logged rewrite.
+    const landed = applied.filter((record) => landing.delete(record))
+    if (landed.length > 0 && relation !== 'extends') relation = 'fold'
     const backoff = lineage.relation === 'extends' && (lineage.previous?.backoff ?? false) && !hasNewUserMessage(call.prompt, lineage.previous!.params.prompt.length)
     let refused = false
+    const input = { type, model, lineage, kept, applied, estimated, window, policy, budget }
     if (estimated >= budget.thresholdTokens && own.fold !== false && !backoff) {
-      const folded = await fold({ type, call, model, lineage, kept, applied, estimated, window, policy, budget })
+      const folded = await fold({ ...input, call, trigger: 'pressure' })
       if (folded) {
         call = folded.call
         described = sent.describe(model.provider, model.modelId, call)
@@ -70,6 +90,17 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
         relation = 'fold'
         estimated = folded.tokensAfter
       } else refused = true
+    } else if (parsed.background && estimated >= parsed.background.startRatio * budget.thresholdTokens && lineage.relation === 'extends' && !waiting && own.fold !== false && !backoff) {
+      // Summarize the previous request beside the conversation; its record applies to the first
+      // later call that still starts with the folded history.
+      const entry = { digest: described.digests.at(-1) as string, length: described.digests.length - 1, done: Promise.resolve() }
+      entry.done = fold({ ...input, call, trigger: 'background' }).then(
+        (folded) => {
+          if (folded) landing.add(folded.record)
+        },
+        (error: unknown) => parsed.onFold?.({ committed: false, trigger: 'background', refusal: `the background fold failed: ${error instanceof Error ? error.message : String(error)}`, warm: false, foldedMessages: 0, tokensBefore: estimated, tokensAfter: estimated, attempts: [] }),
+      ).finally(() => inflight.splice(inflight.indexOf(entry), 1))
+      inflight.push(entry)
     }
     const request: SentRequest = { type, params: call, digests: described.digests, familyKey: described.familyKey, fingerprint: described.fingerprint, estimatedTokens: estimated, relation, ...(relation === 'host-rewrite' && lineage.divergence ? { divergence: lineage.divergence } : {}), backoff: refused || backoff }
     sent.add(request)
@@ -78,6 +109,7 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
   }
 
   interface FoldInput {
+    readonly trigger: 'pressure' | 'background'
     readonly type: 'generate' | 'stream'
     readonly call: LanguageModelV3CallOptions
     readonly model: LanguageModelV3
@@ -90,7 +122,7 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     readonly budget: ReturnType<typeof resolveBudget>
   }
 
-  async function fold(input: FoldInput): Promise<{ call: LanguageModelV3CallOptions; tokensAfter: number } | undefined> {
+  async function fold(input: FoldInput): Promise<{ call: LanguageModelV3CallOptions; tokensAfter: number; record: FoldRecord } | undefined> {
     const { call, lineage, kept, policy, window } = input
     // The summary replays the previous request of this conversation as it was sent, so it reads
     // that request's cache; with none (the first call is already over the threshold, or the host
@@ -99,7 +131,7 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     const replay = base?.params ?? call
     const type = base?.type ?? input.type
     const refuse = (refusal: string, extra: Partial<FoldReport> = {}) => {
-      parsed.onFold?.({ committed: false, refusal, warm: false, foldedMessages: 0, tokensBefore: input.estimated, tokensAfter: input.estimated, attempts: [], ...extra })
+      parsed.onFold?.({ committed: false, trigger: input.trigger, refusal, warm: false, foldedMessages: 0, tokensBefore: input.estimated, tokensAfter: input.estimated, attempts: [], ...extra })
       return undefined
     }
     const rest = call.prompt.slice(kept)
@@ -141,11 +173,12 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
     if ('refusal' in outcome) return refuse(`${outcome.refusal}; no checkpoint was committed`, verdict)
     const checkpoint: LanguageModelV3Message = { role: 'user', content: [{ type: 'text', text: frameCheckpoint(outcome.summary) }] }
     const prefixLength = region.end + 1
-    await store.append(Object.freeze({ prefixDigest: prefixDigests(rest.slice(0, prefixLength)).at(-1) as string, prefixLength, checkpoint, createdAt: Date.now() }))
+    const record: FoldRecord = Object.freeze({ prefixDigest: prefixDigests(rest.slice(0, prefixLength)).at(-1) as string, prefixLength, checkpoint, createdAt: Date.now() })
+    await store.append(record)
     const folded = { ...call, prompt: [...call.prompt.slice(0, kept), checkpoint, ...rest.slice(prefixLength)] }
     const tokensAfter = estimate(folded, { relation: 'first' })
-    parsed.onFold?.({ committed: true, foldedMessages: region.end + 1, tokensBefore: input.estimated, tokensAfter, summary: outcome.summary, ...verdict, warm })
-    return { call: folded, tokensAfter }
+    parsed.onFold?.({ committed: true, trigger: input.trigger, foldedMessages: region.end + 1, tokensBefore: input.estimated, tokensAfter, summary: outcome.summary, ...verdict, warm })
+    return { call: folded, tokensAfter, record }
   }
 
   return {
@@ -173,6 +206,11 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
       return { ...result, stream }
     },
   }
+}
+
+/** Resolves after `milliseconds` without keeping the process alive. */
+function delay(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds).unref())
 }
 
 /** Where a rewritten prompt departs, in the cache ledger's words. */

@@ -126,4 +126,25 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
     expect(JSON.stringify(next.slice(1, lastOfTurn.length))).toBe(JSON.stringify(lastOfTurn.slice(1)))
     expect(folds).toHaveLength(foldsOfTurn)
   })
+
+  it('background folds: the summary call of the previous request runs beside the conversation, and its checkpoint lands at a later call', async () => {
+    provider = await ScriptedProvider.start('openai-compatible', 40)
+    const folds: FoldReport[] = []
+    const reports: CacheReport[] = []
+    const model = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: WINDOW, background: { startRatio: 0.6 }, onFold: (fold) => folds.push(fold), onCacheReport: (report) => reports.push(report) }) })
+    const result = await generateText({ model, system: SYSTEM, prompt: 'Read file-0.ts to file-39.ts, one by one.', tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    expect(result.text).toBe('done')
+    expect(folds.length).toBeGreaterThanOrEqual(3)
+    expect(folds.every((fold) => fold.committed && fold.warm && fold.trigger === 'background')).toBe(true)
+    const conversation = provider.requests.filter((request) => !request.summary)
+    for (const request of provider.requests) expect(request.promptTokens).toBeLessThanOrEqual(WINDOW)
+    // Each summary request is some earlier conversation request's body plus one instruction.
+    for (const summary of provider.requests.filter((request) => request.summary)) {
+      expect(conversation.some((request) => request.recorded.receivedAt <= summary.recorded.receivedAt && compareBodies(request.recorded.json, summary.recorded.json).replay)).toBe(true)
+    }
+    // Every conversation request extends the one before, but where a checkpoint landed.
+    const relations = reports.filter((report) => report.kind === 'conversation').map((report) => report.relation)
+    expect(relations.filter((relation) => relation === 'fold')).toHaveLength(folds.length)
+    expect(relations.filter((relation) => relation !== 'fold' && relation !== 'extends')).toEqual(['first'])
+  })
 })
