@@ -49,6 +49,8 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
   const inflight: Array<{ readonly digest: string; readonly length: number; readonly done: Promise<void> }> = []
   /** Records committed by background folds and not yet applied to a call. */
   const landing = new Set<FoldRecord>()
+  /** Prompts whose background fold was refused: their conversation starts no other one until the threshold (where a fold is tried anyway). */
+  const refusedBackground: Array<{ readonly digest: string; readonly length: number }> = []
 
   async function prepare(type: 'generate' | 'stream', incoming: LanguageModelV3CallOptions, model: LanguageModelV3): Promise<LanguageModelV3CallOptions> {
     const { own, params } = stripOwnOptions(incoming)
@@ -90,13 +92,23 @@ export function warmfoldMiddleware(options?: WarmfoldMiddlewareOptions): Languag
         relation = 'fold'
         estimated = folded.tokensAfter
       } else refused = true
-    } else if (parsed.background && estimated >= parsed.background.startRatio * budget.thresholdTokens && lineage.relation === 'extends' && !waiting && own.fold !== false && !backoff) {
+    } else if (
+      parsed.background &&
+      estimated >= parsed.background.startRatio * budget.thresholdTokens &&
+      lineage.relation === 'extends' &&
+      !waiting &&
+      own.fold !== false &&
+      !backoff &&
+      !refusedBackground.some((entry) => described.digests[entry.length] === entry.digest)
+    ) {
       // Summarize the previous request beside the conversation; its record applies to the first
       // later call that still starts with the folded history.
       const entry = { digest: described.digests.at(-1) as string, length: described.digests.length - 1, done: Promise.resolve() }
       entry.done = fold({ ...input, call, trigger: 'background' }).then(
         (folded) => {
           if (folded) landing.add(folded.record)
+          // A refused summary would be refused again on the next step: one paid call per fold is enough.
+          else refusedBackground.push({ digest: entry.digest, length: entry.length })
         },
         (error: unknown) => parsed.onFold?.({ committed: false, trigger: 'background', refusal: `the background fold failed: ${error instanceof Error ? error.message : String(error)}`, warm: false, foldedMessages: 0, tokensBefore: estimated, tokensAfter: estimated, attempts: [] }),
       ).finally(() => inflight.splice(inflight.indexOf(entry), 1))

@@ -74,4 +74,17 @@ describe('fold verdicts and the summary ladder', { timeout: 30_000 }, () => {
     expect(folds[0]!.warm).toBe(false)
     expect(folds[0]!.coldReason).toMatch(/^the host rewrote its history since the last request: the request's message \d+ \(user\) differs from the previous request's at character \d+/)
   })
+
+  it('a refused background fold is not started again on every step: one more try only at the threshold', async () => {
+    provider = await ScriptedProvider.start('openai-compatible', 12, { summaryReplies: ['tool-call', 'tool-call'] })
+    const folds: FoldReport[] = []
+    const model = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: 6_000, maxTokens: 50, background: { startRatio: 0.5 }, onFold: (fold) => folds.push(fold) }) })
+    const result = await generateText({ model, system: 'You are a coding agent.', prompt: 'Read the files.', tools: { read_file: readTool }, stopWhen: stepCountIs(14) })
+    expect(result.text).toBe('done')
+    expect(folds.map((fold) => [fold.trigger, fold.committed])).toEqual([
+      ['background', false],
+      ['pressure', true],
+    ])
+    expect(folds[0]!.refusal).toBe('the summary call answered with a tool call twice; no checkpoint was committed')
+  })
 })
