@@ -87,4 +87,25 @@ describe('fold verdicts and the summary ladder', { timeout: 30_000 }, () => {
     ])
     expect(folds[0]!.refusal).toBe('the summary call answered with a tool call twice; no checkpoint was committed')
   })
+
+  it('at the threshold, a background fold still in flight is waited for up to maxWaitMs, then the call folds itself', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    provider = await ScriptedProvider.start('openai-compatible', 12, { holdSummaries: held })
+    const folds: FoldReport[] = []
+    const model = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: 6_000, maxTokens: 50, background: { startRatio: 0.5, maxWaitMs: 20 }, onFold: (fold) => folds.push(fold) }) })
+    // The held background summary blocks the pressure fold's summary too (same server), so release both once the pressure fold has started.
+    const watcher = setInterval(() => {
+      if (provider!.requests.filter((request) => request.summary).length >= 2) {
+        clearInterval(watcher)
+        release()
+      }
+    }, 5)
+    const result = await generateText({ model, system: 'You are a coding agent.', prompt: 'Read the files.', tools: { read_file: readTool }, stopWhen: stepCountIs(14) })
+    clearInterval(watcher)
+    expect(result.text).toBe('done')
+    const pressure = folds.filter((fold) => fold.trigger === 'pressure')
+    expect(pressure.length).toBeGreaterThan(0)
+    expect(pressure[0]).toMatchObject({ committed: true, warm: true })
+  })
 })

@@ -17,6 +17,8 @@ export interface ScriptedOptions {
   readonly summaryReplies?: ReadonlyArray<'tool-call' | 'truncated'>
   /** Report no cache reads at all (a provider whose cache missed). */
   readonly noCacheReads?: boolean
+  /** Summary replies wait for this (a slow summary decode). */
+  readonly holdSummaries?: Promise<void>
 }
 
 /** A request the server received, with what it made of it. */
@@ -47,7 +49,11 @@ export class ScriptedProvider {
 
   static async start(wire: Wire, steps: number, options: ScriptedOptions = {}): Promise<ScriptedProvider> {
     let provider: ScriptedProvider | undefined
-    const server = await RecordingServer.start((request) => provider!.answer(request))
+    const server = await RecordingServer.start(async (request) => {
+      const reply = provider!.answer(request)
+      if (provider!.requests.at(-1)!.summary && options.holdSummaries) await options.holdSummaries
+      return reply
+    })
     provider = new ScriptedProvider(wire, server, steps, options)
     return provider
   }
