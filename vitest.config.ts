@@ -14,7 +14,7 @@ const set = testSet(process.env.WARMFOLD_TEST_SET)
 
 /** The package folders, each one project named after its package (`--project @warmfold/llm`). */
 function projectFolders(): string[] {
-  const groups = ['llm', 'core', 'compaction', 'testing', 'storage', 'bridge'].flatMap((group) =>
+  const groups = ['llm', 'core', 'compaction', 'testing', 'storage', 'bridges'].flatMap((group) =>
     readdirSync(join(import.meta.dirname, 'packages', group), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join('packages', group, entry.name)),

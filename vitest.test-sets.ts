@@ -24,7 +24,7 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/testing/prefix-cache-testkit/test/real-cache.test.ts',
   'packages/testing/prefix-cache-testkit/test/real-cache-background.test.ts',
   'scripts/test/demo.test.ts',
-  'packages/bridge/ai-sdk/test/comparison-table.test.ts',
+  'packages/bridges/ai-sdk/test/comparison-table.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */
