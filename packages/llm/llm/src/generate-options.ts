@@ -27,6 +27,12 @@ export interface GenerateOptions extends CallConfig {
   readonly purpose?: RequestPurpose
   /** The session the call belongs to, for attribution only (never prompt bytes). */
   readonly sessionId?: string
+  /**
+   * The session whose prompt cache this call should read, when it is not `sessionId`'s own: a
+   * fork sets its parent's, so adapters that route by session (OpenAI's `prompt_cache_key`)
+   * send the parent's key and the fork lands on the parent's cache. Never prompt bytes.
+   */
+  readonly cacheSessionId?: string
   /** Cancels the call. */
   readonly signal?: AbortSignal
 }
