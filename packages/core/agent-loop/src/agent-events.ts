@@ -17,10 +17,11 @@ declare module '@warmfold/session' {
     /**
      * First event of a fork's session: the parent it was forked from (`parentSeq`: the parent's
      * last surface node the replayed request held), the header it sends unchanged, the session
-     * whose prompt cache it reads (`cacheSessionId`) and the tools it may call (absent: all).
+     * whose prompt cache it reads (`cacheSessionId`), the tools it may call (absent: all) and
+     * `cacheTtl: 'short'` when its requests ask for the short cache tier.
      * The replayed messages follow as ordinary surface events, in the same unit.
      */
-    'agent/fork': { parentSessionId: string; parentSeq: number; header: RequestHeader; cacheSessionId: string; tools?: string[] }
+    'agent/fork': { parentSessionId: string; parentSeq: number; header: RequestHeader; cacheSessionId: string; tools?: string[]; cacheTtl?: 'short' }
     /** In the parent's log: a fork was started; one `agent/fork-end` follows for it, never two. */
     'agent/fork-start': { childSessionId: string; parentSeq: number }
     /**

@@ -115,7 +115,7 @@ export class Agent implements TurnAgent {
       } catch (error) {
         throw new AgentError('LOG_FAILED', `agent ${this.session.id}: logging the start of fork ${childId} failed: ${describe(error)}`, { cause: error })
       }
-      const lineage = { parentSessionId: this.session.id, parentSeq, header: sent.header, cacheSessionId: this.lineage?.cacheSessionId ?? this.session.id, ...(options.tools ? { tools: options.tools } : {}) }
+      const lineage = { parentSessionId: this.session.id, parentSeq, header: sent.header, cacheSessionId: this.lineage?.cacheSessionId ?? this.session.id, ...(options.tools ? { tools: options.tools } : {}), ...(options.cacheTtl === 'inherit' ? {} : { cacheTtl: 'short' as const }) }
       let turn: TurnResult
       let childSession: Session | undefined
       try {

@@ -24,6 +24,12 @@ export interface ForkOptions {
    * fork fails.
    */
   readonly siblingsWaitForFirst?: boolean
+  /**
+   * `short` (default): the child's requests ask for the provider's shortest cache lifetime for
+   * what they write (`GenerateOptions.cacheTtl`; Anthropic: 5 minutes instead of a 1-hour model
+   * TTL), since nothing reads a one-shot child's entries after it ends; `inherit`: the model's.
+   */
+  readonly cacheTtl?: 'short' | 'inherit'
   /** Steps of the child's turn; default the parent's `maxSteps`. */
   readonly maxSteps?: number
   /** Cancels the child's turn (it ends with reason `aborted`, and the fork as failed). */
@@ -62,6 +68,7 @@ export function validateForkOptions(options: ForkOptions): void {
   if (options.siblingsWaitForFirst !== undefined && typeof options.siblingsWaitForFirst !== 'boolean') {
     throw bad('siblingsWaitForFirst', 'must be a boolean', options.siblingsWaitForFirst)
   }
+  if (options.cacheTtl !== undefined && options.cacheTtl !== 'short' && options.cacheTtl !== 'inherit') throw bad('cacheTtl', "must be 'short' or 'inherit'", options.cacheTtl)
   if (options.maxSteps !== undefined && (!Number.isInteger(options.maxSteps) || options.maxSteps <= 0)) throw bad('maxSteps', 'must be a positive integer', options.maxSteps)
 }
 

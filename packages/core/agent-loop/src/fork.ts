@@ -43,9 +43,9 @@ export async function sessionExists(ctx: Context, id: string): Promise<boolean> 
  */
 export async function createForkSession(ctx: Context, childId: string, lineage: Omit<ForkLineage, 'tools'> & { tools?: readonly string[] }, messages: readonly Message[]): Promise<Session> {
   const session = await ctx.sessions.create(childId)
-  const { parentSessionId, parentSeq, header, cacheSessionId, tools } = lineage
+  const { parentSessionId, parentSeq, header, cacheSessionId, tools, cacheTtl } = lineage
   session.unit(() => {
-    session.append('agent/fork', { parentSessionId, parentSeq, header, cacheSessionId, ...(tools === undefined ? {} : { tools: [...tools] }) })
+    session.append('agent/fork', { parentSessionId, parentSeq, header, cacheSessionId, ...(tools === undefined ? {} : { tools: [...tools] }), ...(cacheTtl === undefined ? {} : { cacheTtl }) })
     for (const message of messages) appendReplayed(session, message)
   })
   await ctx.sessions.flush(session)

@@ -77,6 +77,7 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
           purpose: 'conversation',
           sessionId: session.id,
           ...(agent.lineage ? { cacheSessionId: agent.lineage.cacheSessionId } : {}),
+          ...(agent.lineage?.cacheTtl ? { cacheTtl: agent.lineage.cacheTtl } : {}),
           signal,
         })
         let began = false

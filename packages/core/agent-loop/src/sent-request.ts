@@ -25,6 +25,8 @@ export interface ForkLineage {
   readonly cacheSessionId: string
   /** The tools the fork may call; absent: all. */
   readonly tools?: ReadonlySet<string>
+  /** `short`: the fork's requests ask for the provider's shortest cache lifetime (`GenerateOptions.cacheTtl`). */
+  readonly cacheTtl?: 'short'
 }
 
 /** The lineage of a fork's session, or `undefined` for a session that is not a fork. */
@@ -32,6 +34,6 @@ export function forkLineageOf(session: Session): ForkLineage | undefined {
   // A fork's session starts with its `agent/fork` event (see `agent.fork`).
   const event = session.eventAt(0)
   if (event?.type !== 'agent/fork') return undefined
-  const { parentSessionId, parentSeq, header, cacheSessionId, tools } = event.data
-  return { parentSessionId, parentSeq, header, cacheSessionId, ...(tools === undefined ? {} : { tools: new Set(tools) }) }
+  const { parentSessionId, parentSeq, header, cacheSessionId, tools, cacheTtl } = event.data
+  return { parentSessionId, parentSeq, header, cacheSessionId, ...(tools === undefined ? {} : { tools: new Set(tools) }), ...(cacheTtl === undefined ? {} : { cacheTtl }) }
 }

@@ -41,10 +41,10 @@ describe('README examples run', () => {
     expect(forkFirst!.messages.slice(0, -1)).toEqual(parentFirst!.messages)
     expect(textOf(forkFirst!.messages.at(-1)!.content)).toBe('Which file defines add?')
     // Everything else is the parent's, and the fork sends the parent's cache session.
-    const { messages: _forkMessages, sessionId: forkSession, cacheSessionId, signal: _forkSignal, ...forkRest } = forkFirst!
+    const { messages: _forkMessages, sessionId: forkSession, cacheSessionId, cacheTtl, signal: _forkSignal, ...forkRest } = forkFirst!
     const { messages: _parentMessages, sessionId: parentSession, signal: _parentSignal, ...parentRest } = parentFirst!
     expect(forkRest).toEqual(parentRest)
-    expect([forkSession, cacheSessionId, parentSession]).toEqual(['session-1.fork-1', 'session-1', 'session-1'])
+    expect([forkSession, cacheSessionId, cacheTtl, parentSession]).toEqual(['session-1.fork-1', 'session-1', 'short', 'session-1'])
     const toolResult = result.messages[2]!.content[0]
     expect(toolResult?.type === 'tool-result' && textOf(toolResult.content)).toBe('src/add.ts defines add.')
     expect(textOf(result.messages[3]!.content)).toBe('The subagent found it: src/add.ts.')

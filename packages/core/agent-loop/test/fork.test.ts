@@ -28,9 +28,9 @@ async function loop(responses: Parameters<typeof mountLoop>[0], store?: Paramete
   return harness
 }
 
-/** The request without what may differ between a parent and its fork: messages, session, signal. */
+/** The request without what may differ between a parent and its fork: messages, session, cache tier, signal. */
 function envelope(request: GenerateOptions): string {
-  const { messages: _messages, sessionId: _sessionId, cacheSessionId: _cacheSessionId, signal: _signal, ...rest } = request
+  const { messages: _messages, sessionId: _sessionId, cacheSessionId: _cacheSessionId, cacheTtl: _cacheTtl, signal: _signal, ...rest } = request
   return canonicalJson(rest)
 }
 
@@ -50,7 +50,8 @@ describe('agent.fork', () => {
     expect(result).toMatchObject({ sessionId: 'parent.fork-1', reason: 'finished', answer: 'child answer', turn: { reason: 'stop', steps: 2 } })
     const [, last, first, second] = harness.requests as [GenerateOptions, GenerateOptions, GenerateOptions, GenerateOptions]
     expect(envelope(first)).toBe(envelope(last))
-    expect(first).toMatchObject({ reasoningEffort: 'max', temperature: 0.2, stop: ['</done>'], maxTokens: 2048, sessionId: 'parent.fork-1', cacheSessionId: 'parent' })
+    expect(first).toMatchObject({ reasoningEffort: 'max', temperature: 0.2, stop: ['</done>'], maxTokens: 2048, sessionId: 'parent.fork-1', cacheSessionId: 'parent', cacheTtl: 'short' })
+    expect(last.cacheTtl).toBeUndefined()
     const before = promptElements(last)
     const after = promptElements(first)
     expect(after.slice(0, before.length)).toEqual(before)
@@ -73,10 +74,12 @@ describe('agent.fork', () => {
     })
     const parent = await harness.ctx.agentLoop.create('parent', OPTIONS)
     await parent.followup('Look around.')
-    const result = await parent.fork({ task: 'Read only.', tools: ['read'] })
+    const result = await parent.fork({ task: 'Read only.', tools: ['read'], cacheTtl: 'inherit' })
     expect(result.reason).toBe('finished')
     const [last, first] = harness.requests as [GenerateOptions, GenerateOptions]
     expect(first.tools?.map((tool) => tool.name)).toEqual(last.tools?.map((tool) => tool.name))
+    // cacheTtl 'inherit': the fork's requests keep the adapter's lifetime.
+    expect(first.cacheTtl).toBeUndefined()
     const child = await harness.ctx.sessions.read(result.sessionId)
     const refused = child.events.find((event) => event.type === 'tool/result')!
     expect(refused.data).toMatchObject({ toolName: 'write', error: 'Tool "write" is not available to this fork: the agent that forked it allowed only read.' })
@@ -107,6 +110,7 @@ describe('agent.fork', () => {
     await turn
     expect(parent.session.events.some((event) => event.type === 'agent/fork-start')).toBe(false)
     await expect(parent.fork({ task: '' })).rejects.toThrow('fork option task must be a non-empty string or a user message, got ""')
+    await expect(parent.fork({ task: 'x', cacheTtl: 'long' as 'short' })).rejects.toThrow(`fork option cacheTtl must be 'short' or 'inherit', got "long"`)
   })
 
   it("sibling forks wait until the first fork's response has begun (siblingsWaitForFirst), and do not when it is off", async () => {
@@ -153,6 +157,6 @@ describe('agent.fork', () => {
     await child.followup('and then?')
     const [request] = second.requests as [GenerateOptions]
     expect(envelope(request)).toBe(envelope(first.requests[0]!))
-    expect(request.cacheSessionId).toBe('parent')
+    expect(request).toMatchObject({ cacheSessionId: 'parent', cacheTtl: 'short' })
   })
 })
