@@ -9,6 +9,7 @@ import type { TurnEndReason } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
+import { requestFromHeader } from './replay-request.ts'
 import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
 
 /** How a turn ended, as logged on `turn/end`. */
@@ -70,10 +71,7 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
       agent.noteRequest?.(sent)
       try {
         const stream = ctx.llm.stream({
-          ...header.config,
-          system: header.system,
-          tools: header.tools,
-          messages,
+          ...requestFromHeader(header, messages),
           purpose: 'conversation',
           sessionId: session.id,
           ...(agent.lineage ? { cacheSessionId: agent.lineage.cacheSessionId } : {}),

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { GenerateOptions } from '@warmfold/llm'
 import { canonicalJson, textOf } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { AgentError } from '../src/index.ts'
+import { AgentError, replayWithMessage } from '../src/index.ts'
 import type { LoopHarness } from './loop-fixture.ts'
 import { callTool, mountLoop, promptElements, ROUTE } from './loop-fixture.ts'
 
@@ -57,6 +57,10 @@ describe('agent.fork', () => {
     expect(after.slice(0, before.length)).toEqual(before)
     expect(after.length).toBe(before.length + 1)
     expect(textOf(first.messages.at(-1)!.content)).toBe('Search for the callers of f.')
+    // The one primitive: the parent's request replayed plus one message (a summary call uses it too).
+    const replayed = replayWithMessage({ header: parent.session.requestHeader()!, messages: last.messages }, first.messages.at(-1)!)
+    expect(promptElements(first)).toEqual(promptElements(replayed))
+    for (const key of ['provider', 'model', 'reasoningEffort', 'temperature', 'stop', 'maxTokens'] as const) expect(first[key]).toEqual(replayed[key])
     // The child's own tool call and result go to its session only; the parent's log gains the fork's start and end.
     expect(second.messages.length).toBe(first.messages.length + 2)
     expect(parent.session.events.slice(parentEvents).map((event) => event.type)).toEqual(['agent/fork-start', 'agent/fork-end'])
