@@ -10,8 +10,9 @@ import type { ForkOptions, ForkResult } from './fork-options.ts'
 import { validateForkOptions } from './fork-options.ts'
 import { createForkSession, countForkStarts, forkRefusal, lastAnswer, sessionExists, settleOpenForks } from './fork.ts'
 import { findInterruptedTurn } from './interrupted-turn.ts'
-import type { ForkLineage, SentRequest } from './sent-request.ts'
-import { forkLineageOf } from './sent-request.ts'
+import type { ForkLineage } from './fork-lineage.ts'
+import type { LastSentRequest } from './last-sent-request.ts'
+import { forkLineageOf } from './fork-lineage.ts'
 import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
 import { runTurn } from './run-turn.ts'
 
@@ -48,9 +49,9 @@ export class Agent implements TurnAgent {
   private turnCounter: number
   private draining = false
   private lastErrorValue?: AgentError
-  private lastSent?: SentRequest
+  private lastSent?: LastSentRequest
   /** Told of this agent's requests (a fork's first response lets its siblings go). */
-  private requestListener?: (request: SentRequest) => void
+  private requestListener?: (request: LastSentRequest) => void
   /** Per replayed request (its messages array): settles once the first fork from it began to answer or failed. */
   private readonly firstForks = new WeakMap<readonly unknown[], Promise<void>>()
   /** Forks this agent numbered so far (its log's `agent/fork-start` events when first needed). */
@@ -71,7 +72,7 @@ export class Agent implements TurnAgent {
   }
 
   /** Records the agent's latest conversation request (what a fork replays). @internal */
-  noteRequest(request: SentRequest): void {
+  noteRequest(request: LastSentRequest): void {
     this.lastSent = request
     this.requestListener?.(request)
   }

@@ -4,12 +4,13 @@ import { ContentAssembler, createAssistantMessage, createToolResultMessage, LlmE
 import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext } from './agent-events.ts'
-import type { ForkLineage, SentRequest } from './sent-request.ts'
+import type { ForkLineage } from './fork-lineage.ts'
+import type { LastSentRequest } from './last-sent-request.ts'
 import type { TurnEndReason } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
-import { requestFromHeader } from './replay-request.ts'
+import { requestFromHeader } from './replay-with-message.ts'
 import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
 
 /** How a turn ended, as logged on `turn/end`. */
@@ -33,7 +34,7 @@ export interface TurnAgent extends AgentHandle {
   /** Set when the agent is a fork: every request sends this lineage's header unchanged. */
   readonly lineage?: ForkLineage
   /** Told as each conversation request is sent, begins to be answered, is answered or fails. */
-  noteRequest?(request: SentRequest): void
+  noteRequest?(request: LastSentRequest): void
 }
 
 /** How far a running turn got; read when the turn throws instead of returning an outcome. */
@@ -67,7 +68,7 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
       const header = await buildHeader(ctx, agent, turn, step)
       const assembler = new ContentAssembler()
       const messages = session.deriveMessages()
-      const sent: SentRequest = { header, messages, lastSeq: session.surface.nodes.at(-1) ?? -1, turn, step, stage: 'sent' }
+      const sent: LastSentRequest = { header, messages, lastSeq: session.surface.nodes.at(-1) ?? -1, turn, step, stage: 'sent' }
       agent.noteRequest?.(sent)
       try {
         const stream = ctx.llm.stream({
