@@ -23,6 +23,8 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/testing/llama-cache-server/test/llama-cache-server.test.ts',
   'packages/testing/prefix-cache-testkit/test/real-cache.test.ts',
   'packages/testing/prefix-cache-testkit/test/real-cache-background.test.ts',
+  'packages/testing/prefix-cache-testkit/test/fork-crash.test.ts',
+  'packages/testing/prefix-cache-testkit/test/real-cache-fork.test.ts',
   'scripts/test/demo.test.ts',
   'packages/bridges/ai-sdk/test/comparison-table.test.ts',
 ])

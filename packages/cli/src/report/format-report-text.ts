@@ -1,5 +1,6 @@
 import { printable } from '../printable-text.ts'
 import { foldTimingText } from './fold-timing-events.ts'
+import { forkText } from './fork-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
 
@@ -13,6 +14,7 @@ export function formatReportText(report: SessionReport): string {
   const { totals } = report
   const lines = [
     `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
+    ...(report.forkOf ? [`a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to line ${report.forkOf.parentLine})`] : []),
     '',
     `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`,
     `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ${integer(totals.uncached)} uncached)`,
@@ -40,6 +42,10 @@ export function formatReportText(report: SessionReport): string {
   if (report.foldTimings.length) {
     lines.push('', `Fold timing (${report.foldTimings.length} fold(s); seconds on the engine's clock):`)
     for (const fold of report.foldTimings) lines.push(`  line ${fold.line}, after request #${fold.afterRequest}: ${foldTimingText(fold)}`)
+  }
+  if (report.forks.length) {
+    lines.push('', `Forks (${report.forks.length} child session(s); report each by its id):`)
+    for (const fork of report.forks) lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
