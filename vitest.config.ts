@@ -14,7 +14,7 @@ const set = testSet(process.env.WARMFOLD_TEST_SET)
 
 /** The package folders, each one project named after its package (`--project @warmfold/llm`). */
 function projectFolders(): string[] {
-  const groups = ['llm', 'core', 'compaction', 'testing', 'storage'].flatMap((group) =>
+  const groups = ['llm', 'core', 'compaction', 'testing', 'storage', 'bridges'].flatMap((group) =>
     readdirSync(join(import.meta.dirname, 'packages', group), { withFileTypes: true })
       .filter((entry) => entry.isDirectory())
       .map((entry) => join('packages', group, entry.name)),
@@ -72,5 +72,9 @@ export default defineConfig({
     // 102 s without isolation). Every test builds its own cordis Context, store and servers, so
     // no test depends on a fresh module instance.
     isolate: false,
+    // 5 s (vitest's default) is what a full real-fold run or a 100-case property test takes on a
+    // 2-core machine that is also running other work: a CI run beside other jobs failed four such
+    // tests at 5.0 s that pass in 1–3 s alone. A test that hangs still fails, after 30 s.
+    testTimeout: 30_000,
   },
 })

@@ -15,13 +15,18 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/storage/session-store-postgres/test/postgres-writers.test.ts',
   'packages/storage/session-store-sqlite/test/sqlite-read-only.test.ts',
   'packages/core/session/test/session-lock.test.ts',
+  'packages/compaction/compaction-basic/test/background-fold-crash.test.ts',
   'packages/cli/test/cli.test.ts',
   'packages/cli/test/bench-store-postgres.test.ts',
   'packages/cli/test/bench-probe-failures.test.ts',
   'packages/cli/test/report-browser.test.ts',
   'packages/testing/llama-cache-server/test/llama-cache-server.test.ts',
   'packages/testing/prefix-cache-testkit/test/real-cache.test.ts',
+  'packages/testing/prefix-cache-testkit/test/real-cache-background.test.ts',
+  'packages/testing/prefix-cache-testkit/test/fork-crash.test.ts',
+  'packages/testing/prefix-cache-testkit/test/real-cache-fork.test.ts',
   'scripts/test/demo.test.ts',
+  'packages/bridges/ai-sdk/test/comparison-table.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

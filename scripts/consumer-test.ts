@@ -30,7 +30,9 @@ const SHARED = ['@cordisjs/core', 'schemastery'] as const
 /** The CLI install, without the optional real-cache package, must stay below this (disk usage). */
 const CLI_INSTALL_LIMIT_BYTES = 60 * 1000 * 1000
 /** Installed in the host next to the tarballs: `tsc`, and an AI SDK 6 provider for the AI SDK adapter. */
-const HOST_TOOLS = ['typescript@5.9.3', '@types/node@20.19.43', '@ai-sdk/openai-compatible@2.0.92']
+// `ai@6` and the Anthropic provider for the AI SDK host of `@warmfold/ai-sdk` (the newest 6.x: what a
+// host installing AI SDK 6 today gets).
+const HOST_TOOLS = ['typescript@5.9.3', '@types/node@20.19.43', '@ai-sdk/openai-compatible@2.0.92', '@ai-sdk/anthropic@3.0.140', 'ai@6']
 /** Published, but not installed in the hosts: node-llama-cpp and its binaries are hundreds of MB (the workspace tests cover it). */
 const NOT_IN_HOST = new Set(['@warmfold/llama-cache-server'])
 
@@ -204,8 +206,8 @@ async function hostRun(label: string, folder: string, packed: readonly PackedPac
   check(`host ${label}: one copy of every @warmfold package`, duplicated.length === 0, duplicated.map(([name, found]) => `${name} ×${found.length}`).join(', '))
   const lsResult = await run('npm', ['ls', '@cordisjs/core', '--all'], folder)
   check(`host ${label}: npm ls @cordisjs/core --all is clean`, lsResult.code === 0, lsResult.code === 0 ? '' : `${lsResult.stdout}${lsResult.stderr}`)
-  for (const file of ['host.ts', 'contract-only-engine.ts', 'sql-stores.ts', 'wire-server.ts']) await copyFile(join(root, 'scripts', 'consumer-host', file), join(folder, file))
-  const tsc = await run(join(folder, 'node_modules', '.bin', 'tsc'), ['--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'dist', 'host.ts', 'contract-only-engine.ts', 'sql-stores.ts', 'wire-server.ts'], folder)
+  for (const file of ['host.ts', 'contract-only-engine.ts', 'sql-stores.ts', 'wire-server.ts', 'ai-sdk-host.ts']) await copyFile(join(root, 'scripts', 'consumer-host', file), join(folder, file))
+  const tsc = await run(join(folder, 'node_modules', '.bin', 'tsc'), ['--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--outDir', 'dist', 'host.ts', 'contract-only-engine.ts', 'sql-stores.ts', 'wire-server.ts', 'ai-sdk-host.ts'], folder)
   check(`host ${label}: tsc --strict --module nodenext --moduleResolution nodenext`, tsc.code === 0, tsc.code === 0 ? '' : `\n${tsc.stdout}${tsc.stderr}`)
   if (tsc.code !== 0 && !existsSync(join(folder, 'dist', 'host.js'))) return
   log(`host ${label}: node dist/host.js`)
@@ -213,6 +215,11 @@ async function hostRun(label: string, folder: string, packed: readonly PackedPac
   for (const line of host.stdout.trimEnd().split('\n')) console.log(`  [${label}] ${line}`)
   if (host.stderr.trim()) for (const line of host.stderr.trimEnd().split('\n')) console.log(`  [${label} stderr] ${line}`)
   check(`host ${label}: runs every plugin through a compaction and a swapped engine`, host.code === 0, `exit ${host.code}`)
+  log(`host ${label}: node dist/ai-sdk-host.js`)
+  const aiSdkHost = await run(process.execPath, [join('dist', 'ai-sdk-host.js')], folder)
+  for (const line of aiSdkHost.stdout.trimEnd().split('\n')) console.log(`  [${label} ai-sdk] ${line}`)
+  if (aiSdkHost.stderr.trim()) for (const line of aiSdkHost.stderr.trimEnd().split('\n')) console.log(`  [${label} ai-sdk stderr] ${line}`)
+  check(`host ${label}: an AI SDK 6 host from the registry runs warm folds through the packed @warmfold/ai-sdk`, aiSdkHost.code === 0, `exit ${aiSdkHost.code}`)
 }
 
 /** The CLI alone from its tarballs: size without the real-cache package, `--version`, `--cache llama` and a probe dialect without its adapter refused by name, a short bench. */

@@ -3,9 +3,10 @@ import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
 import { RunError } from '../run-error.ts'
 import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
 import type { SessionLog } from './read-session-log.ts'
-import type { ObservedRequest, ReportFoldAudit, ReportFoldTiming, ReportGuard, ReportMarker, ReportPruneDecision, ReportRequest, ReportTotals, RequestTokens, SessionReport } from './report-model.ts'
+import type { ObservedRequest, ReportFoldAudit, ReportFoldTiming, ReportFork, ReportGuard, ReportLineage, ReportMarker, ReportPruneDecision, ReportRequest, ReportTotals, RequestTokens, SessionReport } from './report-model.ts'
 import { AUDIT_EVENT, readFoldAudit } from './fold-audit-events.ts'
 import { readFoldTiming } from './fold-timing-events.ts'
+import { addForkEvent, FORK_END_EVENT, FORK_EVENT, FORK_START_EVENT, readLineage } from './fork-events.ts'
 import { PRUNE_DECISION_EVENT, readPruneDecision } from './prune-decision-events.ts'
 import type { HeaderEnvelope } from './usage-requests.ts'
 import { headerEnvelope, USAGE_BREAK_SHARE, usageRequest } from './usage-requests.ts'
@@ -26,6 +27,8 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
   const pruneDecisions: ReportPruneDecision[] = []
   const foldTimings: ReportFoldTiming[] = []
   const foldAudits: ReportFoldAudit[] = []
+  const forks: ReportFork[] = []
+  let forkOf: ReportLineage | null = null
   let header: HeaderEnvelope | undefined
   let headerChanged = false
   for (const event of log.events) {
@@ -45,6 +48,10 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
       const timing = readFoldTiming(data, where)
       if (timing) foldTimings.push({ line, afterRequest: logged.length, ...timing })
     }
+    // Compared as strings: the fork events are declared by @warmfold/agent-loop.
+    const type: string = event.type
+    if (type === FORK_START_EVENT || type === FORK_END_EVENT) addForkEvent(forks, type, data, line, logged.length, where)
+    if (type === FORK_EVENT) forkOf = readLineage(data, where)
     if (event.type === 'compaction/summary' || event.type === 'compaction/prune') addMarker(markers, event.type === 'compaction/summary' ? 'fold' : 'prune', data, line, logged.length, where)
     if (event.type === 'request/header') {
       header = headerEnvelope(data, where)
@@ -65,7 +72,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     source === 'ledger'
       ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every request the ledger saw, summary calls and retries included.`
       : `This log has no cache/observation events (it was written without the cache ledger): the numbers are the provider usage logged on assistant/message (conversation requests) and compaction/summary (summary calls) events, so failed requests and summary calls that did not commit are missing. A break here is a request whose prefilled tokens (not read from the cache) exceed its prompt's growth over the previous request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log records in between, not measured.`
-  return { file: log.file, sessionId: log.sessionId, source, price, requests, markers, guards, pruneDecisions, foldTimings, foldAudits, totals, notes: [sourceNote, ...(log.notes ?? []), ...notes] }
+  return { file: log.file, sessionId: log.sessionId, source, price, requests, markers, guards, pruneDecisions, foldTimings, foldAudits, forks, forkOf, totals, notes: [sourceNote, ...(log.notes ?? []), ...notes] }
 }
 
 /** Adds a fold or prune marker; consecutive prunes between the same two requests merge. */

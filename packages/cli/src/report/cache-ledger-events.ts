@@ -18,6 +18,7 @@ export const GUARD_EVENT = 'cache/guard'
 const CAUSES: Readonly<Record<string, string>> = {
   fold: 'a fold replaced old history with a checkpoint',
   prune: 'a tool result was rewritten (pruned)',
+  fork: "a fork's first request did not read the parent request it replays",
   envelope: 'a prompt-shaping setting changed (effort, temperature, stop, model or provider)',
   tools: 'the tool definitions changed',
   expired: "the prefix was idle longer than the provider's cache TTL",

@@ -1,6 +1,7 @@
 import { printable } from '../printable-text.ts'
 import { foldAuditText } from './fold-audit-events.ts'
 import { foldTimingText } from './fold-timing-events.ts'
+import { forkText } from './fork-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
 
@@ -14,6 +15,7 @@ export function formatReportText(report: SessionReport): string {
   const { totals } = report
   const lines = [
     `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
+    ...(report.forkOf ? [`a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to line ${report.forkOf.parentLine})`] : []),
     '',
     `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`,
     `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ${integer(totals.uncached)} uncached)`,
@@ -48,6 +50,10 @@ export function formatReportText(report: SessionReport): string {
       const [first, ...rest] = foldAuditText(audit)
       lines.push(`  line ${audit.line}, after request #${audit.afterRequest}: ${first}`, ...rest.map((line) => `    ${line}`))
     }
+  }
+  if (report.forks.length) {
+    lines.push('', `Forks (${report.forks.length} child session(s); report each by its id):`)
+    for (const fork of report.forks) lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')

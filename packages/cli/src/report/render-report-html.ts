@@ -30,6 +30,7 @@ export function renderReportHtml(report: SessionReport): string {
   const body = [
     `<header><h1>warmfold report <span class="session">${escapeHtml(report.sessionId)}</span></h1>`,
     `<p class="file">${escapeHtml(report.file)}</p>`,
+    ...(report.forkOf ? [`<p class="fork-of">A fork of session ${escapeHtml(report.forkOf.parentSessionId)}: its first request replayed the parent's log up to line ${report.forkOf.parentLine}.</p>`] : []),
     `<p class="source source-${report.source}">${report.source === 'ledger' ? 'Numbers from the cache ledger (cache/observation events).' : 'No cache ledger in this log: numbers from the provider usage on assistant/message and compaction/summary events (see the notes).'}</p></header>`,
     '<section id="totals"><h2>Totals</h2><table class="totals">',
     ...rows.map(([name, value]) => `<tr><th scope="row">${name}</th><td>${escapeHtml(value)}</td></tr>`),
@@ -74,6 +75,13 @@ export function renderReportHtml(report: SessionReport): string {
     )
   }
   if (report.foldAudits.length) body.push(...foldAuditHtml(report.foldAudits))
+  if (report.forks.length) {
+    body.push(
+      `<section id="forks"><h2>Forks (${report.forks.length})</h2><p>Child sessions this session forked: each one's first request was this session's last request plus its task, so it read this session's cache. Report a child by its session id.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>child session</th><th>outcome</th><th>answer or reason</th></tr></thead><tbody>`,
+      ...report.forks.map((fork) => `<tr><td>${fork.line}</td><td>#${fork.afterRequest}</td><td>${escapeHtml(fork.childSessionId)}</td><td>${fork.outcome}</td><td>${escapeHtml(fork.text)}</td></tr>`),
+      '</tbody></table></section>',
+    )
+  }
   body.push('<section id="notes"><h2>Notes</h2><ul>', ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`), '</ul></section>')
   return [
     '<!doctype html>',

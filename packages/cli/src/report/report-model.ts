@@ -142,6 +142,25 @@ export interface ReportFoldAudit {
   } | null
 }
 
+/** A child session this session forked (`agent/fork-start` and its `agent/fork-end`). */
+export interface ReportFork {
+  readonly line: number
+  /** The number of requests sent before the fork started. */
+  readonly afterRequest: number
+  readonly childSessionId: string
+  /** `open`: no end logged yet (the fork was running, or its process ended before the parent resumed). */
+  readonly outcome: 'open' | 'finished' | 'failed'
+  /** The child's answer (cut to 120 characters), why it failed, or why it is open. */
+  readonly text: string
+}
+
+/** The parent a fork's log names (`agent/fork`). */
+export interface ReportLineage {
+  readonly parentSessionId: string
+  /** The line of the parent's log of the last message the fork's first request replayed. */
+  readonly parentLine: number
+}
+
 /** Everything `warmfold report` shows about one session log. */
 export interface SessionReport {
   readonly file: string
@@ -160,6 +179,10 @@ export interface SessionReport {
   readonly foldTimings: readonly ReportFoldTiming[]
   /** Every `compaction/audit`, in log order. */
   readonly foldAudits: readonly ReportFoldAudit[]
+  /** The child sessions this session forked, in log order. */
+  readonly forks: readonly ReportFork[]
+  /** The parent this session was forked from, or null for a session that is not a fork. */
+  readonly forkOf: ReportLineage | null
   readonly totals: ReportTotals
   /** Sentences the reader must know to read the numbers right (source, missing fields). */
   readonly notes: readonly string[]

@@ -12,8 +12,9 @@ export interface BackgroundFoldConfig {
   /**
    * The soft threshold S: a background fold starts at the first request boundary at or above S.
    * A number in (0, 1) fixes S at `startRatio × H` (H: the pressure threshold). `'adaptive'`
-   * (the default) starts a session's first fold at 0.8 × H and each later one at
-   * `H − 1.5 × (tokens the request grows by per ms × the last fold's duration)`, within
+   * (the default): `H − (request boundaries a fold spans + 1) × tokens the request grows by per
+   * boundary` (a fold spans the last fold's duration over the time per boundary, 2 boundaries
+   * before one was timed), 0.8 × H until the session's pace is known, always within
    * 0.5 × H..0.95 × H, so the summary is in hand about when the request reaches H.
    */
   startRatio?: number | 'adaptive'

@@ -141,6 +141,19 @@ export class BackgroundFold {
     this.close({ reason, detail })
   }
 
+  /**
+   * Throws the fold away at once, its call included: aborts a call still running and closes the
+   * bracket now (the call in flight is on `attempts` as `aborted`), for a session that is being
+   * closed and takes no append once its close has begun. A no-op on a closed fold.
+   */
+  discardNow(reason: DiscardedFold['reason'], detail: string): void {
+    if (this.statusValue === 'closed') return
+    const discarded = this.discardPending ?? { reason, detail }
+    this.discardPending = discarded
+    if (this.statusValue === 'pending') this.controller.abort(new Error(`background fold discarded (${reason}): ${detail}`))
+    this.close(discarded)
+  }
+
   /** The summary call; a settled call either leaves the fold ready or closes it. */
   private async run(): Promise<void> {
     try {

@@ -52,8 +52,9 @@ export class BackgroundFolds {
     private readonly settings: ResolvedBackgroundFold,
   ) {
     const { ctx } = core
+    // Now, not once the call settles: the store refuses appends as soon as it releases the session.
     ctx.on('session/close', (session: Session) => {
-      void compactionState(session).background?.discard('closed', `session ${session.id} was closed before the fold was swapped in`)
+      compactionState(session).background?.discardNow('closed', `session ${session.id} was closed before the fold was swapped in`)
     })
     // A summary that arrived during the turn waits for the next request boundary; when the turn
     // ends first, it is swapped in as soon as the agent is idle.
@@ -86,10 +87,16 @@ export class BackgroundFolds {
     if (header) await this.start(agent, header, 'maximal', 'idle', { holdsLock: false })
   }
 
-  /** Swaps in a fold whose summary is in hand, at a request boundary; the caller holds the session's compaction lock. */
-  async swapIfReady(agent: CompactionAgent): Promise<CompactionResult | null> {
+  /**
+   * Swaps in a fold whose summary is in hand, at a request boundary; the caller holds the
+   * session's compaction lock. `atThreshold`: the request reached the pressure threshold, so the
+   * fold's timing records it as `ready` there.
+   */
+  async swapIfReady(agent: CompactionAgent, atThreshold = false): Promise<CompactionResult | null> {
     const fold = compactionState(agent.session).background
-    return fold?.status === 'ready' ? this.swap(fold) : null
+    if (fold?.status !== 'ready') return null
+    if (atThreshold) fold.reachedThreshold()
+    return this.swap(fold)
   }
 
   /**

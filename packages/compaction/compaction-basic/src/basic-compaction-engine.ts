@@ -205,8 +205,10 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
    * the one in flight and otherwise fold on the turn's path (`relievePressure`).
    */
   private async atBoundary(agent: CompactionAgent, session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
-    const swapped = (await this.background?.swapIfReady(agent)) ?? null
     const { budget } = await this.budgetFor(session, header)
+    // A summary in hand when the request reached H is swapped in at once: its timing says so (`ready`).
+    const reached = this.meter.measure(session).totalTokens >= budget.thresholdTokens
+    const swapped = (await this.background?.swapIfReady(agent, reached)) ?? null
     const totalTokens = this.meter.measure(session).totalTokens
     this.background?.boundary(session, totalTokens)
     if (totalTokens < budget.thresholdTokens) {

@@ -68,8 +68,8 @@ export class FoldTransaction {
   private readonly surfaceAtOpen: Session['surface']
   /** The region's seqs when the bracket opened: what the checkpoint must replace. */
   readonly regionSeqs: readonly number[]
-  /** Every summary call made so far: on `compaction/summary`, or on `compaction/end` when refused. */
-  private attempts: readonly SummaryAttempt[] | undefined
+  /** Every summary call made so far, a call in flight as `aborted`: on `compaction/summary`, or on `compaction/end` when refused. */
+  private readonly attempts: SummaryAttempt[] = []
   private ended = false
   /** The region's audit and artifact trail, when the engine runs them. */
   private readonly auditor?: FoldAuditor
@@ -97,19 +97,15 @@ export class FoldTransaction {
    * @throws CompactionRefusal (the bracket stays open: call {@link abandon}).
    */
   async summarize(signal = this.input.signal): Promise<SummaryOutcome> {
-    try {
-      const outcome = await summarize(this.ctx, signal === this.input.signal ? this.input.request : { ...this.input.request, signal }, this.input.budget)
-      this.attempts = outcome.attempts
-      return outcome
-    } catch (error) {
-      if (error instanceof CompactionRefusal && error.attempts) this.attempts = error.attempts
-      throw error
-    }
+    // The call carries `signal` whatever the request was built with: a background fold's
+    // request is built before its own abort signal exists, and a discard must stop its call.
+    const request = signal === undefined || this.input.request.signal === signal ? this.input.request : { ...this.input.request, signal }
+    return summarize(this.ctx, request, this.input.budget, this.attempts)
   }
 
   /** The calls made so far, in order. */
   get summaryAttempts(): readonly SummaryAttempt[] {
-    return this.attempts ?? []
+    return [...this.attempts]
   }
 
   /**
@@ -211,7 +207,7 @@ export class FoldTransaction {
   abandon(refusal: CompactionRefusal, extras: { discarded?: DiscardedFold; timing?: FoldTiming } = {}): void {
     if (this.ended || this.input.session.isClosed) return
     this.ended = true
-    const made = refusal.attempts ?? this.attempts
+    const made = refusal.attempts ?? this.summaryAttempts
     this.input.session.append('compaction/end', {
       compactionId: this.compactionId,
       turn: this.input.turn,

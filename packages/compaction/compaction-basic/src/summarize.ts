@@ -29,9 +29,12 @@ export interface SummaryOutcome {
  *   checkpoint is written) that carries every call made so far.
  * - a call the cache ledger's summary guard refused before it was sent (`guard: 'refuse'`): a
  *   refusal with the guard's reason, never retried (nothing was paid, so no attempt is recorded).
+ *
+ * @param attempts where the calls are recorded as they are made (default: a new array): a call
+ *   in flight is on it as `aborted` until it settles, so a caller that must close its bracket
+ *   before the call ends (the session is closing) logs every call it made.
  */
-export async function summarize(ctx: Context, request: GenerateOptions, budget: SummaryCallBudget): Promise<SummaryOutcome> {
-  const attempts: SummaryAttempt[] = []
+export async function summarize(ctx: Context, request: GenerateOptions, budget: SummaryCallBudget, attempts: SummaryAttempt[] = []): Promise<SummaryOutcome> {
   const refuse = (message: string, options: { cause?: unknown; llmCode?: string } = {}) => new CompactionRefusal('summary', message, { ...options, attempts: [...attempts] })
   let sent = await ctx.llm.prepare(request)
   let reason: SummaryAttemptReason = 'first'
@@ -81,16 +84,17 @@ export async function summarize(ctx: Context, request: GenerateOptions, budget: 
  *   the deadline) when it failed.
  */
 async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptReason, attempts: SummaryAttempt[], signal: AbortSignal | undefined, deadlineMs: number): Promise<GenerateResult> {
-  const record = (finishReason: GenerateResult['finishReason'], result?: GenerateResult) =>
-    attempts.push(
-      Object.freeze({
-        reason,
-        maxTokens: sent.maxTokens,
-        ...(sent.reasoningEffort === undefined ? {} : { reasoningEffort: sent.reasoningEffort }),
-        finishReason,
-        ...(result?.usage ? { usage: result.usage } : {}),
-      }),
-    )
+  const entry = (finishReason: GenerateResult['finishReason'], result?: GenerateResult): SummaryAttempt =>
+    Object.freeze({
+      reason,
+      maxTokens: sent.maxTokens,
+      ...(sent.reasoningEffort === undefined ? {} : { reasoningEffort: sent.reasoningEffort }),
+      finishReason,
+      ...(result?.usage ? { usage: result.usage } : {}),
+    })
+  // On the list while in flight (as aborted, what it is if nobody waits for it), replaced once it settles.
+  const index = attempts.push(entry('aborted')) - 1
+  const record = (finishReason: GenerateResult['finishReason'], result?: GenerateResult) => void (attempts[index] = entry(finishReason, result))
   // An unref'd timer: a pending deadline never keeps a host process alive.
   const deadline = deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : undefined
   try {
@@ -102,7 +106,11 @@ async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptR
     return result
   } catch (error) {
     // The cache ledger's guard refused the call before it was sent: its reason is the refusal's.
-    if (CacheGuardError.isInstance(error)) throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, { cause: error, attempts: [...attempts] })
+    if (CacheGuardError.isInstance(error)) {
+      // Never sent, nothing paid: not a call.
+      attempts.splice(index, 1)
+      throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, { cause: error, attempts: [...attempts] })
+    }
     if (deadline?.aborted && !signal?.aborted) {
       record('error')
       throw new CompactionRefusal('summary', `summary call did not finish within summaryDeadlineMs (${deadlineMs} ms); no checkpoint was committed`, { cause: error, llmCode: 'TIMEOUT', attempts: [...attempts] })

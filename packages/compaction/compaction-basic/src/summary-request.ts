@@ -1,3 +1,4 @@
+import { replayWithMessage } from '@warmfold/agent-loop'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
@@ -52,18 +53,12 @@ export function buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
   const { header, policy } = input
   const target = summaryTarget(header, policy)
   const sameRoute = target.provider === header.config.provider && target.model === header.config.model
-  return {
-    provider: target.provider,
-    model: target.model,
-    ...(sameRoute ? { reasoningEffort: header.config.reasoningEffort, temperature: header.config.temperature, stop: header.config.stop } : {}),
-    maxTokens: policy.maxTokens,
-    system: header.system,
-    tools: header.tools,
-    messages: [...input.replayMessages, instructionMessage()],
-    purpose: 'compaction',
-    sessionId: input.sessionId,
-    signal: input.signal,
-  }
+  const call = { maxTokens: policy.maxTokens, purpose: 'compaction', sessionId: input.sessionId, signal: input.signal } as const
+  // The conversation's own route: the replayed request plus one message, the same primitive a
+  // fork's first request is (`replayWithMessage` of @warmfold/agent-loop); only the output cap differs.
+  if (sameRoute) return { ...replayWithMessage({ header, messages: input.replayMessages }, instructionMessage()), ...call }
+  // Another route inherits no envelope setting: a stale effort must never leak into another model.
+  return { provider: target.provider, model: target.model, system: header.system, tools: header.tools, messages: [...input.replayMessages, instructionMessage()], ...call }
 }
 
 /** The trailing instruction as a user message. */

@@ -7,6 +7,7 @@ import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import { canonicalJson, LlmRuntime, promptView, textBlock, toolCallBlock } from '@warmfold/llm'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
+import type { SessionBackend } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
@@ -55,6 +56,8 @@ export interface EngineHarnessOptions {
   resultChars?: number | ((step: number) => number)
   /** A JSONL file store in this folder instead of the in-memory store. */
   directory?: string
+  /** A session backend (e.g. an SQLite store) instead of the in-memory store; exclusive with `directory`. */
+  store?: SessionBackend
   /** Mount the token meter; default true. */
   tokenMeter?: boolean
   /** Mount the cache ledger with this config; default: no ledger. */
@@ -72,7 +75,7 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   const context = await createTestContext()
   const { ctx } = context
   ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, options.directory ? { store: 'file', directory: options.directory } : {})
+  ctx.plugin(SessionStore, options.store ? { store: options.store } : options.directory ? { store: 'file', directory: options.directory } : {})
   if (options.ledger) ctx.plugin(CacheLedger, options.ledger)
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)

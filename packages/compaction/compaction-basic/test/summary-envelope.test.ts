@@ -73,7 +73,9 @@ describe('the summary call replays the conversation (C2, C3)', () => {
       expect(shadowedSeqs).toHaveLength(regionSize)
       expect(summary.messages, `summary ${k}: the region's ${regionSize} messages and the instruction`).toHaveLength(regionSize + 1)
       const routed = conversationBefore(engine, summary).messages.map((message) => canonicalJson(promptView(message)))
-      expect(routed.length).toBeGreaterThan(regionSize)
+      // A background fold's region can be the whole request it replays: the messages sent after
+      // it are the tail the swap keeps.
+      expect(routed.length).toBeGreaterThanOrEqual(regionSize)
       summary.messages.slice(0, regionSize).forEach((message, index) => expect(canonicalJson(promptView(message)), `summary ${k}, region message ${index}`).toBe(routed[index]))
       const instructions = summary.messages.filter((message) => textOf(message.content).includes(COMPACTION_INSTRUCTION))
       expect(instructions).toEqual([summary.messages.at(-1)])

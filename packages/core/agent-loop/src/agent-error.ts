@@ -10,10 +10,12 @@ const AGENT_ERROR_BRAND = Symbol.for('warmfold.agent.error')
  *   of its signal).
  * - `LOG_FAILED`: the session log refused an append the loop needed (a validator, a closed
  *   session) or a flush failed, so a turn could not be started, closed or made durable.
+ * - `FORK_REFUSED`: `fork()` cannot replay the parent's last request (none was answered in this
+ *   process yet, one is in flight, or the child session exists).
  * - `TURN_FAILED`: a turn ended with reason `error` (its request failed for good, a service it
  *   needed was missing, a hook threw); `turnErrorCode` is the code logged on its `turn/end`.
  */
-export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'LOG_FAILED' | 'PREEMPTED' | 'TURN_FAILED'
+export type AgentErrorCode = 'BUSY' | 'CLOSED' | 'FORK_REFUSED' | 'LOG_FAILED' | 'PREEMPTED' | 'TURN_FAILED'
 
 /** An agent operation was refused or failed. Recognise it with {@link AgentError.isInstance}. */
 export class AgentError extends Error {

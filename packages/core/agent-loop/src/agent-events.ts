@@ -14,6 +14,21 @@ declare module '@warmfold/session' {
     'turn/end': { turn: number; reason: TurnEndReason; steps: number; errorCode?: LlmErrorCode | string; error?: string }
     /** Output received before an abort. Log-only: never a surface node, so the next request still extends the last complete one. */
     'assistant/partial': { turn: number; step: number; content: ContentBlock[]; reason: 'aborted' }
+    /**
+     * First event of a fork's session: the parent it was forked from (`parentSeq`: the parent's
+     * last surface node the replayed request held), the header it sends unchanged, the session
+     * whose prompt cache it reads (`cacheSessionId`), the tools it may call (absent: all) and
+     * `cacheTtl: 'short'` when its requests ask for the short cache tier.
+     * The replayed messages follow as ordinary surface events, in the same unit.
+     */
+    'agent/fork': { parentSessionId: string; parentSeq: number; header: RequestHeader; cacheSessionId: string; tools?: string[]; cacheTtl?: 'short' }
+    /** In the parent's log: a fork was started; one `agent/fork-end` follows for it, never two. */
+    'agent/fork-start': { childSessionId: string; parentSeq: number }
+    /**
+     * In the parent's log: what became of a fork. `finished` carries the child's answer, `failed`
+     * the reason (logged on resume as failed when the process ended before the child's turn did).
+     */
+    'agent/fork-end': { childSessionId: string; reason: 'finished' | 'failed'; answer?: string; error?: string }
   }
 }
 

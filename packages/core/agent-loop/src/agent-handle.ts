@@ -1,6 +1,7 @@
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { AgentError } from './agent-error.ts'
+import type { ForkOptions, ForkResult } from './fork-options.ts'
 import type { TurnResult } from './turn-result.ts'
 import type { AgentOptions } from './agent-options.ts'
 
@@ -46,4 +47,10 @@ export interface AgentHandle {
    * Rejects with `AgentError('BUSY')` when a turn or another task is running.
    */
   runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>, options?: MaintenanceOptions): Promise<T>
+  /**
+   * Runs a child agent whose first request is this agent's last answered request plus one task
+   * message (it reads that request's cache entry) and resolves with its answer.
+   * Rejects with `AgentError('FORK_REFUSED')` when there is no answered request to replay.
+   */
+  fork(options: ForkOptions): Promise<ForkResult>
 }

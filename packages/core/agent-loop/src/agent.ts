@@ -6,7 +6,13 @@ import { AgentError } from './agent-error.ts'
 import type { AgentStatus, MaintenanceOptions } from './agent-handle.ts'
 import type { TurnResult } from './turn-result.ts'
 import type { AgentOptions } from './agent-options.ts'
+import type { ForkOptions, ForkResult } from './fork-options.ts'
+import { validateForkOptions } from './fork-options.ts'
+import { createForkSession, countForkStarts, forkRefusal, lastAnswer, sessionExists, settleOpenForks } from './fork.ts'
 import { findInterruptedTurn } from './interrupted-turn.ts'
+import type { ForkLineage } from './fork-lineage.ts'
+import type { LastSentRequest } from './last-sent-request.ts'
+import { forkLineageOf } from './fork-lineage.ts'
 import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
 import { runTurn } from './run-turn.ts'
 
@@ -43,6 +49,15 @@ export class Agent implements TurnAgent {
   private turnCounter: number
   private draining = false
   private lastErrorValue?: AgentError
+  private lastSent?: LastSentRequest
+  /** Told of this agent's requests (a fork's first response lets its siblings go). */
+  private requestListener?: (request: LastSentRequest) => void
+  /** Per replayed request (its messages array): settles once the first fork from it began to answer or failed. */
+  private readonly firstForks = new WeakMap<readonly unknown[], Promise<void>>()
+  /** Forks this agent numbered so far (its log's `agent/fork-start` events when first needed). */
+  private forksStarted?: number
+  /** Set when this agent is a fork: from the `agent/fork` event its session starts with. */
+  readonly lineage?: ForkLineage
 
   constructor(
     private readonly ctx: Context,
@@ -52,6 +67,90 @@ export class Agent implements TurnAgent {
     readonly options: AgentOptions,
   ) {
     this.turnCounter = session.events.filter((event) => event.type === 'turn/start').length
+    const lineage = forkLineageOf(session)
+    if (lineage) this.lineage = lineage
+  }
+
+  /** Records the agent's latest conversation request (what a fork replays). @internal */
+  noteRequest(request: LastSentRequest): void {
+    this.lastSent = request
+    this.requestListener?.(request)
+  }
+
+  /**
+   * Starts a child agent in its own session whose first request is this agent's last request,
+   * byte for byte (the logged header: system, tools in order, effort, temperature, stop,
+   * `maxTokens`; the messages as sent; the same prompt cache key through `cacheSessionId`), plus
+   * one trailing task message, so it reads the cache entry that request wrote. The child then
+   * runs its own turn, with its own tool calls, in its own session; it resolves with the child's
+   * final answer, so a host can offer forking as a tool.
+   *
+   * The parent's log gets `agent/fork-start` (flushed before the child exists) and one
+   * `agent/fork-end`; the child's starts with `agent/fork`. The child session is closed when its
+   * turn has ended. Callable while a turn runs (from a tool) as long as the last request has
+   * been answered.
+   * @throws TypeError naming a bad option; AgentError `FORK_REFUSED` when no request of this
+   *   agent was answered in this process, the last one is still in flight or failed, or the
+   *   child session exists; `LOG_FAILED` when the parent's log refuses the fork's events.
+   */
+  async fork(options: ForkOptions): Promise<ForkResult> {
+    validateForkOptions(options)
+    const sent = this.lastSent
+    const refusal = forkRefusal(this.session.id, sent)
+    if (refusal || !sent) throw refusal
+    // Numbered synchronously, so siblings started together get distinct ids.
+    this.forksStarted ??= countForkStarts(this.session)
+    this.forksStarted += 1
+    const childId = options.sessionId ?? `${this.session.id}.fork-${this.forksStarted}`
+    const parentSeq = sent.lastSeq
+    // The first fork from a request lets its siblings go once its response has begun.
+    const first = this.firstForks.get(sent.messages)
+    let began: (() => void) | undefined
+    if (!first) this.firstForks.set(sent.messages, new Promise<void>((resolve) => (began = resolve)))
+    try {
+      if (first && options.siblingsWaitForFirst !== false) await first
+      if (await sessionExists(this.ctx, childId)) throw new AgentError('FORK_REFUSED', `agent ${this.session.id} cannot fork into session ${childId}: it exists already (pass another sessionId)`)
+      try {
+        this.session.append('agent/fork-start', { childSessionId: childId, parentSeq })
+        await this.ctx.sessions.flush(this.session)
+      } catch (error) {
+        throw new AgentError('LOG_FAILED', `agent ${this.session.id}: logging the start of fork ${childId} failed: ${describe(error)}`, { cause: error })
+      }
+      const lineage = { parentSessionId: this.session.id, parentSeq, header: sent.header, cacheSessionId: this.lineage?.cacheSessionId ?? this.session.id, ...(options.tools ? { tools: options.tools } : {}), ...(options.cacheTtl === 'inherit' ? {} : { cacheTtl: 'short' as const }) }
+      let turn: TurnResult
+      let childSession: Session | undefined
+      try {
+        childSession = await createForkSession(this.ctx, childId, lineage, sent.messages)
+        const child = new Agent(this.ctx, childSession, options.maxSteps === undefined ? this.options : Object.freeze({ ...this.options, maxSteps: options.maxSteps }))
+        child.requestListener = (request) => {
+          if (request.stage !== 'sent') began?.()
+        }
+        const onAbort = () => child.abort(options.signal?.reason)
+        options.signal?.addEventListener('abort', onAbort, { once: true })
+        try {
+          turn = options.signal?.aborted ? { reason: 'aborted', steps: 0, error: 'the fork was aborted before it started' } : await child.followup(options.task)
+        } finally {
+          options.signal?.removeEventListener('abort', onAbort)
+        }
+      } catch (error) {
+        turn = { reason: 'error', steps: 0, errorCode: AgentError.isInstance(error) ? error.code : 'UNEXPECTED', error: describe(error), cause: error }
+      }
+      const answer = turn.reason === 'stop' && childSession ? lastAnswer(childSession) : undefined
+      const result: ForkResult =
+        answer !== undefined
+          ? { sessionId: childId, reason: 'finished', answer, turn }
+          : { sessionId: childId, reason: 'failed', error: `the fork's turn ended with reason ${turn.reason}${turn.error ? `: ${turn.error}` : ''}`, turn }
+      if (childSession) await this.ctx.sessions.close(childSession).catch((error: unknown) => this.ctx.emit('internal/warning', `fork ${childId}: closing its session failed: ${describe(error)}`))
+      try {
+        this.session.append('agent/fork-end', { childSessionId: childId, reason: result.reason, ...(result.answer === undefined ? {} : { answer: result.answer }), ...(result.error === undefined ? {} : { error: result.error }) })
+        await this.ctx.sessions.flush(this.session)
+      } catch (error) {
+        throw new AgentError('LOG_FAILED', `agent ${this.session.id}: logging the end of fork ${childId} failed: ${describe(error)}`, { cause: error })
+      }
+      return result
+    } finally {
+      began?.()
+    }
   }
 
   /** `idle`, `running` (a turn) or `maintenance` (a `runMaintenance` task). */
@@ -143,6 +242,8 @@ export class Agent implements TurnAgent {
     if (this.session.length === 0 || runningTurns.has(this.session)) return
     try {
       await this.ctx.serial('agent/resume', { agent: this })
+      // Inside the open turn, when there is one: a fork started from a tool call ends before it.
+      await settleOpenForks(this.ctx, this.session)
       const open = findInterruptedTurn(this.session)
       if (open) {
         this.session.append('turn/end', {

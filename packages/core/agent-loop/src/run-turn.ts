@@ -4,10 +4,13 @@ import { ContentAssembler, createAssistantMessage, createToolResultMessage, LlmE
 import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext } from './agent-events.ts'
+import type { ForkLineage } from './fork-lineage.ts'
+import type { LastSentRequest } from './last-sent-request.ts'
 import type { TurnEndReason } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
+import { requestFromHeader } from './replay-with-message.ts'
 import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
 
 /** How a turn ended, as logged on `turn/end`. */
@@ -28,6 +31,10 @@ export interface TurnOutcome {
 export interface TurnAgent extends AgentHandle {
   /** True on the first request this agent instance builds (a logged header then means a resume). */
   consumeFirstRequest(): boolean
+  /** Set when the agent is a fork: every request sends this lineage's header unchanged. */
+  readonly lineage?: ForkLineage
+  /** Told as each conversation request is sent, begins to be answered, is answered or fails. */
+  noteRequest?(request: LastSentRequest): void
 }
 
 /** How far a running turn got; read when the turn throws instead of returning an outcome. */
@@ -60,20 +67,31 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
       if (signal.aborted) return { reason: 'aborted', steps: step - 1 }
       const header = await buildHeader(ctx, agent, turn, step)
       const assembler = new ContentAssembler()
+      const messages = session.deriveMessages()
+      const sent: LastSentRequest = { header, messages, lastSeq: session.surface.nodes.at(-1) ?? -1, turn, step, stage: 'sent' }
+      agent.noteRequest?.(sent)
       try {
         const stream = ctx.llm.stream({
-          ...header.config,
-          system: header.system,
-          tools: header.tools,
-          messages: session.deriveMessages(),
+          ...requestFromHeader(header, messages),
           purpose: 'conversation',
           sessionId: session.id,
+          ...(agent.lineage ? { cacheSessionId: agent.lineage.cacheSessionId } : {}),
+          ...(agent.lineage?.cacheTtl ? { cacheTtl: agent.lineage.cacheTtl } : {}),
           signal,
         })
-        for await (const chunk of stream) assembler.push(chunk)
+        let began = false
+        for await (const chunk of stream) {
+          if (!began) {
+            began = true
+            agent.noteRequest?.({ ...sent, stage: 'began' })
+          }
+          assembler.push(chunk)
+        }
         result = assembler.result()
+        agent.noteRequest?.({ ...sent, stage: 'answered' })
         break
       } catch (error) {
+        agent.noteRequest?.({ ...sent, stage: 'failed' })
         if (signal.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')) {
           logPartial(agent, turn, step, assembler)
           return { reason: 'aborted', steps: step }
@@ -104,9 +122,12 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
       return { reason: result.finishReason === 'max-tokens' ? 'max-tokens' : 'stop', steps: step }
     }
     for (const call of calls) {
+      const allowed = agent.lineage?.tools
       const outcome = signal.aborted
         ? { content: `Tool "${call.name}" was not run: the turn was aborted.`, error: 'aborted before it ran' }
-        : await executeToolCall(ctx.tools, call, { session, signal, defaultTimeoutMs: agent.options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS })
+        : allowed && !allowed.has(call.name)
+          ? refusedTool(call.name, allowed)
+          : await executeToolCall(ctx.tools, call, { session, signal, defaultTimeoutMs: agent.options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS })
       const resultMessage = createToolResultMessage(call.id, outcome.content, { isError: outcome.error !== undefined })
       session.append('tool/result', { message: resultMessage, toolName: call.name, error: outcome.error, turn, step }, 'append')
     }
@@ -119,6 +140,7 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
  * and logs it as `request/header` when it differs from the logged one.
  */
 async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: number): Promise<RequestHeader> {
+  if (agent.lineage) return pinnedHeader(ctx, agent, agent.lineage, turn, step)
   const { provider, model, reasoningEffort, temperature, stop, maxTokens, system } = agent.options
   const hook: RequestHookContext = {
     agent,
@@ -137,6 +159,29 @@ async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: n
     agent.session.append('request/header', { header, reason: !logged ? 'initial' : firstOfInstance ? 'resume' : 'change' })
   }
   return agent.session.requestHeader() as RequestHeader
+}
+
+/**
+ * A fork's header: its lineage's, unchanged (the parent's last request, so the fork reads the
+ * parent's cache). `agent/request` listeners see it; one that replaces it fails the step, since
+ * any other header would send a different prefix.
+ */
+async function pinnedHeader(ctx: Context, agent: TurnAgent, lineage: ForkLineage, turn: number, step: number): Promise<RequestHeader> {
+  const hook: RequestHookContext = { agent, turn, step, header: lineage.header }
+  await ctx.serial('agent/request', hook)
+  if (!headerEquals(hook.header, lineage.header)) {
+    throw new Error(`fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`)
+  }
+  const logged = agent.session.requestHeader()
+  agent.consumeFirstRequest()
+  if (!logged || !headerEquals(logged, lineage.header)) agent.session.append('request/header', { header: lineage.header, reason: logged ? 'change' : 'initial' })
+  return agent.session.requestHeader() as RequestHeader
+}
+
+/** The error outcome of a call to a tool the fork was not given. */
+function refusedTool(name: string, allowed: ReadonlySet<string>): { content: string; error: string } {
+  const text = `Tool "${name}" is not available to this fork: the agent that forked it allowed only ${allowed.size ? [...allowed].join(', ') : '(no tools)'}.`
+  return { content: text, error: text }
 }
 
 function logPartial(agent: AgentHandle, turn: number, step: number, assembler: ContentAssembler): void {

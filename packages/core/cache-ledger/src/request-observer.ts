@@ -25,6 +25,8 @@ export interface SentRequest {
   readonly comparison: Comparison
   /** The cause from the prompt alone (the provider's answer may still make it `provider`). */
   readonly cause: CacheBreakCause
+  /** A fork's first request, compared with its parent's last conversation request (`GenerateOptions.cacheSessionId`). */
+  readonly fork: boolean
   /** For a summary call that is not a warm replay of the last conversation request: what the guard reports. */
   readonly guard?: Pick<CacheGuardData, 'divergence' | 'reason'>
 }
@@ -72,15 +74,21 @@ export class RequestObserver {
     const sessionId = request.sessionId
     const sentSeq = session?.length ?? 0
     let reference = sessionId === undefined ? undefined : this.references.get(sessionId)
+    // A fork's first request replays its parent's last conversation request plus its task: that
+    // is the prefix it must read (it has no request of its own yet).
+    const parent = !reference && purpose === 'conversation' && request.cacheSessionId !== undefined && request.cacheSessionId !== sessionId ? this.references.get(request.cacheSessionId) : undefined
+    if (parent) reference = parent
     // A summary call before any conversation request of this process (a resumed session): the
     // request the conversation would send now is what the summary call must replay.
     if (!reference && replay && session) reference = this.currentRequest(session, now)
     const comparison = reference ? compareRequests(reference.print, print, replay) : compareWithFamily(print, match)
-    const rewrites = reference && session ? rewritesBetween(session, reference.sentSeq, sentSeq) : []
-    const cause = structuralCause({ comparison, match, referenceExpired: !!reference && now - reference.sentAt > ttlMs, rewrites, ownSession: !!reference })
+    const rewrites = reference && session && !parent ? rewritesBetween(session, reference.sentSeq, sentSeq) : []
+    const structural = structuralCause({ comparison, match, referenceExpired: !!reference && now - reference.sentAt > ttlMs, rewrites, ownSession: !!reference })
+    // Departing from the parent's request is the fork's own break (expiry stays expiry).
+    const cause = parent && structural !== 'none' && structural !== 'expired' ? 'fork' : structural
     const part = comparison.divergence.part
     const guard = replay && reference && part !== 'none' && part !== 'first' ? { divergence: comparison.divergence, reason: describeSummaryDivergence(comparison, cause) } : undefined
-    return { print, purpose, provider: request.provider, model: request.model, sessionId, sentAt: now, sentSeq, match, comparison, cause, guard }
+    return { print, purpose, provider: request.provider, model: request.model, sessionId, sentAt: now, sentSeq, match, comparison, cause, fork: !!parent, guard }
   }
 
   /** Records `sent` as received by the provider and returns its observation. */
@@ -92,7 +100,8 @@ export class RequestObserver {
     this.sweep(now)
     const usage = outcome.usage
     const expected = sent.match.liveChars
-    const cause = sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens) ? 'provider' : sent.cause
+    const missed = sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens)
+    const cause = missed ? (sent.fork ? 'fork' : 'provider') : sent.cause
     // Every key in one order, unreported buckets undefined (the log drops them): one object shape.
     return {
       purpose: sent.purpose,

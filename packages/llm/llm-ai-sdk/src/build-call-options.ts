@@ -40,7 +40,7 @@ export function buildCallOptions(options: GenerateOptions, model: AiSdkModelConf
   const reserve = thinkingReserve(model, providerOptions)
   checkOutputReserve({ ...options, maxTokens }, reserve, `providerOptions.anthropic.thinking.budgetTokens${options.reasoningEffort === undefined ? '' : ` of effort "${options.reasoningEffort}"`}`)
   const maxOutputTokens = maxTokens === undefined ? undefined : maxTokens - reserve
-  const cacheKey = kind === 'openai' || kind === 'openai-compatible' ? promptCacheKey(options.sessionId, model) : undefined
+  const cacheKey = kind === 'openai' || kind === 'openai-compatible' ? promptCacheKey(options.cacheSessionId ?? options.sessionId, model) : undefined
   if (cacheKey !== undefined) providerOptions = mergeOptions(providerOptions, cacheKeyOptions(kind, cacheKey, model))
   return {
     prompt,

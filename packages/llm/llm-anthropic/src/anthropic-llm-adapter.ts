@@ -95,7 +95,9 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     // last one ends the replayed region (read back) and nothing is written for the instruction.
     const instruction = options.purpose === 'compaction' ? options.messages.at(-1) : undefined
     const excludeTrailingBlocks = instruction ? serializeMessages([instruction], options.provider).reduce((count, message) => count + message.content.length, 0) : 0
-    return placeBreakpoints(body, { ttl: model.cacheTtl ?? this.#config.cacheTtl, excludeTrailingBlocks })
+    // A call that asks for the short tier (a one-shot fork) writes its messages for 5 minutes;
+    // the head keeps the model's TTL, so it reads and refreshes the parent's entry as before.
+    return placeBreakpoints(body, { ttl: model.cacheTtl ?? this.#config.cacheTtl, excludeTrailingBlocks, ...(options.cacheTtl === 'short' ? { messageTtl: '5m' as const } : {}) })
   }
 
   /**

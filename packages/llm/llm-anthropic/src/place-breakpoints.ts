@@ -22,6 +22,12 @@ export interface BreakpointPlacement {
    * is written for the instruction. Default 0.
    */
   readonly excludeTrailingBlocks?: number
+  /**
+   * The TTL of the message breakpoints, when it differs from `ttl` (which the static head keeps):
+   * `5m` for a call that asks for the short tier (`GenerateOptions.cacheTtl: 'short'`). Anthropic
+   * needs longer TTLs before shorter ones, which head-then-messages keeps. Default `ttl`.
+   */
+  readonly messageTtl?: AnthropicCacheTtl
 }
 
 /** The `cache_control` value of every breakpoint: `ephemeral`, with `ttl: '1h'` when configured. */
@@ -47,7 +53,7 @@ export function cacheControlFor(ttl: AnthropicCacheTtl): CacheControlEphemeral {
  * reads it back.
  */
 export function placeBreakpoints(body: AnthropicRequestBody, placement: BreakpointPlacement | AnthropicCacheTtl): AnthropicRequestBody {
-  const { ttl, excludeTrailingBlocks = 0 } = typeof placement === 'string' ? { ttl: placement } : placement
+  const { ttl, excludeTrailingBlocks = 0, messageTtl = ttl } = typeof placement === 'string' ? { ttl: placement } : placement
   const placed: AnthropicRequestBody = { ...body }
   let budget = MAX_BREAKPOINTS
   if (body.system?.length) {
@@ -70,7 +76,7 @@ export function placeBreakpoints(body: AnthropicRequestBody, placement: Breakpoi
       ? {
           ...message,
           content: message.content.map((block, blockIndex) =>
-            targets.has(`${messageIndex}:${blockIndex}`) ? ({ ...block, cache_control: cacheControlFor(ttl) } as ContentBlockParam) : block,
+            targets.has(`${messageIndex}:${blockIndex}`) ? ({ ...block, cache_control: cacheControlFor(messageTtl) } as ContentBlockParam) : block,
           ),
         }
       : message,

@@ -155,12 +155,13 @@ describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effor
       expect(json(config)).toBe(json(conversationConfig))
       const parts = flatParts(summary.json)
       const before = flatParts(conversation)
-      expect(parts.length - 1).toBeLessThan(before.length)
+      // The region, or the whole last request when the region is its prefix (a read of all it cached).
+      expect(parts.length - 1).toBeLessThanOrEqual(before.length)
       parts.slice(0, -1).forEach((part, position) => expect(part, `summary part ${position}`).toBe(before[position]))
       expect(parts.at(-1)).toBe(json(['user', { text: COMPACTION_INSTRUCTION }]))
       // Whole turns are replayed as they were sent, except the last, which gained the instruction.
       contents.slice(0, -1).forEach((content: unknown, position: number) => expect(json(content)).toBe(json(conversationContents[position])))
-      expect(contents.length).toBeLessThan(conversationContents.length)
+      expect(contents.length).toBeLessThanOrEqual(conversationContents.length)
     }
 
     // Thought signatures went back on the function call parts they came with, ids on call and response.

@@ -31,11 +31,15 @@ export interface CacheFields {
   prompt_cache_options?: { mode: 'explicit' }
 }
 
-/** The cache fields of one request: nothing per-request but what `sessionId` determines. */
-export function cacheFields(options: Pick<GenerateOptions, 'sessionId'>, settings: CacheSettings | undefined): CacheFields {
+/**
+ * The cache fields of one request: nothing per-request but what the session determines (its
+ * `cacheSessionId` when set, so a fork sends its parent's key, else its `sessionId`).
+ */
+export function cacheFields(options: Pick<GenerateOptions, 'sessionId' | 'cacheSessionId'>, settings: CacheSettings | undefined): CacheFields {
   if (!settings) return {}
   const fields: CacheFields = {}
-  if (settings.promptCacheKey === 'session' && options.sessionId !== undefined) fields.prompt_cache_key = promptCacheKeyFor(options.sessionId)
+  const cacheSession = options.cacheSessionId ?? options.sessionId
+  if (settings.promptCacheKey === 'session' && cacheSession !== undefined) fields.prompt_cache_key = promptCacheKeyFor(cacheSession)
   if (settings.promptCacheRetention !== undefined) fields.prompt_cache_retention = settings.promptCacheRetention
   // Explicit mode: OpenAI writes no implicit breakpoint on the latest message, which for a
   // summary call would be the one-off instruction.

@@ -182,7 +182,8 @@ describe('through the real agent loop and BasicCompactionEngine (DeepSeek dialec
       expect(summary.json.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['read', 'write'])
       expect(messages[0]).toEqual({ role: 'system', content: SYSTEM })
       expect(summary.json).toMatchObject({ thinking: { type: 'enabled' }, reasoning_effort: 'max', temperature: 0.3, stop: ['<halt>'] })
-      expect(messages.length - 1).toBeLessThan(conversationMessages.length)
+      // The region, or the whole last request when the region is its prefix (a read of all it cached).
+      expect(messages.length - 1).toBeLessThanOrEqual(conversationMessages.length)
       messages.slice(0, -1).forEach((element: unknown, position: number) => expect(json(element), `summary message ${position}`).toBe(json(conversationMessages[position])))
       expect(messages.at(-1)).toEqual({ role: 'user', content: COMPACTION_INSTRUCTION })
     }

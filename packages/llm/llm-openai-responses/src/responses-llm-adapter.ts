@@ -83,7 +83,9 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    */
   request(options: GenerateOptions): ResponsesRequestBody {
     const model = this.#modelConfig(options.provider, options.model)
-    const key = this.#config.promptCacheKey === 'session' ? (options.sessionId === undefined ? undefined : promptCacheKeyFor(options.sessionId)) : undefined
+    // A fork sends its parent's key (cacheSessionId), so it is routed to the parent's cache.
+    const cacheSession = options.cacheSessionId ?? options.sessionId
+    const key = this.#config.promptCacheKey === 'session' ? (cacheSession === undefined ? undefined : promptCacheKeyFor(cacheSession)) : undefined
     return serializeRequest(options, {
       provider: options.provider,
       ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),

@@ -27,6 +27,19 @@ export interface GenerateOptions extends CallConfig {
   readonly purpose?: RequestPurpose
   /** The session the call belongs to, for attribution only (never prompt bytes). */
   readonly sessionId?: string
+  /**
+   * The session whose prompt cache this call should read, when it is not `sessionId`'s own: a
+   * fork sets its parent's, so adapters that route by session (OpenAI's `prompt_cache_key`)
+   * send the parent's key and the fork lands on the parent's cache. Never prompt bytes.
+   */
+  readonly cacheSessionId?: string
+  /**
+   * `short`: write what this call adds to the cache with the provider's shortest lifetime, where
+   * the provider has tiers (Anthropic: 5 minutes instead of a model's 1 hour). A one-shot fork
+   * sets it: nothing reads its entries once it has ended. Absent: the adapter's configured
+   * lifetime. What the call reads is unaffected. Never prompt bytes.
+   */
+  readonly cacheTtl?: 'short'
   /** Cancels the call. */
   readonly signal?: AbortSignal
 }

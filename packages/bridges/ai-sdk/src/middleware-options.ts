@@ -1,0 +1,107 @@
+import type { BasicCompactionConfig, CompactionPolicy } from '@warmfold/compaction-basic'
+import { backgroundFoldProblem, parseCompactionConfig, resolveBackgroundFold } from '@warmfold/compaction-basic'
+import type { CacheReport, FoldReport } from './reports.ts'
+import type { FoldStore } from './fold-store.ts'
+
+/** The engine's policy keys the middleware takes, under `BasicCompactionEngine`'s names and meanings. */
+export type MiddlewarePolicy = Pick<CompactionPolicy, 'thresholdRatio' | 'retainRatio' | 'retainTokens' | 'headroomTokens' | 'maxTokens' | 'summaryMarginRatio' | 'summaryBudget' | 'summaryDeadlineMs'>
+
+/** `warmfoldMiddleware` options. */
+export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
+  /** The model's context window in tokens; required unless the model id is in `KNOWN_CONTEXT_WINDOWS`. */
+  contextWindow?: number
+  /** Where fold records live. Default: in memory, for the life of the middleware object. */
+  store?: FoldStore
+  /** Called after every fold attempt, committed or refused. */
+  onFold?: (report: FoldReport) => void
+  /**
+   * Background folds (the engine's `background` key, off unless given): from
+   * `startRatio × threshold` on, the summary call of the previous request runs beside the
+   * conversation, and its checkpoint applies to the first later call that still starts with the
+   * folded history. At the threshold a fold in flight is waited for up to `maxWaitMs`, then the
+   * call folds itself. `startRatio` must be a number here (`'adaptive'` needs the engine's
+   * session pace) and `prewarm` is not supported.
+   */
+  background?: { enabled?: boolean; startRatio?: number; maxWaitMs?: number }
+  /** Called after every request the middleware sent (conversation and summary calls) with what the provider reported. */
+  onCacheReport?: (report: CacheReport) => void
+}
+
+/** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
+export const MIDDLEWARE_POLICY_KEYS = ['thresholdRatio', 'retainRatio', 'retainTokens', 'headroomTokens', 'maxTokens', 'summaryMarginRatio', 'summaryBudget', 'summaryDeadlineMs'] as const
+
+const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background'] as const
+
+/**
+ * Context windows (tokens) of models a host need not configure, by the model id the provider
+ * reports: the models warmfold's adapter documentation configures (`claude-sonnet-4-6`,
+ * `gpt-5.2`). Any other model needs `contextWindow`, which also overrides this table.
+ */
+export const KNOWN_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.freeze({
+  'claude-sonnet-4-6': 200_000,
+  'gpt-5.2': 400_000,
+})
+
+/** Options checked, the policy in the engine's config shape. */
+export interface ParsedMiddlewareOptions {
+  readonly contextWindow?: number
+  readonly policy: BasicCompactionConfig
+  readonly store?: FoldStore
+  readonly onFold?: (report: FoldReport) => void
+  readonly onCacheReport?: (report: CacheReport) => void
+  /** Background folds when enabled, with defaults applied. */
+  readonly background?: { readonly startRatio: number; readonly maxWaitMs: number }
+}
+
+function fail(message: string): never {
+  throw new TypeError(`warmfoldMiddleware options: ${message}`)
+}
+
+/**
+ * Checks the options: policy keys through the engine's own parser (the same errors, the same
+ * defaults), the rest here. `summaryBudget.fallbackEffort` is refused: an AI SDK call carries its
+ * reasoning effort in provider options the middleware cannot lower generically.
+ * @throws TypeError naming the key and the value.
+ */
+export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | undefined): ParsedMiddlewareOptions {
+  if (options === undefined) return { policy: {} }
+  if (typeof options !== 'object' || options === null) fail(`expected an object, got ${JSON.stringify(options)}`)
+  const policy: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(options)) {
+    if ((MIDDLEWARE_POLICY_KEYS as readonly string[]).includes(key)) policy[key] = value
+    else if (!(OWN_KEYS as readonly string[]).includes(key)) fail(`unknown key ${JSON.stringify(key)}; expected one of ${[...OWN_KEYS, ...MIDDLEWARE_POLICY_KEYS].join(', ')}`)
+  }
+  const { contextWindow, store, onFold, onCacheReport } = options
+  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) fail(`contextWindow must be a positive integer (tokens), got ${JSON.stringify(contextWindow)}`)
+  if (store !== undefined && (typeof store?.load !== 'function' || typeof store?.append !== 'function')) fail('store must have load() and append(record)')
+  if (onFold !== undefined && typeof onFold !== 'function') fail(`onFold must be a function, got ${typeof onFold}`)
+  if (onCacheReport !== undefined && typeof onCacheReport !== 'function') fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
+  if (options.summaryBudget?.fallbackEffort !== undefined) fail('summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider options, which the middleware never changes')
+  let background: ParsedMiddlewareOptions['background']
+  if (options.background !== undefined) {
+    const given = options.background as Record<string, unknown>
+    if ('prewarm' in given) fail('background.prewarm is not supported: the middleware sends no request of its own between the host\'s calls')
+    if (given.startRatio === 'adaptive') fail("background.startRatio 'adaptive' is not supported: give a number in (0, 1)")
+    const problem = backgroundFoldProblem(options.background)
+    if (problem) fail(problem)
+    const resolved = resolveBackgroundFold({ startRatio: 0.8, ...options.background })
+    if (resolved.enabled) background = { startRatio: resolved.startRatio as number, maxWaitMs: resolved.maxWaitMs }
+  }
+  let parsed: BasicCompactionConfig
+  try {
+    parsed = parseCompactionConfig(policy)
+  } catch (error) {
+    return fail((error as Error).message.replace(/^BasicCompactionEngine config: /, ''))
+  }
+  return { ...(contextWindow === undefined ? {} : { contextWindow }), policy: parsed, ...(store ? { store } : {}), ...(onFold ? { onFold } : {}), ...(onCacheReport ? { onCacheReport } : {}), ...(background ? { background } : {}) }
+}
+
+/**
+ * The context window for `modelId`: the option, else the table.
+ * @throws Error naming the model when neither gives one.
+ */
+export function contextWindowFor(options: ParsedMiddlewareOptions, provider: string, modelId: string): number {
+  const window = options.contextWindow ?? KNOWN_CONTEXT_WINDOWS[modelId]
+  if (window === undefined) throw new Error(`warmfoldMiddleware: no context window for model ${JSON.stringify(modelId)} (provider ${JSON.stringify(provider)}); set options.contextWindow`)
+  return window
+}

@@ -1,0 +1,66 @@
+import type { LanguageModelV3Usage } from '@ai-sdk/provider'
+import type { SummaryAttempt } from '@warmfold/compaction'
+import type { CacheDivergence } from '@warmfold/cache-ledger'
+
+/**
+ * How a request relates to the one it should extend:
+ * `first` nothing sent before in this conversation; `extends` it appends to the previous
+ * request (rule C1); `fold` it follows a fold the middleware made (a logged rewrite);
+ * `host-rewrite` it shares only part of an earlier request's prefix and no fold explains it (the
+ * host rewrote its history, e.g. with `pruneMessages`).
+ */
+export type RequestRelation = 'first' | 'extends' | 'fold' | 'host-rewrite'
+
+/** The facts of one request the middleware sent, after the provider answered. */
+export interface CacheReport {
+  readonly kind: 'conversation' | 'summary'
+  readonly relation: RequestRelation
+  /** For `host-rewrite` (and a summary that is not a replay): where the prompt first departs, as the cache ledger names it. */
+  readonly divergence?: CacheDivergence
+  /** A sentence saying where and why, when the request breaks the prefix. */
+  readonly description?: string
+  /** The middleware's estimate of the prompt (tokens). */
+  readonly estimatedTokens: number
+  /** What the provider reported (absent fields stay undefined). */
+  readonly usage?: LanguageModelV3Usage
+  /** The provider's request body, as the AI SDK gave it. */
+  readonly requestBody?: unknown
+}
+
+/** One fold attempt. */
+export interface FoldReport {
+  /**
+   * `true` when the checkpoint was committed: a `pressure` fold's request is sent folded; a
+   * `background` fold's checkpoint applies from the next call that starts with the folded history.
+   */
+  readonly committed: boolean
+  /** `pressure`: the call reached the threshold and waited for the fold; `background`: started at the soft threshold beside the conversation. */
+  readonly trigger: 'pressure' | 'background'
+  /** Why not, when `committed` is false. */
+  readonly refusal?: string
+  /**
+   * The summary call read the previous request's cache: its body is the previous request's body
+   * plus one appended instruction (output cap aside), and the provider reported cache reads (or
+   * reports none at all).
+   */
+  readonly warm: boolean
+  /** Where the instruction was appended in the summary body (a replay). */
+  readonly appendedAt?: string
+  /** The first path where the summary body departs from the previous body (not a replay). */
+  readonly firstDifferingPath?: string
+  /** Why the summary call is not warm, in a sentence (a host rewrite, a changed setting). */
+  readonly coldReason?: string
+  /** Prompt messages folded into the checkpoint (system messages stay, not counted). */
+  readonly foldedMessages: number
+  /** Estimated tokens of the request before and after the fold. */
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+  /** The previous request's prompt tokens as its provider reported them (what a warm summary reads). */
+  readonly previousPromptTokens?: number
+  /** The summary calls made (the engine's budget ladder). */
+  readonly attempts: readonly SummaryAttempt[]
+  /** Usage of the last summary call. */
+  readonly usage?: LanguageModelV3Usage
+  /** The summary text, when one was written. */
+  readonly summary?: string
+}
