@@ -10,8 +10,8 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
 })
 
-async function harness(): Promise<LoopHarness> {
-  const created = await mountLoop()
+async function harness(options: Parameters<typeof mountLoop>[0] = {}): Promise<LoopHarness> {
+  const created = await mountLoop(options)
   harnesses.push(created)
   return created
 }
@@ -175,7 +175,9 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
   })
 
   it('sends a region that ends with an assistant turn as the last request, that turn, and the instruction as a separate user turn', async () => {
-    const loop = await harness()
+    // Folds on the turn's path only: a background summary that arrived after the last request
+    // would be swapped in while idle, and the manual fold below would replay that new surface.
+    const loop = await harness({ engine: { maxTokens: 2000, background: { enabled: false } } })
     const agent = await loop.run()
     const before = loop.exchanges().length
     // The whole surface, which ends with the final answer (compactNow would keep that newest unit).
