@@ -76,11 +76,44 @@ export interface LineTokenOptions {
   readonly workspaceRoot?: string
 }
 
+/** What a scan of one line found, in order; the scan is pure, so a line seen again replays it. */
+type LineArtifacts = readonly (readonly [ArtifactClass, string])[]
+
+/**
+ * Lines already scanned, per workspace root. Agents re-read the same files and re-run the same
+ * commands, so a folded region repeats many of its lines (the audit bench's coding session: about
+ * half of its characters). Bounded: it is cleared once it holds {@link LINE_CACHE_LIMIT} lines.
+ */
+const lineCache = new Map<string, Map<string, LineArtifacts>>()
+let cachedLines = 0
+/** How many scanned lines are kept for replay before the cache starts over. */
+export const LINE_CACHE_LIMIT = 50_000
+
 /**
  * Finds the token-like artifacts of one line: URLs, paths, identifiers and numbers with units,
  * in that order of precedence (what one class takes, the next ones do not see again).
  */
 export function scanLineTokens(line: string, sink: ArtifactSink, options: LineTokenOptions = {}): void {
+  const root = options.workspaceRoot ?? ''
+  let lines = lineCache.get(root)
+  const known = lines?.get(line)
+  if (known) {
+    for (const [artifactClass, text] of known) sink(artifactClass, text)
+    return
+  }
+  const found: (readonly [ArtifactClass, string])[] = []
+  scanLine(line, (artifactClass, text) => void found.push([artifactClass, text]), options)
+  if (cachedLines >= LINE_CACHE_LIMIT) {
+    lineCache.clear()
+    cachedLines = 0
+  }
+  if (!lines) lineCache.set(root, (lines = new Map()))
+  lines.set(line, found)
+  cachedLines++
+  for (const [artifactClass, text] of found) sink(artifactClass, text)
+}
+
+function scanLine(line: string, sink: ArtifactSink, options: LineTokenOptions): void {
   let text = line
   const spans: Span[] = []
   const take = (start: number, end: number): void => {
