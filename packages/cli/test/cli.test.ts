@@ -85,14 +85,16 @@ describe('warmfold bench output', () => {
         stepSeconds: 15,
         backgroundFold: true,
         prewarm: false,
+        workload: 'reading',
+        artifactTrail: true,
       })
       expect(report.runs.map((entry) => entry.strategy)).toEqual(['warmfold', 'legacy'])
       for (const entry of report.runs) {
-        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'guardWarnings', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'stall', 'requests'])
+        expect(Object.keys(entry)).toEqual(['strategy', 'window', 'profile', 'summaryCalls', 'conversationRequests', 'sessionPromptTokens', 'sessionCachedTokens', 'sessionUncachedTokens', 'silentRewrites', 'guardWarnings', 'completed', 'cost', 'costUsd', 'floor', 'efficiency', 'stall', 'foldAudit', 'requests'])
         expect(entry.completed).toBe(true)
         expect(entry.sessionPromptTokens).toBe(entry.sessionCachedTokens + entry.sessionUncachedTokens)
         for (const call of entry.summaryCalls) {
-          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio', 'regionCoverage', 'cost'])
+          expect(Object.keys(call)).toEqual(['promptTokens', 'cachedTokens', 'uncachedTokens', 'hitRatio', 'regionCoverage', 'cost', 'audit'])
           expect(call.uncachedTokens).toBe(call.promptTokens - call.cachedTokens)
         }
         // Every request is in the report and the session's numbers are their sums.
