@@ -1,50 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { findImportCycle as findCycle, importGraph } from '@warmfold/test-utils'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 const SOURCE = resolve(dirname(fileURLToPath(import.meta.url)), '../src')
-
-/**
- * The relative imports of every file in `directory`, type-only ones included: oxlint's
- * `import/no-cycle` skips `import type`, but a type cycle still ties the files together.
- */
-function importGraph(directory: string): Map<string, string[]> {
-  const graph = new Map<string, string[]>()
-  for (const file of readdirSync(directory).filter((name) => name.endsWith('.ts'))) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(join(directory, file), 'utf8'), true, true)
-    graph.set(
-      file,
-      importedFiles.map((entry) => entry.fileName).filter((name) => name.startsWith('./')).map((name) => name.slice(2)),
-    )
-  }
-  return graph
-}
-
-/** The first cycle found, as a path that starts and ends with the same file, or `undefined`. */
-function findCycle(graph: Map<string, string[]>): string[] | undefined {
-  const state = new Map<string, 'open' | 'done'>()
-  const path: string[] = []
-  const visit = (file: string): string[] | undefined => {
-    if (state.get(file) === 'done') return undefined
-    if (state.get(file) === 'open') return [...path.slice(path.indexOf(file)), file]
-    state.set(file, 'open')
-    path.push(file)
-    for (const next of graph.get(file) ?? []) {
-      const cycle = visit(next)
-      if (cycle) return cycle
-    }
-    path.pop()
-    state.set(file, 'done')
-    return undefined
-  }
-  for (const file of graph.keys()) {
-    const cycle = visit(file)
-    if (cycle) return cycle
-  }
-  return undefined
-}
 
 describe('agent-loop source layout', () => {
   it('has no import cycle, counting type-only imports', () => {

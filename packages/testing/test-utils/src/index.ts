@@ -1,4 +1,5 @@
 export * from './cordis-prints.ts'
+export * from './import-graph.ts'
 export * from './readme-examples.ts'
 export * from './recording-server.ts'
 export * from './test-context.ts'
