@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
-import { parseBenchArgs, runCli } from '../src/index.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { parseBenchArgs } from '../src/index.ts'
+import { cli } from './run-cli.ts'
 
 describe('warmfold bench --workload coding', () => {
   it('parses --workload and --artifact-trail, refusing other values by name', () => {

@@ -6,15 +6,8 @@ import { SessionStore } from '@warmfold/session'
 import { sqliteSessionStore } from '@warmfold/session-store-sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
-import { runCli } from '../src/index.ts'
 import { expectBenchSessions } from './support/expect-bench-sessions.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { cli } from './run-cli.ts'
 
 let directory: string
 

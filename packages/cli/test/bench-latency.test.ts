@@ -4,14 +4,8 @@ import { join } from 'node:path'
 import { LATENCY_PROFILES } from '@warmfold/prefix-cache-testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
-import { BENCH_USAGE, parseBenchArgs, runCli } from '../src/index.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { BENCH_USAGE, parseBenchArgs } from '../src/index.ts'
+import { cli } from './run-cli.ts'
 
 let directory: string
 beforeAll(async () => {

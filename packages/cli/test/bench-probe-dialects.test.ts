@@ -2,11 +2,11 @@ import type { RecordingServer } from '@warmfold/test-utils'
 import { NamedEvent } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
-import { runCli } from '../src/index.ts'
 import { PROBE_DIALECTS } from '../src/probe-dialects.ts'
 import type { PrefixUsage } from './support/prefix-cache-endpoint.ts'
 import { responsesEvents } from './support/adapter-replies.ts'
 import { startPrefixCacheEndpoint } from './support/prefix-cache-endpoint.ts'
+import { cli } from './run-cli.ts'
 
 // `warmfold bench --cache-probe URL --probe-dialect D` for the wire formats beyond chat
 // completions: each against a 127.0.0.1 server that speaks the format and reports cached tokens
@@ -16,13 +16,6 @@ const servers: RecordingServer[] = []
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
 })
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
 
 /** Anthropic's stream of a 1-token answer; the uncached tokens are written (a breakpoint at the end). */
 function anthropicReply(usage: PrefixUsage) {

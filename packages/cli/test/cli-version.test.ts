@@ -5,18 +5,12 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { cliVersion, runCli, USAGE } from '../src/index.ts'
+import { cliVersion, USAGE } from '../src/index.ts'
+import { cli } from './run-cli.ts'
 
 const run = promisify(execFile)
 const cliRoot = resolve(import.meta.dirname, '..')
 const manifest = JSON.parse(await readFile(join(cliRoot, 'package.json'), 'utf8')) as { version: string }
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
 
 describe('warmfold --version', () => {
   it.each([['--version'], ['-v']])('%s prints the version of @warmfold/cli from its package.json and exits 0', async (flag) => {

@@ -6,17 +6,11 @@ import { promisify } from 'node:util'
 import { startLlamaCacheServer } from '@warmfold/llama-cache-server'
 import { describe, expect, it } from 'vitest'
 import type { BenchReport } from '../src/index.ts'
-import { parseBenchArgs, runCli } from '../src/index.ts'
+import { parseBenchArgs } from '../src/index.ts'
+import { cli } from './run-cli.ts'
 
 const run = promisify(execFile)
 const root = resolve(import.meta.dirname, '../../..')
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
 
 describe('warmfold bench flags', () => {
   it.each([

@@ -7,14 +7,7 @@ import { Context } from '@cordisjs/core'
 import { createUserMessage } from '@warmfold/llm'
 import { SessionStore } from '@warmfold/session'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../src/index.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { cli } from './run-cli.ts'
 
 const root = resolve(import.meta.dirname, '../../..')
 let directory: string

@@ -10,20 +10,13 @@ import type { Browser, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
 import { PNG } from 'pngjs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../src/index.ts'
 import { logLines, workloadSessionLog } from './report-fixtures.ts'
+import { cli } from './run-cli.ts'
 
 /** Debian's chromium package; `.ci/run` installs it when it is missing. */
 const CHROMIUM = '/usr/bin/chromium'
 /** Headless as root on a machine without network: no sandbox, GPU or background traffic, and a fresh profile (Playwright's own temporary one). */
 const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
 
 let directory: string
 let browser: Browser

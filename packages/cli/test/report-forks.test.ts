@@ -6,14 +6,7 @@ import { LlmError, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { mountWarmfoldHost } from '@warmfold/prefix-cache-testkit'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../src/index.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { cli } from './run-cli.ts'
 
 let directory: string
 

@@ -7,15 +7,8 @@ import { SessionStore } from '@warmfold/session'
 import { sqliteSessionStore } from '@warmfold/session-store-sqlite'
 import Database from 'libsql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../src/index.ts'
 import { reportBody } from './support/report-body.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { cli } from './run-cli.ts'
 
 const BENCH = ['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold,legacy']
 let directory: string

@@ -5,16 +5,9 @@ import { Context } from '@cordisjs/core'
 import { SessionStore } from '@warmfold/session'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LegacyCompactionEngine } from '@warmfold/prefix-cache-testkit'
-import { runCli } from '../src/index.ts'
 import type { LogLine } from './report-fixtures.ts'
 import { logLines, usageSessionLog, workloadSessionLog } from './report-fixtures.ts'
-
-async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = ''
-  let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
-  return { code, stdout, stderr }
-}
+import { cli } from './run-cli.ts'
 
 const number = (value: number) => Math.round(value).toLocaleString('en-US')
 
