@@ -221,7 +221,7 @@ export class Agent implements TurnAgent {
       // With nothing queued the agent is idle now, not for a tick of an empty drain: a caller
       // woken by whenIdle() may start maintenance of its own at once.
       if (this.queue.length > 0) this.drain()
-      else for (const resolve of this.idleWaiters.splice(0)) resolve()
+      else this.wakeIdleWaiters()
     }
   }
 
@@ -259,6 +259,11 @@ export class Agent implements TurnAgent {
     }
   }
 
+  /** Resolves every pending whenIdle(). */
+  private wakeIdleWaiters(): void {
+    for (const resolve of this.idleWaiters.splice(0)) resolve()
+  }
+
   private drain(): void {
     if (this.draining || this.statusValue !== 'idle') return
     this.draining = true
@@ -271,8 +276,7 @@ export class Agent implements TurnAgent {
         if (this.statusValue === 'running') this.setStatus('idle')
         // An agent/error listener may have queued a followup (e.g. the unsent ones) meanwhile.
         if (this.queue.length > 0 && this.statusValue === 'idle') return this.drain()
-        const waiters = this.idleWaiters.splice(0)
-        for (const resolve of waiters) resolve()
+        this.wakeIdleWaiters()
       })
   }
 
