@@ -159,7 +159,6 @@ export class PostgresSessionBackend implements SessionBackend {
     } finally {
       session.close()
       this.held.delete(session)
-      held.lease.stopRenewing()
       await held.lease.release().catch(() => {})
     }
   }

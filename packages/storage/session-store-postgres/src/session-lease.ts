@@ -18,6 +18,8 @@ const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
  */
 export class SessionLease {
   private timer?: NodeJS.Timeout
+  /** The timer's renewal still on the wire, if any: `release()` waits for it. */
+  private renewing?: Promise<unknown>
   /** Set when a renewal found the lease taken: the next flush fails anyway, this says why early. */
   lost = false
 
@@ -74,7 +76,10 @@ export class SessionLease {
     return row && { holder: row.holder, token: row.token, leftMs: row.left_ms }
   }
 
-  /** Marks the lease expired (keeping its token, which only ever grows) if we still hold it. */
+  /**
+   * Marks the lease released (`expires_at = -infinity`, keeping its token, which only ever grows)
+   * if we still hold it. A released lease is never renewed again (see `renew`).
+   */
   static async release(pool: pg.Pool, id: string, token: string): Promise<void> {
     await pool.query(`UPDATE warmfold_leases SET expires_at = '-infinity' WHERE session_id = $1 AND token = $2`, [id, token])
   }
@@ -101,21 +106,31 @@ export class SessionLease {
   startRenewing(): void {
     const every = Math.max(50, Math.floor(this.leaseMs / 3))
     this.timer = setInterval(() => {
-      this.renew(this.pool)
+      if (this.renewing) return // the last tick's renewal is still on the wire
+      this.renewing = this.renew(this.pool)
         .then((renewed) => {
           if (renewed) return
           this.lost = true
           this.stopRenewing()
         })
         .catch(() => {}) // the next tick or flush tries again and reports a lasting failure
+        .finally(() => (this.renewing = undefined))
     }, every)
     // A held session must not keep a host process alive on its own.
     this.timer.unref()
   }
 
-  /** Moves the expiry on if the row still carries our token; false when the lease was taken over. */
-  private async renew(on: Queryable): Promise<boolean> {
-    const result = await on.query(`UPDATE warmfold_leases SET expires_at = ${EXPIRES} WHERE session_id = $1 AND token = $2`, [this.sessionId, this.token, this.leaseMs])
+  /**
+   * Moves the expiry on if the row still carries our token and was not released; false when the
+   * lease was taken over or released. A renewal the timer sent just before `release()` may reach
+   * the database after the release: without the `-infinity` guard it would hold the session for
+   * another `leaseMs` that nobody renews, and a reopen in that window gets `LOCKED`.
+   */
+  async renew(on: Queryable = this.pool): Promise<boolean> {
+    const result = await on.query(
+      `UPDATE warmfold_leases SET expires_at = ${EXPIRES} WHERE session_id = $1 AND token = $2 AND expires_at <> '-infinity'`,
+      [this.sessionId, this.token, this.leaseMs],
+    )
     return result.rowCount === 1
   }
 
@@ -124,7 +139,10 @@ export class SessionLease {
     this.timer = undefined
   }
 
-  release(): Promise<void> {
-    return SessionLease.release(this.pool, this.sessionId, this.token)
+  /** Stops renewing, waits for a renewal already sent, then releases the lease. */
+  async release(): Promise<void> {
+    this.stopRenewing()
+    await this.renewing
+    await SessionLease.release(this.pool, this.sessionId, this.token)
   }
 }

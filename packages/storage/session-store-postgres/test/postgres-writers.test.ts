@@ -63,6 +63,23 @@ describe('PostgreSQL store with several writers', () => {
     expect(session.length).toBe(5)
   })
 
+  it('a renewal that reaches the database after the release does not take the session back (a reopen right after a close is not LOCKED)', async () => {
+    const id = uniqueId('late-renewal')
+    const first = store(30_000)
+    await first.release(await first.create(id, {}))
+    const pool = new pg.Pool({ connectionString: testUrl() })
+    try {
+      // The renewal the holder's timer sent just before its release, arriving after it.
+      const late = new SessionLease(pool, id, first.holder, '1', 30_000, 'test')
+      expect(await late.renew()).toBe(false)
+      expect(await SessionLease.current(pool, id)).toMatchObject({ token: '1', leftMs: 0 })
+    } finally {
+      await pool.end()
+    }
+    const reopened = await store().open(id, {}, () => {})
+    expect(reopened.length).toBe(0)
+  })
+
   it('the holder of a released lease reads as expired, not as an error: a store opening while the holder closes takes the lease', async () => {
     const id = uniqueId('released')
     const first = store()
