@@ -73,6 +73,8 @@ export class FoldTransaction {
   private ended = false
   /** The region's audit and artifact trail, when the engine runs them. */
   private readonly auditor?: FoldAuditor
+  /** The last carry planned, and the log length it was planned at. */
+  private plannedCarry?: { readonly logLength: number; readonly carry: FoldCarry }
 
   private constructor(
     private readonly ctx: Context,
@@ -247,10 +249,18 @@ export class FoldTransaction {
     return this.ended
   }
 
-  /** Pins may change while the summary is written: the carry is planned again at every check. */
+  /**
+   * Pins may change while the summary is written: the carry is planned again once the log has
+   * grown. Everything the plan reads (surface, pins, the request header the prices follow) is
+   * in the log, so while its length stays the same the plan does too; a commit asks for it
+   * several times (checks, trail budget, projection), and planning walks the whole region.
+   */
   private planCarry(): FoldCarry {
     const { session, region, keepUserMessages } = this.input
-    return planFoldCarry(session, region, (position) => this.ctx.tokenMeter.priceOf(session, session.surface.nodes[position] as number), keepUserMessages)
+    if (this.plannedCarry?.logLength === session.length) return this.plannedCarry.carry
+    const carry = planFoldCarry(session, region, (position) => this.ctx.tokenMeter.priceOf(session, session.surface.nodes[position] as number), keepUserMessages)
+    this.plannedCarry = { logLength: session.length, carry }
+    return carry
   }
 
   private checkpointOf(outcome: SummaryOutcome): Message {
