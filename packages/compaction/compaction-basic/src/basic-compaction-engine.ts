@@ -16,6 +16,7 @@ import type { BasicCompactionConfig } from './compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
 import { AnsweredRequests } from './answered-requests.ts'
+import { installArtifactReadAhead } from './artifact-read-ahead.ts'
 import type { EngineBudget, EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
@@ -67,6 +68,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const clock: EngineClock = config.clock ?? idle.clock
     const answered = new AnsweredRequests(ctx)
     const foldAudit = resolveFoldAudit(config.audit, config.artifactTrail)
+    if (foldAudit.audit.enabled || foldAudit.trail.enabled) installArtifactReadAhead(ctx, foldAudit.extractor)
     this.core = {
       ctx,
       config,

@@ -1,5 +1,5 @@
 import type { ToolKind } from '@warmfold/fold-audit'
-import { DEFAULT_MAX_DROPPED, DEFAULT_TRAIL_TOKENS } from '@warmfold/fold-audit'
+import { ArtifactExtractor, DEFAULT_MAX_DROPPED, DEFAULT_TRAIL_TOKENS } from '@warmfold/fold-audit'
 import { unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 
@@ -32,6 +32,8 @@ export interface ArtifactTrailConfig {
 export interface ResolvedFoldAudit {
   readonly audit: { readonly enabled: boolean; readonly maxDropped: number; readonly toolKinds?: Readonly<Record<string, ToolKind>>; readonly workspaceRoot?: string }
   readonly trail: { readonly enabled: boolean; readonly maxTokens: number }
+  /** Reads each message once with the audit's options, for every fold of the engine (see `artifact-read-ahead`). */
+  readonly extractor: ArtifactExtractor
 }
 
 const AUDIT_KEYS = ['enabled', 'maxDropped', 'toolKinds', 'workspaceRoot']
@@ -70,6 +72,10 @@ export function foldAuditProblem(audit: FoldAuditConfig | undefined, trail: Arti
 /** `audit` and `artifactTrail` with defaults applied. */
 export function resolveFoldAudit(audit: FoldAuditConfig | undefined, trail: ArtifactTrailConfig | undefined): ResolvedFoldAudit {
   return Object.freeze({
+    extractor: new ArtifactExtractor({
+      ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
+      ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
+    }),
     audit: Object.freeze({
       enabled: audit?.enabled ?? true,
       maxDropped: audit?.maxDropped ?? DEFAULT_MAX_DROPPED,

@@ -1,7 +1,7 @@
 import type { CompactionAuditData } from '@warmfold/compaction'
 import { isCheckpointMessage } from '@warmfold/compaction'
 import type { ArtifactExtraction, ArtifactTrail, LoggedMessage } from '@warmfold/fold-audit'
-import { auditFold, buildArtifactTrail, extractArtifacts } from '@warmfold/fold-audit'
+import { auditFold, buildArtifactTrail } from '@warmfold/fold-audit'
 import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
@@ -49,7 +49,9 @@ export class FoldAuditor {
     /** Tokens the checkpoint replaces now (the carry is planned again at every check). */
     private readonly shadowedTokens: () => number,
   ) {
-    this.estimateTokens = (text) => (text === '' ? 0 : ctx.tokenMeter.estimateSystem(text) - SYSTEM_OVERHEAD_TOKENS)
+    // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup, and the trail's fit asks a dozen times.
+    const meter = ctx.tokenMeter
+    this.estimateTokens = (text) => (text === '' ? 0 : meter.estimateSystem(text) - SYSTEM_OVERHEAD_TOKENS)
   }
 
   /**
@@ -62,10 +64,7 @@ export class FoldAuditor {
   }
 
   private extraction(): ArtifactExtraction {
-    this.extractionCache ??= extractArtifacts(this.regionMessages(), {
-      ...(this.settings.audit.toolKinds === undefined ? {} : { toolKinds: this.settings.audit.toolKinds }),
-      ...(this.settings.audit.workspaceRoot === undefined ? {} : { workspaceRoot: this.settings.audit.workspaceRoot }),
-    })
+    this.extractionCache ??= this.settings.extractor.extract(this.regionMessages())
     return this.extractionCache
   }
 

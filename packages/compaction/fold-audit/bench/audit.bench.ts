@@ -11,7 +11,7 @@ import { afterAll, bench, describe } from 'vitest'
 // this one reaches the kit's source directly to mount a real warmfold host.
 import { mountWarmfoldHost } from '../../../testing/prefix-cache-testkit/src/mount-warmfold-host.ts'
 import type { LoggedMessage } from '../src/index.ts'
-import { auditFold, buildArtifactTrail, extractArtifacts } from '../src/index.ts'
+import { ArtifactExtractor, auditFold, buildArtifactTrail } from '../src/index.ts'
 import type { CodingStep } from './coding-session.ts'
 import { codingSteps } from './coding-session.ts'
 
@@ -21,7 +21,9 @@ import { codingSteps } from './coding-session.ts'
 // with BasicCompactionEngine.compactNow (token meter, pruner, invariant checker, cache ledger;
 // only the model's content is scripted), once on a host with the audit and the artifact trail
 // (the defaults) and once on a host with both off. The difference of the two means is what the
-// audit costs a fold; the third bench times the audit's own work on the same region.
+// audit costs a fold. The engine reads each message's artifacts when it is logged (the
+// read-ahead), so a fold merges them: the third bench times the audit's part of a fold on its
+// own, the fourth what the read-ahead costs over the whole session, outside any fold.
 
 const ROUTE = { provider: 'scripted', model: 'coder' } as const
 const SUMMARY = [
@@ -36,7 +38,9 @@ const REQUIRED = ['Goal and Intent', 'Key Decisions', 'Files and Code', 'Errors 
 /** The windows measured (`FOLD_AUDIT_BENCH_WINDOWS=32000,128000` to choose). */
 const WINDOWS = (process.env.FOLD_AUDIT_BENCH_WINDOWS ?? '32000,128000').split(',').map(Number)
 /** Iterations of each fold bench (each needs a fresh copy of the session). */
-const FOLDS = 6
+const FOLDS = 20
+/** Warm-up folds before them (the JIT), from the same pool. */
+const WARMUP = 3
 
 /** A host with a scripted model that walks `steps` (one tool call per request) and summarizes when asked; `audit` false turns the audit and the trail off. */
 async function host(window: number, steps: readonly CodingStep[], audit: boolean): Promise<Context> {
@@ -99,7 +103,7 @@ for (const window of WINDOWS) {
       contexts.push(ctx)
       const from = await source(ctx, steps)
       const agents: Agent[] = []
-      for (let index = 0; index < FOLDS + 2; index++) agents.push(await copy(ctx, from, `copy-${index}`))
+      for (let index = 0; index < FOLDS + WARMUP + 1; index++) agents.push(await copy(ctx, from, `copy-${index}`))
       pools.set(audit, { ctx, agents })
       if (region.length === 0) {
         const messages = surface(from)
@@ -115,13 +119,25 @@ for (const window of WINDOWS) {
       if (result === null) throw new Error('audit.bench: the fold folded nothing')
     }
 
-    bench('fold with the audit and the trail (defaults)', fold(true), { iterations: FOLDS, time: 0, warmupIterations: 1, warmupTime: 0, setup: prepare(true) })
-    bench('fold without them (audit and artifactTrail off)', fold(false), { iterations: FOLDS, time: 0, warmupIterations: 1, warmupTime: 0, setup: prepare(false) })
-    bench('the audit alone: extractArtifacts + buildArtifactTrail + auditFold', () => {
-      const extraction = extractArtifacts(region)
+    bench('fold with the audit and the trail (defaults)', fold(true), { iterations: FOLDS, time: 0, warmupIterations: WARMUP, warmupTime: 0, setup: prepare(true) })
+    bench('fold without them (audit and artifactTrail off)', fold(false), { iterations: FOLDS, time: 0, warmupIterations: WARMUP, warmupTime: 0, setup: prepare(false) })
+    // The region's messages read ahead, as the engine's read-ahead leaves them for a fold.
+    const readAhead = new ArtifactExtractor()
+    bench('at fold time: merge the read-ahead + buildArtifactTrail + auditFold', () => {
+      const extraction = readAhead.extract(region)
       const trail = buildArtifactTrail(extraction)
       const audit = auditFold({ folded: extraction.artifacts, checkpointText: `${SUMMARY}\n\n${trail.text}`, visibleAfter: tail.map(({ message }) => message), requiredSections: REQUIRED })
       if (audit.classes.path.seen === 0) throw new Error('audit.bench: the region has no paths')
-    }, { iterations: 20, time: 0, warmupIterations: 3, warmupTime: 0, setup: prepare(true) })
+    }, {
+      iterations: 50, time: 0, warmupIterations: 5, warmupTime: 0,
+      setup: async () => {
+        await prepare(true)()
+        for (const { message } of [...region, ...tail]) readAhead.read(message)
+      },
+    })
+    bench('the read-ahead: a new extractor reads every message of the session (no fold)', () => {
+      const extractor = new ArtifactExtractor()
+      for (const { message } of [...region, ...tail]) extractor.read(message)
+    }, { iterations: 10, time: 0, warmupIterations: 2, warmupTime: 0, setup: prepare(true) })
   })
 }

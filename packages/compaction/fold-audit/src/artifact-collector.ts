@@ -15,15 +15,15 @@ interface Entry {
 export class ArtifactCollector {
   private readonly entries = new Map<string, Entry>()
 
-  /** Records one mention of `text` of class `artifactClass` in message `seq`. */
-  add(artifactClass: ArtifactClass, text: string, seq: number, origin: ArtifactOrigin): void {
+  /** Records `count` mentions (default one) of `text` of class `artifactClass` in message `seq`. */
+  add(artifactClass: ArtifactClass, text: string, seq: number, origin: ArtifactOrigin, count = 1): void {
     const key = `${artifactClass}\u0000${text}`
     const entry = this.entries.get(key)
     if (entry === undefined) {
-      this.entries.set(key, { class: artifactClass, text, seq, firstSeq: seq, origin, mentions: 1 })
+      this.entries.set(key, { class: artifactClass, text, seq, firstSeq: seq, origin, mentions: count })
       return
     }
-    entry.mentions++
+    entry.mentions += count
     if (seq > entry.seq) entry.seq = seq
     if (ORIGIN_RANK[origin] > ORIGIN_RANK[entry.origin]) entry.origin = origin
   }

@@ -1,5 +1,6 @@
 import type { Artifact } from './artifact.ts'
-import type { ArtifactExtraction, ToolCallRecord } from './extract-artifacts.ts'
+import type { ArtifactExtraction, ToolCallRecord } from './artifact-extraction.ts'
+import { occursAsWord } from './occurs-as-word.ts'
 
 /** The default token budget of the trail: about 1,000 tokens, a few percent of a checkpoint's region. */
 export const DEFAULT_TRAIL_TOKENS = 1000
@@ -67,17 +68,6 @@ const CONSTRAINT = /\b(?:do not|don'?t|don’t|never|always|must(?:n'?t)?|should
 
 /** Error headlines an open problem lists at most. */
 const MAX_PROBLEM_ERRORS = 3
-
-const isWord = (character: string | undefined): boolean => character !== undefined && /[A-Za-z0-9_]/.test(character)
-
-/** Whether `line` holds `word` with no word character continuing it on either side (as the audit's matcher counts a mention). */
-function holdsWord(line: string, word: string): boolean {
-  for (let at = line.indexOf(word); at >= 0; at = line.indexOf(word, at + 1)) {
-    if ((isWord(word[0]) && isWord(line[at - 1])) || (isWord(word.at(-1)) && isWord(line[at + word.length]))) continue
-    return true
-  }
-  return false
-}
 
 /** `text` as a Markdown code span, with a fence longer than any backtick run inside it. */
 function code(text: string): string {
@@ -160,9 +150,10 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
     list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
   // Paths no line above names (a compiler error's file, a search hit, a path the user typed): cut first, they are on disk.
-  const written = list.map((item) => item.line)
+  // One text of every line above: a path holds no line break, so a match never spans two lines.
+  const written = list.map((item) => item.line).join('\n')
   for (const artifact of extraction.artifacts) {
-    if (artifact.class !== 'path' || written.some((line) => holdsWord(line, artifact.text))) continue
+    if (artifact.class !== 'path' || occursAsWord(written, artifact.text)) continue
     list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
   // The host's own lines, in the order it added them (the later ones count as newer).
@@ -177,13 +168,20 @@ function omissionNote(cut: Readonly<Record<TrailSection, number>>, widest?: numb
   return `(left out for space: ${sections.map((section) => `${widest ?? cut[section]} ${TITLES[section].toLowerCase()}`).join(', ')})`
 }
 
+/** Items in the order the trail writes them: by section, then first seq, then line. */
+function writingOrder(all: readonly Item[]): Item[] {
+  const rank = new Map(SECTIONS.map((section, index) => [section, index]))
+  return all.toSorted((a, b) => rank.get(a.section)! - rank.get(b.section)! || a.firstSeq - b.firstSeq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0))
+}
+
+/** The trail of the `kept` items, which are in {@link writingOrder}. */
 function render(kept: readonly Item[], cut: Readonly<Record<TrailSection, number>>, widest?: number): string {
   if (kept.length === 0) return ''
   const lines = ['## Artifact Trail', '(recorded from the tool calls and the user\'s messages by warmfold, not summarized)']
-  for (const section of SECTIONS) {
-    const sectionItems = kept.filter((item) => item.section === section).toSorted((a, b) => a.firstSeq - b.firstSeq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0))
-    if (sectionItems.length === 0) continue
-    lines.push(`### ${TITLES[section]}`, ...sectionItems.map((item) => item.line))
+  let section: TrailSection | undefined
+  for (const item of kept) {
+    if (item.section !== section) lines.push(`### ${TITLES[(section = item.section)]}`)
+    lines.push(item.line)
   }
   const note = omissionNote(cut, widest)
   if (note !== '') lines.push(note)
@@ -217,7 +215,7 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   for (const [index, entry] of hostEntries.entries()) {
     if (typeof entry !== 'string' || entry.trim() === '' || /[\r\n]/.test(entry)) throw new TypeError(`buildArtifactTrail: hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`)
   }
-  const all = items(extraction, hostEntries)
+  const all = writingOrder(items(extraction, hostEntries))
   const removal = all.toSorted(
     (a, b) => CUT_TIER[a.section] - CUT_TIER[b.section] || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
   )

@@ -3,8 +3,9 @@ import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
 import { ArtifactCollector } from './artifact-collector.ts'
 import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
-import type { ExtractArtifactsOptions } from './extract-artifacts.ts'
+import type { ExtractArtifactsOptions } from './artifact-extraction.ts'
 import { MultiPatternMatcher } from './multi-pattern-matcher.ts'
+import { occursAsWord } from './occurs-as-word.ts'
 import { scanText } from './scan-text.ts'
 import type { VisibleItem } from './searchable-text.ts'
 import { searchableText } from './searchable-text.ts'
@@ -90,13 +91,24 @@ function variants(artifact: Pick<Artifact, 'class' | 'text'>): string[] {
   return glued ? [artifact.text, `${glued[1]} ${glued[2]}`] : [artifact.text]
 }
 
+/** Marks in `result` the owner (the artifact) of every pattern of `matcher` found in `text`. */
+function mark(matcher: MultiPatternMatcher, text: string, owner: readonly number[], result: Uint8Array): void {
+  const found = new Uint8Array(owner.length)
+  matcher.markFound(text, found)
+  for (let pattern = 0; pattern < found.length; pattern++) if (found[pattern]) result[owner[pattern]!] = 1
+}
+
+/** Up to this many patterns, `indexOf` per pattern is faster than an automaton's pass over the text. */
+const FEW_PATTERNS = 32
+
 /** Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages case-insensitively). */
 function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly string[]): Uint8Array[] {
   const exact: string[] = []
   const exactOwner: number[] = []
   const folded: string[] = []
   const foldedOwner: number[] = []
-  for (const [index, artifact] of artifacts.entries()) {
+  for (let index = 0; index < artifacts.length; index++) {
+    const artifact = artifacts[index]!
     for (const text of variants(artifact)) {
       if (artifact.class === 'user-message') {
         folded.push(text.toLowerCase())
@@ -108,18 +120,15 @@ function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts:
     }
   }
   const exactMatcher = exact.length > 0 ? new MultiPatternMatcher(exact) : undefined
-  const foldedMatcher = folded.length > 0 ? new MultiPatternMatcher(folded) : undefined
+  // The user's sentences are few: one indexOf each beats a second pass of an automaton, up to a point.
+  const foldedMatcher = folded.length > FEW_PATTERNS ? new MultiPatternMatcher(folded) : undefined
   return texts.map((text) => {
     const result = new Uint8Array(artifacts.length)
-    if (exactMatcher) {
-      const found = new Uint8Array(exact.length)
-      exactMatcher.markFound(text, found)
-      for (const [pattern, flag] of found.entries()) if (flag) result[exactOwner[pattern]!] = 1
-    }
-    if (foldedMatcher) {
-      const found = new Uint8Array(folded.length)
-      foldedMatcher.markFound(text.toLowerCase(), found)
-      for (const [pattern, flag] of found.entries()) if (flag) result[foldedOwner[pattern]!] = 1
+    if (exactMatcher) mark(exactMatcher, text, exactOwner, result)
+    if (foldedMatcher) mark(foldedMatcher, text.toLowerCase(), foldedOwner, result)
+    else if (folded.length > 0) {
+      const lower = text.toLowerCase()
+      for (let pattern = 0; pattern < folded.length; pattern++) if (occursAsWord(lower, folded[pattern]!)) result[foldedOwner[pattern]!] = 1
     }
     return result
   })
@@ -195,7 +204,8 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const [inCheckpoint, inRest] = presence(all, [checkpoint, rest]) as [Uint8Array, Uint8Array]
   const classes = Object.fromEntries(ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { seen: 0, kept: 0, keptInCheckpoint: 0 }])) as Record<ArtifactClass, { seen: number; kept: number; keptInCheckpoint: number }>
   const dropped: DroppedArtifact[] = []
-  for (const [index, artifact] of input.folded.entries()) {
+  for (let index = 0; index < input.folded.length; index++) {
+    const artifact = input.folded[index]!
     const retention = classes[artifact.class]
     retention.seen++
     if (inCheckpoint[index]) retention.keptInCheckpoint++

@@ -74,42 +74,56 @@ function trimUrl(url: string): string {
 /** What a path scan needs to know besides the line. */
 export interface LineTokenOptions {
   readonly workspaceRoot?: string
+  /** Lines scanned before with the same `workspaceRoot`, replayed instead of scanned again. */
+  readonly lineCache?: LineCache
 }
 
 /** What a scan of one line found, in order; the scan is pure, so a line seen again replays it. */
 type LineArtifacts = readonly (readonly [ArtifactClass, string])[]
 
-/**
- * Lines already scanned, per workspace root. Agents re-read the same files and re-run the same
- * commands, so a folded region repeats many of its lines (the audit bench's coding session: about
- * half of its characters). Bounded: it is cleared once it holds {@link LINE_CACHE_LIMIT} lines.
- */
-const lineCache = new Map<string, Map<string, LineArtifacts>>()
-let cachedLines = 0
-/** How many scanned lines are kept for replay before the cache starts over. */
+/** How many scanned lines a {@link LineCache} keeps for replay before it starts over. */
 export const LINE_CACHE_LIMIT = 50_000
 
 /**
+ * Lines already scanned under one workspace root (an `ArtifactExtractor` holds one). Agents
+ * re-read the same files and re-run the same commands, so a session repeats many of its lines
+ * (the audit bench's coding session: about half of its characters). Bounded: it is cleared once
+ * it holds {@link LINE_CACHE_LIMIT} lines.
+ */
+export class LineCache {
+  private readonly lines = new Map<string, LineArtifacts>()
+
+  get(line: string): LineArtifacts | undefined {
+    return this.lines.get(line)
+  }
+
+  set(line: string, found: LineArtifacts): void {
+    if (this.lines.size >= LINE_CACHE_LIMIT) this.lines.clear()
+    this.lines.set(line, found)
+  }
+
+  /** Forgets every line (a line may keep the whole text it was split from alive). */
+  clear(): void {
+    this.lines.clear()
+  }
+}
+
+/**
  * Finds the token-like artifacts of one line: URLs, paths, identifiers and numbers with units,
- * in that order of precedence (what one class takes, the next ones do not see again).
+ * in that order of precedence (what one class takes, the next ones do not see again). With
+ * `options.lineCache`, a line scanned before is replayed from it.
  */
 export function scanLineTokens(line: string, sink: ArtifactSink, options: LineTokenOptions = {}): void {
-  const root = options.workspaceRoot ?? ''
-  let lines = lineCache.get(root)
-  const known = lines?.get(line)
+  const cache = options.lineCache
+  const known = cache?.get(line)
   if (known) {
     for (const [artifactClass, text] of known) sink(artifactClass, text)
     return
   }
+  if (cache === undefined) return scanLine(line, sink, options)
   const found: (readonly [ArtifactClass, string])[] = []
   scanLine(line, (artifactClass, text) => void found.push([artifactClass, text]), options)
-  if (cachedLines >= LINE_CACHE_LIMIT) {
-    lineCache.clear()
-    cachedLines = 0
-  }
-  if (!lines) lineCache.set(root, (lines = new Map()))
-  lines.set(line, found)
-  cachedLines++
+  cache.set(line, found)
   for (const [artifactClass, text] of found) sink(artifactClass, text)
 }
 

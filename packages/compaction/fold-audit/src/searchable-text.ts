@@ -44,20 +44,36 @@ function blockText(block: ContentBlock, includeReasoning: boolean): string {
   }
 }
 
+/** The searchable text of frozen messages already seen (a frozen message cannot change), with reasoning and without. */
+const seen = { withReasoning: new WeakMap<Message, string>(), withoutReasoning: new WeakMap<Message, string>() }
+
+function messageText(message: Message, includeReasoning: boolean): string {
+  const cache = includeReasoning ? seen.withReasoning : seen.withoutReasoning
+  const known = cache.get(message)
+  if (known !== undefined) return known
+  const pieces: string[] = []
+  for (const block of message.content) {
+    const text = blockText(block, includeReasoning)
+    if (text !== '') pieces.push(collapseWhitespace(cleanText(text)))
+  }
+  const text = pieces.join(SEPARATOR)
+  if (Object.isFrozen(message)) cache.set(message, text)
+  return text
+}
+
 /**
  * One string holding what the model reads in `items`, normalized as artifacts are (ANSI codes
  * removed, white space collapsed), each item's pieces kept apart by a separator no artifact
- * contains.
+ * contains. A frozen message's text is kept for the next call (the messages a fold leaves
+ * visible are mostly those the previous fold left).
  */
 export function searchableText(items: readonly VisibleItem[], options: { readonly includeReasoning?: boolean } = {}): string {
   const pieces: string[] = []
   for (const [index, item] of items.entries()) {
     if (typeof item === 'string') pieces.push(collapseWhitespace(cleanText(item)))
     else if (item !== null && typeof item === 'object' && Array.isArray(item.content)) {
-      for (const block of item.content) {
-        const text = blockText(block, options.includeReasoning === true)
-        if (text !== '') pieces.push(collapseWhitespace(cleanText(text)))
-      }
+      const text = messageText(item, options.includeReasoning === true)
+      if (text !== '') pieces.push(text)
     } else throw new TypeError(`auditFold: visibleAfter[${index}] must be a Message or a string, got ${item === null ? 'null' : typeof item}`)
   }
   return pieces.join(SEPARATOR)

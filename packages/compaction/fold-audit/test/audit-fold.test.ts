@@ -55,6 +55,16 @@ describe('auditFold: survival', () => {
     expect(audit.droppedTotal).toBe(0)
   })
 
+  it('finds the user\'s words in any case and only as whole words, however many sentences the region holds (an automaton past 32, indexOf below)', () => {
+    for (const count of [3, 40]) {
+      const folded = Array.from({ length: count }, (_, index) => artifact({ class: 'user-message', text: `Keep module ${index} stable` }))
+      const checkpoint = `KEEP MODULE 0 STABLE. keep module 2 stablex. Keep Module ${count - 1} Stable!`
+      const audit = auditFold({ folded, checkpointText: checkpoint, visibleAfter: [user('keep module 1 stable, please')] })
+      expect(audit.classes['user-message']).toEqual({ seen: count, kept: 3, keptInCheckpoint: 2 })
+      expect(audit.droppedTotal).toBe(count - 3)
+    }
+  })
+
   it('counts the artifact trail appended to the checkpoint as kept', () => {
     const trail = buildArtifactTrail(extractArtifacts(REGION))
     const audit = auditFold({ folded: artifacts, checkpointText: `## Goal\n- fix it\n\n${trail.text}` })

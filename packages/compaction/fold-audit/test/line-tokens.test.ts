@@ -1,36 +1,39 @@
 import { describe, expect, it } from 'vitest'
 import type { ArtifactClass } from '../src/artifact.ts'
-import { LINE_CACHE_LIMIT, scanLineTokens } from '../src/line-tokens.ts'
+import { LINE_CACHE_LIMIT, LineCache, scanLineTokens } from '../src/line-tokens.ts'
 
-function scan(line: string, workspaceRoot?: string): (readonly [ArtifactClass, string])[] {
+function scan(line: string, lineCache?: LineCache, workspaceRoot?: string): (readonly [ArtifactClass, string])[] {
   const found: (readonly [ArtifactClass, string])[] = []
-  scanLineTokens(line, (artifactClass, text) => void found.push([artifactClass, text]), workspaceRoot === undefined ? {} : { workspaceRoot })
+  scanLineTokens(line, (artifactClass, text) => void found.push([artifactClass, text]), { ...(workspaceRoot === undefined ? {} : { workspaceRoot }), ...(lineCache === undefined ? {} : { lineCache }) })
   return found
 }
 
-describe('scanLineTokens replays a line it has scanned', () => {
+describe('scanLineTokens replays a line its cache holds', () => {
   const line = 'src/cart/index.ts:42:7 - error TS2322 (see https://example.com/docs/x.html) in 412ms, react@18.2.0 GH-1198'
 
-  it('gives the same artifacts, in the same order, the second time', () => {
-    const first = scan(line)
+  it('gives the same artifacts, in the same order, from the cache as from a scan', () => {
+    const cache = new LineCache()
+    const first = scan(line, cache)
     expect(first.map(([artifactClass]) => artifactClass)).toEqual(expect.arrayContaining(['path', 'url', 'number', 'identifier']))
+    expect(cache.get(line)).toEqual(first)
+    expect(scan(line, cache)).toEqual(first)
     expect(scan(line)).toEqual(first)
   })
 
-  it('keeps a line scanned under another workspace root apart', () => {
+  it('replays what the cache holds for a line, which is what makes a cache per workspace root necessary', () => {
     const root = '/home/dev/project'
     const absolute = `${root}/src/cart/index.ts:42 failed`
-    const outside = scan(absolute)
-    const inside = scan(absolute, root)
-    expect(inside).toContainEqual(['path', 'src/cart/index.ts'])
-    expect(outside).not.toEqual(inside)
-    expect(scan(absolute)).toEqual(outside)
-    expect(scan(absolute, root)).toEqual(inside)
+    const rooted = new LineCache()
+    expect(scan(absolute, rooted, root)).toContainEqual(['path', 'src/cart/index.ts'])
+    expect(scan(absolute)).toContainEqual(['path', `${root}/src/cart/index.ts`])
+    expect(scan(absolute, rooted, root)).toEqual(rooted.get(absolute))
   })
 
   it('still scans right after the cache started over (it is bounded)', () => {
-    const before = scan(line)
-    for (let index = 0; index <= LINE_CACHE_LIMIT; index++) scan(`line ${index}`)
-    expect(scan(line)).toEqual(before)
+    const cache = new LineCache()
+    const before = scan(line, cache)
+    for (let index = 0; index <= LINE_CACHE_LIMIT; index++) scan(`line ${index}`, cache)
+    expect(cache.get(line)).toBeUndefined()
+    expect(scan(line, cache)).toEqual(before)
   })
 })

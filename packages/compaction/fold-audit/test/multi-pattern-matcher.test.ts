@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MultiPatternMatcher } from '../src/index.ts'
+import { occursAsWord } from '../src/occurs-as-word.ts'
 
 const isWord = (character: string | undefined): boolean => character !== undefined && /\w/.test(character)
 
@@ -41,6 +42,8 @@ describe('MultiPatternMatcher', () => {
     fc.assert(
       fc.property(fc.array(word, { minLength: 1, maxLength: 12 }), fc.array(alphabet, { maxLength: 80 }).map((characters) => characters.join('')), (patterns, text) => {
         expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
+        // The few-patterns path (one indexOf each) counts an occurrence the same way.
+        expect(patterns.map((pattern) => occursAsWord(text, pattern))).toEqual(patterns.map((pattern) => naive(pattern, text)))
       }),
       { numRuns: 400 },
     )

@@ -1,0 +1,35 @@
+import type { Context } from '@cordisjs/core'
+import type { Message } from '@warmfold/llm'
+import type { AnySessionEvent, Session } from '@warmfold/session'
+
+/** The events whose message a later fold may summarize. */
+const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/result'])
+
+/**
+ * Reads each message's artifacts soon after it is logged, not when a fold needs them: the
+ * message is queued when the session logs it and read in the next macrotask, which in an agent
+ * loop is while the request that carries it waits for the provider. A fold then only merges
+ * what was read, so the audit and the trail add little to the fold itself. A message the queue
+ * has not reached yet (or one restored from a store when a session reopens) is read by the
+ * fold that needs it, as before. `extractor` is the fold audit's `ArtifactExtractor` (passed in:
+ * only the fold auditor and its config reach the fold audit package).
+ */
+export function installArtifactReadAhead(ctx: Context, extractor: { read(message: Message): unknown; forgetLines(): void }): void {
+  const pending: Message[] = []
+  let scheduled: NodeJS.Immediate | undefined
+  const drain = (): void => {
+    scheduled = undefined
+    for (const message of pending.splice(0)) extractor.read(message)
+  }
+  ctx.on('session/event', (_session: Session, event: AnySessionEvent) => {
+    if (!MESSAGE_EVENTS.has(event.type)) return
+    pending.push((event.data as { message: Message }).message)
+    scheduled ??= setImmediate(drain)
+  })
+  // The scanned lines may hold on to a closed session's texts; the readings go with its messages.
+  ctx.on('session/close', () => extractor.forgetLines())
+  ctx.on('dispose', () => {
+    if (scheduled) clearImmediate(scheduled)
+    pending.length = 0
+  })
+}

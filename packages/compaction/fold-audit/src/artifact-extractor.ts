@@ -1,0 +1,85 @@
+import type { Message } from '@warmfold/llm'
+import { ArtifactCollector } from './artifact-collector.ts'
+import type { ArtifactExtraction, ExtractArtifactsOptions, ToolCallRecord, ToolCallResult } from './artifact-extraction.ts'
+import type { LoggedMessage } from './logged-message.ts'
+import { LineCache } from './line-tokens.ts'
+import { checkLoggedMessages } from './logged-message.ts'
+import type { MessageArtifacts } from './message-artifacts.ts'
+import { readMessageArtifacts } from './message-artifacts.ts'
+
+/**
+ * Extracts the artifacts of regions, reading each message once: what a frozen message holds
+ * (a session's messages are deep-frozen when they are logged) is kept, per message object,
+ * for as long as the message lives, so extracting a region whose messages were read before
+ * (by {@link read}, or by an earlier region) only merges. A message that is not frozen could
+ * change after it was read, so it is read again at every extraction.
+ *
+ * One extractor reads with one set of options; the result of {@link extract} is the same as
+ * `extractArtifacts(messages, options)`.
+ */
+export class ArtifactExtractor {
+  private readonly readings = new WeakMap<Message, MessageArtifacts>()
+  /** Lines this extractor scanned, replayed when a message repeats them (a file read again, a command run again). */
+  private readonly lines = new LineCache()
+
+  constructor(readonly options: ExtractArtifactsOptions = {}) {}
+
+  /** Reads `message` now (once), so a later {@link extract} of a region holding it only merges. */
+  read(message: Message): MessageArtifacts {
+    const known = this.readings.get(message)
+    if (known !== undefined) return known
+    const artifacts = readMessageArtifacts(message, this.options, this.lines)
+    if (Object.isFrozen(message)) this.readings.set(message, artifacts)
+    return artifacts
+  }
+
+  /**
+   * Forgets the lines it scanned (the readings of messages stay, as long as their messages do).
+   * A line can keep the whole text it was split from alive, so a host that closes a session
+   * lets its texts go this way; the engine does it at every `session/close`.
+   */
+  forgetLines(): void {
+    this.lines.clear()
+  }
+
+  /** Whether `message` was read before and its reading is kept. */
+  has(message: Message): boolean {
+    return this.readings.has(message)
+  }
+
+  /**
+   * The artifacts of a region: every mention of the same (class, text) folded into one artifact
+   * with its first and newest seq, and each tool call with the result the region holds for it.
+   * @throws TypeError when `messages` is not `{ seq, message }[]` in log order.
+   */
+  extract(messages: readonly LoggedMessage[]): ArtifactExtraction {
+    checkLoggedMessages(messages, 'extractArtifacts(messages)')
+    const collector = new ArtifactCollector()
+    const calls: { record: ToolCallRecord; result?: ToolCallResult }[] = []
+    const callsById = new Map<string, (typeof calls)[number]>()
+    let characters = 0
+    for (const { seq, message } of messages) {
+      const read = this.read(message)
+      characters += read.characters
+      for (const mention of read.mentions) collector.add(mention.class, mention.text, seq, mention.origin, mention.count)
+      for (const step of read.toolSteps) {
+        if (step.kind === 'call') {
+          const { kind: _step, toolKind, ...call } = step
+          const entry = { record: { seq, ...call, kind: toolKind } }
+          calls.push(entry)
+          callsById.set(step.id, entry)
+          continue
+        }
+        const call = callsById.get(step.toolCallId)
+        if (call === undefined) continue
+        const { kind: _step, toolCallId: _id, ...result } = step
+        call.result = { seq, ...result }
+      }
+    }
+    return {
+      artifacts: collector.list(),
+      toolCalls: calls.map(({ record, result }) => (result === undefined ? record : { ...record, result })),
+      characters,
+    }
+  }
+}

@@ -1,0 +1,153 @@
+import type { ContentBlock, Message, ToolResultBlock } from '@warmfold/llm'
+import type { ArtifactClass, ArtifactOrigin } from './artifact.ts'
+import { cleanText } from './clean-text.ts'
+import { normalizeErrorText } from './error-headlines.ts'
+import { exitCodeOf } from './exit-status.ts'
+import type { ArtifactSink, LineCache } from './line-tokens.ts'
+import type { TextSource } from './scan-text.ts'
+import { scanText } from './scan-text.ts'
+import { readToolCallArguments } from './tool-call-arguments.ts'
+import type { ToolKind, ToolKinds } from './tool-kind.ts'
+import { changesNamedFiles, resolveToolKind } from './tool-kind.ts'
+
+/** One (class, text) of a message: every mention of it there folded together. */
+export interface MessageMention {
+  readonly class: ArtifactClass
+  readonly text: string
+  /** `user` over `tool` over `assistant`, as an artifact's origin. */
+  readonly origin: ArtifactOrigin
+  readonly count: number
+}
+
+const ORIGIN_RANK: Readonly<Record<ArtifactOrigin, number>> = { assistant: 0, tool: 1, user: 2 }
+
+/** What decides how a message is read: the same options read a message the same way. */
+export interface MessageReadOptions {
+  readonly workspaceRoot?: string
+  readonly toolKinds?: ToolKinds
+  readonly includeReasoning?: boolean
+}
+
+/** A tool call as one message holds it (its seq is the message's). */
+export interface MessageToolCall {
+  readonly kind: 'call'
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+  readonly toolKind: ToolKind
+  readonly command?: string
+  readonly paths: readonly string[]
+  readonly fileAction: 'read' | 'changed'
+}
+
+/** A tool result as one message holds it, to be matched with its call by id. */
+export interface MessageToolResult {
+  readonly kind: 'result'
+  readonly toolCallId: string
+  readonly isError: boolean
+  readonly exitCode?: number
+  readonly errors: readonly string[]
+}
+
+/**
+ * Everything one message contributes to an extraction, without its seq: the mentions in order
+ * of appearance, its tool calls and results in block order, and its characters. A message's
+ * reading never depends on the messages around it, which is what lets a region be merged from
+ * messages read earlier.
+ */
+export interface MessageArtifacts {
+  /** Each (class, text) the message names once, in order of first mention: its highest origin and how often it is named. */
+  readonly mentions: readonly MessageMention[]
+  readonly toolSteps: readonly (MessageToolCall | MessageToolResult)[]
+  readonly characters: number
+}
+
+/** Nothing: a system message or a plugin's (an earlier checkpoint), which extraction does not read. */
+export const NOTHING_READ: MessageArtifacts = Object.freeze({ mentions: Object.freeze([]), toolSteps: Object.freeze([]), characters: 0 })
+
+function resultText(block: ToolResultBlock): string {
+  let text = ''
+  for (const part of block.content) if (part.type === 'text') text += (text === '' ? '' : '\n') + part.text
+  return text
+}
+
+/** The first non-empty line of a text, as an error headline. */
+function firstLine(text: string): string {
+  for (const line of cleanText(text).split('\n')) if (line.trim() !== '') return normalizeErrorText(line)
+  return ''
+}
+
+/**
+ * Reads one message's artifacts: tool-call arguments (paths from path-like keys, commands from
+ * shell tools), tool results, text. System messages and messages a plugin wrote are not read.
+ * With `lineCache`, lines scanned before (in this message or earlier ones) are replayed.
+ */
+export function readMessageArtifacts(message: Message, options: MessageReadOptions = {}, lineCache?: LineCache): MessageArtifacts {
+  if (message.role === 'system' || message.source.kind === 'plugin') return NOTHING_READ
+  const origin: ArtifactOrigin = message.role === 'assistant' ? 'assistant' : message.source.kind === 'tool' ? 'tool' : 'user'
+  const mentions = new Map<string, { class: ArtifactClass; text: string; origin: ArtifactOrigin; count: number }>()
+  const mention = (artifactClass: ArtifactClass, text: string, from: ArtifactOrigin): void => {
+    const key = `${artifactClass}\u0000${text}`
+    const known = mentions.get(key)
+    if (known === undefined) mentions.set(key, { class: artifactClass, text, origin: from, count: 1 })
+    else {
+      known.count++
+      if (ORIGIN_RANK[from] > ORIGIN_RANK[known.origin]) known.origin = from
+    }
+  }
+  const toolSteps: (MessageToolCall | MessageToolResult)[] = []
+  let characters = 0
+  const tokenOptions = { ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }), ...(lineCache === undefined ? {} : { lineCache }) }
+  const sinkFor = (from: ArtifactOrigin): ArtifactSink => (artifactClass, text) => mention(artifactClass, text, from)
+  const readText = (text: string, source: TextSource, from: ArtifactOrigin) => {
+    characters += text.length
+    return scanText(text, source, sinkFor(from), tokenOptions)
+  }
+  const readResult = (block: ToolResultBlock): void => {
+    const text = resultText(block)
+    const errors = [...readText(text, 'tool', 'tool').errors]
+    // An error result without a recognised headline: its first line says what went wrong.
+    if (block.isError && errors.length === 0) {
+      const line = firstLine(text)
+      if (line !== '') {
+        mention('error', line, 'tool')
+        errors.push(line)
+      }
+    }
+    const exitCode = exitCodeOf(text)
+    toolSteps.push({ kind: 'result', toolCallId: block.toolCallId, isError: block.isError === true, ...(exitCode === undefined ? {} : { exitCode }), errors })
+  }
+  const readBlock = (block: ContentBlock): void => {
+    switch (block.type) {
+      case 'text':
+        readText(block.text, message.role === 'assistant' ? 'assistant' : 'user', origin)
+        return
+      case 'reasoning':
+        if (options.includeReasoning) readText(block.text, 'assistant', origin)
+        return
+      case 'tool-call': {
+        characters += block.name.length + block.arguments.length
+        const toolKind = resolveToolKind(options.toolKinds, block.name, block.arguments)
+        const read = readToolCallArguments(block.name, block.arguments, sinkFor('tool'), tokenOptions)
+        toolSteps.push({
+          kind: 'call',
+          id: block.id,
+          name: block.name,
+          arguments: block.arguments,
+          toolKind,
+          ...(read.command === undefined ? {} : { command: read.command }),
+          paths: [...new Set(read.paths)],
+          fileAction: changesNamedFiles(block.name, toolKind) ? 'changed' : 'read',
+        })
+        return
+      }
+      case 'tool-result':
+        readResult(block)
+        return
+      case 'image':
+        return
+    }
+  }
+  for (const block of message.content) readBlock(block)
+  return { mentions: [...mentions.values()], toolSteps, characters }
+}
