@@ -105,6 +105,9 @@ for (const window of WINDOWS) {
       const agents: Agent[] = []
       for (let index = 0; index < FOLDS + WARMUP + 1; index++) agents.push(await copy(ctx, from, `copy-${index}`))
       pools.set(audit, { ctx, agents })
+      // The engine reads logged messages in the next macrotask; in a session, turns pass between
+      // logging and folding. Here the copies were logged just now: let the read-ahead run.
+      await new Promise((done) => setImmediate(done))
       if (region.length === 0) {
         const messages = surface(from)
         region = messages.slice(0, -4)
