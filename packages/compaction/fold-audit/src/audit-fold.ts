@@ -101,8 +101,19 @@ function mark(matcher: MultiPatternMatcher, text: string, owner: readonly number
 /** Up to this many patterns, `indexOf` per pattern is faster than an automaton's pass over the text. */
 const FEW_PATTERNS = 32
 
+/** A text searched for artifacts, and its lower-cased form (made only when user messages are searched). */
+interface SearchedText {
+  readonly exact: string
+  lower(): string
+}
+
+/** `items` as a {@link SearchedText}. */
+function searched(items: readonly VisibleItem[]): SearchedText {
+  return { exact: searchableText(items), lower: () => searchableText(items, { lowerCase: true }) }
+}
+
 /** Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages case-insensitively). */
-function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly string[]): Uint8Array[] {
+function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly SearchedText[]): Uint8Array[] {
   const exact: string[] = []
   const exactOwner: number[] = []
   const folded: string[] = []
@@ -124,10 +135,10 @@ function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts:
   const foldedMatcher = folded.length > FEW_PATTERNS ? new MultiPatternMatcher(folded) : undefined
   return texts.map((text) => {
     const result = new Uint8Array(artifacts.length)
-    if (exactMatcher) mark(exactMatcher, text, exactOwner, result)
-    if (foldedMatcher) mark(foldedMatcher, text.toLowerCase(), foldedOwner, result)
+    if (exactMatcher) mark(exactMatcher, text.exact, exactOwner, result)
+    if (foldedMatcher) mark(foldedMatcher, text.lower(), foldedOwner, result)
     else if (folded.length > 0) {
-      const lower = text.toLowerCase()
+      const lower = text.lower()
       for (let pattern = 0; pattern < folded.length; pattern++) if (occursAsWord(lower, folded[pattern]!)) result[foldedOwner[pattern]!] = 1
     }
     return result
@@ -190,8 +201,8 @@ function checkInput(input: AuditFoldInput): number {
  */
 export function auditFold(input: AuditFoldInput): FoldAudit {
   const maxDropped = checkInput(input)
-  const checkpoint = searchableText([input.checkpointText])
-  const rest = searchableText(input.visibleAfter ?? [])
+  const checkpoint = searched([input.checkpointText])
+  const rest = searched(input.visibleAfter ?? [])
 
   const previous: Artifact[] = []
   if (input.previousCheckpoint !== undefined) {

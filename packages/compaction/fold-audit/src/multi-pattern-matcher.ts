@@ -18,7 +18,10 @@ const ROOT_TABLE = 128
 export class MultiPatternMatcher {
   private readonly firstCode: Int32Array
   private readonly firstChild: Int32Array
-  private readonly otherChildren: (Map<number, number> | undefined)[]
+  /** Further children of the nodes that have more than one (few do), by node. */
+  private readonly otherChildren = new Map<number, Map<number, number>>()
+  /** 1 for a node that has further children in {@link otherChildren}: the search asks the map only then. */
+  private readonly branching: Uint8Array
   private readonly rootChild = new Int32Array(ROOT_TABLE).fill(-1)
   private readonly failure: Int32Array
   /** The first pattern that ends at a node, -1 for none. */
@@ -37,8 +40,7 @@ export class MultiPatternMatcher {
     for (const pattern of patterns) capacity += pattern.length
     this.firstCode = new Int32Array(capacity).fill(-1)
     this.firstChild = new Int32Array(capacity).fill(-1)
-    // Filled, not sparse: a read past an array's end walks its prototype chain.
-    this.otherChildren = Array.from<Map<number, number> | undefined>({ length: capacity }).fill(undefined)
+    this.branching = new Uint8Array(capacity)
     this.failure = new Int32Array(capacity)
     this.patternAt = new Int32Array(capacity).fill(-1)
     this.outputLink = new Int32Array(capacity).fill(-1)
@@ -46,6 +48,8 @@ export class MultiPatternMatcher {
     this.lengths = new Int32Array(patterns.length)
     this.wordStart = new Uint8Array(patterns.length)
     this.wordEnd = new Uint8Array(patterns.length)
+    const { firstCode, firstChild, otherChildren, rootChild, patternAt } = this
+    let nodes = 1
     for (let index = 0; index < patterns.length; index++) {
       const pattern = patterns[index]!
       if (pattern === '') continue
@@ -53,78 +57,91 @@ export class MultiPatternMatcher {
       this.wordStart[index] = isWordCode(pattern.charCodeAt(0)) ? 1 : 0
       this.wordEnd[index] = isWordCode(pattern.charCodeAt(pattern.length - 1)) ? 1 : 0
       let node = 0
-      for (let position = 0; position < pattern.length; position++) node = this.childOrNew(node, pattern.charCodeAt(position))
-      this.samePattern[index] = this.patternAt[node]!
-      this.patternAt[node] = index
+      for (let position = 0; position < pattern.length; position++) {
+        const code = pattern.charCodeAt(position)
+        // The child for `code`, made when missing (the root's ASCII children in its table).
+        let next: number
+        if (node === 0 && code < ROOT_TABLE) {
+          next = rootChild[code]!
+          if (next < 0) rootChild[code] = next = nodes++
+        } else if (firstCode[node] === code) next = firstChild[node]!
+        else if (firstCode[node] === -1) {
+          firstCode[node] = code
+          firstChild[node] = next = nodes++
+        } else {
+          let others = otherChildren.get(node)
+          if (others === undefined) {
+            otherChildren.set(node, (others = new Map()))
+            this.branching[node] = 1
+          }
+          next = others.get(code) ?? -1
+          if (next < 0) others.set(code, (next = nodes++))
+        }
+        node = next
+      }
+      this.samePattern[index] = patternAt[node]!
+      patternAt[node] = index
     }
+    this.nodes = nodes
     this.link()
   }
 
   private child(node: number, code: number): number {
     if (node === 0 && code < ROOT_TABLE) return this.rootChild[code]!
     if (this.firstCode[node] === code) return this.firstChild[node]!
-    return this.otherChildren[node]?.get(code) ?? -1
+    return this.branching[node] ? (this.otherChildren.get(node)!.get(code) ?? -1) : -1
   }
 
-  private childOrNew(node: number, code: number): number {
-    const existing = this.child(node, code)
-    if (existing >= 0) return existing
-    const created = this.nodes++
-    if (node === 0 && code < ROOT_TABLE) this.rootChild[code] = created
-    else if (this.firstCode[node] === -1) {
-      this.firstCode[node] = code
-      this.firstChild[node] = created
-    } else {
-      let others = this.otherChildren[node]
-      if (others === undefined) this.otherChildren[node] = others = new Map()
-      others.set(code, created)
+  /** The failure link of `child`, reached from its parent (whose failure is `fallback`) by `code`. */
+  private failureOf(fallback: number, code: number, child: number): number {
+    let state = fallback
+    let target = this.child(state, code)
+    while (target < 0 && state !== 0) {
+      state = this.failure[state]!
+      target = this.child(state, code)
     }
-    return created
+    return target >= 0 && target !== child ? target : 0
   }
 
-  /** Calls `visit(code, child)` for each child of `node`. */
-  private eachChild(node: number, visit: (code: number, child: number) => void): void {
-    if (node === 0) for (let code = 0; code < ROOT_TABLE; code++) if (this.rootChild[code]! >= 0) visit(code, this.rootChild[code]!)
-    if (this.firstCode[node] !== -1) visit(this.firstCode[node]!, this.firstChild[node]!)
-    const others = this.otherChildren[node]
-    if (others !== undefined) for (const [code, child] of others) visit(code, child)
-  }
-
-  /** Failure and output links, breadth first. */
+  /** Failure and output links, breadth first (the root's children keep failure 0). */
   private link(): void {
+    const { rootChild, firstCode, firstChild, otherChildren, failure, patternAt, outputLink } = this
     const queue = new Int32Array(this.nodes)
     let tail = 0
-    this.eachChild(0, (_code, child) => void (queue[tail++] = child))
+    for (let code = 0; code < ROOT_TABLE; code++) if (rootChild[code]! >= 0) queue[tail++] = rootChild[code]!
+    if (firstCode[0] !== -1) queue[tail++] = firstChild[0]!
+    for (const child of otherChildren.get(0)?.values() ?? []) queue[tail++] = child
     for (let head = 0; head < tail; head++) {
       const node = queue[head]!
-      const fallback = this.failure[node]!
-      this.outputLink[node] = this.patternAt[fallback]! >= 0 ? fallback : this.outputLink[fallback]!
-      this.eachChild(node, (code, child) => {
-        let state = fallback
-        let target = this.child(state, code)
-        while (target < 0 && state !== 0) {
-          state = this.failure[state]!
-          target = this.child(state, code)
-        }
-        this.failure[child] = target >= 0 && target !== child ? target : 0
+      const fallback = failure[node]!
+      outputLink[node] = patternAt[fallback]! >= 0 ? fallback : outputLink[fallback]!
+      if (firstCode[node] !== -1) {
+        const child = firstChild[node]!
+        failure[child] = this.failureOf(fallback, firstCode[node]!, child)
         queue[tail++] = child
-      })
+      }
+      const others = otherChildren.get(node)
+      if (others === undefined) continue
+      for (const [code, child] of others) {
+        failure[child] = this.failureOf(fallback, code, child)
+        queue[tail++] = child
+      }
     }
   }
 
   /** Marks in `found` (one flag per pattern, by index) every pattern that occurs in `text`. */
   markFound(text: string, found: Uint8Array): void {
-    const { rootChild, firstCode, firstChild, otherChildren, failure, patternAt, outputLink, samePattern, lengths, wordStart, wordEnd } = this
+    const { rootChild, firstCode, firstChild, otherChildren, branching, failure, patternAt, outputLink, samePattern, lengths, wordStart, wordEnd } = this
     let state = 0
     for (let position = 0; position < text.length; position++) {
       const code = text.charCodeAt(position)
       let next = -1
       for (;;) {
         if (state === 0) {
-          next = code < ROOT_TABLE ? rootChild[code]! : (otherChildren[0]?.get(code) ?? (firstCode[0] === code ? firstChild[0]! : -1))
+          next = code < ROOT_TABLE ? rootChild[code]! : (otherChildren.get(0)?.get(code) ?? (firstCode[0] === code ? firstChild[0]! : -1))
           break
         }
-        next = firstCode[state] === code ? firstChild[state]! : (otherChildren[state]?.get(code) ?? -1)
+        next = firstCode[state] === code ? firstChild[state]! : branching[state] ? (otherChildren.get(state)!.get(code) ?? -1) : -1
         if (next >= 0) break
         state = failure[state]!
       }

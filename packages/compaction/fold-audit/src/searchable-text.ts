@@ -44,11 +44,21 @@ function blockText(block: ContentBlock, includeReasoning: boolean): string {
   }
 }
 
-/** The searchable text of frozen messages already seen (a frozen message cannot change), with reasoning and without. */
-const seen = { withReasoning: new WeakMap<Message, string>(), withoutReasoning: new WeakMap<Message, string>() }
+/** Options of {@link searchableText}. */
+export interface SearchableTextOptions {
+  /** Read reasoning blocks too (default `false`). */
+  readonly includeReasoning?: boolean
+  /** Lower-case the text (default `false`): what user messages are matched against. */
+  readonly lowerCase?: boolean
+}
 
-function messageText(message: Message, includeReasoning: boolean): string {
-  const cache = includeReasoning ? seen.withReasoning : seen.withoutReasoning
+/** The searchable text of frozen messages already seen (a frozen message cannot change), per variant of the options. */
+const seen = new Map<string, WeakMap<Message, string>>()
+
+function messageText(message: Message, includeReasoning: boolean, lowerCase: boolean): string {
+  const variant = `${includeReasoning} ${lowerCase}`
+  let cache = seen.get(variant)
+  if (cache === undefined) seen.set(variant, (cache = new WeakMap()))
   const known = cache.get(message)
   if (known !== undefined) return known
   const pieces: string[] = []
@@ -56,7 +66,8 @@ function messageText(message: Message, includeReasoning: boolean): string {
     const text = blockText(block, includeReasoning)
     if (text !== '') pieces.push(collapseWhitespace(cleanText(text)))
   }
-  const text = pieces.join(SEPARATOR)
+  const joined = pieces.join(SEPARATOR)
+  const text = lowerCase ? joined.toLowerCase() : joined
   if (Object.isFrozen(message)) cache.set(message, text)
   return text
 }
@@ -64,15 +75,18 @@ function messageText(message: Message, includeReasoning: boolean): string {
 /**
  * One string holding what the model reads in `items`, normalized as artifacts are (ANSI codes
  * removed, white space collapsed), each item's pieces kept apart by a separator no artifact
- * contains. A frozen message's text is kept for the next call (the messages a fold leaves
- * visible are mostly those the previous fold left).
+ * contains. A frozen message's text is kept for the next call.
  */
-export function searchableText(items: readonly VisibleItem[], options: { readonly includeReasoning?: boolean } = {}): string {
+export function searchableText(items: readonly VisibleItem[], options: SearchableTextOptions = {}): string {
+  const includeReasoning = options.includeReasoning === true
+  const lowerCase = options.lowerCase === true
   const pieces: string[] = []
   for (const [index, item] of items.entries()) {
-    if (typeof item === 'string') pieces.push(collapseWhitespace(cleanText(item)))
-    else if (item !== null && typeof item === 'object' && Array.isArray(item.content)) {
-      const text = messageText(item, options.includeReasoning === true)
+    if (typeof item === 'string') {
+      const text = collapseWhitespace(cleanText(item))
+      pieces.push(lowerCase ? text.toLowerCase() : text)
+    } else if (item !== null && typeof item === 'object' && Array.isArray(item.content)) {
+      const text = messageText(item, includeReasoning, lowerCase)
       if (text !== '') pieces.push(text)
     } else throw new TypeError(`auditFold: visibleAfter[${index}] must be a Message or a string, got ${item === null ? 'null' : typeof item}`)
   }

@@ -65,6 +65,19 @@ describe('auditFold: survival', () => {
     }
   })
 
+  it('searches a message as it is now: a text kept from an earlier audit is only ever a frozen message\'s', () => {
+    const folded = [artifact({ class: 'path', text: 'src/cart/index.ts' }), artifact({ class: 'user-message', text: 'Keep the API' })]
+    const frozen = user('See src/cart/index.ts. KEEP THE API.')
+    const open = structuredClone(frozen) as typeof frozen & { content: { type: 'text'; text: string }[] }
+    for (const visible of [frozen, open]) {
+      const audit = auditFold({ folded, checkpointText: '', visibleAfter: [visible] })
+      expect([audit.classes.path.kept, audit.classes['user-message'].kept]).toEqual([1, 1])
+    }
+    open.content[0]!.text = 'Nothing left.'
+    const after = auditFold({ folded, checkpointText: '', visibleAfter: [open] })
+    expect([after.classes.path.kept, after.classes['user-message'].kept]).toEqual([0, 0])
+  })
+
   it('counts the artifact trail appended to the checkpoint as kept', () => {
     const trail = buildArtifactTrail(extractArtifacts(REGION))
     const audit = auditFold({ folded: artifacts, checkpointText: `## Goal\n- fix it\n\n${trail.text}` })

@@ -1,0 +1,151 @@
+import { Context } from '@cordisjs/core'
+import type { Agent } from '@warmfold/agent-loop'
+import type { GenerateOptions } from '@warmfold/llm'
+import { textBlock, toolCallBlock } from '@warmfold/llm'
+import type { ScriptedReply } from '@warmfold/llm/testing'
+import { ScriptedAdapter } from '@warmfold/llm/testing'
+import type { Session } from '@warmfold/session'
+// The test kit depends on the compaction engine, which depends on this package, so a
+// devDependency on either would make a workspace cycle: like the cache ledger's overhead bench,
+// the fold benches reach the kit's source directly to mount a real warmfold host.
+import { mountWarmfoldHost } from '../../../testing/prefix-cache-testkit/src/mount-warmfold-host.ts'
+import type { LoggedMessage } from '../src/index.ts'
+import type { CodingStep } from './coding-session.ts'
+
+/** The route of every bench session: the scripted model, or the real adapter mounted under its name. */
+export const ROUTE = { provider: 'scripted', model: 'coder' } as const
+export const SYSTEM = 'You are a careful coding agent.'
+export const SUMMARY = [
+  '## Goal and Intent', '- Fix the failing checkout and billing tests; keep the public API.',
+  '## Key Decisions', '- Read each module before changing it.',
+  '## Files and Code', '- src/m0/cart/index.ts, src/m3/billing/invoice.ts', '## Errors and Fixes', "- TS2322: Type 'string' is not assignable to type 'number'",
+  '## Pending Work', '- Remaining modules.', '## Current Work', '- Reading handlers.', '## Next Step', '- Run `pnpm vitest run src/math`.',
+  '## Critical Context', '- Tests run with pnpm test.',
+].join('\n')
+export const REQUIRED = ['Goal and Intent', 'Key Decisions', 'Files and Code', 'Errors and Fixes', 'Pending Work', 'Current Work', 'Next Step', 'Critical Context']
+
+/** The windows measured (`FOLD_AUDIT_BENCH_WINDOWS=32000,128000` to choose). */
+export const WINDOWS = (process.env.FOLD_AUDIT_BENCH_WINDOWS ?? '32000,128000').split(',').map(Number)
+
+/** The 60 steps of the bench session for `window`: every third reads a file sized so that the session fills about 80 % of the window (4 characters a token). */
+export { codingSteps } from './coding-session.ts'
+export const fileCharsFor = (window: number): number => Math.max(2000, Math.round((window * 4 * 0.8) / 20) - 1500)
+
+/** Engine config: `auto: false` (only `compactNow` folds); `audit` false turns the audit and the trail off. */
+export const engineConfig = (audit: boolean) => ({ auto: false, ...(audit ? {} : { audit: { enabled: false }, artifactTrail: { enabled: false } }) })
+
+/** A warmfold host (token meter, pruner, invariant checker, cache ledger, basic engine) without a model. */
+export async function bareHost(audit: boolean): Promise<Context> {
+  const ctx = new Context()
+  await ctx.start()
+  mountWarmfoldHost(ctx, { pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 }, engineConfig: engineConfig(audit) })
+  return ctx
+}
+
+/** A host with a scripted model that walks `steps` (one tool call per request) and summarizes with {@link SUMMARY} when asked. */
+export async function scriptedHost(window: number, steps: readonly CodingStep[], audit: boolean): Promise<Context> {
+  const ctx = await bareHost(audit)
+  const reply = (request: GenerateOptions): ScriptedReply => {
+    if (request.purpose === 'compaction') return { content: SUMMARY }
+    const done = request.messages.filter((message) => message.role === 'assistant').length
+    const step = steps[done]
+    if (step === undefined) return { content: 'Done.' }
+    return { content: [textBlock(`Step ${done}.`), toolCallBlock(`call-${done}`, step.name, step.arguments)] }
+  }
+  ctx.llm.registerAdapter(ROUTE.provider, new ScriptedAdapter({ models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } }, responses: reply }))
+  for (const name of new Set(steps.map((step) => step.name))) {
+    ctx.tools.register({ name, description: `The ${name} tool.`, parameters: { type: 'object' }, execute: (_args, context) => steps[Number(context.toolCallId.slice('call-'.length))]!.result })
+  }
+  return ctx
+}
+
+/** Runs the scripted session once on a {@link scriptedHost} (`auto: false`: nothing folds while it runs). */
+export async function runSource(ctx: Context, steps: readonly CodingStep[]): Promise<Session> {
+  const agent = await ctx.agentLoop.create('source', { ...ROUTE, system: SYSTEM, maxSteps: steps.length + 5 })
+  agent.followup(steps[0]?.userBefore ?? 'Fix the failing tests.')
+  await agent.whenIdle()
+  return agent.session
+}
+
+/**
+ * `count` fresh copies of `from` as agents of `ctx`, ready to fold. The engine reads logged
+ * messages in the next macrotask, and in a session turns pass between logging and folding:
+ * the copies were logged just now, so the read-ahead is let run before they are returned.
+ */
+export async function copies(ctx: Context, from: Session, count: number): Promise<Agent[]> {
+  const agents: Agent[] = []
+  for (let index = 0; index < count; index++) {
+    const id = `copy-${index}`
+    const session = await ctx.sessions.create(id)
+    const append = session.append as (type: string, data: unknown, ...intent: unknown[]) => unknown
+    for (const event of from.events) append.call(session, event.type, event.data, ...(event.surface ? [event.surface] : []))
+    agents.push(await ctx.agentLoop.create(id, { ...ROUTE, system: SYSTEM }))
+  }
+  await new Promise((done) => setImmediate(done))
+  return agents
+}
+
+/** The surface messages of `session` with their seqs. */
+export function surface(session: Session): LoggedMessage[] {
+  return session.surface.nodes.map((seq) => ({ seq, message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message }))
+}
+
+/** Folds `agent` with `compactNow`; throws when nothing was folded. */
+export async function foldOnce(ctx: Context, agent: Agent, bench: string): Promise<void> {
+  const result = await ctx.compaction.compactNow(agent)
+  if (result === null) throw new Error(`${bench}: the fold folded nothing`)
+}
+
+/** The CPU time (user + system, ms) of this process while `work` runs. */
+export async function cpuTimeOf(work: () => Promise<void>): Promise<number> {
+  const before = process.cpuUsage()
+  await work()
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 1000
+}
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = values.toSorted((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/**
+ * Paired CPU measurements of folds with and without the audit: each pair folds one copy on each
+ * host, in alternating order, so that drift (JIT, GC, a busy machine) falls on both sides.
+ */
+export class FoldPairs {
+  private readonly with: number[] = []
+  private readonly without: number[] = []
+
+  constructor(
+    private readonly hosts: () => { readonly on: { ctx: Context; agents: Agent[] }; readonly off: { ctx: Context; agents: Agent[] } },
+    private readonly name: string,
+    /** Pairs recorded at most. */
+    private readonly limit: number,
+  ) {}
+
+  /** Folds one pair; `record` false for warm-up pairs (and pairs past the limit are not recorded either). */
+  async fold(record: boolean): Promise<void> {
+    const { on, off } = this.hosts()
+    const first = this.with.length % 2 === 0
+    const fold = async (side: { ctx: Context; agents: Agent[] }): Promise<number> => {
+      const agent = side.agents.pop()
+      if (agent === undefined) throw new Error(`${this.name}: the session pool is empty; raise its size to the pairs + warm-up`)
+      return cpuTimeOf(() => foldOnce(side.ctx, agent, this.name))
+    }
+    const [a, b] = first ? [await fold(on), await fold(off)] : [await fold(off), await fold(on)]
+    if (!record || this.with.length >= this.limit) return
+    this.with.push(first ? a : b)
+    this.without.push(first ? b : a)
+  }
+
+  /** One line: medians with and without, and the median of the paired differences. */
+  report(label: string): string {
+    const differences = this.with.map((value, index) => value - this.without[index]!)
+    const base = median(this.without)
+    const difference = median(differences)
+    return `${label}: CPU per fold, median of ${this.with.length} pairs: ${median(this.with).toFixed(1)} ms with the audit and the trail, ${base.toFixed(1)} ms without; paired difference ${difference.toFixed(1)} ms (${((difference / base) * 100).toFixed(1)} %)`
+  }
+}

@@ -1,0 +1,82 @@
+import type { ChildProcess } from 'node:child_process'
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import type { Context } from '@cordisjs/core'
+import type { Agent } from '@warmfold/agent-loop'
+import { afterAll, bench, describe } from 'vitest'
+// Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
+import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
+import { bareHost, codingSteps, copies, fileCharsFor, FoldPairs, ROUTE, runSource, scriptedHost, SUMMARY, WINDOWS } from './fold-host.ts'
+
+// What the fold audit adds to the CPU time of a fold through a real adapter: the same 60-step
+// coding session as audit.bench.ts, folded through the OpenAI-compatible adapter (the openai
+// SDK) over HTTP to a chat completions server on 127.0.0.1 in another process
+// (summary-server.mjs), which streams a summary of SUMMARY_TOKENS tokens one token-sized chunk
+// at a time, as providers stream. The fold now also serializes the summary request and parses
+// the stream. Each fold's CPU time is `process.cpuUsage()` of this process around `compactNow`
+// (the server's is its own), measured in pairs as in audit.bench.ts and printed after the run;
+// vitest's table is the wall time of a pair, which includes the server's work.
+
+/** A summary in the middle of the 1,500–8,000 tokens a summary call decodes (4 characters a token). */
+const SUMMARY_TOKENS = 2000
+const TOKEN_CHARS = 4
+const PAIRS = 30
+const WARMUP = 3
+/** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
+const SPARE = 4
+
+/** SUMMARY, then bullets naming the session's modules, to SUMMARY_TOKENS tokens. */
+function longSummary(): string {
+  const lines = [SUMMARY]
+  for (let step = 0; lines.join('\n').length < SUMMARY_TOKENS * TOKEN_CHARS; step++) {
+    lines.push(`- Read src/m${step}/handlers.ts: handle${step}x0 retries up to ${(step % 5) + 2} times; its budget check logs a warning past ${5000 + step}.`)
+  }
+  return lines.join('\n').slice(0, SUMMARY_TOKENS * TOKEN_CHARS)
+}
+
+let server: ChildProcess | undefined
+async function summaryServer(): Promise<string> {
+  server = fork(new URL('./summary-server.mjs', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  server.send({ summary: longSummary(), tokenChars: TOKEN_CHARS })
+  const [reply] = (await once(server, 'message')) as [{ port: number }]
+  return `http://127.0.0.1:${reply.port}/v1`
+}
+
+const contexts: Context[] = []
+const measured: (readonly [string, FoldPairs])[] = []
+afterAll(async () => {
+  for (const ctx of contexts.splice(0)) await ctx.stop()
+  server?.disconnect()
+  for (const [label, pairs] of measured) console.log(pairs.report(label))
+})
+
+for (const window of WINDOWS) {
+  const steps = codingSteps(60, fileCharsFor(window))
+  describe(`a 60-step coding session folded through the OpenAI-compatible adapter, ${window / 1000}k window`, () => {
+    const pools = new Map<boolean, { ctx: Context; agents: Agent[] }>()
+    let baseURL: string | undefined
+    const prepare = async (audit: boolean): Promise<void> => {
+      if (pools.has(audit)) return
+      baseURL ??= await summaryServer()
+      const scripted = await scriptedHost(window, steps, audit)
+      contexts.push(scripted)
+      const from = await runSource(scripted, steps)
+      const ctx = await bareHost(audit)
+      contexts.push(ctx)
+      // The real adapter under the route the session was logged with.
+      ctx.plugin(OpenAICompatibleAdapter, { provider: ROUTE.provider, baseURL, dialect: 'openai', models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } } })
+      pools.set(audit, { ctx, agents: await copies(ctx, from, PAIRS + WARMUP + SPARE) })
+    }
+    const pairs = new FoldPairs(() => ({ on: pools.get(true)!, off: pools.get(false)! }), 'real-fold.bench', PAIRS)
+    measured.push([`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, pairs])
+    // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past PAIRS.
+    let warm = 0
+    bench('a pair of folds, with and without the audit and the trail (CPU printed after the run)', () => pairs.fold(warm++ >= WARMUP), {
+      iterations: PAIRS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
+      setup: async () => {
+        await prepare(true)
+        await prepare(false)
+      },
+    })
+  })
+}
