@@ -3,7 +3,7 @@ import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 import type { LoggedMessage } from '../src/index.ts'
 import { ArtifactExtractor, auditFold, buildArtifactTrail } from '../src/index.ts'
-import { codingSteps, copies, fileCharsFor, FoldPairs, REQUIRED, runSource, scriptedHost, SUMMARY, surface, WINDOWS } from './fold-host.ts'
+import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, REQUIRED, runSource, scriptedHost, SUMMARY, surface, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to a fold's CPU time. For each window, a 60-step coding session (the
 // labelled corpus's tool calls and outputs, a source file read every third step) is run once
@@ -23,11 +23,14 @@ const WARMUP = 3
 /** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
 const SPARE = 4
 
+/** Pairs of whole sessions measured (60 steps each, no fold). */
+const SESSIONS = 6
+
 const contexts: Context[] = []
-const measured: (readonly [string, FoldPairs])[] = []
+const reports: (() => string)[] = []
 afterAll(async () => {
   for (const ctx of contexts.splice(0)) await ctx.stop()
-  for (const [label, pairs] of measured) console.log(pairs.report(label))
+  for (const report of reports) console.log(report())
 })
 
 for (const window of WINDOWS) {
@@ -48,11 +51,11 @@ for (const window of WINDOWS) {
         tail = messages.slice(-4)
       }
     }
-    const pairs = new FoldPairs(() => ({ on: pools.get(true)!, off: pools.get(false)! }), 'audit.bench', PAIRS)
-    measured.push([`audit.bench ${window / 1000}k (scripted model)`, pairs])
+    const folds = new CpuPairs(PAIRS)
+    reports.push(() => folds.report(`audit.bench ${window / 1000}k (scripted model)`, 'fold'))
     // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past PAIRS.
     let warm = 0
-    bench('a pair of folds, with and without the audit and the trail (CPU printed after the run)', () => pairs.fold(warm++ >= WARMUP), {
+    bench('a pair of folds, with and without the audit and the trail (CPU printed after the run)', () => folds.pair(warm++ >= WARMUP, foldNext(pools.get(true), 'audit.bench'), foldNext(pools.get(false), 'audit.bench')), {
       iterations: PAIRS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
       setup: async () => {
         await prepare(true)()
@@ -71,6 +74,24 @@ for (const window of WINDOWS) {
       setup: async () => {
         await prepare(true)()
         for (const { message } of [...region, ...tail]) readAhead.read(message)
+      },
+    })
+    // What the read-ahead costs a session that never folds: the whole 60-step session, run on each
+    // host and closed (which also clears the read-ahead's line cache, so each run reads cold).
+    const sessions = new CpuPairs(SESSIONS)
+    reports.push(() => sessions.report(`audit.bench ${window / 1000}k (scripted model)`, '60-step session without a fold'))
+    let runs = 0
+    const run = (audit: boolean) => async (): Promise<void> => {
+      const ctx = pools.get(audit)!.ctx
+      const session = await runSource(ctx, steps, `run-${runs}-${audit}`)
+      await new Promise((done) => setImmediate(done))
+      await ctx.sessions.close(session)
+    }
+    bench('a pair of 60-step sessions without a fold, with and without the audit and the trail (CPU printed after the run)', () => sessions.pair(runs++ >= 1, run(true), run(false)), {
+      iterations: SESSIONS, time: 0, warmupIterations: 1, warmupTime: 0,
+      setup: async () => {
+        await prepare(true)()
+        await prepare(false)()
       },
     })
     bench('the read-ahead: a new extractor reads every message of the session (no fold)', () => {

@@ -60,8 +60,8 @@ export async function scriptedHost(window: number, steps: readonly CodingStep[],
 }
 
 /** Runs the scripted session once on a {@link scriptedHost} (`auto: false`: nothing folds while it runs). */
-export async function runSource(ctx: Context, steps: readonly CodingStep[]): Promise<Session> {
-  const agent = await ctx.agentLoop.create('source', { ...ROUTE, system: SYSTEM, maxSteps: steps.length + 5 })
+export async function runSource(ctx: Context, steps: readonly CodingStep[], id = 'source'): Promise<Session> {
+  const agent = await ctx.agentLoop.create(id, { ...ROUTE, system: SYSTEM, maxSteps: steps.length + 5 })
   agent.followup(steps[0]?.userBefore ?? 'Fix the failing tests.')
   await agent.whenIdle()
   return agent.session
@@ -112,40 +112,42 @@ export function median(values: readonly number[]): number {
 }
 
 /**
- * Paired CPU measurements of folds with and without the audit: each pair folds one copy on each
- * host, in alternating order, so that drift (JIT, GC, a busy machine) falls on both sides.
+ * Paired CPU measurements of the same work with and without the audit (the work of a pair runs
+ * on two hosts, in alternating order, so that drift (JIT, GC, a busy machine) falls on both
+ * sides). A bench calls {@link pair} once per iteration.
  */
-export class FoldPairs {
+export class CpuPairs {
   private readonly with: number[] = []
   private readonly without: number[] = []
 
   constructor(
-    private readonly hosts: () => { readonly on: { ctx: Context; agents: Agent[] }; readonly off: { ctx: Context; agents: Agent[] } },
-    private readonly name: string,
-    /** Pairs recorded at most. */
+    /** Pairs recorded at most (vitest calls a bench function a few times more than its iterations). */
     private readonly limit: number,
   ) {}
 
-  /** Folds one pair; `record` false for warm-up pairs (and pairs past the limit are not recorded either). */
-  async fold(record: boolean): Promise<void> {
-    const { on, off } = this.hosts()
+  /** Runs one pair; `record` false for warm-up pairs (and pairs past the limit are not recorded either). */
+  async pair(record: boolean, withAudit: () => Promise<void>, withoutAudit: () => Promise<void>): Promise<void> {
     const first = this.with.length % 2 === 0
-    const fold = async (side: { ctx: Context; agents: Agent[] }): Promise<number> => {
-      const agent = side.agents.pop()
-      if (agent === undefined) throw new Error(`${this.name}: the session pool is empty; raise its size to the pairs + warm-up`)
-      return cpuTimeOf(() => foldOnce(side.ctx, agent, this.name))
-    }
-    const [a, b] = first ? [await fold(on), await fold(off)] : [await fold(off), await fold(on)]
+    const [a, b] = first ? [await cpuTimeOf(withAudit), await cpuTimeOf(withoutAudit)] : [await cpuTimeOf(withoutAudit), await cpuTimeOf(withAudit)]
     if (!record || this.with.length >= this.limit) return
     this.with.push(first ? a : b)
     this.without.push(first ? b : a)
   }
 
   /** One line: medians with and without, and the median of the paired differences. */
-  report(label: string): string {
+  report(label: string, what: string): string {
     const differences = this.with.map((value, index) => value - this.without[index]!)
     const base = median(this.without)
     const difference = median(differences)
-    return `${label}: CPU per fold, median of ${this.with.length} pairs: ${median(this.with).toFixed(1)} ms with the audit and the trail, ${base.toFixed(1)} ms without; paired difference ${difference.toFixed(1)} ms (${((difference / base) * 100).toFixed(1)} %)`
+    return `${label}: CPU per ${what}, median of ${this.with.length} pairs: ${median(this.with).toFixed(1)} ms with the audit and the trail, ${base.toFixed(1)} ms without; paired difference ${difference.toFixed(1)} ms (${((difference / base) * 100).toFixed(1)} %)`
+  }
+}
+
+/** Folds the next copy of `pool` (a host and its copies); throws when the pool is empty. */
+export function foldNext(pool: { readonly ctx: Context; readonly agents: Agent[] } | undefined, bench: string): () => Promise<void> {
+  return async () => {
+    const agent = pool?.agents.pop()
+    if (pool === undefined || agent === undefined) throw new Error(`${bench}: the session pool is empty; raise its size to the pairs + warm-up`)
+    await foldOnce(pool.ctx, agent, bench)
   }
 }

@@ -6,7 +6,7 @@ import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 // Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
 import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
-import { bareHost, codingSteps, copies, fileCharsFor, FoldPairs, ROUTE, runSource, scriptedHost, SUMMARY, WINDOWS } from './fold-host.ts'
+import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, ROUTE, runSource, scriptedHost, SUMMARY, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to the CPU time of a fold through a real adapter: the same 60-step
 // coding session as audit.bench.ts, folded through the OpenAI-compatible adapter (the openai
@@ -43,11 +43,11 @@ async function summaryServer(): Promise<string> {
 }
 
 const contexts: Context[] = []
-const measured: (readonly [string, FoldPairs])[] = []
+const reports: (() => string)[] = []
 afterAll(async () => {
   for (const ctx of contexts.splice(0)) await ctx.stop()
   server?.disconnect()
-  for (const [label, pairs] of measured) console.log(pairs.report(label))
+  for (const report of reports) console.log(report())
 })
 
 for (const window of WINDOWS) {
@@ -67,11 +67,11 @@ for (const window of WINDOWS) {
       ctx.plugin(OpenAICompatibleAdapter, { provider: ROUTE.provider, baseURL, dialect: 'openai', models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } } })
       pools.set(audit, { ctx, agents: await copies(ctx, from, PAIRS + WARMUP + SPARE) })
     }
-    const pairs = new FoldPairs(() => ({ on: pools.get(true)!, off: pools.get(false)! }), 'real-fold.bench', PAIRS)
-    measured.push([`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, pairs])
+    const folds = new CpuPairs(PAIRS)
+    reports.push(() => folds.report(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold'))
     // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past PAIRS.
     let warm = 0
-    bench('a pair of folds, with and without the audit and the trail (CPU printed after the run)', () => pairs.fold(warm++ >= WARMUP), {
+    bench('a pair of folds, with and without the audit and the trail (CPU printed after the run)', () => folds.pair(warm++ >= WARMUP, foldNext(pools.get(true), 'real-fold.bench'), foldNext(pools.get(false), 'real-fold.bench')), {
       iterations: PAIRS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
       setup: async () => {
         await prepare(true)
