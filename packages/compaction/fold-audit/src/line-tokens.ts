@@ -57,6 +57,8 @@ const NOT_TICKETS: ReadonlySet<string> = new Set(['UTF', 'SHA', 'ISO', 'ECMA', '
 const KEY_VALUE = /(?<![\w-])((?:--?)?[A-Za-z_][\w.-]*)=([^\s,;'"`()[\]{}<>=][^\s,;'"`()[\]{}<>]*)/g
 const GIT_OBJECT_ID = /\b[0-9a-f]{7,64}\b/g
 const VERSION = /(?<![\w.])v?\d+\.\d+\.\d+(?:-(?:alpha|beta|rc|next|canary|dev|pre|preview|nightly)(?:[.-]?\d+)*)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w]|\.\d)/g
+/** Durations and measures start with a digit. */
+const HAS_DIGIT = /\d/
 /** `1h30m0s`, `45s`, `412ms`, `0.00s`: numbers glued to a time unit, one or several. */
 const DURATION = /(?<![\w.])(?:\d+(?:\.\d+)?(?:ms|h|m|s))+(?![\w%])/g
 /** A number, an optional space, a unit of time, size, share or tokens, and an optional rate. */
@@ -142,18 +144,25 @@ function scanLine(line: string, sink: ArtifactSink, options: LineTokenOptions): 
     if (normalized !== '' && normalized !== '.' && normalized !== '..') sink('path', normalized)
   }
 
-  for (const match of text.matchAll(URL)) {
-    const url = trimUrl(match[0])
-    if (url.indexOf('://') + 3 < url.length) sink('url', url)
-    take(match.index, match.index + match[0].length)
+  // Each pattern below is tried only on a line holding a character or text every match of it
+  // holds (a URL its `://`): most lines hold few of them, and a search for one is cheaper than
+  // a regular expression's pass.
+  if (text.includes('://')) {
+    for (const match of text.matchAll(URL)) {
+      const url = trimUrl(match[0])
+      if (url.indexOf('://') + 3 < url.length) sink('url', url)
+      take(match.index, match.index + match[0].length)
+    }
   }
-  for (const match of text.matchAll(HTTP_TARGET)) take(match.index, match.index + match[0].length)
+  if (text.includes(' /')) for (const match of text.matchAll(HTTP_TARGET)) take(match.index, match.index + match[0].length)
   flush()
 
   // Lines whose shape says where the paths are: listings and diff headers.
-  for (const match of text.matchAll(PNPM_ROOT)) {
-    path(match[1]!)
-    take(match.index, match.index + match[0].length)
+  if (text.includes('<ROOT>/')) {
+    for (const match of text.matchAll(PNPM_ROOT)) {
+      path(match[1]!)
+      take(match.index, match.index + match[0].length)
+    }
   }
   flush()
   const shaped = LS_LONG.exec(text) ?? GIT_STATUS_LONG.exec(text) ?? GIT_STATUS_SHORT.exec(text) ?? TREE_ENTRY.exec(text) ?? COVERAGE_ROW.exec(text) ?? DU_ROW.exec(text)
@@ -192,7 +201,8 @@ function scanLine(line: string, sink: ArtifactSink, options: LineTokenOptions): 
   }
   flush()
 
-  const identifiers = (pattern: RegExp, accept: (match: RegExpExecArray) => string | undefined = (match) => match[0]): void => {
+  const identifiers = (needs: string | undefined, pattern: RegExp, accept: (match: RegExpExecArray) => string | undefined = (match) => match[0]): void => {
+    if (needs !== undefined && !text.includes(needs)) return
     for (const match of text.matchAll(pattern)) {
       const value = accept(match)
       if (value === undefined) continue
@@ -201,23 +211,24 @@ function scanLine(line: string, sink: ArtifactSink, options: LineTokenOptions): 
     }
     flush()
   }
-  identifiers(UUID)
-  identifiers(ADVISORY)
-  identifiers(PACKAGE_SPEC, (match) => match[0].replace(/[.+-]+$/, ''))
-  identifiers(ISSUE_REFERENCE)
-  identifiers(TICKET, (match) => (NOT_TICKETS.has(match[0].slice(0, match[0].indexOf('-'))) ? undefined : match[0]))
-  identifiers(KEY_VALUE, (match) => {
+  identifiers('-', UUID)
+  if (text.includes('CVE-') || text.includes('GHSA')) identifiers(undefined, ADVISORY)
+  identifiers('@', PACKAGE_SPEC, (match) => match[0].replace(/[.+-]+$/, ''))
+  identifiers('#', ISSUE_REFERENCE)
+  identifiers('-', TICKET, (match) => (NOT_TICKETS.has(match[0].slice(0, match[0].indexOf('-'))) ? undefined : match[0]))
+  identifiers('=', KEY_VALUE, (match) => {
     const key = match[1]!.replace(/^-+/, '')
     const value = match[2]!.replace(/\.+$/, '')
     return key.length >= 2 && /\d/.test(value) ? `${match[1]}=${value}` : undefined
   })
   // A hex run between dashes is part of a generated name (`api-7d9f8c6b5d-2xkqp`, a Kubernetes pod), not an object id.
-  identifiers(GIT_OBJECT_ID, (match) => {
+  identifiers(undefined, GIT_OBJECT_ID, (match) => {
     const inName = text[match.index - 1] === '-' && text[match.index + match[0].length] === '-'
     return !inName && /\d/.test(match[0]) && /[a-f]/.test(match[0]) ? match[0] : undefined
   })
-  identifiers(VERSION)
+  identifiers('.', VERSION)
 
+  if (!HAS_DIGIT.test(text)) return
   for (const match of text.matchAll(DURATION)) {
     sink('number', match[0])
     take(match.index, match.index + match[0].length)
