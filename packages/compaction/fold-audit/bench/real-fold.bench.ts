@@ -35,11 +35,20 @@ function longSummary(): string {
 }
 
 let server: ChildProcess | undefined
-async function summaryServer(): Promise<string> {
-  server = fork(new URL('./summary-server.mjs', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  server.send({ summary: longSummary(), tokenChars: TOKEN_CHARS })
-  const [reply] = (await once(server, 'message')) as [{ port: number }]
-  return `http://127.0.0.1:${reply.port}/v1`
+let serverURL: Promise<string> | undefined
+/** The summary server's base URL; one server for every window, started on first use. */
+function summaryServer(): Promise<string> {
+  serverURL ??= (async () => {
+    const child = fork(new URL('./summary-server.mjs', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    server = child
+    child.send({ summary: longSummary(), tokenChars: TOKEN_CHARS })
+    const exited = once(child, 'exit').then(([code]) => {
+      throw new Error(`real-fold.bench: summary-server.mjs exited with code ${code} before it listened`)
+    })
+    const [reply] = (await Promise.race([once(child, 'message'), exited])) as [{ port: number }]
+    return `http://127.0.0.1:${reply.port}/v1`
+  })()
+  return serverURL
 }
 
 const contexts: Context[] = []
@@ -54,10 +63,9 @@ for (const window of WINDOWS) {
   const steps = codingSteps(60, fileCharsFor(window))
   describe(`a 60-step coding session folded through the OpenAI-compatible adapter, ${window / 1000}k window`, () => {
     const pools = new Map<boolean, { ctx: Context; agents: Agent[] }>()
-    let baseURL: string | undefined
     const prepare = async (audit: boolean): Promise<void> => {
       if (pools.has(audit)) return
-      baseURL ??= await summaryServer()
+      const baseURL = await summaryServer()
       const scripted = await scriptedHost(window, steps, audit)
       contexts.push(scripted)
       const from = await runSource(scripted, steps)
