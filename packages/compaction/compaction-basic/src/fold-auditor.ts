@@ -46,7 +46,7 @@ export class FoldAuditor {
     private readonly session: Session,
     private readonly regionSeqs: readonly number[],
     readonly settings: ResolvedFoldAudit,
-    /** Tokens the checkpoint replaces now (the carry is planned again at every check). */
+    /** Tokens the checkpoint replaces now (the carry is planned again whenever the log has grown). */
     private readonly shadowedTokens: () => number,
   ) {
     // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup, and the trail's fit asks a dozen times.

@@ -61,7 +61,7 @@ export class ArtifactExtractor {
     for (const { seq, message } of messages) {
       const read = this.read(message)
       characters += read.characters
-      for (const mention of read.mentions) collector.add(mention.class, mention.text, seq, mention.origin, mention.count)
+      for (const mention of read.mentions) collector.add(mention.class, mention.text, seq, mention.origin, mention.mentions)
       for (const step of read.toolSteps) {
         if (step.kind === 'call') {
           const { kind: _step, toolKind, ...call } = step

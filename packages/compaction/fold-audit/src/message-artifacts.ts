@@ -1,5 +1,6 @@
 import type { ContentBlock, Message, ToolResultBlock } from '@warmfold/llm'
-import type { ArtifactClass, ArtifactOrigin } from './artifact.ts'
+import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
+import { ArtifactCollector } from './artifact-collector.ts'
 import { cleanText } from './clean-text.ts'
 import { normalizeErrorText } from './error-headlines.ts'
 import { exitCodeOf } from './exit-status.ts'
@@ -9,17 +10,6 @@ import { scanText } from './scan-text.ts'
 import { readToolCallArguments } from './tool-call-arguments.ts'
 import type { ToolKind, ToolKinds } from './tool-kind.ts'
 import { changesNamedFiles, resolveToolKind } from './tool-kind.ts'
-
-/** One (class, text) of a message: every mention of it there folded together. */
-export interface MessageMention {
-  readonly class: ArtifactClass
-  readonly text: string
-  /** `user` over `tool` over `assistant`, as an artifact's origin. */
-  readonly origin: ArtifactOrigin
-  readonly count: number
-}
-
-const ORIGIN_RANK: Readonly<Record<ArtifactOrigin, number>> = { assistant: 0, tool: 1, user: 2 }
 
 /** What decides how a message is read: the same options read a message the same way. */
 export interface MessageReadOptions {
@@ -56,8 +46,11 @@ export interface MessageToolResult {
  * messages read earlier.
  */
 export interface MessageArtifacts {
-  /** Each (class, text) the message names once, in order of first mention: its highest origin and how often it is named. */
-  readonly mentions: readonly MessageMention[]
+  /**
+   * Each (class, text) the message names, once, in order of first mention, with its origin and
+   * how often the message names it (`seq` and `firstSeq` are 0: the message's seq is the region's).
+   */
+  readonly mentions: readonly Artifact[]
   readonly toolSteps: readonly (MessageToolCall | MessageToolResult)[]
   readonly characters: number
 }
@@ -85,16 +78,8 @@ function firstLine(text: string): string {
 export function readMessageArtifacts(message: Message, options: MessageReadOptions = {}, lineCache?: LineCache): MessageArtifacts {
   if (message.role === 'system' || message.source.kind === 'plugin') return NOTHING_READ
   const origin: ArtifactOrigin = message.role === 'assistant' ? 'assistant' : message.source.kind === 'tool' ? 'tool' : 'user'
-  const mentions = new Map<string, { class: ArtifactClass; text: string; origin: ArtifactOrigin; count: number }>()
-  const mention = (artifactClass: ArtifactClass, text: string, from: ArtifactOrigin): void => {
-    const key = `${artifactClass}\u0000${text}`
-    const known = mentions.get(key)
-    if (known === undefined) mentions.set(key, { class: artifactClass, text, origin: from, count: 1 })
-    else {
-      known.count++
-      if (ORIGIN_RANK[from] > ORIGIN_RANK[known.origin]) known.origin = from
-    }
-  }
+  const mentions = new ArtifactCollector()
+  const mention = (artifactClass: ArtifactClass, text: string, from: ArtifactOrigin): void => mentions.add(artifactClass, text, 0, from)
   const toolSteps: (MessageToolCall | MessageToolResult)[] = []
   let characters = 0
   const tokenOptions = { ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }), ...(lineCache === undefined ? {} : { lineCache }) }
@@ -149,5 +134,5 @@ export function readMessageArtifacts(message: Message, options: MessageReadOptio
     }
   }
   for (const block of message.content) readBlock(block)
-  return { mentions: [...mentions.values()], toolSteps, characters }
+  return { mentions: mentions.list(), toolSteps, characters }
 }

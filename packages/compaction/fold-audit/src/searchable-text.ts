@@ -52,24 +52,29 @@ export interface SearchableTextOptions {
   readonly lowerCase?: boolean
 }
 
-/** The searchable text of frozen messages already seen (a frozen message cannot change), per variant of the options. */
-const seen = new Map<string, WeakMap<Message, string>>()
+/** The searchable text of frozen messages already seen (a frozen message cannot change), with reasoning and without, and its lower-cased form. */
+const seen = { withReasoning: new WeakMap<Message, string>(), withoutReasoning: new WeakMap<Message, string>() }
+const seenLower = { withReasoning: new WeakMap<Message, string>(), withoutReasoning: new WeakMap<Message, string>() }
 
-function messageText(message: Message, includeReasoning: boolean, lowerCase: boolean): string {
-  const variant = `${includeReasoning} ${lowerCase}`
-  let cache = seen.get(variant)
-  if (cache === undefined) seen.set(variant, (cache = new WeakMap()))
+function kept(cache: WeakMap<Message, string>, message: Message, make: () => string): string {
   const known = cache.get(message)
   if (known !== undefined) return known
-  const pieces: string[] = []
-  for (const block of message.content) {
-    const text = blockText(block, includeReasoning)
-    if (text !== '') pieces.push(collapseWhitespace(cleanText(text)))
-  }
-  const joined = pieces.join(SEPARATOR)
-  const text = lowerCase ? joined.toLowerCase() : joined
+  const text = make()
   if (Object.isFrozen(message)) cache.set(message, text)
   return text
+}
+
+function messageText(message: Message, includeReasoning: boolean, lowerCase: boolean): string {
+  const variant = includeReasoning ? 'withReasoning' : 'withoutReasoning'
+  if (lowerCase) return kept(seenLower[variant], message, () => messageText(message, includeReasoning, false).toLowerCase())
+  return kept(seen[variant], message, () => {
+    const pieces: string[] = []
+    for (const block of message.content) {
+      const text = blockText(block, includeReasoning)
+      if (text !== '') pieces.push(collapseWhitespace(cleanText(text)))
+    }
+    return pieces.join(SEPARATOR)
+  })
 }
 
 /**
