@@ -3,7 +3,7 @@ import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 import type { LoggedMessage } from '../src/index.ts'
 import { ArtifactExtractor, auditFold, buildArtifactTrail } from '../src/index.ts'
-import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, REQUIRED, runSource, scriptedHost, SUMMARY, surface, WINDOWS } from './fold-host.ts'
+import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, PAIRS, REQUIRED, runSource, scriptedHost, SPARE, SUMMARY, surface, WARMUP, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to a fold's CPU time. For each window, a 60-step coding session (the
 // labelled corpus's tool calls and outputs, a source file read every third step) is run once
@@ -15,13 +15,6 @@ import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, REQUIRED, runSou
 // difference. The engine reads each message's artifacts when it is logged (the read-ahead), so
 // a fold merges them: the second bench times the audit's part of a fold on its own, the third
 // what the read-ahead costs over the whole session, outside any fold.
-
-/** Pairs of folds measured (each fold needs a fresh copy of the session). */
-const PAIRS = 30
-/** Warm-up pairs before them (the JIT). */
-const WARMUP = 3
-/** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
-const SPARE = 4
 
 /** Pairs of whole sessions measured (60 steps each, no fold). */
 const SESSIONS = 6

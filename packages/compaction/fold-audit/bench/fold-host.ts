@@ -14,7 +14,7 @@ import type { CodingStep } from './coding-session.ts'
 
 /** The route of every bench session: the scripted model, or the real adapter mounted under its name. */
 export const ROUTE = { provider: 'scripted', model: 'coder' } as const
-export const SYSTEM = 'You are a careful coding agent.'
+const SYSTEM = 'You are a careful coding agent.'
 export const SUMMARY = [
   '## Goal and Intent', '- Fix the failing checkout and billing tests; keep the public API.',
   '## Key Decisions', '- Read each module before changing it.',
@@ -32,7 +32,7 @@ export { codingSteps } from './coding-session.ts'
 export const fileCharsFor = (window: number): number => Math.max(2000, Math.round((window * 4 * 0.8) / 20) - 1500)
 
 /** Engine config: `auto: false` (only `compactNow` folds); `audit` false turns the audit and the trail off. */
-export const engineConfig = (audit: boolean) => ({ auto: false, ...(audit ? {} : { audit: { enabled: false }, artifactTrail: { enabled: false } }) })
+const engineConfig = (audit: boolean) => ({ auto: false, ...(audit ? {} : { audit: { enabled: false }, artifactTrail: { enabled: false } }) })
 
 /** A warmfold host (token meter, pruner, invariant checker, cache ledger, basic engine) without a model. */
 export async function bareHost(audit: boolean): Promise<Context> {
@@ -90,11 +90,12 @@ export function surface(session: Session): LoggedMessage[] {
   return session.surface.nodes.map((seq) => ({ seq, message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message }))
 }
 
-/** Folds `agent` with `compactNow`; throws when nothing was folded. */
-export async function foldOnce(ctx: Context, agent: Agent, bench: string): Promise<void> {
-  const result = await ctx.compaction.compactNow(agent)
-  if (result === null) throw new Error(`${bench}: the fold folded nothing`)
-}
+/** Pairs of folds each fold bench measures (each fold needs a fresh copy of the session). */
+export const PAIRS = 30
+/** Warm-up pairs before them (the JIT). */
+export const WARMUP = 3
+/** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
+export const SPARE = 4
 
 /** The CPU time (user + system, ms) of this process while `work` runs. */
 export async function cpuTimeOf(work: () => Promise<void>): Promise<number> {
@@ -143,11 +144,12 @@ export class CpuPairs {
   }
 }
 
-/** Folds the next copy of `pool` (a host and its copies); throws when the pool is empty. */
+/** Folds the next copy of `pool` (a host and its copies) with `compactNow`; throws when the pool is empty or nothing was folded. */
 export function foldNext(pool: { readonly ctx: Context; readonly agents: Agent[] } | undefined, bench: string): () => Promise<void> {
   return async () => {
     const agent = pool?.agents.pop()
     if (pool === undefined || agent === undefined) throw new Error(`${bench}: the session pool is empty; raise its size to the pairs + warm-up`)
-    await foldOnce(pool.ctx, agent, bench)
+    const result = await pool.ctx.compaction.compactNow(agent)
+    if (result === null) throw new Error(`${bench}: the fold folded nothing`)
   }
 }

@@ -6,7 +6,7 @@ import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 // Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
 import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
-import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, ROUTE, runSource, scriptedHost, SUMMARY, WINDOWS } from './fold-host.ts'
+import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, PAIRS, ROUTE, runSource, scriptedHost, SPARE, SUMMARY, WARMUP, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to the CPU time of a fold through a real adapter: the same 60-step
 // coding session as audit.bench.ts, folded through the OpenAI-compatible adapter (the openai
@@ -20,10 +20,6 @@ import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, ROUTE,
 /** A summary in the middle of the 1,500–8,000 tokens a summary call decodes (4 characters a token). */
 const SUMMARY_TOKENS = 2000
 const TOKEN_CHARS = 4
-const PAIRS = 30
-const WARMUP = 3
-/** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
-const SPARE = 4
 
 /** SUMMARY, then bullets naming the session's modules, to SUMMARY_TOKENS tokens. */
 function longSummary(): string {
