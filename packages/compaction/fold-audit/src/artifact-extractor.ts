@@ -61,7 +61,11 @@ export class ArtifactExtractor {
     for (const { seq, message } of messages) {
       const read = this.read(message)
       characters += read.characters
-      for (const mention of read.mentions) collector.add(mention.class, mention.text, seq, mention.origin, mention.mentions)
+      const { mentions, mentionKeys } = read
+      for (let index = 0; index < mentions.length; index++) {
+        const mention = mentions[index]!
+        collector.add(mention.class, mention.text, seq, mention.origin, mention.mentions, mentionKeys[index])
+      }
       for (const step of read.toolSteps) {
         if (step.kind === 'call') {
           const { kind: _step, toolKind, ...call } = step

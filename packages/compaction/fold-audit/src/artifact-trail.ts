@@ -1,6 +1,6 @@
 import type { Artifact } from './artifact.ts'
 import type { ArtifactExtraction, ToolCallRecord } from './artifact-extraction.ts'
-import { occursAsWord } from './occurs-as-word.ts'
+import { occurrences } from './occurrences.ts'
 
 /** The default token budget of the trail: about 1,000 tokens, a few percent of a checkpoint's region. */
 export const DEFAULT_TRAIL_TOKENS = 1000
@@ -152,8 +152,10 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   // Paths no line above names (a compiler error's file, a search hit, a path the user typed): cut first, they are on disk.
   // One text of every line above: a path holds no line break, so a match never spans two lines.
   const written = list.map((item) => item.line).join('\n')
-  for (const artifact of extraction.artifacts) {
-    if (artifact.class !== 'path' || occursAsWord(written, artifact.text)) continue
+  const paths = extraction.artifacts.filter((artifact) => artifact.class === 'path')
+  const named = occurrences(written, paths.map((artifact) => artifact.text))
+  for (const [index, artifact] of paths.entries()) {
+    if (named[index]) continue
     list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
   // The host's own lines, in the order it added them (the later ones count as newer).
@@ -219,11 +221,17 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   const removal = all.toSorted(
     (a, b) => CUT_TIER[a.section] - CUT_TIER[b.section] || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
   )
+  // Each item's place in the removal order: leaving out `count` items leaves out those placed below `count`.
+  const place = new Map(removal.map((item, index) => [item, index]))
+  const placed = all.map((item) => place.get(item)!)
   const renderWithout = (count: number, widest?: number): { text: string; cut: Record<TrailSection, number> } => {
-    const removed = new Set(removal.slice(0, count))
     const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
-    for (const item of removed) cut[item.section]++
-    return { text: render(all.filter((item) => !removed.has(item)), cut, widest), cut }
+    const kept: Item[] = []
+    for (const [index, item] of all.entries()) {
+      if (placed[index]! < count) cut[item.section]++
+      else kept.push(item)
+    }
+    return { text: render(kept, cut, widest), cut }
   }
   // Everything, when it fits. Otherwise the fewest items to leave out, by binary search over the
   // removal order: measured with the widest note the trail could end with, the text only

@@ -51,12 +51,14 @@ export interface MessageArtifacts {
    * how often the message names it (`seq` and `firstSeq` are 0: the message's seq is the region's).
    */
   readonly mentions: readonly Artifact[]
+  /** The `artifactKey` of each mention, in the same order. */
+  readonly mentionKeys: readonly string[]
   readonly toolSteps: readonly (MessageToolCall | MessageToolResult)[]
   readonly characters: number
 }
 
 /** Nothing: a system message or a plugin's (an earlier checkpoint), which extraction does not read. */
-export const NOTHING_READ: MessageArtifacts = Object.freeze({ mentions: Object.freeze([]), toolSteps: Object.freeze([]), characters: 0 })
+export const NOTHING_READ: MessageArtifacts = Object.freeze({ mentions: Object.freeze([]), mentionKeys: Object.freeze([]), toolSteps: Object.freeze([]), characters: 0 })
 
 function resultText(block: ToolResultBlock): string {
   let text = ''
@@ -134,5 +136,5 @@ export function readMessageArtifacts(message: Message, options: MessageReadOptio
     }
   }
   for (const block of message.content) readBlock(block)
-  return { mentions: mentions.list(), toolSteps, characters }
+  return { mentions: mentions.list(), mentionKeys: mentions.keys(), toolSteps, characters }
 }
