@@ -1,6 +1,8 @@
 import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent, Session } from '@warmfold/session'
+import { isCheckpointMessage } from '@warmfold/compaction'
+import { checkpointSummaryOf } from './checkpoint-summary.ts'
 
 /** The events whose message a later fold may summarize. */
 const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/result'])
@@ -11,15 +13,23 @@ const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/
  * loop is while the request that carries it waits for the provider. A fold then only merges
  * what was read, so the audit and the trail add little to the fold itself. A message the queue
  * has not reached yet (or one restored from a store when a session reopens) is read by the
- * fold that needs it, as before. `extractor` is the fold audit's `ArtifactExtractor` (passed in:
+ * fold that needs it, as before. With `readCheckpoints` (the audit is on), a checkpoint's
+ * summary is read too, for the audit of the fold that will replace it. `extractor` is the fold audit's `ArtifactExtractor` (passed in:
  * only the fold auditor and its config reach the fold audit package).
  */
-export function installArtifactReadAhead(ctx: Context, extractor: { read(message: Message): unknown; forgetLines(): void }): void {
+export function installArtifactReadAhead(
+  ctx: Context,
+  extractor: { read(message: Message): unknown; readCheckpoint(message: Message, summary: string): unknown; forgetLines(): void },
+  readCheckpoints: boolean,
+): void {
   const pending: Message[] = []
   let scheduled: NodeJS.Immediate | undefined
   const drain = (): void => {
     scheduled = undefined
-    for (const message of pending.splice(0)) extractor.read(message)
+    for (const message of pending.splice(0)) {
+      if (!isCheckpointMessage(message)) extractor.read(message)
+      else if (readCheckpoints) extractor.readCheckpoint(message, checkpointSummaryOf(message))
+    }
   }
   ctx.on('session/event', (_session: Session, event: AnySessionEvent) => {
     if (!MESSAGE_EVENTS.has(event.type)) return

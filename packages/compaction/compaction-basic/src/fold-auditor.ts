@@ -5,6 +5,7 @@ import { auditFold, buildArtifactTrail } from '@warmfold/fold-audit'
 import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
+import { checkpointSummaryOf } from './checkpoint-summary.ts'
 import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
 import type { ResolvedFoldAudit } from './fold-audit-config.ts'
 import type { SummaryOutcome } from './summarize.ts'
@@ -17,13 +18,6 @@ export const TRAIL_SHARE_OF_REGION = 0.25
 
 /** The sections the summary instruction asks for, as the audit's health check looks for them. */
 export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION_INSTRUCTION.matchAll(/^## (.+)$/gm)].map((match) => match[1]!))
-
-/** The summary a checkpoint message holds: its text without the preamble and the `<compacted-summary>` frame. */
-function checkpointSummaryOf(message: Message): string {
-  const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
-  const framed = /<compacted-summary>\n?([\s\S]*?)\n?<\/compacted-summary>\s*$/.exec(text)
-  return framed ? framed[1]! : text
-}
 
 /**
  * The audit side of one fold (part of *how* to fold: the fold transaction owns one): the
@@ -119,7 +113,8 @@ export class FoldAuditor {
     const finishReason = outcome.result.finishReason
     const first = this.regionSeqs[0]
     const leading = first === undefined ? undefined : (this.session.eventAt(first)?.data as { message?: Message } | undefined)?.message
-    const previousCheckpoint = leading !== undefined && isCheckpointMessage(leading) ? checkpointSummaryOf(leading) : undefined
+    const previous = leading !== undefined && isCheckpointMessage(leading) ? leading : undefined
+    const previousCheckpoint = previous === undefined ? undefined : checkpointSummaryOf(previous)
     const trail = this.trail()
     const audit = auditFold({
       folded: this.extraction().artifacts,
@@ -127,7 +122,8 @@ export class FoldAuditor {
       visibleAfter,
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
-      ...(previousCheckpoint === undefined ? {} : { previousCheckpoint }),
+      // Read when the checkpoint was logged (the read-ahead), so this fold does not read it again.
+      ...(previousCheckpoint === undefined ? {} : { previousCheckpoint, previousCheckpointArtifacts: this.settings.extractor.readCheckpoint(previous!, previousCheckpoint) }),
       ...(finishReason === undefined ? {} : { finishReason }),
       ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
     })

@@ -1,4 +1,6 @@
 import type { Message } from '@warmfold/llm'
+import type { Artifact } from './artifact.ts'
+import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import { ArtifactCollector } from './artifact-collector.ts'
 import type { ArtifactExtraction, ExtractArtifactsOptions, ToolCallRecord, ToolCallResult } from './artifact-extraction.ts'
 import type { LoggedMessage } from './logged-message.ts'
@@ -19,6 +21,8 @@ import { readMessageArtifacts } from './message-artifacts.ts'
  */
 export class ArtifactExtractor {
   private readonly readings = new WeakMap<Message, MessageArtifacts>()
+  /** The summaries read from checkpoint messages, by message (with the text they were read from). */
+  private readonly checkpoints = new WeakMap<Message, { readonly text: string; readonly artifacts: readonly Artifact[] }>()
   /** Lines this extractor scanned, replayed when a message repeats them (a file read again, a command run again). */
   private readonly lines = new LineCache()
 
@@ -30,6 +34,21 @@ export class ArtifactExtractor {
     if (known !== undefined) return known
     const artifacts = readMessageArtifacts(message, this.options, this.lines)
     if (Object.isFrozen(message)) this.readings.set(message, artifacts)
+    return artifacts
+  }
+
+  /**
+   * The artifacts of `summary`, the summary text a checkpoint `message` holds, read as
+   * `auditFold` reads a previous checkpoint (`checkpointArtifacts`, with this extractor's
+   * workspace root) and kept with the message, so the next fold's audit does not read the
+   * checkpoint it replaces again (the engine reads a checkpoint when it is logged, as it reads
+   * every message). Read again when `summary` differs from the text kept, or `message` is not frozen.
+   */
+  readCheckpoint(message: Message, summary: string): readonly Artifact[] {
+    const known = this.checkpoints.get(message)
+    if (known !== undefined && known.text === summary) return known.artifacts
+    const artifacts = Object.freeze(checkpointArtifacts(summary, this.options.workspaceRoot === undefined ? {} : { workspaceRoot: this.options.workspaceRoot }))
+    if (Object.isFrozen(message)) this.checkpoints.set(message, { text: summary, artifacts })
     return artifacts
   }
 

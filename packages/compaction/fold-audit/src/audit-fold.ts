@@ -1,12 +1,12 @@
 import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
 import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
-import { ArtifactCollector } from './artifact-collector.ts'
 import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
 import type { ExtractArtifactsOptions } from './artifact-extraction.ts'
 import { MultiPatternMatcher } from './multi-pattern-matcher.ts'
+import { FEW_PATTERNS } from './occurrences.ts'
 import { occursAsWord } from './occurs-as-word.ts'
-import { scanText } from './scan-text.ts'
+import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import type { VisibleItem } from './searchable-text.ts'
 import { searchableText } from './searchable-text.ts'
 
@@ -29,6 +29,12 @@ export interface AuditFoldInput {
   readonly maxDropped?: number
   /** The summary call's finish reason: `max-tokens` marks the checkpoint truncated. */
   readonly finishReason?: string
+  /**
+   * The artifacts of `previousCheckpoint` when the caller read them before (`checkpointArtifacts`,
+   * or `ArtifactExtractor.readCheckpoint`, which keeps them with the checkpoint's message), so a
+   * fold does not read that text again; without it, `previousCheckpoint` is read here.
+   */
+  readonly previousCheckpointArtifacts?: readonly Artifact[]
   /** How the previous checkpoint's artifacts are extracted (its `workspaceRoot` should match the region's). */
   readonly extraction?: Pick<ExtractArtifactsOptions, 'workspaceRoot'>
 }
@@ -97,9 +103,6 @@ function mark(matcher: MultiPatternMatcher, text: string, owner: readonly number
   matcher.markFound(text, found)
   for (let pattern = 0; pattern < found.length; pattern++) if (found[pattern]) result[owner[pattern]!] = 1
 }
-
-/** Up to this many patterns, `indexOf` per pattern is faster than an automaton's pass over the text. */
-const FEW_PATTERNS = 32
 
 /** A text searched for artifacts, and its lower-cased form (made only when user messages are searched). */
 interface SearchedText {
@@ -185,6 +188,10 @@ function checkInput(input: AuditFoldInput): number {
   }
   if (typeof input.checkpointText !== 'string') throw new TypeError(`auditFold: checkpointText must be a string, got ${typeof input.checkpointText}`)
   if (input.previousCheckpoint !== undefined && typeof input.previousCheckpoint !== 'string') throw new TypeError(`auditFold: previousCheckpoint must be a string, got ${typeof input.previousCheckpoint}`)
+  if (input.previousCheckpointArtifacts !== undefined) {
+    if (input.previousCheckpoint === undefined) throw new TypeError('auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from')
+    if (!Array.isArray(input.previousCheckpointArtifacts)) throw new TypeError(`auditFold: previousCheckpointArtifacts must be an array of artifacts, got ${typeof input.previousCheckpointArtifacts}`)
+  }
   if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter)) throw new TypeError(`auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`)
   const maxDropped = input.maxDropped ?? DEFAULT_MAX_DROPPED
   if (!Number.isSafeInteger(maxDropped) || maxDropped < 0) throw new TypeError(`auditFold: maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
@@ -204,12 +211,10 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const checkpoint = searched([input.checkpointText])
   const rest = searched(input.visibleAfter ?? [])
 
-  const previous: Artifact[] = []
-  if (input.previousCheckpoint !== undefined) {
-    const collector = new ArtifactCollector()
-    scanText(input.previousCheckpoint, 'assistant', (artifactClass, text) => collector.add(artifactClass, text, 0, 'assistant'), input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot })
-    previous.push(...collector.list())
-  }
+  const previous: readonly Artifact[] =
+    input.previousCheckpoint === undefined
+      ? []
+      : (input.previousCheckpointArtifacts ?? checkpointArtifacts(input.previousCheckpoint, input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot }))
 
   const all = [...input.folded, ...previous]
   const [inCheckpoint, inRest] = presence(all, [checkpoint, rest]) as [Uint8Array, Uint8Array]

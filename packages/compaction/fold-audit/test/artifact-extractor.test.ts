@@ -1,7 +1,7 @@
 import type { Message } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import type { LoggedMessage } from '../src/index.ts'
-import { ArtifactExtractor, extractArtifacts } from '../src/index.ts'
+import { ArtifactExtractor, checkpointArtifacts, extractArtifacts } from '../src/index.ts'
 import { loadCorpus } from './corpus-sample.ts'
 import { call, logOf, result, user } from './log-fixture.ts'
 
@@ -60,5 +60,18 @@ describe('ArtifactExtractor', () => {
     const [without] = plain.extract(logOf(messages)).toolCalls
     expect([withRoot?.paths, withRoot?.fileAction]).toEqual([['src/a.ts'], 'changed'])
     expect(without?.paths).toEqual(['/home/dev/app/src/a.ts'])
+  })
+
+  it('keeps a checkpoint\'s summary artifacts with its message, and reads again for another text or a message that is not frozen', () => {
+    const summary = '## Files and Code\n- /home/dev/app/src/a.ts\n## Errors and Fixes\n- `TypeError: x is undefined`'
+    const checkpoint = Object.freeze({ ...user('checkpoint'), content: Object.freeze([{ type: 'text' as const, text: summary }]) }) as Message
+    const extractor = new ArtifactExtractor({ workspaceRoot: '/home/dev/app' })
+    const read = extractor.readCheckpoint(checkpoint, summary)
+    expect(read).toEqual(checkpointArtifacts(summary, { workspaceRoot: '/home/dev/app' }))
+    expect(read.map((artifact) => artifact.text)).toEqual(['src/a.ts', 'TypeError: x is undefined'])
+    expect(extractor.readCheckpoint(checkpoint, summary)).toBe(read)
+    expect(extractor.readCheckpoint(checkpoint, 'src/b.ts').map((artifact) => artifact.text)).toEqual(['src/b.ts'])
+    const open = { ...checkpoint }
+    expect(extractor.readCheckpoint(open, summary)).not.toBe(extractor.readCheckpoint(open, summary))
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Artifact } from '../src/index.ts'
-import { auditFold, buildArtifactTrail, extractArtifacts } from '../src/index.ts'
+import { auditFold, buildArtifactTrail, checkpointArtifacts, extractArtifacts } from '../src/index.ts'
 import { assistant, call, logOf, result, user } from './log-fixture.ts'
 
 const artifact = (partial: Partial<Artifact> & Pick<Artifact, 'class' | 'text'>): Artifact => ({ seq: 1, firstSeq: 1, origin: 'tool', mentions: 1, ...partial })
@@ -99,6 +99,19 @@ describe('auditFold: previous checkpoint and health', () => {
     ])
     expect(audit.vanishedTotal).toBe(2)
     expect(audit.health.sizeRatioToPrevious).toBe(audit.health.characters / previousCheckpoint.length)
+  })
+
+  it('takes the previous checkpoint\'s artifacts from the caller when it read them before, and reads the text when not', () => {
+    const previousCheckpoint = '## Files and Code\n- src/a.ts, src/b.ts'
+    const input = { folded: [], checkpointText: '## Files and Code\n- src/a.ts', previousCheckpoint }
+    const read = checkpointArtifacts(previousCheckpoint)
+    expect(read.map((artifact) => artifact.text)).toEqual(['src/a.ts', 'src/b.ts'])
+    expect(auditFold({ ...input, previousCheckpointArtifacts: read })).toEqual(auditFold(input))
+    // What the caller passes is what is compared: the text is not read again.
+    const onlyB = read.filter((artifact) => artifact.text === 'src/b.ts')
+    expect(auditFold({ ...input, previousCheckpointArtifacts: onlyB })).toMatchObject({ previousCheckpointArtifacts: 1, vanishedTotal: 1 })
+    expect(() => auditFold({ folded: [], checkpointText: 'x', previousCheckpointArtifacts: read })).toThrow('auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from')
+    expect(() => auditFold({ ...input, previousCheckpointArtifacts: 'src/a.ts' as never })).toThrow('auditFold: previousCheckpointArtifacts must be an array of artifacts, got string')
   })
 
   it('checks the required sections, Markdown or bold, present, missing or empty, and the truncation flag', () => {
