@@ -1,5 +1,6 @@
 import type { ArtifactClass } from './artifact.ts'
-import { normalizePath, pathFromToken } from './path-rules.ts'
+import { isWordCode } from './occurs-as-word.ts'
+import { KNOWN_FILE_NAME_LENGTHS, normalizePath, pathFromToken } from './path-rules.ts'
 
 /** Receives every artifact a scan finds, in order of appearance. */
 export type ArtifactSink = (artifactClass: ArtifactClass, text: string) => void
@@ -25,7 +26,15 @@ const URL = /\b[a-zA-Z][a-zA-Z0-9+.-]{1,15}:\/\/[^\s<>"'`]+/g
 const HTTP_TARGET = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S*/g
 /** pnpm writes the workspace root as `<ROOT>`: `<ROOT>/packages/api/package.json` is `packages/api/package.json`. */
 const PNPM_ROOT = /<ROOT>\/([^\s'"`]+)/g
-const PATH_TOKEN = /[\w.~@+\-/:]+/g
+/** Whether code unit `code` is one of a path token's characters, `[\w.~@+\-/:]`. */
+function isTokenCode(code: number): boolean {
+  return isWordCode(code) || code === 46 || code === 45 || code === 47 || code === 58 || code === 126 || code === 64 || code === 43
+}
+
+/** Whether code unit `code` is `.`, `/`, `:` or `~`, one of which every path but a well-known file name holds. */
+function isPathSignCode(code: number): boolean {
+  return code === 46 || code === 47 || code === 58 || code === 126
+}
 
 /** `ls -l` rows: permissions, links, owner, group, size, date, then the name (`a -> b` for a symbolic link). */
 const LS_LONG = /^[-dlcbps][rwxsStT-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+[\d.,]+[KMGTkB]?\s+(?:[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})|\d{4}-\d{2}-\d{2}(?:\s+\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:\s+[+-]\d{4})?)\s+(.+)$/d
@@ -190,10 +199,28 @@ function scanLine(line: string, sink: ArtifactSink, options: LineTokenOptions): 
   }
   flush()
 
-  for (const match of text.matchAll(PATH_TOKEN)) {
-    const start = match.index
-    const end = start + match[0].length
-    const found = pathFromToken(match[0], text[start - 1] ?? '', text[end] ?? '')
+  // Each maximal run of token characters, found without a regular expression: most runs are
+  // words, and a word is a path only as a well-known file name (`Makefile`, also with trailing
+  // dashes), so a word of another length is passed over without making its string.
+  for (let position = 0; position < text.length; ) {
+    if (!isTokenCode(text.charCodeAt(position))) {
+      position++
+      continue
+    }
+    const start = position
+    let sign = false
+    for (; position < text.length; position++) {
+      const code = text.charCodeAt(position)
+      if (!isTokenCode(code)) break
+      if (isPathSignCode(code)) sign = true
+    }
+    const end = position
+    if (!sign) {
+      let wordEnd = end
+      while (wordEnd > start && text.charCodeAt(wordEnd - 1) === 45) wordEnd--
+      if (wordEnd - start < KNOWN_FILE_NAME_LENGTHS.shortest || wordEnd - start > KNOWN_FILE_NAME_LENGTHS.longest) continue
+    }
+    const found = pathFromToken(text.slice(start, end), text[start - 1] ?? '', text[end] ?? '')
     if (found !== undefined) {
       path(found)
       take(start, end)

@@ -46,6 +46,12 @@ const KNOWN_FILE_NAMES: ReadonlySet<string> = new Set([
   'Procfile', 'Jenkinsfile', 'Vagrantfile', 'Brewfile', 'Justfile', 'justfile', 'Pipfile', 'gradlew', 'mvnw',
 ])
 
+/** The lengths of the shortest and the longest well-known file name: a word of another length is no path. */
+export const KNOWN_FILE_NAME_LENGTHS: { readonly shortest: number; readonly longest: number } = Object.freeze({
+  shortest: Math.min(...[...KNOWN_FILE_NAMES].map((name) => name.length)),
+  longest: Math.max(...[...KNOWN_FILE_NAMES].map((name) => name.length)),
+})
+
 /** Well-known dot files and dot folders. */
 const DOT_FILE = /^\.(?:env(?:\.[\w-]+)*|git(?:ignore|attributes|modules|keep)?|github|gitlab-ci\.ya?ml|editorconfig|npmrc|nvmrc|yarnrc(?:\.ya?ml)?|prettierrc(?:\.\w+)?|prettierignore|eslintrc(?:\.\w+)?|eslintignore|dockerignore|babelrc|vscode|idea|husky|changeset|bashrc|zshrc|profile|ssh|config|cache|next|turbo|venv|tool-versions|python-version|node-version|browserslistrc|stylelintrc(?:\.\w+)?|mocharc(?:\.\w+)?|swcrc)$/
 

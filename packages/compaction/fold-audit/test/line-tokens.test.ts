@@ -37,3 +37,20 @@ describe('scanLineTokens replays a line its cache holds', () => {
     expect(scan(line, cache)).toEqual(before)
   })
 })
+
+describe('scanLineTokens finds paths in runs of token characters', () => {
+  const paths = (line: string): string[] => scan(line).filter(([artifactClass]) => artifactClass === 'path').map(([, text]) => text)
+
+  it('takes a word only as a well-known file name, trailing dashes off, and never next to a glob star', () => {
+    expect(paths('edit Makefile and Dockerfile-- then LICENSE, not makefile or Makefiles')).toEqual(['Makefile', 'Dockerfile', 'LICENSE'])
+    expect(paths('*Makefile Makefile* gradlew')).toEqual(['gradlew'])
+  })
+
+  it('reads a run as one token whatever surrounds it: punctuation, quotes, non-ASCII text, the ends of the line', () => {
+    expect(paths('src/a.ts')).toEqual(['src/a.ts'])
+    expect(paths('«src/a.ts» (./lib/b.js), "~/notes.md";→/tmp/x.log')).toEqual(['src/a.ts', 'lib/b.js', '~/notes.md', '/tmp/x.log'])
+    // é is no token character: the run starts at its slash.
+    expect(paths('café/src/a.ts')).toEqual(['/src/a.ts'])
+    expect(scan('pkg@1.2.3/index.js+x')).toEqual([['identifier', 'pkg@1.2.3']])
+  })
+})
