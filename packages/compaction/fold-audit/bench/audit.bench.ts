@@ -2,8 +2,8 @@ import type { Context } from '@cordisjs/core'
 import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 import type { LoggedMessage } from '../src/index.ts'
-import { ArtifactExtractor, auditFold, buildArtifactTrail } from '../src/index.ts'
-import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, PAIRS, REQUIRED, runSource, scriptedHost, SPARE, SUMMARY, surface, WARMUP, WINDOWS } from './fold-host.ts'
+import { ArtifactExtractor, auditFold, buildArtifactTrail, checkpointArtifacts } from '../src/index.ts'
+import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, longSummary, PAIRS, REQUIRED, runSource, scriptedHost, SPARE, SUMMARY, surface, WARMUP, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to a fold's CPU time. For each window, a 60-step coding session (the
 // labelled corpus's tool calls and outputs, a source file read every third step) is run once
@@ -14,7 +14,8 @@ import { codingSteps, copies, CpuPairs, fileCharsFor, foldNext, PAIRS, REQUIRED,
 // the CPU time of each fold is printed after the run as medians and the median paired
 // difference. The engine reads each message's artifacts when it is logged (the read-ahead), so
 // a fold merges them: the second bench times the audit's part of a fold on its own, the third
-// what the read-ahead costs over the whole session, outside any fold.
+// the reading of the new checkpoint that a fold leaves to the next macrotask, the fourth what
+// the read-ahead costs over the whole session, outside any fold.
 
 /** Pairs of whole sessions measured (60 steps each, no fold). */
 const SESSIONS = 6
@@ -67,6 +68,19 @@ for (const window of WINDOWS) {
       setup: async () => {
         await prepare(true)()
         for (const { message } of [...region, ...tail]) readAhead.read(message)
+      },
+    })
+    // After the fold, the read-ahead reads the new checkpoint for the audit of the fold that will
+    // replace it: here a 2,000-token summary (real-fold.bench's) and the region's trail.
+    let checkpoint = ''
+    bench('after a fold: read its checkpoint (2,000-token summary + trail) for the next fold\'s audit', () => {
+      if (checkpointArtifacts(checkpoint).length === 0) throw new Error('audit.bench: the checkpoint has no artifacts')
+    }, {
+      iterations: 50, time: 0, warmupIterations: 5, warmupTime: 0,
+      setup: async () => {
+        await prepare(true)()
+        for (const { message } of [...region, ...tail]) readAhead.read(message)
+        checkpoint = `${longSummary()}\n\n${buildArtifactTrail(readAhead.extract(region)).text}`
       },
     })
     // What the read-ahead costs a session that never folds: the whole 60-step session, run on each

@@ -22,6 +22,19 @@ export const SUMMARY = [
   '## Pending Work', '- Remaining modules.', '## Current Work', '- Reading handlers.', '## Next Step', '- Run `pnpm vitest run src/math`.',
   '## Critical Context', '- Tests run with pnpm test.',
 ].join('\n')
+/** A summary in the middle of the 1,500–8,000 tokens a summary call decodes (4 characters a token). */
+export const SUMMARY_TOKENS = 2000
+export const TOKEN_CHARS = 4
+
+/** SUMMARY, then bullets naming the session's modules, to SUMMARY_TOKENS tokens. */
+export function longSummary(): string {
+  const lines = [SUMMARY]
+  for (let step = 0; lines.join('\n').length < SUMMARY_TOKENS * TOKEN_CHARS; step++) {
+    lines.push(`- Read src/m${step}/handlers.ts: handle${step}x0 retries up to ${(step % 5) + 2} times; its budget check logs a warning past ${5000 + step}.`)
+  }
+  return lines.join('\n').slice(0, SUMMARY_TOKENS * TOKEN_CHARS)
+}
+
 export const REQUIRED = ['Goal and Intent', 'Key Decisions', 'Files and Code', 'Errors and Fixes', 'Pending Work', 'Current Work', 'Next Step', 'Critical Context']
 
 /** The windows measured (`FOLD_AUDIT_BENCH_WINDOWS=32000,128000` to choose). */

@@ -6,7 +6,7 @@ import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 // Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
 import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
-import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, PAIRS, ROUTE, runSource, scriptedHost, SPARE, SUMMARY, WARMUP, WINDOWS } from './fold-host.ts'
+import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, longSummary, PAIRS, ROUTE, runSource, scriptedHost, SPARE, SUMMARY_TOKENS, TOKEN_CHARS, WARMUP, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to the CPU time of a fold through a real adapter: the same 60-step
 // coding session as audit.bench.ts, folded through the OpenAI-compatible adapter (the openai
@@ -16,19 +16,6 @@ import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, PAIRS,
 // the stream. Each fold's CPU time is `process.cpuUsage()` of this process around `compactNow`
 // (the server's is its own), measured in pairs as in audit.bench.ts and printed after the run;
 // vitest's table is the wall time of a pair, which includes the server's work.
-
-/** A summary in the middle of the 1,500–8,000 tokens a summary call decodes (4 characters a token). */
-const SUMMARY_TOKENS = 2000
-const TOKEN_CHARS = 4
-
-/** SUMMARY, then bullets naming the session's modules, to SUMMARY_TOKENS tokens. */
-function longSummary(): string {
-  const lines = [SUMMARY]
-  for (let step = 0; lines.join('\n').length < SUMMARY_TOKENS * TOKEN_CHARS; step++) {
-    lines.push(`- Read src/m${step}/handlers.ts: handle${step}x0 retries up to ${(step % 5) + 2} times; its budget check logs a warning past ${5000 + step}.`)
-  }
-  return lines.join('\n').slice(0, SUMMARY_TOKENS * TOKEN_CHARS)
-}
 
 let server: ChildProcess | undefined
 let serverURL: Promise<string> | undefined
