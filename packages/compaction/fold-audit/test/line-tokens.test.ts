@@ -38,9 +38,9 @@ describe('scanLineTokens replays a line its cache holds', () => {
   })
 })
 
-describe('scanLineTokens finds paths in runs of token characters', () => {
-  const paths = (line: string): string[] => scan(line).filter(([artifactClass]) => artifactClass === 'path').map(([, text]) => text)
+const paths = (line: string): string[] => scan(line).filter(([artifactClass]) => artifactClass === 'path').map(([, text]) => text)
 
+describe('scanLineTokens finds paths in runs of token characters', () => {
   it('takes a word only as a well-known file name, trailing dashes off, and never next to a glob star', () => {
     expect(paths('edit Makefile and Dockerfile-- then LICENSE, not makefile or Makefiles')).toEqual(['Makefile', 'Dockerfile', 'LICENSE'])
     expect(paths('*Makefile Makefile* gradlew')).toEqual(['gradlew'])
