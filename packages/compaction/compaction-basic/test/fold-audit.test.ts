@@ -7,7 +7,7 @@ import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseCompactionConfig, TRAIL_SHARE_OF_REGION } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
-import { filler, mountEngine, runAgent } from './engine-fixture.ts'
+import { filler, growUntil, mountEngine, oneToolStepPerTurn, runAgent } from './engine-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -98,6 +98,29 @@ describe('the fold audit and the artifact trail in the engine', () => {
     expect(checkpoint).not.toContain('### Files read')
     const audit = agent.session.events.find((event) => event.type === 'compaction/audit')!.data as CompactionAuditData
     expect(audit.trail!.kept).toMatchObject({ hostEntries: 1, filesChanged: 6 })
+    harness.assertClean()
+  })
+
+  it('at the next fold, lists what the replaced checkpoint held that nothing visible holds any more, from the reading of that checkpoint when it was logged', async () => {
+    const first = '## Goal and Intent\n- Keep `src/legacy/api.ts` stable; the build runs `pnpm run build:legacy`.\n## Next Step\n- Go on.'
+    const harness = await mountEngine({
+      engine: { auto: false, artifactTrail: { enabled: false } },
+      conversation: oneToolStepPerTurn,
+      summary: (_request, call) => ({ content: call === 0 ? first : LOSSY_SUMMARY }),
+    })
+    harnesses.push(harness)
+    const agent = await runAgent(harness)
+    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+    const audits = agent.session.events.filter((event) => event.type === 'compaction/audit').map((event) => event.data as CompactionAuditData)
+    expect(audits.map((audit) => audit.previousCheckpointArtifacts)).toEqual([0, 2])
+    expect(audits[1]!.vanishedFromPreviousCheckpoint).toEqual([
+      { class: 'command', text: 'pnpm run build:legacy', mentions: 1 },
+      { class: 'path', text: 'src/legacy/api.ts', mentions: 1 },
+    ])
+    expect(audits[1]!.vanishedTotal).toBe(2)
     harness.assertClean()
   })
 
