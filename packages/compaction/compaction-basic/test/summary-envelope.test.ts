@@ -42,7 +42,9 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     for (const summary of summaries) {
       const replay = elements(summary).slice(0, -1)
       const conversation = elements(conversationBefore(engine, summary))
-      expect(replay.length).toBeLessThan(conversation.length)
+      // A background summary replays an answered request; the loop may have sent the next one
+      // before the summary streamed (a longer request), or not yet (the same request).
+      expect(replay.length).toBeLessThanOrEqual(conversation.length)
       replay.forEach((element, index) => expect(element, `prompt element ${index}`).toBe(conversation[index]))
       const instruction = summary.messages.at(-1)!
       expect(instruction.role).toBe('user')
