@@ -28,6 +28,7 @@ export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION
  */
 export class FoldAuditor {
   private extractionCache?: ArtifactExtraction
+  private previousCache?: { readonly found: { readonly message: Message; readonly summary: string } | undefined }
   private readonly trails = new Map<string, ArtifactTrail>()
   /** Lines the `compaction/after` listeners added to the trail. */
   readonly hostEntries: string[] = []
@@ -57,6 +58,16 @@ export class FoldAuditor {
     return this.regionSeqs.toSorted((a, b) => a - b).map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
   }
 
+  /** The checkpoint this fold replaces (the region's first message, when it is one) and its summary with its trail. */
+  private previousCheckpoint(): { readonly message: Message; readonly summary: string } | undefined {
+    if (this.previousCache === undefined) {
+      const first = this.regionSeqs[0]
+      const leading = first === undefined ? undefined : (this.session.eventAt(first)?.data as { message?: Message } | undefined)?.message
+      this.previousCache = { found: leading !== undefined && isCheckpointMessage(leading) ? { message: leading, summary: checkpointSummaryOf(leading) } : undefined }
+    }
+    return this.previousCache.found
+  }
+
   private extraction(): ArtifactExtraction {
     this.extractionCache ??= this.settings.extractor.extract(this.regionMessages())
     return this.extractionCache
@@ -78,7 +89,8 @@ export class FoldAuditor {
     const key = `${maxTokens}\n${this.hostEntries.join('\n')}`
     let trail = this.trails.get(key)
     if (trail === undefined) {
-      trail = buildArtifactTrail(this.extraction(), { maxTokens, estimateTokens: this.estimateTokens, hostEntries: this.hostEntries })
+      const previous = this.previousCheckpoint()
+      trail = buildArtifactTrail(this.extraction(), { maxTokens, estimateTokens: this.estimateTokens, hostEntries: this.hostEntries, ...(previous === undefined ? {} : { carryFrom: previous.summary }) })
       this.trails.set(key, trail)
     }
     return trail
@@ -111,10 +123,7 @@ export class FoldAuditor {
     const checkpointText = this.checkpointSummary(outcome.text)
     const visibleAfter = [...projected.slice(0, checkpointAt), ...projected.slice(checkpointAt + 1), ...appended]
     const finishReason = outcome.result.finishReason
-    const first = this.regionSeqs[0]
-    const leading = first === undefined ? undefined : (this.session.eventAt(first)?.data as { message?: Message } | undefined)?.message
-    const previous = leading !== undefined && isCheckpointMessage(leading) ? leading : undefined
-    const previousCheckpoint = previous === undefined ? undefined : checkpointSummaryOf(previous)
+    const previous = this.previousCheckpoint()
     const trail = this.trail()
     const audit = auditFold({
       folded: this.extraction().artifacts,
@@ -123,14 +132,14 @@ export class FoldAuditor {
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
       // Read when the checkpoint was logged (the read-ahead), so this fold does not read it again.
-      ...(previousCheckpoint === undefined ? {} : { previousCheckpoint, previousCheckpointArtifacts: this.settings.extractor.readCheckpoint(previous!, previousCheckpoint) }),
+      ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary) }),
       ...(finishReason === undefined ? {} : { finishReason }),
       ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
     })
     return {
       compactionId,
       ...audit,
-      trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut },
+      trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut, carried: trail.carried },
     }
   }
 }

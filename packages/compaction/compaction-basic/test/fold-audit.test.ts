@@ -124,6 +124,29 @@ describe('the fold audit and the artifact trail in the engine', () => {
     harness.assertClean()
   })
 
+  it('carries the replaced checkpoint\'s trail into the next one, so a lossy summary cannot drop what an earlier fold recorded', async () => {
+    const harness = await mountEngine({ engine: { auto: false, artifactTrail: {} }, conversation: oneToolStepPerTurn, summary: () => ({ content: LOSSY_SUMMARY }) })
+    harnesses.push(harness)
+    const agent = await runAgent(harness)
+    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+    const first = textOf(agent.session.deriveMessages()[0]!.content)
+    const firstFiles = [...first.matchAll(/^- `(src\/\d+\.ts)` \(read\)$/gm)].map((match) => match[1]!)
+    expect(firstFiles.length).toBeGreaterThan(2)
+    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+    const second = textOf(agent.session.deriveMessages()[0]!.content)
+    // The summary names no file: every file of the first region is in the second trail, with the second region's.
+    for (const file of firstFiles) expect(second).toContain(`- \`${file}\` (read)`)
+    expect([...second.matchAll(/^- `(src\/\d+\.ts)` \(read\)$/gm)].length).toBeGreaterThan(firstFiles.length)
+    const audits = agent.session.events.filter((event) => event.type === 'compaction/audit').map((event) => event.data as CompactionAuditData)
+    expect(audits.map((audit) => audit.trail!.carried)).toEqual([0, expect.any(Number)])
+    expect(audits[1]!.trail!.carried).toBeGreaterThanOrEqual(firstFiles.length)
+    // Nothing the first trail recorded vanished with the second fold.
+    expect(audits[1]!.vanishedFromPreviousCheckpoint.filter((item) => item.class === 'path')).toEqual([])
+    harness.assertClean()
+  })
+
   it('refuses a host line that is not one line, naming it', async () => {
     const harness = await mountEngine({ engine: { auto: false, artifactTrail: {} }, conversation: session, summary: () => ({ content: LOSSY_SUMMARY }) })
     harnesses.push(harness)

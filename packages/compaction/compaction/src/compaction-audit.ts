@@ -40,6 +40,8 @@ export interface AuditTrail {
   readonly kept: Readonly<Record<string, number>>
   /** Entries the budget left out, per section. */
   readonly cut: Readonly<Record<string, number>>
+  /** Entries taken from the trail of the checkpoint this fold replaced, kept or cut (absent in logs written before the trail carried entries). */
+  readonly carried?: number
 }
 
 /** Payload of `compaction/audit`. */

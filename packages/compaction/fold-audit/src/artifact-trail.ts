@@ -1,27 +1,31 @@
 import type { Artifact } from './artifact.ts'
 import type { ArtifactExtraction, ToolCallRecord } from './artifact-extraction.ts'
 import { occurrences } from './occurrences.ts'
+import type { CarriedEntry } from './trail-carry.ts'
+import { carriedTrailEntries, supersededSubjects } from './trail-carry.ts'
+import type { TrailSection } from './trail-sections.ts'
+import { TRAIL_HEADING, TRAIL_SECTIONS, TRAIL_TITLES } from './trail-sections.ts'
+
+export type { TrailSection } from './trail-sections.ts'
 
 /** The default token budget of the trail: about 1,000 tokens, a few percent of a checkpoint's region. */
 export const DEFAULT_TRAIL_TOKENS = 1000
 
-/** The sections of the trail, in the order they are written. */
-export type TrailSection = 'filesChanged' | 'filesRead' | 'otherPaths' | 'commands' | 'openProblems' | 'userConstraints' | 'hostEntries'
-
-const SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'otherPaths', 'commands', 'openProblems', 'userConstraints', 'hostEntries']
-
-const TITLES: Readonly<Record<TrailSection, string>> = {
-  filesChanged: 'Files changed',
-  filesRead: 'Files read',
-  otherPaths: 'Other paths named',
-  commands: 'Commands run',
-  openProblems: 'Open problems',
-  userConstraints: 'User constraints and corrections',
-  hostEntries: 'Noted by the host',
-}
 
 /** Which section loses its items first when the budget is short: other paths and files read (they are still on disk), then commands, files changed, open problems, the user's own words, and what the host added on purpose last. */
 const CUT_TIER: Readonly<Record<TrailSection, number>> = { otherPaths: 0, filesRead: 1, commands: 2, filesChanged: 3, openProblems: 4, userConstraints: 5, hostEntries: 6 }
+
+/**
+ * Where an item stands in the order of cutting, before references and age: entries carried from
+ * an earlier trail are older than any of the region's, and go before all of them (in section
+ * order among themselves), except the user's words and the host's lines, which stay the last
+ * sections to lose anything (there, carried entries go first).
+ */
+function cutRank(item: Item): number {
+  const kept = item.section === 'userConstraints' || item.section === 'hostEntries'
+  if (kept) return 100 + CUT_TIER[item.section] * 2 + (item.carried ? 0 : 1)
+  return (item.carried ? 0 : 10) + CUT_TIER[item.section]
+}
 
 /** Options of {@link buildArtifactTrail}. */
 export interface ArtifactTrailOptions {
@@ -34,6 +38,15 @@ export interface ArtifactTrailOptions {
    * `compaction/after` hook): one line each, non-empty. They are the last to be cut.
    */
   readonly hostEntries?: readonly string[]
+  /**
+   * The text of the checkpoint this fold replaces (its summary and trail): the entries of its
+   * trail are carried into this one, so what an earlier fold recorded does not depend on the
+   * summaries that came after it. An entry this region has something newer for gives way to
+   * it (a file or command the region touched again, a problem whose call ran again, the same
+   * sentence); a file an earlier fold changed stays under "Files changed". Carried entries are
+   * the oldest and least referenced of their section, so they are the first of it to be cut.
+   */
+  readonly carryFrom?: string
 }
 
 /** A trail section: text ready to append to a checkpoint, and what the budget left out. */
@@ -46,6 +59,8 @@ export interface ArtifactTrail {
   readonly kept: Readonly<Record<TrailSection, number>>
   /** Items left out for the budget, per section. */
   readonly cut: Readonly<Record<TrailSection, number>>
+  /** Items taken from the trail of `carryFrom` (kept or cut). */
+  readonly carried: number
 }
 
 interface Item {
@@ -57,6 +72,8 @@ interface Item {
   readonly seq: number
   /** Its first seq: the order within the section. */
   readonly firstSeq: number
+  /** Taken from the trail of the checkpoint this fold replaces. */
+  readonly carried?: true
 }
 
 /**
@@ -96,7 +113,7 @@ function status(call: ToolCallRecord): string {
   return result.isError ? ' → failed' : ' → ok'
 }
 
-function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, hostEntries: readonly string[]): Item[] {
+function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, hostEntries: readonly string[], carried: readonly CarriedEntry[]): Item[] {
   const mentions = new Map<string, Artifact>()
   for (const artifact of extraction.artifacts) if (artifact.class === 'path' || artifact.class === 'command') mentions.set(`${artifact.class}\u0000${artifact.text}`, artifact)
   const list: Item[] = []
@@ -110,9 +127,11 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
       files.set(path, { call, calls: (entry?.calls ?? 0) + 1, firstSeq: entry?.firstSeq ?? call.seq, changed })
     }
   }
+  // A file an earlier fold changed stays changed, whatever this region did with it.
+  const changedBefore = new Set(carried.filter((entry) => entry.section === 'filesChanged').map((entry) => entry.subject))
   for (const [path, entry] of files) {
     const references = mentions.get(`path\u0000${path}`)?.mentions ?? entry.calls
-    list.push({ section: entry.changed ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq })
+    list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq })
   }
 
   // Commands: each once, with the status of its last run.
@@ -149,6 +168,11 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
     if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
     list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
+  // What earlier trails recorded, unless this region has something newer about it: the oldest
+  // and least referenced entries of their sections, in the order they were written.
+  const newer = supersededSubjects(extraction, files, commands, problems, hostEntries)
+  const kept = carried.filter((entry) => !newer[entry.section].has(entry.subject))
+  for (const [index, entry] of kept.entries()) list.push({ section: entry.section, line: entry.line, references: 0, seq: index - kept.length, firstSeq: index - kept.length, carried: true })
   // Paths no line above names (a compiler error's file, a search hit, a path the user typed): cut first, they are on disk.
   // One text of every line above: a path holds no line break, so a match never spans two lines.
   const written = list.map((item) => item.line).join('\n')
@@ -165,24 +189,24 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
 
 /** The note a cut trail ends with; with `widest`, the longest it can be for `widest` items, whatever was cut. */
 function omissionNote(cut: Readonly<Record<TrailSection, number>>, widest?: number): string {
-  const sections = widest === undefined ? SECTIONS.filter((section) => cut[section] > 0) : SECTIONS
+  const sections = widest === undefined ? TRAIL_SECTIONS.filter((section) => cut[section] > 0) : TRAIL_SECTIONS
   if (sections.length === 0) return ''
-  return `(left out for space: ${sections.map((section) => `${widest ?? cut[section]} ${TITLES[section].toLowerCase()}`).join(', ')})`
+  return `(left out for space: ${sections.map((section) => `${widest ?? cut[section]} ${TRAIL_TITLES[section].toLowerCase()}`).join(', ')})`
 }
 
 /** Items in the order the trail writes them: by section, then first seq, then line. */
 function writingOrder(all: readonly Item[]): Item[] {
-  const rank = new Map(SECTIONS.map((section, index) => [section, index]))
+  const rank = new Map(TRAIL_SECTIONS.map((section, index) => [section, index]))
   return all.toSorted((a, b) => rank.get(a.section)! - rank.get(b.section)! || a.firstSeq - b.firstSeq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0))
 }
 
 /** The trail of the `kept` items, which are in {@link writingOrder}. */
 function render(kept: readonly Item[], cut: Readonly<Record<TrailSection, number>>, widest?: number): string {
   if (kept.length === 0) return ''
-  const lines = ['## Artifact Trail', '(recorded from the tool calls and the user\'s messages by warmfold, not summarized)']
+  const lines = [TRAIL_HEADING, '(recorded from the tool calls and the user\'s messages by warmfold, not summarized)']
   let section: TrailSection | undefined
   for (const item of kept) {
-    if (item.section !== section) lines.push(`### ${TITLES[(section = item.section)]}`)
+    if (item.section !== section) lines.push(`### ${TRAIL_TITLES[(section = item.section)]}`)
     lines.push(item.line)
   }
   const note = omissionNote(cut, widest)
@@ -217,9 +241,10 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   for (const [index, entry] of hostEntries.entries()) {
     if (typeof entry !== 'string' || entry.trim() === '' || /[\r\n]/.test(entry)) throw new TypeError(`buildArtifactTrail: hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`)
   }
-  const all = writingOrder(items(extraction, hostEntries))
+  if (options.carryFrom !== undefined && typeof options.carryFrom !== 'string') throw new TypeError(`buildArtifactTrail: carryFrom must be the text of the checkpoint this fold replaces, got ${typeof options.carryFrom}`)
+  const all = writingOrder(items(extraction, hostEntries, options.carryFrom === undefined ? [] : carriedTrailEntries(options.carryFrom)))
   const removal = all.toSorted(
-    (a, b) => CUT_TIER[a.section] - CUT_TIER[b.section] || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
+    (a, b) => cutRank(a) - cutRank(b) || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
   )
   // Each item's place in the removal order: leaving out `count` items leaves out those placed below `count`.
   const place = new Map(removal.map((item, index) => [item, index]))
@@ -257,6 +282,6 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   const cut = text === '' ? renderWithout(all.length).cut : chosen.cut
   const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
   for (const item of all) kept[item.section]++
-  for (const section of SECTIONS) kept[section] -= cut[section]
-  return { text, tokens: text === '' ? 0 : estimate(text), kept, cut }
+  for (const section of TRAIL_SECTIONS) kept[section] -= cut[section]
+  return { text, tokens: text === '' ? 0 : estimate(text), kept, cut, carried: all.filter((item) => item.carried).length }
 }

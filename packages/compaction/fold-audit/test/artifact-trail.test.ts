@@ -91,6 +91,7 @@ describe('buildArtifactTrail', () => {
       tokens: 0,
       kept: { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 },
       cut: { filesChanged: 1, filesRead: 1, otherPaths: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 },
+      carried: 0,
     })
   })
 
@@ -131,5 +132,76 @@ describe('buildArtifactTrail', () => {
     expect(() => buildArtifactTrail(extraction, { maxTokens: 0 })).toThrow('buildArtifactTrail: maxTokens must be a positive integer, got 0')
     expect(() => buildArtifactTrail(extraction, { estimateTokens: 4 as never })).toThrow('buildArtifactTrail: estimateTokens must be a function, got number')
     expect(() => buildArtifactTrail({} as never)).toThrow('buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })')
+  })
+})
+
+describe('buildArtifactTrail carrying the trail of the checkpoint it replaces', () => {
+  const previous = `## Goal and Intent\n- Configurable retries.\n\n${buildArtifactTrail(extractArtifacts(REGION)).text}`
+  const NEXT = logOf([
+    call('g', 'read_file', { path: 'src/config.ts' }),
+    result('g', 'export const config = { retryMs: 250 }'),
+    call('h', 'read_file', { path: 'src/checkout/pay.ts' }),
+    result('h', 'export const RETRY_MS = config.retryMs'),
+    call('i', 'bash', { command: 'pnpm vitest run test/pay.test.ts' }),
+    result('i', ' ✓ test/pay.test.ts (3 tests)\nExit code: 0'),
+    user('Stop after the tests pass.'),
+  ], 100)
+
+  it('keeps what the earlier fold recorded, gives way where this region has something newer, and keeps a changed file changed', () => {
+    const trail = buildArtifactTrail(extractArtifacts(NEXT), { carryFrom: previous })
+    expect(trail.text).toBe(
+      [
+        '## Artifact Trail',
+        "(recorded from the tool calls and the user's messages by warmfold, not summarized)",
+        '### Files changed',
+        '- `src/checkout/pay.ts` (read_file)',
+        '### Files read',
+        '- `src` (grep)',
+        '- `src/config.ts` (read_file)',
+        '### Commands run',
+        '- `pnpm tsc --noEmit` → ok (2 runs)',
+        '- `pnpm vitest run test/pay.test.ts` → exit 0',
+        '### User constraints and corrections',
+        '- Do not change src/api/public.ts, and use pnpm',
+        '- Actually, keep the default at 250 ms',
+        '- Stop after the tests pass',
+      ].join('\n'),
+    )
+    // The earlier trail's file read, command and two sentences: the rest gave way (the failing test run passed since, so its problem is gone).
+    expect(trail.carried).toBe(4)
+    // Without the earlier checkpoint, or with one that has no trail, nothing is carried.
+    expect(buildArtifactTrail(extractArtifacts(NEXT), { carryFrom: '## Goal and Intent\n- x' })).toEqual(buildArtifactTrail(extractArtifacts(NEXT)))
+    expect(buildArtifactTrail(extractArtifacts(NEXT)).carried).toBe(0)
+  })
+
+  it('reads the last trail of the checkpoint (a summary may copy an earlier one), multi-line problems and code spans with backticks', () => {
+    const copied = '## Artifact Trail\n### Files read\n- `src/copied-by-the-model.ts` (read_file)'
+    const failing = buildArtifactTrail(extractArtifacts(logOf([call('a', 'bash', { command: 'echo `date` && false' }), result('a', 'FAIL one\nFAIL two\nExit code: 1', true)]))).text
+    const trail = buildArtifactTrail(extractArtifacts(logOf([user('Go on.')])), { carryFrom: `${copied}\n\n${failing}` })
+    expect(trail.text).not.toContain('copied-by-the-model')
+    expect(trail.text).toContain('### Open problems\n- ``echo `date` && false``:\n  - FAIL one\n  - FAIL two')
+    expect(trail.text).toContain('- ``echo `date` && false`` → exit 1')
+    // The same command run again, now passing: both its command line and its problem give way.
+    const again = buildArtifactTrail(extractArtifacts(logOf([call('b', 'bash', { command: 'echo `date` && false' }), result('b', 'Exit code: 0')])), { carryFrom: failing })
+    expect(again.carried).toBe(0)
+    expect(again.text).not.toContain('Open problems')
+  })
+
+  it('cuts carried entries before the region\'s own (the user\'s words and the host\'s lines last, as always), and refuses a carryFrom that is not text', () => {
+    const full = buildArtifactTrail(extractArtifacts(NEXT), { carryFrom: previous, estimateTokens: lines })
+    // One line less, with the note's line to pay for: the carried file read and the carried
+    // command go, though files read are otherwise cut before commands; the region's stay.
+    const tight = buildArtifactTrail(extractArtifacts(NEXT), { carryFrom: previous, estimateTokens: lines, maxTokens: lines(full.text) - 1 })
+    expect(tight.cut).toEqual({ filesChanged: 0, filesRead: 1, otherPaths: 0, commands: 1, openProblems: 0, userConstraints: 0, hostEntries: 0 })
+    expect(tight.text).not.toContain('- `src` (grep)')
+    expect(tight.text).not.toContain('- `pnpm tsc --noEmit` → ok (2 runs)')
+    expect(tight.text).toContain('- `src/config.ts` (read_file)')
+    expect(tight.text).toContain('- `pnpm vitest run test/pay.test.ts` → exit 0')
+    expect(tight.carried).toBe(4)
+    // Much less: everything but the user's words goes, the region's file changed last; then the
+    // carried sentences before the region's own.
+    const tighter = buildArtifactTrail(extractArtifacts(NEXT), { carryFrom: previous, estimateTokens: lines, maxTokens: 6 })
+    expect(tighter.text.split('\n').filter((line) => line.startsWith('- '))).toEqual(['- Actually, keep the default at 250 ms', '- Stop after the tests pass'])
+    expect(() => buildArtifactTrail(extractArtifacts(NEXT), { carryFrom: 3 as never })).toThrow('buildArtifactTrail: carryFrom must be the text of the checkpoint this fold replaces, got number')
   })
 })

@@ -1,0 +1,18 @@
+/** The sections of the trail, in the order they are written. */
+export type TrailSection = 'filesChanged' | 'filesRead' | 'otherPaths' | 'commands' | 'openProblems' | 'userConstraints' | 'hostEntries'
+
+export const TRAIL_SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'otherPaths', 'commands', 'openProblems', 'userConstraints', 'hostEntries']
+
+/** The heading that opens a trail, and the section headings, as `buildArtifactTrail` writes them. */
+export const TRAIL_HEADING = '## Artifact Trail'
+
+/** The section titles, in writing order. */
+export const TRAIL_TITLES: Readonly<Record<TrailSection, string>> = {
+  filesChanged: 'Files changed',
+  filesRead: 'Files read',
+  otherPaths: 'Other paths named',
+  commands: 'Commands run',
+  openProblems: 'Open problems',
+  userConstraints: 'User constraints and corrections',
+  hostEntries: 'Noted by the host',
+}
