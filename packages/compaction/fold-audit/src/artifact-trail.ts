@@ -44,7 +44,7 @@ export interface ArtifactTrailOptions {
    * summaries that came after it. An entry this region has something newer for gives way to
    * it (a file or command the region touched again, a problem whose call ran again, the same
    * sentence); a file an earlier fold changed stays under "Files changed". Carried entries are
-   * the oldest and least referenced of their section, so they are the first of it to be cut.
+   * older than the region's, so they are cut before them (see `cutRank`).
    */
   readonly carryFrom?: string
 }
@@ -168,8 +168,8 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
     if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
     list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
   }
-  // What earlier trails recorded, unless this region has something newer about it: the oldest
-  // and least referenced entries of their sections, in the order they were written.
+  // What earlier trails recorded, unless this region has something newer about it: older than
+  // anything of the region's and referenced by none of it, in the order they were written.
   const newer = supersededSubjects(extraction, files, commands, problems, hostEntries)
   const kept = carried.filter((entry) => !newer[entry.section].has(entry.subject))
   for (const [index, entry] of kept.entries()) list.push({ section: entry.section, line: entry.line, references: 0, seq: index - kept.length, firstSeq: index - kept.length, carried: true })
@@ -222,10 +222,12 @@ const defaultEstimate = (text: string): number => Math.ceil(text.length / 4)
  * tool that touched each), the commands run (with the last exit status known), the open
  * problems (the first error of each command or call whose last run failed) and the user's
  * constraints and corrections verbatim, and every other path the region named, within
- * `maxTokens`. When it does not fit, items are left out in this order: section (other paths,
- * files read, commands, files changed, open problems, user constraints, the host's lines), then
- * the least referenced, then the oldest.
- * @throws TypeError for a budget that is not a positive integer or an estimate that is not a function.
+ * `maxTokens`, with the entries carried from the trail of `options.carryFrom`. When it does not
+ * fit, items are left out in this order: section (other paths, files read, commands, files
+ * changed, open problems, user constraints, the host's lines), then the least referenced, then
+ * the oldest; carried entries before the region's own (see `cutRank`).
+ * @throws TypeError for a budget that is not a positive integer, an estimate that is not a
+ * function, or a `carryFrom` that is not a string.
  */
 export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, options: ArtifactTrailOptions = {}): ArtifactTrail {
   const maxTokens = options.maxTokens ?? DEFAULT_TRAIL_TOKENS
