@@ -14,8 +14,9 @@ const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/
  * what was read, so the audit and the trail add little to the fold itself. A message the queue
  * has not reached yet (or one restored from a store when a session reopens) is read by the
  * fold that needs it, as before. With `readCheckpoints` (the audit is on), a checkpoint's
- * summary is read too, for the audit of the fold that will replace it. `extractor` is the fold audit's `ArtifactExtractor` (passed in:
- * only the fold auditor and its config reach the fold audit package).
+ * summary is read too, for the audit of the fold that will replace it. `extractor` is the fold
+ * audit's `ArtifactExtractor` (passed in: only the fold auditor and its config reach the fold
+ * audit package).
  */
 export function installArtifactReadAhead(
   ctx: Context,
