@@ -7,7 +7,7 @@ import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseCompactionConfig, TRAIL_SHARE_OF_REGION } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
-import { filler, growUntil, mountEngine, oneToolStepPerTurn, runAgent } from './engine-fixture.ts'
+import { elements, filler, growUntil, mountEngine, oneToolStepPerTurn, runAgent } from './engine-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -36,6 +36,21 @@ async function foldOnce(options: EngineHarnessOptions): Promise<{ harness: Engin
   expect(isCheckpointMessage(message)).toBe(true)
   harness.assertClean()
   return { harness, session: agent.session, audit, checkpoint: textOf(message.content) }
+}
+
+/** Every request, as its prompt elements, of a session that folds twice (trail on, `audit.enabled` = `audit`). */
+async function requestsOfTwoFolds(audit: boolean): Promise<string[]> {
+  const harness = await mountEngine({ engine: { auto: false, audit: { enabled: audit }, artifactTrail: {} }, conversation: oneToolStepPerTurn, summary: () => ({ content: LOSSY_SUMMARY }) })
+  harnesses.push(harness)
+  const agent = await runAgent(harness)
+  for (let fold = 0; fold < 2; fold++) {
+    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+  }
+  await growUntil(agent, () => agent.session.deriveMessages().length >= 6)
+  expect(agent.session.events.filter((event) => event.type === 'compaction/audit')).toHaveLength(audit ? 2 : 0)
+  harness.assertClean()
+  return harness.requests.map((request) => elements(request).join('\n'))
 }
 
 describe('the fold audit and the artifact trail in the engine', () => {
@@ -145,6 +160,13 @@ describe('the fold audit and the artifact trail in the engine', () => {
     // Nothing the first trail recorded vanished with the second fold.
     expect(audits[1]!.vanishedFromPreviousCheckpoint.filter((item) => item.class === 'path')).toEqual([])
     harness.assertClean()
+  })
+
+  it('adds nothing to the request bytes: with the audit on or off, every request of a session that folds twice is the same', async () => {
+    const withAudit = await requestsOfTwoFolds(true)
+    // Two summary calls and the conversation before and after them.
+    expect(withAudit.length).toBeGreaterThan(10)
+    expect(withAudit).toEqual(await requestsOfTwoFolds(false))
   })
 
   it('refuses a host line that is not one line, naming it', async () => {
