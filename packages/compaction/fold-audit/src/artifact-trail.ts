@@ -1,6 +1,7 @@
 import type { Artifact } from './artifact.ts'
 import type { ArtifactExtraction, ToolCallRecord } from './artifact-extraction.ts'
-import { occurrences } from './occurrences.ts'
+import { artifactKey } from './artifact-collector.ts'
+import { occurrenceFinder } from './occurrences.ts'
 import type { CarriedEntry } from './trail-carry.ts'
 import { carriedTrailEntries, supersededSubjects } from './trail-carry.ts'
 import type { TrailSection } from './trail-sections.ts'
@@ -94,11 +95,11 @@ function code(text: string): string {
   return `${fence}${padded}${fence}`
 }
 
-/** How a call shows in the trail when it ran no command: its name and the files it named, else its arguments (at most 120 characters). */
-function callLabel(call: ToolCallRecord): string {
-  if (call.command !== undefined) return code(call.command)
+/** What a problem is about: the command the call ran, else its name and the files it named, else its arguments (at most 120 characters); the trail writes it as a code span. */
+function callSubject(call: ToolCallRecord): string {
+  if (call.command !== undefined) return call.command
   const detail = call.paths.length > 0 ? call.paths.join(' ') : call.arguments.replace(/\s+/g, ' ').slice(0, 120)
-  return code(`${call.name} ${detail}`.trim())
+  return `${call.name} ${detail}`.trim()
 }
 
 function failed(call: ToolCallRecord): boolean {
@@ -115,7 +116,7 @@ function status(call: ToolCallRecord): string {
 
 function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, hostEntries: readonly string[], carried: readonly CarriedEntry[]): Item[] {
   const mentions = new Map<string, Artifact>()
-  for (const artifact of extraction.artifacts) if (artifact.class === 'path' || artifact.class === 'command') mentions.set(`${artifact.class}\u0000${artifact.text}`, artifact)
+  for (const artifact of extraction.artifacts) if (artifact.class === 'path' || artifact.class === 'command') mentions.set(artifactKey(artifact.class, artifact.text), artifact)
   const list: Item[] = []
 
   // Files: the last call that named each one decides its section and its action.
@@ -130,7 +131,7 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   // A file an earlier fold changed stays changed, whatever this region did with it.
   const changedBefore = new Set(carried.filter((entry) => entry.section === 'filesChanged').map((entry) => entry.subject))
   for (const [path, entry] of files) {
-    const references = mentions.get(`path\u0000${path}`)?.mentions ?? entry.calls
+    const references = mentions.get(artifactKey('path', path))?.mentions ?? entry.calls
     list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq })
   }
 
@@ -143,19 +144,20 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   }
   for (const [command, entry] of commands) {
     const runs = entry.runs > 1 ? ` (${entry.runs} runs)` : ''
-    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(`command\u0000${command}`)?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq })
+    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(artifactKey('command', command))?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq })
   }
 
-  // Open problems: a command (or a call, by its label) whose last run in the region failed, with that run's first error.
+  // Open problems: a command (or a call, by its subject) whose last run in the region failed, with that run's first error.
   const problems = new Map<string, { last: ToolCallRecord; runs: number; firstSeq: number }>()
   for (const call of extraction.toolCalls) {
     if (call.result === undefined) continue
-    const key = callLabel(call)
+    const key = callSubject(call)
     const entry = problems.get(key)
     problems.set(key, { last: call, runs: (entry?.runs ?? 0) + 1, firstSeq: entry?.firstSeq ?? call.seq })
   }
-  for (const [label, entry] of problems) {
+  for (const [subject, entry] of problems) {
     if (!failed(entry.last)) continue
+    const label = code(subject)
     const result = entry.last.result!
     // Every error headline of the failing run (a test run reports the failed test and its assertion), up to MAX_PROBLEM_ERRORS.
     const errors = result.errors.length > 0 ? [...new Set(result.errors)].slice(0, MAX_PROBLEM_ERRORS) : [result.exitCode !== undefined ? `exit ${result.exitCode}` : 'failed']
@@ -177,7 +179,7 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   // One text of every line above: a path holds no line break, so a match never spans two lines.
   const written = list.map((item) => item.line).join('\n')
   const paths = extraction.artifacts.filter((artifact) => artifact.class === 'path')
-  const named = occurrences(written, paths.map((artifact) => artifact.text))
+  const named = occurrenceFinder(paths.map((artifact) => artifact.text))(written)
   for (const [index, artifact] of paths.entries()) {
     if (named[index]) continue
     list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })

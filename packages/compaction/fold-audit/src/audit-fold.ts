@@ -3,9 +3,7 @@ import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
 import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
 import type { ExtractArtifactsOptions } from './artifact-extraction.ts'
-import { MultiPatternMatcher } from './multi-pattern-matcher.ts'
-import { FEW_PATTERNS } from './occurrences.ts'
-import { occursAsWord } from './occurs-as-word.ts'
+import { occurrenceFinder } from './occurrences.ts'
 import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import type { VisibleItem } from './searchable-text.ts'
 import { searchableText } from './searchable-text.ts'
@@ -97,10 +95,8 @@ function variants(artifact: Pick<Artifact, 'class' | 'text'>): string[] {
   return glued ? [artifact.text, `${glued[1]} ${glued[2]}`] : [artifact.text]
 }
 
-/** Marks in `result` the owner (the artifact) of every pattern of `matcher` found in `text`. */
-function mark(matcher: MultiPatternMatcher, text: string, owner: readonly number[], result: Uint8Array): void {
-  const found = new Uint8Array(owner.length)
-  matcher.markFound(text, found)
+/** Marks in `result` the owner (the artifact) of every pattern `found` flags. */
+function mark(found: Uint8Array, owner: readonly number[], result: Uint8Array): void {
   for (let pattern = 0; pattern < found.length; pattern++) if (found[pattern]) result[owner[pattern]!] = 1
 }
 
@@ -133,17 +129,13 @@ function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts:
       }
     }
   }
-  const exactMatcher = exact.length > 0 ? new MultiPatternMatcher(exact) : undefined
-  // The user's sentences are few: one indexOf each beats a second pass of an automaton, up to a point.
-  const foldedMatcher = folded.length > FEW_PATTERNS ? new MultiPatternMatcher(folded) : undefined
+  // Each search is made once for every text (for many patterns, one automaton).
+  const findExact = exact.length > 0 ? occurrenceFinder(exact) : undefined
+  const findFolded = folded.length > 0 ? occurrenceFinder(folded) : undefined
   return texts.map((text) => {
     const result = new Uint8Array(artifacts.length)
-    if (exactMatcher) mark(exactMatcher, text.exact, exactOwner, result)
-    if (foldedMatcher) mark(foldedMatcher, text.lower(), foldedOwner, result)
-    else if (folded.length > 0) {
-      const lower = text.lower()
-      for (let pattern = 0; pattern < folded.length; pattern++) if (occursAsWord(lower, folded[pattern]!)) result[foldedOwner[pattern]!] = 1
-    }
+    if (findExact) mark(findExact(text.exact), exactOwner, result)
+    if (findFolded) mark(findFolded(text.lower()), foldedOwner, result)
     return result
   })
 }
@@ -202,7 +194,7 @@ function checkInput(input: AuditFoldInput): number {
  * Audits one fold without a model: which artifacts of the folded region the model still reads
  * afterwards (verbatim, after normalization, in the checkpoint or anything else visible), per
  * class; a ranked, bounded list of what was dropped; what of the previous checkpoint vanished;
- * and the checkpoint's health. One pass over each visible text (see `MultiPatternMatcher`),
+ * and the checkpoint's health. One pass over each visible text (see `occurrenceFinder`),
  * so the cost is linear in the sizes involved.
  * @throws TypeError for input of the wrong shape, naming the field.
  */

@@ -5,13 +5,23 @@ import { occursAsWord } from './occurs-as-word.ts'
 export const FEW_PATTERNS = 32
 
 /**
- * Which of `patterns` occur in `text` as `occursAsWord` counts an occurrence (not glued to a
+ * A search for `patterns` in any text, as `occursAsWord` counts an occurrence (not glued to a
  * word character where the pattern begins or ends with one): one `indexOf` each for a few
- * patterns, one pass of a {@link MultiPatternMatcher} for more.
+ * patterns, else one pass of a {@link MultiPatternMatcher}, built once for every text searched.
+ * The search returns one flag per pattern, by index.
  */
-export function occurrences(text: string, patterns: readonly string[]): Uint8Array {
-  const found = new Uint8Array(patterns.length)
-  if (patterns.length > FEW_PATTERNS) new MultiPatternMatcher(patterns).markFound(text, found)
-  else for (let index = 0; index < patterns.length; index++) if (occursAsWord(text, patterns[index]!)) found[index] = 1
-  return found
+export function occurrenceFinder(patterns: readonly string[]): (text: string) => Uint8Array {
+  if (patterns.length > FEW_PATTERNS) {
+    const matcher = new MultiPatternMatcher(patterns)
+    return (text) => {
+      const found = new Uint8Array(patterns.length)
+      matcher.markFound(text, found)
+      return found
+    }
+  }
+  return (text) => {
+    const found = new Uint8Array(patterns.length)
+    for (let index = 0; index < patterns.length; index++) if (occursAsWord(text, patterns[index]!)) found[index] = 1
+    return found
+  }
 }

@@ -14,7 +14,7 @@ export interface CarriedEntry {
 }
 
 /** The content of the code span `text` starts with (as `code()` in `artifact-trail.ts` writes one), or `undefined`. */
-export function leadingCodeSpan(text: string): string | undefined {
+function leadingCodeSpan(text: string): string | undefined {
   let fence = 0
   while (text[fence] === '`') fence++
   if (fence === 0) return undefined
@@ -62,6 +62,7 @@ export function supersededSubjects(
   extraction: Pick<ArtifactExtraction, 'artifacts'>,
   files: ReadonlyMap<string, unknown>,
   commands: ReadonlyMap<string, unknown>,
+  /** The region's calls that have a result, by subject (a command, else the call's name and files). */
   problems: ReadonlyMap<string, unknown>,
   hostEntries: readonly string[],
 ): Record<TrailSection, ReadonlySet<string>> {
@@ -79,7 +80,7 @@ export function supersededSubjects(
     otherPaths: regionPaths,
     commands: new Set(commands.keys()),
     // A problem whose call ran again is decided by that run: still open, or solved.
-    openProblems: new Set([...problems.keys()].map((label) => leadingCodeSpan(label) ?? label)),
+    openProblems: new Set(problems.keys()),
     userConstraints: sentences,
     hostEntries: new Set(hostEntries),
   }
