@@ -93,24 +93,39 @@ export function pathFromToken(token: string, before: string, after: string): str
     while (word.endsWith('-')) word = word.slice(0, -1)
     return KNOWN_FILE_NAMES.has(word) ? word : undefined
   }
+  // Many others are words that end a sentence (`done.`, `5003.`): whose only dots end them come to
+  // a word without a dot, and so, by the same rules, to a well-known file name or nothing.
+  if (!token.includes('/') && !token.includes(':') && !token.includes('~')) {
+    let end = token.length
+    while (end > 0 && token.charCodeAt(end - 1) === 46) end--
+    while (end > 0 && token.charCodeAt(end - 1) === 45) end--
+    if (end > 0 && token.lastIndexOf('.', end - 1) < 0) {
+      const word = token.slice(0, end)
+      return KNOWN_FILE_NAMES.has(word) ? word : undefined
+    }
+  }
   // Package managers' local specifiers (`link:../../packages/x`, `file:./vendor/y`) point at folders.
-  let text = token.replace(/^(?:link|file|portal):(?!\/\/)/, '')
-  const nodeId = text.indexOf('::')
-  if (nodeId >= 0) text = text.slice(0, nodeId)
-  // A position, and whatever follows it without a space: grep's `path:12:content`, Ruby's `path:12:in`.
-  text = text.replace(/(?::\d+)+:.*$/, '')
-  text = text.replace(/(?::\d+)+:?$/, '').replace(/:+$/, '')
-  // What still holds a colon is a scheme or a reference (`node:internal/x`, `image:tag`), not a path.
-  if (text.includes(':')) return undefined
+  // (Each replacement below runs only on a token holding the character it needs.)
+  let text = token
+  if (text.includes(':')) {
+    text = text.replace(/^(?:link|file|portal):(?!\/\/)/, '')
+    const nodeId = text.indexOf('::')
+    if (nodeId >= 0) text = text.slice(0, nodeId)
+    // A position, and whatever follows it without a space: grep's `path:12:content`, Ruby's `path:12:in`.
+    text = text.replace(/(?::\d+)+:.*$/, '')
+    text = text.replace(/(?::\d+)+:?$/, '').replace(/:+$/, '')
+    // What still holds a colon is a scheme or a reference (`node:internal/x`, `image:tag`), not a path.
+    if (text.includes(':')) return undefined
+  }
   while (text.endsWith('.') && !/(?:^|\/)\.\.?$/.test(text)) text = text.slice(0, -1)
   while (text.endsWith('-')) text = text.slice(0, -1)
-  const explicit = /^(?:\.\.?|~)\//.test(text)
+  const explicit = (text.startsWith('.') || text.startsWith('~')) && /^(?:\.\.?|~)\//.test(text)
   while (text.startsWith('./')) text = text.slice(2)
   const trailingSlash = text.length > 1 && text.endsWith('/')
-  text = text.replace(/(.)\/+$/, '$1')
+  if (text.endsWith('/')) text = text.replace(/(.)\/+$/, '$1')
   if (!/[A-Za-z0-9]/.test(text) || text.startsWith('@') || text.includes('//')) return undefined
   const segments = text.split('/')
-  if (segments.some((segment) => segment.includes('..') && segment !== '..')) return undefined
+  if (text.includes('..') && segments.some((segment) => segment.includes('..') && segment !== '..')) return undefined
   if (text.startsWith('/')) {
     if (text === '/dev/null') return undefined
     return ABSOLUTE_ROOTS.has(segments[1]!) || hasKnownExtension(segments.at(-1)!) ? text : undefined

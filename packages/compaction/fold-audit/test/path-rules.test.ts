@@ -14,3 +14,18 @@ describe('pathFromToken on words without a slash, dot, colon or tilde', () => {
     expect(pathFromToken('docker/Dockerfile', ' ', ' ')).toBeUndefined()
   })
 })
+
+describe('pathFromToken on words whose only dots end them', () => {
+  it('takes a well-known file name that ends a sentence, and no other word', () => {
+    expect(['Makefile.', 'LICENSE...', 'Dockerfile-.', 'gradlew.'].map((token) => pathFromToken(token, ' ', ''))).toEqual(['Makefile', 'LICENSE', 'Dockerfile', 'gradlew'])
+    expect(['done.', '5003.', 'times...', 'README_old.', '@types.', 'x-.'].map((token) => pathFromToken(token, ' ', ''))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined])
+  })
+
+  it('reads a word with a dot before its end by the full rules', () => {
+    expect(pathFromToken('index.ts.', ' ', '')).toBe('index.ts')
+    expect(pathFromToken('.env.', ' ', '')).toBe('.env')
+    expect(pathFromToken('a.-.', ' ', '')).toBeUndefined()
+    expect(pathFromToken('..', ' ', '')).toBeUndefined()
+    expect(pathFromToken('Node.js.', ' ', '')).toBeUndefined()
+  })
+})
