@@ -2,7 +2,6 @@ import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent, Session } from '@warmfold/session'
 import { isCheckpointMessage } from '@warmfold/compaction'
-import { checkpointSummaryOf } from './checkpoint-summary.ts'
 
 /** The events whose message a later fold may summarize. */
 const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/result'])
@@ -13,28 +12,23 @@ const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/
  * loop is while the request that carries it waits for the provider. A fold then only merges
  * what was read, so the audit and the trail add little to the fold itself. A message the queue
  * has not reached yet (or one restored from a store when a session reopens) is read by the
- * fold that needs it, as before. With `readCheckpoints` (the audit is on), a checkpoint's
- * summary is read too, for the audit of the fold that will replace it. `extractor` is the fold
- * audit's `ArtifactExtractor` (passed in: only the fold auditor and its config reach the fold
- * audit package).
+ * fold that needs it, as before. A checkpoint is not read: extraction leaves it out, and the
+ * audit of the fold that replaces it compares what the audit that wrote it logged
+ * (`heldInCheckpoint`). `extractor` is the fold audit's `ArtifactExtractor` (passed in: only
+ * the fold auditor and its config reach the fold audit package).
  */
-export function installArtifactReadAhead(
-  ctx: Context,
-  extractor: { read(message: Message): unknown; readCheckpoint(message: Message, summary: string): unknown; forgetLines(): void },
-  readCheckpoints: boolean,
-): void {
+export function installArtifactReadAhead(ctx: Context, extractor: { read(message: Message): unknown; forgetLines(): void }): void {
   const pending: Message[] = []
   let scheduled: NodeJS.Immediate | undefined
   const drain = (): void => {
     scheduled = undefined
-    for (const message of pending.splice(0)) {
-      if (!isCheckpointMessage(message)) extractor.read(message)
-      else if (readCheckpoints) extractor.readCheckpoint(message, checkpointSummaryOf(message))
-    }
+    for (const message of pending.splice(0)) extractor.read(message)
   }
   ctx.on('session/event', (_session: Session, event: AnySessionEvent) => {
     if (!MESSAGE_EVENTS.has(event.type)) return
-    pending.push((event.data as { message: Message }).message)
+    const message = (event.data as { message: Message }).message
+    if (isCheckpointMessage(message)) return
+    pending.push(message)
     scheduled ??= setImmediate(drain)
   })
   // The scanned lines may hold on to a closed session's texts; the readings go with its messages.

@@ -68,7 +68,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const clock: EngineClock = config.clock ?? idle.clock
     const answered = new AnsweredRequests(ctx)
     const foldAudit = resolveFoldAudit(config.audit, config.artifactTrail)
-    if (foldAudit.audit.enabled || foldAudit.trail.enabled) installArtifactReadAhead(ctx, foldAudit.extractor, foldAudit.audit.enabled)
+    if (foldAudit.audit.enabled || foldAudit.trail.enabled) installArtifactReadAhead(ctx, foldAudit.extractor)
     this.core = {
       ctx,
       config,

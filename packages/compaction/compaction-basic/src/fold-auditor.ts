@@ -1,7 +1,7 @@
 import type { CompactionAuditData } from '@warmfold/compaction'
 import { isCheckpointMessage } from '@warmfold/compaction'
-import type { ArtifactExtraction, ArtifactTrail, LoggedMessage } from '@warmfold/fold-audit'
-import { auditFold, buildArtifactTrail } from '@warmfold/fold-audit'
+import type { ArtifactExtraction, ArtifactTrail, HeldArtifact, LoggedMessage } from '@warmfold/fold-audit'
+import { auditFold, buildArtifactTrail, heldArtifactList } from '@warmfold/fold-audit'
 import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
@@ -19,6 +19,39 @@ export const TRAIL_SHARE_OF_REGION = 0.25
 /** The sections the summary instruction asks for, as the audit's health check looks for them. */
 export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION_INSTRUCTION.matchAll(/^## (.+)$/gm)].map((match) => match[1]!))
 
+/** The checkpoint a fold replaces. */
+interface PreviousCheckpoint {
+  readonly message: Message
+  /** Its summary and trail, without the frame. */
+  readonly summary: string
+  /** The artifacts the audit compares, and where they come from (read on first use). */
+  artifacts(): { readonly artifacts: readonly HeldArtifact[]; readonly from: 'audit' | 'text' }
+}
+
+/**
+ * The `heldInCheckpoint` list of the audit logged with the checkpoint at `checkpointSeq` (the
+ * engine logs the summary right before the checkpoint and the audit of the same compaction
+ * after it, past the `compaction/after` messages, in one unit), or `undefined` when there is
+ * none or it is not a list of artifacts.
+ */
+function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly HeldArtifact[] | undefined {
+  const summary = session.eventAt(checkpointSeq - 1)
+  if (summary?.type !== 'compaction/summary') return undefined
+  for (let seq = checkpointSeq + 1; ; seq++) {
+    const event = session.eventAt(seq)
+    if (event?.type === 'user/message') continue
+    if (event?.type !== 'compaction/audit' || event.data.compactionId !== summary.data.compactionId) return undefined
+    const held = (event.data as { heldInCheckpoint?: unknown }).heldInCheckpoint
+    if (held === undefined) return undefined
+    try {
+      return heldArtifactList(held)
+    } catch {
+      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so (`previousCheckpointArtifactsFrom: 'text'`).
+      return undefined
+    }
+  }
+}
+
 /**
  * The audit side of one fold (part of *how* to fold: the fold transaction owns one): the
  * artifacts of the region, read once from the log; the artifact trail appended to the
@@ -28,7 +61,7 @@ export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION
  */
 export class FoldAuditor {
   private extractionCache?: ArtifactExtraction
-  private previousCache?: { readonly found: { readonly message: Message; readonly summary: string } | undefined }
+  private previousCache?: { readonly found: PreviousCheckpoint | undefined }
   private readonly trails = new Map<string, ArtifactTrail>()
   /** Lines the `compaction/after` listeners added to the trail. */
   readonly hostEntries: string[] = []
@@ -58,14 +91,36 @@ export class FoldAuditor {
     return this.regionSeqs.toSorted((a, b) => a - b).map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
   }
 
-  /** The checkpoint this fold replaces (the region's first message, when it is one) and its summary with its trail. */
-  private previousCheckpoint(): { readonly message: Message; readonly summary: string } | undefined {
+  /**
+   * The checkpoint this fold replaces (the region's first message, when it is one), its summary
+   * with its trail, and the artifacts its audit compares: see {@link previousArtifacts}.
+   */
+  private previousCheckpoint(): PreviousCheckpoint | undefined {
     if (this.previousCache === undefined) {
       const first = this.regionSeqs[0]
       const leading = first === undefined ? undefined : (this.session.eventAt(first)?.data as { message?: Message } | undefined)?.message
-      this.previousCache = { found: leading !== undefined && isCheckpointMessage(leading) ? { message: leading, summary: checkpointSummaryOf(leading) } : undefined }
+      if (first === undefined || leading === undefined || !isCheckpointMessage(leading)) this.previousCache = { found: undefined }
+      else {
+        const message = leading
+        const summary = checkpointSummaryOf(message)
+        let artifacts: ReturnType<PreviousCheckpoint['artifacts']> | undefined
+        this.previousCache = { found: { message, summary, artifacts: () => (artifacts ??= this.previousArtifacts(first, message, summary)) } }
+      }
     }
     return this.previousCache.found
+  }
+
+  /**
+   * The artifacts of the checkpoint logged at `seq` that this fold's audit compares: what the
+   * audit of the fold that wrote it found the checkpoint holds (`heldInCheckpoint`, logged after
+   * it in the same unit), so no fold reads the checkpoint it replaces; or, when that fold logged
+   * no such list (its audit was off, a log from before the list, a list that is not one), the
+   * artifacts of the checkpoint's text, read now.
+   */
+  private previousArtifacts(seq: number, message: Message, summary: string): ReturnType<PreviousCheckpoint['artifacts']> {
+    const logged = loggedHeldArtifacts(this.session, seq)
+    if (logged !== undefined) return { artifacts: logged, from: 'audit' }
+    return { artifacts: this.settings.extractor.readCheckpoint(message, summary), from: 'text' }
   }
 
   private extraction(): ArtifactExtraction {
@@ -131,14 +186,14 @@ export class FoldAuditor {
       visibleAfter,
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
-      // Read when the checkpoint was logged (the read-ahead), so this fold does not read it again.
-      ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary) }),
+      ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: previous.artifacts().artifacts }),
       ...(finishReason === undefined ? {} : { finishReason }),
       ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
     })
     return {
       compactionId,
       ...audit,
+      ...(previous === undefined ? {} : { previousCheckpointArtifactsFrom: previous.artifacts().from }),
       trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut, carried: trail.carried },
     }
   }

@@ -15,7 +15,7 @@ describe('the artifact read-ahead', () => {
     const { ctx } = await createTestContext()
     ctx.plugin(SessionStore, {})
     const extractor = new ArtifactExtractor()
-    installArtifactReadAhead(ctx, extractor, true)
+    installArtifactReadAhead(ctx, extractor)
     const session = await ctx.sessions.create('read-ahead')
     const asked = session.append('user/message', { message: createUserMessage('Fix src/cart.ts; never touch src/legacy.ts.') }, 'append').data.message
     const answered = session.append('tool/result', { message: createToolResultMessage('c1', "src/cart.ts(3,1): error TS2322: Type 'string' is not assignable to type 'number'.") }, 'append').data.message
@@ -30,38 +30,19 @@ describe('the artifact read-ahead', () => {
     await ctx.stop()
   })
 
-  it('reads a checkpoint\'s summary when it is logged, for the audit of the fold that will replace it, when the audit is on', async () => {
+  it('does not read a checkpoint: extraction leaves it out, and the next fold compares what its audit logged', async () => {
     const { ctx } = await createTestContext()
     ctx.plugin(SessionStore, {})
     const extractor = new ArtifactExtractor()
-    const summaries: string[] = []
-    const recording = {
-      read: (message: Message) => extractor.read(message),
-      readCheckpoint: (message: Message, summary: string) => {
-        summaries.push(summary)
-        return extractor.readCheckpoint(message, summary)
-      },
-      forgetLines: () => extractor.forgetLines(),
-    }
-    installArtifactReadAhead(ctx, recording, true)
-    // An engine whose audit is off never reads a checkpoint (only the audit compares one).
-    const { ctx: trailOnly } = await createTestContext()
-    trailOnly.plugin(SessionStore, {})
-    installArtifactReadAhead(trailOnly, recording, false)
-    const trailSession = await trailOnly.sessions.create('trail-only')
-    trailSession.append('user/message', { message: Object.freeze({ ...createUserMessage(frameCheckpoint('src/other.ts')), source: checkpointSource('c-0') }) }, 'append')
-    await nextMacrotask()
-    expect(summaries).toEqual([])
-    await trailOnly.stop()
+    const read: Message[] = []
+    installArtifactReadAhead(ctx, { read: (message: Message) => void read.push(message), forgetLines: () => extractor.forgetLines() })
     const session = await ctx.sessions.create('checkpoint')
     const text = frameCheckpoint('## Files and Code\n- src/cart.ts')
-    const checkpoint = session.append('user/message', { message: Object.freeze({ ...createUserMessage(text), source: checkpointSource('c-1') }) }, 'append').data.message
-    session.append('user/message', { message: createUserMessage(text) }, 'append')
-    expect(summaries).toEqual([])
+    session.append('user/message', { message: Object.freeze({ ...createUserMessage(text), source: checkpointSource('c-1') }) }, 'append')
+    const copy = session.append('user/message', { message: createUserMessage(text) }, 'append').data.message
     await nextMacrotask()
-    // Only the checkpoint, by its summary (the frame and the preamble off); the user's copy of its text is a message like any other.
-    expect(summaries).toEqual(['## Files and Code\n- src/cart.ts'])
-    expect(extractor.readCheckpoint(checkpoint, summaries[0]!).map((artifact) => artifact.text)).toEqual(['src/cart.ts'])
+    // The user's copy of its text is a message like any other.
+    expect(read).toEqual([copy])
     await ctx.stop()
   })
 
@@ -70,7 +51,7 @@ describe('the artifact read-ahead', () => {
     ctx.plugin(SessionStore, {})
     const extractor = new ArtifactExtractor()
     let forgotten = 0
-    installArtifactReadAhead(ctx, { read: (message) => extractor.read(message), readCheckpoint: (message, summary) => extractor.readCheckpoint(message, summary), forgetLines: () => void forgotten++ }, true)
+    installArtifactReadAhead(ctx, { read: (message) => extractor.read(message), forgetLines: () => void forgotten++ })
     const session = await ctx.sessions.create('closing')
     const asked = session.append('user/message', { message: createUserMessage('Run pnpm test.') }, 'append').data.message
     await nextMacrotask()
@@ -85,7 +66,7 @@ describe('the artifact read-ahead', () => {
     const { ctx } = await createTestContext()
     ctx.plugin(SessionStore, {})
     const extractor = new ArtifactExtractor()
-    const scope = ctx.plugin((engine) => installArtifactReadAhead(engine, extractor, true))
+    const scope = ctx.plugin((engine) => installArtifactReadAhead(engine, extractor))
     const session = await ctx.sessions.create('disposed')
     scope.dispose()
     const late = session.append('user/message', { message: createUserMessage('Run pnpm test.') }, 'append').data.message

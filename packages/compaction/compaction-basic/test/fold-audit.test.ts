@@ -7,7 +7,7 @@ import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseCompactionConfig, TRAIL_SHARE_OF_REGION } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
-import { elements, filler, growUntil, mountEngine, oneToolStepPerTurn, runAgent } from './engine-fixture.ts'
+import { elements, filler, growUntil, mountEngine, oneToolStepPerTurn, ROUTE, runAgent } from './engine-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -51,6 +51,36 @@ async function requestsOfTwoFolds(audit: boolean): Promise<string[]> {
   expect(agent.session.events.filter((event) => event.type === 'compaction/audit')).toHaveLength(audit ? 2 : 0)
   harness.assertClean()
   return harness.requests.map((request) => elements(request).join('\n'))
+}
+
+/**
+ * Folds a session twice, the trail off, the first summary `first` and the second lossy. With
+ * `rewrite`, the log up to the first fold is copied into a new session first, the first audit's
+ * payload rewritten, and the copy folds the second time.
+ */
+async function foldTwice(first: string, rewrite?: (data: Record<string, unknown>) => Record<string, unknown>): Promise<{ agent: { session: Session }; audits: CompactionAuditData[] }> {
+  const harness = await mountEngine({
+    engine: { auto: false, artifactTrail: { enabled: false } },
+    conversation: oneToolStepPerTurn,
+    summary: (_request, call) => ({ content: call === 0 ? first : LOSSY_SUMMARY }),
+  })
+  harnesses.push(harness)
+  let agent = await runAgent(harness)
+  await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+  expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+  if (rewrite) {
+    const copy = await harness.ctx.sessions.create('copy')
+    const append = copy.append as (type: string, data: unknown, ...intent: unknown[]) => unknown
+    for (const event of agent.session.events) {
+      const data = event.type === 'compaction/audit' ? rewrite(event.data as unknown as Record<string, unknown>) : event.data
+      append.call(copy, event.type, data, ...(event.surface ? [event.surface] : []))
+    }
+    agent = await harness.ctx.agentLoop.create('copy', { ...ROUTE, system: 'You are a coding agent.' })
+  }
+  await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
+  expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
+  harness.assertClean()
+  return { agent, audits: agent.session.events.filter((event) => event.type === 'compaction/audit').map((event) => event.data as CompactionAuditData) }
 }
 
 describe('the fold audit and the artifact trail in the engine', () => {
@@ -116,27 +146,32 @@ describe('the fold audit and the artifact trail in the engine', () => {
     harness.assertClean()
   })
 
-  it('at the next fold, lists what the replaced checkpoint held that nothing visible holds any more, from the reading of that checkpoint when it was logged', async () => {
-    const first = '## Goal and Intent\n- Keep `src/legacy/api.ts` stable; the build runs `pnpm run build:legacy`.\n## Next Step\n- Go on.'
-    const harness = await mountEngine({
-      engine: { auto: false, artifactTrail: { enabled: false } },
-      conversation: oneToolStepPerTurn,
-      summary: (_request, call) => ({ content: call === 0 ? first : LOSSY_SUMMARY }),
+  it('at the next fold, lists what the replaced checkpoint held of the conversation that nothing visible holds any more, from the list its audit logged', async () => {
+    // `src/0.ts` is the first file the conversation reads; the summary invents the other path and the command.
+    const first = '## Goal and Intent\n- Keep `src/legacy/api.ts` stable; the build runs `pnpm run build:legacy`.\n## Files and Code\n- Started from `src/0.ts`.\n## Next Step\n- Go on.'
+    const { audits } = await foldTwice(first)
+    const held = audits[0]!.heldInCheckpoint!
+    expect(held).toEqual({ path: { 'src/0.ts': expect.any(Number) } })
+    const mentions = held.path!['src/0.ts']!
+    expect(mentions).toBeGreaterThanOrEqual(1)
+    expect(audits[1]).toMatchObject({ previousCheckpointArtifactsFrom: 'audit', previousCheckpointArtifacts: 1, vanishedTotal: 1 })
+    expect(audits[1]!.vanishedFromPreviousCheckpoint).toEqual([{ class: 'path', text: 'src/0.ts', mentions }])
+    expect(audits[0]!.previousCheckpointArtifactsFrom).toBeUndefined()
+
+    // The same log without the list (the audit of the first fold was off, or an older log): the second fold reads the checkpoint's text.
+    const { audits: fromText } = await foldTwice(first, (data) => {
+      const { heldInCheckpoint: _held, ...rest } = data
+      return rest
     })
-    harnesses.push(harness)
-    const agent = await runAgent(harness)
-    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
-    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
-    await growUntil(agent, () => agent.session.deriveMessages().length >= 12)
-    expect(await harness.ctx.compaction.compactNow(agent)).not.toBeNull()
-    const audits = agent.session.events.filter((event) => event.type === 'compaction/audit').map((event) => event.data as CompactionAuditData)
-    expect(audits.map((audit) => audit.previousCheckpointArtifacts)).toEqual([0, 2])
-    expect(audits[1]!.vanishedFromPreviousCheckpoint).toEqual([
+    expect(fromText[1]).toMatchObject({ previousCheckpointArtifactsFrom: 'text', previousCheckpointArtifacts: 3, vanishedTotal: 3 })
+    expect(fromText[1]!.vanishedFromPreviousCheckpoint).toEqual([
       { class: 'command', text: 'pnpm run build:legacy', mentions: 1 },
+      { class: 'path', text: 'src/0.ts', mentions: 1 },
       { class: 'path', text: 'src/legacy/api.ts', mentions: 1 },
     ])
-    expect(audits[1]!.vanishedTotal).toBe(2)
-    harness.assertClean()
+    // A list that is not one counts as none.
+    const { audits: broken } = await foldTwice(first, (data) => ({ ...data, heldInCheckpoint: { path: { 'src/0.ts': 0 } } }))
+    expect(broken[1]!.previousCheckpointArtifactsFrom).toBe('text')
   })
 
   it('carries the replaced checkpoint\'s trail into the next one, so a lossy summary cannot drop what an earlier fold recorded', async () => {

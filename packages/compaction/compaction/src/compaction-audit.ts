@@ -53,7 +53,7 @@ export interface CompactionAuditData {
   readonly dropped: readonly AuditDroppedItem[]
   /** Every dropped artifact, the listed ones included. */
   readonly droppedTotal: number
-  /** Distinct artifacts of the checkpoint this fold replaced (0 without one). */
+  /** Artifacts of the checkpoint this fold replaced that were compared (0 without one); see `previousCheckpointArtifactsFrom`. */
   readonly previousCheckpointArtifacts: number
   /** Artifacts of the previous checkpoint that nothing visible holds now, bounded like `dropped`. */
   readonly vanishedFromPreviousCheckpoint: readonly { readonly class: string; readonly text: string; readonly mentions: number }[]
@@ -70,6 +70,19 @@ export interface CompactionAuditData {
   }
   /** The artifact trail appended to the checkpoint, `null` when `artifactTrail.enabled` is false. */
   readonly trail: AuditTrail | null
+  /**
+   * What the new checkpoint's text holds of the artifacts compared (the folded region's and the
+   * previous checkpoint's): per class, each text with its mentions (`{ path: { 'src/a.ts': 3 } }`).
+   * The next fold compares these as this checkpoint's artifacts instead of reading its text.
+   * Absent in logs written before it was added.
+   */
+  readonly heldInCheckpoint?: Readonly<Record<string, Readonly<Record<string, number>>>>
+  /**
+   * Where `previousCheckpointArtifacts` (and so `vanishedFromPreviousCheckpoint`) came from:
+   * `audit`, the `heldInCheckpoint` of the fold that wrote that checkpoint; `text`, its text,
+   * read (that fold logged no list). Absent without a previous checkpoint, and in older logs.
+   */
+  readonly previousCheckpointArtifactsFrom?: 'audit' | 'text'
 }
 
 declare module '@warmfold/session' {

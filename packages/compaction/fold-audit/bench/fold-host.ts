@@ -44,20 +44,27 @@ export const WINDOWS = (process.env.FOLD_AUDIT_BENCH_WINDOWS ?? '32000,128000').
 export { codingSteps } from './coding-session.ts'
 export const fileCharsFor = (window: number): number => Math.max(2000, Math.round((window * 4 * 0.8) / 20) - 1500)
 
-/** Engine config: `auto: false` (only `compactNow` folds); `audit` false turns the audit and the trail off. */
-const engineConfig = (audit: boolean) => ({ auto: false, ...(audit ? {} : { audit: { enabled: false }, artifactTrail: { enabled: false } }) })
+/** What a bench host runs: the audit and the artifact trail (the defaults), the trail alone (`audit.enabled: false`), or neither. */
+export type FoldSetup = 'audit and trail' | 'trail only' | 'neither'
+
+/** Engine config: `auto: false` (only `compactNow` folds), the audit and the trail as `setup` says. */
+const engineConfig = (setup: FoldSetup) => ({
+  auto: false,
+  ...(setup === 'audit and trail' ? {} : { audit: { enabled: false } }),
+  ...(setup === 'neither' ? { artifactTrail: { enabled: false } } : {}),
+})
 
 /** A warmfold host (token meter, pruner, invariant checker, cache ledger, basic engine) without a model. */
-export async function bareHost(audit: boolean): Promise<Context> {
+export async function bareHost(setup: FoldSetup): Promise<Context> {
   const ctx = new Context()
   await ctx.start()
-  mountWarmfoldHost(ctx, { pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 }, engineConfig: engineConfig(audit) })
+  mountWarmfoldHost(ctx, { pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 }, engineConfig: engineConfig(setup) })
   return ctx
 }
 
 /** A host with a scripted model that walks `steps` (one tool call per request) and summarizes with {@link SUMMARY} when asked. */
-export async function scriptedHost(window: number, steps: readonly CodingStep[], audit: boolean): Promise<Context> {
-  const ctx = await bareHost(audit)
+export async function scriptedHost(window: number, steps: readonly CodingStep[], setup: FoldSetup): Promise<Context> {
+  const ctx = await bareHost(setup)
   const reply = (request: GenerateOptions): ScriptedReply => {
     if (request.purpose === 'compaction') return { content: SUMMARY }
     const done = request.messages.filter((message) => message.role === 'assistant').length
@@ -103,9 +110,9 @@ export function surface(session: Session): LoggedMessage[] {
   return session.surface.nodes.map((seq) => ({ seq, message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message }))
 }
 
-/** Pairs of folds each fold bench measures (each fold needs a fresh copy of the session). */
-export const PAIRS = 30
-/** Warm-up pairs before them (the JIT). */
+/** Rounds of folds each fold bench measures (each fold needs a fresh copy of the session). */
+export const ROUNDS = 60
+/** Warm-up rounds before them (the JIT). */
 export const WARMUP = 3
 /** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
 export const SPARE = 4
@@ -125,37 +132,74 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
+/** Resamples the bootstrap interval takes. */
+const RESAMPLES = 2000
+
 /**
- * Paired CPU measurements of the same work with and without the audit (the work of a pair runs
- * on two hosts, in alternating order, so that drift (JIT, GC, a busy machine) falls on both
- * sides). A bench calls {@link pair} once per iteration.
+ * The 95 % bootstrap interval of the median of `values`: the 2.5th and 97.5th percentiles of
+ * the medians of {@link RESAMPLES} resamples drawn with replacement (a fixed seed, so a run's
+ * report is a function of its measurements).
  */
-export class CpuPairs {
-  private readonly with: number[] = []
-  private readonly without: number[] = []
+export function bootstrapInterval(values: readonly number[]): [number, number] {
+  if (values.length === 0) return [Number.NaN, Number.NaN]
+  let seed = 0x9e3779b9
+  const next = (): number => {
+    seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0
+    return seed / 2 ** 32
+  }
+  const medians: number[] = []
+  for (let resample = 0; resample < RESAMPLES; resample++) medians.push(median(Array.from(values, () => values[Math.floor(next() * values.length)]!)))
+  medians.sort((x, y) => x - y)
+  return [medians[Math.floor(RESAMPLES * 0.025)]!, medians[Math.ceil(RESAMPLES * 0.975) - 1]!]
+}
+
+/**
+ * CPU measurements of the same work on hosts of different {@link FoldSetup}s, one run of each
+ * per round, in an order that rotates from round to round, so that drift (JIT, GC, a busy
+ * machine) falls on every setup alike. A bench calls {@link round} once per iteration.
+ */
+export class CpuRounds<S extends FoldSetup> {
+  private readonly times = new Map<S, number[]>()
+  private rounds = 0
 
   constructor(
-    /** Pairs recorded at most (vitest calls a bench function a few times more than its iterations). */
+    /** Rounds recorded at most (vitest calls a bench function a few times more than its iterations). */
     private readonly limit: number,
-  ) {}
-
-  /** Runs one pair; `record` false for warm-up pairs (and pairs past the limit are not recorded either). */
-  async pair(record: boolean, withAudit: () => Promise<void>, withoutAudit: () => Promise<void>): Promise<void> {
-    const first = this.with.length % 2 === 0
-    const [a, b] = first ? [await cpuTimeOf(withAudit), await cpuTimeOf(withoutAudit)] : [await cpuTimeOf(withoutAudit), await cpuTimeOf(withAudit)]
-    if (!record || this.with.length >= this.limit) return
-    this.with.push(first ? a : b)
-    this.without.push(first ? b : a)
+    readonly setups: readonly S[],
+  ) {
+    for (const setup of setups) this.times.set(setup, [])
   }
 
-  /** One line: medians with and without, and the median of the paired differences. */
-  report(label: string, what: string): string {
-    const differences = this.with.map((value, index) => value - this.without[index]!)
-    const base = median(this.without)
-    const difference = median(differences)
-    return `${label}: CPU per ${what}, median of ${this.with.length} pairs: ${median(this.with).toFixed(1)} ms with the audit and the trail, ${base.toFixed(1)} ms without; paired difference ${difference.toFixed(1)} ms (${((difference / base) * 100).toFixed(1)} %)`
+  /** Runs the work of every setup once; `record` false for warm-up rounds (and rounds past the limit are not recorded either). */
+  async round(record: boolean, work: Readonly<Record<S, () => Promise<void>>>): Promise<void> {
+    const shift = this.rounds++ % this.setups.length
+    const order = [...this.setups.slice(shift), ...this.setups.slice(0, shift)]
+    const measured = new Map<S, number>()
+    for (const setup of order) measured.set(setup, await cpuTimeOf(work[setup]))
+    if (!record || this.times.get(this.setups[0]!)!.length >= this.limit) return
+    for (const [setup, time] of measured) this.times.get(setup)!.push(time)
+  }
+
+  /**
+   * One line per comparison: the median of each side, the median of the round-by-round
+   * differences (also as a share of the base's median) and its 95 % bootstrap interval, which
+   * says how far another run's figure may fall from this one.
+   */
+  report(label: string, what: string, comparisons: readonly (readonly [S, S])[]): string[] {
+    return comparisons.map(([side, base]) => {
+      const a = this.times.get(side)!
+      const b = this.times.get(base)!
+      const differences = a.map((value, index) => value - b[index]!)
+      const difference = median(differences)
+      const [low, high] = bootstrapInterval(differences)
+      const share = (value: number): string => `${((value / median(b)) * 100).toFixed(1)} %`
+      return `${label}: CPU per ${what}, median of ${a.length} rounds: ${median(a).toFixed(1)} ms with ${side}, ${median(b).toFixed(1)} ms with ${base}; difference ${difference.toFixed(1)} ms (${share(difference)}; 95 % interval ${low.toFixed(1)} to ${high.toFixed(1)} ms, ${share(low)} to ${share(high)})`
+    })
   }
 }
+
+/** What the fold benches compare: everything against neither (what the audit and the trail cost together), and against the trail alone (what the audit costs). */
+export const FOLD_COMPARISONS = [['audit and trail', 'neither'], ['audit and trail', 'trail only']] as const satisfies readonly (readonly [FoldSetup, FoldSetup])[]
 
 /** Macrotasks a fold is given, after `compactNow` resolves, for the work it leaves behind. */
 export const SETTLE_TURNS = 3
@@ -165,12 +209,12 @@ export const SETTLE_TURNS = 3
  * {@link SETTLE_TURNS} macrotasks run: what a fold leaves for them (the engine reads the new
  * checkpoint's artifacts in the next one, for the audit of the fold that will replace it) is
  * part of its cost, and measured without them it would fall on whichever fold comes next, in
- * a pair the other host's as often as not. Throws when the pool is empty or nothing was folded.
+ * a round another host's as often as not. Throws when the pool is empty or nothing was folded.
  */
 export function foldNext(pool: { readonly ctx: Context; readonly agents: Agent[] } | undefined, bench: string): () => Promise<void> {
   return async () => {
     const agent = pool?.agents.pop()
-    if (pool === undefined || agent === undefined) throw new Error(`${bench}: the session pool is empty; raise its size to the pairs + warm-up`)
+    if (pool === undefined || agent === undefined) throw new Error(`${bench}: the session pool is empty; raise its size to the rounds + warm-up`)
     const result = await pool.ctx.compaction.compactNow(agent)
     if (result === null) throw new Error(`${bench}: the fold folded nothing`)
     for (let turn = 0; turn < SETTLE_TURNS; turn++) await new Promise((done) => setImmediate(done))

@@ -6,7 +6,8 @@ import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
 // Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
 import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
-import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, longSummary, PAIRS, ROUTE, runSource, scriptedHost, SPARE, SUMMARY_TOKENS, TOKEN_CHARS, WARMUP, WINDOWS } from './fold-host.ts'
+import type { FoldSetup } from './fold-host.ts'
+import { bareHost, codingSteps, copies, CpuRounds, fileCharsFor, FOLD_COMPARISONS, foldNext, longSummary, ROUNDS, ROUTE, runSource, scriptedHost, SPARE, SUMMARY_TOKENS, TOKEN_CHARS, WARMUP, WINDOWS } from './fold-host.ts'
 
 // What the fold audit adds to the CPU time of a fold through a real adapter: the same 60-step
 // coding session as audit.bench.ts, folded through the OpenAI-compatible adapter (the openai
@@ -14,8 +15,8 @@ import { bareHost, codingSteps, copies, CpuPairs, fileCharsFor, foldNext, longSu
 // (summary-server.mjs), which streams a summary of SUMMARY_TOKENS tokens one token-sized chunk
 // at a time, as providers stream. The fold now also serializes the summary request and parses
 // the stream. Each fold's CPU time is `process.cpuUsage()` of this process around `compactNow`
-// (the server's is its own), measured in pairs as in audit.bench.ts and printed after the run;
-// vitest's table is the wall time of a pair, which includes the server's work.
+// (the server's is its own), measured in rounds of three hosts as in audit.bench.ts and printed
+// after the run; vitest's table is the wall time of a round, which includes the server's work.
 
 let server: ChildProcess | undefined
 let serverURL: Promise<string> | undefined
@@ -45,28 +46,28 @@ afterAll(async () => {
 for (const window of WINDOWS) {
   const steps = codingSteps(60, fileCharsFor(window))
   describe(`a 60-step coding session folded through the OpenAI-compatible adapter, ${window / 1000}k window`, () => {
-    const pools = new Map<boolean, { ctx: Context; agents: Agent[] }>()
-    const prepare = async (audit: boolean): Promise<void> => {
-      if (pools.has(audit)) return
+    const pools = new Map<FoldSetup, { ctx: Context; agents: Agent[] }>()
+    const prepare = async (setup: FoldSetup): Promise<void> => {
+      if (pools.has(setup)) return
       const baseURL = await summaryServer()
-      const scripted = await scriptedHost(window, steps, audit)
+      const scripted = await scriptedHost(window, steps, setup)
       contexts.push(scripted)
       const from = await runSource(scripted, steps)
-      const ctx = await bareHost(audit)
+      const ctx = await bareHost(setup)
       contexts.push(ctx)
       // The real adapter under the route the session was logged with.
       ctx.plugin(OpenAICompatibleAdapter, { provider: ROUTE.provider, baseURL, dialect: 'openai', models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } } })
-      pools.set(audit, { ctx, agents: await copies(ctx, from, PAIRS + WARMUP + SPARE) })
+      pools.set(setup, { ctx, agents: await copies(ctx, from, ROUNDS + WARMUP + SPARE) })
     }
-    const folds = new CpuPairs(PAIRS)
-    reports.push(() => folds.report(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold'))
-    // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past PAIRS.
+    const folds = new CpuRounds(ROUNDS, ['audit and trail', 'trail only', 'neither'] as const)
+    reports.push(() => folds.report(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold', FOLD_COMPARISONS).join('\n'))
+    // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past ROUNDS.
     let warm = 0
-    bench('a pair of folds, with and without the audit and the trail (CPU printed after the run)', () => folds.pair(warm++ >= WARMUP, foldNext(pools.get(true), 'real-fold.bench'), foldNext(pools.get(false), 'real-fold.bench')), {
-      iterations: PAIRS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
+    const fold = (setup: FoldSetup) => foldNext(pools.get(setup), 'real-fold.bench')
+    bench('a round of folds: with the audit and the trail, the trail only, neither (CPU printed after the run)', () => folds.round(warm++ >= WARMUP, { 'audit and trail': fold('audit and trail'), 'trail only': fold('trail only'), neither: fold('neither') }), {
+      iterations: ROUNDS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
       setup: async () => {
-        await prepare(true)
-        await prepare(false)
+        for (const setup of folds.setups) await prepare(setup)
       },
     })
   })

@@ -7,6 +7,8 @@ import { occurrenceFinder } from './occurrences.ts'
 import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import type { VisibleItem } from './searchable-text.ts'
 import { searchableText } from './searchable-text.ts'
+import type { HeldArtifact, HeldArtifacts } from './held-artifacts.ts'
+import { heldArtifacts, isHeldArtifact } from './held-artifacts.ts'
 
 /** The default bound of {@link FoldAudit.dropped} and {@link FoldAudit.vanishedFromPreviousCheckpoint}. */
 export const DEFAULT_MAX_DROPPED = 20
@@ -28,11 +30,12 @@ export interface AuditFoldInput {
   /** The summary call's finish reason: `max-tokens` marks the checkpoint truncated. */
   readonly finishReason?: string
   /**
-   * The artifacts of `previousCheckpoint` when the caller read them before (`checkpointArtifacts`,
-   * or `ArtifactExtractor.readCheckpoint`, which keeps them with the checkpoint's message), so a
-   * fold does not read that text again; without it, `previousCheckpoint` is read here.
+   * The artifacts of `previousCheckpoint` to compare, so that this fold does not read that text:
+   * what the audit of the fold that wrote it found there (its {@link FoldAudit.heldInCheckpoint}),
+   * or what `checkpointArtifacts` (or `ArtifactExtractor.readCheckpoint`) read in its text before.
+   * Without it, `previousCheckpoint` is read here, as `checkpointArtifacts` reads it.
    */
-  readonly previousCheckpointArtifacts?: readonly Artifact[]
+  readonly previousCheckpointArtifacts?: readonly HeldArtifact[]
   /** How the previous checkpoint's artifacts are extracted (its `workspaceRoot` should match the region's). */
   readonly extraction?: Pick<ExtractArtifactsOptions, 'workspaceRoot'>
 }
@@ -75,12 +78,20 @@ export interface FoldAudit {
   readonly dropped: readonly DroppedArtifact[]
   /** Every dropped artifact, the listed ones included. */
   readonly droppedTotal: number
-  /** Distinct artifacts of the previous checkpoint (0 without one). */
+  /** Artifacts of the previous checkpoint compared (0 without one): `input.previousCheckpointArtifacts`, or those read in its text. */
   readonly previousCheckpointArtifacts: number
   /** The previous checkpoint's artifacts that nothing visible holds now, at most `maxDropped`, ranked like `dropped`. */
   readonly vanishedFromPreviousCheckpoint: readonly VanishedArtifact[]
   readonly vanishedTotal: number
   readonly health: CheckpointHealth
+  /**
+   * What the new checkpoint's text holds of what was compared (the folded region's artifacts
+   * and the previous checkpoint's), each once: logged with the audit, it is what the next fold
+   * compares as this checkpoint's artifacts (`previousCheckpointArtifacts`, through
+   * `heldArtifactList`), so that no fold reads the checkpoint it replaces. What the model wrote
+   * that the conversation never held is not in it.
+   */
+  readonly heldInCheckpoint: HeldArtifacts
 }
 
 /** How a class ranks in the dropped list: its place in {@link ARTIFACT_CLASSES}. */
@@ -183,6 +194,9 @@ function checkInput(input: AuditFoldInput): number {
   if (input.previousCheckpointArtifacts !== undefined) {
     if (input.previousCheckpoint === undefined) throw new TypeError('auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from')
     if (!Array.isArray(input.previousCheckpointArtifacts)) throw new TypeError(`auditFold: previousCheckpointArtifacts must be an array of artifacts, got ${typeof input.previousCheckpointArtifacts}`)
+    for (const [index, artifact] of input.previousCheckpointArtifacts.entries()) {
+      if (!isHeldArtifact(artifact)) throw new TypeError(`auditFold: previousCheckpointArtifacts[${index}] is not an artifact (class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`)
+    }
   }
   if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter)) throw new TypeError(`auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`)
   const maxDropped = input.maxDropped ?? DEFAULT_MAX_DROPPED
@@ -203,7 +217,7 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const checkpoint = searched([input.checkpointText])
   const rest = searched(input.visibleAfter ?? [])
 
-  const previous: readonly Artifact[] =
+  const previous: readonly HeldArtifact[] =
     input.previousCheckpoint === undefined
       ? []
       : (input.previousCheckpointArtifacts ?? checkpointArtifacts(input.previousCheckpoint, input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot }))
@@ -251,5 +265,6 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
       ...(input.previousCheckpoint === undefined ? {} : { previousCheckpoint: input.previousCheckpoint }),
       ...(input.finishReason === undefined ? {} : { finishReason: input.finishReason }),
     }),
+    heldInCheckpoint: heldArtifacts(all, inCheckpoint),
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Artifact } from '../src/index.ts'
-import { auditFold, buildArtifactTrail, checkpointArtifacts, extractArtifacts } from '../src/index.ts'
+import { auditFold, buildArtifactTrail, checkpointArtifacts, extractArtifacts, heldArtifactList } from '../src/index.ts'
 import { assistant, call, logOf, result, user } from './log-fixture.ts'
 
 const artifact = (partial: Partial<Artifact> & Pick<Artifact, 'class' | 'text'>): Artifact => ({ seq: 1, firstSeq: 1, origin: 'tool', mentions: 1, ...partial })
@@ -112,6 +112,40 @@ describe('auditFold: previous checkpoint and health', () => {
     expect(auditFold({ ...input, previousCheckpointArtifacts: onlyB })).toMatchObject({ previousCheckpointArtifacts: 1, vanishedTotal: 1 })
     expect(() => auditFold({ folded: [], checkpointText: 'x', previousCheckpointArtifacts: read })).toThrow('auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from')
     expect(() => auditFold({ ...input, previousCheckpointArtifacts: 'src/a.ts' as never })).toThrow('auditFold: previousCheckpointArtifacts must be an array of artifacts, got string')
+    expect(() => auditFold({ ...input, previousCheckpointArtifacts: [{ class: 'path', text: 'src/a.ts', mentions: 0 }] })).toThrow(
+      'auditFold: previousCheckpointArtifacts[0] is not an artifact (class, non-empty text, mentions ≥ 1): {"class":"path","text":"src/a.ts","mentions":0}',
+    )
+  })
+
+  it('says what the new checkpoint holds of what it compared, once each, and the next fold compares that list as its previous checkpoint\'s artifacts', () => {
+    const folded = extractArtifacts(REGION).artifacts
+    const paths = folded.filter((artifact) => artifact.class === 'path')
+    const checkpointText = `## Files and Code\n- ${paths.map((artifact) => artifact.text).join(', ')}\n- Also src/invented.ts.`
+    const first = auditFold({ folded, checkpointText })
+    // Every path of the region, not the path the summary made up (the conversation never held it), and nothing the checkpoint lacks.
+    expect(first.heldInCheckpoint).toEqual({ path: Object.fromEntries(paths.map((artifact) => [artifact.text, artifact.mentions])) })
+    const held = heldArtifactList(first.heldInCheckpoint)
+    expect(held).toEqual(paths.map(({ class: artifactClass, text, mentions }) => ({ class: artifactClass, text, mentions })))
+    const second = auditFold({ folded: [], checkpointText: 'Nothing.', previousCheckpoint: checkpointText, previousCheckpointArtifacts: held })
+    expect(second.previousCheckpointArtifacts).toBe(paths.length)
+    expect(second.vanishedFromPreviousCheckpoint.map((item) => item.text).toSorted()).toEqual(paths.map((item) => item.text).toSorted())
+    // An artifact both in the region and in the previous checkpoint is held once.
+    const third = auditFold({ folded, checkpointText, previousCheckpoint: checkpointText, previousCheckpointArtifacts: held })
+    expect(third.heldInCheckpoint).toEqual(first.heldInCheckpoint)
+  })
+
+  it('reads a logged list of held artifacts back, and names what is wrong in one that is not', () => {
+    const logged = JSON.parse('{"path":{"src/a.ts":2,"__proto__":1},"command":{"pnpm test":1}}') as unknown
+    expect(heldArtifactList(logged)).toEqual([
+      { class: 'command', text: 'pnpm test', mentions: 1 },
+      { class: 'path', text: 'src/a.ts', mentions: 2 },
+      { class: 'path', text: '__proto__', mentions: 1 },
+    ])
+    expect(() => heldArtifactList([], 'audit at seq 4')).toThrow('audit at seq 4 must be an object of artifact classes, got []')
+    expect(() => heldArtifactList({ paths: {} })).toThrow('heldInCheckpoint: "paths" is not an artifact class')
+    expect(() => heldArtifactList({ path: ['src/a.ts'] })).toThrow('heldInCheckpoint.path must be an object of texts and their mentions, got ["src/a.ts"]')
+    expect(() => heldArtifactList({ path: { 'src/a.ts': 0 } })).toThrow('heldInCheckpoint.path["src/a.ts"] must be a non-empty text with mentions ≥ 1, got 0')
+    expect(() => heldArtifactList({ path: { '': 1 } })).toThrow('heldInCheckpoint.path[""] must be a non-empty text with mentions ≥ 1, got 1')
   })
 
   it('checks the required sections, Markdown or bold, present, missing or empty, and the truncation flag', () => {
