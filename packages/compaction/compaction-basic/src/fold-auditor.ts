@@ -186,6 +186,7 @@ export class FoldAuditor {
       visibleAfter,
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
+      ...(trail === undefined ? {} : { writtenInCheckpoint: trail.written }),
       ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: previous.artifacts().artifacts }),
       ...(finishReason === undefined ? {} : { finishReason }),
       ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),

@@ -62,6 +62,14 @@ export interface ArtifactTrail {
   readonly cut: Readonly<Record<TrailSection, number>>
   /** Items taken from the trail of `carryFrom` (kept or cut). */
   readonly carried: number
+  /**
+   * The region's artifacts whose exact text the trail wrote as an entry (a file, a command,
+   * another path, a sentence of the user), by `artifactKey`: each stands between characters
+   * that are not word characters (a code span's backticks, a line's start and end), so the
+   * survival check finds it in the checkpoint without searching (`auditFold`'s
+   * `writtenInCheckpoint`).
+   */
+  readonly written: ReadonlySet<string>
 }
 
 interface Item {
@@ -75,6 +83,8 @@ interface Item {
   readonly firstSeq: number
   /** Taken from the trail of the checkpoint this fold replaces. */
   readonly carried?: true
+  /** The `artifactKey` of the artifact whose exact text the line writes, if it writes one. */
+  readonly artifact?: string
 }
 
 /**
@@ -132,7 +142,7 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   const changedBefore = new Set(carried.filter((entry) => entry.section === 'filesChanged').map((entry) => entry.subject))
   for (const [path, entry] of files) {
     const references = mentions.get(artifactKey('path', path))?.mentions ?? entry.calls
-    list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq })
+    list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq, artifact: artifactKey('path', path) })
   }
 
   // Commands: each once, with the status of its last run.
@@ -144,7 +154,7 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   }
   for (const [command, entry] of commands) {
     const runs = entry.runs > 1 ? ` (${entry.runs} runs)` : ''
-    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(artifactKey('command', command))?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq })
+    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(artifactKey('command', command))?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq, artifact: artifactKey('command', command) })
   }
 
   // Open problems: a command (or a call, by its subject) whose last run in the region failed, with that run's first error.
@@ -168,7 +178,7 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   // The user's constraints and corrections, verbatim.
   for (const artifact of extraction.artifacts) {
     if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
-    list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
+    list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq, artifact: artifactKey('user-message', artifact.text) })
   }
   // What earlier trails recorded, unless this region has something newer about it: older than
   // anything of the region's and referenced by none of it, in the order they were written.
@@ -182,7 +192,7 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   const named = occurrenceFinder(paths.map((artifact) => artifact.text))(written)
   for (const [index, artifact] of paths.entries()) {
     if (named[index]) continue
-    list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq })
+    list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq, artifact: artifactKey('path', artifact.text) })
   }
   // The host's own lines, in the order it added them (the later ones count as newer).
   for (const [index, entry] of hostEntries.entries()) list.push({ section: 'hostEntries', line: `- ${entry}`, references: 1, seq: Number.MAX_SAFE_INTEGER - hostEntries.length + index, firstSeq: index })
@@ -268,6 +278,7 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   // the real note is never longer. Then back a step at a time while the real text still fits
   // (the slack is at most the note's width, a few items), and forward for an estimate that is
   // not monotone.
+  // `low`: how many items are left out.
   let low = 0
   let chosen = renderWithout(0)
   if (estimate(chosen.text) > maxTokens) {
@@ -287,5 +298,7 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
   for (const item of all) kept[item.section]++
   for (const section of TRAIL_SECTIONS) kept[section] -= cut[section]
-  return { text, tokens: text === '' ? 0 : estimate(text), kept, cut, carried: all.filter((item) => item.carried).length }
+  const written = new Set<string>()
+  if (text !== '') for (const [index, item] of all.entries()) if (placed[index]! >= low && item.artifact !== undefined) written.add(item.artifact)
+  return { text, tokens: text === '' ? 0 : estimate(text), kept, cut, carried: all.filter((item) => item.carried).length, written }
 }

@@ -3,6 +3,7 @@ import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
 import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
 import type { ExtractArtifactsOptions } from './artifact-extraction.ts'
+import { artifactKey } from './artifact-collector.ts'
 import { occurrenceFinder } from './occurrences.ts'
 import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import type { VisibleItem } from './searchable-text.ts'
@@ -36,6 +37,12 @@ export interface AuditFoldInput {
    * Without it, `previousCheckpoint` is read here, as `checkpointArtifacts` reads it.
    */
   readonly previousCheckpointArtifacts?: readonly HeldArtifact[]
+  /**
+   * Artifacts (by `artifactKey`) the caller wrote into `checkpointText` itself, each exactly and
+   * between characters that are not word characters: the artifact trail's `written`. They count
+   * as found in the checkpoint without a search, which is most of the audit's work.
+   */
+  readonly writtenInCheckpoint?: ReadonlySet<string>
   /** How the previous checkpoint's artifacts are extracted (its `workspaceRoot` should match the region's). */
   readonly extraction?: Pick<ExtractArtifactsOptions, 'workspaceRoot'>
 }
@@ -122,13 +129,17 @@ function searched(items: readonly VisibleItem[]): SearchedText {
   return { exact: searchableText(items), lower: () => searchableText(items, { lowerCase: true }) }
 }
 
-/** Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages case-insensitively). */
-function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly SearchedText[]): Uint8Array[] {
+/**
+ * Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages
+ * case-insensitively). An artifact `skip` flags is not searched for (its flags stay 0).
+ */
+function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly SearchedText[], skip: Uint8Array): Uint8Array[] {
   const exact: string[] = []
   const exactOwner: number[] = []
   const folded: string[] = []
   const foldedOwner: number[] = []
   for (let index = 0; index < artifacts.length; index++) {
+    if (skip[index]) continue
     const artifact = artifacts[index]!
     for (const text of variants(artifact)) {
       if (artifact.class === 'user-message') {
@@ -198,6 +209,7 @@ function checkInput(input: AuditFoldInput): number {
       if (!isHeldArtifact(artifact)) throw new TypeError(`auditFold: previousCheckpointArtifacts[${index}] is not an artifact (class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`)
     }
   }
+  if (input.writtenInCheckpoint !== undefined && !(input.writtenInCheckpoint instanceof Set)) throw new TypeError(`auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail's written), got ${typeof input.writtenInCheckpoint}`)
   if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter)) throw new TypeError(`auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`)
   const maxDropped = input.maxDropped ?? DEFAULT_MAX_DROPPED
   if (!Number.isSafeInteger(maxDropped) || maxDropped < 0) throw new TypeError(`auditFold: maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
@@ -223,7 +235,12 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
       : (input.previousCheckpointArtifacts ?? checkpointArtifacts(input.previousCheckpoint, input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot }))
 
   const all = [...input.folded, ...previous]
-  const [inCheckpoint, inRest] = presence(all, [checkpoint, rest]) as [Uint8Array, Uint8Array]
+  // What the caller wrote into the checkpoint is there: found without a search.
+  const written = new Uint8Array(all.length)
+  const writtenKeys = input.writtenInCheckpoint
+  if (writtenKeys !== undefined && writtenKeys.size > 0) for (let index = 0; index < all.length; index++) if (writtenKeys.has(artifactKey(all[index]!.class, all[index]!.text))) written[index] = 1
+  const [inCheckpoint, inRest] = presence(all, [checkpoint, rest], written) as [Uint8Array, Uint8Array]
+  for (let index = 0; index < all.length; index++) if (written[index]) inCheckpoint[index] = 1
   const classes = Object.fromEntries(ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { seen: 0, kept: 0, keptInCheckpoint: 0 }])) as Record<ArtifactClass, { seen: number; kept: number; keptInCheckpoint: number }>
   const dropped: DroppedArtifact[] = []
   for (let index = 0; index < input.folded.length; index++) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildArtifactTrail, extractArtifacts } from '../src/index.ts'
+import { occursAsWord } from '../src/occurs-as-word.ts'
 import { call, logOf, result, user } from './log-fixture.ts'
 
 const REGION = logOf([
@@ -92,7 +93,25 @@ describe('buildArtifactTrail', () => {
       kept: { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 },
       cut: { filesChanged: 1, filesRead: 1, otherPaths: 1, commands: 2, openProblems: 1, userConstraints: 2, hostEntries: 0 },
       carried: 0,
+      written: new Set(),
     })
+  })
+
+  it('says which of the region\'s artifacts it wrote exactly, between characters that are not word characters, and only those it kept', () => {
+    const extraction = extractArtifacts(REGION)
+    const whole = buildArtifactTrail(extraction)
+    const entries = [...whole.written].map((key) => key.split('\u0000') as [string, string])
+    // Files, commands, other paths and the user's sentences; every one of them is a region artifact the trail writes as it is.
+    expect(new Set(entries.map(([artifactClass]) => artifactClass))).toEqual(new Set(['path', 'command', 'user-message']))
+    for (const [artifactClass, text] of entries) {
+      expect(extraction.artifacts.some((artifact) => artifact.class === artifactClass && artifact.text === text)).toBe(true)
+      expect(occursAsWord(whole.text, text)).toBe(true)
+    }
+    // Cut for space: what is no longer written is no longer claimed.
+    const cut = buildArtifactTrail(extraction, { maxTokens: 90 })
+    expect(cut.written.size).toBeLessThan(whole.written.size)
+    for (const key of cut.written) expect(occursAsWord(cut.text, key.split('\u0000')[1]!)).toBe(true)
+    for (const key of whole.written) if (!cut.written.has(key) && key.startsWith('command')) expect(cut.text).not.toContain(`\`${key.split('\u0000')[1]!}\``)
   })
 
   it('writes the host\'s entries last, verbatim, and cuts them only after everything else', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Artifact } from '../src/index.ts'
 import { auditFold, buildArtifactTrail, checkpointArtifacts, extractArtifacts, heldArtifactList } from '../src/index.ts'
+import { HELD_OUT_FOLDER, loadCorpus } from './corpus-sample.ts'
 import { assistant, call, logOf, result, user } from './log-fixture.ts'
 
 const artifact = (partial: Partial<Artifact> & Pick<Artifact, 'class' | 'text'>): Artifact => ({ seq: 1, firstSeq: 1, origin: 'tool', mentions: 1, ...partial })
@@ -76,6 +77,30 @@ describe('auditFold: survival', () => {
     open.content[0]!.text = 'Nothing left.'
     const after = auditFold({ folded, checkpointText: '', visibleAfter: [open] })
     expect([after.classes.path.kept, after.classes['user-message'].kept]).toEqual([0, 0])
+  })
+
+  it('finds what the trail wrote without a search, with the same result as a search', () => {
+    const extraction = extractArtifacts(REGION)
+    for (const maxTokens of [1000, 90, 5]) {
+      const trail = buildArtifactTrail(extraction, { maxTokens })
+      const input = { folded: extraction.artifacts, checkpointText: `## Goal\n- fix it\n\n${trail.text}`, visibleAfter: ['pnpm vitest run test/pay.test.ts'] }
+      expect(auditFold({ ...input, writtenInCheckpoint: trail.written })).toEqual(auditFold(input))
+    }
+    // Every labelled sample as a region, its trail under a roomy and a tight budget, searched for in a checkpoint of the trail and a summary that drops half the region's paths.
+    for (const sample of [...loadCorpus(), ...loadCorpus(HELD_OUT_FOLDER)]) {
+      const regionArtifacts = extractArtifacts(sample.messages)
+      const paths = regionArtifacts.artifacts.filter((artifact) => artifact.class === 'path')
+      const summary = `## Files and Code\n- ${paths.filter((_, index) => index % 2 === 0).map((artifact) => artifact.text).join(', ')}`
+      for (const maxTokens of [1000, 60]) {
+        const trail = buildArtifactTrail(regionArtifacts, { maxTokens })
+        const input = { folded: regionArtifacts.artifacts, checkpointText: `${summary}\n\n${trail.text}` }
+        expect(auditFold({ ...input, writtenInCheckpoint: trail.written }), sample.name).toEqual(auditFold(input))
+      }
+    }
+    // What the caller says it wrote counts as in the checkpoint: the check is the caller's.
+    const claimed = auditFold({ folded: artifacts, checkpointText: 'Nothing.', writtenInCheckpoint: new Set(['command\u0000pnpm vitest run test/checkout.test.ts']) })
+    expect(claimed.classes.command).toEqual({ seen: 1, kept: 1, keptInCheckpoint: 1 })
+    expect(() => auditFold({ folded: [], checkpointText: 'x', writtenInCheckpoint: ['src/a.ts'] as never })).toThrow('auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail\'s written), got object')
   })
 
   it('counts the artifact trail appended to the checkpoint as kept', () => {
