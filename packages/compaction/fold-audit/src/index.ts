@@ -1,6 +1,7 @@
 export * from './after-fold-behaviour.ts'
 export * from './artifact-trail.ts'
 export * from './artifact.ts'
+export { artifactKey } from './artifact-collector.ts'
 export * from './audit-fold.ts'
 export * from './checkpoint-artifacts.ts'
 export * from './checkpoint-health.ts'
