@@ -129,6 +129,12 @@ function searched(items: readonly VisibleItem[]): SearchedText {
   return { exact: searchableText(items), lower: () => searchableText(items, { lowerCase: true }) }
 }
 
+/** One text as a {@link SearchedText}: its lower-cased form is the searchable text's, lower-cased (what `searchableText` makes of a single text). */
+function searchedOne(text: string): SearchedText {
+  const exact = searchableText([text])
+  return { exact, lower: () => exact.toLowerCase() }
+}
+
 /**
  * Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages
  * case-insensitively). An artifact `skip` flags is not searched for (its flags stay 0).
@@ -195,8 +201,9 @@ const byText = (a: { readonly text: string }, b: { readonly text: string }): num
 function checkInput(input: AuditFoldInput): number {
   if (input === null || typeof input !== 'object') throw new TypeError('auditFold(input) must be an object')
   if (!Array.isArray(input.folded)) throw new TypeError(`auditFold: folded must be the artifacts of the folded region (an array), got ${typeof input.folded}`)
-  for (const [index, artifact] of input.folded.entries()) {
-    if (artifact === null || typeof artifact !== 'object' || !isArtifactClass(artifact.class) || typeof artifact.text !== 'string' || artifact.text === '') {
+  for (let index = 0; index < input.folded.length; index++) {
+    const artifact = input.folded[index]
+    if (artifact === null || typeof artifact !== 'object' || typeof artifact.text !== 'string' || artifact.text === '' || !isArtifactClass(artifact.class)) {
       throw new TypeError(`auditFold: folded[${index}] is not an artifact (class and non-empty text): ${JSON.stringify(artifact)}`)
     }
   }
@@ -226,7 +233,7 @@ function checkInput(input: AuditFoldInput): number {
  */
 export function auditFold(input: AuditFoldInput): FoldAudit {
   const maxDropped = checkInput(input)
-  const checkpoint = searched([input.checkpointText])
+  const checkpoint = searchedOne(input.checkpointText)
   const rest = searched(input.visibleAfter ?? [])
 
   const previous: readonly HeldArtifact[] =

@@ -28,6 +28,8 @@ export class MultiPatternMatcher {
   private readonly patternAt: Int32Array
   /** The nearest node down the failure chain where a pattern ends, 0 for none. */
   private readonly outputLink: Int32Array
+  /** The node itself when a pattern ends there, else its output link: where the search's walk of the outputs starts, one load a character. */
+  private readonly firstOutput: Int32Array
   /** The node's first edge in the hash table, as its slot plus one (0 for none): the search probes the table only for such nodes. */
   private readonly firstEdge: Int32Array
   private readonly rootChild = new Int32Array(ROOT_TABLE)
@@ -52,6 +54,7 @@ export class MultiPatternMatcher {
     this.failure = new Int32Array(capacity)
     this.patternAt = new Int32Array(capacity)
     this.outputLink = new Int32Array(capacity)
+    this.firstOutput = new Int32Array(capacity)
     this.firstEdge = new Int32Array(capacity)
     ;[this.edgeNode, this.edgeCode, this.edgeChild, this.edgeNext] = MultiPatternMatcher.table(64)
     this.samePattern = new Int32Array(patterns.length)
@@ -154,7 +157,7 @@ export class MultiPatternMatcher {
 
   /** Failure and output links, breadth first (the root's children keep failure 0). */
   private link(): void {
-    const { rootChild, firstCode, firstChild, failure, patternAt, outputLink, firstEdge, edgeCode, edgeChild, edgeNext } = this
+    const { rootChild, firstCode, firstChild, failure, patternAt, outputLink, firstOutput, firstEdge, edgeCode, edgeChild, edgeNext } = this
     const queue = new Int32Array(this.nodes)
     let tail = 0
     for (let code = 0; code < ROOT_TABLE; code++) if (rootChild[code] !== 0) queue[tail++] = rootChild[code]!
@@ -164,6 +167,7 @@ export class MultiPatternMatcher {
       const node = queue[head]!
       const fallback = failure[node]!
       outputLink[node] = patternAt[fallback] !== 0 ? fallback : outputLink[fallback]!
+      firstOutput[node] = patternAt[node] !== 0 ? node : outputLink[node]!
       if (firstChild[node] !== 0) {
         const child = firstChild[node]!
         failure[child] = this.failureOf(fallback, firstCode[node]!, child)
@@ -179,7 +183,7 @@ export class MultiPatternMatcher {
 
   /** Marks in `found` (one flag per pattern, by index) every pattern that occurs in `text`. */
   markFound(text: string, found: Uint8Array): void {
-    const { rootChild, firstCode, firstChild, firstEdge, failure, patternAt, outputLink, samePattern, lengths, wordEdges } = this
+    const { rootChild, firstCode, firstChild, firstEdge, failure, patternAt, outputLink, firstOutput, samePattern, lengths, wordEdges } = this
     let state = 0
     for (let position = 0; position < text.length; position++) {
       const code = text.charCodeAt(position)
@@ -194,7 +198,7 @@ export class MultiPatternMatcher {
         state = failure[state]!
       }
       state = next
-      for (let node = patternAt[state] !== 0 ? state : outputLink[state]!; node !== 0; node = outputLink[node]!) {
+      for (let node = firstOutput[state]!; node !== 0; node = outputLink[node]!) {
         for (let pattern = patternAt[node]! - 1; pattern >= 0; pattern = samePattern[pattern]! - 1) {
           if (found[pattern]) continue
           const edges = wordEdges[pattern]!
