@@ -21,11 +21,17 @@ export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION
 
 /** The checkpoint a fold replaces. */
 interface PreviousCheckpoint {
+  /** Its seq and its message. */
+  readonly seq: number
   readonly message: Message
   /** Its summary and trail, without the frame. */
   readonly summary: string
-  /** The artifacts the audit compares, and where they come from (read on first use). */
-  artifacts(): { readonly artifacts: readonly HeldArtifact[]; readonly from: 'audit' | 'text' }
+}
+
+/** The artifacts of the previous checkpoint the audit compares, and where they come from. */
+interface PreviousArtifacts {
+  readonly artifacts: readonly HeldArtifact[]
+  readonly from: 'audit' | 'text'
 }
 
 /**
@@ -62,6 +68,7 @@ function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly 
 export class FoldAuditor {
   private extractionCache?: ArtifactExtraction
   private previousCache?: { readonly found: PreviousCheckpoint | undefined }
+  private previousArtifactsCache?: PreviousArtifacts
   private readonly trails = new Map<string, ArtifactTrail>()
   /** Lines the `compaction/after` listeners added to the trail. */
   readonly hostEntries: string[] = []
@@ -91,36 +98,29 @@ export class FoldAuditor {
     return this.regionSeqs.toSorted((a, b) => a - b).map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
   }
 
-  /**
-   * The checkpoint this fold replaces (the region's first message, when it is one), its summary
-   * with its trail, and the artifacts its audit compares: see {@link previousArtifacts}.
-   */
+  /** The checkpoint this fold replaces (the region's first message, when it is one) and its summary with its trail. */
   private previousCheckpoint(): PreviousCheckpoint | undefined {
     if (this.previousCache === undefined) {
-      const first = this.regionSeqs[0]
-      const leading = first === undefined ? undefined : (this.session.eventAt(first)?.data as { message?: Message } | undefined)?.message
-      if (first === undefined || leading === undefined || !isCheckpointMessage(leading)) this.previousCache = { found: undefined }
-      else {
-        const message = leading
-        const summary = checkpointSummaryOf(message)
-        let artifacts: ReturnType<PreviousCheckpoint['artifacts']> | undefined
-        this.previousCache = { found: { message, summary, artifacts: () => (artifacts ??= this.previousArtifacts(first, message, summary)) } }
-      }
+      const seq = this.regionSeqs[0]
+      const leading = seq === undefined ? undefined : (this.session.eventAt(seq)?.data as { message?: Message } | undefined)?.message
+      this.previousCache = { found: seq !== undefined && leading !== undefined && isCheckpointMessage(leading) ? { seq, message: leading, summary: checkpointSummaryOf(leading) } : undefined }
     }
     return this.previousCache.found
   }
 
   /**
-   * The artifacts of the checkpoint logged at `seq` that this fold's audit compares: what the
-   * audit of the fold that wrote it found the checkpoint holds (`heldInCheckpoint`, logged after
-   * it in the same unit), so no fold reads the checkpoint it replaces; or, when that fold logged
-   * no such list (its audit was off, a log from before the list, a list that is not one), the
-   * artifacts of the checkpoint's text, read now.
+   * The artifacts of `previous` that this fold's audit compares: what the audit of the fold that
+   * wrote it found the checkpoint holds (`heldInCheckpoint`, logged after it in the same unit),
+   * so no fold reads the checkpoint it replaces; or, when that fold logged no such list (its
+   * audit was off, a log from before the list, a list that is not one), the artifacts of the
+   * checkpoint's text, read now.
    */
-  private previousArtifacts(seq: number, message: Message, summary: string): ReturnType<PreviousCheckpoint['artifacts']> {
-    const logged = loggedHeldArtifacts(this.session, seq)
-    if (logged !== undefined) return { artifacts: logged, from: 'audit' }
-    return { artifacts: this.settings.extractor.readCheckpoint(message, summary), from: 'text' }
+  private previousArtifacts(previous: PreviousCheckpoint): PreviousArtifacts {
+    if (this.previousArtifactsCache === undefined) {
+      const logged = loggedHeldArtifacts(this.session, previous.seq)
+      this.previousArtifactsCache = logged !== undefined ? { artifacts: logged, from: 'audit' } : { artifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary), from: 'text' }
+    }
+    return this.previousArtifactsCache
   }
 
   private extraction(): ArtifactExtraction {
@@ -187,14 +187,14 @@ export class FoldAuditor {
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
       ...(trail === undefined ? {} : { writtenInCheckpoint: trail.written }),
-      ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: previous.artifacts().artifacts }),
+      ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: this.previousArtifacts(previous).artifacts }),
       ...(finishReason === undefined ? {} : { finishReason }),
       ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
     })
     return {
       compactionId,
       ...audit,
-      ...(previous === undefined ? {} : { previousCheckpointArtifactsFrom: previous.artifacts().from }),
+      ...(previous === undefined ? {} : { previousCheckpointArtifactsFrom: this.previousArtifacts(previous).from }),
       trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut, carried: trail.carried },
     }
   }

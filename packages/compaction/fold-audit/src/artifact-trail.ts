@@ -141,8 +141,9 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   // A file an earlier fold changed stays changed, whatever this region did with it.
   const changedBefore = new Set(carried.filter((entry) => entry.section === 'filesChanged').map((entry) => entry.subject))
   for (const [path, entry] of files) {
-    const references = mentions.get(artifactKey('path', path))?.mentions ?? entry.calls
-    list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq, artifact: artifactKey('path', path) })
+    const artifact = artifactKey('path', path)
+    const references = mentions.get(artifact)?.mentions ?? entry.calls
+    list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq, artifact })
   }
 
   // Commands: each once, with the status of its last run.
@@ -154,7 +155,8 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   }
   for (const [command, entry] of commands) {
     const runs = entry.runs > 1 ? ` (${entry.runs} runs)` : ''
-    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(artifactKey('command', command))?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq, artifact: artifactKey('command', command) })
+    const artifact = artifactKey('command', command)
+    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(artifact)?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq, artifact })
   }
 
   // Open problems: a command (or a call, by its subject) whose last run in the region failed, with that run's first error.

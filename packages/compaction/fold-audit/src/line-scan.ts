@@ -1,4 +1,5 @@
 import type { ArtifactClass } from './artifact.ts'
+import { isWordCode } from './occurs-as-word.ts'
 import { KNOWN_FILE_NAME_LENGTHS, normalizePath, pathFromToken } from './path-rules.ts'
 
 /** Receives every artifact a scan finds, in order of appearance. */
@@ -58,7 +59,7 @@ function trimUrl(url: string): string {
 /** Per ASCII code unit: 1 for a path token's characters `[\w.~@+\-/:]`, 3 for those of them every path but a well-known file name holds (`.`, `/`, `:`, `~`). */
 const TOKEN_CODES = (() => {
   const codes = new Uint8Array(128)
-  for (let code = 0; code < 128; code++) if ((code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || '_-@+'.includes(String.fromCharCode(code))) codes[code] = 1
+  for (let code = 0; code < 128; code++) if (isWordCode(code) || '-@+'.includes(String.fromCharCode(code))) codes[code] = 1
   for (const sign of './:~') codes[sign.charCodeAt(0)] = 3
   return codes
 })()
