@@ -14,8 +14,10 @@ import { codingSteps, copies, CpuRounds, fileCharsFor, FOLD_COMPARISONS, foldNex
 // BasicCompactionEngine.compactNow (token meter, pruner, invariant checker, cache ledger; only
 // the model's content is scripted, so a fold's CPU is the engine's own work), and the CPU time
 // of each fold is printed after the run as medians and the median round-by-round difference,
-// against neither (the audit and the trail together) and against the trail only (the audit). The
-// engine reads each message's artifacts when it is logged (the read-ahead), so a fold merges
+// against neither (the audit and the trail together) and against the trail only (the audit),
+// and, timed inside each fold, the audit's own call (`FoldAuditor.audit`) with its share of the
+// fold, which varies far less than a difference of two folds (it leaves out logging the audit's
+// event and the garbage it leaves, which the differences include). The engine reads each message's artifacts when it is logged (the read-ahead), so a fold merges
 // them: the second bench times the audit's part of a fold on its own, the third the reading of
 // a replaced checkpoint's text that a fold does only when the audit that wrote it logged no list
 // of what it holds, the fourth what the read-ahead costs over the whole session, outside any fold.
@@ -49,7 +51,7 @@ for (const window of WINDOWS) {
       }
     }
     const folds = new CpuRounds(ROUNDS, ['audit and trail', 'trail only', 'neither'] as const)
-    reports.push(() => folds.report(`audit.bench ${window / 1000}k (scripted model)`, 'fold', FOLD_COMPARISONS).join('\n'))
+    reports.push(() => [...folds.report(`audit.bench ${window / 1000}k (scripted model)`, 'fold', FOLD_COMPARISONS), ...folds.auditReport(`audit.bench ${window / 1000}k (scripted model)`, 'fold')].join('\n'))
     // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past ROUNDS.
     let warm = 0
     const fold = (setup: FoldSetup) => foldNext(pools.get(setup), 'audit.bench')

@@ -9,6 +9,7 @@ import type { Session } from '@warmfold/session'
 // devDependency on either would make a workspace cycle: like the cache ledger's overhead bench,
 // the fold benches reach the kit's source directly to mount a real warmfold host.
 import { mountWarmfoldHost } from '../../../testing/prefix-cache-testkit/src/mount-warmfold-host.ts'
+import { FoldAuditor } from '../../compaction-basic/src/fold-auditor.ts'
 import type { LoggedMessage } from '../src/index.ts'
 import type { CodingStep } from './coding-session.ts'
 
@@ -110,8 +111,15 @@ export function surface(session: Session): LoggedMessage[] {
   return session.surface.nodes.map((seq) => ({ seq, message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message }))
 }
 
-/** Rounds of folds each fold bench measures (each fold needs a fresh copy of the session). */
-export const ROUNDS = 60
+/** Rounds of folds each fold bench measures (each fold needs a fresh copy of the session): 60, or `FOLD_AUDIT_BENCH_ROUNDS` for a narrower interval. */
+export const ROUNDS = rounds(process.env.FOLD_AUDIT_BENCH_ROUNDS)
+
+function rounds(value: string | undefined): number {
+  if (value === undefined) return 60
+  const parsed = Number(value)
+  if (!Number.isSafeInteger(parsed) || parsed < 2) throw new Error(`FOLD_AUDIT_BENCH_ROUNDS must be a whole number of at least 2, got ${JSON.stringify(value)}`)
+  return parsed
+}
 /** Warm-up rounds before them (the JIT). */
 export const WARMUP = 3
 /** vitest calls a bench function a few times more than its iterations (it probes whether it is async): spare copies for those. */
@@ -123,6 +131,20 @@ export async function cpuTimeOf(work: () => Promise<void>): Promise<number> {
   await work()
   const used = process.cpuUsage(before)
   return (used.user + used.system) / 1000
+}
+
+/** CPU time (ms) this process spent in `FoldAuditor.audit`, the engine's audit of a fold (`auditFold` and the payload of its `compaction/audit` event), since the bench began. */
+let auditCpu = 0
+// The engine's own class (this is the module the host's engine imports), wrapped once to time each call.
+const audit = FoldAuditor.prototype.audit
+FoldAuditor.prototype.audit = function timedAudit(this: FoldAuditor, ...args: Parameters<typeof audit>) {
+  const before = process.cpuUsage()
+  try {
+    return audit.apply(this, args)
+  } finally {
+    const used = process.cpuUsage(before)
+    auditCpu += (used.user + used.system) / 1000
+  }
 }
 
 /** The median of `values` (the mean of the middle two for an even count). */
@@ -160,6 +182,8 @@ export function bootstrapInterval(values: readonly number[]): [number, number] {
  */
 export class CpuRounds<S extends FoldSetup> {
   private readonly times = new Map<S, number[]>()
+  /** The CPU time of the audit's own call inside each measured run, by setup (0 where the audit is off). */
+  private readonly auditTimes = new Map<S, number[]>()
   private rounds = 0
 
   constructor(
@@ -167,17 +191,47 @@ export class CpuRounds<S extends FoldSetup> {
     private readonly limit: number,
     readonly setups: readonly S[],
   ) {
-    for (const setup of setups) this.times.set(setup, [])
+    for (const setup of setups) {
+      this.times.set(setup, [])
+      this.auditTimes.set(setup, [])
+    }
   }
 
   /** Runs the work of every setup once; `record` false for warm-up rounds (and rounds past the limit are not recorded either). */
   async round(record: boolean, work: Readonly<Record<S, () => Promise<void>>>): Promise<void> {
     const shift = this.rounds++ % this.setups.length
     const order = [...this.setups.slice(shift), ...this.setups.slice(0, shift)]
-    const measured = new Map<S, number>()
-    for (const setup of order) measured.set(setup, await cpuTimeOf(work[setup]))
+    const measured = new Map<S, [number, number]>()
+    for (const setup of order) {
+      const auditBefore = auditCpu
+      const time = await cpuTimeOf(work[setup])
+      measured.set(setup, [time, auditCpu - auditBefore])
+    }
     if (!record || this.times.get(this.setups[0]!)!.length >= this.limit) return
-    for (const [setup, time] of measured) this.times.get(setup)!.push(time)
+    for (const [setup, [time, auditTime]] of measured) {
+      this.times.get(setup)!.push(time)
+      this.auditTimes.get(setup)!.push(auditTime)
+    }
+  }
+
+  /**
+   * For each setup whose work ran the audit: the median CPU time of the audit's own call inside
+   * each run, and its share of that run's CPU time with the share's 95 % bootstrap interval. It
+   * leaves out what the audit costs around the call (logging its event, the garbage it leaves),
+   * which the differences of {@link report} include; it varies far less than they do.
+   */
+  auditReport(label: string, what: string): string[] {
+    return this.setups.flatMap((setup) => {
+      const audits = this.auditTimes.get(setup)!
+      if (!audits.some((time) => time > 0)) {
+        if (setup === 'audit and trail' && audits.length > 0) throw new Error(`${label}: no audit was timed on the host with the audit on; the engine's FoldAuditor is not the class this bench wrapped`)
+        return []
+      }
+      const times = this.times.get(setup)!
+      const shares = audits.map((time, index) => (time / times[index]!) * 100)
+      const [low, high] = bootstrapInterval(shares)
+      return [`${label}: the audit's own call inside each ${what} with ${setup}, median of ${audits.length} rounds: ${median(audits).toFixed(2)} ms, ${median(shares).toFixed(1)} % of the ${what}'s CPU (95 % interval ${low.toFixed(1)} to ${high.toFixed(1)} %)`]
+    })
   }
 
   /**

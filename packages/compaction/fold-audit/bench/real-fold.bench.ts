@@ -16,7 +16,7 @@ import { bareHost, codingSteps, copies, CpuRounds, fileCharsFor, FOLD_COMPARISON
 // at a time, as providers stream. The fold now also serializes the summary request and parses
 // the stream. Each fold's CPU time is `process.cpuUsage()` of this process around `compactNow`
 // (the server's is its own), measured in rounds of three hosts as in audit.bench.ts and printed
-// after the run; vitest's table is the wall time of a round, which includes the server's work.
+// after the run with the audit's own call timed inside each fold; vitest's table is the wall time of a round, which includes the server's work.
 
 let server: ChildProcess | undefined
 let serverURL: Promise<string> | undefined
@@ -60,7 +60,7 @@ for (const window of WINDOWS) {
       pools.set(setup, { ctx, agents: await copies(ctx, from, ROUNDS + WARMUP + SPARE) })
     }
     const folds = new CpuRounds(ROUNDS, ['audit and trail', 'trail only', 'neither'] as const)
-    reports.push(() => folds.report(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold', FOLD_COMPARISONS).join('\n'))
+    reports.push(() => [...folds.report(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold', FOLD_COMPARISONS), ...folds.auditReport(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold')].join('\n'))
     // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past ROUNDS.
     let warm = 0
     const fold = (setup: FoldSetup) => foldNext(pools.get(setup), 'real-fold.bench')
