@@ -1,7 +1,9 @@
 /**
- * The test files `pnpm test` leaves to `pnpm test:heavy` because they are slow for what they
- * start, not for what they check: real PostgreSQL servers, headless Chromium, child processes
- * racing for locks, `warmfold` and `pnpm demo` run as processes, the real llama.cpp server. CI
+ * The test files `pnpm test` leaves to `pnpm test:heavy`: those slow for what they start (real
+ * PostgreSQL servers, headless Chromium, child processes racing for locks, `warmfold` and
+ * `pnpm demo` run as processes, the real llama.cpp server), and those that took 2 s or more in a
+ * fast-set run on a quiet 2-core machine for what they run (workload simulations, long property
+ * runs, streams that must stall past a timeout; the groups below, by that measurement). CI
  * (`.ci/run`) and `pnpm test:all` run both sets, so nothing is dropped; `pnpm test` stays a
  * fast inner loop (under 150 s on 2 cores). Paths are relative to the repository root.
  */
@@ -27,6 +29,27 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/testing/prefix-cache-testkit/test/real-cache-fork.test.ts',
   'scripts/test/demo.test.ts',
   'packages/bridges/ai-sdk/test/comparison-table.test.ts',
+  // Slow for what they run (seconds each in a fast-set run of 2026-12-02): 8.9, 7.5, 6.8, 5.4, 4.5, 4.3, 4.3, 3.9, 3.9 s.
+  'packages/testing/prefix-cache-testkit/test/regression-specs.test.ts',
+  'packages/testing/prefix-cache-testkit/test/price-run.test.ts',
+  'packages/testing/prefix-cache-testkit/test/cache-ledger-workload.test.ts',
+  'packages/core/token-meter/test/token-meter-property.test.ts',
+  'packages/cli/test/report.test.ts',
+  'packages/testing/prefix-cache-testkit/test/cache-probe-failures.test.ts',
+  'packages/bridges/ai-sdk/test/tool-session.test.ts',
+  'packages/llm/llm-anthropic/test/stalls.test.ts',
+  'packages/llm/llm-openai-compatible/test/stalls.test.ts',
+  // Child processes (`warmfold --version`; `warmfold` writing to a FIFO; the README preparation script run as a process).
+  'packages/cli/test/cli-version.test.ts',
+  'packages/cli/test/output-file.test.ts',
+  'scripts/test/prepare-package-readme.test.ts',
+  // Slow for what they run, 2.1–3.2 s each in that run: property runs, whole workloads, a stream that must stall past a timeout.
+  'packages/testing/prefix-cache-testkit/test/prefix-cache-expiry-property.test.ts',
+  'packages/testing/prefix-cache-testkit/test/examples.test.ts',
+  'packages/cli/test/bench-keep-sessions.test.ts',
+  'packages/llm/llm-ai-sdk/test/stalls.test.ts',
+  'packages/testing/prefix-cache-testkit/test/prune-pays.test.ts',
+  'packages/testing/prefix-cache-testkit/test/prefix-cache-property.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RunError } from '../src/index.ts'
 import { LLAMA_CACHE_SERVER_PACKAGE, loadLlamaCacheServer } from '../src/load-llama-cache-server.ts'
@@ -14,8 +16,15 @@ afterEach(async () => {
 describe('loadLlamaCacheServer (the optional real-cache package of --cache llama)', () => {
   it('loads the package when it is installed (a dev dependency in the workspace)', async () => {
     expect(LLAMA_CACHE_SERVER_PACKAGE).toBe('@warmfold/llama-cache-server')
-    const module = await loadLlamaCacheServer()
-    expect(typeof module.startLlamaCacheServer).toBe('function')
+    // In a Node process of its own, as the CLI runs. Imported into a test worker that other files
+    // share, loading it failed in two whole-suite runs (never alone): a dependency of
+    // node-llama-cpp that imports `onExit` from signal-exit 4 was linked to signal-exit 3, which
+    // has no such export. Which files had run in that worker before decided it; the cause inside
+    // the test runner was not found.
+    const loader = pathToFileURL(resolve(import.meta.dirname, '../src/load-llama-cache-server.ts')).href
+    const script = `const { loadLlamaCacheServer } = await import(${JSON.stringify(loader)}); const module = await loadLlamaCacheServer(); console.log(typeof module.startLlamaCacheServer)`
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { cwd: resolve(import.meta.dirname, '../../..') })
+    expect(stdout.trim()).toBe('function')
   })
 
   it('names the package and the command to install it when it is missing', async () => {
