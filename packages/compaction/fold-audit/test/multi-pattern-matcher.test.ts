@@ -2,26 +2,9 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { MultiPatternMatcher } from '../src/index.ts'
 import { occursAsWord } from '../src/occurs-as-word.ts'
+import { foundBy, naiveOccurs as naive } from './naive-occurrence.ts'
 
-const isWord = (character: string | undefined): boolean => character !== undefined && /\w/.test(character)
-
-/** The definition the matcher must agree with: some occurrence not glued to a word character where the pattern begins or ends with one. */
-function naive(pattern: string, text: string): boolean {
-  if (pattern === '') return false
-  for (let start = text.indexOf(pattern); start >= 0; start = text.indexOf(pattern, start + 1)) {
-    const end = start + pattern.length
-    if (isWord(pattern[0]) && isWord(text[start - 1])) continue
-    if (isWord(pattern.at(-1)) && isWord(text[end])) continue
-    return true
-  }
-  return false
-}
-
-function found(patterns: string[], text: string): boolean[] {
-  const flags = new Uint8Array(patterns.length)
-  new MultiPatternMatcher(patterns).markFound(text, flags)
-  return [...flags].map(Boolean)
-}
+const found = (patterns: readonly string[], text: string): boolean[] => foundBy(MultiPatternMatcher, patterns, text)
 
 describe('MultiPatternMatcher', () => {
   it('respects word edges: a.ts is not in data.ts, 5ms not in 15ms, src/a.ts is in /app/src/a.ts:12', () => {

@@ -4,25 +4,9 @@ import { extractArtifacts, MAX_PATTERNS_PER_ANCHOR, MultiPatternMatcher, WordAnc
 import { FEW_PATTERNS, occurrenceFinder } from '../src/occurrences.ts'
 import { searchableText } from '../src/searchable-text.ts'
 import { HELD_OUT_FOLDER, loadCorpus } from './corpus-sample.ts'
+import { foundBy, naiveOccurs as naive } from './naive-occurrence.ts'
 
-const isWord = (character: string | undefined): boolean => character !== undefined && /\w/.test(character)
-
-/** The definition the matcher must agree with: some occurrence not glued to a word character where the pattern begins or ends with one. */
-function naive(pattern: string, text: string): boolean {
-  if (pattern === '') return false
-  for (let start = text.indexOf(pattern); start >= 0; start = text.indexOf(pattern, start + 1)) {
-    if (isWord(pattern[0]) && isWord(text[start - 1])) continue
-    if (isWord(pattern.at(-1)) && isWord(text[start + pattern.length])) continue
-    return true
-  }
-  return false
-}
-
-function found(patterns: readonly string[], text: string): boolean[] {
-  const flags = new Uint8Array(patterns.length)
-  new WordAnchorMatcher(patterns).markFound(text, flags)
-  return [...flags].map(Boolean)
-}
+const found = (patterns: readonly string[], text: string): boolean[] => foundBy(WordAnchorMatcher, patterns, text)
 
 describe('WordAnchorMatcher', () => {
   it('respects word edges: a.ts is not in data.ts, 5ms not in 15ms, src/a.ts is in /app/src/a.ts:12', () => {
