@@ -6,7 +6,7 @@ export const MAX_PATTERNS_PER_ANCHOR = 16
 /** 1 for each code unit below 128 that is a word character (`isWordCode`): one load in the loops over every character, with no call. */
 const WORD_CODES = new Uint8Array(128).map((_, code) => (isWordCode(code) ? 1 : 0))
 
-/** The hash of a word's first code unit: each further code unit is folded in by {@link nextHash}. */
+/** The hash of an empty word: each of its code units is folded in by {@link nextHash} (FNV-1a). */
 const HASH_SEED = 0x811c9dc5 | 0
 
 function nextHash(hash: number, code: number): number {
