@@ -68,7 +68,6 @@ function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly 
 export class FoldAuditor {
   private extractionCache?: ArtifactExtraction
   private previousCache?: { readonly found: PreviousCheckpoint | undefined }
-  private previousArtifactsCache?: PreviousArtifacts
   private readonly trails = new Map<string, ArtifactTrail>()
   /** Lines the `compaction/after` listeners added to the trail. */
   readonly hostEntries: string[] = []
@@ -116,11 +115,8 @@ export class FoldAuditor {
    * checkpoint's text, read now.
    */
   private previousArtifacts(previous: PreviousCheckpoint): PreviousArtifacts {
-    if (this.previousArtifactsCache === undefined) {
-      const logged = loggedHeldArtifacts(this.session, previous.seq)
-      this.previousArtifactsCache = logged !== undefined ? { artifacts: logged, from: 'audit' } : { artifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary), from: 'text' }
-    }
-    return this.previousArtifactsCache
+    const logged = loggedHeldArtifacts(this.session, previous.seq)
+    return logged !== undefined ? { artifacts: logged, from: 'audit' } : { artifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary), from: 'text' }
   }
 
   private extraction(): ArtifactExtraction {
@@ -179,6 +175,7 @@ export class FoldAuditor {
     const visibleAfter = [...projected.slice(0, checkpointAt), ...projected.slice(checkpointAt + 1), ...appended]
     const finishReason = outcome.result.finishReason
     const previous = this.previousCheckpoint()
+    const compared = previous === undefined ? undefined : this.previousArtifacts(previous)
     const trail = this.trail()
     const audit = auditFold({
       folded: this.extraction().artifacts,
@@ -187,14 +184,14 @@ export class FoldAuditor {
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
       ...(trail === undefined ? {} : { writtenInCheckpoint: trail.written }),
-      ...(previous === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: this.previousArtifacts(previous).artifacts }),
+      ...(previous === undefined || compared === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: compared.artifacts }),
       ...(finishReason === undefined ? {} : { finishReason }),
       ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
     })
     return {
       compactionId,
       ...audit,
-      ...(previous === undefined ? {} : { previousCheckpointArtifactsFrom: this.previousArtifacts(previous).from }),
+      ...(compared === undefined ? {} : { previousCheckpointArtifactsFrom: compared.from }),
       trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut, carried: trail.carried },
     }
   }
