@@ -36,7 +36,9 @@ const OWN_CONFIGS: Readonly<Record<string, TestProjectInlineConfiguration>> = {
  */
 function project(folder: string): TestProjectInlineConfiguration {
   const manifest = join(import.meta.dirname, folder, 'package.json')
-  const name = existsSync(manifest) ? (JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name : basename(folder)
+  const name = existsSync(manifest)
+    ? (JSON.parse(readFileSync(manifest, 'utf8')) as { name: string }).name
+    : basename(folder)
   if (existsSync(join(import.meta.dirname, folder, 'vitest.config.ts')) && !OWN_CONFIGS[folder]) {
     throw new Error(`${folder}/vitest.config.ts is not imported by the root vitest.config.ts: add it to OWN_CONFIGS`)
   }

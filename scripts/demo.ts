@@ -32,7 +32,8 @@ const { folder, store: storeText } = demoArgs(process.argv.slice(2))
 const spec = storeText === undefined ? undefined : parseStoreSpec('--store', storeText)
 const { directory, temporary } = await demoFolder(spec?.kind === 'file' ? spec.directory : folder)
 /** A fresh `store` for each Context: the file store in `directory`, or a new backend of the SQL store. */
-const newStore: () => SessionStoreType.Config['store'] = spec && spec.kind !== 'file' ? await backendFactory(spec) : () => 'file'
+const newStore: () => SessionStoreType.Config['store'] =
+  spec && spec.kind !== 'file' ? await backendFactory(spec) : () => 'file'
 const where = spec && spec.kind !== 'file' ? `session demo in ${describeStore(spec)}` : join(directory, 'demo.jsonl')
 if (spec && spec.kind !== 'file') {
   // Before anything runs: an unreachable store, or one that holds an earlier demo's session, is refused in one line.
@@ -44,7 +45,11 @@ if (spec && spec.kind !== 'file') {
     process.exit(2)
   }
 }
-console.log(spec && spec.kind !== 'file' ? `session store: ${describeStore(spec)}\n` : `session log: ${where}${temporary ? ' (a temporary folder, removed when the demo ends; `pnpm demo FOLDER` keeps it)' : ''}\n`)
+console.log(
+  spec && spec.kind !== 'file'
+    ? `session store: ${describeStore(spec)}\n`
+    : `session log: ${where}${temporary ? ' (a temporary folder, removed when the demo ends; `pnpm demo FOLDER` keeps it)' : ''}\n`,
+)
 
 /** `[folder] [--store SPEC]`, in any order. */
 function demoArgs(argv: readonly string[]): { folder?: string; store?: string } {
@@ -54,10 +59,14 @@ function demoArgs(argv: readonly string[]): { folder?: string; store?: string } 
     if (arg === '--') continue
     if (arg === '--store') {
       const value = argv[++index]
-      if (value === undefined) throw new TypeError('pnpm demo: --store needs a value: file:DIR | sqlite:PATH | postgres:URL')
+      if (value === undefined)
+        throw new TypeError('pnpm demo: --store needs a value: file:DIR | sqlite:PATH | postgres:URL')
       parsed.store = value
     } else if (arg.startsWith('--store=')) parsed.store = arg.slice('--store='.length)
-    else if (arg.startsWith('--')) throw new TypeError(`pnpm demo: unknown flag ${JSON.stringify(arg)}; usage: pnpm demo [FOLDER] [--store file:DIR | sqlite:PATH | postgres:URL]`)
+    else if (arg.startsWith('--'))
+      throw new TypeError(
+        `pnpm demo: unknown flag ${JSON.stringify(arg)}; usage: pnpm demo [FOLDER] [--store file:DIR | sqlite:PATH | postgres:URL]`,
+      )
     else parsed.folder = arg
   }
   return parsed
@@ -83,7 +92,9 @@ function testLog(): string {
   ])
   return [
     ...['sub', 'mul', 'div', 'mod'].map((name) => ` ✓ test/${name}.test.ts (24 tests) 4ms`),
-    failures.length ? ` ❯ test/add.test.ts (24 tests | ${failures.length} failed) 6ms` : ' ✓ test/add.test.ts (24 tests) 3ms',
+    failures.length
+      ? ` ❯ test/add.test.ts (24 tests | ${failures.length} failed) 6ms`
+      : ' ✓ test/add.test.ts (24 tests) 3ms',
     '',
     ...details,
     ` Test Files  ${failures.length ? '1 failed | 4 passed' : '5 passed'} (5)`,
@@ -114,17 +125,38 @@ const files: Record<string, string> = {
     'export const add = (a: number, b: number): number => a - b',
     '',
   ].join('\n'),
-  'test/add.test.ts': ["import { expect, it } from 'vitest'", "import { add } from '../src/add.ts'", '', ...CASES.map(([a, b]) => `it('adds ${a} and ${b}', () => expect(add(${a}, ${b})).toBe(${a + b}))`), ''].join('\n'),
+  'test/add.test.ts': [
+    "import { expect, it } from 'vitest'",
+    "import { add } from '../src/add.ts'",
+    '',
+    ...CASES.map(([a, b]) => `it('adds ${a} and ${b}', () => expect(add(${a}, ${b})).toBe(${a + b}))`),
+    '',
+  ].join('\n'),
 }
 const script = [
   { content: [textBlock('Let me run the tests first.'), toolCallBlock('call-1', 'run_tests', '{}')] },
-  { content: [textBlock('The add cases fail. Let me read the test.'), toolCallBlock('call-2', 'read', '{"path":"test/add.test.ts"}')] },
+  {
+    content: [
+      textBlock('The add cases fail. Let me read the test.'),
+      toolCallBlock('call-2', 'read', '{"path":"test/add.test.ts"}'),
+    ],
+  },
   { content: [textBlock('Now the source.'), toolCallBlock('call-3', 'read', '{"path":"src/add.ts"}')] },
-  { content: [textBlock('The operator is wrong.'), toolCallBlock('call-4', 'write', JSON.stringify({ path: 'src/add.ts', text: files['src/add.ts']!.replace('a - b', 'a + b') }))] },
+  {
+    content: [
+      textBlock('The operator is wrong.'),
+      toolCallBlock(
+        'call-4',
+        'write',
+        JSON.stringify({ path: 'src/add.ts', text: files['src/add.ts']!.replace('a - b', 'a + b') }),
+      ),
+    ],
+  },
   { content: [textBlock('Running the tests again.'), toolCallBlock('call-5', 'run_tests', '{}')] },
   { content: 'Fixed: `add` subtracted instead of adding; all 120 tests pass.' },
 ]
-const checkpoint = '## Goal\n- Make the failing add tests pass.\n## Errors and Fixes\n- 21 of 24 add cases fail: add(a, b) returns a - b (adds 1 and 7: expected 8, got -6).\n## Next Step\n- Read the add test and src/add.ts, fix add, rerun the tests.'
+const checkpoint =
+  '## Goal\n- Make the failing add tests pass.\n## Errors and Fixes\n- 21 of 24 add cases fail: add(a, b) returns a - b (adds 1 and 7: expected 8, got -6).\n## Next Step\n- Read the add test and src/add.ts, fix add, rerun the tests.'
 
 /** The model's window, and the share of it at which the engine compacts (default 0.8; lower here so the fold lands mid-turn). */
 const WINDOW = 3600
@@ -148,37 +180,95 @@ ctx.plugin(CacheLedger, {
     const charge = charged.get(options)
     if (!charge) return undefined
     const { observation, outputTokens } = charge
-    return { inputTokens: observation.uncachedTokens - observation.cacheWriteTokens, cacheReadTokens: observation.cachedTokens, cacheWriteTokens: observation.cacheWriteTokens, outputTokens }
+    return {
+      inputTokens: observation.uncachedTokens - observation.cacheWriteTokens,
+      cacheReadTokens: observation.cachedTokens,
+      cacheWriteTokens: observation.cacheWriteTokens,
+      outputTokens,
+    }
   },
 })
 ctx.plugin(BasicCompactionEngine, { thresholdRatio: THRESHOLD_RATIO, retainRatio: 0.16 })
 let conversationReplies = 0
-ctx.llm.registerAdapter('scripted', new ScriptedAdapter({
-  models: { 'scripted-model': { contextWindow: WINDOW, defaultMaxTokens: 256, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } } },
-  responses: (request) => {
-    const reply = request.purpose === 'compaction' ? { content: checkpoint } : (script[conversationReplies++] ?? { content: 'Done.' })
-    const charge = charged.get(request)
-    // The simulator's 4 characters a token, over the text and tool calls the model writes.
-    if (charge) charge.outputTokens = tokensOf(typeof reply.content === 'string' ? reply.content.length : reply.content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
-    return reply
+ctx.llm.registerAdapter(
+  'scripted',
+  new ScriptedAdapter({
+    models: {
+      'scripted-model': {
+        contextWindow: WINDOW,
+        defaultMaxTokens: 256,
+        reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+      },
+    },
+    responses: (request) => {
+      const reply =
+        request.purpose === 'compaction'
+          ? { content: checkpoint }
+          : (script[conversationReplies++] ?? { content: 'Done.' })
+      const charge = charged.get(request)
+      // The simulator's 4 characters a token, over the text and tool calls the model writes.
+      if (charge)
+        charge.outputTokens = tokensOf(
+          typeof reply.content === 'string'
+            ? reply.content.length
+            : reply.content.reduce(
+                (chars, block) =>
+                  chars +
+                  (block.type === 'text'
+                    ? block.text.length
+                    : block.type === 'tool-call'
+                      ? block.name.length + block.arguments.length
+                      : 0),
+                0,
+              ),
+        )
+      return reply
+    },
+  }),
+)
+ctx.tools.register({
+  name: 'run_tests',
+  description: 'Run the test suite',
+  parameters: { type: 'object', properties: {} },
+  execute: () => testLog(),
+})
+ctx.tools.register({
+  name: 'read',
+  description: 'Read a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  execute: (args) => files[(args as { path: string }).path] ?? 'no such file',
+})
+ctx.tools.register({
+  name: 'write',
+  description: 'Write a file',
+  parameters: {
+    type: 'object',
+    properties: { path: { type: 'string' }, text: { type: 'string' } },
+    required: ['path', 'text'],
   },
-}))
-ctx.tools.register({ name: 'run_tests', description: 'Run the test suite', parameters: { type: 'object', properties: {} }, execute: () => testLog() })
-ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, execute: (args) => files[(args as { path: string }).path] ?? 'no such file' })
-ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] }, execute: (args) => {
-  const { path, text } = args as { path: string; text: string }
-  files[path] = text
-  return `wrote ${text.length} characters to ${path}`
-} })
+  execute: (args) => {
+    const { path, text } = args as { path: string; text: string }
+    files[path] = text
+    return `wrote ${text.length} characters to ${path}`
+  },
+})
 
 /** System prompt, tools, then each message, canonical: what a provider's prefix cache compares. */
 function elements(request: GenerateOptions): string[] {
-  return [canonicalJson(request.system ?? null), canonicalJson(request.tools ?? []), ...request.messages.map((message) => canonicalJson(promptView(message)))]
+  return [
+    canonicalJson(request.system ?? null),
+    canonicalJson(request.tools ?? []),
+    ...request.messages.map((message) => canonicalJson(promptView(message))),
+  ]
 }
 
 /** The token meter's estimate of a request's prompt. */
 function estimate(request: GenerateOptions): number {
-  return ctx.tokenMeter.estimateSystem(request.system) + ctx.tokenMeter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + ctx.tokenMeter.estimateMessage(message), 0)
+  return (
+    ctx.tokenMeter.estimateSystem(request.system) +
+    ctx.tokenMeter.estimateTools(request.tools) +
+    request.messages.reduce((sum, message) => sum + ctx.tokenMeter.estimateMessage(message), 0)
+  )
 }
 
 function isPrefix(prefix: readonly string[], of: readonly string[]): boolean {
@@ -186,7 +276,22 @@ function isPrefix(prefix: readonly string[], of: readonly string[]): boolean {
 }
 
 function describe(message: Message | undefined): string {
-  const text = message?.content.map((block) => (block.type === 'text' ? block.text : block.type === 'tool-result' ? `[tool result: …${block.content.map((part) => (part.type === 'text' ? part.text : '')).join('').trim().split('\n').at(-1)?.trim()}]` : `[${block.type}]`)).join(' ') ?? ''
+  const text =
+    message?.content
+      .map((block) =>
+        block.type === 'text'
+          ? block.text
+          : block.type === 'tool-result'
+            ? `[tool result: …${block.content
+                .map((part) => (part.type === 'text' ? part.text : ''))
+                .join('')
+                .trim()
+                .split('\n')
+                .at(-1)
+                ?.trim()}]`
+            : `[${block.type}]`,
+      )
+      .join(' ') ?? ''
   return text.length > 90 ? `${text.slice(0, 90)}…` : text
 }
 
@@ -196,21 +301,33 @@ let foldedSince = false
 ctx.on('llm/stream', (request) => {
   charged.set(request, { observation: ctx.prefixCache.observations.at(-1) as CacheObservation, outputTokens: 0 })
   const sent = elements(request)
-  console.log(`→ ${request.purpose} request to ${request.provider}/${request.model} effort=${request.reasoningEffort} maxTokens=${request.maxTokens} tools=${request.tools?.map((tool) => tool.name).join(',')}`)
+  console.log(
+    `→ ${request.purpose} request to ${request.provider}/${request.model} effort=${request.reasoningEffort} maxTokens=${request.maxTokens} tools=${request.tools?.map((tool) => tool.name).join(',')}`,
+  )
   if (request.purpose === 'compaction') {
-    const replayed = previous !== undefined && isPrefix(sent.slice(0, -1), elements(previous)) && request.reasoningEffort === previous.reasoningEffort
-    console.log(`  replays the last conversation request as its prefix: ${replayed ? 'yes' : 'NO'} (same system prompt, tools and effort, its first ${request.messages.length - 1} of ${previous?.messages.length} messages byte for byte, a cache hit)`)
-    console.log(`  then 1 new message, the instruction (about ${ctx.tokenMeter.estimateMessage(request.messages.at(-1)!)} tokens): "${COMPACTION_INSTRUCTION.slice(0, 60)}…"`)
+    const replayed =
+      previous !== undefined &&
+      isPrefix(sent.slice(0, -1), elements(previous)) &&
+      request.reasoningEffort === previous.reasoningEffort
+    console.log(
+      `  replays the last conversation request as its prefix: ${replayed ? 'yes' : 'NO'} (same system prompt, tools and effort, its first ${request.messages.length - 1} of ${previous?.messages.length} messages byte for byte, a cache hit)`,
+    )
+    console.log(
+      `  then 1 new message, the instruction (about ${ctx.tokenMeter.estimateMessage(request.messages.at(-1)!)} tokens): "${COMPACTION_INSTRUCTION.slice(0, 60)}…"`,
+    )
     return
   }
-  const kept = previous === undefined
-    ? 'first request of the session, nothing cached yet'
-    : isPrefix(elements(previous), sent)
-      ? 'extends the previous request (a cache hit on all of it): yes'
-      : foldedSince
-        ? 'extends the previous request: no, the checkpoint replaced its start (a logged rewrite; system prompt and tools still hit)'
-        : 'extends the previous request: NO'
-  console.log(`  ${request.messages.length} message(s), about ${estimate(request)} tokens, ${kept}; last: ${describe(request.messages.at(-1))}`)
+  const kept =
+    previous === undefined
+      ? 'first request of the session, nothing cached yet'
+      : isPrefix(elements(previous), sent)
+        ? 'extends the previous request (a cache hit on all of it): yes'
+        : foldedSince
+          ? 'extends the previous request: no, the checkpoint replaced its start (a logged rewrite; system prompt and tools still hit)'
+          : 'extends the previous request: NO'
+  console.log(
+    `  ${request.messages.length} message(s), about ${estimate(request)} tokens, ${kept}; last: ${describe(request.messages.at(-1))}`,
+  )
   previous = request
   foldedSince = false
 })
@@ -218,36 +335,52 @@ ctx.on('session/event', (session, event) => {
   if (event.type === 'compaction/start') {
     const threshold = Math.floor(WINDOW * THRESHOLD_RATIO)
     const tokens = ctx.tokenMeter.measure(session).totalTokens
-    console.log(event.data.trigger === 'background'
-      ? `✂ compaction (background): the next request, about ${tokens} tokens, nears the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window); its summary call runs beside the conversation and the checkpoint swaps in at a later request boundary`
-      : `✂ compaction (${event.data.trigger}): the next request, about ${tokens} tokens, reaches the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window)`)
+    console.log(
+      event.data.trigger === 'background'
+        ? `✂ compaction (background): the next request, about ${tokens} tokens, nears the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window); its summary call runs beside the conversation and the checkpoint swaps in at a later request boundary`
+        : `✂ compaction (${event.data.trigger}): the next request, about ${tokens} tokens, reaches the ${threshold}-token threshold (${THRESHOLD_RATIO * 100} % of the ${WINDOW}-token window)`,
+    )
   }
   if (event.type === 'compaction/summary') {
     foldedSince = true
-    console.log(`✂ its first ${event.data.shadowedSeqs.length} messages (about ${event.data.shadowedTokenCount} tokens) are replaced by one checkpoint message:`)
+    console.log(
+      `✂ its first ${event.data.shadowedSeqs.length} messages (about ${event.data.shadowedTokenCount} tokens) are replaced by one checkpoint message:`,
+    )
     for (const line of checkpoint.split('\n')) console.log(`    ${line}`)
   }
   if (event.type === 'compaction/failure') console.log(`✂ compaction failed: ${event.data.reason}`)
 })
 
-const agent = await ctx.agentLoop.create('demo', { provider: 'scripted', model: 'scripted-model', reasoningEffort: 'max', system: 'You are a careful coding agent.' })
+const agent = await ctx.agentLoop.create('demo', {
+  provider: 'scripted',
+  model: 'scripted-model',
+  reasoningEffort: 'max',
+  system: 'You are a careful coding agent.',
+})
 agent.followup('The add test fails. Fix it.')
 await agent.whenIdle()
 const written = canonicalJson(agent.session.deriveMessages().map(promptView))
-const compactions = agent.session.events.filter((event) => event.type === 'compaction/end' && event.data.error === undefined).length
+const compactions = agent.session.events.filter(
+  (event) => event.type === 'compaction/end' && event.data.error === undefined,
+).length
 // A database store releases asynchronously: wait for its last flush before the context stops.
 await ctx.sessions.closeAll()
 await ctx.stop()
 console.log(`\nwrote ${agent.session.length} events to ${where}; ${compactions} compaction(s) committed`)
-const reportCommand = spec && spec.kind !== 'file' ? `--store ${describeStore(spec)} demo` : join(directory, 'demo.jsonl')
-console.log(`every request's cache use, as the cache ledger logged it: npx -y pnpm@12.4.2 warmfold report ${reportCommand}${temporary ? ' (after pnpm demo FOLDER, which keeps the log)' : ''}`)
+const reportCommand =
+  spec && spec.kind !== 'file' ? `--store ${describeStore(spec)} demo` : join(directory, 'demo.jsonl')
+console.log(
+  `every request's cache use, as the cache ledger logged it: npx -y pnpm@12.4.2 warmfold report ${reportCommand}${temporary ? ' (after pnpm demo FOLDER, which keeps the log)' : ''}`,
+)
 
 const reader = new Context()
 await reader.start()
 reader.plugin(SessionStore, { store: newStore(), directory })
 const reopened = await reader.sessions.open('demo')
 const read = canonicalJson(reopened.deriveMessages().map(promptView))
-console.log(`reopened ${reopened.length} events in a fresh Context; header effort=${reopened.requestHeader()?.config.reasoningEffort}`)
+console.log(
+  `reopened ${reopened.length} events in a fresh Context; header effort=${reopened.requestHeader()?.config.reasoningEffort}`,
+)
 console.log(read === written ? 'messages byte-identical after reopen: yes' : 'messages byte-identical after reopen: NO')
 await reader.sessions.closeAll()
 await reader.stop()

@@ -44,7 +44,10 @@ export function publishedFiles(manifest: Record<string, unknown>): string[] {
 }
 
 /** For each of `packages` (folders under `root`) the files its published manifest names that do not exist: a package not built yet. */
-export function missingBuildOutput(root: string, packages: readonly WorkspacePackage[]): Array<{ name: string; missing: string[] }> {
+export function missingBuildOutput(
+  root: string,
+  packages: readonly WorkspacePackage[],
+): Array<{ name: string; missing: string[] }> {
   return packages.flatMap((entry) => {
     const missing = publishedFiles(entry.manifest).filter((file) => !existsSync(join(root, entry.folder, file)))
     return missing.length ? [{ name: entry.name, missing }] : []
@@ -62,17 +65,27 @@ export async function packPackages(root: string, destination: string): Promise<P
   const unbuilt = missingBuildOutput(root, published)
   if (unbuilt.length) {
     const list = unbuilt.map((entry) => `${entry.name} (${entry.missing.join(', ')})`).join('; ')
-    throw new Error(`${unbuilt.length} of ${published.length} packages are not built, so their tarballs would hold no code: ${list}. Run pnpm build first (pnpm pack-packages DIR builds unless given --skip-build)`)
+    throw new Error(
+      `${unbuilt.length} of ${published.length} packages are not built, so their tarballs would hold no code: ${list}. Run pnpm build first (pnpm pack-packages DIR builds unless given --skip-build)`,
+    )
   }
   await mkdir(destination, { recursive: true })
   const filters = published.flatMap((entry) => ['--filter', entry.name])
-  await run('npx', ['-y', 'pnpm@12.4.2', '-r', ...filters, 'pack', '--pack-destination', destination], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).catch((error: Error & { stdout?: string; stderr?: string }) => {
-    throw new Error(`pnpm pack failed in ${root}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`, { cause: error })
+  await run('npx', ['-y', 'pnpm@12.4.2', '-r', ...filters, 'pack', '--pack-destination', destination], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: Error & { stdout?: string; stderr?: string }) => {
+    throw new Error(`pnpm pack failed in ${root}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`, {
+      cause: error,
+    })
   })
   const written = new Set(await readdir(destination))
   return published.map((entry) => {
     const file = tarballName(entry.name, entry.version)
-    if (!written.has(file)) throw new Error(`pnpm pack wrote no ${file} for ${entry.name} in ${destination} (it holds: ${[...written].join(', ')})`)
+    if (!written.has(file))
+      throw new Error(
+        `pnpm pack wrote no ${file} for ${entry.name} in ${destination} (it holds: ${[...written].join(', ')})`,
+      )
     return { ...entry, tarball: join(destination, file) }
   })
 }
@@ -83,15 +96,21 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const rest = args.filter((arg) => arg !== '--skip-build')
   const root = resolve(import.meta.dirname, '..')
   if (rest.length !== 1 || rest[0]!.startsWith('-')) {
-    console.error('usage: pnpm pack-packages [--skip-build] <destination folder>   (builds every package first unless --skip-build)')
+    console.error(
+      'usage: pnpm pack-packages [--skip-build] <destination folder>   (builds every package first unless --skip-build)',
+    )
     process.exitCode = 2
   } else {
     try {
       if (!skipBuild) {
         console.error('pnpm build (the tarballs hold dist; --skip-build packs the dist folders as they are)')
-        await run('npx', ['-y', 'pnpm@12.4.2', 'build'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).catch((error: Error & { stdout?: string; stderr?: string }) => {
-          throw new Error(`pnpm build failed in ${root}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`, { cause: error })
-        })
+        await run('npx', ['-y', 'pnpm@12.4.2', 'build'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).catch(
+          (error: Error & { stdout?: string; stderr?: string }) => {
+            throw new Error(`pnpm build failed in ${root}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`, {
+              cause: error,
+            })
+          },
+        )
       }
       for (const entry of await packPackages(root, resolve(rest[0]!))) console.log(`${entry.name}: ${entry.tarball}`)
     } catch (error) {

@@ -48,7 +48,8 @@ export function publishedReadmeProblems(markdown: string): string[] {
   const problems: string[] = []
   for (const { line, code, heading, number } of markdownLines(markdown)) {
     if (code) continue
-    if (heading?.level === 2 && REPOSITORY_ONLY_SECTIONS.has(heading.text)) problems.push(`line ${number}: a "## ${heading.text}" section`)
+    if (heading?.level === 2 && REPOSITORY_ONLY_SECTIONS.has(heading.text))
+      problems.push(`line ${number}: a "## ${heading.text}" section`)
     rewriteLinks(line, (target) => {
       if (isRelative(target)) problems.push(`line ${number}: the relative link ${JSON.stringify(target)}`)
       return target
@@ -82,7 +83,9 @@ function* markdownLines(markdown: string): Generator<MarkdownLine> {
       yield { line, number, code: true }
     } else {
       const heading = /^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/.exec(line)
-      yield heading ? { line, number, code: false, heading: { level: heading[1]!.length, text: heading[2]! } } : { line, number, code: false }
+      yield heading
+        ? { line, number, code: false, heading: { level: heading[1]!.length, text: heading[2]! } }
+        : { line, number, code: false }
     }
   }
 }
@@ -98,7 +101,10 @@ function rewriteLinks(line: string, replace: (target: string, image: boolean) =>
   // may hold one, as in [`name`](path), and a link inside one is code, not a link.
   const spans: string[] = []
   const masked = line.replace(/(`+)[\s\S]*?(?<!`)\1(?!`)/g, (span) => `\uE000${spans.push(span) - 1}\uE001`)
-  const rewritten = masked.replace(/(!?)\[((?:[^\]\\]|\\.)*)\]\(\s*(<[^>]*>|[^\s)]+)/g, (_match, bang: string, text: string, target: string) => `${bang}[${text}](${replace(target, bang === '!')}`)
+  const rewritten = masked.replace(
+    /(!?)\[((?:[^\]\\]|\\.)*)\]\(\s*(<[^>]*>|[^\s)]+)/g,
+    (_match, bang: string, text: string, target: string) => `${bang}[${text}](${replace(target, bang === '!')}`,
+  )
   return rewritten.replace(/\uE000(\d+)\uE001/g, (_match, index: string) => spans[Number(index)]!)
 }
 
@@ -116,8 +122,11 @@ function absolute(target: string, packageDirectory: string, image: boolean): str
   const hashAt = bare.search(/[?#]/)
   const path = hashAt === -1 ? bare : bare.slice(0, hashAt)
   const suffix = hashAt === -1 ? '' : bare.slice(hashAt)
-  const resolved = path.startsWith('/') ? posix.normalize(path.slice(1)) : posix.normalize(posix.join(packageDirectory, path))
-  if (resolved === '..' || resolved.startsWith('../')) throw new Error(`README of ${packageDirectory}: the link ${JSON.stringify(target)} points outside the repository`)
+  const resolved = path.startsWith('/')
+    ? posix.normalize(path.slice(1))
+    : posix.normalize(posix.join(packageDirectory, path))
+  if (resolved === '..' || resolved.startsWith('../'))
+    throw new Error(`README of ${packageDirectory}: the link ${JSON.stringify(target)} points outside the repository`)
   const location = resolved === '.' ? '' : resolved
   const url = image
     ? `${REPOSITORY_URL.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/${REPOSITORY_BRANCH}/${location}`
@@ -144,7 +153,10 @@ export async function prepack(packageFolder: string, repositoryRoot: string): Pr
  */
 export async function postpack(packageFolder: string): Promise<void> {
   const backup = join(packageFolder, SOURCE_BACKUP)
-  if (!existsSync(backup)) throw new Error(`${backup} is missing: prepack did not run in ${packageFolder}, so its README.md was not swapped (check it against git)`)
+  if (!existsSync(backup))
+    throw new Error(
+      `${backup} is missing: prepack did not run in ${packageFolder}, so its README.md was not swapped (check it against git)`,
+    )
   await rename(backup, join(packageFolder, 'README.md'))
 }
 
@@ -155,7 +167,8 @@ export async function postpack(packageFolder: string): Promise<void> {
 export function repositoryRootOf(folder: string): string {
   for (let current = resolve(folder); ; current = dirname(current)) {
     if (existsSync(join(current, 'pnpm-workspace.yaml'))) return current
-    if (dirname(current) === current) throw new Error(`${folder} is not inside a pnpm workspace (no pnpm-workspace.yaml above it)`)
+    if (dirname(current) === current)
+      throw new Error(`${folder} is not inside a pnpm workspace (no pnpm-workspace.yaml above it)`)
   }
 }
 

@@ -14,7 +14,11 @@ export async function readTarball(file: string): Promise<Map<string, Buffer>> {
   while (offset + 512 <= archive.length) {
     const header = archive.subarray(offset, offset + 512)
     if (header.every((byte) => byte === 0)) break
-    const field = (start: number, length: number) => header.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '')
+    const field = (start: number, length: number) =>
+      header
+        .subarray(start, start + length)
+        .toString('utf8')
+        .replace(/\0.*$/s, '')
     const size = Number.parseInt(field(124, 12).trim() || '0', 8)
     if (!Number.isFinite(size)) throw new Error(`${file}: bad tar header at byte ${offset}`)
     const type = field(156, 1) || '0'

@@ -17,7 +17,12 @@ const configFile = `${root}/tsconfig.examples.json`
 
 /** The diagnostics of the example files under `root`, compiled with `tsconfig.examples.json`. */
 export function exampleDiagnostics(): { files: string[]; diagnostics: ts.Diagnostic[] } {
-  const host: ts.ParseConfigFileHost = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (diagnostic) => { throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')) } }
+  const host: ts.ParseConfigFileHost = {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+      throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'))
+    },
+  }
   const config = ts.getParsedCommandLineOfConfigFile(configFile, {}, host)
   if (!config) throw new Error(`cannot read ${configFile}`)
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options })
@@ -36,9 +41,15 @@ export function exampleDiagnostics(): { files: string[]; diagnostics: ts.Diagnos
 
 const { files, diagnostics } = exampleDiagnostics()
 if (diagnostics.length) {
-  const formatHost: ts.FormatDiagnosticsHost = { getCanonicalFileName: (name) => name, getCurrentDirectory: () => root, getNewLine: () => '\n' }
+  const formatHost: ts.FormatDiagnosticsHost = {
+    getCanonicalFileName: (name) => name,
+    getCurrentDirectory: () => root,
+    getNewLine: () => '\n',
+  }
   console.error(ts.formatDiagnostics(diagnostics, formatHost).trimEnd())
-  console.error(`typecheck-examples: ${diagnostics.length} error(s) in README examples compiled with ${relative(root, configFile)} (exactOptionalPropertyTypes, as a strict host compiles them)`)
+  console.error(
+    `typecheck-examples: ${diagnostics.length} error(s) in README examples compiled with ${relative(root, configFile)} (exactOptionalPropertyTypes, as a strict host compiles them)`,
+  )
   process.exitCode = 1
 } else {
   console.log(`typecheck-examples: ${files.length} example files compile with ${relative(root, configFile)}`)

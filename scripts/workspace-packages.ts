@@ -23,12 +23,19 @@ export async function workspacePackages(root: string): Promise<WorkspacePackage[
     const manifestPath = join(root, folder, 'package.json')
     if (existsSync(manifestPath)) {
       const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as Record<string, unknown>
-      found.push({ folder, name: String(manifest.name), version: String(manifest.version), private: manifest.private === true, manifest })
+      found.push({
+        folder,
+        name: String(manifest.name),
+        version: String(manifest.version),
+        private: manifest.private === true,
+        manifest,
+      })
       return
     }
     if (depth === 2) return
     for (const entry of await readdir(join(root, folder), { withFileTypes: true })) {
-      if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) await visit(`${folder}/${entry.name}`, depth + 1)
+      if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.'))
+        await visit(`${folder}/${entry.name}`, depth + 1)
     }
   }
   await visit('packages', 0)

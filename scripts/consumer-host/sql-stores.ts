@@ -37,12 +37,20 @@ async function checkStore(check: Check, name: string, store: () => SessionBacken
       await reader.start()
       reader.plugin(SessionStore, { store: store() })
       const read = await reader.sessions.read(id)
-      check(`the ${name} session store reads a held session without taking it`, read.length === 1 && read.isClosed, `${read.length} event(s)`)
+      check(
+        `the ${name} session store reads a held session without taking it`,
+        read.length === 1 && read.isClosed,
+        `${read.length} event(s)`,
+      )
       await reader.stop()
       await ctx.sessions.close(session)
     } else {
       const reopened = await ctx.sessions.open(id)
-      check(`the ${name} session store keeps a session across contexts`, reopened.length === 1 && textOf(reopened.deriveMessages()[0]!.content) === 'Refactor the loader.', `${reopened.length} event(s)`)
+      check(
+        `the ${name} session store keeps a session across contexts`,
+        reopened.length === 1 && textOf(reopened.deriveMessages()[0]!.content) === 'Refactor the loader.',
+        `${reopened.length} event(s)`,
+      )
       await ctx.sessions.close(reopened)
     }
     await ctx.stop()

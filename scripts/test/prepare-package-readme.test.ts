@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { postpack, prepack, prepareReadme, publishedReadmeProblems, repositoryRootOf, SOURCE_BACKUP } from '../prepare-package-readme.ts'
+import {
+  postpack,
+  prepack,
+  prepareReadme,
+  publishedReadmeProblems,
+  repositoryRootOf,
+  SOURCE_BACKUP,
+} from '../prepare-package-readme.ts'
 import { workspacePackages } from '../workspace-packages.ts'
 
 const run = promisify(execFile)
@@ -65,9 +72,13 @@ describe('prepareReadme', () => {
     expect(published).toContain('[Config](#config)')
     expect(published).toContain('[the docs](https://example.com/docs)')
     expect(published).toContain('`[not](./a-link)`')
-    expect(published).toContain('![diagram](https://raw.githubusercontent.com/warmfold/warmfold/main/packages/group/example/docs/diagram.png)')
+    expect(published).toContain(
+      '![diagram](https://raw.githubusercontent.com/warmfold/warmfold/main/packages/group/example/docs/diagram.png)',
+    )
     expect(published).toContain(`[the test](${blob}/packages/group/example/test/config.test.ts#L10)`)
-    expect(published).toContain('[the folder](https://github.com/warmfold/warmfold/tree/main/packages/group/example/src/)')
+    expect(published).toContain(
+      '[the folder](https://github.com/warmfold/warmfold/tree/main/packages/group/example/src/)',
+    )
     expect(published).toContain('# not a heading\ncat [x](./inside-a-fence)\n')
     expect(published).toContain(`[ref]: ${blob}/packages/group/example/CHANGELOG.md`)
     expect(publishedReadmeProblems(published)).toEqual([])
@@ -78,7 +89,9 @@ describe('prepareReadme', () => {
   })
 
   it('refuses a link that leaves the repository, naming it', () => {
-    expect(() => prepareReadme('[up](../../../../outside.md)\n', 'packages/group/example')).toThrow('README of packages/group/example: the link "../../../../outside.md" points outside the repository')
+    expect(() => prepareReadme('[up](../../../../outside.md)\n', 'packages/group/example')).toThrow(
+      'README of packages/group/example: the link "../../../../outside.md" points outside the repository',
+    )
   })
 })
 
@@ -157,7 +170,10 @@ describe('prepack and postpack', () => {
     expect(await readFile(join(folder, SOURCE_BACKUP), 'utf8')).toBe(SOURCE)
     await run(tsx, [script, 'postpack'], { cwd: folder })
     expect(await readFile(join(folder, 'README.md'), 'utf8')).toBe(SOURCE)
-    await expect(run(tsx, [script, 'bogus'], { cwd: folder })).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('usage: tsx scripts/prepare-package-readme.ts prepack|postpack (got "bogus")') })
+    await expect(run(tsx, [script, 'bogus'], { cwd: folder })).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('usage: tsx scripts/prepare-package-readme.ts prepack|postpack (got "bogus")'),
+    })
     // Three tsx processes: about 1.5 s each on a busy 2-core machine, past vitest's default 5 s.
   }, 30_000)
 })

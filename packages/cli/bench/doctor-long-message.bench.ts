@@ -23,11 +23,19 @@ const SYSTEM = 'You are a careful coding agent.'
 async function writeLog(requests: number): Promise<string> {
   const file = join(directory, `long-message-${requests}.jsonl`)
   const out = createWriteStream(file)
-  const body = 'All of the pasted document, line after line, the same in every request. '.repeat(Math.ceil(MESSAGE_CHARS / 72)).slice(0, MESSAGE_CHARS - 40)
+  const body = 'All of the pasted document, line after line, the same in every request. '
+    .repeat(Math.ceil(MESSAGE_CHARS / 72))
+    .slice(0, MESSAGE_CHARS - 40)
   for (let index = 0; index < requests; index++) {
     // The same 100 KB but for a short tail of its own, so every request shares almost the whole message with every earlier one.
     const content = `${body} revision ${index} ${'x'.repeat(index % 7)}`
-    const request = { model: 'gpt-bench', messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content }] }
+    const request = {
+      model: 'gpt-bench',
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content },
+      ],
+    }
     if (!out.write(`${JSON.stringify(request)}\n`)) await once(out, 'drain')
   }
   out.end()
@@ -42,13 +50,25 @@ const thousand = await writeLog(1000)
 
 describe('warmfold doctor, requests that differ only inside one 100 KB message', () => {
   const options = { iterations: 1, time: 0, warmupIterations: 0 }
-  bench('100 requests (10 MB)', async () => {
-    if ((await runCli(['doctor', hundred, '--json'], io)) !== 0) throw new Error('doctor failed')
-  }, options)
-  bench('200 requests (20 MB)', async () => {
-    if ((await runCli(['doctor', twoHundred, '--json'], io)) !== 0) throw new Error('doctor failed')
-  }, options)
-  bench('1000 requests (100 MB)', async () => {
-    if ((await runCli(['doctor', thousand, '--json'], io)) !== 0) throw new Error('doctor failed')
-  }, options)
+  bench(
+    '100 requests (10 MB)',
+    async () => {
+      if ((await runCli(['doctor', hundred, '--json'], io)) !== 0) throw new Error('doctor failed')
+    },
+    options,
+  )
+  bench(
+    '200 requests (20 MB)',
+    async () => {
+      if ((await runCli(['doctor', twoHundred, '--json'], io)) !== 0) throw new Error('doctor failed')
+    },
+    options,
+  )
+  bench(
+    '1000 requests (100 MB)',
+    async () => {
+      if ((await runCli(['doctor', thousand, '--json'], io)) !== 0) throw new Error('doctor failed')
+    },
+    options,
+  )
 })

@@ -32,8 +32,11 @@ export interface CommandIo {
  *   printed on stdout first).
  */
 export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: number; report: BenchReport }> {
-  const sessionIds = args.windows.flatMap((window) => args.strategies.map((strategy) => benchSessionId(strategy, window)))
-  const output = args.out === undefined ? undefined : await openOutputFile(args.out, { inputs: keptFiles(args, sessionIds) })
+  const sessionIds = args.windows.flatMap((window) =>
+    args.strategies.map((strategy) => benchSessionId(strategy, window)),
+  )
+  const output =
+    args.out === undefined ? undefined : await openOutputFile(args.out, { inputs: keptFiles(args, sessionIds) })
   try {
     return await runChecked(args, io, sessionIds, output)
   } finally {
@@ -42,7 +45,12 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
 }
 
 /** The runs, once `--out` is open: the report on stdout, then in `output`. */
-async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly string[], output: OutputFile | undefined): Promise<{ code: number; report: BenchReport }> {
+async function runChecked(
+  args: BenchArgs,
+  io: CommandIo,
+  sessionIds: readonly string[],
+  output: OutputFile | undefined,
+): Promise<{ code: number; report: BenchReport }> {
   if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, sessionIds)
   const newBackend = args.store ? await backendFactory(args.store) : undefined
   if (args.store && newBackend) await refuseHeldIds(args.store, newBackend(), sessionIds)
@@ -56,16 +64,51 @@ async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly s
       const name = `window ${window}, strategy ${strategy}`
       io.stderr(`[${report.runs.length + 1}/${total}] ${name}…`)
       const id = benchSessionId(strategy, window)
-      const kept = newBackend ? { sessionStore: { store: newBackend(), id } } : args.keepSessions === undefined ? {} : { sessionFile: { directory: resolve(args.keepSessions), id } }
-      const run = await measure(args, probe, llama, { window, steps: args.steps, strategy, effort: args.effort, temperature: args.temperature, stop: args.stop, profile: args.profile, pruner: args.pruner, summaryRoute: args.summaryRoute, turns: args.turns, idleSeconds: args.idleSeconds, idleCompaction: strategy === 'warmfold' && args.idleCompaction, stepSeconds: args.stepSeconds, latency: args.latency, backgroundFold: strategy === 'warmfold' && args.backgroundFold, prewarm: strategy === 'warmfold' && args.prewarm, workload: args.workload, artifactTrail: strategy === 'warmfold' && args.artifactTrail, cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite } }, kept).catch((error: unknown) => {
+      const kept = newBackend
+        ? { sessionStore: { store: newBackend(), id } }
+        : args.keepSessions === undefined
+          ? {}
+          : { sessionFile: { directory: resolve(args.keepSessions), id } }
+      const run = await measure(
+        args,
+        probe,
+        llama,
+        {
+          window,
+          steps: args.steps,
+          strategy,
+          effort: args.effort,
+          temperature: args.temperature,
+          stop: args.stop,
+          profile: args.profile,
+          pruner: args.pruner,
+          summaryRoute: args.summaryRoute,
+          turns: args.turns,
+          idleSeconds: args.idleSeconds,
+          idleCompaction: strategy === 'warmfold' && args.idleCompaction,
+          stepSeconds: args.stepSeconds,
+          latency: args.latency,
+          backgroundFold: strategy === 'warmfold' && args.backgroundFold,
+          prewarm: strategy === 'warmfold' && args.prewarm,
+          workload: args.workload,
+          artifactTrail: strategy === 'warmfold' && args.artifactTrail,
+          cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite },
+        },
+        kept,
+      ).catch((error: unknown) => {
         if (!(error instanceof CacheProbeError)) throw error
-        const hint = error.failure === 'TIMEOUT' && args.cache.kind === 'probe' ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow` : ''
+        const hint =
+          error.failure === 'TIMEOUT' && args.cache.kind === 'probe'
+            ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow`
+            : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
       const entry = reportRun(strategy, run, args.price, args.cache.kind === 'simulator' ? args.latency : null)
       report.runs.push(entry)
       // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
-      io.stderr(`[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`)
+      io.stderr(
+        `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`,
+      )
     }
   }
   const document = `${JSON.stringify(report, null, 2)}\n`
@@ -73,11 +116,17 @@ async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly s
   io.stdout(args.json ? document : `${formatTable(report)}\n`)
   if (output) {
     await output.write(document).catch((error: NodeJS.ErrnoException) => {
-      throw new RunError(`could not write --out ${JSON.stringify(args.out)} (the report is on stdout): ${error.code ?? error.message}`, { cause: error })
+      throw new RunError(
+        `could not write --out ${JSON.stringify(args.out)} (the report is on stdout): ${error.code ?? error.message}`,
+        { cause: error },
+      )
     })
   }
   const incomplete = report.runs.filter((run) => !run.completed)
-  if (incomplete.length) io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`)
+  if (incomplete.length)
+    io.stderr(
+      `warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`,
+    )
   return { code: incomplete.length ? 1 : 0, report }
 }
 
@@ -85,7 +134,9 @@ async function runChecked(args: BenchArgs, io: CommandIo, sessionIds: readonly s
 function keptFiles(args: BenchArgs, ids: readonly string[]): Array<{ path: string; what: string }> {
   if (args.store?.kind === 'sqlite') return [{ path: args.store.path, what: 'the SQLite database of --store' }]
   const folder = args.keepSessions
-  return folder === undefined ? [] : ids.map((id) => ({ path: join(folder, `${id}.jsonl`), what: 'a session log the run keeps' }))
+  return folder === undefined
+    ? []
+    : ids.map((id) => ({ path: join(folder, `${id}.jsonl`), what: 'a session log the run keeps' }))
 }
 
 const tokenCount = new Intl.NumberFormat('en-US')
@@ -99,14 +150,26 @@ function keptWhere(args: BenchArgs, id: string): string {
 /** One probe for the whole bench, built before the first run so a refused config costs nothing. */
 function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>, connect: ProbeConnector): CacheProbe {
   try {
-    return new CacheProbe({ baseURL: cache.url, model: cache.model, connect, timeoutMs: Math.round(cache.timeoutSeconds * 1000), ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}) })
+    return new CacheProbe({
+      baseURL: cache.url,
+      model: cache.model,
+      connect,
+      timeoutMs: Math.round(cache.timeoutSeconds * 1000),
+      ...(cache.keyEnv ? { apiKeyEnv: cache.keyEnv } : {}),
+    })
   } catch (error) {
     throw new UsageError(`--cache-probe: ${(error as Error).message}`)
   }
 }
 
 /** One run, measured by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. */
-async function measure(args: BenchArgs, probe: CacheProbe | undefined, llama: LlamaCacheServerModule | undefined, options: WorkloadOptions, hooks: RunWorkloadHooks): Promise<WorkloadRun> {
+async function measure(
+  args: BenchArgs,
+  probe: CacheProbe | undefined,
+  llama: LlamaCacheServerModule | undefined,
+  options: WorkloadOptions,
+  hooks: RunWorkloadHooks,
+): Promise<WorkloadRun> {
   const cache = args.cache
   switch (cache.kind) {
     case 'simulator':

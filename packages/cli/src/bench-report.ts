@@ -174,7 +174,12 @@ export function workloadOf(args: BenchArgs): BenchReport['workload'] {
 }
 
 /** The report entry of one run, priced with `price`; with `latency` (a simulated run), its folds' stall. */
-export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfile, latency: LatencyProfile | null): RunReport {
+export function reportRun(
+  strategy: string,
+  run: WorkloadRun,
+  price: PriceProfile,
+  latency: LatencyProfile | null,
+): RunReport {
   const priced = priceRun(run, price)
   const folds = latency === null ? null : foldStalls(run, priced, latency)
   const stall = folds === null ? null : stallSummary(folds)
@@ -199,30 +204,46 @@ export function reportRun(strategy: string, run: WorkloadRun, price: PriceProfil
     silentRewrites: run.silentRewrites,
     guardWarnings: run.guardWarnings,
     completed: run.completed,
-    cost: { unit: 'input-token', uncachedInput: round(priced.cost.uncachedInput), cacheRead: round(priced.cost.cacheRead), cacheWrite: round(priced.cost.cacheWrite), output: round(priced.cost.output), total: round(priced.cost.total) },
+    cost: {
+      unit: 'input-token',
+      uncachedInput: round(priced.cost.uncachedInput),
+      cacheRead: round(priced.cost.cacheRead),
+      cacheWrite: round(priced.cost.cacheWrite),
+      output: round(priced.cost.output),
+      total: round(priced.cost.total),
+    },
     costUsd: priced.costUsd === null ? null : Math.round(priced.costUsd * 1e6) / 1e6,
     floor: priced.floor === null ? null : { total: round(priced.floor.total) },
     efficiency: priced.efficiency === null ? null : round(priced.efficiency),
-    stall: folds === null || stall === null
-      ? null
-      : {
-          folds: folds.map(roundStall),
-          totalWaitMs: round(stall.totalWaitMs),
-          p50WaitMs: stall.p50WaitMs === null ? null : round(stall.p50WaitMs),
-          p90WaitMs: stall.p90WaitMs === null ? null : round(stall.p90WaitMs),
-          maxWaitMs: stall.maxWaitMs === null ? null : round(stall.maxWaitMs),
-          totalStallSavedMs: round(stall.totalStallSavedMs),
-          discardedFolds: stall.discardedFolds,
-          discardedCost: round(stall.discardedCostUnits),
-        },
+    stall:
+      folds === null || stall === null
+        ? null
+        : {
+            folds: folds.map(roundStall),
+            totalWaitMs: round(stall.totalWaitMs),
+            p50WaitMs: stall.p50WaitMs === null ? null : round(stall.p50WaitMs),
+            p90WaitMs: stall.p90WaitMs === null ? null : round(stall.p90WaitMs),
+            maxWaitMs: stall.maxWaitMs === null ? null : round(stall.maxWaitMs),
+            totalStallSavedMs: round(stall.totalStallSavedMs),
+            discardedFolds: stall.discardedFolds,
+            discardedCost: round(stall.discardedCostUnits),
+          },
     foldAudit: run.workload.workload === 'coding' ? foldAuditReport(run) : null,
     requests: priced.requests.map((request) => ({ ...request, cost: round(request.cost) })),
   }
 }
 
 function roundStall(fold: FoldStall): FoldStall {
-  const times = { mode: fold.mode, foldMs: round(fold.foldMs), waitedMs: round(fold.waitedMs), stallSavedMs: round(fold.stallSavedMs), postSwapPrefillMs: round(fold.postSwapPrefillMs) }
-  return fold.discarded ? { ...times, discarded: { reason: fold.discarded.reason, costUnits: round(fold.discarded.costUnits) } } : times
+  const times = {
+    mode: fold.mode,
+    foldMs: round(fold.foldMs),
+    waitedMs: round(fold.waitedMs),
+    stallSavedMs: round(fold.stallSavedMs),
+    postSwapPrefillMs: round(fold.postSwapPrefillMs),
+  }
+  return fold.discarded
+    ? { ...times, discarded: { reason: fold.discarded.reason, costUnits: round(fold.discarded.costUnits) } }
+    : times
 }
 
 function round(value: number): number {

@@ -30,7 +30,8 @@ export interface OutputWriter {
  */
 export async function checkOutPath(path: string, writer: OutputWriter = {}): Promise<void> {
   const { flag = '--out', command = 'warmfold bench', document = 'the JSON document', inputs = [] } = writer
-  if (path.trim() === '' || /[/\\]$/.test(path)) throw new UsageError(`${flag} must name a file, got ${JSON.stringify(path)}`)
+  if (path.trim() === '' || /[/\\]$/.test(path))
+    throw new UsageError(`${flag} must name a file, got ${JSON.stringify(path)}`)
   const file = resolve(path)
   const folder = dirname(file)
   const target = await stat(file).catch((error: NodeJS.ErrnoException) => {
@@ -38,21 +39,31 @@ export async function checkOutPath(path: string, writer: OutputWriter = {}): Pro
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
     throw new UsageError(`${flag} ${JSON.stringify(path)} cannot be checked: ${error.message}`)
   })
-  if (target?.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(path)} is a folder; name a file to write ${document} to`)
+  if (target?.isDirectory())
+    throw new UsageError(`${flag} ${JSON.stringify(path)} is a folder; name a file to write ${document} to`)
   for (const input of inputs) {
-    if (await sameFile(file, target, input.path)) throw new UsageError(`${flag} ${JSON.stringify(path)} is ${input.what} ${JSON.stringify(input.path)}: writing ${document} there would overwrite it; name another file`)
+    if (await sameFile(file, target, input.path))
+      throw new UsageError(
+        `${flag} ${JSON.stringify(path)} is ${input.what} ${JSON.stringify(input.path)}: writing ${document} there would overwrite it; name another file`,
+      )
   }
-  if (target?.isSocket()) throw new UsageError(`${flag} ${JSON.stringify(path)} is a socket; name a file to write ${document} to`)
+  if (target?.isSocket())
+    throw new UsageError(`${flag} ${JSON.stringify(path)} is a socket; name a file to write ${document} to`)
   const parent = await stat(folder).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
     throw new UsageError(`${flag} ${JSON.stringify(path)}: the folder ${folder} cannot be checked: ${error.message}`)
   })
-  if (!parent) throw new UsageError(`${flag} ${JSON.stringify(path)}: the folder ${folder} does not exist (${command} does not create folders; create it first)`)
+  if (!parent)
+    throw new UsageError(
+      `${flag} ${JSON.stringify(path)}: the folder ${folder} does not exist (${command} does not create folders; create it first)`,
+    )
   if (!parent.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(path)}: ${folder} is not a folder`)
   try {
     await access(target ? file : folder, constants.W_OK)
   } catch {
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is not writable: no write permission on ${target ? file : `the folder ${folder}`}`)
+    throw new UsageError(
+      `${flag} ${JSON.stringify(path)} is not writable: no write permission on ${target ? file : `the folder ${folder}`}`,
+    )
   }
 }
 

@@ -22,22 +22,31 @@ export async function checkSessionsFolder(folder: string, ids: readonly string[]
     if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
     throw new UsageError(`--keep-sessions ${JSON.stringify(folder)} cannot be checked: ${error.message}`)
   })
-  if (!found) throw new UsageError(`--keep-sessions ${JSON.stringify(folder)}: the folder ${path} does not exist (warmfold bench does not create folders; create it first)`)
+  if (!found)
+    throw new UsageError(
+      `--keep-sessions ${JSON.stringify(folder)}: the folder ${path} does not exist (warmfold bench does not create folders; create it first)`,
+    )
   if (!found.isDirectory()) throw new UsageError(`--keep-sessions ${JSON.stringify(folder)}: ${path} is not a folder`)
   try {
     await access(path, constants.W_OK)
   } catch {
-    throw new UsageError(`--keep-sessions ${JSON.stringify(folder)} is not writable: no write permission on the folder ${path}`)
+    throw new UsageError(
+      `--keep-sessions ${JSON.stringify(folder)} is not writable: no write permission on the folder ${path}`,
+    )
   }
   const seen = new Set<string>()
   for (const id of ids) {
     const file = join(path, `${id}.jsonl`)
-    if (seen.has(id)) throw new UsageError(`--keep-sessions: two runs would write ${file} (a window or strategy is listed twice)`)
+    if (seen.has(id))
+      throw new UsageError(`--keep-sessions: two runs would write ${file} (a window or strategy is listed twice)`)
     seen.add(id)
     const existing = await stat(file).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined
       throw new UsageError(`--keep-sessions: ${file} cannot be checked: ${error.message}`)
     })
-    if (existing) throw new UsageError(`--keep-sessions: ${file} exists already (a kept session log is never overwritten); move it away or choose another folder`)
+    if (existing)
+      throw new UsageError(
+        `--keep-sessions: ${file} exists already (a kept session log is never overwritten); move it away or choose another folder`,
+      )
   }
 }

@@ -19,10 +19,14 @@ export function cliVersion(moduleURL: string | URL = import.meta.url): string {
   try {
     manifest = JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown; version?: unknown }
   } catch (error) {
-    throw new RunError(`cannot read the version of ${CLI_PACKAGE_NAME} from ${path}: ${(error as Error).message}`, { cause: error })
+    throw new RunError(`cannot read the version of ${CLI_PACKAGE_NAME} from ${path}: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   if (manifest.name !== CLI_PACKAGE_NAME || typeof manifest.version !== 'string' || manifest.version === '') {
-    throw new RunError(`${path} is not the manifest of ${CLI_PACKAGE_NAME} (name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`)
+    throw new RunError(
+      `${path} is not the manifest of ${CLI_PACKAGE_NAME} (name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`,
+    )
   }
   return manifest.version
 }

@@ -1,4 +1,10 @@
-import type { AuditDroppedItem, AuditTrail, CompactionAuditData, PlantedClass, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import type {
+  AuditDroppedItem,
+  AuditTrail,
+  CompactionAuditData,
+  PlantedClass,
+  WorkloadRun,
+} from '@warmfold/prefix-cache-testkit'
 import { foldAuditRecords, PLANTED_CLASSES } from '@warmfold/prefix-cache-testkit'
 
 /** A summary call's fold audit in the bench report: per class what the region held and what the model still reads, and what was dropped. */
@@ -44,7 +50,9 @@ export interface FoldAuditReport {
 export function summaryCallAudit(audit: CompactionAuditData | null): SummaryCallAudit | null {
   if (audit === null) return null
   return {
-    classes: Object.fromEntries(Object.entries(audit.classes).map(([name, retention]) => [name, { seen: retention.seen, kept: retention.kept }])),
+    classes: Object.fromEntries(
+      Object.entries(audit.classes).map(([name, retention]) => [name, { seen: retention.seen, kept: retention.kept }]),
+    ),
     dropped: [...audit.dropped],
     droppedTotal: audit.droppedTotal,
     trail: audit.trail,
@@ -54,7 +62,9 @@ export function summaryCallAudit(audit: CompactionAuditData | null): SummaryCall
 /** The fold audit of a coding-workload run against the simulator's record. */
 export function foldAuditReport(run: WorkloadRun): FoldAuditReport {
   const records = foldAuditRecords(run.session, { readChars: run.workload.resultChars, turns: run.workload.turns })
-  const classes = Object.fromEntries(PLANTED_CLASSES.map((name) => [name, { seen: 0, kept: 0, keptBySummary: 0 }])) as Record<PlantedClass, ClassSurvival>
+  const classes = Object.fromEntries(
+    PLANTED_CLASSES.map((name) => [name, { seen: 0, kept: 0, keptBySummary: 0 }]),
+  ) as Record<PlantedClass, ClassSurvival>
   let auditDropped = 0
   let simulatorLost = 0
   let agreed = 0
@@ -68,7 +78,11 @@ export function foldAuditReport(run: WorkloadRun): FoldAuditReport {
     auditDropped += record.auditDropped
     simulatorLost += record.lost.length
     agreed += record.agreed
-    if (record.audit.trail) trail = { maxTokens: record.audit.trail.maxTokens, largestTokens: Math.max(trail?.largestTokens ?? 0, record.audit.trail.tokens) }
+    if (record.audit.trail)
+      trail = {
+        maxTokens: record.audit.trail.maxTokens,
+        largestTokens: Math.max(trail?.largestTokens ?? 0, record.audit.trail.tokens),
+      }
   }
   return {
     folds: records.length,

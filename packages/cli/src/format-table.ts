@@ -19,7 +19,20 @@ export function formatRunCost(run: Pick<RunReport, 'cost' | 'costUsd'>, price: P
  * (computed again: *written* to the cache, or *uncached*, neither read nor written).
  */
 export function formatTable(report: BenchReport): string {
-  const header = ['window', 'strategy', 'folds', 'summary prefilled (each call)', 'summary hit', 'coverage', 'wait s (each fold)', 'session prefilled', 'cost', 'vs legacy', 'efficiency', 'ok']
+  const header = [
+    'window',
+    'strategy',
+    'folds',
+    'summary prefilled (each call)',
+    'summary hit',
+    'coverage',
+    'wait s (each fold)',
+    'session prefilled',
+    'cost',
+    'vs legacy',
+    'efficiency',
+    'ok',
+  ]
   const rows = report.runs.map((run) => {
     const legacy = report.runs.find((other) => other.window === run.window && other.strategy === 'legacy')
     return [
@@ -34,44 +47,96 @@ export function formatTable(report: BenchReport): string {
       formatRunCost(run, report.workload.price),
       legacy && legacy !== run ? percent(run.cost.total / legacy.cost.total - 1) : '-',
       run.efficiency === null ? '-' : run.efficiency.toFixed(2),
-      run.completed && run.silentRewrites === 0 ? 'yes' : run.completed ? `${run.silentRewrites} silent rewrite(s)` : 'INCOMPLETE',
+      run.completed && run.silentRewrites === 0
+        ? 'yes'
+        : run.completed
+          ? `${run.silentRewrites} silent rewrite(s)`
+          : 'INCOMPLETE',
     ]
   })
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)))
-  const line = (cells: string[]) => cells.map((cell, column) => (column === 0 || column >= 2 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join('  ')
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+  )
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        column === 0 || column >= 2 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number),
+      )
+      .join('  ')
   const { workload } = report
-  const measured = workload.cache === 'simulator' ? `profile ${workload.profile}` : workload.cache === 'llama' ? 'cache: embedded llama.cpp KV cache' : `cache: ${workload.cacheEndpoint}`
+  const measured =
+    workload.cache === 'simulator'
+      ? `profile ${workload.profile}`
+      : workload.cache === 'llama'
+        ? 'cache: embedded llama.cpp KV cache'
+        : `cache: ${workload.cacheEndpoint}`
   const clock = `${workload.turns === 1 ? '' : `, ${workload.turns} turns`}${workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`}${workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`}`
   // Like the clock, the latency profile and the background fold are named only when not the default.
   const timing = `${workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`}${workload.backgroundFold ? '' : ', background fold off'}${workload.prewarm ? ', prewarm on' : ''}`
-  const kind = workload.workload === 'coding' ? `coding workload${workload.artifactTrail ? '' : ', artifact trail off'}, ` : ''
+  const kind =
+    workload.workload === 'coding' ? `coding workload${workload.artifactTrail ? '' : ', artifact trail off'}, ` : ''
   const title = `warmfold bench: ${kind}${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
   const audits = foldAuditLines(report)
-  return [title, '', line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line), '', ...audits, ...legend(report)].join('\n')
+  return [
+    title,
+    '',
+    line(header),
+    line(widths.map((width) => '-'.repeat(width))),
+    ...rows.map(line),
+    '',
+    ...audits,
+    ...legend(report),
+  ].join('\n')
 }
 
 /** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
 export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
-  ['summary prefilled', 'prompt tokens each summary call prefilled: not read from the cache (written to it or uncached), paid in full'],
+  [
+    'summary prefilled',
+    'prompt tokens each summary call prefilled: not read from the cache (written to it or uncached), paid in full',
+  ],
   ['summary hit', 'cached / prompt tokens over all summary calls'],
-  ['coverage', "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the summarizer saw verbatim (1.00 = all of it)"],
-  ['wait s', "seconds each fold kept the conversation waiting, on the latency profile's clock (a synchronous fold: its whole summary call; a background one: only what was left at the pressure threshold; d: a discarded fold, paid in the cost); - for a real cache"],
-  ['session prefilled', 'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows as written + uncached'],
-  ['cost', 'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)'],
+  [
+    'coverage',
+    "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the summarizer saw verbatim (1.00 = all of it)",
+  ],
+  [
+    'wait s',
+    "seconds each fold kept the conversation waiting, on the latency profile's clock (a synchronous fold: its whole summary call; a background one: only what was left at the pressure threshold; d: a discarded fold, paid in the cost); - for a real cache",
+  ],
+  [
+    'session prefilled',
+    'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows as written + uncached',
+  ],
+  [
+    'cost',
+    'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)',
+  ],
   ['vs legacy', 'cost against the legacy run at the same window (− is cheaper)'],
-  ['efficiency', "floor / cost, where the floor is what the run's own requests would cost if every prompt token were prefilled once and every repeat read from the cache (1.00 = nothing wasted)"],
-  ['ok', 'yes: the run completed and each conversation request extended the previous one unless a logged rewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites'],
+  [
+    'efficiency',
+    "floor / cost, where the floor is what the run's own requests would cost if every prompt token were prefilled once and every repeat read from the cache (1.00 = nothing wasted)",
+  ],
+  [
+    'ok',
+    'yes: the run completed and each conversation request extended the previous one unless a logged rewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites',
+  ],
 ]
 
 /** What each strategy is, for the legend. */
 export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
-  warmfold: "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, tools, effort, messages) plus one instruction",
-  legacy: "reference design: prunes the whole history, the part it summarizes included, and sends the summary call without the conversation's effort, temperature and stop, so the call misses the cached prefix",
+  warmfold:
+    "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, tools, effort, messages) plus one instruction",
+  legacy:
+    "reference design: prunes the whole history, the part it summarizes included, and sends the summary call without the conversation's effort, temperature and stop, so the call misses the cached prefix",
   cold: 'reference design: a separate summarizer system prompt, no tools and the history flattened into one message, so nothing of the cached prefix is reused',
-  transcript: 'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and cold, and the summarizer never sees a full tool output',
-  toolless: 'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, instruction last; dropping the tools breaks the cached prefix at its start',
-  'long-instruction': "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the last user message instead of a separate message",
+  transcript:
+    'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and cold, and the summarizer never sees a full tool output',
+  toolless:
+    'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, instruction last; dropping the tools breaks the cached prefix at its start',
+  'long-instruction':
+    "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the last user message instead of a separate message",
 }
 
 const share = (kept: number, seen: number): string => (seen === 0 ? '-' : `${((kept / seen) * 100).toFixed(1)}%`)
@@ -86,9 +151,19 @@ function foldAuditLines(report: BenchReport): string[] {
   for (const run of report.runs) {
     const audit = run.foldAudit
     if (audit === null || audit.folds === 0) continue
-    const classes = (['path', 'command', 'error'] as const).map((name) => `${name}s ${share(audit.classes[name].kept, audit.classes[name].seen)} (summary alone ${share(audit.classes[name].keptBySummary, audit.classes[name].seen)})`).join(', ')
-    const trail = audit.trail === null ? 'no trail' : `trail ≤ ${number.format(audit.trail.largestTokens)} of ${number.format(audit.trail.maxTokens)} tokens`
-    lines.push(`  ${number.format(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ${audit.precision.toFixed(3)}, recall ${audit.recall.toFixed(3)} (${audit.agreed} of ${audit.auditDropped} dropped, ${audit.simulatorLost} lost)`)
+    const classes = (['path', 'command', 'error'] as const)
+      .map(
+        (name) =>
+          `${name}s ${share(audit.classes[name].kept, audit.classes[name].seen)} (summary alone ${share(audit.classes[name].keptBySummary, audit.classes[name].seen)})`,
+      )
+      .join(', ')
+    const trail =
+      audit.trail === null
+        ? 'no trail'
+        : `trail ≤ ${number.format(audit.trail.largestTokens)} of ${number.format(audit.trail.maxTokens)} tokens`
+    lines.push(
+      `  ${number.format(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ${audit.precision.toFixed(3)}, recall ${audit.recall.toFixed(3)} (${audit.agreed} of ${audit.auditDropped} dropped, ${audit.simulatorLost} lost)`,
+    )
   }
   return lines.length ? ['Fold audit (what the model still reads after each fold, over all folds):', ...lines, ''] : []
 }
@@ -96,18 +171,36 @@ function foldAuditLines(report: BenchReport): string[] {
 /** Each fold's wait in seconds, a discarded one marked `d`. */
 function waits(run: RunReport): string {
   if (run.stall === null) return '-'
-  return run.stall.folds.map((fold) => `${(fold.waitedMs / 1000).toFixed(1)}${fold.discarded ? 'd' : ''}`).join(' / ') || '-'
+  return (
+    run.stall.folds.map((fold) => `${(fold.waitedMs / 1000).toFixed(1)}${fold.discarded ? 'd' : ''}`).join(' / ') || '-'
+  )
 }
 
 function legend(report: BenchReport): string[] {
-  const strategies = report.workload.strategies.map((strategy) => [strategy, STRATEGY_LEGEND[strategy as WorkloadStrategy] ?? 'not a known strategy'] as const)
+  const strategies = report.workload.strategies.map(
+    (strategy) => [strategy, STRATEGY_LEGEND[strategy as WorkloadStrategy] ?? 'not a known strategy'] as const,
+  )
   const width = Math.max(...[...COLUMN_LEGEND, ...strategies].map(([term]) => term.length))
-  const entry = ([term, text]: readonly [string, string]) => wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
+  const entry = ([term, text]: readonly [string, string]) =>
+    wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
   const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
   const { price } = report.workload
-  const rate = price.usdPerMillionInput === null ? 'no dollar rate' : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
-  const prices = wrap(`${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`, LEGEND_TEXT_WIDTH + width + 2).map((part) => `  ${part}`)
-  return [`Columns (tokens ${tokens}):`, ...COLUMN_LEGEND.flatMap(entry), 'Price:', ...prices, 'Strategies:', ...strategies.flatMap(entry)]
+  const rate =
+    price.usdPerMillionInput === null
+      ? 'no dollar rate'
+      : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
+  const prices = wrap(
+    `${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`,
+    LEGEND_TEXT_WIDTH + width + 2,
+  ).map((part) => `  ${part}`)
+  return [
+    `Columns (tokens ${tokens}):`,
+    ...COLUMN_LEGEND.flatMap(entry),
+    'Price:',
+    ...prices,
+    'Strategies:',
+    ...strategies.flatMap(entry),
+  ]
 }
 
 /** Characters of legend text per line, so a legend line stays within 100 columns. */

@@ -19,5 +19,9 @@ export interface LlamaCacheServerModule {
  *   {@link loadOptionalPackage}.
  */
 export function loadLlamaCacheServer(specifier: string = LLAMA_CACHE_SERVER_PACKAGE): Promise<LlamaCacheServerModule> {
-  return loadOptionalPackage<LlamaCacheServerModule>(specifier, '--cache llama', 'node-llama-cpp with a prebuilt llama.cpp')
+  return loadOptionalPackage<LlamaCacheServerModule>(
+    specifier,
+    '--cache llama',
+    'node-llama-cpp with a prebuilt llama.cpp',
+  )
 }

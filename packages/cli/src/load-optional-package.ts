@@ -15,7 +15,10 @@ export async function loadOptionalPackage<T>(specifier: string, flag: string, wh
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException
     if (code === 'ERR_MODULE_NOT_FOUND' && message.includes(`'${specifier}'`)) {
-      throw new RunError(`${flag} needs the optional package ${specifier} (${what}), which is not installed: npm install ${specifier}`, { cause: error })
+      throw new RunError(
+        `${flag} needs the optional package ${specifier} (${what}), which is not installed: npm install ${specifier}`,
+        { cause: error },
+      )
     }
     throw new RunError(`${flag}: ${specifier} is installed but failed to load: ${message}`, { cause: error })
   }

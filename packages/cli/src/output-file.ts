@@ -30,14 +30,20 @@ export interface OutputFile {
 export async function openOutputFile(path: string, writer: OutputWriter = {}): Promise<OutputFile> {
   await checkOutPath(path, writer)
   const flag = writer.flag ?? '--out'
-  if (!(await stat(path).catch(() => undefined))?.isFIFO()) return { path, write: (text) => writeOutputFile(path, text), close: async () => undefined }
+  if (!(await stat(path).catch(() => undefined))?.isFIFO())
+    return { path, write: (text) => writeOutputFile(path, text), close: async () => undefined }
   let fd: number
   try {
     fd = await openFile(path, constants.O_WRONLY | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENXIO') throw new UsageError(`${flag} ${JSON.stringify(path)} is a FIFO that no process is reading: writing it would wait for a reader forever; start the reader first, or name a regular file`)
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is a FIFO that cannot be opened for writing: ${code ?? (error as Error).message}`)
+    if (code === 'ENXIO')
+      throw new UsageError(
+        `${flag} ${JSON.stringify(path)} is a FIFO that no process is reading: writing it would wait for a reader forever; start the reader first, or name a regular file`,
+      )
+    throw new UsageError(
+      `${flag} ${JSON.stringify(path)} is a FIFO that cannot be opened for writing: ${code ?? (error as Error).message}`,
+    )
   }
   let open = true
   return {
@@ -64,7 +70,11 @@ export async function openOutputFile(path: string, writer: OutputWriter = {}): P
  * @throws the system error (`ENXIO`, `EPIPE`, `ENOSPC`, …) when the file cannot be written.
  */
 export async function writeOutputFile(path: string, text: string): Promise<void> {
-  let fd = await openFile(path, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK, 0o666)
+  let fd = await openFile(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK,
+    0o666,
+  )
   const stats = await statFile(fd).catch(async (error: unknown) => {
     await closeFile(fd)
     throw error

@@ -1,5 +1,25 @@
-import { DEFAULT_LATENCY_PROFILE, DEFAULT_PROBE_TIMEOUT_MS, DEFAULT_STRATEGIES, EFFORTS, LATENCY_PROFILES, LATENCY_SYNTAX, PRICE_PROFILES, PRICE_SYNTAX, PROFILE_SYNTAX, PRUNERS, parseCacheProfile, STRATEGIES, WORKLOAD_KINDS } from '@warmfold/prefix-cache-testkit'
-import type { LatencyProfile, PriceProfile, WorkloadKind, WorkloadPruner, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import {
+  DEFAULT_LATENCY_PROFILE,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  DEFAULT_STRATEGIES,
+  EFFORTS,
+  LATENCY_PROFILES,
+  LATENCY_SYNTAX,
+  PRICE_PROFILES,
+  PRICE_SYNTAX,
+  PROFILE_SYNTAX,
+  PRUNERS,
+  parseCacheProfile,
+  STRATEGIES,
+  WORKLOAD_KINDS,
+} from '@warmfold/prefix-cache-testkit'
+import type {
+  LatencyProfile,
+  PriceProfile,
+  WorkloadKind,
+  WorkloadPruner,
+  WorkloadStrategy,
+} from '@warmfold/prefix-cache-testkit'
 import { readLatencyProfile } from './read-latency-profile.ts'
 import { readPriceProfile } from './read-price-profile.ts'
 import type { ProbeDialect } from './probe-dialects.ts'
@@ -149,7 +169,36 @@ Options:
 Progress goes to stderr. Exit codes: 0 ok, 1 a run failed (or the probed endpoint failed: its
 answer is printed), 2 bad flags.`
 
-const VALUE_FLAGS = new Set(['--store', '--windows', '--steps', '--strategies', '--effort', '--temperature', '--stop', '--profile', '--pruner', '--summary-route', '--price', '--latency', '--background-fold', '--prewarm', '--workload', '--artifact-trail', '--turns', '--idle', '--step-seconds', '--idle-compaction', '--out', '--keep-sessions', '--cache', '--cache-probe', '--probe-model', '--probe-dialect', '--probe-key-env', '--probe-timeout'])
+const VALUE_FLAGS = new Set([
+  '--store',
+  '--windows',
+  '--steps',
+  '--strategies',
+  '--effort',
+  '--temperature',
+  '--stop',
+  '--profile',
+  '--pruner',
+  '--summary-route',
+  '--price',
+  '--latency',
+  '--background-fold',
+  '--prewarm',
+  '--workload',
+  '--artifact-trail',
+  '--turns',
+  '--idle',
+  '--step-seconds',
+  '--idle-compaction',
+  '--out',
+  '--keep-sessions',
+  '--cache',
+  '--cache-probe',
+  '--probe-model',
+  '--probe-dialect',
+  '--probe-key-env',
+  '--probe-timeout',
+])
 
 /**
  * Parses `warmfold bench` flags. `env` is where `--probe-key-env` is looked up.
@@ -179,11 +228,20 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   }
   let windowsGiven = false
   let storeGiven = false
-  const probe = { url: undefined as string | undefined, model: 'probe', dialect: 'llamacpp' as ProbeDialect, keyEnv: undefined as string | undefined, timeoutSeconds: undefined as number | undefined }
+  const probe = {
+    url: undefined as string | undefined,
+    model: 'probe',
+    dialect: 'llamacpp' as ProbeDialect,
+    keyEnv: undefined as string | undefined,
+    timeoutSeconds: undefined as number | undefined,
+  }
   let llama = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
-    const [flag, inline] = raw.startsWith('--') && raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined]
+    const [flag, inline] =
+      raw.startsWith('--') && raw.includes('=')
+        ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)]
+        : [raw, undefined]
     let value = inline
     if (VALUE_FLAGS.has(flag) && value === undefined) {
       value = argv[++index]
@@ -199,11 +257,22 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         args.json = true
         break
       case '--windows':
-        args.windows = text.split(',').map((item) => boundedInteger('--windows', item, 4800, MAX_WINDOW, "tokens (the simulator's memory grows with window × steps)"))
+        args.windows = text
+          .split(',')
+          .map((item) =>
+            boundedInteger(
+              '--windows',
+              item,
+              4800,
+              MAX_WINDOW,
+              "tokens (the simulator's memory grows with window × steps)",
+            ),
+          )
         windowsGiven = true
         break
       case '--cache':
-        if (text !== 'llama' && text !== 'simulator') throw new UsageError(`--cache must be one of simulator, llama, got ${JSON.stringify(text)}`)
+        if (text !== 'llama' && text !== 'simulator')
+          throw new UsageError(`--cache must be one of simulator, llama, got ${JSON.stringify(text)}`)
         llama = text === 'llama'
         break
       case '--cache-probe':
@@ -217,14 +286,21 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         probe.dialect = oneOf('--probe-dialect', text, PROBE_DIALECTS)
         break
       case '--probe-key-env':
-        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) throw new UsageError(`--probe-key-env must be an environment variable name, got ${JSON.stringify(text)}`)
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text))
+          throw new UsageError(`--probe-key-env must be an environment variable name, got ${JSON.stringify(text)}`)
         probe.keyEnv = text
         break
       case '--probe-timeout':
         probe.timeoutSeconds = probeTimeout(text)
         break
       case '--steps':
-        args.steps = boundedInteger('--steps', text, 1, MAX_STEPS, "steps (the simulator's memory and time grow with window × steps)")
+        args.steps = boundedInteger(
+          '--steps',
+          text,
+          1,
+          MAX_STEPS,
+          "steps (the simulator's memory and time grow with window × steps)",
+        )
         break
       case '--strategies':
         args.strategies = text.split(',').map((item) => oneOf('--strategies', item, STRATEGIES))
@@ -234,7 +310,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         break
       case '--temperature': {
         const number = Number(text)
-        if (text.trim() === '' || !Number.isFinite(number) || number < 0) throw new UsageError(`--temperature must be a number ≥ 0, got ${JSON.stringify(text)}`)
+        if (text.trim() === '' || !Number.isFinite(number) || number < 0)
+          throw new UsageError(`--temperature must be a number ≥ 0, got ${JSON.stringify(text)}`)
         args.temperature = number
         break
       }
@@ -253,7 +330,8 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         args.pruner = oneOf('--pruner', text, PRUNERS)
         break
       case '--summary-route':
-        if (!/^[^/\s]+\/[^/\s]+$/.test(text)) throw new UsageError(`--summary-route must be provider/model, got ${JSON.stringify(text)}`)
+        if (!/^[^/\s]+\/[^/\s]+$/.test(text))
+          throw new UsageError(`--summary-route must be provider/model, got ${JSON.stringify(text)}`)
         args.summaryRoute = text
         break
       case '--price':
@@ -290,11 +368,13 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
         args.out = text
         break
       case '--keep-sessions':
-        if (storeGiven) throw new UsageError('--keep-sessions DIR and --store are exclusive: --keep-sessions DIR is --store file:DIR')
+        if (storeGiven)
+          throw new UsageError('--keep-sessions DIR and --store are exclusive: --keep-sessions DIR is --store file:DIR')
         args.keepSessions = text
         break
       case '--store': {
-        if (args.keepSessions !== undefined || storeGiven) throw new UsageError('--store is given twice, or with --keep-sessions DIR (which is --store file:DIR)')
+        if (args.keepSessions !== undefined || storeGiven)
+          throw new UsageError('--store is given twice, or with --keep-sessions DIR (which is --store file:DIR)')
         const spec = parseStoreSpec('--store', text)
         storeGiven = true
         if (spec.kind === 'file') args.keepSessions = spec.directory
@@ -306,9 +386,17 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     }
   }
   if (args.strategies.length === 0) throw new UsageError('--strategies must name at least one strategy')
-  if (args.turns > args.steps) throw new UsageError(`--turns ${args.turns} is more than --steps ${args.steps}; every turn needs at least one step`)
-  if (llama && probe.url) throw new UsageError('--cache llama and --cache-probe are exclusive; pick one cache to measure with')
-  if (!probe.url && (probe.keyEnv !== undefined || probe.model !== 'probe' || probe.dialect !== 'llamacpp' || probe.timeoutSeconds !== undefined)) {
+  if (args.turns > args.steps)
+    throw new UsageError(`--turns ${args.turns} is more than --steps ${args.steps}; every turn needs at least one step`)
+  if (llama && probe.url)
+    throw new UsageError('--cache llama and --cache-probe are exclusive; pick one cache to measure with')
+  if (
+    !probe.url &&
+    (probe.keyEnv !== undefined ||
+      probe.model !== 'probe' ||
+      probe.dialect !== 'llamacpp' ||
+      probe.timeoutSeconds !== undefined)
+  ) {
     throw new UsageError('--probe-model, --probe-dialect, --probe-key-env and --probe-timeout need --cache-probe URL')
   }
   // Checked here, not when the first request is sent: the value itself is never printed.
@@ -318,15 +406,26 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
   if ((llama || (probe.url && !REPORTS_CACHE_WRITES.has(probe.dialect))) && args.price.cacheWrite !== 1) {
     const source = llama ? '--cache llama' : `--cache-probe with --probe-dialect ${probe.dialect}`
     const writers = [...REPORTS_CACHE_WRITES].join(', ')
-    throw new UsageError(`--price ${args.price.name} bills cache writes at ${args.price.cacheWrite}× input, but ${source} reports only cached and uncached tokens, not writes; use a price whose cacheWrite is 1 (deepseek, or a JSON file), or probe a dialect that reports writes (${writers})`)
+    throw new UsageError(
+      `--price ${args.price.name} bills cache writes at ${args.price.cacheWrite}× input, but ${source} reports only cached and uncached tokens, not writes; use a price whose cacheWrite is 1 (deepseek, or a JSON file), or probe a dialect that reports writes (${writers})`,
+    )
   }
   if (llama) {
     args.cache = { kind: 'llama' }
     if (!windowsGiven) args.windows = [...LLAMA_WINDOWS]
-    if (args.profile !== 'bytes') throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache llama')
+    if (args.profile !== 'bytes')
+      throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache llama')
   } else if (probe.url) {
-    args.cache = { kind: 'probe', url: probe.url, model: probe.model, dialect: probe.dialect, ...(probe.keyEnv ? { keyEnv: probe.keyEnv } : {}), timeoutSeconds: probe.timeoutSeconds ?? DEFAULT_PROBE_TIMEOUT_SECONDS }
-    if (args.profile !== 'bytes') throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache-probe')
+    args.cache = {
+      kind: 'probe',
+      url: probe.url,
+      model: probe.model,
+      dialect: probe.dialect,
+      ...(probe.keyEnv ? { keyEnv: probe.keyEnv } : {}),
+      timeoutSeconds: probe.timeoutSeconds ?? DEFAULT_PROBE_TIMEOUT_SECONDS,
+    }
+    if (args.profile !== 'bytes')
+      throw new UsageError('--profile selects a simulated cache; it cannot be combined with --cache-probe')
   }
   return args
 }
@@ -334,7 +433,9 @@ export function parseBenchArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
 function boundedInteger(flag: string, text: string, minimum: number, maximum: number, why: string): number {
   const number = Number(text)
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(number) || number < minimum) {
-    throw new UsageError(`${flag} must be ${minimum === 1 ? 'a positive integer' : `an integer ≥ ${minimum}`}, got ${JSON.stringify(text)}`)
+    throw new UsageError(
+      `${flag} must be ${minimum === 1 ? 'a positive integer' : `an integer ≥ ${minimum}`}, got ${JSON.stringify(text)}`,
+    )
   }
   if (number > maximum) throw new UsageError(`${flag} ${text.trim()} is above the bound of ${maximum} ${why}`)
   return number
@@ -354,13 +455,20 @@ function probeURL(text: string): string {
   }
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) {
     // Unparsable: nothing can be stripped, so credentials-looking text is cut out before quoting.
-    throw new UsageError(`--cache-probe must be the http(s) base URL of the endpoint, got ${JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))}`)
+    throw new UsageError(
+      `--cache-probe must be the http(s) base URL of the endpoint, got ${JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))}`,
+    )
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`
   if (url.username || url.password) {
-    throw new UsageError(`--cache-probe must not carry credentials (user:password@); put the API key in an environment variable and name it with --probe-key-env; got ${shown} with credentials`)
+    throw new UsageError(
+      `--cache-probe must not carry credentials (user:password@); put the API key in an environment variable and name it with --probe-key-env; got ${shown} with credentials`,
+    )
   }
-  if (url.search || url.hash) throw new UsageError(`--cache-probe must be a base URL without a query or fragment (requests go to {URL}/chat/completions), got ${shown} with ${url.search ? 'a query' : 'a fragment'}`)
+  if (url.search || url.hash)
+    throw new UsageError(
+      `--cache-probe must be a base URL without a query or fragment (requests go to {URL}/chat/completions), got ${shown} with ${url.search ? 'a query' : 'a fragment'}`,
+    )
   return text
 }
 
@@ -374,7 +482,13 @@ function boundedSeconds(flag: string, text: string, minimum: number, maximum: nu
 }
 
 function probeTimeout(text: string): number {
-  return boundedSeconds('--probe-timeout', text, 0.001, MAX_PROBE_TIMEOUT_SECONDS, `0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}`)
+  return boundedSeconds(
+    '--probe-timeout',
+    text,
+    0.001,
+    MAX_PROBE_TIMEOUT_SECONDS,
+    `0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}`,
+  )
 }
 
 function virtualSeconds(flag: string, text: string): number {
@@ -382,6 +496,7 @@ function virtualSeconds(flag: string, text: string): number {
 }
 
 function oneOf<T extends string>(flag: string, text: string, allowed: readonly T[]): T {
-  if (!allowed.includes(text as T)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got ${JSON.stringify(text)}`)
+  if (!allowed.includes(text as T))
+    throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got ${JSON.stringify(text)}`)
   return text as T
 }

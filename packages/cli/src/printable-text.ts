@@ -5,8 +5,11 @@
  * the newlines that join them.
  */
 export function printable(line: string): string {
-  // oxlint-disable-next-line no-control-regex -- matching control characters is the point
-  return line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return line.replace(
+    // oxlint-disable-next-line no-control-regex -- matching control characters is the point
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 /**

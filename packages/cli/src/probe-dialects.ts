@@ -23,7 +23,11 @@ export type ProbeDialect = Dialect | (typeof OTHER_WIRE_DIALECTS)[number]
  * above input (`--price openai`, `anthropic-5m`) prices what they report. The others report reads
  * only, and such a price would count every uncached token as unwritten.
  */
-export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDialect>(['openai', 'openai-responses', 'anthropic'])
+export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDialect>([
+  'openai',
+  'openai-responses',
+  'anthropic',
+])
 
 /** The package each other wire format needs: an optional peer of the CLI. */
 export const PROBE_DIALECT_PACKAGES: Readonly<Record<(typeof OTHER_WIRE_DIALECTS)[number], string>> = Object.freeze({
@@ -44,21 +48,46 @@ export const GEMINI_PROBE_LEVELS = Object.freeze({ low: 'low', high: 'medium', m
  * effort, so each effort stays its own cache family, as in a real host) and caps the output at the
  * budget plus one.
  */
-export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze({ low: 1024, high: 1025, max: 1026 })
+export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze({
+  low: 1024,
+  high: 1025,
+  max: 1026,
+})
 
 /**
  * The connector of a `--probe-dialect`: chat completions in that dialect, or the adapter package
  * of another wire format, imported now.
  * @throws RunError naming the package to install when it is missing.
  */
-export async function probeConnector(dialect: ProbeDialect, load: typeof loadOptionalPackage = loadOptionalPackage): Promise<ProbeConnector> {
+export async function probeConnector(
+  dialect: ProbeDialect,
+  load: typeof loadOptionalPackage = loadOptionalPackage,
+): Promise<ProbeConnector> {
   switch (dialect) {
     case 'openai-responses':
-      return responsesConnector(await load<ResponsesModule>(PROBE_DIALECT_PACKAGES['openai-responses'], '--probe-dialect openai-responses', 'the OpenAI Responses adapter'))
+      return responsesConnector(
+        await load<ResponsesModule>(
+          PROBE_DIALECT_PACKAGES['openai-responses'],
+          '--probe-dialect openai-responses',
+          'the OpenAI Responses adapter',
+        ),
+      )
     case 'anthropic':
-      return anthropicConnector(await load<AnthropicModule>(PROBE_DIALECT_PACKAGES.anthropic, '--probe-dialect anthropic', 'the Anthropic Messages adapter'))
+      return anthropicConnector(
+        await load<AnthropicModule>(
+          PROBE_DIALECT_PACKAGES.anthropic,
+          '--probe-dialect anthropic',
+          'the Anthropic Messages adapter',
+        ),
+      )
     case 'gemini':
-      return geminiConnector(await load<GoogleModule>(PROBE_DIALECT_PACKAGES.gemini, '--probe-dialect gemini', 'the Gemini adapter on @google/genai'))
+      return geminiConnector(
+        await load<GoogleModule>(
+          PROBE_DIALECT_PACKAGES.gemini,
+          '--probe-dialect gemini',
+          'the Gemini adapter on @google/genai',
+        ),
+      )
     default:
       return chatCompletions(dialect)
   }
@@ -82,7 +111,10 @@ function anthropicConnector(module: AnthropicModule): ProbeConnector {
       maxRetries: 0,
     })
     const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch })
-    return { adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS), url: `${baseURL.replace(/\/+$/, '')}/v1/messages` }
+    return {
+      adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS),
+      url: `${baseURL.replace(/\/+$/, '')}/v1/messages`,
+    }
   }
 }
 
@@ -94,8 +126,17 @@ interface ResponsesModule {
 
 function responsesConnector(module: ResponsesModule): ProbeConnector {
   return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
-    const config = module.parseResponsesConfig({ baseURL, apiKey: apiKey ?? 'no-key', models: { [model]: { contextWindow: 10_000_000 } }, timeoutMs, maxRetries: 0 })
-    return { adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch }), url: `${baseURL.replace(/\/+$/, '')}/responses` }
+    const config = module.parseResponsesConfig({
+      baseURL,
+      apiKey: apiKey ?? 'no-key',
+      models: { [model]: { contextWindow: 10_000_000 } },
+      timeoutMs,
+      maxRetries: 0,
+    })
+    return {
+      adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch }),
+      url: `${baseURL.replace(/\/+$/, '')}/responses`,
+    }
   }
 }
 
@@ -113,7 +154,9 @@ function geminiConnector(module: GoogleModule): ProbeConnector {
     const config = module.parseGoogleConfig({
       baseURL,
       apiKey: apiKey ?? 'no-key',
-      models: { [model]: { contextWindow: 10_000_000, ...(known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }) } },
+      models: {
+        [model]: { contextWindow: 10_000_000, ...(known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }) },
+      },
       timeoutMs,
       maxRetries: 0,
     })

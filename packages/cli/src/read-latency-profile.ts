@@ -1,5 +1,11 @@
 import type { LatencyProfile } from '@warmfold/prefix-cache-testkit'
-import { builtinLatencyProfile, LATENCY_KEYS, LATENCY_LIMITS, LATENCY_SYNTAX, latencyProfileFromJson } from '@warmfold/prefix-cache-testkit'
+import {
+  builtinLatencyProfile,
+  LATENCY_KEYS,
+  LATENCY_LIMITS,
+  LATENCY_SYNTAX,
+  latencyProfileFromJson,
+} from '@warmfold/prefix-cache-testkit'
 import { readProfileFile, writtenNumber } from './read-profile-file.ts'
 import { UsageError } from './usage-error.ts'
 
@@ -36,7 +42,8 @@ function checkLatencyNumbers(json: unknown, text: string, file: string): void {
     const written = writtenNumber(text, key, number)
     const range = `it must be a number of ${unit} from ${min} to ${max}`
     const where = `--latency file ${JSON.stringify(file)}: "${key}" is ${written}`
-    if (!Number.isFinite(number)) throw new UsageError(`${where}, which is out of range (not a finite number); ${range}`)
+    if (!Number.isFinite(number))
+      throw new UsageError(`${where}, which is out of range (not a finite number); ${range}`)
     if (number < min) throw new UsageError(`${where}, below ${min}; ${range}`)
     if (number > max) throw new UsageError(`${where}, above ${max}; ${range}`)
   }

@@ -25,12 +25,13 @@ export function readPriceProfile(value: string): PriceProfile {
  * uncached input tokens (real ones are cents to a few hundred dollars). Anything larger is a typo
  * or a unit mix-up, and values near the largest double (`1e308`) turn every cost into Infinity.
  */
-export const PRICE_FILE_LIMITS: Readonly<Record<'cacheRead' | 'cacheWrite' | 'output' | 'usdPerMillionInput', number>> = Object.freeze({
-  cacheRead: 1000,
-  cacheWrite: 1000,
-  output: 1000,
-  usdPerMillionInput: 10_000,
-})
+export const PRICE_FILE_LIMITS: Readonly<Record<'cacheRead' | 'cacheWrite' | 'output' | 'usdPerMillionInput', number>> =
+  Object.freeze({
+    cacheRead: 1000,
+    cacheWrite: 1000,
+    output: 1000,
+    usdPerMillionInput: 10_000,
+  })
 
 /**
  * Refuses a number JSON.parse read as Infinity (`1e999`: JSON has no infinity, so it is out of
@@ -43,8 +44,17 @@ function checkPriceNumbers(json: unknown, text: string, file: string): void {
     const number = (json as Record<string, unknown>)[key]
     if (typeof number !== 'number') continue
     const written = writtenNumber(text, key, number)
-    const what = key === 'usdPerMillionInput' ? 'dollars per million uncached input tokens' : 'a multiplier of the price of an uncached input token'
-    if (!Number.isFinite(number)) throw new UsageError(`--price file ${JSON.stringify(file)}: "${key}" is ${written}, which is out of range (not a finite number); it must be ${what} from 0 to ${limit}`)
-    if (number > limit) throw new UsageError(`--price file ${JSON.stringify(file)}: "${key}" is ${written}, above ${limit}; it must be ${what} from 0 to ${limit}`)
+    const what =
+      key === 'usdPerMillionInput'
+        ? 'dollars per million uncached input tokens'
+        : 'a multiplier of the price of an uncached input token'
+    if (!Number.isFinite(number))
+      throw new UsageError(
+        `--price file ${JSON.stringify(file)}: "${key}" is ${written}, which is out of range (not a finite number); it must be ${what} from 0 to ${limit}`,
+      )
+    if (number > limit)
+      throw new UsageError(
+        `--price file ${JSON.stringify(file)}: "${key}" is ${written}, above ${limit}; it must be ${what} from 0 to ${limit}`,
+      )
   }
 }

@@ -12,7 +12,10 @@ export function readProfileFile(flag: string, file: string, syntax: string): { j
     text = readFileSync(file, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    const why = code === 'ENOENT' ? 'is neither a built-in profile nor an existing file' : `could not be read (${code ?? (error as Error).message})`
+    const why =
+      code === 'ENOENT'
+        ? 'is neither a built-in profile nor an existing file'
+        : `could not be read (${code ?? (error as Error).message})`
     throw new UsageError(`${flag} ${JSON.stringify(file)} ${why}; use ${syntax}`)
   }
   try {

@@ -26,7 +26,11 @@ Options:
  * flags. `env` is where `--probe-key-env` is looked up. Expected failures (bad flags, a failed
  * endpoint, an unwritable `--out`) print one message; only an unexpected error prints a stack.
  */
-export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runCli(
+  argv: readonly string[],
+  io: CommandIo,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const [command, ...rest] = argv
   try {
     if (command === undefined || command === '-h' || command === '--help') {
@@ -34,7 +38,8 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
       return command === undefined ? 2 : 0
     }
     if (command === '-v' || command === '--version') {
-      if (rest.length) throw new UsageError(`${command} takes no arguments, got ${rest.map((item) => JSON.stringify(item)).join(' ')}`)
+      if (rest.length)
+        throw new UsageError(`${command} takes no arguments, got ${rest.map((item) => JSON.stringify(item)).join(' ')}`)
       io.stdout(`${cliVersion()}\n`)
       return 0
     }
@@ -47,7 +52,10 @@ export async function runCli(argv: readonly string[], io: CommandIo, env: NodeJS
       return (await runDoctor(args, io)).code
     }
     if (command === 'report') return await report(rest, io)
-    if (command !== 'bench') throw new UsageError(`unknown command ${JSON.stringify(command)}; commands: bench, doctor, report (or --version, --help)`)
+    if (command !== 'bench')
+      throw new UsageError(
+        `unknown command ${JSON.stringify(command)}; commands: bench, doctor, report (or --version, --help)`,
+      )
     const args = parseBenchArgs(rest, env)
     if (args.help) {
       io.stdout(`${BENCH_USAGE}\n`)

@@ -4,7 +4,10 @@ import { loadOptionalPackage } from './load-optional-package.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Where `--store` keeps the sessions: a JSONL folder, an SQLite file or a PostgreSQL database. */
-export type StoreSpec = { readonly kind: 'file'; readonly directory: string } | { readonly kind: 'sqlite'; readonly path: string } | { readonly kind: 'postgres'; readonly url: string }
+export type StoreSpec =
+  | { readonly kind: 'file'; readonly directory: string }
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly url: string }
 
 /** The `--store` syntax, for help and errors. */
 export const STORE_SYNTAX = 'file:DIR | sqlite:PATH | postgres:URL'
@@ -57,12 +60,23 @@ interface PostgresModule {
  * its context), importing the store package now: both are optional peers of the CLI.
  * @throws RunError naming the package to install when it is missing.
  */
-export async function backendFactory(spec: Exclude<StoreSpec, { kind: 'file' }>, load: typeof loadOptionalPackage = loadOptionalPackage): Promise<() => SessionBackend> {
+export async function backendFactory(
+  spec: Exclude<StoreSpec, { kind: 'file' }>,
+  load: typeof loadOptionalPackage = loadOptionalPackage,
+): Promise<() => SessionBackend> {
   if (spec.kind === 'sqlite') {
-    const module = await load<SqliteModule>('@warmfold/session-store-sqlite', '--store sqlite', 'the embedded SQLite session store')
+    const module = await load<SqliteModule>(
+      '@warmfold/session-store-sqlite',
+      '--store sqlite',
+      'the embedded SQLite session store',
+    )
     return () => module.sqliteSessionStore({ path: spec.path })
   }
-  const module = await load<PostgresModule>('@warmfold/session-store-postgres', '--store postgres', 'the PostgreSQL session store')
+  const module = await load<PostgresModule>(
+    '@warmfold/session-store-postgres',
+    '--store postgres',
+    'the PostgreSQL session store',
+  )
   return () => module.postgresSessionStore({ url: spec.url })
 }
 
@@ -72,13 +86,22 @@ export async function backendFactory(spec: Exclude<StoreSpec, { kind: 'file' }>,
  * cannot be reached.
  * @throws UsageError naming the store (without a password) and the ids, or why it cannot list them.
  */
-export async function refuseHeldIds(spec: Exclude<StoreSpec, { kind: 'file' }>, backend: SessionBackend, ids: readonly string[]): Promise<void> {
+export async function refuseHeldIds(
+  spec: Exclude<StoreSpec, { kind: 'file' }>,
+  backend: SessionBackend,
+  ids: readonly string[],
+): Promise<void> {
   let existing: string[]
   try {
     existing = await backend.list()
   } catch (error) {
-    throw new UsageError(`--store ${describeStore(spec)}: cannot list its sessions: ${redactUrl((error as Error).message)}`)
+    throw new UsageError(
+      `--store ${describeStore(spec)}: cannot list its sessions: ${redactUrl((error as Error).message)}`,
+    )
   }
   const taken = ids.filter((id) => existing.includes(id))
-  if (taken.length) throw new UsageError(`--store ${describeStore(spec)} already holds session(s) ${taken.join(', ')}; use another store or remove them`)
+  if (taken.length)
+    throw new UsageError(
+      `--store ${describeStore(spec)} already holds session(s) ${taken.join(', ')}; use another store or remove them`,
+    )
 }

@@ -23,10 +23,26 @@ describe('warmfold bench --keep-sessions DIR', () => {
   it("writes each run's whole session as DIR/<strategy>-<window>.jsonl, which the session store reopens and warmfold report reads", async () => {
     const sessions = join(directory, 'kept')
     await mkdir(sessions)
-    const result = await cli(['bench', '--json', '--windows', '4800,6000', '--steps', '24', '--strategies', 'warmfold,legacy', '--keep-sessions', sessions])
+    const result = await cli([
+      'bench',
+      '--json',
+      '--windows',
+      '4800,6000',
+      '--steps',
+      '24',
+      '--strategies',
+      'warmfold,legacy',
+      '--keep-sessions',
+      sessions,
+    ])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout) as BenchReport
-    expect((await readdir(sessions)).toSorted()).toEqual(['legacy-4800.jsonl', 'legacy-6000.jsonl', 'warmfold-4800.jsonl', 'warmfold-6000.jsonl'])
+    expect((await readdir(sessions)).toSorted()).toEqual([
+      'legacy-4800.jsonl',
+      'legacy-6000.jsonl',
+      'warmfold-4800.jsonl',
+      'warmfold-6000.jsonl',
+    ])
     const ctx = new Context()
     await ctx.start()
     try {
@@ -43,7 +59,9 @@ describe('warmfold bench --keep-sessions DIR', () => {
         expect(session.events.at(-1)?.type).toBe('turn/end')
         const text = await cli(['report', join(sessions, `${id}.jsonl`)])
         expect(text.code).toBe(0)
-        expect(text.stdout).toContain(`requests  ${run.conversationRequests + run.summaryCalls.length}: ${run.conversationRequests} conversation, ${run.summaryCalls.length} compaction`)
+        expect(text.stdout).toContain(
+          `requests  ${run.conversationRequests + run.summaryCalls.length}: ${run.conversationRequests} conversation, ${run.summaryCalls.length} compaction`,
+        )
         expect(text.stdout).toContain(`rewrites  ${run.summaryCalls.length} fold(s)`)
       }
     } finally {
@@ -55,7 +73,10 @@ describe('warmfold bench --keep-sessions DIR', () => {
   it('is checked before anything runs: a missing folder, a file, an existing log, a run named twice', async () => {
     const missing = join(directory, 'missing')
     const cases: Array<[string[], string]> = [
-      [['--keep-sessions', missing], `--keep-sessions ${JSON.stringify(missing)}: the folder ${missing} does not exist (warmfold bench does not create folders; create it first)`],
+      [
+        ['--keep-sessions', missing],
+        `--keep-sessions ${JSON.stringify(missing)}: the folder ${missing} does not exist (warmfold bench does not create folders; create it first)`,
+      ],
       [['--keep-sessions', ''], '--keep-sessions must name a folder, got ""'],
       [['--keep-sessions'], '--keep-sessions needs a value'],
     ]
@@ -65,11 +86,26 @@ describe('warmfold bench --keep-sessions DIR', () => {
     const used = join(directory, 'used')
     await mkdir(used)
     await writeFile(join(used, 'legacy-4800.jsonl'), '')
-    cases.push([['--keep-sessions', used], `--keep-sessions: ${join(used, 'legacy-4800.jsonl')} exists already (a kept session log is never overwritten); move it away or choose another folder`])
-    cases.push([['--keep-sessions', join(directory, 'kept-twice'), '--windows', '4800,4800'], `--keep-sessions: two runs would write ${join(directory, 'kept-twice', 'warmfold-4800.jsonl')} (a window or strategy is listed twice)`])
+    cases.push([
+      ['--keep-sessions', used],
+      `--keep-sessions: ${join(used, 'legacy-4800.jsonl')} exists already (a kept session log is never overwritten); move it away or choose another folder`,
+    ])
+    cases.push([
+      ['--keep-sessions', join(directory, 'kept-twice'), '--windows', '4800,4800'],
+      `--keep-sessions: two runs would write ${join(directory, 'kept-twice', 'warmfold-4800.jsonl')} (a window or strategy is listed twice)`,
+    ])
     await mkdir(join(directory, 'kept-twice'))
     for (const [flags, message] of cases) {
-      const result = await cli(['bench', '--windows', '4800', '--steps', '12', '--strategies', 'warmfold,legacy', ...flags])
+      const result = await cli([
+        'bench',
+        '--windows',
+        '4800',
+        '--steps',
+        '12',
+        '--strategies',
+        'warmfold,legacy',
+        ...flags,
+      ])
       expect(result.code, flags.join(' ')).toBe(2)
       expect(result.stderr).toContain(message)
       // Refused before the first run: no progress line, nothing on stdout.
@@ -84,20 +120,46 @@ describe('warmfold bench --keep-sessions DIR', () => {
 describe('warmfold bench --store sqlite:PATH', () => {
   it("keeps each run's whole session in the SQLite store, and refuses a store that already holds one before running", async () => {
     const path = join(directory, 'sessions.db')
-    const result = await cli(['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold,legacy', '--store', `sqlite:${path}`])
+    const result = await cli([
+      'bench',
+      '--json',
+      '--windows',
+      '4800',
+      '--steps',
+      '24',
+      '--strategies',
+      'warmfold,legacy',
+      '--store',
+      `sqlite:${path}`,
+    ])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout) as BenchReport
     expect(report.runs.map((run) => `${run.strategy}-${run.window}`)).toEqual(['warmfold-4800', 'legacy-4800'])
     await expectBenchSessions(sqliteSessionStore({ path }), report, result.stderr, `sqlite:${path}`)
-    const again = await cli(['bench', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--store', `sqlite:${path}`])
+    const again = await cli([
+      'bench',
+      '--windows',
+      '4800',
+      '--steps',
+      '24',
+      '--strategies',
+      'warmfold',
+      '--store',
+      `sqlite:${path}`,
+    ])
     expect(again.code).toBe(2)
-    expect(again.stderr).toContain(`--store sqlite:${path} already holds session(s) warmfold-4800; use another store or remove them`)
+    expect(again.stderr).toContain(
+      `--store sqlite:${path} already holds session(s) warmfold-4800; use another store or remove them`,
+    )
     expect(again.stderr).not.toContain('[1/1]')
   })
 
   it.each([
     [['--store', 'mysql://db'], '--store must be file:DIR | sqlite:PATH | postgres:URL, got "mysql://db"'],
-    [['--store', 'postgres:http://user:hunter2@db/x'], '--store must be file:DIR | sqlite:PATH | postgres:URL, got "postgres:http://user:***@db/x"'],
+    [
+      ['--store', 'postgres:http://user:hunter2@db/x'],
+      '--store must be file:DIR | sqlite:PATH | postgres:URL, got "postgres:http://user:***@db/x"',
+    ],
     [['--store', 'file:a', '--keep-sessions', 'b'], '--keep-sessions DIR and --store are exclusive'],
   ])('refuses %j naming the flag, never a password', async (argv, message) => {
     const result = await cli(['bench', ...argv])

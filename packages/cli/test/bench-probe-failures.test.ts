@@ -41,9 +41,14 @@ async function closedPort(): Promise<string> {
 /** Runs `warmfold bench` as a process; resolves with its exit code and output. */
 function warmfold(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile(process.execPath, ['--import', 'tsx', main, 'bench', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
-      done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', main, 'bench', ...args],
+      { cwd: root, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        done({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr })
+      },
+    )
   })
 }
 
@@ -53,37 +58,47 @@ const endpoints: Array<[string, () => Promise<string>, string[], RegExp]> = [
   ['a closed port', closedPort, [], /failed: cannot reach http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/],
   [
     'a garbage 200',
-    () => serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain' })
-      response.end('Welcome to nginx!\nThis is not an API.')
-    }),
+    () =>
+      serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/plain' })
+        response.end('Welcome to nginx!\nThis is not an API.')
+      }),
     [],
     /the endpoint answered HTTP 200 \(text\/plain\), body: Welcome to nginx! This is not an API\./,
   ],
   [
     'an HTML 404',
-    () => serve((_request, response) => {
-      response.writeHead(404, { 'content-type': 'text/html' })
-      response.end('<html><head><title>404 Not Found</title></head>\n<body>Not Found</body></html>')
-    }),
+    () =>
+      serve((_request, response) => {
+        response.writeHead(404, { 'content-type': 'text/html' })
+        response.end('<html><head><title>404 Not Found</title></head>\n<body>Not Found</body></html>')
+      }),
     [],
     /request rejected \(HTTP 404\): <html><head><title>404 Not Found<\/title><\/head> <body>Not Found/,
   ],
   [
     'a 401',
-    () => serve((_request, response) => {
-      response.writeHead(401, { 'content-type': 'application/json' })
-      response.end(JSON.stringify({ error: { message: 'Authentication Fails, Your api key is invalid', type: 'authentication_error' } }))
-    }),
+    () =>
+      serve((_request, response) => {
+        response.writeHead(401, { 'content-type': 'application/json' })
+        response.end(
+          JSON.stringify({
+            error: { message: 'Authentication Fails, Your api key is invalid', type: 'authentication_error' },
+          }),
+        )
+      }),
     [],
     /authentication failed \(HTTP 401\): Authentication Fails, Your api key is invalid/,
   ],
   [
     "llama-server's tool-call parser error",
-    () => serve((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' })
-      response.end(`data: ${JSON.stringify({ error: { code: 500, message: 'Failed to parse input at pos 9: <tool_call>', type: 'server_error' } })}\n\n`)
-    }),
+    () =>
+      serve((_request, response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' })
+        response.end(
+          `data: ${JSON.stringify({ error: { code: 500, message: 'Failed to parse input at pos 9: <tool_call>', type: 'server_error' } })}\n\n`,
+        )
+      }),
     [],
     /the server reported an error inside the response stream: Failed to parse input at pos 9: <tool_call>/,
   ],
@@ -96,14 +111,20 @@ const endpoints: Array<[string, () => Promise<string>, string[], RegExp]> = [
 ]
 
 describe('warmfold bench --cache-probe against a failing endpoint', () => {
-  it.concurrent.each(endpoints)('%s: exit 1, the endpoint named with its answer, no stack', async (_name, start, extra, named) => {
-    const url = await start()
-    const result = await warmfold(['--cache-probe', url, ...extra, ...SMALL_RUN])
-    expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`warmfold: window 4800, strategy warmfold: cache probe: request 0 (conversation) to ${url}/chat/completions failed: `)
-    expect(result.stderr).toMatch(named)
-    expect(result.stderr).not.toContain('out of step')
-    expect(`${result.stdout}${result.stderr}`).not.toMatch(/^ {4}at /m)
-    expect(result.stdout).toBe('')
-  }, 60_000)
+  it.concurrent.each(endpoints)(
+    '%s: exit 1, the endpoint named with its answer, no stack',
+    async (_name, start, extra, named) => {
+      const url = await start()
+      const result = await warmfold(['--cache-probe', url, ...extra, ...SMALL_RUN])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toContain(
+        `warmfold: window 4800, strategy warmfold: cache probe: request 0 (conversation) to ${url}/chat/completions failed: `,
+      )
+      expect(result.stderr).toMatch(named)
+      expect(result.stderr).not.toContain('out of step')
+      expect(`${result.stdout}${result.stderr}`).not.toMatch(/^ {4}at /m)
+      expect(result.stdout).toBe('')
+    },
+    60_000,
+  )
 })

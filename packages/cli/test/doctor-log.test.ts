@@ -24,7 +24,10 @@ async function logFile(lines: readonly (string | object)[], name = `log-${++coun
 async function doctor(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
   let stderr = ''
-  const code = await runCli(['doctor', ...argv], { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
+  const code = await runCli(['doctor', ...argv], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += `${text}\n`),
+  })
   return { code, stdout, stderr }
 }
 
@@ -40,10 +43,18 @@ function diagnoseBodies(lines: readonly object[]): DoctorReport {
  * as text (JSON.stringify itself would overflow the stack on the deepest).
  */
 function nested(depth: number): string {
-  return JSON.stringify(chat([ask], { tools: [{ type: 'function', function: { name: 'deep', parameters: { type: 'object', default: 'NESTED' } } }] })).replace('"NESTED"', `${'['.repeat(depth - 5)}1${']'.repeat(depth - 5)}`)
+  return JSON.stringify(
+    chat([ask], {
+      tools: [{ type: 'function', function: { name: 'deep', parameters: { type: 'object', default: 'NESTED' } } }],
+    }),
+  ).replace('"NESTED"', `${'['.repeat(depth - 5)}1${']'.repeat(depth - 5)}`)
 }
 
-const chat = (messages: object[], extra: object = {}) => ({ model: 'gpt-test', messages: [{ role: 'system', content: 'Be brief.' }, ...messages], ...extra })
+const chat = (messages: object[], extra: object = {}) => ({
+  model: 'gpt-test',
+  messages: [{ role: 'system', content: 'Be brief.' }, ...messages],
+  ...extra,
+})
 const ask = { role: 'user', content: 'What does the kettle timer round to?' }
 const answer = { role: 'assistant', content: 'Whole seconds, upwards.' }
 
@@ -58,7 +69,10 @@ describe('warmfold doctor reads a log line by line', () => {
       { body: chat([ask, answer]), t: 'noon' },
       { prompt: 'hello' },
       { model: 'gpt-test', messages: 'hello' },
-      { body: JSON.stringify(chat([ask, answer, { role: 'user', content: 'And down?' }])), url: 'https://api.example.invalid/v1/chat/completions' },
+      {
+        body: JSON.stringify(chat([ask, answer, { role: 'user', content: 'And down?' }])),
+        url: 'https://api.example.invalid/v1/chat/completions',
+      },
     ])
     const result = await doctor([file, '--json'])
     expect(result.code).toBe(0)
@@ -76,7 +90,11 @@ describe('warmfold doctor reads a log line by line', () => {
     ])
     expect(result.stderr).toBe(`warmfold doctor: 6 unreadable lines in ${file}: 3, 4, 5, 6, 7, 8 (see "unreadable")\n`)
     // The string body was parsed; line 9 extends line 1.
-    expect(report.requests[1]).toMatchObject({ bestMatch: 1, changes: [], divergence: { part: 'messages', messageIndex: 2, role: 'assistant' } })
+    expect(report.requests[1]).toMatchObject({
+      bestMatch: 1,
+      changes: [],
+      divergence: { part: 'messages', messageIndex: 2, role: 'assistant' },
+    })
   })
 
   it('prints the unreadable lines in the terminal report too', async () => {
@@ -103,13 +121,19 @@ describe('warmfold doctor reads a log line by line', () => {
     const file = await logFile([chat([ask])])
     const cases: [string[], string][] = [
       [[], 'warmfold doctor needs the request log: warmfold doctor REQUESTS.jsonl [--json] [--html FILE]'],
-      [[join(directory, 'missing.jsonl')], `cannot read the request log "${join(directory, 'missing.jsonl')}": no such file`],
+      [
+        [join(directory, 'missing.jsonl')],
+        `cannot read the request log "${join(directory, 'missing.jsonl')}": no such file`,
+      ],
       [[directory], `the request log "${directory}" is not a file`],
       [[file, '--pretty'], 'unknown flag "--pretty"; run warmfold doctor --help for the flags'],
       [[file, file], `warmfold doctor reads one request log, got "${file}" and "${file}"`],
       [[file, '--html'], '--html needs a file name'],
       [[file, '--json=yes'], '--json takes no value, got "--json=yes"'],
-      [[file, '--html', join(directory, 'no-such-folder', 'page.html')], `--html "${join(directory, 'no-such-folder', 'page.html')}": the folder ${join(directory, 'no-such-folder')} does not exist (warmfold doctor does not create folders; create it first)`],
+      [
+        [file, '--html', join(directory, 'no-such-folder', 'page.html')],
+        `--html "${join(directory, 'no-such-folder', 'page.html')}": the folder ${join(directory, 'no-such-folder')} does not exist (warmfold doctor does not create folders; create it first)`,
+      ],
       [[file, '--html', directory], `--html "${directory}" is a folder; name a file to write the HTML page to`],
     ]
     for (const [argv, message] of cases) {
@@ -124,7 +148,12 @@ describe('warmfold doctor reads a log line by line', () => {
   })
 
   it('a line nested deeper than the limit is a bad line naming its number, not a stack overflow; a body at the limit is diagnosed', async () => {
-    const file = await logFile([nested(MAX_JSON_DEPTH), nested(MAX_JSON_DEPTH + 1), `{"body": ${JSON.stringify(nested(100_000))}}`, nested(100_000)])
+    const file = await logFile([
+      nested(MAX_JSON_DEPTH),
+      nested(MAX_JSON_DEPTH + 1),
+      `{"body": ${JSON.stringify(nested(100_000))}}`,
+      nested(100_000),
+    ])
     const result = await doctor([file, '--json'])
     expect(result.code).toBe(0)
     const report = JSON.parse(result.stdout) as DoctorReport
@@ -159,7 +188,10 @@ describe('warmfold doctor reads a log line by line', () => {
   it('reads lines longer than any stream chunk and CRLF line ends', async () => {
     const long = 'x'.repeat(300_000)
     const file = join(directory, 'crlf.jsonl')
-    await writeFile(file, `${JSON.stringify(chat([{ role: 'user', content: long }]))}\r\n${JSON.stringify(chat([{ role: 'user', content: long }, answer]))}\r\n`)
+    await writeFile(
+      file,
+      `${JSON.stringify(chat([{ role: 'user', content: long }]))}\r\n${JSON.stringify(chat([{ role: 'user', content: long }, answer]))}\r\n`,
+    )
     const report = JSON.parse((await doctor([file, '--json'])).stdout) as DoctorReport
     expect(report.unreadable).toEqual([])
     expect(report.requests[1]).toMatchObject({ bestMatch: 1, changes: [] })
@@ -177,7 +209,10 @@ describe('warmfold doctor tells the API', () => {
       { body: plain, url: 'http://127.0.0.1:9/v1/chat/completions' },
       { body: plain, url: '/v1/messages?beta=true' },
       { body: { input: 'hi', model: 'gpt-test' }, url: '/proxy/v1/responses' },
-      { body: { contents: [{ parts: [{ text: 'hi' }] }] }, url: '/v1beta/models/gemini-flash-test:streamGenerateContent?alt=sse' },
+      {
+        body: { contents: [{ parts: [{ text: 'hi' }] }] },
+        url: '/v1beta/models/gemini-flash-test:streamGenerateContent?alt=sse',
+      },
       anthropicBody,
       { model: 'gpt-test', input: [ask] },
       { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
@@ -185,14 +220,30 @@ describe('warmfold doctor tells the API', () => {
       { body: plain, url: '/v1/unknown-endpoint', headers: { 'Anthropic-Version': '2023-06-01' } },
     ])
     expect(report.unreadable).toEqual([])
-    expect(report.requests.map((request) => request.api)).toEqual(['openai-chat', 'anthropic-messages', 'openai-responses', 'gemini', 'anthropic-messages', 'openai-responses', 'gemini', 'openai-chat', 'anthropic-messages'])
+    expect(report.requests.map((request) => request.api)).toEqual([
+      'openai-chat',
+      'anthropic-messages',
+      'openai-responses',
+      'gemini',
+      'anthropic-messages',
+      'openai-responses',
+      'gemini',
+      'openai-chat',
+      'anthropic-messages',
+    ])
     expect(report.requests[3]?.model).toBe('gemini-flash-test')
     expect(report.requests[6]?.model).toBeNull()
   })
 
   it('a plain messages body with max_tokens takes the API of the line before it, and is unreadable without one', () => {
     const report = diagnoseBodies([plain, anthropicBody, plain, chat([ask]), plain, { model: 'any', messages: [ask] }])
-    expect(report.unreadable).toEqual([{ index: 1, reason: 'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, no field only one of them has, no earlier line to go by); record the request url' }])
+    expect(report.unreadable).toEqual([
+      {
+        index: 1,
+        reason:
+          'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, no field only one of them has, no earlier line to go by); record the request url',
+      },
+    ])
     expect(report.requests.map((request) => [request.index, request.api])).toEqual([
       [2, 'anthropic-messages'],
       [3, 'anthropic-messages'],
@@ -205,42 +256,107 @@ describe('warmfold doctor tells the API', () => {
 
   it('a body mixing both chat APIs is unreadable, naming the fields', () => {
     const report = diagnoseBodies([{ ...anthropicBody, reasoning_effort: 'low' }])
-    expect(report.unreadable[0]?.reason).toBe('the body mixes Anthropic Messages fields (system) with OpenAI Chat Completions fields (reasoning_effort); record the request url to say which API it was sent to')
+    expect(report.unreadable[0]?.reason).toBe(
+      'the body mixes Anthropic Messages fields (system) with OpenAI Chat Completions fields (reasoning_effort); record the request url to say which API it was sent to',
+    )
   })
 })
 
 describe('warmfold doctor ignores per-request noise and names every setting', () => {
   it('key order, string or part content, null fields and cache_control markers are not changes', () => {
-    const first = { messages: [{ content: 'Be brief.', role: 'system' }, ask], model: 'gpt-test', temperature: 0.2, user: 'a', seed: 1, max_tokens: 10 }
-    const second = chat([{ role: 'user', content: [{ type: 'text', text: ask.content, cache_control: { type: 'ephemeral' } }], name: null }, answer, { role: 'user', content: 'Thanks.' }], { temperature: 0.2, user: 'b', seed: 2, stream: true, stream_options: { include_usage: true }, metadata: { run: 'x' }, n: 1 })
+    const first = {
+      messages: [{ content: 'Be brief.', role: 'system' }, ask],
+      model: 'gpt-test',
+      temperature: 0.2,
+      user: 'a',
+      seed: 1,
+      max_tokens: 10,
+    }
+    const second = chat(
+      [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: ask.content, cache_control: { type: 'ephemeral' } }],
+          name: null,
+        },
+        answer,
+        { role: 'user', content: 'Thanks.' },
+      ],
+      {
+        temperature: 0.2,
+        user: 'b',
+        seed: 2,
+        stream: true,
+        stream_options: { include_usage: true },
+        metadata: { run: 'x' },
+        n: 1,
+      },
+    )
     const report = diagnoseBodies([first, second])
-    expect(report.requests[1]).toMatchObject({ bestMatch: 1, changes: [], divergence: { part: 'messages', messageIndex: 2 } })
+    expect(report.requests[1]).toMatchObject({
+      bestMatch: 1,
+      changes: [],
+      divergence: { part: 'messages', messageIndex: 2 },
+    })
     expect(report.requests[1]?.cachedChars).toBe(report.requests[0]?.promptChars)
   })
 
   it('a setting the doctor does not know keeps its own name and splits the family', () => {
-    const report = diagnoseBodies([chat([ask], { verbosity: 'low' }), chat([ask, answer], { verbosity: 'high', temperature: 1 })])
-    expect(report.requests[1]).toMatchObject({ cachedChars: 0, divergence: { part: 'envelope', field: 'temperature' }, changes: ['envelope:temperature', 'envelope:verbosity'] })
+    const report = diagnoseBodies([
+      chat([ask], { verbosity: 'low' }),
+      chat([ask, answer], { verbosity: 'high', temperature: 1 }),
+    ])
+    expect(report.requests[1]).toMatchObject({
+      cachedChars: 0,
+      divergence: { part: 'envelope', field: 'temperature' },
+      changes: ['envelope:temperature', 'envelope:verbosity'],
+    })
   })
 
   it('every changed part is listed, with the first divergence in prompt order', () => {
     const tools = [{ type: 'function', function: { name: 'read', parameters: { type: 'object' } } }]
-    const history = [ask, answer, { role: 'user', content: 'Now make it round down.' }, { role: 'assistant', content: 'Done.' }]
+    const history = [
+      ask,
+      answer,
+      { role: 'user', content: 'Now make it round down.' },
+      { role: 'assistant', content: 'Done.' },
+    ]
     const report = diagnoseBodies([
       chat(history, { tools }),
-      { model: 'gpt-test', messages: [{ role: 'system', content: 'Summarize.' }, { ...ask, content: 'Rewritten question.' }, ...history.slice(1), { role: 'user', content: 'Summary please.' }] },
+      {
+        model: 'gpt-test',
+        messages: [
+          { role: 'system', content: 'Summarize.' },
+          { ...ask, content: 'Rewritten question.' },
+          ...history.slice(1),
+          { role: 'user', content: 'Summary please.' },
+        ],
+      },
     ])
-    expect(report.requests[1]).toMatchObject({ bestMatch: 1, divergence: { part: 'tools', toolIndex: 0, charOffset: 0 }, changes: ['tools', 'system', 'messages'] })
+    expect(report.requests[1]).toMatchObject({
+      bestMatch: 1,
+      divergence: { part: 'tools', toolIndex: 0, charOffset: 0 },
+      changes: ['tools', 'system', 'messages'],
+    })
   })
 
   it('a request that only repeats an earlier prompt is fully cached and diverges nowhere', () => {
     const report = diagnoseBodies([chat([ask, answer]), chat([ask])])
-    expect(report.requests[1]).toMatchObject({ bestMatch: 1, changes: [], divergence: { part: 'none' }, uncachedChars: 0 })
+    expect(report.requests[1]).toMatchObject({
+      bestMatch: 1,
+      changes: [],
+      divergence: { part: 'none' },
+      uncachedChars: 0,
+    })
     expect(report.requests[1]?.divergence.charOffset).toBe(report.requests[1]?.promptChars)
   })
 
   it('reports idle time since the best match when lines carry t', () => {
-    const report = diagnoseBodies([{ body: chat([ask]), t: 1_000 }, { body: chat([ask, answer]), t: 361_000 }, chat([ask, answer, ask])])
+    const report = diagnoseBodies([
+      { body: chat([ask]), t: 1_000 },
+      { body: chat([ask, answer]), t: 361_000 },
+      chat([ask, answer, ask]),
+    ])
     expect(report.requests[1]?.idleMs).toBe(360_000)
     expect(report.requests[2]).not.toHaveProperty('idleMs')
   })
@@ -249,7 +365,17 @@ describe('warmfold doctor ignores per-request noise and names every setting', ()
 describe('warmfold doctor --html', () => {
   it('writes one self-contained page with every text escaped, alongside the terminal report', async () => {
     const page = join(directory, 'page.html')
-    const file = await logFile([chat([ask], { model: '<script>alert(1)</script>' }), chat([{ role: 'user', content: 'other' }, answer], { model: '<script>alert(1)</script>', tools: [{ type: 'function', function: { name: 'f' } }] }), '<b>not json</b>'], 'a&b.jsonl')
+    const file = await logFile(
+      [
+        chat([ask], { model: '<script>alert(1)</script>' }),
+        chat([{ role: 'user', content: 'other' }, answer], {
+          model: '<script>alert(1)</script>',
+          tools: [{ type: 'function', function: { name: 'f' } }],
+        }),
+        '<b>not json</b>',
+      ],
+      'a&b.jsonl',
+    )
     const result = await doctor([file, '--html', page])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('Breaks (1), most uncached first:')

@@ -32,7 +32,10 @@ async function record(api: RequestApi): Promise<{ file: string; log: string }> {
 async function doctor(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = ''
   let stderr = ''
-  const code = await runCli(['doctor', ...argv], { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
+  const code = await runCli(['doctor', ...argv], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += `${text}\n`),
+  })
   return { code, stdout, stderr }
 }
 
@@ -46,8 +49,16 @@ async function diagnose(file: string): Promise<DoctorReport> {
 /** Per-request noise the SDK really sent on line 3 (every API's summary calls also ask for a larger output budget). */
 const NOISE: Record<RequestApi, string[]> = {
   'openai-chat': ['"stream":true', '"stream_options":{"include_usage":true}', '"safety_identifier":"user-4711"'],
-  'openai-responses': ['"id":"fc_call_1","status":"completed"', '"summary":"auto"', '"include":["reasoning.encrypted_content"]'],
-  'anthropic-messages': ['"tool_use_id":"call_2","content":"✓ timer 0', '"cache_control":{"type":"ephemeral"}}]}]', '"user_id":"session-5"'],
+  'openai-responses': [
+    '"id":"fc_call_1","status":"completed"',
+    '"summary":"auto"',
+    '"include":["reasoning.encrypted_content"]',
+  ],
+  'anthropic-messages': [
+    '"tool_use_id":"call_2","content":"✓ timer 0',
+    '"cache_control":{"type":"ephemeral"}}]}]',
+    '"user_id":"session-5"',
+  ],
   gemini: [],
 }
 
@@ -62,7 +73,8 @@ describe.each(REQUEST_APIS)('warmfold doctor on requests recorded from the %s SD
     recorded = await record(api)
     report = await diagnose(recorded.file)
   })
-  const line = (index: number) => report.requests.find((request) => request.index === index) as DoctorReport['requests'][number]
+  const line = (index: number) =>
+    report.requests.find((request) => request.index === index) as DoctorReport['requests'][number]
 
   it('reads every line as this API and keeps the conversation warm despite per-request noise', () => {
     const lines = recorded.log.trim().split('\n')
@@ -85,13 +97,23 @@ describe.each(REQUEST_APIS)('warmfold doctor on requests recorded from the %s SD
     const replay = line(SCENARIO.warmReplay)
     expect(replay.bestMatch).toBe(3)
     expect(replay.changes).toEqual([])
-    expect(replay.divergence).toEqual({ part: 'messages', messageIndex: MESSAGE_INDEXES[api].instruction, role: 'user', charOffset: line(3).promptChars })
+    expect(replay.divergence).toEqual({
+      part: 'messages',
+      messageIndex: MESSAGE_INDEXES[api].instruction,
+      role: 'user',
+      charOffset: line(3).promptChars,
+    })
     expect(replay.cachedChars).toBe(line(3).promptChars)
     expect(report.breaks.map((item) => item.index)).not.toContain(SCENARIO.warmReplay)
   })
 
   it('a summary call that dropped the tools breaks at tool 0', () => {
-    expect(line(SCENARIO.droppedTools)).toMatchObject({ bestMatch: 3, divergence: { part: 'tools', toolIndex: 0, charOffset: 0 }, changes: ['tools'], cachedChars: 0 })
+    expect(line(SCENARIO.droppedTools)).toMatchObject({
+      bestMatch: 3,
+      divergence: { part: 'tools', toolIndex: 0, charOffset: 0 },
+      changes: ['tools'],
+      cachedChars: 0,
+    })
   })
 
   it('a summary call that replaced the system prompt breaks inside the system prompt, after the tools', () => {
@@ -104,19 +126,33 @@ describe.each(REQUEST_APIS)('warmfold doctor on requests recorded from the %s SD
 
   it('a summary call that changed the reasoning effort lands in another cache family', () => {
     // reasoning_effort, reasoning.effort, output_config.effort, thinkingConfig.thinkingLevel
-    expect(line(SCENARIO.changedEffort)).toMatchObject({ bestMatch: 3, divergence: { part: 'envelope', field: 'reasoningEffort' }, changes: ['envelope:reasoningEffort'], cachedChars: 0 })
+    expect(line(SCENARIO.changedEffort)).toMatchObject({
+      bestMatch: 3,
+      divergence: { part: 'envelope', field: 'reasoningEffort' },
+      changes: ['envelope:reasoningEffort'],
+      cachedChars: 0,
+    })
   })
 
   it('a request that rewrote an old tool result breaks at that message', () => {
     const rewritten = line(SCENARIO.rewroteToolResult)
     expect(rewritten.changes).toEqual(['messages'])
-    expect(rewritten.divergence).toMatchObject({ part: 'messages', messageIndex: MESSAGE_INDEXES[api].toolResult, role: MESSAGE_INDEXES[api].toolResultRole })
+    expect(rewritten.divergence).toMatchObject({
+      part: 'messages',
+      messageIndex: MESSAGE_INDEXES[api].toolResult,
+      role: MESSAGE_INDEXES[api].toolResultRole,
+    })
     expect(rewritten.cachedChars).toBe(rewritten.divergence.charOffset)
     expect(rewritten.bestMatch).toBe(SCENARIO.warmReplay)
   })
 
   it('lists exactly the four breaks, most uncached first, each with its own diagnosis', () => {
-    expect(report.breaks.map((item) => item.index).toSorted((a, b) => a - b)).toEqual([SCENARIO.droppedTools, SCENARIO.replacedSystem, SCENARIO.changedEffort, SCENARIO.rewroteToolResult])
+    expect(report.breaks.map((item) => item.index).toSorted((a, b) => a - b)).toEqual([
+      SCENARIO.droppedTools,
+      SCENARIO.replacedSystem,
+      SCENARIO.changedEffort,
+      SCENARIO.rewroteToolResult,
+    ])
     const uncached = report.breaks.map((item) => item.uncachedChars)
     expect(uncached).toEqual(uncached.toSorted((a, b) => b - a))
     for (const item of report.breaks) {
@@ -128,7 +164,14 @@ describe.each(REQUEST_APIS)('warmfold doctor on requests recorded from the %s SD
 
   it('gives the same diagnosis from the bare bodies, telling the API by shape', async () => {
     const bare = join(directory, `${api}-bare.jsonl`)
-    await writeFile(bare, recorded.log.trim().split('\n').map((text) => JSON.stringify((JSON.parse(text) as { body: unknown }).body)).join('\n'))
+    await writeFile(
+      bare,
+      recorded.log
+        .trim()
+        .split('\n')
+        .map((text) => JSON.stringify((JSON.parse(text) as { body: unknown }).body))
+        .join('\n'),
+    )
     const fromBodies = await diagnose(bare)
     // Gemini bodies do not name their model (only the URL does) and bare bodies carry no time.
     expect(withoutModel(fromBodies.requests)).toEqual(withoutModel(report.requests))

@@ -10,7 +10,8 @@ function naiveLongest(texts: ReadonlyMap<string, number>, query: string): { char
   for (const [text, latest] of texts) {
     let shared = 0
     while (shared < text.length && shared < query.length && text[shared] === query[shared]) shared++
-    if (shared > best.chars || (shared === best.chars && shared > 0 && latest > (best.latest as number))) best = { chars: shared, latest }
+    if (shared > best.chars || (shared === best.chars && shared > 0 && latest > (best.latest as number)))
+      best = { chars: shared, latest }
   }
   return best
 }
@@ -52,7 +53,17 @@ describe('SegmentTrie', () => {
     const body = 'the same pasted document in every request '.repeat(500)
     let promptChars = 0
     for (let index = 0; index < 150; index++) {
-      const layout = layoutOf({ api: 'openai-chat', model: 'm', envelope: {}, tools: [], system: 'Be brief.', messages: [{ role: 'user', index: 1, value: { role: 'user', content: `${body} revision ${index}` } }] }, interner)
+      const layout = layoutOf(
+        {
+          api: 'openai-chat',
+          model: 'm',
+          envelope: {},
+          tools: [],
+          system: 'Be brief.',
+          messages: [{ role: 'user', index: 1, value: { role: 'user', content: `${body} revision ${index}` } }],
+        },
+        interner,
+      )
       const match = trie.match(layout)
       // Everything but the tail is shared with the previous request.
       if (index > 0) expect(match.chars).toBeGreaterThan(body.length)

@@ -4,7 +4,14 @@ import { join } from 'node:path'
 import { createAnthropic } from '@ai-sdk/anthropic'
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { GenerateOptions, LlmAdapter, Message } from '@warmfold/llm'
-import { ContentAssembler, createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  ContentAssembler,
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { AiSdkLlmAdapter, parseAiSdkConfig } from '@warmfold/llm-ai-sdk'
 import { AnthropicLlmAdapter, parseAnthropicConfig } from '@warmfold/llm-anthropic'
 import { GoogleLlmAdapter, parseGoogleConfig } from '@warmfold/llm-google'
@@ -29,14 +36,25 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true })
 })
 
-const TOOLS = [{ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }]
+const TOOLS = [
+  {
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+]
 const ORIGIN = { provider: 'p', model: 'm' }
 
 /** Step `n` of a conversation: n tool round trips after the task. */
 function conversation(steps: number): Message[] {
   const messages: Message[] = [createUserMessage('Refactor the loader.')]
   for (let step = 0; step < steps; step++) {
-    messages.push(createAssistantMessage([textBlock(`Reading file ${step}.`), toolCallBlock(`call_${step}`, 'read', `{"path":"src/f${step}.ts"}`)], ORIGIN))
+    messages.push(
+      createAssistantMessage(
+        [textBlock(`Reading file ${step}.`), toolCallBlock(`call_${step}`, 'read', `{"path":"src/f${step}.ts"}`)],
+        ORIGIN,
+      ),
+    )
     messages.push(createToolResultMessage(`call_${step}`, `export const value${step} = ${step} // ${'x'.repeat(400)}`))
   }
   return messages
@@ -58,7 +76,13 @@ const SUBJECTS: Subject[] = [
     effort: 'high',
     mergesInstruction: false,
     build: (origin) => {
-      const config = parseOpenAICompatibleConfig({ provider: 'p', baseURL: `${origin}/v1`, dialect: 'openai', models: { 'gpt-test': { contextWindow: 400_000, cacheBreakpoints: true, efforts: ['high'] } }, maxRetries: 0 })
+      const config = parseOpenAICompatibleConfig({
+        provider: 'p',
+        baseURL: `${origin}/v1`,
+        dialect: 'openai',
+        models: { 'gpt-test': { contextWindow: 400_000, cacheBreakpoints: true, efforts: ['high'] } },
+        maxRetries: 0,
+      })
       return new ChatCompletionsAdapter({ ...config, apiKey: 'sk-test' })
     },
   },
@@ -68,7 +92,12 @@ const SUBJECTS: Subject[] = [
     effort: 'high',
     mergesInstruction: false,
     build: (origin) => {
-      const config = parseResponsesConfig({ baseURL: `${origin}/v1`, apiKey: 'sk-test', models: { 'gpt-test': { contextWindow: 400_000, efforts: ['high'] } }, maxRetries: 0 })
+      const config = parseResponsesConfig({
+        baseURL: `${origin}/v1`,
+        apiKey: 'sk-test',
+        models: { 'gpt-test': { contextWindow: 400_000, efforts: ['high'] } },
+        maxRetries: 0,
+      })
       return new ResponsesLlmAdapter(config, 'sk-test')
     },
   },
@@ -77,7 +106,12 @@ const SUBJECTS: Subject[] = [
     model: 'claude-test',
     mergesInstruction: true,
     build: (origin) => {
-      const config = parseAnthropicConfig({ baseURL: origin, apiKey: 'sk-ant-test', models: { 'claude-test': { contextWindow: 200_000, defaultMaxTokens: 1000 } }, maxRetries: 0 })
+      const config = parseAnthropicConfig({
+        baseURL: origin,
+        apiKey: 'sk-ant-test',
+        models: { 'claude-test': { contextWindow: 200_000, defaultMaxTokens: 1000 } },
+        maxRetries: 0,
+      })
       return new AnthropicLlmAdapter(config, 'sk-ant-test')
     },
   },
@@ -87,7 +121,12 @@ const SUBJECTS: Subject[] = [
     effort: 'high',
     mergesInstruction: true,
     build: (origin) => {
-      const config = parseGoogleConfig({ baseURL: origin, apiKey: 'gemini-test', models: { 'gemini-2.5-flash': { contextWindow: 1_048_576 } }, maxRetries: 0 })
+      const config = parseGoogleConfig({
+        baseURL: origin,
+        apiKey: 'gemini-test',
+        models: { 'gemini-2.5-flash': { contextWindow: 1_048_576 } },
+        maxRetries: 0,
+      })
       return new GoogleLlmAdapter(config, 'gemini-test')
     },
   },
@@ -97,7 +136,13 @@ const SUBJECTS: Subject[] = [
     mergesInstruction: true,
     build: (origin) => {
       const model = createAnthropic({ baseURL: `${origin}/v1`, apiKey: 'sk-ant-test' })('claude-test')
-      return new AiSdkLlmAdapter(parseAiSdkConfig({ provider: 'p', models: { main: { model, contextWindow: 200_000, defaultMaxTokens: 1000 } }, maxRetries: 0 }))
+      return new AiSdkLlmAdapter(
+        parseAiSdkConfig({
+          provider: 'p',
+          models: { main: { model, contextWindow: 200_000, defaultMaxTokens: 1000 } },
+          maxRetries: 0,
+        }),
+      )
     },
   },
 ]
@@ -111,17 +156,38 @@ async function send(adapter: LlmAdapter, options: GenerateOptions): Promise<void
 describe.each(SUBJECTS)('warmfold doctor on the requests of $name', (subject) => {
   let report: DoctorReport
   beforeAll(async () => {
-    const server = await RecordingServer.start((request) => okReplyFor(new URL(request.url, 'http://x').pathname + new URL(request.url, 'http://x').search))
+    const server = await RecordingServer.start((request) =>
+      okReplyFor(new URL(request.url, 'http://x').pathname + new URL(request.url, 'http://x').search),
+    )
     try {
       const adapter = subject.build(server.origin)
-      const envelope = { provider: 'p', model: subject.model, system: 'You are a coding agent.', tools: TOOLS, sessionId: 'doctor-session', ...(subject.effort ? { reasoningEffort: subject.effort } : {}) }
+      const envelope = {
+        provider: 'p',
+        model: subject.model,
+        system: 'You are a coding agent.',
+        tools: TOOLS,
+        sessionId: 'doctor-session',
+        ...(subject.effort ? { reasoningEffort: subject.effort } : {}),
+      }
       // A step that appends 30 tool round trips (60 blocks), then two ordinary steps, then the summary call.
-      for (const steps of [1, 31, 32, 33]) await send(adapter, { ...envelope, purpose: 'conversation', messages: conversation(steps) })
-      await send(adapter, { ...envelope, purpose: 'compaction', maxTokens: 4000, messages: [...conversation(33), createUserMessage(COMPACTION_INSTRUCTION)] })
+      for (const steps of [1, 31, 32, 33])
+        await send(adapter, { ...envelope, purpose: 'conversation', messages: conversation(steps) })
+      await send(adapter, {
+        ...envelope,
+        purpose: 'compaction',
+        maxTokens: 4000,
+        messages: [...conversation(33), createUserMessage(COMPACTION_INSTRUCTION)],
+      })
       const file = join(directory, `${subject.model}.jsonl`)
-      await writeFile(file, server.requests.map((request) => `${JSON.stringify({ url: request.url, body: request.json })}\n`).join(''))
+      await writeFile(
+        file,
+        server.requests.map((request) => `${JSON.stringify({ url: request.url, body: request.json })}\n`).join(''),
+      )
       let stdout = ''
-      const code = await runCli(['doctor', file, '--json'], { stdout: (text) => void (stdout += text), stderr: () => undefined })
+      const code = await runCli(['doctor', file, '--json'], {
+        stdout: (text) => void (stdout += text),
+        stderr: () => undefined,
+      })
       expect(code).toBe(0)
       report = JSON.parse(stdout) as DoctorReport
     } finally {

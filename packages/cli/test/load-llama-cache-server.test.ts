@@ -23,14 +23,20 @@ describe('loadLlamaCacheServer (the optional real-cache package of --cache llama
     // the test runner was not found.
     const loader = pathToFileURL(resolve(import.meta.dirname, '../src/load-llama-cache-server.ts')).href
     const script = `const { loadLlamaCacheServer } = await import(${JSON.stringify(loader)}); const module = await loadLlamaCacheServer(); console.log(typeof module.startLlamaCacheServer)`
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], { cwd: resolve(import.meta.dirname, '../../..') })
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '--eval', script],
+      { cwd: resolve(import.meta.dirname, '../../..') },
+    )
     expect(stdout.trim()).toBe('function')
   })
 
   it('names the package and the command to install it when it is missing', async () => {
     const error = await loadLlamaCacheServer('@warmfold/not-installed-anywhere').catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(RunError)
-    expect((error as RunError).message).toBe('--cache llama needs the optional package @warmfold/not-installed-anywhere (node-llama-cpp with a prebuilt llama.cpp), which is not installed: npm install @warmfold/not-installed-anywhere')
+    expect((error as RunError).message).toBe(
+      '--cache llama needs the optional package @warmfold/not-installed-anywhere (node-llama-cpp with a prebuilt llama.cpp), which is not installed: npm install @warmfold/not-installed-anywhere',
+    )
     expect((error as RunError).cause).toMatchObject({ code: 'ERR_MODULE_NOT_FOUND' })
   })
 
@@ -38,11 +44,16 @@ describe('loadLlamaCacheServer (the optional real-cache package of --cache llama
     const folder = await mkdtemp(join(tmpdir(), 'warmfold-llama-load-'))
     folders.push(folder)
     const entry = join(folder, 'entry.mjs')
-    await writeFile(entry, "import 'node-llama-cpp-that-is-not-installed'\nexport const startLlamaCacheServer = () => {}\n")
+    await writeFile(
+      entry,
+      "import 'node-llama-cpp-that-is-not-installed'\nexport const startLlamaCacheServer = () => {}\n",
+    )
     const specifier = pathToFileURL(entry).href
     const error = await loadLlamaCacheServer(specifier).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(RunError)
-    expect((error as RunError).message).toContain(`--cache llama: ${specifier} is installed but failed to load: Cannot find package 'node-llama-cpp-that-is-not-installed'`)
+    expect((error as RunError).message).toContain(
+      `--cache llama: ${specifier} is installed but failed to load: Cannot find package 'node-llama-cpp-that-is-not-installed'`,
+    )
     expect((error as RunError).message).not.toContain('npm install')
   })
 })

@@ -16,14 +16,25 @@ import { cli } from './run-cli.ts'
 /** Debian's chromium package; `.ci/run` installs it when it is missing. */
 const CHROMIUM = '/usr/bin/chromium'
 /** Headless as root on a machine without network: no sandbox, GPU or background traffic, and a fresh profile (Playwright's own temporary one). */
-const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 let directory: string
 let browser: Browser
 
 beforeAll(async () => {
   // Never skipped: a machine without the browser fails here, saying how to get it.
-  if (!existsSync(CHROMIUM)) throw new Error(`the report's browser test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`)
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `the report's browser test needs Debian's chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run installs it)`,
+    )
   directory = await mkdtemp(join(tmpdir(), 'warmfold-report-browser-'))
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS })
 }, 120_000)
@@ -59,7 +70,10 @@ async function expectChartFillsItsBox(page: Page): Promise<void> {
 async function expectMarkerLabelsApart(page: Page): Promise<void> {
   const markers = await page.locator('svg.chart g.marker').evaluateAll((groups) =>
     groups.map((group) => {
-      const [label, line] = [group.querySelector('text')!.getBoundingClientRect(), group.querySelector('line')!.getBoundingClientRect()]
+      const [label, line] = [
+        group.querySelector('text')!.getBoundingClientRect(),
+        group.querySelector('line')!.getBoundingClientRect(),
+      ]
       return {
         label: { left: label.left, right: label.right, top: label.top, bottom: label.bottom },
         line: { left: line.left, right: line.right, top: line.top, bottom: line.bottom },
@@ -73,22 +87,36 @@ async function expectMarkerLabelsApart(page: Page): Promise<void> {
   for (const [index, marker] of markers.entries()) {
     for (const [other, neighbour] of markers.entries()) {
       if (other === index) continue
-      expect(intersect(marker.label, neighbour.label), `label "${marker.text}" #${index} overlaps label "${neighbour.text}" #${other}`).toBe(false)
-      expect(intersect(marker.label, neighbour.line), `label "${marker.text}" #${index} is crossed by the line of "${neighbour.text}" #${other}`).toBe(false)
+      expect(
+        intersect(marker.label, neighbour.label),
+        `label "${marker.text}" #${index} overlaps label "${neighbour.text}" #${other}`,
+      ).toBe(false)
+      expect(
+        intersect(marker.label, neighbour.line),
+        `label "${marker.text}" #${index} is crossed by the line of "${neighbour.text}" #${other}`,
+      ).toBe(false)
     }
   }
 }
 
 describe('warmfold report --out in headless Chromium', () => {
   it('renders one bar per request, a fold marker where the log folds, break hover texts, offline, and a screenshot that is not blank', async () => {
-    const { file: log } = await workloadSessionLog(directory, 'legacy-8000', { window: 8000, steps: 40, strategy: 'legacy' })
+    const { file: log } = await workloadSessionLog(directory, 'legacy-8000', {
+      window: 8000,
+      steps: 40,
+      strategy: 'legacy',
+    })
     const html = join(directory, 'legacy.html')
     expect((await cli(['report', log, '--out', html])).code).toBe(0)
     // What the page must show, read from the log line by line, independently of the report.
     const lines = await logLines(log)
     const observations = lines.filter((line) => line.type === 'cache/observation')
-    const foldsAfter = lines.filter((line) => line.type === 'compaction/summary').map((fold) => observations.filter((observation) => observation.line < fold.line).length)
-    const breaks = observations.flatMap((line, index) => (line.data.cause === 'none' ? [] : [{ request: index + 1, cause: line.data.cause as string }]))
+    const foldsAfter = lines
+      .filter((line) => line.type === 'compaction/summary')
+      .map((fold) => observations.filter((observation) => observation.line < fold.line).length)
+    const breaks = observations.flatMap((line, index) =>
+      line.data.cause === 'none' ? [] : [{ request: index + 1, cause: line.data.cause as string }],
+    )
     expect(foldsAfter).toHaveLength(2)
 
     const { page, requested } = await open(html)
@@ -102,26 +130,35 @@ describe('warmfold report --out in headless Chromium', () => {
     )
     expect(bars.map((bar) => bar.id)).toEqual(observations.map((_, index) => `request-${index + 1}`))
     for (const bar of bars) expect(Math.max(...bar.heights)).toBeGreaterThan(0)
-    const folds = await page.locator('svg.chart g.marker.fold').evaluateAll((markers) => markers.map((marker) => Number(marker.getAttribute('data-after-request'))))
+    const folds = await page
+      .locator('svg.chart g.marker.fold')
+      .evaluateAll((markers) => markers.map((marker) => Number(marker.getAttribute('data-after-request'))))
     expect(folds).toEqual(foldsAfter)
     // Each fold line is drawn between the bars of the requests it came between.
     for (const after of foldsAfter) {
       const line = await page.locator(`svg.chart g.marker.fold[data-after-request="${after}"] line`).boundingBox()
       const before = await page.locator(`#request-${after} rect.seg`).first().boundingBox()
-      const next = await page.locator(`#request-${after + 1} rect.seg`).first().boundingBox()
+      const next = await page
+        .locator(`#request-${after + 1} rect.seg`)
+        .first()
+        .boundingBox()
       expect(line!.x).toBeGreaterThan(before!.x + before!.width - 1)
       expect(line!.x).toBeLessThan(next!.x + 1)
     }
     expect(await page.locator('svg.chart g.marker.prune').count()).toBeGreaterThan(0)
     await expectChartFillsItsBox(page)
     await expectMarkerLabelsApart(page)
-    const broken = await page.locator('svg.chart g.request.break').evaluateAll((groups) => groups.map((group) => ({ id: group.id, cause: group.getAttribute('data-cause') })))
+    const broken = await page
+      .locator('svg.chart g.request.break')
+      .evaluateAll((groups) => groups.map((group) => ({ id: group.id, cause: group.getAttribute('data-cause') })))
     expect(broken).toEqual(breaks.map((entry) => ({ id: `request-${entry.request}`, cause: entry.cause })))
     const envelope = bars[(breaks.find((entry) => entry.cause === 'envelope') as { request: number }).request - 1]!
     expect(envelope.title).toContain('break (envelope): a prompt-shaping setting changed')
     expect(envelope.title).toContain('the envelope differs from the previous request: reasoningEffort')
     expect(await page.locator('table.breaks tbody tr').count()).toBe(breaks.length)
-    expect(await page.locator('#totals').innerText()).toContain(`${observations.length}: ${observations.length - 2} conversation, 2 compaction`)
+    expect(await page.locator('#totals').innerText()).toContain(
+      `${observations.length}: ${observations.length - 2} conversation, 2 compaction`,
+    )
     expect(requested).toEqual([pathToFileURL(html).href])
 
     const png = PNG.sync.read(await page.screenshot({ fullPage: true }))
@@ -137,12 +174,24 @@ describe('warmfold report --out in headless Chromium', () => {
     await page.close()
   }, 120_000)
 
-  it('a bench session kept with --keep-sessions reports from the log alone: one bar per request with the ledger\'s numbers, its folds', async () => {
+  it("a bench session kept with --keep-sessions reports from the log alone: one bar per request with the ledger's numbers, its folds", async () => {
     const sessions = join(directory, 'sessions')
     await mkdir(sessions)
-    const bench = await cli(['bench', '--json', '--windows', '4800', '--steps', '24', '--strategies', 'warmfold', '--keep-sessions', sessions])
+    const bench = await cli([
+      'bench',
+      '--json',
+      '--windows',
+      '4800',
+      '--steps',
+      '24',
+      '--strategies',
+      'warmfold',
+      '--keep-sessions',
+      sessions,
+    ])
     expect(bench.code).toBe(0)
-    const run = (JSON.parse(bench.stdout) as { runs: Array<{ conversationRequests: number; summaryCalls: unknown[] }> }).runs[0]!
+    const run = (JSON.parse(bench.stdout) as { runs: Array<{ conversationRequests: number; summaryCalls: unknown[] }> })
+      .runs[0]!
     const html = join(directory, 'bench.html')
     expect((await cli(['report', join(sessions, 'warmfold-4800.jsonl'), '--out', html])).code).toBe(0)
     const { page } = await open(html)
@@ -153,7 +202,9 @@ describe('warmfold report --out in headless Chromium', () => {
     expect(await page.locator('svg.chart g.marker.fold').count()).toBe(run.summaryCalls.length)
     expect(await page.locator('.source').innerText()).toContain('Numbers from the cache ledger')
     // Every committed fold's audit, one row each: survival per class, the trail, re-work after the fold.
-    const folds = (JSON.parse(bench.stdout) as { runs: Array<{ summaryCalls: Array<{ audit: unknown }> }> }).runs[0]!.summaryCalls.filter((call) => call.audit !== null).length
+    const folds = (
+      JSON.parse(bench.stdout) as { runs: Array<{ summaryCalls: Array<{ audit: unknown }> }> }
+    ).runs[0]!.summaryCalls.filter((call) => call.audit !== null).length
     expect(folds).toBeGreaterThan(0)
     expect(await page.locator('#fold-audit h2').innerText()).toBe(`Fold audit (${folds})`)
     expect(await page.locator('#fold-audit tbody tr').count()).toBe(folds)
@@ -169,9 +220,28 @@ describe('warmfold report --out in headless Chromium', () => {
       ctx.plugin(SessionStore, { store: 'file', directory })
       const session = await ctx.sessions.create('hostile')
       session.append('user/message', { message: createUserMessage(hostile) }, 'append')
-      const divergence = { part: 'message' as const, index: 0, role: `"><svg onload="document.title='pwned'">`, charOffset: 3 }
+      const divergence = {
+        part: 'message' as const,
+        index: 0,
+        role: `"><svg onload="document.title='pwned'">`,
+        charOffset: 3,
+      }
       for (const cause of ['none', `</title><b>${hostile}</b>`] as const) {
-        session.append('cache/observation', { purpose: hostile, provider: '<u>', model: '"m"', cached: 40, written: 0, uncached: 60, output: 5, chars: 400, expected: 3, divergence, cause: cause as 'none', idleMs: null, finish: 'stop' })
+        session.append('cache/observation', {
+          purpose: hostile,
+          provider: '<u>',
+          model: '"m"',
+          cached: 40,
+          written: 0,
+          uncached: 60,
+          output: 5,
+          chars: 400,
+          expected: 3,
+          divergence,
+          cause: cause as 'none',
+          idleMs: null,
+          finish: 'stop',
+        })
       }
       session.append('cache/guard', { action: 'warn', provider: '<u>', model: 'm', divergence, reason: hostile })
       await ctx.sessions.flush(session)
@@ -186,7 +256,9 @@ describe('warmfold report --out in headless Chromium', () => {
     expect(await page.locator('table.breaks td').nth(2).textContent()).toBe(hostile)
     expect(await page.locator('table.guards').innerText()).toContain(hostile)
     expect(await page.locator('table.guards').innerText()).toContain('<u>/m')
-    expect(await page.locator('#request-2 title').textContent()).toContain(`messages[0] ("><svg onload="document.title='pwned'">) differs at character 3`)
+    expect(await page.locator('#request-2 title').textContent()).toContain(
+      `messages[0] ("><svg onload="document.title='pwned'">) differs at character 3`,
+    )
     await page.close()
   }, 120_000)
 })

@@ -3,7 +3,12 @@ import { join } from 'node:path'
 import { Context } from '@cordisjs/core'
 import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
-import type { CacheObservation, WarmfoldHostOptions, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import type {
+  CacheObservation,
+  WarmfoldHostOptions,
+  WorkloadOptions,
+  WorkloadRun,
+} from '@warmfold/prefix-cache-testkit'
 import { fillerText, mountWarmfoldHost, PrefixCacheService, runWorkload } from '@warmfold/prefix-cache-testkit'
 
 /** One line of a session log, parsed independently of the report's reader. */
@@ -31,7 +36,11 @@ export async function logLines(file: string): Promise<LogLine[]> {
  * simulator's charge as the provider's usage) and a `cache/guard` for every summary call that is
  * not a warm replay.
  */
-export async function workloadSessionLog(directory: string, id: string, options: WorkloadOptions): Promise<{ file: string; run: WorkloadRun }> {
+export async function workloadSessionLog(
+  directory: string,
+  id: string,
+  options: WorkloadOptions,
+): Promise<{ file: string; run: WorkloadRun }> {
   const run = await runWorkload(options, { sessionFile: { directory, id } })
   return { file: join(directory, `${id}.jsonl`), run }
 }
@@ -42,30 +51,68 @@ export async function workloadSessionLog(directory: string, id: string, options:
  * usage on every reply computed by the prefix-cache simulator and reported the way DeepSeek
  * does (no cache-write count). Returns the log file.
  */
-export async function usageSessionLog(directory: string, id: string, steps: number, engine?: WarmfoldHostOptions['engine']): Promise<string> {
+export async function usageSessionLog(
+  directory: string,
+  id: string,
+  steps: number,
+  engine?: WarmfoldHostOptions['engine'],
+): Promise<string> {
   const ctx = new Context()
   await ctx.start()
   try {
     ctx.plugin(PrefixCacheService, { profile: 'bytes' })
-    mountWarmfoldHost(ctx, { ...(engine ? { engine } : {}), ledger: false, sessions: { store: 'file', directory }, engineConfig: { thresholdRatio: 0.7, retainRatio: 0.2 }, pruner: { thresholdChars: 900, headChars: 400, tailChars: 200 } })
+    mountWarmfoldHost(ctx, {
+      ...(engine ? { engine } : {}),
+      ledger: false,
+      sessions: { store: 'file', directory },
+      engineConfig: { thresholdRatio: 0.7, retainRatio: 0.2 },
+      pruner: { thresholdChars: 900, headChars: 400, tailChars: 200 },
+    })
     let step = 0
     ctx.llm.registerAdapter(
       'scripted',
       new ScriptedAdapter({
-        models: { coder: { contextWindow: 16000, defaultMaxTokens: 256, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } } },
+        models: {
+          coder: {
+            contextWindow: 16000,
+            defaultMaxTokens: 256,
+            reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+          },
+        },
         responses: (request) => {
           const observation = ctx.prefixCache.observations.at(-1) as CacheObservation
-          const usage = { inputTokens: observation.uncachedTokens, cacheReadTokens: observation.cachedTokens, outputTokens: 40 }
-          if (request.purpose === 'compaction') return { content: `## Goal\n- Read every module.\n## Progress\n- ${step} modules read.`, usage }
+          const usage = {
+            inputTokens: observation.uncachedTokens,
+            cacheReadTokens: observation.cachedTokens,
+            outputTokens: 40,
+          }
+          if (request.purpose === 'compaction')
+            return { content: `## Goal\n- Read every module.\n## Progress\n- ${step} modules read.`, usage }
           if (step >= steps) return { content: 'All modules are read.', usage }
           const index = step++
-          return { content: [textBlock(fillerText(100 + index, 160)), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`)], usage }
+          return {
+            content: [
+              textBlock(fillerText(100 + index, 160)),
+              toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`),
+            ],
+            usage,
+          }
         },
       }),
     )
     let reads = 0
-    ctx.tools.register({ name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }, execute: () => fillerText(500 + reads, reads++ % 3 === 2 ? 1200 : 700) })
-    const agent = await ctx.agentLoop.create(id, { provider: 'scripted', model: 'coder', reasoningEffort: 'max', system: `You are a careful coding agent. ${fillerText(7, 400)}` })
+    ctx.tools.register({
+      name: 'read_file',
+      description: 'Read a file.',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      execute: () => fillerText(500 + reads, reads++ % 3 === 2 ? 1200 : 700),
+    })
+    const agent = await ctx.agentLoop.create(id, {
+      provider: 'scripted',
+      model: 'coder',
+      reasoningEffort: 'max',
+      system: `You are a careful coding agent. ${fillerText(7, 400)}`,
+    })
     agent.followup('Read every module, then report.')
     await agent.whenIdle()
     return join(directory, `${id}.jsonl`)

@@ -23,21 +23,40 @@ beforeAll(async () => {
   await ctx.start()
   try {
     mountWarmfoldHost(ctx, { sessions: { store: 'file', directory }, engineConfig: { auto: false } })
-    ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object' }, execute: () => 'contents '.repeat(500) })
+    ctx.tools.register({
+      name: 'read',
+      description: 'Read a file',
+      parameters: { type: 'object' },
+      execute: () => 'contents '.repeat(500),
+    })
     ctx.llm.registerAdapter(
       'p',
       new ScriptedAdapter({
         models: { m: { contextWindow: 64000, defaultMaxTokens: 1000 } },
         responses: (request, index) => {
           const tokens = Math.round(prompt(request))
-          if (index === 0) return { content: [toolCallBlock('call-1', 'read', '{}')], usage: { inputTokens: tokens, cacheReadTokens: 0, outputTokens: 10 } }
-          if (index === 1) return { content: 'Read.', usage: { inputTokens: 300, cacheReadTokens: tokens - 300, outputTokens: 5 } }
-          if (index === 2) return { content: 'The callers are in src/main.ts.', usage: { inputTokens: tokens - 20, cacheReadTokens: 20, outputTokens: 8 } }
+          if (index === 0)
+            return {
+              content: [toolCallBlock('call-1', 'read', '{}')],
+              usage: { inputTokens: tokens, cacheReadTokens: 0, outputTokens: 10 },
+            }
+          if (index === 1)
+            return { content: 'Read.', usage: { inputTokens: 300, cacheReadTokens: tokens - 300, outputTokens: 5 } }
+          if (index === 2)
+            return {
+              content: 'The callers are in src/main.ts.',
+              usage: { inputTokens: tokens - 20, cacheReadTokens: 20, outputTokens: 8 },
+            }
           return { error: new LlmError('SERVER', 'the provider failed') }
         },
       }),
     )
-    const agent = await ctx.agentLoop.create('parent', { provider: 'p', model: 'm', system: 'You are a coding agent.', maxStepRetries: 0 })
+    const agent = await ctx.agentLoop.create('parent', {
+      provider: 'p',
+      model: 'm',
+      system: 'You are a coding agent.',
+      maxStepRetries: 0,
+    })
     await agent.followup('Read the file.')
     expect((await agent.fork({ task: 'Find the callers.' })).reason).toBe('finished')
     expect((await agent.fork({ task: 'Find the tests.' })).reason).toBe('failed')
@@ -57,7 +76,10 @@ describe('warmfold report: forks', () => {
     const result = await cli(['report', file])
     expect(result.code).toBe(0)
     const section = result.stdout.split('\n\n').find((block) => block.startsWith('Forks'))!
-    const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { seq: number; type: string })
+    const lines = (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { seq: number; type: string })
     const starts = lines.filter((line) => line.type === 'agent/fork-start').map((line) => line.seq + 1)
     expect(section.split('\n')).toEqual([
       'Forks (2 child session(s); report each by its id):',
@@ -76,6 +98,8 @@ describe('warmfold report: forks', () => {
     expect(title).toContain('(session parent.fork-1)')
     expect(lineage).toMatch(/^a fork of session parent \(its first request replayed the parent's log up to line \d+\)$/)
     const breaks = result.stdout.split('\n\n').find((block) => block.startsWith('Breaks'))!
-    expect(breaks.split('\n')[1]).toMatch(/^ {2}#1 {2}line \d+ {2}conversation {2}fork {2}[\d,]+: a fork's first request did not read the parent request it replays: /)
+    expect(breaks.split('\n')[1]).toMatch(
+      /^ {2}#1 {2}line \d+ {2}conversation {2}fork {2}[\d,]+: a fork's first request did not read the parent request it replays: /,
+    )
   })
 })

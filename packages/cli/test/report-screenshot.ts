@@ -21,9 +21,23 @@ try {
   const html = join(directory, 'report.html')
   // Relative names, so the page shows the log's name rather than a temporary folder.
   process.chdir(directory)
-  const code = await runCli(['report', basename(file), '--out', 'report.html'], { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(`${text}\n`) })
+  const code = await runCli(['report', basename(file), '--out', 'report.html'], {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(`${text}\n`),
+  })
   if (code !== 0) throw new Error(`warmfold report exited ${code}`)
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] })
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
   try {
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } })
     await page.goto(pathToFileURL(html).href)

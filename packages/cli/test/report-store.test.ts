@@ -32,13 +32,19 @@ describe('warmfold report --store', () => {
       const fromStore = await cli(['report', '--store', `sqlite:${path}`, id])
       const fromFile = await cli(['report', join(kept, `${id}.jsonl`)])
       expect(fromStore.code).toBe(0)
-      expect(fromStore.stdout.split('\n')[0]).toBe(`warmfold report: sqlite:${path} (session ${id}), numbers from the cache ledger`)
-      expect(fromStore.stdout).toContain(`  - Read from the session store sqlite:${path}: log line N is the event with seq N − 1`)
+      expect(fromStore.stdout.split('\n')[0]).toBe(
+        `warmfold report: sqlite:${path} (session ${id}), numbers from the cache ledger`,
+      )
+      expect(fromStore.stdout).toContain(
+        `  - Read from the session store sqlite:${path}: log line N is the event with seq N − 1`,
+      )
       expect(reportBody(fromStore.stdout)).toBe(reportBody(fromFile.stdout))
     }
     // warmfold's folds are audited: the section is read from the database as from the file.
     const audited = await cli(['report', '--store', `sqlite:${path}`, 'warmfold-4800'])
-    expect(audited.stdout).toMatch(/\n\nFold audit \(\d+ fold\(s\); artifacts of the folded region the model still reads, verbatim\):\n {2}line \d+, after request #\d+: kept /)
+    expect(audited.stdout).toMatch(
+      /\n\nFold audit \(\d+ fold\(s\); artifacts of the folded region the model still reads, verbatim\):\n {2}line \d+, after request #\d+: kept /,
+    )
     // file:DIR ID is DIR/ID.jsonl.
     const viaFileStore = await cli(['report', '--store', `file:${kept}`, 'legacy-4800'])
     expect(viaFileStore.stdout).toBe((await cli(['report', join(kept, 'legacy-4800.jsonl')])).stdout)
@@ -54,7 +60,9 @@ describe('warmfold report --store', () => {
       held.append('user/message', { message: createUserMessage('one more turn, not flushed yet', 'later') }, 'append')
       const before = await cli(['report', '--store', `sqlite:${path}`, 'legacy-4800'])
       expect(before.code).toBe(0)
-      expect(reportBody(before.stdout)).toBe(reportBody((await cli(['report', join(kept, 'legacy-4800.jsonl')])).stdout))
+      expect(reportBody(before.stdout)).toBe(
+        reportBody((await cli(['report', join(kept, 'legacy-4800.jsonl')])).stdout),
+      )
       expect((await ctx.sessions.read('legacy-4800')).length).toBe(flushedLength)
       await ctx.sessions.flush(held)
       expect((await ctx.sessions.read('legacy-4800')).length).toBe(flushedLength + 1)
@@ -67,7 +75,9 @@ describe('warmfold report --store', () => {
   it('an SQLite database given as a session log is named for what it is, with the command that reads it, not a JSON parse error', async () => {
     const result = await cli(['report', path])
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe(`warmfold: ${JSON.stringify(path)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${path} SESSION_ID\n`)
+    expect(result.stderr).toBe(
+      `warmfold: ${JSON.stringify(path)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${path} SESSION_ID\n`,
+    )
     expect(result.stdout).toBe('')
   })
 
@@ -79,16 +89,24 @@ describe('warmfold report --store', () => {
     const absent = await cli(['report', '--store', `sqlite:${noStore}`, 'warmfold-4800'])
     expect(absent.code).toBe(2)
     expect(absent.stderr).toContain(`there is no SQLite session store at ${noStore}`)
-    expect((await cli(['report', '--store', `file:${kept}`, '../kept/legacy-4800'])).stderr).toContain('session id "../kept/legacy-4800" is not one a store gives')
-    expect((await cli(['report', '--store', `sqlite:${path}`])).stderr).toContain(`warmfold report --store reads one session: warmfold report --store sqlite:${path} SESSION_ID`)
-    expect((await cli(['report', '--store', 'redis:x', 'a'])).stderr).toContain('--store must be file:DIR | sqlite:PATH | postgres:URL, got "redis:x"')
+    expect((await cli(['report', '--store', `file:${kept}`, '../kept/legacy-4800'])).stderr).toContain(
+      'session id "../kept/legacy-4800" is not one a store gives',
+    )
+    expect((await cli(['report', '--store', `sqlite:${path}`])).stderr).toContain(
+      `warmfold report --store reads one session: warmfold report --store sqlite:${path} SESSION_ID`,
+    )
+    expect((await cli(['report', '--store', 'redis:x', 'a'])).stderr).toContain(
+      '--store must be file:DIR | sqlite:PATH | postgres:URL, got "redis:x"',
+    )
 
     const db = new Database(path)
     db.prepare("UPDATE events SET event = '{\"seq\":' WHERE session_id = 'warmfold-4800' AND seq = 7").run()
     db.close()
     const corrupt = await cli(['report', '--store', `sqlite:${path}`, 'warmfold-4800'])
     expect(corrupt.code).toBe(1)
-    expect(corrupt.stderr).toContain(`cannot report session warmfold-4800 from --store sqlite:${path}: ${path}: session warmfold-4800, events row seq 7:`)
+    expect(corrupt.stderr).toContain(
+      `cannot report session warmfold-4800 from --store sqlite:${path}: ${path}: session warmfold-4800, events row seq 7:`,
+    )
     expect(corrupt.stdout).toBe('')
   })
 })

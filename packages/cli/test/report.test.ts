@@ -50,8 +50,12 @@ describe('warmfold report: the terminal summary', () => {
     expect(text).toContain(`warmfold report: ${ledgerLog} (session legacy-8000), numbers from the cache ledger`)
     expect(text).toContain(`requests  ${observations.length}: ${observations.length - 2} conversation, 2 compaction`)
     const prompt = sum('uncached') + sum('cached') + sum('written')
-    expect(text).toContain(`prompt    ${number(prompt)} tokens: ${number(sum('cached'))} cached (${((sum('cached') / prompt) * 100).toFixed(1)}%), ${number(sum('written') + sum('uncached'))} prefilled (${number(sum('written'))} written, ${number(sum('uncached'))} uncached)`)
-    expect(text).toContain(`rewrites  ${ledgerLines.filter((line) => line.type === 'compaction/summary').length} fold(s), ${ledgerLines.filter((line) => line.type === 'compaction/prune').length} pruned tool result(s)`)
+    expect(text).toContain(
+      `prompt    ${number(prompt)} tokens: ${number(sum('cached'))} cached (${((sum('cached') / prompt) * 100).toFixed(1)}%), ${number(sum('written') + sum('uncached'))} prefilled (${number(sum('written'))} written, ${number(sum('uncached'))} uncached)`,
+    )
+    expect(text).toContain(
+      `rewrites  ${ledgerLines.filter((line) => line.type === 'compaction/summary').length} fold(s), ${ledgerLines.filter((line) => line.type === 'compaction/prune').length} pruned tool result(s)`,
+    )
     expect(text).toContain(`breaks    ${breaks.length}\n`)
     // deepseek: reads 0.02×, writes 1×, output 4×.
     expect(sum('output')).toBeGreaterThan(0)
@@ -61,10 +65,18 @@ describe('warmfold report: the terminal summary', () => {
     expect(listed).toHaveLength(breaks.length)
     for (const [index, line] of breaks.entries()) {
       const request = observations.indexOf(line) + 1
-      expect(listed[index]).toMatch(new RegExp(`^ {2}#${request} {2}line ${line.line} {2}${line.data.purpose} {2}${line.data.cause} {2}${number((line.data.written as number) + (line.data.uncached as number))}: `))
+      expect(listed[index]).toMatch(
+        new RegExp(
+          `^ {2}#${request} {2}line ${line.line} {2}${line.data.purpose} {2}${line.data.cause} {2}${number((line.data.written as number) + (line.data.uncached as number))}: `,
+        ),
+      )
     }
-    expect(listed.find((line) => line.includes(' envelope '))).toContain('the envelope differs from the previous request: reasoningEffort')
-    expect(listed.find((line) => line.includes(' fold '))).toMatch(/a fold replaced old history with a checkpoint: messages\[\d+\] \((user|assistant)\) differs at character [\d,]+/)
+    expect(listed.find((line) => line.includes(' envelope '))).toContain(
+      'the envelope differs from the previous request: reasoningEffort',
+    )
+    expect(listed.find((line) => line.includes(' fold '))).toMatch(
+      /a fold replaced old history with a checkpoint: messages\[\d+\] \((user|assistant)\) differs at character [\d,]+/,
+    )
     expect(text).not.toContain('counted as 0')
   })
 
@@ -72,7 +84,8 @@ describe('warmfold report: the terminal summary', () => {
     const result = await cli(['report', usageLog, '--price', 'anthropic-5m'])
     expect(result.code).toBe(0)
     const replies = usageLines.filter((line) => line.type === 'assistant/message' || line.type === 'compaction/summary')
-    const usage = (field: string) => replies.reduce((total, line) => total + ((line.data.usage?.[field] as number | undefined) ?? 0), 0)
+    const usage = (field: string) =>
+      replies.reduce((total, line) => total + ((line.data.usage?.[field] as number | undefined) ?? 0), 0)
     const prompt = usage('inputTokens') + usage('cacheReadTokens')
     const text = result.stdout
     expect(text).toContain('numbers from provider usage (no cache ledger in this log)')
@@ -86,7 +99,12 @@ describe('warmfold report: the terminal summary', () => {
     // The conversation request after the fold reads little of the cache: a break, attributed to the fold logged before it.
     const fold = usageLines.find((line) => line.type === 'compaction/summary') as LogLine
     const after = replies[replies.indexOf(fold) + 1] as LogLine
-    expect(text).toMatch(new RegExp(`^ {2}#${replies.indexOf(after) + 1} {2}line ${after.line} {2}conversation {2}fold {2}.*since that request the log records 1 fold\\(s\\)`, 'm'))
+    expect(text).toMatch(
+      new RegExp(
+        `^ {2}#${replies.indexOf(after) + 1} {2}line ${after.line} {2}conversation {2}fold {2}.*since that request the log records 1 fold\\(s\\)`,
+        'm',
+      ),
+    )
     // The warm summary call replays the conversation: not a break.
     expect(text).not.toMatch(new RegExp(`^ {2}#${replies.indexOf(fold) + 1} `, 'm'))
   })
@@ -99,14 +117,21 @@ describe('warmfold report: the terminal summary', () => {
     expect(summary.data.reasoningEffort).toBe('high')
     const result = await cli(['report', log])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(new RegExp(`^ {2}#${replies.indexOf(summary) + 1} {2}line ${summary.line} {2}compaction {2}envelope {2}.*the summary call's reasoningEffort differs from the conversation's header`, 'm'))
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^ {2}#${replies.indexOf(summary) + 1} {2}line ${summary.line} {2}compaction {2}envelope {2}.*the summary call's reasoningEffort differs from the conversation's header`,
+        'm',
+      ),
+    )
   })
 })
 
 /** The Fold timing rows `warmfold report` prints for a workload log, checked against the log's own timings and the HTML page. */
 async function foldTimingRows(name: string, backgroundFold: boolean): Promise<string[]> {
   const { file, run } = await workloadSessionLog(directory, name, { window: 8000, steps: 30, backgroundFold })
-  const ends = run.session.events.filter((event) => event.type === 'compaction/end' && (event.data as { timing?: unknown }).timing !== undefined)
+  const ends = run.session.events.filter(
+    (event) => event.type === 'compaction/end' && (event.data as { timing?: unknown }).timing !== undefined,
+  )
   expect(ends.length).toBeGreaterThan(0)
   const result = await cli(['report', file])
   expect(result.code).toBe(0)
@@ -117,7 +142,9 @@ async function foldTimingRows(name: string, backgroundFold: boolean): Promise<st
   for (const [index, event] of ends.entries()) {
     const { timing } = event.data as { timing: { mode: string; readyAfterMs: number; waitedMs: number } }
     expect(rows[index]).toContain(`line ${event.seq + 1}, after request #`)
-    expect(rows[index]).toContain(`: ${timing.mode}: summary in hand after ${(timing.readyAfterMs / 1000).toFixed(1)} s, the conversation waited ${(timing.waitedMs / 1000).toFixed(1)} s`)
+    expect(rows[index]).toContain(
+      `: ${timing.mode}: summary in hand after ${(timing.readyAfterMs / 1000).toFixed(1)} s, the conversation waited ${(timing.waitedMs / 1000).toFixed(1)} s`,
+    )
   }
   const out = join(directory, `${name}.html`)
   expect((await cli(['report', file, '--out', out])).code).toBe(0)
@@ -130,19 +157,29 @@ describe('warmfold report: strings from the log in the terminal', () => {
     // The default pruner at 32k under deepseek prices: each pass that alone would clear the
     // pressure is weighed, and a warm rewrite of this size waits for the fold.
     // Folds at the threshold: a background fold lands before the request gets there.
-    const { file, run } = await workloadSessionLog(directory, 'decisions-32000', { window: 32_000, steps: 40, pruner: 'default', cachePrices: { read: 0.02, write: 1 }, backgroundFold: false })
+    const { file, run } = await workloadSessionLog(directory, 'decisions-32000', {
+      window: 32_000,
+      steps: 40,
+      pruner: 'default',
+      cachePrices: { read: 0.02, write: 1 },
+      backgroundFold: false,
+    })
     const logged = run.session.events.filter((event) => event.type === 'compaction/prune-decision')
     expect(logged.length).toBeGreaterThan(0)
     const result = await cli(['report', file])
     expect(result.code).toBe(0)
     const section = result.stdout.split('\n\n').find((block) => block.startsWith('Prune decisions'))!
-    expect(section.split('\n')[0]).toBe(`Prune decisions (${logged.length} pass(es) that alone would have relieved the pressure):`)
+    expect(section.split('\n')[0]).toBe(
+      `Prune decisions (${logged.length} pass(es) that alone would have relieved the pressure):`,
+    )
     const rows = section.split('\n').slice(1)
     expect(rows).toHaveLength(logged.length)
     for (const [index, event] of logged.entries()) {
       const data = event.data as { action: string; savedTokens: number; requestsServed: number; reason: string }
       expect(rows[index]).toContain(`line ${event.seq + 1}, after request #`)
-      expect(rows[index]).toContain(`: ${data.action}: saves ${number(data.savedTokens)} tokens × ${data.requestsServed} request(s) × 0.02 = `)
+      expect(rows[index]).toContain(
+        `: ${data.action}: saves ${number(data.savedTokens)} tokens × ${data.requestsServed} request(s) × 0.02 = `,
+      )
       expect(rows[index]!.endsWith(`; ${data.reason}`)).toBe(true)
     }
     const out = join(directory, 'decisions.html')
@@ -151,11 +188,19 @@ describe('warmfold report: strings from the log in the terminal', () => {
     expect(html).toContain(`<section id="prune-decisions"><h2>Prune decisions (${logged.length})</h2>`)
   }, 60_000)
 
-  it('lists every fold\'s timing (mode, time to the summary, the wait, what the swap prefills) in the text and the HTML page', async () => {
+  it("lists every fold's timing (mode, time to the summary, the wait, what the swap prefills) in the text and the HTML page", async () => {
     const sync = await foldTimingRows('timing-sync', false)
-    expect(sync.every((row) => /: sync: .*, the conversation waited [1-9][\d.]* s; the request after the swap prefills about [\d,]+ new tokens$/.test(row))).toBe(true)
+    expect(
+      sync.every((row) =>
+        /: sync: .*, the conversation waited [1-9][\d.]* s; the request after the swap prefills about [\d,]+ new tokens$/.test(
+          row,
+        ),
+      ),
+    ).toBe(true)
     const background = await foldTimingRows('timing-background', true)
-    expect(background.every((row) => /: background: .* hidden; at the threshold: (none|pending|ready)\)/.test(row))).toBe(true)
+    expect(
+      background.every((row) => /: background: .* hidden; at the threshold: (none|pending|ready)\)/.test(row)),
+    ).toBe(true)
   }, 60_000)
 
   it('a compaction/end whose timing is not what the engine logs is refused, naming the line and the field', async () => {
@@ -166,14 +211,28 @@ describe('warmfold report: strings from the log in the terminal', () => {
       const session = await ctx.sessions.create('bad-timing')
       session.append('compaction/start', { compactionId: 'c1', turn: 1, trigger: 'background' })
       // A writer other than the engine (the type says `sync | background`): the reader must not trust it.
-      session.append('compaction/end', { compactionId: 'c1', turn: 1, timing: { mode: 'later' as 'sync', startedAt: 0, readyAfterMs: 1, statusAtThreshold: 'none', waitedMs: 0, stallSavedMs: 1, postSwapPrefillTokens: 0 } })
+      session.append('compaction/end', {
+        compactionId: 'c1',
+        turn: 1,
+        timing: {
+          mode: 'later' as 'sync',
+          startedAt: 0,
+          readyAfterMs: 1,
+          statusAtThreshold: 'none',
+          waitedMs: 0,
+          stallSavedMs: 1,
+          postSwapPrefillTokens: 0,
+        },
+      })
       await ctx.sessions.flush(session)
     } finally {
       await ctx.stop()
     }
     const result = await cli(['report', join(directory, 'bad-timing.jsonl')])
     expect(result.code).toBe(1)
-    expect(result.stderr).toBe(`warmfold: ${join(directory, 'bad-timing.jsonl')}:2: compaction/end timing.mode must be one of sync, background, got "later"\n`)
+    expect(result.stderr).toBe(
+      `warmfold: ${join(directory, 'bad-timing.jsonl')}:2: compaction/end timing.mode must be one of sync, background, got "later"\n`,
+    )
   })
 
   it('control characters are printed as escapes, so a log cannot send escape sequences to the terminal', async () => {
@@ -183,8 +242,36 @@ describe('warmfold report: strings from the log in the terminal', () => {
       ctx.plugin(SessionStore, { store: 'file', directory })
       const session = await ctx.sessions.create('escapes')
       const divergence = { part: 'message' as const, index: 0, role: 'user\u001b]0;title\u0007', charOffset: 0 }
-      session.append('cache/observation', { purpose: 'conversation', provider: 'p', model: 'm', cached: 0, written: 0, uncached: 10, output: 1, chars: 40, expected: 0, divergence: { part: 'first', charOffset: 0 }, cause: 'none', idleMs: null, finish: 'stop' })
-      session.append('cache/observation', { purpose: '\u001b[31mred\u001b[0m', provider: 'p', model: 'm', cached: 0, written: 0, uncached: 10, output: 1, chars: 40, expected: 0, divergence, cause: 'unknown', idleMs: 5, finish: 'stop' })
+      session.append('cache/observation', {
+        purpose: 'conversation',
+        provider: 'p',
+        model: 'm',
+        cached: 0,
+        written: 0,
+        uncached: 10,
+        output: 1,
+        chars: 40,
+        expected: 0,
+        divergence: { part: 'first', charOffset: 0 },
+        cause: 'none',
+        idleMs: null,
+        finish: 'stop',
+      })
+      session.append('cache/observation', {
+        purpose: '\u001b[31mred\u001b[0m',
+        provider: 'p',
+        model: 'm',
+        cached: 0,
+        written: 0,
+        uncached: 10,
+        output: 1,
+        chars: 40,
+        expected: 0,
+        divergence,
+        cause: 'unknown',
+        idleMs: 5,
+        finish: 'stop',
+      })
       await ctx.sessions.flush(session)
     } finally {
       await ctx.stop()
@@ -193,12 +280,14 @@ describe('warmfold report: strings from the log in the terminal', () => {
     expect(result.code).toBe(0)
     // oxlint-disable-next-line no-control-regex -- no control character but the newlines between lines
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/)
-    expect(result.stdout).toContain('#2  line 2  \\u001b[31mred\\u001b[0m  unknown  10: the prompt changed without a logged reason: messages[0] (user\\u001b]0;title\\u0007) differs at character 0')
+    expect(result.stdout).toContain(
+      '#2  line 2  \\u001b[31mred\\u001b[0m  unknown  10: the prompt changed without a logged reason: messages[0] (user\\u001b]0;title\\u0007) differs at character 0',
+    )
   })
 })
 
 describe('warmfold report: the idle time of a break', () => {
-  it('is printed only when it can explain the miss: the cause is expired, or the idle time is at least half the provider\'s cache TTL', async () => {
+  it("is printed only when it can explain the miss: the cause is expired, or the idle time is at least half the provider's cache TTL", async () => {
     const ctx = new Context()
     await ctx.start()
     const cases = [
@@ -215,7 +304,21 @@ describe('warmfold report: the idle time of a break', () => {
       const session = await ctx.sessions.create('idle')
       const divergence = { part: 'message' as const, index: 0, role: 'user', charOffset: 7 }
       for (const [provider, idleMs, cause] of cases) {
-        session.append('cache/observation', { purpose: 'conversation', provider, model: 'm', cached: 0, written: 0, uncached: 10, output: 1, chars: 40, expected: 7, divergence, cause, idleMs, finish: 'stop' })
+        session.append('cache/observation', {
+          purpose: 'conversation',
+          provider,
+          model: 'm',
+          cached: 0,
+          written: 0,
+          uncached: 10,
+          output: 1,
+          chars: 40,
+          expected: 7,
+          divergence,
+          cause,
+          idleMs,
+          finish: 'stop',
+        })
       }
       await ctx.sessions.flush(session)
     } finally {
@@ -252,7 +355,9 @@ describe('warmfold report: a log it cannot read is an error naming file and line
     await writeFile(file, content)
     const result = await cli(['report', file, '--out', join(directory, 'torn.html')])
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`warmfold: cannot report ${file}:${ledgerLines.length + 1}: the last line is incomplete (24 bytes without a newline)`)
+    expect(result.stderr).toContain(
+      `warmfold: cannot report ${file}:${ledgerLines.length + 1}: the last line is incomplete (24 bytes without a newline)`,
+    )
     expect(await readFile(file, 'utf8')).toBe(content)
     await expect(readFile(join(directory, 'torn.html'))).rejects.toMatchObject({ code: 'ENOENT' })
   })
@@ -265,7 +370,9 @@ describe('warmfold report: a log it cannot read is an error naming file and line
     await writeFile(file, lines.join('\n'))
     const result = await cli(['report', file])
     expect(result.code).toBe(1)
-    expect(result.stderr).toContain(`warmfold: ${file}:${target.line}: cache event field "cached" must be a token count (an integer ≥ 0) when present, got "many"`)
+    expect(result.stderr).toContain(
+      `warmfold: ${file}:${target.line}: cache event field "cached" must be a token count (an integer ≥ 0) when present, got "many"`,
+    )
   })
 
   it.each([
@@ -290,7 +397,9 @@ describe('warmfold report: a log it cannot read is an error naming file and line
     const out = join(directory, 'no-such-folder', 'report.html')
     const result = await cli(['report', missing, '--out', out])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain(`--out ${JSON.stringify(out)}: the folder ${join(directory, 'no-such-folder')} does not exist (warmfold report does not create folders; create it first)`)
+    expect(result.stderr).toContain(
+      `--out ${JSON.stringify(out)}: the folder ${join(directory, 'no-such-folder')} does not exist (warmfold report does not create folders; create it first)`,
+    )
   })
 })
 
@@ -301,10 +410,14 @@ describe('warmfold report --out', () => {
     const result = await cli(['report', ledgerLog, '--out', out])
     expect(result.code).toBe(0)
     const observations = ledgerLines.filter((line) => line.type === 'cache/observation')
-    expect(result.stdout).toBe(`warmfold report: wrote ${out}: ${observations.length} requests, 2 fold(s), ${observations.filter((line) => line.data.cause !== 'none').length} break(s), numbers from the cache ledger\n`)
+    expect(result.stdout).toBe(
+      `warmfold report: wrote ${out}: ${observations.length} requests, 2 fold(s), ${observations.filter((line) => line.data.cause !== 'none').length} break(s), numbers from the cache ledger\n`,
+    )
     const html = await readFile(out, 'utf8')
     expect(html.startsWith('<!doctype html>')).toBe(true)
-    expect(html).toContain(`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`)
+    expect(html).toContain(
+      `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`,
+    )
     // Nothing to fetch: no script, no external reference of any kind.
     expect(html).not.toMatch(/<script|<link|<img|@import|url\((?!#)|https?:\/\/(?!www\.w3\.org\/2000\/svg)/)
     await cli(['report', ledgerLog, '--out', `${out}.again`])
@@ -314,39 +427,60 @@ describe('warmfold report --out', () => {
   it('--help prints the usage, and the command list names report', async () => {
     const result = await cli(['report', '--help'])
     expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^Usage: warmfold report SESSION\.jsonl \[--out report\.html \| --json\] \[--price P\]/)
+    expect(result.stdout).toMatch(
+      /^Usage: warmfold report SESSION\.jsonl \[--out report\.html \| --json\] \[--price P\]/,
+    )
     expect((await cli(['--help'])).stdout).toContain('report         show every request')
   })
 })
 
 describe('warmfold report: the fold audit', () => {
-  it('shows each fold\'s audit of a coding session: survival per class, the dropped items, re-work after the fold; in the text, the HTML page and --json', async () => {
-    const { file, run } = await workloadSessionLog(directory, 'audit-coding', { window: 32_000, workload: 'coding', artifactTrail: false, turns: 2 })
+  it("shows each fold's audit of a coding session: survival per class, the dropped items, re-work after the fold; in the text, the HTML page and --json", async () => {
+    const { file, run } = await workloadSessionLog(directory, 'audit-coding', {
+      window: 32_000,
+      workload: 'coding',
+      artifactTrail: false,
+      turns: 2,
+    })
     const audits = run.session.events.filter((event) => event.type === 'compaction/audit')
     expect(audits.length).toBeGreaterThan(0)
     const result = await cli(['report', file])
     expect(result.code).toBe(0)
     const section = result.stdout.split('\n\n').find((block) => block.startsWith('Fold audit'))!
-    expect(section.split('\n')[0]).toBe(`Fold audit (${audits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`)
+    expect(section.split('\n')[0]).toBe(
+      `Fold audit (${audits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`,
+    )
     for (const event of audits) {
-      const data = event.data as unknown as { classes: Record<string, { seen: number; kept: number }>; droppedTotal: number; dropped: { class: string; text: string }[] }
+      const data = event.data as unknown as {
+        classes: Record<string, { seen: number; kept: number }>
+        droppedTotal: number
+        dropped: { class: string; text: string }[]
+      }
       const row = section.split('\n').find((line) => line.startsWith(`  line ${event.seq + 1}, after request #`))!
       expect(row).toContain(`path ${data.classes.path!.kept}/${data.classes.path!.seen}`)
       expect(row).toContain('no artifact trail; after the fold: ')
       expect(row).toMatch(/after the fold: \d+ of \d+ reads repeated what the fold held/)
-      expect(section).toContain(`dropped ${data.droppedTotal}: ${data.dropped[0]!.class} ${JSON.stringify(data.dropped[0]!.text)}`)
+      expect(section).toContain(
+        `dropped ${data.droppedTotal}: ${data.dropped[0]!.class} ${JSON.stringify(data.dropped[0]!.text)}`,
+      )
     }
     const out = join(directory, 'audit-coding.html')
     expect((await cli(['report', file, '--out', out])).code).toBe(0)
     const html = await readFile(out, 'utf8')
     expect(html).toContain(`<section id="fold-audit"><h2>Fold audit (${audits.length})</h2>`)
-    const json = JSON.parse((await cli(['report', file, '--json'])).stdout) as { foldAudits: { compactionId: string; droppedTotal: number; rework: unknown }[] }
-    expect(json.foldAudits.map((audit) => audit.compactionId)).toEqual(audits.map((event) => (event.data as { compactionId: string }).compactionId))
+    const json = JSON.parse((await cli(['report', file, '--json'])).stdout) as {
+      foldAudits: { compactionId: string; droppedTotal: number; rework: unknown }[]
+    }
+    expect(json.foldAudits.map((audit) => audit.compactionId)).toEqual(
+      audits.map((event) => (event.data as { compactionId: string }).compactionId),
+    )
     expect(json.foldAudits[0]!.rework).not.toBeNull()
   })
 
   it('takes --json alone, not with --out', async () => {
-    expect((await cli(['report', 'x.jsonl', '--json', '--out', 'y.html'])).stderr).toContain('--json and --out are exclusive')
+    expect((await cli(['report', 'x.jsonl', '--json', '--out', 'y.html'])).stderr).toContain(
+      '--json and --out are exclusive',
+    )
   })
 
   it('refuses a compaction/audit it cannot read, naming the line and the field', async () => {

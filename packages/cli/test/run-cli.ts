@@ -11,6 +11,9 @@ export interface CliOutput {
 export async function cli(argv: string[]): Promise<CliOutput> {
   let stdout = ''
   let stderr = ''
-  const code = await runCli(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += `${text}\n`) })
+  const code = await runCli(argv, {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += `${text}\n`),
+  })
   return { code, stdout, stderr }
 }

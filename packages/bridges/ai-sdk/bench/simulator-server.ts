@@ -7,7 +7,8 @@ import type { RecordedRequest, Reply } from '@warmfold/test-utils'
 import { RecordingServer } from '@warmfold/test-utils'
 
 /** The system prompt of the LangChain-style cold summary (how the server tells its calls apart). */
-export const COLD_SUMMARY_SYSTEM = 'You are a summarization assistant. Summarize the conversation you are given so that an agent can continue the work. Keep file paths, commands, errors and decisions.'
+export const COLD_SUMMARY_SYSTEM =
+  'You are a summarization assistant. Summarize the conversation you are given so that an agent can continue the work. Keep file paths, commands, errors and decisions.'
 
 /** One request the simulated provider billed. */
 export interface SimulatedRequest {
@@ -23,7 +24,12 @@ export interface SimulatedRequest {
 interface ChatBody {
   model: string
   temperature?: number
-  messages: Array<{ role: string; content: string | null | Array<{ type: string; text?: string }>; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string }>
+  messages: Array<{
+    role: string
+    content: string | null | Array<{ type: string; text?: string }>
+    tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>
+    tool_call_id?: string
+  }>
   tools?: Array<{ function: { name: string; description?: string; parameters: object } }>
 }
 
@@ -66,19 +72,49 @@ export class SimulatorServer {
     const observation = this.cache.observe({ ...request, purpose: summary ? 'compaction' : 'conversation' })
     let text: string | null = null
     let call: { id: string; name: string; arguments: string } | undefined
-    if (summary) text = `## Goal and Intent\n- read every module\n## Files and Code\n${fillerText(this.billed.length + 7, 1_500)}`
+    if (summary)
+      text = `## Goal and Intent\n- read every module\n## Files and Code\n${fillerText(this.billed.length + 7, 1_500)}`
     else {
       const step = this.conversationRequests++
-      if (step < this.steps) call = { id: `call_${step}`, name: 'read_file', arguments: JSON.stringify({ path: `src/module-${step}.ts` }) }
+      if (step < this.steps)
+        call = { id: `call_${step}`, name: 'read_file', arguments: JSON.stringify({ path: `src/module-${step}.ts` }) }
       else text = 'done'
     }
     const outputTokens = Math.ceil(((text ?? '').length + (call ? call.arguments.length + call.name.length : 0)) / 4)
-    const toolResults = request.messages.reduce((count, message) => count + message.content.filter((block) => block.type === 'tool-result').length, 0)
-    const summarized = request.messages.some((message) => message.content.some((block) => block.type === 'text' && block.text.includes('<compacted-summary>'))) || body.messages.some((message) => typeof message.content === 'string' && message.content.startsWith(SUMMARY_PREFIX))
+    const toolResults = request.messages.reduce(
+      (count, message) => count + message.content.filter((block) => block.type === 'tool-result').length,
+      0,
+    )
+    const summarized =
+      request.messages.some((message) =>
+        message.content.some((block) => block.type === 'text' && block.text.includes('<compacted-summary>')),
+      ) ||
+      body.messages.some((message) => typeof message.content === 'string' && message.content.startsWith(SUMMARY_PREFIX))
     this.billed.push({ observation, outputTokens, toolResults, summarized })
-    const usage = { prompt_tokens: observation.promptTokens, completion_tokens: outputTokens, total_tokens: observation.promptTokens + outputTokens, prompt_tokens_details: { cached_tokens: observation.cachedTokens } }
-    const message = { role: 'assistant', content: text, ...(call ? { tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] } : {}) }
-    return { status: 200, body: { id: 'chatcmpl-sim', object: 'chat.completion', created: 1767225600, model: body.model, choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }], usage } }
+    const usage = {
+      prompt_tokens: observation.promptTokens,
+      completion_tokens: outputTokens,
+      total_tokens: observation.promptTokens + outputTokens,
+      prompt_tokens_details: { cached_tokens: observation.cachedTokens },
+    }
+    const message = {
+      role: 'assistant',
+      content: text,
+      ...(call
+        ? { tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] }
+        : {}),
+    }
+    return {
+      status: 200,
+      body: {
+        id: 'chatcmpl-sim',
+        object: 'chat.completion',
+        created: 1767225600,
+        model: body.model,
+        choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop' }],
+        usage,
+      },
+    }
   }
 }
 
@@ -91,15 +127,44 @@ function toWarmfold(body: ChatBody): GenerateOptions {
   const messages: Message[] = []
   for (const [index, message] of body.messages.entries()) {
     const id = `m${index}`
-    const text = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => part.text ?? '').join('')
+    const text =
+      typeof message.content === 'string'
+        ? message.content
+        : (message.content ?? []).map((part) => part.text ?? '').join('')
     if (message.role === 'system') system = system === undefined ? text : `${system}\n${text}`
-    else if (message.role === 'tool') messages.push(createMessage({ id, role: 'user', content: [{ type: 'tool-result', toolCallId: message.tool_call_id ?? '', content: [{ type: 'text', text }] }] }))
+    else if (message.role === 'tool')
+      messages.push(
+        createMessage({
+          id,
+          role: 'user',
+          content: [{ type: 'tool-result', toolCallId: message.tool_call_id ?? '', content: [{ type: 'text', text }] }],
+        }),
+      )
     else if (message.role === 'assistant') {
       const content: ContentBlock[] = text ? [{ type: 'text', text }] : []
-      for (const call of message.tool_calls ?? []) content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments })
-      messages.push(createMessage({ id, role: 'assistant', content: content.length > 0 ? content : '', source: { kind: 'model', provider: 'sim', model: body.model } }))
+      for (const call of message.tool_calls ?? [])
+        content.push({ type: 'tool-call', id: call.id, name: call.function.name, arguments: call.function.arguments })
+      messages.push(
+        createMessage({
+          id,
+          role: 'assistant',
+          content: content.length > 0 ? content : '',
+          source: { kind: 'model', provider: 'sim', model: body.model },
+        }),
+      )
     } else messages.push(createMessage({ id, role: 'user', content: text }))
   }
-  const tools: ToolDefinition[] = (body.tools ?? []).map((tool) => ({ name: tool.function.name, description: tool.function.description ?? '', parameters: tool.function.parameters as ToolDefinition['parameters'] }))
-  return { provider: 'sim', model: body.model, ...(body.temperature === undefined ? {} : { temperature: body.temperature }), ...(system === undefined ? {} : { system }), ...(tools.length > 0 ? { tools } : {}), messages }
+  const tools: ToolDefinition[] = (body.tools ?? []).map((tool) => ({
+    name: tool.function.name,
+    description: tool.function.description ?? '',
+    parameters: tool.function.parameters as ToolDefinition['parameters'],
+  }))
+  return {
+    provider: 'sim',
+    model: body.model,
+    ...(body.temperature === undefined ? {} : { temperature: body.temperature }),
+    ...(system === undefined ? {} : { system }),
+    ...(tools.length > 0 ? { tools } : {}),
+    messages,
+  }
 }

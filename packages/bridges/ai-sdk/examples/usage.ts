@@ -12,6 +12,12 @@ export async function main(tools: ToolSet, baseURL?: string) {
     middleware: warmfoldMiddleware({ contextWindow: 200_000, onFold: (fold) => folds.push(fold) }),
   })
   // The agent as it was: the wrapped model is the only change.
-  const result = await generateText({ model, system: 'You are a coding agent.', prompt: 'Fix the failing test.', tools, stopWhen: stepCountIs(100) })
+  const result = await generateText({
+    model,
+    system: 'You are a coding agent.',
+    prompt: 'Fix the failing test.',
+    tools,
+    stopWhen: stepCountIs(100),
+  })
   return { text: result.text, folds }
 }

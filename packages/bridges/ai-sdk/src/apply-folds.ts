@@ -26,7 +26,12 @@ export function applyFolds(prompt: readonly LanguageModelV3Message[], records: r
     // The longest replaced prefix wins: it is the fold made last on this history.
     let match: FoldRecord | undefined
     for (const record of records) {
-      if (applied.includes(record) || record.prefixLength >= digests.length || digests[record.prefixLength] !== record.prefixDigest) continue
+      if (
+        applied.includes(record) ||
+        record.prefixLength >= digests.length ||
+        digests[record.prefixLength] !== record.prefixDigest
+      )
+        continue
       if (!match || record.prefixLength > match.prefixLength) match = record
     }
     if (!match) break

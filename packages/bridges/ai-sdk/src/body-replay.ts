@@ -2,7 +2,12 @@
  * Output caps a summary call may change (rule C2: only the output budget may differ), as the
  * providers' wire formats name them.
  */
-export const OUTPUT_CAP_KEYS: ReadonlySet<string> = new Set(['max_tokens', 'max_completion_tokens', 'max_output_tokens', 'maxOutputTokens'])
+export const OUTPUT_CAP_KEYS: ReadonlySet<string> = new Set([
+  'max_tokens',
+  'max_completion_tokens',
+  'max_output_tokens',
+  'maxOutputTokens',
+])
 
 /** How a summary call's request body relates to the body of the request it replays. */
 export interface BodyReplay {
@@ -28,7 +33,12 @@ export function compareBodies(previous: unknown, summary: unknown): BodyReplay {
   return { replay: true, appendedAt: state.appendedAt }
 }
 
-function firstDifference(previous: unknown, summary: unknown, path: string, state: { appendedAt?: string }): string | undefined {
+function firstDifference(
+  previous: unknown,
+  summary: unknown,
+  path: string,
+  state: { appendedAt?: string },
+): string | undefined {
   if (Array.isArray(previous) && Array.isArray(summary)) {
     const shared = Math.min(previous.length, summary.length)
     for (let index = 0; index < shared; index++) {

@@ -1,4 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3FinishReason, LanguageModelV3Usage } from '@ai-sdk/provider'
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FinishReason,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider'
 import type { ContentBlock, FinishReason, GenerateResult } from '@warmfold/llm'
 
 /** One call to the inner model, collected: what the engine's answer classifier reads, and what the provider was sent. */
@@ -15,16 +20,25 @@ export interface InnerResult {
  * streamed conversation's provider body carries `stream: true`, and a summary call sent
  * without it would not be the same request.
  */
-export async function callInner(model: LanguageModelV3, type: 'generate' | 'stream', params: LanguageModelV3CallOptions): Promise<InnerResult> {
+export async function callInner(
+  model: LanguageModelV3,
+  type: 'generate' | 'stream',
+  params: LanguageModelV3CallOptions,
+): Promise<InnerResult> {
   if (type === 'generate') {
     const answer = await model.doGenerate(params)
     const content: ContentBlock[] = []
     for (const part of answer.content) {
       if (part.type === 'text') content.push({ type: 'text', text: part.text })
       else if (part.type === 'reasoning') content.push({ type: 'reasoning', text: part.text })
-      else if (part.type === 'tool-call') content.push({ type: 'tool-call', id: part.toolCallId, name: part.toolName, arguments: part.input })
+      else if (part.type === 'tool-call')
+        content.push({ type: 'tool-call', id: part.toolCallId, name: part.toolName, arguments: part.input })
     }
-    return { result: { content, finishReason: finishReason(answer.finishReason) }, usage: answer.usage, requestBody: answer.request?.body }
+    return {
+      result: { content, finishReason: finishReason(answer.finishReason) },
+      usage: answer.usage,
+      requestBody: answer.request?.body,
+    }
   }
   const answer = await model.doStream(params)
   let text = ''
@@ -38,14 +52,22 @@ export async function callInner(model: LanguageModelV3, type: 'generate' | 'stre
     if (done) break
     if (part.type === 'text-delta') text += part.delta
     else if (part.type === 'reasoning-delta') reasoning += part.delta
-    else if (part.type === 'tool-call') calls.push({ type: 'tool-call', id: part.toolCallId, name: part.toolName, arguments: part.input })
-    else if (part.type === 'error') throw part.error instanceof Error ? part.error : new Error(`the summary stream failed: ${JSON.stringify(part.error)}`)
+    else if (part.type === 'tool-call')
+      calls.push({ type: 'tool-call', id: part.toolCallId, name: part.toolName, arguments: part.input })
+    else if (part.type === 'error')
+      throw part.error instanceof Error
+        ? part.error
+        : new Error(`the summary stream failed: ${JSON.stringify(part.error)}`)
     else if (part.type === 'finish') {
       finish = finishReason(part.finishReason)
       usage = part.usage
     }
   }
-  const content: ContentBlock[] = [...(reasoning ? [{ type: 'reasoning' as const, text: reasoning }] : []), ...(text ? [{ type: 'text' as const, text }] : []), ...calls]
+  const content: ContentBlock[] = [
+    ...(reasoning ? [{ type: 'reasoning' as const, text: reasoning }] : []),
+    ...(text ? [{ type: 'text' as const, text }] : []),
+    ...calls,
+  ]
   return { result: { content, finishReason: finish }, ...(usage ? { usage } : {}), requestBody: answer.request?.body }
 }
 

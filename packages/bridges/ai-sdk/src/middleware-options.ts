@@ -4,7 +4,17 @@ import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 
 /** The engine's policy keys the middleware takes, under `BasicCompactionEngine`'s names and meanings. */
-export type MiddlewarePolicy = Pick<CompactionPolicy, 'thresholdRatio' | 'retainRatio' | 'retainTokens' | 'headroomTokens' | 'maxTokens' | 'summaryMarginRatio' | 'summaryBudget' | 'summaryDeadlineMs'>
+export type MiddlewarePolicy = Pick<
+  CompactionPolicy,
+  | 'thresholdRatio'
+  | 'retainRatio'
+  | 'retainTokens'
+  | 'headroomTokens'
+  | 'maxTokens'
+  | 'summaryMarginRatio'
+  | 'summaryBudget'
+  | 'summaryDeadlineMs'
+>
 
 /** `warmfoldMiddleware` options. */
 export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
@@ -28,7 +38,16 @@ export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
 }
 
 /** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
-export const MIDDLEWARE_POLICY_KEYS = ['thresholdRatio', 'retainRatio', 'retainTokens', 'headroomTokens', 'maxTokens', 'summaryMarginRatio', 'summaryBudget', 'summaryDeadlineMs'] as const
+export const MIDDLEWARE_POLICY_KEYS = [
+  'thresholdRatio',
+  'retainRatio',
+  'retainTokens',
+  'headroomTokens',
+  'maxTokens',
+  'summaryMarginRatio',
+  'summaryBudget',
+  'summaryDeadlineMs',
+] as const
 
 const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background'] as const
 
@@ -69,19 +88,28 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
   const policy: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(options)) {
     if ((MIDDLEWARE_POLICY_KEYS as readonly string[]).includes(key)) policy[key] = value
-    else if (!(OWN_KEYS as readonly string[]).includes(key)) fail(`unknown key ${JSON.stringify(key)}; expected one of ${[...OWN_KEYS, ...MIDDLEWARE_POLICY_KEYS].join(', ')}`)
+    else if (!(OWN_KEYS as readonly string[]).includes(key))
+      fail(`unknown key ${JSON.stringify(key)}; expected one of ${[...OWN_KEYS, ...MIDDLEWARE_POLICY_KEYS].join(', ')}`)
   }
   const { contextWindow, store, onFold, onCacheReport } = options
-  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0)) fail(`contextWindow must be a positive integer (tokens), got ${JSON.stringify(contextWindow)}`)
-  if (store !== undefined && (typeof store?.load !== 'function' || typeof store?.append !== 'function')) fail('store must have load() and append(record)')
+  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0))
+    fail(`contextWindow must be a positive integer (tokens), got ${JSON.stringify(contextWindow)}`)
+  if (store !== undefined && (typeof store?.load !== 'function' || typeof store?.append !== 'function'))
+    fail('store must have load() and append(record)')
   if (onFold !== undefined && typeof onFold !== 'function') fail(`onFold must be a function, got ${typeof onFold}`)
-  if (onCacheReport !== undefined && typeof onCacheReport !== 'function') fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
-  if (options.summaryBudget?.fallbackEffort !== undefined) fail('summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider options, which the middleware never changes')
+  if (onCacheReport !== undefined && typeof onCacheReport !== 'function')
+    fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
+  if (options.summaryBudget?.fallbackEffort !== undefined)
+    fail(
+      'summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider options, which the middleware never changes',
+    )
   let background: ParsedMiddlewareOptions['background']
   if (options.background !== undefined) {
     const given = options.background as Record<string, unknown>
-    if ('prewarm' in given) fail('background.prewarm is not supported: the middleware sends no request of its own between the host\'s calls')
-    if (given.startRatio === 'adaptive') fail("background.startRatio 'adaptive' is not supported: give a number in (0, 1)")
+    if ('prewarm' in given)
+      fail("background.prewarm is not supported: the middleware sends no request of its own between the host's calls")
+    if (given.startRatio === 'adaptive')
+      fail("background.startRatio 'adaptive' is not supported: give a number in (0, 1)")
     const problem = backgroundFoldProblem(options.background)
     if (problem) fail(problem)
     const resolved = resolveBackgroundFold({ startRatio: 0.8, ...options.background })
@@ -93,7 +121,14 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
   } catch (error) {
     return fail((error as Error).message.replace(/^BasicCompactionEngine config: /, ''))
   }
-  return { ...(contextWindow === undefined ? {} : { contextWindow }), policy: parsed, ...(store ? { store } : {}), ...(onFold ? { onFold } : {}), ...(onCacheReport ? { onCacheReport } : {}), ...(background ? { background } : {}) }
+  return {
+    ...(contextWindow === undefined ? {} : { contextWindow }),
+    policy: parsed,
+    ...(store ? { store } : {}),
+    ...(onFold ? { onFold } : {}),
+    ...(onCacheReport ? { onCacheReport } : {}),
+    ...(background ? { background } : {}),
+  }
 }
 
 /**
@@ -102,6 +137,9 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
  */
 export function contextWindowFor(options: ParsedMiddlewareOptions, provider: string, modelId: string): number {
   const window = options.contextWindow ?? KNOWN_CONTEXT_WINDOWS[modelId]
-  if (window === undefined) throw new Error(`warmfoldMiddleware: no context window for model ${JSON.stringify(modelId)} (provider ${JSON.stringify(provider)}); set options.contextWindow`)
+  if (window === undefined)
+    throw new Error(
+      `warmfoldMiddleware: no context window for model ${JSON.stringify(modelId)} (provider ${JSON.stringify(provider)}); set options.contextWindow`,
+    )
   return window
 }

@@ -56,7 +56,11 @@ export class SentRequests {
   private readonly fingerprinter = new Fingerprinter()
 
   /** Fingerprint and family of `params` for `provider`/`modelId`. */
-  describe(provider: string, modelId: string, params: LanguageModelV3CallOptions): { readonly fingerprint: RequestFingerprint; readonly familyKey: string; readonly digests: string[] } {
+  describe(
+    provider: string,
+    modelId: string,
+    params: LanguageModelV3CallOptions,
+  ): { readonly fingerprint: RequestFingerprint; readonly familyKey: string; readonly digests: string[] } {
     const fingerprint = this.fingerprinter.fingerprint(warmfoldRequest(provider, modelId, params))
     const tools = fingerprint.segments
       .slice(0, fingerprint.tools)
@@ -66,7 +70,12 @@ export class SentRequests {
   }
 
   /** Where a call with these digests stands against what was sent. */
-  lineage(familyKey: string, digests: readonly string[], fingerprint: RequestFingerprint, keptMessages: number): Lineage {
+  lineage(
+    familyKey: string,
+    digests: readonly string[],
+    fingerprint: RequestFingerprint,
+    keptMessages: number,
+  ): Lineage {
     // The request sharing the longest prefix, the newest on a tie: a rewritten history still
     // starts with every request made before the rewritten message, so "starts with some earlier
     // request" alone would call a rewrite an extension.

@@ -27,13 +27,26 @@ export function sessionFoldStore(session: Session, flush?: () => Promise<void>):
         .filter((event) => event.type === FOLD_EVENT)
         .map((event) => {
           const data = event.data as Partial<FoldRecord> | null
-          if (!data || typeof data.prefixDigest !== 'string' || !Number.isInteger(data.prefixLength) || typeof data.checkpoint !== 'object' || data.checkpoint === null) {
-            throw new TypeError(`sessionFoldStore: event ${event.seq} of session ${session.id} (${FOLD_EVENT}) is not a fold record: ${JSON.stringify(event.data)}`)
+          if (
+            !data ||
+            typeof data.prefixDigest !== 'string' ||
+            !Number.isInteger(data.prefixLength) ||
+            typeof data.checkpoint !== 'object' ||
+            data.checkpoint === null
+          ) {
+            throw new TypeError(
+              `sessionFoldStore: event ${event.seq} of session ${session.id} (${FOLD_EVENT}) is not a fold record: ${JSON.stringify(event.data)}`,
+            )
           }
           return data as FoldRecord
         }),
     append: async (record) => {
-      session.append(FOLD_EVENT, { prefixDigest: record.prefixDigest, prefixLength: record.prefixLength, checkpoint: record.checkpoint, createdAt: record.createdAt })
+      session.append(FOLD_EVENT, {
+        prefixDigest: record.prefixDigest,
+        prefixLength: record.prefixLength,
+        checkpoint: record.checkpoint,
+        createdAt: record.createdAt,
+      })
       await flush?.()
     },
   }

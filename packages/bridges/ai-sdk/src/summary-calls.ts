@@ -1,4 +1,9 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Message, LanguageModelV3Usage } from '@ai-sdk/provider'
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Message,
+  LanguageModelV3Usage,
+} from '@ai-sdk/provider'
 import type { SummaryAttempt, SummaryAttemptReason } from '@warmfold/compaction'
 import type { SummaryCallBudget } from '@warmfold/compaction-basic'
 import { classifySummaryAnswer, COMPACTION_INSTRUCTION, nextSummaryCall } from '@warmfold/compaction-basic'
@@ -7,7 +12,10 @@ import type { InnerResult } from './inner-call.ts'
 import { callInner } from './inner-call.ts'
 
 /** The trailing instruction: the engine's, as one user message of text (rule C3). */
-export const INSTRUCTION_MESSAGE: LanguageModelV3Message = Object.freeze({ role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTION }] }) as LanguageModelV3Message
+export const INSTRUCTION_MESSAGE: LanguageModelV3Message = Object.freeze({
+  role: 'user',
+  content: [{ type: 'text', text: COMPACTION_INSTRUCTION }],
+}) as LanguageModelV3Message
 
 /** The summary calls of one fold. */
 export type SummaryOutcome =
@@ -47,18 +55,32 @@ export async function summarizeThrough(
   let toolCallRetried = false
   for (;;) {
     const deadline = budget.deadlineMs > 0 ? AbortSignal.timeout(budget.deadlineMs) : undefined
-    const abortSignal = deadline && request.abortSignal ? AbortSignal.any([request.abortSignal, deadline]) : (deadline ?? request.abortSignal)
+    const abortSignal =
+      deadline && request.abortSignal
+        ? AbortSignal.any([request.abortSignal, deadline])
+        : (deadline ?? request.abortSignal)
     let call: InnerResult
     try {
-      call = await callInner(model, type, { ...request, maxOutputTokens: maxTokens, ...(abortSignal ? { abortSignal } : {}) })
+      call = await callInner(model, type, {
+        ...request,
+        maxOutputTokens: maxTokens,
+        ...(abortSignal ? { abortSignal } : {}),
+      })
     } catch (error) {
-      attempts.push(Object.freeze({ reason, maxTokens, finishReason: request.abortSignal?.aborted ? 'aborted' : 'error' }))
-      const why = deadline?.aborted && !request.abortSignal?.aborted ? `did not finish within summaryDeadlineMs (${budget.deadlineMs} ms)` : `failed: ${error instanceof Error ? error.message : String(error)}`
+      attempts.push(
+        Object.freeze({ reason, maxTokens, finishReason: request.abortSignal?.aborted ? 'aborted' : 'error' }),
+      )
+      const why =
+        deadline?.aborted && !request.abortSignal?.aborted
+          ? `did not finish within summaryDeadlineMs (${budget.deadlineMs} ms)`
+          : `failed: ${error instanceof Error ? error.message : String(error)}`
       return { refusal: `the summary call ${why}`, attempts, calls }
     }
     calls.push(call)
     const usage = warmfoldUsage(call.usage)
-    attempts.push(Object.freeze({ reason, maxTokens, finishReason: call.result.finishReason, ...(usage ? { usage } : {}) }))
+    attempts.push(
+      Object.freeze({ reason, maxTokens, finishReason: call.result.finishReason, ...(usage ? { usage } : {}) }),
+    )
     onCall(call)
     const answer = classifySummaryAnswer(call.result, maxTokens)
     switch (answer.kind) {

@@ -30,9 +30,19 @@ function convert(message: LanguageModelV3Message): Message {
       case 'reasoning':
         return { type: 'reasoning', text: part.text, ...signature }
       case 'tool-call':
-        return { type: 'tool-call', id: part.toolCallId, name: part.toolName, arguments: JSON.stringify(part.input ?? null), ...signature }
+        return {
+          type: 'tool-call',
+          id: part.toolCallId,
+          name: part.toolName,
+          arguments: JSON.stringify(part.input ?? null),
+          ...signature,
+        }
       case 'tool-result':
-        return { type: 'tool-result', toolCallId: part.toolCallId, content: [{ type: 'text', text: JSON.stringify(part.output) }] }
+        return {
+          type: 'tool-result',
+          toolCallId: part.toolCallId,
+          content: [{ type: 'text', text: JSON.stringify(part.output) }],
+        }
       default:
         // Files and tool-approval responses: priced and compared by their JSON.
         return { type: 'text', text: messageText({ role: 'user', content: [part] } as LanguageModelV3Message) }
@@ -40,14 +50,26 @@ function convert(message: LanguageModelV3Message): Message {
   })
   const role = message.role === 'tool' ? 'user' : message.role
   if (content.length === 0) content.push({ type: 'text', text: '' })
-  return createMessage({ id: 'message', role, content, source: role === 'assistant' ? { kind: 'model', provider: 'ai-sdk', model: 'ai-sdk' } : { kind: 'user' } })
+  return createMessage({
+    id: 'message',
+    role,
+    content,
+    source: role === 'assistant' ? { kind: 'model', provider: 'ai-sdk', model: 'ai-sdk' } : { kind: 'user' },
+  })
 }
 
 /** warmfold's view of the call's tools, in order (provider tools by their id and arguments). */
 export function warmfoldTools(tools: LanguageModelV3CallOptions['tools']): ToolDefinition[] {
   return (tools ?? []).map((tool) =>
     tool.type === 'function'
-      ? { name: tool.name, description: tool.description ?? '', parameters: { schema: tool.inputSchema, providerOptions: tool.providerOptions ?? null } as unknown as JsonObject }
+      ? {
+          name: tool.name,
+          description: tool.description ?? '',
+          parameters: {
+            schema: tool.inputSchema,
+            providerOptions: tool.providerOptions ?? null,
+          } as unknown as JsonObject,
+        }
       : { name: tool.name, description: tool.id, parameters: { args: tool.args } as unknown as JsonObject },
   )
 }
@@ -58,8 +80,14 @@ export function warmfoldTools(tools: LanguageModelV3CallOptions['tools']): ToolD
  * response format, provider options), so two calls with any of them different fall in two
  * cache families, as a provider renders them.
  */
-export function warmfoldRequest(provider: string, modelId: string, params: LanguageModelV3CallOptions): GenerateOptions {
-  const system = params.prompt.filter((message) => message.role === 'system').map((message) => message.content as string)
+export function warmfoldRequest(
+  provider: string,
+  modelId: string,
+  params: LanguageModelV3CallOptions,
+): GenerateOptions {
+  const system = params.prompt
+    .filter((message) => message.role === 'system')
+    .map((message) => message.content as string)
   const envelope = JSON.stringify({
     temperature: params.temperature,
     topP: params.topP,

@@ -7,7 +7,8 @@ import { COMPARISON_STEPS, comparisonTable, runComparison } from '../bench/compa
 function readmeTable(): string {
   const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
   const match = /<!-- comparison-table -->\n```text\n([\s\S]*?)\n```\n<!-- \/comparison-table -->/.exec(readme)
-  if (!match) throw new Error('README.md has no ```text block between <!-- comparison-table --> and <!-- /comparison-table -->')
+  if (!match)
+    throw new Error('README.md has no ```text block between <!-- comparison-table --> and <!-- /comparison-table -->')
   return match[1]!
 }
 
@@ -22,7 +23,9 @@ describe('the README comparison table', () => {
     for (const window of new Set(runs.map((run) => run.window))) {
       const of = (strategy: string) => runs.find((run) => run.window === window && run.strategy === strategy)!
       // warmfold's summary calls read the cache: each prefills a small fraction of what a cold one does.
-      expect(Math.max(...of('warmfold').summaryPrefilled)).toBeLessThan(Math.min(...of('cold-summary').summaryPrefilled) / 20)
+      expect(Math.max(...of('warmfold').summaryPrefilled)).toBeLessThan(
+        Math.min(...of('cold-summary').summaryPrefilled) / 20,
+      )
       expect(of('warmfold').usd).toBeLessThan(of('cold-summary').usd)
       // pruneMessages keeps no summary and drops almost every tool result: the price of its lower cost.
       expect(of('prune-messages')).toMatchObject({ lastSummarized: false, lastToolResults: 1 })

@@ -19,11 +19,18 @@ describe('README examples run', () => {
   it('usage: an @ai-sdk/anthropic model wrapped with warmfoldMiddleware runs a tool loop to its answer', async () => {
     vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-example')
     provider = await ScriptedProvider.start('anthropic', 2)
-    const readFile = tool({ description: 'Read a file', inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } } }), execute: async ({ path }) => `// ${path}` })
+    const readFile = tool({
+      description: 'Read a file',
+      inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } } }),
+      execute: async ({ path }) => `// ${path}`,
+    })
     const { text, folds } = await usage({ read_file: readFile }, provider.server.baseURL)
     expect(text).toBe('done')
     expect(folds).toEqual([])
-    expect(provider.requests[0]!.recorded.json).toMatchObject({ model: 'claude-sonnet-4-6', system: [{ type: 'text', text: 'You are a coding agent.' }] })
+    expect(provider.requests[0]!.recorded.json).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      system: [{ type: 'text', text: 'You are a coding agent.' }],
+    })
   })
 
   it('session-store: a cordis context with the JSONL session store keeps the fold log of session agent-1', async () => {

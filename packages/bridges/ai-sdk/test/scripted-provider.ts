@@ -60,7 +60,13 @@ export class ScriptedProvider {
 
   /** The AI SDK model talking to this server. */
   model(): LanguageModelV3 {
-    if (this.wire === 'openai-compatible') return createOpenAICompatible({ name: 'scripted', baseURL: this.server.baseURL, apiKey: 'test-key', includeUsage: true }).chatModel('scripted-model')
+    if (this.wire === 'openai-compatible')
+      return createOpenAICompatible({
+        name: 'scripted',
+        baseURL: this.server.baseURL,
+        apiKey: 'test-key',
+        includeUsage: true,
+      }).chatModel('scripted-model')
     return createAnthropic({ baseURL: this.server.baseURL, apiKey: 'test-key' })('claude-scripted')
   }
 
@@ -83,38 +89,116 @@ export class ScriptedProvider {
     const usage = { prompt: promptTokens, cached: this.options.noCacheReads ? 0 : Math.floor(cached / 4) }
     if (summary) {
       const scripted = this.options.summaryReplies?.[this.summaryCalls++]
-      if (scripted === 'tool-call') return this.reply({ call: { id: 'call_summary', name: 'read_file', arguments: '{"path":"more.ts"}' } }, usage, body.stream === true)
-      if (scripted === 'truncated') return this.reply({ text: '## Goal and Intent\n- read', truncated: true }, usage, body.stream === true)
+      if (scripted === 'tool-call')
+        return this.reply(
+          { call: { id: 'call_summary', name: 'read_file', arguments: '{"path":"more.ts"}' } },
+          usage,
+          body.stream === true,
+        )
+      if (scripted === 'truncated')
+        return this.reply({ text: '## Goal and Intent\n- read', truncated: true }, usage, body.stream === true)
       // Each summary differs, so a fold made again never passes for the fold re-applied.
       return this.reply({ text: `${SUMMARY_TEXT}\n- summary call ${this.summaryCalls}` }, usage, body.stream === true)
     }
     const step = this.conversationRequests++
-    if (step < this.steps) return this.reply({ call: { id: `call_${step}`, name: 'read_file', arguments: JSON.stringify({ path: `file-${step}.ts` }) } }, usage, body.stream === true)
+    if (step < this.steps)
+      return this.reply(
+        { call: { id: `call_${step}`, name: 'read_file', arguments: JSON.stringify({ path: `file-${step}.ts` }) } },
+        usage,
+        body.stream === true,
+      )
     return this.reply({ text: 'done' }, usage, body.stream === true)
   }
 
-  private reply(turn: { text?: string; call?: { id: string; name: string; arguments: string }; truncated?: boolean }, usage: { prompt: number; cached: number }, stream: boolean): Reply {
+  private reply(
+    turn: { text?: string; call?: { id: string; name: string; arguments: string }; truncated?: boolean },
+    usage: { prompt: number; cached: number },
+    stream: boolean,
+  ): Reply {
     if (this.wire === 'anthropic') {
-      const content = turn.call ? [{ type: 'tool_use', id: turn.call.id, name: turn.call.name, input: JSON.parse(turn.call.arguments) }] : [{ type: 'text', text: turn.text }]
-      const usageBody = { input_tokens: usage.prompt - usage.cached, cache_read_input_tokens: usage.cached, cache_creation_input_tokens: 0, output_tokens: 20 }
-      const message = { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-scripted', content, stop_reason: turn.call ? 'tool_use' : turn.truncated ? 'max_tokens' : 'end_turn', stop_sequence: null, usage: usageBody }
+      const content = turn.call
+        ? [{ type: 'tool_use', id: turn.call.id, name: turn.call.name, input: JSON.parse(turn.call.arguments) }]
+        : [{ type: 'text', text: turn.text }]
+      const usageBody = {
+        input_tokens: usage.prompt - usage.cached,
+        cache_read_input_tokens: usage.cached,
+        cache_creation_input_tokens: 0,
+        output_tokens: 20,
+      }
+      const message = {
+        id: 'msg_1',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-scripted',
+        content,
+        stop_reason: turn.call ? 'tool_use' : turn.truncated ? 'max_tokens' : 'end_turn',
+        stop_sequence: null,
+        usage: usageBody,
+      }
       if (!stream) return { status: 200, body: message }
-      const events: NamedEvent[] = [new NamedEvent('message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null } })]
-      const block = turn.call ? { type: 'tool_use', id: turn.call.id, name: turn.call.name, input: {} } : { type: 'text', text: '' }
-      events.push(new NamedEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: block }))
-      const delta = turn.call ? { type: 'input_json_delta', partial_json: turn.call.arguments } : { type: 'text_delta', text: turn.text }
+      const events: NamedEvent[] = [
+        new NamedEvent('message_start', {
+          type: 'message_start',
+          message: { ...message, content: [], stop_reason: null },
+        }),
+      ]
+      const block = turn.call
+        ? { type: 'tool_use', id: turn.call.id, name: turn.call.name, input: {} }
+        : { type: 'text', text: '' }
+      events.push(
+        new NamedEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: block }),
+      )
+      const delta = turn.call
+        ? { type: 'input_json_delta', partial_json: turn.call.arguments }
+        : { type: 'text_delta', text: turn.text }
       events.push(new NamedEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta }))
       events.push(new NamedEvent('content_block_stop', { type: 'content_block_stop', index: 0 }))
-      events.push(new NamedEvent('message_delta', { type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: 20 } }))
+      events.push(
+        new NamedEvent('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: message.stop_reason, stop_sequence: null },
+          usage: { output_tokens: 20 },
+        }),
+      )
       events.push(new NamedEvent('message_stop', { type: 'message_stop' }))
       return { sse: events, done: false }
     }
-    const usageBody = { prompt_tokens: usage.prompt, completion_tokens: 20, total_tokens: usage.prompt + 20, prompt_tokens_details: { cached_tokens: usage.cached } }
-    const toolCalls = turn.call ? [{ id: turn.call.id, type: 'function', function: { name: turn.call.name, arguments: turn.call.arguments } }] : undefined
+    const usageBody = {
+      prompt_tokens: usage.prompt,
+      completion_tokens: 20,
+      total_tokens: usage.prompt + 20,
+      prompt_tokens_details: { cached_tokens: usage.cached },
+    }
+    const toolCalls = turn.call
+      ? [{ id: turn.call.id, type: 'function', function: { name: turn.call.name, arguments: turn.call.arguments } }]
+      : undefined
     const finish = turn.call ? 'tool_calls' : turn.truncated ? 'length' : 'stop'
     const base = { id: 'chatcmpl-1', created: 1767225600, model: 'scripted-model' }
-    if (!stream) return { status: 200, body: { ...base, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: turn.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: finish }], usage: usageBody } }
-    const chunk = (delta: object, finishReason: string | null = null) => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] })
+    if (!stream)
+      return {
+        status: 200,
+        body: {
+          ...base,
+          object: 'chat.completion',
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: 'assistant',
+                content: turn.text ?? null,
+                ...(toolCalls ? { tool_calls: toolCalls } : {}),
+              },
+              finish_reason: finish,
+            },
+          ],
+          usage: usageBody,
+        },
+      }
+    const chunk = (delta: object, finishReason: string | null = null) => ({
+      ...base,
+      object: 'chat.completion.chunk',
+      choices: [{ index: 0, delta, finish_reason: finishReason }],
+    })
     const chunks: object[] = [chunk({ role: 'assistant', content: '' })]
     if (turn.text) chunks.push(chunk({ content: turn.text }))
     if (toolCalls) chunks.push(chunk({ tool_calls: toolCalls.map((call, index) => ({ index, ...call })) }))

@@ -13,7 +13,11 @@ import { ScriptedProvider } from './scripted-provider.ts'
 
 const readTool = tool({
   description: 'Read a file',
-  inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] }),
+  inputSchema: jsonSchema<{ path: string }>({
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+  }),
   execute: async ({ path }) => `// ${path}\n${'export const value = 1\n'.repeat(60)}`,
 })
 
@@ -45,8 +49,21 @@ describe('sessionFoldStore', { timeout: 30_000 }, () => {
     const first = await hostProcess(directory)
     const session = await first.ctx.sessions.create('agent-1')
     const folds: FoldReport[] = []
-    const model = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: 6_000, store: sessionFoldStore(session, () => first.ctx.sessions.flush(session)), onFold: (fold) => folds.push(fold) }) })
-    const turn = await generateText({ model, system: 'You are a coding agent.', messages: history, tools: { read_file: readTool }, stopWhen: stepCountIs(30) })
+    const model = wrapLanguageModel({
+      model: provider.model(),
+      middleware: warmfoldMiddleware({
+        contextWindow: 6_000,
+        store: sessionFoldStore(session, () => first.ctx.sessions.flush(session)),
+        onFold: (fold) => folds.push(fold),
+      }),
+    })
+    const turn = await generateText({
+      model,
+      system: 'You are a coding agent.',
+      messages: history,
+      tools: { read_file: readTool },
+      stopWhen: stepCountIs(30),
+    })
     expect(turn.text).toBe('done')
     expect(folds.filter((fold) => fold.committed).length).toBeGreaterThan(0)
     const lastRequest = provider.requests.at(-1)!.recorded.json.messages as unknown[]
@@ -60,10 +77,23 @@ describe('sessionFoldStore', { timeout: 30_000 }, () => {
     const second = await hostProcess(directory)
     const reopened = await second.ctx.sessions.open('agent-1')
     const laterFolds: FoldReport[] = []
-    const restarted = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: 6_000, store: sessionFoldStore(reopened, () => second.ctx.sessions.flush(reopened)), onFold: (fold) => laterFolds.push(fold) }) })
+    const restarted = wrapLanguageModel({
+      model: provider.model(),
+      middleware: warmfoldMiddleware({
+        contextWindow: 6_000,
+        store: sessionFoldStore(reopened, () => second.ctx.sessions.flush(reopened)),
+        onFold: (fold) => laterFolds.push(fold),
+      }),
+    })
     history.push(...turn.response.messages, { role: 'user', content: 'Thanks.' })
     const before = provider.requests.length
-    await generateText({ model: restarted, system: 'You are a coding agent.', messages: history, tools: { read_file: readTool }, stopWhen: stepCountIs(2) })
+    await generateText({
+      model: restarted,
+      system: 'You are a coding agent.',
+      messages: history,
+      tools: { read_file: readTool },
+      stopWhen: stepCountIs(2),
+    })
     expect(laterFolds.map((fold) => fold.refusal)).toEqual([])
     expect(provider.requests.slice(before).every((request) => !request.summary)).toBe(true)
     const next = provider.requests[before]!.recorded.json.messages as unknown[]

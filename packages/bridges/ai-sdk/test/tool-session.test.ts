@@ -13,7 +13,12 @@ const FILE = 'export const value = 1 // a line of a source file that the agent r
 
 const readFile = tool({
   description: 'Read a file of the repository',
-  inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'], additionalProperties: false }),
+  inputSchema: jsonSchema<{ path: string }>({
+    type: 'object',
+    properties: { path: { type: 'string' } },
+    required: ['path'],
+    additionalProperties: false,
+  }),
   execute: async ({ path }) => `// ${path}\n${FILE}`,
 })
 
@@ -34,7 +39,14 @@ async function harness(wire: Wire, steps: number): Promise<Harness> {
   provider = await ScriptedProvider.start(wire, steps)
   const folds: FoldReport[] = []
   const reports: CacheReport[] = []
-  const model = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: WINDOW, onFold: (fold) => folds.push(fold), onCacheReport: (report) => reports.push(report) }) })
+  const model = wrapLanguageModel({
+    model: provider.model(),
+    middleware: warmfoldMiddleware({
+      contextWindow: WINDOW,
+      onFold: (fold) => folds.push(fold),
+      onCacheReport: (report) => reports.push(report),
+    }),
+  })
   return { provider, model, folds, reports }
 }
 
@@ -54,7 +66,10 @@ function checkWire(scripted: ScriptedProvider, folds: readonly FoldReport[]): vo
       const replay = compareBodies(previous.recorded.json, request.recorded.json)
       expect(replay, `summary request ${index}`).toMatchObject({ replay: true })
       const appended = replay.appendedAt!.replace(/^\$/, '')
-      const value = appended.split(/[.[\]]/).filter(Boolean).reduce<any>((node, key) => node[key], request.recorded.json)
+      const value = appended
+        .split(/[.[\]]/)
+        .filter(Boolean)
+        .reduce<any>((node, key) => node[key], request.recorded.json)
       expect(JSON.stringify(value)).toContain(JSON.stringify(COMPACTION_INSTRUCTION).slice(1, 200))
       continue
     }
@@ -62,7 +77,9 @@ function checkWire(scripted: ScriptedProvider, folds: readonly FoldReport[]): vo
     // Every conversation request that does not follow a fold extends the previous one.
     const before = previous.recorded.json.messages as unknown[]
     const after = request.recorded.json.messages as unknown[]
-    expect(JSON.stringify(after.slice(0, before.length)), `request ${index} extends request ${index - 1}`).toBe(JSON.stringify(before))
+    expect(JSON.stringify(after.slice(0, before.length)), `request ${index} extends request ${index - 1}`).toBe(
+      JSON.stringify(before),
+    )
     expect(after.length).toBeGreaterThan(before.length)
   }
 }
@@ -72,7 +89,14 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
   for (const wire of ['openai-compatible', 'anthropic'] as const) {
     it(`generateText with tools and stopWhen over ${wire}: warm folds, every request within the window, the conversation finishes`, async () => {
       const { provider: scripted, model, folds } = await harness(wire, 40)
-      const result = await generateText({ model, system: SYSTEM, prompt: 'Read file-0.ts to file-39.ts, one by one.', tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+      const result = await generateText({
+        model,
+        system: SYSTEM,
+        prompt: 'Read file-0.ts to file-39.ts, one by one.',
+        tools: { read_file: readFile },
+        stopWhen: stepCountIs(60),
+        maxOutputTokens: 512,
+      })
       expect(result.text).toBe('done')
       expect(result.steps).toHaveLength(41)
       checkWire(scripted, folds)
@@ -81,7 +105,14 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
 
   it('streamText over openai-compatible: the summary call streams like the conversation, and is a byte replay', async () => {
     const { provider: scripted, model, folds } = await harness('openai-compatible', 40)
-    const result = streamText({ model, system: SYSTEM, prompt: 'Read file-0.ts to file-39.ts, one by one.', tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    const result = streamText({
+      model,
+      system: SYSTEM,
+      prompt: 'Read file-0.ts to file-39.ts, one by one.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(60),
+      maxOutputTokens: 512,
+    })
     expect(await result.text).toBe('done')
     expect(scripted.requests.every((request) => request.recorded.json.stream === true)).toBe(true)
     checkWire(scripted, folds)
@@ -89,7 +120,13 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
 
   it('ToolLoopAgent over anthropic finishes with warm folds', async () => {
     const { provider: scripted, model, folds } = await harness('anthropic', 40)
-    const agent = new ToolLoopAgent({ model, instructions: SYSTEM, tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    const agent = new ToolLoopAgent({
+      model,
+      instructions: SYSTEM,
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(60),
+      maxOutputTokens: 512,
+    })
     const result = await agent.generate({ prompt: 'Read file-0.ts to file-39.ts, one by one.' })
     expect(result.text).toBe('done')
     checkWire(scripted, folds)
@@ -98,13 +135,26 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
   it('a multi-turn host that re-sends its full history gets the folded bytes of the previous turn', async () => {
     const { provider: scripted, model, folds } = await harness('openai-compatible', 30)
     const history: ModelMessage[] = [{ role: 'user', content: 'Read file-0.ts to file-29.ts, one by one.' }]
-    const first = await generateText({ model, system: SYSTEM, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    const first = await generateText({
+      model,
+      system: SYSTEM,
+      messages: history,
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(60),
+      maxOutputTokens: 512,
+    })
     expect(first.text).toBe('done')
     expect(folds.length).toBeGreaterThan(0)
     const lastOfTurn = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
     const foldsOfTurn = folds.length
     history.push(...first.response.messages, { role: 'user', content: 'Thanks. Now summarize what you read.' })
-    const second = await generateText({ model, system: SYSTEM, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(3) })
+    const second = await generateText({
+      model,
+      system: SYSTEM,
+      messages: history,
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(3),
+    })
     expect(second.text).toBe('done')
     const nextTurn = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
     // The unfolded history of the host became the same folded prefix the provider cached.
@@ -116,12 +166,26 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
   it('a host that changes its system prompt between turns keeps its folds: the history after the system message is the folded one', async () => {
     const { provider: scripted, model, folds } = await harness('openai-compatible', 30)
     const history: ModelMessage[] = [{ role: 'user', content: 'Read file-0.ts to file-29.ts, one by one.' }]
-    const first = await generateText({ model, system: SYSTEM, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    const first = await generateText({
+      model,
+      system: SYSTEM,
+      messages: history,
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(60),
+      maxOutputTokens: 512,
+    })
     const foldsOfTurn = folds.length
     expect(foldsOfTurn).toBeGreaterThan(0)
     const lastOfTurn = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
     history.push(...first.response.messages, { role: 'user', content: 'Now summarize.' })
-    await generateText({ model, system: `${SYSTEM} Today is a Tuesday.`, messages: history, tools: { read_file: readFile }, stopWhen: stepCountIs(1), maxOutputTokens: 512 })
+    await generateText({
+      model,
+      system: `${SYSTEM} Today is a Tuesday.`,
+      messages: history,
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(1),
+      maxOutputTokens: 512,
+    })
     const next = scripted.requests.at(-1)!.recorded.json.messages as unknown[]
     expect(JSON.stringify(next.slice(1, lastOfTurn.length))).toBe(JSON.stringify(lastOfTurn.slice(1)))
     expect(folds).toHaveLength(foldsOfTurn)
@@ -131,8 +195,23 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
     provider = await ScriptedProvider.start('openai-compatible', 40)
     const folds: FoldReport[] = []
     const reports: CacheReport[] = []
-    const model = wrapLanguageModel({ model: provider.model(), middleware: warmfoldMiddleware({ contextWindow: WINDOW, background: { startRatio: 0.6 }, onFold: (fold) => folds.push(fold), onCacheReport: (report) => reports.push(report) }) })
-    const result = await generateText({ model, system: SYSTEM, prompt: 'Read file-0.ts to file-39.ts, one by one.', tools: { read_file: readFile }, stopWhen: stepCountIs(60), maxOutputTokens: 512 })
+    const model = wrapLanguageModel({
+      model: provider.model(),
+      middleware: warmfoldMiddleware({
+        contextWindow: WINDOW,
+        background: { startRatio: 0.6 },
+        onFold: (fold) => folds.push(fold),
+        onCacheReport: (report) => reports.push(report),
+      }),
+    })
+    const result = await generateText({
+      model,
+      system: SYSTEM,
+      prompt: 'Read file-0.ts to file-39.ts, one by one.',
+      tools: { read_file: readFile },
+      stopWhen: stepCountIs(60),
+      maxOutputTokens: 512,
+    })
     expect(result.text).toBe('done')
     expect(folds.length).toBeGreaterThanOrEqual(3)
     expect(folds.every((fold) => fold.committed && fold.warm && fold.trigger === 'background')).toBe(true)
@@ -140,7 +219,13 @@ describe('warmfoldMiddleware in a 40-step tool session', { timeout: 30_000 }, ()
     for (const request of provider.requests) expect(request.promptTokens).toBeLessThanOrEqual(WINDOW)
     // Each summary request is some earlier conversation request's body plus one instruction.
     for (const summary of provider.requests.filter((request) => request.summary)) {
-      expect(conversation.some((request) => request.recorded.receivedAt <= summary.recorded.receivedAt && compareBodies(request.recorded.json, summary.recorded.json).replay)).toBe(true)
+      expect(
+        conversation.some(
+          (request) =>
+            request.recorded.receivedAt <= summary.recorded.receivedAt &&
+            compareBodies(request.recorded.json, summary.recorded.json).replay,
+        ),
+      ).toBe(true)
     }
     // Every conversation request extends the one before, but where a checkpoint landed.
     const relations = reports.filter((report) => report.kind === 'conversation').map((report) => report.relation)

@@ -9,7 +9,8 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
   if (Array.isArray(value)) {
     let text = '['
-    for (let index = 0; index < value.length; index++) text += `${index ? ',' : ''}${value[index] === undefined ? 'null' : canonicalJson(value[index])}`
+    for (let index = 0; index < value.length; index++)
+      text += `${index ? ',' : ''}${value[index] === undefined ? 'null' : canonicalJson(value[index])}`
     return `${text}]`
   }
   const record = value as Record<string, unknown>
@@ -26,7 +27,10 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** A shallow copy of `record` without `keys`. */
-export function withoutKeys(record: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {
+export function withoutKeys(
+  record: Readonly<Record<string, unknown>>,
+  keys: readonly string[],
+): Record<string, unknown> {
   const copy: Record<string, unknown> = {}
   for (const key in record) if (!keys.includes(key)) copy[key] = record[key]
   return copy

@@ -48,7 +48,10 @@ export interface EnvelopeRules {
  * its canonical name. A key the rules do not know is kept under its own name, so a setting the
  * doctor has never heard of still splits cache families instead of being hidden.
  */
-export function collectEnvelope(body: Readonly<Record<string, unknown>>, rules: EnvelopeRules): Record<string, unknown> {
+export function collectEnvelope(
+  body: Readonly<Record<string, unknown>>,
+  rules: EnvelopeRules,
+): Record<string, unknown> {
   const envelope: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(body)) {
     if (value === null || value === undefined || rules.structural.includes(key) || rules.noise.includes(key)) continue

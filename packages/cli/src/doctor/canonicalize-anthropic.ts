@@ -24,23 +24,31 @@ const MARKERS = ['cache_control']
  * `output_config.effort` is the reasoning effort and `output_config.format` the response
  * format; `thinking` stays `thinking`; the `anthropic-beta` header is the `anthropicBeta` setting.
  */
-export function canonicalizeAnthropic(body: Readonly<Record<string, unknown>>, headers: Readonly<Record<string, string>>): CanonicalRequest {
+export function canonicalizeAnthropic(
+  body: Readonly<Record<string, unknown>>,
+  headers: Readonly<Record<string, string>>,
+): CanonicalRequest {
   const envelope = collectEnvelope(body, ANTHROPIC_RULES)
   if (body.output_config !== undefined && body.output_config !== null) {
     const config = recordOf(body.output_config, 'output_config')
     if (config.effort !== undefined && config.effort !== null) envelope.reasoningEffort = config.effort
     if (config.format !== undefined && config.format !== null) envelope.responseFormat = config.format
-    for (const [key, value] of Object.entries(withoutKeys(config, ['effort', 'format']))) envelope[`output_config.${key}`] = value
+    for (const [key, value] of Object.entries(withoutKeys(config, ['effort', 'format'])))
+      envelope[`output_config.${key}`] = value
   }
   if (headers['anthropic-beta'] !== undefined) envelope.anthropicBeta = headers['anthropic-beta']
   const messages: CanonicalMessage[] = arrayOf(body.messages, 'messages').map((item, index) => {
     const message = recordOf(item, `messages[${index}]`)
-    if (typeof message.role !== 'string') throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
+    if (typeof message.role !== 'string')
+      throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
     const value = withoutKeys(message, MARKERS)
     value.content = blocks(message.content, `messages[${index}].content`)
     return { role: message.role, index, value }
   })
-  const tools = body.tools === undefined || body.tools === null ? [] : arrayOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, MARKERS) : tool))
+  const tools =
+    body.tools === undefined || body.tools === null
+      ? []
+      : arrayOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, MARKERS) : tool))
   return {
     api: 'anthropic-messages',
     model: modelOf(body.model, 'model'),
@@ -60,6 +68,7 @@ function blocks(content: unknown, what: string): unknown[] {
 /** A block without `cache_control`, also inside a `tool_result`'s own content blocks. */
 function stripMarkers(block: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const value = withoutKeys(block, MARKERS)
-  if (Array.isArray(block.content)) value.content = block.content.map((inner) => (isRecord(inner) ? withoutKeys(inner, MARKERS) : inner))
+  if (Array.isArray(block.content))
+    value.content = block.content.map((inner) => (isRecord(inner) ? withoutKeys(inner, MARKERS) : inner))
   return value
 }

@@ -5,15 +5,53 @@ import { isRecord } from './read-request-log.ts'
 
 /** Gemini `generateContent` / `streamGenerateContent` (Google AI and Vertex AI). */
 export const GEMINI_RULES: EnvelopeRules = {
-  structural: ['contents', 'systemInstruction', 'system_instruction', 'tools', 'generationConfig', 'generation_config', 'model'],
+  structural: [
+    'contents',
+    'systemInstruction',
+    'system_instruction',
+    'tools',
+    'generationConfig',
+    'generation_config',
+    'model',
+  ],
   noise: ['labels'],
-  renames: { toolConfig: 'toolChoice', tool_config: 'toolChoice', cachedContent: 'cachedContent', cached_content: 'cachedContent', safety_settings: 'safetySettings' },
+  renames: {
+    toolConfig: 'toolChoice',
+    tool_config: 'toolChoice',
+    cachedContent: 'cachedContent',
+    cached_content: 'cachedContent',
+    safety_settings: 'safetySettings',
+  },
 }
 
 /** generationConfig keys that set the output's size or count, not the prompt. */
-const OUTPUT_ONLY = ['maxOutputTokens', 'candidateCount', 'seed', 'responseLogprobs', 'logprobs', 'max_output_tokens', 'candidate_count', 'response_logprobs']
-const SAMPLING: Readonly<Record<string, string>> = { temperature: 'temperature', topP: 'topP', top_p: 'topP', topK: 'topK', top_k: 'topK', stopSequences: 'stop', stop_sequences: 'stop' }
-const FORMAT = ['responseMimeType', 'responseSchema', 'responseJsonSchema', 'response_mime_type', 'response_schema', 'response_json_schema']
+const OUTPUT_ONLY = [
+  'maxOutputTokens',
+  'candidateCount',
+  'seed',
+  'responseLogprobs',
+  'logprobs',
+  'max_output_tokens',
+  'candidate_count',
+  'response_logprobs',
+]
+const SAMPLING: Readonly<Record<string, string>> = {
+  temperature: 'temperature',
+  topP: 'topP',
+  top_p: 'topP',
+  topK: 'topK',
+  top_k: 'topK',
+  stopSequences: 'stop',
+  stop_sequences: 'stop',
+}
+const FORMAT = [
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'response_mime_type',
+  'response_schema',
+  'response_json_schema',
+]
 
 /**
  * Canonical form of a Gemini body. The model comes from the URL (`models/NAME:generateContent`)
@@ -60,7 +98,14 @@ export function canonicalizeGemini(body: Readonly<Record<string, unknown>>, url:
       } else tools.push(tool)
     }
   }
-  return { api: 'gemini', model, envelope, ...(system === undefined || system === null ? {} : { system: systemOf(system) }) , tools, messages }
+  return {
+    api: 'gemini',
+    model,
+    envelope,
+    ...(system === undefined || system === null ? {} : { system: systemOf(system) }),
+    tools,
+    messages,
+  }
 }
 
 /** A system instruction without its role (the SDK sends `role: 'user'` or none): a string is one text part. */

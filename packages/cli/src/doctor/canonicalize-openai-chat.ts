@@ -9,7 +9,24 @@ import { describeJson, isRecord } from './read-request-log.ts'
  */
 export const OPENAI_CHAT_RULES: EnvelopeRules = {
   structural: ['messages', 'tools', 'functions'],
-  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_tokens', 'max_completion_tokens', 'n', 'seed', 'logprobs', 'top_logprobs', 'prediction', 'prompt_cache_retention', 'prompt_cache_options'],
+  noise: [
+    'stream',
+    'stream_options',
+    'metadata',
+    'user',
+    'store',
+    'service_tier',
+    'safety_identifier',
+    'max_tokens',
+    'max_completion_tokens',
+    'n',
+    'seed',
+    'logprobs',
+    'top_logprobs',
+    'prediction',
+    'prompt_cache_retention',
+    'prompt_cache_options',
+  ],
   renames: {
     reasoning_effort: 'reasoningEffort',
     top_p: 'topP',
@@ -35,8 +52,11 @@ export function canonicalizeOpenAiChat(body: Readonly<Record<string, unknown>>):
   let head = 0
   while (head < messages.length && (messages[head]?.role === 'system' || messages[head]?.role === 'developer')) head++
   const tools: unknown[] = []
-  if (body.tools !== undefined && body.tools !== null) for (const tool of arrayOf(body.tools, 'tools')) tools.push(isRecord(tool) ? withoutKeys(tool, MARKERS) : tool)
-  if (body.functions !== undefined && body.functions !== null) for (const definition of arrayOf(body.functions, 'functions')) tools.push({ type: 'function', function: definition })
+  if (body.tools !== undefined && body.tools !== null)
+    for (const tool of arrayOf(body.tools, 'tools')) tools.push(isRecord(tool) ? withoutKeys(tool, MARKERS) : tool)
+  if (body.functions !== undefined && body.functions !== null)
+    for (const definition of arrayOf(body.functions, 'functions'))
+      tools.push({ type: 'function', function: definition })
   return {
     api: 'openai-chat',
     model: modelOf(body.model, 'model'),
@@ -49,11 +69,13 @@ export function canonicalizeOpenAiChat(body: Readonly<Record<string, unknown>>):
 
 function chatMessage(item: unknown, index: number): CanonicalMessage {
   const message = recordOf(item, `messages[${index}]`)
-  if (typeof message.role !== 'string') throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
+  if (typeof message.role !== 'string')
+    throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
   const value = withoutKeys(message, MARKERS)
   const content = message.content
   // "hi" and [{ type: 'text', text: 'hi' }] are the same prompt.
   if (typeof content === 'string') value.content = [{ type: 'text', text: content }]
-  else if (Array.isArray(content)) value.content = content.map((part) => (isRecord(part) ? withoutKeys(part, MARKERS) : part))
+  else if (Array.isArray(content))
+    value.content = content.map((part) => (isRecord(part) ? withoutKeys(part, MARKERS) : part))
   return { role: message.role, index, value }
 }

@@ -10,7 +10,22 @@ import { describeJson, isRecord } from './read-request-log.ts'
  */
 export const OPENAI_RESPONSES_RULES: EnvelopeRules = {
   structural: ['input', 'instructions', 'tools', 'reasoning', 'text'],
-  noise: ['stream', 'stream_options', 'metadata', 'user', 'store', 'service_tier', 'safety_identifier', 'max_output_tokens', 'max_tool_calls', 'include', 'background', 'top_logprobs', 'prompt_cache_retention', 'prompt_cache_options'],
+  noise: [
+    'stream',
+    'stream_options',
+    'metadata',
+    'user',
+    'store',
+    'service_tier',
+    'safety_identifier',
+    'max_output_tokens',
+    'max_tool_calls',
+    'include',
+    'background',
+    'top_logprobs',
+    'prompt_cache_retention',
+    'prompt_cache_options',
+  ],
   renames: {
     top_p: 'topP',
     tool_choice: 'toolChoice',
@@ -44,28 +59,49 @@ export function canonicalizeOpenAiResponses(body: Readonly<Record<string, unknow
     if (text.format !== undefined && text.format !== null) envelope.responseFormat = text.format
     for (const [key, value] of Object.entries(withoutKeys(text, ['format']))) envelope[key] = value
   }
-  const messages: CanonicalMessage[] = typeof body.input === 'string' ? [{ role: 'user', index: 0, value: { role: 'user', content: [{ type: 'input_text', text: body.input }] } }] : body.input === undefined || body.input === null ? [] : arrayOf(body.input, 'input').map((item, index) => inputItem(item, index))
-  if (body.input === undefined && body.instructions === undefined) throw new RequestShapeError('a Responses body needs "input" or "instructions"')
+  const messages: CanonicalMessage[] =
+    typeof body.input === 'string'
+      ? [{ role: 'user', index: 0, value: { role: 'user', content: [{ type: 'input_text', text: body.input }] } }]
+      : body.input === undefined || body.input === null
+        ? []
+        : arrayOf(body.input, 'input').map((item, index) => inputItem(item, index))
+  if (body.input === undefined && body.instructions === undefined)
+    throw new RequestShapeError('a Responses body needs "input" or "instructions"')
   let head = 0
   while (head < messages.length && (messages[head]?.role === 'system' || messages[head]?.role === 'developer')) head++
   const system: unknown[] = []
-  if (body.instructions !== undefined && body.instructions !== null) system.push({ role: 'instructions', content: body.instructions })
+  if (body.instructions !== undefined && body.instructions !== null)
+    system.push({ role: 'instructions', content: body.instructions })
   for (const message of messages.slice(0, head)) system.push(message.value)
-  const tools = body.tools === undefined || body.tools === null ? [] : arrayOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, ['cache_control']) : tool))
-  return { api: 'openai-responses', model: modelOf(body.model, 'model'), envelope, ...(system.length ? { system } : {}), tools, messages: messages.slice(head) }
+  const tools =
+    body.tools === undefined || body.tools === null
+      ? []
+      : arrayOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, ['cache_control']) : tool))
+  return {
+    api: 'openai-responses',
+    model: modelOf(body.model, 'model'),
+    envelope,
+    ...(system.length ? { system } : {}),
+    tools,
+    messages: messages.slice(head),
+  }
 }
 
 function inputItem(item: unknown, index: number): CanonicalMessage {
   const record = recordOf(item, `input[${index}]`)
   const value = withoutKeys(record, ITEM_NOISE)
   if (record.type === undefined || record.type === 'message') {
-    if (typeof record.role !== 'string') throw new RequestShapeError(`input[${index}].role must be a string, got ${describeJson(record.role)}`)
+    if (typeof record.role !== 'string')
+      throw new RequestShapeError(`input[${index}].role must be a string, got ${describeJson(record.role)}`)
     // { role, content } and { type: 'message', role, content } are the same message.
     delete value.type
-    if (typeof record.content === 'string') value.content = [{ type: record.role === 'assistant' ? 'output_text' : 'input_text', text: record.content }]
-    else if (Array.isArray(record.content)) value.content = record.content.map((part) => (isRecord(part) ? withoutKeys(part, PART_MARKERS) : part))
+    if (typeof record.content === 'string')
+      value.content = [{ type: record.role === 'assistant' ? 'output_text' : 'input_text', text: record.content }]
+    else if (Array.isArray(record.content))
+      value.content = record.content.map((part) => (isRecord(part) ? withoutKeys(part, PART_MARKERS) : part))
     return { role: record.role, index, value }
   }
-  if (typeof record.type !== 'string') throw new RequestShapeError(`input[${index}].type must be a string, got ${describeJson(record.type)}`)
+  if (typeof record.type !== 'string')
+    throw new RequestShapeError(`input[${index}].type must be a string, got ${describeJson(record.type)}`)
   return { role: record.type, index, value }
 }

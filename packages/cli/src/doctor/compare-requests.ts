@@ -15,7 +15,20 @@ export interface SeenRequest {
 }
 
 /** The order envelope differences are named in: the settings that most often split a family first. */
-const ENVELOPE_ORDER = ['model', 'reasoningEffort', 'thinking', 'temperature', 'topP', 'topK', 'stop', 'toolChoice', 'parallelToolCalls', 'responseFormat', 'promptCacheKey', 'anthropicBeta']
+const ENVELOPE_ORDER = [
+  'model',
+  'reasoningEffort',
+  'thinking',
+  'temperature',
+  'topP',
+  'topK',
+  'stop',
+  'toolChoice',
+  'parallelToolCalls',
+  'responseFormat',
+  'promptCacheKey',
+  'anthropicBeta',
+]
 
 function rank(field: string): number {
   const position = ENVELOPE_ORDER.indexOf(field)
@@ -33,8 +46,13 @@ export function envelopeDifferences(left: ReadonlyMap<string, string>, right: Re
  * Where `current` first differs from `best` and every part it changed. Parts are compared by
  * segment ids; characters only inside the first differing segment.
  */
-export function compareRequests(current: SeenRequest, best: SeenRequest): { divergence: DoctorDivergence; changes: DoctorChange[] } {
-  const changes: DoctorChange[] = envelopeDifferences(current.envelope, best.envelope).map((field): DoctorChange => `envelope:${field}`)
+export function compareRequests(
+  current: SeenRequest,
+  best: SeenRequest,
+): { divergence: DoctorDivergence; changes: DoctorChange[] } {
+  const changes: DoctorChange[] = envelopeDifferences(current.envelope, best.envelope).map(
+    (field): DoctorChange => `envelope:${field}`,
+  )
   const a = current.layout
   const b = best.layout
   const toolIndex = firstDifference(a.ids.slice(0, a.toolCount), b.ids.slice(0, b.toolCount))
@@ -49,7 +67,11 @@ export function compareRequests(current: SeenRequest, best: SeenRequest): { dive
   if (toolsDiffer) changes.push('tools')
   if (systemDiffers) changes.push('system')
   if (messagesChanged) changes.push('messages')
-  if (current.family !== best.family) return { divergence: { part: 'envelope', field: envelopeDifferences(current.envelope, best.envelope)[0] ?? 'api' }, changes }
+  if (current.family !== best.family)
+    return {
+      divergence: { part: 'envelope', field: envelopeDifferences(current.envelope, best.envelope)[0] ?? 'api' },
+      changes,
+    }
   const charOffset = sharedChars(a, b)
   if (toolsDiffer) return { divergence: { part: 'tools', toolIndex, charOffset }, changes }
   if (systemDiffers) return { divergence: { part: 'system', charOffset }, changes }
@@ -69,5 +91,13 @@ function firstDifference(left: readonly number[], right: readonly number[]): num
 function sharedChars(a: PromptLayout, b: PromptLayout): number {
   const position = firstDifference(a.ids, b.ids) ?? a.ids.length
   if (position >= a.ids.length || position >= b.ids.length) return a.offsets[position] as number
-  return (a.offsets[position] as number) + sharedSegmentChars(a.texts[position] as string, partAt(a, position), b.texts[position] as string, partAt(b, position))
+  return (
+    (a.offsets[position] as number) +
+    sharedSegmentChars(
+      a.texts[position] as string,
+      partAt(a, position),
+      b.texts[position] as string,
+      partAt(b, position),
+    )
+  )
 }

@@ -28,17 +28,25 @@ export function detectApi(request: LoggedRequest, previous: RequestApi | undefin
   if (body.contents !== undefined) return { api: 'gemini', by: 'shape' }
   if (body.input !== undefined || body.instructions !== undefined) return { api: 'openai-responses', by: 'shape' }
   if (body.messages === undefined || body.messages === null) {
-    return { error: `the body has none of "messages" (OpenAI Chat Completions, Anthropic Messages), "input" (OpenAI Responses) or "contents" (Gemini)${request.url === undefined ? '' : ` and its url ${JSON.stringify(request.url)} names no supported endpoint`}` }
+    return {
+      error: `the body has none of "messages" (OpenAI Chat Completions, Anthropic Messages), "input" (OpenAI Responses) or "contents" (Gemini)${request.url === undefined ? '' : ` and its url ${JSON.stringify(request.url)} names no supported endpoint`}`,
+    }
   }
   // Its reader says what is wrong with it.
   if (!Array.isArray(body.messages)) return { api: 'openai-chat', by: 'shape' }
   const anthropic = anthropicSigns(request)
   const openai = openAiSigns(body)
-  if (anthropic.length && openai.length) return { error: `the body mixes Anthropic Messages fields (${anthropic.join(', ')}) with OpenAI Chat Completions fields (${openai.join(', ')}); record the request url to say which API it was sent to` }
+  if (anthropic.length && openai.length)
+    return {
+      error: `the body mixes Anthropic Messages fields (${anthropic.join(', ')}) with OpenAI Chat Completions fields (${openai.join(', ')}); record the request url to say which API it was sent to`,
+    }
   if (anthropic.length) return { api: 'anthropic-messages', by: 'shape' }
   if (openai.length || body.max_tokens === undefined) return { api: 'openai-chat', by: 'shape' }
   if (previous === 'openai-chat' || previous === 'anthropic-messages') return { api: previous, by: 'log' }
-  return { error: 'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, no field only one of them has, no earlier line to go by); record the request url' }
+  return {
+    error:
+      'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, no field only one of them has, no earlier line to go by); record the request url',
+  }
 }
 
 function pathOf(url: string): string | undefined {
@@ -49,9 +57,44 @@ function pathOf(url: string): string | undefined {
   }
 }
 
-const ANTHROPIC_FIELDS = ['system', 'stop_sequences', 'thinking', 'top_k', 'output_config', 'anthropic_version', 'container', 'mcp_servers']
-const ANTHROPIC_BLOCKS = ['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'document', 'server_tool_use', 'search_result']
-const OPENAI_FIELDS = ['reasoning_effort', 'max_completion_tokens', 'stop', 'stream_options', 'response_format', 'n', 'logprobs', 'frequency_penalty', 'presence_penalty', 'seed', 'functions', 'function_call', 'parallel_tool_calls', 'logit_bias', 'modalities', 'prediction', 'store']
+const ANTHROPIC_FIELDS = [
+  'system',
+  'stop_sequences',
+  'thinking',
+  'top_k',
+  'output_config',
+  'anthropic_version',
+  'container',
+  'mcp_servers',
+]
+const ANTHROPIC_BLOCKS = [
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'document',
+  'server_tool_use',
+  'search_result',
+]
+const OPENAI_FIELDS = [
+  'reasoning_effort',
+  'max_completion_tokens',
+  'stop',
+  'stream_options',
+  'response_format',
+  'n',
+  'logprobs',
+  'frequency_penalty',
+  'presence_penalty',
+  'seed',
+  'functions',
+  'function_call',
+  'parallel_tool_calls',
+  'logit_bias',
+  'modalities',
+  'prediction',
+  'store',
+]
 const OPENAI_ROLES = ['system', 'developer', 'tool', 'function']
 const OPENAI_BLOCKS = ['image_url', 'input_audio', 'file', 'refusal']
 
@@ -61,8 +104,10 @@ function anthropicSigns(request: LoggedRequest): string[] {
   const signs = ANTHROPIC_FIELDS.filter((field) => body[field] !== undefined)
   if (request.headers['anthropic-version'] !== undefined) signs.push('the anthropic-version header')
   // Not cache_control: OpenRouter and LiteLLM accept it on Chat Completions parts too.
-  if (messageBlocks(body).some((block) => ANTHROPIC_BLOCKS.includes(block.type as string))) signs.push('Anthropic content blocks')
-  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.input_schema !== undefined)) signs.push('tools with input_schema')
+  if (messageBlocks(body).some((block) => ANTHROPIC_BLOCKS.includes(block.type as string)))
+    signs.push('Anthropic content blocks')
+  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.input_schema !== undefined))
+    signs.push('tools with input_schema')
   return signs
 }
 
@@ -70,15 +115,24 @@ function anthropicSigns(request: LoggedRequest): string[] {
 function openAiSigns(body: Readonly<Record<string, unknown>>): string[] {
   const signs = OPENAI_FIELDS.filter((field) => body[field] !== undefined)
   const messages = (body.messages as unknown[]).filter(isRecord)
-  if (messages.some((message) => OPENAI_ROLES.includes(message.role as string))) signs.push('system/developer/tool roles')
-  if (messages.some((message) => message.tool_calls !== undefined || message.tool_call_id !== undefined)) signs.push('tool_calls')
-  if (messageBlocks(body).some((block) => OPENAI_BLOCKS.includes(block.type as string))) signs.push('OpenAI content parts')
-  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && tool.type === 'function' && tool.function !== undefined)) signs.push('function tools')
+  if (messages.some((message) => OPENAI_ROLES.includes(message.role as string)))
+    signs.push('system/developer/tool roles')
+  if (messages.some((message) => message.tool_calls !== undefined || message.tool_call_id !== undefined))
+    signs.push('tool_calls')
+  if (messageBlocks(body).some((block) => OPENAI_BLOCKS.includes(block.type as string)))
+    signs.push('OpenAI content parts')
+  if (
+    Array.isArray(body.tools) &&
+    body.tools.some((tool) => isRecord(tool) && tool.type === 'function' && tool.function !== undefined)
+  )
+    signs.push('function tools')
   return signs
 }
 
 function messageBlocks(body: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>>[] {
   const blocks: Readonly<Record<string, unknown>>[] = []
-  for (const message of body.messages as unknown[]) if (isRecord(message) && Array.isArray(message.content)) for (const block of message.content) if (isRecord(block)) blocks.push(block)
+  for (const message of body.messages as unknown[])
+    if (isRecord(message) && Array.isArray(message.content))
+      for (const block of message.content) if (isRecord(block)) blocks.push(block)
   return blocks
 }

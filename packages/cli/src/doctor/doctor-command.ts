@@ -22,10 +22,20 @@ import { RequestDoctor } from './request-doctor.ts'
  */
 export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code: number; report: DoctorReport }> {
   const info = await stat(args.file).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot read the request log ${JSON.stringify(args.file)}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`)
+    throw new UsageError(
+      `cannot read the request log ${JSON.stringify(args.file)}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`,
+    )
   })
   if (!info.isFile()) throw new UsageError(`the request log ${JSON.stringify(args.file)} is not a file`)
-  const html = args.html === undefined ? undefined : await openOutputFile(args.html, { flag: '--html', command: 'warmfold doctor', document: 'the HTML page', inputs: [{ path: args.file, what: 'the request log doctor reads' }] })
+  const html =
+    args.html === undefined
+      ? undefined
+      : await openOutputFile(args.html, {
+          flag: '--html',
+          command: 'warmfold doctor',
+          document: 'the HTML page',
+          inputs: [{ path: args.file, what: 'the request log doctor reads' }],
+        })
   try {
     return await diagnose(args, io, html)
   } finally {
@@ -34,7 +44,11 @@ export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code
 }
 
 /** Reads and diagnoses the log, prints the report and writes the page to `html`. */
-async function diagnose(args: DoctorArgs, io: CommandIo, html: OutputFile | undefined): Promise<{ code: number; report: DoctorReport }> {
+async function diagnose(
+  args: DoctorArgs,
+  io: CommandIo,
+  html: OutputFile | undefined,
+): Promise<{ code: number; report: DoctorReport }> {
   const doctor = new RequestDoctor()
   try {
     for await (const line of readRequestLog(args.file)) doctor.add(line)
@@ -46,15 +60,25 @@ async function diagnose(args: DoctorArgs, io: CommandIo, html: OutputFile | unde
   const report = doctor.report()
   if (report.totals.requests === 0) {
     for (const line of report.unreadable) io.stderr(printable(`${args.file}:${line.index}: ${line.reason}`))
-    throw new RunError(`${JSON.stringify(args.file)} holds no readable request${report.unreadable.length ? ` (${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}, listed above)` : ' (it is empty)'}`)
+    throw new RunError(
+      `${JSON.stringify(args.file)} holds no readable request${report.unreadable.length ? ` (${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}, listed above)` : ' (it is empty)'}`,
+    )
   }
   if (args.json) {
     io.stdout(`${printableJson(JSON.stringify(report, null, 2))}\n`)
-    if (report.unreadable.length) io.stderr(printable(`warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`))
+    if (report.unreadable.length)
+      io.stderr(
+        printable(
+          `warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`,
+        ),
+      )
   } else io.stdout(formatDoctorReport(report, args.file))
   if (html) {
     await html.write(renderDoctorHtml(report, args.file)).catch((error: NodeJS.ErrnoException) => {
-      throw new RunError(`could not write --html ${JSON.stringify(args.html)} (the report is on stdout): ${error.code ?? error.message}`, { cause: error })
+      throw new RunError(
+        `could not write --html ${JSON.stringify(args.html)} (the report is on stdout): ${error.code ?? error.message}`,
+        { cause: error },
+      )
     })
   }
   return { code: 0, report }

@@ -29,30 +29,65 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
     lines.push(
       ...table(
         ['line', 'api', 'uncached', 'prompt', 'vs', 'first divergence', 'changes'],
-        report.breaks.slice(0, TERMINAL_BREAKS).map((item) => [String(item.index), item.api, formatCount(item.uncachedChars), formatCount(item.promptChars), item.bestMatch === null ? '-' : String(item.bestMatch), describeDivergence(item.divergence), item.changes.join(', ')]),
+        report.breaks
+          .slice(0, TERMINAL_BREAKS)
+          .map((item) => [
+            String(item.index),
+            item.api,
+            formatCount(item.uncachedChars),
+            formatCount(item.promptChars),
+            item.bestMatch === null ? '-' : String(item.bestMatch),
+            describeDivergence(item.divergence),
+            item.changes.join(', '),
+          ]),
       ),
     )
-    if (report.breaks.length > TERMINAL_BREAKS) lines.push(`… and ${report.breaks.length - TERMINAL_BREAKS} more (--json or --html lists every one)`)
+    if (report.breaks.length > TERMINAL_BREAKS)
+      lines.push(`… and ${report.breaks.length - TERMINAL_BREAKS} more (--json or --html lists every one)`)
   }
   lines.push('')
-  if (report.requests.length > TERMINAL_REQUESTS) lines.push(`${report.requests.length} requests: --json or --html lists each one.`)
+  if (report.requests.length > TERMINAL_REQUESTS)
+    lines.push(`${report.requests.length} requests: --json or --html lists each one.`)
   else {
     lines.push('Requests:')
     lines.push(
       ...table(
         ['line', 'api', 'model', 'prompt', 'cached', 'uncached', 'vs', 'first divergence', 'changes'],
-        report.requests.map((item) => [String(item.index), item.api, item.model ?? '-', formatCount(item.promptChars), formatCount(item.cachedChars), formatCount(item.uncachedChars), item.bestMatch === null ? '-' : String(item.bestMatch), describeDivergence(item.divergence), item.changes.join(', ') || '-']),
+        report.requests.map((item) => [
+          String(item.index),
+          item.api,
+          item.model ?? '-',
+          formatCount(item.promptChars),
+          formatCount(item.cachedChars),
+          formatCount(item.uncachedChars),
+          item.bestMatch === null ? '-' : String(item.bestMatch),
+          describeDivergence(item.divergence),
+          item.changes.join(', ') || '-',
+        ]),
       ),
     )
   }
-  lines.push('', 'Chars are of the canonical prompt (tools, system, messages); "vs" is the earlier line each request is compared with.')
+  lines.push(
+    '',
+    'Chars are of the canonical prompt (tools, system, messages); "vs" is the earlier line each request is compared with.',
+  )
   return `${lines.map(printable).join('\n')}\n`
 }
 
 function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)))
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+  )
   const numeric = new Set(['line', 'uncached', 'prompt', 'cached', 'vs'])
-  const line = (cells: string[]) => `  ${cells.map((cell, column) => (numeric.has(header[column] as string) ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join('  ').trimEnd()}`
+  const line = (cells: string[]) =>
+    `  ${cells
+      .map((cell, column) =>
+        numeric.has(header[column] as string)
+          ? cell.padStart(widths[column] as number)
+          : cell.padEnd(widths[column] as number),
+      )
+      .join('  ')
+      .trimEnd()}`
   return [line(header), ...rows.map(line)]
 }
 

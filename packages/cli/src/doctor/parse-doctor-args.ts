@@ -39,7 +39,10 @@ export function parseDoctorArgs(argv: readonly string[]): DoctorArgs {
   let help = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
-    const [flag, inline] = raw.startsWith('--') && raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined]
+    const [flag, inline] =
+      raw.startsWith('--') && raw.includes('=')
+        ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)]
+        : [raw, undefined]
     switch (flag) {
       case '-h':
       case '--help':
@@ -56,12 +59,17 @@ export function parseDoctorArgs(argv: readonly string[]): DoctorArgs {
         break
       }
       default:
-        if (raw.startsWith('-') && raw !== '-') throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold doctor --help for the flags`)
-        if (file !== undefined) throw new UsageError(`warmfold doctor reads one request log, got ${JSON.stringify(file)} and ${JSON.stringify(raw)}`)
+        if (raw.startsWith('-') && raw !== '-')
+          throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold doctor --help for the flags`)
+        if (file !== undefined)
+          throw new UsageError(
+            `warmfold doctor reads one request log, got ${JSON.stringify(file)} and ${JSON.stringify(raw)}`,
+          )
         file = raw
     }
   }
   if (help) return { file: file ?? '', json, ...(html === undefined ? {} : { html }), help }
-  if (file === undefined) throw new UsageError('warmfold doctor needs the request log: warmfold doctor REQUESTS.jsonl [--json] [--html FILE]')
+  if (file === undefined)
+    throw new UsageError('warmfold doctor needs the request log: warmfold doctor REQUESTS.jsonl [--json] [--html FILE]')
   return { file, json, ...(html === undefined ? {} : { html }), help }
 }

@@ -46,7 +46,8 @@ export class SegmentInterner {
     const key = long ? createHash('sha1').update(text).digest('base64') : text
     let id = ids.get(key)
     // A digest names its text; the comparison only guards against a collision (it runs on duplicates alone, linear).
-    if (id !== undefined && long && this.texts[id] !== text) throw new Error(`SegmentInterner: two texts of ${text.length} characters share the SHA-1 digest ${key}`)
+    if (id !== undefined && long && this.texts[id] !== text)
+      throw new Error(`SegmentInterner: two texts of ${text.length} characters share the SHA-1 digest ${key}`)
     if (id === undefined) {
       id = this.texts.length
       ids.set(key, id)
@@ -71,7 +72,15 @@ export function layoutOf(request: CanonicalRequest, interner: SegmentInterner): 
   if (request.system !== undefined) push(canonicalJson({ system: request.system }))
   const headSegments = ids.length
   for (const message of request.messages) push(canonicalJson(message.value))
-  return { ids, texts, offsets, toolCount: request.tools.length, hasSystem: request.system !== undefined, headSegments, messages: request.messages.map(({ role, index }) => ({ role, index })) }
+  return {
+    ids,
+    texts,
+    offsets,
+    toolCount: request.tools.length,
+    hasSystem: request.system !== undefined,
+    headSegments,
+    messages: request.messages.map(({ role, index }) => ({ role, index })),
+  }
 }
 
 /** Which part segment `position` of `layout` belongs to. */

@@ -15,7 +15,9 @@ export interface LoggedRequest {
 }
 
 /** A line of the log: a request, or why it holds none. Blank lines carry nothing and are not reported. */
-export type LogLine = { readonly kind: 'request'; readonly request: LoggedRequest } | { readonly kind: 'unreadable'; readonly index: number; readonly reason: string }
+export type LogLine =
+  | { readonly kind: 'request'; readonly request: LoggedRequest }
+  | { readonly kind: 'unreadable'; readonly index: number; readonly reason: string }
 
 /**
  * Reads a request log line by line (a log of thousands of 100k-character bodies never has to fit
@@ -24,7 +26,10 @@ export type LogLine = { readonly kind: 'request'; readonly request: LoggedReques
  * `unreadable` entry saying what is wrong with it.
  */
 export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Number.POSITIVE_INFINITY })
+  const lines = createInterface({
+    input: createReadStream(path, { encoding: 'utf8' }),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })
   let index = 0
   for await (const text of lines) {
     index++
@@ -50,7 +55,10 @@ export function parseLogLine(text: string, index: number): LogLine {
   } catch (error) {
     return unreadable(`not JSON (${(error as Error).message}): ${preview(text)}`)
   }
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) return unreadable(`objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body: ${preview(text)}`)
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH))
+    return unreadable(
+      `objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body: ${preview(text)}`,
+    )
   if (!isRecord(value)) return unreadable(`not a JSON object but ${describeJson(value)}`)
   if (!('body' in value)) return { kind: 'request', request: { index, body: value, headers: {} } }
   let body = value.body
@@ -61,21 +69,37 @@ export function parseLogLine(text: string, index: number): LogLine {
     } catch (error) {
       return unreadable(`"body" is a string but not JSON (${(error as Error).message}): ${preview(body as string)}`)
     }
-    if (nestedDeeperThan(body, MAX_JSON_DEPTH)) return unreadable(`"body" holds objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body`)
+    if (nestedDeeperThan(body, MAX_JSON_DEPTH))
+      return unreadable(
+        `"body" holds objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body`,
+      )
   }
   if (!isRecord(body)) return unreadable(`"body" must be the request body (a JSON object), got ${describeJson(body)}`)
-  if (value.url !== undefined && typeof value.url !== 'string') return unreadable(`"url" must be a string, got ${describeJson(value.url)}`)
-  if (value.t !== undefined && (typeof value.t !== 'number' || !Number.isFinite(value.t))) return unreadable(`"t" must be a number of milliseconds, got ${describeJson(value.t)}`)
+  if (value.url !== undefined && typeof value.url !== 'string')
+    return unreadable(`"url" must be a string, got ${describeJson(value.url)}`)
+  if (value.t !== undefined && (typeof value.t !== 'number' || !Number.isFinite(value.t)))
+    return unreadable(`"t" must be a number of milliseconds, got ${describeJson(value.t)}`)
   const headers: Record<string, string> = {}
   if (value.headers !== undefined) {
     if (!isRecord(value.headers)) return unreadable(`"headers" must be an object, got ${describeJson(value.headers)}`)
     for (const [name, header] of Object.entries(value.headers)) {
-      const text = Array.isArray(header) && header.every((item) => typeof item === 'string') ? header.join(', ') : header
-      if (typeof text !== 'string') return unreadable(`header ${JSON.stringify(name)} must be a string, got ${describeJson(header)}`)
+      const text =
+        Array.isArray(header) && header.every((item) => typeof item === 'string') ? header.join(', ') : header
+      if (typeof text !== 'string')
+        return unreadable(`header ${JSON.stringify(name)} must be a string, got ${describeJson(header)}`)
       headers[name.toLowerCase()] = text
     }
   }
-  return { kind: 'request', request: { index, body, headers, ...(value.url === undefined ? {} : { url: value.url }), ...(value.t === undefined ? {} : { t: value.t as number }) } }
+  return {
+    kind: 'request',
+    request: {
+      index,
+      body,
+      headers,
+      ...(value.url === undefined ? {} : { url: value.url }),
+      ...(value.t === undefined ? {} : { t: value.t as number }),
+    },
+  }
 }
 
 /** Whether `value` nests objects and arrays more than `limit` levels deep (without recursion: the point is to refuse what recursion cannot take). */
@@ -85,7 +109,8 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
     const [item, depth] = stack.pop() as readonly [unknown, number]
     if (typeof item !== 'object' || item === null) continue
     if (depth > limit) return true
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
   }
   return false
 }

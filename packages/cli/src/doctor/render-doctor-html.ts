@@ -25,7 +25,10 @@ export function renderDoctorHtml(report: DoctorReport, file: string): string {
     const bar = `<div class="bar" style="width:${((request.promptChars / widest) * 300).toFixed(1)}px" title="${escapeHtml(explanation)}"><div class="cached" style="flex:${request.cachedChars}"></div><div class="uncached" style="flex:${request.uncachedChars}"></div></div>`
     return `<tr${breaking.has(request.index) ? ' class="break"' : ''}>${cell(String(request.index), true)}${cell(request.api)}${cell(request.model ?? '-')}${cell(formatCount(request.promptChars), true)}${cell(formatCount(request.cachedChars), true)}${cell(formatCount(request.uncachedChars), true)}<td>${bar}</td>${cell(request.bestMatch === null ? '-' : String(request.bestMatch), true)}${cell(describeDivergence(request.divergence))}${cell(request.changes.join(', ') || '-')}</tr>`
   })
-  const breakRows = report.breaks.map((item) => `<tr>${cell(String(item.index), true)}${cell(item.api)}${cell(formatCount(item.uncachedChars), true)}${cell(formatCount(item.promptChars), true)}${cell(item.bestMatch === null ? '-' : String(item.bestMatch), true)}${cell(describeDivergence(item.divergence))}${cell(item.changes.join(', '))}</tr>`)
+  const breakRows = report.breaks.map(
+    (item) =>
+      `<tr>${cell(String(item.index), true)}${cell(item.api)}${cell(formatCount(item.uncachedChars), true)}${cell(formatCount(item.promptChars), true)}${cell(item.bestMatch === null ? '-' : String(item.bestMatch), true)}${cell(describeDivergence(item.divergence))}${cell(item.changes.join(', '))}</tr>`,
+  )
   const unreadable = report.unreadable.map((line) => `<li>line ${line.index}: ${escapeHtml(line.reason)}</li>`)
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>warmfold doctor: ${escapeHtml(file)}</title><style>${STYLE}</style></head>

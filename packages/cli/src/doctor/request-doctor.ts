@@ -61,7 +61,10 @@ export class RequestDoctor {
       canonical = canonicalize(request, detection.api)
     } catch (error) {
       if (!(error instanceof RequestShapeError)) throw error
-      this.unreadable.push({ index: request.index, reason: `not a valid ${detection.api} body (detected by ${detection.by}): ${error.message}` })
+      this.unreadable.push({
+        index: request.index,
+        reason: `not a valid ${detection.api} body (detected by ${detection.by}): ${error.message}`,
+      })
       return
     }
     if (detection.api === 'openai-chat' || detection.api === 'anthropic-messages') this.lastMessagesApi = detection.api
@@ -69,23 +72,40 @@ export class RequestDoctor {
   }
 
   private diagnose(request: LoggedRequest, canonical: CanonicalRequest): DoctorRequest {
-    const envelope = new Map(Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalJson(value)] as const))
+    const envelope = new Map(
+      Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalJson(value)] as const),
+    )
     const family = `${canonical.api} ${canonicalJson(canonical.envelope)}`
     const layout = layoutOf(canonical, this.interner)
-    const current: SeenRequest = { index: request.index, api: canonical.api, family, envelope, layout, ...(request.t === undefined ? {} : { t: request.t }) }
+    const current: SeenRequest = {
+      index: request.index,
+      api: canonical.api,
+      family,
+      envelope,
+      layout,
+      ...(request.t === undefined ? {} : { t: request.t }),
+    }
     let familyTrie = this.families.get(family)
     if (!familyTrie) this.families.set(family, (familyTrie = new SegmentTrie()))
     let apiTries = this.apis.get(canonical.api)
-    if (!apiTries) this.apis.set(canonical.api, (apiTries = { prompts: new SegmentTrie(), messages: new SegmentTrie() }))
+    if (!apiTries)
+      this.apis.set(canonical.api, (apiTries = { prompts: new SegmentTrie(), messages: new SegmentTrie() }))
     const inFamily = familyTrie.match(layout)
     const anyFamily = apiTries.prompts.match(layout)
     // The same family wins a tie: its match is what the cache could actually reuse.
     const prompt = inFamily.candidate !== undefined && inFamily.depth >= anyFamily.depth ? inFamily : anyFamily
     const history = apiTries.messages.match(layout, layout.headSegments)
-    const reachesMessages = prompt.depth > layout.headSegments || (prompt.depth > 0 && prompt.depth === layout.ids.length)
+    const reachesMessages =
+      prompt.depth > layout.headSegments || (prompt.depth > 0 && prompt.depth === layout.ids.length)
     // A request that changed its tools or system shares no prefix with the conversation it
     // replays; its messages still tell which request that was.
-    const bestIndex = reachesMessages ? prompt.candidate : history.depth > 0 ? history.candidate : prompt.depth > 0 ? prompt.candidate : this.familyLatest.get(family)
+    const bestIndex = reachesMessages
+      ? prompt.candidate
+      : history.depth > 0
+        ? history.candidate
+        : prompt.depth > 0
+          ? prompt.candidate
+          : this.familyLatest.get(family)
     const best = bestIndex === undefined ? undefined : this.seen.get(bestIndex)
     const compared = best ? compareRequests(current, best) : { divergence: { part: 'first' as const }, changes: [] }
     familyTrie.insert(layout, request.index)
@@ -112,7 +132,15 @@ export class RequestDoctor {
   report(): DoctorReport {
     const breaks: DoctorBreak[] = this.requests
       .filter((request) => request.changes.length > 0)
-      .map(({ index, api, promptChars, uncachedChars, bestMatch, divergence, changes }) => ({ index, api, promptChars, uncachedChars, bestMatch, divergence, changes }))
+      .map(({ index, api, promptChars, uncachedChars, bestMatch, divergence, changes }) => ({
+        index,
+        api,
+        promptChars,
+        uncachedChars,
+        bestMatch,
+        divergence,
+        changes,
+      }))
       .toSorted((a, b) => b.uncachedChars - a.uncachedChars || a.index - b.index)
     let promptChars = 0
     let cachedChars = 0
@@ -125,7 +153,13 @@ export class RequestDoctor {
       requests: [...this.requests],
       breaks,
       unreadable: [...this.unreadable],
-      totals: { requests: this.requests.length, promptChars, cachedChars, uncachedChars: promptChars - cachedChars, breaks: breaks.length },
+      totals: {
+        requests: this.requests.length,
+        promptChars,
+        cachedChars,
+        uncachedChars: promptChars - cachedChars,
+        breaks: breaks.length,
+      },
     }
   }
 }

@@ -59,7 +59,8 @@ export class SegmentTrie {
     const wholeChars = (layout.offsets[position] as number) - (layout.offsets[from] as number)
     const next = layout.texts[position]
     // The sibling sharing most characters of the next segment (the latest one on a tie).
-    const { chars: partial, latest: partialCandidate } = next === undefined ? { chars: 0 } : (node.siblings.get(partAt(layout, position))?.longest(next) ?? { chars: 0 })
+    const { chars: partial, latest: partialCandidate } =
+      next === undefined ? { chars: 0 } : (node.siblings.get(partAt(layout, position))?.longest(next) ?? { chars: 0 })
     const candidate = node.endsHere ?? partialCandidate ?? (node === this.root ? undefined : node.latest)
     return { depth, chars: wholeChars + partial, ...(candidate === undefined ? {} : { candidate }) }
   }

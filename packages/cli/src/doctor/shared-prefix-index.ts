@@ -44,7 +44,14 @@ export class SharedPrefixIndex {
       if (position === text.length) break
       const child = node.children.get(text.charCodeAt(position))
       if (!child) {
-        const leaf: IndexNode = { parent: node, text, start: position, end: text.length, children: new Map(), latest: -1 }
+        const leaf: IndexNode = {
+          parent: node,
+          text,
+          start: position,
+          end: text.length,
+          children: new Map(),
+          latest: -1,
+        }
         node.children.set(text.charCodeAt(position), leaf)
         node = leaf
         position = text.length
@@ -102,7 +109,14 @@ export class SharedPrefixIndex {
   /** Splits `child`'s edge after `length` characters and returns the new node in between. */
   private split(child: IndexNode, length: number): IndexNode {
     const parent = child.parent as IndexNode
-    const middle: IndexNode = { parent, text: child.text, start: child.start, end: child.start + length, children: new Map(), latest: child.latest }
+    const middle: IndexNode = {
+      parent,
+      text: child.text,
+      start: child.start,
+      end: child.start + length,
+      children: new Map(),
+      latest: child.latest,
+    }
     parent.children.set(child.text.charCodeAt(child.start), middle)
     child.parent = middle
     child.start += length

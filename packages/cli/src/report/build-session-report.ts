@@ -3,7 +3,20 @@ import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
 import { RunError } from '../run-error.ts'
 import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
 import type { SessionLog } from './read-session-log.ts'
-import type { ObservedRequest, ReportFoldAudit, ReportFoldTiming, ReportFork, ReportGuard, ReportLineage, ReportMarker, ReportPruneDecision, ReportRequest, ReportTotals, RequestTokens, SessionReport } from './report-model.ts'
+import type {
+  ObservedRequest,
+  ReportFoldAudit,
+  ReportFoldTiming,
+  ReportFork,
+  ReportGuard,
+  ReportLineage,
+  ReportMarker,
+  ReportPruneDecision,
+  ReportRequest,
+  ReportTotals,
+  RequestTokens,
+  SessionReport,
+} from './report-model.ts'
 import { AUDIT_EVENT, readFoldAudit } from './fold-audit-events.ts'
 import { readFoldTiming } from './fold-timing-events.ts'
 import { addForkEvent, FORK_END_EVENT, FORK_EVENT, FORK_START_EVENT, readLineage } from './fork-events.ts'
@@ -38,21 +51,27 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     if (event.type === OBSERVATION_EVENT && source === 'ledger') logged.push(readObservation(data, line, where))
     if ((event.type === 'assistant/message' || event.type === 'compaction/summary') && source === 'usage') {
       const since = markers.filter((marker) => marker.afterRequest === logged.length)
-      logged.push(usageRequest(event.type, data, line, where, { previous: logged.at(-1), since, headerChanged, header }))
+      logged.push(
+        usageRequest(event.type, data, line, where, { previous: logged.at(-1), since, headerChanged, header }),
+      )
       headerChanged = false
     }
     if (event.type === GUARD_EVENT) guards.push({ line, afterRequest: logged.length, ...readGuard(data, where) })
-    if (event.type === PRUNE_DECISION_EVENT) pruneDecisions.push({ line, afterRequest: logged.length, ...readPruneDecision(data, where) })
-    if (event.type === AUDIT_EVENT) foldAudits.push({ line, afterRequest: logged.length, ...readFoldAudit(log.events, event.seq, where) })
+    if (event.type === PRUNE_DECISION_EVENT)
+      pruneDecisions.push({ line, afterRequest: logged.length, ...readPruneDecision(data, where) })
+    if (event.type === AUDIT_EVENT)
+      foldAudits.push({ line, afterRequest: logged.length, ...readFoldAudit(log.events, event.seq, where) })
     if (event.type === 'compaction/end') {
       const timing = readFoldTiming(data, where)
       if (timing) foldTimings.push({ line, afterRequest: logged.length, ...timing })
     }
     // Compared as strings: the fork events are declared by @warmfold/agent-loop.
     const type: string = event.type
-    if (type === FORK_START_EVENT || type === FORK_END_EVENT) addForkEvent(forks, type, data, line, logged.length, where)
+    if (type === FORK_START_EVENT || type === FORK_END_EVENT)
+      addForkEvent(forks, type, data, line, logged.length, where)
     if (type === FORK_EVENT) forkOf = readLineage(data, where)
-    if (event.type === 'compaction/summary' || event.type === 'compaction/prune') addMarker(markers, event.type === 'compaction/summary' ? 'fold' : 'prune', data, line, logged.length, where)
+    if (event.type === 'compaction/summary' || event.type === 'compaction/prune')
+      addMarker(markers, event.type === 'compaction/summary' ? 'fold' : 'prune', data, line, logged.length, where)
     if (event.type === 'request/header') {
       header = headerEnvelope(data, where)
       if ((data as { reason?: unknown }).reason !== 'initial') headerChanged = true
@@ -63,7 +82,15 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
   const requests = logged.map((request, index): ReportRequest => {
     const billed = billedTokens(request.tokens, missing)
     if (!billed) return { number: index + 1, ...request, billed: null }
-    const cost = requestCost({ cachedTokens: billed.cached, uncachedTokens: billed.uncached + billed.written, cacheWriteTokens: billed.written, outputTokens: billed.output }, price)
+    const cost = requestCost(
+      {
+        cachedTokens: billed.cached,
+        uncachedTokens: billed.uncached + billed.written,
+        cacheWriteTokens: billed.written,
+        outputTokens: billed.output,
+      },
+      price,
+    )
     costs.push(cost)
     return { number: index + 1, ...request, billed: { ...billed, cost: cost.total } }
   })
@@ -72,26 +99,65 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     source === 'ledger'
       ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every request the ledger saw, summary calls and retries included.`
       : `This log has no cache/observation events (it was written without the cache ledger): the numbers are the provider usage logged on assistant/message (conversation requests) and compaction/summary (summary calls) events, so failed requests and summary calls that did not commit are missing. A break here is a request whose prefilled tokens (not read from the cache) exceed its prompt's growth over the previous request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log records in between, not measured.`
-  return { file: log.file, sessionId: log.sessionId, source, price, requests, markers, guards, pruneDecisions, foldTimings, foldAudits, forks, forkOf, totals, notes: [sourceNote, ...(log.notes ?? []), ...notes] }
+  return {
+    file: log.file,
+    sessionId: log.sessionId,
+    source,
+    price,
+    requests,
+    markers,
+    guards,
+    pruneDecisions,
+    foldTimings,
+    foldAudits,
+    forks,
+    forkOf,
+    totals,
+    notes: [sourceNote, ...(log.notes ?? []), ...notes],
+  }
 }
 
 /** Adds a fold or prune marker; consecutive prunes between the same two requests merge. */
-function addMarker(markers: ReportMarker[], kind: 'fold' | 'prune', data: Record<string, unknown>, line: number, afterRequest: number, where: string): void {
+function addMarker(
+  markers: ReportMarker[],
+  kind: 'fold' | 'prune',
+  data: Record<string, unknown>,
+  line: number,
+  afterRequest: number,
+  where: string,
+): void {
   const seqs = data.shadowedSeqs
   const tokens = data.shadowedTokenCount
   const type = kind === 'fold' ? 'compaction/summary' : 'compaction/prune'
-  if (!Array.isArray(seqs)) throw new RunError(`${where}: ${type} shadowedSeqs must be an array of seqs, got ${JSON.stringify(seqs) ?? 'nothing'}`)
-  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0) throw new RunError(`${where}: ${type} shadowedTokenCount must be a number ≥ 0, got ${JSON.stringify(tokens) ?? 'nothing'}`)
+  if (!Array.isArray(seqs))
+    throw new RunError(
+      `${where}: ${type} shadowedSeqs must be an array of seqs, got ${JSON.stringify(seqs) ?? 'nothing'}`,
+    )
+  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
+    throw new RunError(
+      `${where}: ${type} shadowedTokenCount must be a number ≥ 0, got ${JSON.stringify(tokens) ?? 'nothing'}`,
+    )
   const last = markers.at(-1)
   if (kind === 'prune' && last?.kind === 'prune' && last.afterRequest === afterRequest) {
-    markers[markers.length - 1] = { ...last, count: last.count + 1, messages: last.messages + seqs.length, tokens: last.tokens + tokens }
+    markers[markers.length - 1] = {
+      ...last,
+      count: last.count + 1,
+      messages: last.messages + seqs.length,
+      tokens: last.tokens + tokens,
+    }
     return
   }
   markers.push({ kind, afterRequest, line, count: 1, messages: seqs.length, tokens })
 }
 
 /** Sums the requests, with a note for each kind of gap in their numbers. */
-function totalsOf(requests: readonly ReportRequest[], markers: readonly ReportMarker[], cost: Cost, price: PriceProfile, missing: Record<Bucket, number>): { totals: ReportTotals; notes: string[] } {
+function totalsOf(
+  requests: readonly ReportRequest[],
+  markers: readonly ReportMarker[],
+  cost: Cost,
+  price: PriceProfile,
+  missing: Record<Bucket, number>,
+): { totals: ReportTotals; notes: string[] } {
   const purposes = new Map<string, number>()
   let cached = 0
   let written = 0
@@ -111,10 +177,19 @@ function totalsOf(requests: readonly ReportRequest[], markers: readonly ReportMa
   }
   const prompt = cached + written + uncached
   const notes: string[] = []
-  if (withoutUsage) notes.push(`${withoutUsage} of ${requests.length} requests have no token numbers in the log: they are drawn as "no usage" and left out of the sums and the cost.`)
-  const gaps: Array<[Bucket, string]> = [['cached', 'cache reads'], ['written', 'cache writes'], ['uncached', 'uncached input'], ['output', 'output tokens']]
+  if (withoutUsage)
+    notes.push(
+      `${withoutUsage} of ${requests.length} requests have no token numbers in the log: they are drawn as "no usage" and left out of the sums and the cost.`,
+    )
+  const gaps: Array<[Bucket, string]> = [
+    ['cached', 'cache reads'],
+    ['written', 'cache writes'],
+    ['uncached', 'uncached input'],
+    ['output', 'output tokens'],
+  ]
   for (const [bucket, what] of gaps) {
-    if (missing[bucket]) notes.push(`${missing[bucket]} request(s) with token numbers did not report ${what}: counted as 0.`)
+    if (missing[bucket])
+      notes.push(`${missing[bucket]} request(s) with token numbers did not report ${what}: counted as 0.`)
   }
   const totals: ReportTotals = {
     requests: requests.length,
@@ -138,8 +213,12 @@ function totalsOf(requests: readonly ReportRequest[], markers: readonly ReportMa
 type Bucket = 'cached' | 'written' | 'uncached' | 'output'
 
 /** The buckets a request is priced with, or undefined when it has no numbers at all. */
-function billedTokens(tokens: RequestTokens, missing: Record<Bucket, number>): { cached: number; written: number; uncached: number; output: number } | undefined {
-  if (tokens.prompt === null && tokens.cached === null && tokens.written === null && tokens.uncached === null) return undefined
+function billedTokens(
+  tokens: RequestTokens,
+  missing: Record<Bucket, number>,
+): { cached: number; written: number; uncached: number; output: number } | undefined {
+  if (tokens.prompt === null && tokens.cached === null && tokens.written === null && tokens.uncached === null)
+    return undefined
   const cached = tokens.cached ?? 0
   const written = tokens.written ?? 0
   let uncached = tokens.uncached

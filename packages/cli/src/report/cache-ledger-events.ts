@@ -44,7 +44,9 @@ export const IDLE_SHARE_OF_TTL = 0.5
  */
 export function idleTimeMatters(cause: string, idleMs: number, provider: string): boolean {
   if (cause === 'expired') return true
-  const ttlMs = Object.hasOwn(DEFAULT_CACHE_TTL_MS, provider) ? (DEFAULT_CACHE_TTL_MS[provider] as number) : FALLBACK_CACHE_TTL_MS
+  const ttlMs = Object.hasOwn(DEFAULT_CACHE_TTL_MS, provider)
+    ? (DEFAULT_CACHE_TTL_MS[provider] as number)
+    : FALLBACK_CACHE_TTL_MS
   return idleMs >= IDLE_SHARE_OF_TTL * ttlMs
 }
 
@@ -65,11 +67,21 @@ export function readObservation(data: unknown, line: number, where: string): Obs
   const expectedChars = count(event.expected, where, 'expected')
   const idleMs = event.idleMs === null ? null : count(event.idleMs, where, 'idleMs')
   const tokens = observedTokens(event, where)
-  const parts = [`${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ${promptChars.toLocaleString('en-US')} characters`]
-  if (idleMs !== null && idleTimeMatters(cause, idleMs, provider)) parts.push(`idle ${idleText(idleMs)} since the family's previous request`)
+  const parts = [
+    `${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ${promptChars.toLocaleString('en-US')} characters`,
+  ]
+  if (idleMs !== null && idleTimeMatters(cause, idleMs, provider))
+    parts.push(`idle ${idleText(idleMs)} since the family's previous request`)
   const detail = parts.join('; ')
   if (cause === 'none') return { line, purpose, route, tokens, break: null, detail }
-  return { line, purpose, route, tokens, break: { cause, explanation: `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}` }, detail }
+  return {
+    line,
+    purpose,
+    route,
+    tokens,
+    break: { cause, explanation: `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}` },
+    detail,
+  }
 }
 
 /** `15 s`, `7.5 min`, `3.2 h`. */
@@ -121,7 +133,8 @@ function readDivergence(value: unknown, where: string): CacheDivergence {
 
 /** Where the prompt first differed, in words. */
 function divergenceText(divergence: CacheDivergence): string {
-  const at = typeof divergence.charOffset === 'number' ? ` at character ${divergence.charOffset.toLocaleString('en-US')}` : ''
+  const at =
+    typeof divergence.charOffset === 'number' ? ` at character ${divergence.charOffset.toLocaleString('en-US')}` : ''
   switch (divergence.part) {
     case 'first':
       return 'first request of its cache family'
@@ -141,22 +154,32 @@ function divergenceText(divergence: CacheDivergence): string {
 }
 
 function record(value: unknown, where: string, name: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new RunError(`${where}: ${name} must be an object, got ${JSON.stringify(value) ?? 'nothing'}`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new RunError(`${where}: ${name} must be an object, got ${JSON.stringify(value) ?? 'nothing'}`)
   return value as Record<string, unknown>
 }
 
 function text(value: unknown, where: string, field: string): string {
-  if (typeof value !== 'string') throw new RunError(`${where}: cache event field "${field}" must be a string, got ${JSON.stringify(value) ?? 'nothing'}`)
+  if (typeof value !== 'string')
+    throw new RunError(
+      `${where}: cache event field "${field}" must be a string, got ${JSON.stringify(value) ?? 'nothing'}`,
+    )
   return value
 }
 
 function count(value: unknown, where: string, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RunError(`${where}: cache event field "${field}" must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    throw new RunError(
+      `${where}: cache event field "${field}" must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
+    )
   return value
 }
 
 function tokens(value: unknown, where: string, field: string): number | null {
   if (value === undefined) return null
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new RunError(`${where}: cache event field "${field}" must be a token count (an integer ≥ 0) when present, got ${JSON.stringify(value)}`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new RunError(
+      `${where}: cache event field "${field}" must be a token count (an integer ≥ 0) when present, got ${JSON.stringify(value)}`,
+    )
   return value
 }

@@ -15,7 +15,10 @@ const SHOWN_DROPPED = 10
 const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/result'])
 
 function count(value: unknown, field: string, where: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new RunError(`${where}: compaction/audit ${field} must be an integer ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`)
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new RunError(
+      `${where}: compaction/audit ${field} must be an integer ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
+    )
   return value
 }
 
@@ -25,38 +28,75 @@ function count(value: unknown, field: string, where: string): number {
  * `afterFoldBehaviour`), measured on the messages `events` logged around it.
  * @throws RunError naming `where` and the field when the event is not what the engine logs.
  */
-export function readFoldAudit(events: readonly AnySessionEvent[], seq: number, where: string): Omit<ReportFoldAudit, 'line' | 'afterRequest'> {
+export function readFoldAudit(
+  events: readonly AnySessionEvent[],
+  seq: number,
+  where: string,
+): Omit<ReportFoldAudit, 'line' | 'afterRequest'> {
   const data = events[seq]!.data as unknown as Record<string, unknown>
   const { compactionId, classes, dropped, droppedTotal, trail } = data
-  if (typeof compactionId !== 'string') throw new RunError(`${where}: compaction/audit compactionId must be a string, got ${JSON.stringify(compactionId) ?? 'nothing'}`)
-  if (typeof classes !== 'object' || classes === null || Array.isArray(classes)) throw new RunError(`${where}: compaction/audit classes must be an object, got ${JSON.stringify(classes) ?? 'nothing'}`)
-  if (!Array.isArray(dropped)) throw new RunError(`${where}: compaction/audit dropped must be an array, got ${JSON.stringify(dropped) ?? 'nothing'}`)
-  const survival = Object.entries(classes as Record<string, { seen?: unknown; kept?: unknown }>).map(([name, retention]) => ({
-    class: name,
-    seen: count(retention?.seen, `classes.${name}.seen`, where),
-    kept: count(retention?.kept, `classes.${name}.kept`, where),
-  }))
-  const items = dropped.slice(0, SHOWN_DROPPED).map((item: { class?: unknown; text?: unknown; seq?: unknown; origin?: unknown }, index) => {
-    if (typeof item?.class !== 'string' || typeof item.text !== 'string' || typeof item.origin !== 'string') throw new RunError(`${where}: compaction/audit dropped[${index}] must have a string class, text and origin, got ${JSON.stringify(item)}`)
-    return { class: item.class, text: item.text, seq: count(item.seq, `dropped[${index}].seq`, where), origin: item.origin }
-  })
+  if (typeof compactionId !== 'string')
+    throw new RunError(
+      `${where}: compaction/audit compactionId must be a string, got ${JSON.stringify(compactionId) ?? 'nothing'}`,
+    )
+  if (typeof classes !== 'object' || classes === null || Array.isArray(classes))
+    throw new RunError(
+      `${where}: compaction/audit classes must be an object, got ${JSON.stringify(classes) ?? 'nothing'}`,
+    )
+  if (!Array.isArray(dropped))
+    throw new RunError(
+      `${where}: compaction/audit dropped must be an array, got ${JSON.stringify(dropped) ?? 'nothing'}`,
+    )
+  const survival = Object.entries(classes as Record<string, { seen?: unknown; kept?: unknown }>).map(
+    ([name, retention]) => ({
+      class: name,
+      seen: count(retention?.seen, `classes.${name}.seen`, where),
+      kept: count(retention?.kept, `classes.${name}.kept`, where),
+    }),
+  )
+  const items = dropped
+    .slice(0, SHOWN_DROPPED)
+    .map((item: { class?: unknown; text?: unknown; seq?: unknown; origin?: unknown }, index) => {
+      if (typeof item?.class !== 'string' || typeof item.text !== 'string' || typeof item.origin !== 'string')
+        throw new RunError(
+          `${where}: compaction/audit dropped[${index}] must have a string class, text and origin, got ${JSON.stringify(item)}`,
+        )
+      return {
+        class: item.class,
+        text: item.text,
+        seq: count(item.seq, `dropped[${index}].seq`, where),
+        origin: item.origin,
+      }
+    })
   const trailData = trail as { tokens?: unknown; maxTokens?: unknown } | null | undefined
   return {
     compactionId,
     classes: survival.filter((entry) => entry.seen > 0),
     dropped: items,
     droppedTotal: count(droppedTotal, 'droppedTotal', where),
-    trail: trailData === null || trailData === undefined ? null : { tokens: count(trailData.tokens, 'trail.tokens', where), maxTokens: count(trailData.maxTokens, 'trail.maxTokens', where) },
+    trail:
+      trailData === null || trailData === undefined
+        ? null
+        : {
+            tokens: count(trailData.tokens, 'trail.tokens', where),
+            maxTokens: count(trailData.maxTokens, 'trail.maxTokens', where),
+          },
     rework: rework(events, seq, compactionId),
   }
 }
 
 /** The messages of `events` with seqs in `[from, to)`, in log order. */
-function messagesBetween(events: readonly AnySessionEvent[], from: number, to: number, keep: (seq: number) => boolean = () => true): LoggedMessage[] {
+function messagesBetween(
+  events: readonly AnySessionEvent[],
+  from: number,
+  to: number,
+  keep: (seq: number) => boolean = () => true,
+): LoggedMessage[] {
   const messages: LoggedMessage[] = []
   for (let seq = Math.max(0, from); seq < Math.min(to, events.length); seq++) {
     const event = events[seq]!
-    if (MESSAGE_EVENTS.has(event.type) && keep(seq)) messages.push({ seq, message: (event.data as { message: Message }).message })
+    if (MESSAGE_EVENTS.has(event.type) && keep(seq))
+      messages.push({ seq, message: (event.data as { message: Message }).message })
   }
   return messages
 }
@@ -82,7 +122,14 @@ function rework(events: readonly AnySessionEvent[], auditSeq: number, compaction
     retained: messagesBetween(events, 0, summarySeq, (seq) => !shadowedBefore.has(seq)),
     after: messagesBetween(events, end < 0 ? auditSeq + 1 : end + 1, nextStart < 0 ? events.length : nextStart),
   })
-  return { stepsObserved: behaviour.stepsObserved, readCalls: behaviour.readCalls, repeatedReads: behaviour.repeatedReads.length, netReworkCalls: behaviour.netReworkCalls, loops: behaviour.loops.length, stepsToFirstWrite: behaviour.stepsToFirstWrite }
+  return {
+    stepsObserved: behaviour.stepsObserved,
+    readCalls: behaviour.readCalls,
+    repeatedReads: behaviour.repeatedReads.length,
+    netReworkCalls: behaviour.netReworkCalls,
+    loops: behaviour.loops.length,
+    stepsToFirstWrite: behaviour.stepsToFirstWrite,
+  }
 }
 
 const percent = (kept: number, seen: number): string => `${Math.round((kept / seen) * 100)}%`
@@ -96,15 +143,20 @@ export function survivalText(audit: ReportFoldAudit): string {
 export function reworkText(audit: ReportFoldAudit): string {
   const behaviour = audit.rework
   if (behaviour === null) return 'no steps after the fold'
-  const write = behaviour.stepsToFirstWrite === null ? 'no write yet' : `first write at step ${behaviour.stepsToFirstWrite}`
+  const write =
+    behaviour.stepsToFirstWrite === null ? 'no write yet' : `first write at step ${behaviour.stepsToFirstWrite}`
   return `${behaviour.repeatedReads} of ${behaviour.readCalls} reads repeated what the fold held (net ${behaviour.netReworkCalls.toFixed(1)}), ${behaviour.loops} loop(s), ${write} (${behaviour.stepsObserved} step(s) seen)`
 }
 
 /** One fold's lines of the text report. */
 export function foldAuditText(audit: ReportFoldAudit): string[] {
-  const trail = audit.trail === null ? 'no artifact trail' : `artifact trail ${audit.trail.tokens}/${audit.trail.maxTokens} tokens`
+  const trail =
+    audit.trail === null ? 'no artifact trail' : `artifact trail ${audit.trail.tokens}/${audit.trail.maxTokens} tokens`
   const lines = [`kept ${survivalText(audit)}; ${trail}; after the fold: ${reworkText(audit)}`]
-  if (audit.droppedTotal > 0) lines.push(`dropped ${audit.droppedTotal}: ${audit.dropped.map((item) => `${item.class} ${JSON.stringify(item.text)} (seq ${item.seq}, ${item.origin})`).join('; ')}${audit.droppedTotal > audit.dropped.length ? '; …' : ''}`)
+  if (audit.droppedTotal > 0)
+    lines.push(
+      `dropped ${audit.droppedTotal}: ${audit.dropped.map((item) => `${item.class} ${JSON.stringify(item.text)} (seq ${item.seq}, ${item.origin})`).join('; ')}${audit.droppedTotal > audit.dropped.length ? '; …' : ''}`,
+    )
   return lines
 }
 
@@ -113,7 +165,10 @@ export function foldAuditHtml(audits: readonly ReportFoldAudit[]): string[] {
   return [
     `<section id="fold-audit"><h2>Fold audit (${audits.length})</h2><p>What each fold kept, checked without a model: per class, the artifacts of the folded region (paths, commands, errors, identifiers, numbers, URLs, the user's sentences) the model still reads verbatim after the fold, the items it dropped, and what the agent did next (re-reads of what the fold held, loops, steps to its first write).</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>kept</th><th>dropped</th><th>artifact trail</th><th>after the fold</th></tr></thead><tbody>`,
     ...audits.map((audit) => {
-      const dropped = audit.droppedTotal === 0 ? 'none' : `${audit.droppedTotal}: <ul>${audit.dropped.map((item) => `<li>${escapeHtml(item.class)} <code>${escapeHtml(item.text)}</code> (seq ${item.seq}, ${escapeHtml(item.origin)})</li>`).join('')}</ul>`
+      const dropped =
+        audit.droppedTotal === 0
+          ? 'none'
+          : `${audit.droppedTotal}: <ul>${audit.dropped.map((item) => `<li>${escapeHtml(item.class)} <code>${escapeHtml(item.text)}</code> (seq ${item.seq}, ${escapeHtml(item.origin)})</li>`).join('')}</ul>`
       const trail = audit.trail === null ? 'off' : `${audit.trail.tokens} of ${audit.trail.maxTokens} tokens`
       return `<tr><td>${audit.line}</td><td>#${audit.afterRequest}</td><td>${escapeHtml(audit.classes.map((entry) => `${entry.class} ${entry.kept}/${entry.seen} (${percent(entry.kept, entry.seen)})`).join(', ') || 'nothing to keep')}</td><td>${dropped}</td><td>${trail}</td><td>${escapeHtml(reworkText(audit))}</td></tr>`
     }),

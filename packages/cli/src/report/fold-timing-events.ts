@@ -11,39 +11,72 @@ const TIMES = ['startedAt', 'readyAfterMs', 'waitedMs', 'stallSavedMs', 'postSwa
  * background fold why it was thrown away. Undefined when the event has no `timing`.
  * @throws RunError naming `where` and the field when `timing` or `discarded` is not what the engine logs.
  */
-export function readFoldTiming(data: Record<string, unknown>, where: string): Omit<ReportFoldTiming, 'line' | 'afterRequest'> | undefined {
+export function readFoldTiming(
+  data: Record<string, unknown>,
+  where: string,
+): Omit<ReportFoldTiming, 'line' | 'afterRequest'> | undefined {
   const { timing, discarded, compactionId } = data
   if (timing === undefined) return undefined
-  if (typeof timing !== 'object' || timing === null || Array.isArray(timing)) throw new RunError(`${where}: compaction/end timing must be an object, got ${JSON.stringify(timing)}`)
+  if (typeof timing !== 'object' || timing === null || Array.isArray(timing))
+    throw new RunError(`${where}: compaction/end timing must be an object, got ${JSON.stringify(timing)}`)
   const fields = timing as Record<string, unknown>
   const oneOf = (key: string, values: readonly string[]): string => {
     const value = fields[key]
-    if (typeof value !== 'string' || !values.includes(value)) throw new RunError(`${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ${JSON.stringify(value) ?? 'nothing'}`)
+    if (typeof value !== 'string' || !values.includes(value))
+      throw new RunError(
+        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ${JSON.stringify(value) ?? 'nothing'}`,
+      )
     return value
   }
   const time = (key: (typeof TIMES)[number]): number => {
     const value = fields[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RunError(`${where}: compaction/end timing.${key} must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`)
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new RunError(
+        `${where}: compaction/end timing.${key} must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
+      )
     return value
   }
   const mode = oneOf('mode', MODES) as ReportFoldTiming['mode']
   const statusAtThreshold = oneOf('statusAtThreshold', AT_THRESHOLD) as ReportFoldTiming['statusAtThreshold']
-  const [, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens] = TIMES.map(time) as [number, number, number, number, number]
-  return { compactionId: typeof compactionId === 'string' ? compactionId : '', mode, statusAtThreshold, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens, discarded: readDiscarded(discarded, where) }
+  const [, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens] = TIMES.map(time) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  return {
+    compactionId: typeof compactionId === 'string' ? compactionId : '',
+    mode,
+    statusAtThreshold,
+    readyAfterMs,
+    waitedMs,
+    stallSavedMs,
+    postSwapPrefillTokens,
+    discarded: readDiscarded(discarded, where),
+  }
 }
 
 function readDiscarded(discarded: unknown, where: string): ReportFoldTiming['discarded'] {
   if (discarded === undefined) return null
   const { reason, detail } = (discarded ?? {}) as Record<string, unknown>
-  if (typeof reason !== 'string' || typeof detail !== 'string') throw new RunError(`${where}: compaction/end discarded must have a string reason and detail, got ${JSON.stringify(discarded)}`)
+  if (typeof reason !== 'string' || typeof detail !== 'string')
+    throw new RunError(
+      `${where}: compaction/end discarded must have a string reason and detail, got ${JSON.stringify(discarded)}`,
+    )
   return { reason, detail }
 }
 
 /** One line of the text report for a fold's timing. */
 export function foldTimingText(fold: ReportFoldTiming): string {
   const wait = `summary in hand after ${seconds(fold.readyAfterMs)}, the conversation waited ${seconds(fold.waitedMs)}`
-  const hidden = fold.mode === 'background' ? ` (${seconds(fold.stallSavedMs)} hidden; at the threshold: ${fold.statusAtThreshold})` : ''
-  const after = fold.discarded ? `; discarded (${fold.discarded.reason}): ${fold.discarded.detail}` : `; the request after the swap prefills about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens`
+  const hidden =
+    fold.mode === 'background'
+      ? ` (${seconds(fold.stallSavedMs)} hidden; at the threshold: ${fold.statusAtThreshold})`
+      : ''
+  const after = fold.discarded
+    ? `; discarded (${fold.discarded.reason}): ${fold.discarded.detail}`
+    : `; the request after the swap prefills about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens`
   return `${fold.mode}: ${wait}${hidden}${after}`
 }
 

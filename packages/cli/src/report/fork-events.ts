@@ -15,22 +15,44 @@ const ANSWER_CHARS = 120
  * Folds a parent's `agent/fork-start` and `agent/fork-end` events into one row per child session.
  * @throws RunError naming `where` and the field when an event is not what the agent loop logs.
  */
-export function addForkEvent(forks: ReportFork[], type: string, data: Record<string, unknown>, line: number, afterRequest: number, where: string): void {
+export function addForkEvent(
+  forks: ReportFork[],
+  type: string,
+  data: Record<string, unknown>,
+  line: number,
+  afterRequest: number,
+  where: string,
+): void {
   const child = data.childSessionId
-  if (typeof child !== 'string' || child === '') throw new RunError(`${where}: ${type} childSessionId must be a non-empty string, got ${JSON.stringify(child) ?? 'nothing'}`)
+  if (typeof child !== 'string' || child === '')
+    throw new RunError(
+      `${where}: ${type} childSessionId must be a non-empty string, got ${JSON.stringify(child) ?? 'nothing'}`,
+    )
   if (type === FORK_START_EVENT) {
-    forks.push({ line, afterRequest, childSessionId: child, outcome: 'open', text: 'no agent/fork-end logged (the fork was running when the log was read)' })
+    forks.push({
+      line,
+      afterRequest,
+      childSessionId: child,
+      outcome: 'open',
+      text: 'no agent/fork-end logged (the fork was running when the log was read)',
+    })
     return
   }
   const fork = forks.findLast((row) => row.childSessionId === child && row.outcome === 'open')
   if (!fork) throw new RunError(`${where}: ${type} names fork ${child}, which has no agent/fork-start before it`)
   const { reason, answer, error } = data
   if (reason === 'finished' && typeof answer === 'string') {
-    forks[forks.indexOf(fork)] = { ...fork, outcome: 'finished', text: answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer }
+    forks[forks.indexOf(fork)] = {
+      ...fork,
+      outcome: 'finished',
+      text: answer.length > ANSWER_CHARS ? `${answer.slice(0, ANSWER_CHARS)}…` : answer,
+    }
   } else if (reason === 'failed' && typeof error === 'string') {
     forks[forks.indexOf(fork)] = { ...fork, outcome: 'failed', text: error }
   } else {
-    throw new RunError(`${where}: ${type} must be { reason: 'finished', answer } or { reason: 'failed', error }, got ${JSON.stringify(data)}`)
+    throw new RunError(
+      `${where}: ${type} must be { reason: 'finished', answer } or { reason: 'failed', error }, got ${JSON.stringify(data)}`,
+    )
   }
 }
 
@@ -40,7 +62,10 @@ export function addForkEvent(forks: ReportFork[], type: string, data: Record<str
  */
 export function readLineage(data: Record<string, unknown>, where: string): ReportLineage {
   const { parentSessionId, parentSeq } = data
-  if (typeof parentSessionId !== 'string' || !Number.isInteger(parentSeq)) throw new RunError(`${where}: ${FORK_EVENT} must name parentSessionId and an integer parentSeq, got ${JSON.stringify({ parentSessionId, parentSeq })}`)
+  if (typeof parentSessionId !== 'string' || !Number.isInteger(parentSeq))
+    throw new RunError(
+      `${where}: ${FORK_EVENT} must name parentSessionId and an integer parentSeq, got ${JSON.stringify({ parentSessionId, parentSeq })}`,
+    )
   return { parentSessionId, parentLine: (parentSeq as number) + 1 }
 }
 

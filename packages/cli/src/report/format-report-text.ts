@@ -15,7 +15,11 @@ export function formatReportText(report: SessionReport): string {
   const { totals } = report
   const lines = [
     `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
-    ...(report.forkOf ? [`a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to line ${report.forkOf.parentLine})`] : []),
+    ...(report.forkOf
+      ? [
+          `a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to line ${report.forkOf.parentLine})`,
+        ]
+      : []),
     '',
     `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`,
     `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ${integer(totals.uncached)} uncached)`,
@@ -29,31 +33,53 @@ export function formatReportText(report: SessionReport): string {
     lines.push('', 'Breaks (request, log line, purpose, cause, prefilled tokens: explanation):')
     for (const request of breaks) {
       const prefilled = prefilledTokens(request)
-      lines.push(`  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ${prefilled === null ? 'no usage' : integer(prefilled)}: ${request.break!.explanation}`)
+      lines.push(
+        `  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ${prefilled === null ? 'no usage' : integer(prefilled)}: ${request.break!.explanation}`,
+      )
     }
   }
   if (report.guards.length) {
-    lines.push('', `Summary guard (${report.guards.length} summary call(s) that were not a warm replay of the conversation):`)
-    for (const guard of report.guards) lines.push(`  line ${guard.line}, after request #${guard.afterRequest}: ${guard.action}, ${guard.route}: ${guard.text}`)
+    lines.push(
+      '',
+      `Summary guard (${report.guards.length} summary call(s) that were not a warm replay of the conversation):`,
+    )
+    for (const guard of report.guards)
+      lines.push(
+        `  line ${guard.line}, after request #${guard.afterRequest}: ${guard.action}, ${guard.route}: ${guard.text}`,
+      )
   }
   if (report.pruneDecisions.length) {
-    lines.push('', `Prune decisions (${report.pruneDecisions.length} pass(es) that alone would have relieved the pressure):`)
-    for (const decision of report.pruneDecisions) lines.push(`  line ${decision.line}, after request #${decision.afterRequest}: ${decision.action}: ${decision.text}`)
+    lines.push(
+      '',
+      `Prune decisions (${report.pruneDecisions.length} pass(es) that alone would have relieved the pressure):`,
+    )
+    for (const decision of report.pruneDecisions)
+      lines.push(
+        `  line ${decision.line}, after request #${decision.afterRequest}: ${decision.action}: ${decision.text}`,
+      )
   }
   if (report.foldTimings.length) {
     lines.push('', `Fold timing (${report.foldTimings.length} fold(s); seconds on the engine's clock):`)
-    for (const fold of report.foldTimings) lines.push(`  line ${fold.line}, after request #${fold.afterRequest}: ${foldTimingText(fold)}`)
+    for (const fold of report.foldTimings)
+      lines.push(`  line ${fold.line}, after request #${fold.afterRequest}: ${foldTimingText(fold)}`)
   }
   if (report.foldAudits.length) {
-    lines.push('', `Fold audit (${report.foldAudits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`)
+    lines.push(
+      '',
+      `Fold audit (${report.foldAudits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`,
+    )
     for (const audit of report.foldAudits) {
       const [first, ...rest] = foldAuditText(audit)
-      lines.push(`  line ${audit.line}, after request #${audit.afterRequest}: ${first}`, ...rest.map((line) => `    ${line}`))
+      lines.push(
+        `  line ${audit.line}, after request #${audit.afterRequest}: ${first}`,
+        ...rest.map((line) => `    ${line}`),
+      )
     }
   }
   if (report.forks.length) {
     lines.push('', `Forks (${report.forks.length} child session(s); report each by its id):`)
-    for (const fork of report.forks) lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
+    for (const fork of report.forks)
+      lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
   }
   lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')

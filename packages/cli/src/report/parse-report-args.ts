@@ -61,7 +61,10 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
   let json = false
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
-    const [flag, inline] = raw.startsWith('--') && raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined]
+    const [flag, inline] =
+      raw.startsWith('--') && raw.includes('=')
+        ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)]
+        : [raw, undefined]
     const value = (): string => {
       const text = inline ?? argv[++index]
       if (text === undefined) throw new UsageError(`${flag} needs a value`)
@@ -74,22 +77,33 @@ export function parseReportArgs(argv: readonly string[]): ReportArgs {
     else if (flag === '--store') {
       if (store) throw new UsageError('--store is given twice')
       store = parseStoreSpec('--store', value())
-    }
-    else if (flag.startsWith('-') && flag !== '-') throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold report --help for the flags`)
+    } else if (flag.startsWith('-') && flag !== '-')
+      throw new UsageError(`unknown flag ${JSON.stringify(raw)}; run warmfold report --help for the flags`)
     else positional.push(raw)
   }
-  if (json && out !== undefined) throw new UsageError('--json and --out are exclusive: the JSON document goes to stdout, the HTML page to --out')
+  if (json && out !== undefined)
+    throw new UsageError('--json and --out are exclusive: the JSON document goes to stdout, the HTML page to --out')
   const rest = { price, json, help, ...(out === undefined ? {} : { out }), ...(store === undefined ? {} : { store }) }
   if (help) return { session: positional[0] ?? '', ...rest }
   if (store) {
-    if (positional.length !== 1) throw new UsageError(`warmfold report --store reads one session: warmfold report --store ${describeStore(store)} SESSION_ID${positional.length ? `, got ${positional.map((item) => JSON.stringify(item)).join(' ')}` : ''}`)
+    if (positional.length !== 1)
+      throw new UsageError(
+        `warmfold report --store reads one session: warmfold report --store ${describeStore(store)} SESSION_ID${positional.length ? `, got ${positional.map((item) => JSON.stringify(item)).join(' ')}` : ''}`,
+      )
     const id = positional[0] as string
     // The store's own rule, so a `file:DIR` id can never leave DIR.
-    if (!SESSION_ID_PATTERN.test(id)) throw new UsageError(`session id ${JSON.stringify(id)} is not one a store gives: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`)
+    if (!SESSION_ID_PATTERN.test(id))
+      throw new UsageError(
+        `session id ${JSON.stringify(id)} is not one a store gives: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      )
     return { session: id, ...rest }
   }
   if (positional.length !== 1) {
-    throw new UsageError(positional.length === 0 ? 'warmfold report needs the session log to read: warmfold report SESSION.jsonl' : `warmfold report reads one session log, got ${positional.length}: ${positional.map((item) => JSON.stringify(item)).join(' ')}`)
+    throw new UsageError(
+      positional.length === 0
+        ? 'warmfold report needs the session log to read: warmfold report SESSION.jsonl'
+        : `warmfold report reads one session log, got ${positional.length}: ${positional.map((item) => JSON.stringify(item)).join(' ')}`,
+    )
   }
   return { session: positional[0] as string, ...rest }
 }

@@ -4,7 +4,15 @@ import type { ReportPruneDecision } from './report-model.ts'
 /** The event `BasicCompactionEngine` logs when it weighs a prune pass against a fold. */
 export const PRUNE_DECISION_EVENT = 'compaction/prune-decision'
 
-const NUMBERS = ['savedTokens', 'rewrittenTokens', 'requestsServed', 'cacheRead', 'cacheWrite', 'saving', 'cost'] as const
+const NUMBERS = [
+  'savedTokens',
+  'rewrittenTokens',
+  'requestsServed',
+  'cacheRead',
+  'cacheWrite',
+  'saving',
+  'cost',
+] as const
 
 /**
  * A `compaction/prune-decision` as the report shows it: the action and one sentence with the
@@ -12,16 +20,36 @@ const NUMBERS = ['savedTokens', 'rewrittenTokens', 'requestsServed', 'cacheRead'
  * against what the rewrite re-prefills) and the engine's verdict.
  * @throws RunError naming `where` and the field when the event is not what the engine logs.
  */
-export function readPruneDecision(data: Record<string, unknown>, where: string): Omit<ReportPruneDecision, 'line' | 'afterRequest'> {
+export function readPruneDecision(
+  data: Record<string, unknown>,
+  where: string,
+): Omit<ReportPruneDecision, 'line' | 'afterRequest'> {
   const { action, reason, cacheWarm } = data
-  if (action !== 'prune' && action !== 'fold') throw new RunError(`${where}: ${PRUNE_DECISION_EVENT} action must be "prune" or "fold", got ${JSON.stringify(action) ?? 'nothing'}`)
-  if (typeof reason !== 'string') throw new RunError(`${where}: ${PRUNE_DECISION_EVENT} reason must be a string, got ${JSON.stringify(reason) ?? 'nothing'}`)
+  if (action !== 'prune' && action !== 'fold')
+    throw new RunError(
+      `${where}: ${PRUNE_DECISION_EVENT} action must be "prune" or "fold", got ${JSON.stringify(action) ?? 'nothing'}`,
+    )
+  if (typeof reason !== 'string')
+    throw new RunError(
+      `${where}: ${PRUNE_DECISION_EVENT} reason must be a string, got ${JSON.stringify(reason) ?? 'nothing'}`,
+    )
   const number = (key: (typeof NUMBERS)[number]): number => {
     const value = data[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RunError(`${where}: ${PRUNE_DECISION_EVENT} ${key} must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`)
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new RunError(
+        `${where}: ${PRUNE_DECISION_EVENT} ${key} must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
+      )
     return value
   }
-  const [saved, rewritten, served, read, write, saving, cost] = NUMBERS.map(number) as [number, number, number, number, number, number, number]
+  const [saved, rewritten, served, read, write, saving, cost] = NUMBERS.map(number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
   const figures =
     cacheWarm === false
       ? `saves ${format(saved)} tokens a request; the cache was cold, so the rewrite cost nothing`

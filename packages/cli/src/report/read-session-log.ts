@@ -33,15 +33,20 @@ export interface SessionLog {
  */
 export async function readSessionLog(file: string): Promise<SessionLog> {
   const found = await stat(file).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') throw new UsageError(`session log ${JSON.stringify(file)} does not exist`)
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR')
+      throw new UsageError(`session log ${JSON.stringify(file)} does not exist`)
     throw new RunError(`session log ${JSON.stringify(file)} cannot be read: ${error.message}`)
   })
-  if (!found.isFile()) throw new UsageError(`session log ${JSON.stringify(file)} is not a file; name a session's .jsonl file`)
+  if (!found.isFile())
+    throw new UsageError(`session log ${JSON.stringify(file)} is not a file; name a session's .jsonl file`)
   const content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new RunError(`session log ${JSON.stringify(file)} cannot be read: ${error.code ?? error.message}`)
   })
   // An SQLite file opens with this header; given as a log it would fail as "not valid JSON" on line 1.
-  if (content.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER)) throw new UsageError(`${JSON.stringify(file)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${file} SESSION_ID`)
+  if (content.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER))
+    throw new UsageError(
+      `${JSON.stringify(file)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${file} SESSION_ID`,
+    )
   const sessionId = basename(file).replace(/\.jsonl$/, '')
   let read
   try {
@@ -49,13 +54,19 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
     // repair the file through its API, and the report never changes the file.
     read = readSessionFile(file, sessionId, content, { allowTornTail: true })
   } catch (error) {
-    if (SessionError.isInstance(error) && error.code === 'CORRUPT') throw new RunError(`cannot report ${error.message}`, { cause: error })
+    if (SessionError.isInstance(error) && error.code === 'CORRUPT')
+      throw new RunError(`cannot report ${error.message}`, { cause: error })
     throw error
   }
   if (read.tornTail) {
     const { line, bytes, droppedEvents } = read.tornTail
-    const what = droppedEvents === undefined ? `the last line is incomplete (${bytes} bytes without a newline)` : `the file ends inside a group of events written together from this line (${droppedEvents} complete event(s) of it, ${bytes} bytes)`
-    throw new RunError(`cannot report ${file}:${line}: ${what}: the writer crashed mid-write or is still writing. Nothing is reported from a torn log; report it once its writer has ended, or open it with the session store's repairTornTail to set the torn bytes aside.`)
+    const what =
+      droppedEvents === undefined
+        ? `the last line is incomplete (${bytes} bytes without a newline)`
+        : `the file ends inside a group of events written together from this line (${droppedEvents} complete event(s) of it, ${bytes} bytes)`
+    throw new RunError(
+      `cannot report ${file}:${line}: ${what}: the writer crashed mid-write or is still writing. Nothing is reported from a torn log; report it once its writer has ended, or open it with the session store's repairTornTail to set the torn bytes aside.`,
+    )
   }
   return { file, sessionId, events: read.session.events, locate: (seq) => `${file}:${seq + 1}` }
 }

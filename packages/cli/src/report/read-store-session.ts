@@ -13,7 +13,11 @@ import type { SessionLog } from './read-session-log.ts'
  * @throws UsageError when the store or the session does not exist (exit 2); RunError when the
  *   store cannot be read or a row is not a valid event (exit 1), naming the store without a password.
  */
-export async function readStoreSession(spec: Exclude<StoreSpec, { kind: 'file' }>, id: string, load?: typeof loadOptionalPackage): Promise<SessionLog> {
+export async function readStoreSession(
+  spec: Exclude<StoreSpec, { kind: 'file' }>,
+  id: string,
+  load?: typeof loadOptionalPackage,
+): Promise<SessionLog> {
   const backend = (await backendFactory(spec, load))()
   const where = describeStore(spec)
   try {
@@ -23,7 +27,9 @@ export async function readStoreSession(spec: Exclude<StoreSpec, { kind: 'file' }
       sessionId: id,
       events: session.events,
       locate: (seq) => `${where} session ${id} seq ${seq}`,
-      notes: [`Read from the session store ${where}: log line N is the event with seq N − 1 (the same canonical JSON line a JSONL file of the session has).`],
+      notes: [
+        `Read from the session store ${where}: log line N is the event with seq N − 1 (the same canonical JSON line a JSONL file of the session has).`,
+      ],
     }
   } catch (error) {
     if (!SessionError.isInstance(error)) throw error

@@ -15,7 +15,10 @@ export function renderReportHtml(report: SessionReport): string {
   const { totals } = report
   const breaks = report.requests.filter((request) => request.break)
   const rows: Array<[string, string]> = [
-    ['requests', `${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`],
+    [
+      'requests',
+      `${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`,
+    ],
     ['prompt tokens', integer(totals.prompt)],
     ['cached', `${integer(totals.cached)} (${percent(totals.hitRatio)})`],
     ['prefilled', `${integer(totals.written + totals.uncached)}: written + uncached`],
@@ -30,7 +33,11 @@ export function renderReportHtml(report: SessionReport): string {
   const body = [
     `<header><h1>warmfold report <span class="session">${escapeHtml(report.sessionId)}</span></h1>`,
     `<p class="file">${escapeHtml(report.file)}</p>`,
-    ...(report.forkOf ? [`<p class="fork-of">A fork of session ${escapeHtml(report.forkOf.parentSessionId)}: its first request replayed the parent's log up to line ${report.forkOf.parentLine}.</p>`] : []),
+    ...(report.forkOf
+      ? [
+          `<p class="fork-of">A fork of session ${escapeHtml(report.forkOf.parentSessionId)}: its first request replayed the parent's log up to line ${report.forkOf.parentLine}.</p>`,
+        ]
+      : []),
     `<p class="source source-${report.source}">${report.source === 'ledger' ? 'Numbers from the cache ledger (cache/observation events).' : 'No cache ledger in this log: numbers from the provider usage on assistant/message and compaction/summary events (see the notes).'}</p></header>`,
     '<section id="totals"><h2>Totals</h2><table class="totals">',
     ...rows.map(([name, value]) => `<tr><th scope="row">${name}</th><td>${escapeHtml(value)}</td></tr>`),
@@ -56,21 +63,30 @@ export function renderReportHtml(report: SessionReport): string {
   if (report.guards.length) {
     body.push(
       `<section id="guards"><h2>Summary guard (${report.guards.length})</h2><p>Summary calls that were not a warm replay of the conversation's last request, seen before they were sent.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>action</th><th>route</th><th>what differs</th></tr></thead><tbody>`,
-      ...report.guards.map((guard) => `<tr><td>${guard.line}</td><td>#${guard.afterRequest}</td><td>${escapeHtml(guard.action)}</td><td>${escapeHtml(guard.route)}</td><td>${escapeHtml(guard.text)}</td></tr>`),
+      ...report.guards.map(
+        (guard) =>
+          `<tr><td>${guard.line}</td><td>#${guard.afterRequest}</td><td>${escapeHtml(guard.action)}</td><td>${escapeHtml(guard.route)}</td><td>${escapeHtml(guard.text)}</td></tr>`,
+      ),
       '</tbody></table></section>',
     )
   }
   if (report.pruneDecisions.length) {
     body.push(
       `<section id="prune-decisions"><h2>Prune decisions (${report.pruneDecisions.length})</h2><p>Prune passes that alone would have relieved the pressure: each lands only when what it saves on the following requests pays for the re-prefill it causes, otherwise the engine folds instead.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>action</th><th>why</th></tr></thead><tbody>`,
-      ...report.pruneDecisions.map((decision) => `<tr><td>${decision.line}</td><td>#${decision.afterRequest}</td><td>${escapeHtml(decision.action)}</td><td>${escapeHtml(decision.text)}</td></tr>`),
+      ...report.pruneDecisions.map(
+        (decision) =>
+          `<tr><td>${decision.line}</td><td>#${decision.afterRequest}</td><td>${escapeHtml(decision.action)}</td><td>${escapeHtml(decision.text)}</td></tr>`,
+      ),
       '</tbody></table></section>',
     )
   }
   if (report.foldTimings.length) {
     body.push(
       `<section id="fold-timing"><h2>Fold timing (${report.foldTimings.length})</h2><p>How long each fold's summary took and how long the conversation waited for it (seconds on the engine's clock): a synchronous fold blocks the turn for its whole summary call, a background fold only for what is left when the request reaches the pressure threshold.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>mode</th><th>summary in hand</th><th>waited</th><th>hidden</th><th>at threshold</th><th>after the swap</th></tr></thead><tbody>`,
-      ...report.foldTimings.map((fold) => `<tr><td>${fold.line}</td><td>#${fold.afterRequest}</td><td>${fold.mode}</td><td>${seconds(fold.readyAfterMs)}</td><td>${seconds(fold.waitedMs)}</td><td>${seconds(fold.stallSavedMs)}</td><td>${fold.statusAtThreshold}</td><td>${fold.discarded ? `discarded (${escapeHtml(fold.discarded.reason)}): ${escapeHtml(fold.discarded.detail)}` : `about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens prefilled`}</td></tr>`),
+      ...report.foldTimings.map(
+        (fold) =>
+          `<tr><td>${fold.line}</td><td>#${fold.afterRequest}</td><td>${fold.mode}</td><td>${seconds(fold.readyAfterMs)}</td><td>${seconds(fold.waitedMs)}</td><td>${seconds(fold.stallSavedMs)}</td><td>${fold.statusAtThreshold}</td><td>${fold.discarded ? `discarded (${escapeHtml(fold.discarded.reason)}): ${escapeHtml(fold.discarded.detail)}` : `about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens prefilled`}</td></tr>`,
+      ),
       '</tbody></table></section>',
     )
   }
@@ -78,11 +94,18 @@ export function renderReportHtml(report: SessionReport): string {
   if (report.forks.length) {
     body.push(
       `<section id="forks"><h2>Forks (${report.forks.length})</h2><p>Child sessions this session forked: each one's first request was this session's last request plus its task, so it read this session's cache. Report a child by its session id.</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>child session</th><th>outcome</th><th>answer or reason</th></tr></thead><tbody>`,
-      ...report.forks.map((fork) => `<tr><td>${fork.line}</td><td>#${fork.afterRequest}</td><td>${escapeHtml(fork.childSessionId)}</td><td>${fork.outcome}</td><td>${escapeHtml(fork.text)}</td></tr>`),
+      ...report.forks.map(
+        (fork) =>
+          `<tr><td>${fork.line}</td><td>#${fork.afterRequest}</td><td>${escapeHtml(fork.childSessionId)}</td><td>${fork.outcome}</td><td>${escapeHtml(fork.text)}</td></tr>`,
+      ),
       '</tbody></table></section>',
     )
   }
-  body.push('<section id="notes"><h2>Notes</h2><ul>', ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`), '</ul></section>')
+  body.push(
+    '<section id="notes"><h2>Notes</h2><ul>',
+    ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`),
+    '</ul></section>',
+  )
   return [
     '<!doctype html>',
     '<html lang="en"><head><meta charset="utf-8">',

@@ -49,7 +49,14 @@ export function reportChartSvg(report: SessionReport): string {
   const plotRight = LEFT + count * step
   const width = Math.round(Math.max(plotRight + RIGHT, labels.end + 4))
   const height = plotTop + PLOT_HEIGHT + BOTTOM
-  const max = niceCeiling(Math.max(1, ...report.requests.map((request) => (request.billed ? request.billed.cached + request.billed.written + request.billed.uncached : 0))))
+  const max = niceCeiling(
+    Math.max(
+      1,
+      ...report.requests.map((request) =>
+        request.billed ? request.billed.cached + request.billed.written + request.billed.uncached : 0,
+      ),
+    ),
+  )
   const y = (tokens: number) => plotTop + PLOT_HEIGHT - (tokens / max) * PLOT_HEIGHT
   const parts: string[] = [
     // A chart that fits is scaled to its box (no width: the page's CSS gives it 100%); a wider one keeps its size and scrolls.
@@ -58,45 +65,77 @@ export function reportChartSvg(report: SessionReport): string {
   ]
   for (let tick = 0; tick <= 4; tick++) {
     const value = (max / 4) * tick
-    parts.push(`<line class="grid" x1="${LEFT}" x2="${plotRight}" y1="${y(value)}" y2="${y(value)}"/><text class="axis" x="${LEFT - 8}" y="${y(value) + 4}" text-anchor="end">${compact(value)}</text>`)
+    parts.push(
+      `<line class="grid" x1="${LEFT}" x2="${plotRight}" y1="${y(value)}" y2="${y(value)}"/><text class="axis" x="${LEFT - 8}" y="${y(value) + 4}" text-anchor="end">${compact(value)}</text>`,
+    )
   }
-  parts.push(`<text class="axis" x="14" y="${plotTop + PLOT_HEIGHT / 2}" transform="rotate(-90 14 ${plotTop + PLOT_HEIGHT / 2})" text-anchor="middle">prompt tokens</text>`)
+  parts.push(
+    `<text class="axis" x="14" y="${plotTop + PLOT_HEIGHT / 2}" transform="rotate(-90 14 ${plotTop + PLOT_HEIGHT / 2})" text-anchor="middle">prompt tokens</text>`,
+  )
   const labelEvery = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].find((every) => every * step >= 30) ?? 10000
   for (const request of report.requests) {
     const x = LEFT + (request.number - 1) * step + (step - bar) / 2
     parts.push(requestBar(request, x, bar, y, plotTop))
-    if (request.number % labelEvery === 0 || (request.number === 1 && labelEvery >= 5)) parts.push(`<text class="axis" x="${x + bar / 2}" y="${plotTop + PLOT_HEIGHT + 32}" text-anchor="middle">${request.number}</text>`)
+    if (request.number % labelEvery === 0 || (request.number === 1 && labelEvery >= 5))
+      parts.push(
+        `<text class="axis" x="${x + bar / 2}" y="${plotTop + PLOT_HEIGHT + 32}" text-anchor="middle">${request.number}</text>`,
+      )
   }
-  for (const [index, marker] of report.markers.entries()) parts.push(markerLine(marker, labels.placed[index] as PlacedLabel, plotTop))
-  parts.push(`<line class="axis-line" x1="${LEFT}" x2="${plotRight}" y1="${plotTop + PLOT_HEIGHT}" y2="${plotTop + PLOT_HEIGHT}"/>`)
+  for (const [index, marker] of report.markers.entries())
+    parts.push(markerLine(marker, labels.placed[index] as PlacedLabel, plotTop))
+  parts.push(
+    `<line class="axis-line" x1="${LEFT}" x2="${plotRight}" y1="${plotTop + PLOT_HEIGHT}" y2="${plotTop + PLOT_HEIGHT}"/>`,
+  )
   parts.push('</svg>')
   return parts.join('\n')
 }
 
-function requestBar(request: ReportRequest, x: number, bar: number, y: (tokens: number) => number, plotTop: number): string {
+function requestBar(
+  request: ReportRequest,
+  x: number,
+  bar: number,
+  y: (tokens: number) => number,
+  plotTop: number,
+): string {
   const base = y(0)
-  const title = [`#${request.number} ${request.purpose}${request.route ? ` (${request.route})` : ''}, log line ${request.line}`, tokensText(request)]
+  const title = [
+    `#${request.number} ${request.purpose}${request.route ? ` (${request.route})` : ''}, log line ${request.line}`,
+    tokensText(request),
+  ]
   if (request.billed) title.push(`cost ${integer(request.billed.cost)} input-token units`)
   title.push(request.break ? `break (${request.break.cause}): ${request.break.explanation}` : request.detail)
   const segments: string[] = []
   if (request.billed) {
     let bottom = 0
-    for (const [kind, tokens] of [['cached', request.billed.cached], ['written', request.billed.written], ['uncached', request.billed.uncached]] as const) {
+    for (const [kind, tokens] of [
+      ['cached', request.billed.cached],
+      ['written', request.billed.written],
+      ['uncached', request.billed.uncached],
+    ] as const) {
       if (tokens <= 0) continue
       const top = y(bottom + tokens)
-      segments.push(`<rect class="seg ${kind}" x="${x}" y="${top.toFixed(2)}" width="${bar}" height="${(y(bottom) - top).toFixed(2)}"/>`)
+      segments.push(
+        `<rect class="seg ${kind}" x="${x}" y="${top.toFixed(2)}" width="${bar}" height="${(y(bottom) - top).toFixed(2)}"/>`,
+      )
       bottom += tokens
     }
   } else {
-    segments.push(`<rect class="seg none" x="${x}" y="${base - NO_USAGE_HEIGHT}" width="${bar}" height="${NO_USAGE_HEIGHT}" fill="url(#no-usage)"/>`)
+    segments.push(
+      `<rect class="seg none" x="${x}" y="${base - NO_USAGE_HEIGHT}" width="${bar}" height="${NO_USAGE_HEIGHT}" fill="url(#no-usage)"/>`,
+    )
   }
-  const topOfBar = request.billed ? y(request.billed.cached + request.billed.written + request.billed.uncached) : base - NO_USAGE_HEIGHT
+  const topOfBar = request.billed
+    ? y(request.billed.cached + request.billed.written + request.billed.uncached)
+    : base - NO_USAGE_HEIGHT
   const centre = x + bar / 2
   if (request.break) {
     const size = Math.min(6, Math.max(3, bar / 2))
-    segments.push(`<path class="break-mark cause-${classWord(request.break.cause)}" d="M${centre - size} ${topOfBar - 3 - size * 1.6}h${size * 2}l${-size} ${size * 1.6}z"/>`)
+    segments.push(
+      `<path class="break-mark cause-${classWord(request.break.cause)}" d="M${centre - size} ${topOfBar - 3 - size * 1.6}h${size * 2}l${-size} ${size * 1.6}z"/>`,
+    )
   }
-  if (request.purpose !== 'conversation') segments.push(`<path class="purpose-mark" d="M${centre} ${base + 6}l4 5l-4 5l-4 -5z"/>`)
+  if (request.purpose !== 'conversation')
+    segments.push(`<path class="purpose-mark" d="M${centre} ${base + 6}l4 5l-4 5l-4 -5z"/>`)
   const hover = `<rect class="hover" x="${x - 1}" y="${plotTop}" width="${bar + 2}" height="${PLOT_HEIGHT + 22}"/>`
   const cause = request.break ? ` data-cause="${escapeHtml(request.break.cause)}"` : ''
   return `<g class="request${request.break ? ' break' : ''}" id="request-${request.number}" data-request="${request.number}" data-purpose="${escapeHtml(request.purpose)}"${cause}><title>${escapeHtml(title.join('\n'))}</title>${hover}${segments.join('')}</g>`
@@ -122,7 +161,10 @@ function markerLabel(marker: ReportMarker): string {
  * Returns each marker's placement (in `markers` order), the number of rows and where the
  * rightmost label ends.
  */
-function placeMarkerLabels(markers: readonly ReportMarker[], xOf: (marker: ReportMarker) => number): { placed: PlacedLabel[]; rows: number; end: number } {
+function placeMarkerLabels(
+  markers: readonly ReportMarker[],
+  xOf: (marker: ReportMarker) => number,
+): { placed: PlacedLabel[]; rows: number; end: number } {
   const gap = 6
   const spans: Array<{ row: number; end: number }> = []
   const placed = markers.map((marker): PlacedLabel => {
@@ -134,7 +176,11 @@ function placeMarkerLabels(markers: readonly ReportMarker[], xOf: (marker: Repor
     spans.push({ row, end: start + text.length * LABEL_CHAR_WIDTH })
     return { x, row, text }
   })
-  return { placed, rows: spans.reduce((rows, span) => Math.max(rows, span.row + 1), 0), end: spans.reduce((end, span) => Math.max(end, span.end), 0) }
+  return {
+    placed,
+    rows: spans.reduce((rows, span) => Math.max(rows, span.row + 1), 0),
+    end: spans.reduce((end, span) => Math.max(end, span.end), 0),
+  }
 }
 
 function markerLine(marker: ReportMarker, label: PlacedLabel, plotTop: number): string {

@@ -23,7 +23,8 @@ function readLog(args: ReportArgs): Promise<SessionLog> {
 /** The file the report reads (the JSONL log, or the SQLite database), which `--out` must not be; none for PostgreSQL. */
 function logFile(args: ReportArgs): { path: string; what: string } | undefined {
   if (!args.store) return { path: args.session, what: 'the session log the report reads' }
-  if (args.store.kind === 'file') return { path: join(args.store.directory, `${args.session}.jsonl`), what: 'the session log the report reads' }
+  if (args.store.kind === 'file')
+    return { path: join(args.store.directory, `${args.session}.jsonl`), what: 'the session log the report reads' }
   if (args.store.kind === 'sqlite') return { path: args.store.path, what: 'the SQLite database the report reads' }
   return undefined
 }
@@ -36,7 +37,14 @@ function logFile(args: ReportArgs): { path: string; what: string } | undefined {
  */
 export async function runReport(args: ReportArgs, io: CommandIo): Promise<SessionReport> {
   const input = logFile(args)
-  const output = args.out === undefined ? undefined : await openOutputFile(args.out, { command: 'warmfold report', document: 'the HTML page', inputs: input ? [input] : [] })
+  const output =
+    args.out === undefined
+      ? undefined
+      : await openOutputFile(args.out, {
+          command: 'warmfold report',
+          document: 'the HTML page',
+          inputs: input ? [input] : [],
+        })
   try {
     return await reportTo(args, io, output)
   } finally {
@@ -52,8 +60,12 @@ async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | un
     return report
   }
   await output.write(renderReportHtml(report)).catch((error: NodeJS.ErrnoException) => {
-    throw new RunError(`could not write --out ${JSON.stringify(args.out)}: ${error.code ?? error.message}`, { cause: error })
+    throw new RunError(`could not write --out ${JSON.stringify(args.out)}: ${error.code ?? error.message}`, {
+      cause: error,
+    })
   })
-  io.stdout(`warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}\n`)
+  io.stdout(
+    `warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}\n`,
+  )
   return report
 }

@@ -25,7 +25,10 @@ export function costText(totals: ReportTotals): string {
 /** What the price profile charges, in one sentence. */
 export function priceText(report: SessionReport): string {
   const { price } = report
-  const rate = price.usdPerMillionInput === null ? 'no dollar rate' : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
+  const rate =
+    price.usdPerMillionInput === null
+      ? 'no dollar rate'
+      : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
   return `price ${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`
 }
 
@@ -38,7 +41,8 @@ export function purposesText(totals: ReportTotals): string {
 export function tokensText(request: ReportRequest): string {
   const { tokens, billed } = request
   if (!billed) return 'no usage in the log'
-  const part = (value: number, raw: number | null, name: string) => `${integer(value)} ${name}${raw === null ? ' (not reported)' : ''}`
+  const part = (value: number, raw: number | null, name: string) =>
+    `${integer(value)} ${name}${raw === null ? ' (not reported)' : ''}`
   return `prompt ${integer(billed.cached + billed.written + billed.uncached)} tokens: ${part(billed.cached, tokens.cached, 'cached')}, ${part(billed.written, tokens.written, 'written')}, ${part(billed.uncached, tokens.uncached, 'uncached')}; output ${part(billed.output, tokens.output, 'tokens')}`
 }
 

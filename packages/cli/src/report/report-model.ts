@@ -127,7 +127,12 @@ export interface ReportFoldAudit {
   /** Per artifact class the folded region held: how many, and how many the model still reads after the fold. */
   readonly classes: ReadonlyArray<{ readonly class: string; readonly seen: number; readonly kept: number }>
   /** The first dropped items, ranked as the audit ranks them. */
-  readonly dropped: ReadonlyArray<{ readonly class: string; readonly text: string; readonly seq: number; readonly origin: string }>
+  readonly dropped: ReadonlyArray<{
+    readonly class: string
+    readonly text: string
+    readonly seq: number
+    readonly origin: string
+  }>
   readonly droppedTotal: number
   /** The artifact trail's size and budget; null with the trail off. */
   readonly trail: { readonly tokens: number; readonly maxTokens: number } | null

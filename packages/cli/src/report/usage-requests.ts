@@ -37,13 +37,24 @@ export function usageRequest(
   data: Record<string, unknown>,
   line: number,
   where: string,
-  context: { previous: ObservedRequest | undefined; since: readonly ReportMarker[]; headerChanged: boolean; header: HeaderEnvelope | undefined },
+  context: {
+    previous: ObservedRequest | undefined
+    since: readonly ReportMarker[]
+    headerChanged: boolean
+    header: HeaderEnvelope | undefined
+  },
 ): ObservedRequest {
   const tokens = usageTokens(data.usage, where)
   const summary = type === 'compaction/summary'
-  const route = summary ? `${text(data.provider, where, 'provider')}/${text(data.model, where, 'model')}` : context.header?.provider && context.header.model ? `${context.header.provider}/${context.header.model}` : null
+  const route = summary
+    ? `${text(data.provider, where, 'provider')}/${text(data.model, where, 'model')}`
+    : context.header?.provider && context.header.model
+      ? `${context.header.provider}/${context.header.model}`
+      : null
   const known = tokens.prompt !== null
-  const detail = known ? `no cache/observation event: the provider usage logged on the ${type} at line ${line}` : `no cache/observation event, and the ${type} at line ${line} carries no provider usage`
+  const detail = known
+    ? `no cache/observation event: the provider usage logged on the ${type} at line ${line}`
+    : `no cache/observation event, and the ${type} at line ${line} carries no provider usage`
   const previousPrompt = context.previous?.tokens.prompt ?? null
   const base = { line, purpose: summary ? 'compaction' : 'conversation', route, tokens, detail }
   if (previousPrompt === null || tokens.prompt === null || tokens.cached === null) return { ...base, break: null }
@@ -53,39 +64,60 @@ export function usageRequest(
   const read = `${integer(missed)} of ${integer(tokens.prompt)} prompt tokens were prefilled, not read from the cache (the previous request's prompt had ${integer(previousPrompt)})`
   const drift = summary ? envelopeDrift(data, context.header) : []
   const folds = context.since.filter((marker) => marker.kind === 'fold').length
-  const prunes = context.since.filter((marker) => marker.kind === 'prune').reduce((sum, marker) => sum + marker.count, 0)
-  const cause = drift.length ? 'envelope' : folds ? 'fold' : prunes ? 'prune' : context.headerChanged ? 'envelope' : 'unknown'
+  const prunes = context.since
+    .filter((marker) => marker.kind === 'prune')
+    .reduce((sum, marker) => sum + marker.count, 0)
+  const cause = drift.length
+    ? 'envelope'
+    : folds
+      ? 'fold'
+      : prunes
+        ? 'prune'
+        : context.headerChanged
+          ? 'envelope'
+          : 'unknown'
   const logged = [
-    ...(drift.length ? [`the summary call's ${drift.join(', ')} ${drift.length === 1 ? 'differs' : 'differ'} from the conversation's header`] : []),
+    ...(drift.length
+      ? [
+          `the summary call's ${drift.join(', ')} ${drift.length === 1 ? 'differs' : 'differ'} from the conversation's header`,
+        ]
+      : []),
     ...(folds ? [`${folds} fold(s)`] : []),
     ...(prunes ? [`${prunes} pruned tool result(s)`] : []),
     ...(context.headerChanged ? ['a changed request header'] : []),
   ]
-  const why = logged.length ? `since that request the log records ${logged.join('; ')} (the cause is inferred: without the cache ledger the divergence is not known)` : 'nothing logged since that request explains it'
+  const why = logged.length
+    ? `since that request the log records ${logged.join('; ')} (the cause is inferred: without the cache ledger the divergence is not known)`
+    : 'nothing logged since that request explains it'
   return { ...base, break: { cause, explanation: `${read}; ${why}` } }
 }
 
 /** The envelope fields a summary call sent that differ from the conversation's header. */
 function envelopeDrift(data: Record<string, unknown>, header: HeaderEnvelope | undefined): string[] {
   if (!header) return []
-  return ENVELOPE_FIELDS.filter((field) => JSON.stringify(data[field] ?? null) !== JSON.stringify(header[field] ?? null))
+  return ENVELOPE_FIELDS.filter(
+    (field) => JSON.stringify(data[field] ?? null) !== JSON.stringify(header[field] ?? null),
+  )
 }
 
 /** Disjoint token buckets from a logged `TokenUsage` (absent fields stay null, never 0). */
 export function usageTokens(usage: unknown, where: string): RequestTokens {
   if (usage === undefined) return { prompt: null, cached: null, written: null, uncached: null, output: null }
-  if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) throw new RunError(`${where}: usage must be an object, got ${JSON.stringify(usage)}`)
+  if (typeof usage !== 'object' || usage === null || Array.isArray(usage))
+    throw new RunError(`${where}: usage must be an object, got ${JSON.stringify(usage)}`)
   const record = usage as Record<string, unknown>
   const field = (name: string): number | null => {
     const value = record[name]
     if (value === undefined) return null
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new RunError(`${where}: usage.${name} must be a token count (an integer ≥ 0), got ${JSON.stringify(value)}`)
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw new RunError(`${where}: usage.${name} must be a token count (an integer ≥ 0), got ${JSON.stringify(value)}`)
     return value
   }
   const uncached = field('inputTokens')
   const cached = field('cacheReadTokens')
   const written = field('cacheWriteTokens')
-  const prompt = uncached === null && cached === null && written === null ? null : (uncached ?? 0) + (cached ?? 0) + (written ?? 0)
+  const prompt =
+    uncached === null && cached === null && written === null ? null : (uncached ?? 0) + (cached ?? 0) + (written ?? 0)
   return { prompt, cached, written, uncached, output: field('outputTokens') }
 }
 
@@ -93,11 +125,15 @@ export function usageTokens(usage: unknown, where: string): RequestTokens {
 export function headerEnvelope(data: Record<string, unknown>, where: string): HeaderEnvelope {
   const header = data.header as { config?: unknown } | undefined
   const config = header?.config
-  if (typeof config !== 'object' || config === null) throw new RunError(`${where}: request/header must carry header.config, got ${JSON.stringify(config)}`)
+  if (typeof config !== 'object' || config === null)
+    throw new RunError(`${where}: request/header must carry header.config, got ${JSON.stringify(config)}`)
   return config as HeaderEnvelope
 }
 
 function text(value: unknown, where: string, field: string): string {
-  if (typeof value !== 'string') throw new RunError(`${where}: compaction/summary ${field} must be a string, got ${JSON.stringify(value) ?? 'nothing'}`)
+  if (typeof value !== 'string')
+    throw new RunError(
+      `${where}: compaction/summary ${field} must be a string, got ${JSON.stringify(value) ?? 'nothing'}`,
+    )
   return value
 }

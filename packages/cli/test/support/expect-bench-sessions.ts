@@ -9,7 +9,12 @@ import type { BenchReport } from '../../src/index.ts'
  * whole: the runs' ids and no others, the progress line naming `shown` for each, as many
  * `compaction/summary` events as the run's summary calls, and a finished turn at the end.
  */
-export async function expectBenchSessions(store: SessionBackend, report: BenchReport, stderr: string, shown: string): Promise<void> {
+export async function expectBenchSessions(
+  store: SessionBackend,
+  report: BenchReport,
+  stderr: string,
+  shown: string,
+): Promise<void> {
   const ctx = new Context()
   await ctx.start()
   try {
@@ -20,7 +25,9 @@ export async function expectBenchSessions(store: SessionBackend, report: BenchRe
       const id = ids[index] as string
       expect(stderr).toContain(`session ${id} in ${shown}`)
       const session = await ctx.sessions.open(id)
-      expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(run.summaryCalls.length)
+      expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(
+        run.summaryCalls.length,
+      )
       expect(session.events.at(-1)?.type).toBe('turn/end')
       await ctx.sessions.close(session)
     }

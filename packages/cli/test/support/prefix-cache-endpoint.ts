@@ -17,11 +17,14 @@ export interface PrefixUsage {
  * in the wire format under test. The workload's requests differ only in what they append or
  * rewrite, so the shared bytes are the cacheable prefix.
  */
-export async function startPrefixCacheEndpoint(reply: (usage: PrefixUsage, request: RecordedRequest) => Reply): Promise<RecordingServer & { usages: PrefixUsage[] }> {
+export async function startPrefixCacheEndpoint(
+  reply: (usage: PrefixUsage, request: RecordedRequest) => Reply,
+): Promise<RecordingServer & { usages: PrefixUsage[] }> {
   const usages: PrefixUsage[] = []
   const server = await RecordingServer.start((request, index) => {
     let shared = 0
-    for (const earlier of server.requests.slice(0, index)) shared = Math.max(shared, commonPrefix(earlier.body, request.body))
+    for (const earlier of server.requests.slice(0, index))
+      shared = Math.max(shared, commonPrefix(earlier.body, request.body))
     const prompt = Math.ceil(request.body.length / 4)
     const cached = Math.min(prompt, Math.floor(shared / 4))
     const usage = { prompt, cached, uncached: prompt - cached }

@@ -48,7 +48,8 @@ export class RecordingServer {
     for await (const chunk of request) chunks.push(chunk as Buffer)
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>
     const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(request.headers)) if (typeof value === 'string' && !/key|authorization/i.test(name)) headers[name] = value
+    for (const [name, value] of Object.entries(request.headers))
+      if (typeof value === 'string' && !/key|authorization/i.test(name)) headers[name] = value
     const url = request.url ?? ''
     this.requests.push({ url, t: this.requests.length + 1, headers, body })
     const path = new URL(url, this.url).pathname
@@ -68,8 +69,40 @@ function chatChunk(delta: object, finish: string | null): string {
 }
 
 function replyFor(path: string): object {
-  if (path.endsWith('/chat/completions')) return { id: 'c', object: 'chat.completion', created: 0, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }
-  if (path.endsWith('/responses')) return { id: 'r', object: 'response', created_at: 0, model: 'm', status: 'completed', output: [{ type: 'message', id: 'msg', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }] }
-  if (path.endsWith('/messages')) return { id: 'a', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } }
+  if (path.endsWith('/chat/completions'))
+    return {
+      id: 'c',
+      object: 'chat.completion',
+      created: 0,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    }
+  if (path.endsWith('/responses'))
+    return {
+      id: 'r',
+      object: 'response',
+      created_at: 0,
+      model: 'm',
+      status: 'completed',
+      output: [
+        {
+          type: 'message',
+          id: 'msg',
+          role: 'assistant',
+          status: 'completed',
+          content: [{ type: 'output_text', text: 'ok', annotations: [] }],
+        },
+      ],
+    }
+  if (path.endsWith('/messages'))
+    return {
+      id: 'a',
+      type: 'message',
+      role: 'assistant',
+      model: 'm',
+      content: [{ type: 'text', text: 'ok' }],
+      stop_reason: 'end_turn',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }
   return { candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] }, finishReason: 'STOP' }] }
 }

@@ -16,10 +16,18 @@ export async function main(readRules = async () => 'Use pnpm. Never edit generat
   ctx.plugin(AgentLoop)
   ctx.plugin(TokenMeter, {})
   ctx.plugin(BasicCompactionEngine, { keepUserMessages: { maxTokens: 200 } })
-  ctx.llm.registerAdapter('deepseek', new ScriptedAdapter({
-    models: { 'deepseek-v4-flash': { contextWindow: 16000, defaultMaxTokens: 1024 } },
-    responses: (request) => ({ content: request.purpose === 'compaction' ? 'Goal: explain the loader.' : `Noted. ${'The loader reads the config. '.repeat(20)}` }),
-  }))
+  ctx.llm.registerAdapter(
+    'deepseek',
+    new ScriptedAdapter({
+      models: { 'deepseek-v4-flash': { contextWindow: 16000, defaultMaxTokens: 1024 } },
+      responses: (request) => ({
+        content:
+          request.purpose === 'compaction'
+            ? 'Goal: explain the loader.'
+            : `Noted. ${'The loader reads the config. '.repeat(20)}`,
+      }),
+    }),
+  )
 
   const agent = await ctx.agentLoop.create('s1', { provider: 'deepseek', model: 'deepseek-v4-flash' })
   const rules = createUserMessage(`Project rules:\n${await readRules()}`)
@@ -34,7 +42,9 @@ export async function main(readRules = async () => 'Use pnpm. Never edit generat
   }
   await ctx.compaction.compactNow(agent)
   // After the fold: checkpoint, the pinned rules, the kept questions, the tail, the re-read rules.
-  const surface = agent.session.deriveMessages().map((message) => message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''))
+  const surface = agent.session
+    .deriveMessages()
+    .map((message) => message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''))
   await ctx.stop()
   return surface
 }

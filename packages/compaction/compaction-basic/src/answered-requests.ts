@@ -31,7 +31,11 @@ export class AnsweredRequests {
       const session = this.conversationSession(options)
       // The loop sends the surface as it is: one message per node.
       if (!session || options.messages.length !== session.surface.nodes.length) return
-      this.sent.set(session, { nodes: [...session.surface.nodes], messages: options.messages, generation: session.surface.replaceGeneration })
+      this.sent.set(session, {
+        nodes: [...session.surface.nodes],
+        messages: options.messages,
+        generation: session.surface.replaceGeneration,
+      })
     })
     ctx.on('llm/finish', (options: GenerateOptions, outcome: LlmFinish) => {
       const session = this.conversationSession(options)

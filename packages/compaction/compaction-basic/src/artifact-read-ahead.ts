@@ -17,7 +17,10 @@ const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/
  * (`heldInCheckpoint`). `extractor` is the fold audit's `ArtifactExtractor` (passed in: only
  * the fold auditor and its config reach the fold audit package).
  */
-export function installArtifactReadAhead(ctx: Context, extractor: { read(message: Message): unknown; forgetLines(): void }): void {
+export function installArtifactReadAhead(
+  ctx: Context,
+  extractor: { read(message: Message): unknown; forgetLines(): void },
+): void {
   const pending: Message[] = []
   let scheduled: NodeJS.Immediate | undefined
   const drain = (): void => {

@@ -40,7 +40,12 @@ export interface ResolvedBackgroundFold {
 }
 
 /** Defaults of `background`. */
-export const BACKGROUND_DEFAULTS: ResolvedBackgroundFold = Object.freeze({ enabled: true, startRatio: 'adaptive', maxWaitMs: 300_000, prewarm: false })
+export const BACKGROUND_DEFAULTS: ResolvedBackgroundFold = Object.freeze({
+  enabled: true,
+  startRatio: 'adaptive',
+  maxWaitMs: 300_000,
+  prewarm: false,
+})
 
 const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
 
@@ -48,7 +53,9 @@ const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
 export function backgroundFoldSchema(): Schema<BackgroundFoldConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Summarize beside the conversation from the soft threshold on.'),
-    startRatio: Schema.union([Schema.const('adaptive' as const), Schema.number()]).description("Soft threshold as a share of the pressure threshold (0..1), or 'adaptive'."),
+    startRatio: Schema.union([Schema.const('adaptive' as const), Schema.number()]).description(
+      "Soft threshold as a share of the pressure threshold (0..1), or 'adaptive'.",
+    ),
     maxWaitMs: Schema.natural().description('At the pressure threshold, how long to wait for a fold in flight (ms).'),
     prewarm: Schema.boolean().description('Write the post-swap prefix to the cache before the next request.'),
   }).description('Background folds.')
@@ -57,9 +64,11 @@ export function backgroundFoldSchema(): Schema<BackgroundFoldConfig> {
 /** What is wrong with `background`, or undefined. */
 export function backgroundFoldProblem(background: BackgroundFoldConfig | undefined): string | undefined {
   if (background === undefined) return undefined
-  for (const key of Object.keys(background)) if (!KEYS.includes(key)) return `background: ${unknownKeyMessage(key, KEYS)}`
+  for (const key of Object.keys(background))
+    if (!KEYS.includes(key)) return `background: ${unknownKeyMessage(key, KEYS)}`
   const ratio = background.startRatio
-  if (ratio !== undefined && ratio !== 'adaptive' && !(typeof ratio === 'number' && ratio > 0 && ratio < 1)) return `background.startRatio must be 'adaptive' or a number in (0, 1), got ${JSON.stringify(ratio)}`
+  if (ratio !== undefined && ratio !== 'adaptive' && !(typeof ratio === 'number' && ratio > 0 && ratio < 1))
+    return `background.startRatio must be 'adaptive' or a number in (0, 1), got ${JSON.stringify(ratio)}`
   return undefined
 }
 

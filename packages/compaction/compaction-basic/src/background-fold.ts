@@ -119,7 +119,8 @@ export class BackgroundFold {
    */
   async commit(postSwapPrefillTokens: () => number): Promise<CompactionResult> {
     const outcome = this.outcomeValue
-    if (this.statusValue !== 'ready' || !outcome) throw new Error(`background fold ${this.compactionId} has no summary to commit (${this.statusValue})`)
+    if (this.statusValue !== 'ready' || !outcome)
+      throw new Error(`background fold ${this.compactionId} has no summary to commit (${this.statusValue})`)
     const result = await this.transaction.commit(outcome, { timing: () => this.timing(postSwapPrefillTokens()) })
     this.statusValue = 'closed'
     return result
@@ -150,7 +151,8 @@ export class BackgroundFold {
     if (this.statusValue === 'closed') return
     const discarded = this.discardPending ?? { reason, detail }
     this.discardPending = discarded
-    if (this.statusValue === 'pending') this.controller.abort(new Error(`background fold discarded (${reason}): ${detail}`))
+    if (this.statusValue === 'pending')
+      this.controller.abort(new Error(`background fold discarded (${reason}): ${detail}`))
     this.close(discarded)
   }
 
@@ -164,8 +166,18 @@ export class BackgroundFold {
       this.statusValue = 'ready'
     } catch (error) {
       this.readyAt = this.input.clock.now()
-      const refusal = error instanceof CompactionRefusal ? error : new CompactionRefusal('summary', `background summary call failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
-      const discarded = this.discardPending ?? { reason: refusal.code === 'summary' && refusal.llmCode === undefined ? 'refused' : 'failed', detail: refusal.message }
+      const refusal =
+        error instanceof CompactionRefusal
+          ? error
+          : new CompactionRefusal(
+              'summary',
+              `background summary call failed: ${(error as Error)?.message ?? String(error)}`,
+              { cause: error },
+            )
+      const discarded = this.discardPending ?? {
+        reason: refusal.code === 'summary' && refusal.llmCode === undefined ? 'refused' : 'failed',
+        detail: refusal.message,
+      }
       this.close(discarded, refusal)
     }
   }
@@ -176,9 +188,14 @@ export class BackgroundFold {
     this.discardedValue = discarded
     this.refusalValue = refusal
     const error = refusal ?? new CompactionRefusal('changed', `discarded: ${discarded.detail}`)
-    this.transaction.abandon(new CompactionRefusal(error.code, `background fold discarded (${discarded.reason}): ${discarded.detail}`, { attempts: error.attempts ?? this.transaction.summaryAttempts }), {
-      discarded,
-      timing: this.timing(0),
-    })
+    this.transaction.abandon(
+      new CompactionRefusal(error.code, `background fold discarded (${discarded.reason}): ${discarded.detail}`, {
+        attempts: error.attempts ?? this.transaction.summaryAttempts,
+      }),
+      {
+        discarded,
+        timing: this.timing(0),
+      },
+    )
   }
 }

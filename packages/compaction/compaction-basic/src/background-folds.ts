@@ -54,7 +54,10 @@ export class BackgroundFolds {
     const { ctx } = core
     // Now, not once the call settles: the store refuses appends as soon as it releases the session.
     ctx.on('session/close', (session: Session) => {
-      compactionState(session).background?.discardNow('closed', `session ${session.id} was closed before the fold was swapped in`)
+      compactionState(session).background?.discardNow(
+        'closed',
+        `session ${session.id} was closed before the fold was swapped in`,
+      )
     })
     // A summary that arrived during the turn waits for the next request boundary; when the turn
     // ends first, it is swapped in as soon as the agent is idle.
@@ -62,10 +65,16 @@ export class BackgroundFolds {
       const fold = compactionState(agent.session).background
       if (status !== 'idle' || fold?.status !== 'ready' || fold.input.agent !== agent) return
       const before = this.settling.get(agent.session) ?? Promise.resolve()
-      this.settling.set(agent.session, before.then(() => this.swapWhileIdle(fold, agent)))
+      this.settling.set(
+        agent.session,
+        before.then(() => this.swapWhileIdle(fold, agent)),
+      )
     })
     ctx.on('agent/resume', ({ agent }: ResumeContext) => {
-      void compactionState(agent.session).background?.discard('resumed', `a new agent took session ${agent.session.id} before the fold was swapped in`)
+      void compactionState(agent.session).background?.discard(
+        'resumed',
+        `a new agent took session ${agent.session.id} before the fold was swapped in`,
+      )
     })
     ctx.on('session/event', (session: Session, event: AnySessionEvent) => this.watch(session, event))
   }
@@ -76,7 +85,12 @@ export class BackgroundFolds {
   }
 
   /** Arms a background fold of `agent`'s last sent request when the request is at or above S. */
-  async maybeArm(agent: CompactionAgent, header: RequestHeader, thresholdTokens: number, totalTokens: number): Promise<void> {
+  async maybeArm(
+    agent: CompactionAgent,
+    header: RequestHeader,
+    thresholdTokens: number,
+    totalTokens: number,
+  ): Promise<void> {
     if (!this.settings.enabled || totalTokens < this.softThreshold(agent.session, thresholdTokens)) return
     await this.start(agent, header, 'retain', 'background', { holdsLock: true })
   }
@@ -114,7 +128,10 @@ export class BackgroundFolds {
       const settled = await waitOn(clock, fold.settled, this.settings.maxWaitMs)
       fold.addWait(clock.now() - from)
       if (!settled) {
-        await fold.discard('timeout', `the request reached the pressure threshold and the summary was not in hand after background.maxWaitMs (${this.settings.maxWaitMs} ms)`)
+        await fold.discard(
+          'timeout',
+          `the request reached the pressure threshold and the summary was not in hand after background.maxWaitMs (${this.settings.maxWaitMs} ms)`,
+        )
         return null
       }
     }
@@ -138,11 +155,24 @@ export class BackgroundFolds {
   }
 
   /** `holdsLock`: the caller is the request boundary, which holds the session's compaction lock (`busy`) itself. */
-  private async start(agent: CompactionAgent, header: RequestHeader, shape: HeadShape, trigger: 'background' | 'idle', { holdsLock }: { holdsLock: boolean }): Promise<void> {
+  private async start(
+    agent: CompactionAgent,
+    header: RequestHeader,
+    shape: HeadShape,
+    trigger: 'background' | 'idle',
+    { holdsLock }: { holdsLock: boolean },
+  ): Promise<void> {
     const session = agent.session
     const state = compactionState(session)
     const last = this.core.answered(session)
-    if (state.background || (state.busy && !holdsLock) || backoffHolds(state, session) || backoffHolds(state, session, state.backgroundBackoff) || session.isClosed) return
+    if (
+      state.background ||
+      (state.busy && !holdsLock) ||
+      backoffHolds(state, session) ||
+      backoffHolds(state, session, state.backgroundBackoff) ||
+      session.isClosed
+    )
+      return
     // The fold replays the last answered request (its cache entry exists) while its bytes are
     // still the surface's first nodes.
     if (!last || !holdsHead(last, session, last.nodes.length - 1)) return
@@ -154,7 +184,9 @@ export class BackgroundFolds {
     const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
     const choose = (prices: readonly number[], maxHead: number): SurfaceRegion | null => {
       const capped = pricesWithin(prices, snapshotNodes)
-      return shape === 'maximal' ? maximalHead(session)(capped, maxHead) : selectHeadRegion(session, prices, retainTokens, { prices: capped, maxTokens: maxHead })
+      return shape === 'maximal'
+        ? maximalHead(session)(capped, maxHead)
+        : selectHeadRegion(session, prices, retainTokens, { prices: capped, maxTokens: maxHead })
     }
     const input = {
       session,
@@ -177,13 +209,24 @@ export class BackgroundFolds {
       header,
       snapshotSeqs: last.nodes,
       clock: core.clock,
-      transaction: { session, region: prepared.region, trigger, turn: state.openTurn, stability: 'selected-span', request: prepared.sized.request, budget: prepared.budget, keepUserMessages: policy.keepUserMessages, foldAudit: core.foldAudit },
+      transaction: {
+        session,
+        region: prepared.region,
+        trigger,
+        turn: state.openTurn,
+        stability: 'selected-span',
+        request: prepared.sized.request,
+        budget: prepared.budget,
+        keepUserMessages: policy.keepUserMessages,
+        foldAudit: core.foldAudit,
+      },
     })
     state.background = fold
     const { promptTokens, maxTokens } = prepared.sized
     const settled = fold.settled.then(() => {
       // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background one) asks for less.
-      if (fold.refusal?.llmCode === 'CONTEXT_WINDOW_EXCEEDED') learnSummaryLimit(session, target, promptTokens, maxTokens)
+      if (fold.refusal?.llmCode === 'CONTEXT_WINDOW_EXCEEDED')
+        learnSummaryLimit(session, target, promptTokens, maxTokens)
       return this.settle(fold)
     })
     this.settling.set(session, settled)
@@ -195,7 +238,7 @@ export class BackgroundFolds {
    * request boundary counts as settled.
    */
   async whenSettled(session: Session): Promise<void> {
-    for (let seen: Promise<void> | undefined; this.settling.get(session) !== seen; ) {
+    for (let seen: Promise<void> | undefined; this.settling.get(session) !== seen;) {
       seen = this.settling.get(session)
       await seen
     }
@@ -214,7 +257,12 @@ export class BackgroundFolds {
     if (agent.status !== 'idle' || typeof agent.runMaintenance !== 'function') {
       // The summary is in hand while the conversation runs: the request after the swap (at the
       // next boundary) can read the post-swap prefix if it is written now, during the step.
-      if (this.settings.prewarm && fold.outcome) this.prewarm(fold.session, fold.input.header, fold.transaction.projectedMessages(fold.outcome, this.tailRewrites(fold)))
+      if (this.settings.prewarm && fold.outcome)
+        this.prewarm(
+          fold.session,
+          fold.input.header,
+          fold.transaction.projectedMessages(fold.outcome, this.tailRewrites(fold)),
+        )
       return
     }
     await this.swapWhileIdle(fold, agent)
@@ -246,7 +294,10 @@ export class BackgroundFolds {
     } catch (error) {
       // The user came back first: the swap happens at the next request boundary instead.
       if (AgentError.isInstance(error) && error.code === 'BUSY') return
-      this.core.ctx.emit('internal/warning', `background fold of session ${fold.session.id}: the swap while idle failed: ${(error as Error)?.message ?? String(error)}`)
+      this.core.ctx.emit(
+        'internal/warning',
+        `background fold of session ${fold.session.id}: the swap while idle failed: ${(error as Error)?.message ?? String(error)}`,
+      )
     }
     await this.flush(fold.session)
   }
@@ -264,7 +315,11 @@ export class BackgroundFolds {
     if (!outcome) return null
     const header = session.requestHeader()
     if (!header || !headerEquals(header, fold.input.header)) {
-      await this.discard(fold, 'route-changed', 'the request header (provider, model, envelope, system prompt or tools) changed since the snapshot')
+      await this.discard(
+        fold,
+        'route-changed',
+        'the request header (provider, model, envelope, system prompt or tools) changed since the snapshot',
+      )
       return null
     }
     const core = this.core
@@ -275,14 +330,21 @@ export class BackgroundFolds {
     const projected = total - shadowedTokens + checkpointTokens
     const soft = this.softThreshold(session, budget.thresholdTokens)
     if (projected >= soft) {
-      await this.discard(fold, 'stale', `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): the conversation grew too far past the snapshot, so a fresh fold of the last request folds more`)
+      await this.discard(
+        fold,
+        'stale',
+        `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): the conversation grew too far past the snapshot, so a fresh fold of the last request folds more`,
+      )
       return null
     }
     let result: CompactionResult
     try {
       result = await fold.commit(() => meter.measure(session).surfaceTokens)
     } catch (error) {
-      const refusal = error instanceof CompactionRefusal ? error : new CompactionRefusal('commit', (error as Error)?.message ?? String(error))
+      const refusal =
+        error instanceof CompactionRefusal
+          ? error
+          : new CompactionRefusal('commit', (error as Error)?.message ?? String(error))
       await this.discard(fold, refusal.code === 'changed' ? 'region-changed' : 'refused', refusal.message)
       return null
     } finally {
@@ -312,7 +374,8 @@ export class BackgroundFolds {
     const pruner = this.core.pruner()
     const end = fold.input.transaction.region.end
     const rewrites = new Map<number, Message>()
-    for (const entry of pruner?.planSession(fold.session) ?? []) if (entry.position > end && entry.replacement) rewrites.set(entry.position, entry.replacement)
+    for (const entry of pruner?.planSession(fold.session) ?? [])
+      if (entry.position > end && entry.replacement) rewrites.set(entry.position, entry.replacement)
     return rewrites
   }
 
@@ -320,7 +383,10 @@ export class BackgroundFolds {
   private pruneTail(session: Session, result: CompactionResult): void {
     const pruner = this.core.pruner()
     if (!pruner) return
-    const region = { start: result.shadowedRange.start, end: result.shadowedRange.start + (result.carriedSeqs?.length ?? 0) }
+    const region = {
+      start: result.shadowedRange.start,
+      end: result.shadowedRange.start + (result.carriedSeqs?.length ?? 0),
+    }
     const plan: readonly PlannedPrune[] = pruner.planSession(session).filter((entry) => entry.position > region.end)
     if (plan.length) this.core.landPrunePlan(session, pruner, plan, region)
   }
@@ -341,8 +407,21 @@ export class BackgroundFolds {
       const info = await ctx.llm.resolveModelInfo(header.config.provider, header.config.model)
       const effort = header.config.reasoningEffort ?? info.reasoning?.defaultEffort
       const reserve = effort === undefined ? 0 : (info.reasoning?.outputReserveTokens?.[effort] ?? 0)
-      await ctx.llm.generate({ ...header.config, system: header.system, tools: header.tools, messages: messages.slice(0, end), maxTokens: reserve + 1, purpose: 'prewarm', sessionId: session.id })
-    })().catch((error: unknown) => ctx.emit('internal/warning', `background fold of session ${session.id}: the prewarm request failed: ${(error as Error)?.message ?? String(error)}`))
+      await ctx.llm.generate({
+        ...header.config,
+        system: header.system,
+        tools: header.tools,
+        messages: messages.slice(0, end),
+        maxTokens: reserve + 1,
+        purpose: 'prewarm',
+        sessionId: session.id,
+      })
+    })().catch((error: unknown) =>
+      ctx.emit(
+        'internal/warning',
+        `background fold of session ${session.id}: the prewarm request failed: ${(error as Error)?.message ?? String(error)}`,
+      ),
+    )
   }
 
   /**
@@ -361,13 +440,21 @@ export class BackgroundFolds {
     let reason: ['route-changed' | 'region-changed', string] | undefined
     if (event.type === 'request/header') {
       const header = (event.data as { header: RequestHeader }).header
-      if (!headerEquals(header, fold.input.header)) reason = ['route-changed', `a request/header at seq ${event.seq} changed the route or envelope since the snapshot`]
+      if (!headerEquals(header, fold.input.header))
+        reason = [
+          'route-changed',
+          `a request/header at seq ${event.seq} changed the route or envelope since the snapshot`,
+        ]
     } else if (event.surface?.op === 'replace') {
       const message = (event.data as { message?: Message }).message
       // Our own commit's checkpoint replaces the region: not a rewrite to cancel for.
       if (message && checkpointCompactionId(message) === fold.compactionId) return
       const shadowed = event.surface.sourceEventSeqs.filter((seq) => fold.snapshotSeqs.has(seq))
-      if (shadowed.length) reason = ['region-changed', `a ${event.type} at seq ${event.seq} rewrote seq ${shadowed.join(', ')} of the snapshot`]
+      if (shadowed.length)
+        reason = [
+          'region-changed',
+          `a ${event.type} at seq ${event.seq} rewrote seq ${shadowed.join(', ')} of the snapshot`,
+        ]
     }
     // Not from inside the session's own event delivery: the discard appends to the session.
     if (reason) queueMicrotask(() => void this.discard(fold, reason[0], reason[1]))
@@ -379,7 +466,10 @@ export class BackgroundFolds {
     try {
       await this.core.ctx.sessions.flush(session)
     } catch (error) {
-      this.core.ctx.emit('internal/warning', `background fold of session ${session.id}: flushing the session failed: ${(error as Error)?.message ?? String(error)}`)
+      this.core.ctx.emit(
+        'internal/warning',
+        `background fold of session ${session.id}: flushing the session failed: ${(error as Error)?.message ?? String(error)}`,
+      )
     }
   }
 }

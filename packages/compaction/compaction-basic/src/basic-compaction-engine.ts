@@ -48,11 +48,19 @@ import { buildSummaryRequest } from './summary-request.ts'
  * that turns its cache rules off.
  */
 export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngine.Config> {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/compaction-basic', provides: 'ctx.compaction' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/compaction-basic',
+    provides: 'ctx.compaction',
+  }
   // All optional for cordis: a required inject that is missing keeps the plugin pending without
   // a word (a host that forgot the token meter got no compaction and no warning). Each entry
   // point checks the needed ones instead and throws a MissingServiceError naming the package.
-  static inject = { llm: { required: false }, tokenMeter: { required: false }, sessions: { required: false }, toolResultPruner: { required: false } }
+  static inject = {
+    llm: { required: false },
+    tokenMeter: { required: false },
+    sessions: { required: false },
+    toolResultPruner: { required: false },
+  }
 
   /** The engine's own context: methods called through `ctx.compaction` must not use the caller's. */
   protected readonly owner: Context
@@ -81,7 +89,18 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       compactHead: (session, header, route, choose, rest) => {
         // Which user messages survive is the conversation's policy, not the summary target's.
         const { keepUserMessages } = resolvePolicy(this.config, header.config.provider, header.config.model)
-        return compactHead(this.owner, { session, header, route, choose, ...rest, keepUserMessages, foldAudit, buildRequest: (input) => this.buildSummaryRequest(input), clock, answered: answered.last(session) })
+        return compactHead(this.owner, {
+          session,
+          header,
+          route,
+          choose,
+          ...rest,
+          keepUserMessages,
+          foldAudit,
+          buildRequest: (input) => this.buildSummaryRequest(input),
+          clock,
+          answered: answered.last(session),
+        })
       },
       answered: (session) => answered.last(session),
       buildSummaryRequest: (input) => this.buildSummaryRequest(input),
@@ -108,7 +127,10 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
           startIdleFold: async (agent) => this.background?.startIdle(agent),
           idleTarget: async (session, header) => {
             const { budget, info } = await this.budgetFor(session, header)
-            return { thresholdTokens: budget.thresholdTokens, ...(info.cacheTtlMs === undefined ? {} : { ttlMs: info.cacheTtlMs }) }
+            return {
+              thresholdTokens: budget.thresholdTokens,
+              ...(info.cacheTtlMs === undefined ? {} : { ttlMs: info.cacheTtlMs }),
+            }
           },
           requestTokens: (session) => this.meter.measure(session).totalTokens,
         },
@@ -118,7 +140,11 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   }
 
   /** @throws MissingServiceError when the token meter, the runtime or the session store is not mounted. */
-  async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
+  async compactIfNeeded(
+    agent: CompactionAgent,
+    trigger: CompactionTrigger,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult | null> {
     this.requireServices()
     const session = agent.session
     const header = session.requestHeader()
@@ -141,21 +167,33 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
 
   async compactNow(agent: ManualCompactionAgent, signal?: AbortSignal): Promise<CompactionResult | null> {
     this.requireServices()
-    if (signal?.aborted) throw new ManualCompactionError('cancelled', `manual compaction cancelled before it started: ${String(signal.reason)}`)
+    if (signal?.aborted)
+      throw new ManualCompactionError(
+        'cancelled',
+        `manual compaction cancelled before it started: ${String(signal.reason)}`,
+      )
     try {
       await this.background?.supersede(agent.session, 'a manual compaction')
       // A summary swapped in while idle holds the agent's maintenance lock for its swap: the
       // manual fold runs after it, on the history it left, instead of failing busy.
       await this.background?.whenSettled(agent.session)
-      return await agent.runMaintenance((agentSignal) => compactIdle(this.core, agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal))
+      return await agent.runMaintenance((agentSignal) =>
+        compactIdle(this.core, agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal),
+      )
     } catch (error) {
       if (ManualCompactionError.isInstance(error)) throw error
-      if ((error as { code?: unknown })?.code === 'BUSY') throw new ManualCompactionError('busy', (error as Error).message, { cause: error })
+      if ((error as { code?: unknown })?.code === 'BUSY')
+        throw new ManualCompactionError('busy', (error as Error).message, { cause: error })
       throw error
     }
   }
 
-  async compactRegion(start: number, end: number, agent: CompactionAgent, signal?: AbortSignal): Promise<CompactionResult> {
+  async compactRegion(
+    start: number,
+    end: number,
+    agent: CompactionAgent,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult> {
     this.requireServices()
     await this.background?.supersede(agent.session, 'compactRegion')
     return compactSpan(this.core, agent, start, end, signal)
@@ -184,7 +222,12 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
    * after the region (the retained tail, which is prefilled again after the checkpoint anyway),
    * so the summary call replays the region byte for byte (rule C4).
    */
-  protected landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void {
+  protected landPrunePlan(
+    session: Session,
+    pruner: PrunerSeam,
+    plan: readonly PlannedPrune[],
+    region: SurfaceRegion,
+  ): void {
     const tail = new Set(plan.filter((entry) => entry.position > region.end).map((entry) => entry.seq))
     if (tail.size) pruner.pruneSession(session, (seq) => tail.has(seq))
   }
@@ -206,7 +249,12 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
    * the threshold, arm a background fold from the soft threshold on; at the threshold, wait for
    * the one in flight and otherwise fold on the turn's path (`relievePressure`).
    */
-  private async atBoundary(agent: CompactionAgent, session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
+  private async atBoundary(
+    agent: CompactionAgent,
+    session: Session,
+    header: RequestHeader,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult | null> {
     const { budget } = await this.budgetFor(session, header)
     // A summary in hand when the request reached H is swapped in at once: its timing says so (`ready`).
     const reached = this.meter.measure(session).totalTokens >= budget.thresholdTokens
@@ -241,12 +289,21 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const policy = resolvePolicy(this.config, provider, model)
     const info = await this.owner.llm.resolveModelInfo(provider, model)
     const reserved = header.config.maxTokens ?? info.defaultMaxTokens ?? 0
-    return { policy, budget: resolveBudget(policy, info.contextWindow, reserved, `${provider}/${model} (session ${session.id})`), info }
+    return {
+      policy,
+      budget: resolveBudget(policy, info.contextWindow, reserved, `${provider}/${model} (session ${session.id})`),
+      info,
+    }
   }
 
   /** The summary route of `header` (the routed policy resolved unless given). */
   private route(header: RequestHeader, routed?: ReturnType<typeof resolvePolicy>): Promise<SummaryRoute> {
-    return resolveSummaryRoute(this.owner, this.config, header, routed ?? resolvePolicy(this.config, header.config.provider, header.config.model))
+    return resolveSummaryRoute(
+      this.owner,
+      this.config,
+      header,
+      routed ?? resolvePolicy(this.config, header.config.provider, header.config.model),
+    )
   }
 }
 

@@ -14,7 +14,8 @@ export function closeOpenCompaction(session: Session): SessionEvent<'compaction/
   const open = state.openCompaction
   if (!open) return undefined
   // A background fold of this process keeps its bracket open on purpose while it runs.
-  if (state.background && state.background.status !== 'closed' && state.background.compactionId === open.compactionId) return undefined
+  if (state.background && state.background.status !== 'closed' && state.background.compactionId === open.compactionId)
+    return undefined
   const { compactionId, turn } = open
   if (open.checkpointSeq !== undefined) return session.append('compaction/end', { compactionId, turn, recovered: true })
   const error =

@@ -69,10 +69,21 @@ export interface HeadCompaction {
 }
 
 /** The summary target of `header` under `routed`, with its policy and token budget. */
-export async function resolveSummaryRoute(ctx: Context, config: BasicCompactionConfig, header: RequestHeader, routed: ResolvedPolicy): Promise<SummaryRoute> {
+export async function resolveSummaryRoute(
+  ctx: Context,
+  config: BasicCompactionConfig,
+  header: RequestHeader,
+  routed: ResolvedPolicy,
+): Promise<SummaryRoute> {
   const target = summaryTarget(header, routed)
   const sameRoute = target.provider === header.config.provider && target.model === header.config.model
-  const policy = sameRoute ? routed : { ...resolvePolicy(config, target.provider, target.model), summarizationProvider: routed.summarizationProvider, summarizationModel: routed.summarizationModel }
+  const policy = sameRoute
+    ? routed
+    : {
+        ...resolvePolicy(config, target.provider, target.model),
+        summarizationProvider: routed.summarizationProvider,
+        summarizationModel: routed.summarizationModel,
+      }
   const { contextWindow, reasoning } = await ctx.llm.resolveModelInfo(target.provider, target.model)
   // The effort the call will carry: the header's on the same route (already materialized),
   // else the target's default (nothing is inherited across routes).
@@ -86,10 +97,20 @@ export async function resolveSummaryRoute(ctx: Context, config: BasicCompactionC
  * the envelope, the instruction, the effort's output reserve and room for the summary of
  * `min(maxTokens, limit / 4)`, at least {@link MIN_SUMMARY_OUTPUT_TOKENS}.
  */
-export function maxHeadTokens(ctx: Context, header: RequestHeader, route: SummaryRoute, limitTokens = route.limitTokens): number {
+export function maxHeadTokens(
+  ctx: Context,
+  header: RequestHeader,
+  route: SummaryRoute,
+  limitTokens = route.limitTokens,
+): number {
   const meter = ctx.tokenMeter
-  const reserve = route.outputReserveTokens + Math.max(MIN_SUMMARY_OUTPUT_TOKENS, Math.min(route.policy.maxTokens, Math.floor(limitTokens / 4)))
-  const envelope = meter.estimateSystem(header.system) + meter.estimateTools(header.tools) + meter.estimateMessage(instructionMessage())
+  const reserve =
+    route.outputReserveTokens +
+    Math.max(MIN_SUMMARY_OUTPUT_TOKENS, Math.min(route.policy.maxTokens, Math.floor(limitTokens / 4)))
+  const envelope =
+    meter.estimateSystem(header.system) +
+    meter.estimateTools(header.tools) +
+    meter.estimateMessage(instructionMessage())
   return limitTokens - envelope - reserve
 }
 
@@ -110,7 +131,12 @@ export interface PreparedHead {
  * builds the summary request through the engine's seam, sized to `limit`.
  * @returns the prepared head, or why no call should be made.
  */
-export function prepareHead(ctx: Context, input: HeadCompaction, limit: number, headCap: number): PreparedHead | { readonly kind: 'nothing' | 'unfit'; readonly reason: string } {
+export function prepareHead(
+  ctx: Context,
+  input: HeadCompaction,
+  limit: number,
+  headCap: number,
+): PreparedHead | { readonly kind: 'nothing' | 'unfit'; readonly reason: string } {
   const { session, header, route } = input
   const prices = ctx.tokenMeter.measure(session).nodes.map((node) => node.tokens)
   const region = input.choose(prices, headCap)
@@ -119,14 +145,30 @@ export function prepareHead(ctx: Context, input: HeadCompaction, limit: number, 
   // Pinned and kept messages stay after the checkpoint: only the rest of the head is folded.
   const carry = planFoldCarry(session, region, (position) => prices[position] as number, input.keepUserMessages)
   if (!carry.foldsHistory) {
-    return { kind: 'nothing', reason: `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize` }
+    return {
+      kind: 'nothing',
+      reason: `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize`,
+    }
   }
   if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
-    const carried = carry.carriedSeqs.length ? ` without its ${carry.carriedTokens} tokens of pinned or kept messages` : ''
-    return { kind: 'unfit', reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint` }
+    const carried = carry.carriedSeqs.length
+      ? ` without its ${carry.carriedTokens} tokens of pinned or kept messages`
+      : ''
+    return {
+      kind: 'unfit',
+      reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
+    }
   }
   const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
-  const build = (replayMessages: readonly Message[]) => input.buildRequest({ header, policy: route.policy, regionMessages, replayMessages, sessionId: session.id, signal: input.signal })
+  const build = (replayMessages: readonly Message[]) =>
+    input.buildRequest({
+      header,
+      policy: route.policy,
+      regionMessages,
+      replayMessages,
+      sessionId: session.id,
+      signal: input.signal,
+    })
   const narrow = sizeSummaryRequest(ctx.tokenMeter, build(regionMessages), limit, route.outputReserveTokens)
   if (typeof narrow === 'string') return { kind: 'unfit', reason: narrow }
   const whole = wholeReplay(input, region)
@@ -136,7 +178,13 @@ export function prepareHead(ctx: Context, input: HeadCompaction, limit: number, 
   // A larger cap than it leaves room for moves to the region-only replay (`narrower-replay`).
   if (replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens) {
     const narrower = { request: narrow.request, ceilingTokens: narrow.ceilingTokens }
-    return { kind: 'ready', region, regionTokens, sized: replayed, budget: { ...route.policy.summaryBudget, ceilingTokens: replayed.ceilingTokens, deadlineMs, narrower } }
+    return {
+      kind: 'ready',
+      region,
+      regionTokens,
+      sized: replayed,
+      budget: { ...route.policy.summaryBudget, ceilingTokens: replayed.ceilingTokens, deadlineMs, narrower },
+    }
   }
   const sized = narrow
   const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs }
@@ -151,7 +199,9 @@ function wholeReplay(input: HeadCompaction, region: SurfaceRegion): readonly Mes
   const { answered, header, route, session } = input
   if (!answered || region.start !== 0 || !holdsHead(answered, session, region.end)) return undefined
   const target = summaryTarget(header, route.policy)
-  return target.provider === header.config.provider && target.model === header.config.model ? answered.messages : undefined
+  return target.provider === header.config.provider && target.model === header.config.model
+    ? answered.messages
+    : undefined
 }
 
 /**
@@ -175,18 +225,36 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     const prepared = prepareHead(ctx, input, limit, headCap)
     if (prepared.kind !== 'ready') {
       if (!rejected) return prepared
-      return { kind: 'unfit', reason: prepared.kind === 'nothing' && prepared.reason.startsWith('no balanced') ? `no smaller head is left after ${rejected}` : `${prepared.reason}, after ${rejected}` }
+      return {
+        kind: 'unfit',
+        reason:
+          prepared.kind === 'nothing' && prepared.reason.startsWith('no balanced')
+            ? `no smaller head is left after ${rejected}`
+            : `${prepared.reason}, after ${rejected}`,
+      }
     }
     const { region, regionTokens, sized, budget } = prepared
     try {
       const result = await runTransaction(
         ctx,
-        { session: input.session, region, trigger: input.trigger, turn: input.turn, stability: input.stability, signal: input.signal, request: sized.request, budget, keepUserMessages: input.keepUserMessages, foldAudit: input.foldAudit },
+        {
+          session: input.session,
+          region,
+          trigger: input.trigger,
+          turn: input.turn,
+          stability: input.stability,
+          signal: input.signal,
+          request: sized.request,
+          budget,
+          keepUserMessages: input.keepUserMessages,
+          foldAudit: input.foldAudit,
+        },
         { clock: input.clock ?? REAL_TIME_CLOCK },
       )
       return { kind: 'done', result }
     } catch (error) {
-      if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted) throw error
+      if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted)
+        throw error
       // The provider counts more tokens than the estimate: the prompt alone may be too long
       // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
       // let maxTokens grow back into the room it frees). Do both.
@@ -212,7 +280,14 @@ export function emptyCheckpointTokens(ctx: Context): number {
  *
  * @param cuts `cuts[k]` is true when a cut before position k is tool-pairing balanced.
  */
-export function foldableNodes(prices: readonly number[], cuts: readonly boolean[], end: number, maxHead: number, passes: number, emptyTokens: number): number {
+export function foldableNodes(
+  prices: readonly number[],
+  cuts: readonly boolean[],
+  end: number,
+  maxHead: number,
+  passes: number,
+  emptyTokens: number,
+): number {
   let folded = 0
   for (let pass = 0; pass < passes && folded <= end; pass++) {
     let head = pass === 0 ? 0 : emptyTokens

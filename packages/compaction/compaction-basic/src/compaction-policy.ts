@@ -9,7 +9,12 @@ import type { EngineClock } from './engine-clock.ts'
 import type { IdleCompactionConfig } from './idle-compaction-config.ts'
 import { engineClockProblem, idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
 import type { ResolvedSummaryBudget, SummaryBudgetPolicy } from './summary-budget-policy.ts'
-import { mergeSummaryBudget, resolveSummaryBudget, summaryBudgetProblem, summaryBudgetSchema } from './summary-budget-policy.ts'
+import {
+  mergeSummaryBudget,
+  resolveSummaryBudget,
+  summaryBudgetProblem,
+  summaryBudgetSchema,
+} from './summary-budget-policy.ts'
 
 /** Policy keys that `modelPolicies` may override per exact provider/model. */
 export interface CompactionPolicy {
@@ -105,7 +110,16 @@ export interface ResolvedPolicy {
 }
 
 /** Defaults of the policy keys. */
-export const POLICY_DEFAULTS = Object.freeze({ thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: 0, maxTokens: 8192, summaryMarginRatio: 0.1, compactionRetries: 1, maxOverflowRetries: 1, summaryDeadlineMs: 900_000 })
+export const POLICY_DEFAULTS = Object.freeze({
+  thresholdRatio: 0.8,
+  retainRatio: 0.16,
+  headroomTokens: 0,
+  maxTokens: 8192,
+  summaryMarginRatio: 0.1,
+  compactionRetries: 1,
+  maxOverflowRetries: 1,
+  summaryDeadlineMs: 900_000,
+})
 
 const ratio = () => Schema.number().min(0).max(1)
 const count = () => Schema.natural()
@@ -117,7 +131,9 @@ function policyShape() {
     retainTokens: count().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
     headroomTokens: count().description('Extra output reserve below the window.'),
     maxTokens: Schema.natural().min(1).description('Summary output cap.'),
-    summaryMarginRatio: ratio().description('Share of the summary window left unused, for tokenizer differences [0, 1).'),
+    summaryMarginRatio: ratio().description(
+      'Share of the summary window left unused, for tokenizer differences [0, 1).',
+    ),
     summarizationProvider: Schema.string().description('Summary route provider (with summarizationModel).'),
     summarizationModel: Schema.string().description('Summary route model (with summarizationProvider).'),
     compactionRetries: count().description('Extra passes per pressure call.'),
@@ -125,7 +141,12 @@ function policyShape() {
     summaryBudget: summaryBudgetSchema(),
     summaryDeadlineMs: count().description('Wall-clock ms one summary call may take (0: no limit).'),
     // A union with undefined: an object schema alone would fill in `{}` and then miss maxTokens.
-    keepUserMessages: Schema.union([Schema.object({ maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.') }), Schema.const(undefined as never)]).description(
+    keepUserMessages: Schema.union([
+      Schema.object({
+        maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.'),
+      }),
+      Schema.const(undefined as never),
+    ]).description(
       'Carry the newest user-authored messages of a folded region verbatim after the checkpoint ({ maxTokens }).',
     ),
   }
@@ -138,18 +159,26 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
   const fail = (message: string) => {
     throw new TypeError(`BasicCompactionEngine config: ${where}${message}`)
   }
-  if (policy.thresholdRatio !== undefined && policy.thresholdRatio <= 0) fail(`thresholdRatio must be in (0, 1], got ${policy.thresholdRatio}`)
-  if (policy.retainRatio !== undefined && policy.retainTokens !== undefined) fail('retainRatio and retainTokens are exclusive; set one of them')
-  if (policy.retainRatio !== undefined && (policy.retainRatio <= 0 || policy.retainRatio >= 1)) fail(`retainRatio must be in (0, 1), got ${policy.retainRatio}`)
-  if (policy.summaryMarginRatio !== undefined && policy.summaryMarginRatio >= 1) fail(`summaryMarginRatio must be in [0, 1), got ${policy.summaryMarginRatio}`)
+  if (policy.thresholdRatio !== undefined && policy.thresholdRatio <= 0)
+    fail(`thresholdRatio must be in (0, 1], got ${policy.thresholdRatio}`)
+  if (policy.retainRatio !== undefined && policy.retainTokens !== undefined)
+    fail('retainRatio and retainTokens are exclusive; set one of them')
+  if (policy.retainRatio !== undefined && (policy.retainRatio <= 0 || policy.retainRatio >= 1))
+    fail(`retainRatio must be in (0, 1), got ${policy.retainRatio}`)
+  if (policy.summaryMarginRatio !== undefined && policy.summaryMarginRatio >= 1)
+    fail(`summaryMarginRatio must be in [0, 1), got ${policy.summaryMarginRatio}`)
   if ((policy.summarizationProvider === undefined) !== (policy.summarizationModel === undefined)) {
-    fail(`summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`)
+    fail(
+      `summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`,
+    )
   }
-  if (policy.summarizationProvider === '' || policy.summarizationModel === '') fail('summarizationProvider and summarizationModel must not be empty')
+  if (policy.summarizationProvider === '' || policy.summarizationModel === '')
+    fail('summarizationProvider and summarizationModel must not be empty')
   const budgetProblem = summaryBudgetProblem(policy.summaryBudget)
   if (budgetProblem) fail(budgetProblem)
   if (policy.keepUserMessages !== undefined) {
-    for (const key of Object.keys(policy.keepUserMessages)) if (key !== 'maxTokens') fail(`keepUserMessages: ${unknownKeyMessage(key, ['maxTokens'])}`)
+    for (const key of Object.keys(policy.keepUserMessages))
+      if (key !== 'maxTokens') fail(`keepUserMessages: ${unknownKeyMessage(key, ['maxTokens'])}`)
   }
 }
 
@@ -166,10 +195,14 @@ const baseSchema = Schema.object({
   clock: Schema.any().description('{ now(), setTimeout(callback, ms) → cancel, wait?(work, ms) }; default real time.'),
 })
 
-const parseBase = strictConfig<BasicCompactionConfig>('BasicCompactionEngine', baseSchema as unknown as Schema<BasicCompactionConfig>)
+const parseBase = strictConfig<BasicCompactionConfig>(
+  'BasicCompactionEngine',
+  baseSchema as unknown as Schema<BasicCompactionConfig>,
+)
 
 /** The engine config as its parser returns it: defaults of `auto` and `modelPolicies` filled, frozen. */
-export type ParsedCompactionConfig = Required<Pick<BasicCompactionConfig, 'auto' | 'modelPolicies'>> & BasicCompactionConfig
+export type ParsedCompactionConfig = Required<Pick<BasicCompactionConfig, 'auto' | 'modelPolicies'>> &
+  BasicCompactionConfig
 
 /** Parses and validates the engine config; every error names the key (and the override). */
 export const parseCompactionConfig: ConfigParser<ParsedCompactionConfig, BasicCompactionConfig> = Object.assign(
@@ -189,11 +222,14 @@ export const parseCompactionConfig: ConfigParser<ParsedCompactionConfig, BasicCo
       const where = `modelPolicies[${index}] (${override.provider}/${override.model}): `
       for (const key of Object.keys(override)) {
         if (key !== 'provider' && key !== 'model' && !POLICY_KEYS.includes(key)) {
-          throw new TypeError(`BasicCompactionEngine config: ${where}${unknownKeyMessage(key, ['provider', 'model', ...POLICY_KEYS])}`)
+          throw new TypeError(
+            `BasicCompactionEngine config: ${where}${unknownKeyMessage(key, ['provider', 'model', ...POLICY_KEYS])}`,
+          )
         }
       }
       const key = `${override.provider}\u0000${override.model}`
-      if (seen.has(key)) throw new TypeError(`BasicCompactionEngine config: ${where}duplicate override for the same provider and model`)
+      if (seen.has(key))
+        throw new TypeError(`BasicCompactionEngine config: ${where}duplicate override for the same provider and model`)
       seen.add(key)
       checkPolicy(merge(config, override), where)
     }
@@ -201,7 +237,15 @@ export const parseCompactionConfig: ConfigParser<ParsedCompactionConfig, BasicCo
     const { clock: idleClock, ...idleRest } = config.idle ?? {}
     const idle = config.idle && Object.freeze({ ...deepFreeze(idleRest), ...(idleClock ? { clock: idleClock } : {}) })
     const { clock, ...rest } = config
-    return Object.freeze({ ...deepFreeze({ ...rest, ...(idle ? { idle } : {}), auto: config.auto ?? true, modelPolicies: config.modelPolicies ?? [] }), ...(clock ? { clock } : {}) })
+    return Object.freeze({
+      ...deepFreeze({
+        ...rest,
+        ...(idle ? { idle } : {}),
+        auto: config.auto ?? true,
+        modelPolicies: config.modelPolicies ?? [],
+      }),
+      ...(clock ? { clock } : {}),
+    })
   },
   { schema: baseSchema as unknown as Schema },
 )
@@ -218,7 +262,8 @@ function merge(base: CompactionPolicy, override: CompactionPolicy): CompactionPo
 
 function pick(policy: CompactionPolicy): CompactionPolicy {
   const picked: Record<string, unknown> = {}
-  for (const key of POLICY_KEYS) if ((policy as Record<string, unknown>)[key] !== undefined) picked[key] = (policy as Record<string, unknown>)[key]
+  for (const key of POLICY_KEYS)
+    if ((policy as Record<string, unknown>)[key] !== undefined) picked[key] = (policy as Record<string, unknown>)[key]
   return picked as CompactionPolicy
 }
 
@@ -238,7 +283,9 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,
     maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
     summaryBudget: resolveSummaryBudget(merged.summaryBudget),
-    ...(merged.keepUserMessages ? { keepUserMessages: Object.freeze({ maxTokens: merged.keepUserMessages.maxTokens }) } : {}),
+    ...(merged.keepUserMessages
+      ? { keepUserMessages: Object.freeze({ maxTokens: merged.keepUserMessages.maxTokens }) }
+      : {}),
     summaryDeadlineMs: merged.summaryDeadlineMs ?? POLICY_DEFAULTS.summaryDeadlineMs,
   })
 }
@@ -259,15 +306,30 @@ export interface CompactionBudget {
  * retain = retainTokens ?? floor(window × retainRatio).
  * @throws Error naming the keys when the threshold is not positive or retain ≥ threshold.
  */
-export function resolveBudget(policy: ResolvedPolicy, contextWindow: number, reservedOutputTokens: number, target: string): CompactionBudget {
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0) throw new Error(`compaction for ${target}: the model's contextWindow must be a positive integer, got ${contextWindow}`)
-  const thresholdTokens = Math.floor(Math.min(contextWindow * policy.thresholdRatio, contextWindow - policy.headroomTokens - reservedOutputTokens))
+export function resolveBudget(
+  policy: ResolvedPolicy,
+  contextWindow: number,
+  reservedOutputTokens: number,
+  target: string,
+): CompactionBudget {
+  if (!Number.isInteger(contextWindow) || contextWindow <= 0)
+    throw new Error(
+      `compaction for ${target}: the model's contextWindow must be a positive integer, got ${contextWindow}`,
+    )
+  const thresholdTokens = Math.floor(
+    Math.min(contextWindow * policy.thresholdRatio, contextWindow - policy.headroomTokens - reservedOutputTokens),
+  )
   if (thresholdTokens <= 0) {
-    throw new Error(`compaction for ${target}: threshold is ${thresholdTokens} tokens (window ${contextWindow} − headroomTokens ${policy.headroomTokens} − reserved output ${reservedOutputTokens}); lower headroomTokens or the conversation's maxTokens`)
+    throw new Error(
+      `compaction for ${target}: threshold is ${thresholdTokens} tokens (window ${contextWindow} − headroomTokens ${policy.headroomTokens} − reserved output ${reservedOutputTokens}); lower headroomTokens or the conversation's maxTokens`,
+    )
   }
-  const retainTokens = policy.retainTokens ?? Math.floor(contextWindow * (policy.retainRatio ?? POLICY_DEFAULTS.retainRatio))
+  const retainTokens =
+    policy.retainTokens ?? Math.floor(contextWindow * (policy.retainRatio ?? POLICY_DEFAULTS.retainRatio))
   if (retainTokens >= thresholdTokens) {
-    throw new Error(`compaction for ${target}: retain (${retainTokens} tokens, from ${policy.retainTokens === undefined ? 'retainRatio' : 'retainTokens'}) must be below the threshold (${thresholdTokens} tokens, from thresholdRatio/headroomTokens)`)
+    throw new Error(
+      `compaction for ${target}: retain (${retainTokens} tokens, from ${policy.retainTokens === undefined ? 'retainRatio' : 'retainTokens'}) must be below the threshold (${thresholdTokens} tokens, from thresholdRatio/headroomTokens)`,
+    )
   }
   return Object.freeze({ contextWindow, reservedOutputTokens, thresholdTokens, retainTokens })
 }

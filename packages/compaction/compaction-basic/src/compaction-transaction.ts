@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult, CompactionTrigger, DiscardedFold, FoldTiming, SummaryAttempt } from '@warmfold/compaction'
+import type {
+  CompactionResult,
+  CompactionTrigger,
+  DiscardedFold,
+  FoldTiming,
+  SummaryAttempt,
+} from '@warmfold/compaction'
 import { checkpointSource } from '@warmfold/compaction'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage, textBlock } from '@warmfold/llm'
@@ -84,7 +90,14 @@ export class FoldTransaction {
   ) {
     this.surfaceAtOpen = input.session.surface
     this.regionSeqs = this.surfaceAtOpen.nodes.slice(input.region.start, input.region.end + 1)
-    if (input.foldAudit) this.auditor = new FoldAuditor(ctx, input.session, this.regionSeqs, input.foldAudit, () => this.planCarry().shadowedTokens)
+    if (input.foldAudit)
+      this.auditor = new FoldAuditor(
+        ctx,
+        input.session,
+        this.regionSeqs,
+        input.foldAudit,
+        () => this.planCarry().shadowedTokens,
+      )
   }
 
   /** Appends `compaction/start`: the bracket is open until {@link commit} or {@link abandon}. */
@@ -101,7 +114,10 @@ export class FoldTransaction {
   async summarize(signal = this.input.signal): Promise<SummaryOutcome> {
     // The call carries `signal` whatever the request was built with: a background fold's
     // request is built before its own abort signal exists, and a discard must stop its call.
-    const request = signal === undefined || this.input.request.signal === signal ? this.input.request : { ...this.input.request, signal }
+    const request =
+      signal === undefined || this.input.request.signal === signal
+        ? this.input.request
+        : { ...this.input.request, signal }
     return summarize(this.ctx, request, this.input.budget, this.attempts)
   }
 
@@ -133,11 +149,31 @@ export class FoldTransaction {
     let appended
     try {
       const auditor = this.auditor
-      const addTrailEntry = auditor?.settings.trail.enabled ? (text: string) => auditor.addHostEntry(text, compactionId) : undefined
-      appended = await runCompactionAfter(this.ctx, { session, compactionId, trigger: this.input.trigger, summary: outcome.text, carriedSeqs: this.planCarry().carriedSeqs, signal: this.input.signal }, addTrailEntry)
+      const addTrailEntry = auditor?.settings.trail.enabled
+        ? (text: string) => auditor.addHostEntry(text, compactionId)
+        : undefined
+      appended = await runCompactionAfter(
+        this.ctx,
+        {
+          session,
+          compactionId,
+          trigger: this.input.trigger,
+          summary: outcome.text,
+          carriedSeqs: this.planCarry().carriedSeqs,
+          signal: this.input.signal,
+        },
+        addTrailEntry,
+      )
     } catch (error) {
-      if (this.input.signal?.aborted) throw new CompactionRefusal('cancelled', `compaction aborted: ${String(this.input.signal.reason)}`, { cause: error })
-      throw new CompactionRefusal('commit', `a compaction/after listener failed, so the checkpoint was not committed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+      if (this.input.signal?.aborted)
+        throw new CompactionRefusal('cancelled', `compaction aborted: ${String(this.input.signal.reason)}`, {
+          cause: error,
+        })
+      throw new CompactionRefusal(
+        'commit',
+        `a compaction/after listener failed, so the checkpoint was not committed: ${(error as Error)?.message ?? String(error)}`,
+        { cause: error },
+      )
     }
     this.check(outcome)
     const carry = this.planCarry()
@@ -167,20 +203,26 @@ export class FoldTransaction {
           usage: outcome.result.usage,
           attempts: [...outcome.attempts],
         })
-        const checkpointEvent = session.append('user/message', { message: checkpoint }, {
-          op: 'replace',
-          start: region.start,
-          end: region.end,
-          sourceEventSeqs: [...shadowedSeqs],
-          ...(carriedSeqs.length ? { keep: [...carriedSeqs] } : {}),
-        })
+        const checkpointEvent = session.append(
+          'user/message',
+          { message: checkpoint },
+          {
+            op: 'replace',
+            start: region.start,
+            end: region.end,
+            sourceEventSeqs: [...shadowedSeqs],
+            ...(carriedSeqs.length ? { keep: [...carriedSeqs] } : {}),
+          },
+        )
         // After the checkpoint, in the same unit: the next request is built from the folded surface with them.
         const appendedSeqs = appended.map((message) => session.append('user/message', { message }, 'append').seq)
         if (audit) session.append('compaction/audit', audit)
         return { summary, checkpointEvent, appendedSeqs }
       })
     } catch (error) {
-      throw new CompactionRefusal('commit', `checkpoint could not be committed: ${(error as Error).message}`, { cause: error })
+      throw new CompactionRefusal('commit', `checkpoint could not be committed: ${(error as Error).message}`, {
+        cause: error,
+      })
     }
     const { summary, checkpointEvent, appendedSeqs } = committed
     const timing = extras.timing?.({ checkpointSeq: checkpointEvent.seq })
@@ -225,7 +267,10 @@ export class FoldTransaction {
    * the checkpoint's own, as the token meter prices them.
    */
   figures(outcome: SummaryOutcome): { readonly shadowedTokens: number; readonly checkpointTokens: number } {
-    return { shadowedTokens: this.planCarry().shadowedTokens, checkpointTokens: this.ctx.tokenMeter.estimateMessage(this.checkpointOf(outcome)) }
+    return {
+      shadowedTokens: this.planCarry().shadowedTokens,
+      checkpointTokens: this.ctx.tokenMeter.estimateMessage(this.checkpointOf(outcome)),
+    }
   }
 
   /**
@@ -240,7 +285,9 @@ export class FoldTransaction {
     const messages = session.deriveMessages()
     const nodes = session.surface.nodes
     const carried = this.planCarry().carriedSeqs.map((seq) => messages[nodes.indexOf(seq)] as Message)
-    const after = messages.slice(region.end + 1).map((message, offset) => rewrites.get(region.end + 1 + offset) ?? message)
+    const after = messages
+      .slice(region.end + 1)
+      .map((message, offset) => rewrites.get(region.end + 1 + offset) ?? message)
     return [...messages.slice(0, region.start), this.checkpointOf(outcome), ...carried, ...after]
   }
 
@@ -258,14 +305,23 @@ export class FoldTransaction {
   private planCarry(): FoldCarry {
     const { session, region, keepUserMessages } = this.input
     if (this.plannedCarry?.logLength === session.length) return this.plannedCarry.carry
-    const carry = planFoldCarry(session, region, (position) => this.ctx.tokenMeter.priceOf(session, session.surface.nodes[position] as number), keepUserMessages)
+    const carry = planFoldCarry(
+      session,
+      region,
+      (position) => this.ctx.tokenMeter.priceOf(session, session.surface.nodes[position] as number),
+      keepUserMessages,
+    )
     this.plannedCarry = { logLength: session.length, carry }
     return carry
   }
 
   private checkpointOf(outcome: SummaryOutcome): Message {
     const summary = this.auditor ? this.auditor.checkpointSummary(outcome.text) : outcome.text
-    return createMessage({ role: 'user', content: [textBlock(frameCheckpoint(summary))], source: checkpointSource(this.compactionId) })
+    return createMessage({
+      role: 'user',
+      content: [textBlock(frameCheckpoint(summary))],
+      source: checkpointSource(this.compactionId),
+    })
   }
 }
 
@@ -276,7 +332,11 @@ export class FoldTransaction {
  * conversation waited all of it.
  * @throws CompactionRefusal (already logged) when no checkpoint was committed.
  */
-export async function runTransaction(ctx: Context, input: TransactionInput, options: { clock: EngineClock }): Promise<CompactionResult> {
+export async function runTransaction(
+  ctx: Context,
+  input: TransactionInput,
+  options: { clock: EngineClock },
+): Promise<CompactionResult> {
   const { clock } = options
   const transaction = FoldTransaction.open(ctx, input)
   try {
@@ -286,10 +346,23 @@ export async function runTransaction(ctx: Context, input: TransactionInput, opti
     const outcome = await pending
     const readyAfterMs = clock.now() - startedAt
     return await transaction.commit(outcome, {
-      timing: () => ({ mode: 'sync', startedAt, readyAfterMs, statusAtThreshold: 'none', waitedMs: readyAfterMs, stallSavedMs: 0, postSwapPrefillTokens: ctx.tokenMeter.measure(input.session).surfaceTokens }),
+      timing: () => ({
+        mode: 'sync',
+        startedAt,
+        readyAfterMs,
+        statusAtThreshold: 'none',
+        waitedMs: readyAfterMs,
+        stallSavedMs: 0,
+        postSwapPrefillTokens: ctx.tokenMeter.measure(input.session).surfaceTokens,
+      }),
     })
   } catch (error) {
-    const refusal = error instanceof CompactionRefusal ? error : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+    const refusal =
+      error instanceof CompactionRefusal
+        ? error
+        : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, {
+            cause: error,
+          })
     transaction.abandon(refusal)
     throw refusal
   }

@@ -37,7 +37,10 @@ export const REAL_TIME_CLOCK: EngineClock = Object.freeze({
   setTimeout(callback: () => Promise<void>, delayMs: number): () => void {
     let timer: ReturnType<typeof setTimeout>
     const arm = (remaining: number): void => {
-      timer = setTimeout(() => (remaining > MAX_TIMER_DELAY_MS ? arm(remaining - MAX_TIMER_DELAY_MS) : void callback()), Math.min(remaining, MAX_TIMER_DELAY_MS))
+      timer = setTimeout(
+        () => (remaining > MAX_TIMER_DELAY_MS ? arm(remaining - MAX_TIMER_DELAY_MS) : void callback()),
+        Math.min(remaining, MAX_TIMER_DELAY_MS),
+      )
       timer.unref?.()
     }
     arm(delayMs)

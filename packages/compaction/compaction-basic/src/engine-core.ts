@@ -42,7 +42,13 @@ export interface EngineCore {
   /** The summary route of `header` (the routed policy resolved unless given). */
   route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute>
   /** Folds the head `choose` picks (see `compactHead`), through the engine's seams. */
-  compactHead(session: Session, header: RequestHeader, route: SummaryRoute, choose: ChooseRegion, rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>): Promise<HeadOutcome>
+  compactHead(
+    session: Session,
+    header: RequestHeader,
+    route: SummaryRoute,
+    choose: ChooseRegion,
+    rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>,
+  ): Promise<HeadOutcome>
   /** The engine's summary request seam. */
   buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
   /** The session's last answered conversation request (what a summary call replays). */

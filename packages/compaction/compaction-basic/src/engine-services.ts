@@ -4,10 +4,18 @@ import { LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE } from '@warmfold/agent-loop
 import type { Session } from '@warmfold/session'
 
 /** `ctx.tokenMeter`, which every measurement of the engine needs. */
-export const TOKEN_METER_SERVICE: ServiceRequirement = Object.freeze({ service: 'tokenMeter', packageName: '@warmfold/token-meter', plugin: 'TokenMeter' })
+export const TOKEN_METER_SERVICE: ServiceRequirement = Object.freeze({
+  service: 'tokenMeter',
+  packageName: '@warmfold/token-meter',
+  plugin: 'TokenMeter',
+})
 
 /** The services `BasicCompactionEngine` cannot work without; checked at every entry point. */
-export const ENGINE_REQUIRED_SERVICES: readonly ServiceRequirement[] = Object.freeze([TOKEN_METER_SERVICE, LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE])
+export const ENGINE_REQUIRED_SERVICES: readonly ServiceRequirement[] = Object.freeze([
+  TOKEN_METER_SERVICE,
+  LLM_RUNTIME_SERVICE,
+  SESSION_STORE_SERVICE,
+])
 
 /** One planned tool-result rewrite, as the engine prices it (the pruner's plan entries fit). */
 export interface PlannedPrune {

@@ -30,7 +30,12 @@ export interface ArtifactTrailConfig {
 
 /** `audit` and `artifactTrail` with defaults applied. */
 export interface ResolvedFoldAudit {
-  readonly audit: { readonly enabled: boolean; readonly maxDropped: number; readonly toolKinds?: Readonly<Record<string, ToolKind>>; readonly workspaceRoot?: string }
+  readonly audit: {
+    readonly enabled: boolean
+    readonly maxDropped: number
+    readonly toolKinds?: Readonly<Record<string, ToolKind>>
+    readonly workspaceRoot?: string
+  }
   readonly trail: { readonly enabled: boolean; readonly maxTokens: number }
   /** Reads each message once with the audit's options, for every fold of the engine (see `artifact-read-ahead`). */
   readonly extractor: ArtifactExtractor
@@ -45,7 +50,9 @@ export function foldAuditSchema(): Schema<FoldAuditConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Log a compaction/audit event at every committed fold.'),
     maxDropped: Schema.natural().description('Bound of the dropped and vanished lists.'),
-    toolKinds: Schema.dict(Schema.union(['read', 'write', 'other'])).description('What each tool does: read, write or other.'),
+    toolKinds: Schema.dict(Schema.union(['read', 'write', 'other'])).description(
+      'What each tool does: read, write or other.',
+    ),
     workspaceRoot: Schema.string().description('Absolute paths inside it are audited relative to it.'),
   }).description('The fold audit.') as unknown as Schema<FoldAuditConfig>
 }
@@ -59,18 +66,28 @@ export function artifactTrailSchema(): Schema<ArtifactTrailConfig> {
 }
 
 /** What is wrong with `audit` or `artifactTrail` (unknown keys, tool kinds), or undefined. */
-export function foldAuditProblem(audit: FoldAuditConfig | undefined, trail: ArtifactTrailConfig | undefined): string | undefined {
-  for (const key of Object.keys(audit ?? {})) if (!AUDIT_KEYS.includes(key)) return `audit: ${unknownKeyMessage(key, AUDIT_KEYS)}`
-  for (const key of Object.keys(trail ?? {})) if (!TRAIL_KEYS.includes(key)) return `artifactTrail: ${unknownKeyMessage(key, TRAIL_KEYS)}`
+export function foldAuditProblem(
+  audit: FoldAuditConfig | undefined,
+  trail: ArtifactTrailConfig | undefined,
+): string | undefined {
+  for (const key of Object.keys(audit ?? {}))
+    if (!AUDIT_KEYS.includes(key)) return `audit: ${unknownKeyMessage(key, AUDIT_KEYS)}`
+  for (const key of Object.keys(trail ?? {}))
+    if (!TRAIL_KEYS.includes(key)) return `artifactTrail: ${unknownKeyMessage(key, TRAIL_KEYS)}`
   for (const [name, kind] of Object.entries(audit?.toolKinds ?? {})) {
-    if (!TOOL_KINDS.includes(kind)) return `audit.toolKinds.${name} must be 'read', 'write' or 'other', got ${JSON.stringify(kind)}`
+    if (!TOOL_KINDS.includes(kind))
+      return `audit.toolKinds.${name} must be 'read', 'write' or 'other', got ${JSON.stringify(kind)}`
   }
-  if (audit?.workspaceRoot !== undefined && !audit.workspaceRoot.startsWith('/')) return `audit.workspaceRoot must be an absolute path, got ${JSON.stringify(audit.workspaceRoot)}`
+  if (audit?.workspaceRoot !== undefined && !audit.workspaceRoot.startsWith('/'))
+    return `audit.workspaceRoot must be an absolute path, got ${JSON.stringify(audit.workspaceRoot)}`
   return undefined
 }
 
 /** `audit` and `artifactTrail` with defaults applied. */
-export function resolveFoldAudit(audit: FoldAuditConfig | undefined, trail: ArtifactTrailConfig | undefined): ResolvedFoldAudit {
+export function resolveFoldAudit(
+  audit: FoldAuditConfig | undefined,
+  trail: ArtifactTrailConfig | undefined,
+): ResolvedFoldAudit {
   return Object.freeze({
     extractor: new ArtifactExtractor({
       ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),

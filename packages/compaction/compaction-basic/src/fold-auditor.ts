@@ -17,7 +17,9 @@ const SYSTEM_OVERHEAD_TOKENS = 4
 export const TRAIL_SHARE_OF_REGION = 0.25
 
 /** The sections the summary instruction asks for, as the audit's health check looks for them. */
-export const REQUIRED_SECTIONS: readonly string[] = Object.freeze([...COMPACTION_INSTRUCTION.matchAll(/^## (.+)$/gm)].map((match) => match[1]!))
+export const REQUIRED_SECTIONS: readonly string[] = Object.freeze(
+  [...COMPACTION_INSTRUCTION.matchAll(/^## (.+)$/gm)].map((match) => match[1]!),
+)
 
 /** The checkpoint a fold replaces. */
 interface PreviousCheckpoint {
@@ -94,15 +96,23 @@ export class FoldAuditor {
    * result has a new seq), and the extraction's first and newest mentions are log times.
    */
   private regionMessages(): LoggedMessage[] {
-    return this.regionSeqs.toSorted((a, b) => a - b).map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
+    return this.regionSeqs
+      .toSorted((a, b) => a - b)
+      .map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
   }
 
   /** The checkpoint this fold replaces (the region's first message, when it is one) and its summary with its trail. */
   private previousCheckpoint(): PreviousCheckpoint | undefined {
     if (this.previousCache === undefined) {
       const seq = this.regionSeqs[0]
-      const leading = seq === undefined ? undefined : (this.session.eventAt(seq)?.data as { message?: Message } | undefined)?.message
-      this.previousCache = { found: seq !== undefined && leading !== undefined && isCheckpointMessage(leading) ? { seq, message: leading, summary: checkpointSummaryOf(leading) } : undefined }
+      const leading =
+        seq === undefined ? undefined : (this.session.eventAt(seq)?.data as { message?: Message } | undefined)?.message
+      this.previousCache = {
+        found:
+          seq !== undefined && leading !== undefined && isCheckpointMessage(leading)
+            ? { seq, message: leading, summary: checkpointSummaryOf(leading) }
+            : undefined,
+      }
     }
     return this.previousCache.found
   }
@@ -116,7 +126,9 @@ export class FoldAuditor {
    */
   private previousArtifacts(previous: PreviousCheckpoint): PreviousArtifacts {
     const logged = loggedHeldArtifacts(this.session, previous.seq)
-    return logged !== undefined ? { artifacts: logged, from: 'audit' } : { artifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary), from: 'text' }
+    return logged !== undefined
+      ? { artifacts: logged, from: 'audit' }
+      : { artifacts: this.settings.extractor.readCheckpoint(previous.message, previous.summary), from: 'text' }
   }
 
   private extraction(): ArtifactExtraction {
@@ -130,7 +142,10 @@ export class FoldAuditor {
    * small fold from shrinking the history.
    */
   budget(): number {
-    return Math.max(1, Math.min(this.settings.trail.maxTokens, Math.floor(this.shadowedTokens() * TRAIL_SHARE_OF_REGION)))
+    return Math.max(
+      1,
+      Math.min(this.settings.trail.maxTokens, Math.floor(this.shadowedTokens() * TRAIL_SHARE_OF_REGION)),
+    )
   }
 
   /** The trail with the host's entries so far; `undefined` when `artifactTrail.enabled` is false. */
@@ -141,7 +156,12 @@ export class FoldAuditor {
     let trail = this.trails.get(key)
     if (trail === undefined) {
       const previous = this.previousCheckpoint()
-      trail = buildArtifactTrail(this.extraction(), { maxTokens, estimateTokens: this.estimateTokens, hostEntries: this.hostEntries, ...(previous === undefined ? {} : { carryFrom: previous.summary }) })
+      trail = buildArtifactTrail(this.extraction(), {
+        maxTokens,
+        estimateTokens: this.estimateTokens,
+        hostEntries: this.hostEntries,
+        ...(previous === undefined ? {} : { carryFrom: previous.summary }),
+      })
       this.trails.set(key, trail)
     }
     return trail
@@ -159,7 +179,9 @@ export class FoldAuditor {
    */
   addHostEntry(text: unknown, compactionId: string): void {
     if (typeof text !== 'string' || text.trim() === '' || /[\r\n]/.test(text)) {
-      throw new TypeError(`compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ${JSON.stringify(text) ?? String(text)}`)
+      throw new TypeError(
+        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ${JSON.stringify(text) ?? String(text)}`,
+      )
     }
     this.hostEntries.push(text.trim())
   }
@@ -169,7 +191,13 @@ export class FoldAuditor {
    * @param projected The request's messages once the fold is committed, the checkpoint at `checkpointAt`.
    * @param appended The `compaction/after` listeners' messages, which come after all of them.
    */
-  audit(compactionId: string, outcome: SummaryOutcome, projected: readonly Message[], checkpointAt: number, appended: readonly Message[]): CompactionAuditData | undefined {
+  audit(
+    compactionId: string,
+    outcome: SummaryOutcome,
+    projected: readonly Message[],
+    checkpointAt: number,
+    appended: readonly Message[],
+  ): CompactionAuditData | undefined {
     if (!this.settings.audit.enabled) return undefined
     const checkpointText = this.checkpointSummary(outcome.text)
     const visibleAfter = [...projected.slice(0, checkpointAt), ...projected.slice(checkpointAt + 1), ...appended]
@@ -184,15 +212,28 @@ export class FoldAuditor {
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
       ...(trail === undefined ? {} : { writtenInCheckpoint: trail.written }),
-      ...(previous === undefined || compared === undefined ? {} : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: compared.artifacts }),
+      ...(previous === undefined || compared === undefined
+        ? {}
+        : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: compared.artifacts }),
       ...(finishReason === undefined ? {} : { finishReason }),
-      ...(this.settings.audit.workspaceRoot === undefined ? {} : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
+      ...(this.settings.audit.workspaceRoot === undefined
+        ? {}
+        : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
     })
     return {
       compactionId,
       ...audit,
       ...(compared === undefined ? {} : { previousCheckpointArtifactsFrom: compared.from }),
-      trail: trail === undefined ? null : { maxTokens: this.budget(), tokens: trail.tokens, kept: trail.kept, cut: trail.cut, carried: trail.carried },
+      trail:
+        trail === undefined
+          ? null
+          : {
+              maxTokens: this.budget(),
+              tokens: trail.tokens,
+              kept: trail.kept,
+              cut: trail.cut,
+              carried: trail.carried,
+            },
     }
   }
 }

@@ -41,13 +41,19 @@ export interface KeepUserMessages {
  *
  * @param price token price of the surface node at a position, as the next request carries it.
  */
-export function planFoldCarry(session: Session, region: SurfaceRegion, price: (position: number) => number, keepUserMessages?: KeepUserMessages): FoldCarry {
+export function planFoldCarry(
+  session: Session,
+  region: SurfaceRegion,
+  price: (position: number) => number,
+  keepUserMessages?: KeepUserMessages,
+): FoldCarry {
   const nodes = session.surface.nodes
   const messages = session.deriveMessages()
   const pinned = pinnedSeqs(session)
   const carried = new Set<number>()
   for (let position = region.start; position <= region.end; position++) {
-    if (pinned.has(nodes[position] as number) && !isCheckpointMessage(messages[position] as Message)) carried.add(position)
+    if (pinned.has(nodes[position] as number) && !isCheckpointMessage(messages[position] as Message))
+      carried.add(position)
   }
   addToolExchanges(messages, region, carried)
   if (keepUserMessages) {
@@ -77,7 +83,13 @@ export function planFoldCarry(session: Session, region: SurfaceRegion, price: (p
       if (!(position === 0 && isCheckpointMessage(messages[position] as Message))) foldsHistory = true
     }
   }
-  return Object.freeze({ carriedSeqs: Object.freeze(carriedSeqs), shadowedSeqs: Object.freeze(shadowedSeqs), carriedTokens, shadowedTokens, foldsHistory })
+  return Object.freeze({
+    carriedSeqs: Object.freeze(carriedSeqs),
+    shadowedSeqs: Object.freeze(shadowedSeqs),
+    carriedTokens,
+    shadowedTokens,
+    foldsHistory,
+  })
 }
 
 /**
@@ -91,7 +103,8 @@ function addToolExchanges(messages: readonly Message[], region: SurfaceRegion, c
   for (let position = region.start; position <= region.end; position++) {
     for (const block of (messages[position] as Message).content) {
       if (block.type === 'tool-call') latestCaller.set(block.id, position)
-      else if (block.type === 'tool-result' && latestCaller.has(block.toolCallId)) callerOfResult.set(position, latestCaller.get(block.toolCallId) as number)
+      else if (block.type === 'tool-result' && latestCaller.has(block.toolCallId))
+        callerOfResult.set(position, latestCaller.get(block.toolCallId) as number)
     }
   }
   for (const position of carried) {

@@ -13,26 +13,47 @@ interface CheckedInput {
 /** Refuses a checkpoint that is not smaller than what it shadows (carried nodes stay, so they do not count). */
 export function assertShrinks(checkpointTokens: number, carry: FoldCarry): void {
   if (!carry.foldsHistory) {
-    throw new CompactionRefusal('summary', `every node of the region besides a leading checkpoint is pinned or kept (${carry.carriedSeqs.length} carried), so the checkpoint would fold nothing`)
+    throw new CompactionRefusal(
+      'summary',
+      `every node of the region besides a leading checkpoint is pinned or kept (${carry.carriedSeqs.length} carried), so the checkpoint would fold nothing`,
+    )
   }
   if (checkpointTokens >= carry.shadowedTokens) {
-    throw new CompactionRefusal('summary', `checkpoint (${checkpointTokens} tokens) is not smaller than what it replaces (${carry.shadowedTokens} tokens${carry.carriedSeqs.length ? `; ${carry.carriedTokens} tokens of pinned or kept messages stay` : ''})`)
+    throw new CompactionRefusal(
+      'summary',
+      `checkpoint (${checkpointTokens} tokens) is not smaller than what it replaces (${carry.shadowedTokens} tokens${carry.carriedSeqs.length ? `; ${carry.carriedTokens} tokens of pinned or kept messages stay` : ''})`,
+    )
   }
 }
 
 /** Refuses a cancelled compaction, or one whose region (or whole surface) changed meanwhile. */
-export function assertCurrent(session: Session, input: CheckedInput, before: Session['surface'], regionSeqs: readonly number[]): void {
-  if (input.signal?.aborted) throw new CompactionRefusal('cancelled', `compaction aborted: ${String(input.signal.reason)}`)
+export function assertCurrent(
+  session: Session,
+  input: CheckedInput,
+  before: Session['surface'],
+  regionSeqs: readonly number[],
+): void {
+  if (input.signal?.aborted)
+    throw new CompactionRefusal('cancelled', `compaction aborted: ${String(input.signal.reason)}`)
   assertStable(session, input, before, regionSeqs)
 }
 
-function assertStable(session: Session, input: CheckedInput, before: Session['surface'], shadowedSeqs: readonly number[]): void {
+function assertStable(
+  session: Session,
+  input: CheckedInput,
+  before: Session['surface'],
+  shadowedSeqs: readonly number[],
+): void {
   const now = session.surface
   const { start, end } = input.region
   const spanNow = now.nodes.slice(start, end + 1)
-  const spanStable = spanNow.length === shadowedSeqs.length && spanNow.every((seq, index) => seq === shadowedSeqs[index])
+  const spanStable =
+    spanNow.length === shadowedSeqs.length && spanNow.every((seq, index) => seq === shadowedSeqs[index])
   const wholeStable = now.replaceGeneration === before.replaceGeneration && now.nodes.length === before.nodes.length
   if (!spanStable || (input.stability === 'whole-surface' && !wholeStable)) {
-    throw new CompactionRefusal('changed', `the session surface changed while summarizing (${input.stability === 'whole-surface' ? 'the whole surface must stay unchanged during an automatic compaction' : `positions ${start}..${end} no longer hold the summarized nodes`}); no checkpoint was committed`)
+    throw new CompactionRefusal(
+      'changed',
+      `the session surface changed while summarizing (${input.stability === 'whole-surface' ? 'the whole surface must stay unchanged during an automatic compaction' : `positions ${start}..${end} no longer hold the summarized nodes`}); no checkpoint was committed`,
+    )
   }
 }

@@ -69,7 +69,11 @@ export const ADAPTIVE_START = Object.freeze({ first: 0.8, min: 0.5, max: 0.95 })
  * boundary at or above S, so at most `boundaries` boundaries' growth below H, and has its summary
  * in hand by the time the request reaches H. Kept within 0.5 × H..0.95 × H.
  */
-export function softThreshold(thresholdTokens: number, startRatio: number | 'adaptive', overlap: FoldOverlap | undefined): number {
+export function softThreshold(
+  thresholdTokens: number,
+  startRatio: number | 'adaptive',
+  overlap: FoldOverlap | undefined,
+): number {
   if (startRatio !== 'adaptive') return Math.floor(startRatio * thresholdTokens)
   const { first, min, max } = ADAPTIVE_START
   if (overlap === undefined) return Math.floor(first * thresholdTokens)

@@ -33,7 +33,10 @@ export const IDLE_DEFAULTS = Object.freeze({ enabled: true, minPressure: 0.6, ma
 export function idleCompactionSchema(): Schema<IdleCompactionConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Fold while the cache is warm when the agent goes idle under pressure.'),
-    minPressure: Schema.number().min(0).max(1).description('Share of the compaction threshold the request must reach (0..1).'),
+    minPressure: Schema.number()
+      .min(0)
+      .max(1)
+      .description('Share of the compaction threshold the request must reach (0..1).'),
     marginMs: Schema.natural().description('Fold this many ms before the cache TTL runs out.'),
     clock: Schema.any().description('{ now(), setTimeout(callback, ms) → cancel }; default real time.'),
   }).description('Idle compaction before the provider cache expires.')
@@ -51,7 +54,8 @@ export function idleCompactionProblem(idle: IdleCompactionConfig | undefined): s
 export function engineClockProblem(value: unknown, key: string): string | undefined {
   if (value === undefined) return undefined
   const clock = value as Partial<EngineClock> | null
-  if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function') return `${key} must have now() and setTimeout(callback, ms) functions`
+  if (typeof clock?.now !== 'function' || typeof clock.setTimeout !== 'function')
+    return `${key} must have now() and setTimeout(callback, ms) functions`
   if (clock.wait !== undefined && typeof clock.wait !== 'function') return `${key}.wait must be a function when given`
   return undefined
 }

@@ -13,7 +13,10 @@ export interface IdleCompactionEngine {
    */
   startIdleFold(agent: CompactionAgent): Promise<void>
   /** The compaction threshold of the request `header` starts, and its model's cache TTL (none: never expires, or unknown). */
-  idleTarget(session: Session, header: RequestHeader): Promise<{ readonly thresholdTokens: number; readonly ttlMs?: number }>
+  idleTarget(
+    session: Session,
+    header: RequestHeader,
+  ): Promise<{ readonly thresholdTokens: number; readonly ttlMs?: number }>
   /** The request size of `session` now, in tokens. */
   requestTokens(session: Session): number
 }
@@ -103,7 +106,10 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
       if (tokens < idle.minPressure * entry.thresholdTokens) return
       await engine.startIdleFold(agent)
     } catch (error) {
-      ctx.emit('internal/warning', `idle compaction of session ${agent.session.id} failed: ${(error as Error)?.message ?? String(error)}`)
+      ctx.emit(
+        'internal/warning',
+        `idle compaction of session ${agent.session.id} failed: ${(error as Error)?.message ?? String(error)}`,
+      )
     }
   }
 

@@ -14,14 +14,30 @@ import { maximalHead } from './select-region.ts'
  * The engine's own idle timer starts the same fold in the background instead (see
  * `BackgroundFolds`).
  */
-export async function foldWhileWarm(core: EngineCore, session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
+export async function foldWhileWarm(
+  core: EngineCore,
+  session: Session,
+  header: RequestHeader,
+  signal?: AbortSignal,
+): Promise<CompactionResult | null> {
   const { policy, budget } = await core.budgetFor(session, header)
   const { minPressure } = resolveIdleCompaction(core.config.idle)
   const totalTokens = core.meter().measure(session).totalTokens
   if (totalTokens < minPressure * budget.thresholdTokens || signal?.aborted) return null
-  const fail = (reason: string) => void session.append('compaction/failure', { trigger: 'idle', reason, totalTokens, thresholdTokens: budget.thresholdTokens })
+  const fail = (reason: string) =>
+    void session.append('compaction/failure', {
+      trigger: 'idle',
+      reason,
+      totalTokens,
+      thresholdTokens: budget.thresholdTokens,
+    })
   try {
-    const outcome = await core.compactHead(session, header, await core.route(header, policy), maximalHead(session), { trigger: 'idle', turn: null, stability: 'whole-surface', signal })
+    const outcome = await core.compactHead(session, header, await core.route(header, policy), maximalHead(session), {
+      trigger: 'idle',
+      turn: null,
+      stability: 'whole-surface',
+      signal,
+    })
     if (outcome.kind === 'done') return outcome.result
     fail(outcome.reason)
   } catch (error) {

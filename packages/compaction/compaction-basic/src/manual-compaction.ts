@@ -12,7 +12,11 @@ import { compactionState } from './session-compaction-state.ts'
  * threshold, and flush.
  * @throws ManualCompactionError for every expected failure (busy, refused summary, persistence).
  */
-export async function compactIdle(core: EngineCore, session: Session, signal: AbortSignal): Promise<CompactionResult | null> {
+export async function compactIdle(
+  core: EngineCore,
+  session: Session,
+  signal: AbortSignal,
+): Promise<CompactionResult | null> {
   const header = session.requestHeader()
   if (!header) return null
   const state = compactionState(session)
@@ -21,7 +25,12 @@ export async function compactIdle(core: EngineCore, session: Session, signal: Ab
   let result: CompactionResult
   try {
     closeOpenCompaction(session)
-    const outcome = await core.compactHead(session, header, await core.route(header), maximalHead(session), { trigger: 'manual', turn: null, stability: 'selected-span', signal })
+    const outcome = await core.compactHead(session, header, await core.route(header), maximalHead(session), {
+      trigger: 'manual',
+      turn: null,
+      stability: 'selected-span',
+      signal,
+    })
     if (outcome.kind === 'nothing') return null
     if (outcome.kind === 'unfit') throw new ManualCompactionError('summary', outcome.reason)
     result = outcome.result
@@ -34,7 +43,11 @@ export async function compactIdle(core: EngineCore, session: Session, signal: Ab
   try {
     await core.ctx.sessions.flush(session)
   } catch (error) {
-    throw new ManualCompactionError('persistence', `the checkpoint was committed but the session could not be flushed: ${(error as Error).message}`, { cause: error })
+    throw new ManualCompactionError(
+      'persistence',
+      `the checkpoint was committed but the session could not be flushed: ${(error as Error).message}`,
+      { cause: error },
+    )
   }
   return result
 }
@@ -45,22 +58,39 @@ export async function compactIdle(core: EngineCore, session: Session, signal: Ab
  * @throws RangeError for a bad range, Error when the session has no header or a compaction is
  *   running, CompactionRefusal when the summary was refused.
  */
-export async function compactSpan(core: EngineCore, agent: CompactionAgent, start: number, end: number, signal?: AbortSignal): Promise<CompactionResult> {
+export async function compactSpan(
+  core: EngineCore,
+  agent: CompactionAgent,
+  start: number,
+  end: number,
+  signal?: AbortSignal,
+): Promise<CompactionResult> {
   const session = agent.session
   const header = session.requestHeader()
-  if (!header) throw new Error(`compactRegion: session ${session.id} has no request header yet, so there is no route to summarize with`)
+  if (!header)
+    throw new Error(
+      `compactRegion: session ${session.id} has no request header yet, so there is no route to summarize with`,
+    )
   const size = session.surface.nodes.length
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end >= size) {
     throw new RangeError(`compactRegion: ${start}..${end} is not a range of surface positions 0..${size - 1}`)
   }
   const cuts = balancedCuts(session.deriveMessages())
-  if (!cuts[start] || !cuts[end + 1]) throw new RangeError(`compactRegion: ${start}..${end} separates a tool call from its result (${cuts[start] ? 'end' : 'start'} edge)`)
+  if (!cuts[start] || !cuts[end + 1])
+    throw new RangeError(
+      `compactRegion: ${start}..${end} separates a tool call from its result (${cuts[start] ? 'end' : 'start'} edge)`,
+    )
   const state = compactionState(session)
   if (state.busy) throw new Error(`compactRegion: a compaction of session ${session.id} is already running`)
   state.busy = true
   try {
     closeOpenCompaction(session)
-    const outcome = await core.compactHead(session, header, await core.route(header), () => ({ start, end }), { trigger: 'manual', turn: state.openTurn, stability: 'selected-span', signal })
+    const outcome = await core.compactHead(session, header, await core.route(header), () => ({ start, end }), {
+      trigger: 'manual',
+      turn: state.openTurn,
+      stability: 'selected-span',
+      signal,
+    })
     if (outcome.kind !== 'done') throw new CompactionRefusal('summary', outcome.reason)
     return outcome.result
   } finally {

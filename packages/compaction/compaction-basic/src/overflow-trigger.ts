@@ -10,7 +10,12 @@ import { compactionState } from './session-compaction-state.ts'
  * so the request must shrink whatever the threshold says. Prune everywhere first (the summary
  * prompt itself must fit), then fold the largest head that fits the summary budget.
  */
-export async function recoverOverflow(core: EngineCore, session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
+export async function recoverOverflow(
+  core: EngineCore,
+  session: Session,
+  header: RequestHeader,
+  signal?: AbortSignal,
+): Promise<CompactionResult | null> {
   core.pruner()?.pruneSession(session)
   try {
     const outcome = await core.compactHead(session, header, await core.route(header), maximalHead(session), {

@@ -20,7 +20,12 @@ import { backoffHolds, compactionState } from './session-compaction-state.ts'
  * head with the retained tail kept, up to `compactionRetries` extra passes; a failure logs
  * `compaction/failure` and backs off until the next user turn or a shrink.
  */
-export async function relievePressure(core: EngineCore, session: Session, header: RequestHeader, signal?: AbortSignal): Promise<CompactionResult | null> {
+export async function relievePressure(
+  core: EngineCore,
+  session: Session,
+  header: RequestHeader,
+  signal?: AbortSignal,
+): Promise<CompactionResult | null> {
   const { policy, budget, info } = await core.budgetFor(session, header)
   const meter = core.meter()
   let measurement = meter.measure(session)
@@ -62,18 +67,29 @@ export async function relievePressure(core: EngineCore, session: Session, header
     // pressure, so none is made.
     const maxHead = maxHeadTokens(core.ctx, header, route)
     const empty = emptyCheckpointTokens(core.ctx)
-    const foldable = foldableNodes(actual, balancedCuts(session.deriveMessages()), retained.end, maxHead, policy.compactionRetries + 1 - attempt, empty)
+    const foldable = foldableNodes(
+      actual,
+      balancedCuts(session.deriveMessages()),
+      retained.end,
+      maxHead,
+      policy.compactionRetries + 1 - attempt,
+      empty,
+    )
     const headTokens = prices.slice(0, foldable).reduce((sum, price) => sum + price, 0)
     // Pinned messages of the head stay after the checkpoint whatever is folded.
-    const pinnedTokens = foldable === 0 ? 0 : planFoldCarry(session, { start: 0, end: foldable - 1 }, (position) => prices[position] as number).carriedTokens
+    const pinnedTokens =
+      foldable === 0
+        ? 0
+        : planFoldCarry(session, { start: 0, end: foldable - 1 }, (position) => prices[position] as number)
+            .carriedTokens
     const best = measurement.totalTokens - saved - headTokens + pinnedTokens + empty
     if (foldable === 0 || best >= budget.thresholdTokens) {
       reason =
         maxHead <= 0
           ? `a summary call to ${route.policy.summarizationModel ?? header.config.model} has no room for any history: its ${route.limitTokens}-token budget goes to the system prompt, the tools, the instruction and the output (${route.outputReserveTokens ? `the reasoning effort's ${route.outputReserveTokens}-token output reserve plus ` : ''}the summary's own budget)`
           : foldable === 0
-          ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
-          : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} tokens, at or above the threshold`
+            ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
+            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} tokens, at or above the threshold`
       break
     }
     // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
@@ -87,13 +103,19 @@ export async function relievePressure(core: EngineCore, session: Session, header
     // every landed prune stays after it (rule C4).
     let first: SurfaceRegion | null = region
     const choose: ChooseRegion = (current, maxHead) => {
-      const chosen = first ?? selectHeadRegion(session, current, budget.retainTokens, { prices: current, maxTokens: maxHead })
+      const chosen =
+        first ?? selectHeadRegion(session, current, budget.retainTokens, { prices: current, maxTokens: maxHead })
       first = null
       return chosen
     }
     let outcome: HeadOutcome
     try {
-      outcome = await core.compactHead(session, header, route, choose, { trigger: 'pressure', turn: state.openTurn, stability: 'whole-surface', signal })
+      outcome = await core.compactHead(session, header, route, choose, {
+        trigger: 'pressure',
+        turn: state.openTurn,
+        stability: 'whole-surface',
+        signal,
+      })
     } catch (error) {
       if (!(error instanceof CompactionRefusal)) throw error
       if (error.code === 'cancelled') return result
@@ -124,13 +146,21 @@ export async function relievePressure(core: EngineCore, session: Session, header
     // The fold that was cheaper could not be made: pruning still relieves the pressure.
     const plan = pruner.planSession(session)
     if (plan.length > 0) {
-      weighPrune(core, session, header, info, plan, measurement, budget.thresholdTokens, { action: 'prune', reason: `the fold could not relieve the pressure (${reason}), so the prune lands after all` })
+      weighPrune(core, session, header, info, plan, measurement, budget.thresholdTokens, {
+        action: 'prune',
+        reason: `the fold could not relieve the pressure (${reason}), so the prune lands after all`,
+      })
       pruner.pruneSession(session)
       state.backoff = undefined
       return result
     }
   }
-  session.append('compaction/failure', { trigger: 'pressure', reason, totalTokens: measurement.totalTokens, thresholdTokens: budget.thresholdTokens })
+  session.append('compaction/failure', {
+    trigger: 'pressure',
+    reason,
+    totalTokens: measurement.totalTokens,
+    thresholdTokens: budget.thresholdTokens,
+  })
   state.backoff = { turn: state.openTurn, replaceGeneration: session.surface.replaceGeneration }
   return result
 }

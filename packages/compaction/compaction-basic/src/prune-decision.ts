@@ -53,12 +53,18 @@ export function decidePrune(input: PruneDecisionInput): PruneDecisionData {
   const savedTokens = plan.reduce((sum, entry) => sum + entry.originalTokens - entry.prunedTokens, 0)
   const first = Math.min(...plan.map((entry) => entry.position))
   const prunedPrice = new Map(plan.map((entry) => [entry.position, entry.prunedTokens]))
-  const rewrittenTokens = measurement.nodes.slice(first).reduce((sum, node, offset) => sum + (prunedPrice.get(first + offset) ?? node.tokens), 0)
+  const rewrittenTokens = measurement.nodes
+    .slice(first)
+    .reduce((sum, node, offset) => sum + (prunedPrice.get(first + offset) ?? node.tokens), 0)
   const growthTokens = growthPerRequest(input.session, measurement)
   const headroom = thresholdTokens - (measurement.totalTokens - savedTokens)
-  const requestsServed = growthTokens === null ? 0 : Math.min(MAX_REQUESTS_SERVED, Math.max(0, Math.ceil(headroom / growthTokens)))
+  const requestsServed =
+    growthTokens === null ? 0 : Math.min(MAX_REQUESTS_SERVED, Math.max(0, Math.ceil(headroom / growthTokens)))
   // An unknown TTL never expires; a request this engine has not seen (before a resume) counts as warm.
-  const cacheWarm = input.cacheTtlMs === undefined || input.lastRequestAt === undefined || input.now - input.lastRequestAt < input.cacheTtlMs
+  const cacheWarm =
+    input.cacheTtlMs === undefined ||
+    input.lastRequestAt === undefined ||
+    input.now - input.lastRequestAt < input.cacheTtlMs
   const saving = savedTokens * requestsServed * prices.read
   const cost = cacheWarm ? rewrittenTokens * Math.max(0, prices.write - prices.read) : 0
   const land = !cacheWarm || cost === 0 || saving > cost
@@ -116,7 +122,10 @@ export function cachePricesOf(prices: CachePrices | undefined, target: string): 
   if (prices === undefined) return DEFAULT_CACHE_PRICES
   for (const key of ['read', 'write'] as const) {
     const value = prices[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`compaction for ${target}: ModelInfo.cachePrices.${key} must be a finite number ≥ 0, got ${String(value)}`)
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new TypeError(
+        `compaction for ${target}: ModelInfo.cachePrices.${key} must be a finite number ≥ 0, got ${String(value)}`,
+      )
   }
   return prices
 }

@@ -16,20 +16,36 @@ const APPENDABLE_BLOCKS: ReadonlySet<string> = new Set(['text', 'image'])
  * (the artifact trail is on), listeners may add lines to the trail through the context. A listener's throw
  * propagates: the caller refuses the compaction.
  */
-export async function runCompactionAfter(ctx: Context, input: CompactionAfterInput, addTrailEntry?: (text: string) => void): Promise<Message[]> {
+export async function runCompactionAfter(
+  ctx: Context,
+  input: CompactionAfterInput,
+  addTrailEntry?: (text: string) => void,
+): Promise<Message[]> {
   const queued: Message[] = []
   let open = true
   const context: CompactionAfterContext = {
     ...input,
     append(content) {
-      if (!open) throw new TypeError(`compaction/after: append was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`)
-      queued.push(createMessage({ role: 'user', content: checkContent(content, input.compactionId), source: compactionAfterSource(input.compactionId) }))
+      if (!open)
+        throw new TypeError(
+          `compaction/after: append was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`,
+        )
+      queued.push(
+        createMessage({
+          role: 'user',
+          content: checkContent(content, input.compactionId),
+          source: compactionAfterSource(input.compactionId),
+        }),
+      )
     },
     ...(addTrailEntry === undefined
       ? {}
       : {
           addTrailEntry(text: string) {
-            if (!open) throw new TypeError(`compaction/after: addTrailEntry was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`)
+            if (!open)
+              throw new TypeError(
+                `compaction/after: addTrailEntry was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`,
+              )
             addTrailEntry(text)
           },
         }),
@@ -48,11 +64,16 @@ function checkContent(content: unknown, compactionId: string): string | ContentB
     if (content === '') throw new TypeError(`${where} got empty text; append something or nothing`)
     return content
   }
-  if (!Array.isArray(content) || content.length === 0) throw new TypeError(`${where} needs text or a non-empty array of content blocks, got ${JSON.stringify(content) ?? String(content)}`)
+  if (!Array.isArray(content) || content.length === 0)
+    throw new TypeError(
+      `${where} needs text or a non-empty array of content blocks, got ${JSON.stringify(content) ?? String(content)}`,
+    )
   for (const [index, block] of content.entries()) {
     const type = (block as { type?: unknown } | null)?.type
     if (typeof type !== 'string' || !APPENDABLE_BLOCKS.has(type)) {
-      throw new TypeError(`${where}: block ${index} has type ${JSON.stringify(type)}; only text and image blocks can be appended (a user message carries no tool calls or results)`)
+      throw new TypeError(
+        `${where}: block ${index} has type ${JSON.stringify(type)}; only text and image blocks can be appended (a user message carries no tool calls or results)`,
+      )
     }
   }
   return content as ContentBlock[]

@@ -30,7 +30,13 @@ export interface HeadCap {
  *   prices count against `retainTokens` and the retained tail is that much shorter.
  * @returns the region `0..cut-1`, or `null` when no balanced cut leaves anything to summarize.
  */
-export function selectRegion(prices: readonly number[], cuts: readonly boolean[], retainTokens: number, cap?: HeadCap, pinned?: ReadonlySet<number>): SurfaceRegion | null {
+export function selectRegion(
+  prices: readonly number[],
+  cuts: readonly boolean[],
+  retainTokens: number,
+  cap?: HeadCap,
+  pinned?: ReadonlySet<number>,
+): SurfaceRegion | null {
   const count = prices.length
   if (count === 0) return null
   let cut = count
@@ -61,7 +67,12 @@ export function selectRegion(prices: readonly number[], cuts: readonly boolean[]
  * pinned nodes count against `retainTokens`). A region that is only the previous checkpoint is
  * not compactable: summarizing a summary alone cannot shrink it.
  */
-export function selectHeadRegion(session: Session, prices: readonly number[], retainTokens: number, cap?: HeadCap): SurfaceRegion | null {
+export function selectHeadRegion(
+  session: Session,
+  prices: readonly number[],
+  retainTokens: number,
+  cap?: HeadCap,
+): SurfaceRegion | null {
   const messages = session.deriveMessages()
   const region = selectRegion(prices, balancedCuts(messages), retainTokens, cap, pinnedPositions(session))
   if (region && region.end === 0 && isCheckpointMessage(messages[0]!)) return null

@@ -70,7 +70,12 @@ export function compactionState(session: Session): SessionCompactionState {
         if (open?.compactionId === event.data.compactionId) open.summarySeq = event.seq
         break
       case 'user/message':
-        if (open && isCheckpointMessage(event.data.message) && checkpointCompactionId(event.data.message) === open.compactionId) open.checkpointSeq = event.seq
+        if (
+          open &&
+          isCheckpointMessage(event.data.message) &&
+          checkpointCompactionId(event.data.message) === open.compactionId
+        )
+          open.checkpointSeq = event.seq
         break
       case 'compaction/end':
         state.openCompaction = undefined
@@ -85,6 +90,14 @@ export function compactionState(session: Session): SessionCompactionState {
  * user turn, unless the surface shrank since (a checkpoint or prune landed, e.g. by overflow
  * recovery). So a tail that cannot be reduced costs at most one failed attempt per user turn.
  */
-export function backoffHolds(state: SessionCompactionState, session: Session, backoff: PressureBackoff | undefined = state.backoff): boolean {
-  return backoff !== undefined && backoff.turn === state.openTurn && backoff.replaceGeneration === session.surface.replaceGeneration
+export function backoffHolds(
+  state: SessionCompactionState,
+  session: Session,
+  backoff: PressureBackoff | undefined = state.backoff,
+): boolean {
+  return (
+    backoff !== undefined &&
+    backoff.turn === state.openTurn &&
+    backoff.replaceGeneration === session.surface.replaceGeneration
+  )
 }

@@ -34,8 +34,14 @@ export interface SummaryOutcome {
  *   in flight is on it as `aborted` until it settles, so a caller that must close its bracket
  *   before the call ends (the session is closing) logs every call it made.
  */
-export async function summarize(ctx: Context, request: GenerateOptions, budget: SummaryCallBudget, attempts: SummaryAttempt[] = []): Promise<SummaryOutcome> {
-  const refuse = (message: string, options: { cause?: unknown; llmCode?: string } = {}) => new CompactionRefusal('summary', message, { ...options, attempts: [...attempts] })
+export async function summarize(
+  ctx: Context,
+  request: GenerateOptions,
+  budget: SummaryCallBudget,
+  attempts: SummaryAttempt[] = [],
+): Promise<SummaryOutcome> {
+  const refuse = (message: string, options: { cause?: unknown; llmCode?: string } = {}) =>
+    new CompactionRefusal('summary', message, { ...options, attempts: [...attempts] })
   let sent = await ctx.llm.prepare(request)
   let reason: SummaryAttemptReason = 'first'
   let toolCallRetried = false
@@ -64,13 +70,20 @@ export async function summarize(ctx: Context, request: GenerateOptions, budget: 
         }
         if (next.reason === 'narrower-replay') {
           // The region's messages only: the whole last request left no room for this cap.
-          sent = await ctx.llm.prepare({ ...(budget.narrower as { request: GenerateOptions }).request, maxTokens: next.maxTokens, signal: sent.signal })
+          sent = await ctx.llm.prepare({
+            ...(budget.narrower as { request: GenerateOptions }).request,
+            maxTokens: next.maxTokens,
+            signal: sent.signal,
+          })
           continue
         }
         try {
           sent = await ctx.llm.prepare({ ...sent, reasoningEffort: next.reasoningEffort, maxTokens: next.maxTokens })
         } catch (error) {
-          throw refuse(`${answer.why}; summaryBudget.fallbackEffort "${next.reasoningEffort}" cannot be sent to ${sent.provider}/${sent.model}: ${describe(error)}`, { cause: error })
+          throw refuse(
+            `${answer.why}; summaryBudget.fallbackEffort "${next.reasoningEffort}" cannot be sent to ${sent.provider}/${sent.model}: ${describe(error)}`,
+            { cause: error },
+          )
         }
       }
     }
@@ -83,7 +96,14 @@ export async function summarize(ctx: Context, request: GenerateOptions, budget: 
  * @throws CompactionRefusal `cancelled` when aborted, `summary` (with the LLM code; `TIMEOUT` past
  *   the deadline) when it failed.
  */
-async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptReason, attempts: SummaryAttempt[], signal: AbortSignal | undefined, deadlineMs: number): Promise<GenerateResult> {
+async function call(
+  ctx: Context,
+  sent: GenerateOptions,
+  reason: SummaryAttemptReason,
+  attempts: SummaryAttempt[],
+  signal: AbortSignal | undefined,
+  deadlineMs: number,
+): Promise<GenerateResult> {
   const entry = (finishReason: GenerateResult['finishReason'], result?: GenerateResult): SummaryAttempt =>
     Object.freeze({
       reason,
@@ -94,12 +114,15 @@ async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptR
     })
   // On the list while in flight (as aborted, what it is if nobody waits for it), replaced once it settles.
   const index = attempts.push(entry('aborted')) - 1
-  const record = (finishReason: GenerateResult['finishReason'], result?: GenerateResult) => void (attempts[index] = entry(finishReason, result))
+  const record = (finishReason: GenerateResult['finishReason'], result?: GenerateResult) =>
+    void (attempts[index] = entry(finishReason, result))
   // An unref'd timer: a pending deadline never keeps a host process alive.
   const deadline = deadlineMs > 0 ? AbortSignal.timeout(deadlineMs) : undefined
   try {
     const assembler = new ContentAssembler()
-    const bounded = deadline ? { ...sent, signal: sent.signal ? AbortSignal.any([sent.signal, deadline]) : deadline } : sent
+    const bounded = deadline
+      ? { ...sent, signal: sent.signal ? AbortSignal.any([sent.signal, deadline]) : deadline }
+      : sent
     for await (const chunk of ctx.llm.stream(bounded)) assembler.push(chunk)
     const result = assembler.result()
     record(result.finishReason, result)
@@ -109,18 +132,33 @@ async function call(ctx: Context, sent: GenerateOptions, reason: SummaryAttemptR
     if (CacheGuardError.isInstance(error)) {
       // Never sent, nothing paid: not a call.
       attempts.splice(index, 1)
-      throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, { cause: error, attempts: [...attempts] })
+      throw new CompactionRefusal('summary', `the cache guard refused the summary call: ${error.reason}`, {
+        cause: error,
+        attempts: [...attempts],
+      })
     }
     if (deadline?.aborted && !signal?.aborted) {
       record('error')
-      throw new CompactionRefusal('summary', `summary call did not finish within summaryDeadlineMs (${deadlineMs} ms); no checkpoint was committed`, { cause: error, llmCode: 'TIMEOUT', attempts: [...attempts] })
+      throw new CompactionRefusal(
+        'summary',
+        `summary call did not finish within summaryDeadlineMs (${deadlineMs} ms); no checkpoint was committed`,
+        { cause: error, llmCode: 'TIMEOUT', attempts: [...attempts] },
+      )
     }
     const aborted = signal?.aborted || (LlmError.isInstance(error) && error.code === 'ABORTED')
     record(aborted ? 'aborted' : 'error')
     const made = [...attempts]
-    if (aborted) throw new CompactionRefusal('cancelled', `summary call aborted: ${describe(signal?.reason ?? error)}`, { cause: error, attempts: made })
+    if (aborted)
+      throw new CompactionRefusal('cancelled', `summary call aborted: ${describe(signal?.reason ?? error)}`, {
+        cause: error,
+        attempts: made,
+      })
     const llmCode = LlmError.isInstance(error) ? error.code : undefined
-    throw new CompactionRefusal('summary', `summary call failed${llmCode ? ` (${llmCode})` : ''}: ${describe(error)}`, { cause: error, llmCode, attempts: made })
+    throw new CompactionRefusal('summary', `summary call failed${llmCode ? ` (${llmCode})` : ''}: ${describe(error)}`, {
+      cause: error,
+      llmCode,
+      attempts: made,
+    })
   }
 }
 

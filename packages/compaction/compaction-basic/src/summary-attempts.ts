@@ -31,12 +31,20 @@ export type SummaryAnswer =
  */
 export function classifySummaryAnswer(result: GenerateResult, maxTokens: number | undefined): SummaryAnswer {
   if (result.content.some((block) => block.type === 'tool-call')) return { kind: 'tool-call' }
-  const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('').trim()
+  const text = result.content
+    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+    .join('')
+    .trim()
   const reasoned = result.content.some((block) => block.type === 'reasoning' && block.text.trim() !== '')
   const cap = `maxTokens ${maxTokens ?? '(adapter default)'}`
   if (result.finishReason === 'max-tokens') {
     if (text) return { kind: 'spent', why: `summary truncated at ${cap} (an incomplete checkpoint is never committed)` }
-    return { kind: 'spent', why: reasoned ? `summary call returned no text: the model spent the whole output cap (${cap}) on reasoning` : `summary call returned no text before the output cap (${cap})` }
+    return {
+      kind: 'spent',
+      why: reasoned
+        ? `summary call returned no text: the model spent the whole output cap (${cap}) on reasoning`
+        : `summary call returned no text before the output cap (${cap})`,
+    }
   }
   if (result.finishReason !== 'stop') {
     return {
@@ -47,7 +55,10 @@ export function classifySummaryAnswer(result: GenerateResult, maxTokens: number 
     }
   }
   if (text) return { kind: 'summary', text }
-  return { kind: 'spent', why: `summary call returned no text (finish reason stop${reasoned ? ', reasoning only' : ''})` }
+  return {
+    kind: 'spent',
+    why: `summary call returned no text (finish reason stop${reasoned ? ', reasoning only' : ''})`,
+  }
 }
 
 /** The budget of one compaction's summary calls: the policy's `summaryBudget` and the prompt's room. */
@@ -85,26 +96,44 @@ export type NextSummaryCall =
 export function nextSummaryCall(attempts: readonly SummaryAttempt[], budget: SummaryCallBudget): NextSummaryCall {
   const last = attempts.at(-1)
   if (!last) throw new Error('nextSummaryCall needs the spent call')
-  const caps = attempts.filter((attempt) => attempt.reason !== 'tool-call' && attempt.reason !== 'fallback-effort').map((attempt) => attempt.maxTokens ?? '(adapter default)')
+  const caps = attempts
+    .filter((attempt) => attempt.reason !== 'tool-call' && attempt.reason !== 'fallback-effort')
+    .map((attempt) => attempt.maxTokens ?? '(adapter default)')
   const narrowed = attempts.some((attempt) => attempt.reason === 'narrower-replay')
   const history = `${caps.length} call(s) ${narrowed ? 'growing the cap (the last on the region-only replay)' : 'on the same prompt'} with maxTokens ${caps.join(' → ')}`
   const fallback = attempts.find((attempt) => attempt.reason === 'fallback-effort')
-  if (fallback) return { refuse: `that was the summaryBudget.fallbackEffort call at effort ${fallback.reasoningEffort} (a cache break), after ${history}` }
+  if (fallback)
+    return {
+      refuse: `that was the summaryBudget.fallbackEffort call at effort ${fallback.reasoningEffort} (a cache break), after ${history}`,
+    }
   const ceiling = narrowed && budget.narrower ? budget.narrower.ceilingTokens : budget.ceilingTokens
   const canNarrow = !narrowed && budget.narrower !== undefined && budget.narrower.ceilingTokens > budget.ceilingTokens
   const cap = last.maxTokens
-  const larger = attempts.filter((attempt) => attempt.reason === 'larger-cap' || attempt.reason === 'narrower-replay').length
+  const larger = attempts.filter(
+    (attempt) => attempt.reason === 'larger-cap' || attempt.reason === 'narrower-replay',
+  ).length
   if (larger < budget.retries && cap !== undefined) {
     const wanted = Math.ceil(cap * budget.growth)
-    if (cap < ceiling && (wanted <= ceiling || !canNarrow)) return { reason: 'larger-cap', maxTokens: Math.min(wanted, ceiling) }
-    if (canNarrow) return { reason: 'narrower-replay', maxTokens: Math.min(wanted, (budget.narrower as { ceilingTokens: number }).ceilingTokens) }
+    if (cap < ceiling && (wanted <= ceiling || !canNarrow))
+      return { reason: 'larger-cap', maxTokens: Math.min(wanted, ceiling) }
+    if (canNarrow)
+      return {
+        reason: 'narrower-replay',
+        maxTokens: Math.min(wanted, (budget.narrower as { ceilingTokens: number }).ceilingTokens),
+      }
   }
   const stopped =
     cap === undefined || cap >= ceiling
       ? `${history}, the last at the ceiling: all the summary budget leaves after the prompt (${ceiling} tokens)`
       : `${history} (summaryBudget.retries ${budget.retries})`
   const effort = budget.fallbackEffort
-  if (effort === undefined) return { refuse: `after ${stopped}; summaryBudget.fallbackEffort is not set, so no cold call at a lower effort was made` }
-  if (effort === last.reasoningEffort) return { refuse: `after ${stopped}; summaryBudget.fallbackEffort "${effort}" is the effort these calls already used` }
+  if (effort === undefined)
+    return {
+      refuse: `after ${stopped}; summaryBudget.fallbackEffort is not set, so no cold call at a lower effort was made`,
+    }
+  if (effort === last.reasoningEffort)
+    return {
+      refuse: `after ${stopped}; summaryBudget.fallbackEffort "${effort}" is the effort these calls already used`,
+    }
   return { reason: 'fallback-effort', reasoningEffort: effort, maxTokens: cap ?? ceiling }
 }

@@ -33,7 +33,9 @@ const KEYS = ['retries', 'growth', 'fallbackEffort'] as const
 /** The `summaryBudget` schema (typed by hand: an inferred schemastery type names a namespace older schemastery versions do not declare). */
 export function summaryBudgetSchema(): Schema<SummaryBudgetPolicy> {
   return Schema.object({
-    retries: Schema.natural().description('Calls with a larger maxTokens on the same prompt after a reasoning-only answer.'),
+    retries: Schema.natural().description(
+      'Calls with a larger maxTokens on the same prompt after a reasoning-only answer.',
+    ),
     growth: Schema.number().description('Factor of each larger maxTokens (> 1).'),
     fallbackEffort: Schema.string().description('A last call at this lower effort (a cache break); unset: refuse.'),
   }).description('What a summary call does when its answer spent the output cap without a summary.')
@@ -49,13 +51,17 @@ export function summaryBudgetProblem(budget: SummaryBudgetPolicy | undefined): s
     if (!(KEYS as readonly string[]).includes(key)) return `summaryBudget: ${unknownKeyMessage(key, KEYS)}`
   }
   // A growth of 1 or less would send the same cap again: a paid call that cannot end differently.
-  if (budget.growth !== undefined && !(budget.growth > 1 && Number.isFinite(budget.growth))) return `summaryBudget.growth must be a finite number above 1, got ${budget.growth}`
+  if (budget.growth !== undefined && !(budget.growth > 1 && Number.isFinite(budget.growth)))
+    return `summaryBudget.growth must be a finite number above 1, got ${budget.growth}`
   if (budget.fallbackEffort === '') return 'summaryBudget.fallbackEffort must not be empty'
   return undefined
 }
 
 /** `override`'s keys over `base`'s, key by key (an override may set only `fallbackEffort`). */
-export function mergeSummaryBudget(base: SummaryBudgetPolicy | undefined, override: SummaryBudgetPolicy | undefined): SummaryBudgetPolicy | undefined {
+export function mergeSummaryBudget(
+  base: SummaryBudgetPolicy | undefined,
+  override: SummaryBudgetPolicy | undefined,
+): SummaryBudgetPolicy | undefined {
   if (base === undefined || override === undefined) return override ?? base
   return { ...base, ...Object.fromEntries(Object.entries(override).filter(([, value]) => value !== undefined)) }
 }

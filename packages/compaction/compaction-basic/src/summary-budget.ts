@@ -39,7 +39,11 @@ export interface SizedSummaryRequest {
 
 /** Estimated prompt tokens of `request`, priced like the conversation (system, tools, messages). */
 export function estimatePrompt(meter: TokenMeter, request: GenerateOptions): number {
-  return meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  return (
+    meter.estimateSystem(request.system) +
+    meter.estimateTools(request.tools) +
+    request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  )
 }
 
 /**
@@ -50,7 +54,12 @@ export function estimatePrompt(meter: TokenMeter, request: GenerateOptions): num
  * @returns the sized request, or why no call should be made (the prompt leaves less than
  *   `reserveTokens` + {@link MIN_SUMMARY_OUTPUT_TOKENS} for the checkpoint).
  */
-export function sizeSummaryRequest(meter: TokenMeter, request: GenerateOptions, limitTokens: number, reserveTokens = 0): SizedSummaryRequest | string {
+export function sizeSummaryRequest(
+  meter: TokenMeter,
+  request: GenerateOptions,
+  limitTokens: number,
+  reserveTokens = 0,
+): SizedSummaryRequest | string {
   const promptTokens = estimatePrompt(meter, request)
   const room = limitTokens - promptTokens
   if (room < reserveTokens + MIN_SUMMARY_OUTPUT_TOKENS) {

@@ -15,7 +15,11 @@ function targetOf(request: Pick<GenerateOptions, 'provider' | 'model'>): string 
  * counts more than the estimate); `limitTokens` when nothing was learned. So a provider rejects
  * one summary call per session and target at most once for its tokenizer, not once per fold.
  */
-export function summaryLimitFor(session: Session, request: Pick<GenerateOptions, 'provider' | 'model'>, limitTokens: number): number {
+export function summaryLimitFor(
+  session: Session,
+  request: Pick<GenerateOptions, 'provider' | 'model'>,
+  limitTokens: number,
+): number {
   return Math.min(limitTokens, limits.get(session)?.get(targetOf(request)) ?? Number.POSITIVE_INFINITY)
 }
 
@@ -24,7 +28,12 @@ export function summaryLimitFor(session: Session, request: Pick<GenerateOptions,
  * long: later calls of the session to that target stay under {@link SUMMARY_RETRY_RATIO} of it.
  * @returns the new limit.
  */
-export function learnSummaryLimit(session: Session, request: Pick<GenerateOptions, 'provider' | 'model'>, promptTokens: number, maxTokens: number): number {
+export function learnSummaryLimit(
+  session: Session,
+  request: Pick<GenerateOptions, 'provider' | 'model'>,
+  promptTokens: number,
+  maxTokens: number,
+): number {
   const limit = Math.floor((promptTokens + maxTokens) * SUMMARY_RETRY_RATIO)
   let byTarget = limits.get(session)
   if (!byTarget) limits.set(session, (byTarget = new Map()))

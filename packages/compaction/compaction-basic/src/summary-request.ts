@@ -53,15 +53,32 @@ export function buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
   const { header, policy } = input
   const target = summaryTarget(header, policy)
   const sameRoute = target.provider === header.config.provider && target.model === header.config.model
-  const call = { maxTokens: policy.maxTokens, purpose: 'compaction', sessionId: input.sessionId, signal: input.signal } as const
+  const call = {
+    maxTokens: policy.maxTokens,
+    purpose: 'compaction',
+    sessionId: input.sessionId,
+    signal: input.signal,
+  } as const
   // The conversation's own route: the replayed request plus one message, the same primitive a
   // fork's first request is (`replayWithMessage` of @warmfold/agent-loop); only the output cap differs.
-  if (sameRoute) return { ...replayWithMessage({ header, messages: input.replayMessages }, instructionMessage()), ...call }
+  if (sameRoute)
+    return { ...replayWithMessage({ header, messages: input.replayMessages }, instructionMessage()), ...call }
   // Another route inherits no envelope setting: a stale effort must never leak into another model.
-  return { provider: target.provider, model: target.model, system: header.system, tools: header.tools, messages: [...input.replayMessages, instructionMessage()], ...call }
+  return {
+    provider: target.provider,
+    model: target.model,
+    system: header.system,
+    tools: header.tools,
+    messages: [...input.replayMessages, instructionMessage()],
+    ...call,
+  }
 }
 
 /** The trailing instruction as a user message. */
 export function instructionMessage(): Message {
-  return createMessage({ role: 'user', content: COMPACTION_INSTRUCTION, source: { kind: 'plugin', plugin: INSTRUCTION_SOURCE_PLUGIN } })
+  return createMessage({
+    role: 'user',
+    content: COMPACTION_INSTRUCTION,
+    source: { kind: 'plugin', plugin: INSTRUCTION_SOURCE_PLUGIN },
+  })
 }

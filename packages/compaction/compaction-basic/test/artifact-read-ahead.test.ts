@@ -17,16 +17,37 @@ describe('the artifact read-ahead', () => {
     const extractor = new ArtifactExtractor()
     installArtifactReadAhead(ctx, extractor)
     const session = await ctx.sessions.create('read-ahead')
-    const asked = session.append('user/message', { message: createUserMessage('Fix src/cart.ts; never touch src/legacy.ts.') }, 'append').data.message
-    const answered = session.append('tool/result', { message: createToolResultMessage('c1', "src/cart.ts(3,1): error TS2322: Type 'string' is not assignable to type 'number'.") }, 'append').data.message
+    const asked = session.append(
+      'user/message',
+      { message: createUserMessage('Fix src/cart.ts; never touch src/legacy.ts.') },
+      'append',
+    ).data.message
+    const answered = session.append(
+      'tool/result',
+      {
+        message: createToolResultMessage(
+          'c1',
+          "src/cart.ts(3,1): error TS2322: Type 'string' is not assignable to type 'number'.",
+        ),
+      },
+      'append',
+    ).data.message
     // The append returned without reading: the session's writer does not pay for it.
     expect([extractor.has(asked), extractor.has(answered)]).toEqual([false, false])
     await nextMacrotask()
     expect([extractor.has(asked), extractor.has(answered)]).toEqual([true, true])
     // What was read ahead is what a fold's extraction merges.
-    const artifacts = extractor.extract([{ seq: 0, message: asked }, { seq: 1, message: answered }]).artifacts
-    expect(artifacts.filter((artifact) => artifact.class === 'error').map((artifact) => artifact.text)).toEqual([expect.stringContaining('TS2322')])
-    expect(artifacts.filter((artifact) => artifact.class === 'path').map((artifact) => artifact.text)).toEqual(['src/cart.ts', 'src/legacy.ts'])
+    const artifacts = extractor.extract([
+      { seq: 0, message: asked },
+      { seq: 1, message: answered },
+    ]).artifacts
+    expect(artifacts.filter((artifact) => artifact.class === 'error').map((artifact) => artifact.text)).toEqual([
+      expect.stringContaining('TS2322'),
+    ])
+    expect(artifacts.filter((artifact) => artifact.class === 'path').map((artifact) => artifact.text)).toEqual([
+      'src/cart.ts',
+      'src/legacy.ts',
+    ])
     await ctx.stop()
   })
 
@@ -35,10 +56,17 @@ describe('the artifact read-ahead', () => {
     ctx.plugin(SessionStore, {})
     const extractor = new ArtifactExtractor()
     const read: Message[] = []
-    installArtifactReadAhead(ctx, { read: (message: Message) => void read.push(message), forgetLines: () => extractor.forgetLines() })
+    installArtifactReadAhead(ctx, {
+      read: (message: Message) => void read.push(message),
+      forgetLines: () => extractor.forgetLines(),
+    })
     const session = await ctx.sessions.create('checkpoint')
     const text = frameCheckpoint('## Files and Code\n- src/cart.ts')
-    session.append('user/message', { message: Object.freeze({ ...createUserMessage(text), source: checkpointSource('c-1') }) }, 'append')
+    session.append(
+      'user/message',
+      { message: Object.freeze({ ...createUserMessage(text), source: checkpointSource('c-1') }) },
+      'append',
+    )
     const copy = session.append('user/message', { message: createUserMessage(text) }, 'append').data.message
     await nextMacrotask()
     // The user's copy of its text is a message like any other.
@@ -53,7 +81,8 @@ describe('the artifact read-ahead', () => {
     let forgotten = 0
     installArtifactReadAhead(ctx, { read: (message) => extractor.read(message), forgetLines: () => void forgotten++ })
     const session = await ctx.sessions.create('closing')
-    const asked = session.append('user/message', { message: createUserMessage('Run pnpm test.') }, 'append').data.message
+    const asked = session.append('user/message', { message: createUserMessage('Run pnpm test.') }, 'append').data
+      .message
     await nextMacrotask()
     expect(forgotten).toBe(0)
     await ctx.sessions.close(session)

@@ -4,7 +4,18 @@ import { join } from 'node:path'
 import { isCheckpointMessage } from '@warmfold/compaction'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BackgroundHost, BackgroundHostOptions } from './background-fold-fixture.ts'
-import { agentOf, backgroundHost, conversationRequests, endsOf, expectEveryMessageKept, openFolds, replayedRequest, startsOf, THRESHOLD, turnsUntil } from './background-fold-fixture.ts'
+import {
+  agentOf,
+  backgroundHost,
+  conversationRequests,
+  endsOf,
+  expectEveryMessageKept,
+  openFolds,
+  replayedRequest,
+  startsOf,
+  THRESHOLD,
+  turnsUntil,
+} from './background-fold-fixture.ts'
 
 const hosts: BackgroundHost[] = []
 afterEach(async () => {
@@ -63,7 +74,11 @@ describe('a background fold arms', () => {
     try {
       const first = await host({ directory, background: { startRatio: 0.9 } })
       const before = await agentOf(first)
-      await turnsUntil(first, before, () => first.harness.ctx.tokenMeter.measure(before.session).totalTokens >= 0.6 * THRESHOLD)
+      await turnsUntil(
+        first,
+        before,
+        () => first.harness.ctx.tokenMeter.measure(before.session).totalTokens >= 0.6 * THRESHOLD,
+      )
       expect(startsOf(before.session)).toEqual([])
       await first.harness.ctx.sessions.flush(before.session)
       hosts.splice(hosts.indexOf(first), 1)
@@ -102,7 +117,14 @@ describe('a background fold arms', () => {
     expect(background.summaries.held).toHaveLength(1)
     background.summaries.hold = false
     background.summaries.held[0]!.release()
-    await turnsUntil(background, agent, () => startsOf(agent.session).length > 0 && openFolds(agent.session) === 0 && agent.session.events.some((event) => event.type === 'compaction/summary'))
+    await turnsUntil(
+      background,
+      agent,
+      () =>
+        startsOf(agent.session).length > 0 &&
+        openFolds(agent.session) === 0 &&
+        agent.session.events.some((event) => event.type === 'compaction/summary'),
+    )
     expect(endsOf(agent.session)[0]).not.toHaveProperty('error')
     background.harness.assertClean()
   })
@@ -126,16 +148,23 @@ describe('the swap', () => {
     await background.engine.whenFoldsSettle(agent.session)
     const summary = agent.session.events.find((event) => event.type === 'compaction/summary')
     expect(summary).toBeDefined()
-    const { shadowedRange, carriedSeqs = [] } = summary!.data as { shadowedRange: { start: number; end: number }; carriedSeqs?: number[] }
+    const { shadowedRange, carriedSeqs = [] } = summary!.data as {
+      shadowedRange: { start: number; end: number }
+      carriedSeqs?: number[]
+    }
     const after = agent.session.deriveMessages()
     expect(isCheckpointMessage(after[shadowedRange.start]!)).toBe(true)
     // Everything after the region, byte for byte and in order, follows the checkpoint and its carried messages.
     const tail = beforeSwap.slice(shadowedRange.end + 1)
     expect(after.slice(shadowedRange.start + 1 + carriedSeqs.length)).toEqual(tail)
-    const appendedAfterSnapshot = agent.session.events.filter((event) => event.seq > startSeq && event.surface?.op === 'append' && event.seq < summary!.seq)
+    const appendedAfterSnapshot = agent.session.events.filter(
+      (event) => event.seq > startSeq && event.surface?.op === 'append' && event.seq < summary!.seq,
+    )
     expect(appendedAfterSnapshot.length).toBeGreaterThanOrEqual(6)
     expectEveryMessageKept(agent.session)
-    expect(endsOf(agent.session).at(-1)).toMatchObject({ timing: { mode: 'background', statusAtThreshold: 'none', waitedMs: 0 } })
+    expect(endsOf(agent.session).at(-1)).toMatchObject({
+      timing: { mode: 'background', statusAtThreshold: 'none', waitedMs: 0 },
+    })
     background.harness.assertClean()
   })
 })

@@ -43,7 +43,9 @@ export class SummaryCalls {
 }
 
 /** What one background-fold host records: the conversation requests with the request size the meter measured then, and where folds started. */
-export type TimelineEntry = { readonly kind: 'request'; readonly totalTokens: number; readonly request: GenerateOptions } | { readonly kind: 'start'; readonly seq: number; readonly trigger: string }
+export type TimelineEntry =
+  | { readonly kind: 'request'; readonly totalTokens: number; readonly request: GenerateOptions }
+  | { readonly kind: 'start'; readonly seq: number; readonly trigger: string }
 
 export interface BackgroundHost {
   readonly harness: EngineHarness
@@ -76,21 +78,35 @@ export async function backgroundHost(options: BackgroundHostOptions = {}): Promi
     ...rest,
     summary: summaries.reply,
     resultChars: () => results.shift() ?? 1200,
-    engine: { maxTokens: 1000, ...engine, clock, idle: { enabled: false }, background: { startRatio: 0.8, ...background } },
+    engine: {
+      maxTokens: 1000,
+      ...engine,
+      clock,
+      idle: { enabled: false },
+      background: { startRatio: 0.8, ...background },
+    },
   })
   const timeline: TimelineEntry[] = []
   const sessions = new Map<string, Session>()
   summaries.triggerOf = (request) => {
-    const start = request.sessionId === undefined ? undefined : sessions.get(request.sessionId)?.events.findLast((event) => event.type === 'compaction/start')
+    const start =
+      request.sessionId === undefined
+        ? undefined
+        : sessions.get(request.sessionId)?.events.findLast((event) => event.type === 'compaction/start')
     return (start?.data as { trigger?: string } | undefined)?.trigger
   }
   harness.ctx.on('llm/stream', (request) => {
-    const session = request.purpose === 'conversation' && request.sessionId !== undefined ? sessions.get(request.sessionId) : undefined
-    if (session) timeline.push({ kind: 'request', totalTokens: harness.ctx.tokenMeter.measure(session).totalTokens, request })
+    const session =
+      request.purpose === 'conversation' && request.sessionId !== undefined
+        ? sessions.get(request.sessionId)
+        : undefined
+    if (session)
+      timeline.push({ kind: 'request', totalTokens: harness.ctx.tokenMeter.measure(session).totalTokens, request })
   })
   harness.ctx.on('session/event', (session: Session, event: AnySessionEvent) => {
     sessions.set(session.id, session)
-    if (event.type === 'compaction/start') timeline.push({ kind: 'start', seq: event.seq, trigger: (event.data as { trigger: string }).trigger })
+    if (event.type === 'compaction/start')
+      timeline.push({ kind: 'start', seq: event.seq, trigger: (event.data as { trigger: string }).trigger })
   })
   return { harness, engine: harness.ctx.compaction as BasicCompactionEngine, clock, summaries, timeline, results }
 }
@@ -115,7 +131,12 @@ type Agent = Awaited<ReturnType<typeof agentOf>>
  * threshold on a fold in flight (the engine's wait timer is pending on the manual clock).
  * @returns `'blocked'` when a turn is waiting, `'done'` when `condition` holds.
  */
-export async function turnsUntil(host: BackgroundHost, agent: Agent, condition: () => boolean, limit = 60): Promise<'blocked' | 'done'> {
+export async function turnsUntil(
+  host: BackgroundHost,
+  agent: Agent,
+  condition: () => boolean,
+  limit = 60,
+): Promise<'blocked' | 'done'> {
   for (let turn = 0; !condition(); turn++) {
     if (turn >= limit) throw new Error(`turnsUntil: condition not reached after ${limit} turns`)
     agent.followup(`Continue (${turn}).`)
@@ -133,11 +154,15 @@ export function totalTokens(host: BackgroundHost, session: Session): number {
 }
 
 export function endsOf(session: Session): CompactionEndData[] {
-  return session.events.filter((event) => event.type === 'compaction/end').map((event) => event.data as CompactionEndData)
+  return session.events
+    .filter((event) => event.type === 'compaction/end')
+    .map((event) => event.data as CompactionEndData)
 }
 
 export function startsOf(session: Session): Array<{ seq: number; trigger: string; compactionId: string }> {
-  return session.events.filter((event) => event.type === 'compaction/start').map((event) => ({ seq: event.seq, ...(event.data as { trigger: string; compactionId: string }) }))
+  return session.events
+    .filter((event) => event.type === 'compaction/start')
+    .map((event) => ({ seq: event.seq, ...(event.data as { trigger: string; compactionId: string }) }))
 }
 
 /** Folds whose bracket is open now (a `compaction/start` without its `compaction/end`). */
@@ -148,12 +173,20 @@ export function openFolds(session: Session): number {
 
 /** Every message appended to the session (not through a replace), with its seq, in order. */
 export function appendedMessages(session: Session): Array<{ seq: number; message: Message }> {
-  return session.events.flatMap((event) => (event.surface?.op === 'append' && (event.data as { message?: Message }).message ? [{ seq: event.seq, message: (event.data as { message: Message }).message }] : []))
+  return session.events.flatMap((event) =>
+    event.surface?.op === 'append' && (event.data as { message?: Message }).message
+      ? [{ seq: event.seq, message: (event.data as { message: Message }).message }]
+      : [],
+  )
 }
 
 /** Seqs folded away by every committed checkpoint. */
 export function shadowedSeqs(session: Session): Set<number> {
-  return new Set(session.events.filter((event) => event.type === 'compaction/summary').flatMap((event) => (event.data as { shadowedSeqs: number[] }).shadowedSeqs))
+  return new Set(
+    session.events
+      .filter((event) => event.type === 'compaction/summary')
+      .flatMap((event) => (event.data as { shadowedSeqs: number[] }).shadowedSeqs),
+  )
 }
 
 /**
@@ -162,7 +195,9 @@ export function shadowedSeqs(session: Session): Set<number> {
  */
 export function expectEveryMessageKept(session: Session): void {
   const shadowed = shadowedSeqs(session)
-  const expected = appendedMessages(session).filter((entry) => !shadowed.has(entry.seq)).map((entry) => entry.message)
+  const expected = appendedMessages(session)
+    .filter((entry) => !shadowed.has(entry.seq))
+    .map((entry) => entry.message)
   expect(session.deriveMessages().filter((message) => !isCheckpointMessage(message))).toEqual(expected)
 }
 
@@ -177,5 +212,9 @@ export function conversationRequests(host: BackgroundHost): GenerateOptions[] {
  */
 export function replayedRequest(host: BackgroundHost, summary: GenerateOptions): GenerateOptions | undefined {
   const replayed = summary.messages.slice(0, -1)
-  return conversationRequests(host).findLast((request) => request.messages.length === replayed.length && request.messages.every((message, index) => JSON.stringify(message) === JSON.stringify(replayed[index])))
+  return conversationRequests(host).findLast(
+    (request) =>
+      request.messages.length === replayed.length &&
+      request.messages.every((message, index) => JSON.stringify(message) === JSON.stringify(replayed[index])),
+  )
 }

@@ -1,7 +1,19 @@
 import type { GenerateOptions } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BackgroundHost } from './background-fold-fixture.ts'
-import { agentOf, backgroundHost, conversationRequests, endsOf, expectEveryMessageKept, openFolds, replayedRequest, startsOf, THRESHOLD, totalTokens, turnsUntil } from './background-fold-fixture.ts'
+import {
+  agentOf,
+  backgroundHost,
+  conversationRequests,
+  endsOf,
+  expectEveryMessageKept,
+  openFolds,
+  replayedRequest,
+  startsOf,
+  THRESHOLD,
+  totalTokens,
+  turnsUntil,
+} from './background-fold-fixture.ts'
 import { SUMMARY } from './engine-fixture.ts'
 
 const hosts: BackgroundHost[] = []
@@ -12,7 +24,7 @@ afterEach(async () => {
 /** What a summary call costs in the scripted answers: it reads its prompt from the cache and writes a 600-token summary. */
 const SUMMARY_USAGE = { inputTokens: 380, cacheReadTokens: 3000, outputTokens: 600 }
 
-describe("Claude Code #70459: a background summary whose verbatim tail went stale", () => {
+describe('Claude Code #70459: a background summary whose verbatim tail went stale', () => {
   it('is discarded as stale (detail and its call on the log), and the fold that replaces it replays an answered request (warm)', async () => {
     // S = 0.5 × H = 3200; the retain budget is 0.16 × 8000 = 1280 tokens.
     const background = await backgroundHost({ background: { startRatio: 0.5 } })
@@ -45,7 +57,12 @@ describe("Claude Code #70459: a background summary whose verbatim tail went stal
     const [stale] = endsOf(agent.session)
     expect(stale).toMatchObject({
       error: expect.stringContaining('background fold discarded (stale): '),
-      discarded: { reason: 'stale', detail: expect.stringMatching(/^the request after the swap would be about \d+ tokens, at or above the soft threshold \(3200\): the conversation grew too far past the snapshot/) },
+      discarded: {
+        reason: 'stale',
+        detail: expect.stringMatching(
+          /^the request after the swap would be about \d+ tokens, at or above the soft threshold \(3200\): the conversation grew too far past the snapshot/,
+        ),
+      },
       timing: { mode: 'background' },
       // The discarded call is paid: its usage is on the log.
       attempts: [expect.objectContaining({ reason: 'first', finishReason: 'stop', usage: SUMMARY_USAGE })],
@@ -53,7 +70,11 @@ describe("Claude Code #70459: a background summary whose verbatim tail went stal
     // Nothing stale was swapped in: no checkpoint kept the huge tail verbatim under a summary of the old head.
     const firstSummary = agent.session.events.find((event) => event.type === 'compaction/summary')
     const staleStart = agent.session.events.find((event) => event.type === 'compaction/start')!
-    expect(firstSummary === undefined || (firstSummary.data as { compactionId: string }).compactionId !== (staleStart.data as { compactionId: string }).compactionId).toBe(true)
+    expect(
+      firstSummary === undefined ||
+        (firstSummary.data as { compactionId: string }).compactionId !==
+          (staleStart.data as { compactionId: string }).compactionId,
+    ).toBe(true)
 
     // Folding goes on until a checkpoint lands; every fold after the stale one is warm: its
     // summary call replays a conversation request that was sent and answered before it.
@@ -64,7 +85,9 @@ describe("Claude Code #70459: a background summary whose verbatim tail went stal
     for (const summary of summaries.slice(1)) {
       const replayed: GenerateOptions | undefined = replayedRequest(background, summary)
       expect(replayed, 'a summary call after the stale discard replays a whole answered request').toBeDefined()
-      expect(conversationRequests(background).indexOf(replayed!)).toBeLessThan(background.harness.requests.indexOf(summary))
+      expect(conversationRequests(background).indexOf(replayed!)).toBeLessThan(
+        background.harness.requests.indexOf(summary),
+      )
     }
     const committed = endsOf(agent.session).filter((end) => end.error === undefined)
     expect(committed).toHaveLength(1)

@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { BackgroundHost, BackgroundHostOptions } from './background-fold-fixture.ts'
-import { agentOf, backgroundHost, endsOf, expectEveryMessageKept, openFolds, startsOf, THRESHOLD, totalTokens, turnsUntil } from './background-fold-fixture.ts'
+import {
+  agentOf,
+  backgroundHost,
+  endsOf,
+  expectEveryMessageKept,
+  openFolds,
+  startsOf,
+  THRESHOLD,
+  totalTokens,
+  turnsUntil,
+} from './background-fold-fixture.ts'
 
 const hosts: BackgroundHost[] = []
 afterEach(async () => {
@@ -47,7 +57,7 @@ describe('at the pressure threshold H', () => {
     background.harness.assertClean()
   })
 
-  it("with a fold ready, swaps it in at once without waiting (statusAtThreshold ready, waitedMs 0)", async () => {
+  it('with a fold ready, swaps it in at once without waiting (statusAtThreshold ready, waitedMs 0)', async () => {
     const background = await host()
     background.summaries.hold = true
     const agent = await agentOf(background)

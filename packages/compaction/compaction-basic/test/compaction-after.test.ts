@@ -23,15 +23,25 @@ const REREAD = 'Instruction files, re-read after the fold: AGENTS.md says run `p
 describe('the compaction/after hook', () => {
   it('appends its content in the checkpoint commit, and the next request carries it', async () => {
     const script = requestsOf(8)
-    const engine = await harness({ engine: { keepUserMessages: { maxTokens: 2000 } }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { keepUserMessages: { maxTokens: 2000 } },
+      conversation: (request, index) => script.reply(request, index),
+    })
     const seen: Omit<CompactionAfterContext, 'append' | 'session' | 'signal'>[] = []
     engine.ctx.on('compaction/after', async (context) => {
-      seen.push({ compactionId: context.compactionId, trigger: context.trigger, summary: context.summary, carriedSeqs: context.carriedSeqs })
+      seen.push({
+        compactionId: context.compactionId,
+        trigger: context.trigger,
+        summary: context.summary,
+        carriedSeqs: context.carriedSeqs,
+      })
       // A listener may do async work first (re-read files); the commit waits for it.
       await new Promise((resolve) => setImmediate(resolve))
       context.append(REREAD)
     })
-    engine.ctx.on('compaction/after', (context) => context.append([textBlock('The plan, as an image:'), imageBlock('image/png', 'iVBORw0KGgo=')]))
+    engine.ctx.on('compaction/after', (context) =>
+      context.append([textBlock('The plan, as an image:'), imageBlock('image/png', 'iVBORw0KGgo=')]),
+    )
     const { session, sent } = await foldThreeTimes(engine, script, 'after', 2)
     const commits = folds(session)
     expect(seen).toHaveLength(commits.length)
@@ -56,14 +66,19 @@ describe('the compaction/after hook', () => {
       expect(session.unitSizeAt(commit.seq)).toBe(5)
       // The next request is built from the folded surface with them, as its last two messages.
       const next = requestAfter(sent, end!.seq + 1)
-      expect(next.messages.slice(-2).map(bytesOf)).toEqual([first!, second!].map((event) => bytesOf(loggedMessage(session, event.seq))))
+      expect(next.messages.slice(-2).map(bytesOf)).toEqual(
+        [first!, second!].map((event) => bytesOf(loggedMessage(session, event.seq))),
+      )
     }
     engine.assertClean()
   })
 
   it('refuses the compaction when a listener throws, committing nothing', async () => {
     const script = requestsOf(8)
-    const engine = await harness({ engine: { auto: false }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { auto: false },
+      conversation: (request, index) => script.reply(request, index),
+    })
     engine.ctx.on('compaction/after', () => {
       throw new Error('AGENTS.md could not be read')
     })
@@ -72,7 +87,12 @@ describe('the compaction/after hook', () => {
     await agent.whenIdle()
     const before = bytesOfSurface(agent.session)
     const generation = agent.session.surface.replaceGeneration
-    await expect(engine.ctx.compaction.compactNow(agent)).rejects.toMatchObject({ code: 'commit', message: expect.stringContaining('a compaction/after listener failed, so the checkpoint was not committed: AGENTS.md could not be read') })
+    await expect(engine.ctx.compaction.compactNow(agent)).rejects.toMatchObject({
+      code: 'commit',
+      message: expect.stringContaining(
+        'a compaction/after listener failed, so the checkpoint was not committed: AGENTS.md could not be read',
+      ),
+    })
     expect(agent.session.surface.replaceGeneration).toBe(generation)
     expect(bytesOfSurface(agent.session)).toEqual(before)
     const end = agent.session.events.at(-1) as SessionEvent<'compaction/end'>
@@ -84,23 +104,41 @@ describe('the compaction/after hook', () => {
 
   it.each([
     ['empty text', (context: CompactionAfterContext) => context.append(''), /got empty text/],
-    ['no blocks', (context: CompactionAfterContext) => context.append([]), /needs text or a non-empty array of content blocks/],
-    ['a tool call', (context: CompactionAfterContext) => context.append([{ type: 'tool-call', id: 'x', name: 'read', arguments: '{}' }]), /block 0 has type "tool-call"; only text and image blocks/],
+    [
+      'no blocks',
+      (context: CompactionAfterContext) => context.append([]),
+      /needs text or a non-empty array of content blocks/,
+    ],
+    [
+      'a tool call',
+      (context: CompactionAfterContext) =>
+        context.append([{ type: 'tool-call', id: 'x', name: 'read', arguments: '{}' }]),
+      /block 0 has type "tool-call"; only text and image blocks/,
+    ],
   ])('refuses %s with a clear reason', async (_name, append, message) => {
     const script = requestsOf(8)
-    const engine = await harness({ engine: { auto: false }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { auto: false },
+      conversation: (request, index) => script.reply(request, index),
+    })
     engine.ctx.on('compaction/after', append)
     const agent = await engine.ctx.agentLoop.create('invalid', { ...ROUTE })
     agent.followup('Read files.')
     await agent.whenIdle()
-    await expect(engine.ctx.compaction.compactNow(agent)).rejects.toMatchObject({ code: 'commit', message: expect.stringMatching(message) })
+    await expect(engine.ctx.compaction.compactNow(agent)).rejects.toMatchObject({
+      code: 'commit',
+      message: expect.stringMatching(message),
+    })
     expect(agent.session.events.some((event) => event.type === 'compaction/summary')).toBe(false)
     engine.assertClean()
   })
 
   it('refuses an append after the hook ended', async () => {
     const script = requestsOf(8)
-    const engine = await harness({ engine: { auto: false }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { auto: false },
+      conversation: (request, index) => script.reply(request, index),
+    })
     let late: CompactionAfterContext | undefined
     engine.ctx.on('compaction/after', (context) => void (late = context))
     const agent = await engine.ctx.agentLoop.create('late', { ...ROUTE })

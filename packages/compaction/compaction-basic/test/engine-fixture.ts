@@ -16,8 +16,16 @@ import type { BasicCompactionConfig } from '../src/index.ts'
 import { BasicCompactionEngine } from '../src/index.ts'
 
 export const WINDOW = 8000
-export const MODEL: ModelInfo = { contextWindow: WINDOW, defaultMaxTokens: 500, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } }
-export const OTHER_MODEL: ModelInfo = { contextWindow: 32000, defaultMaxTokens: 1000, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
+export const MODEL: ModelInfo = {
+  contextWindow: WINDOW,
+  defaultMaxTokens: 500,
+  reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+}
+export const OTHER_MODEL: ModelInfo = {
+  contextWindow: 32000,
+  defaultMaxTokens: 1000,
+  reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' },
+}
 /** A summarization model with a small window: each summary call can hold only a short head. */
 export const SMALL_MODEL: ModelInfo = { contextWindow: 2400, defaultMaxTokens: 500 }
 export const ROUTE = { provider: 'scripted', model: 'main' } as const
@@ -75,7 +83,10 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   const context = await createTestContext()
   const { ctx } = context
   ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, options.store ? { store: options.store } : options.directory ? { store: 'file', directory: options.directory } : {})
+  ctx.plugin(
+    SessionStore,
+    options.store ? { store: options.store } : options.directory ? { store: 'file', directory: options.directory } : {},
+  )
   if (options.ledger) ctx.plugin(CacheLedger, options.ledger)
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
@@ -85,20 +96,33 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   // The tests here were sized for checkpoints without the artifact trail (about 1,000 tokens at
   // an 8,000-token window would move every fold): it is off unless a test turns it on. The audit
   // keeps its default (on), so the invariant checker sees a compaction/audit in every fold.
-  const engineScope = ctx.plugin(options.engineClass ?? BasicCompactionEngine, { artifactTrail: { enabled: false }, ...options.engine })
+  const engineScope = ctx.plugin(options.engineClass ?? BasicCompactionEngine, {
+    artifactTrail: { enabled: false },
+    ...options.engine,
+  })
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({
     models: {
-      main: { ...MODEL, ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }), ...(options.reasoning ? { reasoning: options.reasoning } : {}) },
+      main: {
+        ...MODEL,
+        ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: options.cacheTtlMs }),
+        ...(options.reasoning ? { reasoning: options.reasoning } : {}),
+      },
       other: OTHER_MODEL,
       small: SMALL_MODEL,
     },
     responses: (request) => {
-      if (request.purpose === 'compaction') return options.summary ? options.summary(request, summaryCalls++) : { content: SUMMARY }
+      if (request.purpose === 'compaction')
+        return options.summary ? options.summary(request, summaryCalls++) : { content: SUMMARY }
       const index = conversationCalls++
       if (options.conversation) return options.conversation(request, index)
-      return { content: [textBlock(`Step ${index}: reading the next file. ${filler(index, 80)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`)] }
+      return {
+        content: [
+          textBlock(`Step ${index}: reading the next file. ${filler(index, 80)}`),
+          toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`),
+        ],
+      }
     },
   })
   ctx.llm.registerAdapter('scripted', adapter)
@@ -108,11 +132,17 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
     description: 'Read a file',
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
     execute: () => {
-      const length = typeof options.resultChars === 'function' ? options.resultChars(step) : (options.resultChars ?? 1200)
+      const length =
+        typeof options.resultChars === 'function' ? options.resultChars(step) : (options.resultChars ?? 1200)
       return filler(1000 + step++, length)
     },
   })
-  ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object' }, execute: () => 'ok' })
+  ctx.tools.register({
+    name: 'write',
+    description: 'Write a file',
+    parameters: { type: 'object' },
+    execute: () => 'ok',
+  })
   const requests: GenerateOptions[] = []
   ctx.on('llm/stream', (request) => void requests.push(request))
   return Object.assign(context, {
@@ -126,7 +156,11 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
 
 /** The prompt elements of a request: system, tools, then each message, canonical. */
 export function elements(request: GenerateOptions): string[] {
-  return [canonicalJson(request.system ?? null), canonicalJson(request.tools ?? []), ...request.messages.map((message) => canonicalJson(promptView(message)))]
+  return [
+    canonicalJson(request.system ?? null),
+    canonicalJson(request.tools ?? []),
+    ...request.messages.map((message) => canonicalJson(promptView(message))),
+  ]
 }
 
 /** The conversation request sent right before `summary`. */
@@ -139,8 +173,16 @@ export function conversationBefore(harness: EngineHarness, summary: GenerateOpti
 }
 
 /** Runs one turn of `steps` tool steps then a final answer, through the real loop. */
-export async function runAgent(harness: EngineHarness, options: Partial<Parameters<EngineHarness['ctx']['agentLoop']['create']>[1]> = {}, sessionId = 'session') {
-  const agent = await harness.ctx.agentLoop.create(sessionId, { ...ROUTE, system: 'You are a coding agent.', ...options })
+export async function runAgent(
+  harness: EngineHarness,
+  options: Partial<Parameters<EngineHarness['ctx']['agentLoop']['create']>[1]> = {},
+  sessionId = 'session',
+) {
+  const agent = await harness.ctx.agentLoop.create(sessionId, {
+    ...ROUTE,
+    system: 'You are a coding agent.',
+    ...options,
+  })
   agent.followup('Refactor the project.')
   await agent.whenIdle()
   return agent
@@ -149,17 +191,35 @@ export async function runAgent(harness: EngineHarness, options: Partial<Paramete
 /** Conversation replies: `steps` tool calls, then a final answer. */
 export function stopAfter(steps: number): (request: GenerateOptions, index: number) => ScriptedReply {
   return (_request, index) =>
-    index >= steps ? { content: 'All done.' } : { content: [textBlock(`Step ${index}: reading. ${filler(index, 80)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`)] }
+    index >= steps
+      ? { content: 'All done.' }
+      : {
+          content: [
+            textBlock(`Step ${index}: reading. ${filler(index, 80)}`),
+            toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`),
+          ],
+        }
 }
 
 /** Conversation replies for one tool step per turn: even calls read a file, odd calls answer. */
 export function oneToolStepPerTurn(request: GenerateOptions, index: number): ScriptedReply {
   void request
-  return index % 2 === 1 ? { content: `Done with step ${index}.` } : { content: [textBlock(`Reading. ${filler(index, 60)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/${index}.ts"}`)] }
+  return index % 2 === 1
+    ? { content: `Done with step ${index}.` }
+    : {
+        content: [
+          textBlock(`Reading. ${filler(index, 60)}`),
+          toolCallBlock(`call-${index}`, 'read', `{"path":"src/${index}.ts"}`),
+        ],
+      }
 }
 
 /** Runs one-step turns on `agent` until `until()` holds (at most `limit` turns). */
-export async function growUntil(agent: { followup(text: string): void; whenIdle(): Promise<void> }, until: () => boolean, limit = 200): Promise<number> {
+export async function growUntil(
+  agent: { followup(text: string): void; whenIdle(): Promise<void> },
+  until: () => boolean,
+  limit = 200,
+): Promise<number> {
   let turns = 0
   while (!until()) {
     if (++turns > limit) throw new Error(`growUntil: condition not reached after ${limit} turns`)

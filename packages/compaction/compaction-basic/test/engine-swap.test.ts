@@ -32,7 +32,12 @@ afterEach(async () => {
 /** Tool steps `0..29`, an answer, tool steps `31..50`, an answer: two turns that each grow the prompt past the threshold. */
 function twoLongTurns(_request: unknown, index: number) {
   if (index === 30 || index === 51) return { content: 'All done.' }
-  return { content: [textBlock(`Step ${index}: reading. ${filler(index, 80)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`)] }
+  return {
+    content: [
+      textBlock(`Step ${index}: reading. ${filler(index, 80)}`),
+      toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`),
+    ],
+  }
 }
 
 describe('swapping the engine at runtime', () => {

@@ -29,16 +29,22 @@ describe('README examples run', () => {
     try {
       test.ctx.plugin(SessionStore, { store: 'file', directory })
       const session = await test.ctx.sessions.open('s1')
-      const types = session.events.map((event) => event.type).filter((type) => (COMPACTION_EVENT_TYPES as readonly string[]).includes(type))
+      const types = session.events
+        .map((event) => event.type)
+        .filter((type) => (COMPACTION_EVENT_TYPES as readonly string[]).includes(type))
       const brackets = types.filter((type) => type === 'compaction/start').length
       const ends = session.events.filter((event) => event.type === 'compaction/end')
       expect(ends).toHaveLength(brackets)
       // A background fold still in flight when the manual compaction starts is discarded first,
       // with its reason and calls on the log; every other bracket committed.
       const failed = ends.filter((event) => 'error' in event.data)
-      for (const end of failed) expect(end.data).toMatchObject({ discarded: { reason: 'superseded' }, timing: { mode: 'background' } })
+      for (const end of failed)
+        expect(end.data).toMatchObject({ discarded: { reason: 'superseded' }, timing: { mode: 'background' } })
       expect(brackets).toBe(result.automatic + 1 + failed.length)
-      expect(session.eventAt(result.manual!.endSeq)).toMatchObject({ type: 'compaction/end', data: { compactionId: result.manual!.compactionId } })
+      expect(session.eventAt(result.manual!.endSeq)).toMatchObject({
+        type: 'compaction/end',
+        data: { compactionId: result.manual!.compactionId },
+      })
       expect(session.events.at(-1)?.type).toBe('compaction/end')
       test.assertClean()
     } finally {
@@ -49,7 +55,9 @@ describe('README examples run', () => {
   it('summary-budget: a summary spent on reasoning is retried with larger caps on the same prompt until it fits', async () => {
     const { result, printed } = await recordCordisPrints(() => summaryBudget())
     expect(printed).toEqual([])
-    expect(result?.map((attempt) => [attempt.reason, attempt.reasoningEffort, attempt.maxTokens, attempt.finishReason])).toEqual([
+    expect(
+      result?.map((attempt) => [attempt.reason, attempt.reasoningEffort, attempt.maxTokens, attempt.finishReason]),
+    ).toEqual([
       ['first', 'max', 1024, 'max-tokens'],
       ['larger-cap', 'max', 2048, 'max-tokens'],
       ['larger-cap', 'max', 4096, 'stop'],
@@ -60,7 +68,9 @@ describe('README examples run', () => {
     const { result, printed } = await recordCordisPrints(() => foldSurvival(async () => 'Use pnpm.'))
     expect(printed).toEqual([])
     expect(result[0]).toContain('Goal: explain the loader.')
-    expect(result.slice(1, 4)).toEqual(['Project rules:\nUse pnpm.', 'How does the loader start?', 'And the plugins?'].slice(0, 3))
+    expect(result.slice(1, 4)).toEqual(
+      ['Project rules:\nUse pnpm.', 'How does the loader start?', 'And the plugins?'].slice(0, 3),
+    )
     expect(result.at(-1)).toBe('Rules, re-read:\nUse pnpm.')
   })
 })

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { ADAPTIVE_START, FIRST_FOLD_BOUNDARIES, FoldPace, snapshotRetainTokens, softThreshold } from '../src/fold-pace.ts'
+import {
+  ADAPTIVE_START,
+  FIRST_FOLD_BOUNDARIES,
+  FoldPace,
+  snapshotRetainTokens,
+  softThreshold,
+} from '../src/fold-pace.ts'
 
 describe('the adaptive soft threshold', () => {
   it('a fixed startRatio is S = startRatio × H, whatever the pace', () => {

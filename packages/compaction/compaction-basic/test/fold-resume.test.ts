@@ -7,7 +7,15 @@ import type { SessionEvent } from '@warmfold/session'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { mountEngine, ROUTE } from './engine-fixture.ts'
-import { bytesOf, folds, foldThreeTimes, loggedMessage, recordConversation, requestAfter, requestsOf } from './fold-survival-fixture.ts'
+import {
+  bytesOf,
+  folds,
+  foldThreeTimes,
+  loggedMessage,
+  recordConversation,
+  requestAfter,
+  requestsOf,
+} from './fold-survival-fixture.ts'
 
 let directory: string
 const harnesses: EngineHarness[] = []
@@ -35,7 +43,9 @@ describe('pins across prunes and resumes', () => {
     })
     const { session, sent, pinned } = await foldThreeTimes(engine, script, 'pruned')
     const pinnedResult = pinned[2]!
-    const prunes = session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
+    const prunes = session.events.filter(
+      (event) => event.type === 'compaction/prune',
+    ) as SessionEvent<'compaction/prune'>[]
     expect(prunes.length).toBeGreaterThan(0)
     for (const prune of prunes) expect(prune.data.shadowedSeqs).not.toContain(pinnedResult)
     const original = loggedMessage(session, pinnedResult)
@@ -61,7 +71,10 @@ describe('pins across prunes and resumes', () => {
     const lastRequest = sent.at(-1)!.request
     const pins = [...pinnedSeqs(session)]
     // The summary, its checkpoint, the hook's message and the audit were written as one unit.
-    const stored = (await readFile(join(directory, 'resumed.jsonl'), 'utf8')).split('\n').filter(Boolean).map((line) => JSON.parse(line) as { seq: number; unit?: number })
+    const stored = (await readFile(join(directory, 'resumed.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { seq: number; unit?: number })
     for (const commit of folds(session)) expect(stored[commit.seq]!.unit).toBe(4)
     harnesses.splice(harnesses.indexOf(first), 1)
     await first.dispose()
@@ -82,7 +95,9 @@ describe('pins across prunes and resumes', () => {
     agent.followup('Request after the resume: finish module 9.')
     await agent.whenIdle()
     const [afterResume] = resumedSent
-    expect(afterResume!.request.messages.slice(0, lastRequest.messages.length).map(bytesOf)).toEqual(lastRequest.messages.map(bytesOf))
+    expect(afterResume!.request.messages.slice(0, lastRequest.messages.length).map(bytesOf)).toEqual(
+      lastRequest.messages.map(bytesOf),
+    )
     // More requests until the resumed session folds again: the same pins lead the carried list.
     const before = folds(resumed).length
     for (let turn = 0; folds(resumed).length === before; turn++) {

@@ -8,7 +8,10 @@ import type { EngineHarness } from './engine-fixture.ts'
 import { filler, ROUTE } from './engine-fixture.ts'
 
 /** The project rules the host pins: about 200 tokens. */
-export const RULES = createUserMessage(`Project rules: never edit generated files; run the tests before every commit. ${filler(7, 700)}`, 'rules')
+export const RULES = createUserMessage(
+  `Project rules: never edit generated files; run the tests before every commit. ${filler(7, 700)}`,
+  'rules',
+)
 
 /** A conversation script: each user request runs `steps` read steps, then an answer. */
 export function requestsOf(steps: number) {
@@ -21,7 +24,12 @@ export function requestsOf(steps: number) {
     reply(_request: GenerateOptions, index: number): ScriptedReply {
       return step++ >= steps
         ? { content: `Finished this request. ${filler(index, 40)}` }
-        : { content: [textBlock(`Step ${index}: reading. ${filler(index, 60)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`)] }
+        : {
+            content: [
+              textBlock(`Step ${index}: reading. ${filler(index, 60)}`),
+              toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`),
+            ],
+          }
     },
   }
 }
@@ -36,7 +44,8 @@ export interface SentRequest {
 export function recordConversation(harness: EngineHarness, session: Session): SentRequest[] {
   const sent: SentRequest[] = []
   harness.ctx.on('llm/stream', (request) => {
-    if (request.purpose === 'conversation' && request.sessionId === session.id) sent.push({ request, logLength: session.length })
+    if (request.purpose === 'conversation' && request.sessionId === session.id)
+      sent.push({ request, logLength: session.length })
   })
   return sent
 }
@@ -71,7 +80,13 @@ export function requestAfter(sent: readonly SentRequest[], length: number): Gene
  * (with its call), then runs requests of `steps` steps until `count` folds committed.
  * @returns the agent, its conversation requests, the pinned seqs and the user messages the host sent.
  */
-export async function foldThreeTimes(harness: EngineHarness, script: ReturnType<typeof requestsOf>, sessionId: string, count = 3, rules: Message = RULES) {
+export async function foldThreeTimes(
+  harness: EngineHarness,
+  script: ReturnType<typeof requestsOf>,
+  sessionId: string,
+  count = 3,
+  rules: Message = RULES,
+) {
   const agent: Agent = await harness.ctx.agentLoop.create(sessionId, { ...ROUTE, system: 'You are a coding agent.' })
   const sent = recordConversation(harness, agent.session)
   script.next()
@@ -91,7 +106,9 @@ export async function foldThreeTimes(harness: EngineHarness, script: ReturnType<
     agent.followup(request)
     await agent.whenIdle()
   }
-  const rulesSeq = session.events.find((event) => event.type === 'user/message' && event.data.message.id === rules.id)!.seq
+  const rulesSeq = session.events.find(
+    (event) => event.type === 'user/message' && event.data.message.id === rules.id,
+  )!.seq
   return { agent, session, sent, pinned: [rulesSeq, firstCall.seq, firstResult.seq], requests }
 }
 

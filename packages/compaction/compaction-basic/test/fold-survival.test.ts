@@ -1,11 +1,27 @@
 import { pinMessage, pinnedSeqs } from '@warmfold/compaction'
-import { canonicalJson, createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  canonicalJson,
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { planFoldCarry } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { filler, mountEngine } from './engine-fixture.ts'
-import { bytesOf, folds, foldThreeTimes, isCheckpoint, loggedMessage, recordConversation, requestAfter, requestsOf } from './fold-survival-fixture.ts'
+import {
+  bytesOf,
+  folds,
+  foldThreeTimes,
+  isCheckpoint,
+  loggedMessage,
+  recordConversation,
+  requestAfter,
+  requestsOf,
+} from './fold-survival-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -22,7 +38,10 @@ describe('what survives a fold', () => {
   it('carries pinned and kept user messages after the checkpoint through three folds, in order, byte for byte', async () => {
     const script = requestsOf(8)
     // A budget every request message of this session fits: none of them is ever summarized away.
-    const engine = await harness({ engine: { keepUserMessages: { maxTokens: 2000 } }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { keepUserMessages: { maxTokens: 2000 } },
+      conversation: (request, index) => script.reply(request, index),
+    })
     const { session, sent, pinned, requests } = await foldThreeTimes(engine, script, 'survive')
     const commits = folds(session)
     expect(commits.length).toBeGreaterThanOrEqual(3)
@@ -63,7 +82,10 @@ describe('what survives a fold', () => {
   it('keeps only the newest user messages that fit the budget, and summarizes every older one', async () => {
     // Short requests, so the first fold's region holds several of them (about 20 tokens each).
     const script = requestsOf(2)
-    const engine = await harness({ engine: { keepUserMessages: { maxTokens: 50 } }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { keepUserMessages: { maxTokens: 50 } },
+      conversation: (request, index) => script.reply(request, index),
+    })
     const { session, pinned } = await foldThreeTimes(engine, script, 'budget', 1)
     const [commit] = folds(session)
     const kept = commit!.data.carriedSeqs!.filter((seq) => !pinned.includes(seq))
@@ -72,7 +94,9 @@ describe('what survives a fold', () => {
     expect(keptTokens).toBeLessThanOrEqual(50)
     // The user requests of the region older than the kept ones were summarized, and the newest
     // of them would not have fit.
-    const shadowedRequests = commit!.data.shadowedSeqs.filter((seq) => loggedMessage(session, seq).source.kind === 'user')
+    const shadowedRequests = commit!.data.shadowedSeqs.filter(
+      (seq) => loggedMessage(session, seq).source.kind === 'user',
+    )
     expect(shadowedRequests.length).toBeGreaterThan(0)
     expect(Math.max(...shadowedRequests)).toBeLessThan(Math.min(...kept))
     expect(keptTokens + engine.ctx.tokenMeter.priceOf(session, Math.max(...shadowedRequests))).toBeGreaterThan(50)
@@ -91,14 +115,19 @@ describe('what survives a fold', () => {
     const script = requestsOf(8)
     // Summaries on the 32000-token model: the head is never cut short by the summary budget. A
     // fold at the threshold (a background fold keeps what arrived while it ran on top).
-    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'other', background: { enabled: false } }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { summarizationProvider: 'scripted', summarizationModel: 'other', background: { enabled: false } },
+      conversation: (request, index) => script.reply(request, index),
+    })
     // Rules of about 900 tokens: with the pinned result, most of the 1280-token retain budget.
     const rules = createUserMessage(`Project rules. ${filler(11, 3600)}`, 'big-rules')
     const { session, sent, pinned } = await foldThreeTimes(engine, script, 'retain', 1, rules)
     const [commit] = folds(session)
     const next = requestAfter(sent, commit!.seq + 2)
     const meter = engine.ctx.tokenMeter
-    const pinnedTokens = next.messages.slice(1, 1 + pinned.length).reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+    const pinnedTokens = next.messages
+      .slice(1, 1 + pinned.length)
+      .reduce((sum, message) => sum + meter.estimateMessage(message), 0)
     const tail = next.messages.slice(1 + pinned.length).map((message) => meter.estimateMessage(message))
     const tailTokens = tail.reduce((sum, tokens) => sum + tokens, 0)
     // The default retain budget is 0.16 × 8000 = 1280 tokens, for pins and tail together: the
@@ -112,7 +141,10 @@ describe('what survives a fold', () => {
 
   it('plans the carry of a region: pins with their tool exchange, never a leading checkpoint', async () => {
     const script = requestsOf(3)
-    const engine = await harness({ engine: { auto: false }, conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { auto: false },
+      conversation: (request, index) => script.reply(request, index),
+    })
     const agent = await engine.ctx.agentLoop.create('plan', { provider: 'scripted', model: 'main' })
     agent.followup('Read three files.')
     await agent.whenIdle()
@@ -126,7 +158,9 @@ describe('what survives a fold', () => {
     expect(carry.carriedSeqs).toEqual([nodes[3], nodes[4]])
     expect(carry.shadowedSeqs).toEqual([nodes[0], nodes[1], nodes[2], nodes[5], nodes[6]])
     expect(carry.foldsHistory).toBe(true)
-    expect(carry.carriedTokens + carry.shadowedTokens).toBe(nodes.slice(0, 7).reduce((sum, _seq, position) => sum + price(position), 0))
+    expect(carry.carriedTokens + carry.shadowedTokens).toBe(
+      nodes.slice(0, 7).reduce((sum, _seq, position) => sum + price(position), 0),
+    )
     // Pinning the call brings its result too; a region of pins alone folds nothing.
     const exchange = planFoldCarry(session, { start: 3, end: 4 }, price)
     expect(exchange).toMatchObject({ carriedSeqs: [nodes[3], nodes[4]], shadowedSeqs: [], foldsHistory: false })
@@ -139,7 +173,11 @@ describe('what survives a fold', () => {
     const route = { provider: 'p', model: 'm' }
     session.append('user/message', { message: createUserMessage('Read twice.') }, 'append')
     for (const text of ['first', 'second']) {
-      session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call_0', 'read', `{"path":"${text}"}`)], route) }, 'append')
+      session.append(
+        'assistant/message',
+        { message: createAssistantMessage([toolCallBlock('call_0', 'read', `{"path":"${text}"}`)], route) },
+        'append',
+      )
       session.append('tool/result', { message: createToolResultMessage('call_0', `${text} file`) }, 'append')
     }
     session.append('assistant/message', { message: createAssistantMessage([textBlock('Both read.')], route) }, 'append')
@@ -155,17 +193,31 @@ describe('what survives a fold', () => {
     const engine = await harness({
       conversation: (_request, index) =>
         index === 0
-          ? { content: [textBlock('Reading both.'), toolCallBlock('call-a', 'read', '{"path":"a.ts"}'), toolCallBlock('call-b', 'read', '{"path":"b.ts"}')] }
+          ? {
+              content: [
+                textBlock('Reading both.'),
+                toolCallBlock('call-a', 'read', '{"path":"a.ts"}'),
+                toolCallBlock('call-b', 'read', '{"path":"b.ts"}'),
+              ],
+            }
           : index % 2 === 1
             ? { content: `Done with ${index}. ${filler(index, 40)}` }
-            : { content: [textBlock(`Step ${index}. ${filler(index, 60)}`), toolCallBlock(`call-${calls++}`, 'read', `{"path":"src/${index}.ts"}`)] },
+            : {
+                content: [
+                  textBlock(`Step ${index}. ${filler(index, 60)}`),
+                  toolCallBlock(`call-${calls++}`, 'read', `{"path":"src/${index}.ts"}`),
+                ],
+              },
     })
     const agent = await engine.ctx.agentLoop.create('pinned-call', { provider: 'scripted', model: 'main' })
     const sent = recordConversation(engine, agent.session)
     await agent.followup('Read a and b.')
     const session = agent.session
     const reply = session.events.find((event) => event.type === 'assistant/message')!
-    const results = session.events.filter((event) => event.type === 'tool/result').slice(0, 2).map((event) => event.seq)
+    const results = session.events
+      .filter((event) => event.type === 'tool/result')
+      .slice(0, 2)
+      .map((event) => event.seq)
     pinMessage(session, reply.seq)
     for (let turn = 0; folds(session).length === 0; turn++) {
       if (turn > 40) throw new Error('no fold after 40 turns')
@@ -175,7 +227,9 @@ describe('what survives a fold', () => {
     expect(commit!.data.carriedSeqs).toEqual([reply.seq, ...results])
     // The next request has the call and both results right after the checkpoint, in order.
     const next = requestAfter(sent, commit!.seq + 2)
-    expect(next.messages.slice(1, 4).map(bytesOf)).toEqual([reply.seq, ...results].map((seq) => bytesOf(loggedMessage(session, seq))))
+    expect(next.messages.slice(1, 4).map(bytesOf)).toEqual(
+      [reply.seq, ...results].map((seq) => bytesOf(loggedMessage(session, seq))),
+    )
     engine.assertClean()
   })
 
@@ -192,7 +246,9 @@ describe('what survives a fold', () => {
     const carry = planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 100 })
     expect(carry.carriedSeqs).toEqual([])
     // Under a budget the newest fits, the older ones follow it while they fit.
-    expect(planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 515 }).carriedSeqs).toEqual([2, 4])
+    expect(
+      planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 515 }).carriedSeqs,
+    ).toEqual([2, 4])
   })
 
   it("keeps user messages by the conversation's policy, not by the policy of a summarization model that has its own", async () => {

@@ -86,7 +86,9 @@ describe('idle compaction before the cache expires', () => {
     // plus the instruction, the prefix whose cache entry is still warm.
     expect(summary.messages.slice(0, -1)).toEqual(conversation.messages)
     expect(summary.messages).toHaveLength(conversation.messages.length + 1)
-    const folded = agent.session.events.find((event) => event.type === 'compaction/summary')?.data as { shadowedRange: { start: number; end: number } }
+    const folded = agent.session.events.find((event) => event.type === 'compaction/summary')?.data as {
+      shadowedRange: { start: number; end: number }
+    }
     expect(folded.shadowedRange).toEqual({ start: 0, end: conversation.messages.length - 1 })
     // One attempt per request: no new timer after the fold.
     expect(clock.pending()).toEqual([])
@@ -100,7 +102,12 @@ describe('idle compaction before the cache expires', () => {
     const directory = await mkdtemp(join(tmpdir(), 'warmfold-idle-'))
     folders.push(directory)
     // Real time: the timer fires 100 ms after the last request (TTL 5 s − margin 4.9 s).
-    const engine = await mountEngine({ conversation: oneToolStepPerTurn, cacheTtlMs: 5000, directory, engine: { idle: { marginMs: 4900 } } })
+    const engine = await mountEngine({
+      conversation: oneToolStepPerTurn,
+      cacheTtlMs: 5000,
+      directory,
+      engine: { idle: { marginMs: 4900 } },
+    })
     harnesses.push(engine)
     const agent = await engine.ctx.agentLoop.create('real', { ...ROUTE })
     const folded = new Promise<AnySessionEvent>((resolve) => {
@@ -112,7 +119,9 @@ describe('idle compaction before the cache expires', () => {
     const end = await folded
     expect(end.data).not.toHaveProperty('error')
     await agent.whenIdle()
-    expect(agent.session.events.find((event) => event.type === 'compaction/start')?.data).toMatchObject({ trigger: 'idle' })
+    expect(agent.session.events.find((event) => event.type === 'compaction/start')?.data).toMatchObject({
+      trigger: 'idle',
+    })
     // The fold is durable: the store flushed it (the file replays with the checkpoint).
     await engine.ctx.sessions.close(agent.session)
     const reopened = await engine.ctx.sessions.open('real')
@@ -138,12 +147,20 @@ describe('idle compaction before the cache expires', () => {
     await inFlight
     // The user comes back while the idle fold's summary call runs: the turn starts at once.
     const turn = agent.followup('I am back: add a test for the loader.')
-    while (!agent.session.events.some((event) => event.type === 'user/message' && JSON.stringify(event.data).includes('I am back'))) await new Promise((resolve) => setTimeout(resolve, 1))
+    while (
+      !agent.session.events.some(
+        (event) => event.type === 'user/message' && JSON.stringify(event.data).includes('I am back'),
+      )
+    )
+      await new Promise((resolve) => setTimeout(resolve, 1))
     release()
     expect(await turn).toMatchObject({ reason: 'stop' })
     const summary = agent.session.events.find((event) => event.type === 'compaction/summary')
     expect(summary?.data).toMatchObject({ shadowedRange: { start: 0, end: lastRequest.messages.length - 1 } })
-    const end = agent.session.events.find((event) => event.type === 'compaction/end')?.data as { error?: string; timing?: { mode: string } }
+    const end = agent.session.events.find((event) => event.type === 'compaction/end')?.data as {
+      error?: string
+      timing?: { mode: string }
+    }
     expect(end.error).toBeUndefined()
     expect(end.timing?.mode).toBe('background')
     // Every message after the snapshot stayed, in order, after the checkpoint: the answer to the
@@ -239,7 +256,10 @@ describe('idle compaction before the cache expires', () => {
     // The host folds the older two thirds by hand: the request drops below the idle share, and
     // the newer third is still there for a fold to take.
     const cuts = balancedCuts(agent.session.deriveMessages())
-    const end = cuts.findLastIndex((cut, position) => cut && position <= Math.floor((agent.session.surface.nodes.length * 2) / 3)) - 1
+    const end =
+      cuts.findLastIndex(
+        (cut, position) => cut && position <= Math.floor((agent.session.surface.nodes.length * 2) / 3),
+      ) - 1
     await engine.ctx.compaction.compactRegion(0, end, agent)
     expect(tokens()).toBeLessThan(IDLE_FROM)
     expect(engine.summaries()).toHaveLength(1)

@@ -12,11 +12,21 @@ describe('compaction-basic source layout', () => {
     const graph = imports()
     expect(graph.get('compaction-transaction.ts')).toContain('./fold-auditor.ts')
     expect(findCycle(graph)?.join(' -> ')).toBeUndefined()
-    expect(findCycle(new Map([['a.ts', ['./b.ts']], ['b.ts', ['./a.ts']]]))).toEqual(['a.ts', 'b.ts', 'a.ts'])
+    expect(
+      findCycle(
+        new Map([
+          ['a.ts', ['./b.ts']],
+          ['b.ts', ['./a.ts']],
+        ]),
+      ),
+    ).toEqual(['a.ts', 'b.ts', 'a.ts'])
   })
 
   it('reaches the fold audit only through the fold auditor and its config (how to fold), never from a trigger (when to fold)', () => {
-    const users = [...imports()].filter(([, from]) => from.includes('@warmfold/fold-audit')).map(([file]) => file).toSorted()
+    const users = [...imports()]
+      .filter(([, from]) => from.includes('@warmfold/fold-audit'))
+      .map(([file]) => file)
+      .toSorted()
     expect(users).toEqual(['fold-audit-config.ts', 'fold-auditor.ts'])
   })
 })

@@ -20,7 +20,12 @@ function turnsOf(toolSteps: number): (request: GenerateOptions, index: number) =
       return { content: `Turn done at call ${index}.` }
     }
     inTurn += 1
-    return { content: [textBlock(`Reading. ${filler(index, 60)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/${index}.ts"}`)] }
+    return {
+      content: [
+        textBlock(`Reading. ${filler(index, 60)}`),
+        toolCallBlock(`call-${index}`, 'read', `{"path":"src/${index}.ts"}`),
+      ],
+    }
   }
 }
 
@@ -29,7 +34,8 @@ function compactionsPerTurn(events: readonly AnySessionEvent[]): string[][] {
   const turns: string[][] = []
   for (const event of events) {
     if (event.type === 'turn/start') turns.push([])
-    else if (event.type.startsWith('compaction/') && event.type !== 'compaction/prune') turns.at(-1)?.push(event.type.slice('compaction/'.length))
+    else if (event.type.startsWith('compaction/') && event.type !== 'compaction/prune')
+      turns.at(-1)?.push(event.type.slice('compaction/'.length))
   }
   return turns
 }
@@ -50,7 +56,11 @@ describe('an irreducible tail', () => {
       await agent.whenIdle()
     }
     const events = agent.session.events
-    expect(events.filter((event) => event.type === 'turn/end').every((event) => (event.data as { reason: string }).reason === 'stop')).toBe(true)
+    expect(
+      events
+        .filter((event) => event.type === 'turn/end')
+        .every((event) => (event.data as { reason: string }).reason === 'stop'),
+    ).toBe(true)
     const perTurn = compactionsPerTurn(events)
     const failures = perTurn.map((turn) => turn.filter((type) => type === 'failure').length)
     expect(failures.some((count) => count > 0)).toBe(true)
@@ -62,7 +72,9 @@ describe('an irreducible tail', () => {
     expect(events.filter((event) => event.type === 'compaction/start')).toHaveLength(summaries.length)
     expect(events.filter((event) => event.type === 'compaction/summary')).toHaveLength(summaries.length)
     for (const turn of perTurn) expect(turn.join(' ')).not.toMatch(/start summary end failure/)
-    expect((events.find((event) => event.type === 'compaction/failure')!.data as { reason: string }).reason).toMatch(/^the retained tail is irreducible: summarizing positions 0\.\.\d+ \(about \d+ tokens\) would still leave about \d+ tokens, at or above the threshold$/)
+    expect((events.find((event) => event.type === 'compaction/failure')!.data as { reason: string }).reason).toMatch(
+      /^the retained tail is irreducible: summarizing positions 0\.\.\d+ \(about \d+ tokens\) would still leave about \d+ tokens, at or above the threshold$/,
+    )
     // Once the tail moved on, a compaction relieved the pressure for good.
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(6400)
     engine.assertClean()
@@ -85,7 +97,9 @@ describe('an irreducible tail', () => {
     expect(engine.summaries()).toHaveLength(0)
     expect(perTurn.flat().filter((type) => type !== 'failure')).toEqual([])
     expect(perTurn.slice(1).map((turn) => turn.length)).toEqual([1, 1])
-    const reasons = agent.session.events.flatMap((event) => (event.type === 'compaction/failure' ? [(event.data as { reason: string }).reason] : []))
+    const reasons = agent.session.events.flatMap((event) =>
+      event.type === 'compaction/failure' ? [(event.data as { reason: string }).reason] : [],
+    )
     // Only the first user message fits a summary call: folding it cannot relieve the pressure.
     expect(reasons[0]).toMatch(/^the retained tail is irreducible: summarizing positions 0\.\.0 \(about \d+ tokens\)/)
     engine.assertClean()

@@ -31,7 +31,10 @@ describe('manual compaction (compactNow)', () => {
     expect(result).not.toBeNull()
     expect(result!.shadowedRange).toEqual({ start: 0, end: before.length - 2 })
     expect(agent.session.surface.nodes).toEqual([result!.checkpointSeq, before.at(-1)])
-    expect(agent.session.events.find((event) => event.seq === result!.startSeq)?.data).toMatchObject({ turn: null, trigger: 'manual' })
+    expect(agent.session.events.find((event) => event.seq === result!.startSeq)?.data).toMatchObject({
+      turn: null,
+      trigger: 'manual',
+    })
     engine.assertClean()
   })
 
@@ -81,7 +84,9 @@ describe('manual compaction (compactNow)', () => {
       return new Promise<ScriptedReply>(() => {})
     })
     const controller = new AbortController()
-    const running = cancelled.engine.ctx.compaction.compactNow(cancelled.agent, controller.signal).catch((reason: unknown) => reason)
+    const running = cancelled.engine.ctx.compaction
+      .compactNow(cancelled.agent, controller.signal)
+      .catch((reason: unknown) => reason)
     await inFlight
     controller.abort(new Error('stop'))
     expect(await running).toMatchObject({ code: 'cancelled' })

@@ -37,7 +37,9 @@ export class ManualIdleClock implements IdleClock {
   async advance(ms: number): Promise<void> {
     const target = this.time + ms
     for (;;) {
-      const next = this.timers.filter((timer) => timer.state === 'pending' && timer.due <= target).toSorted((a, b) => a.due - b.due)[0]
+      const next = this.timers
+        .filter((timer) => timer.state === 'pending' && timer.due <= target)
+        .toSorted((a, b) => a.due - b.due)[0]
       if (!next) break
       this.time = Math.max(this.time, next.due)
       next.state = 'fired'

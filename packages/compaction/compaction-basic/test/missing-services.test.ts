@@ -9,7 +9,8 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
 })
 
-const NO_METER = 'BasicCompactionEngine needs ctx.tokenMeter, which is not mounted in its Context: mount @warmfold/token-meter (ctx.plugin(TokenMeter)) in the same Context'
+const NO_METER =
+  'BasicCompactionEngine needs ctx.tokenMeter, which is not mounted in its Context: mount @warmfold/token-meter (ctx.plugin(TokenMeter)) in the same Context'
 
 describe('BasicCompactionEngine without the token meter', () => {
   it('mounts anyway, fails every turn naming @warmfold/token-meter, reports it once, and works once the meter is mounted', async () => {
@@ -23,7 +24,11 @@ describe('BasicCompactionEngine without the token meter', () => {
       // The host hears of it from the turn itself, not only from the log.
       const result = await agent.followup(text)
       expect(result).toMatchObject({ reason: 'error', errorCode: 'SERVICE_MISSING', error: NO_METER })
-      expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turnErrorCode: 'SERVICE_MISSING', cause: result.cause })
+      expect(agent.lastError).toMatchObject({
+        code: 'TURN_FAILED',
+        turnErrorCode: 'SERVICE_MISSING',
+        cause: result.cause,
+      })
     }
     const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
     expect(ends).toEqual([
@@ -37,7 +42,12 @@ describe('BasicCompactionEngine without the token meter', () => {
 
     // Manual compaction says the same.
     const manual = await ctx.compaction.compactNow(agent).catch((caught: unknown) => caught)
-    expect(MissingServiceError.isInstance(manual) && manual).toMatchObject({ code: 'SERVICE_MISSING', service: 'tokenMeter', packageName: '@warmfold/token-meter', plugin: 'TokenMeter' })
+    expect(MissingServiceError.isInstance(manual) && manual).toMatchObject({
+      code: 'SERVICE_MISSING',
+      service: 'tokenMeter',
+      packageName: '@warmfold/token-meter',
+      plugin: 'TokenMeter',
+    })
 
     ctx.plugin(TokenMeter)
     agent.followup('third')

@@ -5,7 +5,15 @@ import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { frameCheckpoint, selectRegion } from '../src/index.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
-import { conversationBefore, filler, growUntil, mountEngine, oneToolStepPerTurn, ROUTE, SUMMARY } from './engine-fixture.ts'
+import {
+  conversationBefore,
+  filler,
+  growUntil,
+  mountEngine,
+  oneToolStepPerTurn,
+  ROUTE,
+  SUMMARY,
+} from './engine-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -24,13 +32,20 @@ async function harness(options: EngineHarnessOptions): Promise<EngineHarness> {
 }
 
 function compactionTypes(events: readonly { type: string }[]): string[] {
-  return events.filter((event) => event.type.startsWith('compaction/')).map((event) => event.type.slice('compaction/'.length))
+  return events
+    .filter((event) => event.type.startsWith('compaction/'))
+    .map((event) => event.type.slice('compaction/'.length))
 }
 
 /** Grows a session of one-step turns to `tokens`, with summaries sent to the 2400-token `small` model. */
 async function pressuredOnSmallSummarizer(compactionRetries?: number) {
   const engine = await harness({
-    engine: { auto: false, summarizationProvider: 'scripted', summarizationModel: 'small', ...(compactionRetries === undefined ? {} : { compactionRetries }) },
+    engine: {
+      auto: false,
+      summarizationProvider: 'scripted',
+      summarizationModel: 'small',
+      ...(compactionRetries === undefined ? {} : { compactionRetries }),
+    },
     conversation: oneToolStepPerTurn,
     resultChars: 600,
   })
@@ -48,7 +63,14 @@ async function pressuredOnSmallSummarizer(compactionRetries?: number) {
 /** One turn of tool steps (every result 1100 characters) until `steps`, then an answer. */
 function readSteps(steps: number): (request: unknown, index: number) => ScriptedReply {
   return (_request, index) =>
-    index >= steps ? { content: 'All done.' } : { content: [textBlock(`Step ${index}: reading. ${filler(index, 80)}`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`)] }
+    index >= steps
+      ? { content: 'All done.' }
+      : {
+          content: [
+            textBlock(`Step ${index}: reading. ${filler(index, 80)}`),
+            toolCallBlock(`call-${index}`, 'read', `{"path":"src/file-${index}.ts"}`),
+          ],
+        }
 }
 
 describe('pressure passes', () => {
@@ -58,7 +80,16 @@ describe('pressure passes', () => {
     expect(result).not.toBeNull()
     const summaries = engine.summaries()
     expect(summaries).toHaveLength(2)
-    expect(compactionTypes(agent.session.events)).toEqual(['start', 'summary', 'audit', 'end', 'start', 'summary', 'audit', 'end'])
+    expect(compactionTypes(agent.session.events)).toEqual([
+      'start',
+      'summary',
+      'audit',
+      'end',
+      'start',
+      'summary',
+      'audit',
+      'end',
+    ])
     // The first pass alone did not relieve the pressure; the second did.
     expect(atSummary[1]).toBeGreaterThanOrEqual(THRESHOLD)
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
@@ -71,7 +102,9 @@ describe('pressure passes', () => {
     const { engine, agent } = await pressuredOnSmallSummarizer(0)
     await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
     expect(engine.summaries()).toHaveLength(0)
-    const failures = agent.session.events.filter((event) => event.type === 'compaction/failure') as SessionEvent<'compaction/failure'>[]
+    const failures = agent.session.events.filter(
+      (event) => event.type === 'compaction/failure',
+    ) as SessionEvent<'compaction/failure'>[]
     expect(failures).toHaveLength(1)
     expect(failures[0]!.data.reason).toMatch(/^the retained tail is irreducible: summarizing positions 0\.\.\d+ /)
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeGreaterThanOrEqual(THRESHOLD)
@@ -104,7 +137,9 @@ describe('pressure passes', () => {
     const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
     expect(result!.shadowedRange).toEqual(expected)
     expect(engine.summaries()).toHaveLength(1)
-    const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
+    const prunes = agent.session.events.filter(
+      (event) => event.type === 'compaction/prune',
+    ) as SessionEvent<'compaction/prune'>[]
     expect(prunes.map((event) => event.data.shadowedSeqs[0])).toEqual(plan.map((entry) => entry.seq))
     engine.assertClean()
   })
@@ -129,8 +164,12 @@ describe('pressure passes', () => {
     const atEnd = plan.find((entry) => entry.position === end)
     expect(atEnd, `a planned prune at the region's last position ${end}`).toBeDefined()
 
-    const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
-    expect(prunes.map((event) => event.data.shadowedSeqs[0])).toEqual(plan.filter((entry) => entry.position > end).map((entry) => entry.seq))
+    const prunes = agent.session.events.filter(
+      (event) => event.type === 'compaction/prune',
+    ) as SessionEvent<'compaction/prune'>[]
+    expect(prunes.map((event) => event.data.shadowedSeqs[0])).toEqual(
+      plan.filter((entry) => entry.position > end).map((entry) => entry.seq),
+    )
     expect(result!.shadowedSeqs).toContain(atEnd!.seq)
 
     const [summary] = engine.summaries()

@@ -30,7 +30,9 @@ describe('prune passes and rule C4', () => {
     const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
     expect(result).toBeNull()
     expect(engine.summaries()).toHaveLength(0)
-    const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
+    const prunes = agent.session.events.filter(
+      (event) => event.type === 'compaction/prune',
+    ) as SessionEvent<'compaction/prune'>[]
     expect(prunes.map((event) => event.data.shadowedSeqs[0])).toEqual(plan.map((entry) => entry.seq))
     expect(prunes[0]!.data.shadowedRange.start).toBe(plan[0]!.position)
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
@@ -57,7 +59,9 @@ describe('prune passes and rule C4', () => {
     expect(plan.some((entry) => entry.position <= region.end)).toBe(true)
     expect(plan.some((entry) => entry.position > region.end)).toBe(true)
 
-    const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'>[]
+    const prunes = agent.session.events.filter(
+      (event) => event.type === 'compaction/prune',
+    ) as SessionEvent<'compaction/prune'>[]
     expect(prunes.length).toBe(plan.filter((entry) => entry.position > region.end).length)
     for (const prune of prunes) expect(prune.data.shadowedRange.start).toBeGreaterThan(region.end)
     for (const prune of prunes) expect(prune.seq).toBeLessThan(result!.startSeq)
@@ -74,7 +78,9 @@ describe('prune passes and rule C4', () => {
 })
 
 function decisions(events: readonly SessionEvent[]): PruneDecisionData[] {
-  return events.filter((event) => event.type === 'compaction/prune-decision').map((event) => event.data as PruneDecisionData)
+  return events
+    .filter((event) => event.type === 'compaction/prune-decision')
+    .map((event) => event.data as PruneDecisionData)
 }
 
 describe('a prune pass that alone clears the pressure lands only where it pays', () => {
@@ -104,7 +110,14 @@ describe('a prune pass that alone clears the pressure lands only where it pays',
     expect(result).not.toBeNull()
     expect(engine.summaries()).toHaveLength(1)
     const [decision] = decisions(agent.session.events)
-    expect(decision).toMatchObject({ action: 'fold', results: 1, cacheWarm: true, cacheRead: 0.1, cacheWrite: 1.25, savedTokens: plan[0]!.originalTokens - plan[0]!.prunedTokens })
+    expect(decision).toMatchObject({
+      action: 'fold',
+      results: 1,
+      cacheWarm: true,
+      cacheRead: 0.1,
+      cacheWrite: 1.25,
+      savedTokens: plan[0]!.originalTokens - plan[0]!.prunedTokens,
+    })
     expect(decision!.requestsServed).toBeGreaterThan(0)
     expect(decision!.saving).toBeCloseTo(decision!.savedTokens * decision!.requestsServed * 0.1, 1)
     expect(decision!.cost).toBeCloseTo(decision!.rewrittenTokens * 1.15, 1)
@@ -124,7 +137,11 @@ describe('a prune pass that alone clears the pressure lands only where it pays',
     expect(result).toBeNull()
     expect(engine.summaries()).toHaveLength(0)
     expect(decisions(agent.session.events)).toMatchObject([{ action: 'prune', cacheWarm: false, cost: 0 }])
-    expect(agent.session.events.filter((event) => event.type === 'compaction/prune').map((event) => (event.data as { shadowedSeqs: number[] }).shadowedSeqs)).toEqual([[plan[0]!.seq]])
+    expect(
+      agent.session.events
+        .filter((event) => event.type === 'compaction/prune')
+        .map((event) => (event.data as { shadowedSeqs: number[] }).shadowedSeqs),
+    ).toEqual([[plan[0]!.seq]])
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
     engine.assertClean()
   })

@@ -14,7 +14,9 @@ afterEach(async () => {
 })
 
 /** A session above the threshold (auto off), ready for a direct compactIfNeeded. */
-async function pressured(summary: (request: GenerateOptions, index: number) => ScriptedReply | Promise<ScriptedReply>): Promise<{ engine: EngineHarness; agent: Agent }> {
+async function pressured(
+  summary: (request: GenerateOptions, index: number) => ScriptedReply | Promise<ScriptedReply>,
+): Promise<{ engine: EngineHarness; agent: Agent }> {
   const engine = await mountEngine({ engine: { auto: false }, conversation: oneToolStepPerTurn, summary })
   harnesses.push(engine)
   const agent = await engine.ctx.agentLoop.create('refusals', { ...ROUTE, reasoningEffort: 'max' })
@@ -23,19 +25,31 @@ async function pressured(summary: (request: GenerateOptions, index: number) => S
 }
 
 function compactionEnds(session: Session): Array<SessionEvent<'compaction/end'>['data']> {
-  return session.events.filter((event) => event.type === 'compaction/end').map((event) => event.data as SessionEvent<'compaction/end'>['data'])
+  return session.events
+    .filter((event) => event.type === 'compaction/end')
+    .map((event) => event.data as SessionEvent<'compaction/end'>['data'])
 }
 
 function checkpoints(session: Session): number {
-  return session.events.filter((event) => event.type === 'user/message' && isCheckpointMessage((event.data as { message: never }).message)).length
+  return session.events.filter(
+    (event) => event.type === 'user/message' && isCheckpointMessage((event.data as { message: never }).message),
+  ).length
 }
 
 describe('summary refusals leave no checkpoint and a readable compaction/end.error', () => {
   const cases: Array<[string, (request: GenerateOptions, index: number) => ScriptedReply, RegExp]> = [
-    ['a summary truncated at maxTokens', () => ({ content: 'Goal: half a checkp', finishReason: 'max-tokens' }), /summary truncated at maxTokens \d+/],
+    [
+      'a summary truncated at maxTokens',
+      () => ({ content: 'Goal: half a checkp', finishReason: 'max-tokens' }),
+      /summary truncated at maxTokens \d+/,
+    ],
     ['a summary with no text', () => ({ content: [reasoningBlock('thinking only')] }), /summary call returned no text/],
     ['a tool call twice', () => ({ content: [toolCallBlock('x', 'read', '{}')] }), /answered with a tool call twice/],
-    ['a checkpoint not smaller than the region', () => ({ content: 'word '.repeat(40000) }), /checkpoint \(\d+ tokens\) is not smaller than what it replaces \(\d+ tokens\)/],
+    [
+      'a checkpoint not smaller than the region',
+      () => ({ content: 'word '.repeat(40000) }),
+      /checkpoint \(\d+ tokens\) is not smaller than what it replaces \(\d+ tokens\)/,
+    ],
     ['a failed summary call', () => ({ error: new Error('socket hang up') }), /summary call failed: socket hang up/],
   ]
 
@@ -54,7 +68,9 @@ describe('summary refusals leave no checkpoint and a readable compaction/end.err
   })
 
   it('retries a tool-call answer once with the very same request, then commits', async () => {
-    const { engine, agent } = await pressured((_request, index) => (index === 0 ? { content: [toolCallBlock('x', 'read', '{}')] } : { content: SUMMARY }))
+    const { engine, agent } = await pressured((_request, index) =>
+      index === 0 ? { content: [toolCallBlock('x', 'read', '{}')] } : { content: SUMMARY },
+    )
     const result = await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')
     expect(result).not.toBeNull()
     const [first, second] = engine.summaries()
@@ -97,7 +113,10 @@ describe('summary refusals leave no checkpoint and a readable compaction/end.err
 
   it('runs one of two concurrent compactions of a session', async () => {
     const { engine, agent } = await pressured(() => ({ content: SUMMARY }))
-    const [first, second] = await Promise.all([engine.ctx.compaction.compactIfNeeded(agent, 'pressure'), engine.ctx.compaction.compactIfNeeded(agent, 'pressure')])
+    const [first, second] = await Promise.all([
+      engine.ctx.compaction.compactIfNeeded(agent, 'pressure'),
+      engine.ctx.compaction.compactIfNeeded(agent, 'pressure'),
+    ])
     expect([first, second].filter((result) => result !== null)).toHaveLength(1)
     expect(engine.summaries()).toHaveLength(1)
     engine.assertClean()
@@ -123,7 +142,9 @@ describe('back-off', () => {
     expect(failures.length).toBeGreaterThan(0)
     const firstFailure = failures[0]!.seq
     const stepsAfter = events.filter((event) => event.type === 'assistant/message' && event.seq > firstFailure).length
-    const attemptsAfter = events.filter((event) => (event.type === 'compaction/start' || event.type === 'compaction/failure') && event.seq > firstFailure).length
+    const attemptsAfter = events.filter(
+      (event) => (event.type === 'compaction/start' || event.type === 'compaction/failure') && event.seq > firstFailure,
+    ).length
     expect(stepsAfter).toBeGreaterThanOrEqual(8)
     expect(attemptsAfter).toBeLessThan(stepsAfter / 2)
     expect(preSteps).toBeGreaterThan(0)
@@ -131,4 +152,3 @@ describe('back-off', () => {
     engine.assertClean()
   })
 })
-

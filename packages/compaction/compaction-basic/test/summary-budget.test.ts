@@ -30,10 +30,20 @@ function reasoner(reasoning: Record<string, number>) {
   const reply = (request: GenerateOptions, index: number): ScriptedReply => {
     const cap = request.maxTokens!
     const needed = reasoning[request.reasoningEffort!]! + SUMMARY_TOKENS
-    const usage = { inputTokens: 100 + index, cacheReadTokens: 5000, outputTokens: Math.min(cap, needed), reasoningTokens: Math.min(cap, needed - SUMMARY_TOKENS) }
+    const usage = {
+      inputTokens: 100 + index,
+      cacheReadTokens: 5000,
+      outputTokens: Math.min(cap, needed),
+      reasoningTokens: Math.min(cap, needed - SUMMARY_TOKENS),
+    }
     usages.push(usage)
-    if (cap >= needed) return { content: [reasoningBlock('Weighing what the next step needs.'), textBlock(SUMMARY)], usage }
-    return { content: [reasoningBlock('Weighing what the next step needs, file by file, decision by decision...')], finishReason: 'max-tokens', usage }
+    if (cap >= needed)
+      return { content: [reasoningBlock('Weighing what the next step needs.'), textBlock(SUMMARY)], usage }
+    return {
+      content: [reasoningBlock('Weighing what the next step needs, file by file, decision by decision...')],
+      finishReason: 'max-tokens',
+      usage,
+    }
   }
   return { reply, usages }
 }
@@ -41,7 +51,11 @@ function reasoner(reasoning: Record<string, number>) {
 const SUMMARY_TOKENS = 100
 
 /** A session above the threshold (auto off) at effort `effort`, ready for a direct compactIfNeeded. */
-async function pressured(engine: BasicCompactionConfig, summary: (request: GenerateOptions, index: number) => ScriptedReply, effort = 'max'): Promise<{ harness: EngineHarness; agent: Agent }> {
+async function pressured(
+  engine: BasicCompactionConfig,
+  summary: (request: GenerateOptions, index: number) => ScriptedReply,
+  effort = 'max',
+): Promise<{ harness: EngineHarness; agent: Agent }> {
   const harness = await mountEngine({ engine: { auto: false, ...engine }, conversation: oneToolStepPerTurn, summary })
   harnesses.push(harness)
   const agent = await harness.ctx.agentLoop.create('budget', { ...ROUTE, reasoningEffort: effort })
@@ -50,7 +64,11 @@ async function pressured(engine: BasicCompactionConfig, summary: (request: Gener
 }
 
 function estimatePrompt(meter: TokenMeter, request: GenerateOptions): number {
-  return meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  return (
+    meter.estimateSystem(request.system) +
+    meter.estimateTools(request.tools) +
+    request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  )
 }
 
 /** A model (or a proxy) that keeps the stream open and never finishes, until `signal` aborts it. */
@@ -68,13 +86,18 @@ function only<T extends 'compaction/summary' | 'compaction/end'>(session: Sessio
 }
 
 function checkpoints(session: Session): number {
-  return session.events.filter((event) => event.type === 'user/message' && isCheckpointMessage((event.data as { message: never }).message)).length
+  return session.events.filter(
+    (event) => event.type === 'user/message' && isCheckpointMessage((event.data as { message: never }).message),
+  ).length
 }
 
 describe('a summary answer that spends its output cap on reasoning (summaryBudget)', () => {
   it('is retried on the same prompt with caps growing by summaryBudget.growth, and every call is recorded with its usage', async () => {
     const model = reasoner({ max: 1000 })
-    const { harness, agent } = await pressured({ maxTokens: 400, summaryBudget: { retries: 3, growth: 1.5 } }, model.reply)
+    const { harness, agent } = await pressured(
+      { maxTokens: 400, summaryBudget: { retries: 3, growth: 1.5 } },
+      model.reply,
+    )
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).not.toBeNull()
 
     const calls = harness.summaries()
@@ -83,14 +106,30 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     for (const call of calls.slice(1)) {
       // The same prompt, byte for byte, and the same cache-shaping envelope: only the cap differs.
       expect(elements(call)).toEqual(elements(calls[0]!))
-      expect([call.reasoningEffort, call.temperature, call.stop]).toEqual([calls[0]!.reasoningEffort, calls[0]!.temperature, calls[0]!.stop])
+      expect([call.reasoningEffort, call.temperature, call.stop]).toEqual([
+        calls[0]!.reasoningEffort,
+        calls[0]!.temperature,
+        calls[0]!.stop,
+      ])
     }
     const summary = only(agent.session, 'compaction/summary')
     expect(summary).toMatchObject({ reasoningEffort: 'max', maxTokens: 1350, usage: model.usages[3] })
     expect(summary.attempts).toEqual([
       { reason: 'first', maxTokens: 400, reasoningEffort: 'max', finishReason: 'max-tokens', usage: model.usages[0] },
-      { reason: 'larger-cap', maxTokens: 600, reasoningEffort: 'max', finishReason: 'max-tokens', usage: model.usages[1] },
-      { reason: 'larger-cap', maxTokens: 900, reasoningEffort: 'max', finishReason: 'max-tokens', usage: model.usages[2] },
+      {
+        reason: 'larger-cap',
+        maxTokens: 600,
+        reasoningEffort: 'max',
+        finishReason: 'max-tokens',
+        usage: model.usages[1],
+      },
+      {
+        reason: 'larger-cap',
+        maxTokens: 900,
+        reasoningEffort: 'max',
+        finishReason: 'max-tokens',
+        usage: model.usages[2],
+      },
       { reason: 'larger-cap', maxTokens: 1350, reasoningEffort: 'max', finishReason: 'stop', usage: model.usages[3] },
     ] satisfies SummaryAttempt[])
     expect(checkpoints(agent.session)).toBe(1)
@@ -109,7 +148,8 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     expect(ceiling).toBeLessThan(1600)
     // Doubling from 400 reaches the ceiling on the third call; the other retries are not spent.
     expect(calls.map((call) => call.maxTokens)).toEqual([400, 800, ceiling])
-    for (const call of calls) expect(estimatePrompt(harness.ctx.tokenMeter, call) + call.maxTokens!).toBeLessThanOrEqual(LIMIT)
+    for (const call of calls)
+      expect(estimatePrompt(harness.ctx.tokenMeter, call) + call.maxTokens!).toBeLessThanOrEqual(LIMIT)
 
     const end = only(agent.session, 'compaction/end')
     expect(end.error).toBe(
@@ -123,14 +163,20 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     expect(end.attempts?.map((attempt) => attempt.usage)).toEqual(model.usages)
     expect(checkpoints(agent.session)).toBe(0)
     expect(agent.session.deriveMessages()).toEqual(before)
-    expect(agent.session.events.at(-1)).toMatchObject({ type: 'compaction/failure', data: { reason: `the summary was refused: ${end.error}` } })
+    expect(agent.session.events.at(-1)).toMatchObject({
+      type: 'compaction/failure',
+      data: { reason: `the summary was refused: ${end.error}` },
+    })
     harness.assertClean()
   })
 
   it('replays the whole last request while its room holds the cap, and asks a larger cap on the region-only replay (narrower-replay)', async () => {
     const model = reasoner({ max: 1000 })
     // A 5 % margin: the whole last request leaves room for a 300-token cap, not for 600.
-    const { harness, agent } = await pressured({ maxTokens: 300, summaryMarginRatio: 0.05, summaryBudget: { retries: 3 } }, model.reply)
+    const { harness, agent } = await pressured(
+      { maxTokens: 300, summaryMarginRatio: 0.05, summaryBudget: { retries: 3 } },
+      model.reply,
+    )
     const last = harness.conversation().at(-1)!
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).not.toBeNull()
 
@@ -148,7 +194,13 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
       // System, tools and the region's messages: the first call's elements up to the region's end.
       expect(elements(call).slice(0, -1)).toEqual(elements(first!).slice(0, call.messages.length + 1))
     }
-    expect(only(agent.session, 'compaction/summary').attempts?.map((attempt) => [attempt.reason, attempt.maxTokens, attempt.finishReason])).toEqual([
+    expect(
+      only(agent.session, 'compaction/summary').attempts?.map((attempt) => [
+        attempt.reason,
+        attempt.maxTokens,
+        attempt.finishReason,
+      ]),
+    ).toEqual([
       ['first', 300, 'max-tokens'],
       ['narrower-replay', 600, 'max-tokens'],
       ['larger-cap', 1200, 'stop'],
@@ -161,19 +213,26 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     const { harness, agent } = await pressured({ maxTokens: 300, summaryBudget: { retries: 1 } }, model.reply)
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
     expect(harness.summaries().map((call) => call.maxTokens)).toEqual([300, 600])
-    expect(only(agent.session, 'compaction/end').error).toMatch(/after 2 call\(s\) on the same prompt with maxTokens 300 → 600 \(summaryBudget\.retries 1\); summaryBudget\.fallbackEffort is not set/)
+    expect(only(agent.session, 'compaction/end').error).toMatch(
+      /after 2 call\(s\) on the same prompt with maxTokens 300 → 600 \(summaryBudget\.retries 1\); summaryBudget\.fallbackEffort is not set/,
+    )
 
     const none = await pressured({ maxTokens: 300, summaryBudget: { retries: 0 } }, reasoner({ max: 50_000 }).reply)
     expect(await none.harness.ctx.compaction.compactIfNeeded(none.agent, 'pressure')).toBeNull()
     expect(none.harness.summaries()).toHaveLength(1)
-    expect(only(none.agent.session, 'compaction/end').error).toMatch(/^summary call returned no text: the model spent the whole output cap \(maxTokens 300\) on reasoning; after 1 call\(s\)/)
+    expect(only(none.agent.session, 'compaction/end').error).toMatch(
+      /^summary call returned no text: the model spent the whole output cap \(maxTokens 300\) on reasoning; after 1 call\(s\)/,
+    )
     harness.assertClean()
     none.harness.assertClean()
   })
 
   it('uses summaryBudget.fallbackEffort only after the larger caps, once, and logs it as a cache break with its cost', async () => {
     const model = reasoner({ max: 50_000, low: 200 })
-    const { harness, agent } = await pressured({ maxTokens: 300, summaryBudget: { retries: 2, fallbackEffort: 'low' } }, model.reply)
+    const { harness, agent } = await pressured(
+      { maxTokens: 300, summaryBudget: { retries: 2, fallbackEffort: 'low' } },
+      model.reply,
+    )
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).not.toBeNull()
 
     const calls = harness.summaries()
@@ -188,7 +247,13 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     const summary = only(agent.session, 'compaction/summary')
     // The envelope on the event is the fallback's, so the log shows the summary was not warm.
     expect(summary).toMatchObject({ reasoningEffort: 'low', maxTokens: 1200, usage: model.usages[3] })
-    expect(summary.attempts?.at(-1)).toEqual({ reason: 'fallback-effort', maxTokens: 1200, reasoningEffort: 'low', finishReason: 'stop', usage: model.usages[3] })
+    expect(summary.attempts?.at(-1)).toEqual({
+      reason: 'fallback-effort',
+      maxTokens: 1200,
+      reasoningEffort: 'low',
+      finishReason: 'stop',
+      usage: model.usages[3],
+    })
     expect(summary.attempts?.map((attempt) => attempt.usage)).toEqual(model.usages)
     expect(checkpoints(agent.session)).toBe(1)
     harness.assertClean()
@@ -196,7 +261,10 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
 
   it('refuses when the fallback effort does not help either, naming it as the cache break it was', async () => {
     const model = reasoner({ max: 50_000, low: 50_000 })
-    const { harness, agent } = await pressured({ maxTokens: 400, summaryBudget: { retries: 1, fallbackEffort: 'low' } }, model.reply)
+    const { harness, agent } = await pressured(
+      { maxTokens: 400, summaryBudget: { retries: 1, fallbackEffort: 'low' } },
+      model.reply,
+    )
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
     expect(harness.summaries().map((call) => [call.reasoningEffort, call.maxTokens])).toEqual([
       ['max', 400],
@@ -213,13 +281,22 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
   })
 
   it('refuses without a call when the fallback effort is the one already used, or one the model does not accept', async () => {
-    const same = await pressured({ maxTokens: 400, summaryBudget: { retries: 0, fallbackEffort: 'low' } }, reasoner({ low: 50_000 }).reply, 'low')
+    const same = await pressured(
+      { maxTokens: 400, summaryBudget: { retries: 0, fallbackEffort: 'low' } },
+      reasoner({ low: 50_000 }).reply,
+      'low',
+    )
     expect(await same.harness.ctx.compaction.compactIfNeeded(same.agent, 'pressure')).toBeNull()
     expect(same.harness.summaries()).toHaveLength(1)
-    expect(only(same.agent.session, 'compaction/end').error).toMatch(/summaryBudget\.fallbackEffort "low" is the effort these calls already used; no checkpoint was committed$/)
+    expect(only(same.agent.session, 'compaction/end').error).toMatch(
+      /summaryBudget\.fallbackEffort "low" is the effort these calls already used; no checkpoint was committed$/,
+    )
     same.harness.assertClean()
 
-    const unknown = await pressured({ maxTokens: 400, summaryBudget: { retries: 0, fallbackEffort: 'minimal' } }, reasoner({ max: 50_000 }).reply)
+    const unknown = await pressured(
+      { maxTokens: 400, summaryBudget: { retries: 0, fallbackEffort: 'minimal' } },
+      reasoner({ max: 50_000 }).reply,
+    )
     expect(await unknown.harness.ctx.compaction.compactIfNeeded(unknown.agent, 'pressure')).toBeNull()
     expect(unknown.harness.summaries()).toHaveLength(1)
     expect(only(unknown.agent.session, 'compaction/end').error).toMatch(
@@ -229,42 +306,71 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
   })
 
   it.each<[string, ScriptedReply]>([
-    ['text truncated at the cap', { content: [reasoningBlock('Thinking.'), textBlock('Goal: fix the bu')], finishReason: 'max-tokens' }],
+    [
+      'text truncated at the cap',
+      { content: [reasoningBlock('Thinking.'), textBlock('Goal: fix the bu')], finishReason: 'max-tokens' },
+    ],
     ['no text at all (finish reason stop)', { content: [reasoningBlock('Thinking, and then nothing.')] }],
     ['no content at the cap', { content: [], finishReason: 'max-tokens' }],
   ])('retries %s with a larger cap, then commits the complete summary', async (_name, spent) => {
-    const { harness, agent } = await pressured({ maxTokens: 400 }, (_request, index) => (index === 0 ? spent : { content: SUMMARY }))
+    const { harness, agent } = await pressured({ maxTokens: 400 }, (_request, index) =>
+      index === 0 ? spent : { content: SUMMARY },
+    )
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).not.toBeNull()
     expect(harness.summaries().map((call) => call.maxTokens)).toEqual([400, 800])
-    expect(only(agent.session, 'compaction/summary').attempts?.map((attempt) => attempt.reason)).toEqual(['first', 'larger-cap'])
+    expect(only(agent.session, 'compaction/summary').attempts?.map((attempt) => attempt.reason)).toEqual([
+      'first',
+      'larger-cap',
+    ])
     harness.assertClean()
   })
 
   it('refuses at once an answer without text that more budget cannot fix (content filter)', async () => {
-    const { harness, agent } = await pressured({ maxTokens: 400, summaryBudget: { fallbackEffort: 'low' } }, () => ({ content: [], finishReason: 'content-filter' }))
+    const { harness, agent } = await pressured({ maxTokens: 400, summaryBudget: { fallbackEffort: 'low' } }, () => ({
+      content: [],
+      finishReason: 'content-filter',
+    }))
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
     expect(harness.summaries()).toHaveLength(1)
     const end = only(agent.session, 'compaction/end')
     expect(end.error).toBe('summary call returned no text (finish reason content-filter)')
-    expect(end.attempts).toEqual([{ reason: 'first', maxTokens: 400, reasoningEffort: 'max', finishReason: 'content-filter' }])
+    expect(end.attempts).toEqual([
+      { reason: 'first', maxTokens: 400, reasoningEffort: 'max', finishReason: 'content-filter' },
+    ])
     harness.assertClean()
   })
 
-  it.each([['content-filter'], ['error']] as const)('never commits a summary with text that ended with finish reason %s (it may stop mid-summary)', async (finishReason) => {
-    const { harness, agent } = await pressured({ maxTokens: 400 }, () => ({ content: [textBlock('Goal: fix the build. Files: src/a.ts, src/b')], finishReason }))
-    const before = agent.session.deriveMessages()
-    expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
-    expect(harness.summaries()).toHaveLength(1)
-    const end = only(agent.session, 'compaction/end')
-    expect(end.error).toBe(`summary call ended with finish reason ${finishReason} after 43 characters of text, which may stop mid-summary; it is not committed`)
-    expect(agent.session.events.some((event) => event.type === 'compaction/summary')).toBe(false)
-    expect(agent.session.deriveMessages()).toEqual(before)
-    harness.assertClean()
-  })
+  it.each([['content-filter'], ['error']] as const)(
+    'never commits a summary with text that ended with finish reason %s (it may stop mid-summary)',
+    async (finishReason) => {
+      const { harness, agent } = await pressured({ maxTokens: 400 }, () => ({
+        content: [textBlock('Goal: fix the build. Files: src/a.ts, src/b')],
+        finishReason,
+      }))
+      const before = agent.session.deriveMessages()
+      expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
+      expect(harness.summaries()).toHaveLength(1)
+      const end = only(agent.session, 'compaction/end')
+      expect(end.error).toBe(
+        `summary call ended with finish reason ${finishReason} after 43 characters of text, which may stop mid-summary; it is not committed`,
+      )
+      expect(agent.session.events.some((event) => event.type === 'compaction/summary')).toBe(false)
+      expect(agent.session.deriveMessages()).toEqual(before)
+      harness.assertClean()
+    },
+  )
 
   it("sizes the cap above the effort's output reserve (a thinking budget), and makes no call when the window cannot hold both", async () => {
-    const reasoning = { efforts: ['low', 'high', 'max'], defaultEffort: 'high', outputReserveTokens: { max: 1000, high: 300 } }
-    const harness = await mountEngine({ engine: { auto: false, maxTokens: 400 }, conversation: oneToolStepPerTurn, reasoning })
+    const reasoning = {
+      efforts: ['low', 'high', 'max'],
+      defaultEffort: 'high',
+      outputReserveTokens: { max: 1000, high: 300 },
+    }
+    const harness = await mountEngine({
+      engine: { auto: false, maxTokens: 400 },
+      conversation: oneToolStepPerTurn,
+      reasoning,
+    })
     harnesses.push(harness)
     const agent = await harness.ctx.agentLoop.create('reserve', { ...ROUTE, reasoningEffort: 'max' })
     await growUntil(agent, () => harness.ctx.tokenMeter.measure(agent.session).totalTokens >= 6400)
@@ -272,20 +378,28 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
     expect(harness.summaries().map((call) => [call.reasoningEffort, call.maxTokens])).toEqual([['max', 1400]])
 
     // A reserve the summary budget cannot fit above: no call is made, and the reason names it.
-    const tight = await mountEngine({ engine: { auto: false, maxTokens: 400 }, conversation: oneToolStepPerTurn, reasoning: { ...reasoning, outputReserveTokens: { max: 7000 } } })
+    const tight = await mountEngine({
+      engine: { auto: false, maxTokens: 400 },
+      conversation: oneToolStepPerTurn,
+      reasoning: { ...reasoning, outputReserveTokens: { max: 7000 } },
+    })
     harnesses.push(tight)
     const squeezed = await tight.ctx.agentLoop.create('reserve', { ...ROUTE, reasoningEffort: 'max' })
     await growUntil(squeezed, () => tight.ctx.tokenMeter.measure(squeezed.session).totalTokens >= 6400)
     expect(await tight.ctx.compaction.compactIfNeeded(squeezed, 'pressure')).toBeNull()
     expect(tight.summaries()).toEqual([])
     const failure = squeezed.session.events.find((event) => event.type === 'compaction/failure')
-    expect((failure!.data as { reason: string }).reason).toMatch(/^a summary call to main has no room for any history: its \d+-token budget goes to the system prompt, the tools, the instruction and the output \(the reasoning effort's 7000-token output reserve plus the summary's own budget\)$/)
+    expect((failure!.data as { reason: string }).reason).toMatch(
+      /^a summary call to main has no room for any history: its \d+-token budget goes to the system prompt, the tools, the instruction and the output \(the reasoning effort's 7000-token output reserve plus the summary's own budget\)$/,
+    )
     harness.assertClean()
     tight.assertClean()
   })
 
   it('abandons a summary stream that never ends after summaryDeadlineMs, refusing the compaction with TIMEOUT', async () => {
-    const { harness, agent } = await pressured({ maxTokens: 400, summaryDeadlineMs: 50 }, (request) => ({ chunks: endless(request.signal) }))
+    const { harness, agent } = await pressured({ maxTokens: 400, summaryDeadlineMs: 50 }, (request) => ({
+      chunks: endless(request.signal),
+    }))
     const before = agent.session.deriveMessages()
     expect(await harness.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
     const end = only(agent.session, 'compaction/end')
@@ -296,9 +410,16 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
   })
 
   it('records the tool-call retry and a call aborted mid-retry on the log', async () => {
-    const toolCall = await pressured({}, (_request, index) => (index === 0 ? { content: [toolCallBlock('x', 'read', '{}')] } : { content: SUMMARY }))
+    const toolCall = await pressured({}, (_request, index) =>
+      index === 0 ? { content: [toolCallBlock('x', 'read', '{}')] } : { content: SUMMARY },
+    )
     expect(await toolCall.harness.ctx.compaction.compactIfNeeded(toolCall.agent, 'pressure')).not.toBeNull()
-    expect(only(toolCall.agent.session, 'compaction/summary').attempts?.map((attempt) => [attempt.reason, attempt.finishReason])).toEqual([
+    expect(
+      only(toolCall.agent.session, 'compaction/summary').attempts?.map((attempt) => [
+        attempt.reason,
+        attempt.finishReason,
+      ]),
+    ).toEqual([
       ['first', 'tool-calls'],
       ['tool-call', 'stop'],
     ])
@@ -311,7 +432,9 @@ describe('a summary answer that spends its output cap on reasoning (summaryBudge
       controller.abort(new Error('the user typed'))
       return { content: SUMMARY }
     })
-    expect(await aborted.harness.ctx.compaction.compactIfNeeded(aborted.agent, 'pressure', controller.signal)).toBeNull()
+    expect(
+      await aborted.harness.ctx.compaction.compactIfNeeded(aborted.agent, 'pressure', controller.signal),
+    ).toBeNull()
     const end = only(aborted.agent.session, 'compaction/end')
     expect(end.error).toMatch(/^summary call aborted: the user typed/)
     expect(end.attempts).toEqual([

@@ -26,7 +26,14 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     expect(summaries.length).toBeGreaterThanOrEqual(1)
     for (const summary of summaries) {
       const before = conversationBefore(engine, summary)
-      expect(summary).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: 700 })
+      expect(summary).toMatchObject({
+        provider: 'scripted',
+        model: 'main',
+        reasoningEffort: 'max',
+        temperature: 0.3,
+        stop: ['<halt>'],
+        maxTokens: 700,
+      })
       expect(before.maxTokens).toBe(500)
       expect(canonicalJson(summary.system)).toBe(canonicalJson(before.system))
       expect(canonicalJson(summary.tools)).toBe(canonicalJson(before.tools))
@@ -52,7 +59,14 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     }
     const summaryEvents = agent.session.events.filter((event) => event.type === 'compaction/summary')
     expect(summaryEvents).toHaveLength(summaries.length)
-    expect(summaryEvents[0]!.data).toMatchObject({ provider: 'scripted', model: 'main', reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: summaries[0]!.maxTokens })
+    expect(summaryEvents[0]!.data).toMatchObject({
+      provider: 'scripted',
+      model: 'main',
+      reasoningEffort: 'max',
+      temperature: 0.3,
+      stop: ['<halt>'],
+      maxTokens: summaries[0]!.maxTokens,
+    })
     // The 8192 default cap is cut to what the 8000-token window leaves after the prompt.
     expect(summaries[0]!.maxTokens).toBeLessThan(8000)
     engine.assertClean()
@@ -65,7 +79,9 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     const engine = await harness({ conversation: stopAfter(60) })
     const agent = await runAgent(engine, warm)
     const summaries = engine.summaries()
-    const events = agent.session.events.filter((event) => event.type === 'compaction/summary') as SessionEvent<'compaction/summary'>[]
+    const events = agent.session.events.filter(
+      (event) => event.type === 'compaction/summary',
+    ) as SessionEvent<'compaction/summary'>[]
     expect(summaries.length).toBeGreaterThanOrEqual(2)
     expect(events).toHaveLength(summaries.length)
     summaries.forEach((summary, k) => {
@@ -73,13 +89,21 @@ describe('the summary call replays the conversation (C2, C3)', () => {
       const regionSize = shadowedRange.end - shadowedRange.start + 1
       expect(shadowedRange.start).toBe(0)
       expect(shadowedSeqs).toHaveLength(regionSize)
-      expect(summary.messages, `summary ${k}: the region's ${regionSize} messages and the instruction`).toHaveLength(regionSize + 1)
+      expect(summary.messages, `summary ${k}: the region's ${regionSize} messages and the instruction`).toHaveLength(
+        regionSize + 1,
+      )
       const routed = conversationBefore(engine, summary).messages.map((message) => canonicalJson(promptView(message)))
       // A background fold's region can be the whole request it replays: the messages sent after
       // it are the tail the swap keeps.
       expect(routed.length).toBeGreaterThanOrEqual(regionSize)
-      summary.messages.slice(0, regionSize).forEach((message, index) => expect(canonicalJson(promptView(message)), `summary ${k}, region message ${index}`).toBe(routed[index]))
-      const instructions = summary.messages.filter((message) => textOf(message.content).includes(COMPACTION_INSTRUCTION))
+      summary.messages
+        .slice(0, regionSize)
+        .forEach((message, index) =>
+          expect(canonicalJson(promptView(message)), `summary ${k}, region message ${index}`).toBe(routed[index]),
+        )
+      const instructions = summary.messages.filter((message) =>
+        textOf(message.content).includes(COMPACTION_INSTRUCTION),
+      )
       expect(instructions).toEqual([summary.messages.at(-1)])
       expect(summary.messages.at(-1)!.source).toEqual({ kind: 'plugin', plugin: INSTRUCTION_SOURCE_PLUGIN })
     })
@@ -96,17 +120,29 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     expect(checkpoint.surface).toMatchObject({ op: 'replace', start: 0 })
     expect(JSON.stringify(checkpoint.data)).toContain(JSON.stringify(frameCheckpoint(SUMMARY)).slice(1, -1))
     // The audit closes the fold's unit, then the bracket ends.
-    expect(events[summary.seq + 2]).toMatchObject({ type: 'compaction/audit', data: { compactionId: (summary.data as { compactionId: string }).compactionId } })
-    expect(events[summary.seq + 3]).toMatchObject({ type: 'compaction/end', data: { compactionId: (summary.data as { compactionId: string }).compactionId } })
+    expect(events[summary.seq + 2]).toMatchObject({
+      type: 'compaction/audit',
+      data: { compactionId: (summary.data as { compactionId: string }).compactionId },
+    })
+    expect(events[summary.seq + 3]).toMatchObject({
+      type: 'compaction/end',
+      data: { compactionId: (summary.data as { compactionId: string }).compactionId },
+    })
     const after = engine.requests[engine.requests.indexOf(engine.summaries()[0]!) + 1]!
     expect(after.purpose).toBe('conversation')
     expect(elements(after).slice(0, 2)).toEqual(elements(engine.summaries()[0]!).slice(0, 2))
-    expect(agent.session.deriveMessages()[0]!.content[0]).toMatchObject({ type: 'text', text: frameCheckpoint(SUMMARY) })
+    expect(agent.session.deriveMessages()[0]!.content[0]).toMatchObject({
+      type: 'text',
+      text: frameCheckpoint(SUMMARY),
+    })
     engine.assertClean()
   })
 
   it('inherits nothing when a summarization route is configured', async () => {
-    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'other' }, conversation: stopAfter(30) })
+    const engine = await harness({
+      engine: { summarizationProvider: 'scripted', summarizationModel: 'other' },
+      conversation: stopAfter(30),
+    })
     await runAgent(engine, warm)
     const summaries = engine.summaries()
     expect(summaries.length).toBeGreaterThanOrEqual(1)
@@ -120,7 +156,10 @@ describe('the summary call replays the conversation (C2, C3)', () => {
   })
 
   it('inherits nothing when the routed header names another model than the summary target (a stale header from a resumed session)', async () => {
-    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'main' }, conversation: stopAfter(12) })
+    const engine = await harness({
+      engine: { summarizationProvider: 'scripted', summarizationModel: 'main' },
+      conversation: stopAfter(12),
+    })
     await runAgent(engine, { ...warm, reasoningEffort: 'low', model: 'other' })
     // The session's header is for `other`; its window (32000) is never pressured by 12 steps.
     // Resume the same session on `main` with effort max: the first pre-step still sees the `other` header.
@@ -137,7 +176,10 @@ describe('the summary call replays the conversation (C2, C3)', () => {
   })
 
   it('summarizes only the head that fits the summary target window, and caps the output to what is left', async () => {
-    const engine = await harness({ engine: { summarizationProvider: 'scripted', summarizationModel: 'main' }, conversation: stopAfter(30) })
+    const engine = await harness({
+      engine: { summarizationProvider: 'scripted', summarizationModel: 'main' },
+      conversation: stopAfter(30),
+    })
     const agent = await runAgent(engine, { ...warm, reasoningEffort: 'low', model: 'other' })
     // About 11k tokens of history on the 32k model; the summary target has an 8000-token window.
     expect(engine.ctx.tokenMeter.measure(agent.session).surfaceTokens).toBeGreaterThan(8000)
@@ -145,7 +187,10 @@ describe('the summary call replays the conversation (C2, C3)', () => {
     expect(result).not.toBeNull()
     const [summary] = engine.summaries()
     const meter = engine.ctx.tokenMeter
-    const prompt = meter.estimateSystem(summary!.system) + meter.estimateTools(summary!.tools) + summary!.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+    const prompt =
+      meter.estimateSystem(summary!.system) +
+      meter.estimateTools(summary!.tools) +
+      summary!.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
     expect(prompt + summary!.maxTokens!).toBeLessThanOrEqual(8000)
     expect(summary!.maxTokens).toBeGreaterThanOrEqual(256)
     expect(result!.shadowedRange.end).toBeLessThan(agent.session.surface.nodes.length + result!.shadowedSeqs.length - 2)

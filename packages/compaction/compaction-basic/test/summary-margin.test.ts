@@ -14,7 +14,11 @@ afterEach(async () => {
 
 /** The token meter's estimate of a request's prompt: system, tools and every message. */
 function estimatePrompt(meter: TokenMeter, request: GenerateOptions): number {
-  return meter.estimateSystem(request.system) + meter.estimateTools(request.tools) + request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  return (
+    meter.estimateSystem(request.system) +
+    meter.estimateTools(request.tools) +
+    request.messages.reduce((sum, message) => sum + meter.estimateMessage(message), 0)
+  )
 }
 
 /** What the strict provider counts: 10 % more prompt tokens than the meter's 4-characters estimate. */
@@ -24,17 +28,31 @@ const TOKENIZER_FACTOR = 1.1
  * A provider whose tokenizer counts `TOKENIZER_FACTOR` × the estimate and that rejects, like a
  * real one, any request whose prompt + max_tokens exceeds the window. Summary calls included.
  */
-async function strictEngine(engine: EngineHarnessOptions['engine'], steps: number): Promise<{ harness: EngineHarness; counted: (request: GenerateOptions) => number }> {
+async function strictEngine(
+  engine: EngineHarnessOptions['engine'],
+  steps: number,
+): Promise<{ harness: EngineHarness; counted: (request: GenerateOptions) => number }> {
   let harness: EngineHarness | undefined
-  const counted = (request: GenerateOptions) => Math.ceil(estimatePrompt(harness!.ctx.tokenMeter, request) * TOKENIZER_FACTOR) + (request.maxTokens ?? 0)
+  const counted = (request: GenerateOptions) =>
+    Math.ceil(estimatePrompt(harness!.ctx.tokenMeter, request) * TOKENIZER_FACTOR) + (request.maxTokens ?? 0)
   const strict =
     (reply: (request: GenerateOptions, index: number) => ScriptedReply) =>
     (request: GenerateOptions, index: number): ScriptedReply => {
       const total = counted(request)
-      if (total > WINDOW) return { error: new LlmError('CONTEXT_WINDOW_EXCEEDED', `prompt + max_tokens is ${total} tokens, the window is ${WINDOW}`) }
+      if (total > WINDOW)
+        return {
+          error: new LlmError(
+            'CONTEXT_WINDOW_EXCEEDED',
+            `prompt + max_tokens is ${total} tokens, the window is ${WINDOW}`,
+          ),
+        }
       return reply(request, index)
     }
-  harness = await mountEngine({ engine, conversation: strict(stopAfter(steps)), summary: strict(() => ({ content: SUMMARY })) })
+  harness = await mountEngine({
+    engine,
+    conversation: strict(stopAfter(steps)),
+    summary: strict(() => ({ content: SUMMARY })),
+  })
   harnesses.push(harness)
   return { harness, counted }
 }
@@ -60,7 +78,8 @@ describe('the summary call leaves a safety margin for the provider tokenizer', (
     expect(summaries).toHaveLength(committed.length)
     for (const summary of summaries) expect(counted(summary)).toBeLessThanOrEqual(WINDOW)
     // The default margin is 10 % of the window: prompt estimate + maxTokens ≤ 7200.
-    for (const summary of summaries) expect(estimatePrompt(harness.ctx.tokenMeter, summary) + summary.maxTokens!).toBeLessThanOrEqual(7200)
+    for (const summary of summaries)
+      expect(estimatePrompt(harness.ctx.tokenMeter, summary) + summary.maxTokens!).toBeLessThanOrEqual(7200)
     expect(events.filter((event) => event.type === 'compaction/failure')).toEqual([])
     harness.assertClean()
   })
@@ -71,7 +90,9 @@ describe('the summary call leaves a safety margin for the provider tokenizer', (
     agent.followup('Refactor the project.')
     await agent.whenIdle()
 
-    expect(agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: 'stop', steps: 61 }])
+    expect(agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([
+      { turn: 1, reason: 'stop', steps: 61 },
+    ])
     const summaries = harness.summaries()
     const size = (request: GenerateOptions) => estimatePrompt(harness.ctx.tokenMeter, request) + request.maxTokens!
     const rejected = summaries.filter((summary) => counted(summary) > WINDOW)
@@ -83,7 +104,9 @@ describe('the summary call leaves a safety margin for the provider tokenizer', (
       expect(size(retry), 'the retry must ask for less than the rejected call').toBeLessThan(size(summary))
       expect(counted(retry)).toBeLessThanOrEqual(WINDOW)
     }
-    const ends = agent.session.events.filter((event) => event.type === 'compaction/end') as SessionEvent<'compaction/end'>[]
+    const ends = agent.session.events.filter(
+      (event) => event.type === 'compaction/end',
+    ) as SessionEvent<'compaction/end'>[]
     expect(ends.filter((event) => event.data.error !== undefined)).toHaveLength(rejected.length)
     // Bounded: one rejected call and one accepted retry per compaction at most.
     const committed = agent.session.events.filter((event) => event.type === 'compaction/summary').length

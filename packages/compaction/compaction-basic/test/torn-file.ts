@@ -16,7 +16,12 @@ export interface StoredLine {
 export async function tearLine(file: string, index: number): Promise<StoredLine[]> {
   const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean)
   if (index < 0 || index >= lines.length) throw new Error(`tearLine: ${file} has no line ${index}`)
-  const offset = Buffer.byteLength(lines.slice(0, index).map((line) => `${line}\n`).join(''))
+  const offset = Buffer.byteLength(
+    lines
+      .slice(0, index)
+      .map((line) => `${line}\n`)
+      .join(''),
+  )
   await truncate(file, offset + Math.floor(Buffer.byteLength(lines[index]!) / 2))
   return lines.slice(0, index).map((line) => JSON.parse(line) as StoredLine)
 }

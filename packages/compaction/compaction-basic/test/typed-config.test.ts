@@ -6,7 +6,11 @@ import { mountEngine, ROUTE } from './engine-fixture.ts'
 
 // Type-level checks, run by `pnpm typecheck`: each `@ts-expect-error` fails the typecheck when its line compiles.
 export function typedConfigs(ctx: Context): void {
-  ctx.plugin(BasicCompactionEngine, { thresholdRatio: 0.5, idle: { minPressure: 0.5 }, modelPolicies: [{ provider: 'p', model: 'm', maxTokens: 4000 }] })
+  ctx.plugin(BasicCompactionEngine, {
+    thresholdRatio: 0.5,
+    idle: { minPressure: 0.5 },
+    modelPolicies: [{ provider: 'p', model: 'm', maxTokens: 4000 }],
+  })
   // @ts-expect-error the typo a new host made
   ctx.plugin(BasicCompactionEngine, { thresholdRation: 0.5 })
   // @ts-expect-error a typo next to a valid key (cordis's own overloads accepted this)

@@ -20,10 +20,26 @@ export async function main(thresholdTokens = 4000, regionEnd = 2) {
   const route = { provider: 'deepseek', model: 'deepseek-v4-flash' }
   const session = await ctx.sessions.create('session-1')
   session.append('user/message', { message: createUserMessage('Why does the build fail?') }, 'append')
-  session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call-1', 'build', '{}')], route) }, 'append')
-  session.append('tool/result', { message: createToolResultMessage('call-1', 'warning: unused import\n'.repeat(900)) }, 'append')
-  session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call-2', 'test', '{}')], route) }, 'append')
-  session.append('tool/result', { message: createToolResultMessage('call-2', 'PASS src/add.test.ts\n'.repeat(900)) }, 'append')
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([toolCallBlock('call-1', 'build', '{}')], route) },
+    'append',
+  )
+  session.append(
+    'tool/result',
+    { message: createToolResultMessage('call-1', 'warning: unused import\n'.repeat(900)) },
+    'append',
+  )
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([toolCallBlock('call-2', 'test', '{}')], route) },
+    'append',
+  )
+  session.append(
+    'tool/result',
+    { message: createToolResultMessage('call-2', 'PASS src/add.test.ts\n'.repeat(900)) },
+    'append',
+  )
 
   const pruner = ctx.toolResultPruner
   const measuredTokens = ctx.tokenMeter.measure(session).totalTokens

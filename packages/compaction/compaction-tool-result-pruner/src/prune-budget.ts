@@ -12,7 +12,11 @@ export interface PruneBudget {
 }
 
 /** The default budgets: 8192 / 4096 / 1024 code points. */
-export const DEFAULT_PRUNE_BUDGET: PruneBudget = Object.freeze({ thresholdChars: 8192, headChars: 4096, tailChars: 1024 })
+export const DEFAULT_PRUNE_BUDGET: PruneBudget = Object.freeze({
+  thresholdChars: 8192,
+  headChars: 4096,
+  tailChars: 1024,
+})
 
 /** Length of {@link PRUNE_MARKER} in code points. */
 export const PRUNE_MARKER_LENGTH = codePointLength(PRUNE_MARKER)
@@ -29,9 +33,12 @@ export const PRUNE_MARKER_LENGTH = codePointLength(PRUNE_MARKER)
  */
 export function checkPruneBudget(budget: PruneBudget): void {
   const { thresholdChars, headChars, tailChars } = budget
-  if (!Number.isInteger(thresholdChars) || thresholdChars < 1) throw new RangeError(`thresholdChars must be an integer >= 1, got ${String(thresholdChars)}`)
-  if (!Number.isInteger(headChars) || headChars < 0) throw new RangeError(`headChars must be an integer >= 0, got ${String(headChars)}`)
-  if (!Number.isInteger(tailChars) || tailChars < 0) throw new RangeError(`tailChars must be an integer >= 0, got ${String(tailChars)}`)
+  if (!Number.isInteger(thresholdChars) || thresholdChars < 1)
+    throw new RangeError(`thresholdChars must be an integer >= 1, got ${String(thresholdChars)}`)
+  if (!Number.isInteger(headChars) || headChars < 0)
+    throw new RangeError(`headChars must be an integer >= 0, got ${String(headChars)}`)
+  if (!Number.isInteger(tailChars) || tailChars < 0)
+    throw new RangeError(`tailChars must be an integer >= 0, got ${String(tailChars)}`)
   const pruned = headChars + PRUNE_MARKER_LENGTH + tailChars
   if (pruned > thresholdChars) {
     throw new RangeError(

@@ -38,7 +38,10 @@ export function measureContent(blocks: readonly ToolResultContent[]): number {
  * @param budget defaults to {@link DEFAULT_PRUNE_BUDGET}.
  * @throws RangeError when `budget` is invalid (see {@link checkPruneBudget}).
  */
-export function pruneContent(blocks: readonly ToolResultContent[], budget: PruneBudget = DEFAULT_PRUNE_BUDGET): ToolResultContent[] | null {
+export function pruneContent(
+  blocks: readonly ToolResultContent[],
+  budget: PruneBudget = DEFAULT_PRUNE_BUDGET,
+): ToolResultContent[] | null {
   checkPruneBudget(budget)
   const lengths = blocks.map((block) => (block.type === 'text' ? codePointLength(block.text) : 0))
   const total = lengths.reduce((sum, length) => sum + length, 0)
@@ -57,12 +60,14 @@ export function pruneContent(blocks: readonly ToolResultContent[], budget: Prune
     }
     const end = start + (lengths[index] as number)
     let text = ''
-    if (start < omitStart) text += end <= omitStart ? block.text : block.text.slice(0, codePointOffset(block.text, omitStart - start))
+    if (start < omitStart)
+      text += end <= omitStart ? block.text : block.text.slice(0, codePointOffset(block.text, omitStart - start))
     if (!markerPlaced && start <= omitStart && omitStart < end) {
       text += PRUNE_MARKER
       markerPlaced = true
     }
-    if (end > omitEnd) text += start >= omitEnd ? block.text : block.text.slice(codePointOffset(block.text, omitEnd - start))
+    if (end > omitEnd)
+      text += start >= omitEnd ? block.text : block.text.slice(codePointOffset(block.text, omitEnd - start))
     if (text !== '') pruned.push(textBlock(text))
     start = end
   }

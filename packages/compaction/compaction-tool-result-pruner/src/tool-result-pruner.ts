@@ -30,7 +30,10 @@ declare module '@cordisjs/core' {
  * (cache rule C4).
  */
 export class ToolResultPruner extends Service<ToolResultPruner.Config> {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/compaction-tool-result-pruner', provides: 'ctx.toolResultPruner' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/compaction-tool-result-pruner',
+    provides: 'ctx.toolResultPruner',
+  }
   static [Service.provide] = 'toolResultPruner'
   static [Service.immediate]: boolean = true
   static inject = ['tokenMeter']
@@ -112,7 +115,9 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
     for (const planned of this.planSession(session, include)) {
       const { seq, position, replacement: message, originalTokens, prunedTokens } = planned
       if (session.surface.nodes[position] !== seq) {
-        throw new Error(`ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during the prune pass`)
+        throw new Error(
+          `ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during the prune pass`,
+        )
       }
       const source = session.eventAt(seq)?.data as SessionEventMap['tool/result']
       const shadowedRange: ShadowedRange = { start: position, end: position }
@@ -126,7 +131,16 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
           sourceEventSeqs: [seq],
         }),
       ])
-      entries.push(Object.freeze({ seq, replacementSeq: replacement.seq, pruneSeq: pricing.seq, position, originalTokens, prunedTokens }))
+      entries.push(
+        Object.freeze({
+          seq,
+          replacementSeq: replacement.seq,
+          pruneSeq: pricing.seq,
+          position,
+          originalTokens,
+          prunedTokens,
+        }),
+      )
       savedTokens += originalTokens - prunedTokens
     }
     return Object.freeze({ entries: Object.freeze(entries), savedTokens })
@@ -149,7 +163,10 @@ function replacementMessage(original: ToolResultMessage, content: readonly ToolR
  * the log), and copying it would count one failed call twice. The prompt-visible error flag
  * travels on the message (`isError`).
  */
-function replacementData(source: SessionEventMap['tool/result'], message: ToolResultMessage): SessionEventMap['tool/result'] {
+function replacementData(
+  source: SessionEventMap['tool/result'],
+  message: ToolResultMessage,
+): SessionEventMap['tool/result'] {
   const data: SessionEventMap['tool/result'] = { message }
   if (source.toolName !== undefined) data.toolName = source.toolName
   if (source.turn !== undefined) data.turn = source.turn
@@ -171,9 +188,16 @@ export namespace ToolResultPruner {
   const parse = strictConfig(
     'ToolResultPruner',
     Schema.object({
-      thresholdChars: Schema.natural().min(1).default(DEFAULT_PRUNE_BUDGET.thresholdChars).description('Results at most this many code points long are left alone.'),
-      headChars: Schema.natural().default(DEFAULT_PRUNE_BUDGET.headChars).description('Code points kept from the start of an over-budget result.'),
-      tailChars: Schema.natural().default(DEFAULT_PRUNE_BUDGET.tailChars).description('Code points kept from the end of an over-budget result.'),
+      thresholdChars: Schema.natural()
+        .min(1)
+        .default(DEFAULT_PRUNE_BUDGET.thresholdChars)
+        .description('Results at most this many code points long are left alone.'),
+      headChars: Schema.natural()
+        .default(DEFAULT_PRUNE_BUDGET.headChars)
+        .description('Code points kept from the start of an over-budget result.'),
+      tailChars: Schema.natural()
+        .default(DEFAULT_PRUNE_BUDGET.tailChars)
+        .description('Code points kept from the end of an over-budget result.'),
     }),
   ) as ConfigParser<Config>
 

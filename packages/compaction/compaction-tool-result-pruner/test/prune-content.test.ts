@@ -2,7 +2,14 @@ import type { ToolResultContent } from '@warmfold/llm'
 import { imageBlock, textBlock } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { codePointLength, codePointOffset, measureContent, PRUNE_MARKER, PRUNE_MARKER_LENGTH, pruneContent } from '../src/index.ts'
+import {
+  codePointLength,
+  codePointOffset,
+  measureContent,
+  PRUNE_MARKER,
+  PRUNE_MARKER_LENGTH,
+  pruneContent,
+} from '../src/index.ts'
 import { budgets, contents, isWellFormed, overBudgetContents, textCodePoints } from './pruner-fixtures.ts'
 
 const RUNS = { numRuns: 300 }
@@ -14,11 +21,21 @@ function textOf(blocks: readonly ToolResultContent[]): string {
 describe('codePointLength / codePointOffset', () => {
   it('count code points like Array.from, astral characters and lone surrogates as one', () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('\ud800', '\udc00')), maxLength: 40 }), (text) => {
-        expect(codePointLength(text)).toBe(Array.from(text).length)
-        const points = Array.from(text)
-        for (let count = 0; count <= points.length + 1; count += 1) expect(text.slice(0, codePointOffset(text, count))).toBe(points.slice(0, count).join(''))
-      }),
+      fc.property(
+        fc.string({
+          unit: fc.oneof(
+            fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+            fc.constantFrom('\ud800', '\udc00'),
+          ),
+          maxLength: 40,
+        }),
+        (text) => {
+          expect(codePointLength(text)).toBe(Array.from(text).length)
+          const points = Array.from(text)
+          for (let count = 0; count <= points.length + 1; count += 1)
+            expect(text.slice(0, codePointOffset(text, count))).toBe(points.slice(0, count).join(''))
+        },
+      ),
       RUNS,
     )
   })
@@ -89,7 +106,12 @@ describe('pruneContent properties', () => {
         const actual: string[] = []
         for (const block of blocks) {
           if (block.type === 'text') before += codePointLength(block.text)
-          else expected.push(points.slice(0, Math.min(before, budget.headChars)).join('') + (before > budget.headChars ? PRUNE_MARKER : '') + points.slice(tailStart, Math.max(tailStart, before)).join(''))
+          else
+            expected.push(
+              points.slice(0, Math.min(before, budget.headChars)).join('') +
+                (before > budget.headChars ? PRUNE_MARKER : '') +
+                points.slice(tailStart, Math.max(tailStart, before)).join(''),
+            )
         }
         for (const block of pruned) {
           if (block.type === 'text') keptBefore += block.text
@@ -118,8 +140,19 @@ describe('pruneContent examples', () => {
   })
 
   it('writes the marker into the block where the omitted middle begins and drops blocks inside it', () => {
-    const blocks = [textBlock('abc'), textBlock('d'.repeat(80)), imageBlock('image/png', 'AAAA'), textBlock('e'.repeat(10)), textBlock('yz')]
-    expect(pruneContent(blocks, budget)).toEqual([textBlock('abc'), textBlock(PRUNE_MARKER), imageBlock('image/png', 'AAAA'), textBlock('yz')])
+    const blocks = [
+      textBlock('abc'),
+      textBlock('d'.repeat(80)),
+      imageBlock('image/png', 'AAAA'),
+      textBlock('e'.repeat(10)),
+      textBlock('yz'),
+    ]
+    expect(pruneContent(blocks, budget)).toEqual([
+      textBlock('abc'),
+      textBlock(PRUNE_MARKER),
+      imageBlock('image/png', 'AAAA'),
+      textBlock('yz'),
+    ])
   })
 
   it('puts head, marker and tail in one block when the cut is inside it', () => {
@@ -129,13 +162,25 @@ describe('pruneContent examples', () => {
 
   it('supports zero head and zero tail', () => {
     const text = 'q'.repeat(200)
-    expect(pruneContent([textBlock(text)], { thresholdChars: PRUNE_MARKER_LENGTH, headChars: 0, tailChars: 0 })).toEqual([textBlock(PRUNE_MARKER)])
-    expect(pruneContent([textBlock('ab'), textBlock(text)], { thresholdChars: PRUNE_MARKER_LENGTH + 2, headChars: 0, tailChars: 2 })).toEqual([textBlock(PRUNE_MARKER), textBlock('qq')])
+    expect(
+      pruneContent([textBlock(text)], { thresholdChars: PRUNE_MARKER_LENGTH, headChars: 0, tailChars: 0 }),
+    ).toEqual([textBlock(PRUNE_MARKER)])
+    expect(
+      pruneContent([textBlock('ab'), textBlock(text)], {
+        thresholdChars: PRUNE_MARKER_LENGTH + 2,
+        headChars: 0,
+        tailChars: 2,
+      }),
+    ).toEqual([textBlock(PRUNE_MARKER), textBlock('qq')])
   })
 
   it('rejects an invalid budget naming the keys', () => {
-    expect(() => pruneContent([textBlock('x')], { thresholdChars: 10, headChars: 5, tailChars: 5 })).toThrow(/headChars \(5\) \+ PRUNE_MARKER .* \+ tailChars \(5\) .* thresholdChars \(10\)/)
-    expect(() => pruneContent([textBlock('x')], { thresholdChars: 100, headChars: 1.5, tailChars: 0 })).toThrow(/headChars must be an integer/)
+    expect(() => pruneContent([textBlock('x')], { thresholdChars: 10, headChars: 5, tailChars: 5 })).toThrow(
+      /headChars \(5\) \+ PRUNE_MARKER .* \+ tailChars \(5\) .* thresholdChars \(10\)/,
+    )
+    expect(() => pruneContent([textBlock('x')], { thresholdChars: 100, headChars: 1.5, tailChars: 0 })).toThrow(
+      /headChars must be an integer/,
+    )
   })
 
   it('has a byte-stable marker with no digits in it', () => {

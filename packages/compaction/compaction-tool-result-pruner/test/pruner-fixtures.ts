@@ -1,5 +1,12 @@
 import type { ToolResultContent } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  imageBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import fc from 'fast-check'
 import type { PruneBudget } from '../src/index.ts'
@@ -26,7 +33,11 @@ export function isWellFormed(text: string): boolean {
 /** Valid small budgets: head + marker + tail + slack = threshold, so every draw passes the load check. */
 export const budgets: fc.Arbitrary<PruneBudget> = fc
   .record({ headChars: fc.nat(40), tailChars: fc.nat(40), slack: fc.nat(40) })
-  .map(({ headChars, tailChars, slack }) => ({ headChars, tailChars, thresholdChars: headChars + PRUNE_MARKER_LENGTH + tailChars + slack }))
+  .map(({ headChars, tailChars, slack }) => ({
+    headChars,
+    tailChars,
+    thresholdChars: headChars + PRUNE_MARKER_LENGTH + tailChars + slack,
+  }))
 
 /** Text with astral characters (`binary`: any code point but lone surrogates), graphemes or ASCII. */
 export function texts(maxLength: number, minLength = 0): fc.Arbitrary<string> {
@@ -37,11 +48,16 @@ export function texts(maxLength: number, minLength = 0): fc.Arbitrary<string> {
   )
 }
 
-const images = fc.record({ mediaType: fc.constantFrom('image/png', 'image/jpeg'), data: fc.base64String({ maxLength: 12 }) }).map(({ mediaType, data }) => imageBlock(mediaType, data))
+const images = fc
+  .record({ mediaType: fc.constantFrom('image/png', 'image/jpeg'), data: fc.base64String({ maxLength: 12 }) })
+  .map(({ mediaType, data }) => imageBlock(mediaType, data))
 
 /** Tool-result content: text blocks (some long) with images interleaved. */
 export function contents(maxTextLength = 160): fc.Arbitrary<ToolResultContent[]> {
-  return fc.array(fc.oneof({ arbitrary: texts(maxTextLength).map(textBlock), weight: 3 }, { arbitrary: images, weight: 1 }), { maxLength: 6 })
+  return fc.array(
+    fc.oneof({ arbitrary: texts(maxTextLength).map(textBlock), weight: 3 }, { arbitrary: images, weight: 1 }),
+    { maxLength: 6 },
+  )
 }
 
 /** Content guaranteed to be over any budget drawn from {@link budgets}: one long text block among others. */
@@ -77,11 +93,30 @@ export function appendToolSession(session: Session, results: readonly ResultSpec
   session.append('user/message', { message: createUserMessage('Fix the failing test.', 'u0') }, 'append')
   for (const [index, spec] of results.entries()) {
     const callId = `call-${index}`
-    session.append('assistant/message', { message: createAssistantMessage([textBlock(`step ${index}`), toolCallBlock(callId, 'bash', `{"n":${index}}`)], { provider: 'p', model: 'm' }, `a${index}`) }, 'append')
+    session.append(
+      'assistant/message',
+      {
+        message: createAssistantMessage(
+          [textBlock(`step ${index}`), toolCallBlock(callId, 'bash', `{"n":${index}}`)],
+          { provider: 'p', model: 'm' },
+          `a${index}`,
+        ),
+      },
+      'append',
+    )
     const content: ToolResultContent[] = [textBlock(patternText(spec.size, index))]
-    if (spec.image) content.push(imageBlock('image/png', 'iVBORw0KGgo='), textBlock(patternText(spec.size, index + 100)))
+    if (spec.image)
+      content.push(imageBlock('image/png', 'iVBORw0KGgo='), textBlock(patternText(spec.size, index + 100)))
     const message = createToolResultMessage(callId, content, { isError: spec.isError, id: `r${index}` })
-    session.append('tool/result', { message, toolName: 'bash', turn: 1, step: index + 1, ...(spec.isError ? { error: 'exit code 1' } : {}) }, 'append')
+    session.append(
+      'tool/result',
+      { message, toolName: 'bash', turn: 1, step: index + 1, ...(spec.isError ? { error: 'exit code 1' } : {}) },
+      'append',
+    )
   }
-  session.append('assistant/message', { message: createAssistantMessage([textBlock('done')], { provider: 'p', model: 'm' }, 'a-end') }, 'append')
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([textBlock('done')], { provider: 'p', model: 'm' }, 'a-end') },
+    'append',
+  )
 }

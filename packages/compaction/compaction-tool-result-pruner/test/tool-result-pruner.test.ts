@@ -26,7 +26,13 @@ async function mount(config: Partial<ToolResultPruner.Config> = {}): Promise<Tes
 // Surface: user (0), then per result an assistant (1 + 2i) and its tool/result (2 + 2i), then a
 // closing assistant. Over the default 8192 budget: results 1, 2 (two 5000-point text blocks
 // around an image) and 4 (a failed call), at positions 4, 6 and 10.
-const RESULTS: ResultSpec[] = [{ size: 100 }, { size: 20000 }, { size: 5000, image: true }, { size: 50 }, { size: 12000, isError: true }]
+const RESULTS: ResultSpec[] = [
+  { size: 100 },
+  { size: 20000 },
+  { size: 5000, image: true },
+  { size: 50 },
+  { size: 12000, isError: true },
+]
 
 function scriptedSession(): Session {
   const session = new Session('pruner')
@@ -59,12 +65,17 @@ describe('config', () => {
     const context = await mount({ thresholdChars: 100, headChars: 40, tailChars: 10 })
     expect(context.ctx.get('toolResultPruner')).toBeUndefined()
     expect(context.errors).toHaveLength(1)
-    expect(String(context.errors[0])).toMatch(/ToolResultPruner config: headChars \(40\) \+ PRUNE_MARKER \(\d+ code points\) \+ tailChars \(10\) = \d+ must be <= thresholdChars \(100\)/)
+    expect(String(context.errors[0])).toMatch(
+      /ToolResultPruner config: headChars \(40\) \+ PRUNE_MARKER \(\d+ code points\) \+ tailChars \(10\) = \d+ must be <= thresholdChars \(100\)/,
+    )
   })
 
   it('fails at load on an unknown key, a fraction or a zero threshold', async () => {
     for (const [config, message] of [
-      [{ thresholdChars: 8192, maxChars: 1 }, /unknown key "maxChars"; known keys: thresholdChars, headChars, tailChars/],
+      [
+        { thresholdChars: 8192, maxChars: 1 },
+        /unknown key "maxChars"; known keys: thresholdChars, headChars, tailChars/,
+      ],
       [{ headChars: 10.5 }, /headChars/],
       [{ thresholdChars: 0, headChars: 0, tailChars: 0 }, /thresholdChars/],
     ] as const) {
@@ -114,7 +125,10 @@ describe('planSession', () => {
     const seqs = ctx.toolResultPruner.planSession(session).map((entry) => entry.seq)
     const keep = new Set([seqs[0]!, seqs[2]!])
     expect(ctx.toolResultPruner.planSession(session, keep).map((entry) => entry.seq)).toEqual([seqs[0], seqs[2]])
-    expect(ctx.toolResultPruner.planSession(session, (seq) => seq > seqs[0]!).map((entry) => entry.seq)).toEqual([seqs[1], seqs[2]])
+    expect(ctx.toolResultPruner.planSession(session, (seq) => seq > seqs[0]!).map((entry) => entry.seq)).toEqual([
+      seqs[1],
+      seqs[2],
+    ])
     assertClean()
   })
 })
@@ -153,7 +167,9 @@ describe('pruneSession', () => {
     const result = ctx.toolResultPruner.pruneSession(session, include)
 
     expect(result.entries.map((entry) => entry.seq)).toEqual([plan[1]!.seq, plan[2]!.seq])
-    expect(result.savedTokens).toBe(plan[1]!.originalTokens - plan[1]!.prunedTokens + plan[2]!.originalTokens - plan[2]!.prunedTokens)
+    expect(result.savedTokens).toBe(
+      plan[1]!.originalTokens - plan[1]!.prunedTokens + plan[2]!.originalTokens - plan[2]!.prunedTokens,
+    )
     expect(session.length).toBe(before.length + 4)
     expect(session.surface.replaceGeneration).toBe(before.replaceGeneration + 2)
     // 1-for-1 replaces: same node count, every position holds the same seq or its replacement.
@@ -168,25 +184,50 @@ describe('pruneSession', () => {
 
     for (const [index, entry] of result.entries.entries()) {
       const planned = plan[index + 1]!
-      expect(entry).toEqual({ seq: planned.seq, position: planned.position, pruneSeq: entry.replacementSeq - 1, replacementSeq: entry.pruneSeq + 1, originalTokens: planned.originalTokens, prunedTokens: planned.prunedTokens })
+      expect(entry).toEqual({
+        seq: planned.seq,
+        position: planned.position,
+        pruneSeq: entry.replacementSeq - 1,
+        replacementSeq: entry.pruneSeq + 1,
+        originalTokens: planned.originalTokens,
+        prunedTokens: planned.prunedTokens,
+      })
       const pricing = session.eventAt(entry.pruneSeq) as AnySessionEvent
       expect(pricing.type).toBe('compaction/prune')
-      expect(pricing.data).toEqual({ shadowedRange: { start: entry.position, end: entry.position }, shadowedSeqs: [entry.seq], shadowedTokenCount: entry.originalTokens })
+      expect(pricing.data).toEqual({
+        shadowedRange: { start: entry.position, end: entry.position },
+        shadowedSeqs: [entry.seq],
+        shadowedTokenCount: entry.originalTokens,
+      })
       const replacement = session.eventAt(entry.replacementSeq) as SessionEvent<'tool/result'>
       const original = (session.eventAt(entry.seq) as SessionEvent<'tool/result'>).data
       expect(replacement.type).toBe('tool/result')
-      expect(replacement.surface).toEqual({ op: 'replace', start: entry.position, end: entry.position, sourceEventSeqs: [entry.seq] })
+      expect(replacement.surface).toEqual({
+        op: 'replace',
+        start: entry.position,
+        end: entry.position,
+        sourceEventSeqs: [entry.seq],
+      })
       const message = replacement.data.message
       expect(isToolResultMessage(message)).toBe(true)
       expect(message.id).not.toBe(original.message.id)
       expect(message.source).toEqual(original.message.source)
       expect(message.content[0]).toEqual({ ...original.message.content[0], content: planned.content })
-      expect(replacement.data).toEqual({ message, toolName: original.toolName, turn: original.turn, step: original.step })
+      expect(replacement.data).toEqual({
+        message,
+        toolName: original.toolName,
+        turn: original.turn,
+        step: original.step,
+      })
       expect(ctx.tokenMeter.estimateMessage(message)).toBe(entry.prunedTokens)
     }
     const failed = session.eventAt(result.entries[1]!.replacementSeq) as SessionEvent<'tool/result'>
     expect(failed.data.message.content[0].isError).toBe(true)
-    expect(failed.data.message.content[0].content.some((block) => block.type === 'text' && block.text.includes(PRUNE_MARKER))).toBe(true)
+    expect(
+      failed.data.message.content[0].content.some(
+        (block) => block.type === 'text' && block.text.includes(PRUNE_MARKER),
+      ),
+    ).toBe(true)
     expect(ctx.tokenMeter.measure(session).surfaceTokens).toBe(measured - result.savedTokens)
 
     const again = snapshot(session)
@@ -208,7 +249,11 @@ describe('pruneSession', () => {
     const [first] = ctx.toolResultPruner.planSession(session)
     // The checker is live: a replacement without its pricing event is rejected.
     expect(() =>
-      session.append('tool/result', { message: createToolResultMessage('call-1', 'short') }, { op: 'replace', start: first!.position, end: first!.position, sourceEventSeqs: [first!.seq] }),
+      session.append(
+        'tool/result',
+        { message: createToolResultMessage('call-1', 'short') },
+        { op: 'replace', start: first!.position, end: first!.position, sourceEventSeqs: [first!.seq] },
+      ),
     ).toThrow(CompactionInvariantError)
     const result = ctx.toolResultPruner.pruneSession(session)
     expect(result.entries).toHaveLength(3)

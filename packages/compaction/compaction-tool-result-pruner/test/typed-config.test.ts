@@ -13,6 +13,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => ToolResultPruner.Config({ thresholdChars: 5000, headchars: 100 })).toThrow('unknown key "headchars" (did you mean "headChars"?)')
+    expect(() => ToolResultPruner.Config({ thresholdChars: 5000, headchars: 100 })).toThrow(
+      'unknown key "headchars" (did you mean "headChars"?)',
+    )
   })
 })

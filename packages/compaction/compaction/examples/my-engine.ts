@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from '@cordisjs/core'
 import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE } from '@warmfold/agent-loop'
 import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompactionAgent } from '@warmfold/compaction'
-import { checkpointSource, CompactionEngine, ManualCompactionError, toolPairingBalancedAfter, toolPairingBalancedBefore } from '@warmfold/compaction'
+import {
+  checkpointSource,
+  CompactionEngine,
+  ManualCompactionError,
+  toolPairingBalancedAfter,
+  toolPairingBalancedBefore,
+} from '@warmfold/compaction'
 import type { CallConfig } from '@warmfold/llm'
 import { createMessage, createUserMessage, textOf } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
@@ -33,9 +39,15 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     requireServices(this.owner, 'MyEngine', [LLM_RUNTIME_SERVICE, SESSION_STORE_SERVICE])
   }
 
-  async compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null> {
+  async compactIfNeeded(
+    agent: CompactionAgent,
+    trigger: CompactionTrigger,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult | null> {
     this.requireServices()
-    const characters = agent.session.deriveMessages().reduce((sum, message) => sum + JSON.stringify(message.content).length, 0)
+    const characters = agent.session
+      .deriveMessages()
+      .reduce((sum, message) => sum + JSON.stringify(message.content).length, 0)
     if (trigger !== 'context-overflow' && characters < this.config.maxCharacters) return null
     return this.compactHead(agent, trigger, signal)
   }
@@ -51,11 +63,17 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     })
   }
 
-  async compactRegion(start: number, end: number, agent: CompactionAgent, signal?: AbortSignal): Promise<CompactionResult> {
+  async compactRegion(
+    start: number,
+    end: number,
+    agent: CompactionAgent,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult> {
     this.requireServices()
     const { session } = agent
     const nodes = session.surface.nodes
-    if (!(start >= 0 && start <= end && end < nodes.length)) throw new RangeError(`region ${start}..${end} is not on the surface (0..${nodes.length - 1})`)
+    if (!(start >= 0 && start <= end && end < nodes.length))
+      throw new RangeError(`region ${start}..${end} is not on the surface (0..${nodes.length - 1})`)
     if (!toolPairingBalancedBefore(session, nodes[start]!) || !toolPairingBalancedAfter(session, nodes[end]!)) {
       throw new RangeError(`region ${start}..${end} would separate a tool call from its result`)
     }
@@ -71,7 +89,13 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     return null
   }
 
-  private async summarize(agent: CompactionAgent, start: number, end: number, trigger: CompactionTrigger | 'manual', signal?: AbortSignal): Promise<CompactionResult> {
+  private async summarize(
+    agent: CompactionAgent,
+    start: number,
+    end: number,
+    trigger: CompactionTrigger | 'manual',
+    signal?: AbortSignal,
+  ): Promise<CompactionResult> {
     const { session } = agent
     const shadowedSeqs = session.surface.nodes.slice(start, end + 1)
     const compactionId = randomUUID()
@@ -90,7 +114,15 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     return { ...committed, startSeq: startEvent.seq, endSeq: endEvent.seq }
   }
 
-  private async commit(session: Session, start: number, end: number, shadowedSeqs: number[], compactionId: string, agent: CompactionAgent, signal?: AbortSignal) {
+  private async commit(
+    session: Session,
+    start: number,
+    end: number,
+    shadowedSeqs: number[],
+    compactionId: string,
+    agent: CompactionAgent,
+    signal?: AbortSignal,
+  ) {
     // C2 + C3: the conversation's envelope (effort, temperature, stop, system, tools) and the
     // region's messages byte for byte, then one instruction: the call reads the cached prefix.
     // Spread, never copied field by field: a field the header does not set stays absent, not undefined.
@@ -110,7 +142,8 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     })
     const summary = reply.content.filter((block) => block.type === 'text')
     if (!textOf(summary)) throw new Error('the summary call returned no text')
-    if (session.surface.nodes.slice(start, end + 1).join() !== shadowedSeqs.join()) throw new Error('the surface changed while summarizing')
+    if (session.surface.nodes.slice(start, end + 1).join() !== shadowedSeqs.join())
+      throw new Error('the surface changed while summarizing')
     // A rough price; mount @warmfold/token-meter and sum ctx.tokenMeter.priceOf for a real one.
     const shadowedTokenCount = Math.ceil(JSON.stringify(region).length / 4)
     const checkpoint = createMessage({ role: 'user', content: summary, source: checkpointSource(compactionId) })
@@ -118,12 +151,31 @@ export class MyEngine extends CompactionEngine<MyEngine.Config> {
     // The pricing event and the checkpoint that replaces the region: adjacent, and one unit.
     const [summaryEvent, checkpointEvent] = session.unit(() => [
       session.append('compaction/summary', {
-        compactionId, summary, shadowedRange: { start, end }, shadowedSeqs, shadowedTokenCount,
-        ...settings, ...(stop ? { stop: [...stop] } : {}), maxTokens, ...(reply.usage ? { usage: reply.usage } : {}),
+        compactionId,
+        summary,
+        shadowedRange: { start, end },
+        shadowedSeqs,
+        shadowedTokenCount,
+        ...settings,
+        ...(stop ? { stop: [...stop] } : {}),
+        maxTokens,
+        ...(reply.usage ? { usage: reply.usage } : {}),
       }),
-      session.append('user/message', { message: checkpoint }, { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs }),
+      session.append(
+        'user/message',
+        { message: checkpoint },
+        { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs },
+      ),
     ])
-    return { compactionId, summarySeq: summaryEvent.seq, checkpointSeq: checkpointEvent.seq, summary, shadowedRange: { start, end }, shadowedSeqs, shadowedTokenCount }
+    return {
+      compactionId,
+      summarySeq: summaryEvent.seq,
+      checkpointSeq: checkpointEvent.seq,
+      summary,
+      shadowedRange: { start, end },
+      shadowedSeqs,
+      shadowedTokenCount,
+    }
   }
 }
 

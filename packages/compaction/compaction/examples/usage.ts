@@ -18,12 +18,27 @@ export async function main() {
 
   // A scripted model stands in for a real adapter: two answers, then the summary.
   const adapter = new ScriptedAdapter({
-    models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
-    responses: [{ content: '`add` subtracts; I changed it to add.' }, { content: 'Yes, all 12 tests pass.' }, { content: 'Goal: fix add. Done: add now adds; tests pass.' }],
+    models: {
+      'deepseek-v4-flash': {
+        contextWindow: 131072,
+        defaultMaxTokens: 8192,
+        efforts: ['off', 'high', 'max'],
+        defaultEffort: 'high',
+      },
+    },
+    responses: [
+      { content: '`add` subtracts; I changed it to add.' },
+      { content: 'Yes, all 12 tests pass.' },
+      { content: 'Goal: fix add. Done: add now adds; tests pass.' },
+    ],
   })
   ctx.llm.registerAdapter('deepseek', adapter)
 
-  const agent = await ctx.agentLoop.create('s1', { provider: 'deepseek', model: 'deepseek-v4-flash', reasoningEffort: 'max' })
+  const agent = await ctx.agentLoop.create('s1', {
+    provider: 'deepseek',
+    model: 'deepseek-v4-flash',
+    reasoningEffort: 'max',
+  })
   agent.followup('Fix the failing test.')
   agent.followup('Do the tests pass now?')
   await agent.whenIdle()

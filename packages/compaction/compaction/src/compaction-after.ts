@@ -59,7 +59,9 @@ export function compactionAfterSource(compactionId: string): MessageSource {
 
 /** Whether `message` was appended by a `compaction/after` listener. */
 export function isCompactionAfterMessage(message: Message): boolean {
-  return message.role === 'user' && message.source?.kind === 'plugin' && message.source.plugin === COMPACTION_AFTER_PLUGIN
+  return (
+    message.role === 'user' && message.source?.kind === 'plugin' && message.source.plugin === COMPACTION_AFTER_PLUGIN
+  )
 }
 
 /** The compaction id a `compaction/after` message was appended by, or `undefined` for other messages. */

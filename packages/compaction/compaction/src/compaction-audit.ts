@@ -56,7 +56,11 @@ export interface CompactionAuditData {
   /** Artifacts of the checkpoint this fold replaced that were compared (0 without one); see `previousCheckpointArtifactsFrom`. */
   readonly previousCheckpointArtifacts: number
   /** Artifacts of the previous checkpoint that nothing visible holds now, bounded like `dropped`. */
-  readonly vanishedFromPreviousCheckpoint: readonly { readonly class: string; readonly text: string; readonly mentions: number }[]
+  readonly vanishedFromPreviousCheckpoint: readonly {
+    readonly class: string
+    readonly text: string
+    readonly mentions: number
+  }[]
   readonly vanishedTotal: number
   /** Whether the summary has every section its instruction asks for, was not cut off, and its size next to the previous checkpoint. */
   readonly health: {

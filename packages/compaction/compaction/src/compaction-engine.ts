@@ -72,7 +72,11 @@ export abstract class CompactionEngine<C = unknown> extends Service<C> {
    * threshold. Returns the committed checkpoint, or `null` when nothing was (or could safely be)
    * summarized; a prune-only pass also returns `null`.
    */
-  abstract compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null>
+  abstract compactIfNeeded(
+    agent: CompactionAgent,
+    trigger: CompactionTrigger,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult | null>
 
   /**
    * Manual compaction of an idle agent, even below the threshold. Runs through
@@ -85,5 +89,10 @@ export abstract class CompactionEngine<C = unknown> extends Service<C> {
    * Compacts surface positions `start..end` (inclusive). Both edges must be tool-pairing
    * balanced; a missing, reversed or unbalanced range is rejected.
    */
-  abstract compactRegion(start: number, end: number, agent: CompactionAgent, signal?: AbortSignal): Promise<CompactionResult>
+  abstract compactRegion(
+    start: number,
+    end: number,
+    agent: CompactionAgent,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult>
 }

@@ -86,7 +86,16 @@ export interface DiscardedFold {
    * path had to run first: overflow recovery, a manual compaction), `refused` (the summary failed
    * the checks a sync fold makes), `failed` (the call failed).
    */
-  readonly reason: 'stale' | 'region-changed' | 'route-changed' | 'closed' | 'resumed' | 'timeout' | 'superseded' | 'refused' | 'failed'
+  readonly reason:
+    | 'stale'
+    | 'region-changed'
+    | 'route-changed'
+    | 'closed'
+    | 'resumed'
+    | 'timeout'
+    | 'superseded'
+    | 'refused'
+    | 'failed'
   /** One sentence with the figures behind the reason. */
   readonly detail: string
 }
@@ -206,7 +215,17 @@ export interface PruneDecisionData {
 }
 
 /** The event types this package adds to the session log. */
-export const COMPACTION_EVENT_TYPES = ['compaction/start', 'compaction/summary', 'compaction/end', 'compaction/prune', 'compaction/prune-decision', 'compaction/failure', 'compaction/pin', 'compaction/unpin', 'compaction/audit'] as const
+export const COMPACTION_EVENT_TYPES = [
+  'compaction/start',
+  'compaction/summary',
+  'compaction/end',
+  'compaction/prune',
+  'compaction/prune-decision',
+  'compaction/failure',
+  'compaction/pin',
+  'compaction/unpin',
+  'compaction/audit',
+] as const
 
 /** A committed compaction, as returned by an engine. */
 export interface CompactionResult {

@@ -13,7 +13,9 @@ export class CompactionInvariantError extends Error {
 
   /** Whether `value` is a `CompactionInvariantError` from any copy of this package. */
   static isInstance(value: unknown): value is CompactionInvariantError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[INVARIANT_ERROR_BRAND] === true
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[INVARIANT_ERROR_BRAND] === true
+    )
   }
 }
 
@@ -47,9 +49,12 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
   }
   if (previous?.type === 'compaction/prune') {
     const expected = (previous.data as { shadowedSeqs: number[] }).shadowedSeqs
-    if (type !== 'tool/result' || candidate.surface?.op !== 'replace') fail(`the compaction/prune at seq ${previous.seq} must be followed immediately by its tool/result replacement`)
+    if (type !== 'tool/result' || candidate.surface?.op !== 'replace')
+      fail(`the compaction/prune at seq ${previous.seq} must be followed immediately by its tool/result replacement`)
     if (!shadowsExactly(candidate, expected, [])) {
-      fail(`the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} (${expected.join(', ')}) and keep none`)
+      fail(
+        `the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} (${expected.join(', ')}) and keep none`,
+      )
     }
   } else if (type === 'tool/result' && candidate.surface?.op === 'replace') {
     fail('a tool/result replacement must come immediately after its compaction/prune pricing event')
@@ -62,43 +67,65 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       break
     case 'compaction/summary':
       if (!open) fail('a compaction/summary must be inside a compaction bracket (no compaction is open)')
-      if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
-      if (open.summarySeq !== undefined) fail(`compaction ${open.compactionId} already has a summary at seq ${open.summarySeq}`)
-      if (!Array.isArray(data.shadowedSeqs) || data.shadowedSeqs.length === 0) fail('shadowedSeqs must list at least one seq')
+      if (open.compactionId !== data.compactionId)
+        fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
+      if (open.summarySeq !== undefined)
+        fail(`compaction ${open.compactionId} already has a summary at seq ${open.summarySeq}`)
+      if (!Array.isArray(data.shadowedSeqs) || data.shadowedSeqs.length === 0)
+        fail('shadowedSeqs must list at least one seq')
       open = { ...open, summarySeq: seq }
       break
     case 'compaction/end':
       if (!open) fail('there is no open compaction to end')
-      if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
-      if (data.error === undefined && open.summarySeq === undefined) fail(`compaction ${open.compactionId} ends without error but never logged a summary`)
+      if (open.compactionId !== data.compactionId)
+        fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
+      if (data.error === undefined && open.summarySeq === undefined)
+        fail(`compaction ${open.compactionId} ends without error but never logged a summary`)
       open = undefined
       break
     case 'compaction/audit':
       if (!open) fail('a compaction/audit must be inside the bracket of its compaction (no compaction is open)')
-      if (open.compactionId !== data.compactionId) fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
-      if (open.checkpointSeq === undefined) fail(`a compaction/audit must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`)
-      if (open.auditSeq !== undefined) fail(`compaction ${open.compactionId} already has an audit at seq ${open.auditSeq}`)
+      if (open.compactionId !== data.compactionId)
+        fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
+      if (open.checkpointSeq === undefined)
+        fail(
+          `a compaction/audit must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`,
+        )
+      if (open.auditSeq !== undefined)
+        fail(`compaction ${open.compactionId} already has an audit at seq ${open.auditSeq}`)
       open = { ...open, auditSeq: seq }
       break
     case 'user/message': {
       const message = data.message as Message
       if (isCompactionAfterMessage(message)) {
         const id = compactionAfterId(message)
-        if (candidate.surface?.op !== 'append') fail('a compaction/after message must be appended, not replace anything')
-        if (!open || open.compactionId !== id) fail(`a compaction/after message must be appended inside the bracket of its compaction ${String(id)}${open ? `, but ${open.compactionId} is open` : ', but no compaction is open'}`)
-        if (open.checkpointSeq === undefined) fail(`a compaction/after message must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`)
+        if (candidate.surface?.op !== 'append')
+          fail('a compaction/after message must be appended, not replace anything')
+        if (!open || open.compactionId !== id)
+          fail(
+            `a compaction/after message must be appended inside the bracket of its compaction ${String(id)}${open ? `, but ${open.compactionId} is open` : ', but no compaction is open'}`,
+          )
+        if (open.checkpointSeq === undefined)
+          fail(
+            `a compaction/after message must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`,
+          )
         break
       }
       if (!isCheckpointMessage(message)) break
-      if (previous?.type !== 'compaction/summary') fail('a checkpoint message must come immediately after its compaction/summary')
+      if (previous?.type !== 'compaction/summary')
+        fail('a checkpoint message must come immediately after its compaction/summary')
       if (candidate.surface?.op !== 'replace') fail('a checkpoint message must replace the region it summarizes')
       const summary = previous.data as { compactionId: string; shadowedSeqs: number[]; carriedSeqs?: number[] }
       if (checkpointCompactionId(message) !== summary.compactionId) {
-        fail(`a checkpoint message must come immediately after its compaction/summary; it names compaction ${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ${summary.compactionId}`)
+        fail(
+          `a checkpoint message must come immediately after its compaction/summary; it names compaction ${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ${summary.compactionId}`,
+        )
       }
       const expected = summary.shadowedSeqs
       if (!shadowsExactly(candidate, expected, summary.carriedSeqs ?? [])) {
-        fail(`the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq} and keep exactly its carriedSeqs`)
+        fail(
+          `the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq} and keep exactly its carriedSeqs`,
+        )
       }
       if (open) open = { ...open, checkpointSeq: seq }
       break
@@ -115,7 +142,11 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
 function shadowsExactly(candidate: AppendCandidate, expected: readonly number[], kept: readonly number[]): boolean {
   const surface = candidate.surface
   if (surface?.op !== 'replace') return false
-  return surface.end - surface.start + 1 === expected.length + kept.length && sameSeqs(surface.sourceEventSeqs, expected) && sameSeqs(surface.keep ?? [], kept)
+  return (
+    surface.end - surface.start + 1 === expected.length + kept.length &&
+    sameSeqs(surface.sourceEventSeqs, expected) &&
+    sameSeqs(surface.keep ?? [], kept)
+  )
 }
 
 function sameSeqs(left: readonly number[], right: readonly number[]): boolean {

@@ -1,5 +1,11 @@
 import type { Context } from '@cordisjs/core'
-import type { AgentHandle, AgentStatus, PreStepContext, RequestErrorAction, RequestErrorContext } from '@warmfold/agent-loop'
+import type {
+  AgentHandle,
+  AgentStatus,
+  PreStepContext,
+  RequestErrorAction,
+  RequestErrorContext,
+} from '@warmfold/agent-loop'
 import { MissingServiceError } from '@warmfold/agent-loop'
 import { canonicalJson, LlmError, promptView } from '@warmfold/llm'
 import type { AnySessionEvent, Session } from '@warmfold/session'
@@ -8,7 +14,11 @@ import type { CompactionResult, CompactionTrigger } from './compaction-events.ts
 
 /** What the triggers call: an engine's automatic policy (every `CompactionEngine` fits). */
 export interface TriggeredEngine {
-  compactIfNeeded(agent: CompactionAgent, trigger: CompactionTrigger, signal?: AbortSignal): Promise<CompactionResult | null>
+  compactIfNeeded(
+    agent: CompactionAgent,
+    trigger: CompactionTrigger,
+    signal?: AbortSignal,
+  ): Promise<CompactionResult | null>
 }
 
 /** The policy the triggers leave to the engine. */
@@ -51,7 +61,11 @@ export function surfaceCharacters(session: Session): number {
  *
  * `CompactionEngine` calls this from its constructor; an engine that opts out may call it itself.
  */
-export function installCompactionTriggers(ctx: Context, engine: TriggeredEngine, policy: Partial<CompactionTriggerPolicy> = {}): void {
+export function installCompactionTriggers(
+  ctx: Context,
+  engine: TriggeredEngine,
+  policy: Partial<CompactionTriggerPolicy> = {},
+): void {
   const maxOverflowRetries = policy.maxOverflowRetries ?? (() => DEFAULT_MAX_OVERFLOW_RETRIES)
   const surfaceSize = policy.surfaceSize ?? surfaceCharacters
   const overflowRetries = new WeakMap<Session, number>()
@@ -81,35 +95,44 @@ export function installCompactionTriggers(ctx: Context, engine: TriggeredEngine,
       warned.set(agent.session, seen)
       if (seen.has(message)) return
       seen.add(message)
-      ctx.emit('internal/warning', `compaction of session ${agent.session.id} failed; continuing the step (said once per session): ${message}`)
+      ctx.emit(
+        'internal/warning',
+        `compaction of session ${agent.session.id} failed; continuing the step (said once per session): ${message}`,
+      )
     }
   })
 
-  ctx.on('agent/request-error', async ({ agent, error, signal }: RequestErrorContext): Promise<RequestErrorAction | undefined> => {
-    if (!LlmError.isInstance(error) || error.code !== 'CONTEXT_WINDOW_EXCEEDED' || signal.aborted) return
-    const session = agent.session
-    const granted = overflowRetries.get(session) ?? 0
-    if (granted >= maxOverflowRetries(agent)) return
-    let before: number
-    try {
-      before = surfaceSize(session)
-    } catch (failure) {
-      escalate(failure)
-      throw failure
-    }
-    const generation = session.surface.replaceGeneration
-    try {
-      await engine.compactIfNeeded(agent, 'context-overflow', signal)
-    } catch (failure) {
-      escalate(failure)
-      ctx.emit('internal/warning', `overflow recovery of session ${session.id} failed: ${(failure as Error)?.message ?? String(failure)}`)
-    }
-    // Retry only on durable progress: a replacement landed and the surface really shrank.
-    if (signal.aborted || session.surface.replaceGeneration === generation) return
-    if (surfaceSize(session) >= before) return
-    overflowRetries.set(session, granted + 1)
-    return { retry: true }
-  })
+  ctx.on(
+    'agent/request-error',
+    async ({ agent, error, signal }: RequestErrorContext): Promise<RequestErrorAction | undefined> => {
+      if (!LlmError.isInstance(error) || error.code !== 'CONTEXT_WINDOW_EXCEEDED' || signal.aborted) return
+      const session = agent.session
+      const granted = overflowRetries.get(session) ?? 0
+      if (granted >= maxOverflowRetries(agent)) return
+      let before: number
+      try {
+        before = surfaceSize(session)
+      } catch (failure) {
+        escalate(failure)
+        throw failure
+      }
+      const generation = session.surface.replaceGeneration
+      try {
+        await engine.compactIfNeeded(agent, 'context-overflow', signal)
+      } catch (failure) {
+        escalate(failure)
+        ctx.emit(
+          'internal/warning',
+          `overflow recovery of session ${session.id} failed: ${(failure as Error)?.message ?? String(failure)}`,
+        )
+      }
+      // Retry only on durable progress: a replacement landed and the surface really shrank.
+      if (signal.aborted || session.surface.replaceGeneration === generation) return
+      if (surfaceSize(session) >= before) return
+      overflowRetries.set(session, granted + 1)
+      return { retry: true }
+    },
+  )
 
   ctx.on('agent/status', (agent: AgentHandle, status: AgentStatus) => {
     if (status === 'idle') overflowRetries.delete(agent.session)

@@ -24,6 +24,10 @@ export class ManualCompactionError extends Error {
 
   /** Whether `value` is a `ManualCompactionError` from any copy of this package. */
   static isInstance(value: unknown): value is ManualCompactionError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MANUAL_COMPACTION_ERROR_BRAND] === true
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[MANUAL_COMPACTION_ERROR_BRAND] === true
+    )
   }
 }

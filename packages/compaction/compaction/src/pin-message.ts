@@ -69,7 +69,9 @@ export function pinMessage(session: Session, target: PinTarget): SessionEvent<'c
   const seq = surfaceSeqOf(session, target, 'pinMessage')
   const message = session.deriveEventMessage(session.eventAt(seq)!) as Message
   if (isCheckpointMessage(message)) {
-    throw new RangeError(`pinMessage: seq ${seq} of session ${session.id} is a compaction checkpoint, which the next fold summarizes again; pin the messages it should keep instead`)
+    throw new RangeError(
+      `pinMessage: seq ${seq} of session ${session.id} is a compaction checkpoint, which the next fold summarizes again; pin the messages it should keep instead`,
+    )
   }
   if (isPinned(session, seq)) return undefined
   return session.append('compaction/pin', { seq })
@@ -83,7 +85,9 @@ export function pinMessage(session: Session, target: PinTarget): SessionEvent<'c
 export function unpinMessage(session: Session, target: PinTarget): SessionEvent<'compaction/unpin'> | undefined {
   const seq = typeof target === 'number' ? target : surfaceSeqOf(session, target, 'unpinMessage')
   if (!Number.isInteger(seq) || seq < 0 || seq >= session.length) {
-    throw new RangeError(`unpinMessage: seq ${String(seq)} is not in session ${session.id}, which has ${session.length} events`)
+    throw new RangeError(
+      `unpinMessage: seq ${String(seq)} is not in session ${session.id}, which has ${session.length} events`,
+    )
   }
   if (!isPinned(session, seq)) return undefined
   return session.append('compaction/unpin', { seq })
@@ -93,14 +97,22 @@ function surfaceSeqOf(session: Session, target: PinTarget, caller: string): numb
   const nodes = session.surface.nodes
   if (typeof target === 'number') {
     if (!nodes.includes(target)) {
-      throw new RangeError(`${caller}: seq ${String(target)} is not a surface node of session ${session.id} (only messages of the current surface can be pinned)`)
+      throw new RangeError(
+        `${caller}: seq ${String(target)} is not a surface node of session ${session.id} (only messages of the current surface can be pinned)`,
+      )
     }
     return target
   }
   const id = (target as { id?: unknown } | null)?.id
-  if (typeof id !== 'string') throw new RangeError(`${caller}: the target must be a surface seq or a message with a string id, got ${String(target)}`)
+  if (typeof id !== 'string')
+    throw new RangeError(
+      `${caller}: the target must be a surface seq or a message with a string id, got ${String(target)}`,
+    )
   const messages = session.deriveMessages()
   const position = messages.findIndex((message) => message.id === id)
-  if (position === -1) throw new RangeError(`${caller}: no message with id ${JSON.stringify(id)} is on the surface of session ${session.id}`)
+  if (position === -1)
+    throw new RangeError(
+      `${caller}: no message with id ${JSON.stringify(id)} is on the surface of session ${session.id}`,
+    )
   return nodes[position] as number
 }

@@ -1,6 +1,13 @@
 import { createMessage, createUserMessage } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { checkpointSource, COMPACTION_AFTER_PLUGIN, compactionAfterId, compactionAfterSource, isCheckpointMessage, isCompactionAfterMessage } from '../src/index.ts'
+import {
+  checkpointSource,
+  COMPACTION_AFTER_PLUGIN,
+  compactionAfterId,
+  compactionAfterSource,
+  isCheckpointMessage,
+  isCompactionAfterMessage,
+} from '../src/index.ts'
 
 describe('compaction/after message markers', () => {
   it('marks a message as appended by a compaction/after listener of one compaction', () => {

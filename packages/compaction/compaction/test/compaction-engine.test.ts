@@ -1,5 +1,12 @@
 import type { Context } from '@cordisjs/core'
-import { createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
@@ -42,23 +49,33 @@ class TinyEngine extends CompactionEngine {
 
   async compactNow(agent: ManualCompactionAgent, signal?: AbortSignal): Promise<CompactionResult | null> {
     return agent.runMaintenance(async (taskSignal) => {
-      if (signal?.aborted) throw new ManualCompactionError('cancelled', 'manual compaction was cancelled', { cause: signal.reason })
+      if (signal?.aborted)
+        throw new ManualCompactionError('cancelled', 'manual compaction was cancelled', { cause: signal.reason })
       const { nodes } = agent.session.surface
       // The largest balanced head that keeps the last node.
       for (let end = nodes.length - 2; end >= 0; end--) {
-        if (toolPairingBalancedAfter(agent.session, nodes[end] as number)) return this.compactRegion(0, end, agent, taskSignal)
+        if (toolPairingBalancedAfter(agent.session, nodes[end] as number))
+          return this.compactRegion(0, end, agent, taskSignal)
       }
       return null
     })
   }
 
-  async compactRegion(start: number, end: number, agent: CompactionAgent, _signal?: AbortSignal): Promise<CompactionResult> {
+  async compactRegion(
+    start: number,
+    end: number,
+    agent: CompactionAgent,
+    _signal?: AbortSignal,
+  ): Promise<CompactionResult> {
     const session = agent.session
     const nodes = session.surface.nodes
     if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end >= nodes.length) {
       throw new RangeError(`region ${start}..${end} is not on the surface (0..${nodes.length - 1})`)
     }
-    if (!toolPairingBalancedBefore(session, nodes[start] as number) || !toolPairingBalancedAfter(session, nodes[end] as number)) {
+    if (
+      !toolPairingBalancedBefore(session, nodes[start] as number) ||
+      !toolPairingBalancedAfter(session, nodes[end] as number)
+    ) {
       throw new RangeError(`region ${start}..${end} would separate a tool call from its result`)
     }
     const compactionId = `tiny-${++this.counter}`
@@ -75,7 +92,11 @@ class TinyEngine extends CompactionEngine {
       model: agent.options.model,
     })
     const message = createMessage({ role: 'user', content: summary, source: checkpointSource(compactionId) })
-    const checkpointEvent = session.append('user/message', { message }, { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs })
+    const checkpointEvent = session.append(
+      'user/message',
+      { message },
+      { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs },
+    )
     const endEvent = session.append('compaction/end', { compactionId, turn: null })
     return {
       compactionId,
@@ -113,7 +134,11 @@ async function context(): Promise<TestContext> {
 /** Surface: 0 user, 1 assistant calling `call-1`, 2 its result, 3 assistant text, 4 user. */
 function seed(session: Session): void {
   session.append('user/message', { message: createUserMessage('read a') }, 'append')
-  session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call-1', 'read', '{"path":"a"}')], ROUTE) }, 'append')
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([toolCallBlock('call-1', 'read', '{"path":"a"}')], ROUTE) },
+    'append',
+  )
   session.append('tool/result', { message: createToolResultMessage('call-1', 'A') }, 'append')
   session.append('assistant/message', { message: createAssistantMessage([textBlock('read it')], ROUTE) }, 'append')
   session.append('user/message', { message: createUserMessage('go on') }, 'append')
@@ -150,7 +175,11 @@ describe('CompactionEngine', () => {
   it('is what a plugin that injects compaction sees', async () => {
     const { ctx, assertClean } = await context()
     const seen: number[] = []
-    ctx.plugin({ name: 'consumer', inject: ['compaction'], apply: (inner: Context) => void seen.push((inner.compaction as TinyEngine).instance) })
+    ctx.plugin({
+      name: 'consumer',
+      inject: ['compaction'],
+      apply: (inner: Context) => void seen.push((inner.compaction as TinyEngine).instance),
+    })
     expect(seen).toEqual([])
     ctx.plugin(TinyEngine)
     expect(seen).toEqual([(ctx.get('compaction') as TinyEngine).instance])
@@ -173,7 +202,15 @@ describe('CompactionEngine', () => {
     expect(session.length).toBe(length)
 
     const result = await ctx.compaction.compactRegion(0, 3, agent)
-    expect(result).toMatchObject({ compactionId: 'tiny-1', startSeq: 5, summarySeq: 6, checkpointSeq: 7, endSeq: 8, shadowedSeqs: [0, 1, 2, 3], shadowedRange: { start: 0, end: 3 } })
+    expect(result).toMatchObject({
+      compactionId: 'tiny-1',
+      startSeq: 5,
+      summarySeq: 6,
+      checkpointSeq: 7,
+      endSeq: 8,
+      shadowedSeqs: [0, 1, 2, 3],
+      shadowedRange: { start: 0, end: 3 },
+    })
     expect(session.surface.nodes).toEqual([7, 4])
     const [checkpoint] = session.deriveMessages()
     expect(isCheckpointMessage(checkpoint!)).toBe(true)

@@ -1,10 +1,24 @@
-import { canonicalJson, createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  canonicalJson,
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkCompactionEvent, checkpointSource, compactionAfterSource, CompactionInvariantError, CompactionInvariants } from '../src/index.ts'
+import {
+  checkCompactionEvent,
+  checkpointSource,
+  compactionAfterSource,
+  CompactionInvariantError,
+  CompactionInvariants,
+} from '../src/index.ts'
 
 const ROUTE = { provider: 'p', model: 'm' }
 const contexts: TestContext[] = []
@@ -32,12 +46,26 @@ function seed(session: Session): void {
   session.append('user/message', { message: createUserMessage('read two files', 'u0') }, 'append')
   session.append(
     'assistant/message',
-    { message: createAssistantMessage([textBlock('reading'), toolCallBlock('call-1', 'read', '{"path":"a"}'), toolCallBlock('call-2', 'read', '{"path":"b"}')], ROUTE, 'a1') },
+    {
+      message: createAssistantMessage(
+        [
+          textBlock('reading'),
+          toolCallBlock('call-1', 'read', '{"path":"a"}'),
+          toolCallBlock('call-2', 'read', '{"path":"b"}'),
+        ],
+        ROUTE,
+        'a1',
+      ),
+    },
     'append',
   )
   session.append('tool/result', { message: createToolResultMessage('call-1', 'A'.repeat(200), { id: 'r2' }) }, 'append')
   session.append('tool/result', { message: createToolResultMessage('call-2', 'B'.repeat(200), { id: 'r3' }) }, 'append')
-  session.append('assistant/message', { message: createAssistantMessage([textBlock('both read')], ROUTE, 'a4') }, 'append')
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([textBlock('both read')], ROUTE, 'a4') },
+    'append',
+  )
   session.append('user/message', { message: createUserMessage('now fix it', 'u5') }, 'append')
 }
 
@@ -51,13 +79,28 @@ const audit = (session: Session, compactionId = 'c1') =>
     previousCheckpointArtifacts: 0,
     vanishedFromPreviousCheckpoint: [],
     vanishedTotal: 0,
-    health: { sectionsPresent: [], sectionsMissing: [], sectionsEmpty: [], truncated: null, characters: 0, previousCharacters: null, sizeRatioToPrevious: null },
+    health: {
+      sectionsPresent: [],
+      sectionsMissing: [],
+      sectionsEmpty: [],
+      truncated: null,
+      characters: 0,
+      previousCharacters: null,
+      sizeRatioToPrevious: null,
+    },
     trail: null,
   })
 
-const start = (session: Session, compactionId = 'c1') => session.append('compaction/start', { compactionId, turn: null, trigger: 'manual' })
+const start = (session: Session, compactionId = 'c1') =>
+  session.append('compaction/start', { compactionId, turn: null, trigger: 'manual' })
 
-function summary(session: Session, compactionId = 'c1', shadowedSeqs = [0, 1, 2, 3, 4], shadowedRange = { start: 0, end: 4 }, carriedSeqs?: number[]) {
+function summary(
+  session: Session,
+  compactionId = 'c1',
+  shadowedSeqs = [0, 1, 2, 3, 4],
+  shadowedRange = { start: 0, end: 4 },
+  carriedSeqs?: number[],
+) {
   return session.append('compaction/summary', {
     compactionId,
     summary: [textBlock('Read a and b; both fine.')],
@@ -72,29 +115,69 @@ function summary(session: Session, compactionId = 'c1', shadowedSeqs = [0, 1, 2,
   })
 }
 
-function checkpoint(session: Session, compactionId = 'c1', range = { start: 0, end: 4 }, sourceEventSeqs = [0, 1, 2, 3, 4], op: 'replace' | 'append' = 'replace', keep?: number[]) {
-  const message = createMessage({ role: 'user', content: `<summary>${compactionId}</summary>`, source: checkpointSource(compactionId) })
-  return session.append('user/message', { message }, op === 'append' ? 'append' : { op: 'replace', ...range, sourceEventSeqs, ...(keep ? { keep } : {}) })
+function checkpoint(
+  session: Session,
+  compactionId = 'c1',
+  range = { start: 0, end: 4 },
+  sourceEventSeqs = [0, 1, 2, 3, 4],
+  op: 'replace' | 'append' = 'replace',
+  keep?: number[],
+) {
+  const message = createMessage({
+    role: 'user',
+    content: `<summary>${compactionId}</summary>`,
+    source: checkpointSource(compactionId),
+  })
+  return session.append(
+    'user/message',
+    { message },
+    op === 'append' ? 'append' : { op: 'replace', ...range, sourceEventSeqs, ...(keep ? { keep } : {}) },
+  )
 }
 
 /** A message a `compaction/after` listener of `compactionId` appended. */
-const afterMessage = (session: Session, compactionId = 'c1', intent: 'append' | { op: 'replace'; start: number; end: number; sourceEventSeqs: number[] } = 'append') =>
-  session.append('user/message', { message: createMessage({ role: 'user', content: 'Rules, re-read.', source: compactionAfterSource(compactionId) }) }, intent)
+const afterMessage = (
+  session: Session,
+  compactionId = 'c1',
+  intent: 'append' | { op: 'replace'; start: number; end: number; sourceEventSeqs: number[] } = 'append',
+) =>
+  session.append(
+    'user/message',
+    {
+      message: createMessage({ role: 'user', content: 'Rules, re-read.', source: compactionAfterSource(compactionId) }),
+    },
+    intent,
+  )
 
 /** A bracket whose summary carries the user message at seq 0: it shadows 1..4 and keeps 0. */
 const carrying = (session: Session) => (start(session), summary(session, 'c1', [1, 2, 3, 4], { start: 0, end: 4 }, [0]))
 
 const end = (session: Session, compactionId = 'c1', error?: string) =>
-  session.append('compaction/end', error === undefined ? { compactionId, turn: null } : { compactionId, turn: null, error })
+  session.append(
+    'compaction/end',
+    error === undefined ? { compactionId, turn: null } : { compactionId, turn: null, error },
+  )
 
-const prune = (session: Session, shadowedSeqs = [2], shadowedRange = { start: 2, end: 2 }) => session.append('compaction/prune', { shadowedRange, shadowedSeqs, shadowedTokenCount: 50 })
+const prune = (session: Session, shadowedSeqs = [2], shadowedRange = { start: 2, end: 2 }) =>
+  session.append('compaction/prune', { shadowedRange, shadowedSeqs, shadowedTokenCount: 50 })
 
-function prunedResult(session: Session, callId = 'call-1', position = 2, sourceEventSeqs = [2], op: 'replace' | 'append' = 'replace') {
+function prunedResult(
+  session: Session,
+  callId = 'call-1',
+  position = 2,
+  sourceEventSeqs = [2],
+  op: 'replace' | 'append' = 'replace',
+) {
   const message = createToolResultMessage(callId, '[pruned]')
-  return session.append('tool/result', { message }, op === 'append' ? 'append' : { op: 'replace', start: position, end: position, sourceEventSeqs })
+  return session.append(
+    'tool/result',
+    { message },
+    op === 'append' ? 'append' : { op: 'replace', start: position, end: position, sourceEventSeqs },
+  )
 }
 
-const userMessage = (session: Session, text = 'more') => session.append('user/message', { message: createUserMessage(text) }, 'append')
+const userMessage = (session: Session, text = 'more') =>
+  session.append('user/message', { message: createUserMessage(text) }, 'append')
 
 function snapshot(session: Session) {
   return { length: session.length, surface: canonicalJson(session.surface) }
@@ -109,31 +192,89 @@ function rejection(session: Session, act: () => unknown): CompactionInvariantErr
     thrown = error
   }
   expect(snapshot(session)).toEqual(before)
-  expect(CompactionInvariantError.isInstance(thrown), `expected a CompactionInvariantError, got ${String(thrown)}`).toBe(true)
+  expect(
+    CompactionInvariantError.isInstance(thrown),
+    `expected a CompactionInvariantError, got ${String(thrown)}`,
+  ).toBe(true)
   return thrown as CompactionInvariantError
 }
 
 type Case = [name: string, setup: (session: Session) => void, act: (session: Session) => unknown, rule: RegExp]
 
 const violations: Case[] = [
-  ['a second open bracket', (session) => start(session, 'c1'), (session) => start(session, 'c2'), /compaction c1 is still open; only one compaction may be open per session/],
-  ['a summary outside a bracket', () => {}, (session) => summary(session), /a compaction\/summary must be inside a compaction bracket/],
-  ['a summary after its bracket ended', (session) => (start(session), end(session, 'c1', 'gave up')), (session) => summary(session), /must be inside a compaction bracket/],
-  ['a summary with the wrong compactionId', (session) => start(session, 'c1'), (session) => summary(session, 'c2'), /it names compaction c2 but c1 is open/],
-  ['a second summary in one bracket', (session) => (start(session), summary(session)), (session) => summary(session), /compaction c1 already has a summary at seq 7/],
-  ['a summary that shadows nothing', (session) => start(session), (session) => summary(session, 'c1', [], { start: 0, end: 0 }), /shadowedSeqs must list at least one seq/],
+  [
+    'a second open bracket',
+    (session) => start(session, 'c1'),
+    (session) => start(session, 'c2'),
+    /compaction c1 is still open; only one compaction may be open per session/,
+  ],
+  [
+    'a summary outside a bracket',
+    () => {},
+    (session) => summary(session),
+    /a compaction\/summary must be inside a compaction bracket/,
+  ],
+  [
+    'a summary after its bracket ended',
+    (session) => (start(session), end(session, 'c1', 'gave up')),
+    (session) => summary(session),
+    /must be inside a compaction bracket/,
+  ],
+  [
+    'a summary with the wrong compactionId',
+    (session) => start(session, 'c1'),
+    (session) => summary(session, 'c2'),
+    /it names compaction c2 but c1 is open/,
+  ],
+  [
+    'a second summary in one bracket',
+    (session) => (start(session), summary(session)),
+    (session) => summary(session),
+    /compaction c1 already has a summary at seq 7/,
+  ],
+  [
+    'a summary that shadows nothing',
+    (session) => start(session),
+    (session) => summary(session, 'c1', [], { start: 0, end: 0 }),
+    /shadowedSeqs must list at least one seq/,
+  ],
   ['an end without a start', () => {}, (session) => end(session), /there is no open compaction to end/],
-  ['an end naming another compaction', (session) => start(session, 'c1'), (session) => end(session, 'c2', 'x'), /it names compaction c2 but c1 is open/],
-  ['a successful end without a summary', (session) => start(session), (session) => end(session), /compaction c1 ends without error but never logged a summary/],
-  ['a checkpoint with no summary before it', (session) => start(session), (session) => checkpoint(session), /a checkpoint message must come immediately after its compaction\/summary/],
+  [
+    'an end naming another compaction',
+    (session) => start(session, 'c1'),
+    (session) => end(session, 'c2', 'x'),
+    /it names compaction c2 but c1 is open/,
+  ],
+  [
+    'a successful end without a summary',
+    (session) => start(session),
+    (session) => end(session),
+    /compaction c1 ends without error but never logged a summary/,
+  ],
+  [
+    'a checkpoint with no summary before it',
+    (session) => start(session),
+    (session) => checkpoint(session),
+    /a checkpoint message must come immediately after its compaction\/summary/,
+  ],
   [
     'a checkpoint separated from its summary by another event',
     (session) => (start(session), summary(session), userMessage(session)),
     (session) => checkpoint(session),
     /a checkpoint message must come immediately after its compaction\/summary/,
   ],
-  ['a checkpoint of another compaction right after a summary', (session) => (start(session), summary(session)), (session) => checkpoint(session, 'c9'), /it names compaction c9 but the summary at seq 7 is for c1/],
-  ['a checkpoint appended instead of replacing', (session) => (start(session), summary(session)), (session) => checkpoint(session, 'c1', undefined, undefined, 'append'), /a checkpoint message must replace the region it summarizes/],
+  [
+    'a checkpoint of another compaction right after a summary',
+    (session) => (start(session), summary(session)),
+    (session) => checkpoint(session, 'c9'),
+    /it names compaction c9 but the summary at seq 7 is for c1/,
+  ],
+  [
+    'a checkpoint appended instead of replacing',
+    (session) => (start(session), summary(session)),
+    (session) => checkpoint(session, 'c1', undefined, undefined, 'append'),
+    /a checkpoint message must replace the region it summarizes/,
+  ],
   [
     'a checkpoint replace shadowing fewer seqs than priced',
     (session) => (start(session), summary(session)),
@@ -152,38 +293,113 @@ const violations: Case[] = [
     (session) => checkpoint(session, 'c1', { start: 0, end: 3 }, [0, 1, 2, 3, 4]),
     /the checkpoint must shadow exactly the seqs/,
   ],
-  ['a checkpoint that keeps nothing when its summary carries a seq', carrying, (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [0, 1, 2, 3, 4]), /shadow exactly the seqs of compaction\/summary at seq 7 and keep exactly its carriedSeqs/],
-  ['a checkpoint that keeps other seqs than its summary carries', carrying, (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [0, 2, 3, 4], 'replace', [1]), /keep exactly its carriedSeqs/],
+  [
+    'a checkpoint that keeps nothing when its summary carries a seq',
+    carrying,
+    (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [0, 1, 2, 3, 4]),
+    /shadow exactly the seqs of compaction\/summary at seq 7 and keep exactly its carriedSeqs/,
+  ],
+  [
+    'a checkpoint that keeps other seqs than its summary carries',
+    carrying,
+    (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [0, 2, 3, 4], 'replace', [1]),
+    /keep exactly its carriedSeqs/,
+  ],
   [
     'a checkpoint that keeps a seq its summary does not carry',
     (session) => (start(session), summary(session, 'c1', [1, 2, 3, 4], { start: 1, end: 4 })),
     (session) => checkpoint(session, 'c1', { start: 0, end: 4 }, [1, 2, 3, 4], 'replace', [0]),
     /keep exactly its carriedSeqs/,
   ],
-  ['a compaction/after message outside any bracket', () => {}, (session) => afterMessage(session), /inside the bracket of its compaction c1, but no compaction is open/],
-  ['a compaction/after message of another compaction', (session) => start(session, 'c2'), (session) => afterMessage(session, 'c1'), /inside the bracket of its compaction c1, but c2 is open/],
-  ['a compaction/after message before the checkpoint', (session) => start(session), (session) => afterMessage(session), /after the checkpoint of compaction c1, which is not logged yet/],
+  [
+    'a compaction/after message outside any bracket',
+    () => {},
+    (session) => afterMessage(session),
+    /inside the bracket of its compaction c1, but no compaction is open/,
+  ],
+  [
+    'a compaction/after message of another compaction',
+    (session) => start(session, 'c2'),
+    (session) => afterMessage(session, 'c1'),
+    /inside the bracket of its compaction c1, but c2 is open/,
+  ],
+  [
+    'a compaction/after message before the checkpoint',
+    (session) => start(session),
+    (session) => afterMessage(session),
+    /after the checkpoint of compaction c1, which is not logged yet/,
+  ],
   [
     'a compaction/after message that replaces',
     (session) => (start(session), summary(session), checkpoint(session)),
     (session) => afterMessage(session, 'c1', { op: 'replace', start: 1, end: 1, sourceEventSeqs: [5] }),
     /a compaction\/after message must be appended, not replace anything/,
   ],
-  ['a compaction/audit outside any bracket', () => {}, (session) => audit(session), /must be inside the bracket of its compaction \(no compaction is open\)/],
-  ['a compaction/audit of another compaction', (session) => (start(session, 'c2'), summary(session, 'c2'), checkpoint(session, 'c2')), (session) => audit(session, 'c1'), /names compaction c1 but c2 is open/],
-  ['a compaction/audit before the checkpoint', (session) => (start(session), summary(session)), (session) => audit(session), /after the checkpoint of compaction c1, which is not logged yet/],
-  ['a second compaction/audit', (session) => (start(session), summary(session), checkpoint(session), audit(session)), (session) => audit(session), /compaction c1 already has an audit at seq 9/],
-  ['a compaction/prune replacement that keeps a node', (session) => prune(session, [2], { start: 2, end: 3 }), (session) => session.append('tool/result', { message: createToolResultMessage('call-1', '[pruned]') }, { op: 'replace', start: 2, end: 3, sourceEventSeqs: [2], keep: [3] }), /and keep none/],
-  ['a compaction/prune followed by a user/message', (session) => prune(session), (session) => userMessage(session), /the compaction\/prune at seq 6 must be followed immediately by its tool\/result replacement/],
-  ['a compaction/prune followed by an appended tool/result', (session) => prune(session), (session) => prunedResult(session, 'call-1', 2, [2], 'append'), /must be followed immediately by its tool\/result replacement/],
-  ['a compaction/prune followed by a second prune', (session) => prune(session), (session) => prune(session, [3], { start: 3, end: 3 }), /must be followed immediately by its tool\/result replacement/],
+  [
+    'a compaction/audit outside any bracket',
+    () => {},
+    (session) => audit(session),
+    /must be inside the bracket of its compaction \(no compaction is open\)/,
+  ],
+  [
+    'a compaction/audit of another compaction',
+    (session) => (start(session, 'c2'), summary(session, 'c2'), checkpoint(session, 'c2')),
+    (session) => audit(session, 'c1'),
+    /names compaction c1 but c2 is open/,
+  ],
+  [
+    'a compaction/audit before the checkpoint',
+    (session) => (start(session), summary(session)),
+    (session) => audit(session),
+    /after the checkpoint of compaction c1, which is not logged yet/,
+  ],
+  [
+    'a second compaction/audit',
+    (session) => (start(session), summary(session), checkpoint(session), audit(session)),
+    (session) => audit(session),
+    /compaction c1 already has an audit at seq 9/,
+  ],
+  [
+    'a compaction/prune replacement that keeps a node',
+    (session) => prune(session, [2], { start: 2, end: 3 }),
+    (session) =>
+      session.append(
+        'tool/result',
+        { message: createToolResultMessage('call-1', '[pruned]') },
+        { op: 'replace', start: 2, end: 3, sourceEventSeqs: [2], keep: [3] },
+      ),
+    /and keep none/,
+  ],
+  [
+    'a compaction/prune followed by a user/message',
+    (session) => prune(session),
+    (session) => userMessage(session),
+    /the compaction\/prune at seq 6 must be followed immediately by its tool\/result replacement/,
+  ],
+  [
+    'a compaction/prune followed by an appended tool/result',
+    (session) => prune(session),
+    (session) => prunedResult(session, 'call-1', 2, [2], 'append'),
+    /must be followed immediately by its tool\/result replacement/,
+  ],
+  [
+    'a compaction/prune followed by a second prune',
+    (session) => prune(session),
+    (session) => prune(session, [3], { start: 3, end: 3 }),
+    /must be followed immediately by its tool\/result replacement/,
+  ],
   [
     'a prune replacement of another result than priced',
     (session) => prune(session, [2]),
     (session) => prunedResult(session, 'call-2', 3, [3]),
     /the replacement must shadow exactly the seqs priced by compaction\/prune at seq 6 \(2\)/,
   ],
-  ['a tool/result replace without its pricing event', () => {}, (session) => prunedResult(session), /a tool\/result replacement must come immediately after its compaction\/prune pricing event/],
+  [
+    'a tool/result replace without its pricing event',
+    () => {},
+    (session) => prunedResult(session),
+    /a tool\/result replacement must come immediately after its compaction\/prune pricing event/,
+  ],
   [
     'a tool/result replace one event after its pricing event',
     (session) => (prune(session), prunedResult(session)),
@@ -244,7 +460,12 @@ describe('CompactionInvariants', () => {
     summary(session, 'c2')
     end(session, 'c2', 'the surface changed while summarizing')
     expect(session.surface.nodes).toEqual([0, 1, 2, 3, 4, 5])
-    session.append('compaction/failure', { trigger: 'pressure', reason: 'the tail alone is above the threshold', totalTokens: 9000, thresholdTokens: 8000 })
+    session.append('compaction/failure', {
+      trigger: 'pressure',
+      reason: 'the tail alone is above the threshold',
+      totalTokens: 9000,
+      thresholdTokens: 8000,
+    })
     context.assertClean()
   })
 
@@ -352,10 +573,15 @@ describe('checkCompactionEvent', () => {
       { seq: 1, type: 'compaction/summary', data: { compactionId: 'c1', shadowedSeqs: [7] } },
     ]
     const state = events.reduce(checkCompactionEvent, {})
-    expect(state).toEqual({ open: { compactionId: 'c1', summarySeq: 1 }, previous: { seq: 1, type: 'compaction/summary', data: events[1]!.data } })
+    expect(state).toEqual({
+      open: { compactionId: 'c1', summarySeq: 1 },
+      previous: { seq: 1, type: 'compaction/summary', data: events[1]!.data },
+    })
     const candidate = { seq: 2, type: 'compaction/end', data: { compactionId: 'c1', turn: 3 } }
     expect(checkCompactionEvent(state, candidate)).toEqual({ open: undefined, previous: candidate })
     expect(state.open).toEqual({ compactionId: 'c1', summarySeq: 1 })
-    expect(() => checkCompactionEvent({}, candidate)).toThrow('compaction invariant: compaction/end at seq 2 rejected: there is no open compaction to end')
+    expect(() => checkCompactionEvent({}, candidate)).toThrow(
+      'compaction invariant: compaction/end at seq 2 rejected: there is no open compaction to end',
+    )
   })
 })

@@ -39,12 +39,33 @@ class ContractOnlyEngine extends CompactionEngine<{ auto?: boolean } | undefined
     const shadowedSeqs = session.surface.nodes.slice(start, end + 1)
     const summary = [textBlock(this.summaryText)]
     const startSeq = session.append('compaction/start', { compactionId, turn: null, trigger: 'context-overflow' }).seq
-    const summaryEvent = { compactionId, summary, shadowedRange: { start, end }, shadowedSeqs, shadowedTokenCount: shadowedSeqs.length, ...agent.options }
+    const summaryEvent = {
+      compactionId,
+      summary,
+      shadowedRange: { start, end },
+      shadowedSeqs,
+      shadowedTokenCount: shadowedSeqs.length,
+      ...agent.options,
+    }
     const summarySeq = session.append('compaction/summary', summaryEvent).seq
     const message = createMessage({ role: 'user', content: summary, source: checkpointSource(compactionId) })
-    const checkpointSeq = session.append('user/message', { message }, { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs }).seq
+    const checkpointSeq = session.append(
+      'user/message',
+      { message },
+      { op: 'replace', start, end, sourceEventSeqs: shadowedSeqs },
+    ).seq
     const endSeq = session.append('compaction/end', { compactionId, turn: null }).seq
-    return { compactionId, startSeq, summarySeq, checkpointSeq, endSeq, summary, shadowedRange: { start, end }, shadowedSeqs, shadowedTokenCount: shadowedSeqs.length }
+    return {
+      compactionId,
+      startSeq,
+      summarySeq,
+      checkpointSeq,
+      endSeq,
+      summary,
+      shadowedRange: { start, end },
+      shadowedSeqs,
+      shadowedTokenCount: shadowedSeqs.length,
+    }
   }
 }
 
@@ -59,7 +80,10 @@ const MAX_MESSAGES = 6
 interface Host extends TestContext {
   /** Conversation requests the provider received, rejected ones included. */
   requests: GenerateOptions[]
-  mount(engine: typeof ContractOnlyEngine, config?: { auto?: boolean }): { engine: ContractOnlyEngine; scope: ForkScope }
+  mount(
+    engine: typeof ContractOnlyEngine,
+    config?: { auto?: boolean },
+  ): { engine: ContractOnlyEngine; scope: ForkScope }
 }
 
 const hosts: Host[] = []
@@ -83,14 +107,27 @@ async function host(toolSteps = 5): Promise<Host> {
     new ScriptedAdapter({
       responses: (request) => {
         requests.push(request)
-        if (request.messages.length > MAX_MESSAGES) return { error: new LlmError('CONTEXT_WINDOW_EXCEEDED', `${request.messages.length} messages, the limit is ${MAX_MESSAGES}`) }
+        if (request.messages.length > MAX_MESSAGES)
+          return {
+            error: new LlmError(
+              'CONTEXT_WINDOW_EXCEEDED',
+              `${request.messages.length} messages, the limit is ${MAX_MESSAGES}`,
+            ),
+          }
         const index = answered.get(request.sessionId) ?? 0
         answered.set(request.sessionId, index + 1)
-        return index === toolSteps ? { content: 'Done.' } : { content: [toolCallBlock(`call-${index}`, 'read', `{"path":"f${index}"}`)] }
+        return index === toolSteps
+          ? { content: 'Done.' }
+          : { content: [toolCallBlock(`call-${index}`, 'read', `{"path":"f${index}"}`)] }
       },
     }),
   )
-  ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object' }, execute: () => 'contents' })
+  ctx.tools.register({
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object' },
+    execute: () => 'contents',
+  })
   const mount = (engine: typeof ContractOnlyEngine, config?: { auto?: boolean }) => {
     const scope = ctx.plugin(engine, config)
     return { engine: ctx.get('compaction') as ContractOnlyEngine, scope }
@@ -108,7 +145,9 @@ async function turn(ctx: Context, sessionId: string, text = 'Read the files.') {
 }
 
 function turnEnds(events: readonly SessionEvent[]) {
-  return events.filter((event) => event.type === 'turn/end').map((event) => event.data as { reason: string; errorCode?: string; error?: string })
+  return events
+    .filter((event) => event.type === 'turn/end')
+    .map((event) => event.data as { reason: string; errorCode?: string; error?: string })
 }
 
 describe('CompactionEngine triggers', () => {
@@ -120,7 +159,11 @@ describe('CompactionEngine triggers', () => {
     // A pressure before every request (a retried step runs its pre-step again), an overflow after each rejected one.
     const rejected = requests.flatMap((request, index) => (request.messages.length > MAX_MESSAGES ? [index] : []))
     expect(rejected.length).toBeGreaterThan(0)
-    expect(engine.calls).toEqual(requests.flatMap((_request, index) => (rejected.includes(index) ? ['pressure', 'context-overflow'] : ['pressure'])))
+    expect(engine.calls).toEqual(
+      requests.flatMap((_request, index) =>
+        rejected.includes(index) ? ['pressure', 'context-overflow'] : ['pressure'],
+      ),
+    )
     // Each retry sent the folded surface: the checkpoint first, then the newest step.
     for (const index of rejected) {
       const retry = requests[index + 1]!
@@ -139,7 +182,9 @@ describe('CompactionEngine triggers', () => {
       return null
     }
     const agent = await turn(ctx, 'no-progress')
-    expect(turnEnds(agent.session.events)).toEqual([{ turn: 1, reason: 'error', steps: 4, errorCode: 'CONTEXT_WINDOW_EXCEEDED', error: '7 messages, the limit is 6' }])
+    expect(turnEnds(agent.session.events)).toEqual([
+      { turn: 1, reason: 'error', steps: 4, errorCode: 'CONTEXT_WINDOW_EXCEEDED', error: '7 messages, the limit is 6' },
+    ])
     expect(requests).toHaveLength(4)
     expect(engine.calls).toEqual(['pressure', 'pressure', 'pressure', 'pressure', 'context-overflow'])
     // One that replaces the head with something larger did rewrite the surface, but no retry either.
@@ -147,7 +192,9 @@ describe('CompactionEngine triggers', () => {
     engine.summaryText = 'x'.repeat(2000)
     const grown = await turn(ctx, 'grown')
     expect(grown.session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(1)
-    expect(turnEnds(grown.session.events)).toEqual([{ turn: 1, reason: 'error', steps: 4, errorCode: 'CONTEXT_WINDOW_EXCEEDED', error: '7 messages, the limit is 6' }])
+    expect(turnEnds(grown.session.events)).toEqual([
+      { turn: 1, reason: 'error', steps: 4, errorCode: 'CONTEXT_WINDOW_EXCEEDED', error: '7 messages, the limit is 6' },
+    ])
     assertClean()
   })
 
@@ -162,7 +209,10 @@ describe('CompactionEngine triggers', () => {
     const unloaded = await turn(ctx, 'unloaded')
     expect(first.engine.calls).toHaveLength(calls)
     // Nobody recovers the overflow now.
-    expect(turnEnds(unloaded.session.events)[0]).toMatchObject({ reason: 'error', errorCode: 'CONTEXT_WINDOW_EXCEEDED' })
+    expect(turnEnds(unloaded.session.events)[0]).toMatchObject({
+      reason: 'error',
+      errorCode: 'CONTEXT_WINDOW_EXCEEDED',
+    })
     const second = mount(ContractOnlyEngine)
     const recovered = await turn(ctx, 'second')
     expect(turnEnds(recovered.session.events)).toEqual([{ turn: 1, reason: 'stop', steps: 6 }])
@@ -186,16 +236,23 @@ describe('CompactionEngine triggers', () => {
   it('fails the step loudly, once per service, when the engine needs a service nobody mounted', async () => {
     const { ctx, mount, errors, warnings } = await host(2)
     const { engine } = mount(ContractOnlyEngine)
-    const missing = new MissingServiceError({ service: 'tokenMeter', packageName: '@warmfold/token-meter', plugin: 'TokenMeter' }, 'ContractOnlyEngine')
+    const missing = new MissingServiceError(
+      { service: 'tokenMeter', packageName: '@warmfold/token-meter', plugin: 'TokenMeter' },
+      'ContractOnlyEngine',
+    )
     engine.compactIfNeeded = async () => {
       throw missing
     }
     const first = await turn(ctx, 'first')
     const second = await turn(ctx, 'second')
     for (const agent of [first, second]) {
-      expect(turnEnds(agent.session.events)).toEqual([{ turn: 1, reason: 'error', steps: 1, errorCode: 'SERVICE_MISSING', error: missing.message }])
+      expect(turnEnds(agent.session.events)).toEqual([
+        { turn: 1, reason: 'error', steps: 1, errorCode: 'SERVICE_MISSING', error: missing.message },
+      ])
     }
-    expect(missing.message).toBe('ContractOnlyEngine needs ctx.tokenMeter, which is not mounted in its Context: mount @warmfold/token-meter (ctx.plugin(TokenMeter)) in the same Context')
+    expect(missing.message).toBe(
+      'ContractOnlyEngine needs ctx.tokenMeter, which is not mounted in its Context: mount @warmfold/token-meter (ctx.plugin(TokenMeter)) in the same Context',
+    )
     expect(errors).toEqual([missing])
     expect(warnings).toEqual([])
   })
@@ -209,6 +266,8 @@ describe('CompactionEngine triggers', () => {
     const agent = await turn(ctx, 'warned')
     expect(turnEnds(agent.session.events)).toEqual([{ turn: 1, reason: 'stop', steps: 3 }])
     expect(errors).toEqual([])
-    expect(warnings).toEqual(['compaction of session warned failed; continuing the step (said once per session): threshold above the window'])
+    expect(warnings).toEqual([
+      'compaction of session warned failed; continuing the step (said once per session): threshold above the window',
+    ])
   })
 })

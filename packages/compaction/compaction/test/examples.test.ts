@@ -16,7 +16,11 @@ describe('README examples run', () => {
     expect(printed).toEqual([])
     const compaction = result.result
     expect(compaction).not.toBeNull()
-    expect(compaction).toMatchObject({ shadowedRange: { start: 0, end: 2 }, startSeq: expect.any(Number), endSeq: expect.any(Number) })
+    expect(compaction).toMatchObject({
+      shadowedRange: { start: 0, end: 2 },
+      startSeq: expect.any(Number),
+      endSeq: expect.any(Number),
+    })
     expect(compaction!.shadowedSeqs).toHaveLength(3)
     expect(textOf(compaction!.summary)).toBe('Goal: fix add. Done: add now adds; tests pass.')
 
@@ -40,7 +44,12 @@ describe('README examples run', () => {
       ctx.plugin(AgentLoop)
       ctx.plugin(CompactionInvariants)
       ctx.plugin(MyEngine, { maxCharacters: 200, summaryMaxTokens: 512 })
-      ctx.llm.registerAdapter('p', new ScriptedAdapter({ responses: (request) => ({ content: request.purpose === 'compaction' ? 'summary' : 'x'.repeat(60) }) }))
+      ctx.llm.registerAdapter(
+        'p',
+        new ScriptedAdapter({
+          responses: (request) => ({ content: request.purpose === 'compaction' ? 'summary' : 'x'.repeat(60) }),
+        }),
+      )
       const agent = await ctx.agentLoop.create('pressure', { provider: 'p', model: 'scripted-model' })
       const starts = () => agent.session.events.filter((event) => event.type === 'compaction/start')
       agent.followup('one')
@@ -72,10 +81,16 @@ describe('README examples run', () => {
       ctx.plugin(MyEngine, { maxCharacters: 200, summaryMaxTokens: 512, auto: false })
       // A required inject would keep the engine pending without a word: no ctx.compaction at all.
       expect(ctx.get('compaction')).toBeDefined()
-      const agent = { session: await ctx.sessions.create('no-llm'), options: { provider: 'p', model: 'm' }, runMaintenance: () => Promise.reject(new Error('not reached')) }
+      const agent = {
+        session: await ctx.sessions.create('no-llm'),
+        options: { provider: 'p', model: 'm' },
+        runMaintenance: () => Promise.reject(new Error('not reached')),
+      }
       const refused = await ctx.compaction.compactNow(agent as never).catch((error: unknown) => error)
       expect(MissingServiceError.isInstance(refused)).toBe(true)
-      expect((refused as Error).message).toBe('MyEngine needs ctx.llm, which is not mounted in its Context: mount @warmfold/llm (ctx.plugin(LlmRuntime)) in the same Context')
+      expect((refused as Error).message).toBe(
+        'MyEngine needs ctx.llm, which is not mounted in its Context: mount @warmfold/llm (ctx.plugin(LlmRuntime)) in the same Context',
+      )
       test.assertClean()
     } finally {
       await test.dispose()

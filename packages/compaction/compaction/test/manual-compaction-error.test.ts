@@ -17,13 +17,25 @@ describe('ManualCompactionError', () => {
   })
 
   it('recognises the brand, not the class: a copy from another package instance passes', () => {
-    const fromOtherCopy = Object.assign(new Error('busy'), { name: 'ManualCompactionError', code: 'busy', [Symbol.for('warmfold.compaction.manual-error')]: true })
+    const fromOtherCopy = Object.assign(new Error('busy'), {
+      name: 'ManualCompactionError',
+      code: 'busy',
+      [Symbol.for('warmfold.compaction.manual-error')]: true,
+    })
     expect(ManualCompactionError.isInstance(fromOtherCopy)).toBe(true)
   })
 
   it('rejects look-alikes without the brand and non-objects', () => {
     const lookAlike = Object.assign(new Error('busy'), { name: 'ManualCompactionError', code: 'busy' })
-    for (const value of [lookAlike, new Error('busy'), { code: 'busy' }, null, undefined, 'ManualCompactionError', 42]) {
+    for (const value of [
+      lookAlike,
+      new Error('busy'),
+      { code: 'busy' },
+      null,
+      undefined,
+      'ManualCompactionError',
+      42,
+    ]) {
       expect(ManualCompactionError.isInstance(value)).toBe(false)
     }
     expect(ManualCompactionError.isInstance(new CompactionInvariantError('x'))).toBe(false)
@@ -35,7 +47,11 @@ describe('CompactionInvariantError', () => {
     const error = new CompactionInvariantError('compaction invariant: x')
     expect(CompactionInvariantError.isInstance(error)).toBe(true)
     expect(error.name).toBe('CompactionInvariantError')
-    expect(CompactionInvariantError.isInstance(Object.assign(new Error('x'), { [Symbol.for('warmfold.compaction.invariant-error')]: true }))).toBe(true)
+    expect(
+      CompactionInvariantError.isInstance(
+        Object.assign(new Error('x'), { [Symbol.for('warmfold.compaction.invariant-error')]: true }),
+      ),
+    ).toBe(true)
     expect(CompactionInvariantError.isInstance(new ManualCompactionError('busy', 'x'))).toBe(false)
     expect(CompactionInvariantError.isInstance(new Error('x'))).toBe(false)
     expect(CompactionInvariantError.isInstance(null)).toBe(false)

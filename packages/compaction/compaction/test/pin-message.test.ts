@@ -1,7 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { Session, SessionStore } from '@warmfold/session'
 import { createTestContext } from '@warmfold/test-utils'
 import { describe, expect, it } from 'vitest'
@@ -12,7 +19,11 @@ const ROUTE = { provider: 'p', model: 'm' }
 /** 0 rules (user), 1 assistant calling `call-1`, 2 its result, 3 user. */
 function seeded(session = new Session('pins')): Session {
   session.append('user/message', { message: createUserMessage('Project rules: run the tests.', 'rules') }, 'append')
-  session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('call-1', 'read', '{"path":"plan.md"}')], ROUTE, 'a1') }, 'append')
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([toolCallBlock('call-1', 'read', '{"path":"plan.md"}')], ROUTE, 'a1') },
+    'append',
+  )
   session.append('tool/result', { message: createToolResultMessage('call-1', 'The plan.', { id: 'r2' }) }, 'append')
   session.append('user/message', { message: createUserMessage('Go on.', 'u3') }, 'append')
   return session
@@ -33,25 +44,56 @@ describe('pinMessage / unpinMessage / pinnedSeqs', () => {
     expect(unpinMessage(session, 2)?.data).toEqual({ seq: 2 })
     expect(unpinMessage(session, 2)).toBeUndefined()
     expect([...pinnedSeqs(session)]).toEqual([0])
-    expect(session.events.map((event) => event.type).slice(4)).toEqual(['compaction/pin', 'compaction/pin', 'compaction/unpin'])
+    expect(session.events.map((event) => event.type).slice(4)).toEqual([
+      'compaction/pin',
+      'compaction/pin',
+      'compaction/unpin',
+    ])
     // Log-only: the surface and the messages are unchanged.
     expect(session.surface.nodes).toEqual([0, 1, 2, 3])
   })
 
   it.each([
-    ['a seq that is not on the surface', (session: Session) => pinMessage(session, 9), /pinMessage: seq 9 is not a surface node of session pins/],
-    ['a log-only event', (session: Session) => (session.append('compaction/failure', { trigger: 'pressure', reason: 'x', totalTokens: 1, thresholdTokens: 1 }), pinMessage(session, 4)), /seq 4 is not a surface node/],
-    ['a message that is not on the surface', (session: Session) => pinMessage(session, { id: 'nope' }), /no message with id "nope" is on the surface of session pins/],
-    ['a target without an id', (session: Session) => pinMessage(session, {} as never), /must be a surface seq or a message with a string id/],
+    [
+      'a seq that is not on the surface',
+      (session: Session) => pinMessage(session, 9),
+      /pinMessage: seq 9 is not a surface node of session pins/,
+    ],
+    [
+      'a log-only event',
+      (session: Session) => (
+        session.append('compaction/failure', { trigger: 'pressure', reason: 'x', totalTokens: 1, thresholdTokens: 1 }),
+        pinMessage(session, 4)
+      ),
+      /seq 4 is not a surface node/,
+    ],
+    [
+      'a message that is not on the surface',
+      (session: Session) => pinMessage(session, { id: 'nope' }),
+      /no message with id "nope" is on the surface of session pins/,
+    ],
+    [
+      'a target without an id',
+      (session: Session) => pinMessage(session, {} as never),
+      /must be a surface seq or a message with a string id/,
+    ],
     [
       'a checkpoint',
       (session: Session) => {
-        session.append('user/message', { message: createMessage({ role: 'user', content: 'summary', source: checkpointSource('c1') }) }, { op: 'replace', start: 0, end: 1, sourceEventSeqs: [0, 1] })
+        session.append(
+          'user/message',
+          { message: createMessage({ role: 'user', content: 'summary', source: checkpointSource('c1') }) },
+          { op: 'replace', start: 0, end: 1, sourceEventSeqs: [0, 1] },
+        )
         return pinMessage(session, 4)
       },
       /seq 4 of session pins is a compaction checkpoint/,
     ],
-    ['an unpin of a seq outside the log', (session: Session) => unpinMessage(session, 40), /unpinMessage: seq 40 is not in session pins, which has 4 events/],
+    [
+      'an unpin of a seq outside the log',
+      (session: Session) => unpinMessage(session, 40),
+      /unpinMessage: seq 40 is not in session pins, which has 4 events/,
+    ],
   ])('refuses %s, naming it', (_name, act, message) => {
     const session = seeded()
     expect(() => act(session)).toThrow(message)

@@ -1,5 +1,11 @@
 import type { Message } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { Session } from '@warmfold/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -12,11 +18,16 @@ type Step = { kind: 'user' } | { kind: 'assistant'; calls: number } | { kind: 'r
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'user' as const }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('assistant' as const), calls: fc.integer({ min: 0, max: 3 }) }), weight: 2 },
+  {
+    arbitrary: fc.record({ kind: fc.constant('assistant' as const), calls: fc.integer({ min: 0, max: 3 }) }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ kind: fc.constant('result' as const), pick: fc.nat(1000) }), weight: 3 },
 )
 
-type SurfaceEvent = { type: 'user/message' | 'assistant/message'; message: Message } | { type: 'tool/result'; message: ReturnType<typeof createToolResultMessage> }
+type SurfaceEvent =
+  | { type: 'user/message' | 'assistant/message'; message: Message }
+  | { type: 'tool/result'; message: ReturnType<typeof createToolResultMessage> }
 
 /**
  * Turns steps into messages with globally unique call ids. A result answers one of the calls that
@@ -33,9 +44,14 @@ class Script {
       if (next.kind === 'user') {
         events.push({ type: 'user/message', message: createUserMessage(`user ${id}`, id) })
       } else if (next.kind === 'assistant') {
-        const calls = Array.from({ length: next.calls }, (_, index) => toolCallBlock(`call-${id}-${index}`, 'read', `{"n":${index}}`))
+        const calls = Array.from({ length: next.calls }, (_, index) =>
+          toolCallBlock(`call-${id}-${index}`, 'read', `{"n":${index}}`),
+        )
         this.open.push(...calls.map((call) => call.id))
-        events.push({ type: 'assistant/message', message: createAssistantMessage([textBlock(`reply ${id}`), ...calls], ROUTE, id) })
+        events.push({
+          type: 'assistant/message',
+          message: createAssistantMessage([textBlock(`reply ${id}`), ...calls], ROUTE, id),
+        })
       } else if (this.open.length > 0) {
         const [callId] = this.open.splice(next.pick % this.open.length, 1) as [string]
         events.push({ type: 'tool/result', message: createToolResultMessage(callId, `result of ${callId}`, { id }) })
@@ -67,14 +83,18 @@ function expectHelpersMatchOracle(session: Session): void {
   const expected = oracleCuts(session.deriveMessages())
   session.surface.nodes.forEach((seq, position) => {
     expect(toolPairingBalancedBefore(session, seq), `before seq ${seq} (position ${position})`).toBe(expected[position])
-    expect(toolPairingBalancedAfter(session, seq), `after seq ${seq} (position ${position})`).toBe(expected[position + 1])
+    expect(toolPairingBalancedAfter(session, seq), `after seq ${seq} (position ${position})`).toBe(
+      expected[position + 1],
+    )
   })
   expected.forEach((balanced, position) => expect(isBalancedCut(session, position)).toBe(balanced))
 }
 
 function expectNotOnSurface(session: Session, seq: number): void {
   expect(() => toolPairingBalancedBefore(session, seq)).toThrow(RangeError)
-  expect(() => toolPairingBalancedBefore(session, seq)).toThrow(`seq ${seq} is not on the surface of session ${session.id}`)
+  expect(() => toolPairingBalancedBefore(session, seq)).toThrow(
+    `seq ${seq} is not on the surface of session ${session.id}`,
+  )
   expect(() => toolPairingBalancedAfter(session, seq)).toThrow(`seq ${seq} is not on the surface`)
 }
 
@@ -82,7 +102,10 @@ describe('balancedCuts', () => {
   it('marks the cuts that separate no tool call from its result', () => {
     const messages = [
       createUserMessage('read both files'),
-      createAssistantMessage([textBlock('reading'), toolCallBlock('a', 'read', '{}'), toolCallBlock('b', 'read', '{}')], ROUTE),
+      createAssistantMessage(
+        [textBlock('reading'), toolCallBlock('a', 'read', '{}'), toolCallBlock('b', 'read', '{}')],
+        ROUTE,
+      ),
       createToolResultMessage('b', 'B'),
       createToolResultMessage('a', 'A'),
       createAssistantMessage([textBlock('done')], ROUTE),
@@ -97,7 +120,11 @@ describe('balancedCuts', () => {
   })
 
   it('lets a result whose call is not before it open nothing', () => {
-    expect(balancedCuts([createToolResultMessage('gone', 'orphan'), createUserMessage('next')])).toEqual([true, true, true])
+    expect(balancedCuts([createToolResultMessage('gone', 'orphan'), createUserMessage('next')])).toEqual([
+      true,
+      true,
+      true,
+    ])
   })
 
   it('agrees with the oracle on random interleavings of calls and results', () => {
@@ -124,7 +151,8 @@ describe('toolPairingBalancedBefore / toolPairingBalancedAfter', () => {
           const session = new Session('pairing')
           session.append('request/header', { header: { config: ROUTE }, reason: 'initial' })
           appendAll(session, script.build(first))
-          if (session.surface.nodes.length === 0) session.append('user/message', { message: createUserMessage('seed') }, 'append')
+          if (session.surface.nodes.length === 0)
+            session.append('user/message', { message: createUserMessage('seed') }, 'append')
           expectHelpersMatchOracle(session)
           // The header is not a surface node; neither is a seq past the log.
           expectNotOnSurface(session, 0)
@@ -136,7 +164,11 @@ describe('toolPairingBalancedBefore / toolPairingBalancedAfter', () => {
           const end = Math.min(nodes.length - 1, start + span - 1)
           const shadowed = nodes.slice(start, end + 1)
           const generation = session.surface.replaceGeneration
-          session.append('user/message', { message: createUserMessage('summary of the region') }, { op: 'replace', start, end, sourceEventSeqs: shadowed })
+          session.append(
+            'user/message',
+            { message: createUserMessage('summary of the region') },
+            { op: 'replace', start, end, sourceEventSeqs: shadowed },
+          )
           expect(session.surface.replaceGeneration).toBe(generation + 1)
           expectHelpersMatchOracle(session)
           for (const seq of shadowed) expectNotOnSurface(session, seq)
@@ -153,12 +185,20 @@ describe('toolPairingBalancedBefore / toolPairingBalancedAfter', () => {
   it('sees a replace that keeps the node count (same length, new generation)', () => {
     const session = new Session('same-length')
     session.append('user/message', { message: createUserMessage('go') }, 'append')
-    session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('a', 'read', '{}')], ROUTE) }, 'append')
+    session.append(
+      'assistant/message',
+      { message: createAssistantMessage([toolCallBlock('a', 'read', '{}')], ROUTE) },
+      'append',
+    )
     session.append('tool/result', { message: createToolResultMessage('a', 'A') }, 'append')
     expect(toolPairingBalancedAfter(session, 1)).toBe(false)
     expect(toolPairingBalancedAfter(session, 2)).toBe(true)
     // Replace the call with plain text: the result now answers nothing, so every cut is balanced.
-    const replacement = session.append('assistant/message', { message: createAssistantMessage([textBlock('no call')], ROUTE) }, { op: 'replace', start: 1, end: 1, sourceEventSeqs: [1] })
+    const replacement = session.append(
+      'assistant/message',
+      { message: createAssistantMessage([textBlock('no call')], ROUTE) },
+      { op: 'replace', start: 1, end: 1, sourceEventSeqs: [1] },
+    )
     expect(session.surface.nodes).toHaveLength(3)
     expect(toolPairingBalancedAfter(session, replacement.seq)).toBe(true)
     expect(toolPairingBalancedBefore(session, 2)).toBe(true)
@@ -169,7 +209,11 @@ describe('toolPairingBalancedBefore / toolPairingBalancedAfter', () => {
     const session = new Session('appends')
     session.append('user/message', { message: createUserMessage('go') }, 'append')
     expect(toolPairingBalancedAfter(session, 0)).toBe(true)
-    session.append('assistant/message', { message: createAssistantMessage([toolCallBlock('a', 'read', '{}')], ROUTE) }, 'append')
+    session.append(
+      'assistant/message',
+      { message: createAssistantMessage([toolCallBlock('a', 'read', '{}')], ROUTE) },
+      'append',
+    )
     expect(toolPairingBalancedAfter(session, 1)).toBe(false)
     session.append('tool/result', { message: createToolResultMessage('a', 'A') }, 'append')
     expect(toolPairingBalancedBefore(session, 2)).toBe(false)

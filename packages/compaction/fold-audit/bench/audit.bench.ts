@@ -4,7 +4,24 @@ import { afterAll, bench, describe } from 'vitest'
 import type { LoggedMessage } from '../src/index.ts'
 import { ArtifactExtractor, auditFold, buildArtifactTrail, checkpointArtifacts } from '../src/index.ts'
 import type { FoldSetup } from './fold-host.ts'
-import { codingSteps, copies, CpuRounds, fileCharsFor, FOLD_COMPARISONS, foldNext, longSummary, REQUIRED, ROUNDS, runSource, scriptedHost, SPARE, SUMMARY, surface, WARMUP, WINDOWS } from './fold-host.ts'
+import {
+  codingSteps,
+  copies,
+  CpuRounds,
+  fileCharsFor,
+  FOLD_COMPARISONS,
+  foldNext,
+  longSummary,
+  REQUIRED,
+  ROUNDS,
+  runSource,
+  scriptedHost,
+  SPARE,
+  SUMMARY,
+  surface,
+  WARMUP,
+  WINDOWS,
+} from './fold-host.ts'
 
 // What the fold audit adds to a fold's CPU time. For each window, a 60-step coding session (the
 // labelled corpus's tool calls and outputs, a source file read every third step) is run once
@@ -51,65 +68,119 @@ for (const window of WINDOWS) {
       }
     }
     const folds = new CpuRounds(ROUNDS, ['audit and trail', 'trail only', 'neither'] as const)
-    reports.push(() => [...folds.report(`audit.bench ${window / 1000}k (scripted model)`, 'fold', FOLD_COMPARISONS), ...folds.auditReport(`audit.bench ${window / 1000}k (scripted model)`, 'fold')].join('\n'))
+    reports.push(() =>
+      [
+        ...folds.report(`audit.bench ${window / 1000}k (scripted model)`, 'fold', FOLD_COMPARISONS),
+        ...folds.auditReport(`audit.bench ${window / 1000}k (scripted model)`, 'fold'),
+      ].join('\n'),
+    )
     // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past ROUNDS.
     let warm = 0
     const fold = (setup: FoldSetup) => foldNext(pools.get(setup), 'audit.bench')
-    bench('a round of folds: with the audit and the trail, the trail only, neither (CPU printed after the run)', () => folds.round(warm++ >= WARMUP, { 'audit and trail': fold('audit and trail'), 'trail only': fold('trail only'), neither: fold('neither') }), {
-      iterations: ROUNDS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
-      setup: async () => {
-        for (const setup of folds.setups) await prepare(setup)()
+    bench(
+      'a round of folds: with the audit and the trail, the trail only, neither (CPU printed after the run)',
+      () =>
+        folds.round(warm++ >= WARMUP, {
+          'audit and trail': fold('audit and trail'),
+          'trail only': fold('trail only'),
+          neither: fold('neither'),
+        }),
+      {
+        iterations: ROUNDS,
+        time: 0,
+        warmupIterations: WARMUP,
+        warmupTime: 0,
+        setup: async () => {
+          for (const setup of folds.setups) await prepare(setup)()
+        },
       },
-    })
+    )
     // The region's messages read ahead, as the engine's read-ahead leaves them for a fold.
     const readAhead = new ArtifactExtractor()
-    bench('at fold time: merge the read-ahead + buildArtifactTrail + auditFold', () => {
-      const extraction = readAhead.extract(region)
-      const trail = buildArtifactTrail(extraction)
-      const audit = auditFold({ folded: extraction.artifacts, checkpointText: `${SUMMARY}\n\n${trail.text}`, visibleAfter: tail.map(({ message }) => message), requiredSections: REQUIRED })
-      if (audit.classes.path.seen === 0) throw new Error('audit.bench: the region has no paths')
-    }, {
-      iterations: 50, time: 0, warmupIterations: 5, warmupTime: 0,
-      setup: async () => {
-        await prepare('audit and trail')()
-        for (const { message } of [...region, ...tail]) readAhead.read(message)
+    bench(
+      'at fold time: merge the read-ahead + buildArtifactTrail + auditFold',
+      () => {
+        const extraction = readAhead.extract(region)
+        const trail = buildArtifactTrail(extraction)
+        const audit = auditFold({
+          folded: extraction.artifacts,
+          checkpointText: `${SUMMARY}\n\n${trail.text}`,
+          visibleAfter: tail.map(({ message }) => message),
+          requiredSections: REQUIRED,
+        })
+        if (audit.classes.path.seen === 0) throw new Error('audit.bench: the region has no paths')
       },
-    })
+      {
+        iterations: 50,
+        time: 0,
+        warmupIterations: 5,
+        warmupTime: 0,
+        setup: async () => {
+          await prepare('audit and trail')()
+          for (const { message } of [...region, ...tail]) readAhead.read(message)
+        },
+      },
+    )
     // A fold whose previous checkpoint's audit logged no `heldInCheckpoint` (a log written with the
     // audit off, or before the list) reads that checkpoint's text: here a 2,000-token summary
     // (real-fold.bench's) and the region's trail.
     let checkpoint = ''
-    bench('without a logged list: read the replaced checkpoint (2,000-token summary + trail)', () => {
-      if (checkpointArtifacts(checkpoint).length === 0) throw new Error('audit.bench: the checkpoint has no artifacts')
-    }, {
-      iterations: 50, time: 0, warmupIterations: 5, warmupTime: 0,
-      setup: async () => {
-        await prepare('audit and trail')()
-        for (const { message } of [...region, ...tail]) readAhead.read(message)
-        checkpoint = `${longSummary()}\n\n${buildArtifactTrail(readAhead.extract(region)).text}`
+    bench(
+      'without a logged list: read the replaced checkpoint (2,000-token summary + trail)',
+      () => {
+        if (checkpointArtifacts(checkpoint).length === 0)
+          throw new Error('audit.bench: the checkpoint has no artifacts')
       },
-    })
+      {
+        iterations: 50,
+        time: 0,
+        warmupIterations: 5,
+        warmupTime: 0,
+        setup: async () => {
+          await prepare('audit and trail')()
+          for (const { message } of [...region, ...tail]) readAhead.read(message)
+          checkpoint = `${longSummary()}\n\n${buildArtifactTrail(readAhead.extract(region)).text}`
+        },
+      },
+    )
     // What the read-ahead costs a session that never folds: the whole 60-step session, run on each
     // host and closed (which also clears the read-ahead's line cache, so each run reads cold).
     const sessions = new CpuRounds(SESSIONS, ['audit and trail', 'neither'] as const)
-    reports.push(() => sessions.report(`audit.bench ${window / 1000}k (scripted model)`, '60-step session without a fold', [['audit and trail', 'neither']]).join('\n'))
+    reports.push(() =>
+      sessions
+        .report(`audit.bench ${window / 1000}k (scripted model)`, '60-step session without a fold', [
+          ['audit and trail', 'neither'],
+        ])
+        .join('\n'),
+    )
     let runs = 0
     const run = (setup: FoldSetup) => async (): Promise<void> => {
       const ctx = pools.get(setup)!.ctx
-      const session = await runSource(ctx, steps, `run-${runs}-${setup.replaceAll(" ", "-")}`)
+      const session = await runSource(ctx, steps, `run-${runs}-${setup.replaceAll(' ', '-')}`)
       await new Promise((done) => setImmediate(done))
       await ctx.sessions.close(session)
     }
-    bench('a pair of 60-step sessions without a fold, with the audit and the trail and with neither (CPU printed after the run)', () => sessions.round(runs++ >= 1, { 'audit and trail': run('audit and trail'), neither: run('neither') }), {
-      iterations: SESSIONS, time: 0, warmupIterations: 1, warmupTime: 0,
-      setup: async () => {
-        await prepare('audit and trail')()
-        await prepare('neither')()
+    bench(
+      'a pair of 60-step sessions without a fold, with the audit and the trail and with neither (CPU printed after the run)',
+      () => sessions.round(runs++ >= 1, { 'audit and trail': run('audit and trail'), neither: run('neither') }),
+      {
+        iterations: SESSIONS,
+        time: 0,
+        warmupIterations: 1,
+        warmupTime: 0,
+        setup: async () => {
+          await prepare('audit and trail')()
+          await prepare('neither')()
+        },
       },
-    })
-    bench('the read-ahead: a new extractor reads every message of the session (no fold)', () => {
-      const extractor = new ArtifactExtractor()
-      for (const { message } of [...region, ...tail]) extractor.read(message)
-    }, { iterations: 10, time: 0, warmupIterations: 2, warmupTime: 0, setup: prepare('audit and trail') })
+    )
+    bench(
+      'the read-ahead: a new extractor reads every message of the session (no fold)',
+      () => {
+        const extractor = new ArtifactExtractor()
+        for (const { message } of [...region, ...tail]) extractor.read(message)
+      },
+      { iterations: 10, time: 0, warmupIterations: 2, warmupTime: 0, setup: prepare('audit and trail') },
+    )
   })
 }

@@ -14,7 +14,11 @@ export interface CodingStep {
 
 /** A source file of about `length` characters for step `step`: imports, constants, functions, comments, as an agent reads them. */
 function sourceFile(step: number, length: number): string {
-  const parts = [`import { Logger } from '../lib/logger-${step}.js'`, `import type { Order } from './orders/model-${step % 7}.ts'`, '']
+  const parts = [
+    `import { Logger } from '../lib/logger-${step}.js'`,
+    `import type { Order } from './orders/model-${step % 7}.ts'`,
+    '',
+  ]
   for (let index = 0; parts.join('\n').length < length; index++) {
     const name = `handle${step}x${index}`
     parts.push(
@@ -48,7 +52,12 @@ export function codingSteps(count: number, fileChars: number): CodingStep[] {
       if (message.role === 'user' && message.source.kind === 'user' && block?.type === 'text') users.push(block.text)
       const next = messages[index + 1]?.content[0]
       if (block?.type === 'tool-call' && next?.type === 'tool-result') {
-        pairs.push({ name: block.name, arguments: block.arguments, result: next.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'), isError: next.isError === true })
+        pairs.push({
+          name: block.name,
+          arguments: block.arguments,
+          result: next.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n'),
+          isError: next.isError === true,
+        })
       }
     }
   }
@@ -57,11 +66,23 @@ export function codingSteps(count: number, fileChars: number): CodingStep[] {
     const userBefore = step % 10 === 0 ? users[(step / 10) % users.length] : undefined
     const vary = (text: string): string => text.replaceAll('src/', `src/m${step}/`)
     if (step % 3 === 2) {
-      steps.push({ ...(userBefore === undefined ? {} : { userBefore }), name: 'read_file', arguments: JSON.stringify({ path: `src/m${step}/handlers.ts` }), result: sourceFile(step, fileChars), isError: false })
+      steps.push({
+        ...(userBefore === undefined ? {} : { userBefore }),
+        name: 'read_file',
+        arguments: JSON.stringify({ path: `src/m${step}/handlers.ts` }),
+        result: sourceFile(step, fileChars),
+        isError: false,
+      })
       continue
     }
     const pair = pairs[step % pairs.length]!
-    steps.push({ ...(userBefore === undefined ? {} : { userBefore }), name: pair.name, arguments: vary(pair.arguments), result: vary(pair.result), isError: pair.isError })
+    steps.push({
+      ...(userBefore === undefined ? {} : { userBefore }),
+      name: pair.name,
+      arguments: vary(pair.arguments),
+      result: vary(pair.result),
+      isError: pair.isError,
+    })
   }
   return steps
 }

@@ -17,11 +17,22 @@ import type { CodingStep } from './coding-session.ts'
 export const ROUTE = { provider: 'scripted', model: 'coder' } as const
 const SYSTEM = 'You are a careful coding agent.'
 export const SUMMARY = [
-  '## Goal and Intent', '- Fix the failing checkout and billing tests; keep the public API.',
-  '## Key Decisions', '- Read each module before changing it.',
-  '## Files and Code', '- src/m0/cart/index.ts, src/m3/billing/invoice.ts', '## Errors and Fixes', "- TS2322: Type 'string' is not assignable to type 'number'",
-  '## Pending Work', '- Remaining modules.', '## Current Work', '- Reading handlers.', '## Next Step', '- Run `pnpm vitest run src/math`.',
-  '## Critical Context', '- Tests run with pnpm test.',
+  '## Goal and Intent',
+  '- Fix the failing checkout and billing tests; keep the public API.',
+  '## Key Decisions',
+  '- Read each module before changing it.',
+  '## Files and Code',
+  '- src/m0/cart/index.ts, src/m3/billing/invoice.ts',
+  '## Errors and Fixes',
+  "- TS2322: Type 'string' is not assignable to type 'number'",
+  '## Pending Work',
+  '- Remaining modules.',
+  '## Current Work',
+  '- Reading handlers.',
+  '## Next Step',
+  '- Run `pnpm vitest run src/math`.',
+  '## Critical Context',
+  '- Tests run with pnpm test.',
 ].join('\n')
 /** A summary in the middle of the 1,500–8,000 tokens a summary call decodes (4 characters a token). */
 export const SUMMARY_TOKENS = 2000
@@ -31,12 +42,23 @@ export const TOKEN_CHARS = 4
 export function longSummary(): string {
   const lines = [SUMMARY]
   for (let step = 0; lines.join('\n').length < SUMMARY_TOKENS * TOKEN_CHARS; step++) {
-    lines.push(`- Read src/m${step}/handlers.ts: handle${step}x0 retries up to ${(step % 5) + 2} times; its budget check logs a warning past ${5000 + step}.`)
+    lines.push(
+      `- Read src/m${step}/handlers.ts: handle${step}x0 retries up to ${(step % 5) + 2} times; its budget check logs a warning past ${5000 + step}.`,
+    )
   }
   return lines.join('\n').slice(0, SUMMARY_TOKENS * TOKEN_CHARS)
 }
 
-export const REQUIRED = ['Goal and Intent', 'Key Decisions', 'Files and Code', 'Errors and Fixes', 'Pending Work', 'Current Work', 'Next Step', 'Critical Context']
+export const REQUIRED = [
+  'Goal and Intent',
+  'Key Decisions',
+  'Files and Code',
+  'Errors and Fixes',
+  'Pending Work',
+  'Current Work',
+  'Next Step',
+  'Critical Context',
+]
 
 /** The windows measured (`FOLD_AUDIT_BENCH_WINDOWS=32000,128000` to choose). */
 export const WINDOWS = (process.env.FOLD_AUDIT_BENCH_WINDOWS ?? '32000,128000').split(',').map(Number)
@@ -59,7 +81,10 @@ const engineConfig = (setup: FoldSetup) => ({
 export async function bareHost(setup: FoldSetup): Promise<Context> {
   const ctx = new Context()
   await ctx.start()
-  mountWarmfoldHost(ctx, { pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 }, engineConfig: engineConfig(setup) })
+  mountWarmfoldHost(ctx, {
+    pruner: { thresholdChars: 8192, headChars: 4096, tailChars: 1024 },
+    engineConfig: engineConfig(setup),
+  })
   return ctx
 }
 
@@ -73,9 +98,20 @@ export async function scriptedHost(window: number, steps: readonly CodingStep[],
     if (step === undefined) return { content: 'Done.' }
     return { content: [textBlock(`Step ${done}.`), toolCallBlock(`call-${done}`, step.name, step.arguments)] }
   }
-  ctx.llm.registerAdapter(ROUTE.provider, new ScriptedAdapter({ models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } }, responses: reply }))
+  ctx.llm.registerAdapter(
+    ROUTE.provider,
+    new ScriptedAdapter({
+      models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } },
+      responses: reply,
+    }),
+  )
   for (const name of new Set(steps.map((step) => step.name))) {
-    ctx.tools.register({ name, description: `The ${name} tool.`, parameters: { type: 'object' }, execute: (_args, context) => steps[Number(context.toolCallId.slice('call-'.length))]!.result })
+    ctx.tools.register({
+      name,
+      description: `The ${name} tool.`,
+      parameters: { type: 'object' },
+      execute: (_args, context) => steps[Number(context.toolCallId.slice('call-'.length))]!.result,
+    })
   }
   return ctx
 }
@@ -99,7 +135,8 @@ export async function copies(ctx: Context, from: Session, count: number): Promis
     const id = `copy-${index}`
     const session = await ctx.sessions.create(id)
     const append = session.append as (type: string, data: unknown, ...intent: unknown[]) => unknown
-    for (const event of from.events) append.call(session, event.type, event.data, ...(event.surface ? [event.surface] : []))
+    for (const event of from.events)
+      append.call(session, event.type, event.data, ...(event.surface ? [event.surface] : []))
     agents.push(await ctx.agentLoop.create(id, { ...ROUTE, system: SYSTEM }))
   }
   await new Promise((done) => setImmediate(done))
@@ -108,7 +145,10 @@ export async function copies(ctx: Context, from: Session, count: number): Promis
 
 /** The surface messages of `session` with their seqs. */
 export function surface(session: Session): LoggedMessage[] {
-  return session.surface.nodes.map((seq) => ({ seq, message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message }))
+  return session.surface.nodes.map((seq) => ({
+    seq,
+    message: (session.eventAt(seq)!.data as { message: LoggedMessage['message'] }).message,
+  }))
 }
 
 /** Rounds of folds each fold bench measures (each fold needs a fresh copy of the session): 60, or `FOLD_AUDIT_BENCH_ROUNDS` for a narrower interval. */
@@ -117,7 +157,8 @@ export const ROUNDS = rounds(process.env.FOLD_AUDIT_BENCH_ROUNDS)
 function rounds(value: string | undefined): number {
   if (value === undefined) return 60
   const parsed = Number(value)
-  if (!Number.isSafeInteger(parsed) || parsed < 2) throw new Error(`FOLD_AUDIT_BENCH_ROUNDS must be a whole number of at least 2, got ${JSON.stringify(value)}`)
+  if (!Number.isSafeInteger(parsed) || parsed < 2)
+    throw new Error(`FOLD_AUDIT_BENCH_ROUNDS must be a whole number of at least 2, got ${JSON.stringify(value)}`)
   return parsed
 }
 /** Warm-up rounds before them (the JIT). */
@@ -170,7 +211,8 @@ export function bootstrapInterval(values: readonly number[]): [number, number] {
     return seed / 2 ** 32
   }
   const medians: number[] = []
-  for (let resample = 0; resample < RESAMPLES; resample++) medians.push(median(Array.from(values, () => values[Math.floor(next() * values.length)]!)))
+  for (let resample = 0; resample < RESAMPLES; resample++)
+    medians.push(median(Array.from(values, () => values[Math.floor(next() * values.length)]!)))
   medians.sort((x, y) => x - y)
   return [medians[Math.floor(RESAMPLES * 0.025)]!, medians[Math.ceil(RESAMPLES * 0.975) - 1]!]
 }
@@ -224,13 +266,18 @@ export class CpuRounds<S extends FoldSetup> {
     return this.setups.flatMap((setup) => {
       const audits = this.auditTimes.get(setup)!
       if (!audits.some((time) => time > 0)) {
-        if (setup === 'audit and trail' && audits.length > 0) throw new Error(`${label}: no audit was timed on the host with the audit on; the engine's FoldAuditor is not the class this bench wrapped`)
+        if (setup === 'audit and trail' && audits.length > 0)
+          throw new Error(
+            `${label}: no audit was timed on the host with the audit on; the engine's FoldAuditor is not the class this bench wrapped`,
+          )
         return []
       }
       const times = this.times.get(setup)!
       const shares = audits.map((time, index) => (time / times[index]!) * 100)
       const [low, high] = bootstrapInterval(shares)
-      return [`${label}: the audit's own call inside each ${what} with ${setup}, median of ${audits.length} rounds: ${median(audits).toFixed(2)} ms, ${median(shares).toFixed(1)} % of the ${what}'s CPU (95 % interval ${low.toFixed(1)} to ${high.toFixed(1)} %)`]
+      return [
+        `${label}: the audit's own call inside each ${what} with ${setup}, median of ${audits.length} rounds: ${median(audits).toFixed(2)} ms, ${median(shares).toFixed(1)} % of the ${what}'s CPU (95 % interval ${low.toFixed(1)} to ${high.toFixed(1)} %)`,
+      ]
     })
   }
 
@@ -253,7 +300,10 @@ export class CpuRounds<S extends FoldSetup> {
 }
 
 /** What the fold benches compare: everything against neither (what the audit and the trail cost together), and against the trail alone (what the audit costs). */
-export const FOLD_COMPARISONS = [['audit and trail', 'neither'], ['audit and trail', 'trail only']] as const satisfies readonly (readonly [FoldSetup, FoldSetup])[]
+export const FOLD_COMPARISONS = [
+  ['audit and trail', 'neither'],
+  ['audit and trail', 'trail only'],
+] as const satisfies readonly (readonly [FoldSetup, FoldSetup])[]
 
 /** Macrotasks a fold is given, after `compactNow` resolves, for the work it leaves behind. */
 export const SETTLE_TURNS = 3
@@ -265,10 +315,14 @@ export const SETTLE_TURNS = 3
  * part of its cost, and measured without them it would fall on whichever fold comes next, in
  * a round another host's as often as not. Throws when the pool is empty or nothing was folded.
  */
-export function foldNext(pool: { readonly ctx: Context; readonly agents: Agent[] } | undefined, bench: string): () => Promise<void> {
+export function foldNext(
+  pool: { readonly ctx: Context; readonly agents: Agent[] } | undefined,
+  bench: string,
+): () => Promise<void> {
   return async () => {
     const agent = pool?.agents.pop()
-    if (pool === undefined || agent === undefined) throw new Error(`${bench}: the session pool is empty; raise its size to the rounds + warm-up`)
+    if (pool === undefined || agent === undefined)
+      throw new Error(`${bench}: the session pool is empty; raise its size to the rounds + warm-up`)
     const result = await pool.ctx.compaction.compactNow(agent)
     if (result === null) throw new Error(`${bench}: the fold folded nothing`)
     for (let turn = 0; turn < SETTLE_TURNS; turn++) await new Promise((done) => setImmediate(done))

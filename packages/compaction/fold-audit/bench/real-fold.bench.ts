@@ -7,7 +7,25 @@ import { afterAll, bench, describe } from 'vitest'
 // Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
 import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
 import type { FoldSetup } from './fold-host.ts'
-import { bareHost, codingSteps, copies, CpuRounds, fileCharsFor, FOLD_COMPARISONS, foldNext, longSummary, ROUNDS, ROUTE, runSource, scriptedHost, SPARE, SUMMARY_TOKENS, TOKEN_CHARS, WARMUP, WINDOWS } from './fold-host.ts'
+import {
+  bareHost,
+  codingSteps,
+  copies,
+  CpuRounds,
+  fileCharsFor,
+  FOLD_COMPARISONS,
+  foldNext,
+  longSummary,
+  ROUNDS,
+  ROUTE,
+  runSource,
+  scriptedHost,
+  SPARE,
+  SUMMARY_TOKENS,
+  TOKEN_CHARS,
+  WARMUP,
+  WINDOWS,
+} from './fold-host.ts'
 
 // What the fold audit adds to the CPU time of a fold through a real adapter: the same 60-step
 // coding session as audit.bench.ts, folded through the OpenAI-compatible adapter (the openai
@@ -23,7 +41,10 @@ let serverURL: Promise<string> | undefined
 /** The summary server's base URL; one server for every window, started on first use. */
 function summaryServer(): Promise<string> {
   serverURL ??= (async () => {
-    const child = fork(new URL('./summary-server.mjs', import.meta.url), [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    const child = fork(new URL('./summary-server.mjs', import.meta.url), [], {
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    })
     server = child
     child.send({ summary: longSummary(), tokenChars: TOKEN_CHARS })
     const exited = once(child, 'exit').then(([code]) => {
@@ -56,19 +77,48 @@ for (const window of WINDOWS) {
       const ctx = await bareHost(setup)
       contexts.push(ctx)
       // The real adapter under the route the session was logged with.
-      ctx.plugin(OpenAICompatibleAdapter, { provider: ROUTE.provider, baseURL, dialect: 'openai', models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } } })
+      ctx.plugin(OpenAICompatibleAdapter, {
+        provider: ROUTE.provider,
+        baseURL,
+        dialect: 'openai',
+        models: { [ROUTE.model]: { contextWindow: window, defaultMaxTokens: 8192 } },
+      })
       pools.set(setup, { ctx, agents: await copies(ctx, from, ROUNDS + WARMUP + SPARE) })
     }
     const folds = new CpuRounds(ROUNDS, ['audit and trail', 'trail only', 'neither'] as const)
-    reports.push(() => [...folds.report(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold', FOLD_COMPARISONS), ...folds.auditReport(`real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`, 'fold')].join('\n'))
+    reports.push(() =>
+      [
+        ...folds.report(
+          `real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`,
+          'fold',
+          FOLD_COMPARISONS,
+        ),
+        ...folds.auditReport(
+          `real-fold.bench ${window / 1000}k (OpenAI-compatible adapter, ${SUMMARY_TOKENS}-token summary)`,
+          'fold',
+        ),
+      ].join('\n'),
+    )
     // The first WARMUP calls are vitest's warm-up iterations: they fold but are not recorded, nor are calls past ROUNDS.
     let warm = 0
     const fold = (setup: FoldSetup) => foldNext(pools.get(setup), 'real-fold.bench')
-    bench('a round of folds: with the audit and the trail, the trail only, neither (CPU printed after the run)', () => folds.round(warm++ >= WARMUP, { 'audit and trail': fold('audit and trail'), 'trail only': fold('trail only'), neither: fold('neither') }), {
-      iterations: ROUNDS, time: 0, warmupIterations: WARMUP, warmupTime: 0,
-      setup: async () => {
-        for (const setup of folds.setups) await prepare(setup)
+    bench(
+      'a round of folds: with the audit and the trail, the trail only, neither (CPU printed after the run)',
+      () =>
+        folds.round(warm++ >= WARMUP, {
+          'audit and trail': fold('audit and trail'),
+          'trail only': fold('trail only'),
+          neither: fold('neither'),
+        }),
+      {
+        iterations: ROUNDS,
+        time: 0,
+        warmupIterations: WARMUP,
+        warmupTime: 0,
+        setup: async () => {
+          for (const setup of folds.setups) await prepare(setup)
+        },
       },
-    })
+    )
   })
 }

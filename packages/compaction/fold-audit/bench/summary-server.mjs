@@ -14,10 +14,22 @@ const server = createServer((request, response) => {
     const send = (chunk) => response.write(`data: ${JSON.stringify(chunk)}\n\n`)
     const base = { id: 'bench', object: 'chat.completion.chunk', created: 0, model: 'coder' }
     send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })
-    for (let at = 0; at < summary.length; at += tokenChars) send({ ...base, choices: [{ index: 0, delta: { content: summary.slice(at, at + tokenChars) }, finish_reason: null }] })
+    for (let at = 0; at < summary.length; at += tokenChars)
+      send({
+        ...base,
+        choices: [{ index: 0, delta: { content: summary.slice(at, at + tokenChars) }, finish_reason: null }],
+      })
     send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
     const completion = Math.ceil(summary.length / tokenChars)
-    send({ ...base, choices: [], usage: { prompt_tokens: Math.ceil(size / 4), completion_tokens: completion, total_tokens: Math.ceil(size / 4) + completion } })
+    send({
+      ...base,
+      choices: [],
+      usage: {
+        prompt_tokens: Math.ceil(size / 4),
+        completion_tokens: completion,
+        total_tokens: Math.ceil(size / 4) + completion,
+      },
+    })
     response.end('data: [DONE]\n\n')
   })
 })

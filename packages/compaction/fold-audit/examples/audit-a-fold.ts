@@ -10,10 +10,17 @@ export function main() {
   const route = { provider: 'deepseek', model: 'deepseek-v4-flash' }
   const region: LoggedMessage[] = [
     { seq: 0, message: createUserMessage('The build fails. Do not touch src/api/public.ts.') },
-    { seq: 1, message: createAssistantMessage([toolCallBlock('call-1', 'bash', '{"command":"npx tsc --noEmit"}')], route) },
+    {
+      seq: 1,
+      message: createAssistantMessage([toolCallBlock('call-1', 'bash', '{"command":"npx tsc --noEmit"}')], route),
+    },
     {
       seq: 2,
-      message: createToolResultMessage('call-1', "src/billing/invoice.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.\nExit code: 2", { isError: true }),
+      message: createToolResultMessage(
+        'call-1',
+        "src/billing/invoice.ts(42,7): error TS2322: Type 'string' is not assignable to type 'number'.\nExit code: 2",
+        { isError: true },
+      ),
     },
   ]
   const tail = [createUserMessage('Go on.')]

@@ -94,7 +94,10 @@ function callKey(name: string, argumentsText: string): string {
 }
 
 /** The calls of `messages`, per assistant message (one step each), and the results by call id. */
-function read(messages: readonly LoggedMessage[], toolKinds: ToolKinds | undefined): { steps: Call[][]; results: Map<string, string> } {
+function read(
+  messages: readonly LoggedMessage[],
+  toolKinds: ToolKinds | undefined,
+): { steps: Call[][]; results: Map<string, string> } {
   const steps: Call[][] = []
   const results = new Map<string, string>()
   for (const { seq, message } of messages) {
@@ -102,7 +105,14 @@ function read(messages: readonly LoggedMessage[], toolKinds: ToolKinds | undefin
       const calls: Call[] = []
       for (const block of message.content) {
         if (block.type !== 'tool-call') continue
-        calls.push({ seq, id: block.id, name: block.name, arguments: block.arguments, key: callKey(block.name, block.arguments), kind: resolveToolKind(toolKinds, block.name, block.arguments) })
+        calls.push({
+          seq,
+          id: block.id,
+          name: block.name,
+          arguments: block.arguments,
+          key: callKey(block.name, block.arguments),
+          kind: resolveToolKind(toolKinds, block.name, block.arguments),
+        })
       }
       steps.push(calls)
       continue
@@ -126,15 +136,25 @@ function read(messages: readonly LoggedMessage[], toolKinds: ToolKinds | undefin
 export function afterFoldBehaviour(input: AfterFoldInput): AfterFoldBehaviour {
   if (input === null || typeof input !== 'object') throw new TypeError('afterFoldBehaviour(input) must be an object')
   const folded = checkLoggedMessages(input.folded, 'afterFoldBehaviour: folded')
-  const before = input.beforeFold === undefined ? folded : checkLoggedMessages(input.beforeFold, 'afterFoldBehaviour: beforeFold')
-  const retained = input.retained === undefined ? [] : checkLoggedMessages(input.retained, 'afterFoldBehaviour: retained')
+  const before =
+    input.beforeFold === undefined ? folded : checkLoggedMessages(input.beforeFold, 'afterFoldBehaviour: beforeFold')
+  const retained =
+    input.retained === undefined ? [] : checkLoggedMessages(input.retained, 'afterFoldBehaviour: retained')
   const after = checkLoggedMessages(input.after, 'afterFoldBehaviour: after')
   const windowSteps = input.windowSteps ?? DEFAULT_WINDOW_STEPS
-  if (!Number.isSafeInteger(windowSteps) || windowSteps <= 0) throw new TypeError(`afterFoldBehaviour: windowSteps must be a positive integer, got ${JSON.stringify(input.windowSteps)}`)
+  if (!Number.isSafeInteger(windowSteps) || windowSteps <= 0)
+    throw new TypeError(
+      `afterFoldBehaviour: windowSteps must be a positive integer, got ${JSON.stringify(input.windowSteps)}`,
+    )
 
   const heldByFold = new Map<string, number>()
-  for (const call of read(folded, input.toolKinds).steps.flat()) if (call.kind === 'read') heldByFold.set(call.key, call.seq)
-  const stillVisible = new Set(read(retained, input.toolKinds).steps.flat().map((call) => call.key))
+  for (const call of read(folded, input.toolKinds).steps.flat())
+    if (call.kind === 'read') heldByFold.set(call.key, call.seq)
+  const stillVisible = new Set(
+    read(retained, input.toolKinds)
+      .steps.flat()
+      .map((call) => call.key),
+  )
 
   // The session's own habit: how many of its read-only calls before the fold repeated an earlier one.
   let baselineReads = 0
@@ -157,7 +177,8 @@ export function afterFoldBehaviour(input: AfterFoldInput): AfterFoldBehaviour {
     if (call.kind === 'read') {
       readCalls++
       const foldedSeq = heldByFold.get(call.key)
-      if (foldedSeq !== undefined && !stillVisible.has(call.key)) repeatedReads.push({ seq: call.seq, name: call.name, arguments: call.arguments, foldedSeq })
+      if (foldedSeq !== undefined && !stillVisible.has(call.key))
+        repeatedReads.push({ seq: call.seq, name: call.name, arguments: call.arguments, foldedSeq })
     }
     const result = results.get(call.id)
     if (result === undefined) continue

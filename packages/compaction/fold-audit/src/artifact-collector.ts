@@ -21,7 +21,14 @@ export class ArtifactCollector {
   private readonly entries = new Map<string, Entry>()
 
   /** Records `count` mentions (default one) of `text` of class `artifactClass` in message `seq`; `key` is {@link artifactKey} of them, when the caller kept it. */
-  add(artifactClass: ArtifactClass, text: string, seq: number, origin: ArtifactOrigin, count = 1, key = artifactKey(artifactClass, text)): void {
+  add(
+    artifactClass: ArtifactClass,
+    text: string,
+    seq: number,
+    origin: ArtifactOrigin,
+    count = 1,
+    key = artifactKey(artifactClass, text),
+  ): void {
     const entry = this.entries.get(key)
     if (entry === undefined) {
       this.entries.set(key, { class: artifactClass, text, seq, firstSeq: seq, origin, mentions: count })

@@ -2,7 +2,12 @@ import type { Message } from '@warmfold/llm'
 import type { Artifact } from './artifact.ts'
 import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import { ArtifactCollector } from './artifact-collector.ts'
-import type { ArtifactExtraction, ExtractArtifactsOptions, ToolCallRecord, ToolCallResult } from './artifact-extraction.ts'
+import type {
+  ArtifactExtraction,
+  ExtractArtifactsOptions,
+  ToolCallRecord,
+  ToolCallResult,
+} from './artifact-extraction.ts'
 import type { LoggedMessage } from './logged-message.ts'
 import { LineCache } from './line-tokens.ts'
 import { checkLoggedMessages } from './logged-message.ts'
@@ -22,7 +27,10 @@ import { readMessageArtifacts } from './message-artifacts.ts'
 export class ArtifactExtractor {
   private readonly readings = new WeakMap<Message, MessageArtifacts>()
   /** The summaries read from checkpoint messages, by message (with the text they were read from). */
-  private readonly checkpoints = new WeakMap<Message, { readonly text: string; readonly artifacts: readonly Artifact[] }>()
+  private readonly checkpoints = new WeakMap<
+    Message,
+    { readonly text: string; readonly artifacts: readonly Artifact[] }
+  >()
   /** Lines this extractor scanned, replayed when a message repeats them (a file read again, a command run again). */
   private readonly lines = new LineCache()
 
@@ -47,7 +55,12 @@ export class ArtifactExtractor {
   readCheckpoint(message: Message, summary: string): readonly Artifact[] {
     const known = this.checkpoints.get(message)
     if (known !== undefined && known.text === summary) return known.artifacts
-    const artifacts = Object.freeze(checkpointArtifacts(summary, this.options.workspaceRoot === undefined ? {} : { workspaceRoot: this.options.workspaceRoot }))
+    const artifacts = Object.freeze(
+      checkpointArtifacts(
+        summary,
+        this.options.workspaceRoot === undefined ? {} : { workspaceRoot: this.options.workspaceRoot },
+      ),
+    )
     if (Object.isFrozen(message)) this.checkpoints.set(message, { text: summary, artifacts })
     return artifacts
   }

@@ -12,9 +12,16 @@ export type { TrailSection } from './trail-sections.ts'
 /** The default token budget of the trail: about 1,000 tokens, a few percent of a checkpoint's region. */
 export const DEFAULT_TRAIL_TOKENS = 1000
 
-
 /** Which section loses its items first when the budget is short: other paths and files read (they are still on disk), then commands, files changed, open problems, the user's own words, and what the host added on purpose last. */
-const CUT_TIER: Readonly<Record<TrailSection, number>> = { otherPaths: 0, filesRead: 1, commands: 2, filesChanged: 3, openProblems: 4, userConstraints: 5, hostEntries: 6 }
+const CUT_TIER: Readonly<Record<TrailSection, number>> = {
+  otherPaths: 0,
+  filesRead: 1,
+  commands: 2,
+  filesChanged: 3,
+  openProblems: 4,
+  userConstraints: 5,
+  hostEntries: 6,
+}
 
 /**
  * Where an item stands in the order of cutting, before references and age: entries carried from
@@ -92,7 +99,8 @@ interface Item {
  * obligation (`don't`, `never`, `must`, `only`, `keep`, `avoid`, `instead`, `not`) or the opening
  * of a correction (`no,`, `actually`, `wait`, `wrong`).
  */
-const CONSTRAINT = /\b(?:do not|don'?t|don’t|never|always|must(?:n'?t)?|should(?:n'?t)?|only|instead|avoid|keep|make sure|no longer|not|prefer|rather than|stop|without|except|skip|leave)\b|^(?:no\b|actually\b|wait\b|wrong\b|that'?s (?:not|wrong))/i
+const CONSTRAINT =
+  /\b(?:do not|don'?t|don’t|never|always|must(?:n'?t)?|should(?:n'?t)?|only|instead|avoid|keep|make sure|no longer|not|prefer|rather than|stop|without|except|skip|leave)\b|^(?:no\b|actually\b|wait\b|wrong\b|that'?s (?:not|wrong))/i
 
 /** Error headlines an open problem lists at most. */
 const MAX_PROBLEM_ERRORS = 3
@@ -124,9 +132,15 @@ function status(call: ToolCallRecord): string {
   return result.isError ? ' → failed' : ' → ok'
 }
 
-function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, hostEntries: readonly string[], carried: readonly CarriedEntry[]): Item[] {
+function items(
+  extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>,
+  hostEntries: readonly string[],
+  carried: readonly CarriedEntry[],
+): Item[] {
   const mentions = new Map<string, Artifact>()
-  for (const artifact of extraction.artifacts) if (artifact.class === 'path' || artifact.class === 'command') mentions.set(artifactKey(artifact.class, artifact.text), artifact)
+  for (const artifact of extraction.artifacts)
+    if (artifact.class === 'path' || artifact.class === 'command')
+      mentions.set(artifactKey(artifact.class, artifact.text), artifact)
   const list: Item[] = []
 
   // Files: the last call that named each one decides its section and its action.
@@ -139,11 +153,20 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
     }
   }
   // A file an earlier fold changed stays changed, whatever this region did with it.
-  const changedBefore = new Set(carried.filter((entry) => entry.section === 'filesChanged').map((entry) => entry.subject))
+  const changedBefore = new Set(
+    carried.filter((entry) => entry.section === 'filesChanged').map((entry) => entry.subject),
+  )
   for (const [path, entry] of files) {
     const artifact = artifactKey('path', path)
     const references = mentions.get(artifact)?.mentions ?? entry.calls
-    list.push({ section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead', line: `- ${code(path)} (${entry.call.name})`, references, seq: entry.call.seq, firstSeq: entry.firstSeq, artifact })
+    list.push({
+      section: entry.changed || changedBefore.has(path) ? 'filesChanged' : 'filesRead',
+      line: `- ${code(path)} (${entry.call.name})`,
+      references,
+      seq: entry.call.seq,
+      firstSeq: entry.firstSeq,
+      artifact,
+    })
   }
 
   // Commands: each once, with the status of its last run.
@@ -156,7 +179,14 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   for (const [command, entry] of commands) {
     const runs = entry.runs > 1 ? ` (${entry.runs} runs)` : ''
     const artifact = artifactKey('command', command)
-    list.push({ section: 'commands', line: `- ${code(command)}${status(entry.last)}${runs}`, references: Math.max(entry.runs, mentions.get(artifact)?.mentions ?? 0), seq: entry.last.seq, firstSeq: entry.firstSeq, artifact })
+    list.push({
+      section: 'commands',
+      line: `- ${code(command)}${status(entry.last)}${runs}`,
+      references: Math.max(entry.runs, mentions.get(artifact)?.mentions ?? 0),
+      seq: entry.last.seq,
+      firstSeq: entry.firstSeq,
+      artifact,
+    })
   }
 
   // Open problems: a command (or a call, by its subject) whose last run in the region failed, with that run's first error.
@@ -172,21 +202,42 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
     const label = code(subject)
     const result = entry.last.result!
     // Every error headline of the failing run (a test run reports the failed test and its assertion), up to MAX_PROBLEM_ERRORS.
-    const errors = result.errors.length > 0 ? [...new Set(result.errors)].slice(0, MAX_PROBLEM_ERRORS) : [result.exitCode !== undefined ? `exit ${result.exitCode}` : 'failed']
-    const line = errors.length === 1 ? `- ${label}: ${errors[0]}` : [`- ${label}:`, ...errors.map((error) => `  - ${error}`)].join('\n')
+    const errors =
+      result.errors.length > 0
+        ? [...new Set(result.errors)].slice(0, MAX_PROBLEM_ERRORS)
+        : [result.exitCode !== undefined ? `exit ${result.exitCode}` : 'failed']
+    const line =
+      errors.length === 1
+        ? `- ${label}: ${errors[0]}`
+        : [`- ${label}:`, ...errors.map((error) => `  - ${error}`)].join('\n')
     list.push({ section: 'openProblems', line, references: entry.runs, seq: entry.last.seq, firstSeq: entry.firstSeq })
   }
 
   // The user's constraints and corrections, verbatim.
   for (const artifact of extraction.artifacts) {
     if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
-    list.push({ section: 'userConstraints', line: `- ${artifact.text}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq, artifact: artifactKey('user-message', artifact.text) })
+    list.push({
+      section: 'userConstraints',
+      line: `- ${artifact.text}`,
+      references: artifact.mentions,
+      seq: artifact.seq,
+      firstSeq: artifact.firstSeq,
+      artifact: artifactKey('user-message', artifact.text),
+    })
   }
   // What earlier trails recorded, unless this region has something newer about it: older than
   // anything of the region's and referenced by none of it, in the order they were written.
   const newer = supersededSubjects(extraction, files, commands, problems, hostEntries)
   const kept = carried.filter((entry) => !newer[entry.section].has(entry.subject))
-  for (const [index, entry] of kept.entries()) list.push({ section: entry.section, line: entry.line, references: 0, seq: index - kept.length, firstSeq: index - kept.length, carried: true })
+  for (const [index, entry] of kept.entries())
+    list.push({
+      section: entry.section,
+      line: entry.line,
+      references: 0,
+      seq: index - kept.length,
+      firstSeq: index - kept.length,
+      carried: true,
+    })
   // Paths no line above names (a compiler error's file, a search hit, a path the user typed): cut first, they are on disk.
   // One text of every line above: a path holds no line break, so a match never spans two lines.
   const written = list.map((item) => item.line).join('\n')
@@ -194,10 +245,24 @@ function items(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, 
   const named = occurrenceFinder(paths.map((artifact) => artifact.text))(written)
   for (const [index, artifact] of paths.entries()) {
     if (named[index]) continue
-    list.push({ section: 'otherPaths', line: `- ${code(artifact.text)}`, references: artifact.mentions, seq: artifact.seq, firstSeq: artifact.firstSeq, artifact: artifactKey('path', artifact.text) })
+    list.push({
+      section: 'otherPaths',
+      line: `- ${code(artifact.text)}`,
+      references: artifact.mentions,
+      seq: artifact.seq,
+      firstSeq: artifact.firstSeq,
+      artifact: artifactKey('path', artifact.text),
+    })
   }
   // The host's own lines, in the order it added them (the later ones count as newer).
-  for (const [index, entry] of hostEntries.entries()) list.push({ section: 'hostEntries', line: `- ${entry}`, references: 1, seq: Number.MAX_SAFE_INTEGER - hostEntries.length + index, firstSeq: index })
+  for (const [index, entry] of hostEntries.entries())
+    list.push({
+      section: 'hostEntries',
+      line: `- ${entry}`,
+      references: 1,
+      seq: Number.MAX_SAFE_INTEGER - hostEntries.length + index,
+      firstSeq: index,
+    })
   return list
 }
 
@@ -211,13 +276,18 @@ function omissionNote(cut: Readonly<Record<TrailSection, number>>, widest?: numb
 /** Items in the order the trail writes them: by section, then first seq, then line. */
 function writingOrder(all: readonly Item[]): Item[] {
   const rank = new Map(TRAIL_SECTIONS.map((section, index) => [section, index]))
-  return all.toSorted((a, b) => rank.get(a.section)! - rank.get(b.section)! || a.firstSeq - b.firstSeq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0))
+  return all.toSorted(
+    (a, b) =>
+      rank.get(a.section)! - rank.get(b.section)! ||
+      a.firstSeq - b.firstSeq ||
+      (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
+  )
 }
 
 /** The trail of the `kept` items, which are in {@link writingOrder}. */
 function render(kept: readonly Item[], cut: Readonly<Record<TrailSection, number>>, widest?: number): string {
   if (kept.length === 0) return ''
-  const lines = [TRAIL_HEADING, '(recorded from the tool calls and the user\'s messages by warmfold, not summarized)']
+  const lines = [TRAIL_HEADING, "(recorded from the tool calls and the user's messages by warmfold, not summarized)"]
   let section: TrailSection | undefined
   for (const item of kept) {
     if (item.section !== section) lines.push(`### ${TRAIL_TITLES[(section = item.section)]}`)
@@ -243,30 +313,65 @@ const defaultEstimate = (text: string): number => Math.ceil(text.length / 4)
  * @throws TypeError for a budget that is not a positive integer, an estimate that is not a
  * function, or a `carryFrom` that is not a string.
  */
-export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>, options: ArtifactTrailOptions = {}): ArtifactTrail {
+export function buildArtifactTrail(
+  extraction: Pick<ArtifactExtraction, 'artifacts' | 'toolCalls'>,
+  options: ArtifactTrailOptions = {},
+): ArtifactTrail {
   const maxTokens = options.maxTokens ?? DEFAULT_TRAIL_TOKENS
-  if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) throw new TypeError(`buildArtifactTrail: maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`)
+  if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0)
+    throw new TypeError(
+      `buildArtifactTrail: maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`,
+    )
   const estimate = options.estimateTokens ?? defaultEstimate
-  if (typeof estimate !== 'function') throw new TypeError(`buildArtifactTrail: estimateTokens must be a function, got ${typeof estimate}`)
-  if (extraction === null || typeof extraction !== 'object' || !Array.isArray(extraction.artifacts) || !Array.isArray(extraction.toolCalls)) {
-    throw new TypeError('buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })')
+  if (typeof estimate !== 'function')
+    throw new TypeError(`buildArtifactTrail: estimateTokens must be a function, got ${typeof estimate}`)
+  if (
+    extraction === null ||
+    typeof extraction !== 'object' ||
+    !Array.isArray(extraction.artifacts) ||
+    !Array.isArray(extraction.toolCalls)
+  ) {
+    throw new TypeError(
+      'buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })',
+    )
   }
 
   const hostEntries = options.hostEntries ?? []
-  if (!Array.isArray(hostEntries)) throw new TypeError(`buildArtifactTrail: hostEntries must be an array of strings, got ${typeof hostEntries}`)
+  if (!Array.isArray(hostEntries))
+    throw new TypeError(`buildArtifactTrail: hostEntries must be an array of strings, got ${typeof hostEntries}`)
   for (const [index, entry] of hostEntries.entries()) {
-    if (typeof entry !== 'string' || entry.trim() === '' || /[\r\n]/.test(entry)) throw new TypeError(`buildArtifactTrail: hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`)
+    if (typeof entry !== 'string' || entry.trim() === '' || /[\r\n]/.test(entry))
+      throw new TypeError(
+        `buildArtifactTrail: hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`,
+      )
   }
-  if (options.carryFrom !== undefined && typeof options.carryFrom !== 'string') throw new TypeError(`buildArtifactTrail: carryFrom must be the text of the checkpoint this fold replaces, got ${typeof options.carryFrom}`)
-  const all = writingOrder(items(extraction, hostEntries, options.carryFrom === undefined ? [] : carriedTrailEntries(options.carryFrom)))
+  if (options.carryFrom !== undefined && typeof options.carryFrom !== 'string')
+    throw new TypeError(
+      `buildArtifactTrail: carryFrom must be the text of the checkpoint this fold replaces, got ${typeof options.carryFrom}`,
+    )
+  const all = writingOrder(
+    items(extraction, hostEntries, options.carryFrom === undefined ? [] : carriedTrailEntries(options.carryFrom)),
+  )
   const removal = all.toSorted(
-    (a, b) => cutRank(a) - cutRank(b) || a.references - b.references || a.seq - b.seq || (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
+    (a, b) =>
+      cutRank(a) - cutRank(b) ||
+      a.references - b.references ||
+      a.seq - b.seq ||
+      (a.line < b.line ? -1 : a.line > b.line ? 1 : 0),
   )
   // Each item's place in the removal order: leaving out `count` items leaves out those placed below `count`.
   const place = new Map(removal.map((item, index) => [item, index]))
   const placed = all.map((item) => place.get(item)!)
   const renderWithout = (count: number, widest?: number): { text: string; cut: Record<TrailSection, number> } => {
-    const cut: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
+    const cut: Record<TrailSection, number> = {
+      filesChanged: 0,
+      filesRead: 0,
+      otherPaths: 0,
+      commands: 0,
+      openProblems: 0,
+      userConstraints: 0,
+      hostEntries: 0,
+    }
     const kept: Item[] = []
     for (const [index, item] of all.entries()) {
       if (placed[index]! < count) cut[item.section]++
@@ -297,10 +402,27 @@ export function buildArtifactTrail(extraction: Pick<ArtifactExtraction, 'artifac
   }
   const text = estimate(chosen.text) <= maxTokens ? chosen.text : ''
   const cut = text === '' ? renderWithout(all.length).cut : chosen.cut
-  const kept: Record<TrailSection, number> = { filesChanged: 0, filesRead: 0, otherPaths: 0, commands: 0, openProblems: 0, userConstraints: 0, hostEntries: 0 }
+  const kept: Record<TrailSection, number> = {
+    filesChanged: 0,
+    filesRead: 0,
+    otherPaths: 0,
+    commands: 0,
+    openProblems: 0,
+    userConstraints: 0,
+    hostEntries: 0,
+  }
   for (const item of all) kept[item.section]++
   for (const section of TRAIL_SECTIONS) kept[section] -= cut[section]
   const written = new Set<string>()
-  if (text !== '') for (const [index, item] of all.entries()) if (placed[index]! >= low && item.artifact !== undefined) written.add(item.artifact)
-  return { text, tokens: text === '' ? 0 : estimate(text), kept, cut, carried: all.filter((item) => item.carried).length, written }
+  if (text !== '')
+    for (const [index, item] of all.entries())
+      if (placed[index]! >= low && item.artifact !== undefined) written.add(item.artifact)
+  return {
+    text,
+    tokens: text === '' ? 0 : estimate(text),
+    kept,
+    cut,
+    carried: all.filter((item) => item.carried).length,
+    written,
+  }
 }

@@ -6,7 +6,15 @@
 export type ArtifactClass = 'user-message' | 'error' | 'command' | 'path' | 'identifier' | 'url' | 'number'
 
 /** Every artifact class, most important first. */
-export const ARTIFACT_CLASSES: readonly ArtifactClass[] = Object.freeze(['user-message', 'error', 'command', 'path', 'identifier', 'url', 'number'])
+export const ARTIFACT_CLASSES: readonly ArtifactClass[] = Object.freeze([
+  'user-message',
+  'error',
+  'command',
+  'path',
+  'identifier',
+  'url',
+  'number',
+])
 
 /**
  * Who put an artifact into the conversation:

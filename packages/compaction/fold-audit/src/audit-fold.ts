@@ -139,7 +139,11 @@ function searchedOne(text: string): SearchedText {
  * Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages
  * case-insensitively). An artifact `skip` flags is not searched for (its flags stay 0).
  */
-function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts: readonly SearchedText[], skip: Uint8Array): Uint8Array[] {
+function presence(
+  artifacts: readonly Pick<Artifact, 'class' | 'text'>[],
+  texts: readonly SearchedText[],
+  skip: Uint8Array,
+): Uint8Array[] {
   const exact: string[] = []
   const exactOwner: number[] = []
   const folded: string[] = []
@@ -174,14 +178,20 @@ function presence(artifacts: readonly Pick<Artifact, 'class' | 'text'>[], texts:
  * list takes the best remaining item of each class in class order (user-message, error, command,
  * path, identifier, url, number), round after round, so one class cannot crowd out the others.
  */
-function rankRoundRobin<T extends { readonly class: ArtifactClass }>(items: readonly T[], compare: (a: T, b: T) => number, limit: number): T[] {
+function rankRoundRobin<T extends { readonly class: ArtifactClass }>(
+  items: readonly T[],
+  compare: (a: T, b: T) => number,
+  limit: number,
+): T[] {
   const byClass = new Map<ArtifactClass, T[]>()
   for (const item of items) {
     const list = byClass.get(item.class)
     if (list) list.push(item)
     else byClass.set(item.class, [item])
   }
-  const queues = [...byClass.entries()].toSorted((a, b) => CLASS_RANK.get(a[0])! - CLASS_RANK.get(b[0])!).map(([, list]) => list.toSorted(compare))
+  const queues = [...byClass.entries()]
+    .toSorted((a, b) => CLASS_RANK.get(a[0])! - CLASS_RANK.get(b[0])!)
+    .map(([, list]) => list.toSorted(compare))
   const ranked: T[] = []
   for (let round = 0; ranked.length < limit; round++) {
     let added = false
@@ -196,30 +206,60 @@ function rankRoundRobin<T extends { readonly class: ArtifactClass }>(items: read
   return ranked
 }
 
-const byText = (a: { readonly text: string }, b: { readonly text: string }): number => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0)
+const byText = (a: { readonly text: string }, b: { readonly text: string }): number =>
+  a.text < b.text ? -1 : a.text > b.text ? 1 : 0
 
 function checkInput(input: AuditFoldInput): number {
   if (input === null || typeof input !== 'object') throw new TypeError('auditFold(input) must be an object')
-  if (!Array.isArray(input.folded)) throw new TypeError(`auditFold: folded must be the artifacts of the folded region (an array), got ${typeof input.folded}`)
+  if (!Array.isArray(input.folded))
+    throw new TypeError(
+      `auditFold: folded must be the artifacts of the folded region (an array), got ${typeof input.folded}`,
+    )
   for (let index = 0; index < input.folded.length; index++) {
     const artifact = input.folded[index]
-    if (artifact === null || typeof artifact !== 'object' || typeof artifact.text !== 'string' || artifact.text === '' || !isArtifactClass(artifact.class)) {
-      throw new TypeError(`auditFold: folded[${index}] is not an artifact (class and non-empty text): ${JSON.stringify(artifact)}`)
+    if (
+      artifact === null ||
+      typeof artifact !== 'object' ||
+      typeof artifact.text !== 'string' ||
+      artifact.text === '' ||
+      !isArtifactClass(artifact.class)
+    ) {
+      throw new TypeError(
+        `auditFold: folded[${index}] is not an artifact (class and non-empty text): ${JSON.stringify(artifact)}`,
+      )
     }
   }
-  if (typeof input.checkpointText !== 'string') throw new TypeError(`auditFold: checkpointText must be a string, got ${typeof input.checkpointText}`)
-  if (input.previousCheckpoint !== undefined && typeof input.previousCheckpoint !== 'string') throw new TypeError(`auditFold: previousCheckpoint must be a string, got ${typeof input.previousCheckpoint}`)
+  if (typeof input.checkpointText !== 'string')
+    throw new TypeError(`auditFold: checkpointText must be a string, got ${typeof input.checkpointText}`)
+  if (input.previousCheckpoint !== undefined && typeof input.previousCheckpoint !== 'string')
+    throw new TypeError(`auditFold: previousCheckpoint must be a string, got ${typeof input.previousCheckpoint}`)
   if (input.previousCheckpointArtifacts !== undefined) {
-    if (input.previousCheckpoint === undefined) throw new TypeError('auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from')
-    if (!Array.isArray(input.previousCheckpointArtifacts)) throw new TypeError(`auditFold: previousCheckpointArtifacts must be an array of artifacts, got ${typeof input.previousCheckpointArtifacts}`)
+    if (input.previousCheckpoint === undefined)
+      throw new TypeError(
+        'auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from',
+      )
+    if (!Array.isArray(input.previousCheckpointArtifacts))
+      throw new TypeError(
+        `auditFold: previousCheckpointArtifacts must be an array of artifacts, got ${typeof input.previousCheckpointArtifacts}`,
+      )
     for (const [index, artifact] of input.previousCheckpointArtifacts.entries()) {
-      if (!isHeldArtifact(artifact)) throw new TypeError(`auditFold: previousCheckpointArtifacts[${index}] is not an artifact (class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`)
+      if (!isHeldArtifact(artifact))
+        throw new TypeError(
+          `auditFold: previousCheckpointArtifacts[${index}] is not an artifact (class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`,
+        )
     }
   }
-  if (input.writtenInCheckpoint !== undefined && !(input.writtenInCheckpoint instanceof Set)) throw new TypeError(`auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail's written), got ${typeof input.writtenInCheckpoint}`)
-  if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter)) throw new TypeError(`auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`)
+  if (input.writtenInCheckpoint !== undefined && !(input.writtenInCheckpoint instanceof Set))
+    throw new TypeError(
+      `auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail's written), got ${typeof input.writtenInCheckpoint}`,
+    )
+  if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter))
+    throw new TypeError(
+      `auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`,
+    )
   const maxDropped = input.maxDropped ?? DEFAULT_MAX_DROPPED
-  if (!Number.isSafeInteger(maxDropped) || maxDropped < 0) throw new TypeError(`auditFold: maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
+  if (!Number.isSafeInteger(maxDropped) || maxDropped < 0)
+    throw new TypeError(`auditFold: maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
   return maxDropped
 }
 
@@ -239,16 +279,24 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const previous: readonly HeldArtifact[] =
     input.previousCheckpoint === undefined
       ? []
-      : (input.previousCheckpointArtifacts ?? checkpointArtifacts(input.previousCheckpoint, input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot }))
+      : (input.previousCheckpointArtifacts ??
+        checkpointArtifacts(
+          input.previousCheckpoint,
+          input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot },
+        ))
 
   const all = [...input.folded, ...previous]
   // What the caller wrote into the checkpoint is there: found without a search.
   const written = new Uint8Array(all.length)
   const writtenKeys = input.writtenInCheckpoint
-  if (writtenKeys !== undefined && writtenKeys.size > 0) for (let index = 0; index < all.length; index++) if (writtenKeys.has(artifactKey(all[index]!.class, all[index]!.text))) written[index] = 1
+  if (writtenKeys !== undefined && writtenKeys.size > 0)
+    for (let index = 0; index < all.length; index++)
+      if (writtenKeys.has(artifactKey(all[index]!.class, all[index]!.text))) written[index] = 1
   const [inCheckpoint, inRest] = presence(all, [checkpoint, rest], written) as [Uint8Array, Uint8Array]
   for (let index = 0; index < all.length; index++) if (written[index]) inCheckpoint[index] = 1
-  const classes = Object.fromEntries(ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { seen: 0, kept: 0, keptInCheckpoint: 0 }])) as Record<ArtifactClass, { seen: number; kept: number; keptInCheckpoint: number }>
+  const classes = Object.fromEntries(
+    ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { seen: 0, kept: 0, keptInCheckpoint: 0 }]),
+  ) as Record<ArtifactClass, { seen: number; kept: number; keptInCheckpoint: number }>
   const dropped: DroppedArtifact[] = []
   for (let index = 0; index < input.folded.length; index++) {
     const artifact = input.folded[index]!
@@ -271,11 +319,16 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const vanished: VanishedArtifact[] = []
   for (const [offset, artifact] of previous.entries()) {
     const index = input.folded.length + offset
-    if (!inCheckpoint[index] && !inRest[index]) vanished.push({ class: artifact.class, text: artifact.text, mentions: artifact.mentions })
+    if (!inCheckpoint[index] && !inRest[index])
+      vanished.push({ class: artifact.class, text: artifact.text, mentions: artifact.mentions })
   }
 
   const compareDropped = (a: DroppedArtifact, b: DroppedArtifact): number =>
-    Number(b.origin === 'user') - Number(a.origin === 'user') || b.seq - a.seq || b.mentions - a.mentions || a.firstSeq - b.firstSeq || byText(a, b)
+    Number(b.origin === 'user') - Number(a.origin === 'user') ||
+    b.seq - a.seq ||
+    b.mentions - a.mentions ||
+    a.firstSeq - b.firstSeq ||
+    byText(a, b)
   const compareVanished = (a: VanishedArtifact, b: VanishedArtifact): number => b.mentions - a.mentions || byText(a, b)
   return {
     classes,

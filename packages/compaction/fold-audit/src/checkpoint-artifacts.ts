@@ -8,8 +8,16 @@ import { scanText } from './scan-text.ts'
  * checkpoint: read like an assistant's text (its prose paraphrases; errors and commands count
  * only in code spans and blocks), every mention at seq 0.
  */
-export function checkpointArtifacts(text: string, options: Pick<ExtractArtifactsOptions, 'workspaceRoot'> = {}): Artifact[] {
+export function checkpointArtifacts(
+  text: string,
+  options: Pick<ExtractArtifactsOptions, 'workspaceRoot'> = {},
+): Artifact[] {
   const collector = new ArtifactCollector()
-  scanText(text, 'assistant', (artifactClass, found) => collector.add(artifactClass, found, 0, 'assistant'), options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot })
+  scanText(
+    text,
+    'assistant',
+    (artifactClass, found) => collector.add(artifactClass, found, 0, 'assistant'),
+    options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot },
+  )
   return collector.list()
 }

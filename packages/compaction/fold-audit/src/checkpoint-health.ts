@@ -21,7 +21,12 @@ const HEADING = /^\s{0,3}(?:#{1,6}\s+(.*?)\s*#*\s*|\*\*(.+?)\*\*:?\s*)$/
 
 /** A section name as compared: without leading `#`, trailing `:`, case and extra white space. */
 function sectionKey(name: string): string {
-  return name.replace(/^\s*#+\s*/, '').replace(/[\s:]+$/, '').replace(/\s+/g, ' ').trim().toLowerCase()
+  return name
+    .replace(/^\s*#+\s*/, '')
+    .replace(/[\s:]+$/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase()
 }
 
 /**
@@ -29,7 +34,14 @@ function sectionKey(name: string): string {
  * or `'## Goal and Intent'`; matched case-insensitively against Markdown headings of any level
  * and all-bold lines), the finish reason of the summary call and the previous checkpoint's size.
  */
-export function checkpointHealth(checkpointText: string, options: { readonly requiredSections?: readonly string[]; readonly previousCheckpoint?: string; readonly finishReason?: string } = {}): CheckpointHealth {
+export function checkpointHealth(
+  checkpointText: string,
+  options: {
+    readonly requiredSections?: readonly string[]
+    readonly previousCheckpoint?: string
+    readonly finishReason?: string
+  } = {},
+): CheckpointHealth {
   const lines = checkpointText.split('\n')
   const headings: { key: string; line: number }[] = []
   for (const [index, line] of lines.entries()) {
@@ -40,7 +52,8 @@ export function checkpointHealth(checkpointText: string, options: { readonly req
   const missing: string[] = []
   const empty: string[] = []
   for (const section of options.requiredSections ?? []) {
-    if (typeof section !== 'string' || sectionKey(section) === '') throw new TypeError(`auditFold: requiredSections holds ${JSON.stringify(section)}, which names no section`)
+    if (typeof section !== 'string' || sectionKey(section) === '')
+      throw new TypeError(`auditFold: requiredSections holds ${JSON.stringify(section)}, which names no section`)
     const at = headings.findIndex((heading) => heading.key === sectionKey(section))
     if (at < 0) {
       missing.push(section)
@@ -55,9 +68,13 @@ export function checkpointHealth(checkpointText: string, options: { readonly req
     sectionsPresent: present,
     sectionsMissing: missing,
     sectionsEmpty: empty,
-    truncated: options.finishReason === undefined ? null : options.finishReason === 'max-tokens' || options.finishReason === 'length',
+    truncated:
+      options.finishReason === undefined
+        ? null
+        : options.finishReason === 'max-tokens' || options.finishReason === 'length',
     characters: checkpointText.length,
     previousCharacters: previous === undefined ? null : previous.length,
-    sizeRatioToPrevious: previous === undefined || previous.length === 0 ? null : checkpointText.length / previous.length,
+    sizeRatioToPrevious:
+      previous === undefined || previous.length === 0 ? null : checkpointText.length / previous.length,
   }
 }

@@ -47,21 +47,26 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
   // Exceptions: `TypeError: …`, `Error [ERR_X]: …`, `requests.exceptions.ConnectionError: …`,
   // `ImportError while importing …`, after `Uncaught `, `Caused by: ` or `Exception in thread "x" `.
   {
-    pattern: /^\s*(?:Uncaught |Caused by: |Exception in thread "[^"]*" )?((?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[[\w:-]+\])?(?::| while ).*)$/,
+    pattern:
+      /^\s*(?:Uncaught |Caused by: |Exception in thread "[^"]*" )?((?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[[\w:-]+\])?(?::| while ).*)$/,
     headline: first,
   },
   // Tool errors.
   { pattern: /^fatal: .+$/, headline: whole },
   { pattern: /^CONFLICT \(.+$/, headline: whole },
   { pattern: /^\S+: (?:line \d+: )?\S+: command not found$/, headline: whole },
-  { pattern: /^\S+: .+: (?:No such file or directory|Permission denied|Is a directory|Not a directory)$/, headline: whole },
+  {
+    pattern: /^\S+: .+: (?:No such file or directory|Permission denied|Is a directory|Not a directory)$/,
+    headline: whole,
+  },
   { pattern: /^make(?:\[\d+\])?: \*\*\* .+$/, headline: whole },
   { pattern: /^FAILURE: .+$/, headline: whole },
   { pattern: /^##\[error\](.+)$/, headline: first },
   // Log lines at level ERROR, FATAL or CRITICAL, also after a `[timestamp]` or an ISO timestamp.
   // The timestamp may carry a zone and be followed by a process id (PostgreSQL: `2025-06-05 08:15:03.902 UTC [64] FATAL:  …`).
   {
-    pattern: /^\s*(?:\[[^\]]{1,40}\]\s*|\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|\s?[A-Z]{2,5}|\s?[+-]\d{2}:?\d{2})?\s+(?:\[\d+\]\s+)?)?((?:\[(?:ERROR|FATAL|CRITICAL)\]|(?:ERROR|FATAL|CRITICAL)\b)(?::|\s).*)$/,
+    pattern:
+      /^\s*(?:\[[^\]]{1,40}\]\s*|\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|\s?[A-Z]{2,5}|\s?[+-]\d{2}:?\d{2})?\s+(?:\[\d+\]\s+)?)?((?:\[(?:ERROR|FATAL|CRITICAL)\]|(?:ERROR|FATAL|CRITICAL)\b)(?::|\s).*)$/,
     headline: first,
   },
   // A sentence reporting a failure: `Automatic merge failed; …`, `Execution failed for task …`.
@@ -75,7 +80,8 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
  * fold audit's tests check, on every line of the labelled corpus and on random lines, that no
  * rule matches a line this misses.
  */
-export const MAY_HOLD_HEADLINE = /error|ERR_PNPM_|\.go:\d|:\d+:\d+: [A-Z]|FAIL|●|panic|Error|Exception|Module not found|fatal|CONFLICT|command not found|No such file or directory|Permission denied|Is a directory|Not a directory|\*\*\*|ERROR|FATAL|CRITICAL|failed/
+export const MAY_HOLD_HEADLINE =
+  /error|ERR_PNPM_|\.go:\d|:\d+:\d+: [A-Z]|FAIL|●|panic|Error|Exception|Module not found|fatal|CONFLICT|command not found|No such file or directory|Permission denied|Is a directory|Not a directory|\*\*\*|ERROR|FATAL|CRITICAL|failed/
 
 /** pytest marks the lines of an error with `E` and at least two spaces; the first line of a run of them is the headline. */
 const PYTEST_ERROR_LINE = /^E {2,}(\S.*)$/

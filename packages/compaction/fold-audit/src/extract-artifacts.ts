@@ -12,6 +12,9 @@ import type { LoggedMessage } from './logged-message.ts'
  * Deterministic, and linear in the size of the region.
  * @throws TypeError when `messages` is not `{ seq, message }[]` in log order.
  */
-export function extractArtifacts(messages: readonly LoggedMessage[], options: ExtractArtifactsOptions = {}): ArtifactExtraction {
+export function extractArtifacts(
+  messages: readonly LoggedMessage[],
+  options: ExtractArtifactsOptions = {},
+): ArtifactExtraction {
   return new ArtifactExtractor(options).extract(messages)
 }

@@ -22,7 +22,13 @@ export type HeldArtifacts = Readonly<Partial<Record<ArtifactClass, Readonly<Reco
 export function isHeldArtifact(value: unknown): value is HeldArtifact {
   if (value === null || typeof value !== 'object') return false
   const { class: artifactClass, text, mentions } = value as Record<string, unknown>
-  return isArtifactClass(artifactClass) && typeof text === 'string' && text !== '' && Number.isSafeInteger(mentions) && (mentions as number) > 0
+  return (
+    isArtifactClass(artifactClass) &&
+    typeof text === 'string' &&
+    text !== '' &&
+    Number.isSafeInteger(mentions) &&
+    (mentions as number) > 0
+  )
 }
 
 /** The artifacts of `compared` that `inCheckpoint` flags (by index), each class and text once (the mentions of its first). */
@@ -36,7 +42,12 @@ export function heldArtifacts(compared: readonly HeldArtifact[], inCheckpoint: U
     if (!texts.has(text)) texts.set(text, mentions)
   }
   // `Object.fromEntries` defines each text as an own property, also one named `__proto__`.
-  return Object.fromEntries(ARTIFACT_CLASSES.filter((artifactClass) => byClass.has(artifactClass)).map((artifactClass) => [artifactClass, Object.fromEntries(byClass.get(artifactClass)!)]))
+  return Object.fromEntries(
+    ARTIFACT_CLASSES.filter((artifactClass) => byClass.has(artifactClass)).map((artifactClass) => [
+      artifactClass,
+      Object.fromEntries(byClass.get(artifactClass)!),
+    ]),
+  )
 }
 
 /**
@@ -44,14 +55,24 @@ export function heldArtifacts(compared: readonly HeldArtifact[], inCheckpoint: U
  * @throws TypeError naming the entry when `held` is not {@link HeldArtifacts} (`where` says whose it is).
  */
 export function heldArtifactList(held: unknown, where = 'heldInCheckpoint'): HeldArtifact[] {
-  if (held === null || typeof held !== 'object' || Array.isArray(held)) throw new TypeError(`${where} must be an object of artifact classes, got ${JSON.stringify(held) ?? String(held)}`)
+  if (held === null || typeof held !== 'object' || Array.isArray(held))
+    throw new TypeError(`${where} must be an object of artifact classes, got ${JSON.stringify(held) ?? String(held)}`)
   const list: HeldArtifact[] = []
   for (const [artifactClass, texts] of Object.entries(held)) {
-    if (!isArtifactClass(artifactClass)) throw new TypeError(`${where}: ${JSON.stringify(artifactClass)} is not an artifact class (${ARTIFACT_CLASSES.join(', ')})`)
-    if (texts === null || typeof texts !== 'object' || Array.isArray(texts)) throw new TypeError(`${where}.${artifactClass} must be an object of texts and their mentions, got ${JSON.stringify(texts)}`)
+    if (!isArtifactClass(artifactClass))
+      throw new TypeError(
+        `${where}: ${JSON.stringify(artifactClass)} is not an artifact class (${ARTIFACT_CLASSES.join(', ')})`,
+      )
+    if (texts === null || typeof texts !== 'object' || Array.isArray(texts))
+      throw new TypeError(
+        `${where}.${artifactClass} must be an object of texts and their mentions, got ${JSON.stringify(texts)}`,
+      )
     for (const [text, mentions] of Object.entries(texts as Record<string, unknown>)) {
       const artifact = { class: artifactClass, text, mentions }
-      if (!isHeldArtifact(artifact)) throw new TypeError(`${where}.${artifactClass}[${JSON.stringify(text)}] must be a non-empty text with mentions ≥ 1, got ${JSON.stringify(mentions)}`)
+      if (!isHeldArtifact(artifact))
+        throw new TypeError(
+          `${where}.${artifactClass}[${JSON.stringify(text)}] must be a non-empty text with mentions ≥ 1, got ${JSON.stringify(mentions)}`,
+        )
       list.push(artifact)
     }
   }

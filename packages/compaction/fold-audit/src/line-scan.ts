@@ -11,9 +11,11 @@ const HTTP_TARGET = /\b(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \/\S*/g
 /** pnpm writes the workspace root as `<ROOT>`: `<ROOT>/packages/api/package.json` is `packages/api/package.json`. */
 const PNPM_ROOT = /<ROOT>\/([^\s'"`]+)/g
 /** `ls -l` rows: permissions, links, owner, group, size, date, then the name (`a -> b` for a symbolic link). */
-const LS_LONG = /^[-dlcbps][rwxsStT-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+[\d.,]+[KMGTkB]?\s+(?:[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})|\d{4}-\d{2}-\d{2}(?:\s+\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:\s+[+-]\d{4})?)\s+(.+)$/d
+const LS_LONG =
+  /^[-dlcbps][rwxsStT-]{9}[@+.]?\s+\d+\s+\S+\s+\S+\s+[\d.,]+[KMGTkB]?\s+(?:[A-Z][a-z]{2}\s+\d{1,2}\s+(?:\d{1,2}:\d{2}|\d{4})|\d{4}-\d{2}-\d{2}(?:\s+\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:\s+[+-]\d{4})?)\s+(.+)$/d
 /** `git status` entries: `\tmodified:   src/a.ts`, `\trenamed:    a -> b`. */
-const GIT_STATUS_LONG = /^\s+(?:modified|new file|deleted|renamed|copied|typechange|both modified|both added|both deleted|added by us|added by them|deleted by us|deleted by them):\s+(\S.*)$/d
+const GIT_STATUS_LONG =
+  /^\s+(?:modified|new file|deleted|renamed|copied|typechange|both modified|both added|both deleted|added by us|added by them|deleted by us|deleted by them):\s+(\S.*)$/d
 /** `git status --short` entries: two status letters, a space, the path (`R  a -> b`). */
 const GIT_STATUS_SHORT = /^(?![ ]{2})[ MADRCUT?!]{2} (\S+(?: -> \S+)?)$/d
 /** `tree` and similar listings: `├── name`, `└─ name/` (one word: `└── zod 3.22.4` is a dependency tree, read as text). */
@@ -36,22 +38,51 @@ const ISSUE_REFERENCE = /(?<![\w&#/])(?:[\w.-]+\/[\w.-]+)?#[1-9]\d{0,6}\b/g
 /** `GH-1198`, `PROJ-123`; see {@link NOT_TICKETS}. */
 const TICKET = /\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b/g
 /** Standards, algorithms and models that look like tickets. */
-const NOT_TICKETS: ReadonlySet<string> = new Set(['UTF', 'SHA', 'ISO', 'ECMA', 'ES', 'IPV', 'TLS', 'SSL', 'HTTP', 'AES', 'RSA', 'MD', 'CP', 'GMT', 'UTC', 'GPT', 'COVID', 'IEC', 'IEEE', 'ANSI', 'WCAG'])
+const NOT_TICKETS: ReadonlySet<string> = new Set([
+  'UTF',
+  'SHA',
+  'ISO',
+  'ECMA',
+  'ES',
+  'IPV',
+  'TLS',
+  'SSL',
+  'HTTP',
+  'AES',
+  'RSA',
+  'MD',
+  'CP',
+  'GMT',
+  'UTC',
+  'GPT',
+  'COVID',
+  'IEC',
+  'IEEE',
+  'ANSI',
+  'WCAG',
+])
 const KEY_VALUE = /(?<![\w-])((?:--?)?[A-Za-z_][\w.-]*)=([^\s,;'"`()[\]{}<>=][^\s,;'"`()[\]{}<>]*)/g
 const GIT_OBJECT_ID = /\b[0-9a-f]{7,64}\b/g
-const VERSION = /(?<![\w.])v?\d+\.\d+\.\d+(?:-(?:alpha|beta|rc|next|canary|dev|pre|preview|nightly)(?:[.-]?\d+)*)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w]|\.\d)/g
+const VERSION =
+  /(?<![\w.])v?\d+\.\d+\.\d+(?:-(?:alpha|beta|rc|next|canary|dev|pre|preview|nightly)(?:[.-]?\d+)*)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w]|\.\d)/g
 /** Durations and measures start with a digit. */
 const HAS_DIGIT = /\d/
 /** `1h30m0s`, `45s`, `412ms`, `0.00s`: numbers glued to a time unit, one or several. */
 const DURATION = /(?<![\w.])(?:\d+(?:\.\d+)?(?:ms|h|m|s))+(?![\w%])/g
 /** A number, an optional space, a unit of time, size, share or tokens, and an optional rate. */
-const MEASURE = /(?<![\w.])\d+(?:[.,]\d+)*\s?(?:ns|µs|μs|us|ms|sec|secs|seconds?|min|mins|minutes?|hrs?|hours?|s|m|h|bytes|B|kB|KB|KiB|MB|MiB|GB|GiB|TB|TiB|%|tokens?|tok)(?:\/s(?:ec)?)?(?![\w])/g
+const MEASURE =
+  /(?<![\w.])\d+(?:[.,]\d+)*\s?(?:ns|µs|μs|us|ms|sec|secs|seconds?|min|mins|minutes?|hrs?|hours?|s|m|h|bytes|B|kB|KB|KiB|MB|MiB|GB|GiB|TB|TiB|%|tokens?|tok)(?:\/s(?:ec)?)?(?![\w])/g
 
 /** Trailing punctuation no URL ends with, and a closing bracket the URL did not open. */
 function trimUrl(url: string): string {
   let text = url.replace(/[.,;:!?]+$/, '')
-  for (const [open, close] of [['(', ')'], ['[', ']'], ['{', '}']] as const) {
-    while (text.endsWith(close) && text.split(open).length < text.split(close).length) text = text.slice(0, -1).replace(/[.,;:!?]+$/, '')
+  for (const [open, close] of [
+    ['(', ')'],
+    ['[', ']'],
+    ['{', '}'],
+  ] as const) {
+    while (text.endsWith(close) && text.split(open).length < text.split(close).length)
+      text = text.slice(0, -1).replace(/[.,;:!?]+$/, '')
   }
   return text.endsWith('/') && !text.endsWith('://') ? text.slice(0, -1) : text
 }
@@ -59,7 +90,8 @@ function trimUrl(url: string): string {
 /** Per ASCII code unit: 1 for a path token's characters `[\w.~@+\-/:]`, 3 for those of them every path but a well-known file name holds (`.`, `/`, `:`, `~`). */
 const TOKEN_CODES = (() => {
   const codes = new Uint8Array(128)
-  for (let code = 0; code < 128; code++) if (isWordCode(code) || '-@+'.includes(String.fromCharCode(code))) codes[code] = 1
+  for (let code = 0; code < 128; code++)
+    if (isWordCode(code) || '-@+'.includes(String.fromCharCode(code))) codes[code] = 1
   for (const sign of './:~') codes[sign.charCodeAt(0)] = 3
   return codes
 })()
@@ -75,7 +107,8 @@ function eachMatch(pattern: RegExp, text: string, visit: (match: RegExpExecArray
 type IdentifierValue = (match: RegExpExecArray, text: string) => string | undefined
 const WHOLE_MATCH: IdentifierValue = (match) => match[0]
 const PACKAGE_SPEC_VALUE: IdentifierValue = (match) => match[0].replace(/[.+-]+$/, '')
-const TICKET_VALUE: IdentifierValue = (match) => (NOT_TICKETS.has(match[0].slice(0, match[0].indexOf('-'))) ? undefined : match[0])
+const TICKET_VALUE: IdentifierValue = (match) =>
+  NOT_TICKETS.has(match[0].slice(0, match[0].indexOf('-'))) ? undefined : match[0]
 const KEY_VALUE_VALUE: IdentifierValue = (match) => {
   const key = match[1]!.replace(/^-+/, '')
   const value = match[2]!.replace(/\.+$/, '')
@@ -167,7 +200,8 @@ export function scanLine(line: string, sink: ArtifactSink, workspaceRoot: string
       scan.take(match.index, match.index + match[0].length)
     })
   }
-  if (line.includes(' /')) eachMatch(HTTP_TARGET, line, (match) => scan.take(match.index, match.index + match[0].length))
+  if (line.includes(' /'))
+    eachMatch(HTTP_TARGET, line, (match) => scan.take(match.index, match.index + match[0].length))
   scan.flush()
 
   // Lines whose shape says where the paths are: listings and diff headers.
@@ -201,7 +235,13 @@ export function scanLine(line: string, sink: ArtifactSink, workspaceRoot: string
 /** The paths of a line whose shape says where they are: a listing's entry, a diff or patch header. */
 function shapedLine(scan: LineScan): void {
   const text = scan.text
-  const shaped = LS_LONG.exec(text) ?? GIT_STATUS_LONG.exec(text) ?? GIT_STATUS_SHORT.exec(text) ?? TREE_ENTRY.exec(text) ?? COVERAGE_ROW.exec(text) ?? DU_ROW.exec(text)
+  const shaped =
+    LS_LONG.exec(text) ??
+    GIT_STATUS_LONG.exec(text) ??
+    GIT_STATUS_SHORT.exec(text) ??
+    TREE_ENTRY.exec(text) ??
+    COVERAGE_ROW.exec(text) ??
+    DU_ROW.exec(text)
   if (shaped?.indices?.[1]) {
     const entry = shaped[1]!.trim()
     for (const name of entry.split(' -> ')) {
@@ -236,7 +276,7 @@ function shapedLine(scan: LineScan): void {
 function tokenPaths(scan: LineScan): void {
   const text = scan.text
   const length = text.length
-  for (let position = 0; position < length; ) {
+  for (let position = 0; position < length;) {
     const first = text.charCodeAt(position)
     if (first >= 128 || TOKEN_CODES[first] === 0) {
       position++
@@ -254,7 +294,8 @@ function tokenPaths(scan: LineScan): void {
     if (signs !== 3) {
       let wordEnd = end
       while (wordEnd > start && text.charCodeAt(wordEnd - 1) === 45) wordEnd--
-      if (wordEnd - start < KNOWN_FILE_NAME_LENGTHS.shortest || wordEnd - start > KNOWN_FILE_NAME_LENGTHS.longest) continue
+      if (wordEnd - start < KNOWN_FILE_NAME_LENGTHS.shortest || wordEnd - start > KNOWN_FILE_NAME_LENGTHS.longest)
+        continue
     }
     const found = pathFromToken(text.slice(start, end), text[start - 1] ?? '', text[end] ?? '')
     if (found !== undefined) {

@@ -59,4 +59,3 @@ export function scanLineTokens(line: string, sink: ArtifactSink, options: LineTo
   cache.set(line, found)
   for (const [artifactClass, text] of found) sink(artifactClass, text)
 }
-

@@ -58,7 +58,12 @@ export interface MessageArtifacts {
 }
 
 /** Nothing: a system message or a plugin's (an earlier checkpoint), which extraction does not read. */
-export const NOTHING_READ: MessageArtifacts = Object.freeze({ mentions: Object.freeze([]), mentionKeys: Object.freeze([]), toolSteps: Object.freeze([]), characters: 0 })
+export const NOTHING_READ: MessageArtifacts = Object.freeze({
+  mentions: Object.freeze([]),
+  mentionKeys: Object.freeze([]),
+  toolSteps: Object.freeze([]),
+  characters: 0,
+})
 
 function resultText(block: ToolResultBlock): string {
   let text = ''
@@ -77,15 +82,27 @@ function firstLine(text: string): string {
  * shell tools), tool results, text. System messages and messages a plugin wrote are not read.
  * With `lineCache`, lines scanned before (in this message or earlier ones) are replayed.
  */
-export function readMessageArtifacts(message: Message, options: MessageReadOptions = {}, lineCache?: LineCache): MessageArtifacts {
+export function readMessageArtifacts(
+  message: Message,
+  options: MessageReadOptions = {},
+  lineCache?: LineCache,
+): MessageArtifacts {
   if (message.role === 'system' || message.source.kind === 'plugin') return NOTHING_READ
-  const origin: ArtifactOrigin = message.role === 'assistant' ? 'assistant' : message.source.kind === 'tool' ? 'tool' : 'user'
+  const origin: ArtifactOrigin =
+    message.role === 'assistant' ? 'assistant' : message.source.kind === 'tool' ? 'tool' : 'user'
   const mentions = new ArtifactCollector()
-  const mention = (artifactClass: ArtifactClass, text: string, from: ArtifactOrigin): void => mentions.add(artifactClass, text, 0, from)
+  const mention = (artifactClass: ArtifactClass, text: string, from: ArtifactOrigin): void =>
+    mentions.add(artifactClass, text, 0, from)
   const toolSteps: (MessageToolCall | MessageToolResult)[] = []
   let characters = 0
-  const tokenOptions = { ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }), ...(lineCache === undefined ? {} : { lineCache }) }
-  const sinkFor = (from: ArtifactOrigin): ArtifactSink => (artifactClass, text) => mention(artifactClass, text, from)
+  const tokenOptions = {
+    ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
+    ...(lineCache === undefined ? {} : { lineCache }),
+  }
+  const sinkFor =
+    (from: ArtifactOrigin): ArtifactSink =>
+    (artifactClass, text) =>
+      mention(artifactClass, text, from)
   const readText = (text: string, source: TextSource, from: ArtifactOrigin) => {
     characters += text.length
     return scanText(text, source, sinkFor(from), tokenOptions)
@@ -102,7 +119,13 @@ export function readMessageArtifacts(message: Message, options: MessageReadOptio
       }
     }
     const exitCode = exitCodeOf(text)
-    toolSteps.push({ kind: 'result', toolCallId: block.toolCallId, isError: block.isError === true, ...(exitCode === undefined ? {} : { exitCode }), errors })
+    toolSteps.push({
+      kind: 'result',
+      toolCallId: block.toolCallId,
+      isError: block.isError === true,
+      ...(exitCode === undefined ? {} : { exitCode }),
+      errors,
+    })
   }
   const readBlock = (block: ContentBlock): void => {
     switch (block.type) {

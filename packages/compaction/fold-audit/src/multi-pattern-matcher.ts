@@ -66,7 +66,8 @@ export class MultiPatternMatcher {
       const pattern = patterns[index]!
       if (pattern === '') continue
       this.lengths[index] = pattern.length
-      this.wordEdges[index] = (isWordCode(pattern.charCodeAt(0)) ? 1 : 0) | (isWordCode(pattern.charCodeAt(pattern.length - 1)) ? 2 : 0)
+      this.wordEdges[index] =
+        (isWordCode(pattern.charCodeAt(0)) ? 1 : 0) | (isWordCode(pattern.charCodeAt(pattern.length - 1)) ? 2 : 0)
       let node = 0
       for (let position = 0; position < pattern.length; position++) {
         const code = pattern.charCodeAt(position)
@@ -157,7 +158,19 @@ export class MultiPatternMatcher {
 
   /** Failure and output links, breadth first (the root's children keep failure 0). */
   private link(): void {
-    const { rootChild, firstCode, firstChild, failure, patternAt, outputLink, firstOutput, firstEdge, edgeCode, edgeChild, edgeNext } = this
+    const {
+      rootChild,
+      firstCode,
+      firstChild,
+      failure,
+      patternAt,
+      outputLink,
+      firstOutput,
+      firstEdge,
+      edgeCode,
+      edgeChild,
+      edgeNext,
+    } = this
     const queue = new Int32Array(this.nodes)
     let tail = 0
     for (let code = 0; code < ROOT_TABLE; code++) if (rootChild[code] !== 0) queue[tail++] = rootChild[code]!
@@ -183,7 +196,19 @@ export class MultiPatternMatcher {
 
   /** Marks in `found` (one flag per pattern, by index) every pattern that occurs in `text`. */
   markFound(text: string, found: Uint8Array): void {
-    const { rootChild, firstCode, firstChild, firstEdge, failure, patternAt, outputLink, firstOutput, samePattern, lengths, wordEdges } = this
+    const {
+      rootChild,
+      firstCode,
+      firstChild,
+      firstEdge,
+      failure,
+      patternAt,
+      outputLink,
+      firstOutput,
+      samePattern,
+      lengths,
+      wordEdges,
+    } = this
     let state = 0
     for (let position = 0; position < text.length; position++) {
       const code = text.charCodeAt(position)
@@ -193,7 +218,12 @@ export class MultiPatternMatcher {
           next = code < ROOT_TABLE ? rootChild[code]! : this.child(0, code)
           break
         }
-        next = firstCode[state] === code && firstChild[state] !== 0 ? firstChild[state]! : firstEdge[state] !== 0 ? this.edge(state, code) : 0
+        next =
+          firstCode[state] === code && firstChild[state] !== 0
+            ? firstChild[state]!
+            : firstEdge[state] !== 0
+              ? this.edge(state, code)
+              : 0
         if (next !== 0) break
         state = failure[state]!
       }

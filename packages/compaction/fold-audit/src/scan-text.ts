@@ -20,7 +20,8 @@ export type TextSource = 'tool' | 'user' | 'assistant'
  * is read: GitHub Actions (`job<TAB>step<TAB>2025-06-04T07:12:51.6630112Z `), docker compose
  * (`db-1  | `), and the frame Terraform and other tools draw around a message (`│ `).
  */
-const LOG_PREFIX = /^(?:(?:[^\t\n]{0,200}\t){0,2}\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?|[\w.-]{1,60}[-_]\d{1,3} +\| |[│┃╷╵] ?)/
+const LOG_PREFIX =
+  /^(?:(?:[^\t\n]{0,200}\t){0,2}\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?|[\w.-]{1,60}[-_]\d{1,3} +\| |[│┃╷╵] ?)/
 const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)/
 const PROMPT_LINE = /^\s*\$ (\S.*)$/
 /** npm announces a script as `> name@version script`, then the command on the next `> ` line. */
@@ -57,7 +58,12 @@ function sentences(line: string, sink: ArtifactSink): void {
  * ANSI codes are removed first; lines are read one by one, so the whole scan is linear in the
  * length of the text.
  */
-export function scanText(text: string, source: TextSource, sink: ArtifactSink, options: LineTokenOptions = {}): ScanSummary {
+export function scanText(
+  text: string,
+  source: TextSource,
+  sink: ArtifactSink,
+  options: LineTokenOptions = {},
+): ScanSummary {
   const errors: string[] = []
   const error = (headline: string | undefined): boolean => {
     if (headline === undefined) return false

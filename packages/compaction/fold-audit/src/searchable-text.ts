@@ -20,10 +20,11 @@ function argumentText(argumentsText: string): string {
     if (typeof value === 'string') parts.push(value)
     else if (typeof value === 'number' || typeof value === 'boolean') parts.push(String(value))
     else if (Array.isArray(value)) value.forEach(visit)
-    else if (value !== null && typeof value === 'object') for (const [key, child] of Object.entries(value)) {
-      parts.push(key)
-      visit(child)
-    }
+    else if (value !== null && typeof value === 'object')
+      for (const [key, child] of Object.entries(value)) {
+        parts.push(key)
+        visit(child)
+      }
   }
   visit(parsed)
   return parts.join('\n')
@@ -66,7 +67,8 @@ function kept(cache: WeakMap<Message, string>, message: Message, make: () => str
 
 function messageText(message: Message, includeReasoning: boolean, lowerCase: boolean): string {
   const variant = includeReasoning ? 'withReasoning' : 'withoutReasoning'
-  if (lowerCase) return kept(seenLower[variant], message, () => messageText(message, includeReasoning, false).toLowerCase())
+  if (lowerCase)
+    return kept(seenLower[variant], message, () => messageText(message, includeReasoning, false).toLowerCase())
   return kept(seen[variant], message, () => {
     const pieces: string[] = []
     for (const block of message.content) {
@@ -93,7 +95,10 @@ export function searchableText(items: readonly VisibleItem[], options: Searchabl
     } else if (item !== null && typeof item === 'object' && Array.isArray(item.content)) {
       const text = messageText(item, includeReasoning, lowerCase)
       if (text !== '') pieces.push(text)
-    } else throw new TypeError(`auditFold: visibleAfter[${index}] must be a Message or a string, got ${item === null ? 'null' : typeof item}`)
+    } else
+      throw new TypeError(
+        `auditFold: visibleAfter[${index}] must be a Message or a string, got ${item === null ? 'null' : typeof item}`,
+      )
   }
   return pieces.join(SEPARATOR)
 }

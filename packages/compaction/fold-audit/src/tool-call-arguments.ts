@@ -14,7 +14,19 @@ export interface ToolCallArguments {
 }
 
 /** Words of a tool name that make its bare string arguments, or its `script`/`input`, a shell command. */
-const SHELL_TOOL_WORDS: ReadonlySet<string> = new Set(['bash', 'shell', 'sh', 'zsh', 'powershell', 'terminal', 'exec', 'execute', 'command', 'cmd', 'console'])
+const SHELL_TOOL_WORDS: ReadonlySet<string> = new Set([
+  'bash',
+  'shell',
+  'sh',
+  'zsh',
+  'powershell',
+  'terminal',
+  'exec',
+  'execute',
+  'command',
+  'cmd',
+  'console',
+])
 
 /** A key, lower-cased, without `_` and `-`: `file_path`, `filePath` and `file-path` are all `filepath`. */
 function keyWord(key: string): string {
@@ -22,15 +34,26 @@ function keyWord(key: string): string {
 }
 
 function isPathKey(word: string): boolean {
-  return /^(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|cwd|workdir|workingdirectory|root|folder|folders)$|(?:path|paths|file|files|dir|directory|folder)$/.test(word)
+  return /^(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|cwd|workdir|workingdirectory|root|folder|folders)$|(?:path|paths|file|files|dir|directory|folder)$/.test(
+    word,
+  )
 }
 
 function isCommandKey(word: string, shellTool: boolean): boolean {
-  return word === 'command' || word === 'cmd' || word === 'commandline' || word === 'shellcommand' || word === 'commands' || (shellTool && (word === 'script' || word === 'input' || word === 'code'))
+  return (
+    word === 'command' ||
+    word === 'cmd' ||
+    word === 'commandline' ||
+    word === 'shellcommand' ||
+    word === 'commands' ||
+    (shellTool && (word === 'script' || word === 'input' || word === 'code'))
+  )
 }
 
-const isPatchKey = (word: string): boolean => word === 'patch' || word === 'input' || word === 'diff' || word === 'patchtext'
-const isUrlKey = (word: string): boolean => word === 'url' || word === 'uri' || word === 'href' || word === 'endpoint' || word === 'urls'
+const isPatchKey = (word: string): boolean =>
+  word === 'patch' || word === 'input' || word === 'diff' || word === 'patchtext'
+const isUrlKey = (word: string): boolean =>
+  word === 'url' || word === 'uri' || word === 'href' || word === 'endpoint' || word === 'urls'
 
 /** A path-like argument value: one line, not a glob, not empty. */
 function pathValue(value: string): string | undefined {
@@ -49,7 +72,12 @@ function pathValue(value: string): string | undefined {
  *
  * Arguments that are not JSON are read as a shell command for a shell tool and otherwise as text.
  */
-export function readToolCallArguments(name: string, argumentsText: string, sink: ArtifactSink, options: LineTokenOptions = {}): ToolCallArguments {
+export function readToolCallArguments(
+  name: string,
+  argumentsText: string,
+  sink: ArtifactSink,
+  options: LineTokenOptions = {},
+): ToolCallArguments {
   const shellTool = toolNameWords(name).some((word) => SHELL_TOOL_WORDS.has(word))
   const paths: string[] = []
   let command: string | undefined
@@ -65,7 +93,8 @@ export function readToolCallArguments(name: string, argumentsText: string, sink:
     command ??= normalized
     addCommand(value, sink)
     // The command names files and identifiers too (`cat src/a.ts`, `PORT=3000 node x`).
-    for (const line of value.split('\n')) scanLineTokens(line, (artifactClass, text) => artifactClass !== 'command' && sink(artifactClass, text), options)
+    for (const line of value.split('\n'))
+      scanLineTokens(line, (artifactClass, text) => artifactClass !== 'command' && sink(artifactClass, text), options)
   }
 
   let parsed: unknown
@@ -99,7 +128,8 @@ export function readToolCallArguments(name: string, argumentsText: string, sink:
       if (path !== undefined) addPath(path)
     } else if (isPatchKey(word)) {
       for (const line of value.split('\n')) {
-        const header = /^\*\*\* (?:Add|Update|Delete) File: (\S.*)$|^\*\*\* Move to: (\S.*)$|^(?:---|\+\+\+) [ab]\/(\S+)/.exec(line)
+        const header =
+          /^\*\*\* (?:Add|Update|Delete) File: (\S.*)$|^\*\*\* Move to: (\S.*)$|^(?:---|\+\+\+) [ab]\/(\S+)/.exec(line)
         const file = header?.[1] ?? header?.[2] ?? header?.[3]
         if (file !== undefined) addPath(file.trim())
       }

@@ -13,7 +13,9 @@ export type ToolKind = 'read' | 'write' | 'other'
  * arguments (to tell `cat` from `rm` inside one shell tool, say). A tool it does not declare
  * (missing from the record, or the function returns `undefined`) gets {@link defaultToolKind}.
  */
-export type ToolKinds = Readonly<Record<string, ToolKind>> | ((name: string, argumentsText: string) => ToolKind | undefined)
+export type ToolKinds =
+  | Readonly<Record<string, ToolKind>>
+  | ((name: string, argumentsText: string) => ToolKind | undefined)
 
 /**
  * Words that make a tool a writer. Shell and run tools are writers on purpose: a shell call can
@@ -23,18 +25,89 @@ export type ToolKinds = Readonly<Record<string, ToolKind>> | ((name: string, arg
  * {@link ToolKinds}.
  */
 const WRITE_WORDS: ReadonlySet<string> = new Set([
-  'write', 'edit', 'create', 'delete', 'remove', 'rm', 'apply', 'patch', 'replace', 'insert', 'update', 'move', 'rename', 'mkdir', 'save', 'put', 'post',
-  'commit', 'push', 'merge', 'install', 'deploy', 'run', 'exec', 'execute', 'bash', 'shell', 'sh', 'zsh', 'powershell', 'terminal', 'command', 'cmd',
+  'write',
+  'edit',
+  'create',
+  'delete',
+  'remove',
+  'rm',
+  'apply',
+  'patch',
+  'replace',
+  'insert',
+  'update',
+  'move',
+  'rename',
+  'mkdir',
+  'save',
+  'put',
+  'post',
+  'commit',
+  'push',
+  'merge',
+  'install',
+  'deploy',
+  'run',
+  'exec',
+  'execute',
+  'bash',
+  'shell',
+  'sh',
+  'zsh',
+  'powershell',
+  'terminal',
+  'command',
+  'cmd',
 ])
 
 /** Words that make a tool a reader (when no write word is in its name). */
 const READ_WORDS: ReadonlySet<string> = new Set([
-  'read', 'get', 'list', 'search', 'grep', 'find', 'cat', 'view', 'ls', 'glob', 'fetch', 'show', 'open', 'look', 'lookup', 'inspect', 'status', 'diff',
-  'log', 'head', 'tail', 'stat', 'query', 'describe', 'browse', 'tree', 'download', 'load',
+  'read',
+  'get',
+  'list',
+  'search',
+  'grep',
+  'find',
+  'cat',
+  'view',
+  'ls',
+  'glob',
+  'fetch',
+  'show',
+  'open',
+  'look',
+  'lookup',
+  'inspect',
+  'status',
+  'diff',
+  'log',
+  'head',
+  'tail',
+  'stat',
+  'query',
+  'describe',
+  'browse',
+  'tree',
+  'download',
+  'load',
 ])
 
 /** Words of a tool name that runs commands rather than changing files it names. */
-const RUNNER_WORDS: ReadonlySet<string> = new Set(['run', 'exec', 'execute', 'bash', 'shell', 'sh', 'zsh', 'powershell', 'terminal', 'command', 'cmd', 'test', 'tests'])
+const RUNNER_WORDS: ReadonlySet<string> = new Set([
+  'run',
+  'exec',
+  'execute',
+  'bash',
+  'shell',
+  'sh',
+  'zsh',
+  'powershell',
+  'terminal',
+  'command',
+  'cmd',
+  'test',
+  'tests',
+])
 
 /** The lower-case words of a tool name: `readFile`, `read_file`, `read-file` and `fs.read.file` all give `read`, `file`. */
 export function toolNameWords(name: string): string[] {
@@ -64,7 +137,9 @@ export function resolveToolKind(toolKinds: ToolKinds | undefined, name: string, 
   const declared = typeof toolKinds === 'function' ? toolKinds(name, argumentsText) : toolKinds?.[name]
   if (declared === undefined) return defaultToolKind(name)
   if (declared !== 'read' && declared !== 'write' && declared !== 'other') {
-    throw new TypeError(`toolKinds: the kind of tool ${JSON.stringify(name)} must be 'read', 'write' or 'other', got ${JSON.stringify(declared)}`)
+    throw new TypeError(
+      `toolKinds: the kind of tool ${JSON.stringify(name)} must be 'read', 'write' or 'other', got ${JSON.stringify(declared)}`,
+    )
   }
   return declared
 }

@@ -2,7 +2,9 @@ import type { ArtifactExtraction } from './artifact-extraction.ts'
 import type { TrailSection } from './trail-sections.ts'
 import { TRAIL_HEADING, TRAIL_TITLES } from './trail-sections.ts'
 
-const SECTION_OF_TITLE: ReadonlyMap<string, TrailSection> = new Map(Object.entries(TRAIL_TITLES).map(([section, title]) => [title, section as TrailSection]))
+const SECTION_OF_TITLE: ReadonlyMap<string, TrailSection> = new Map(
+  Object.entries(TRAIL_TITLES).map(([section, title]) => [title, section as TrailSection]),
+)
 
 /** An entry an earlier trail wrote, read back from the checkpoint that holds it. */
 export interface CarriedEntry {
@@ -25,7 +27,11 @@ function leadingCodeSpan(text: string): string | undefined {
       continue
     }
     const content = text.slice(fence, at)
-    const padded = content.length >= 2 && content.startsWith(' ') && content.endsWith(' ') && (content[1] === '`' || content.at(-2) === '`')
+    const padded =
+      content.length >= 2 &&
+      content.startsWith(' ') &&
+      content.endsWith(' ') &&
+      (content[1] === '`' || content.at(-2) === '`')
     return padded ? content.slice(1, -1) : content
   }
   return undefined

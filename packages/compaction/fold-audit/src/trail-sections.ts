@@ -1,7 +1,22 @@
 /** The sections of the trail, in the order they are written. */
-export type TrailSection = 'filesChanged' | 'filesRead' | 'otherPaths' | 'commands' | 'openProblems' | 'userConstraints' | 'hostEntries'
+export type TrailSection =
+  | 'filesChanged'
+  | 'filesRead'
+  | 'otherPaths'
+  | 'commands'
+  | 'openProblems'
+  | 'userConstraints'
+  | 'hostEntries'
 
-export const TRAIL_SECTIONS: readonly TrailSection[] = ['filesChanged', 'filesRead', 'otherPaths', 'commands', 'openProblems', 'userConstraints', 'hostEntries']
+export const TRAIL_SECTIONS: readonly TrailSection[] = [
+  'filesChanged',
+  'filesRead',
+  'otherPaths',
+  'commands',
+  'openProblems',
+  'userConstraints',
+  'hostEntries',
+]
 
 /** The heading that opens a trail, and the section headings, as `buildArtifactTrail` writes them. */
 export const TRAIL_HEADING = '## Artifact Trail'

@@ -110,7 +110,12 @@ export class WordAnchorMatcher {
         if (code >= 128 || WORD_CODES[code] === 0) continue
         const start = position
         let hash = HASH_SEED
-        for (; code < 128 && WORD_CODES[code] === 1; code = ++position < pattern.length ? pattern.charCodeAt(position) : 128) hash = nextHash(hash, code)
+        for (
+          ;
+          code < 128 && WORD_CODES[code] === 1;
+          code = ++position < pattern.length ? pattern.charCodeAt(position) : 128
+        )
+          hash = nextHash(hash, code)
         const slot = sharedKeys.slot(wordKey(hash, position - start))
         shared[slot]!++
         words.push(start, position - start, slot)
@@ -155,7 +160,8 @@ export class WordAnchorMatcher {
       if (code >= 128 || WORD_CODES[code] === 0) continue
       const wordStart = position
       let hash = HASH_SEED
-      for (; code < 128 && WORD_CODES[code] === 1; code = ++position < text.length ? text.charCodeAt(position) : 128) hash = nextHash(hash, code)
+      for (; code < 128 && WORD_CODES[code] === 1; code = ++position < text.length ? text.charCodeAt(position) : 128)
+        hash = nextHash(hash, code)
       const wordLength = position - wordStart
       const slot = anchors.find(wordKey(hash, wordLength))
       if (slot < 0) continue
@@ -166,7 +172,8 @@ export class WordAnchorMatcher {
         if (start < 0 || !text.startsWith(pattern, start)) continue
         if (start > 0 && isWordCode(pattern.charCodeAt(0)) && isWordCode(text.charCodeAt(start - 1))) continue
         const end = start + pattern.length
-        if (end < text.length && isWordCode(pattern.charCodeAt(pattern.length - 1)) && isWordCode(text.charCodeAt(end))) continue
+        if (end < text.length && isWordCode(pattern.charCodeAt(pattern.length - 1)) && isWordCode(text.charCodeAt(end)))
+          continue
         found[index] = 1
       }
     }

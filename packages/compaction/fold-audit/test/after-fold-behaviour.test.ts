@@ -53,21 +53,24 @@ describe('afterFoldBehaviour', () => {
   })
 
   it('finds identical call and result loops in the window, most repeated first', () => {
-    const after = logOf([
-      call('a', 'bash', { command: 'pnpm test' }),
-      result('a', '1 failed', true),
-      call('b', 'bash', { command: 'pnpm test' }),
-      result('b', '1 failed', true),
-      call('c', 'read_file', { path: 'x.ts' }),
-      result('c', 'same'),
-      call('d', 'bash', { command: 'pnpm test' }),
-      result('d', '1 failed', true),
-      call('e', 'read_file', { path: 'x.ts' }),
-      result('e', 'same'),
-      // Same call, another result: progress, not a loop.
-      call('f', 'bash', { command: 'pnpm test' }),
-      result('f', 'all passed'),
-    ], 50)
+    const after = logOf(
+      [
+        call('a', 'bash', { command: 'pnpm test' }),
+        result('a', '1 failed', true),
+        call('b', 'bash', { command: 'pnpm test' }),
+        result('b', '1 failed', true),
+        call('c', 'read_file', { path: 'x.ts' }),
+        result('c', 'same'),
+        call('d', 'bash', { command: 'pnpm test' }),
+        result('d', '1 failed', true),
+        call('e', 'read_file', { path: 'x.ts' }),
+        result('e', 'same'),
+        // Same call, another result: progress, not a loop.
+        call('f', 'bash', { command: 'pnpm test' }),
+        result('f', 'all passed'),
+      ],
+      50,
+    )
     const behaviour = afterFoldBehaviour({ folded: FOLDED, after })
     expect(behaviour.loops).toEqual([
       { name: 'bash', arguments: '{"command":"pnpm test"}', count: 3, seqs: [50, 52, 56] },
@@ -77,7 +80,18 @@ describe('afterFoldBehaviour', () => {
   })
 
   it('looks at the first N steps for re-work and loops, at every step for the first write, and honours declared tool kinds', () => {
-    const after = logOf([call('a', 'read_file', { path: 'src/parser.ts' }), result('a', 'x'), assistant('thinking aloud'), call('b', 'read_file', { path: 'src/lexer.ts' }), result('b', 'x'), call('c', 'bash', { command: 'cat src/parser.ts' }), result('c', 'x')], 40)
+    const after = logOf(
+      [
+        call('a', 'read_file', { path: 'src/parser.ts' }),
+        result('a', 'x'),
+        assistant('thinking aloud'),
+        call('b', 'read_file', { path: 'src/lexer.ts' }),
+        result('b', 'x'),
+        call('c', 'bash', { command: 'cat src/parser.ts' }),
+        result('c', 'x'),
+      ],
+      40,
+    )
     const behaviour = afterFoldBehaviour({ folded: FOLDED, after, windowSteps: 2 })
     expect(behaviour.stepsObserved).toBe(2)
     expect(behaviour.repeatedReads.map((repeat) => repeat.seq)).toEqual([40])
@@ -88,18 +102,40 @@ describe('afterFoldBehaviour', () => {
   })
 
   it('uses the whole history before the fold for the baseline when given, and reports null without reads', () => {
-    const before = logOf([call('x', 'read_file', { path: 'a' }), result('x', 'a'), call('y', 'read_file', { path: 'a' }), result('y', 'a')])
-    expect(afterFoldBehaviour({ folded: logOf([user('hi')]), beforeFold: before, after: [] }).baselineRepeatRate).toBe(0.5)
-    const empty = afterFoldBehaviour({ folded: logOf([user('hi')]), after: logOf([call('z', 'read_file', { path: 'a' })], 5) })
+    const before = logOf([
+      call('x', 'read_file', { path: 'a' }),
+      result('x', 'a'),
+      call('y', 'read_file', { path: 'a' }),
+      result('y', 'a'),
+    ])
+    expect(afterFoldBehaviour({ folded: logOf([user('hi')]), beforeFold: before, after: [] }).baselineRepeatRate).toBe(
+      0.5,
+    )
+    const empty = afterFoldBehaviour({
+      folded: logOf([user('hi')]),
+      after: logOf([call('z', 'read_file', { path: 'a' })], 5),
+    })
     expect(empty.baselineRepeatRate).toBeNull()
     expect(empty.netReworkRate).toBe(0)
     expect(JSON.parse(JSON.stringify(empty))).toEqual(empty)
   })
 
   it('refuses input of the wrong shape, naming it', () => {
-    expect(() => afterFoldBehaviour({ folded: FOLDED, after: 'x' as never })).toThrow('afterFoldBehaviour: after must be an array of { seq, message }, got string')
-    expect(() => afterFoldBehaviour({ folded: FOLDED, after: [], windowSteps: 0 })).toThrow('afterFoldBehaviour: windowSteps must be a positive integer, got 0')
-    expect(() => afterFoldBehaviour({ folded: [{ seq: 1, message: user('a') }, { seq: 0, message: user('b') }], after: [] })).toThrow(
+    expect(() => afterFoldBehaviour({ folded: FOLDED, after: 'x' as never })).toThrow(
+      'afterFoldBehaviour: after must be an array of { seq, message }, got string',
+    )
+    expect(() => afterFoldBehaviour({ folded: FOLDED, after: [], windowSteps: 0 })).toThrow(
+      'afterFoldBehaviour: windowSteps must be a positive integer, got 0',
+    )
+    expect(() =>
+      afterFoldBehaviour({
+        folded: [
+          { seq: 1, message: user('a') },
+          { seq: 0, message: user('b') },
+        ],
+        after: [],
+      }),
+    ).toThrow(
       'afterFoldBehaviour: folded[1].seq 0 must be greater than the seq before it (1): pass messages in log order',
     )
   })

@@ -11,7 +11,8 @@ function corpusLog(): LoggedMessage[] {
 }
 
 /** The same messages as copies nobody read before (structuredClone: new and not frozen). */
-const fresh = (messages: readonly LoggedMessage[]): LoggedMessage[] => messages.map(({ seq, message }) => ({ seq, message: structuredClone(message) as Message }))
+const fresh = (messages: readonly LoggedMessage[]): LoggedMessage[] =>
+  messages.map(({ seq, message }) => ({ seq, message: structuredClone(message) as Message }))
 
 describe('ArtifactExtractor', () => {
   it('extracts every region of the corpus log as extractArtifacts does, though each message was read before, for another region', () => {
@@ -30,19 +31,36 @@ describe('ArtifactExtractor', () => {
     expect(extractor.extract(log)).toEqual(extractArtifacts(fresh(log)))
   })
 
-  it('links a result to its call when both were read on their own, and reports them at this region\'s seqs', () => {
-    const messages = [user('Run the tests.'), call('c1', 'bash', { command: 'pnpm test' }), result('c1', 'Error: expected 2 to be 3\nExit code: 1', true)]
+  it("links a result to its call when both were read on their own, and reports them at this region's seqs", () => {
+    const messages = [
+      user('Run the tests.'),
+      call('c1', 'bash', { command: 'pnpm test' }),
+      result('c1', 'Error: expected 2 to be 3\nExit code: 1', true),
+    ]
     const extractor = new ArtifactExtractor()
     for (const message of messages) extractor.read(message)
     const { toolCalls, artifacts } = extractor.extract(logOf(messages, 40))
-    expect(toolCalls).toEqual([expect.objectContaining({ seq: 41, id: 'c1', command: 'pnpm test', result: { seq: 42, isError: true, exitCode: 1, errors: ['Error: expected 2 to be 3'] } })])
-    expect(artifacts.find((artifact) => artifact.class === 'command')).toMatchObject({ text: 'pnpm test', seq: 41, firstSeq: 41 })
+    expect(toolCalls).toEqual([
+      expect.objectContaining({
+        seq: 41,
+        id: 'c1',
+        command: 'pnpm test',
+        result: { seq: 42, isError: true, exitCode: 1, errors: ['Error: expected 2 to be 3'] },
+      }),
+    ])
+    expect(artifacts.find((artifact) => artifact.class === 'command')).toMatchObject({
+      text: 'pnpm test',
+      seq: 41,
+      firstSeq: 41,
+    })
     // Without its call the region has no record of the result, as extractArtifacts has none.
     expect(extractor.extract(logOf(messages.slice(2), 7)).toolCalls).toEqual([])
   })
 
   it('keeps no reading of a message that is not frozen: one changed after it was read is read again', () => {
-    const message = structuredClone(user('Never touch src/legacy.ts.')) as Message & { content: { type: 'text'; text: string }[] }
+    const message = structuredClone(user('Never touch src/legacy.ts.')) as Message & {
+      content: { type: 'text'; text: string }[]
+    }
     const extractor = new ArtifactExtractor()
     expect(extractor.extract(logOf([message])).artifacts.map((artifact) => artifact.text)).toContain('src/legacy.ts')
     expect(extractor.has(message)).toBe(false)
@@ -62,9 +80,12 @@ describe('ArtifactExtractor', () => {
     expect(without?.paths).toEqual(['/home/dev/app/src/a.ts'])
   })
 
-  it('keeps a checkpoint\'s summary artifacts with its message, and reads again for another text or a message that is not frozen', () => {
+  it("keeps a checkpoint's summary artifacts with its message, and reads again for another text or a message that is not frozen", () => {
     const summary = '## Files and Code\n- /home/dev/app/src/a.ts\n## Errors and Fixes\n- `TypeError: x is undefined`'
-    const checkpoint = Object.freeze({ ...user('checkpoint'), content: Object.freeze([{ type: 'text' as const, text: summary }]) }) as Message
+    const checkpoint = Object.freeze({
+      ...user('checkpoint'),
+      content: Object.freeze([{ type: 'text' as const, text: summary }]),
+    }) as Message
     const extractor = new ArtifactExtractor({ workspaceRoot: '/home/dev/app' })
     const read = extractor.readCheckpoint(checkpoint, summary)
     expect(read).toEqual(checkpointArtifacts(summary, { workspaceRoot: '/home/dev/app' }))

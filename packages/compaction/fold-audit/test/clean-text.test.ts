@@ -14,11 +14,32 @@ describe('collapseWhitespace', () => {
     expect(collapseWhitespace('')).toBe('')
   })
 
-  it('agrees with a regular expression\'s \\s and trim on random text, every white space code unit included', () => {
-    const spaces = [' ', '\t', '\n', '\v', '\f', '\r', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff']
+  it("agrees with a regular expression's \\s and trim on random text, every white space code unit included", () => {
+    const spaces = [
+      ' ',
+      '\t',
+      '\n',
+      '\v',
+      '\f',
+      '\r',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2005',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ]
     // Look-alikes that are not white space: zero-width space, Mongolian vowel separator, next line.
     const others = ['a', 'Z', '.', '\u200b', '\u180e', '\u0085', '\u00ad', '😀']
     const text = fc.array(fc.constantFrom(...spaces, ...others), { maxLength: 40 }).map((units) => units.join(''))
-    fc.assert(fc.property(text, (value) => collapseWhitespace(value) === byRegExp(value)), { numRuns: 3000 })
+    fc.assert(
+      fc.property(text, (value) => collapseWhitespace(value) === byRegExp(value)),
+      { numRuns: 3000 },
+    )
   })
 })

@@ -1,7 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Message } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { ArtifactClass, LoggedMessage } from '../src/index.ts'
 import { ARTIFACT_CLASSES, isArtifactClass } from '../src/index.ts'
 
@@ -25,7 +31,9 @@ export function parseSample(name: string, text: string): CorpusSample {
     else sections.at(-1)!.body.push(line)
   }
   const messages: Message[] = []
-  const expected = Object.fromEntries(ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, [] as string[]])) as Record<ArtifactClass, string[]>
+  const expected = Object.fromEntries(
+    ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, [] as string[]]),
+  ) as Record<ArtifactClass, string[]>
   let lastCallId: string | undefined
   for (const { header, line, body } of sections) {
     const content = body.join('\n').replace(/\n+$/, '')

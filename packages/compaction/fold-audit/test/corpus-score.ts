@@ -21,13 +21,20 @@ export interface CorpusDifference {
 }
 
 /** Scores `extractArtifacts` against the hand labels of every sample: per class, the distinct texts of each sample compared as sets. */
-export function scoreCorpus(samples: readonly CorpusSample[]): { scores: Record<ArtifactClass, ClassScore>; differences: CorpusDifference[] } {
-  const scores = Object.fromEntries(ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { labelled: 0, extracted: 0, correct: 0 }])) as Record<ArtifactClass, { labelled: number; extracted: number; correct: number }>
+export function scoreCorpus(samples: readonly CorpusSample[]): {
+  scores: Record<ArtifactClass, ClassScore>
+  differences: CorpusDifference[]
+} {
+  const scores = Object.fromEntries(
+    ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { labelled: 0, extracted: 0, correct: 0 }]),
+  ) as Record<ArtifactClass, { labelled: number; extracted: number; correct: number }>
   const differences: CorpusDifference[] = []
   for (const sample of samples) {
     const { artifacts } = extractArtifacts(sample.messages)
     for (const artifactClass of ARTIFACT_CLASSES) {
-      const found = new Set(artifacts.filter((artifact) => artifact.class === artifactClass).map((artifact) => artifact.text))
+      const found = new Set(
+        artifacts.filter((artifact) => artifact.class === artifactClass).map((artifact) => artifact.text),
+      )
       const labelled = new Set(sample.expected[artifactClass])
       const score = scores[artifactClass]
       score.labelled += labelled.size
@@ -36,7 +43,8 @@ export function scoreCorpus(samples: readonly CorpusSample[]): { scores: Record<
         if (labelled.has(text)) score.correct++
         else differences.push({ sample: sample.name, class: artifactClass, kind: 'extra', text })
       }
-      for (const text of labelled) if (!found.has(text)) differences.push({ sample: sample.name, class: artifactClass, kind: 'missed', text })
+      for (const text of labelled)
+        if (!found.has(text)) differences.push({ sample: sample.name, class: artifactClass, kind: 'missed', text })
     }
   }
   return { scores, differences }
@@ -48,10 +56,20 @@ export const precision = (score: ClassScore): number => (score.extracted === 0 ?
 export const recall = (score: ClassScore): number => (score.labelled === 0 ? 1 : score.correct / score.labelled)
 
 /** The README's table of the scores (Markdown), one row per class, most important class first. */
-export function renderScoreTable(scores: Readonly<Record<ArtifactClass, ClassScore>>, samples: number, folder = 'test/corpus'): string {
+export function renderScoreTable(
+  scores: Readonly<Record<ArtifactClass, ClassScore>>,
+  samples: number,
+  folder = 'test/corpus',
+): string {
   const rows = ARTIFACT_CLASSES.map((artifactClass) => {
     const score = scores[artifactClass]
     return `| \`${artifactClass}\` | ${score.labelled} | ${score.extracted} | ${score.correct} | ${precision(score).toFixed(3)} | ${recall(score).toFixed(3)} |`
   })
-  return [`${samples} samples (\`${folder}/*.sample\`), every class:`, '', '| class | labelled | extracted | correct | precision | recall |', '|---|---|---|---|---|---|', ...rows].join('\n')
+  return [
+    `${samples} samples (\`${folder}/*.sample\`), every class:`,
+    '',
+    '| class | labelled | extracted | correct | precision | recall |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+  ].join('\n')
 }

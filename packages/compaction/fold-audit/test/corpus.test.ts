@@ -17,7 +17,8 @@ describe('extraction against the hand-labelled corpus', () => {
 
   it('has realistic samples of every kind the issue names, labelled in every class', () => {
     expect(samples.length).toBeGreaterThanOrEqual(40)
-    for (const artifactClass of ARTIFACT_CLASSES) expect(scores[artifactClass].labelled, artifactClass).toBeGreaterThan(0)
+    for (const artifactClass of ARTIFACT_CLASSES)
+      expect(scores[artifactClass].labelled, artifactClass).toBeGreaterThan(0)
   })
 
   it.each(['path', 'command', 'error'] as const)('%s: precision >= 0.95 and recall >= 0.9', (artifactClass) => {
@@ -38,7 +39,10 @@ describe('extraction against the hand-labelled corpus', () => {
       writeFileSync(README, `${readme.slice(0, start + START.length)}\n${table}\n${readme.slice(end)}`)
       return
     }
-    expect(readme.slice(start + START.length, end).trim(), 'the README table differs from the measured one: run the test with FOLD_AUDIT_WRITE_README=1').toBe(table)
+    expect(
+      readme.slice(start + START.length, end).trim(),
+      'the README table differs from the measured one: run the test with FOLD_AUDIT_WRITE_README=1',
+    ).toBe(table)
   })
 })
 
@@ -66,19 +70,27 @@ describe('extraction against the held-out samples', () => {
       writeFileSync(README, `${readme.slice(0, start + HELD_OUT_START.length)}\n${table}\n${readme.slice(end)}`)
       return
     }
-    expect(readme.slice(start + HELD_OUT_START.length, end).trim(), 'the README held-out table differs from the measured one: run the test with FOLD_AUDIT_WRITE_README=1').toBe(table)
+    expect(
+      readme.slice(start + HELD_OUT_START.length, end).trim(),
+      'the README held-out table differs from the measured one: run the test with FOLD_AUDIT_WRITE_README=1',
+    ).toBe(table)
   })
 })
 
 describe('the corpus format', () => {
   it('builds one message per section in order, calls and results paired, expected items by class', () => {
-    const sample = parseSample('x.sample', '%%% user\nhello there\n%%% call bash\n{"command": "ls"}\n%%% result error\nboom\n\n%%% expected command\nls\n%%% note\nfree text\n')
+    const sample = parseSample(
+      'x.sample',
+      '%%% user\nhello there\n%%% call bash\n{"command": "ls"}\n%%% result error\nboom\n\n%%% expected command\nls\n%%% note\nfree text\n',
+    )
     expect(sample.messages.map(({ seq, message }) => [seq, message.role, message.source.kind])).toEqual([
       [0, 'user', 'user'],
       [1, 'assistant', 'model'],
       [2, 'user', 'tool'],
     ])
-    expect(sample.messages[2]!.message.content).toEqual([{ type: 'tool-result', toolCallId: 'call-1', content: [{ type: 'text', text: 'boom' }], isError: true }])
+    expect(sample.messages[2]!.message.content).toEqual([
+      { type: 'tool-result', toolCallId: 'call-1', content: [{ type: 'text', text: 'boom' }], isError: true },
+    ])
     expect(sample.expected.command).toEqual(['ls'])
     expect(sample.expected.path).toEqual([])
   })
@@ -87,6 +99,8 @@ describe('the corpus format', () => {
     expect(() => parseSample('a.sample', 'stray\n')).toThrow('a.sample:1: text before the first %%% section')
     expect(() => parseSample('b.sample', '%%% expected colour\nred\n')).toThrow('b.sample:1: unknown class "colour"')
     expect(() => parseSample('c.sample', '%%% result\nx\n')).toThrow('c.sample:1: a result without a call before it')
-    expect(() => parseSample('d.sample', '%%% expected path\na.ts\na.ts\n')).toThrow('d.sample:1: a path item is listed twice')
+    expect(() => parseSample('d.sample', '%%% expected path\na.ts\na.ts\n')).toThrow(
+      'd.sample:1: a path item is listed twice',
+    )
   })
 })

@@ -18,7 +18,8 @@ function corpusLines(): string[] {
   const lines: string[] = []
   for (const folder of [CORPUS_FOLDER, join(CORPUS_FOLDER, '..', 'held-out')]) {
     for (const sample of loadCorpus(folder)) {
-      for (const { message } of sample.messages) lines.push(...strings(message.content).flatMap((text) => text.split('\n')))
+      for (const { message } of sample.messages)
+        lines.push(...strings(message.content).flatMap((text) => text.split('\n')))
     }
   }
   return lines
@@ -36,13 +37,48 @@ describe('MAY_HOLD_HEADLINE, the search that lets most lines skip the headline r
 
   it('finds every random line a rule matches', () => {
     // Lines built from the rules' own words and shapes, so that rules do match some of them.
-    const piece = fc.constantFrom('error', 'Error', 'ERROR', 'error TS2322: x', 'fatal: x', 'FAIL', 'FAILED x', 'panic: x', "thread 'main' panicked at x", 'TypeError: x',
-      'Exception', 'ERR_PNPM_X y', 'main.go:3: x', 'a.py:3:8: F401 x', '●', 'Module not found: x', 'CONFLICT (x', 'x: command not found', 'a: b: No such file or directory',
-      'make: *** x', 'FAILURE: x', '##[error]x', '[ERROR] x', 'FATAL: x', 'CRITICAL x', 'Build failed', '  14:7  error  x', ' ', ':', '1', 'x', '\t', '2025-06-05 08:15:03.902 UTC [64] ')
+    const piece = fc.constantFrom(
+      'error',
+      'Error',
+      'ERROR',
+      'error TS2322: x',
+      'fatal: x',
+      'FAIL',
+      'FAILED x',
+      'panic: x',
+      "thread 'main' panicked at x",
+      'TypeError: x',
+      'Exception',
+      'ERR_PNPM_X y',
+      'main.go:3: x',
+      'a.py:3:8: F401 x',
+      '●',
+      'Module not found: x',
+      'CONFLICT (x',
+      'x: command not found',
+      'a: b: No such file or directory',
+      'make: *** x',
+      'FAILURE: x',
+      '##[error]x',
+      '[ERROR] x',
+      'FATAL: x',
+      'CRITICAL x',
+      'Build failed',
+      '  14:7  error  x',
+      ' ',
+      ':',
+      '1',
+      'x',
+      '\t',
+      '2025-06-05 08:15:03.902 UTC [64] ',
+    )
     fc.assert(
-      fc.property(fc.array(piece, { maxLength: 5 }).map((pieces) => pieces.join('')), (line) => {
-        if (matchedByARule(line)) expect(MAY_HOLD_HEADLINE.test(line)).toBe(true)
-      }),
+      fc.property(
+        fc.array(piece, { maxLength: 5 }).map((pieces) => pieces.join('')),
+        (line) => {
+          if (matchedByARule(line)) expect(MAY_HOLD_HEADLINE.test(line)).toBe(true)
+        },
+      ),
       { numRuns: 3000 },
     )
   })

@@ -3,7 +3,8 @@ import type { Artifact, ArtifactClass } from '../src/index.ts'
 import { extractArtifacts } from '../src/index.ts'
 import { assistant, call, logOf, plugin, reasoning, result, user } from './log-fixture.ts'
 
-const texts = (artifacts: readonly Artifact[], artifactClass: ArtifactClass): string[] => artifacts.filter((artifact) => artifact.class === artifactClass).map((artifact) => artifact.text)
+const texts = (artifacts: readonly Artifact[], artifactClass: ArtifactClass): string[] =>
+  artifacts.filter((artifact) => artifact.class === artifactClass).map((artifact) => artifact.text)
 
 describe('extractArtifacts: tool-call arguments', () => {
   it('takes paths from path-like keys and commands from command keys, argument vectors and shell tools', () => {
@@ -31,7 +32,10 @@ describe('extractArtifacts: tool-call arguments', () => {
   it('reads the files of a patch and URLs, never file contents, edit strings or search patterns', () => {
     const { artifacts } = extractArtifacts(
       logOf([
-        call('a', 'apply_patch', { input: '*** Begin Patch\n*** Update File: src/a.ts\n-old\n+new src/never.ts\n*** Add File: src/b.ts\n*** End Patch' }),
+        call('a', 'apply_patch', {
+          input:
+            '*** Begin Patch\n*** Update File: src/a.ts\n-old\n+new src/never.ts\n*** Add File: src/b.ts\n*** End Patch',
+        }),
         call('b', 'write_file', { path: 'notes.md', content: 'see src/never.ts and https://never.example/x, 5ms' }),
         call('c', 'edit_file', { path: 'src/c.ts', old_string: 'timeout=10', new_string: 'timeout=20' }),
         call('d', 'grep', { pattern: 'TODO src/never.ts', path: 'src/**/*.ts' }),
@@ -65,7 +69,9 @@ describe('extractArtifacts: tool-call arguments', () => {
   })
 
   it('reads arguments that are not JSON as a command for a shell tool and as text otherwise', () => {
-    const { artifacts } = extractArtifacts(logOf([call('a', 'bash', 'cat src/a.ts | head'), call('b', 'lookup', 'see src/b.ts {')]))
+    const { artifacts } = extractArtifacts(
+      logOf([call('a', 'bash', 'cat src/a.ts | head'), call('b', 'lookup', 'see src/b.ts {')]),
+    )
     expect(texts(artifacts, 'command')).toEqual(['cat src/a.ts | head'])
     expect(texts(artifacts, 'path')).toEqual(['src/a.ts', 'src/b.ts'])
   })
@@ -76,7 +82,11 @@ describe('extractArtifacts: results and text', () => {
     const { toolCalls, artifacts } = extractArtifacts(
       logOf([
         call('a', 'bash', { command: 'npx tsc' }),
-        result('a', "src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\nExit code: 2", true),
+        result(
+          'a',
+          "src/a.ts(1,7): error TS2322: Type 'string' is not assignable to type 'number'.\nExit code: 2",
+          true,
+        ),
         call('b', 'bash', { command: 'npm test' }),
         result('b', 'all good\nexit code 0'),
         call('c', 'write_file', { path: '/etc/hosts' }),
@@ -90,15 +100,35 @@ describe('extractArtifacts: results and text', () => {
       { seq: 5, isError: true, errors: ['Permission denied: outside the workspace'] },
       undefined,
     ])
-    expect(texts(artifacts, 'error')).toEqual(["TS2322: Type 'string' is not assignable to type 'number'", 'Permission denied: outside the workspace'])
+    expect(texts(artifacts, 'error')).toEqual([
+      "TS2322: Type 'string' is not assignable to type 'number'",
+      'Permission denied: outside the workspace',
+    ])
   })
 
   it('folds every mention of an artifact together: mentions, first and newest seq, and the user as origin once they typed it', () => {
     const { artifacts } = extractArtifacts(
-      logOf([call('a', 'read_file', { path: 'src/a.ts' }), result('a', 'src/a.ts is empty; src/a.ts again'), assistant('I read `src/a.ts`.'), user('Now fix src/a.ts please.')], 10),
+      logOf(
+        [
+          call('a', 'read_file', { path: 'src/a.ts' }),
+          result('a', 'src/a.ts is empty; src/a.ts again'),
+          assistant('I read `src/a.ts`.'),
+          user('Now fix src/a.ts please.'),
+        ],
+        10,
+      ),
     )
-    expect(artifacts.find((artifact) => artifact.text === 'src/a.ts')).toEqual({ class: 'path', text: 'src/a.ts', seq: 13, firstSeq: 10, origin: 'user', mentions: 5 })
-    expect(artifacts.filter((artifact) => artifact.class === 'user-message')).toEqual([{ class: 'user-message', text: 'Now fix src/a.ts please', seq: 13, firstSeq: 13, origin: 'user', mentions: 1 }])
+    expect(artifacts.find((artifact) => artifact.text === 'src/a.ts')).toEqual({
+      class: 'path',
+      text: 'src/a.ts',
+      seq: 13,
+      firstSeq: 10,
+      origin: 'user',
+      mentions: 5,
+    })
+    expect(artifacts.filter((artifact) => artifact.class === 'user-message')).toEqual([
+      { class: 'user-message', text: 'Now fix src/a.ts please', seq: 13, firstSeq: 13, origin: 'user', mentions: 1 },
+    ])
   })
 
   it('reads errors in the assistant text only inside code, and every line of what the user pastes', () => {
@@ -114,21 +144,40 @@ describe('extractArtifacts: results and text', () => {
   })
 
   it('skips plugin and system messages, and reasoning unless asked', () => {
-    const messages = logOf([plugin('checkpoint about src/old.ts'), reasoning('maybe src/think.ts'), user('look at src/real.ts')])
+    const messages = logOf([
+      plugin('checkpoint about src/old.ts'),
+      reasoning('maybe src/think.ts'),
+      user('look at src/real.ts'),
+    ])
     expect(texts(extractArtifacts(messages).artifacts, 'path')).toEqual(['src/real.ts'])
-    expect(texts(extractArtifacts(messages, { includeReasoning: true }).artifacts, 'path')).toEqual(['src/think.ts', 'src/real.ts'])
+    expect(texts(extractArtifacts(messages, { includeReasoning: true }).artifacts, 'path')).toEqual([
+      'src/think.ts',
+      'src/real.ts',
+    ])
   })
 
   it('reads a path whose position is followed by text without a space (grep -n, Ruby frames)', () => {
     const { artifacts } = extractArtifacts(
-      logOf([call('a', 'bash', { command: 'rg -n total src' }), result('a', "src/cart.ts:42:export function total(cart: Cart): number {\n/app/jobs/backfill.rb:12:in `block in <main>': undefined method")]),
+      logOf([
+        call('a', 'bash', { command: 'rg -n total src' }),
+        result(
+          'a',
+          "src/cart.ts:42:export function total(cart: Cart): number {\n/app/jobs/backfill.rb:12:in `block in <main>': undefined method",
+        ),
+      ]),
     )
     expect(texts(artifacts, 'path')).toEqual(['src', 'src/cart.ts', '/app/jobs/backfill.rb'])
   })
 
   it('removes ANSI colours and writes paths inside the workspace root relative to it', () => {
     const { artifacts } = extractArtifacts(
-      logOf([call('a', 'bash', { command: 'vitest' }), result('a', '\u001b[31m FAIL \u001b[39m /home/dev/app/src/a.test.ts > adds\n/home/dev/app\n/home/dev/other/x.ts')]),
+      logOf([
+        call('a', 'bash', { command: 'vitest' }),
+        result(
+          'a',
+          '\u001b[31m FAIL \u001b[39m /home/dev/app/src/a.test.ts > adds\n/home/dev/app\n/home/dev/other/x.ts',
+        ),
+      ]),
       { workspaceRoot: '/home/dev/app/' },
     )
     expect(texts(artifacts, 'error')).toEqual(['FAIL /home/dev/app/src/a.test.ts > adds'])
@@ -136,7 +185,10 @@ describe('extractArtifacts: results and text', () => {
   })
 
   it('is deterministic and returns plain JSON', () => {
-    const messages = logOf([call('a', 'bash', { command: 'git log -1' }), result('a', 'commit 9fceb02d0ae5 (#12) took 3.2s, see https://x.dev/a')])
+    const messages = logOf([
+      call('a', 'bash', { command: 'git log -1' }),
+      result('a', 'commit 9fceb02d0ae5 (#12) took 3.2s, see https://x.dev/a'),
+    ])
     const first = extractArtifacts(messages)
     expect(extractArtifacts(messages)).toEqual(first)
     expect(JSON.parse(JSON.stringify(first))).toEqual(first)
@@ -145,10 +197,25 @@ describe('extractArtifacts: results and text', () => {
 
 describe('extractArtifacts: bad input', () => {
   it('names the entry and the rule it breaks', () => {
-    expect(() => extractArtifacts('x' as never)).toThrow('extractArtifacts(messages) must be an array of { seq, message }, got string')
-    expect(() => extractArtifacts([{ seq: -1, message: user('a') }])).toThrow('extractArtifacts(messages)[0].seq must be a non-negative integer, got -1')
-    expect(() => extractArtifacts([{ seq: 2, message: user('a') }, { seq: 2, message: user('b') }])).toThrow('extractArtifacts(messages)[1].seq 2 must be greater than the seq before it (2): pass messages in log order')
-    expect(() => extractArtifacts([{ seq: 0, message: { role: 'user' } as never }])).toThrow('extractArtifacts(messages)[0].message (seq 0) must be a Message with a role and content blocks')
-    expect(() => extractArtifacts(logOf([call('a', 'read', {})]), { toolKinds: { read: 'reader' as never } })).toThrow(`toolKinds: the kind of tool "read" must be 'read', 'write' or 'other', got "reader"`)
+    expect(() => extractArtifacts('x' as never)).toThrow(
+      'extractArtifacts(messages) must be an array of { seq, message }, got string',
+    )
+    expect(() => extractArtifacts([{ seq: -1, message: user('a') }])).toThrow(
+      'extractArtifacts(messages)[0].seq must be a non-negative integer, got -1',
+    )
+    expect(() =>
+      extractArtifacts([
+        { seq: 2, message: user('a') },
+        { seq: 2, message: user('b') },
+      ]),
+    ).toThrow(
+      'extractArtifacts(messages)[1].seq 2 must be greater than the seq before it (2): pass messages in log order',
+    )
+    expect(() => extractArtifacts([{ seq: 0, message: { role: 'user' } as never }])).toThrow(
+      'extractArtifacts(messages)[0].message (seq 0) must be a Message with a role and content blocks',
+    )
+    expect(() => extractArtifacts(logOf([call('a', 'read', {})]), { toolKinds: { read: 'reader' as never } })).toThrow(
+      `toolKinds: the kind of tool "read" must be 'read', 'write' or 'other', got "reader"`,
+    )
   })
 })

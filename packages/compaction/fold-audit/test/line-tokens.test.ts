@@ -4,17 +4,23 @@ import { LINE_CACHE_LIMIT, LineCache, scanLineTokens } from '../src/line-tokens.
 
 function scan(line: string, lineCache?: LineCache, workspaceRoot?: string): (readonly [ArtifactClass, string])[] {
   const found: (readonly [ArtifactClass, string])[] = []
-  scanLineTokens(line, (artifactClass, text) => void found.push([artifactClass, text]), { ...(workspaceRoot === undefined ? {} : { workspaceRoot }), ...(lineCache === undefined ? {} : { lineCache }) })
+  scanLineTokens(line, (artifactClass, text) => void found.push([artifactClass, text]), {
+    ...(workspaceRoot === undefined ? {} : { workspaceRoot }),
+    ...(lineCache === undefined ? {} : { lineCache }),
+  })
   return found
 }
 
 describe('scanLineTokens replays a line its cache holds', () => {
-  const line = 'src/cart/index.ts:42:7 - error TS2322 (see https://example.com/docs/x.html) in 412ms, react@18.2.0 GH-1198'
+  const line =
+    'src/cart/index.ts:42:7 - error TS2322 (see https://example.com/docs/x.html) in 412ms, react@18.2.0 GH-1198'
 
   it('gives the same artifacts, in the same order, from the cache as from a scan', () => {
     const cache = new LineCache()
     const first = scan(line, cache)
-    expect(first.map(([artifactClass]) => artifactClass)).toEqual(expect.arrayContaining(['path', 'url', 'number', 'identifier']))
+    expect(first.map(([artifactClass]) => artifactClass)).toEqual(
+      expect.arrayContaining(['path', 'url', 'number', 'identifier']),
+    )
     expect(cache.get(line)).toEqual(first)
     expect(scan(line, cache)).toEqual(first)
     expect(scan(line)).toEqual(first)
@@ -38,17 +44,29 @@ describe('scanLineTokens replays a line its cache holds', () => {
   })
 })
 
-const paths = (line: string): string[] => scan(line).filter(([artifactClass]) => artifactClass === 'path').map(([, text]) => text)
+const paths = (line: string): string[] =>
+  scan(line)
+    .filter(([artifactClass]) => artifactClass === 'path')
+    .map(([, text]) => text)
 
 describe('scanLineTokens finds paths in runs of token characters', () => {
   it('takes a word only as a well-known file name, trailing dashes off, and never next to a glob star', () => {
-    expect(paths('edit Makefile and Dockerfile-- then LICENSE, not makefile or Makefiles')).toEqual(['Makefile', 'Dockerfile', 'LICENSE'])
+    expect(paths('edit Makefile and Dockerfile-- then LICENSE, not makefile or Makefiles')).toEqual([
+      'Makefile',
+      'Dockerfile',
+      'LICENSE',
+    ])
     expect(paths('*Makefile Makefile* gradlew')).toEqual(['gradlew'])
   })
 
   it('reads a run as one token whatever surrounds it: punctuation, quotes, non-ASCII text, the ends of the line', () => {
     expect(paths('src/a.ts')).toEqual(['src/a.ts'])
-    expect(paths('«src/a.ts» (./lib/b.js), "~/notes.md";→/tmp/x.log')).toEqual(['src/a.ts', 'lib/b.js', '~/notes.md', '/tmp/x.log'])
+    expect(paths('«src/a.ts» (./lib/b.js), "~/notes.md";→/tmp/x.log')).toEqual([
+      'src/a.ts',
+      'lib/b.js',
+      '~/notes.md',
+      '/tmp/x.log',
+    ])
     // é is no token character: the run starts at its slash.
     expect(paths('café/src/a.ts')).toEqual(['/src/a.ts'])
     expect(scan('pkg@1.2.3/index.js+x')).toEqual([['identifier', 'pkg@1.2.3']])

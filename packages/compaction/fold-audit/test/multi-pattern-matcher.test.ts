@@ -23,11 +23,17 @@ describe('MultiPatternMatcher', () => {
     const alphabet = fc.constantFrom('a', 'b', 'c', '.', '/', ' ', '1', '_', 'é', '😀')
     const word = fc.array(alphabet, { minLength: 1, maxLength: 6 }).map((characters) => characters.join(''))
     fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 12 }), fc.array(alphabet, { maxLength: 80 }).map((characters) => characters.join('')), (patterns, text) => {
-        expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
-        // The few-patterns path (one indexOf each) counts an occurrence the same way.
-        expect(patterns.map((pattern) => occursAsWord(text, pattern))).toEqual(patterns.map((pattern) => naive(pattern, text)))
-      }),
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 12 }),
+        fc.array(alphabet, { maxLength: 80 }).map((characters) => characters.join('')),
+        (patterns, text) => {
+          expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
+          // The few-patterns path (one indexOf each) counts an occurrence the same way.
+          expect(patterns.map((pattern) => occursAsWord(text, pattern))).toEqual(
+            patterns.map((pattern) => naive(pattern, text)),
+          )
+        },
+      ),
       { numRuns: 400 },
     )
   })

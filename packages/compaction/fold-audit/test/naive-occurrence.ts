@@ -13,7 +13,11 @@ export function naiveOccurs(pattern: string, text: string): boolean {
 }
 
 /** Which of `patterns` a matcher built from them finds in `text`, one flag per pattern. */
-export function foundBy(matcher: new (patterns: readonly string[]) => { markFound(text: string, found: Uint8Array): void }, patterns: readonly string[], text: string): boolean[] {
+export function foundBy(
+  matcher: new (patterns: readonly string[]) => { markFound(text: string, found: Uint8Array): void },
+  patterns: readonly string[],
+  text: string,
+): boolean[] {
   const flags = new Uint8Array(patterns.length)
   new matcher(patterns).markFound(text, flags)
   return [...flags].map(Boolean)

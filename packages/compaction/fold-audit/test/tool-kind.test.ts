@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { defaultToolKind, resolveToolKind, toolNameWords } from '../src/index.ts'
 
 /** A host that calls `cat` through bash a read. */
-const byCommand = (name: string, args: string) => (name === 'bash' && JSON.parse(args).command.startsWith('cat ') ? ('read' as const) : undefined)
+const byCommand = (name: string, args: string) =>
+  name === 'bash' && JSON.parse(args).command.startsWith('cat ') ? ('read' as const) : undefined
 
 describe('tool kinds', () => {
   it('splits tool names into words whatever their case style', () => {

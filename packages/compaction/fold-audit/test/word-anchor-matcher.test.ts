@@ -18,7 +18,9 @@ describe('WordAnchorMatcher', () => {
   it('finds a pattern by a word in its middle, at the text edges, and one without any word', () => {
     // The rarest word anchors: `invoice` is in one pattern, `src` and `ts` in both.
     expect(found(['src/billing/invoice.ts', 'src/cart.ts'], 'see src/billing/invoice.ts')).toEqual([true, false])
-    expect(found(['ERROR upstream timed out after 30000ms', '30000 ms'], 'ERROR upstream timed out after 30000ms')).toEqual([true, false])
+    expect(
+      found(['ERROR upstream timed out after 30000ms', '30000 ms'], 'ERROR upstream timed out after 30000ms'),
+    ).toEqual([true, false])
     expect(found(['->', '...', '=>'], 'a -> b ... c')).toEqual([true, true, false])
     // Where the anchor occurs but the pattern does not begin inside the text, or is glued to a word.
     expect(found(['x/invoice', 'invoice.ts'], 'invoice.tsx')).toEqual([false, false])
@@ -40,19 +42,29 @@ describe('WordAnchorMatcher', () => {
     const alphabet = fc.constantFrom('a', 'b', 'c', '.', '/', ' ', '1', '_', '-', 'é', '😀')
     const word = fc.array(alphabet, { minLength: 1, maxLength: 8 }).map((characters) => characters.join(''))
     fc.assert(
-      fc.property(fc.array(word, { minLength: 1, maxLength: 60 }), fc.array(alphabet, { maxLength: 120 }).map((characters) => characters.join('')), (patterns, text) => {
-        expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
-        expect([...occurrenceFinder(patterns)(text)].map(Boolean)).toEqual(patterns.map((pattern) => naive(pattern, text)))
-      }),
+      fc.property(
+        fc.array(word, { minLength: 1, maxLength: 60 }),
+        fc.array(alphabet, { maxLength: 120 }).map((characters) => characters.join('')),
+        (patterns, text) => {
+          expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
+          expect([...occurrenceFinder(patterns)(text)].map(Boolean)).toEqual(
+            patterns.map((pattern) => naive(pattern, text)),
+          )
+        },
+      ),
       { numRuns: 500 },
     )
     // Few letters, so that patterns share words and anchor in their middle.
     const letters = fc.constantFrom('a', 'b', 'c', '.', ' ')
     const spaced = fc.array(letters, { minLength: 1, maxLength: 9 }).map((characters) => characters.join(''))
     fc.assert(
-      fc.property(fc.array(spaced, { minLength: 1, maxLength: 40 }), fc.array(letters, { maxLength: 60 }).map((characters) => characters.join('')), (patterns, text) => {
-        expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
-      }),
+      fc.property(
+        fc.array(spaced, { minLength: 1, maxLength: 40 }),
+        fc.array(letters, { maxLength: 60 }).map((characters) => characters.join('')),
+        (patterns, text) => {
+          expect(found(patterns, text)).toEqual(patterns.map((pattern) => naive(pattern, text)))
+        },
+      ),
       { numRuns: 500 },
     )
   })

@@ -16,15 +16,18 @@ export async function main() {
   ctx.plugin(AgentLoop)
 
   // A scripted model: the parent delegates, the fork reads a file and answers, the parent answers.
-  ctx.llm.registerAdapter('deepseek', new ScriptedAdapter({
-    models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192 } },
-    responses: [
-      { content: [toolCallBlock('call-1', 'delegate', '{"task":"Which file defines add?"}')] },
-      { content: [toolCallBlock('call-2', 'read', '{"path":"src/add.ts"}')] },
-      { content: 'src/add.ts defines add.' },
-      { content: 'The subagent found it: src/add.ts.' },
-    ],
-  }))
+  ctx.llm.registerAdapter(
+    'deepseek',
+    new ScriptedAdapter({
+      models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192 } },
+      responses: [
+        { content: [toolCallBlock('call-1', 'delegate', '{"task":"Which file defines add?"}')] },
+        { content: [toolCallBlock('call-2', 'read', '{"path":"src/add.ts"}')] },
+        { content: 'src/add.ts defines add.' },
+        { content: 'The subagent found it: src/add.ts.' },
+      ],
+    }),
+  )
   const requests: GenerateOptions[] = []
   ctx.on('llm/stream', (request) => void requests.push(request))
 
@@ -48,7 +51,11 @@ export async function main() {
     },
   })
 
-  agent = await ctx.agentLoop.create('session-1', { provider: 'deepseek', model: 'deepseek-v4-flash', system: 'You are a coding agent.' })
+  agent = await ctx.agentLoop.create('session-1', {
+    provider: 'deepseek',
+    model: 'deepseek-v4-flash',
+    system: 'You are a coding agent.',
+  })
   const result = await agent.followup('Where is add defined?')
   // The parent's log: ... 'agent/fork-start', 'agent/fork-end' { reason: 'finished', answer }, 'tool/result' ...
   const types = agent.session.events.map((event) => event.type)

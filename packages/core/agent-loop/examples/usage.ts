@@ -17,13 +17,25 @@ export async function main(workspace = process.cwd(), directory = '.warmfold/ses
 
   // A host mounts an adapter plugin that registers 'deepseek' (e.g. @warmfold/llm-openai-compatible).
   // Here a scripted model calls the tool once, then answers.
-  ctx.llm.registerAdapter('deepseek', new ScriptedAdapter({
-    models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
-    responses: [
-      { content: [textBlock('Let me read the test.'), toolCallBlock('call-1', 'read', '{"path":"test/add.test.ts"}')] },
-      { content: 'The test expects add(2, 2) to be 4.' },
-    ],
-  }))
+  ctx.llm.registerAdapter(
+    'deepseek',
+    new ScriptedAdapter({
+      models: {
+        'deepseek-v4-flash': {
+          contextWindow: 131072,
+          defaultMaxTokens: 8192,
+          efforts: ['off', 'high', 'max'],
+          defaultEffort: 'high',
+        },
+      },
+      responses: [
+        {
+          content: [textBlock('Let me read the test.'), toolCallBlock('call-1', 'read', '{"path":"test/add.test.ts"}')],
+        },
+        { content: 'The test expects add(2, 2) to be 4.' },
+      ],
+    }),
+  )
 
   ctx.tools.register({
     name: 'read',

@@ -32,7 +32,11 @@ export class AgentError extends Error {
   readonly turnErrorCode?: string
   readonly [AGENT_ERROR_BRAND] = true
 
-  constructor(code: AgentErrorCode, message: string, options: { cause?: unknown; turn?: number; unsent?: readonly Message[]; turnErrorCode?: string } = {}) {
+  constructor(
+    code: AgentErrorCode,
+    message: string,
+    options: { cause?: unknown; turn?: number; unsent?: readonly Message[]; turnErrorCode?: string } = {},
+  ) {
     super(message, { cause: options.cause })
     this.code = code
     this.turn = options.turn

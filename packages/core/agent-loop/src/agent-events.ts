@@ -11,7 +11,13 @@ declare module '@warmfold/session' {
     /** A turn began (one queued user message starts one turn). */
     'turn/start': { turn: number }
     /** A turn ended; `errorCode`/`error` explain a failed request. */
-    'turn/end': { turn: number; reason: TurnEndReason; steps: number; errorCode?: LlmErrorCode | string; error?: string }
+    'turn/end': {
+      turn: number
+      reason: TurnEndReason
+      steps: number
+      errorCode?: LlmErrorCode | string
+      error?: string
+    }
     /** Output received before an abort. Log-only: never a surface node, so the next request still extends the last complete one. */
     'assistant/partial': { turn: number; step: number; content: ContentBlock[]; reason: 'aborted' }
     /**
@@ -21,7 +27,14 @@ declare module '@warmfold/session' {
      * `cacheTtl: 'short'` when its requests ask for the short cache tier.
      * The replayed messages follow as ordinary surface events, in the same unit.
      */
-    'agent/fork': { parentSessionId: string; parentSeq: number; header: RequestHeader; cacheSessionId: string; tools?: string[]; cacheTtl?: 'short' }
+    'agent/fork': {
+      parentSessionId: string
+      parentSeq: number
+      header: RequestHeader
+      cacheSessionId: string
+      tools?: string[]
+      cacheTtl?: 'short'
+    }
     /** In the parent's log: a fork was started; one `agent/fork-end` follows for it, never two. */
     'agent/fork-start': { childSessionId: string; parentSeq: number }
     /**

@@ -7,7 +7,12 @@ import Schema from 'schemastery'
 import { Agent } from './agent.ts'
 import type { AgentOptions } from './agent-options.ts'
 import { validateAgentOptions } from './agent-options.ts'
-import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
+import {
+  LLM_RUNTIME_SERVICE,
+  requireServices,
+  SESSION_STORE_SERVICE,
+  TOOL_REGISTRY_SERVICE,
+} from './missing-service-error.ts'
 
 declare module '@cordisjs/core' {
   interface Context {
@@ -21,7 +26,10 @@ declare module '@cordisjs/core' {
  * prompt only grows by appending between logged rewrites.
  */
 export class AgentLoop extends Service<AgentLoop.Config> {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/agent-loop', provides: 'ctx.agentLoop' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/agent-loop',
+    provides: 'ctx.agentLoop',
+  }
   static [Service.provide] = 'agentLoop'
   static [Service.immediate]: boolean = true
   // Needed, but declared optional: cordis keeps a plugin with a missing required inject pending

@@ -36,23 +36,37 @@ export const DEFAULT_MAX_STEP_RETRIES = 8
  * @throws TypeError naming the option and the bad value.
  */
 export function validateAgentOptions(options: AgentOptions): AgentOptions {
-  if (typeof options?.provider !== 'string' || options.provider === '') throw bad('provider', 'must be a non-empty string', options?.provider)
-  if (typeof options.model !== 'string' || options.model === '') throw bad('model', 'must be a non-empty string', options.model)
-  if (options.reasoningEffort !== undefined && typeof options.reasoningEffort !== 'string') throw bad('reasoningEffort', 'must be a string', options.reasoningEffort)
-  if (options.temperature !== undefined && (typeof options.temperature !== 'number' || !Number.isFinite(options.temperature))) {
+  if (typeof options?.provider !== 'string' || options.provider === '')
+    throw bad('provider', 'must be a non-empty string', options?.provider)
+  if (typeof options.model !== 'string' || options.model === '')
+    throw bad('model', 'must be a non-empty string', options.model)
+  if (options.reasoningEffort !== undefined && typeof options.reasoningEffort !== 'string')
+    throw bad('reasoningEffort', 'must be a string', options.reasoningEffort)
+  if (
+    options.temperature !== undefined &&
+    (typeof options.temperature !== 'number' || !Number.isFinite(options.temperature))
+  ) {
     throw bad('temperature', 'must be a finite number', options.temperature)
   }
-  if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))) {
+  if (
+    options.stop !== undefined &&
+    (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))
+  ) {
     throw bad('stop', 'must be an array of strings', options.stop)
   }
   for (const key of ['maxTokens', 'maxSteps', 'toolTimeoutMs'] as const) {
     const value = options[key]
-    if (value !== undefined && (!Number.isInteger(value) || value <= 0)) throw bad(key, 'must be a positive integer', value)
+    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
+      throw bad(key, 'must be a positive integer', value)
   }
-  if (options.maxStepRetries !== undefined && (!Number.isInteger(options.maxStepRetries) || options.maxStepRetries < 0)) {
+  if (
+    options.maxStepRetries !== undefined &&
+    (!Number.isInteger(options.maxStepRetries) || options.maxStepRetries < 0)
+  ) {
     throw bad('maxStepRetries', 'must be a non-negative integer', options.maxStepRetries)
   }
-  if (options.system !== undefined && typeof options.system !== 'string') throw bad('system', 'must be a string', options.system)
+  if (options.system !== undefined && typeof options.system !== 'string')
+    throw bad('system', 'must be a string', options.system)
   return Object.freeze({ ...options, ...(options.stop ? { stop: Object.freeze([...options.stop]) } : {}) })
 }
 

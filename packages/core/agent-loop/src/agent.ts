@@ -109,43 +109,91 @@ export class Agent implements TurnAgent {
     if (!first) this.firstForks.set(sent.messages, new Promise<void>((resolve) => (began = resolve)))
     try {
       if (first && options.siblingsWaitForFirst !== false) await first
-      if (await sessionExists(this.ctx, childId)) throw new AgentError('FORK_REFUSED', `agent ${this.session.id} cannot fork into session ${childId}: it exists already (pass another sessionId)`)
+      if (await sessionExists(this.ctx, childId))
+        throw new AgentError(
+          'FORK_REFUSED',
+          `agent ${this.session.id} cannot fork into session ${childId}: it exists already (pass another sessionId)`,
+        )
       try {
         this.session.append('agent/fork-start', { childSessionId: childId, parentSeq })
         await this.ctx.sessions.flush(this.session)
       } catch (error) {
-        throw new AgentError('LOG_FAILED', `agent ${this.session.id}: logging the start of fork ${childId} failed: ${describe(error)}`, { cause: error })
+        throw new AgentError(
+          'LOG_FAILED',
+          `agent ${this.session.id}: logging the start of fork ${childId} failed: ${describe(error)}`,
+          { cause: error },
+        )
       }
-      const lineage = { parentSessionId: this.session.id, parentSeq, header: sent.header, cacheSessionId: this.lineage?.cacheSessionId ?? this.session.id, ...(options.tools ? { tools: options.tools } : {}), ...(options.cacheTtl === 'inherit' ? {} : { cacheTtl: 'short' as const }) }
+      const lineage = {
+        parentSessionId: this.session.id,
+        parentSeq,
+        header: sent.header,
+        cacheSessionId: this.lineage?.cacheSessionId ?? this.session.id,
+        ...(options.tools ? { tools: options.tools } : {}),
+        ...(options.cacheTtl === 'inherit' ? {} : { cacheTtl: 'short' as const }),
+      }
       let turn: TurnResult
       let childSession: Session | undefined
       try {
         childSession = await createForkSession(this.ctx, childId, lineage, sent.messages)
-        const child = new Agent(this.ctx, childSession, options.maxSteps === undefined ? this.options : Object.freeze({ ...this.options, maxSteps: options.maxSteps }))
+        const child = new Agent(
+          this.ctx,
+          childSession,
+          options.maxSteps === undefined
+            ? this.options
+            : Object.freeze({ ...this.options, maxSteps: options.maxSteps }),
+        )
         child.requestListener = (request) => {
           if (request.stage !== 'sent') began?.()
         }
         const onAbort = () => child.abort(options.signal?.reason)
         options.signal?.addEventListener('abort', onAbort, { once: true })
         try {
-          turn = options.signal?.aborted ? { reason: 'aborted', steps: 0, error: 'the fork was aborted before it started' } : await child.followup(options.task)
+          turn = options.signal?.aborted
+            ? { reason: 'aborted', steps: 0, error: 'the fork was aborted before it started' }
+            : await child.followup(options.task)
         } finally {
           options.signal?.removeEventListener('abort', onAbort)
         }
       } catch (error) {
-        turn = { reason: 'error', steps: 0, errorCode: AgentError.isInstance(error) ? error.code : 'UNEXPECTED', error: describe(error), cause: error }
+        turn = {
+          reason: 'error',
+          steps: 0,
+          errorCode: AgentError.isInstance(error) ? error.code : 'UNEXPECTED',
+          error: describe(error),
+          cause: error,
+        }
       }
       const answer = turn.reason === 'stop' && childSession ? lastAnswer(childSession) : undefined
       const result: ForkResult =
         answer !== undefined
           ? { sessionId: childId, reason: 'finished', answer, turn }
-          : { sessionId: childId, reason: 'failed', error: `the fork's turn ended with reason ${turn.reason}${turn.error ? `: ${turn.error}` : ''}`, turn }
-      if (childSession) await this.ctx.sessions.close(childSession).catch((error: unknown) => this.ctx.emit('internal/warning', `fork ${childId}: closing its session failed: ${describe(error)}`))
+          : {
+              sessionId: childId,
+              reason: 'failed',
+              error: `the fork's turn ended with reason ${turn.reason}${turn.error ? `: ${turn.error}` : ''}`,
+              turn,
+            }
+      if (childSession)
+        await this.ctx.sessions
+          .close(childSession)
+          .catch((error: unknown) =>
+            this.ctx.emit('internal/warning', `fork ${childId}: closing its session failed: ${describe(error)}`),
+          )
       try {
-        this.session.append('agent/fork-end', { childSessionId: childId, reason: result.reason, ...(result.answer === undefined ? {} : { answer: result.answer }), ...(result.error === undefined ? {} : { error: result.error }) })
+        this.session.append('agent/fork-end', {
+          childSessionId: childId,
+          reason: result.reason,
+          ...(result.answer === undefined ? {} : { answer: result.answer }),
+          ...(result.error === undefined ? {} : { error: result.error }),
+        })
         await this.ctx.sessions.flush(this.session)
       } catch (error) {
-        throw new AgentError('LOG_FAILED', `agent ${this.session.id}: logging the end of fork ${childId} failed: ${describe(error)}`, { cause: error })
+        throw new AgentError(
+          'LOG_FAILED',
+          `agent ${this.session.id}: logging the end of fork ${childId} failed: ${describe(error)}`,
+          { cause: error },
+        )
       }
       return result
     } finally {
@@ -178,7 +226,13 @@ export class Agent implements TurnAgent {
     const queued = typeof message === 'string' ? createUserMessage(message) : message
     const result = new Promise<TurnResult>((settle) => this.queue.push({ message: queued, settle }))
     if (this.statusValue === 'idle') this.drain()
-    else if (this.statusValue === 'maintenance' && this.yielding) this.controller?.abort(new AgentError('PREEMPTED', `agent for session ${this.session.id}: a followup arrived, so the maintenance task was cancelled`))
+    else if (this.statusValue === 'maintenance' && this.yielding)
+      this.controller?.abort(
+        new AgentError(
+          'PREEMPTED',
+          `agent for session ${this.session.id}: a followup arrived, so the maintenance task was cancelled`,
+        ),
+      )
     return result
   }
 
@@ -195,7 +249,14 @@ export class Agent implements TurnAgent {
   abort(reason: unknown = new Error('aborted by the host')): Message[] {
     const dropped = this.queue.splice(0)
     this.controller?.abort(reason)
-    for (const { settle } of dropped) settle({ reason: 'unsent', steps: 0, errorCode: 'ABORTED', error: 'removed from the queue by abort() before its turn started', cause: reason })
+    for (const { settle } of dropped)
+      settle({
+        reason: 'unsent',
+        steps: 0,
+        errorCode: 'ABORTED',
+        error: 'removed from the queue by abort() before its turn started',
+        cause: reason,
+      })
     return dropped.map(({ message }) => message)
   }
 
@@ -206,7 +267,10 @@ export class Agent implements TurnAgent {
    */
   async runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>, options: MaintenanceOptions = {}): Promise<T> {
     if (this.statusValue !== 'idle' || this.draining) {
-      throw new AgentError('BUSY', `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`)
+      throw new AgentError(
+        'BUSY',
+        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`,
+      )
     }
     const controller = new AbortController()
     this.controller = controller
@@ -255,7 +319,11 @@ export class Agent implements TurnAgent {
       }
       await this.ctx.sessions.flush(this.session)
     } catch (error) {
-      this.report(new AgentError('LOG_FAILED', `agent ${this.session.id}: resuming the session failed: ${describe(error)}`, { cause: error }))
+      this.report(
+        new AgentError('LOG_FAILED', `agent ${this.session.id}: resuming the session failed: ${describe(error)}`, {
+          cause: error,
+        }),
+      )
     }
   }
 
@@ -269,7 +337,14 @@ export class Agent implements TurnAgent {
     this.draining = true
     // runQueue handles its own failures; this catch only guards against a bug in that handling.
     this.runQueue()
-      .catch((error: unknown) => this.report(new AgentError('LOG_FAILED', `agent ${this.session.id}: the turn loop failed: ${describe(error)}`, { cause: error, unsent: this.handBack(this.queue.splice(0)) })))
+      .catch((error: unknown) =>
+        this.report(
+          new AgentError('LOG_FAILED', `agent ${this.session.id}: the turn loop failed: ${describe(error)}`, {
+            cause: error,
+            unsent: this.handBack(this.queue.splice(0)),
+          }),
+        ),
+      )
       .finally(() => {
         this.draining = false
         this.controller = undefined
@@ -297,7 +372,14 @@ export class Agent implements TurnAgent {
       }
       if (result?.reason === 'error') {
         const text = `agent ${this.session.id}: turn ${result.turn} failed (${result.errorCode}): ${result.error}`
-        this.report(new AgentError('TURN_FAILED', text, { cause: result.cause, turn: result.turn, turnErrorCode: result.errorCode }), false)
+        this.report(
+          new AgentError('TURN_FAILED', text, {
+            cause: result.cause,
+            turn: result.turn,
+            turnErrorCode: result.errorCode,
+          }),
+          false,
+        )
       }
       // A log failure is reported last, so lastError holds it (with the unsent queue).
       if (failure) this.report(failure)
@@ -310,7 +392,10 @@ export class Agent implements TurnAgent {
    * Runs one turn. Returns the turn's result (absent when the message was handed back unsent),
    * and the failure the log could not record, which stops the queue.
    */
-  private async runOne(queued: QueuedMessage, signal: AbortSignal): Promise<{ failure?: AgentError; result?: TurnResult }> {
+  private async runOne(
+    queued: QueuedMessage,
+    signal: AbortSignal,
+  ): Promise<{ failure?: AgentError; result?: TurnResult }> {
     const { message } = queued
     const turn = ++this.turnCounter
     const lost = (cause: unknown, what: string, messageUnsent: boolean): { failure: AgentError } => {
@@ -333,14 +418,26 @@ export class Agent implements TurnAgent {
       messageError = error ?? new Error('the append threw nothing')
     }
     if (messageError !== undefined) {
-      outcome = { reason: 'error', steps: 0, errorCode: errorCode(messageError), error: `the user message could not be logged: ${describe(messageError)}`, cause: messageError }
+      outcome = {
+        reason: 'error',
+        steps: 0,
+        errorCode: errorCode(messageError),
+        error: `the user message could not be logged: ${describe(messageError)}`,
+        cause: messageError,
+      }
     } else {
       try {
         outcome = await runTurn(this.ctx, this, turn, signal, progress)
       } catch (error) {
         // An append refused mid-turn (a validator, a closed session), a failed flush or a hook
         // that threw: the turn ends here with the cause, and the log says so if it still can.
-        outcome = { reason: 'error', steps: progress.step, errorCode: errorCode(error), error: describe(error), cause: error }
+        outcome = {
+          reason: 'error',
+          steps: progress.step,
+          errorCode: errorCode(error),
+          error: describe(error),
+          cause: error,
+        }
       }
     }
     const unsent = messageError !== undefined
@@ -348,7 +445,10 @@ export class Agent implements TurnAgent {
     try {
       this.session.append('turn/end', { turn, reason: outcome.reason, steps: outcome.steps, ...loggedError(outcome) })
     } catch (error) {
-      return { ...lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`, unsent), ...(unsent ? {} : { result }) }
+      return {
+        ...lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`, unsent),
+        ...(unsent ? {} : { result }),
+      }
     }
     try {
       await this.ctx.sessions.flush(this.session)
@@ -362,7 +462,11 @@ export class Agent implements TurnAgent {
    * Resolves the `followup` promises of messages handed back unsent (with the failure that
    * stopped them) and returns the messages, for `AgentError.unsent`.
    */
-  private handBack(queued: readonly QueuedMessage[], error = 'the turn loop failed before this message started a turn', cause?: unknown): Message[] {
+  private handBack(
+    queued: readonly QueuedMessage[],
+    error = 'the turn loop failed before this message started a turn',
+    cause?: unknown,
+  ): Message[] {
     for (const { settle } of queued) settle({ reason: 'unsent', steps: 0, errorCode: 'LOG_FAILED', error, cause })
     return queued.map(({ message }) => message)
   }

@@ -28,7 +28,9 @@ export async function executeToolCall(
   try {
     args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments)
   } catch (error) {
-    return failure(`Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Arguments received: ${truncate(call.arguments)}`)
+    return failure(
+      `Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Arguments received: ${truncate(call.arguments)}`,
+    )
   }
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs
   const controller = new AbortController()
@@ -43,7 +45,9 @@ export async function executeToolCall(
     controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true })
   })
   try {
-    const run = Promise.resolve().then(() => tool.execute(args, { signal: controller.signal, session: options.session, toolCallId: call.id }))
+    const run = Promise.resolve().then(() =>
+      tool.execute(args, { signal: controller.signal, session: options.session, toolCallId: call.id }),
+    )
     const result = await Promise.race([run, timeout, aborted])
     if (result === 'timeout') {
       controller.abort(new Error(`tool "${call.name}" timed out`))

@@ -20,5 +20,12 @@ export function forkLineageOf(session: Session): ForkLineage | undefined {
   const event = session.eventAt(0)
   if (event?.type !== 'agent/fork') return undefined
   const { parentSessionId, parentSeq, header, cacheSessionId, tools, cacheTtl } = event.data
-  return { parentSessionId, parentSeq, header, cacheSessionId, ...(tools === undefined ? {} : { tools: new Set(tools) }), ...(cacheTtl === undefined ? {} : { cacheTtl }) }
+  return {
+    parentSessionId,
+    parentSeq,
+    header,
+    cacheSessionId,
+    ...(tools === undefined ? {} : { tools: new Set(tools) }),
+    ...(cacheTtl === undefined ? {} : { cacheTtl }),
+  }
 }

@@ -56,20 +56,32 @@ export interface ForkResult {
  */
 export function validateForkOptions(options: ForkOptions): void {
   const task = options?.task
-  if (typeof task === 'string' ? task === '' : typeof task !== 'object' || task === null || (task as Message).role !== 'user') {
+  if (
+    typeof task === 'string'
+      ? task === ''
+      : typeof task !== 'object' || task === null || (task as Message).role !== 'user'
+  ) {
     throw bad('task', 'must be a non-empty string or a user message', task)
   }
-  if (options.sessionId !== undefined && (typeof options.sessionId !== 'string' || !SESSION_ID_PATTERN.test(options.sessionId))) {
+  if (
+    options.sessionId !== undefined &&
+    (typeof options.sessionId !== 'string' || !SESSION_ID_PATTERN.test(options.sessionId))
+  ) {
     throw bad('sessionId', `must match ${SESSION_ID_PATTERN}`, options.sessionId)
   }
-  if (options.tools !== undefined && (!Array.isArray(options.tools) || options.tools.some((name) => typeof name !== 'string'))) {
+  if (
+    options.tools !== undefined &&
+    (!Array.isArray(options.tools) || options.tools.some((name) => typeof name !== 'string'))
+  ) {
     throw bad('tools', 'must be an array of tool names', options.tools)
   }
   if (options.siblingsWaitForFirst !== undefined && typeof options.siblingsWaitForFirst !== 'boolean') {
     throw bad('siblingsWaitForFirst', 'must be a boolean', options.siblingsWaitForFirst)
   }
-  if (options.cacheTtl !== undefined && options.cacheTtl !== 'short' && options.cacheTtl !== 'inherit') throw bad('cacheTtl', "must be 'short' or 'inherit'", options.cacheTtl)
-  if (options.maxSteps !== undefined && (!Number.isInteger(options.maxSteps) || options.maxSteps <= 0)) throw bad('maxSteps', 'must be a positive integer', options.maxSteps)
+  if (options.cacheTtl !== undefined && options.cacheTtl !== 'short' && options.cacheTtl !== 'inherit')
+    throw bad('cacheTtl', "must be 'short' or 'inherit'", options.cacheTtl)
+  if (options.maxSteps !== undefined && (!Number.isInteger(options.maxSteps) || options.maxSteps <= 0))
+    throw bad('maxSteps', 'must be a positive integer', options.maxSteps)
 }
 
 function bad(key: string, rule: string, value: unknown): TypeError {

@@ -13,10 +13,17 @@ import type { LastSentRequest } from './last-sent-request.ts'
  */
 export function forkRefusal(sessionId: string, sent: LastSentRequest | undefined): AgentError | undefined {
   const refuse = (why: string) => new AgentError('FORK_REFUSED', `agent ${sessionId} cannot fork: ${why}`)
-  if (!sent) return refuse('it has sent no request in this process yet, so there is no request to replay (after a resume, run a turn first)')
+  if (!sent)
+    return refuse(
+      'it has sent no request in this process yet, so there is no request to replay (after a resume, run a turn first)',
+    )
   const which = `its last request (turn ${sent.turn}, step ${sent.step})`
-  if (sent.stage === 'sent' || sent.stage === 'began') return refuse(`${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool call or once the turn has ended`)
-  if (sent.stage === 'failed') return refuse(`${which} failed or was aborted, so the provider holds no entry for a fork to read`)
+  if (sent.stage === 'sent' || sent.stage === 'began')
+    return refuse(
+      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool call or once the turn has ended`,
+    )
+  if (sent.stage === 'failed')
+    return refuse(`${which} failed or was aborted, so the provider holds no entry for a fork to read`)
   return undefined
 }
 
@@ -42,11 +49,23 @@ export async function sessionExists(ctx: Context, id: string): Promise<boolean> 
  * Creates the fork's session and writes, in one unit, its `agent/fork` event and the replayed
  * messages (the parent's last request, byte for byte), then flushes it.
  */
-export async function createForkSession(ctx: Context, childId: string, lineage: Omit<ForkLineage, 'tools'> & { tools?: readonly string[] }, messages: readonly Message[]): Promise<Session> {
+export async function createForkSession(
+  ctx: Context,
+  childId: string,
+  lineage: Omit<ForkLineage, 'tools'> & { tools?: readonly string[] },
+  messages: readonly Message[],
+): Promise<Session> {
   const session = await ctx.sessions.create(childId)
   const { parentSessionId, parentSeq, header, cacheSessionId, tools, cacheTtl } = lineage
   session.unit(() => {
-    session.append('agent/fork', { parentSessionId, parentSeq, header, cacheSessionId, ...(tools === undefined ? {} : { tools: [...tools] }), ...(cacheTtl === undefined ? {} : { cacheTtl }) })
+    session.append('agent/fork', {
+      parentSessionId,
+      parentSeq,
+      header,
+      cacheSessionId,
+      ...(tools === undefined ? {} : { tools: [...tools] }),
+      ...(cacheTtl === undefined ? {} : { cacheTtl }),
+    })
     for (const message of messages) appendReplayed(session, message)
   })
   await ctx.sessions.flush(session)
@@ -56,7 +75,8 @@ export async function createForkSession(ctx: Context, childId: string, lineage: 
 /** Logs one replayed message as the surface event that carries its kind. */
 function appendReplayed(session: Session, message: Message): void {
   if (message.role === 'assistant') session.append('assistant/message', { message }, 'append')
-  else if (message.role === 'user' && message.content.length === 1 && message.content[0]?.type === 'tool-result') session.append('tool/result', { message: message as ToolResultMessage }, 'append')
+  else if (message.role === 'user' && message.content.length === 1 && message.content[0]?.type === 'tool-result')
+    session.append('tool/result', { message: message as ToolResultMessage }, 'append')
   else session.append('user/message', { message }, 'append')
 }
 
@@ -90,8 +110,16 @@ export async function settleOpenForks(ctx: Context, session: Session): Promise<v
     if (end === 'stop' && child) {
       session.append('agent/fork-end', { childSessionId: childId, reason: 'finished', answer: lastAnswer(child) ?? '' })
     } else {
-      const why = !child ? 'its session was never written' : end === undefined ? 'its turn never ended' : `its turn ended with reason ${end}`
-      session.append('agent/fork-end', { childSessionId: childId, reason: 'failed', error: `the process running this fork ended before the fork did (${why}); settled when the parent was resumed` })
+      const why = !child
+        ? 'its session was never written'
+        : end === undefined
+          ? 'its turn never ended'
+          : `its turn ended with reason ${end}`
+      session.append('agent/fork-end', {
+        childSessionId: childId,
+        reason: 'failed',
+        error: `the process running this fork ended before the fork did (${why}); settled when the parent was resumed`,
+      })
     }
   }
 }

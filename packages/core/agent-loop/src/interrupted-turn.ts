@@ -19,7 +19,10 @@ export function findInterruptedTurn(session: Session): InterruptedTurn | undefin
     if (event.type === 'turn/end') return undefined
     if (event.type === 'turn/start') return { turn: event.data.turn, steps }
     const step = (event.data as { step?: unknown }).step
-    if ((event.type === 'assistant/message' || event.type === 'assistant/partial' || event.type === 'tool/result') && typeof step === 'number') {
+    if (
+      (event.type === 'assistant/message' || event.type === 'assistant/partial' || event.type === 'tool/result') &&
+      typeof step === 'number'
+    ) {
       steps = Math.max(steps, step)
     }
   }

@@ -13,11 +13,23 @@ export interface ServiceRequirement {
 }
 
 /** `ctx.llm`: the model runtime. */
-export const LLM_RUNTIME_SERVICE: ServiceRequirement = Object.freeze({ service: 'llm', packageName: '@warmfold/llm', plugin: 'LlmRuntime' })
+export const LLM_RUNTIME_SERVICE: ServiceRequirement = Object.freeze({
+  service: 'llm',
+  packageName: '@warmfold/llm',
+  plugin: 'LlmRuntime',
+})
 /** `ctx.sessions`: the session store. */
-export const SESSION_STORE_SERVICE: ServiceRequirement = Object.freeze({ service: 'sessions', packageName: '@warmfold/session', plugin: 'SessionStore' })
+export const SESSION_STORE_SERVICE: ServiceRequirement = Object.freeze({
+  service: 'sessions',
+  packageName: '@warmfold/session',
+  plugin: 'SessionStore',
+})
 /** `ctx.tools`: the tool registry. */
-export const TOOL_REGISTRY_SERVICE: ServiceRequirement = Object.freeze({ service: 'tools', packageName: '@warmfold/agent-loop', plugin: 'ToolRegistry' })
+export const TOOL_REGISTRY_SERVICE: ServiceRequirement = Object.freeze({
+  service: 'tools',
+  packageName: '@warmfold/agent-loop',
+  plugin: 'ToolRegistry',
+})
 
 /**
  * A plugin was used while a service it needs is not mounted in its Context. cordis keeps a
@@ -52,7 +64,9 @@ export class MissingServiceError extends Error {
 
   /** Whether `value` is a `MissingServiceError` from any copy of this package. */
   static isInstance(value: unknown): value is MissingServiceError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MISSING_SERVICE_BRAND] === true
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[MISSING_SERVICE_BRAND] === true
+    )
   }
 }
 

@@ -15,6 +15,9 @@ export function requestFromHeader(header: RequestHeader, messages: readonly Mess
  * message: the one move behind a fork's first request (the task) and a warm summary call (the
  * instruction). It reads what `request` wrote to the provider's cache and pays for `message`.
  */
-export function replayWithMessage(request: { readonly header: RequestHeader; readonly messages: readonly Message[] }, message: Message): GenerateOptions {
+export function replayWithMessage(
+  request: { readonly header: RequestHeader; readonly messages: readonly Message[] },
+  message: Message,
+): GenerateOptions {
   return requestFromHeader(request.header, [...request.messages, message])
 }

@@ -11,7 +11,12 @@ import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
 import { requestFromHeader } from './replay-with-message.ts'
-import { LLM_RUNTIME_SERVICE, requireServices, SESSION_STORE_SERVICE, TOOL_REGISTRY_SERVICE } from './missing-service-error.ts'
+import {
+  LLM_RUNTIME_SERVICE,
+  requireServices,
+  SESSION_STORE_SERVICE,
+  TOOL_REGISTRY_SERVICE,
+} from './missing-service-error.ts'
 
 /** How a turn ended, as logged on `turn/end`. */
 export interface TurnOutcome {
@@ -48,14 +53,25 @@ export interface TurnProgress {
  * `maxSteps` is reached or a request fails for good. Every surface change is an append, so
  * each request strictly extends the previous one (rule C1).
  */
-export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, signal: AbortSignal, progress: TurnProgress = { step: 0 }): Promise<TurnOutcome> {
+export async function runTurn(
+  ctx: Context,
+  agent: TurnAgent,
+  turn: number,
+  signal: AbortSignal,
+  progress: TurnProgress = { step: 0 },
+): Promise<TurnOutcome> {
   const session = agent.session
   const maxSteps = agent.options.maxSteps ?? DEFAULT_MAX_STEPS
   const maxStepRetries = agent.options.maxStepRetries ?? DEFAULT_MAX_STEP_RETRIES
   let step = 0
   while (true) {
     if (signal.aborted) return { reason: 'aborted', steps: step }
-    if (step >= maxSteps) return { reason: 'max-steps', steps: step, error: `the turn reached maxSteps (${maxSteps}) without a final answer` }
+    if (step >= maxSteps)
+      return {
+        reason: 'max-steps',
+        steps: step,
+        error: `the turn reached maxSteps (${maxSteps}) without a final answer`,
+      }
     step += 1
     progress.step = step
     let retries = 0
@@ -68,7 +84,14 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
       const header = await buildHeader(ctx, agent, turn, step)
       const assembler = new ContentAssembler()
       const messages = session.deriveMessages()
-      const sent: LastSentRequest = { header, messages, lastSeq: session.surface.nodes.at(-1) ?? -1, turn, step, stage: 'sent' }
+      const sent: LastSentRequest = {
+        header,
+        messages,
+        lastSeq: session.surface.nodes.at(-1) ?? -1,
+        turn,
+        step,
+        stage: 'sent',
+      }
       agent.noteRequest?.(sent)
       try {
         const stream = ctx.llm.stream({
@@ -112,10 +135,21 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
     }
     const header = session.requestHeader() as RequestHeader
     if (result.content.length === 0) {
-      return { reason: 'empty-reply', steps: step, error: `the model answered with no content (finish reason ${result.finishReason})` }
+      return {
+        reason: 'empty-reply',
+        steps: step,
+        error: `the model answered with no content (finish reason ${result.finishReason})`,
+      }
     }
-    const message = createAssistantMessage(result.content, { provider: header.config.provider, model: header.config.model })
-    session.append('assistant/message', { message, usage: result.usage, finishReason: result.finishReason, turn, step }, 'append')
+    const message = createAssistantMessage(result.content, {
+      provider: header.config.provider,
+      model: header.config.model,
+    })
+    session.append(
+      'assistant/message',
+      { message, usage: result.usage, finishReason: result.finishReason, turn, step },
+      'append',
+    )
     const calls = result.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) {
       await ctx.sessions.flush(session)
@@ -127,9 +161,17 @@ export async function runTurn(ctx: Context, agent: TurnAgent, turn: number, sign
         ? { content: `Tool "${call.name}" was not run: the turn was aborted.`, error: 'aborted before it ran' }
         : allowed && !allowed.has(call.name)
           ? refusedTool(call.name, allowed)
-          : await executeToolCall(ctx.tools, call, { session, signal, defaultTimeoutMs: agent.options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS })
+          : await executeToolCall(ctx.tools, call, {
+              session,
+              signal,
+              defaultTimeoutMs: agent.options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+            })
       const resultMessage = createToolResultMessage(call.id, outcome.content, { isError: outcome.error !== undefined })
-      session.append('tool/result', { message: resultMessage, toolName: call.name, error: outcome.error, turn, step }, 'append')
+      session.append(
+        'tool/result',
+        { message: resultMessage, toolName: call.name, error: outcome.error, turn, step },
+        'append',
+      )
     }
     await ctx.sessions.flush(session)
   }
@@ -146,7 +188,11 @@ async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: n
     agent,
     turn,
     step,
-    header: { config: { provider, model, reasoningEffort, temperature, stop, maxTokens }, system, tools: ctx.tools.definitions() },
+    header: {
+      config: { provider, model, reasoningEffort, temperature, stop, maxTokens },
+      system,
+      tools: ctx.tools.definitions(),
+    },
   }
   await ctx.serial('agent/request', hook)
   // Materialize adapter defaults into the logged header, so the log records the effort and
@@ -156,7 +202,10 @@ async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: n
   const logged = agent.session.requestHeader()
   const firstOfInstance = agent.consumeFirstRequest()
   if (!logged || !headerEquals(logged, header)) {
-    agent.session.append('request/header', { header, reason: !logged ? 'initial' : firstOfInstance ? 'resume' : 'change' })
+    agent.session.append('request/header', {
+      header,
+      reason: !logged ? 'initial' : firstOfInstance ? 'resume' : 'change',
+    })
   }
   return agent.session.requestHeader() as RequestHeader
 }
@@ -166,15 +215,24 @@ async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: n
  * parent's cache). `agent/request` listeners see it; one that replaces it fails the step, since
  * any other header would send a different prefix.
  */
-async function pinnedHeader(ctx: Context, agent: TurnAgent, lineage: ForkLineage, turn: number, step: number): Promise<RequestHeader> {
+async function pinnedHeader(
+  ctx: Context,
+  agent: TurnAgent,
+  lineage: ForkLineage,
+  turn: number,
+  step: number,
+): Promise<RequestHeader> {
   const hook: RequestHookContext = { agent, turn, step, header: lineage.header }
   await ctx.serial('agent/request', hook)
   if (!headerEquals(hook.header, lineage.header)) {
-    throw new Error(`fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`)
+    throw new Error(
+      `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
+    )
   }
   const logged = agent.session.requestHeader()
   agent.consumeFirstRequest()
-  if (!logged || !headerEquals(logged, lineage.header)) agent.session.append('request/header', { header: lineage.header, reason: logged ? 'change' : 'initial' })
+  if (!logged || !headerEquals(logged, lineage.header))
+    agent.session.append('request/header', { header: lineage.header, reason: logged ? 'change' : 'initial' })
   return agent.session.requestHeader() as RequestHeader
 }
 

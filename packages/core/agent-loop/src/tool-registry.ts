@@ -1,6 +1,13 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser, JsonObject, Parsed, ToolDefinition, ToolResultContent, WarmfoldPluginInfo } from '@warmfold/llm'
+import type {
+  ConfigParser,
+  JsonObject,
+  Parsed,
+  ToolDefinition,
+  ToolResultContent,
+  WarmfoldPluginInfo,
+} from '@warmfold/llm'
 import { canonicalJson, deepFreeze, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import Schema from 'schemastery'
@@ -29,7 +36,10 @@ export interface Tool {
   /** Milliseconds before the call is abandoned with an error result; default: the loop's `toolTimeoutMs`. */
   readonly timeoutMs?: number
   /** Runs the call; `args` is the parsed argument JSON. A string becomes one text block. */
-  execute(args: unknown, context: ToolExecutionContext): Promise<string | readonly ToolResultContent[]> | string | readonly ToolResultContent[]
+  execute(
+    args: unknown,
+    context: ToolExecutionContext,
+  ): Promise<string | readonly ToolResultContent[]> | string | readonly ToolResultContent[]
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
@@ -57,10 +67,14 @@ export class ToolRegistry extends Service<ToolRegistry.Config> {
    */
   register(tool: Tool): () => void {
     if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name)) {
-      throw new TypeError(`ctx.tools.register: tool name ${JSON.stringify(tool?.name)} must be 1-64 letters, digits, '_' or '-'`)
+      throw new TypeError(
+        `ctx.tools.register: tool name ${JSON.stringify(tool?.name)} must be 1-64 letters, digits, '_' or '-'`,
+      )
     }
-    if (this.tools.has(tool.name)) throw new TypeError(`ctx.tools.register: a tool named "${tool.name}" is already registered`)
-    if (typeof tool.execute !== 'function') throw new TypeError(`ctx.tools.register: tool "${tool.name}" has no execute function`)
+    if (this.tools.has(tool.name))
+      throw new TypeError(`ctx.tools.register: a tool named "${tool.name}" is already registered`)
+    if (typeof tool.execute !== 'function')
+      throw new TypeError(`ctx.tools.register: tool "${tool.name}" has no execute function`)
     const definition = deepFreeze({
       name: tool.name,
       description: String(tool.description ?? ''),

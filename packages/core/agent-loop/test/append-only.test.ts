@@ -18,24 +18,53 @@ function readTool(harness: LoopHarness) {
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
     execute: (args) => `contents of ${(args as { path: string }).path}`,
   })
-  harness.ctx.tools.register({ name: 'list', description: 'List files', parameters: { type: 'object' }, execute: () => 'a.ts\nb.ts' })
+  harness.ctx.tools.register({
+    name: 'list',
+    description: 'List files',
+    parameters: { type: 'object' },
+    execute: () => 'a.ts\nb.ts',
+  })
 }
 
 describe('conversation requests are append-only (C1)', () => {
   it('every request of a 40-step tool session strictly extends the previous one', async () => {
     const steps = 40
-    const harness = await mountLoop((_request, index) => (index < steps ? callTool(`call-${index}`, index % 2 ? 'read' : 'list', `{"path":"src/${index}.ts"}`) : { content: 'done' }))
+    const harness = await mountLoop((_request, index) =>
+      index < steps
+        ? callTool(`call-${index}`, index % 2 ? 'read' : 'list', `{"path":"src/${index}.ts"}`)
+        : { content: 'done' },
+    )
     harnesses.push(harness)
     readTool(harness)
-    const agent = await harness.ctx.agentLoop.create('c1', { ...ROUTE, reasoningEffort: 'max', temperature: 0.2, stop: ['</end>'], system: 'You are a coding agent.' })
+    const agent = await harness.ctx.agentLoop.create('c1', {
+      ...ROUTE,
+      reasoningEffort: 'max',
+      temperature: 0.2,
+      stop: ['</end>'],
+      system: 'You are a coding agent.',
+    })
     agent.followup('Refactor the project.')
     await agent.whenIdle()
 
     expect(harness.requests).toHaveLength(steps + 1)
     for (let index = 1; index < harness.requests.length; index++) {
-      expect(strictlyExtends(harness.requests[index - 1]!, harness.requests[index]!), `request ${index} rewrites request ${index - 1}`).toBe(true)
+      expect(
+        strictlyExtends(harness.requests[index - 1]!, harness.requests[index]!),
+        `request ${index} rewrites request ${index - 1}`,
+      ).toBe(true)
     }
-    const envelopes = new Set(harness.requests.map((request) => canonicalJson([request.provider, request.model, request.reasoningEffort, request.temperature, request.stop, request.maxTokens])))
+    const envelopes = new Set(
+      harness.requests.map((request) =>
+        canonicalJson([
+          request.provider,
+          request.model,
+          request.reasoningEffort,
+          request.temperature,
+          request.stop,
+          request.maxTokens,
+        ]),
+      ),
+    )
     expect(envelopes.size).toBe(1)
     expect(harness.requests[0]!.purpose).toBe('conversation')
     expect(harness.requests[0]!.tools?.map((tool) => tool.name)).toEqual(['read', 'list'])
@@ -62,7 +91,11 @@ describe('conversation requests are append-only (C1)', () => {
     const directory = await mkdtemp(join(tmpdir(), 'warmfold-resume-'))
     try {
       const options = { ...ROUTE, reasoningEffort: 'max', system: 'You are a coding agent.' }
-      const first = await mountLoop((_request, index) => (index < 10 ? callTool(`call-${index}`, 'read', `{"path":"f${index}"}`) : { content: 'paused' }), { store: 'file', directory })
+      const first = await mountLoop(
+        (_request, index) =>
+          index < 10 ? callTool(`call-${index}`, 'read', `{"path":"f${index}"}`) : { content: 'paused' },
+        { store: 'file', directory },
+      )
       readTool(first)
       const agent = await first.ctx.agentLoop.create('resume', options)
       agent.followup('Start.')
@@ -82,7 +115,9 @@ describe('conversation requests are append-only (C1)', () => {
       await resumed.whenIdle()
       const firstAfter = second.requests[0]!
       expect(strictlyExtends(lastBefore, firstAfter)).toBe(true)
-      expect(canonicalJson([firstAfter.reasoningEffort, firstAfter.maxTokens])).toBe(canonicalJson([lastBefore.reasoningEffort, lastBefore.maxTokens]))
+      expect(canonicalJson([firstAfter.reasoningEffort, firstAfter.maxTokens])).toBe(
+        canonicalJson([lastBefore.reasoningEffort, lastBefore.maxTokens]),
+      )
       expect(resumed.session.events.filter((event) => event.type === 'request/header')).toHaveLength(headersBefore)
       second.assertClean()
     } finally {
@@ -105,7 +140,9 @@ describe('conversation requests are append-only (C1)', () => {
     })
     restarted.followup('three')
     await restarted.whenIdle()
-    const reasons = restarted.session.events.flatMap((event) => (event.type === 'request/header' ? [event.data.reason] : []))
+    const reasons = restarted.session.events.flatMap((event) =>
+      event.type === 'request/header' ? [event.data.reason] : [],
+    )
     expect(reasons).toEqual(['initial', 'resume', 'change'])
     expect(harness.adapter.requests.map((request) => [request.reasoningEffort, request.temperature])).toEqual([
       ['low', undefined],

@@ -26,7 +26,15 @@ describe('README examples run', () => {
     expect(printed).toEqual([])
     expect(result.lastError).toBeUndefined()
     expect(result.result).toEqual({ turn: 1, reason: 'stop', steps: 2 })
-    expect(result.types).toEqual(['turn/start', 'user/message', 'request/header', 'assistant/message', 'tool/result', 'assistant/message', 'turn/end'])
+    expect(result.types).toEqual([
+      'turn/start',
+      'user/message',
+      'request/header',
+      'assistant/message',
+      'tool/result',
+      'assistant/message',
+      'turn/end',
+    ])
     expect(result.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     const toolResult = result.messages[2]!.content[0]
     expect(toolResult?.type === 'tool-result' && textOf(toolResult.content)).toBe(source)
@@ -36,15 +44,37 @@ describe('README examples run', () => {
     const { result, printed } = await recordCordisPrints(() => forkTool())
     expect(printed).toEqual([])
     expect(result.result).toEqual({ turn: 1, reason: 'stop', steps: 2 })
-    expect(result.types).toEqual(['turn/start', 'user/message', 'request/header', 'assistant/message', 'agent/fork-start', 'agent/fork-end', 'tool/result', 'assistant/message', 'turn/end'])
+    expect(result.types).toEqual([
+      'turn/start',
+      'user/message',
+      'request/header',
+      'assistant/message',
+      'agent/fork-start',
+      'agent/fork-end',
+      'tool/result',
+      'assistant/message',
+      'turn/end',
+    ])
     const [parentFirst, forkFirst] = result.requests
     expect(forkFirst!.messages.slice(0, -1)).toEqual(parentFirst!.messages)
     expect(textOf(forkFirst!.messages.at(-1)!.content)).toBe('Which file defines add?')
     // Everything else is the parent's, and the fork sends the parent's cache session.
-    const { messages: _forkMessages, sessionId: forkSession, cacheSessionId, cacheTtl, signal: _forkSignal, ...forkRest } = forkFirst!
+    const {
+      messages: _forkMessages,
+      sessionId: forkSession,
+      cacheSessionId,
+      cacheTtl,
+      signal: _forkSignal,
+      ...forkRest
+    } = forkFirst!
     const { messages: _parentMessages, sessionId: parentSession, signal: _parentSignal, ...parentRest } = parentFirst!
     expect(forkRest).toEqual(parentRest)
-    expect([forkSession, cacheSessionId, cacheTtl, parentSession]).toEqual(['session-1.fork-1', 'session-1', 'short', 'session-1'])
+    expect([forkSession, cacheSessionId, cacheTtl, parentSession]).toEqual([
+      'session-1.fork-1',
+      'session-1',
+      'short',
+      'session-1',
+    ])
     const toolResult = result.messages[2]!.content[0]
     expect(toolResult?.type === 'tool-result' && textOf(toolResult.content)).toBe('src/add.ts defines add.')
     expect(textOf(result.messages[3]!.content)).toBe('The subagent found it: src/add.ts.')

@@ -18,19 +18,46 @@ afterEach(async () => {
   for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true })
 })
 
-const OPTIONS = { ...ROUTE, system: 'You are a coding agent.', reasoningEffort: 'max', temperature: 0.2, stop: ['</done>'], maxTokens: 2048 } as const
+const OPTIONS = {
+  ...ROUTE,
+  system: 'You are a coding agent.',
+  reasoningEffort: 'max',
+  temperature: 0.2,
+  stop: ['</done>'],
+  maxTokens: 2048,
+} as const
 
-async function loop(responses: Parameters<typeof mountLoop>[0], store?: Parameters<typeof mountLoop>[1]): Promise<LoopHarness> {
+async function loop(
+  responses: Parameters<typeof mountLoop>[0],
+  store?: Parameters<typeof mountLoop>[1],
+): Promise<LoopHarness> {
   const harness = await mountLoop(responses, store)
   harnesses.push(harness)
-  harness.ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object' }, execute: () => 'file contents' })
-  harness.ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object' }, execute: () => 'written' })
+  harness.ctx.tools.register({
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object' },
+    execute: () => 'file contents',
+  })
+  harness.ctx.tools.register({
+    name: 'write',
+    description: 'Write a file',
+    parameters: { type: 'object' },
+    execute: () => 'written',
+  })
   return harness
 }
 
 /** The request without what may differ between a parent and its fork: messages, session, cache tier, signal. */
 function envelope(request: GenerateOptions): string {
-  const { messages: _messages, sessionId: _sessionId, cacheSessionId: _cacheSessionId, cacheTtl: _cacheTtl, signal: _signal, ...rest } = request
+  const {
+    messages: _messages,
+    sessionId: _sessionId,
+    cacheSessionId: _cacheSessionId,
+    cacheTtl: _cacheTtl,
+    signal: _signal,
+    ...rest
+  } = request
   return canonicalJson(rest)
 }
 
@@ -47,10 +74,28 @@ describe('agent.fork', () => {
     const parentEvents = parent.session.length
     const result = await parent.fork({ task: 'Search for the callers of f.' })
 
-    expect(result).toMatchObject({ sessionId: 'parent.fork-1', reason: 'finished', answer: 'child answer', turn: { reason: 'stop', steps: 2 } })
-    const [, last, first, second] = harness.requests as [GenerateOptions, GenerateOptions, GenerateOptions, GenerateOptions]
+    expect(result).toMatchObject({
+      sessionId: 'parent.fork-1',
+      reason: 'finished',
+      answer: 'child answer',
+      turn: { reason: 'stop', steps: 2 },
+    })
+    const [, last, first, second] = harness.requests as [
+      GenerateOptions,
+      GenerateOptions,
+      GenerateOptions,
+      GenerateOptions,
+    ]
     expect(envelope(first)).toBe(envelope(last))
-    expect(first).toMatchObject({ reasoningEffort: 'max', temperature: 0.2, stop: ['</done>'], maxTokens: 2048, sessionId: 'parent.fork-1', cacheSessionId: 'parent', cacheTtl: 'short' })
+    expect(first).toMatchObject({
+      reasoningEffort: 'max',
+      temperature: 0.2,
+      stop: ['</done>'],
+      maxTokens: 2048,
+      sessionId: 'parent.fork-1',
+      cacheSessionId: 'parent',
+      cacheTtl: 'short',
+    })
     expect(last.cacheTtl).toBeUndefined()
     const before = promptElements(last)
     const after = promptElements(first)
@@ -58,16 +103,33 @@ describe('agent.fork', () => {
     expect(after.length).toBe(before.length + 1)
     expect(textOf(first.messages.at(-1)!.content)).toBe('Search for the callers of f.')
     // The one primitive: the parent's request replayed plus one message (a summary call uses it too).
-    const replayed = replayWithMessage({ header: parent.session.requestHeader()!, messages: last.messages }, first.messages.at(-1)!)
+    const replayed = replayWithMessage(
+      { header: parent.session.requestHeader()!, messages: last.messages },
+      first.messages.at(-1)!,
+    )
     expect(promptElements(first)).toEqual(promptElements(replayed))
-    for (const key of ['provider', 'model', 'reasoningEffort', 'temperature', 'stop', 'maxTokens'] as const) expect(first[key]).toEqual(replayed[key])
+    for (const key of ['provider', 'model', 'reasoningEffort', 'temperature', 'stop', 'maxTokens'] as const)
+      expect(first[key]).toEqual(replayed[key])
     // The child's own tool call and result go to its session only; the parent's log gains the fork's start and end.
     expect(second.messages.length).toBe(first.messages.length + 2)
-    expect(parent.session.events.slice(parentEvents).map((event) => event.type)).toEqual(['agent/fork-start', 'agent/fork-end'])
-    expect(parent.session.events.at(-1)!.data).toEqual({ childSessionId: 'parent.fork-1', reason: 'finished', answer: 'child answer' })
+    expect(parent.session.events.slice(parentEvents).map((event) => event.type)).toEqual([
+      'agent/fork-start',
+      'agent/fork-end',
+    ])
+    expect(parent.session.events.at(-1)!.data).toEqual({
+      childSessionId: 'parent.fork-1',
+      reason: 'finished',
+      answer: 'child answer',
+    })
     const child = await harness.ctx.sessions.read('parent.fork-1')
-    expect(child.events[0]).toMatchObject({ type: 'agent/fork', data: { parentSessionId: 'parent', parentSeq: parent.session.surface.nodes[2], cacheSessionId: 'parent' } })
-    expect(child.events.filter((event) => event.type === 'tool/result').at(-1)!.data).toMatchObject({ toolName: 'read', turn: 1 })
+    expect(child.events[0]).toMatchObject({
+      type: 'agent/fork',
+      data: { parentSessionId: 'parent', parentSeq: parent.session.surface.nodes[2], cacheSessionId: 'parent' },
+    })
+    expect(child.events.filter((event) => event.type === 'tool/result').at(-1)!.data).toMatchObject({
+      toolName: 'read',
+      turn: 1,
+    })
   })
 
   it('keeps refused tools in the request and answers a call to one with an error naming the tool', async () => {
@@ -86,7 +148,10 @@ describe('agent.fork', () => {
     expect(first.cacheTtl).toBeUndefined()
     const child = await harness.ctx.sessions.read(result.sessionId)
     const refused = child.events.find((event) => event.type === 'tool/result')!
-    expect(refused.data).toMatchObject({ toolName: 'write', error: 'Tool "write" is not available to this fork: the agent that forked it allowed only read.' })
+    expect(refused.data).toMatchObject({
+      toolName: 'write',
+      error: 'Tool "write" is not available to this fork: the agent that forked it allowed only read.',
+    })
   })
 
   it('refuses, naming the reason, before any request, while the last request is being answered, and into an existing session', async () => {
@@ -101,20 +166,30 @@ describe('agent.fork', () => {
       return { content: 'two' }
     })
     const parent = await harness.ctx.agentLoop.create('parent', OPTIONS)
-    await expect(parent.fork({ task: 'x' })).rejects.toThrow('agent parent cannot fork: it has sent no request in this process yet')
+    await expect(parent.fork({ task: 'x' })).rejects.toThrow(
+      'agent parent cannot fork: it has sent no request in this process yet',
+    )
     await parent.followup('first')
     await harness.ctx.sessions.create('taken')
     const error = await parent.fork({ task: 'x', sessionId: 'taken' }).catch((caught: unknown) => caught)
     expect(AgentError.isInstance(error) && error.code).toBe('FORK_REFUSED')
-    expect((error as Error).message).toBe('agent parent cannot fork into session taken: it exists already (pass another sessionId)')
+    expect((error as Error).message).toBe(
+      'agent parent cannot fork into session taken: it exists already (pass another sessionId)',
+    )
     const turn = parent.followup('second')
     await started
-    await expect(parent.fork({ task: 'x' })).rejects.toThrow('agent parent cannot fork: its last request (turn 2, step 1) is still being answered')
+    await expect(parent.fork({ task: 'x' })).rejects.toThrow(
+      'agent parent cannot fork: its last request (turn 2, step 1) is still being answered',
+    )
     release()
     await turn
     expect(parent.session.events.some((event) => event.type === 'agent/fork-start')).toBe(false)
-    await expect(parent.fork({ task: '' })).rejects.toThrow('fork option task must be a non-empty string or a user message, got ""')
-    await expect(parent.fork({ task: 'x', cacheTtl: 'long' as 'short' })).rejects.toThrow(`fork option cacheTtl must be 'short' or 'inherit', got "long"`)
+    await expect(parent.fork({ task: '' })).rejects.toThrow(
+      'fork option task must be a non-empty string or a user message, got ""',
+    )
+    await expect(parent.fork({ task: 'x', cacheTtl: 'long' as 'short' })).rejects.toThrow(
+      `fork option cacheTtl must be 'short' or 'inherit', got "long"`,
+    )
   })
 
   it("sibling forks wait until the first fork's response has begun (siblingsWaitForFirst), and do not when it is off", async () => {
@@ -139,8 +214,13 @@ describe('agent.fork', () => {
       // Long enough for the second fork to be sent if it did not wait.
       await new Promise((resolve) => setTimeout(resolve, 50))
       release()
-      expect((await Promise.all([first, second])).map((result) => result.answer)).toEqual(['answer to first', 'answer to second'])
-      expect(order).toEqual(wait ? ['sent first', 'first began', 'sent second'] : ['sent first', 'sent second', 'first began'])
+      expect((await Promise.all([first, second])).map((result) => result.answer)).toEqual([
+        'answer to first',
+        'answer to second',
+      ])
+      expect(order).toEqual(
+        wait ? ['sent first', 'first began', 'sent second'] : ['sent first', 'sent second', 'first began'],
+      )
     }
   })
 

@@ -20,7 +20,9 @@ describe('agent-loop source layout', () => {
       ['c.ts', ['a.ts']],
     ])
     expect(findCycle(graph)).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts'])
-    const parsed = ts.preProcessFile("import type { A } from './a.ts'\nexport * from './b.ts'\n", true, true).importedFiles.map((entry) => entry.fileName)
+    const parsed = ts
+      .preProcessFile("import type { A } from './a.ts'\nexport * from './b.ts'\n", true, true)
+      .importedFiles.map((entry) => entry.fileName)
     expect(parsed).toEqual(['./a.ts', './b.ts'])
   })
 })

@@ -39,15 +39,25 @@ async function fileLoop(responses: Parameters<typeof mountLoop>[0]): Promise<Loo
 }
 
 function lastTurnEnd(harness: LoopHarness, sessionId: string) {
-  return harness.ctx.sessions.open(sessionId).then((session) => session.events.filter((event) => event.type === 'turn/end').at(-1)?.data)
+  return harness.ctx.sessions
+    .open(sessionId)
+    .then((session) => session.events.filter((event) => event.type === 'turn/end').at(-1)?.data)
 }
 
 describe('append and flush failures inside the loop are never unhandled rejections', () => {
   it('a host process whose log starts refusing appends mid-turn reports it, ends idle, exits 0 and releases its lock', async () => {
     const host = join(import.meta.dirname, 'fixtures/refusing-log-host.ts')
-    const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [host, directory], { cwd: import.meta.dirname })
+    const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [host, directory], {
+      cwd: import.meta.dirname,
+    })
     expect(stderr).toBe('')
-    const report = JSON.parse(stdout) as { status: string; events: string[]; error: { code: string; turn: number; message: string; unsent: unknown[] }; reported: string[]; warnings: string[] }
+    const report = JSON.parse(stdout) as {
+      status: string
+      events: string[]
+      error: { code: string; turn: number; message: string; unsent: unknown[] }
+      reported: string[]
+      warnings: string[]
+    }
     expect(report.status).toBe('idle')
     expect(report.events).toEqual(['turn/start', 'user/message', 'request/header', 'assistant/message'])
     expect(report.error.code).toBe('LOG_FAILED')
@@ -70,7 +80,9 @@ describe('append and flush failures inside the loop are never unhandled rejectio
   }, 30_000)
 
   it('ends the turn with the logged reason when an append is refused once, and the next turn runs', async () => {
-    const harness = await fileLoop((_request, index) => (index === 0 ? callTool('call-0', 'read', '{}') : { content: `answer ${index}` }))
+    const harness = await fileLoop((_request, index) =>
+      index === 0 ? callTool('call-0', 'read', '{}') : { content: `answer ${index}` },
+    )
     let refuseOnce = false
     harness.ctx.tools.register({
       name: 'read',
@@ -90,7 +102,13 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     })
     agent.followup('one')
     await agent.whenIdle()
-    expect(await lastTurnEnd(harness, 'refused-once')).toEqual({ turn: 1, reason: 'error', steps: 1, errorCode: 'UNEXPECTED', error: 'test validator: tool/result refused' })
+    expect(await lastTurnEnd(harness, 'refused-once')).toEqual({
+      turn: 1,
+      reason: 'error',
+      steps: 1,
+      errorCode: 'UNEXPECTED',
+      error: 'test validator: tool/result refused',
+    })
     expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turn: 1, turnErrorCode: 'UNEXPECTED', unsent: [] })
     expect(agent.status).toBe('idle')
     agent.followup('two')
@@ -100,7 +118,9 @@ describe('append and flush failures inside the loop are never unhandled rejectio
   })
 
   it('reports a session closed under a running turn, hands back the queue and goes idle', async () => {
-    const harness = await fileLoop((_request, index) => (index === 0 ? callTool('call-0', 'close', '{}') : { content: 'never reached' }))
+    const harness = await fileLoop((_request, index) =>
+      index === 0 ? callTool('call-0', 'close', '{}') : { content: 'never reached' },
+    )
     const errors: AgentError[] = []
     harness.ctx.on('agent/error', (_agent, error) => void errors.push(error))
     const agent = await harness.ctx.agentLoop.create('closed', { ...ROUTE })
@@ -141,8 +161,12 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     })
     await agent.whenIdle()
     expect(agent.status).toBe('idle')
-    expect(agent.lastError?.message).toBe('agent after-maintenance: logging the start of turn 1 failed: test validator: turn/start refused')
-    expect(agent.lastError?.unsent.map((message) => message.content)).toEqual([[{ type: 'text', text: 'queued during maintenance' }]])
+    expect(agent.lastError?.message).toBe(
+      'agent after-maintenance: logging the start of turn 1 failed: test validator: turn/start refused',
+    )
+    expect(agent.lastError?.unsent.map((message) => message.content)).toEqual([
+      [{ type: 'text', text: 'queued during maintenance' }],
+    ])
     expect(harness.adapter.requests).toHaveLength(0)
     // A host that repairs the log and queues the handed-back message again from agent/error:
     // the agent picks it up as soon as the failed drain ends.
@@ -154,7 +178,9 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     await agent.whenIdle()
     expect(harness.warnings).toHaveLength(2)
     expect(agent.status).toBe('idle')
-    expect(agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: 'stop', steps: 1 }])
+    expect(agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([
+      { turn: 1, reason: 'stop', steps: 1 },
+    ])
     expect(harness.adapter.requests).toHaveLength(1)
   })
 })

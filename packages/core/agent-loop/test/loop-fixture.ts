@@ -7,7 +7,11 @@ import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { AgentLoop, ToolRegistry } from '../src/index.ts'
 
-export const MODEL: ModelInfo = { contextWindow: 128000, defaultMaxTokens: 4096, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } }
+export const MODEL: ModelInfo = {
+  contextWindow: 128000,
+  defaultMaxTokens: 4096,
+  reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+}
 export const ROUTE = { provider: 'scripted', model: 'scripted-model' } as const
 
 /** A mounted loop: real runtime, store, tools and loop; only the model's content is scripted. */
@@ -17,7 +21,10 @@ export interface LoopHarness extends TestContext {
   requests: GenerateOptions[]
 }
 
-export async function mountLoop(responses: ScriptedResponses, store: { store: 'memory' } | { store: 'file'; directory: string } = { store: 'memory' }): Promise<LoopHarness> {
+export async function mountLoop(
+  responses: ScriptedResponses,
+  store: { store: 'memory' } | { store: 'file'; directory: string } = { store: 'memory' },
+): Promise<LoopHarness> {
   const context = await createTestContext()
   const { ctx } = context
   ctx.plugin(LlmRuntime)
@@ -32,13 +39,22 @@ export async function mountLoop(responses: ScriptedResponses, store: { store: 'm
 }
 
 /** A reply that calls `name` with raw `args`. */
-export function callTool(id: string, name: string, args: string, text = `calling ${name}`): { content: ContentBlock[] } {
+export function callTool(
+  id: string,
+  name: string,
+  args: string,
+  text = `calling ${name}`,
+): { content: ContentBlock[] } {
   return { content: [textBlock(text), toolCallBlock(id, name, args)] }
 }
 
 /** The prompt of a request as an array of canonical elements: system, tools, then each message. */
 export function promptElements(request: GenerateOptions): string[] {
-  return [canonicalJson(request.system ?? null), canonicalJson(request.tools ?? []), ...request.messages.map((message) => canonicalJson(promptView(message)))]
+  return [
+    canonicalJson(request.system ?? null),
+    canonicalJson(request.tools ?? []),
+    ...request.messages.map((message) => canonicalJson(promptView(message))),
+  ]
 }
 
 /** Asserts `next` keeps every element of `previous` unchanged and adds at least one. */

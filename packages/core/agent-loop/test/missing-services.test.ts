@@ -21,7 +21,10 @@ async function hostWithout(missing: Mountable | undefined): Promise<TestContext>
   const { ctx } = context
   if (missing !== 'llm') {
     ctx.plugin(LlmRuntime)
-    ctx.llm.registerAdapter('scripted', new ScriptedAdapter({ models: { 'scripted-model': MODEL }, responses: () => ({ content: 'ok' }) }))
+    ctx.llm.registerAdapter(
+      'scripted',
+      new ScriptedAdapter({ models: { 'scripted-model': MODEL }, responses: () => ({ content: 'ok' }) }),
+    )
   }
   if (missing !== 'sessions') ctx.plugin(SessionStore, {})
   if (missing !== 'tools') ctx.plugin(ToolRegistry)
@@ -34,23 +37,31 @@ describe('a service the loop needs is not mounted', () => {
     ['sessions', '@warmfold/session', 'SessionStore'],
     ['llm', '@warmfold/llm', 'LlmRuntime'],
     ['tools', '@warmfold/agent-loop', 'ToolRegistry'],
-  ] as const)('without ctx.%s the loop still mounts, and create() names %s (%s)', async (service, packageName, plugin) => {
-    const { ctx, assertClean } = await hostWithout(service)
-    // cordis would keep a plugin whose required inject is missing pending without a word.
-    expect(ctx.get('agentLoop')).toBeDefined()
-    const error = await ctx.agentLoop.create('s1', { ...ROUTE }).catch((caught: unknown) => caught)
-    expect(MissingServiceError.isInstance(error)).toBe(true)
-    expect(error).toMatchObject({ code: 'SERVICE_MISSING', service, packageName, plugin, requiredBy: 'AgentLoop' })
-    expect((error as Error).message).toBe(`AgentLoop needs ctx.${service}, which is not mounted in its Context: mount ${packageName} (ctx.plugin(${plugin})) in the same Context`)
-    assertClean()
-  })
+  ] as const)(
+    'without ctx.%s the loop still mounts, and create() names %s (%s)',
+    async (service, packageName, plugin) => {
+      const { ctx, assertClean } = await hostWithout(service)
+      // cordis would keep a plugin whose required inject is missing pending without a word.
+      expect(ctx.get('agentLoop')).toBeDefined()
+      const error = await ctx.agentLoop.create('s1', { ...ROUTE }).catch((caught: unknown) => caught)
+      expect(MissingServiceError.isInstance(error)).toBe(true)
+      expect(error).toMatchObject({ code: 'SERVICE_MISSING', service, packageName, plugin, requiredBy: 'AgentLoop' })
+      expect((error as Error).message).toBe(
+        `AgentLoop needs ctx.${service}, which is not mounted in its Context: mount ${packageName} (ctx.plugin(${plugin})) in the same Context`,
+      )
+      assertClean()
+    },
+  )
 
   it('a runtime unloaded after create ends the next turn with SERVICE_MISSING naming its package', async () => {
     const context = await createTestContext()
     contexts.push(context)
     const { ctx, assertClean } = context
     const runtime = ctx.plugin(LlmRuntime)
-    ctx.llm.registerAdapter('scripted', new ScriptedAdapter({ models: { 'scripted-model': MODEL }, responses: () => ({ content: 'ok' }) }))
+    ctx.llm.registerAdapter(
+      'scripted',
+      new ScriptedAdapter({ models: { 'scripted-model': MODEL }, responses: () => ({ content: 'ok' }) }),
+    )
     ctx.plugin(SessionStore, {})
     ctx.plugin(ToolRegistry)
     ctx.plugin(AgentLoop)
@@ -68,7 +79,8 @@ describe('a service the loop needs is not mounted', () => {
         reason: 'error',
         steps: 1,
         errorCode: 'SERVICE_MISSING',
-        error: 'AgentLoop needs ctx.llm, which is not mounted in its Context: mount @warmfold/llm (ctx.plugin(LlmRuntime)) in the same Context',
+        error:
+          'AgentLoop needs ctx.llm, which is not mounted in its Context: mount @warmfold/llm (ctx.plugin(LlmRuntime)) in the same Context',
       },
     ])
     expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turn: 2, turnErrorCode: 'SERVICE_MISSING' })

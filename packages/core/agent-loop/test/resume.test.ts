@@ -26,7 +26,12 @@ afterEach(async () => {
 async function fileLoop(responses: Parameters<typeof mountLoop>[0]): Promise<LoopHarness> {
   const harness = await mountLoop(responses, { store: 'file', directory })
   harnesses.push(harness)
-  harness.ctx.tools.register({ name: 'read', description: '', parameters: { type: 'object' }, execute: () => 'contents' })
+  harness.ctx.tools.register({
+    name: 'read',
+    description: '',
+    parameters: { type: 'object' },
+    execute: () => 'contents',
+  })
   return harness
 }
 
@@ -88,7 +93,9 @@ describe('resuming a session whose last turn never ended', () => {
 
     agent.followup('three')
     await agent.whenIdle()
-    const turns = agent.session.events.flatMap((event) => (event.type === 'turn/start' || event.type === 'turn/end' ? [[event.type, event.data.turn]] : []))
+    const turns = agent.session.events.flatMap((event) =>
+      event.type === 'turn/start' || event.type === 'turn/end' ? [[event.type, event.data.turn]] : [],
+    )
     expect(turns).toEqual([
       ['turn/start', 1],
       ['turn/end', 1],

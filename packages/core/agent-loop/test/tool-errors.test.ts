@@ -10,7 +10,11 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
 })
 
-async function runOneCall(args: string, name: string, register: (harness: LoopHarness) => void): Promise<{ harness: LoopHarness; agent: Agent; result: SessionEvent<'tool/result'> }> {
+async function runOneCall(
+  args: string,
+  name: string,
+  register: (harness: LoopHarness) => void,
+): Promise<{ harness: LoopHarness; agent: Agent; result: SessionEvent<'tool/result'> }> {
   const harness = await mountLoop([callTool('call-1', name, args), { content: 'recovered' }])
   harnesses.push(harness)
   register(harness)
@@ -43,7 +47,9 @@ describe('bad model output becomes an error tool result, never a crash', () => {
     const { result, agent, harness } = await runOneCall('{"path": src/a.ts', 'read', (harness) => {
       harness.ctx.tools.register({ name: 'read', description: '', parameters: { type: 'object' }, execute: () => 'x' })
     })
-    expect(resultText(result)).toMatch(/^Invalid arguments for tool "read": not valid JSON \(.+\)\. Arguments received: \{"path": src\/a\.ts$/)
+    expect(resultText(result)).toMatch(
+      /^Invalid arguments for tool "read": not valid JSON \(.+\)\. Arguments received: \{"path": src\/a\.ts$/,
+    )
     const call = agent.session.events.find((event) => event.type === 'assistant/message')
     expect(JSON.stringify(call?.data)).toContain(JSON.stringify('{"path": src/a.ts'))
     harness.assertClean()
@@ -51,7 +57,14 @@ describe('bad model output becomes an error tool result, never a crash', () => {
 
   it('reports a tool that throws', async () => {
     const { result, harness } = await runOneCall('{}', 'boom', (harness) => {
-      harness.ctx.tools.register({ name: 'boom', description: '', parameters: { type: 'object' }, execute: () => { throw new Error('disk on fire') } })
+      harness.ctx.tools.register({
+        name: 'boom',
+        description: '',
+        parameters: { type: 'object' },
+        execute: () => {
+          throw new Error('disk on fire')
+        },
+      })
     })
     expect(resultText(result)).toBe('Tool "boom" failed: disk on fire')
     harness.assertClean()
@@ -89,7 +102,12 @@ describe('tool registry', () => {
   it('offers tools in registration order and removes them when their plugin unloads', async () => {
     const harness = await mountLoop({ content: 'ok' })
     harnesses.push(harness)
-    harness.ctx.tools.register({ name: 'zeta', description: 'z', parameters: { type: 'object', required: ['b', 'a'], properties: { b: {}, a: {} } }, execute: () => '' })
+    harness.ctx.tools.register({
+      name: 'zeta',
+      description: 'z',
+      parameters: { type: 'object', required: ['b', 'a'], properties: { b: {}, a: {} } },
+      execute: () => '',
+    })
     const fork = harness.ctx.plugin({
       inject: ['tools'],
       apply(ctx) {
@@ -97,11 +115,17 @@ describe('tool registry', () => {
       },
     })
     expect(harness.ctx.tools.definitions().map((tool) => tool.name)).toEqual(['zeta', 'alpha'])
-    expect(JSON.stringify(harness.ctx.tools.definitions()[0]!.parameters)).toBe('{"properties":{"a":{},"b":{}},"required":["b","a"],"type":"object"}')
+    expect(JSON.stringify(harness.ctx.tools.definitions()[0]!.parameters)).toBe(
+      '{"properties":{"a":{},"b":{}},"required":["b","a"],"type":"object"}',
+    )
     fork.dispose()
     expect(harness.ctx.tools.names()).toEqual(['zeta'])
-    expect(() => harness.ctx.tools.register({ name: 'zeta', description: '', parameters: {}, execute: () => '' })).toThrow('a tool named "zeta" is already registered')
-    expect(() => harness.ctx.tools.register({ name: 'bad name', description: '', parameters: {}, execute: () => '' })).toThrow('"bad name"')
+    expect(() =>
+      harness.ctx.tools.register({ name: 'zeta', description: '', parameters: {}, execute: () => '' }),
+    ).toThrow('a tool named "zeta" is already registered')
+    expect(() =>
+      harness.ctx.tools.register({ name: 'bad name', description: '', parameters: {}, execute: () => '' }),
+    ).toThrow('"bad name"')
     harness.assertClean()
   })
 })

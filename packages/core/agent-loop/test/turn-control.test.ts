@@ -18,7 +18,9 @@ async function harnessWith(responses: Parameters<typeof mountLoop>[0]): Promise<
 }
 
 function turnEnds(harness: LoopHarness, sessionId: string) {
-  return harness.ctx.sessions.open(sessionId).then((session) => session.events.filter((event) => event.type === 'turn/end').map((event) => event.data))
+  return harness.ctx.sessions
+    .open(sessionId)
+    .then((session) => session.events.filter((event) => event.type === 'turn/end').map((event) => event.data))
 }
 
 describe('turn control', () => {
@@ -28,7 +30,9 @@ describe('turn control', () => {
     agent.followup('loop forever')
     await agent.whenIdle()
     expect(harness.adapter.requests).toHaveLength(3)
-    expect(await turnEnds(harness, 'max-steps')).toEqual([{ turn: 1, reason: 'max-steps', steps: 3, error: 'the turn reached maxSteps (3) without a final answer' }])
+    expect(await turnEnds(harness, 'max-steps')).toEqual([
+      { turn: 1, reason: 'max-steps', steps: 3, error: 'the turn reached maxSteps (3) without a final answer' },
+    ])
     harness.assertClean()
   })
 
@@ -42,7 +46,9 @@ describe('turn control', () => {
       yield { type: 'text-delta', index: 0, delta: 'wer' }
       yield { type: 'finish', reason: 'stop' }
     }
-    const harness = await harnessWith((_request, index) => (index === 0 ? { content: 'first answer' } : index === 1 ? { chunks: slow() } : { content: 'after abort' }))
+    const harness = await harnessWith((_request, index) =>
+      index === 0 ? { content: 'first answer' } : index === 1 ? { chunks: slow() } : { content: 'after abort' },
+    )
     const agent = await harness.ctx.agentLoop.create('abort', { ...ROUTE })
     agent.followup('one')
     await agent.whenIdle()
@@ -54,15 +60,26 @@ describe('turn control', () => {
     await agent.whenIdle()
     const events = agent.session.events
     const partial = events.find((event) => event.type === 'assistant/partial')
-    expect(partial?.data).toMatchObject({ turn: 2, step: 1, reason: 'aborted', content: [{ type: 'text', text: 'half an ans' }] })
+    expect(partial?.data).toMatchObject({
+      turn: 2,
+      step: 1,
+      reason: 'aborted',
+      content: [{ type: 'text', text: 'half an ans' }],
+    })
     expect(partial?.surface).toBeUndefined()
-    expect(events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)).toEqual(['stop', 'aborted'])
+    expect(
+      events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason),
+    ).toEqual(['stop', 'aborted'])
     agent.followup('three')
     await agent.whenIdle()
     const [first, aborted, third] = harness.requests
     expect(strictlyExtends(first!, aborted!)).toBe(true)
     expect(strictlyExtends(aborted!, third!)).toBe(true)
-    expect(third!.messages.some((message) => message.content.some((block) => block.type === 'text' && block.text.includes('half an ans')))).toBe(false)
+    expect(
+      third!.messages.some((message) =>
+        message.content.some((block) => block.type === 'text' && block.text.includes('half an ans')),
+      ),
+    ).toBe(false)
     harness.assertClean()
   })
 
@@ -89,7 +106,9 @@ describe('turn control', () => {
   it('retries a step at most maxStepRetries times, and unhandled errors end the turn with the LlmError code', async () => {
     const overflow = { error: new LlmError('CONTEXT_WINDOW_EXCEEDED', 'prompt is too long') }
     const harness = await harnessWith([overflow, overflow, { error: new LlmError('RATE_LIMITED', 'slow down') }])
-    harness.ctx.on('agent/request-error', (context) => ((context.error as LlmError).code === 'CONTEXT_WINDOW_EXCEEDED' ? { retry: true } : undefined))
+    harness.ctx.on('agent/request-error', (context) =>
+      (context.error as LlmError).code === 'CONTEXT_WINDOW_EXCEEDED' ? { retry: true } : undefined,
+    )
     const agent = await harness.ctx.agentLoop.create('no-loop', { ...ROUTE, maxStepRetries: 1 })
     agent.followup('one')
     await agent.whenIdle()
@@ -115,8 +134,14 @@ describe('turn control', () => {
     await agent.whenIdle()
     expect(harness.adapter.requests).toHaveLength(1 + DEFAULT_MAX_STEP_RETRIES)
     expect(granted).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8])
-    expect(agent.session.events.at(-1)?.data).toMatchObject({ reason: 'error', steps: 1, errorCode: 'CONTEXT_WINDOW_EXCEEDED' })
-    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxStepRetries: -1 })).rejects.toThrow('agent option maxStepRetries must be a non-negative integer, got -1')
+    expect(agent.session.events.at(-1)?.data).toMatchObject({
+      reason: 'error',
+      steps: 1,
+      errorCode: 'CONTEXT_WINDOW_EXCEEDED',
+    })
+    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxStepRetries: -1 })).rejects.toThrow(
+      'agent option maxStepRetries must be a non-negative integer, got -1',
+    )
     harness.assertClean()
   })
 
@@ -131,7 +156,9 @@ describe('turn control', () => {
       order.push('maintenance')
       return 42
     })
-    await expect(agent.runMaintenance(async () => 0)).rejects.toSatisfy((error: unknown) => AgentError.isInstance(error) && error.code === 'BUSY')
+    await expect(agent.runMaintenance(async () => 0)).rejects.toSatisfy(
+      (error: unknown) => AgentError.isInstance(error) && error.code === 'BUSY',
+    )
     agent.followup('queued during maintenance')
     expect(harness.adapter.requests).toHaveLength(0)
     release()
@@ -143,7 +170,9 @@ describe('turn control', () => {
     const slow = await harnessWith(() => new Promise(() => {}))
     const busy = await slow.ctx.agentLoop.create('busy', { ...ROUTE })
     busy.followup('never answered')
-    await expect(busy.runMaintenance(async () => 1)).rejects.toThrow(/is running; maintenance runs only while it is idle/)
+    await expect(busy.runMaintenance(async () => 1)).rejects.toThrow(
+      /is running; maintenance runs only while it is idle/,
+    )
     busy.abort()
     await busy.whenIdle()
     expect(busy.session.events.at(-1)?.data).toMatchObject({ reason: 'aborted' })
@@ -166,8 +195,12 @@ describe('turn control', () => {
 
   it('rejects bad agent options naming the option', async () => {
     const harness = await harnessWith({ content: 'ok' })
-    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxSteps: 0 })).rejects.toThrow('agent option maxSteps must be a positive integer, got 0')
-    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, model: '' })).rejects.toThrow('agent option model must be a non-empty string')
+    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxSteps: 0 })).rejects.toThrow(
+      'agent option maxSteps must be a positive integer, got 0',
+    )
+    await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, model: '' })).rejects.toThrow(
+      'agent option model must be a non-empty string',
+    )
     harness.assertClean()
   })
 })

@@ -9,7 +9,9 @@ afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.dispose()
 })
 
-async function harnessWith(responses: Parameters<typeof mountLoop>[0]): Promise<LoopHarness & { reported: AgentError[] }> {
+async function harnessWith(
+  responses: Parameters<typeof mountLoop>[0],
+): Promise<LoopHarness & { reported: AgentError[] }> {
   const harness = await mountLoop(responses)
   harnesses.push(harness)
   const reported: AgentError[] = []
@@ -36,7 +38,14 @@ describe('what a followup resolves with', () => {
     const failed = agent.followup('hi')
     const next = agent.followup('again')
     const result = await failed
-    expect(result).toEqual({ turn: 1, reason: 'error', steps: 1, errorCode: 'AUTH', error: 'scripted: 401 invalid x-api-key', cause: denied })
+    expect(result).toEqual({
+      turn: 1,
+      reason: 'error',
+      steps: 1,
+      errorCode: 'AUTH',
+      error: 'scripted: 401 invalid x-api-key',
+      cause: denied,
+    })
     // lastError is set before the failed turn's promise resolves.
     expect(agent.lastError).toMatchObject({ code: 'TURN_FAILED', turn: 1, turnErrorCode: 'AUTH', cause: denied })
     expect(agent.lastError?.message).toBe('agent denied: turn 1 failed (AUTH): scripted: 401 invalid x-api-key')
@@ -46,12 +55,18 @@ describe('what a followup resolves with', () => {
     expect(agent.lastError?.turn).toBe(1)
     // The log has the same facts, without the thrown value.
     const ends = agent.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)
-    expect(ends[0]).toEqual({ turn: 1, reason: 'error', steps: 1, errorCode: 'AUTH', error: 'scripted: 401 invalid x-api-key' })
+    expect(ends[0]).toEqual({
+      turn: 1,
+      reason: 'error',
+      steps: 1,
+      errorCode: 'AUTH',
+      error: 'scripted: 401 invalid x-api-key',
+    })
     // A failed turn is the host's to handle, not a warning of the plugin system.
     harness.assertClean()
   })
 
-  it('a route with no adapter: the turn fails with the runtime\'s message instead of ending silently', async () => {
+  it("a route with no adapter: the turn fails with the runtime's message instead of ending silently", async () => {
     const harness = await harnessWith({ content: 'never sent' })
     const agent = await harness.ctx.agentLoop.create('no-adapter', { provider: 'anthropic', model: 'claude' })
     const result: TurnResult = await agent.followup('hi')
@@ -76,7 +91,13 @@ describe('what a followup resolves with', () => {
     const reason = new Error('the user pressed escape')
     expect(agent.abort(reason).map((message) => message.content)).toEqual([[{ type: 'text', text: 'two' }]])
     release()
-    expect(await queued).toEqual({ reason: 'unsent', steps: 0, errorCode: 'ABORTED', error: 'removed from the queue by abort() before its turn started', cause: reason })
+    expect(await queued).toEqual({
+      reason: 'unsent',
+      steps: 0,
+      errorCode: 'ABORTED',
+      error: 'removed from the queue by abort() before its turn started',
+      cause: reason,
+    })
     expect(await running).toMatchObject({ turn: 1, reason: 'aborted' })
     expect(agent.lastError).toBeUndefined()
     harness.assertClean()

@@ -14,6 +14,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => AgentLoop.Config({ maxSteps: 10 })).toThrow('AgentLoop config: unknown key "maxSteps"; known keys: (none)')
+    expect(() => AgentLoop.Config({ maxSteps: 10 })).toThrow(
+      'AgentLoop config: unknown key "maxSteps"; known keys: (none)',
+    )
   })
 })

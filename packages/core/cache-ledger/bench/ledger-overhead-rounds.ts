@@ -10,7 +10,8 @@ const ROUNDS = 8
 async function round(ledger: boolean): Promise<number> {
   const start = performance.now()
   for (const window of [32000, 128000, 512000]) {
-    for (const strategy of ['warmfold', 'legacy', 'cold'] as const) await runWorkload({ window, strategy }, ledger ? {} : { ledger: false })
+    for (const strategy of ['warmfold', 'legacy', 'cold'] as const)
+      await runWorkload({ window, strategy }, ledger ? {} : { ledger: false })
   }
   return performance.now() - start
 }
@@ -29,4 +30,6 @@ for (let index = 0; index < ROUNDS; index++) {
 }
 const sorted = ratios.toSorted((left, right) => left - right)
 const median = ((sorted[ROUNDS / 2 - 1] as number) + (sorted[ROUNDS / 2] as number)) / 2
-console.log(`mean per round: ${(without / ROUNDS).toFixed(0)} ms without the ledger, ${(withLedger / ROUNDS).toFixed(0)} ms with it: +${((withLedger / without - 1) * 100).toFixed(1)} % (median round +${(median * 100).toFixed(1)} %)`)
+console.log(
+  `mean per round: ${(without / ROUNDS).toFixed(0)} ms without the ledger, ${(withLedger / ROUNDS).toFixed(0)} ms with it: +${((withLedger / without - 1) * 100).toFixed(1)} % (median round +${(median * 100).toFixed(1)} %)`,
+)

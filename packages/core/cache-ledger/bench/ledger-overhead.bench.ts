@@ -14,11 +14,19 @@ for (const window of [128000, 512000]) {
         await runWorkload({ window })
       }
     })
-    bench('without the cache ledger', async () => {
-      await runWorkload({ window }, { ledger: false })
-    }, { iterations: 15, time: 0, warmupIterations: 2 })
-    bench('with the cache ledger', async () => {
-      await runWorkload({ window })
-    }, { iterations: 15, time: 0, warmupIterations: 2 })
+    bench(
+      'without the cache ledger',
+      async () => {
+        await runWorkload({ window }, { ledger: false })
+      },
+      { iterations: 15, time: 0, warmupIterations: 2 },
+    )
+    bench(
+      'with the cache ledger',
+      async () => {
+        await runWorkload({ window })
+      },
+      { iterations: 15, time: 0, warmupIterations: 2 },
+    )
   })
 }

@@ -20,7 +20,10 @@ export function rewritesBetween(session: Session, from: number, to: number): Log
     const type: string | undefined = event?.type
     if (!event || (type !== 'compaction/summary' && type !== 'compaction/prune')) continue
     const range = (event.data as { shadowedRange?: { start?: unknown } }).shadowedRange
-    rewrites.push({ kind: type === 'compaction/summary' ? 'fold' : 'prune', start: typeof range?.start === 'number' ? range.start : 0 })
+    rewrites.push({
+      kind: type === 'compaction/summary' ? 'fold' : 'prune',
+      start: typeof range?.start === 'number' ? range.start : 0,
+    })
   }
   return rewrites
 }
@@ -51,7 +54,10 @@ export interface CauseFacts {
 export function structuralCause(facts: CauseFacts): CacheBreakCause {
   const { comparison, match } = facts
   const divergence = comparison.divergence
-  const kept = divergence.part === 'none' || divergence.part === 'first' ? Math.max(comparison.sharedChars, match.chars) : (divergence.charOffset ?? 0)
+  const kept =
+    divergence.part === 'none' || divergence.part === 'first'
+      ? Math.max(comparison.sharedChars, match.chars)
+      : (divergence.charOffset ?? 0)
   if ((match.chars > match.liveChars || facts.referenceExpired) && match.liveChars < kept) return 'expired'
   if (!facts.ownSession) return 'none'
   switch (divergence.part) {
@@ -84,7 +90,12 @@ function rewriteCause(rewrites: readonly LoggedRewrite[], index: number): CacheB
  * more than 5 % (providers cache in blocks and behind minimum lengths). False when the provider
  * reported no prompt or cached tokens.
  */
-export function providerMissed(expectedChars: number, promptChars: number, usage: TokenUsage | undefined, toleranceTokens: number): boolean {
+export function providerMissed(
+  expectedChars: number,
+  promptChars: number,
+  usage: TokenUsage | undefined,
+  toleranceTokens: number,
+): boolean {
   if (!usage || usage.cacheReadTokens === undefined || promptChars <= 0) return false
   const promptTokens = promptTokensOf(usage)
   if (!promptTokens) return false

@@ -39,10 +39,29 @@ export interface CacheDivergence {
  * cached tokens than expected: eviction, routing, lag), `unknown` (the prompt changed without a
  * logged reason); `none` when nothing broke.
  */
-export type CacheBreakCause = 'none' | 'fold' | 'prune' | 'fork' | 'envelope' | 'tools' | 'expired' | 'provider' | 'unknown'
+export type CacheBreakCause =
+  | 'none'
+  | 'fold'
+  | 'prune'
+  | 'fork'
+  | 'envelope'
+  | 'tools'
+  | 'expired'
+  | 'provider'
+  | 'unknown'
 
 /** Every cause, in the order reports list them. */
-export const CACHE_BREAK_CAUSES: readonly CacheBreakCause[] = ['none', 'fold', 'prune', 'fork', 'envelope', 'tools', 'expired', 'provider', 'unknown']
+export const CACHE_BREAK_CAUSES: readonly CacheBreakCause[] = [
+  'none',
+  'fold',
+  'prune',
+  'fork',
+  'envelope',
+  'tools',
+  'expired',
+  'provider',
+  'unknown',
+]
 
 /**
  * The data of one `cache/observation` event: one request sent through `ctx.llm` and what the

@@ -28,7 +28,10 @@ declare module '@cordisjs/core' {
  * The ledger only appends log-only events; it never changes a request or a prompt byte.
  */
 export class CacheLedger extends Service<CacheLedger.Config> {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/cache-ledger', provides: 'ctx.cacheLedger' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/cache-ledger',
+    provides: 'ctx.cacheLedger',
+  }
   static [Service.provide] = 'cacheLedger'
   static [Service.immediate]: boolean = true
   static inject = ['llm', 'sessions']
@@ -37,7 +40,10 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     super(ctx, config)
     const now = config.now ?? Date.now
     const ttls: Record<string, number> = { ...DEFAULT_CACHE_TTL_MS, ...config.cacheTtlMs }
-    const observer = new RequestObserver({ toleranceTokens: config.providerToleranceTokens, forgetAfterMs: config.forgetAfterMs })
+    const observer = new RequestObserver({
+      toleranceTokens: config.providerToleranceTokens,
+      forgetAfterMs: config.forgetAfterMs,
+    })
     const sessions = new Map<string, Session>()
     const openSession = (sessionId: string): Session | undefined => {
       const session = sessions.get(sessionId)
@@ -46,11 +52,20 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     const sent = new WeakMap<GenerateOptions, SentRequest>()
     const unlogged = new Set<string>()
 
-    const log = (sessionId: string, ...[type, data]: ['cache/observation', SessionEventMap['cache/observation']] | ['cache/guard', SessionEventMap['cache/guard']]): void => {
+    const log = (
+      sessionId: string,
+      ...[type, data]:
+        | ['cache/observation', SessionEventMap['cache/observation']]
+        | ['cache/guard', SessionEventMap['cache/guard']]
+    ): void => {
       const session = openSession(sessionId)
       if (!session) {
         // Said once per session: a host sending requests for a session the store does not hold.
-        if (!unlogged.has(sessionId)) ctx.emit('internal/warning', `CacheLedger: session ${sessionId} is not open in ctx.sessions, or was opened before the ledger was mounted, so its ${type} events are not logged (said once per session)`)
+        if (!unlogged.has(sessionId))
+          ctx.emit(
+            'internal/warning',
+            `CacheLedger: session ${sessionId} is not open in ctx.sessions, or was opened before the ledger was mounted, so its ${type} events are not logged (said once per session)`,
+          )
         unlogged.add(sessionId)
         return
       }
@@ -58,7 +73,10 @@ export class CacheLedger extends Service<CacheLedger.Config> {
         if (type === 'cache/guard') session.append(type, data)
         else session.append(type, data)
       } catch (error) {
-        ctx.emit('internal/warning', `CacheLedger: could not log ${type} to session ${sessionId}: ${(error as Error)?.message ?? String(error)}`)
+        ctx.emit(
+          'internal/warning',
+          `CacheLedger: could not log ${type} to session ${sessionId}: ${(error as Error)?.message ?? String(error)}`,
+        )
       }
     }
 
@@ -83,11 +101,19 @@ export class CacheLedger extends Service<CacheLedger.Config> {
         request = observer.send(options, session, ttlMs, now())
       } catch (error) {
         // The ledger only watches: a request it cannot fingerprint (say, a NaN temperature) is not observed, but still sent.
-        ctx.emit('internal/warning', `CacheLedger: could not observe a ${options.purpose ?? 'llm'} request to ${options.provider}/${options.model}: ${(error as Error)?.message ?? String(error)}`)
+        ctx.emit(
+          'internal/warning',
+          `CacheLedger: could not observe a ${options.purpose ?? 'llm'} request to ${options.provider}/${options.model}: ${(error as Error)?.message ?? String(error)}`,
+        )
         return
       }
       if (request.guard && config.guard !== 'off' && options.sessionId !== undefined) {
-        const guard: CacheGuardData = { action: config.guard, provider: options.provider, model: options.model, ...request.guard }
+        const guard: CacheGuardData = {
+          action: config.guard,
+          provider: options.provider,
+          model: options.model,
+          ...request.guard,
+        }
         log(options.sessionId, 'cache/guard', guard)
         if (config.guard === 'refuse') throw new CacheGuardError(options.sessionId, guard.reason, guard.divergence)
       }
@@ -113,7 +139,8 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       (options: GenerateOptions) => {
         const key = `${options.provider}\u0000${options.model}`
         const ttlMs = modelTtls.get(key)
-        if (ttlMs === undefined) return resolveTtl(options.provider, options.model, key).then((resolved) => observe(options, resolved))
+        if (ttlMs === undefined)
+          return resolveTtl(options.provider, options.model, key).then((resolved) => observe(options, resolved))
         observe(options, ttlMs)
       },
       { prepend: true },
@@ -170,12 +197,23 @@ export namespace CacheLedger {
   export const Config: ConfigParser<Config> = strictConfig(
     'CacheLedger',
     Schema.object({
-      guard: Schema.union(['warn', 'refuse', 'off'] as const).default('warn').description('What the summary guard does with a summary call that is not a warm replay.'),
-      cacheTtlMs: Schema.dict(Schema.number().min(1)).default({}).description('Cache TTL per provider id (ms), for models without ModelInfo.cacheTtlMs.'),
-      providerToleranceTokens: Schema.natural().default(1024).description('How far cached tokens may fall short of the expected prefix before the provider is blamed.'),
-      forgetAfterMs: Schema.number().min(1).default(24 * 60 * 60 * 1000).description('Forget prompt parts and sessions not seen for this long (ms).'),
+      guard: Schema.union(['warn', 'refuse', 'off'] as const)
+        .default('warn')
+        .description('What the summary guard does with a summary call that is not a warm replay.'),
+      cacheTtlMs: Schema.dict(Schema.number().min(1))
+        .default({})
+        .description('Cache TTL per provider id (ms), for models without ModelInfo.cacheTtlMs.'),
+      providerToleranceTokens: Schema.natural()
+        .default(1024)
+        .description('How far cached tokens may fall short of the expected prefix before the provider is blamed.'),
+      forgetAfterMs: Schema.number()
+        .min(1)
+        .default(24 * 60 * 60 * 1000)
+        .description('Forget prompt parts and sessions not seen for this long (ms).'),
       now: Schema.function().description('The clock in milliseconds; default Date.now.'),
-      estimateUsage: Schema.function().description("Usage for a call whose provider reported none; the provider's own usage always wins."),
+      estimateUsage: Schema.function().description(
+        "Usage for a call whose provider reported none; the provider's own usage always wins.",
+      ),
     }),
   ) as ConfigParser<Config>
 }

@@ -18,7 +18,9 @@ function isWellFormed(text: string): boolean {
 
 /** SHA-256 in base64url: the one-shot `crypto.hash` where Node has it (20.12+), a Hash object before. */
 const sha256: (data: string) => string =
-  typeof crypto.hash === 'function' ? (data) => crypto.hash('sha256', data, 'base64url') : (data) => crypto.createHash('sha256').update(data).digest('base64url')
+  typeof crypto.hash === 'function'
+    ? (data) => crypto.hash('sha256', data, 'base64url')
+    : (data) => crypto.createHash('sha256').update(data).digest('base64url')
 
 /** A 96-bit hash of `text`, as 16 base64url characters. */
 export function hashText(text: string): string {
@@ -82,7 +84,8 @@ function visit(state: DigestState, item: unknown, path: string): void {
       state.chars += item ? 4 : 5
       return
     case 'number': {
-      if (!Number.isFinite(item)) throw new TypeError(`canonicalDigest: ${path} is ${item}, which JSON cannot represent`)
+      if (!Number.isFinite(item))
+        throw new TypeError(`canonicalDigest: ${path} is ${item}, which JSON cannot represent`)
       const text = JSON.stringify(item)
       state.stream += `d${text};`
       state.chars += text.length
@@ -96,12 +99,16 @@ function visit(state: DigestState, item: unknown, path: string): void {
   if (Array.isArray(item)) {
     state.stream += '['
     state.chars += 2 + Math.max(0, item.length - 1)
-    for (let index = 0; index < item.length; index++) visit(state, item[index] === undefined ? null : item[index], `${path}[${index}]`)
+    for (let index = 0; index < item.length; index++)
+      visit(state, item[index] === undefined ? null : item[index], `${path}[${index}]`)
     state.stream += ']'
     return
   }
   const prototype = Object.getPrototypeOf(item)
-  if (prototype !== Object.prototype && prototype !== null) throw new TypeError(`canonicalDigest: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`)
+  if (prototype !== Object.prototype && prototype !== null)
+    throw new TypeError(
+      `canonicalDigest: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`,
+    )
   const record = item as Record<string, unknown>
   state.stream += '{'
   state.chars += 2

@@ -25,16 +25,22 @@ export interface Comparison {
  * last message is one user message of text (the instruction), not text appended to a replayed
  * message.
  */
-export function compareRequests(reference: RequestFingerprint, request: RequestFingerprint, replay: boolean): Comparison {
+export function compareRequests(
+  reference: RequestFingerprint,
+  request: RequestFingerprint,
+  replay: boolean,
+): Comparison {
   for (let field = 0; field < ENVELOPE_FIELDS.length; field++) {
-    if (reference.envelope[field] !== request.envelope[field]) return { divergence: { part: 'envelope', field: ENVELOPE_FIELDS[field], charOffset: 0 }, sharedChars: 0 }
+    if (reference.envelope[field] !== request.envelope[field])
+      return { divergence: { part: 'envelope', field: ENVELOPE_FIELDS[field], charOffset: 0 }, sharedChars: 0 }
   }
   const instruction = replay ? request.messages.at(-1) : undefined
   const limit = instruction ? instruction.start : request.segments.length
   const common = Math.min(limit, reference.segments.length)
   let index = 0
   while (index < common && reference.segments[index]?.hash === request.segments[index]?.hash) index++
-  if (index < common) return { divergence: divergenceAt(reference, request, index), sharedChars: charsBefore(request, index) }
+  if (index < common)
+    return { divergence: divergenceAt(reference, request, index), sharedChars: charsBefore(request, index) }
   if (!instruction) return { divergence: { part: 'none' }, sharedChars: charsBefore(request, index) }
   return replayShape(reference, request, instruction, index)
 }
@@ -42,9 +48,15 @@ export function compareRequests(reference: RequestFingerprint, request: RequestF
 /** Compares with the best-matching earlier request of the family, when the session gives nothing to compare with. */
 export function compareWithFamily(request: RequestFingerprint, match: PrefixMatch): Comparison {
   if (!match.known) return { divergence: { part: 'first' }, sharedChars: 0 }
-  if (match.segments === request.segments.length || match.extendsEarlier) return { divergence: { part: 'none' }, sharedChars: match.chars }
+  if (match.segments === request.segments.length || match.extendsEarlier)
+    return { divergence: { part: 'none' }, sharedChars: match.chars }
   const where = segmentPart(request, match.segments)
-  const divergence: CacheDivergence = where?.part === 'message' ? { part: 'message', index: where.index, role: where.role, charOffset: match.chars } : where?.part === 'tools' ? { part: 'tools', index: where.index, charOffset: match.chars } : { part: 'system', charOffset: match.chars }
+  const divergence: CacheDivergence =
+    where?.part === 'message'
+      ? { part: 'message', index: where.index, role: where.role, charOffset: match.chars }
+      : where?.part === 'tools'
+        ? { part: 'tools', index: where.index, charOffset: match.chars }
+        : { part: 'system', charOffset: match.chars }
   return { divergence, sharedChars: match.chars }
 }
 
@@ -62,7 +74,12 @@ function divergenceAt(reference: RequestFingerprint, request: RequestFingerprint
 }
 
 /** A summary call whose replay matched: is its last message a separate instruction? */
-function replayShape(reference: RequestFingerprint, request: RequestFingerprint, instruction: MessageShape, matched: number): Comparison {
+function replayShape(
+  reference: RequestFingerprint,
+  request: RequestFingerprint,
+  instruction: MessageShape,
+  matched: number,
+): Comparison {
   const position = request.messages.length - 1
   const offset = charsBefore(request, instruction.start)
   if (!instruction.instruction) {
@@ -75,9 +92,19 @@ function replayShape(reference: RequestFingerprint, request: RequestFingerprint,
   // Text appended to the last replayed user message instead of a message of its own: the
   // replayed message's blocks are followed by the instruction's in the same message.
   const replayed = reference.messages[position]
-  if (replayed && matched === instruction.start && replayed.start === instruction.start && replayed.role === instruction.role && replayed.blocks < instruction.blocks) {
+  if (
+    replayed &&
+    matched === instruction.start &&
+    replayed.start === instruction.start &&
+    replayed.role === instruction.role &&
+    replayed.blocks < instruction.blocks
+  ) {
     let block = 0
-    while (block < replayed.blocks && reference.segments[replayed.start + block]?.hash === request.segments[instruction.start + block]?.hash) block++
+    while (
+      block < replayed.blocks &&
+      reference.segments[replayed.start + block]?.hash === request.segments[instruction.start + block]?.hash
+    )
+      block++
     if (block === replayed.blocks) {
       const charOffset = charsBefore(request, instruction.start + block)
       return {

@@ -57,7 +57,14 @@ export class PrefixIndex {
       chars += segment.chars
       if (now - child.sentAt <= ttlMs) liveChars = chars
     }
-    return { known: true, segments, chars, liveChars, extendsEarlier: segments > 0 && node.ends, idleMs: Math.max(0, now - family.lastSentAt) }
+    return {
+      known: true,
+      segments,
+      chars,
+      liveChars,
+      extendsEarlier: segments > 0 && node.ends,
+      idleMs: Math.max(0, now - family.lastSentAt),
+    }
   }
 
   /** Records `print` as sent at `sentAt`: creates or refreshes every node on its path. */

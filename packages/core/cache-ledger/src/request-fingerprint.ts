@@ -48,7 +48,10 @@ export interface RequestFingerprint {
 }
 
 /** The part of a prompt a segment belongs to. */
-export type SegmentPart = { readonly part: 'tools'; readonly index: number } | { readonly part: 'system' } | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
+export type SegmentPart =
+  | { readonly part: 'tools'; readonly index: number }
+  | { readonly part: 'system' }
+  | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
 
 interface MessagePrint {
   readonly role: MessageRole
@@ -82,7 +85,12 @@ export class Fingerprinter {
     const messages: MessageShape[] = []
     for (const message of request.messages) {
       const print = this.message(message)
-      messages.push({ role: print.role, start: segments.length, blocks: print.segments.length, instruction: print.instruction })
+      messages.push({
+        role: print.role,
+        start: segments.length,
+        blocks: print.segments.length,
+        instruction: print.instruction,
+      })
       for (const segment of print.segments) segments.push(segment)
     }
     let chars = 0
@@ -90,7 +98,10 @@ export class Fingerprinter {
     return { family, envelope, segments, tools, system, messages, chars }
   }
 
-  private envelope(request: Pick<GenerateOptions, EnvelopeField>): { readonly family: string; readonly envelope: readonly string[] } {
+  private envelope(request: Pick<GenerateOptions, EnvelopeField>): {
+    readonly family: string
+    readonly envelope: readonly string[]
+  } {
     // One small JSON key per request; the hashes of each distinct envelope are computed once.
     const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
     let found = this.envelopes.get(key)
@@ -125,8 +136,14 @@ export class Fingerprinter {
   private message(message: Message): MessagePrint {
     let print = this.messagePrints.get(message)
     if (!print) {
-      const segments = message.content.map((block: ContentBlock, index) => canonicalDigest(index === 0 ? { role: message.role, block } : { block }))
-      print = { role: message.role, segments, instruction: message.role === 'user' && message.content.every((block) => block.type === 'text') }
+      const segments = message.content.map((block: ContentBlock, index) =>
+        canonicalDigest(index === 0 ? { role: message.role, block } : { block }),
+      )
+      print = {
+        role: message.role,
+        segments,
+        instruction: message.role === 'user' && message.content.every((block) => block.type === 'text'),
+      }
       if (Object.isFrozen(message)) this.messagePrints.set(message, print)
     }
     return print

@@ -76,19 +76,47 @@ export class RequestObserver {
     let reference = sessionId === undefined ? undefined : this.references.get(sessionId)
     // A fork's first request replays its parent's last conversation request plus its task: that
     // is the prefix it must read (it has no request of its own yet).
-    const parent = !reference && purpose === 'conversation' && request.cacheSessionId !== undefined && request.cacheSessionId !== sessionId ? this.references.get(request.cacheSessionId) : undefined
+    const parent =
+      !reference &&
+      purpose === 'conversation' &&
+      request.cacheSessionId !== undefined &&
+      request.cacheSessionId !== sessionId
+        ? this.references.get(request.cacheSessionId)
+        : undefined
     if (parent) reference = parent
     // A summary call before any conversation request of this process (a resumed session): the
     // request the conversation would send now is what the summary call must replay.
     if (!reference && replay && session) reference = this.currentRequest(session, now)
     const comparison = reference ? compareRequests(reference.print, print, replay) : compareWithFamily(print, match)
     const rewrites = reference && session && !parent ? rewritesBetween(session, reference.sentSeq, sentSeq) : []
-    const structural = structuralCause({ comparison, match, referenceExpired: !!reference && now - reference.sentAt > ttlMs, rewrites, ownSession: !!reference })
+    const structural = structuralCause({
+      comparison,
+      match,
+      referenceExpired: !!reference && now - reference.sentAt > ttlMs,
+      rewrites,
+      ownSession: !!reference,
+    })
     // Departing from the parent's request is the fork's own break (expiry stays expiry).
     const cause = parent && structural !== 'none' && structural !== 'expired' ? 'fork' : structural
     const part = comparison.divergence.part
-    const guard = replay && reference && part !== 'none' && part !== 'first' ? { divergence: comparison.divergence, reason: describeSummaryDivergence(comparison, cause) } : undefined
-    return { print, purpose, provider: request.provider, model: request.model, sessionId, sentAt: now, sentSeq, match, comparison, cause, fork: !!parent, guard }
+    const guard =
+      replay && reference && part !== 'none' && part !== 'first'
+        ? { divergence: comparison.divergence, reason: describeSummaryDivergence(comparison, cause) }
+        : undefined
+    return {
+      print,
+      purpose,
+      provider: request.provider,
+      model: request.model,
+      sessionId,
+      sentAt: now,
+      sentSeq,
+      match,
+      comparison,
+      cause,
+      fork: !!parent,
+      guard,
+    }
   }
 
   /** Records `sent` as received by the provider and returns its observation. */
@@ -100,7 +128,8 @@ export class RequestObserver {
     this.sweep(now)
     const usage = outcome.usage
     const expected = sent.match.liveChars
-    const missed = sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens)
+    const missed =
+      sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens)
     const cause = missed ? (sent.fork ? 'fork' : 'provider') : sent.cause
     // Every key in one order, unreported buckets undefined (the log drops them): one object shape.
     return {
@@ -158,7 +187,12 @@ export class RequestObserver {
   private currentRequest(session: Session, now: number): Reference | undefined {
     const header = session.requestHeader()
     if (!header) return undefined
-    const print = this.fingerprinter.fingerprint({ ...header.config, system: header.system, tools: header.tools, messages: session.deriveMessages() })
+    const print = this.fingerprinter.fingerprint({
+      ...header.config,
+      system: header.system,
+      tools: header.tools,
+      messages: session.deriveMessages(),
+    })
     return { print, sentAt: now, sentSeq: session.length }
   }
 
@@ -168,7 +202,8 @@ export class RequestObserver {
     if (this.lastSweep !== undefined && now - this.lastSweep < forget / 8) return
     this.lastSweep = now
     this.index.sweep(now, forget)
-    for (const [sessionId, reference] of this.references) if (now - reference.sentAt > forget) this.references.delete(sessionId)
+    for (const [sessionId, reference] of this.references)
+      if (now - reference.sentAt > forget) this.references.delete(sessionId)
   }
 
   /** Prompt-part nodes held (for tests of forgetting). */
@@ -186,7 +221,8 @@ export class RequestObserver {
 function lastConversationObservation(session: Session): SessionEvent<'cache/observation'> | undefined {
   for (let seq = session.length - 1; seq >= 0; seq--) {
     const event = session.eventAt(seq)
-    if (event?.type === 'cache/observation' && event.data.purpose === 'conversation') return event as SessionEvent<'cache/observation'>
+    if (event?.type === 'cache/observation' && event.data.purpose === 'conversation')
+      return event as SessionEvent<'cache/observation'>
   }
   return undefined
 }

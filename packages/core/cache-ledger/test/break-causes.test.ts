@@ -2,7 +2,19 @@ import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/
 import { afterEach, describe, expect, it } from 'vitest'
 import { charsBefore, Fingerprinter } from '../src/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
-import { BASE, conversationRequest, finish, logFold, logPrune, mountLedger, observations, send, startSession, step, TOOLS } from './ledger-fixture.ts'
+import {
+  BASE,
+  conversationRequest,
+  finish,
+  logFold,
+  logPrune,
+  mountLedger,
+  observations,
+  send,
+  startSession,
+  step,
+  TOOLS,
+} from './ledger-fixture.ts'
 
 const harnesses: LedgerHarness[] = []
 afterEach(async () => {
@@ -30,7 +42,16 @@ describe('cache/observation: one per request, with the first divergence and its 
     const second = conversationRequest(session)
     await step(harness, session)
     const [first, next] = observations(session)
-    expect(first).toMatchObject({ purpose: 'conversation', provider: 'p', model: 'm', divergence: { part: 'first' }, cause: 'none', expected: 0, idleMs: null, finish: 'stop' })
+    expect(first).toMatchObject({
+      purpose: 'conversation',
+      provider: 'p',
+      model: 'm',
+      divergence: { part: 'first' },
+      cause: 'none',
+      expected: 0,
+      idleMs: null,
+      finish: 'stop',
+    })
     expect(next).toMatchObject({ divergence: { part: 'none' }, cause: 'none', idleMs: 20_000 })
     // Everything the first request sent is a prefix of the second.
     expect(next!.expected).toBe(first!.chars)
@@ -47,7 +68,11 @@ describe('cache/observation: one per request, with the first divergence and its 
     await step(harness, session)
     const observation = observations(session).at(-1)!
     const offset = charsBeforeMessage(request, 0)
-    expect(observation).toMatchObject({ cause: 'fold', divergence: { part: 'message', index: 0, role: 'user', charOffset: offset }, expected: offset })
+    expect(observation).toMatchObject({
+      cause: 'fold',
+      divergence: { part: 'message', index: 0, role: 'user', charOffset: offset },
+      expected: offset,
+    })
   })
 
   it('prune: a tool result rewritten in place breaks the prefix at that message', async () => {
@@ -58,10 +83,14 @@ describe('cache/observation: one per request, with the first divergence and its 
     const request = conversationRequest(session)
     await step(harness, session)
     const offset = charsBeforeMessage(request, 4)
-    expect(observations(session).at(-1)).toMatchObject({ cause: 'prune', divergence: { part: 'message', index: 4, role: 'user', charOffset: offset }, expected: offset })
+    expect(observations(session).at(-1)).toMatchObject({
+      cause: 'prune',
+      divergence: { part: 'message', index: 4, role: 'user', charOffset: offset },
+      expected: offset,
+    })
   })
 
-  it('fold and prune logged together: the divergence at message 0 is the fold\'s', async () => {
+  it("fold and prune logged together: the divergence at message 0 is the fold's", async () => {
     const harness = await mount()
     const session = await startSession(harness)
     for (let index = 0; index < 4; index++) await step(harness, session)
@@ -76,7 +105,12 @@ describe('cache/observation: one per request, with the first divergence and its 
     const session = await startSession(harness)
     await step(harness, session)
     await step(harness, session, { reasoningEffort: 'max' })
-    expect(observations(session).at(-1)).toMatchObject({ cause: 'envelope', divergence: { part: 'envelope', field: 'reasoningEffort', charOffset: 0 }, expected: 0, idleMs: null })
+    expect(observations(session).at(-1)).toMatchObject({
+      cause: 'envelope',
+      divergence: { part: 'envelope', field: 'reasoningEffort', charOffset: 0 },
+      expected: 0,
+      idleMs: null,
+    })
   })
 
   it('envelope: a new system prompt breaks the prefix after the tools', async () => {
@@ -86,7 +120,11 @@ describe('cache/observation: one per request, with the first divergence and its 
     const request = conversationRequest(session, { system: `${BASE.system} Answer briefly.` })
     await step(harness, session, { system: request.system })
     const offset = charsBefore(new Fingerprinter().fingerprint(request), TOOLS.length)
-    expect(observations(session).at(-1)).toMatchObject({ cause: 'envelope', divergence: { part: 'system', charOffset: offset }, expected: offset })
+    expect(observations(session).at(-1)).toMatchObject({
+      cause: 'envelope',
+      divergence: { part: 'system', charOffset: offset },
+      expected: offset,
+    })
   })
 
   it('tools: a tool added before the others breaks the prefix at tool 0', async () => {
@@ -95,7 +133,11 @@ describe('cache/observation: one per request, with the first divergence and its 
     await step(harness, session)
     const tools = [{ name: 'search', description: 'Search the repository.', parameters: { type: 'object' } }, ...TOOLS]
     await step(harness, session, { tools })
-    expect(observations(session).at(-1)).toMatchObject({ cause: 'tools', divergence: { part: 'tools', index: 0, charOffset: 0 }, expected: 0 })
+    expect(observations(session).at(-1)).toMatchObject({
+      cause: 'tools',
+      divergence: { part: 'tools', index: 0, charOffset: 0 },
+      expected: 0,
+    })
   })
 
   it('tools: a tool removed at the end breaks the prefix after the tools kept', async () => {
@@ -105,10 +147,14 @@ describe('cache/observation: one per request, with the first divergence and its 
     const request = conversationRequest(session, { tools: TOOLS.slice(0, 1) })
     await step(harness, session, { tools: TOOLS.slice(0, 1) })
     const offset = charsBefore(new Fingerprinter().fingerprint(request), 1)
-    expect(observations(session).at(-1)).toMatchObject({ cause: 'tools', divergence: { part: 'tools', index: 1, charOffset: offset }, expected: offset })
+    expect(observations(session).at(-1)).toMatchObject({
+      cause: 'tools',
+      divergence: { part: 'tools', index: 1, charOffset: offset },
+      expected: offset,
+    })
   })
 
-  it('expired: idle longer than the provider\'s TTL, nothing is expected even though the request only appends', async () => {
+  it("expired: idle longer than the provider's TTL, nothing is expected even though the request only appends", async () => {
     const harness = await mount({ ledger: { cacheTtlMs: { p: 60_000 } } })
     const session = await startSession(harness)
     await step(harness, session)
@@ -122,8 +168,11 @@ describe('cache/observation: one per request, with the first divergence and its 
     expect(cold).toMatchObject({ cause: 'expired', divergence: { part: 'none' }, expected: 0, idleMs: 61_000 })
   })
 
-  it('expired: the model\'s own cacheTtlMs wins over the ledger\'s per-provider default', async () => {
-    const harness = await mount({ models: { m: { contextWindow: 128000, cacheTtlMs: 10_000 } }, ledger: { cacheTtlMs: { p: 3_600_000 } } })
+  it("expired: the model's own cacheTtlMs wins over the ledger's per-provider default", async () => {
+    const harness = await mount({
+      models: { m: { contextWindow: 128000, cacheTtlMs: 10_000 } },
+      ledger: { cacheTtlMs: { p: 3_600_000 } },
+    })
     const session = await startSession(harness)
     await step(harness, session, { reasoningEffort: undefined })
     harness.clock.now += 11_000
@@ -158,7 +207,10 @@ describe('cache/observation: one per request, with the first divergence and its 
     const messages = [...session.deriveMessages()]
     messages[1] = createAssistantMessage([textBlock('A reply rewritten by the host.')], { provider: 'p', model: 'm' })
     await send(harness, { ...conversationRequest(session), messages })
-    expect(observations(session).at(-1)).toMatchObject({ cause: 'unknown', divergence: { part: 'message', index: 1, role: 'assistant' } })
+    expect(observations(session).at(-1)).toMatchObject({
+      cause: 'unknown',
+      divergence: { part: 'message', index: 1, role: 'assistant' },
+    })
   })
 
   it('a failed call is observed too, without tokens, and the retry is compared with it', async () => {
@@ -173,7 +225,7 @@ describe('cache/observation: one per request, with the first divergence and its 
     expect(retry).toMatchObject({ finish: 'stop', divergence: { part: 'none' }, expected: failed!.chars })
   })
 
-  it('the first request of a session reuses the family\'s system and tools; departing from another session\'s history breaks nothing', async () => {
+  it("the first request of a session reuses the family's system and tools; departing from another session's history breaks nothing", async () => {
     const harness = await mount()
     const one = await startSession(harness, 'one')
     await step(harness, one)
@@ -182,7 +234,11 @@ describe('cache/observation: one per request, with the first divergence and its 
     const request = conversationRequest(two)
     await step(harness, two)
     const offset = charsBeforeMessage(request, 0)
-    expect(observations(two)[0]).toMatchObject({ divergence: { part: 'message', index: 0, role: 'user', charOffset: offset }, cause: 'none', expected: offset })
+    expect(observations(two)[0]).toMatchObject({
+      divergence: { part: 'message', index: 0, role: 'user', charOffset: offset },
+      cause: 'none',
+      expected: offset,
+    })
   })
 
   it('a request without a session is logged nowhere, but its prefix counts for the later requests of its family', async () => {
@@ -193,14 +249,22 @@ describe('cache/observation: one per request, with the first divergence and its 
     session.append('user/message', { message: shared }, 'append')
     const request = conversationRequest(session)
     await send(harness, request)
-    expect(observations(session)).toEqual([expect.objectContaining({ divergence: { part: 'none' }, cause: 'none', expected: new Fingerprinter().fingerprint(request).chars })])
+    expect(observations(session)).toEqual([
+      expect.objectContaining({
+        divergence: { part: 'none' },
+        cause: 'none',
+        expected: new Fingerprinter().fingerprint(request).chars,
+      }),
+    ])
   })
 
   it('warns once when a request names a session the store does not hold, and still answers', async () => {
     const harness = await mount()
     await send(harness, { ...BASE, messages: [createUserMessage('hi')], sessionId: 'ghost' })
     await send(harness, { ...BASE, messages: [createUserMessage('hi')], sessionId: 'ghost' })
-    expect(harness.warnings).toEqual(['CacheLedger: session ghost is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)'])
+    expect(harness.warnings).toEqual([
+      'CacheLedger: session ghost is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)',
+    ])
     harness.warnings.length = 0
   })
 
@@ -210,7 +274,9 @@ describe('cache/observation: one per request, with the first divergence and its 
     const result = await send(harness, conversationRequest(session, { temperature: Number.NaN }))
     expect(result.finishReason).toBe('stop')
     expect(observations(session)).toEqual([])
-    expect(harness.warnings).toEqual(['CacheLedger: could not observe a conversation request to p/m: canonicalJson: $ is NaN, which JSON cannot represent'])
+    expect(harness.warnings).toEqual([
+      'CacheLedger: could not observe a conversation request to p/m: canonicalJson: $ is NaN, which JSON cannot represent',
+    ])
     harness.warnings.length = 0
   })
 
@@ -221,7 +287,9 @@ describe('cache/observation: one per request, with the first divergence and its 
     await harness.ctx.sessions.close(session)
     await send(harness, conversationRequest(session))
     expect(observations(session)).toHaveLength(1)
-    expect(harness.warnings).toEqual([`CacheLedger: session ${session.id} is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)`])
+    expect(harness.warnings).toEqual([
+      `CacheLedger: session ${session.id} is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)`,
+    ])
     harness.warnings.length = 0
   })
 })

@@ -4,8 +4,15 @@ import { describe, expect, it } from 'vitest'
 import { canonicalDigest } from '../src/index.ts'
 
 /** Strings with the characters JSON escapes: quotes, backslashes, control characters, lone and paired surrogates. */
-const trickyString = fc.string({ unit: fc.constantFrom('a', 'é', '"', '\\', '\n', '\t', '\u0001', '\u001f', '\u2028', '\ud83d', '\ude00', '😀', ' '), maxLength: 40 })
-const anyString = fc.oneof(trickyString, fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ minLength: 300, maxLength: 1500 }))
+const trickyString = fc.string({
+  unit: fc.constantFrom('a', 'é', '"', '\\', '\n', '\t', '\u0001', '\u001f', '\u2028', '\ud83d', '\ude00', '😀', ' '),
+  maxLength: 40,
+})
+const anyString = fc.oneof(
+  trickyString,
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ minLength: 300, maxLength: 1500 }),
+)
 const jsonValue = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small' },
@@ -35,19 +42,30 @@ function unescapedLength(json: string): number {
 
 describe('canonicalDigest: canonicalJson without rendering it', () => {
   it('counts the characters of canonicalJson, each escape as the one character it stands for', () => {
-    fc.assert(fc.property(jsonValue, (value) => canonicalDigest(value).chars === unescapedLength(canonicalJson(value))), { numRuns: 500 })
+    fc.assert(
+      fc.property(jsonValue, (value) => canonicalDigest(value).chars === unescapedLength(canonicalJson(value))),
+      { numRuns: 500 },
+    )
     expect(canonicalDigest({ text: 'a\nb"' }).chars).toBe('{"text":"a\nb""}'.length)
   })
 
   it('hashes equal canonical JSON alike and different canonical JSON differently', () => {
     fc.assert(
-      fc.property(jsonValue, jsonValue, (left, right) => (canonicalDigest(left).hash === canonicalDigest(right).hash) === (canonicalJson(left) === canonicalJson(right))),
+      fc.property(
+        jsonValue,
+        jsonValue,
+        (left, right) =>
+          (canonicalDigest(left).hash === canonicalDigest(right).hash) ===
+          (canonicalJson(left) === canonicalJson(right)),
+      ),
       { numRuns: 500 },
     )
   })
 
   it('ignores key order and undefined members, as canonicalJson does', () => {
-    expect(canonicalDigest({ b: 1, a: [undefined, 'x'], c: undefined })).toEqual(canonicalDigest({ a: [null, 'x'], b: 1 }))
+    expect(canonicalDigest({ b: 1, a: [undefined, 'x'], c: undefined })).toEqual(
+      canonicalDigest({ a: [null, 'x'], b: 1 }),
+    )
   })
 
   it('tells apart strings that differ only in a lone surrogate (which UTF-8 would blur)', () => {
@@ -57,7 +75,11 @@ describe('canonicalDigest: canonicalJson without rendering it', () => {
   })
 
   it('refuses what JSON cannot represent, naming the path', () => {
-    expect(() => canonicalDigest({ a: [1, Number.NaN] })).toThrow('canonicalDigest: $.a[1] is NaN, which JSON cannot represent')
-    expect(() => canonicalDigest({ when: new Date(0) })).toThrow('canonicalDigest: $.when is a Date, which JSON cannot represent losslessly')
+    expect(() => canonicalDigest({ a: [1, Number.NaN] })).toThrow(
+      'canonicalDigest: $.a[1] is NaN, which JSON cannot represent',
+    )
+    expect(() => canonicalDigest({ when: new Date(0) })).toThrow(
+      'canonicalDigest: $.when is a Date, which JSON cannot represent losslessly',
+    )
   })
 })

@@ -14,7 +14,8 @@ describe('README examples run', () => {
       provider: 'deepseek',
       model: 'deepseek-v4-flash',
       divergence: { part: 'envelope', field: 'reasoningEffort', charOffset: 0 },
-      reason: "the summary call's reasoningEffort differs from the last conversation request's, so it lands in another cache family",
+      reason:
+        "the summary call's reasoningEffort differs from the last conversation request's, so it lands in another cache family",
     })
     expect(result.uncached).toBe(4040)
   })

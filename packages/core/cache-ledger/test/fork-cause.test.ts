@@ -12,13 +12,22 @@ afterEach(async () => {
 })
 
 /** A parent with two steps sent, and a fork session holding the parent's last request plus a task. */
-async function parentAndFork(): Promise<{ harness: LedgerHarness; parent: Session; fork: Session; parentChars: number }> {
+async function parentAndFork(): Promise<{
+  harness: LedgerHarness
+  parent: Session
+  fork: Session
+  parentChars: number
+}> {
   const harness = await mountLedger({ ledger: { providerToleranceTokens: 50 } })
   harnesses.push(harness)
   let cached = 0
   harness.usage = (request) => {
     const prompt = Math.round(new Fingerprinter().fingerprint(request).chars / 4)
-    return { inputTokens: prompt - Math.min(cached, prompt), cacheReadTokens: Math.min(cached, prompt), outputTokens: 5 }
+    return {
+      inputTokens: prompt - Math.min(cached, prompt),
+      cacheReadTokens: Math.min(cached, prompt),
+      outputTokens: 5,
+    }
   }
   const parent = await startSession(harness, 'parent')
   await step(harness, parent)
@@ -27,7 +36,12 @@ async function parentAndFork(): Promise<{ harness: LedgerHarness; parent: Sessio
   const parentChars = new Fingerprinter().fingerprint(last).chars
   const fork = await harness.ctx.sessions.create('parent.fork-1')
   for (const message of last.messages) {
-    const type = message.role === 'assistant' ? 'assistant/message' : message.content[0]?.type === 'tool-result' ? 'tool/result' : 'user/message'
+    const type =
+      message.role === 'assistant'
+        ? 'assistant/message'
+        : message.content[0]?.type === 'tool-result'
+          ? 'tool/result'
+          : 'user/message'
     fork.append(type, { message } as never, 'append')
   }
   fork.append('user/message', { message: createUserMessage('Find the callers of load.') }, 'append')
@@ -35,22 +49,31 @@ async function parentAndFork(): Promise<{ harness: LedgerHarness; parent: Sessio
   return { harness, parent, fork, parentChars }
 }
 
-const forkRequest = (fork: Session, messages?: readonly Message[]) => ({ ...conversationRequest(fork), ...(messages ? { messages } : {}), cacheSessionId: 'parent' })
-const setCached = (harness: LedgerHarness, tokens: number) => (harness as unknown as { setCached(tokens: number): void }).setCached(tokens)
+const forkRequest = (fork: Session, messages?: readonly Message[]) => ({
+  ...conversationRequest(fork),
+  ...(messages ? { messages } : {}),
+  cacheSessionId: 'parent',
+})
+const setCached = (harness: LedgerHarness, tokens: number) =>
+  (harness as unknown as { setCached(tokens: number): void }).setCached(tokens)
 
 describe('cache/observation of a fork: its first request is compared with the parent request it replays', () => {
   it('a read of the whole parent prefix is none, with that prefix expected', async () => {
     const { harness, fork, parentChars } = await parentAndFork()
     setCached(harness, Math.round(parentChars / 4))
     await send(harness, forkRequest(fork))
-    expect(observations(fork)).toEqual([expect.objectContaining({ cause: 'none', divergence: { part: 'none' }, expected: parentChars })])
+    expect(observations(fork)).toEqual([
+      expect.objectContaining({ cause: 'none', divergence: { part: 'none' }, expected: parentChars }),
+    ])
   })
 
   it('fork: the provider read less than the parent prefix the fork replays', async () => {
     const { harness, fork, parentChars } = await parentAndFork()
     setCached(harness, 0)
     await send(harness, forkRequest(fork))
-    expect(observations(fork)).toEqual([expect.objectContaining({ cause: 'fork', divergence: { part: 'none' }, expected: parentChars, cached: 0 })])
+    expect(observations(fork)).toEqual([
+      expect.objectContaining({ cause: 'fork', divergence: { part: 'none' }, expected: parentChars, cached: 0 }),
+    ])
   })
 
   it("fork: the first request departs from the parent's request (a message rewritten)", async () => {
@@ -59,7 +82,10 @@ describe('cache/observation of a fork: its first request is compared with the pa
     const messages = [...fork.deriveMessages()]
     messages[1] = createAssistantMessage([textBlock('Rewritten by the host.')], { provider: 'p', model: 'm' })
     await send(harness, forkRequest(fork, messages))
-    expect(observations(fork)[0]).toMatchObject({ cause: 'fork', divergence: { part: 'message', index: 1, role: 'assistant' } })
+    expect(observations(fork)[0]).toMatchObject({
+      cause: 'fork',
+      divergence: { part: 'message', index: 1, role: 'assistant' },
+    })
   })
 
   it("the fork's later requests are compared with its own: a miss there is the provider's", async () => {

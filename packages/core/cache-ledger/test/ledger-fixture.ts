@@ -1,6 +1,14 @@
 import { checkpointSource, CompactionInvariants } from '@warmfold/compaction'
 import type { GenerateOptions, GenerateResult, Message, ModelInfo, TokenUsage, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, LlmRuntime, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  LlmRuntime,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
@@ -10,10 +18,22 @@ import { createTestContext } from '@warmfold/test-utils'
 import type { CacheGuardData, CacheObservationData } from '../src/index.ts'
 import { CacheLedger } from '../src/index.ts'
 
-export const MODEL: ModelInfo = { contextWindow: 128000, defaultMaxTokens: 1000, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } }
+export const MODEL: ModelInfo = {
+  contextWindow: 128000,
+  defaultMaxTokens: 1000,
+  reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+}
 export const TOOLS: readonly ToolDefinition[] = Object.freeze([
-  Object.freeze({ name: 'read', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } }),
-  Object.freeze({ name: 'write', description: 'Write a file.', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } } }),
+  Object.freeze({
+    name: 'read',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  }),
+  Object.freeze({
+    name: 'write',
+    description: 'Write a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } },
+  }),
 ])
 export const SYSTEM = 'You are a careful coding agent.'
 /** The route and envelope of the scripted conversation. */
@@ -78,29 +98,78 @@ export function conversationRequest(session: Session, overrides: Partial<Generat
  * One agent step by hand: sends the conversation request, then logs the model's tool call and
  * its result (`resultText`, default a numbered file) as the agent loop would.
  */
-export async function step(harness: LedgerHarness, session: Session, overrides: Partial<GenerateOptions> = {}, resultText?: string): Promise<void> {
+export async function step(
+  harness: LedgerHarness,
+  session: Session,
+  overrides: Partial<GenerateOptions> = {},
+  resultText?: string,
+): Promise<void> {
   await send(harness, conversationRequest(session, overrides))
   const index = session.surface.nodes.length
-  session.append('assistant/message', { message: createAssistantMessage([textBlock(`Reading file ${index}.`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/${index}.ts"}`)], { provider: 'p', model: 'm' }) }, 'append')
-  session.append('tool/result', { message: createToolResultMessage(`call-${index}`, resultText ?? `export const value${index} = ${index} // ${'x'.repeat(400)}`), toolName: 'read' }, 'append')
+  session.append(
+    'assistant/message',
+    {
+      message: createAssistantMessage(
+        [textBlock(`Reading file ${index}.`), toolCallBlock(`call-${index}`, 'read', `{"path":"src/${index}.ts"}`)],
+        { provider: 'p', model: 'm' },
+      ),
+    },
+    'append',
+  )
+  session.append(
+    'tool/result',
+    {
+      message: createToolResultMessage(
+        `call-${index}`,
+        resultText ?? `export const value${index} = ${index} // ${'x'.repeat(400)}`,
+      ),
+      toolName: 'read',
+    },
+    'append',
+  )
 }
 
 /** A new session of the harness's store with the task as its first message. */
 export async function startSession(harness: LedgerHarness, id = 'session'): Promise<Session> {
   const session = await harness.ctx.sessions.create(id)
-  session.append('user/message', { message: createUserMessage('Refactor the loader. Read every file first.') }, 'append')
+  session.append(
+    'user/message',
+    { message: createUserMessage('Refactor the loader. Read every file first.') },
+    'append',
+  )
   return session
 }
 
 /** Folds surface positions `start..end` into a checkpoint, logged as the compaction engine logs it. */
-export function logFold(session: Session, start: number, end: number, summary = 'Goal: refactor the loader. Read so far: src/1.ts onwards.'): void {
+export function logFold(
+  session: Session,
+  start: number,
+  end: number,
+  summary = 'Goal: refactor the loader. Read so far: src/1.ts onwards.',
+): void {
   const compactionId = `fold-${session.length}`
   const shadowedSeqs = session.surface.nodes.slice(start, end + 1)
   session.append('compaction/start', { compactionId, turn: null, trigger: 'manual' })
   session.unit(() => {
-    session.append('compaction/summary', { compactionId, summary: [textBlock(summary)], shadowedRange: { start, end }, shadowedSeqs: [...shadowedSeqs], shadowedTokenCount: 1000, provider: 'p', model: 'm' })
-    const checkpoint = createMessage({ role: 'user', content: `<summary>${summary}</summary>`, source: checkpointSource(compactionId) })
-    session.append('user/message', { message: checkpoint }, { op: 'replace', start, end, sourceEventSeqs: [...shadowedSeqs] })
+    session.append('compaction/summary', {
+      compactionId,
+      summary: [textBlock(summary)],
+      shadowedRange: { start, end },
+      shadowedSeqs: [...shadowedSeqs],
+      shadowedTokenCount: 1000,
+      provider: 'p',
+      model: 'm',
+    })
+    const checkpoint = createMessage({
+      role: 'user',
+      content: `<summary>${summary}</summary>`,
+      source: checkpointSource(compactionId),
+    })
+    session.append(
+      'user/message',
+      { message: checkpoint },
+      { op: 'replace', start, end, sourceEventSeqs: [...shadowedSeqs] },
+    )
   })
   session.append('compaction/end', { compactionId, turn: null })
 }
@@ -112,14 +181,24 @@ export function logPrune(session: Session, position: number): void {
   const block = original.content[0]
   if (block?.type !== 'tool-result') throw new Error(`position ${position} holds no tool result`)
   session.unit(() => {
-    session.append('compaction/prune', { shadowedRange: { start: position, end: position }, shadowedSeqs: [seq], shadowedTokenCount: 100 })
-    session.append('tool/result', { message: createToolResultMessage(block.toolCallId, '[pruned]') }, { op: 'replace', start: position, end: position, sourceEventSeqs: [seq] })
+    session.append('compaction/prune', {
+      shadowedRange: { start: position, end: position },
+      shadowedSeqs: [seq],
+      shadowedTokenCount: 100,
+    })
+    session.append(
+      'tool/result',
+      { message: createToolResultMessage(block.toolCallId, '[pruned]') },
+      { op: 'replace', start: position, end: position, sourceEventSeqs: [seq] },
+    )
   })
 }
 
 /** The `cache/observation` data logged to `session`, in order. */
 export function observations(session: Session): CacheObservationData[] {
-  return session.events.filter((event) => event.type === 'cache/observation').map((event) => event.data as CacheObservationData)
+  return session.events
+    .filter((event) => event.type === 'cache/observation')
+    .map((event) => event.data as CacheObservationData)
 }
 
 /** The `cache/guard` data logged to `session`, in order. */

@@ -7,7 +7,17 @@ import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CacheLedger, cacheTotals, RequestObserver } from '../src/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
-import { BASE, conversationRequest, finish, logFold, mountLedger, observations, send, startSession, step } from './ledger-fixture.ts'
+import {
+  BASE,
+  conversationRequest,
+  finish,
+  logFold,
+  mountLedger,
+  observations,
+  send,
+  startSession,
+  step,
+} from './ledger-fixture.ts'
 
 const harnesses: LedgerHarness[] = []
 const folders: string[] = []
@@ -25,36 +35,51 @@ async function folder(): Promise<string> {
 const SECRET = 'ZEBRA-7731-never-in-the-ledger'
 
 describe('the ledger in the session log', () => {
-  it.each(['memory', 'file'] as const)('counts every request, summary calls and retries included, in the %s store', async (store) => {
-    const harness = await mountLedger(store === 'file' ? { directory: await folder() } : {})
-    harnesses.push(harness)
-    const session = await startSession(harness)
-    let summaryCalls = 0
-    harness.usage = (request) => (request.purpose === 'compaction' ? { inputTokens: 120, cacheReadTokens: 3000, outputTokens: 400 } : { inputTokens: 50, cacheReadTokens: 1000, cacheWriteTokens: 50, outputTokens: 30 })
-    harness.reply = (request) => {
-      // The first summary answer is a tool call, so the caller retries the very same request.
-      if (request.purpose === 'compaction' && summaryCalls++ === 0) return { content: [toolCallBlock('x', 'read', '{}')], usage: { inputTokens: 120, cacheReadTokens: 3000, outputTokens: 10 } }
-      return undefined
-    }
-    await step(harness, session)
-    await step(harness, session)
-    const summary = { ...BASE, messages: [...session.deriveMessages(), createUserMessage('Summarize.')], purpose: 'compaction', sessionId: session.id }
-    await send(harness, summary)
-    await send(harness, summary)
-    const totals = harness.ctx.cacheLedger.totals(session)
-    expect(totals).toEqual({
-      requests: 4,
-      purposes: { conversation: 2, compaction: 2 },
-      uncached: 50 + 50 + 120 + 120,
-      cached: 1000 + 1000 + 3000 + 3000,
-      written: 50 + 50,
-      output: 30 + 30 + 10 + 400,
-      unreported: 0,
-      breaks: {},
-      guardWarnings: 0,
-      guardRefusals: 0,
-    })
-  })
+  it.each(['memory', 'file'] as const)(
+    'counts every request, summary calls and retries included, in the %s store',
+    async (store) => {
+      const harness = await mountLedger(store === 'file' ? { directory: await folder() } : {})
+      harnesses.push(harness)
+      const session = await startSession(harness)
+      let summaryCalls = 0
+      harness.usage = (request) =>
+        request.purpose === 'compaction'
+          ? { inputTokens: 120, cacheReadTokens: 3000, outputTokens: 400 }
+          : { inputTokens: 50, cacheReadTokens: 1000, cacheWriteTokens: 50, outputTokens: 30 }
+      harness.reply = (request) => {
+        // The first summary answer is a tool call, so the caller retries the very same request.
+        if (request.purpose === 'compaction' && summaryCalls++ === 0)
+          return {
+            content: [toolCallBlock('x', 'read', '{}')],
+            usage: { inputTokens: 120, cacheReadTokens: 3000, outputTokens: 10 },
+          }
+        return undefined
+      }
+      await step(harness, session)
+      await step(harness, session)
+      const summary = {
+        ...BASE,
+        messages: [...session.deriveMessages(), createUserMessage('Summarize.')],
+        purpose: 'compaction',
+        sessionId: session.id,
+      }
+      await send(harness, summary)
+      await send(harness, summary)
+      const totals = harness.ctx.cacheLedger.totals(session)
+      expect(totals).toEqual({
+        requests: 4,
+        purposes: { conversation: 2, compaction: 2 },
+        uncached: 50 + 50 + 120 + 120,
+        cached: 1000 + 1000 + 3000 + 3000,
+        written: 50 + 50,
+        output: 30 + 30 + 10 + 400,
+        unreported: 0,
+        breaks: {},
+        guardWarnings: 0,
+        guardRefusals: 0,
+      })
+    },
+  )
 
   it('writes observations to the JSONL file as plain events, never a prompt body, and reopens them unchanged', async () => {
     const directory = await folder()
@@ -66,7 +91,12 @@ describe('the ledger in the session log', () => {
     await step(harness, session, { system: `${BASE.system} ${SECRET}` })
     logFold(session, 0, 2)
     await step(harness, session, { system: `${BASE.system} ${SECRET}` })
-    await send(harness, { ...conversationRequest(session), system: `${BASE.system} ${SECRET}`, reasoningEffort: 'low', tools: [{ name: SECRET, description: SECRET, parameters: { type: 'object' } }] })
+    await send(harness, {
+      ...conversationRequest(session),
+      system: `${BASE.system} ${SECRET}`,
+      reasoningEffort: 'low',
+      tools: [{ name: SECRET, description: SECRET, parameters: { type: 'object' } }],
+    })
     const logged = observations(session)
     expect(logged.map((observation) => observation.cause)).toEqual(['none', 'none', 'fold', 'envelope'])
     await harness.ctx.sessions.flush(session)
@@ -87,7 +117,12 @@ describe('the ledger in the session log', () => {
 
   it('forgets prompt parts and sessions not seen for forgetAfterMs', () => {
     const observer = new RequestObserver({ toleranceTokens: 1024, forgetAfterMs: 60_000 })
-    const request = { ...BASE, messages: [createUserMessage('one'), createUserMessage('two')], purpose: 'conversation', sessionId: 's' }
+    const request = {
+      ...BASE,
+      messages: [createUserMessage('one'), createUserMessage('two')],
+      purpose: 'conversation',
+      sessionId: 's',
+    }
     observer.finish(observer.send(request, undefined, Number.POSITIVE_INFINITY, 0), { finishReason: 'stop' }, 0)
     expect(observer.indexSize).toBe(BASE.tools.length + 1 + 2)
     expect(observer.sessionCount).toBe(1)
@@ -114,6 +149,11 @@ describe('CacheLedger config', () => {
   })
 
   it('defaults: guard warn, tolerance 1024, a day of memory, no extra TTLs', () => {
-    expect(CacheLedger.Config({})).toEqual({ guard: 'warn', cacheTtlMs: {}, providerToleranceTokens: 1024, forgetAfterMs: 86_400_000 })
+    expect(CacheLedger.Config({})).toEqual({
+      guard: 'warn',
+      cacheTtlMs: {},
+      providerToleranceTokens: 1024,
+      forgetAfterMs: 86_400_000,
+    })
   })
 })

@@ -4,7 +4,17 @@ import { join } from 'node:path'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { LedgerHarness } from './ledger-fixture.ts'
-import { BASE, conversationRequest, finish, MODEL, mountLedger, observations, send, startSession, step } from './ledger-fixture.ts'
+import {
+  BASE,
+  conversationRequest,
+  finish,
+  MODEL,
+  mountLedger,
+  observations,
+  send,
+  startSession,
+  step,
+} from './ledger-fixture.ts'
 
 const TTL = 300_000
 const folders: string[] = []
@@ -29,7 +39,14 @@ async function firstProcess(): Promise<{ directory: string; sentAt: number; char
   folders.push(directory)
   const first = await mount(directory)
   const session = await startSession(first)
-  session.append('request/header', { header: { config: { provider: BASE.provider, model: BASE.model, reasoningEffort: BASE.reasoningEffort }, system: BASE.system, tools: BASE.tools }, reason: 'initial' })
+  session.append('request/header', {
+    header: {
+      config: { provider: BASE.provider, model: BASE.model, reasoningEffort: BASE.reasoningEffort },
+      system: BASE.system,
+      tools: BASE.tools,
+    },
+    reason: 'initial',
+  })
   for (let index = 0; index < 3; index++) {
     first.clock.now += 15_000
     await step(first, session)
@@ -72,7 +89,12 @@ describe('the cache ledger after a restart', () => {
   it('within the TTL a provider that reads the prefix is no break, the restart notwithstanding', async () => {
     const { directory, sentAt, chars } = await firstProcess()
     const { harness, session } = await secondProcess(directory, sentAt + 30_000)
-    harness.usage = () => ({ inputTokens: 300, cacheReadTokens: Math.ceil(chars / 4), cacheWriteTokens: 0, outputTokens: 20 })
+    harness.usage = () => ({
+      inputTokens: 300,
+      cacheReadTokens: Math.ceil(chars / 4),
+      cacheWriteTokens: 0,
+      outputTokens: 20,
+    })
     await send(harness, conversationRequest(session))
     expect(observations(session).at(-1)).toMatchObject({ cause: 'none', expected: chars, divergence: { part: 'none' } })
   })

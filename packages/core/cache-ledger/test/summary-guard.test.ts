@@ -4,7 +4,18 @@ import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { CacheGuardError, Fingerprinter, charsBefore } from '../src/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
-import { BASE, finish, guards, logPrune, mountLedger, observations, send, startSession, step, TOOLS } from './ledger-fixture.ts'
+import {
+  BASE,
+  finish,
+  guards,
+  logPrune,
+  mountLedger,
+  observations,
+  send,
+  startSession,
+  step,
+  TOOLS,
+} from './ledger-fixture.ts'
 
 const harnesses: LedgerHarness[] = []
 afterEach(async () => {
@@ -22,8 +33,20 @@ async function mount(guard?: 'warn' | 'refuse' | 'off'): Promise<{ harness: Ledg
 }
 
 /** A summary call replaying messages `0..end` of the surface, plus the instruction. */
-function summaryCall(session: Session, end: number, overrides: Partial<GenerateOptions> = {}, messages?: readonly Message[]): GenerateOptions {
-  return { ...BASE, maxTokens: 500, ...overrides, messages: [...(messages ?? session.deriveMessages().slice(0, end + 1)), createUserMessage(INSTRUCTION)], purpose: 'compaction', sessionId: session.id }
+function summaryCall(
+  session: Session,
+  end: number,
+  overrides: Partial<GenerateOptions> = {},
+  messages?: readonly Message[],
+): GenerateOptions {
+  return {
+    ...BASE,
+    maxTokens: 500,
+    ...overrides,
+    messages: [...(messages ?? session.deriveMessages().slice(0, end + 1)), createUserMessage(INSTRUCTION)],
+    purpose: 'compaction',
+    sessionId: session.id,
+  }
 }
 
 describe('summary guard: a summary call must replay the last conversation request plus one instruction', () => {
@@ -33,7 +56,12 @@ describe('summary guard: a summary call must replay the last conversation reques
     await send(harness, request)
     expect(guards(session)).toEqual([])
     const print = new Fingerprinter().fingerprint(request)
-    expect(observations(session).at(-1)).toMatchObject({ purpose: 'compaction', divergence: { part: 'none' }, cause: 'none', expected: charsBefore(print, print.messages.at(-1)!.start) })
+    expect(observations(session).at(-1)).toMatchObject({
+      purpose: 'compaction',
+      divergence: { part: 'none' },
+      cause: 'none',
+      expected: charsBefore(print, print.messages.at(-1)!.start),
+    })
   })
 
   it('accepts a region that runs past the last request into messages appended since (they were never cached anyway)', async () => {
@@ -53,8 +81,15 @@ describe('summary guard: a summary call must replay the last conversation reques
     }
     await send(harness, toolless)
     const [guard] = guards(session)
-    expect(guard).toMatchObject({ action: 'warn', provider: 'p', model: 'm', divergence: { part: 'tools', index: 0, charOffset: 0 } })
-    expect(guard!.reason).toBe("the summary call's tool 0 differs from the last conversation request's (tools added, removed, reordered or changed) at character 0")
+    expect(guard).toMatchObject({
+      action: 'warn',
+      provider: 'p',
+      model: 'm',
+      divergence: { part: 'tools', index: 0, charOffset: 0 },
+    })
+    expect(guard!.reason).toBe(
+      "the summary call's tool 0 differs from the last conversation request's (tools added, removed, reordered or changed) at character 0",
+    )
     expect(loggedBeforeSent).toBe(true)
     expect(observations(session).at(-1)).toMatchObject({ purpose: 'compaction', cause: 'tools' })
   })
@@ -73,7 +108,16 @@ describe('summary guard: a summary call must replay the last conversation reques
     expect(error.message).toBe(`the cache guard refused the summary call of session ${session.id}: ${error.reason}`)
     expect(harness.adapter.requests.length).toBe(sentBefore)
     expect(observations(session)).toHaveLength(observed)
-    expect(guards(session)).toEqual([{ action: 'refuse', provider: 'p', model: 'm', divergence: error.divergence, reason: "the summary call's reasoningEffort differs from the last conversation request's, so it lands in another cache family" }])
+    expect(guards(session)).toEqual([
+      {
+        action: 'refuse',
+        provider: 'p',
+        model: 'm',
+        divergence: error.divergence,
+        reason:
+          "the summary call's reasoningEffort differs from the last conversation request's, so it lands in another cache family",
+      },
+    ])
   })
 
   it('off: checks nothing, but the observation still names the break', async () => {
@@ -88,7 +132,9 @@ describe('summary guard: a summary call must replay the last conversation reques
     logPrune(session, 2)
     await send(harness, summaryCall(session, 4))
     expect(guards(session)[0]).toMatchObject({ divergence: { part: 'message', index: 2, role: 'user' } })
-    expect(guards(session)[0]!.reason).toMatch(/^the summary call's message 2 \(user\) differs from the last conversation request's at character \d+: a compaction\/prune rewrote it since$/)
+    expect(guards(session)[0]!.reason).toMatch(
+      /^the summary call's message 2 \(user\) differs from the last conversation request's at character \d+: a compaction\/prune rewrote it since$/,
+    )
     expect(observations(session).at(-1)).toMatchObject({ cause: 'prune' })
   })
 
@@ -99,27 +145,52 @@ describe('summary guard: a summary call must replay the last conversation reques
     const region = session.deriveMessages().slice(0, 8)
     const last = region.at(-1)!
     expect(last.role).toBe('user')
-    const merged = [...region.slice(0, -1), createMessage({ role: 'user', content: [...last.content, textBlock(INSTRUCTION)] })]
+    const merged = [
+      ...region.slice(0, -1),
+      createMessage({ role: 'user', content: [...last.content, textBlock(INSTRUCTION)] }),
+    ]
     await send(harness, { ...summaryCall(session, 0), messages: merged })
     const guard = guards(session)[0]!
-    expect(guard.reason).toBe('the summary call is not a replay plus one instruction: the instruction was appended to the replayed message 7 (user) instead of following it as a message of its own')
+    expect(guard.reason).toBe(
+      'the summary call is not a replay plus one instruction: the instruction was appended to the replayed message 7 (user) instead of following it as a message of its own',
+    )
     // Everything up to the appended block is still a warm prefix.
     const print = new Fingerprinter().fingerprint({ ...summaryCall(session, 0), messages: merged })
-    expect(guard.divergence).toEqual({ part: 'message', index: 7, role: 'user', charOffset: charsBefore(print, print.messages[7]!.start + 1) })
+    expect(guard.divergence).toEqual({
+      part: 'message',
+      index: 7,
+      role: 'user',
+      charOffset: charsBefore(print, print.messages[7]!.start + 1),
+    })
   })
 
   it('flags a summary call whose last message is not an instruction', async () => {
     const { harness, session } = await mount()
     await send(harness, { ...summaryCall(session, 0), messages: session.deriveMessages().slice(0, 5) })
-    expect(guards(session)[0]!.reason).toBe('the summary call is not a replay plus one instruction: its last message (message 4, user) is not an instruction: one user message of text')
+    expect(guards(session)[0]!.reason).toBe(
+      'the summary call is not a replay plus one instruction: its last message (message 4, user) is not an instruction: one user message of text',
+    )
   })
 
   it('without a conversation request seen in this process, compares with the request the session would send now', async () => {
     const harness = await mountLedger({ ledger: { guard: 'warn' } })
     harnesses.push(harness)
     const session = await startSession(harness)
-    session.append('request/header', { header: { config: { provider: 'p', model: 'm', reasoningEffort: 'high' }, system: BASE.system, tools: TOOLS }, reason: 'resume' })
-    session.append('assistant/message', { message: createMessage({ role: 'assistant', content: [textBlock('Reading.'), toolCallBlock('c1', 'read', '{}')], source: { kind: 'model', provider: 'p', model: 'm' } }) }, 'append')
+    session.append('request/header', {
+      header: { config: { provider: 'p', model: 'm', reasoningEffort: 'high' }, system: BASE.system, tools: TOOLS },
+      reason: 'resume',
+    })
+    session.append(
+      'assistant/message',
+      {
+        message: createMessage({
+          role: 'assistant',
+          content: [textBlock('Reading.'), toolCallBlock('c1', 'read', '{}')],
+          source: { kind: 'model', provider: 'p', model: 'm' },
+        }),
+      },
+      'append',
+    )
     await send(harness, summaryCall(session, 1))
     expect(guards(session)).toEqual([])
     await send(harness, summaryCall(session, 1, { tools: TOOLS.slice(1) }))

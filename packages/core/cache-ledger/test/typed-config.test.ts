@@ -13,6 +13,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => CacheLedger.Config({ guard: 'refuse', gaurd: 'warn' })).toThrow('CacheLedger config: unknown key "gaurd" (did you mean "guard"?)')
+    expect(() => CacheLedger.Config({ guard: 'refuse', gaurd: 'warn' })).toThrow(
+      'CacheLedger config: unknown key "gaurd" (did you mean "guard"?)',
+    )
   })
 })

@@ -39,7 +39,11 @@ async function run({ directory, id, count, name }: Go): Promise<unknown> {
   const openWaitMs = performance.now() - waitStart
   const start = performance.now()
   for (let index = 0; index < count; index++) {
-    session.append('user/message', { message: createUserMessage(`${name} event ${index}`, `${name}-${index}`) }, 'append')
+    session.append(
+      'user/message',
+      { message: createUserMessage(`${name} event ${index}`, `${name}-${index}`) },
+      'append',
+    )
     await backend.flush(session)
   }
   const appendMs = performance.now() - start

@@ -47,11 +47,14 @@ async function contend(id: string): Promise<void> {
     const owners = session.deriveMessages().map((message) => message.id.split('-')[0])
     reader.releaseSync(session)
     const runs = owners.filter((owner, index) => index === 0 || owner !== owners[index - 1]).length
-    if (owners.length !== 2 * APPENDS || runs !== 2) throw new Error(`corrupted: ${owners.length} events in ${runs} runs, expected ${2 * APPENDS} in 2`)
+    if (owners.length !== 2 * APPENDS || runs !== 2)
+      throw new Error(`corrupted: ${owners.length} events in ${runs} runs, expected ${2 * APPENDS} in 2`)
     const refused = reports.map((report) => report.refusals)
     if (Math.max(...refused) === 0) throw new Error('no writer was ever refused: the two writers did not overlap')
     const rates = reports.map((report) => Math.round(APPENDS / (report.appendMs / 1000)))
-    console.log(`[contention ${id}] LOCKED refusals per writer ${refused.join(' / ')}; appends/s with fsync per append ${rates.join(' / ')}; ${2 * APPENDS} events reopened intact`)
+    console.log(
+      `[contention ${id}] LOCKED refusals per writer ${refused.join(' / ')}; appends/s with fsync per append ${rates.join(' / ')}; ${2 * APPENDS} events reopened intact`,
+    )
   } finally {
     for (const child of writers) child.kill()
   }
@@ -59,7 +62,11 @@ async function contend(id: string): Promise<void> {
 
 describe('JSONL file store under contention', () => {
   let run = 0
-  bench(`2 processes × ${APPENDS} appends, flush (fsync) after each, one session`, async () => {
-    await contend(`contended-${run++}`)
-  }, { iterations: 3, time: 0, warmupIterations: 0 })
+  bench(
+    `2 processes × ${APPENDS} appends, flush (fsync) after each, one session`,
+    async () => {
+      await contend(`contended-${run++}`)
+    },
+    { iterations: 3, time: 0, warmupIterations: 0 },
+  )
 })

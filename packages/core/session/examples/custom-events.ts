@@ -18,17 +18,32 @@ export async function main() {
   const session = await ctx.sessions.create('shorten-demo')
   session.append('user/message', { message: createUserMessage('List the files.') }, 'append')
   const call = toolCallBlock('call-1', 'list', '{}')
-  session.append('assistant/message', { message: createAssistantMessage([call], { provider: 'deepseek', model: 'deepseek-v4-flash' }) }, 'append')
+  session.append(
+    'assistant/message',
+    { message: createAssistantMessage([call], { provider: 'deepseek', model: 'deepseek-v4-flash' }) },
+    'append',
+  )
   const listing = 'src/file.ts\n'.repeat(500)
-  const original = session.append('tool/result', { message: createToolResultMessage('call-1', listing), toolName: 'list' }, 'append')
+  const original = session.append(
+    'tool/result',
+    { message: createToolResultMessage('call-1', listing), toolName: 'list' },
+    'append',
+  )
 
   // Replace the long result with a short one. The pricing event and the replacement are only
   // valid together, so they are one unit: a store writes both or neither.
   const position = session.surface.nodes.indexOf(original.seq)
   const short = '500 files under src/'
   const [pricing, replacement] = session.unit(() => [
-    session.append('my-plugin/shorten', { shadowedSeqs: [original.seq], savedCharacters: listing.length - short.length }),
-    session.append('tool/result', { message: createToolResultMessage('call-1', short), toolName: 'list' }, { op: 'replace', start: position, end: position, sourceEventSeqs: [original.seq] }),
+    session.append('my-plugin/shorten', {
+      shadowedSeqs: [original.seq],
+      savedCharacters: listing.length - short.length,
+    }),
+    session.append(
+      'tool/result',
+      { message: createToolResultMessage('call-1', short), toolName: 'list' },
+      { op: 'replace', start: position, end: position, sourceEventSeqs: [original.seq] },
+    ),
   ])
 
   const result = {

@@ -14,7 +14,9 @@ export async function ensureDirectory(directory: string): Promise<void> {
   try {
     created = await mkdir(directory, { recursive: true, mode: 0o700 })
   } catch (error) {
-    throw new SessionError('IO', `the session folder ${directory} could not be created: ${(error as Error).message}`, { cause: error })
+    throw new SessionError('IO', `the session folder ${directory} could not be created: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
   if (created === undefined) {
     const found = await stat(directory)

@@ -67,7 +67,11 @@ export class JsonlFileBackend implements SessionBackend {
     return session
   }
 
-  async open(id: string, options: OpenOptions & SessionOptions, onRepair: (repair: TornTailRepair) => void): Promise<Session> {
+  async open(
+    id: string,
+    options: OpenOptions & SessionOptions,
+    onRepair: (repair: TornTailRepair) => void,
+  ): Promise<Session> {
     await ensureDirectory(this.directory)
     const file = this.fileOf(id)
     const lock = await SessionLock.acquire(`${file}.lock`, id)
@@ -78,9 +82,22 @@ export class JsonlFileBackend implements SessionBackend {
         const sidecar = `${file}.corrupt`
         await moveTail(file, sidecar, content, read.tornTail.offset, this.directory)
         const { line, bytes, droppedEvents } = read.tornTail
-        onRepair({ sessionId: id, file, sidecar, line, bytes, ...(droppedEvents === undefined ? {} : { droppedEvents }) })
+        onRepair({
+          sessionId: id,
+          file,
+          sidecar,
+          line,
+          bytes,
+          ...(droppedEvents === undefined ? {} : { droppedEvents }),
+        })
       }
-      this.held.set(read.session, { file, fd: openSync(file, 'a'), lock, flushed: read.session.length, missingNewline: read.missingNewline })
+      this.held.set(read.session, {
+        file,
+        fd: openSync(file, 'a'),
+        lock,
+        flushed: read.session.length,
+        missingNewline: read.missingNewline,
+      })
       return read.session
     } catch (error) {
       await lock.release()
@@ -104,7 +121,10 @@ export class JsonlFileBackend implements SessionBackend {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
       throw error
     }
-    return names.filter((name) => name.endsWith('.jsonl')).map((name) => name.slice(0, -'.jsonl'.length)).toSorted()
+    return names
+      .filter((name) => name.endsWith('.jsonl'))
+      .map((name) => name.slice(0, -'.jsonl'.length))
+      .toSorted()
   }
 
   async flush(session: Session): Promise<void> {
@@ -139,7 +159,10 @@ export class JsonlFileBackend implements SessionBackend {
     const held = this.held.get(session)
     if (!held) throw new SessionError('CLOSED', `session ${session.id} is not held by this store`)
     if (held.broken) {
-      throw new SessionError('CLOSED', `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ends in a partial line).`)
+      throw new SessionError(
+        'CLOSED',
+        `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ends in a partial line).`,
+      )
     }
     const end = session.settledLength
     if (end === held.flushed) return
@@ -154,7 +177,11 @@ export class JsonlFileBackend implements SessionBackend {
       fsyncSync(held.fd)
     } catch (error) {
       held.broken = error as Error
-      throw new SessionError('CLOSED', `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them is acknowledged: ${(error as Error).message}`, { cause: error })
+      throw new SessionError(
+        'CLOSED',
+        `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them is acknowledged: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     held.flushed = end
     held.missingNewline = false
@@ -167,7 +194,8 @@ async function readSession(id: string, file: string): Promise<Buffer> {
   try {
     found = await stat(file)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SessionError('NOT_FOUND', `session ${id} does not exist: no file ${file}`)
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new SessionError('NOT_FOUND', `session ${id} does not exist: no file ${file}`)
     throw error
   }
   const other = describeNonFile(found)
@@ -180,7 +208,13 @@ async function readSession(id: string, file: string): Promise<Buffer> {
  * sidecar and its folder entry are fsynced before the cut, so the moved bytes are never only
  * in memory.
  */
-async function moveTail(file: string, sidecar: string, content: Buffer, offset: number, directory: string): Promise<void> {
+async function moveTail(
+  file: string,
+  sidecar: string,
+  content: Buffer,
+  offset: number,
+  directory: string,
+): Promise<void> {
   const out = await open(sidecar, 'a')
   try {
     await out.writeFile(content.subarray(offset))
@@ -199,5 +233,9 @@ async function moveTail(file: string, sidecar: string, content: Buffer, offset: 
 }
 
 function notAFile(id: string, file: string, what: string, cause?: unknown): SessionError {
-  return new SessionError('IO', `session ${id}: ${file} is ${what}, not a session file; move it away to use this session id`, cause === undefined ? undefined : { cause })
+  return new SessionError(
+    'IO',
+    `session ${id}: ${file} is ${what}, not a session file; move it away to use this session id`,
+    cause === undefined ? undefined : { cause },
+  )
 }

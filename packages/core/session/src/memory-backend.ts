@@ -20,7 +20,10 @@ export class MemoryBackend implements SessionBackend {
   async open(id: string, options: SessionOptions): Promise<Session> {
     const stored = this.sessions.get(id)
     if (!stored) {
-      throw new SessionError('NOT_FOUND', `session ${id} does not exist in the memory store; known sessions: ${[...this.sessions.keys()].join(', ') || '(none)'}`)
+      throw new SessionError(
+        'NOT_FOUND',
+        `session ${id} does not exist in the memory store; known sessions: ${[...this.sessions.keys()].join(', ') || '(none)'}`,
+      )
     }
     if (!stored.isClosed) return stored
     const session = new Session(id, options)

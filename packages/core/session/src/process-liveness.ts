@@ -20,7 +20,11 @@ let ownIdentity: ProcessIdentity | undefined
 
 /** This process's identity (computed once: none of it changes while the process runs). */
 export function currentProcess(): ProcessIdentity {
-  ownIdentity ??= withOptional({ pid: process.pid, hostname: hostname() }, readBootId(), readProcStat(process.pid)?.start)
+  ownIdentity ??= withOptional(
+    { pid: process.pid, hostname: hostname() },
+    readBootId(),
+    readProcStat(process.pid)?.start,
+  )
   return ownIdentity
 }
 
@@ -34,17 +38,25 @@ export function currentProcess(): ProcessIdentity {
  */
 export function liveness(owner: ProcessIdentity): Liveness {
   const self = currentProcess()
-  if (owner.hostname !== self.hostname) return { alive: true, reason: `it runs on host ${owner.hostname}, which cannot be checked from ${self.hostname}` }
-  if (owner.boot !== undefined && self.boot !== undefined && owner.boot !== self.boot) return { alive: false, reason: 'the machine rebooted since it took the lock' }
+  if (owner.hostname !== self.hostname)
+    return { alive: true, reason: `it runs on host ${owner.hostname}, which cannot be checked from ${self.hostname}` }
+  if (owner.boot !== undefined && self.boot !== undefined && owner.boot !== self.boot)
+    return { alive: false, reason: 'the machine rebooted since it took the lock' }
   try {
     process.kill(owner.pid, 0)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return { alive: false, reason: `pid ${owner.pid} no longer runs` }
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM')
+      return { alive: false, reason: `pid ${owner.pid} no longer runs` }
   }
   const stat = readProcStat(owner.pid)
   if (stat === undefined) return { alive: true, reason: `pid ${owner.pid} runs` }
-  if (stat.state === 'Z' || stat.state === 'X') return { alive: false, reason: `pid ${owner.pid} has exited (a zombie its parent has not reaped)` }
-  if (owner.start !== undefined && stat.start !== owner.start) return { alive: false, reason: `pid ${owner.pid} now belongs to another process (started at tick ${stat.start}, the owner at ${owner.start})` }
+  if (stat.state === 'Z' || stat.state === 'X')
+    return { alive: false, reason: `pid ${owner.pid} has exited (a zombie its parent has not reaped)` }
+  if (owner.start !== undefined && stat.start !== owner.start)
+    return {
+      alive: false,
+      reason: `pid ${owner.pid} now belongs to another process (started at tick ${stat.start}, the owner at ${owner.start})`,
+    }
   return { alive: true, reason: `pid ${owner.pid} runs` }
 }
 

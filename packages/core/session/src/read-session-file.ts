@@ -58,8 +58,21 @@ export function readSessionFile(
     const text = content.subarray(offset, end).toString('utf8')
     const replayed = replayLine(session, text)
     if (typeof replayed === 'string') {
-      if (newline !== -1) throw new SessionError('CORRUPT', `${file}:${line}: ${replayed}; the session was not opened and the file was not changed`)
-      if (unit) return tornUnit(file, id, content, options, session, unit, `a torn line ${line} of ${end - offset} bytes (${replayed})`)
+      if (newline !== -1)
+        throw new SessionError(
+          'CORRUPT',
+          `${file}:${line}: ${replayed}; the session was not opened and the file was not changed`,
+        )
+      if (unit)
+        return tornUnit(
+          file,
+          id,
+          content,
+          options,
+          session,
+          unit,
+          `a torn line ${line} of ${end - offset} bytes (${replayed})`,
+        )
       if (!options.allowTornTail) {
         throw new SessionError(
           'TORN_TAIL',
@@ -71,7 +84,10 @@ export function readSessionFile(
     }
     if (replayed.unit !== undefined) {
       if (unit) {
-        throw new SessionError('CORRUPT', `${file}:${line}: a unit of ${replayed.unit} events starts while the unit of ${unit.size} from line ${unit.line} is unfinished; the session was not opened and the file was not changed`)
+        throw new SessionError(
+          'CORRUPT',
+          `${file}:${line}: a unit of ${replayed.unit} events starts while the unit of ${unit.size} from line ${unit.line} is unfinished; the session was not opened and the file was not changed`,
+        )
       }
       if (replayed.unit > 1) unit = { line, offset, size: replayed.unit, lastSeq: replayed.seq + replayed.unit - 1 }
     } else if (unit && replayed.seq === unit.lastSeq) {
@@ -112,7 +128,11 @@ function tornUnit(
   }
   const before = readSessionFile(file, id, content.subarray(0, unit.offset), { ...options, allowTornTail: false })
   const droppedEvents = replayed.length - first
-  return { session: before.session, tornTail: { line: unit.line, offset: unit.offset, bytes, droppedEvents }, missingNewline: before.missingNewline }
+  return {
+    session: before.session,
+    tornTail: { line: unit.line, offset: unit.offset, bytes, droppedEvents },
+    missingNewline: before.missingNewline,
+  }
 }
 
 /** Replays one line: its seq and unit size, or what is wrong with it. */
@@ -126,7 +146,8 @@ function replayLine(session: Session, text: string): { seq: number; unit?: numbe
   }
   if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'not an event object'
   const unit = (record as { unit?: unknown }).unit
-  if (unit !== undefined && (!Number.isInteger(unit) || (unit as number) < 1)) return `unit ${JSON.stringify(unit)} is not a count of events (an integer of at least 1)`
+  if (unit !== undefined && (!Number.isInteger(unit) || (unit as number) < 1))
+    return `unit ${JSON.stringify(unit)} is not a count of events (an integer of at least 1)`
   try {
     const event = session.restore(record as Parameters<Session['restore']>[0])
     return unit === undefined ? { seq: event.seq } : { seq: event.seq, unit: unit as number }

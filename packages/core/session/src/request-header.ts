@@ -20,7 +20,9 @@ export type RequestHeaderReason = 'initial' | 'resume' | 'change'
  * dropped, an empty system prompt or tool list removed (they send the same bytes as none).
  */
 export function canonicalHeader(header: RequestHeader): RequestHeader {
-  const canonical: { config: CallConfig; system?: string; tools?: readonly ToolDefinition[] } = { config: pickCallConfig(header.config) }
+  const canonical: { config: CallConfig; system?: string; tools?: readonly ToolDefinition[] } = {
+    config: pickCallConfig(header.config),
+  }
   if (header.system) canonical.system = header.system
   if (header.tools && header.tools.length > 0) canonical.tools = header.tools
   return deepFreeze(JSON.parse(canonicalJson(canonical)) as RequestHeader)

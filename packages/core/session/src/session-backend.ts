@@ -71,5 +71,9 @@ export const SESSION_BACKEND_METHODS = ['create', 'open', 'list', 'flush', 'rele
 
 /** Whether `value` looks like a {@link SessionBackend} (an object with its methods). */
 export function isSessionBackend(value: unknown): value is SessionBackend {
-  return typeof value === 'object' && value !== null && SESSION_BACKEND_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    SESSION_BACKEND_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
+  )
 }

@@ -44,6 +44,8 @@ export class SessionError extends Error {
 
   /** Whether `value` is a `SessionError` from any copy of this package. */
   static isInstance(value: unknown): value is SessionError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SESSION_ERROR_BRAND] === true
+    return (
+      typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[SESSION_ERROR_BRAND] === true
+    )
   }
 }

@@ -17,7 +17,13 @@ export interface SessionEventMap {
   /** A user message, or a plugin-written user message such as a compaction checkpoint. */
   'user/message': { message: Message }
   /** A complete assistant reply with the usage the provider reported for it. */
-  'assistant/message': { message: Message; usage?: TokenUsage; finishReason?: FinishReason; turn?: number; step?: number }
+  'assistant/message': {
+    message: Message
+    usage?: TokenUsage
+    finishReason?: FinishReason
+    turn?: number
+    step?: number
+  }
   /** The result of one tool call. `error` says why the call failed, when it did. */
   'tool/result': { message: ToolResultMessage; toolName?: string; error?: string; turn?: number; step?: number }
   /** The canonical request header changed (or was first set, or differs after a resume). */
@@ -31,7 +37,11 @@ export type SessionEventType = keyof SessionEventMap & string
 export type SurfaceEventType = 'user/message' | 'assistant/message' | 'tool/result'
 
 /** The event types that are surface events. */
-export const SURFACE_EVENT_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>(['user/message', 'assistant/message', 'tool/result'])
+export const SURFACE_EVENT_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>([
+  'user/message',
+  'assistant/message',
+  'tool/result',
+])
 
 /** Whether events of `type` carry a surface node. */
 export function isSurfaceEventType(type: string): type is SurfaceEventType {
@@ -52,7 +62,13 @@ export function isSurfaceEventType(type: string): type is SurfaceEventType {
  */
 export type SurfaceIntent =
   | { readonly op: 'append' }
-  | { readonly op: 'replace'; readonly start: number; readonly end: number; readonly sourceEventSeqs: readonly number[]; readonly keep?: readonly number[] }
+  | {
+      readonly op: 'replace'
+      readonly start: number
+      readonly end: number
+      readonly sourceEventSeqs: readonly number[]
+      readonly keep?: readonly number[]
+    }
 
 /** One logged event. Frozen once logged. */
 export interface SessionEvent<K extends SessionEventType = SessionEventType> {

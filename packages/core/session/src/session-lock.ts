@@ -71,10 +71,16 @@ export class SessionLock {
         const outcome = await takeOver(path, temp, held, owner.token)
         if (outcome === 'taken') return new SessionLock(path, owner.token)
         if (typeof outcome === 'object') {
-          throw new SessionError('LOCKED', `session ${sessionId}: pid ${outcome.pid} on ${outcome.hostname} is taking over the stale lock ${path} right now; try again`)
+          throw new SessionError(
+            'LOCKED',
+            `session ${sessionId}: pid ${outcome.pid} on ${outcome.hostname} is taking over the stale lock ${path} right now; try again`,
+          )
         }
       }
-      throw new SessionError('LOCKED', `session ${sessionId}: the lock ${path} changed ${ACQUIRE_ATTEMPTS} times while it was being taken; another writer is opening the session`)
+      throw new SessionError(
+        'LOCKED',
+        `session ${sessionId}: the lock ${path} changed ${ACQUIRE_ATTEMPTS} times while it was being taken; another writer is opening the session`,
+      )
     } finally {
       await rm(temp, { force: true })
     }
@@ -104,7 +110,12 @@ export class SessionLock {
  * `'changed'` when the lock is no longer that instance (look again), or the live owner of a
  * claim on it (another contender is taking it over).
  */
-async function takeOver(path: string, temp: string, held: LockInstance, token: string): Promise<'taken' | 'changed' | LockOwner> {
+async function takeOver(
+  path: string,
+  temp: string,
+  held: LockInstance,
+  token: string,
+): Promise<'taken' | 'changed' | LockOwner> {
   const key = createHash('sha256').update(`${held.ino}:${held.ctimeNs}:${held.content}`).digest('hex').slice(0, 16)
   const abandoned: string[] = []
   for (let level = 1; level <= MAX_CLAIM_LEVEL; level++) {
@@ -134,11 +145,17 @@ async function takeOver(path: string, temp: string, held: LockInstance, token: s
     if (!replaced) return 'changed'
     const after = await readInstance(path)
     if (after?.owner?.token !== token) {
-      throw new SessionError('LOCKED', `the lock ${path} was replaced right after this store took it over${after?.owner ? ` (now held by pid ${after.owner.pid} on ${after.owner.hostname})` : ''}; another writer does not follow the locking protocol`)
+      throw new SessionError(
+        'LOCKED',
+        `the lock ${path} was replaced right after this store took it over${after?.owner ? ` (now held by pid ${after.owner.pid} on ${after.owner.hostname})` : ''}; another writer does not follow the locking protocol`,
+      )
     }
     return 'taken'
   }
-  throw new SessionError('LOCKED', `the stale lock ${path} has ${MAX_CLAIM_LEVEL} abandoned takeover claims (${path}.takeover-${key}.*); remove them and the lock if no writer runs`)
+  throw new SessionError(
+    'LOCKED',
+    `the stale lock ${path} has ${MAX_CLAIM_LEVEL} abandoned takeover claims (${path}.takeover-${key}.*); remove them and the lock if no writer runs`,
+  )
 }
 
 /** Whether the lock at `path` is still the instance `held`. */
@@ -170,7 +187,8 @@ async function readInstance(path: string): Promise<LockInstance | undefined> {
   try {
     const stat = await handle.stat({ bigint: true })
     const other = describeNonFile(stat)
-    if (other) throw new SessionError('IO', `the lock path ${path} is ${other}, not a lock file; remove it if no writer runs`)
+    if (other)
+      throw new SessionError('IO', `the lock path ${path} is ${other}, not a lock file; remove it if no writer runs`)
     const content = await handle.readFile('utf8')
     const owner = parseOwner(content)
     return { ino: stat.ino, ctimeNs: stat.ctimeNs, content, ...(owner ? { owner } : {}) }
@@ -188,7 +206,13 @@ function parseOwner(content: string): LockOwner | undefined {
   }
   if (typeof parsed !== 'object' || parsed === null) return undefined
   const owner = parsed as Record<string, unknown>
-  if (!Number.isInteger(owner.pid) || (owner.pid as number) <= 0 || typeof owner.hostname !== 'string' || typeof owner.token !== 'string') return undefined
+  if (
+    !Number.isInteger(owner.pid) ||
+    (owner.pid as number) <= 0 ||
+    typeof owner.hostname !== 'string' ||
+    typeof owner.token !== 'string'
+  )
+    return undefined
   return {
     pid: owner.pid as number,
     hostname: owner.hostname,

@@ -51,7 +51,12 @@ export class SessionStore extends Service<SessionStore.Config> {
   constructor(ctx: Context, config: Parsed<SessionStore.Config>) {
     super(ctx, config)
     this.owner = ctx
-    this.backend = typeof config.store === 'object' ? config.store : config.store === 'file' ? new JsonlFileBackend(resolve(config.directory)) : new MemoryBackend()
+    this.backend =
+      typeof config.store === 'object'
+        ? config.store
+        : config.store === 'file'
+          ? new JsonlFileBackend(resolve(config.directory))
+          : new MemoryBackend()
   }
 
   /**
@@ -119,7 +124,8 @@ export class SessionStore extends Service<SessionStore.Config> {
   async closeAll(): Promise<void> {
     const results = await Promise.allSettled([...this.held.values()].map((session) => this.close(session)))
     const failures = results.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : []))
-    if (failures.length) throw new AggregateError(failures, `SessionStore: ${failures.length} session(s) could not be released`)
+    if (failures.length)
+      throw new AggregateError(failures, `SessionStore: ${failures.length} session(s) could not be released`)
   }
 
   /**
@@ -132,13 +138,22 @@ export class SessionStore extends Service<SessionStore.Config> {
     for (const session of this.held.values()) {
       try {
         if (this.backend.releaseSync) this.backend.releaseSync(session)
-        else void this.backend.release(session).catch((error: unknown) => this.owner.emit('internal/warning', `SessionStore: releasing session ${session.id} on unload failed: ${(error as Error).message}`))
+        else
+          void this.backend
+            .release(session)
+            .catch((error: unknown) =>
+              this.owner.emit(
+                'internal/warning',
+                `SessionStore: releasing session ${session.id} on unload failed: ${(error as Error).message}`,
+              ),
+            )
       } catch (error) {
         failures.push(error)
       }
     }
     this.held.clear()
-    if (failures.length) throw new AggregateError(failures, `SessionStore: ${failures.length} session(s) could not be flushed on unload`)
+    if (failures.length)
+      throw new AggregateError(failures, `SessionStore: ${failures.length} session(s) could not be flushed on unload`)
   }
 
   private hold(session: Session): Session {
@@ -152,7 +167,8 @@ export class SessionStore extends Service<SessionStore.Config> {
   }
 
   private assertHeld(session: Session): void {
-    if (this.held.get(session.id) !== session) throw new SessionError('CLOSED', `session ${session.id} is not open in this store`)
+    if (this.held.get(session.id) !== session)
+      throw new SessionError('CLOSED', `session ${session.id} is not open in this store`)
   }
 }
 
@@ -178,7 +194,9 @@ export namespace SessionStore {
   const parse = strictConfig(
     'SessionStore',
     Schema.object({
-      store: Schema.union(['memory', 'file'] as const).default('memory').description('Where sessions live: memory, file, or (in code) a SessionBackend.'),
+      store: Schema.union(['memory', 'file'] as const)
+        .default('memory')
+        .description('Where sessions live: memory, file, or (in code) a SessionBackend.'),
       directory: Schema.string().default('.warmfold/sessions').description('Folder of the file store.'),
     }),
   ) as ConfigParser<Config>
@@ -188,8 +206,12 @@ export namespace SessionStore {
       const store = (config as { store?: unknown } | undefined)?.store
       if (typeof store !== 'object' || store === null) return parse(config)
       if (!isSessionBackend(store)) {
-        const missing = SESSION_BACKEND_METHODS.filter((name) => typeof (store as Record<string, unknown>)[name] !== 'function')
-        throw new TypeError(`SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no ${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`)
+        const missing = SESSION_BACKEND_METHODS.filter(
+          (name) => typeof (store as Record<string, unknown>)[name] !== 'function',
+        )
+        throw new TypeError(
+          `SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no ${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`,
+        )
       }
       return { ...parse({ ...(config as object), store: 'memory' }), store }
     },

@@ -2,7 +2,13 @@ import type { Message } from '@warmfold/llm'
 import { deepFreeze } from '@warmfold/llm'
 import type { RequestHeader } from './request-header.ts'
 import { SessionError } from './session-error.ts'
-import type { AnySessionEvent, SessionEvent, SessionEventMap, SessionEventType, SurfaceIntent } from './session-event.ts'
+import type {
+  AnySessionEvent,
+  SessionEvent,
+  SessionEventMap,
+  SessionEventType,
+  SurfaceIntent,
+} from './session-event.ts'
 import { isSurfaceEventType } from './session-event.ts'
 import { validateAppend } from './validate-append.ts'
 
@@ -143,7 +149,9 @@ export class Session {
       }
     }
     if (typeof (result as { then?: unknown } | null)?.then === 'function') {
-      throw new TypeError(`session ${this.id}: unit(build) got a promise from build; a unit must be built synchronously, so its events could not all be appended inside it`)
+      throw new TypeError(
+        `session ${this.id}: unit(build) got a promise from build; a unit must be built synchronously, so its events could not all be appended inside it`,
+      )
     }
     return result
   }
@@ -161,7 +169,11 @@ export class Session {
    *
    * @returns the logged, frozen event.
    */
-  append<K extends SessionEventType>(type: K, data: SessionEventMap[K], ...intent: K extends 'user/message' | 'assistant/message' | 'tool/result' ? [SurfaceIntentInput] : []): SessionEvent<K> {
+  append<K extends SessionEventType>(
+    type: K,
+    data: SessionEventMap[K],
+    ...intent: K extends 'user/message' | 'assistant/message' | 'tool/result' ? [SurfaceIntentInput] : []
+  ): SessionEvent<K> {
     if (this.closed) throw new SessionError('CLOSED', `session ${this.id} is closed; nothing can be appended`)
     return this.commit(type, data, intent[0], this.now()) as SessionEvent<K>
   }
@@ -173,10 +185,16 @@ export class Session {
    */
   restore(record: { seq: unknown; type: unknown; data: unknown; surface?: unknown; time: unknown }): AnySessionEvent {
     if (record.seq !== this.log.length) {
-      throw new SessionError('INVALID_APPEND', `invalid session append: stored seq ${JSON.stringify(record.seq)} where ${this.log.length} was expected`)
+      throw new SessionError(
+        'INVALID_APPEND',
+        `invalid session append: stored seq ${JSON.stringify(record.seq)} where ${this.log.length} was expected`,
+      )
     }
     if (typeof record.time !== 'number' || !Number.isFinite(record.time)) {
-      throw new SessionError('INVALID_APPEND', `invalid session append: stored time ${JSON.stringify(record.time)} is not a number`)
+      throw new SessionError(
+        'INVALID_APPEND',
+        `invalid session append: stored time ${JSON.stringify(record.time)} is not a number`,
+      )
     }
     return this.commit(record.type, record.data, record.surface, record.time)
   }

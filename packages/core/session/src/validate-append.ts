@@ -21,7 +21,8 @@ export function validateAppend(
   data: unknown,
   intent: unknown,
 ): { data: unknown; surface?: SurfaceIntent } {
-  if (typeof type !== 'string' || type === '') fail(`event type must be a non-empty string, got ${JSON.stringify(type)}`)
+  if (typeof type !== 'string' || type === '')
+    fail(`event type must be a non-empty string, got ${JSON.stringify(type)}`)
   const copy = plainCopy(type, data)
   if (!isSurfaceEventType(type)) {
     if (intent !== undefined) fail(`${type} is not a surface event, so it must not carry a surface intent`)
@@ -45,15 +46,18 @@ function checkMessage(type: string, message: unknown): void {
   if (typeof message !== 'object' || message === null) fail(`${type} data.message must be a message object`)
   const candidate = message as Message
   if (typeof candidate.id !== 'string') fail(`${type} data.message.id must be a string`)
-  if (!Array.isArray(candidate.content) || candidate.content.length === 0) fail(`${type} data.message.content must be a non-empty array of blocks`)
+  if (!Array.isArray(candidate.content) || candidate.content.length === 0)
+    fail(`${type} data.message.content must be a non-empty array of blocks`)
   for (const [index, block] of candidate.content.entries()) {
     if (typeof block !== 'object' || block === null || typeof (block as { type?: unknown }).type !== 'string') {
       fail(`${type} data.message.content[${index}] must be a content block with a type`)
     }
   }
-  if (typeof candidate.source !== 'object' || candidate.source === null) fail(`${type} data.message.source must be an object`)
+  if (typeof candidate.source !== 'object' || candidate.source === null)
+    fail(`${type} data.message.source must be an object`)
   const expectedRole = type === 'assistant/message' ? 'assistant' : 'user'
-  if (candidate.role !== expectedRole) fail(`${type} data.message.role must be "${expectedRole}", got ${JSON.stringify(candidate.role)}`)
+  if (candidate.role !== expectedRole)
+    fail(`${type} data.message.role must be "${expectedRole}", got ${JSON.stringify(candidate.role)}`)
   const toolResult = isToolResultMessage(candidate)
   if (type === 'tool/result' && !toolResult) fail('tool/result data.message must hold exactly one tool-result block')
   if (type !== 'tool/result' && candidate.content.some((block) => block.type === 'tool-result')) {
@@ -62,33 +66,50 @@ function checkMessage(type: string, message: unknown): void {
 }
 
 function checkIntent(state: AppendState, type: string, intent: unknown): SurfaceIntent {
-  if (intent === 'append' || (typeof intent === 'object' && intent !== null && (intent as { op?: unknown }).op === 'append')) {
+  if (
+    intent === 'append' ||
+    (typeof intent === 'object' && intent !== null && (intent as { op?: unknown }).op === 'append')
+  ) {
     return { op: 'append' }
   }
   if (typeof intent !== 'object' || intent === null || (intent as { op?: unknown }).op !== 'replace') {
-    fail(`${type} surface intent must be 'append' or { op: 'replace', start, end, sourceEventSeqs }, got ${safeJson(intent)}`)
+    fail(
+      `${type} surface intent must be 'append' or { op: 'replace', start, end, sourceEventSeqs }, got ${safeJson(intent)}`,
+    )
   }
   const { start, end, sourceEventSeqs } = intent as { start: unknown; end: unknown; sourceEventSeqs: unknown }
   const size = state.nodes.length
-  if (!Number.isInteger(start) || !Number.isInteger(end)) fail(`replace start and end must be integers, got ${safeJson(start)} and ${safeJson(end)}`)
+  if (!Number.isInteger(start) || !Number.isInteger(end))
+    fail(`replace start and end must be integers, got ${safeJson(start)} and ${safeJson(end)}`)
   const from = start as number
   const to = end as number
   if (from < 0 || to < from || to >= size) {
-    fail(`replace range ${from}..${to} is not a run of current surface positions (the surface has ${size} node${size === 1 ? '' : 's'}, positions 0..${size - 1})`)
+    fail(
+      `replace range ${from}..${to} is not a run of current surface positions (the surface has ${size} node${size === 1 ? '' : 's'}, positions 0..${size - 1})`,
+    )
   }
   if (!Array.isArray(sourceEventSeqs) || sourceEventSeqs.some((seq) => !Number.isInteger(seq))) {
     fail('replace sourceEventSeqs must be an array of event seqs')
   }
   const cited = new Set<number>(sourceEventSeqs as number[])
   for (const seq of cited) {
-    if (seq < 0 || seq >= state.length) fail(`replace cites seq ${seq}, which is not in the log (length ${state.length})`)
+    if (seq < 0 || seq >= state.length)
+      fail(`replace cites seq ${seq}, which is not in the log (length ${state.length})`)
   }
   const run = state.nodes.slice(from, to + 1)
   const keep = checkKeep(run, from, to, (intent as { keep?: unknown }).keep)
   const kept = new Set(keep)
   const missing = run.filter((seq) => !kept.has(seq) && !cited.has(seq))
-  if (missing.length) fail(`replace of positions ${from}..${to} must cite every shadowed seq in sourceEventSeqs; missing ${missing.join(', ')}`)
-  const normalized = { op: 'replace' as const, start: from, end: to, sourceEventSeqs: [...(sourceEventSeqs as number[])] }
+  if (missing.length)
+    fail(
+      `replace of positions ${from}..${to} must cite every shadowed seq in sourceEventSeqs; missing ${missing.join(', ')}`,
+    )
+  const normalized = {
+    op: 'replace' as const,
+    start: from,
+    end: to,
+    sourceEventSeqs: [...(sourceEventSeqs as number[])],
+  }
   // Without kept nodes the stored intent is exactly what it was before `keep` existed.
   return keep.length ? { ...normalized, keep } : normalized
 }
@@ -99,15 +120,18 @@ function checkIntent(state: AppendState, type: string, intent: unknown): Surface
  */
 function checkKeep(run: readonly number[], from: number, to: number, keep: unknown): number[] {
   if (keep === undefined) return []
-  if (!Array.isArray(keep) || keep.some((seq) => !Number.isInteger(seq))) fail(`replace keep must be an array of event seqs, got ${safeJson(keep)}`)
+  if (!Array.isArray(keep) || keep.some((seq) => !Number.isInteger(seq)))
+    fail(`replace keep must be an array of event seqs, got ${safeJson(keep)}`)
   let last = -1
   for (const seq of keep as number[]) {
     const index = run.indexOf(seq)
     if (index === -1) fail(`replace keep lists seq ${seq}, which is not a surface node at positions ${from}..${to}`)
-    if (index <= last) fail(`replace keep must list the kept seqs once each and in surface order; seq ${seq} is out of order`)
+    if (index <= last)
+      fail(`replace keep must list the kept seqs once each and in surface order; seq ${seq} is out of order`)
     last = index
   }
-  if (keep.length === run.length) fail(`replace of positions ${from}..${to} keeps every node of the run; it must shadow at least one`)
+  if (keep.length === run.length)
+    fail(`replace of positions ${from}..${to} keeps every node of the run; it must shadow at least one`)
   return [...(keep as number[])]
 }
 

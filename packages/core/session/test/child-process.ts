@@ -23,7 +23,11 @@ export async function deadPid(): Promise<number> {
 }
 
 /** Runs a TypeScript fixture in a child `node`, optionally under a file size limit of `fileBlocks` KiB. */
-export function runFixture(name: string, args: readonly string[], options: { fileBlocks?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runFixture(
+  name: string,
+  args: readonly string[],
+  options: { fileBlocks?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const command = `${options.fileBlocks === undefined ? '' : `ulimit -S -f ${options.fileBlocks}; `}exec node --import tsx "$0" "$@"`
   return new Promise((done, fail) => {
     execFile('bash', ['-c', command, fixture(name), ...args], { cwd: ROOT }, (error, stdout, stderr) => {
@@ -35,13 +39,18 @@ export function runFixture(name: string, args: readonly string[], options: { fil
 
 /** Forks a TypeScript fixture with an IPC channel. */
 export function forkFixture(name: string): ChildProcess {
-  return fork(fixture(name), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  return fork(fixture(name), [], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
 }
 
 /** Sends `message` to `child` and resolves with its next reply. */
 export function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
   return new Promise((done, fail) => {
-    const onExit = (code: number | null) => fail(new Error(`child ${child.pid} exited with ${code} before it answered ${JSON.stringify(message)}`))
+    const onExit = (code: number | null) =>
+      fail(new Error(`child ${child.pid} exited with ${code} before it answered ${JSON.stringify(message)}`))
     child.once('exit', onExit)
     child.once('message', (reply) => {
       child.off('exit', onExit)
@@ -57,7 +66,9 @@ export function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
  * child exit, and it stays a zombie. `stop()` ends the parent (then init reaps the zombie).
  */
 export async function startZombie(): Promise<{ pid: number; stop(): void }> {
-  const parent = spawn('bash', ['-c', 'exec 3<&0; (read -r _ <&3) & echo $!; exec sleep 600'], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const parent = spawn('bash', ['-c', 'exec 3<&0; (read -r _ <&3) & echo $!; exec sleep 600'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
   const pid = await new Promise<number>((done, fail) => {
     parent.stdout.once('data', (chunk: Buffer) => done(Number(chunk.toString().trim())))
     parent.once('error', fail)

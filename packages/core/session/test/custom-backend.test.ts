@@ -92,7 +92,9 @@ describe('SessionStore with a backend object as store', () => {
     const context = await createTestContext()
     contexts.push(context)
     context.ctx.plugin(SessionStore, { store: { create() {}, open() {} } } as never)
-    expect(context.errors.map(String).join('\n')).toContain('SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no list, flush, release, read methods')
+    expect(context.errors.map(String).join('\n')).toContain(
+      'SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no list, flush, release, read methods',
+    )
     expect(context.ctx.get('sessions')).toBeUndefined()
   })
 })

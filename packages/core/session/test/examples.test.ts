@@ -37,9 +37,17 @@ describe('README examples run', () => {
   it('custom events: a merged event type and a replace land as one unit; the original stays in the log', async () => {
     const { result, printed } = await recordCordisPrints(customEvents)
     expect(printed).toEqual([])
-    expect(result.pricing).toMatchObject({ seq: 3, type: 'my-plugin/shorten', data: { shadowedSeqs: [2], savedCharacters: 6000 - 20 } })
+    expect(result.pricing).toMatchObject({
+      seq: 3,
+      type: 'my-plugin/shorten',
+      data: { shadowedSeqs: [2], savedCharacters: 6000 - 20 },
+    })
     expect(result.pricing.surface).toBeUndefined()
-    expect(result.replacement).toMatchObject({ seq: 4, type: 'tool/result', surface: { op: 'replace', start: 2, end: 2, sourceEventSeqs: [2] } })
+    expect(result.replacement).toMatchObject({
+      seq: 4,
+      type: 'tool/result',
+      surface: { op: 'replace', start: 2, end: 2, sourceEventSeqs: [2] },
+    })
     expect(result.surface).toEqual({ nodes: [0, 1, 4], replaceGeneration: 1 })
     expect(result.kept).toBe(true)
   })

@@ -41,7 +41,8 @@ describe('the file store folder', () => {
     const session = await context.ctx.sessions.create('first')
     session.append('user/message', { message: createUserMessage('hello', 'm0') }, 'append')
     await context.ctx.sessions.close(session)
-    for (const folder of [join(root, 'a'), join(root, 'a', 'b'), directory]) expect((await stat(folder)).mode & 0o777).toBe(0o700)
+    for (const folder of [join(root, 'a'), join(root, 'a', 'b'), directory])
+      expect((await stat(folder)).mode & 0o777).toBe(0o700)
     expect((await readFile(join(directory, 'first.jsonl'), 'utf8')).split('\n')).toHaveLength(2)
     context.assertClean()
   })
@@ -81,7 +82,9 @@ describe('a directory in place of the session file', () => {
     await mkdir(join(root, 'taken.jsonl'))
     const error = await failure((await store(root)).ctx.sessions.create('taken'))
     expect(error.code).toBe('IO')
-    expect(error.message).toBe(`session taken: ${join(root, 'taken.jsonl')} is a directory, not a session file; move it away to use this session id`)
+    expect(error.message).toBe(
+      `session taken: ${join(root, 'taken.jsonl')} is a directory, not a session file; move it away to use this session id`,
+    )
     await expect(stat(join(root, 'taken.jsonl.lock'))).rejects.toMatchObject({ code: 'ENOENT' })
   })
 

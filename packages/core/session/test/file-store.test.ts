@@ -30,7 +30,8 @@ async function store(): Promise<TestContext> {
 async function writeSession(id: string, messages: number): Promise<{ file: string; session: Session }> {
   const context = await store()
   const session = await context.ctx.sessions.create(id)
-  for (let index = 0; index < messages; index++) session.append('user/message', { message: createUserMessage(`message ${index}`, `m${index}`) }, 'append')
+  for (let index = 0; index < messages; index++)
+    session.append('user/message', { message: createUserMessage(`message ${index}`, `m${index}`) }, 'append')
   await context.ctx.sessions.close(session)
   return { file: join(directory, `${id}.jsonl`), session }
 }
@@ -94,7 +95,10 @@ describe('JSONL file store', () => {
 
   it('rejects a line that breaks a surface rule, naming the line', async () => {
     const { file } = await writeSession('rules', 2)
-    await appendFile(file, `${canonicalJson({ seq: 2, type: 'user/message', data: { message: createUserMessage('x', 'x') }, time: 1 })}\n`)
+    await appendFile(
+      file,
+      `${canonicalJson({ seq: 2, type: 'user/message', data: { message: createUserMessage('x', 'x') }, time: 1 })}\n`,
+    )
     const error = await openError('rules')
     expect(error.code).toBe('CORRUPT')
     expect(error.message).toMatch(new RegExp(`${file}:3: .*needs a surface intent`))
@@ -155,7 +159,10 @@ describe('JSONL file store', () => {
   it('takes over a lock left by a process that no longer runs', async () => {
     await writeSession('stale', 1)
     const { hostname } = await import('node:os')
-    await writeFile(join(directory, 'stale.jsonl.lock'), JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), token: 'dead' }))
+    await writeFile(
+      join(directory, 'stale.jsonl.lock'),
+      JSON.stringify({ pid: 2 ** 22 + 12345, hostname: hostname(), token: 'dead' }),
+    )
     const session = await (await store()).ctx.sessions.open('stale')
     expect(session.length).toBe(1)
   })
@@ -223,10 +230,15 @@ describe('session/open', () => {
     })
     const session = await context.ctx.sessions.create('watched')
     session.append('user/message', { message: createUserMessage('a') }, 'append')
-    expect(() => session.append('request/header', { header: { config: { provider: 'p', model: 'm' } }, reason: 'initial' })).toThrow('headers are frozen')
+    expect(() =>
+      session.append('request/header', { header: { config: { provider: 'p', model: 'm' } }, reason: 'initial' }),
+    ).toThrow('headers are frozen')
     await context.ctx.sessions.close(session)
     await context.ctx.sessions.open('watched')
-    expect(opened).toEqual([['watched', 0], ['watched', 1]])
+    expect(opened).toEqual([
+      ['watched', 0],
+      ['watched', 1],
+    ])
     context.assertClean()
   })
 })

@@ -1,4 +1,10 @@
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import type { Session } from '../src/index.ts'
 
@@ -14,11 +20,21 @@ export type Operation =
 export const operations = fc.array(
   fc.oneof(
     fc.record({ kind: fc.constant('user' as const), text: fc.string({ minLength: 1, maxLength: 40 }) }),
-    fc.record({ kind: fc.constant('assistant' as const), text: fc.string({ minLength: 1, maxLength: 40 }), calls: fc.integer({ min: 0, max: 2 }) }),
+    fc.record({
+      kind: fc.constant('assistant' as const),
+      text: fc.string({ minLength: 1, maxLength: 40 }),
+      calls: fc.integer({ min: 0, max: 2 }),
+    }),
     fc.record({ kind: fc.constant('result' as const), text: fc.string({ unit: 'binary', maxLength: 30 }) }),
     fc.record({ kind: fc.constant('header' as const), effort: fc.constantFrom('low', 'high', 'max') }),
     // `keep[i]` keeps the run's i-th node after the new node; the run's last node is always shadowed.
-    fc.record({ kind: fc.constant('replace' as const), from: fc.nat(1000), span: fc.integer({ min: 1, max: 4 }), text: fc.string({ minLength: 1, maxLength: 20 }), keep: fc.array(fc.boolean(), { maxLength: 3 }) }),
+    fc.record({
+      kind: fc.constant('replace' as const),
+      from: fc.nat(1000),
+      span: fc.integer({ min: 1, max: 4 }),
+      text: fc.string({ minLength: 1, maxLength: 20 }),
+      keep: fc.array(fc.boolean(), { maxLength: 3 }),
+    }),
   ),
   { maxLength: 60 },
 )
@@ -33,15 +49,30 @@ export function applyOperations(session: Session, list: readonly Operation[]): v
         session.append('user/message', { message: createUserMessage(operation.text, id()) }, 'append')
         break
       case 'assistant': {
-        const calls = Array.from({ length: operation.calls }, (_, index) => toolCallBlock(`call-${counter}-${index}`, 'read', `{"path":"f${index}"}`))
-        session.append('assistant/message', { message: createAssistantMessage([textBlock(operation.text), ...calls], { provider: 'p', model: 'm' }, id()) }, 'append')
+        const calls = Array.from({ length: operation.calls }, (_, index) =>
+          toolCallBlock(`call-${counter}-${index}`, 'read', `{"path":"f${index}"}`),
+        )
+        session.append(
+          'assistant/message',
+          {
+            message: createAssistantMessage([textBlock(operation.text), ...calls], { provider: 'p', model: 'm' }, id()),
+          },
+          'append',
+        )
         break
       }
       case 'result':
-        session.append('tool/result', { message: createToolResultMessage(`call-${counter}`, operation.text || 'ok', { id: id() }) }, 'append')
+        session.append(
+          'tool/result',
+          { message: createToolResultMessage(`call-${counter}`, operation.text || 'ok', { id: id() }) },
+          'append',
+        )
         break
       case 'header':
-        session.append('request/header', { header: { config: { provider: 'p', model: 'm', reasoningEffort: operation.effort } }, reason: 'change' })
+        session.append('request/header', {
+          header: { config: { provider: 'p', model: 'm', reasoningEffort: operation.effort } },
+          reason: 'change',
+        })
         break
       case 'replace': {
         const nodes = session.surface.nodes
@@ -50,13 +81,17 @@ export function applyOperations(session: Session, list: readonly Operation[]): v
         const end = Math.min(nodes.length - 1, start + operation.span - 1)
         const run = nodes.slice(start, end + 1)
         const keep = run.filter((_, index) => index < run.length - 1 && operation.keep?.[index] === true)
-        session.append('user/message', { message: createUserMessage(operation.text, id()) }, {
-          op: 'replace',
-          start,
-          end,
-          sourceEventSeqs: run.filter((seq) => !keep.includes(seq)),
-          ...(keep.length ? { keep } : {}),
-        })
+        session.append(
+          'user/message',
+          { message: createUserMessage(operation.text, id()) },
+          {
+            op: 'replace',
+            start,
+            end,
+            sourceEventSeqs: run.filter((seq) => !keep.includes(seq)),
+            ...(keep.length ? { keep } : {}),
+          },
+        )
         break
       }
     }

@@ -37,10 +37,12 @@ async function staleSession(id: string, lock: string | Record<string, unknown>):
 }
 
 async function openWith(backend: JsonlFileBackend, id: string): Promise<Session | SessionError> {
-  return backend.open(id, {}, () => {}).catch((error: unknown) => {
-    if (!SessionError.isInstance(error)) throw error
-    return error
-  })
+  return backend
+    .open(id, {}, () => {})
+    .catch((error: unknown) => {
+      if (!SessionError.isInstance(error)) throw error
+      return error
+    })
 }
 
 /** Opens `id` with a fresh backend, expects success and releases it again. */
@@ -67,7 +69,9 @@ describe('stale-lock takeover is atomic', () => {
       await staleSession(id, { pid: dead, hostname: hostname(), token: 'dead' })
       const stores = [new JsonlFileBackend(directory), new JsonlFileBackend(directory)]
       const results = await Promise.all(stores.map((store) => openWith(store, id)))
-      const winners = results.flatMap((result, index) => (SessionError.isInstance(result) ? [] : [{ store: stores[index]!, session: result }]))
+      const winners = results.flatMap((result, index) =>
+        SessionError.isInstance(result) ? [] : [{ store: stores[index]!, session: result }],
+      )
       if (winners.length !== 1) doubles += 1
       for (const result of results) if (SessionError.isInstance(result)) expect(result.code).toBe('LOCKED')
       for (const { store, session } of winners) store.releaseSync(session)
@@ -94,7 +98,11 @@ describe('stale-lock takeover is atomic', () => {
       for (let trial = 0; trial < TRIALS; trial++) {
         const id = `cross-${trial}`
         await staleSession(id, { pid: dead, hostname: hostname(), token: 'dead' })
-        const replies = await Promise.all(contenders.map((child) => ask<{ opened: boolean; code?: string; message?: string }>(child, { op: 'open', directory, id })))
+        const replies = await Promise.all(
+          contenders.map((child) =>
+            ask<{ opened: boolean; code?: string; message?: string }>(child, { op: 'open', directory, id }),
+          ),
+        )
         const opened = replies.filter((reply) => reply.opened).length
         if (opened !== 1) doubles += 1
         wins += opened
@@ -133,10 +141,13 @@ describe('locks that must not stay LOCKED for ever', () => {
     ['empty', ''],
     ['garbage', '{"pid":'],
     ['not an owner', '{"pid":0,"hostname":"x","token":"t"}'],
-  ])('takes over an %s lock file (a complete lock file is linked into place, so this is never a writer mid-write)', async (_name, content) => {
-    await staleSession('garbage', content)
-    await opensAndReleases('garbage')
-  })
+  ])(
+    'takes over an %s lock file (a complete lock file is linked into place, so this is never a writer mid-write)',
+    async (_name, content) => {
+      await staleSession('garbage', content)
+      await opensAndReleases('garbage')
+    },
+  )
 
   it('takes over a lock from an earlier boot of this machine', async () => {
     await staleSession('reboot', { pid: process.pid, hostname: hostname(), token: 'old', boot: 'an-earlier-boot' })
@@ -144,7 +155,12 @@ describe('locks that must not stay LOCKED for ever', () => {
   })
 
   it('takes over a lock whose pid now belongs to another process', async () => {
-    await staleSession('reused', { pid: process.pid, hostname: hostname(), token: 'old', start: procStart(process.pid) - 1 })
+    await staleSession('reused', {
+      pid: process.pid,
+      hostname: hostname(),
+      token: 'old',
+      start: procStart(process.pid) - 1,
+    })
     await opensAndReleases('reused')
   })
 
@@ -170,14 +186,20 @@ describe('locks that must not stay LOCKED for ever', () => {
 async function claimPath(id: string, level: number): Promise<string> {
   const lock = join(directory, `${id}.jsonl.lock`)
   const found = await stat(lock, { bigint: true })
-  const key = createHash('sha256').update(`${found.ino}:${found.ctimeNs}:${readFileSync(lock, 'utf8')}`).digest('hex').slice(0, 16)
+  const key = createHash('sha256')
+    .update(`${found.ino}:${found.ctimeNs}:${readFileSync(lock, 'utf8')}`)
+    .digest('hex')
+    .slice(0, 16)
   return `${lock}.takeover-${key}.${level}`
 }
 
 describe('takeover claims', () => {
   it('steps over a claim abandoned by a contender that died mid-takeover, and removes it', async () => {
     await staleSession('abandoned', { pid: dead, hostname: hostname(), token: 'dead' })
-    await writeFile(await claimPath('abandoned', 1), JSON.stringify({ pid: dead, hostname: hostname(), token: 'claimant' }))
+    await writeFile(
+      await claimPath('abandoned', 1),
+      JSON.stringify({ pid: dead, hostname: hostname(), token: 'claimant' }),
+    )
     await opensAndReleases('abandoned')
     expect(readdirSync(directory).filter((name) => name.includes('takeover'))).toEqual([])
   })

@@ -27,17 +27,27 @@ describe('session surface properties', () => {
         expect(new Set(nodes).size).toBe(nodes.length)
         for (const seq of nodes) expect(session.eventAt(seq)?.surface).toBeDefined()
         // Every shadowed seq is still in the log, unchanged.
-        const shadowed = session.events.filter((event) => event.surface?.op === 'replace').flatMap((event) => (event.surface as { sourceEventSeqs: readonly number[] }).sourceEventSeqs)
+        const shadowed = session.events
+          .filter((event) => event.surface?.op === 'replace')
+          .flatMap((event) => (event.surface as { sourceEventSeqs: readonly number[] }).sourceEventSeqs)
         for (const seq of shadowed) expect(session.eventAt(seq)?.seq).toBe(seq)
         // The surface is exactly what replaying the intents gives.
         const replayed: number[] = []
         for (const event of session.events) {
           if (!event.surface) continue
           if (event.surface.op === 'append') replayed.push(event.seq)
-          else replayed.splice(event.surface.start, event.surface.end - event.surface.start + 1, event.seq, ...(event.surface.keep ?? []))
+          else
+            replayed.splice(
+              event.surface.start,
+              event.surface.end - event.surface.start + 1,
+              event.seq,
+              ...(event.surface.keep ?? []),
+            )
         }
         expect(nodes).toEqual(replayed)
-        expect(session.surface.replaceGeneration).toBe(session.events.filter((event) => event.surface?.op === 'replace').length)
+        expect(session.surface.replaceGeneration).toBe(
+          session.events.filter((event) => event.surface?.op === 'replace').length,
+        )
         // deriveMessages is the per-node projection, and deterministic.
         expect(session.deriveMessages()).toEqual(nodes.map((seq) => session.deriveEventMessage(session.eventAt(seq)!)))
         const again = new Session('p')

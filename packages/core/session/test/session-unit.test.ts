@@ -34,7 +34,11 @@ function user(session: Session, id: string): void {
 function pair(session: Session, id: string): void {
   session.unit(() => {
     session.append('request/header', { header: { config: { provider: 'p', model: id } }, reason: 'change' })
-    session.append('user/message', { message: createUserMessage(`replacement ${id}`, id) }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [session.surface.nodes[0]!] })
+    session.append(
+      'user/message',
+      { message: createUserMessage(`replacement ${id}`, id) },
+      { op: 'replace', start: 0, end: 0, sourceEventSeqs: [session.surface.nodes[0]!] },
+    )
   })
 }
 
@@ -111,9 +115,19 @@ describe('units in the JSONL file store', () => {
       user(session, 'm2')
     })
     const during = await readFile(file, 'utf8')
-    expect(during.split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual([0])
+    expect(
+      during
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => (JSON.parse(line) as { seq: number }).seq),
+    ).toEqual([0])
     await context.ctx.sessions.flush(session)
-    expect((await readFile(file, 'utf8')).split('\n').slice(0, -1).map((line) => JSON.parse(line) as { seq: number; unit?: number })).toMatchObject([{ seq: 0 }, { seq: 1, unit: 2 }, { seq: 2 }])
+    expect(
+      (await readFile(file, 'utf8'))
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line) as { seq: number; unit?: number }),
+    ).toMatchObject([{ seq: 0 }, { seq: 1, unit: 2 }, { seq: 2 }])
   })
 
   it('treats a file cut inside the second line of a unit as a torn tail and repairs the whole unit', async () => {
@@ -123,14 +137,18 @@ describe('units in the JSONL file store', () => {
     await writeFile(file, keep + tail)
     const error = await (await store()).ctx.sessions.open('cut').catch((reason: unknown) => reason)
     expect(SessionError.isInstance(error) && error.code).toBe('TORN_TAIL')
-    expect((error as Error).message).toContain(`${file}:3: the unit of 2 events written together from this line (seq 2..3) is cut short by a torn line 4`)
+    expect((error as Error).message).toContain(
+      `${file}:3: the unit of 2 events written together from this line (seq 2..3) is cut short by a torn line 4`,
+    )
 
     const context = await store()
     const repairs: TornTailRepair[] = []
     context.ctx.on('session/repair', (repair) => void repairs.push(repair))
     const session = await context.ctx.sessions.open('cut', { repairTornTail: true })
     expect(session.length).toBe(2)
-    expect(repairs).toEqual([{ sessionId: 'cut', file, sidecar: `${file}.corrupt`, line: 3, bytes: Buffer.byteLength(tail), droppedEvents: 1 }])
+    expect(repairs).toEqual([
+      { sessionId: 'cut', file, sidecar: `${file}.corrupt`, line: 3, bytes: Buffer.byteLength(tail), droppedEvents: 1 },
+    ])
     expect(await readFile(file, 'utf8')).toBe(keep)
     expect(await readFile(`${file}.corrupt`, 'utf8')).toBe(tail)
     user(session, 'after')
@@ -179,7 +197,11 @@ describe('units in the JSONL file store', () => {
     const { file, lines } = await fileWithUnit('bad-size')
     lines[1] = lines[1]!.replace(/}$/, `,"unit":${value}}`)
     await writeFile(file, `${lines.join('\n')}\n`)
-    const error = (await (await store()).ctx.sessions.open('bad-size').catch((reason: unknown) => reason)) as SessionError
+    const error = (await (
+      await store()
+    ).ctx.sessions
+      .open('bad-size')
+      .catch((reason: unknown) => reason)) as SessionError
     expect(error.code).toBe('CORRUPT')
     expect(error.message).toMatch(new RegExp(`${file}:2: ${message.source}`))
   })
@@ -190,7 +212,9 @@ describe('units in the JSONL file store', () => {
     await writeFile(file, `${lines.join('\n')}\n`)
     const error = (await (await store()).ctx.sessions.open('nested').catch((reason: unknown) => reason)) as SessionError
     expect(error.code).toBe('CORRUPT')
-    expect(error.message).toContain(`${file}:4: a unit of 2 events starts while the unit of 2 from line 3 is unfinished`)
+    expect(error.message).toContain(
+      `${file}:4: a unit of 2 events starts while the unit of 2 from line 3 is unfinished`,
+    )
   })
 
   it('reads files written before units existed (no unit field) as before', async () => {

@@ -23,8 +23,12 @@ describe('a write cut short by a file size limit (ulimit -f, a real child proces
     const lines = stdout.trim().split('\n')
     const acknowledged = lines.filter((line) => line.startsWith('ack ')).map((line) => Number(line.slice(4)))
     const failed = lines.find((line) => line.startsWith('fail '))
-    expect(failed).toMatch(/^fail CLOSED: session limited: writing events \d+\.\.\d+ to .*limited\.jsonl failed, none of them is acknowledged: EFBIG/)
-    expect(lines.find((line) => line.startsWith('again '))).toMatch(/^again CLOSED: .*an earlier write to .* failed \(EFBIG/)
+    expect(failed).toMatch(
+      /^fail CLOSED: session limited: writing events \d+\.\.\d+ to .*limited\.jsonl failed, none of them is acknowledged: EFBIG/,
+    )
+    expect(lines.find((line) => line.startsWith('again '))).toMatch(
+      /^again CLOSED: .*an earlier write to .* failed \(EFBIG/,
+    )
     // The limit was reached inside a line: the kernel wrote part of the failed flush.
     const file = join(directory, 'limited.jsonl')
     expect((await stat(file)).size).toBe(LIMIT_BLOCKS * 1024)

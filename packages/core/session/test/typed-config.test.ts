@@ -13,6 +13,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => SessionStore.Config({ store: 'file', directroy: '/tmp/sessions' })).toThrow('SessionStore config: unknown key "directroy" (did you mean "directory"?)')
+    expect(() => SessionStore.Config({ store: 'file', directroy: '/tmp/sessions' })).toThrow(
+      'SessionStore config: unknown key "directroy" (did you mean "directory"?)',
+    )
   })
 })

@@ -16,7 +16,11 @@ export async function main() {
   session.append('user/message', { message: createUserMessage('Why is the test failing?') }, 'append')
   const reply = createAssistantMessage([textBlock('The assertion expects 4 but `add` subtracts.')], config)
   // The provider counted this request's prompt: 1,200 tokens, 1,000 of them read from its cache.
-  session.append('assistant/message', { message: reply, usage: { inputTokens: 200, cacheReadTokens: 1000, outputTokens: 12 } }, 'append')
+  session.append(
+    'assistant/message',
+    { message: reply, usage: { inputTokens: 200, cacheReadTokens: 1000, outputTokens: 12 } },
+    'append',
+  )
   session.append('user/message', { message: createUserMessage('Fix it.') }, 'append')
 
   const contextWindow = 131_072

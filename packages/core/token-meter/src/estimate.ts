@@ -97,7 +97,10 @@ export function estimateBlockTokens(block: ContentBlock, countText: TextTokenCou
 }
 
 /** Estimated tokens of a system prompt: `text(system) + BLOCK_OVERHEAD`, or `0` when absent or empty. */
-export function estimateSystemTokens(system: string | undefined, countText: TextTokenCounter = heuristicTextTokens): number {
+export function estimateSystemTokens(
+  system: string | undefined,
+  countText: TextTokenCounter = heuristicTextTokens,
+): number {
   return system ? countText(system) + BLOCK_OVERHEAD : 0
 }
 
@@ -106,12 +109,22 @@ export function estimateSystemTokens(system: string | undefined, countText: Text
  * absent or empty. The canonical JSON is what the envelope comparison uses too, so key order
  * never changes the price.
  */
-export function estimateToolsTokens(tools: readonly ToolDefinition[] | undefined, countText: TextTokenCounter = heuristicTextTokens): number {
+export function estimateToolsTokens(
+  tools: readonly ToolDefinition[] | undefined,
+  countText: TextTokenCounter = heuristicTextTokens,
+): number {
   return tools && tools.length > 0 ? countText(canonicalJson(tools)) + BLOCK_OVERHEAD : 0
 }
 
 function describeValue(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean' || value === undefined || value === null) return String(value)
+  if (
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    typeof value === 'boolean' ||
+    value === undefined ||
+    value === null
+  )
+    return String(value)
   if (typeof value === 'string') return JSON.stringify(value)
   return typeof value
 }

@@ -70,7 +70,10 @@ export class SessionPriceState {
     const length = session.length
     while (this.processed < length) {
       const event = session.eventAt(this.processed)
-      if (!event) throw new RangeError(`TokenMeter: session ${session.id} has no event at seq ${this.processed} below its length ${length}`)
+      if (!event)
+        throw new RangeError(
+          `TokenMeter: session ${session.id} has no event at seq ${this.processed} below its length ${length}`,
+        )
       this.apply(session, event)
       this.processed += 1
       this.measurement = undefined
@@ -91,11 +94,15 @@ export class SessionPriceState {
   priceOf(session: Session, seq: number): number {
     this.catchUp(session)
     if (!Number.isInteger(seq) || seq < 0 || seq >= this.prices.length) {
-      throw new RangeError(`TokenMeter.priceOf: seq ${String(seq)} is not in session ${session.id}, which has ${this.prices.length} events`)
+      throw new RangeError(
+        `TokenMeter.priceOf: seq ${String(seq)} is not in session ${session.id}, which has ${this.prices.length} events`,
+      )
     }
     const price = this.prices[seq] as number
     if (price === NOT_A_NODE) {
-      throw new RangeError(`TokenMeter.priceOf: seq ${seq} of session ${session.id} is a ${session.eventAt(seq)?.type} event, not a surface node`)
+      throw new RangeError(
+        `TokenMeter.priceOf: seq ${seq} of session ${session.id} is a ${session.eventAt(seq)?.type} event, not a surface node`,
+      )
     }
     return price
   }
@@ -117,7 +124,13 @@ export class SessionPriceState {
       if (this.anchor) this.anchor.appendedTokens += price
       if (event.type === 'assistant/message') {
         const reported = reportedPromptTokens(event.data.usage)
-        if (reported !== undefined) this.anchor = { seq: event.seq, reportedPromptTokens: reported, envelope: this.envelope, appendedTokens: price }
+        if (reported !== undefined)
+          this.anchor = {
+            seq: event.seq,
+            reportedPromptTokens: reported,
+            envelope: this.envelope,
+            appendedTokens: price,
+          }
       }
       return
     }
@@ -159,7 +172,12 @@ export class SessionPriceState {
     const anchor = this.anchor
     const baseline: TokenBaseline =
       anchor && anchor.envelope === this.envelope
-        ? { kind: 'usage', tokens: anchor.reportedPromptTokens + anchor.appendedTokens, anchorSeq: anchor.seq, reportedPromptTokens: anchor.reportedPromptTokens }
+        ? {
+            kind: 'usage',
+            tokens: anchor.reportedPromptTokens + anchor.appendedTokens,
+            anchorSeq: anchor.seq,
+            reportedPromptTokens: anchor.reportedPromptTokens,
+          }
         : { kind: 'heuristic', tokens: envelopeTokens + this.surfaceTokens }
     // Appends only push past `count` and prices are never rewritten, so reading these two
     // arrays later still gives this moment's surface; a replace copies `nodes` first.

@@ -41,7 +41,10 @@ const INTERNALS = Symbol('TokenMeter.internals')
  * The meter only reads sessions; it never writes to the log or changes a prompt byte.
  */
 export class TokenMeter extends Service<TokenMeter.Config> {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/token-meter', provides: 'ctx.tokenMeter' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/token-meter',
+    provides: 'ctx.tokenMeter',
+  }
   static [Service.provide] = 'tokenMeter'
   static [Service.immediate]: boolean = true
 
@@ -54,7 +57,8 @@ export class TokenMeter extends Service<TokenMeter.Config> {
       countText,
       pricer: {
         message: (message) => estimateMessageTokens(message, countText),
-        envelope: (header) => estimateSystemTokens(header.system, countText) + estimateToolsTokens(header.tools, countText),
+        envelope: (header) =>
+          estimateSystemTokens(header.system, countText) + estimateToolsTokens(header.tools, countText),
       },
       states: new WeakMap(),
     }

@@ -1,10 +1,25 @@
 import type { ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  imageBlock,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { createTestContext } from '@warmfold/test-utils'
 import type { TestContext } from '@warmfold/test-utils'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { BLOCK_OVERHEAD, CHARS_PER_TOKEN, heuristicTextTokens, IMAGE_TOKENS, ROLE_OVERHEAD, TokenMeter } from '../src/index.ts'
+import {
+  BLOCK_OVERHEAD,
+  CHARS_PER_TOKEN,
+  heuristicTextTokens,
+  IMAGE_TOKENS,
+  ROLE_OVERHEAD,
+  TokenMeter,
+} from '../src/index.ts'
 
 // Expected values are written out from the README formula, never taken from the code under
 // test: text(s) = ceil(s.length / 4); a message is 4 + its blocks; text, reasoning and
@@ -26,7 +41,12 @@ afterEach(async () => {
 
 describe('the default heuristic', () => {
   it('exports the documented constants', () => {
-    expect({ CHARS_PER_TOKEN, ROLE_OVERHEAD, BLOCK_OVERHEAD, IMAGE_TOKENS }).toEqual({ CHARS_PER_TOKEN: 4, ROLE_OVERHEAD: 4, BLOCK_OVERHEAD: 4, IMAGE_TOKENS: 1000 })
+    expect({ CHARS_PER_TOKEN, ROLE_OVERHEAD, BLOCK_OVERHEAD, IMAGE_TOKENS }).toEqual({
+      CHARS_PER_TOKEN: 4,
+      ROLE_OVERHEAD: 4,
+      BLOCK_OVERHEAD: 4,
+      IMAGE_TOKENS: 1000,
+    })
   })
 
   it('prices a text message: 4 + ceil(length / 4) + 4', () => {
@@ -45,7 +65,11 @@ describe('the default heuristic', () => {
 
   it('prices reasoning, text and tool-call blocks of an assistant message', () => {
     const message = createAssistantMessage(
-      [reasoningBlock('Let me look.', 'opaque-signature'), textBlock('Reading.'), toolCallBlock('call-1', 'read_file', '{"path":"src/a.ts"}')],
+      [
+        reasoningBlock('Let me look.', 'opaque-signature'),
+        textBlock('Reading.'),
+        toolCallBlock('call-1', 'read_file', '{"path":"src/a.ts"}'),
+      ],
       origin,
     )
     // reasoning 12 -> 3 (signature not counted), text 8 -> 2, name 9 -> 3, arguments 19 -> 5.
@@ -53,7 +77,10 @@ describe('the default heuristic', () => {
   })
 
   it('prices a tool result with text and an image: 4 + (4 + inner blocks)', () => {
-    const message = createToolResultMessage('call-1', [textBlock('0123456789'), imageBlock('image/png', 'iVBORw0KGgo='.repeat(100))])
+    const message = createToolResultMessage('call-1', [
+      textBlock('0123456789'),
+      imageBlock('image/png', 'iVBORw0KGgo='.repeat(100)),
+    ])
     // inner text 10 -> 3 + 4; the image is 1000 whatever its data length.
     expect(meter.estimateMessage(message)).toBe(4 + (4 + (3 + 4) + 1000))
     expect(meter.estimateMessage(createToolResultMessage('call-2', 'ok'))).toBe(4 + (4 + (1 + 4)))
@@ -67,9 +94,22 @@ describe('the default heuristic', () => {
   })
 
   it('prices tools as their canonical JSON + 4, whatever the key order, or 0 when none', () => {
-    const tools: ToolDefinition[] = [{ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }]
-    const reordered: ToolDefinition[] = [{ parameters: { properties: { path: { type: 'string' } }, type: 'object' }, description: 'Read a file', name: 'read' }]
-    const canonical = '[{"description":"Read a file","name":"read","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}}]'
+    const tools: ToolDefinition[] = [
+      {
+        name: 'read',
+        description: 'Read a file',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    ]
+    const reordered: ToolDefinition[] = [
+      {
+        parameters: { properties: { path: { type: 'string' } }, type: 'object' },
+        description: 'Read a file',
+        name: 'read',
+      },
+    ]
+    const canonical =
+      '[{"description":"Read a file","name":"read","parameters":{"properties":{"path":{"type":"string"}},"type":"object"}}]'
     expect(meter.estimateTools(tools)).toBe(text(canonical) + 4)
     expect(meter.estimateTools(reordered)).toBe(text(canonical) + 4)
     expect(meter.estimateTools([])).toBe(0)

@@ -11,7 +11,12 @@ describe('README examples run', () => {
     const question = 4 + (Math.ceil(24 / 4) + 4) // 'Why is the test failing?'
     const reply = 4 + (Math.ceil(44 / 4) + 4) // 'The assertion expects 4 but `add` subtracts.'
     const fix = 4 + (Math.ceil(7 / 4) + 4) // 'Fix it.'
-    expect(result.baseline).toEqual({ kind: 'usage', tokens: 1200 + reply + fix, anchorSeq: 2, reportedPromptTokens: 1200 })
+    expect(result.baseline).toEqual({
+      kind: 'usage',
+      tokens: 1200 + reply + fix,
+      anchorSeq: 2,
+      reportedPromptTokens: 1200,
+    })
     expect(result.totalTokens).toBe(1200 + reply + fix)
     expect(result.nodes).toEqual([
       { seq: 1, tokens: question },

@@ -1,5 +1,13 @@
 import type { TokenUsage, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  imageBlock,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import { headerEquals } from '@warmfold/session'
 import fc from 'fast-check'
@@ -9,8 +17,16 @@ import type { NodePrice, TokenBaseline, TokenMeasurement, TokenMeter } from '../
 // on assistant messages and headers that vary system prompt and tool order.
 
 /** Two tools whose order matters for the envelope. */
-export const READ_TOOL: ToolDefinition = { name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } }
-export const WRITE_TOOL: ToolDefinition = { name: 'write', description: 'Write a file', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } } }
+export const READ_TOOL: ToolDefinition = {
+  name: 'read',
+  description: 'Read a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } } },
+}
+export const WRITE_TOOL: ToolDefinition = {
+  name: 'write',
+  description: 'Write a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } },
+}
 
 /** Which usage an assistant message carries. */
 export type UsageShape = 'none' | 'prompt' | 'cache-only' | 'output-only'
@@ -18,7 +34,15 @@ export type UsageShape = 'none' | 'prompt' | 'cache-only' | 'output-only'
 /** One scripted operation against a session. */
 export type Operation =
   | { kind: 'user'; text: string }
-  | { kind: 'assistant'; text: string; reasoning: string | null; calls: number; usage: UsageShape; input: number; cached: number }
+  | {
+      kind: 'assistant'
+      text: string
+      reasoning: string | null
+      calls: number
+      usage: UsageShape
+      input: number
+      cached: number
+    }
   | { kind: 'result'; text: string; image: boolean }
   | { kind: 'header'; effort: 'low' | 'high'; system: string | null; tools: 'none' | 'read-write' | 'write-read' }
   | { kind: 'replace'; from: number; span: number; text: string; keep: boolean[] }
@@ -41,7 +65,14 @@ export const operations = fc.array(
       }),
       weight: 4,
     },
-    { arbitrary: fc.record({ kind: fc.constant('result' as const), text: fc.string({ unit: 'binary', maxLength: 30 }), image: fc.boolean() }), weight: 3 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('result' as const),
+        text: fc.string({ unit: 'binary', maxLength: 30 }),
+        image: fc.boolean(),
+      }),
+      weight: 3,
+    },
     {
       arbitrary: fc.record({
         kind: fc.constant('header' as const),
@@ -54,7 +85,13 @@ export const operations = fc.array(
     {
       // `keep[i]` keeps the run's i-th node on the surface after the new node (a checkpoint that
       // carries pinned messages); the run's last node is always shadowed.
-      arbitrary: fc.record({ kind: fc.constant('replace' as const), from: fc.nat(1000), span: fc.integer({ min: 1, max: 4 }), text, keep: fc.array(fc.boolean(), { maxLength: 3 }) }),
+      arbitrary: fc.record({
+        kind: fc.constant('replace' as const),
+        from: fc.nat(1000),
+        span: fc.integer({ min: 1, max: 4 }),
+        text,
+        keep: fc.array(fc.boolean(), { maxLength: 3 }),
+      }),
       weight: 2,
     },
   ),
@@ -63,8 +100,17 @@ export const operations = fc.array(
 
 /** The header an operation logs. */
 export function headerOf(operation: Extract<Operation, { kind: 'header' }>): RequestHeader {
-  const tools = operation.tools === 'none' ? undefined : operation.tools === 'read-write' ? [READ_TOOL, WRITE_TOOL] : [WRITE_TOOL, READ_TOOL]
-  return { config: { provider: 'p', model: 'm', reasoningEffort: operation.effort }, ...(operation.system === null ? {} : { system: operation.system }), ...(tools ? { tools } : {}) }
+  const tools =
+    operation.tools === 'none'
+      ? undefined
+      : operation.tools === 'read-write'
+        ? [READ_TOOL, WRITE_TOOL]
+        : [WRITE_TOOL, READ_TOOL]
+  return {
+    config: { provider: 'p', model: 'm', reasoningEffort: operation.effort },
+    ...(operation.system === null ? {} : { system: operation.system }),
+    ...(tools ? { tools } : {}),
+  }
 }
 
 function usageOf(operation: Extract<Operation, { kind: 'assistant' }>): TokenUsage | undefined {
@@ -88,15 +134,23 @@ export function applyOperation(session: Session, operation: Operation, id: () =>
       break
     case 'assistant': {
       const messageId = id()
-      const calls = Array.from({ length: operation.calls }, (_, index) => toolCallBlock(`call-${messageId}-${index}`, 'read', `{"path":"f${index}"}`))
+      const calls = Array.from({ length: operation.calls }, (_, index) =>
+        toolCallBlock(`call-${messageId}-${index}`, 'read', `{"path":"f${index}"}`),
+      )
       const reasoning = operation.reasoning === null ? [] : [reasoningBlock(operation.reasoning)]
-      const message = createAssistantMessage([...reasoning, textBlock(operation.text), ...calls], { provider: 'p', model: 'm' }, messageId)
+      const message = createAssistantMessage(
+        [...reasoning, textBlock(operation.text), ...calls],
+        { provider: 'p', model: 'm' },
+        messageId,
+      )
       const usage = usageOf(operation)
       session.append('assistant/message', usage ? { message, usage } : { message }, 'append')
       break
     }
     case 'result': {
-      const content = operation.image ? [textBlock(operation.text || 'ok'), imageBlock('image/png', 'iVBORw0KGgo=')] : operation.text || 'ok'
+      const content = operation.image
+        ? [textBlock(operation.text || 'ok'), imageBlock('image/png', 'iVBORw0KGgo=')]
+        : operation.text || 'ok'
       session.append('tool/result', { message: createToolResultMessage('call', content, { id: id() }) }, 'append')
       break
     }
@@ -111,7 +165,11 @@ export function applyOperation(session: Session, operation: Operation, id: () =>
       const run = nodes.slice(start, end + 1)
       const keep = run.filter((_, index) => index < run.length - 1 && operation.keep[index] === true)
       const shadowed = run.filter((seq) => !keep.includes(seq))
-      session.append('user/message', { message: createUserMessage(operation.text, id()) }, { op: 'replace', start, end, sourceEventSeqs: shadowed, ...(keep.length ? { keep } : {}) })
+      session.append(
+        'user/message',
+        { message: createUserMessage(operation.text, id()) },
+        { op: 'replace', start, end, sourceEventSeqs: shadowed, ...(keep.length ? { keep } : {}) },
+      )
       break
     }
   }
@@ -148,18 +206,28 @@ export function plain(measurement: TokenMeasurement): PlainMeasurement {
  * per-message prices: an independent oracle for the incremental state.
  */
 export function referenceMeasurement(session: Session, meter: TokenMeter): PlainMeasurement {
-  const nodes = session.surface.nodes.map((seq) => ({ seq, tokens: meter.estimateMessage(session.deriveEventMessage(session.eventAt(seq)!)!) }))
+  const nodes = session.surface.nodes.map((seq) => ({
+    seq,
+    tokens: meter.estimateMessage(session.deriveEventMessage(session.eventAt(seq)!)!),
+  }))
   const surfaceTokens = nodes.reduce((sum, node) => sum + node.tokens, 0)
   const header = session.requestHeader()
   const envelopeTokens = header ? meter.estimateSystem(header.system) + meter.estimateTools(header.tools) : 0
   const heuristic: TokenBaseline = { kind: 'heuristic', tokens: envelopeTokens + surfaceTokens }
   const events = session.events
-  const anchor = events.findLast((event) => event.type === 'assistant/message' && event.data.usage !== undefined && (event.data.usage.inputTokens ?? event.data.usage.cacheReadTokens ?? event.data.usage.cacheWriteTokens) !== undefined)
+  const anchor = events.findLast(
+    (event) =>
+      event.type === 'assistant/message' &&
+      event.data.usage !== undefined &&
+      (event.data.usage.inputTokens ?? event.data.usage.cacheReadTokens ?? event.data.usage.cacheWriteTokens) !==
+        undefined,
+  )
   let baseline: TokenBaseline = heuristic
   if (anchor && anchor.type === 'assistant/message') {
     const headerThen = events.findLast((event) => event.type === 'request/header' && event.seq < anchor.seq)
     const envelopeThen = headerThen?.type === 'request/header' ? headerThen.data.header : undefined
-    const sameEnvelope = envelopeThen === undefined || header === undefined ? envelopeThen === header : headerEquals(envelopeThen, header)
+    const sameEnvelope =
+      envelopeThen === undefined || header === undefined ? envelopeThen === header : headerEquals(envelopeThen, header)
     const replacedSince = events.some((event) => event.seq >= anchor.seq && event.surface?.op === 'replace')
     if (sameEnvelope && !replacedSince) {
       const usage = anchor.data.usage!

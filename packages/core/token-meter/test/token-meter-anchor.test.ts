@@ -20,8 +20,13 @@ const FOLLOWUP = 9
 const READ: ToolDefinition = { name: 'read', description: 'Read', parameters: { type: 'object' } }
 const WRITE: ToolDefinition = { name: 'write', description: 'Write', parameters: { type: 'object' } }
 const SYSTEM = 'You are terse.' // 14 -> 4 tokens, + 4
-const HEADER: RequestHeader = { config: { provider: 'p', model: 'm', reasoningEffort: 'high' }, system: SYSTEM, tools: [READ, WRITE] }
-const TOOLS_JSON = '[{"description":"Read","name":"read","parameters":{"type":"object"}},{"description":"Write","name":"write","parameters":{"type":"object"}}]'
+const HEADER: RequestHeader = {
+  config: { provider: 'p', model: 'm', reasoningEffort: 'high' },
+  system: SYSTEM,
+  tools: [READ, WRITE],
+}
+const TOOLS_JSON =
+  '[{"description":"Read","name":"read","parameters":{"type":"object"}},{"description":"Write","name":"write","parameters":{"type":"object"}}]'
 const ENVELOPE = 4 + 4 + Math.ceil(TOOLS_JSON.length / 4) + 4
 const USAGE: TokenUsage = { inputTokens: 100, cacheReadTokens: 900, cacheWriteTokens: 20, outputTokens: 7 }
 const REPORTED = 1020
@@ -53,7 +58,8 @@ function conversation(options: { usage?: TokenUsage | null; header?: RequestHead
 }
 
 function append(session: Session, message: Message): void {
-  if (message.content[0]?.type === 'tool-result') session.append('tool/result', { message: message as typeof result }, 'append')
+  if (message.content[0]?.type === 'tool-result')
+    session.append('tool/result', { message: message as typeof result }, 'append')
   else if (message.role === 'assistant') session.append('assistant/message', { message }, 'append')
   else session.append('user/message', { message }, 'append')
 }
@@ -71,7 +77,12 @@ describe('provider usage as anchor', () => {
     expect(measurement.envelopeTokens).toBe(ENVELOPE)
     expect(measurement.surfaceTokens).toBe(USER + ASSISTANT + RESULT + FOLLOWUP)
     // The anchor's own message and everything after it were not in the reported request.
-    expect(measurement.baseline).toEqual({ kind: 'usage', tokens: REPORTED + ASSISTANT + RESULT + FOLLOWUP, anchorSeq: 2, reportedPromptTokens: REPORTED })
+    expect(measurement.baseline).toEqual({
+      kind: 'usage',
+      tokens: REPORTED + ASSISTANT + RESULT + FOLLOWUP,
+      anchorSeq: 2,
+      reportedPromptTokens: REPORTED,
+    })
     expect(measurement.totalTokens).toBe(REPORTED + ASSISTANT + RESULT + FOLLOWUP)
   })
 
@@ -81,15 +92,29 @@ describe('provider usage as anchor', () => {
     session.append('assistant/message', { message: assistant, usage: { inputTokens: 5000 } }, 'append') // seq 4
     append(session, followup)
     session.append('assistant/message', { message: assistant, usage: { outputTokens: 3 } }, 'append') // no prompt total
-    expect(meter.measure(session).baseline).toEqual({ kind: 'usage', tokens: 5000 + ASSISTANT + FOLLOWUP + ASSISTANT, anchorSeq: 4, reportedPromptTokens: 5000 })
+    expect(meter.measure(session).baseline).toEqual({
+      kind: 'usage',
+      tokens: 5000 + ASSISTANT + FOLLOWUP + ASSISTANT,
+      anchorSeq: 4,
+      reportedPromptTokens: 5000,
+    })
   })
 
   it('is used when the header is logged again with the same canonical content', () => {
     const session = conversation()
     // Key order does not change the canonical header, so this is the same envelope.
-    changeHeader(session, { tools: [READ, WRITE], system: SYSTEM, config: { reasoningEffort: 'high', model: 'm', provider: 'p' } })
+    changeHeader(session, {
+      tools: [READ, WRITE],
+      system: SYSTEM,
+      config: { reasoningEffort: 'high', model: 'm', provider: 'p' },
+    })
     append(session, followup)
-    expect(meter.measure(session).baseline).toEqual({ kind: 'usage', tokens: REPORTED + ASSISTANT + FOLLOWUP, anchorSeq: 2, reportedPromptTokens: REPORTED })
+    expect(meter.measure(session).baseline).toEqual({
+      kind: 'usage',
+      tokens: REPORTED + ASSISTANT + FOLLOWUP,
+      anchorSeq: 2,
+      reportedPromptTokens: REPORTED,
+    })
   })
 
   it('is used when neither the anchor nor now has a header', () => {
@@ -97,13 +122,22 @@ describe('provider usage as anchor', () => {
     append(session, followup)
     const measurement = meter.measure(session)
     expect(measurement.envelopeTokens).toBe(0)
-    expect(measurement.baseline).toEqual({ kind: 'usage', tokens: REPORTED + ASSISTANT + FOLLOWUP, anchorSeq: 1, reportedPromptTokens: REPORTED })
+    expect(measurement.baseline).toEqual({
+      kind: 'usage',
+      tokens: REPORTED + ASSISTANT + FOLLOWUP,
+      anchorSeq: 1,
+      reportedPromptTokens: REPORTED,
+    })
   })
 
   const heuristicTotal = ENVELOPE + USER + ASSISTANT + FOLLOWUP
   const changes: [string, RequestHeader, number][] = [
     ['a different reasoning effort', { ...HEADER, config: { ...HEADER.config, reasoningEffort: 'low' } }, ENVELOPE],
-    ['a different system prompt', { ...HEADER, system: 'You are chatty.' }, 4 + 4 + Math.ceil(TOOLS_JSON.length / 4) + 4],
+    [
+      'a different system prompt',
+      { ...HEADER, system: 'You are chatty.' },
+      4 + 4 + Math.ceil(TOOLS_JSON.length / 4) + 4,
+    ],
     ['the tools in another order', { ...HEADER, tools: [WRITE, READ] }, ENVELOPE],
     ['a different temperature', { ...HEADER, config: { ...HEADER.config, temperature: 0.2 } }, ENVELOPE],
     ['another model', { ...HEADER, config: { ...HEADER.config, model: 'm2' } }, ENVELOPE],
@@ -124,7 +158,12 @@ describe('provider usage as anchor', () => {
     expect(meter.measure(session).baseline.kind).toBe('heuristic')
     changeHeader(session, HEADER)
     append(session, followup)
-    expect(meter.measure(session).baseline).toEqual({ kind: 'usage', tokens: REPORTED + ASSISTANT + FOLLOWUP, anchorSeq: 2, reportedPromptTokens: REPORTED })
+    expect(meter.measure(session).baseline).toEqual({
+      kind: 'usage',
+      tokens: REPORTED + ASSISTANT + FOLLOWUP,
+      anchorSeq: 2,
+      reportedPromptTokens: REPORTED,
+    })
   })
 
   it('is refused when the anchor had no header and one is in force now', () => {
@@ -138,25 +177,45 @@ describe('provider usage as anchor', () => {
     append(session, followup)
     expect(meter.measure(session).baseline.kind).toBe('usage')
     // Replace the first user message (position 0) with a shorter one: 4 + (1 + 4) = 9.
-    session.append('user/message', { message: createUserMessage('hi', 'u0') }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [1] })
+    session.append(
+      'user/message',
+      { message: createUserMessage('hi', 'u0') },
+      { op: 'replace', start: 0, end: 0, sourceEventSeqs: [1] },
+    )
     append(session, result)
     const afterReplace = meter.measure(session)
     expect(afterReplace.surfaceTokens).toBe(9 + ASSISTANT + FOLLOWUP + RESULT)
     expect(afterReplace.baseline).toEqual({ kind: 'heuristic', tokens: ENVELOPE + 9 + ASSISTANT + FOLLOWUP + RESULT })
     // A newer assistant message with usage (seq 6) is a fresh anchor.
     session.append('assistant/message', { message: assistant, usage: { inputTokens: 42 } }, 'append')
-    expect(meter.measure(session).baseline).toEqual({ kind: 'usage', tokens: 42 + ASSISTANT, anchorSeq: 6, reportedPromptTokens: 42 })
+    expect(meter.measure(session).baseline).toEqual({
+      kind: 'usage',
+      tokens: 42 + ASSISTANT,
+      anchorSeq: 6,
+      reportedPromptTokens: 42,
+    })
   })
 
   it('is refused when the assistant message with usage is itself a replace, without falling back to an older anchor', () => {
     const session = conversation()
     append(session, followup)
-    session.append('assistant/message', { message: assistant, usage: { inputTokens: 42 } }, { op: 'replace', start: 2, end: 2, sourceEventSeqs: [3] })
-    expect(meter.measure(session).baseline).toEqual({ kind: 'heuristic', tokens: ENVELOPE + USER + ASSISTANT + ASSISTANT })
+    session.append(
+      'assistant/message',
+      { message: assistant, usage: { inputTokens: 42 } },
+      { op: 'replace', start: 2, end: 2, sourceEventSeqs: [3] },
+    )
+    expect(meter.measure(session).baseline).toEqual({
+      kind: 'heuristic',
+      tokens: ENVELOPE + USER + ASSISTANT + ASSISTANT,
+    })
   })
 
   it('is not used when the usage has no prompt fields', () => {
-    for (const usage of [{ outputTokens: 12 }, { outputTokens: 12, reasoningTokens: 4, raw: { total_tokens: 99 } }, null]) {
+    for (const usage of [
+      { outputTokens: 12 },
+      { outputTokens: 12, reasoningTokens: 4, raw: { total_tokens: 99 } },
+      null,
+    ]) {
       const session = conversation({ usage })
       append(session, followup)
       expect(meter.measure(session).baseline).toEqual({ kind: 'heuristic', tokens: heuristicTotal })
@@ -165,6 +224,11 @@ describe('provider usage as anchor', () => {
 
   it('counts a usage that reports only cache buckets', () => {
     const session = conversation({ usage: { cacheReadTokens: 0 } })
-    expect(meter.measure(session).baseline).toEqual({ kind: 'usage', tokens: ASSISTANT, anchorSeq: 2, reportedPromptTokens: 0 })
+    expect(meter.measure(session).baseline).toEqual({
+      kind: 'usage',
+      tokens: ASSISTANT,
+      anchorSeq: 2,
+      reportedPromptTokens: 0,
+    })
   })
 })

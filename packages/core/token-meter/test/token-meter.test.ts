@@ -1,5 +1,13 @@
 import type { ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  imageBlock,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { AnySessionEvent, SessionSurface } from '@warmfold/session'
 import { Session } from '@warmfold/session'
 import { createTestContext } from '@warmfold/test-utils'
@@ -11,7 +19,10 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-async function withMeter(config: TokenMeter.Config, body: (meter: TokenMeter, test: TestContext) => void | Promise<void>): Promise<void> {
+async function withMeter(
+  config: TokenMeter.Config,
+  body: (meter: TokenMeter, test: TestContext) => void | Promise<void>,
+): Promise<void> {
   const test = await createTestContext()
   try {
     test.ctx.plugin(TokenMeter, config)
@@ -40,7 +51,11 @@ describe('TokenMeter config', () => {
     const test = await createTestContext()
     try {
       test.ctx.plugin(TokenMeter, { tokeniser: () => 1 } as never)
-      expect(test.errors.map(messageOf)).toContainEqual(expect.stringContaining('TokenMeter config: unknown key "tokeniser" (did you mean "tokenizer"?); known keys: tokenizer'))
+      expect(test.errors.map(messageOf)).toContainEqual(
+        expect.stringContaining(
+          'TokenMeter config: unknown key "tokeniser" (did you mean "tokenizer"?); known keys: tokenizer',
+        ),
+      )
       expect(test.ctx.get('tokenMeter')).toBeUndefined()
     } finally {
       await test.dispose()
@@ -82,7 +97,10 @@ describe('the tokenizer option', () => {
 
       calls.length = 0
       const session = new Session('tokenizer')
-      session.append('request/header', { header: { config: { provider: 'p', model: 'm' }, system: 'sys', tools: TOOLS }, reason: 'initial' })
+      session.append('request/header', {
+        header: { config: { provider: 'p', model: 'm' }, system: 'sys', tools: TOOLS },
+        reason: 'initial',
+      })
       session.append('user/message', { message: createUserMessage('hello') }, 'append')
       const measurement = meter.measure(session)
       expect(measurement.envelopeTokens).toBe(7 + 4 + 7 + 4)
@@ -106,7 +124,9 @@ describe('the tokenizer option', () => {
   ])('rejects a tokenizer result of %s, naming it', async (value, named) => {
     await withMeter({ tokenizer: () => value as number }, (meter) => {
       expect(() => meter.estimateMessage(createUserMessage('text'))).toThrow(RangeError)
-      expect(() => meter.estimateMessage(createUserMessage('text'))).toThrow(`the tokenizer returned ${named} for a text of 4 code units`)
+      expect(() => meter.estimateMessage(createUserMessage('text'))).toThrow(
+        `the tokenizer returned ${named} for a text of 4 code units`,
+      )
       expect(() => meter.estimateSystem('text')).toThrow(named)
       const session = new Session('bad')
       session.append('user/message', { message: createUserMessage('text') }, 'append')
@@ -129,7 +149,7 @@ describe('the tokenizer option', () => {
       fresh.ctx.plugin(TokenMeter, { tokenizer: (text: string) => text.length })
       const expected = fresh.ctx.tokenMeter.measure(session)
       const measured = meter.measure(session)
-      expect(measured.surfaceTokens).toBe((4 + 4 + 4) + (4 + 3 + 4) + (4 + 4 + 4))
+      expect(measured.surfaceTokens).toBe(4 + 4 + 4 + (4 + 3 + 4) + (4 + 4 + 4))
       expect({ ...measured, nodes: measured.nodes }).toEqual({ ...expected, nodes: expected.nodes })
       await fresh.dispose()
       fresh.assertClean()
@@ -142,7 +162,12 @@ describe('TokenMeter.measure', () => {
     await withMeter({}, (meter) => {
       const measurement = meter.measure(new Session('empty'))
       expect(measurement.nodes).toEqual([])
-      expect(measurement).toMatchObject({ surfaceTokens: 0, envelopeTokens: 0, totalTokens: 0, baseline: { kind: 'heuristic', tokens: 0 } })
+      expect(measurement).toMatchObject({
+        surfaceTokens: 0,
+        envelopeTokens: 0,
+        totalTokens: 0,
+        baseline: { kind: 'heuristic', tokens: 0 },
+      })
     })
   })
 
@@ -178,7 +203,8 @@ describe('TokenMeter.measure', () => {
     }
     await withMeter({}, (meter) => {
       const session = new CountingSession('counting')
-      for (let index = 0; index < 1000; index++) session.append('user/message', { message: createUserMessage(`note ${index}`) }, 'append')
+      for (let index = 0; index < 1000; index++)
+        session.append('user/message', { message: createUserMessage(`note ${index}`) }, 'append')
       meter.measure(session)
       expect(session.eventReads).toBe(1000)
       session.eventReads = 0
@@ -217,11 +243,17 @@ describe('TokenMeter.priceOf', () => {
       const session = new Session('price')
       session.append('request/header', { header: { config: { provider: 'p', model: 'm' } }, reason: 'initial' })
       session.append('user/message', { message: createUserMessage('abcdefgh') }, 'append')
-      session.append('user/message', { message: createUserMessage('summary', 's') }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [1] })
+      session.append(
+        'user/message',
+        { message: createUserMessage('summary', 's') },
+        { op: 'replace', start: 0, end: 0, sourceEventSeqs: [1] },
+      )
       expect(meter.priceOf(session, 1)).toBe(4 + 2 + 4)
       expect(meter.priceOf(session, 2)).toBe(4 + 2 + 4)
       expect(meter.measure(session).nodes).toEqual([{ seq: 2, tokens: 4 + 2 + 4 }])
-      expect(() => meter.priceOf(session, 0)).toThrow('seq 0 of session price is a request/header event, not a surface node')
+      expect(() => meter.priceOf(session, 0)).toThrow(
+        'seq 0 of session price is a request/header event, not a surface node',
+      )
       expect(() => meter.priceOf(session, 3)).toThrow(RangeError)
       expect(() => meter.priceOf(session, -1)).toThrow('seq -1 is not in session price')
       expect(() => meter.priceOf(session, 1.5)).toThrow(RangeError)

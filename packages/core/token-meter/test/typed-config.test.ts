@@ -14,6 +14,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => TokenMeter.Config({ tokeniser: () => 1 })).toThrow('TokenMeter config: unknown key "tokeniser" (did you mean "tokenizer"?)')
+    expect(() => TokenMeter.Config({ tokeniser: () => 1 })).toThrow(
+      'TokenMeter config: unknown key "tokeniser" (did you mean "tokenizer"?)',
+    )
   })
 })

@@ -11,7 +11,10 @@ import { parseAiSdkConfig } from './config.ts'
  * The config holds live objects (the models), so it is written in code, not in a JSON/YAML file.
  */
 export class AiSdkAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-ai-sdk', provides: LLM_ADAPTER_ROLE }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/llm-ai-sdk',
+    provides: LLM_ADAPTER_ROLE,
+  }
   static inject = ['llm']
 
   /** The registered adapter. */

@@ -75,7 +75,12 @@ export class AiSdkLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const model = this.#modelConfig(options.provider, options.model)
     const call = this.request(options)
-    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, redactor: this.#redactor }
+    const context: ErrorContext = {
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      redactor: this.#redactor,
+    }
     yield* resilientStream<LanguageModelV3StreamPart>({
       provider: options.provider,
       model: options.model,
@@ -84,7 +89,9 @@ export class AiSdkLlmAdapter extends LlmAdapter {
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
       timeoutMs: this.#config.timeoutMs,
-      open: async (signal) => (await model.model.doStream({ ...call, abortSignal: signal })).stream as unknown as AsyncIterable<LanguageModelV3StreamPart>,
+      open: async (signal) =>
+        (await model.model.doStream({ ...call, abortSignal: signal }))
+          .stream as unknown as AsyncIterable<LanguageModelV3StreamPart>,
       progress: streamProgress,
       map: (parts, signal) => mapStream(parts, { ...context, signal }),
       mapError: (error) => mapError(error, context),

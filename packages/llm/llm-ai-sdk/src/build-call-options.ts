@@ -1,4 +1,9 @@
-import type { LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3Prompt, SharedV3ProviderOptions } from '@ai-sdk/provider'
+import type {
+  LanguageModelV3CallOptions,
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Prompt,
+  SharedV3ProviderOptions,
+} from '@ai-sdk/provider'
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
 import { canonicalJson, checkOutputReserve, LlmError, promptCacheKeyFor } from '@warmfold/llm'
 import type { AiSdkCacheKind, AiSdkModelConfig } from './config.ts'
@@ -38,9 +43,16 @@ export function buildCallOptions(options: GenerateOptions, model: AiSdkModelConf
   let providerOptions = mergeOptions(model.providerOptions, effortOptions(options, model))
   const maxTokens = options.maxTokens ?? model.defaultMaxTokens
   const reserve = thinkingReserve(model, providerOptions)
-  checkOutputReserve({ ...options, maxTokens }, reserve, `providerOptions.anthropic.thinking.budgetTokens${options.reasoningEffort === undefined ? '' : ` of effort "${options.reasoningEffort}"`}`)
+  checkOutputReserve(
+    { ...options, maxTokens },
+    reserve,
+    `providerOptions.anthropic.thinking.budgetTokens${options.reasoningEffort === undefined ? '' : ` of effort "${options.reasoningEffort}"`}`,
+  )
   const maxOutputTokens = maxTokens === undefined ? undefined : maxTokens - reserve
-  const cacheKey = kind === 'openai' || kind === 'openai-compatible' ? promptCacheKey(options.cacheSessionId ?? options.sessionId, model) : undefined
+  const cacheKey =
+    kind === 'openai' || kind === 'openai-compatible'
+      ? promptCacheKey(options.cacheSessionId ?? options.sessionId, model)
+      : undefined
   if (cacheKey !== undefined) providerOptions = mergeOptions(providerOptions, cacheKeyOptions(kind, cacheKey, model))
   return {
     prompt,
@@ -56,7 +68,10 @@ export function buildCallOptions(options: GenerateOptions, model: AiSdkModelConf
  * The prompt cache key of a session (`promptCacheKeyFor` of `@warmfold/llm`, the same key the
  * direct OpenAI adapters send), or `undefined` without a session id or with `promptCacheKey: false`.
  */
-export function promptCacheKey(sessionId: string | undefined, model: Pick<AiSdkModelConfig, 'promptCacheKey'>): string | undefined {
+export function promptCacheKey(
+  sessionId: string | undefined,
+  model: Pick<AiSdkModelConfig, 'promptCacheKey'>,
+): string | undefined {
   if (sessionId === undefined || sessionId === '' || model.promptCacheKey === false) return undefined
   return promptCacheKeyFor(sessionId)
 }
@@ -75,17 +90,23 @@ function cacheKeyOptions(kind: AiSdkCacheKind, key: string, model: AiSdkModelCon
  * summary call, of the message before the instruction, so the replayed region is read and no
  * entry is written for the one-off instruction.
  */
-function placeBreakpoints(prompt: LanguageModelV3Prompt, tools: LanguageModelV3FunctionTool[] | undefined, summary: boolean): void {
+function placeBreakpoints(
+  prompt: LanguageModelV3Prompt,
+  tools: LanguageModelV3FunctionTool[] | undefined,
+  summary: boolean,
+): void {
   const marker = { anthropic: { cacheControl: ANTHROPIC_CACHE_CONTROL } }
   const head = prompt[0]
   if (head?.role === 'system') head.providerOptions = mergeOptions(head.providerOptions, marker)
-  else if (tools?.length) tools[tools.length - 1] = { ...tools.at(-1)!, providerOptions: mergeOptions(tools.at(-1)!.providerOptions, marker) }
+  else if (tools?.length)
+    tools[tools.length - 1] = { ...tools.at(-1)!, providerOptions: mergeOptions(tools.at(-1)!.providerOptions, marker) }
   const conversation = head?.role === 'system' ? prompt.slice(1) : prompt
   const target = summary && conversation.length > 1 ? conversation.at(-2) : conversation.at(-1)
   if (!target) return
   const parts = target.content as Array<{ type: string; providerOptions?: SharedV3ProviderOptions }>
   const index = parts.findLastIndex((part) => part.type !== 'reasoning' && part.type !== 'tool-approval-response')
-  if (index >= 0) parts[index] = { ...parts[index]!, providerOptions: mergeOptions(parts[index]!.providerOptions, marker) }
+  if (index >= 0)
+    parts[index] = { ...parts[index]!, providerOptions: mergeOptions(parts[index]!.providerOptions, marker) }
 }
 
 /**
@@ -94,16 +115,23 @@ function placeBreakpoints(prompt: LanguageModelV3Prompt, tools: LanguageModelV3F
  * `{ type: 'enabled' }`, its `budgetTokens` (the provider's {@link ANTHROPIC_DEFAULT_THINKING_BUDGET}
  * without one); 0 otherwise (thinking off or `adaptive`, which has no fixed budget, or another provider).
  */
-export function thinkingReserve(model: Pick<AiSdkModelConfig, 'model'>, providerOptions: SharedV3ProviderOptions | undefined): number {
+export function thinkingReserve(
+  model: Pick<AiSdkModelConfig, 'model'>,
+  providerOptions: SharedV3ProviderOptions | undefined,
+): number {
   if (!model.model.provider.startsWith('anthropic.')) return 0
-  const thinking = (providerOptions?.anthropic as { thinking?: { type?: unknown; budgetTokens?: unknown } } | undefined)?.thinking
+  const thinking = (providerOptions?.anthropic as { thinking?: { type?: unknown; budgetTokens?: unknown } } | undefined)
+    ?.thinking
   if (thinking?.type !== 'enabled') return 0
   return typeof thinking.budgetTokens === 'number' ? thinking.budgetTokens : ANTHROPIC_DEFAULT_THINKING_BUDGET
 }
 
 /** The output tokens `effort` reserves for thinking on `model` (see {@link thinkingReserve}); 0 for an effort without `effortOptions`. */
 export function effortReserve(model: AiSdkModelConfig, effort: string): number {
-  const own = effort === EFFORT_OFF || !model.effortOptions || !Object.hasOwn(model.effortOptions, effort) ? undefined : model.effortOptions[effort]
+  const own =
+    effort === EFFORT_OFF || !model.effortOptions || !Object.hasOwn(model.effortOptions, effort)
+      ? undefined
+      : model.effortOptions[effort]
   return thinkingReserve(model, mergeOptions(model.providerOptions, own))
 }
 
@@ -112,21 +140,33 @@ function effortOptions(options: GenerateOptions, model: AiSdkModelConfig): Share
   if (effort === undefined || effort === EFFORT_OFF) return undefined
   if (!model.effortOptions || !Object.hasOwn(model.effortOptions, effort)) {
     const known = [EFFORT_OFF, ...Object.keys(model.effortOptions ?? {})].join(', ')
-    throw new LlmError('UNSUPPORTED_REASONING_EFFORT', `reasoningEffort "${effort}" has no effortOptions for ${options.provider}/${options.model}; known efforts: ${known}`, {
-      provider: options.provider,
-      retryable: false,
-    })
+    throw new LlmError(
+      'UNSUPPORTED_REASONING_EFFORT',
+      `reasoningEffort "${effort}" has no effortOptions for ${options.provider}/${options.model}; known efforts: ${known}`,
+      {
+        provider: options.provider,
+        retryable: false,
+      },
+    )
   }
   return model.effortOptions[effort]
 }
 
 function functionTool(tool: ToolDefinition): LanguageModelV3FunctionTool {
   // Canonical key order, so a schema assembled in another key order renders the same bytes.
-  return { type: 'function', name: tool.name, description: tool.description, inputSchema: JSON.parse(canonicalJson(tool.parameters)) }
+  return {
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    inputSchema: JSON.parse(canonicalJson(tool.parameters)),
+  }
 }
 
 /** Merges providerOptions per provider name (the right side's keys win); `undefined` when both are. */
-export function mergeOptions(left: SharedV3ProviderOptions | undefined, right: SharedV3ProviderOptions | undefined): SharedV3ProviderOptions | undefined {
+export function mergeOptions(
+  left: SharedV3ProviderOptions | undefined,
+  right: SharedV3ProviderOptions | undefined,
+): SharedV3ProviderOptions | undefined {
   if (!left) return right
   if (!right) return left
   const merged: Record<string, Record<string, unknown>> = { ...left }

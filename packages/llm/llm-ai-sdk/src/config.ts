@@ -71,13 +71,29 @@ export const EFFORT_OFF = 'off'
 export const ANTHROPIC_CACHE_TTL_MS = 5 * 60_000
 
 const TOP_KEYS = ['provider', 'models', 'redact', 'timeoutMs', 'deadlineMs', 'maxRetries', 'retryBaseMs'] as const
-const MODEL_KEYS = ['model', 'contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'effortOptions', 'providerOptions', 'cache', 'promptCacheKey', 'cacheTtlMs'] as const
+const MODEL_KEYS = [
+  'model',
+  'contextWindow',
+  'defaultMaxTokens',
+  'efforts',
+  'defaultEffort',
+  'effortOptions',
+  'providerOptions',
+  'cache',
+  'promptCacheKey',
+  'cacheTtlMs',
+] as const
 
 /** The JSON-shaped part of the config, for hosts that render a form; `models` holds live objects and is left out. */
 const schema = Schema.object({
   provider: Schema.string().default('ai-sdk').description('Provider id the adapter registers under.'),
-  redact: Schema.array(Schema.string()).default([]).description('Secrets scrubbed from errors and usage.raw (the provider API key).'),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response, then for stream progress, per attempt.'),
+  redact: Schema.array(Schema.string())
+    .default([])
+    .description('Secrets scrubbed from errors and usage.raw (the provider API key).'),
+  timeoutMs: Schema.natural()
+    .min(1)
+    .default(600_000)
+    .description('Wait for the response, then for stream progress, per attempt.'),
   deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure, before any output.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
@@ -94,9 +110,11 @@ export const parseAiSdkConfig: ConfigParser<AiSdkAdapterConfig> = Object.assign(
     if (!isRecord(raw)) fail(`config must be an object, got ${describe(raw)}`)
     unknownKeys(raw, TOP_KEYS, 'config')
     const provider = raw.provider ?? 'ai-sdk'
-    if (typeof provider !== 'string' || provider === '') fail(`provider must be a non-empty string, got ${describe(provider)}`)
+    if (typeof provider !== 'string' || provider === '')
+      fail(`provider must be a non-empty string, got ${describe(provider)}`)
     const redact = raw.redact ?? []
-    if (!Array.isArray(redact) || redact.some((item) => typeof item !== 'string' || item === '')) fail('redact must be an array of non-empty strings')
+    if (!Array.isArray(redact) || redact.some((item) => typeof item !== 'string' || item === ''))
+      fail('redact must be an array of non-empty strings')
     const timeoutMs = count(raw.timeoutMs ?? 600_000, 'timeoutMs', 1)
     const deadlineMs = raw.deadlineMs === undefined ? undefined : count(raw.deadlineMs, 'deadlineMs', 1)
     const maxRetries = count(raw.maxRetries ?? 2, 'maxRetries', 0)
@@ -124,20 +142,29 @@ function parseModel(id: string, entry: unknown): AiSdkModelConfig {
   if (!isRecord(entry)) fail(`${where} must be an object, got ${describe(entry)}`)
   unknownKeys(entry, MODEL_KEYS, where)
   const model = entry.model
-  if (!isRecord(model) || typeof model.doStream !== 'function') fail(`${where}.model must be an AI SDK LanguageModel instance (an object with doStream), got ${describe(model)}`)
+  if (!isRecord(model) || typeof model.doStream !== 'function')
+    fail(`${where}.model must be an AI SDK LanguageModel instance (an object with doStream), got ${describe(model)}`)
   checkSpecificationVersion(model, `${where}.model`)
   const contextWindow = count(entry.contextWindow, `${where}.contextWindow`, 1)
-  const defaultMaxTokens = entry.defaultMaxTokens === undefined ? undefined : count(entry.defaultMaxTokens, `${where}.defaultMaxTokens`, 1)
+  const defaultMaxTokens =
+    entry.defaultMaxTokens === undefined ? undefined : count(entry.defaultMaxTokens, `${where}.defaultMaxTokens`, 1)
   const cacheTtlMs = entry.cacheTtlMs === undefined ? undefined : count(entry.cacheTtlMs, `${where}.cacheTtlMs`, 1)
-  const effortOptions = entry.effortOptions === undefined ? undefined : optionsDict(entry.effortOptions, `${where}.effortOptions`)
-  if (effortOptions && Object.hasOwn(effortOptions, EFFORT_OFF)) fail(`${where}.effortOptions.${EFFORT_OFF} is reserved: effort '${EFFORT_OFF}' adds no options`)
-  const providerOptions = entry.providerOptions === undefined ? undefined : providerOptionsOf(entry.providerOptions, `${where}.providerOptions`)
+  const effortOptions =
+    entry.effortOptions === undefined ? undefined : optionsDict(entry.effortOptions, `${where}.effortOptions`)
+  if (effortOptions && Object.hasOwn(effortOptions, EFFORT_OFF))
+    fail(`${where}.effortOptions.${EFFORT_OFF} is reserved: effort '${EFFORT_OFF}' adds no options`)
+  const providerOptions =
+    entry.providerOptions === undefined
+      ? undefined
+      : providerOptionsOf(entry.providerOptions, `${where}.providerOptions`)
   let efforts: string[] | undefined
   if (entry.efforts !== undefined) {
-    if (!Array.isArray(entry.efforts) || entry.efforts.some((effort) => typeof effort !== 'string' || effort === '')) fail(`${where}.efforts must be an array of non-empty strings`)
+    if (!Array.isArray(entry.efforts) || entry.efforts.some((effort) => typeof effort !== 'string' || effort === ''))
+      fail(`${where}.efforts must be an array of non-empty strings`)
     const known = [EFFORT_OFF, ...Object.keys(effortOptions ?? {})]
     for (const effort of entry.efforts as string[]) {
-      if (!known.includes(effort)) fail(`${where}.efforts: "${effort}" has no entry in ${where}.effortOptions (known: ${known.join(', ')})`)
+      if (!known.includes(effort))
+        fail(`${where}.efforts: "${effort}" has no entry in ${where}.effortOptions (known: ${known.join(', ')})`)
     }
     efforts = entry.efforts.length ? [...(entry.efforts as string[])] : undefined
   }
@@ -146,8 +173,10 @@ function parseModel(id: string, entry: unknown): AiSdkModelConfig {
     fail(`${where}.defaultEffort ${describe(defaultEffort)} must be one of ${where}.efforts`)
   }
   const cache = entry.cache
-  if (cache !== undefined && !(CACHE_KINDS as readonly unknown[]).includes(cache)) fail(`${where}.cache must be one of ${CACHE_KINDS.join(', ')}, got ${describe(cache)}`)
-  if (entry.promptCacheKey !== undefined && typeof entry.promptCacheKey !== 'boolean') fail(`${where}.promptCacheKey must be a boolean, got ${describe(entry.promptCacheKey)}`)
+  if (cache !== undefined && !(CACHE_KINDS as readonly unknown[]).includes(cache))
+    fail(`${where}.cache must be one of ${CACHE_KINDS.join(', ')}, got ${describe(cache)}`)
+  if (entry.promptCacheKey !== undefined && typeof entry.promptCacheKey !== 'boolean')
+    fail(`${where}.promptCacheKey must be a boolean, got ${describe(entry.promptCacheKey)}`)
   return Object.freeze({
     model: model as unknown as LanguageModelV3,
     contextWindow,
@@ -191,11 +220,16 @@ export function cacheKindOf(config: AiSdkModelConfig): AiSdkCacheKind {
 
 function optionsDict(value: unknown, where: string): { readonly [effort: string]: SharedV3ProviderOptions } {
   if (!isRecord(value)) fail(`${where} must be an object of providerOptions by effort, got ${describe(value)}`)
-  return Object.freeze(Object.fromEntries(Object.entries(value).map(([effort, options]) => [effort, providerOptionsOf(options, `${where}.${effort}`)])))
+  return Object.freeze(
+    Object.fromEntries(
+      Object.entries(value).map(([effort, options]) => [effort, providerOptionsOf(options, `${where}.${effort}`)]),
+    ),
+  )
 }
 
 function providerOptionsOf(value: unknown, where: string): SharedV3ProviderOptions {
-  if (!isRecord(value)) fail(`${where} must be providerOptions (an object keyed by provider name), got ${describe(value)}`)
+  if (!isRecord(value))
+    fail(`${where} must be providerOptions (an object keyed by provider name), got ${describe(value)}`)
   for (const [name, options] of Object.entries(value)) {
     if (!isRecord(options)) fail(`${where}.${name} must be an object of options, got ${describe(options)}`)
   }
@@ -204,7 +238,8 @@ function providerOptionsOf(value: unknown, where: string): SharedV3ProviderOptio
 }
 
 function count(value: unknown, where: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) fail(`${where} must be an integer ≥ ${min}, got ${describe(value)}`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
+    fail(`${where} must be an integer ≥ ${min}, got ${describe(value)}`)
   return value
 }
 

@@ -33,11 +33,19 @@ type UserPart = Extract<LanguageModelV3Message, { role: 'user' }>['content'][num
  * @throws LlmError `INVALID_REQUEST` for a `system`-role message, a tool result whose call is not in
  *   the conversation, or a block in a role that cannot carry it.
  */
-export function convertPrompt(system: string | undefined, messages: readonly Message[], provider: string): LanguageModelV3Prompt {
+export function convertPrompt(
+  system: string | undefined,
+  messages: readonly Message[],
+  provider: string,
+): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = system ? [{ role: 'system', content: system }] : []
   const toolNames = new Map<string, string>()
   messages.forEach((message, position) => {
-    if (message.role === 'system') throw invalid(provider, `messages[${position}] has role "system"; pass the system prompt as GenerateOptions.system`)
+    if (message.role === 'system')
+      throw invalid(
+        provider,
+        `messages[${position}] has role "system"; pass the system prompt as GenerateOptions.system`,
+      )
     if (message.role === 'assistant') {
       const content = assistantParts(message.content, position, provider)
       for (const part of content) if (part.type === 'tool-call') toolNames.set(part.toolCallId, part.toolName)
@@ -46,7 +54,10 @@ export function convertPrompt(system: string | undefined, messages: readonly Mes
     }
     for (const group of userGroups(message.content)) {
       if (group.kind === 'tool') {
-        prompt.push({ role: 'tool', content: group.blocks.map((block) => toolResultPart(block, toolNames, position, provider)) })
+        prompt.push({
+          role: 'tool',
+          content: group.blocks.map((block) => toolResultPart(block, toolNames, position, provider)),
+        })
       } else {
         const content = group.blocks.flatMap((block) => userPart(block, position, provider))
         if (content.length) prompt.push({ role: 'user', content })
@@ -64,19 +75,33 @@ function assistantParts(blocks: readonly ContentBlock[], position: number, provi
         parts.push({ type: 'reasoning', text: block.text, ...options(block.signature, position, provider) })
         break
       case 'text':
-        if (block.text !== '' || block.signature) parts.push({ type: 'text', text: block.text, ...options(block.signature, position, provider) })
+        if (block.text !== '' || block.signature)
+          parts.push({ type: 'text', text: block.text, ...options(block.signature, position, provider) })
         break
       case 'tool-call':
-        parts.push({ type: 'tool-call', toolCallId: block.id, toolName: block.name, input: block.arguments, ...options(block.signature, position, provider) })
+        parts.push({
+          type: 'tool-call',
+          toolCallId: block.id,
+          toolName: block.name,
+          input: block.arguments,
+          ...options(block.signature, position, provider),
+        })
         break
       default:
-        throw invalid(provider, `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
+        )
     }
   }
   return parts
 }
 
-function options(signature: string | undefined, position: number, provider: string): { providerOptions?: SharedV3ProviderOptions } {
+function options(
+  signature: string | undefined,
+  position: number,
+  provider: string,
+): { providerOptions?: SharedV3ProviderOptions } {
   const decoded = decodeSignature(signature, `messages[${position}]`, provider)
   return decoded ? { providerOptions: decoded } : {}
 }
@@ -104,15 +129,26 @@ function userPart(block: ContentBlock, position: number, provider: string): User
     case 'image':
       return [{ type: 'file', mediaType: block.mediaType, data: block.data }]
     default:
-      throw invalid(provider, `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`)
+      throw invalid(
+        provider,
+        `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
+      )
   }
 }
 
-function toolResultPart(block: ContentBlock, toolNames: ReadonlyMap<string, string>, position: number, provider: string): LanguageModelV3ToolResultPart {
+function toolResultPart(
+  block: ContentBlock,
+  toolNames: ReadonlyMap<string, string>,
+  position: number,
+  provider: string,
+): LanguageModelV3ToolResultPart {
   const result = block as ToolResultBlock
   const toolName = toolNames.get(result.toolCallId)
   if (toolName === undefined) {
-    throw invalid(provider, `messages[${position}] answers tool call "${result.toolCallId}", which no earlier assistant message made; the AI SDK needs the tool's name`)
+    throw invalid(
+      provider,
+      `messages[${position}] answers tool call "${result.toolCallId}", which no earlier assistant message made; the AI SDK needs the tool's name`,
+    )
   }
   return { type: 'tool-result', toolCallId: result.toolCallId, toolName, output: toolOutput(result) }
 }
@@ -129,7 +165,11 @@ function toolOutput(result: ToolResultBlock): LanguageModelV3ToolResultOutput {
   }
   return {
     type: 'content',
-    value: result.content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image-data' as const, data: part.data, mediaType: part.mediaType })),
+    value: result.content.map((part) =>
+      part.type === 'text'
+        ? { type: 'text' as const, text: part.text }
+        : { type: 'image-data' as const, data: part.data, mediaType: part.mediaType },
+    ),
   }
 }
 

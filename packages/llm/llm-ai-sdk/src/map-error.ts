@@ -58,43 +58,73 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   const route = `${context.provider}/${context.model}`
   const { provider, redactor } = context
   if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, { provider, retryable: false, cause: redactor.error(context.signal?.reason ?? error) })
+    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
+      provider,
+      retryable: false,
+      cause: redactor.error(context.signal?.reason ?? error),
+    })
   }
   if (APICallError.isInstance(error)) return fromApiCallError(error, route, context)
-  if (error instanceof Error && (error.name === 'AI_JSONParseError' || error.name === 'AI_TypeValidationError' || error.name === 'AI_InvalidResponseDataError')) {
-    return new LlmError('INVALID_RESPONSE', `${route} sent a response the provider could not read: ${redactor.text(error.message)}`, { provider, retryable: false })
+  if (
+    error instanceof Error &&
+    (error.name === 'AI_JSONParseError' ||
+      error.name === 'AI_TypeValidationError' ||
+      error.name === 'AI_InvalidResponseDataError')
+  ) {
+    return new LlmError(
+      'INVALID_RESPONSE',
+      `${route} sent a response the provider could not read: ${redactor.text(error.message)}`,
+      { provider, retryable: false },
+    )
   }
   const lost = describeConnectionFailure(error)
-  if (lost !== undefined) return new LlmError('NETWORK', `the connection to ${route} failed: ${redactor.text(lost)}`, { provider, cause: redactor.error(error) })
+  if (lost !== undefined)
+    return new LlmError('NETWORK', `the connection to ${route} failed: ${redactor.text(lost)}`, {
+      provider,
+      cause: redactor.error(error),
+    })
   if (isStreamErrorObject(error)) return fromStreamError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)
-  return new LlmError('NETWORK', `the call to ${route} failed: ${redactor.text(message)}`, { provider, cause: redactor.error(error) })
+  return new LlmError('NETWORK', `the call to ${route} failed: ${redactor.text(message)}`, {
+    provider,
+    cause: redactor.error(error),
+  })
 }
 
 function fromApiCallError(error: APICallError, route: string, context: ErrorContext): LlmError {
   const { provider, redactor } = context
   const serverMessage = redactor.text(error.message)
   if (error.statusCode === undefined) {
-    return new LlmError('NETWORK', `could not reach ${route}: ${serverMessage}`, { provider, cause: redactor.error(error.cause) })
+    return new LlmError('NETWORK', `could not reach ${route}: ${serverMessage}`, {
+      provider,
+      cause: redactor.error(error.cause),
+    })
   }
   // The provider wraps a socket closed or reset while it read a successful response in an
   // APICallError carrying that response's status: a transport failure, not a bad response.
   const lost = error.statusCode < 400 ? describeConnectionFailure(error) : undefined
   if (lost !== undefined) {
-    return new LlmError('NETWORK', `the connection to ${route} was lost mid-response (HTTP ${error.statusCode}): ${redactor.text(lost)}`, {
-      provider,
-      cause: redactor.error(error.cause),
-    })
+    return new LlmError(
+      'NETWORK',
+      `the connection to ${route} was lost mid-response (HTTP ${error.statusCode}): ${redactor.text(lost)}`,
+      {
+        provider,
+        cause: redactor.error(error.cause),
+      },
+    )
   }
   const code = codeForStatus(error.statusCode, serverMessage)
   const headers = error.responseHeaders
-  const retryAfterSeconds = parseRetryAfter(headers ? { get: (name) => headers[name.toLowerCase()] ?? null } : undefined)
+  const retryAfterSeconds = parseRetryAfter(
+    headers ? { get: (name) => headers[name.toLowerCase()] ?? null } : undefined,
+  )
   return new LlmError(code, `${route} answered HTTP ${error.statusCode}: ${serverMessage || '(no message)'}`, {
     provider,
     status: error.statusCode,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     // The provider's judgement (it reads x-should-retry and its status table), except where the code says otherwise.
-    retryable: code === 'AUTH' || code === 'INVALID_REQUEST' || code === 'CONTEXT_WINDOW_EXCEEDED' ? false : error.isRetryable,
+    retryable:
+      code === 'AUTH' || code === 'INVALID_REQUEST' || code === 'CONTEXT_WINDOW_EXCEEDED' ? false : error.isRetryable,
   })
 }
 
@@ -119,7 +149,9 @@ interface StreamErrorObject {
 }
 
 function isStreamErrorObject(error: unknown): error is StreamErrorObject {
-  return typeof error === 'object' && error !== null && !(error instanceof Error) && ('message' in error || 'type' in error)
+  return (
+    typeof error === 'object' && error !== null && !(error instanceof Error) && ('message' in error || 'type' in error)
+  )
 }
 
 /**
@@ -130,9 +162,19 @@ function fromStreamError(error: StreamErrorObject, route: string, context: Error
   const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
   const message = context.redactor.text(typeof error.message === 'string' ? error.message : JSON.stringify(error))
   // OpenRouter reports a failure after the stream began as `{ code: 429, message }`, vLLM as `code: 400`: an HTTP status, read like one.
-  const status = typeof error.code === 'number' || (typeof error.code === 'string' && /^\d{3}$/.test(error.code)) ? Number(error.code) : undefined
-  const code = status !== undefined && status >= 400 && !isContextWindowMessage(message) ? (codeForHttpStatus(status) ?? 'INVALID_REQUEST') : codeForType(type, message)
-  return new LlmError(code, `${route} sent an error event mid-stream (${type ?? (status === undefined ? 'no error type' : `code ${status}`)}): ${message || '(no message)'}`, { provider: context.provider })
+  const status =
+    typeof error.code === 'number' || (typeof error.code === 'string' && /^\d{3}$/.test(error.code))
+      ? Number(error.code)
+      : undefined
+  const code =
+    status !== undefined && status >= 400 && !isContextWindowMessage(message)
+      ? (codeForHttpStatus(status) ?? 'INVALID_REQUEST')
+      : codeForType(type, message)
+  return new LlmError(
+    code,
+    `${route} sent an error event mid-stream (${type ?? (status === undefined ? 'no error type' : `code ${status}`)}): ${message || '(no message)'}`,
+    { provider: context.provider },
+  )
 }
 
 /** The code of a stream error event's type. */

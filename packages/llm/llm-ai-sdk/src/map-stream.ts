@@ -7,7 +7,9 @@ import { mapUsage } from './map-usage.ts'
 import { encodeSignature, mergeMetadata } from './signature.ts'
 
 /** How each unified V3 finish reason maps to a {@link FinishReason} (`error` is thrown instead). */
-export const FINISH_REASONS: { readonly [reason in Exclude<LanguageModelV3FinishReason['unified'], 'error'>]: FinishReason } = {
+export const FINISH_REASONS: {
+  readonly [reason in Exclude<LanguageModelV3FinishReason['unified'], 'error'>]: FinishReason
+} = {
   stop: 'stop',
   length: 'max-tokens',
   'content-filter': 'content-filter',
@@ -42,7 +44,10 @@ interface OpenBlock {
  * @throws LlmError `STREAM_INCOMPLETE` when the parts end without `finish` (or with finish reason
  *   `error`), `ABORTED` when they ended because the call's signal aborted.
  */
-export async function* mapStream(parts: AsyncIterable<LanguageModelV3StreamPart>, context: ErrorContext): AsyncGenerator<StreamChunk> {
+export async function* mapStream(
+  parts: AsyncIterable<LanguageModelV3StreamPart>,
+  context: ErrorContext,
+): AsyncGenerator<StreamChunk> {
   const open = new Map<string, OpenBlock>()
   let next = 0
   let received = 0
@@ -58,7 +63,9 @@ export async function* mapStream(parts: AsyncIterable<LanguageModelV3StreamPart>
     open.delete(key)
     mergeMetadata(block.metadata, metadata)
     const signature = encodeSignature(block.metadata)
-    return signature === undefined ? { type: 'block-end', index: block.index } : { type: 'block-end', index: block.index, signature }
+    return signature === undefined
+      ? { type: 'block-end', index: block.index }
+      : { type: 'block-end', index: block.index, signature }
   }
   for await (const part of parts) {
     received += 1
@@ -104,22 +111,35 @@ export async function* mapStream(parts: AsyncIterable<LanguageModelV3StreamPart>
         let block = open.get(`tool:${part.toolCallId}`)
         if (!block) {
           block = start(`tool:${part.toolCallId}`, undefined)
-          yield { type: 'block-start', index: block.index, blockType: 'tool-call', id: part.toolCallId, name: part.toolName }
+          yield {
+            type: 'block-start',
+            index: block.index,
+            blockType: 'tool-call',
+            id: part.toolCallId,
+            name: part.toolName,
+          }
         }
-        if (block.argumentsText === '' && part.input !== '') yield { type: 'tool-call-delta', index: block.index, argumentsDelta: part.input }
+        if (block.argumentsText === '' && part.input !== '')
+          yield { type: 'tool-call-delta', index: block.index, argumentsDelta: part.input }
         yield end(`tool:${part.toolCallId}`, part.providerMetadata)!
         break
       }
       case 'finish': {
-        if (part.finishReason.unified === 'error') throw incomplete(context, received, `finish reason "error" (${part.finishReason.raw ?? 'no raw reason'})`)
+        if (part.finishReason.unified === 'error')
+          throw incomplete(context, received, `finish reason "error" (${part.finishReason.raw ?? 'no raw reason'})`)
         const usage = mapUsage(part.usage)
-        if (usage) yield { type: 'usage', usage: usage.raw === undefined ? usage : { ...usage, raw: context.redactor.value(usage.raw) } }
+        if (usage)
+          yield {
+            type: 'usage',
+            usage: usage.raw === undefined ? usage : { ...usage, raw: context.redactor.value(usage.raw) },
+          }
         yield { type: 'finish', reason: FINISH_REASONS[part.finishReason.unified] ?? 'stop' }
         return
       }
       case 'error': {
         const error = part.error
-        if (error instanceof Error && /ended without a finish reason/i.test(error.message)) throw incomplete(context, received, 'no finish reason')
+        if (error instanceof Error && /ended without a finish reason/i.test(error.message))
+          throw incomplete(context, received, 'no finish reason')
         throw mapError(error, context)
       }
       default:
@@ -127,16 +147,24 @@ export async function* mapStream(parts: AsyncIterable<LanguageModelV3StreamPart>
     }
   }
   if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, { provider: context.provider, retryable: false, cause: context.redactor.error(context.signal.reason) })
+    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
+      provider: context.provider,
+      retryable: false,
+      cause: context.redactor.error(context.signal.reason),
+    })
   }
   throw incomplete(context, received, 'no finish part')
 }
 
 function incomplete(context: ErrorContext, received: number, why: string): LlmError {
-  return new LlmError('STREAM_INCOMPLETE', `the stream from ${context.provider}/${context.model} ended after ${received} parts with ${why}; the reply is incomplete`, {
-    provider: context.provider,
-    retryable: true,
-  })
+  return new LlmError(
+    'STREAM_INCOMPLETE',
+    `the stream from ${context.provider}/${context.model} ended after ${received} parts with ${why}; the reply is incomplete`,
+    {
+      provider: context.provider,
+      retryable: true,
+    },
+  )
 }
 
 /**

@@ -47,6 +47,10 @@ function has(value: unknown, key: string): boolean {
   return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[key] === 'number'
 }
 
-function assign(usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] }, key: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens', value: unknown): void {
+function assign(
+  usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] },
+  key: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens',
+  value: unknown,
+): void {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) usage[key] = value
 }

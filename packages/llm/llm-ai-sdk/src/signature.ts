@@ -9,9 +9,13 @@ import { canonicalJson, LlmError } from '@warmfold/llm'
  * replayable metadata (Anthropic `signature`/`redactedData`, OpenAI `itemId` and
  * `reasoningEncryptedContent`, Google `thoughtSignature`).
  */
-export function encodeSignature(metadata: SharedV3ProviderMetadata | Record<string, Record<string, unknown>> | undefined): string | undefined {
+export function encodeSignature(
+  metadata: SharedV3ProviderMetadata | Record<string, Record<string, unknown>> | undefined,
+): string | undefined {
   if (!metadata) return undefined
-  const kept = Object.fromEntries(Object.entries(metadata).filter(([, value]) => value && Object.keys(value).length > 0))
+  const kept = Object.fromEntries(
+    Object.entries(metadata).filter(([, value]) => value && Object.keys(value).length > 0),
+  )
   return Object.keys(kept).length ? canonicalJson(kept as never) : undefined
 }
 
@@ -19,19 +23,30 @@ export function encodeSignature(metadata: SharedV3ProviderMetadata | Record<stri
  * Parses a signature written by {@link encodeSignature}. A signature that is not such JSON (one
  * written by another adapter) is not this adapter's to replay and yields `undefined`.
  */
-export function decodeSignature(signature: string | undefined, where: string, provider: string): SharedV3ProviderOptions | undefined {
+export function decodeSignature(
+  signature: string | undefined,
+  where: string,
+  provider: string,
+): SharedV3ProviderOptions | undefined {
   if (signature === undefined || signature === '' || !signature.startsWith('{')) return undefined
   try {
     const value: unknown = JSON.parse(signature)
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as SharedV3ProviderOptions
   } catch {
-    throw new LlmError('INVALID_REQUEST', `cannot send to ${provider}: ${where} holds a block signature that is not the JSON this adapter writes`, { provider, retryable: false })
+    throw new LlmError(
+      'INVALID_REQUEST',
+      `cannot send to ${provider}: ${where} holds a block signature that is not the JSON this adapter writes`,
+      { provider, retryable: false },
+    )
   }
   return undefined
 }
 
 /** Merges provider metadata per provider key (later values win), as a block's parts arrive. */
-export function mergeMetadata(into: Record<string, Record<string, unknown>>, metadata: SharedV3ProviderMetadata | undefined): void {
+export function mergeMetadata(
+  into: Record<string, Record<string, unknown>>,
+  metadata: SharedV3ProviderMetadata | undefined,
+): void {
   if (!metadata) return
   for (const [name, values] of Object.entries(metadata)) into[name] = { ...into[name], ...values }
 }

@@ -8,13 +8,23 @@ import { modelFor } from './fixture.ts'
 // Nothing here sends a request: the models only need an address.
 const server = { baseURL: 'http://127.0.0.1:9/v1' } as RecordingServer
 
-const entry = (extra: Record<string, unknown> = {}) => ({ model: modelFor('compat', server), contextWindow: 1000, ...extra })
+const entry = (extra: Record<string, unknown> = {}) => ({
+  model: modelFor('compat', server),
+  contextWindow: 1000,
+  ...extra,
+})
 
 describe('parseAiSdkConfig', () => {
   it('fills the defaults and keeps the model instance itself', () => {
     const model = modelFor('anthropic', server)
     const config = parseAiSdkConfig({ models: { m: { model, contextWindow: 1000 } } })
-    expect(config).toMatchObject({ provider: 'ai-sdk', redact: [], timeoutMs: 600_000, maxRetries: 2, retryBaseMs: 500 })
+    expect(config).toMatchObject({
+      provider: 'ai-sdk',
+      redact: [],
+      timeoutMs: 600_000,
+      maxRetries: 2,
+      retryBaseMs: 500,
+    })
     expect(config.models.m!.model).toBe(model)
     expect(cacheKindOf(config.models.m!)).toBe('anthropic')
     expect(cacheKindOf(parseAiSdkConfig({ models: { m: entry() } }).models.m!)).toBe('none')
@@ -23,13 +33,28 @@ describe('parseAiSdkConfig', () => {
   it.each([
     ['config: unknown key "retries"', { retries: 1 }],
     ['models["m"]: unknown key "contextwindow"', { models: { m: entry({ contextwindow: 5 }) } }],
-    ['models["m"].model must be an AI SDK LanguageModel instance', { models: { m: { contextWindow: 5, model: { specificationVersion: 'v3' } } } }],
+    [
+      'models["m"].model must be an AI SDK LanguageModel instance',
+      { models: { m: { contextWindow: 5, model: { specificationVersion: 'v3' } } } },
+    ],
     ['models["m"].contextWindow must be an integer ≥ 1, got 0', { models: { m: entry({ contextWindow: 0 }) } }],
-    ['models["m"].efforts: "high" has no entry in models["m"].effortOptions', { models: { m: entry({ efforts: ['high'] }) } }],
-    ['models["m"].defaultEffort "max" must be one of models["m"].efforts', { models: { m: entry({ efforts: ['off'], defaultEffort: 'max' }) } }],
+    [
+      'models["m"].efforts: "high" has no entry in models["m"].effortOptions',
+      { models: { m: entry({ efforts: ['high'] }) } },
+    ],
+    [
+      'models["m"].defaultEffort "max" must be one of models["m"].efforts',
+      { models: { m: entry({ efforts: ['off'], defaultEffort: 'max' }) } },
+    ],
     ['models["m"].effortOptions.off is reserved', { models: { m: entry({ effortOptions: { off: {} } }) } }],
-    ['models["m"].effortOptions.high.openai must be an object of options', { models: { m: entry({ effortOptions: { high: { openai: 'high' } } }) } }],
-    ['models["m"].cache must be one of anthropic, openai, openai-compatible, none, got "gemini"', { models: { m: entry({ cache: 'gemini' }) } }],
+    [
+      'models["m"].effortOptions.high.openai must be an object of options',
+      { models: { m: entry({ effortOptions: { high: { openai: 'high' } } }) } },
+    ],
+    [
+      'models["m"].cache must be one of anthropic, openai, openai-compatible, none, got "gemini"',
+      { models: { m: entry({ cache: 'gemini' }) } },
+    ],
     ['redact must be an array of non-empty strings', { redact: [''] }],
     ['provider must be a non-empty string', { provider: '' }],
   ])('rejects a bad config: %s', (message, input) => {
@@ -37,9 +62,20 @@ describe('parseAiSdkConfig', () => {
   })
 
   it('refuses a model of another specification version, naming the version', () => {
-    const v4 = { specificationVersion: 'v4', provider: 'future.chat', modelId: 'x', supportedUrls: {}, doGenerate: () => undefined, doStream: () => undefined }
-    expect(() => parseAiSdkConfig({ models: { m: { model: v4, contextWindow: 10 } } })).toThrow('models["m"].model implements provider specification "v4"; this adapter supports only "v3"')
-    expect(() => parseAiSdkConfig({ models: { m: { model: { ...v4, specificationVersion: 'v2' }, contextWindow: 10 } } })).toThrow('provider specification "v2"')
+    const v4 = {
+      specificationVersion: 'v4',
+      provider: 'future.chat',
+      modelId: 'x',
+      supportedUrls: {},
+      doGenerate: () => undefined,
+      doStream: () => undefined,
+    }
+    expect(() => parseAiSdkConfig({ models: { m: { model: v4, contextWindow: 10 } } })).toThrow(
+      'models["m"].model implements provider specification "v4"; this adapter supports only "v3"',
+    )
+    expect(() =>
+      parseAiSdkConfig({ models: { m: { model: { ...v4, specificationVersion: 'v2' }, contextWindow: 10 } } }),
+    ).toThrow('provider specification "v2"')
   })
 })
 
@@ -48,7 +84,14 @@ describe('resolveModel and the plugin', () => {
     const adapter = new AiSdkLlmAdapter(
       parseAiSdkConfig({
         models: {
-          a: { model: modelFor('anthropic', server), contextWindow: 200_000, defaultMaxTokens: 4096, efforts: ['off', 'high'], defaultEffort: 'off', effortOptions: { high: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } } } },
+          a: {
+            model: modelFor('anthropic', server),
+            contextWindow: 200_000,
+            defaultMaxTokens: 4096,
+            efforts: ['off', 'high'],
+            defaultEffort: 'off',
+            effortOptions: { high: { anthropic: { thinking: { type: 'enabled', budgetTokens: 2048 } } } },
+          },
           c: entry({ cacheTtlMs: 60_000 }),
           n: entry(),
         },
@@ -62,7 +105,9 @@ describe('resolveModel and the plugin', () => {
     })
     expect(adapter.resolveModel('ai-sdk', 'c')).toEqual({ contextWindow: 1000, cacheTtlMs: 60_000 })
     expect(adapter.resolveModel('ai-sdk', 'n')).toEqual({ contextWindow: 1000 })
-    expect(() => adapter.resolveModel('ai-sdk', 'zz')).toThrow('model "zz" is not known to provider "ai-sdk"; known models: a, c, n')
+    expect(() => adapter.resolveModel('ai-sdk', 'zz')).toThrow(
+      'model "zz" is not known to provider "ai-sdk"; known models: a, c, n',
+    )
   })
 
   it('derives a stable prompt cache key from the session id, without the id itself', () => {

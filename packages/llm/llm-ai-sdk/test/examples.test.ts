@@ -16,7 +16,10 @@ describe('README examples run', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-example')
     server = await RecordingServer.start(() => ({
       sse: anthropicStream({
-        blocks: [{ type: 'thinking', thinking: 'Look at the assertion.', signature: 'sig' }, { type: 'text', text: 'The assertion expects 4.' }],
+        blocks: [
+          { type: 'thinking', thinking: 'Look at the assertion.', signature: 'sig' },
+          { type: 'text', text: 'The assertion expects 4.' },
+        ],
         startUsage: { input_tokens: 30, cache_read_input_tokens: 0, cache_creation_input_tokens: 12, output_tokens: 1 },
         deltaUsage: { output_tokens: 12 },
       }),
@@ -28,6 +31,10 @@ describe('README examples run', () => {
     expect(result.usage).toMatchObject({ inputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 12, outputTokens: 12 })
     const request = server.requests[0]!
     expect(request.headers['x-api-key']).toBe('sk-ant-example')
-    expect(request.json).toMatchObject({ model: 'claude-sonnet-4-6', thinking: { type: 'enabled', budget_tokens: 8192 }, system: [{ cache_control: { type: 'ephemeral' } }] })
+    expect(request.json).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+      system: [{ cache_control: { type: 'ephemeral' } }],
+    })
   })
 })

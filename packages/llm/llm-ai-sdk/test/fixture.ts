@@ -20,15 +20,25 @@ export const WIRE_MODEL: Readonly<Record<Kind, string>> = { compat: 'gpt-test', 
 /** An AI SDK model of `kind` talking to `server` (a real HTTP server on 127.0.0.1). */
 export function modelFor(kind: Kind, server: RecordingServer, fetch?: typeof globalThis.fetch): LanguageModelV3 {
   if (kind === 'compat') {
-    return createOpenAICompatible({ name: 'compat', baseURL: server.baseURL, apiKey: TEST_KEY, includeUsage: true, ...(fetch ? { fetch } : {}) }).chatModel(WIRE_MODEL.compat)
+    return createOpenAICompatible({
+      name: 'compat',
+      baseURL: server.baseURL,
+      apiKey: TEST_KEY,
+      includeUsage: true,
+      ...(fetch ? { fetch } : {}),
+    }).chatModel(WIRE_MODEL.compat)
   }
-  return createAnthropic({ baseURL: server.baseURL, apiKey: TEST_KEY, ...(fetch ? { fetch } : {}) })(WIRE_MODEL.anthropic)
+  return createAnthropic({ baseURL: server.baseURL, apiKey: TEST_KEY, ...(fetch ? { fetch } : {}) })(
+    WIRE_MODEL.anthropic,
+  )
 }
 
 /** The per-model config of a harness (effort `high` mapped per provider). */
 export function modelConfig(kind: Kind, model: LanguageModelV3, extra: Record<string, unknown> = {}): AiSdkModelConfig {
   const effortOptions =
-    kind === 'compat' ? { high: { compat: { reasoningEffort: 'high' } } } : { high: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } } }
+    kind === 'compat'
+      ? { high: { compat: { reasoningEffort: 'high' } } }
+      : { high: { anthropic: { thinking: { type: 'enabled', budgetTokens: 1024 } } } }
   return {
     model,
     contextWindow: 100_000,
@@ -58,11 +68,22 @@ export function request(extra: Partial<GenerateOptions> = {}): GenerateOptions {
 }
 
 /** A real runtime with `AiSdkAdapter` wrapping an AI SDK `kind` model pointed at a recording server. */
-export async function mount(kind: Kind, responder: Responder, config: Partial<AiSdkAdapter.Config> = {}, model: Record<string, unknown> = {}): Promise<Harness> {
+export async function mount(
+  kind: Kind,
+  responder: Responder,
+  config: Partial<AiSdkAdapter.Config> = {},
+  model: Record<string, unknown> = {},
+): Promise<Harness> {
   const server = await RecordingServer.start(responder)
   const context = await createTestContext()
   context.ctx.plugin(LlmRuntime)
-  context.ctx.plugin(AiSdkAdapter, { provider: PROVIDER, models: { main: modelConfig(kind, modelFor(kind, server), model) }, redact: [TEST_KEY], retryBaseMs: 1, ...config })
+  context.ctx.plugin(AiSdkAdapter, {
+    provider: PROVIDER,
+    models: { main: modelConfig(kind, modelFor(kind, server), model) },
+    redact: [TEST_KEY],
+    retryBaseMs: 1,
+    ...config,
+  })
   const collect = async (options: Partial<GenerateOptions> = {}) => {
     const chunks: StreamChunk[] = []
     for await (const chunk of context.ctx.llm.stream(request(options))) chunks.push(chunk)

@@ -9,7 +9,15 @@ afterEach(async () => {
 })
 
 async function harness(kind: Kind, model: Record<string, unknown> = {}): Promise<Harness> {
-  const created = await mount(kind, () => (kind === 'compat' ? { sse: chatStream('gpt-test', { text: 'ok' }) } : { sse: anthropicStream({ blocks: [{ type: 'text', text: 'ok' }] }), done: false }), { maxRetries: 0 }, model)
+  const created = await mount(
+    kind,
+    () =>
+      kind === 'compat'
+        ? { sse: chatStream('gpt-test', { text: 'ok' }) }
+        : { sse: anthropicStream({ blocks: [{ type: 'text', text: 'ok' }] }), done: false },
+    { maxRetries: 0 },
+    model,
+  )
   harnesses.push(created)
   return created
 }
@@ -18,12 +26,23 @@ async function harness(kind: Kind, model: Record<string, unknown> = {}): Promise
 describe('maxTokens and the Anthropic thinking budget', () => {
   it('advertises the budget each effort enables as its output reserve, on Anthropic models only', async () => {
     const anthropic = await harness('anthropic')
-    expect((await anthropic.ctx.llm.resolveModelInfo('ai', 'main')).reasoning).toEqual({ efforts: ['off', 'high'], defaultEffort: 'off', outputReserveTokens: { high: 1024 } })
+    expect((await anthropic.ctx.llm.resolveModelInfo('ai', 'main')).reasoning).toEqual({
+      efforts: ['off', 'high'],
+      defaultEffort: 'off',
+      outputReserveTokens: { high: 1024 },
+    })
     // thinking enabled without budgetTokens: the provider's own 1024.
-    const implicit = await harness('anthropic', { effortOptions: { high: { anthropic: { thinking: { type: 'enabled' } } } } })
-    expect((await implicit.ctx.llm.resolveModelInfo('ai', 'main')).reasoning?.outputReserveTokens).toEqual({ high: 1024 })
+    const implicit = await harness('anthropic', {
+      effortOptions: { high: { anthropic: { thinking: { type: 'enabled' } } } },
+    })
+    expect((await implicit.ctx.llm.resolveModelInfo('ai', 'main')).reasoning?.outputReserveTokens).toEqual({
+      high: 1024,
+    })
     const compat = await harness('compat')
-    expect((await compat.ctx.llm.resolveModelInfo('ai', 'main')).reasoning).toEqual({ efforts: ['off', 'high'], defaultEffort: 'off' })
+    expect((await compat.ctx.llm.resolveModelInfo('ai', 'main')).reasoning).toEqual({
+      efforts: ['off', 'high'],
+      defaultEffort: 'off',
+    })
   })
 
   it('sends max_tokens = maxTokens, thinking included, as the direct Anthropic adapter does (the provider adds the budget to maxOutputTokens)', async () => {

@@ -6,7 +6,12 @@ import { NamedEvent } from '@warmfold/test-utils'
  * Messages events (named `event:` lines, no `[DONE]`).
  */
 
-const BASE = { id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1767225600, system_fingerprint: 'fp_test' } as const
+const BASE = {
+  id: 'chatcmpl-test',
+  object: 'chat.completion.chunk',
+  created: 1767225600,
+  system_fingerprint: 'fp_test',
+} as const
 
 /** A chat-completions turn: reasoning, text and tool calls (arguments streamed in two pieces, raw). */
 export interface ChatTurn {
@@ -17,7 +22,12 @@ export interface ChatTurn {
 }
 
 /** One chunk for choice 0. */
-export function chatChunk(model: string, delta: object, finishReason: string | null = null, extra: object = {}): object {
+export function chatChunk(
+  model: string,
+  delta: object,
+  finishReason: string | null = null,
+  extra: object = {},
+): object {
   return { ...BASE, model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra }
 }
 
@@ -30,11 +40,17 @@ function halves(text: string): string[] {
 /** The content chunks of a turn, without the finish. */
 export function chatContent(model: string, turn: ChatTurn): object[] {
   const chunks: object[] = [chatChunk(model, { role: 'assistant', content: '' })]
-  for (const piece of turn.reasoning ? halves(turn.reasoning) : []) chunks.push(chatChunk(model, { content: null, reasoning_content: piece }))
+  for (const piece of turn.reasoning ? halves(turn.reasoning) : [])
+    chunks.push(chatChunk(model, { content: null, reasoning_content: piece }))
   for (const piece of turn.text ? halves(turn.text) : []) chunks.push(chatChunk(model, { content: piece }))
   for (const [index, call] of (turn.toolCalls ?? []).entries()) {
-    chunks.push(chatChunk(model, { tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }))
-    for (const piece of halves(call.arguments)) chunks.push(chatChunk(model, { tool_calls: [{ index, function: { arguments: piece } }] }))
+    chunks.push(
+      chatChunk(model, {
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
+    )
+    for (const piece of halves(call.arguments))
+      chunks.push(chatChunk(model, { tool_calls: [{ index, function: { arguments: piece } }] }))
   }
   return chunks
 }
@@ -77,12 +93,26 @@ function event(name: string, data: Record<string, unknown>): NamedEvent {
 export function anthropicStream(turn: AnthropicTurn): NamedEvent[] {
   const usage = turn.startUsage ?? { input_tokens: 10, output_tokens: 1 }
   const events = [
-    event('message_start', { message: { id: 'msg_test', type: 'message', role: 'assistant', content: [], model: 'claude-test', stop_reason: null, stop_sequence: null, usage } }),
+    event('message_start', {
+      message: {
+        id: 'msg_test',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model: 'claude-test',
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    }),
     event('ping', {}),
   ]
   turn.blocks.forEach((block, index) => events.push(...anthropicBlock(block, index)))
   events.push(
-    event('message_delta', { delta: { stop_reason: turn.stopReason ?? 'end_turn', stop_sequence: null }, usage: turn.deltaUsage ?? { output_tokens: 42 } }),
+    event('message_delta', {
+      delta: { stop_reason: turn.stopReason ?? 'end_turn', stop_sequence: null },
+      usage: turn.deltaUsage ?? { output_tokens: 42 },
+    }),
     event('message_stop', {}),
   )
   return events
@@ -95,7 +125,11 @@ export function anthropicBlock(block: AnthropicBlock, index: number): NamedEvent
   const stop = event('content_block_stop', { index })
   switch (block.type) {
     case 'text':
-      return [start({ type: 'text', text: '' }), ...halves(block.text).map((text) => delta({ type: 'text_delta', text })), stop]
+      return [
+        start({ type: 'text', text: '' }),
+        ...halves(block.text).map((text) => delta({ type: 'text_delta', text })),
+        stop,
+      ]
     case 'thinking':
       return [
         start({ type: 'thinking', thinking: '', signature: '' }),

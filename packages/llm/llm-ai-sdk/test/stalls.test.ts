@@ -30,11 +30,18 @@ describe('stream progress', () => {
 
 describe('stalled streams', () => {
   it('a server that keeps sending empty deltas forever fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
-    const harness = await mount('compat', () => ({ drip: (tick) => chatChunk(WIRE_MODEL.compat, tick === 0 ? { role: 'assistant', content: '' } : { content: '' }), everyMs: 3 }), {
-      // Long enough for a loaded machine to deliver the request before the client gives up.
-      timeoutMs: 1000,
-      maxRetries: 0,
-    })
+    const harness = await mount(
+      'compat',
+      () => ({
+        drip: (tick) => chatChunk(WIRE_MODEL.compat, tick === 0 ? { role: 'assistant', content: '' } : { content: '' }),
+        everyMs: 3,
+      }),
+      {
+        // Long enough for a loaded machine to deliver the request before the client gives up.
+        timeoutMs: 1000,
+        maxRetries: 0,
+      },
+    )
     harnesses.push(harness)
     const error = await harness.failure()
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'ai' })
@@ -53,7 +60,15 @@ describe('stalled streams', () => {
   it('a slow but steady stream is not cut: progress restarts the budget', async () => {
     const harness = await mount(
       'compat',
-      () => ({ drip: (tick) => (tick < 6 ? chatChunk(WIRE_MODEL.compat, { content: 'x' }) : tick === 6 ? chatChunk(WIRE_MODEL.compat, {}, 'stop') : undefined), everyMs: 40 }),
+      () => ({
+        drip: (tick) =>
+          tick < 6
+            ? chatChunk(WIRE_MODEL.compat, { content: 'x' })
+            : tick === 6
+              ? chatChunk(WIRE_MODEL.compat, {}, 'stop')
+              : undefined,
+        everyMs: 40,
+      }),
       { timeoutMs: 1000, maxRetries: 0 },
     )
     harnesses.push(harness)

@@ -13,6 +13,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => AiSdkAdapter.Config({ provider: 'bedrock', maxRetires: 2 })).toThrow('unknown key "maxRetires" (did you mean "maxRetries"?)')
+    expect(() => AiSdkAdapter.Config({ provider: 'bedrock', maxRetires: 2 })).toThrow(
+      'unknown key "maxRetires" (did you mean "maxRetries"?)',
+    )
   })
 })

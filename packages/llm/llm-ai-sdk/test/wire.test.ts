@@ -1,5 +1,14 @@
 import type { GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  canonicalJson,
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Kind } from './fixture.ts'
@@ -16,22 +25,50 @@ afterAll(async () => {
   for (const kind of KINDS) await benches[kind].close()
 })
 
-const READ: ToolDefinition = { name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }
-const READ_REORDERED: ToolDefinition = { name: 'read', description: 'Read a file', parameters: { required: ['path'], properties: { path: { type: 'string' } }, type: 'object' } }
+const READ: ToolDefinition = {
+  name: 'read',
+  description: 'Read a file',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+}
+const READ_REORDERED: ToolDefinition = {
+  name: 'read',
+  description: 'Read a file',
+  parameters: { required: ['path'], properties: { path: { type: 'string' } }, type: 'object' },
+}
 
 /** A signature as this adapter writes it for `kind` (the Anthropic provider replays only signed thinking). */
-const signed = (kind: Kind, signature: string) => (kind === 'anthropic' ? JSON.stringify({ anthropic: { signature } }) : undefined)
+const signed = (kind: Kind, signature: string) =>
+  kind === 'anthropic' ? JSON.stringify({ anthropic: { signature } }) : undefined
 
 function conversation(kind: Kind, ids = 'a'): Message[] {
   return [
     createMessage({ id: `${ids}-1`, role: 'user', content: 'Look at a.ts' }),
-    createAssistantMessage([reasoningBlock('I should read it.', signed(kind, 'sig-1')), textBlock('Reading.'), toolCallBlock('call_1', 'read', '{"path": "a.ts",  "z":1}')], origin, `${ids}-2`),
+    createAssistantMessage(
+      [
+        reasoningBlock('I should read it.', signed(kind, 'sig-1')),
+        textBlock('Reading.'),
+        toolCallBlock('call_1', 'read', '{"path": "a.ts",  "z":1}'),
+      ],
+      origin,
+      `${ids}-2`,
+    ),
     createToolResultMessage('call_1', 'export const a = 1', { id: `${ids}-3` }),
   ]
 }
 
 function rich(kind: Kind): GenerateOptions {
-  return { provider: 'ai', model: 'main', system: 'You are a coding agent.', tools: [READ], reasoningEffort: 'high', temperature: 0.5, stop: ['<halt>'], maxTokens: kind === 'anthropic' ? 1524 : 500, sessionId: 'session-1', messages: conversation(kind) }
+  return {
+    provider: 'ai',
+    model: 'main',
+    system: 'You are a coding agent.',
+    tools: [READ],
+    reasoningEffort: 'high',
+    temperature: 0.5,
+    stop: ['<halt>'],
+    maxTokens: kind === 'anthropic' ? 1524 : 500,
+    sessionId: 'session-1',
+    messages: conversation(kind),
+  }
 }
 
 describe.each(KINDS)('the %s provider on the wire', (kind) => {
@@ -45,10 +82,16 @@ describe.each(KINDS)('the %s provider on the wire', (kind) => {
   it('sends byte-identical bodies for the same options, whatever the message ids and schema key order (property)', async () => {
     const block = fc.oneof(
       fc.string().map((text) => ({ kind: 'text' as const, text })),
-      fc.tuple(fc.string(), fc.string({ minLength: 1 })).map(([text, signature]) => ({ kind: 'reasoning' as const, text, signature })),
+      fc
+        .tuple(fc.string(), fc.string({ minLength: 1 }))
+        .map(([text, signature]) => ({ kind: 'reasoning' as const, text, signature })),
       fc.jsonValue().map((value) => ({ kind: 'call' as const, args: JSON.stringify({ v: value }) })),
     )
-    const turn = fc.record({ user: fc.string({ minLength: 1 }), assistant: fc.array(block, { minLength: 1, maxLength: 3 }), result: fc.string() })
+    const turn = fc.record({
+      user: fc.string({ minLength: 1 }),
+      assistant: fc.array(block, { minLength: 1, maxLength: 3 }),
+      result: fc.string(),
+    })
     const settings = fc.record({
       system: fc.option(fc.string({ minLength: 1 }), { nil: undefined }),
       temperature: fc.option(fc.double({ min: 0, max: 2, noNaN: true }), { nil: undefined }),
@@ -71,7 +114,8 @@ describe.each(KINDS)('the %s provider on the wire', (kind) => {
               return toolCallBlock(`call_${n}_${m}`, 'read', part.args)
             })
             messages.push(createAssistantMessage(blocks, origin, `${ids}-a${n}`))
-            for (const call of calls) messages.push(createToolResultMessage(call, step.result, { id: `${ids}-${call}` }))
+            for (const call of calls)
+              messages.push(createToolResultMessage(call, step.result, { id: `${ids}-${call}` }))
           })
           return { provider: 'ai', model: 'main', tools: [tool], messages, ...definedOnly(extra) }
         }
@@ -96,7 +140,9 @@ describe('compared with the direct adapters (same options, same server)', () => 
     expect(viaAiSdk.max_tokens).toBe(viaDirect.max_completion_tokens)
     expect(viaAiSdk.prompt_cache_key).toMatch(/^warmfold-[0-9a-f]{32}$/)
     expect(viaAiSdk.prompt_cache_key).toBe(viaDirect.prompt_cache_key)
-    const withoutReasoning = viaAiSdk.messages.map(({ reasoning_content: _reasoning, ...message }: Record<string, unknown>) => message)
+    const withoutReasoning = viaAiSdk.messages.map(
+      ({ reasoning_content: _reasoning, ...message }: Record<string, unknown>) => message,
+    )
     expect(canonicalJson(withoutReasoning)).toBe(canonicalJson(viaDirect.messages))
     expect(viaAiSdk.messages[2].reasoning_content).toBe('I should read it.')
     // The raw argument string reaches the wire byte for byte through both.
@@ -107,7 +153,15 @@ describe('compared with the direct adapters (same options, same server)', () => 
   it('@ai-sdk/anthropic sends what AnthropicLlmAdapter sends, apart from the documented differences', async () => {
     const viaAiSdk = JSON.parse(await benches.anthropic.viaAiSdk(rich('anthropic')))
     const options = rich('anthropic')
-    const direct = { ...options, messages: options.messages.map((message) => ({ ...message, content: message.content.map((block) => (block.type === 'reasoning' ? reasoningBlock(block.text, 'sig-1') : block)) })) }
+    const direct = {
+      ...options,
+      messages: options.messages.map((message) => ({
+        ...message,
+        content: message.content.map((block) =>
+          block.type === 'reasoning' ? reasoningBlock(block.text, 'sig-1') : block,
+        ),
+      })),
+    }
     const viaDirect = JSON.parse(await benches.anthropic.viaDirect(direct))
     expect(differingKeys(viaAiSdk, viaDirect)).toEqual(['messages', 'temperature', 'tools'])
     // The provider adds the thinking budget to maxOutputTokens, which the adapter took off maxTokens:
@@ -117,10 +171,19 @@ describe('compared with the direct adapters (same options, same server)', () => 
     expect(viaDirect.max_tokens).toBe(1524)
     expect(viaAiSdk.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
     expect(viaAiSdk).not.toHaveProperty('temperature')
-    expect(viaAiSdk.tools.map(({ eager_input_streaming, ...tool }: Record<string, unknown>) => [eager_input_streaming, canonicalJson(tool)])).toEqual(viaDirect.tools.map((tool: unknown) => [true, canonicalJson(tool)]))
+    expect(
+      viaAiSdk.tools.map(({ eager_input_streaming, ...tool }: Record<string, unknown>) => [
+        eager_input_streaming,
+        canonicalJson(tool),
+      ]),
+    ).toEqual(viaDirect.tools.map((tool: unknown) => [true, canonicalJson(tool)]))
     const asArrays = viaAiSdk.messages.map((message: { role: string; content: Array<Record<string, unknown>> }) => ({
       ...message,
-      content: message.content.map((block) => (block.type === 'tool_result' && typeof block.content === 'string' ? { ...block, content: [{ type: 'text', text: block.content }] } : block)),
+      content: message.content.map((block) =>
+        block.type === 'tool_result' && typeof block.content === 'string'
+          ? { ...block, content: [{ type: 'text', text: block.content }] }
+          : block,
+      ),
     }))
     expect(canonicalJson(asArrays)).toBe(canonicalJson(viaDirect.messages))
     // The same two breakpoints: end of the system prompt, last block of the last message.
@@ -139,7 +202,9 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 }
 
 it('replays a user message with text blocks only as the first message after the system prompt', async () => {
-  const body = JSON.parse(await benches.compat.viaAiSdk({ provider: 'ai', model: 'main', system: 'S', messages: [createUserMessage('hi')] }))
+  const body = JSON.parse(
+    await benches.compat.viaAiSdk({ provider: 'ai', model: 'main', system: 'S', messages: [createUserMessage('hi')] }),
+  )
   expect(body.messages).toEqual([
     { role: 'system', content: 'S' },
     { role: 'user', content: 'hi' },

@@ -20,17 +20,38 @@ export interface WireBench {
 /** A server answering every request with a short complete reply in `kind`'s wire format. */
 export async function wireBench(kind: Kind): Promise<WireBench> {
   const server = await RecordingServer.start(() =>
-    kind === 'compat' ? { sse: chatStream(WIRE_MODEL.compat, { text: 'ok' }) } : { sse: anthropicStream({ blocks: [{ type: 'text', text: 'ok' }] }), done: false },
+    kind === 'compat'
+      ? { sse: chatStream(WIRE_MODEL.compat, { text: 'ok' }) }
+      : { sse: anthropicStream({ blocks: [{ type: 'text', text: 'ok' }] }), done: false },
   )
-  const aiSdk = new AiSdkLlmAdapter(parseAiSdkConfig({ provider: 'ai', models: { main: modelConfig(kind, modelFor(kind, server)) }, redact: [TEST_KEY] }))
+  const aiSdk = new AiSdkLlmAdapter(
+    parseAiSdkConfig({
+      provider: 'ai',
+      models: { main: modelConfig(kind, modelFor(kind, server)) },
+      redact: [TEST_KEY],
+    }),
+  )
   const direct: LlmAdapter =
     kind === 'compat'
       ? new ChatCompletionsAdapter({
-          ...parseOpenAICompatibleConfig({ provider: 'direct', baseURL: server.baseURL, dialect: 'openai', models: { [WIRE_MODEL.compat]: { contextWindow: 100_000, efforts: ['off', 'high'] } } }),
+          ...parseOpenAICompatibleConfig({
+            provider: 'direct',
+            baseURL: server.baseURL,
+            dialect: 'openai',
+            models: { [WIRE_MODEL.compat]: { contextWindow: 100_000, efforts: ['off', 'high'] } },
+          }),
           apiKey: TEST_KEY,
         })
       : new AnthropicLlmAdapter(
-          parseAnthropicConfig({ provider: 'direct', baseURL: server.baseURL, apiKey: TEST_KEY, models: { [WIRE_MODEL.anthropic]: { contextWindow: 100_000, defaultMaxTokens: 2048, efforts: ['off', 'high'] } }, thinkingBudgets: { high: 1024 } }),
+          parseAnthropicConfig({
+            provider: 'direct',
+            baseURL: server.baseURL,
+            apiKey: TEST_KEY,
+            models: {
+              [WIRE_MODEL.anthropic]: { contextWindow: 100_000, defaultMaxTokens: 2048, efforts: ['off', 'high'] },
+            },
+            thinkingBudgets: { high: 1024 },
+          }),
           TEST_KEY,
         )
   const send = async (adapter: LlmAdapter, options: GenerateOptions) => {

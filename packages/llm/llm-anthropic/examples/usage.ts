@@ -9,7 +9,12 @@ export async function main(baseURL = 'https://api.anthropic.com') {
   ctx.plugin(AnthropicAdapter, {
     baseURL, // optional: the SDK's default (ANTHROPIC_BASE_URL, else https://api.anthropic.com), or a gateway
     models: {
-      'claude-sonnet-4-6': { contextWindow: 200_000, defaultMaxTokens: 32_000, efforts: ['off', 'low', 'high', 'max'], defaultEffort: 'off' },
+      'claude-sonnet-4-6': {
+        contextWindow: 200_000,
+        defaultMaxTokens: 32_000,
+        efforts: ['off', 'low', 'high', 'max'],
+        defaultEffort: 'off',
+      },
     },
     // the key comes from ANTHROPIC_API_KEY; also: cacheTtl: '1h', apiKeyEnv: 'MY_ANTHROPIC_KEY'
   })

@@ -14,7 +14,11 @@ import { parseAnthropicConfig, resolveApiKey } from './config.ts'
  * never a key value.
  */
 export class AnthropicAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-anthropic', provides: LLM_ADAPTER_ROLE, defaultProvider: 'anthropic' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/llm-anthropic',
+    provides: LLM_ADAPTER_ROLE,
+    defaultProvider: 'anthropic',
+  }
   static inject = ['llm']
 
   /** The registered adapter. */

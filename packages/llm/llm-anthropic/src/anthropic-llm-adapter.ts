@@ -1,7 +1,15 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { checkOutputReserve, deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm'
+import {
+  checkOutputReserve,
+  deepFreeze,
+  LlmAdapter,
+  modelEntry,
+  normalizeApiKey,
+  reasoningInfo,
+  resilientStream,
+} from '@warmfold/llm'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
 import { CACHE_PRICES, CACHE_TTL_MS, THINKING_OFF } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
@@ -85,19 +93,33 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    */
   request(options: GenerateOptions): AnthropicRequestBody {
     const model = this.#modelConfig(options.provider, options.model)
-    const settings = { provider: options.provider, defaultMaxTokens: model.defaultMaxTokens, thinkingBudgets: this.#config.thinkingBudgets }
+    const settings = {
+      provider: options.provider,
+      defaultMaxTokens: model.defaultMaxTokens,
+      thinkingBudgets: this.#config.thinkingBudgets,
+    }
     const body = serializeRequest(options, settings)
     // Anthropic answers 400 for max_tokens ≤ budget_tokens; refused here, naming both numbers.
     if (body.thinking) {
-      checkOutputReserve({ ...options, maxTokens: body.max_tokens }, body.thinking.budget_tokens, `thinkingBudgets.${options.reasoningEffort}, sent as thinking.budget_tokens`)
+      checkOutputReserve(
+        { ...options, maxTokens: body.max_tokens },
+        body.thinking.budget_tokens,
+        `thinkingBudgets.${options.reasoningEffort}, sent as thinking.budget_tokens`,
+      )
     }
     // A summary call's trailing instruction is asked once: its blocks get no breakpoint, so the
     // last one ends the replayed region (read back) and nothing is written for the instruction.
     const instruction = options.purpose === 'compaction' ? options.messages.at(-1) : undefined
-    const excludeTrailingBlocks = instruction ? serializeMessages([instruction], options.provider).reduce((count, message) => count + message.content.length, 0) : 0
+    const excludeTrailingBlocks = instruction
+      ? serializeMessages([instruction], options.provider).reduce((count, message) => count + message.content.length, 0)
+      : 0
     // A call that asks for the short tier (a one-shot fork) writes its messages for 5 minutes;
     // the head keeps the model's TTL, so it reads and refreshes the parent's entry as before.
-    return placeBreakpoints(body, { ttl: model.cacheTtl ?? this.#config.cacheTtl, excludeTrailingBlocks, ...(options.cacheTtl === 'short' ? { messageTtl: '5m' as const } : {}) })
+    return placeBreakpoints(body, {
+      ttl: model.cacheTtl ?? this.#config.cacheTtl,
+      excludeTrailingBlocks,
+      ...(options.cacheTtl === 'short' ? { messageTtl: '5m' as const } : {}),
+    })
   }
 
   /**
@@ -110,7 +132,12 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const body = this.request(options)
     // `temperature` is not in the installed SDK's parameter types; the body is sent as built.
     const params = body as unknown as MessageCreateParamsStreaming
-    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
+    const context: ErrorContext = {
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      secret: this.#secret,
+    }
     yield* resilientStream<RawMessageStreamEvent>({
       provider: options.provider,
       model: options.model,
@@ -129,7 +156,9 @@ export class AnthropicLlmAdapter extends LlmAdapter {
 
   /** `budget_tokens` of `effort`; 0 for `off` and for an effort without a budget (no thinking is sent). */
   #thinkingBudget(effort: string): number {
-    return effort !== THINKING_OFF && Object.hasOwn(this.#config.thinkingBudgets, effort) ? this.#config.thinkingBudgets[effort]! : 0
+    return effort !== THINKING_OFF && Object.hasOwn(this.#config.thinkingBudgets, effort)
+      ? this.#config.thinkingBudgets[effort]!
+      : 0
   }
 
   #modelConfig(provider: string, model: string): AnthropicModelConfig {

@@ -1,5 +1,12 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
-import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
+import {
+  checkModelKeys,
+  deepFreeze,
+  isHttpUrl,
+  normalizeApiKey,
+  resolveAdapterApiKey,
+  strictConfig,
+} from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -28,14 +35,20 @@ export interface AnthropicModelConfig {
 export type AnthropicCacheTtl = '5m' | '1h'
 
 /** Milliseconds of each `cacheTtl`: Anthropic keeps an entry this long after its last use (every hit refreshes it). */
-export const CACHE_TTL_MS: Readonly<Record<AnthropicCacheTtl, number>> = Object.freeze({ '5m': 5 * 60_000, '1h': 60 * 60_000 })
+export const CACHE_TTL_MS: Readonly<Record<AnthropicCacheTtl, number>> = Object.freeze({
+  '5m': 5 * 60_000,
+  '1h': 60 * 60_000,
+})
 
 /**
  * Anthropic's cache prices per uncached input token for each `cacheTtl` (its pricing page): a read
  * 0.1×, a write 1.25× for 5-minute entries and 2× for 1-hour ones. Reported as
  * `ModelInfo.cachePrices`, so the compaction engine weighs a rewrite of cached history at them.
  */
-export const CACHE_PRICES: Readonly<Record<AnthropicCacheTtl, CachePrices>> = Object.freeze({ '5m': Object.freeze({ read: 0.1, write: 1.25 }), '1h': Object.freeze({ read: 0.1, write: 2 }) })
+export const CACHE_PRICES: Readonly<Record<AnthropicCacheTtl, CachePrices>> = Object.freeze({
+  '5m': Object.freeze({ read: 0.1, write: 1.25 }),
+  '1h': Object.freeze({ read: 0.1, write: 2 }),
+})
 
 /** The parsed config of `AnthropicAdapter`. */
 export interface AnthropicAdapterConfig {
@@ -74,7 +87,11 @@ export interface AnthropicAdapterConfig {
 export const DEFAULT_API_KEY_ENV = 'ANTHROPIC_API_KEY'
 
 /** Default `thinkingBudgets`. */
-export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = Object.freeze({ low: 2048, high: 8192, max: 24576 })
+export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = Object.freeze({
+  low: 2048,
+  high: 8192,
+  max: 24576,
+})
 
 /** The effort that never enables thinking. */
 export const THINKING_OFF = 'off'
@@ -88,25 +105,45 @@ const modelSchema = Schema.object({
   defaultMaxTokens: Schema.natural().min(1).required().description('max_tokens when a request sets none.'),
   efforts: Schema.array(Schema.string()).description("Accepted efforts: 'off' or keys of thinkingBudgets."),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
-  cacheTtl: cacheTtlSchema.description("TTL of this model's cache_control breakpoints; default the adapter's cacheTtl."),
-  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default from the model's cacheTtl."),
+  cacheTtl: cacheTtlSchema.description(
+    "TTL of this model's cache_control breakpoints; default the adapter's cacheTtl.",
+  ),
+  cacheTtlMs: Schema.natural()
+    .min(1)
+    .description("Cache lifetime of this model's prefix in ms; default from the model's cacheTtl."),
 })
 
 const schema = Schema.object({
   provider: Schema.string().default('anthropic').description('Provider id the adapter registers under.'),
-  baseURL: Schema.string().description("API base URL; default the SDK's (ANTHROPIC_BASE_URL, else https://api.anthropic.com)."),
+  baseURL: Schema.string().description(
+    "API base URL; default the SDK's (ANTHROPIC_BASE_URL, else https://api.anthropic.com).",
+  ),
   apiKey: Schema.string().role('secret').description('The API key (exclusive with apiKeyEnv).'),
-  apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
+  apiKeyEnv: Schema.string().description(
+    `Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`,
+  ),
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
-  thinkingBudgets: Schema.dict(Schema.natural().min(1)).default({ ...DEFAULT_THINKING_BUDGETS }).description('budget_tokens per effort.'),
-  cacheTtl: cacheTtlSchema.default('5m').description("TTL of the cache_control breakpoints of every model that sets no cacheTtl of its own."),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response headers, then for stream progress (pings do not count), per attempt.'),
-  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
+  thinkingBudgets: Schema.dict(Schema.natural().min(1))
+    .default({ ...DEFAULT_THINKING_BUDGETS })
+    .description('budget_tokens per effort.'),
+  cacheTtl: cacheTtlSchema
+    .default('5m')
+    .description('TTL of the cache_control breakpoints of every model that sets no cacheTtl of its own.'),
+  timeoutMs: Schema.natural()
+    .min(1)
+    .default(600_000)
+    .description('Wait for the response headers, then for stream progress (pings do not count), per attempt.'),
+  deadlineMs: Schema.natural()
+    .min(1)
+    .description('Total wall-clock limit of one call, retries included; default none.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
 })
 
-const parseShape = strictConfig<AnthropicAdapterConfig>('AnthropicAdapter', schema as unknown as Schema<any, AnthropicAdapterConfig>)
+const parseShape = strictConfig<AnthropicAdapterConfig>(
+  'AnthropicAdapter',
+  schema as unknown as Schema<any, AnthropicAdapterConfig>,
+)
 
 /**
  * Parses and validates the `AnthropicAdapter` config: unknown keys (also inside a model entry),
@@ -116,21 +153,28 @@ const parseShape = strictConfig<AnthropicAdapterConfig>('AnthropicAdapter', sche
  */
 export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object.assign(
   (input?: unknown): AnthropicAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys('AnthropicAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
+    if (typeof input === 'object' && input !== null && !Array.isArray(input))
+      checkModelKeys('AnthropicAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
-    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
+      fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
     // Trimmed here: HTTP clients strip it from the header anyway, and redaction must look for what the server saw.
-    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'AnthropicAdapter config: apiKey')
+    const apiKey =
+      config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'AnthropicAdapter config: apiKey')
     if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
     if (config.provider === '') fail('provider must not be empty')
-    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
-    if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF)) fail(`thinkingBudgets.${THINKING_OFF} is reserved: effort '${THINKING_OFF}' never sends thinking`)
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
+      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF))
+      fail(`thinkingBudgets.${THINKING_OFF} is reserved: effort '${THINKING_OFF}' never sends thinking`)
     const budgets = Object.keys(config.thinkingBudgets)
     for (const [id, model] of Object.entries(config.models)) {
       for (const effort of model.efforts ?? []) {
         if (effort !== THINKING_OFF && !budgets.includes(effort)) {
-          fail(`models["${id}"].efforts: "${effort}" has no entry in thinkingBudgets (known: ${[THINKING_OFF, ...budgets].join(', ')})`)
+          fail(
+            `models["${id}"].efforts: "${effort}" has no entry in thinkingBudgets (known: ${[THINKING_OFF, ...budgets].join(', ')})`,
+          )
         }
       }
       if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
@@ -139,17 +183,25 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
     }
     const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
     // schemastery fills an absent array with []; no efforts means no reasoning controls.
-    const models = Object.fromEntries(Object.entries(config.models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]))
-    return deepFreeze({ ...config, models, ...(apiKey === undefined ? {} : { apiKey }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+    const models = Object.fromEntries(
+      Object.entries(config.models).map(([id, { efforts, ...model }]) => [
+        id,
+        efforts?.length ? { ...model, efforts } : model,
+      ]),
+    )
+    return deepFreeze({
+      ...config,
+      models,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    })
   },
   { schema: schema as unknown as Schema },
 )
 
-
 function fail(message: string): never {
   throw new TypeError(`AnthropicAdapter config: ${message}`)
 }
-
 
 /**
  * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed of
@@ -157,6 +209,9 @@ function fail(message: string): never {
  * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
  *   it holds only whitespace or whitespace inside the key.
  */
-export function resolveApiKey(config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveApiKey(
+  config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return resolveAdapterApiKey('AnthropicAdapter', 'Anthropic', config, DEFAULT_API_KEY_ENV, env)
 }

@@ -63,21 +63,42 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   const route = `${context.provider}/${context.model}`
   const { provider } = context
   const secrets = secretRedactor(context.secret)
-  if (context.signal?.aborted || error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, { provider, retryable: false, cause: secrets.error(context.signal?.reason ?? error) })
+  if (
+    context.signal?.aborted ||
+    error instanceof APIUserAbortError ||
+    (error instanceof Error && error.name === 'AbortError')
+  ) {
+    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
+      provider,
+      retryable: false,
+      cause: secrets.error(context.signal?.reason ?? error),
+    })
   }
   if (error instanceof APIConnectionTimeoutError) {
-    return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, { provider, cause: secrets.error(error.cause) })
+    return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, {
+      provider,
+      cause: secrets.error(error.cause),
+    })
   }
   if (error instanceof APIConnectionError) {
-    return new LlmError('NETWORK', `could not reach ${route}: ${secrets.text(describeCause(error))}`, { provider, cause: secrets.error(error.cause) })
+    return new LlmError('NETWORK', `could not reach ${route}: ${secrets.text(describeCause(error))}`, {
+      provider,
+      cause: secrets.error(error.cause),
+    })
   }
   if (error instanceof APIError) return fromApiError(error, route, context)
   if (error instanceof SyntaxError) {
-    return new LlmError('INVALID_RESPONSE', `${route} sent a stream event that is not JSON: ${secrets.text(error.message)}`, { provider, retryable: false })
+    return new LlmError(
+      'INVALID_RESPONSE',
+      `${route} sent a stream event that is not JSON: ${secrets.text(error.message)}`,
+      { provider, retryable: false },
+    )
   }
   const message = error instanceof Error ? error.message : String(error)
-  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(message)}`, { provider, cause: secrets.error(error) })
+  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(message)}`, {
+    provider,
+    cause: secrets.error(error),
+  })
 }
 
 function fromApiError(error: APIError, route: string, context: ErrorContext): LlmError {
@@ -85,17 +106,22 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
   const upstream = upstreamMessage(error.error)
   const own = error.apiMessage ?? stripStatus(error.message)
   const serverMessage = secretRedactor(context.secret).text(upstream ? `${own} (${upstream})` : own)
-  const code = error.status === undefined ? codeForType(type, serverMessage) : codeForStatus(error.status, serverMessage)
+  const code =
+    error.status === undefined ? codeForType(type, serverMessage) : codeForStatus(error.status, serverMessage)
   const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
   const shouldRetry = error.headers?.get('x-should-retry')
   const where = error.status === undefined ? 'sent an error event mid-stream' : `answered HTTP ${error.status}`
   const requestId = error.requestID ? `, request-id ${error.requestID}` : ''
-  return new LlmError(code, `${route} ${where} (${type ?? 'no error type'}${requestId}): ${serverMessage || '(no message)'}`, {
-    provider: context.provider,
-    ...(error.status === undefined ? {} : { status: error.status }),
-    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    ...(shouldRetry === 'true' || shouldRetry === 'false' ? { retryable: shouldRetry === 'true' } : {}),
-  })
+  return new LlmError(
+    code,
+    `${route} ${where} (${type ?? 'no error type'}${requestId}): ${serverMessage || '(no message)'}`,
+    {
+      provider: context.provider,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      ...(shouldRetry === 'true' || shouldRetry === 'false' ? { retryable: shouldRetry === 'true' } : {}),
+    },
+  )
 }
 
 /** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
@@ -146,7 +172,8 @@ export function redact(text: string, secret: string | undefined): string {
  * `raw` is the upstream body as a string (https://openrouter.ai/docs/api/reference/errors-and-debugging).
  */
 function upstreamMessage(body: unknown): string | undefined {
-  const metadata = (body as { error?: { metadata?: { raw?: unknown; provider_name?: unknown } } } | undefined)?.error?.metadata
+  const metadata = (body as { error?: { metadata?: { raw?: unknown; provider_name?: unknown } } } | undefined)?.error
+    ?.metadata
   if (typeof metadata?.raw !== 'string' || metadata.raw.trim() === '') return undefined
   let text = metadata.raw
   try {
@@ -164,8 +191,12 @@ function stripStatus(message: string): string {
 }
 
 function describeCause(error: APIConnectionError): string {
-  const cause = error.cause as { message?: unknown; code?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined
+  const cause = error.cause as
+    | { message?: unknown; code?: unknown; cause?: { code?: unknown; message?: unknown } }
+    | undefined
   const inner = cause?.cause
-  const detail = [cause?.message, inner?.code ?? inner?.message].filter((part) => typeof part === 'string' && part !== '')
+  const detail = [cause?.message, inner?.code ?? inner?.message].filter(
+    (part) => typeof part === 'string' && part !== '',
+  )
   return detail.length ? detail.join(': ') : error.message
 }

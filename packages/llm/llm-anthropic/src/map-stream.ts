@@ -49,7 +49,10 @@ interface ToolInput {
  * @throws LlmError `STREAM_INCOMPLETE` when the events end without `message_stop`, `ABORTED`
  *   when they ended because the call's signal aborted.
  */
-export async function* mapStream(events: AsyncIterable<RawMessageStreamEvent>, context: StreamContext): AsyncGenerator<StreamChunk> {
+export async function* mapStream(
+  events: AsyncIterable<RawMessageStreamEvent>,
+  context: StreamContext,
+): AsyncGenerator<StreamChunk> {
   const skipped = new Set<number>()
   const signatures = new Map<number, string>()
   const toolInputs = new Map<number, ToolInput>()
@@ -86,7 +89,8 @@ export async function* mapStream(events: AsyncIterable<RawMessageStreamEvent>, c
         if (skipped.has(index)) break
         if (delta.type === 'text_delta') yield { type: 'text-delta', index, delta: delta.text }
         else if (delta.type === 'thinking_delta') yield { type: 'reasoning-delta', index, delta: delta.thinking }
-        else if (delta.type === 'signature_delta') signatures.set(index, (signatures.get(index) ?? '') + delta.signature)
+        else if (delta.type === 'signature_delta')
+          signatures.set(index, (signatures.get(index) ?? '') + delta.signature)
         else if (delta.type === 'input_json_delta') {
           const input = toolInputs.get(index)
           if (input) input.streamed = true
@@ -99,7 +103,8 @@ export async function* mapStream(events: AsyncIterable<RawMessageStreamEvent>, c
         if (skipped.has(index)) break
         const input = toolInputs.get(index)
         // A tool_use whose input arrived whole in content_block_start (no input_json_delta).
-        if (input && !input.streamed && !isEmptyObject(input.initial)) yield { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(input.initial) }
+        if (input && !input.streamed && !isEmptyObject(input.initial))
+          yield { type: 'tool-call-delta', index, argumentsDelta: JSON.stringify(input.initial) }
         const signature = signatures.get(index)
         yield signature === undefined ? { type: 'block-end', index } : { type: 'block-end', index, signature }
         break
@@ -120,12 +125,20 @@ export async function* mapStream(events: AsyncIterable<RawMessageStreamEvent>, c
     }
   }
   if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, { provider: context.provider, retryable: false, cause: context.signal.reason })
+    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
+      provider: context.provider,
+      retryable: false,
+      cause: context.signal.reason,
+    })
   }
-  throw new LlmError('STREAM_INCOMPLETE', `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; the reply is incomplete`, {
-    provider: context.provider,
-    retryable: true,
-  })
+  throw new LlmError(
+    'STREAM_INCOMPLETE',
+    `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; the reply is incomplete`,
+    {
+      provider: context.provider,
+      retryable: true,
+    },
+  )
 }
 
 /** The finish reason of an Anthropic `stop_reason` (`stop` when absent or unknown). */

@@ -9,7 +9,10 @@ export type AnthropicUsage = { readonly [field: string]: unknown }
  * `message_start` value; a field it leaves out keeps that value. Returns `undefined` when neither
  * event carried usage.
  */
-export function mergeUsage(start: AnthropicUsage | undefined, delta: AnthropicUsage | undefined): AnthropicUsage | undefined {
+export function mergeUsage(
+  start: AnthropicUsage | undefined,
+  delta: AnthropicUsage | undefined,
+): AnthropicUsage | undefined {
   if (!start && !delta) return undefined
   const merged: Record<string, unknown> = { ...start }
   for (const [field, value] of Object.entries(delta ?? {})) {
@@ -35,11 +38,16 @@ export function mapUsage(raw: AnthropicUsage | undefined): TokenUsage | undefine
   assign(usage, 'cacheReadTokens', raw.cache_read_input_tokens)
   assign(usage, 'cacheWriteTokens', raw.cache_creation_input_tokens)
   assign(usage, 'outputTokens', raw.output_tokens)
-  if (typeof details === 'object' && details !== null) assign(usage, 'reasoningTokens', (details as AnthropicUsage).thinking_tokens)
+  if (typeof details === 'object' && details !== null)
+    assign(usage, 'reasoningTokens', (details as AnthropicUsage).thinking_tokens)
   usage.raw = raw
   return usage
 }
 
-function assign(usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] }, key: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens', value: unknown): void {
+function assign(
+  usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] },
+  key: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens',
+  value: unknown,
+): void {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) usage[key] = value
 }

@@ -52,18 +52,31 @@ export function cacheControlFor(ttl: AnthropicCacheTtl): CacheControlEphemeral {
  * position to the last breakpoint, however many breakpoints lie between), and the next request
  * reads it back.
  */
-export function placeBreakpoints(body: AnthropicRequestBody, placement: BreakpointPlacement | AnthropicCacheTtl): AnthropicRequestBody {
-  const { ttl, excludeTrailingBlocks = 0, messageTtl = ttl } = typeof placement === 'string' ? { ttl: placement } : placement
+export function placeBreakpoints(
+  body: AnthropicRequestBody,
+  placement: BreakpointPlacement | AnthropicCacheTtl,
+): AnthropicRequestBody {
+  const {
+    ttl,
+    excludeTrailingBlocks = 0,
+    messageTtl = ttl,
+  } = typeof placement === 'string' ? { ttl: placement } : placement
   const placed: AnthropicRequestBody = { ...body }
   let budget = MAX_BREAKPOINTS
   if (body.system?.length) {
-    placed.system = body.system.map((block, index, blocks) => (index === blocks.length - 1 ? { ...block, cache_control: cacheControlFor(ttl) } : block))
+    placed.system = body.system.map((block, index, blocks) =>
+      index === blocks.length - 1 ? { ...block, cache_control: cacheControlFor(ttl) } : block,
+    )
     budget -= 1
   } else if (body.tools?.length) {
-    placed.tools = body.tools.map((tool, index, tools) => (index === tools.length - 1 ? { ...tool, cache_control: cacheControlFor(ttl) } : tool))
+    placed.tools = body.tools.map((tool, index, tools) =>
+      index === tools.length - 1 ? { ...tool, cache_control: cacheControlFor(ttl) } : tool,
+    )
     budget -= 1
   }
-  const blocks = body.messages.flatMap((message, messageIndex) => message.content.map((block, blockIndex) => ({ block, messageIndex, blockIndex })))
+  const blocks = body.messages.flatMap((message, messageIndex) =>
+    message.content.map((block, blockIndex) => ({ block, messageIndex, blockIndex })),
+  )
   const marked = messageBreakpoints(
     blocks.map(({ block }) => canCarryBreakpoint(block)),
     blocks.length - excludeTrailingBlocks,
@@ -76,7 +89,9 @@ export function placeBreakpoints(body: AnthropicRequestBody, placement: Breakpoi
       ? {
           ...message,
           content: message.content.map((block, blockIndex) =>
-            targets.has(`${messageIndex}:${blockIndex}`) ? ({ ...block, cache_control: cacheControlFor(messageTtl) } as ContentBlockParam) : block,
+            targets.has(`${messageIndex}:${blockIndex}`)
+              ? ({ ...block, cache_control: cacheControlFor(messageTtl) } as ContentBlockParam)
+              : block,
           ),
         }
       : message,

@@ -8,7 +8,14 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { ContentBlock, GenerateOptions, ImageBlock, Message, ToolDefinition, ToolResultContent } from '@warmfold/llm'
+import type {
+  ContentBlock,
+  GenerateOptions,
+  ImageBlock,
+  Message,
+  ToolDefinition,
+  ToolResultContent,
+} from '@warmfold/llm'
 import { canonicalJson, LlmError } from '@warmfold/llm'
 import { THINKING_OFF } from './config.ts'
 
@@ -90,7 +97,10 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
 export function serializeMessages(messages: readonly Message[], provider: string): AnthropicMessage[] {
   const result: AnthropicMessage[] = []
   messages.forEach((message, position) => {
-    const content = message.role === 'assistant' ? assistantContent(message, position, provider) : userContent(message, position, provider)
+    const content =
+      message.role === 'assistant'
+        ? assistantContent(message, position, provider)
+        : userContent(message, position, provider)
     if (content.length === 0) return
     const role = message.role === 'assistant' ? 'assistant' : 'user'
     const last = result.at(-1)
@@ -118,26 +128,41 @@ export function parseToolInput(argumentsText: string): Record<string, unknown> {
   return { _raw: argumentsText }
 }
 
-function thinkingFor(effort: string | undefined, settings: SerializeSettings, model: string): AnthropicRequestBody['thinking'] {
+function thinkingFor(
+  effort: string | undefined,
+  settings: SerializeSettings,
+  model: string,
+): AnthropicRequestBody['thinking'] {
   if (effort === undefined || effort === THINKING_OFF) return undefined
   if (!Object.hasOwn(settings.thinkingBudgets, effort)) {
     const known = [THINKING_OFF, ...Object.keys(settings.thinkingBudgets)].join(', ')
-    throw new LlmError('UNSUPPORTED_REASONING_EFFORT', `reasoningEffort "${effort}" has no thinking budget for ${settings.provider}/${model}; known efforts: ${known}`, {
-      provider: settings.provider,
-      retryable: false,
-    })
+    throw new LlmError(
+      'UNSUPPORTED_REASONING_EFFORT',
+      `reasoningEffort "${effort}" has no thinking budget for ${settings.provider}/${model}; known efforts: ${known}`,
+      {
+        provider: settings.provider,
+        retryable: false,
+      },
+    )
   }
   return { type: 'enabled', budget_tokens: settings.thinkingBudgets[effort]! }
 }
 
 function serializeTool(tool: ToolDefinition): Tool {
   // Canonical key order, so a schema assembled in another key order renders the same bytes.
-  return { name: tool.name, description: tool.description, input_schema: JSON.parse(canonicalJson(tool.parameters)) as Tool['input_schema'] }
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: JSON.parse(canonicalJson(tool.parameters)) as Tool['input_schema'],
+  }
 }
 
 function userContent(message: Message, position: number, provider: string): ContentBlockParam[] {
   if (message.role === 'system') {
-    throw invalid(provider, `messages[${position}] has role "system"; Anthropic takes the system prompt only as GenerateOptions.system`)
+    throw invalid(
+      provider,
+      `messages[${position}] has role "system"; Anthropic takes the system prompt only as GenerateOptions.system`,
+    )
   }
   const content: ContentBlockParam[] = []
   for (const block of message.content) {
@@ -149,13 +174,20 @@ function userContent(message: Message, position: number, provider: string): Cont
         content.push(imageParam(block))
         break
       case 'tool-result': {
-        const result: ToolResultBlockParam = { type: 'tool_result', tool_use_id: block.toolCallId, content: block.content.flatMap(resultPart) }
+        const result: ToolResultBlockParam = {
+          type: 'tool_result',
+          tool_use_id: block.toolCallId,
+          content: block.content.flatMap(resultPart),
+        }
         if (block.isError) result.is_error = true
         content.push(result)
         break
       }
       default:
-        throw invalid(provider, `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
+        )
     }
   }
   return content
@@ -170,7 +202,8 @@ function assistantContent(message: Message, position: number, provider: string):
       case 'reasoning':
         // Anthropic verifies every replayed thinking block by its signature; reasoning without
         // one (another provider's, or cut off by an abort) cannot be replayed and is left out.
-        if (block.signature !== undefined && block.signature !== '') thinking.push({ type: 'thinking', thinking: block.text, signature: block.signature })
+        if (block.signature !== undefined && block.signature !== '')
+          thinking.push({ type: 'thinking', thinking: block.text, signature: block.signature })
         break
       case 'text':
         if (block.text !== '') text.push(textParam(block.text))
@@ -179,7 +212,10 @@ function assistantContent(message: Message, position: number, provider: string):
         calls.push({ type: 'tool_use', id: block.id, name: block.name, input: parseToolInput(block.arguments) })
         break
       default:
-        throw invalid(provider, `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
+        )
     }
   }
   return [...thinking, ...text, ...calls]
@@ -196,7 +232,10 @@ function textParam(text: string): TextBlockParam {
 
 function imageParam(block: ImageBlock): ImageBlockParam {
   // Media types outside Anthropic's list are sent as given; the API answers.
-  return { type: 'image', source: { type: 'base64', media_type: block.mediaType as Base64ImageSource['media_type'], data: block.data } }
+  return {
+    type: 'image',
+    source: { type: 'base64', media_type: block.mediaType as Base64ImageSource['media_type'], data: block.data },
+  }
 }
 
 function invalid(provider: string, message: string): LlmError {

@@ -29,11 +29,20 @@ function request(options: Partial<GenerateOptions>): GenerateOptions {
 }
 
 /** A real runtime with `AnthropicAdapter` pointed at a recording server answering through `responder`. */
-export async function mountAdapter(responder: Responder, config: Record<string, unknown> = {}): Promise<AdapterHarness> {
+export async function mountAdapter(
+  responder: Responder,
+  config: Record<string, unknown> = {},
+): Promise<AdapterHarness> {
   const server = await startAnthropicServer(responder)
   const context = await createTestContext()
   context.ctx.plugin(LlmRuntime)
-  context.ctx.plugin(AnthropicAdapter, { baseURL: server.url, apiKey: TEST_KEY, models: MODELS, retryBaseMs: 1, ...config })
+  context.ctx.plugin(AnthropicAdapter, {
+    baseURL: server.url,
+    apiKey: TEST_KEY,
+    models: MODELS,
+    retryBaseMs: 1,
+    ...config,
+  })
   const collect = async (options: Partial<GenerateOptions> = {}) => {
     const chunks: StreamChunk[] = []
     for await (const chunk of context.ctx.llm.stream(request(options))) chunks.push(chunk)

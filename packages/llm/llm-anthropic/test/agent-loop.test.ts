@@ -19,12 +19,15 @@ async function harness(options: Parameters<typeof mountLoop>[0] = {}): Promise<L
 const ephemeral = { type: 'ephemeral' }
 const ENVELOPE_KEYS = ['model', 'tools', 'system', 'thinking', 'temperature', 'stop_sequences'] as const
 const instructionTokens = Math.ceil(JSON.stringify({ type: 'text', text: COMPACTION_INSTRUCTION }).length / 4)
-const promptTotal = (exchange: Exchange) => exchange.usage.cache_read_input_tokens + exchange.usage.cache_creation_input_tokens + exchange.usage.input_tokens
+const promptTotal = (exchange: Exchange) =>
+  exchange.usage.cache_read_input_tokens + exchange.usage.cache_creation_input_tokens + exchange.usage.input_tokens
 const isSummary = (exchange: Exchange) => exchange.call.purpose === 'compaction'
 
 /** Flattened message-block positions that carry a breakpoint. */
 function markedBlocks(body: any): number[] {
-  return body.messages.flatMap((message: any) => message.content).flatMap((block: any, index: number) => (block.cache_control ? [index] : []))
+  return body.messages
+    .flatMap((message: any) => message.content)
+    .flatMap((block: any, index: number) => (block.cache_control ? [index] : []))
 }
 
 /**
@@ -47,7 +50,8 @@ function expectPolicy(body: any, end: number): void {
   if (marked.length < 3) expect(marked[0]).toBeLessThan(20)
 }
 
-const blockCount = (body: any): number => body.messages.reduce((count: number, message: any) => count + message.content.length, 0)
+const blockCount = (body: any): number =>
+  body.messages.reduce((count: number, message: any) => count + message.content.length, 0)
 
 /** The conversation exchange sent right before exchange `index`. */
 function conversationBefore(exchanges: Exchange[], index: number): Exchange {
@@ -67,14 +71,24 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     // The last turn/end: a background fold may be swapped in after it, while the agent is idle.
     expect(events.findLast((event) => event.type === 'turn/end')).toMatchObject({ data: { reason: 'stop', steps: 31 } })
     expect(exchanges).toHaveLength(loop.server.requests.length)
-    for (const exchange of exchanges) expect(isCompaction(exchange.request.body), `purpose ${exchange.call.purpose}`).toBe(isSummary(exchange))
+    for (const exchange of exchanges)
+      expect(isCompaction(exchange.request.body), `purpose ${exchange.call.purpose}`).toBe(isSummary(exchange))
     const summaries = exchanges.filter(isSummary)
     expect(summaries.length).toBeGreaterThanOrEqual(1)
-    expect(events.filter((event) => event.type === 'compaction/end').every((event) => !(event.data as { error?: string }).error)).toBe(true)
+    expect(
+      events
+        .filter((event) => event.type === 'compaction/end')
+        .every((event) => !(event.data as { error?: string }).error),
+    ).toBe(true)
 
     // The envelope of every request: effort high → thinking, temperature unset, stop set.
     for (const { request } of exchanges) {
-      expect(request.body).toMatchObject({ model: 'claude-loop', thinking: { type: 'enabled', budget_tokens: 1024 }, stop_sequences: ['<halt>'], stream: true })
+      expect(request.body).toMatchObject({
+        model: 'claude-loop',
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        stop_sequences: ['<halt>'],
+        stream: true,
+      })
       expect(request.body).not.toHaveProperty('temperature')
       expect(request.body.tools.map((tool: { name: string }) => tool.name)).toEqual(['read', 'write'])
     }
@@ -99,7 +113,8 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       if (previous) {
         const before = strippedMessages(previous.exchange.request.body)
         const after = strippedMessages(body)
-        for (const key of ENVELOPE_KEYS) expect(JSON.stringify(body[key]), key).toBe(JSON.stringify(previous.exchange.request.body[key]))
+        for (const key of ENVELOPE_KEYS)
+          expect(JSON.stringify(body[key]), key).toBe(JSON.stringify(previous.exchange.request.body[key]))
         if (!before.every((message, position) => after[position] === message)) {
           expect(pending, `request ${index} rewrote history without a summary to swap in`).toBeGreaterThan(0)
           pending--
@@ -108,14 +123,25 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
           // The static head (tools, system) is still a cache read after the fold.
           expect(exchange.usage.cache_read_input_tokens).toBeGreaterThan(0)
         } else {
-          after.slice(0, before.length).forEach((message, position) => expect(message, `request ${index}, message ${position}`).toBe(before[position]))
+          after
+            .slice(0, before.length)
+            .forEach((message, position) =>
+              expect(message, `request ${index}, message ${position}`).toBe(before[position]),
+            )
           expect(after).toHaveLength(before.length + 2)
           // The previous request's whole prompt is read back through the last-message breakpoint.
           expect(exchange.usage.cache_read_input_tokens).toBe(promptTotal(previous.exchange))
           // The replayed assistant turn carries its thinking (with signature) first, then text, then tool_use.
-          expect(body.messages.at(-2).content.map((block: { type: string }) => block.type)).toEqual(['thinking', 'text', 'tool_use'])
+          expect(body.messages.at(-2).content.map((block: { type: string }) => block.type)).toEqual([
+            'thinking',
+            'text',
+            'tool_use',
+          ])
           expect(body.messages.at(-2).content[0].signature).toMatch(/^sig-\d+-/)
-          expect(body.messages.at(-2).content[2].input).toEqual({ path: expect.stringMatching(/^src\/file-\d+\.ts$/), limit: 200 })
+          expect(body.messages.at(-2).content[2].input).toEqual({
+            path: expect.stringMatching(/^src\/file-\d+\.ts$/),
+            limit: 200,
+          })
         }
       }
       previous = { exchange, index }
@@ -128,7 +154,8 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     for (const summary of summaries) {
       const index = exchanges.indexOf(summary)
       const routed = conversationBefore(exchanges, index)
-      for (const key of ENVELOPE_KEYS) expect(JSON.stringify(summary.request.body[key]), key).toBe(JSON.stringify(routed.request.body[key]))
+      for (const key of ENVELOPE_KEYS)
+        expect(JSON.stringify(summary.request.body[key]), key).toBe(JSON.stringify(routed.request.body[key]))
       // The engine's 2000-token summary budget on top of the effort's 1024-token thinking budget,
       // cut to what the 8000-token window leaves after the prompt.
       expect(summary.request.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 })
@@ -141,13 +168,17 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
       // The last answered request whole (it fits the summary budget) or its head; a background
       // fold's call may be sent after the next conversation request, which extends it.
       expect(last).toBeLessThanOrEqual(conversation.length - 1)
-      replay.slice(0, last).forEach((message, position) => expect(message, `summary message ${position}`).toBe(conversation[position]))
+      replay
+        .slice(0, last)
+        .forEach((message, position) => expect(message, `summary message ${position}`).toBe(conversation[position]))
       // The region ends with a tool result, so the instruction (a user message) merges into that
       // user turn: the turn is replayed block for block, and the instruction is its last block.
       const trailing = summary.request.body.messages[last]
       expect(trailing.role).toBe('user')
       expect(trailing.content.at(-1)).toEqual({ type: 'text', text: COMPACTION_INSTRUCTION })
-      expect(JSON.stringify(stripCacheControl({ ...trailing, content: trailing.content.slice(0, -1) }))).toBe(conversation[last])
+      expect(JSON.stringify(stripCacheControl({ ...trailing, content: trailing.content.slice(0, -1) }))).toBe(
+        conversation[last],
+      )
       expect(trailing.content[0].type).toBe('tool_result')
       // The last breakpoint ends the replayed region (the block before the instruction), and the
       // prompt up to it is the conversation request's: that prefix is read, nothing is written.
@@ -160,17 +191,31 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     }
 
     // Usage, as parsed by the adapter and logged by the loop and the engine.
-    const conversationUsage = events.flatMap((event) => (event.type === 'assistant/message' ? [(event.data as { usage: unknown }).usage] : []))
-    const expected = exchanges.filter((exchange) => !isSummary(exchange)).map(({ usage }) => ({
-      inputTokens: usage.input_tokens,
-      cacheReadTokens: usage.cache_read_input_tokens,
-      cacheWriteTokens: usage.cache_creation_input_tokens,
-      outputTokens: expect.any(Number),
-      raw: expect.objectContaining({ cache_creation: usage.cache_creation }),
-    }))
+    const conversationUsage = events.flatMap((event) =>
+      event.type === 'assistant/message' ? [(event.data as { usage: unknown }).usage] : [],
+    )
+    const expected = exchanges
+      .filter((exchange) => !isSummary(exchange))
+      .map(({ usage }) => ({
+        inputTokens: usage.input_tokens,
+        cacheReadTokens: usage.cache_read_input_tokens,
+        cacheWriteTokens: usage.cache_creation_input_tokens,
+        outputTokens: expect.any(Number),
+        raw: expect.objectContaining({ cache_creation: usage.cache_creation }),
+      }))
     expect(conversationUsage).toEqual(expected.map((usage) => expect.objectContaining(usage)))
-    const summaryUsage = events.flatMap((event) => (event.type === 'compaction/summary' ? [(event.data as { usage: unknown }).usage] : []))
-    expect(summaryUsage).toEqual(summaries.map(({ usage }) => expect.objectContaining({ cacheReadTokens: usage.cache_read_input_tokens, cacheWriteTokens: usage.cache_creation_input_tokens, outputTokens: 90 })))
+    const summaryUsage = events.flatMap((event) =>
+      event.type === 'compaction/summary' ? [(event.data as { usage: unknown }).usage] : [],
+    )
+    expect(summaryUsage).toEqual(
+      summaries.map(({ usage }) =>
+        expect.objectContaining({
+          cacheReadTokens: usage.cache_read_input_tokens,
+          cacheWriteTokens: usage.cache_creation_input_tokens,
+          outputTokens: 90,
+        }),
+      ),
+    )
     loop.assertClean()
   })
 
@@ -191,12 +236,22 @@ describe('through the real agent loop and BasicCompactionEngine', { timeout: 30_
     const conversation = strippedMessages(routed.request.body)
     // The last request's messages, the final answer (never sent before), then the instruction alone.
     expect(replay.slice(0, conversation.length)).toEqual(conversation)
-    expect(JSON.parse(replay.at(-2)!)).toMatchObject({ role: 'assistant', content: [{ type: 'thinking' }, { type: 'text', text: 'All done.' }] })
-    expect(summary.request.body.messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTION }] })
+    expect(JSON.parse(replay.at(-2)!)).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'thinking' }, { type: 'text', text: 'All done.' }],
+    })
+    expect(summary.request.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: COMPACTION_INSTRUCTION }],
+    })
     expect(replay).toHaveLength(conversation.length + 2)
     // The last breakpoint is on the final answer's text, the end of the region.
     expectPolicy(summary.request.body, blockCount(summary.request.body) - 1)
-    expect(summary.request.body.messages.at(-2).content.at(-1)).toEqual({ type: 'text', text: 'All done.', cache_control: ephemeral })
+    expect(summary.request.body.messages.at(-2).content.at(-1)).toEqual({
+      type: 'text',
+      text: 'All done.',
+      cache_control: ephemeral,
+    })
     // The last request's prefix is read, the final answer is written, the instruction is neither.
     expect(summary.usage.cache_read_input_tokens).toBe(promptTotal(routed))
     expect(summary.usage.cache_creation_input_tokens).toBeGreaterThan(0)

@@ -31,7 +31,12 @@ export interface SseEvent {
 export type ServerReply =
   | { readonly kind: 'stream'; readonly events: readonly SseEvent[]; readonly ending?: 'end' | 'hang' }
   | { readonly kind: 'drip'; readonly next: (tick: number) => SseEvent | undefined; readonly everyMs: number }
-  | { readonly kind: 'status'; readonly status: number; readonly headers?: Record<string, string>; readonly body: unknown }
+  | {
+      readonly kind: 'status'
+      readonly status: number
+      readonly headers?: Record<string, string>
+      readonly body: unknown
+    }
   | { readonly kind: 'hang' }
 
 /** Chooses the reply to request number `index` (0-based, in arrival order). */
@@ -74,13 +79,24 @@ export async function startAnthropicServer(responder: Responder): Promise<Anthro
       } catch {
         body = undefined
       }
-      const recorded: RecordedRequest = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody, body }
+      const recorded: RecordedRequest = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        rawBody,
+        body,
+      }
       const index = requests.push(recorded) - 1
       responses[index] = response
       response.on('close', () => closedSignal(index).resolve())
       Promise.resolve(responder(recorded, index)).then(
         (reply) => send(response, reply),
-        (error: unknown) => send(response, { kind: 'status', status: 500, body: { type: 'error', error: { type: 'api_error', message: `test responder failed: ${String(error)}` } } }),
+        (error: unknown) =>
+          send(response, {
+            kind: 'status',
+            status: 500,
+            body: { type: 'error', error: { type: 'api_error', message: `test responder failed: ${String(error)}` } },
+          }),
       )
     })
   })
@@ -111,13 +127,21 @@ function send(response: ServerResponse, reply: ServerReply): void {
       return
     }
     case 'stream': {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_test' })
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'request-id': 'req_test',
+      })
       for (const event of reply.events) response.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`)
       if (reply.ending !== 'hang') response.end()
       return
     }
     case 'drip': {
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_test' })
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'request-id': 'req_test',
+      })
       let tick = 0
       const timer = setInterval(() => {
         const event = reply.next(tick++)

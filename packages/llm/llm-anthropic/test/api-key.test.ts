@@ -23,7 +23,9 @@ afterEach(async () => {
 async function captureConsole<T>(action: () => Promise<T>): Promise<{ result: T; output: string }> {
   const lines: string[] = []
   for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void lines.push(args.map((arg) => inspect(arg, { depth: 10 })).join(' ')))
+    vi.spyOn(console, method).mockImplementation(
+      (...args: unknown[]) => void lines.push(args.map((arg) => inspect(arg, { depth: 10 })).join(' ')),
+    )
   }
   const result = await action()
   return { result, output: lines.join('\n') }
@@ -33,11 +35,16 @@ describe('the API key', () => {
   it('is sent only as x-api-key and never appears in errors, logs, session events or raw usage', async () => {
     let key = ''
     // From the fourth conversation request on, the server rejects the key and echoes it back.
-    const loop = await mountLoop({ override: (index) => (index >= 3 ? errorReply(401, 'authentication_error', `invalid x-api-key: ${key}`) : undefined) })
+    const loop = await mountLoop({
+      override: (index) =>
+        index >= 3 ? errorReply(401, 'authentication_error', `invalid x-api-key: ${key}`) : undefined,
+    })
     harnesses.push(loop)
     key = loop.apiKey
     const { result: agent, output } = await captureConsole(() => loop.run())
-    const thrown = await loop.ctx.llm.generate({ provider: 'anthropic', model: LOOP_MODEL, messages: [createUserMessage('hi')] }).catch((error: unknown) => error)
+    const thrown = await loop.ctx.llm
+      .generate({ provider: 'anthropic', model: LOOP_MODEL, messages: [createUserMessage('hi')] })
+      .catch((error: unknown) => error)
 
     expect(loop.server.requests.length).toBeGreaterThanOrEqual(5)
     for (const request of loop.server.requests) {
@@ -47,7 +54,9 @@ describe('the API key', () => {
     }
     const end = agent.session.events.at(-1)
     expect(end).toMatchObject({ type: 'turn/end', data: { reason: 'error', errorCode: 'AUTH' } })
-    expect((end!.data as { error: string }).error).toMatch(/answered HTTP 401 \(authentication_error, request-id req_test\): invalid x-api-key: \[redacted\]/)
+    expect((end!.data as { error: string }).error).toMatch(
+      /answered HTTP 401 \(authentication_error, request-id req_test\): invalid x-api-key: \[redacted\]/,
+    )
     expect(LlmError.isInstance(thrown) && thrown.code).toBe('AUTH')
 
     const produced = [
@@ -62,7 +71,9 @@ describe('the API key', () => {
     expect(produced).toContain('[redacted]')
     expect(produced).not.toContain(key)
     expect(produced).not.toContain(key.slice(-24))
-    const usages = agent.session.events.flatMap((event) => (event.type === 'assistant/message' ? [(event.data as { usage: { raw: unknown } }).usage.raw] : []))
+    const usages = agent.session.events.flatMap((event) =>
+      event.type === 'assistant/message' ? [(event.data as { usage: { raw: unknown } }).usage.raw] : [],
+    )
     expect(usages.length).toBe(3)
     expect(JSON.stringify(usages)).not.toContain(key)
   })
@@ -79,26 +90,35 @@ describe('the API key', () => {
       apiKeyPadding: padding,
       directory,
       usageExtra: (request) => ({ note: `billed to ${String(request.headers['x-api-key'])}` }),
-      summaryOverride: (request) => errorReply(400, 'invalid_request_error', `summary refused for ${String(request.headers['x-api-key'])}`),
-      override: (index) => (index >= failingStep ? errorReply(401, 'authentication_error', `invalid x-api-key: ${echoed}`) : undefined),
+      summaryOverride: (request) =>
+        errorReply(400, 'invalid_request_error', `summary refused for ${String(request.headers['x-api-key'])}`),
+      override: (index) =>
+        index >= failingStep ? errorReply(401, 'authentication_error', `invalid x-api-key: ${echoed}`) : undefined,
     })
     harnesses.push(loop)
     const key = loop.apiKey
     echoed = key
     const { result: agent, output } = await captureConsole(() => loop.run())
-    const thrown = await loop.ctx.llm.generate({ provider: 'anthropic', model: LOOP_MODEL, messages: [createUserMessage('hi')] }).catch((error: unknown) => error)
+    const thrown = await loop.ctx.llm
+      .generate({ provider: 'anthropic', model: LOOP_MODEL, messages: [createUserMessage('hi')] })
+      .catch((error: unknown) => error)
     await loop.ctx.stop()
     const files = await readdir(directory)
     const written = (await Promise.all(files.map((file) => readFile(join(directory, file), 'utf8')))).join('\n')
 
     for (const request of loop.server.requests) expect(request.headers['x-api-key']).toBe(key)
-    const lines = written.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as { type: string; data: unknown })
+    const lines = written
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { type: string; data: unknown })
     const ofType = (type: string) => lines.filter((line) => line.type === type).map((line) => JSON.stringify(line.data))
     expect(ofType('turn/end').at(-1)).toContain('"errorCode":"AUTH"')
     expect(ofType('turn/end').at(-1)).toContain('invalid x-api-key: [redacted]')
     expect(ofType('compaction/end').some((data) => data.includes('summary refused for [redacted]'))).toBe(true)
     expect(ofType('compaction/failure').some((data) => data.includes('summary refused for [redacted]'))).toBe(true)
-    const usages = lines.filter((line) => line.type === 'assistant/message').map((line) => JSON.stringify((line.data as { usage: { raw: unknown } }).usage.raw))
+    const usages = lines
+      .filter((line) => line.type === 'assistant/message')
+      .map((line) => JSON.stringify((line.data as { usage: { raw: unknown } }).usage.raw))
     expect(usages).toHaveLength(failingStep)
     for (const usage of usages) expect(usage).toContain('billed to [redacted]')
     expect(LlmError.isInstance(thrown) && thrown.code).toBe('AUTH')
@@ -112,16 +132,22 @@ describe('the API key', () => {
       loop.warnings.join('\n'),
       inspect(loop.errors, { depth: Infinity }),
     ].join('\n')
-    for (const form of [key, key + padding, JSON.stringify(key + padding).slice(1, -1), key.slice(-24)]) expect(produced, `the key as ${JSON.stringify(form)}`).not.toContain(form)
+    for (const form of [key, key + padding, JSON.stringify(key + padding).slice(1, -1), key.slice(-24)])
+      expect(produced, `the key as ${JSON.stringify(form)}`).not.toContain(form)
   })
 
   it('is redacted from a low-level cause that quotes it; a cause without it is kept as is', () => {
     const secret = 'sk-ant-api03-cause-secret-0123456789'
     const context = { provider: 'anthropic', model: LOOP_MODEL, secret }
-    const quoting = mapError(new APIConnectionError({ cause: new TypeError(`Headers.append: "${secret}" is an invalid header value.`) }), context)
+    const quoting = mapError(
+      new APIConnectionError({ cause: new TypeError(`Headers.append: "${secret}" is an invalid header value.`) }),
+      context,
+    )
     const thrown = mapError(new Error(`stream broke near ${secret}`), context)
     for (const error of [quoting, thrown]) {
-      expect(inspect(error, { depth: Infinity, showHidden: true }) + String((error.cause as Error).stack)).not.toContain(secret)
+      expect(
+        inspect(error, { depth: Infinity, showHidden: true }) + String((error.cause as Error).stack),
+      ).not.toContain(secret)
       expect(inspect(error.cause)).toContain('[redacted]')
     }
     const plain = new TypeError('fetch failed')

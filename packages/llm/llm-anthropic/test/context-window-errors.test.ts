@@ -11,11 +11,16 @@ afterEach(async () => {
 })
 
 const PROMPT_TOO_LONG = 'prompt is too long: 215402 tokens > 200000 maximum'
-const CONTEXT_LIMIT = 'input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again'
+const CONTEXT_LIMIT =
+  'input length and `max_tokens` exceed context limit: 178959 + 64000 > 200000, decrease input length or `max_tokens` and try again'
 
 /** An error answer with Anthropic's body, plus the `request_id` field the API adds. */
 function anthropicError(status: number, type: string, message: string): ServerReply {
-  return { kind: 'status', status, body: { type: 'error', error: { type, message }, request_id: 'req_011CUB2XUHWkFnQzxcKBbjpF' } }
+  return {
+    kind: 'status',
+    status,
+    body: { type: 'error', error: { type, message }, request_id: 'req_011CUB2XUHWkFnQzxcKBbjpF' },
+  }
 }
 
 /**
@@ -25,11 +30,22 @@ function anthropicError(status: number, type: string, message: string): ServerRe
  * on 127.0.0.1.
  */
 const ROWS: Array<[string, ServerReply, LlmErrorCode]> = [
-  ['Anthropic: prompt is too long', anthropicError(400, 'invalid_request_error', PROMPT_TOO_LONG), 'CONTEXT_WINDOW_EXCEEDED'],
-  ['Anthropic: input length and max_tokens exceed context limit', anthropicError(400, 'invalid_request_error', CONTEXT_LIMIT), 'CONTEXT_WINDOW_EXCEEDED'],
+  [
+    'Anthropic: prompt is too long',
+    anthropicError(400, 'invalid_request_error', PROMPT_TOO_LONG),
+    'CONTEXT_WINDOW_EXCEEDED',
+  ],
+  [
+    'Anthropic: input length and max_tokens exceed context limit',
+    anthropicError(400, 'invalid_request_error', CONTEXT_LIMIT),
+    'CONTEXT_WINDOW_EXCEEDED',
+  ],
   [
     'Anthropic: the context limit as an error event before any content',
-    { kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), errorEvent('invalid_request_error', CONTEXT_LIMIT)] },
+    {
+      kind: 'stream',
+      events: [messageStart({ input_tokens: 1, output_tokens: 1 }), errorEvent('invalid_request_error', CONTEXT_LIMIT)],
+    },
     'CONTEXT_WINDOW_EXCEEDED',
   ],
   [
@@ -53,30 +69,91 @@ const ROWS: Array<[string, ServerReply, LlmErrorCode]> = [
     {
       kind: 'status',
       status: 400,
-      body: { error: { message: `litellm.BadRequestError: AnthropicException - b'{"type":"error","error":{"type":"invalid_request_error","message":"${CONTEXT_LIMIT}"}}'`, type: null, param: null, code: '400' } },
+      body: {
+        error: {
+          message: `litellm.BadRequestError: AnthropicException - b'{"type":"error","error":{"type":"invalid_request_error","message":"${CONTEXT_LIMIT}"}}'`,
+          type: null,
+          param: null,
+          code: '400',
+        },
+      },
     },
     'CONTEXT_WINDOW_EXCEEDED',
   ],
   [
     'OpenRouter: the overflow wrapped in metadata.raw',
-    { kind: 'status', status: 400, body: { error: { message: 'Provider returned error', code: 400, metadata: { raw: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: CONTEXT_LIMIT } }), provider_name: 'Anthropic' } } } },
+    {
+      kind: 'status',
+      status: 400,
+      body: {
+        error: {
+          message: 'Provider returned error',
+          code: 400,
+          metadata: {
+            raw: JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: CONTEXT_LIMIT } }),
+            provider_name: 'Anthropic',
+          },
+        },
+      },
+    },
     'CONTEXT_WINDOW_EXCEEDED',
   ],
   [
     "an Anthropic-compatible endpoint in front of vLLM: the model's maximum context length",
-    anthropicError(400, 'invalid_request_error', "This model's maximum context length is 32768 tokens. However, your request has 40000 input tokens. Please reduce the length of the input messages."),
+    anthropicError(
+      400,
+      'invalid_request_error',
+      "This model's maximum context length is 32768 tokens. However, your request has 40000 input tokens. Please reduce the length of the input messages.",
+    ),
     'CONTEXT_WINDOW_EXCEEDED',
   ],
   // Look-alikes that are not an overflow
-  ['Anthropic: max_tokens above the model output limit', anthropicError(400, 'invalid_request_error', 'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-20250514'), 'INVALID_REQUEST'],
-  ['Anthropic: a malformed message', anthropicError(400, 'invalid_request_error', 'messages.1.content: field required'), 'INVALID_REQUEST'],
-  ['Anthropic: a request over the byte limit', anthropicError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'), 'INVALID_REQUEST'],
   [
-    'OpenRouter: a wrapped upstream error that is not an overflow',
-    { kind: 'status', status: 400, body: { error: { message: 'Provider returned error', code: 400, metadata: { raw: '{"type":"error","error":{"type":"invalid_request_error","message":"tools: Tool names must be unique."}}', provider_name: 'Anthropic' } } } },
+    'Anthropic: max_tokens above the model output limit',
+    anthropicError(
+      400,
+      'invalid_request_error',
+      'max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-20250514',
+    ),
     'INVALID_REQUEST',
   ],
-  ['Anthropic: an input-token rate limit (429 wins over the wording)', anthropicError(429, 'rate_limit_error', 'This request would exceed the rate limit for your organization of 40,000 input tokens per minute.'), 'RATE_LIMITED'],
+  [
+    'Anthropic: a malformed message',
+    anthropicError(400, 'invalid_request_error', 'messages.1.content: field required'),
+    'INVALID_REQUEST',
+  ],
+  [
+    'Anthropic: a request over the byte limit',
+    anthropicError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'),
+    'INVALID_REQUEST',
+  ],
+  [
+    'OpenRouter: a wrapped upstream error that is not an overflow',
+    {
+      kind: 'status',
+      status: 400,
+      body: {
+        error: {
+          message: 'Provider returned error',
+          code: 400,
+          metadata: {
+            raw: '{"type":"error","error":{"type":"invalid_request_error","message":"tools: Tool names must be unique."}}',
+            provider_name: 'Anthropic',
+          },
+        },
+      },
+    },
+    'INVALID_REQUEST',
+  ],
+  [
+    'Anthropic: an input-token rate limit (429 wins over the wording)',
+    anthropicError(
+      429,
+      'rate_limit_error',
+      'This request would exceed the rate limit for your organization of 40,000 input tokens per minute.',
+    ),
+    'RATE_LIMITED',
+  ],
 ]
 
 describe('context-window errors', () => {
@@ -91,7 +168,9 @@ describe('context-window errors', () => {
   })
 
   it('names the upstream provider and its message when OpenRouter wrapped them', async () => {
-    const adapter = await mountAdapter(() => ROWS.find(([name]) => name.startsWith('OpenRouter: the overflow'))![1], { maxRetries: 0 })
+    const adapter = await mountAdapter(() => ROWS.find(([name]) => name.startsWith('OpenRouter: the overflow'))![1], {
+      maxRetries: 0,
+    })
     harnesses.push(adapter)
     expect((await adapter.failure()).message).toContain(`Provider returned error (Anthropic: ${CONTEXT_LIMIT})`)
   })

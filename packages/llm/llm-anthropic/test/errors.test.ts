@@ -22,7 +22,7 @@ async function harness(responder: Responder, config: Record<string, unknown> = {
 const ok = () => streamReply({ blocks: [{ type: 'text', text: 'ok' }] })
 
 describe('max_tokens and the thinking budget', () => {
-  it('refuses a request whose max_tokens is not above the effort\'s budget_tokens, naming both numbers, and sends nothing', async () => {
+  it("refuses a request whose max_tokens is not above the effort's budget_tokens, naming both numbers, and sends nothing", async () => {
     const adapter = await harness(() => ok())
     for (const maxTokens of [8192, 4000]) {
       const error = await adapter.failure({ reasoningEffort: 'high', maxTokens })
@@ -33,10 +33,15 @@ describe('max_tokens and the thinking budget', () => {
       )
     }
     // The model's defaultMaxTokens (1024) counts the same way when the request sets none.
-    expect((await adapter.failure({ reasoningEffort: 'low' })).message).toContain('maxTokens 1024 is not above the 2048 output tokens reasoningEffort "low"')
+    expect((await adapter.failure({ reasoningEffort: 'low' })).message).toContain(
+      'maxTokens 1024 is not above the 2048 output tokens reasoningEffort "low"',
+    )
     expect(adapter.server.requests).toHaveLength(0)
     await adapter.collect({ reasoningEffort: 'high', maxTokens: 8193 })
-    expect(adapter.server.requests[0]!.body).toMatchObject({ max_tokens: 8193, thinking: { type: 'enabled', budget_tokens: 8192 } })
+    expect(adapter.server.requests[0]!.body).toMatchObject({
+      max_tokens: 8193,
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+    })
     // Without thinking there is no reserve.
     await adapter.collect({ reasoningEffort: 'off', maxTokens: 100 })
     expect(adapter.server.requests[1]!.body).toMatchObject({ max_tokens: 100 })
@@ -46,7 +51,13 @@ describe('max_tokens and the thinking budget', () => {
 describe('error mapping', () => {
   it.each<[number, string, string, LlmErrorCode, boolean]>([
     [400, 'invalid_request_error', 'messages.1.content: field required', 'INVALID_REQUEST', false],
-    [400, 'invalid_request_error', 'prompt is too long: 215402 tokens > 200000 maximum', 'CONTEXT_WINDOW_EXCEEDED', false],
+    [
+      400,
+      'invalid_request_error',
+      'prompt is too long: 215402 tokens > 200000 maximum',
+      'CONTEXT_WINDOW_EXCEEDED',
+      false,
+    ],
     [401, 'authentication_error', 'invalid x-api-key', 'AUTH', false],
     [403, 'permission_error', 'Your API key does not have permission to use the specified resource.', 'AUTH', false],
     [404, 'not_found_error', 'model: claude-nope', 'INVALID_REQUEST', false],
@@ -68,7 +79,10 @@ describe('error mapping', () => {
   })
 
   it('retries a 408 (the server gave up waiting for the request), as the Anthropic SDK does, and recovers', async () => {
-    const adapter = await harness((_request, index) => (index === 0 ? errorReply(408, 'timeout_error', 'Request timed out') : ok()), { maxRetries: 1, retryBaseMs: 1 })
+    const adapter = await harness(
+      (_request, index) => (index === 0 ? errorReply(408, 'timeout_error', 'Request timed out') : ok()),
+      { maxRetries: 1, retryBaseMs: 1 },
+    )
     expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(adapter.server.requests).toHaveLength(2)
   })
@@ -82,7 +96,10 @@ describe('error mapping', () => {
   })
 
   it('recovers when a retry succeeds, and never retries a non-retryable status', async () => {
-    const flaky = await harness((_request, index) => (index < 2 ? errorReply(index === 0 ? 529 : 500, 'api_error', 'try again') : ok()), { maxRetries: 2 })
+    const flaky = await harness(
+      (_request, index) => (index < 2 ? errorReply(index === 0 ? 529 : 500, 'api_error', 'try again') : ok()),
+      { maxRetries: 2 },
+    )
     expect((await flaky.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(flaky.server.requests).toHaveLength(3)
     const invalid = await harness(() => errorReply(400, 'invalid_request_error', 'bad'), { maxRetries: 2 })
@@ -91,48 +108,82 @@ describe('error mapping', () => {
   })
 
   it('lets x-should-retry override the retryable default', async () => {
-    const adapter = await harness(() => errorReply(503, 'api_error', 'do not retry', { 'x-should-retry': 'false' }), { maxRetries: 2 })
+    const adapter = await harness(() => errorReply(503, 'api_error', 'do not retry', { 'x-should-retry': 'false' }), {
+      maxRetries: 2,
+    })
     expect(await adapter.failure()).toMatchObject({ code: 'SERVER', retryable: false })
     expect(adapter.server.requests).toHaveLength(1)
   })
 
   it('honours retry-after: waits what the server asks instead of the backoff', async () => {
     // The backoff would be 10 minutes; the test only finishes because retry-after (0 s) wins.
-    const adapter = await harness((_request, index) => (index === 0 ? errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }) : ok()), {
-      maxRetries: 1,
-      retryBaseMs: 600_000,
-    })
+    const adapter = await harness(
+      (_request, index) =>
+        index === 0 ? errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }) : ok(),
+      {
+        maxRetries: 1,
+        retryBaseMs: 600_000,
+      },
+    )
     expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(adapter.server.requests).toHaveLength(2)
   })
 
   it('reports retry-after on the error, and hands a wait over 60 s to the caller', async () => {
-    const once = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '7' }), { maxRetries: 0 })
+    const once = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '7' }), {
+      maxRetries: 0,
+    })
     expect(await once.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 7 })
-    const long = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '120' }), { maxRetries: 2 })
+    const long = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '120' }), {
+      maxRetries: 2,
+    })
     expect(await long.failure()).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 120 })
     expect(long.server.requests).toHaveLength(1)
   })
 
   it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
-    const adapter = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '30' }), { maxRetries: 2, deadlineMs: 3_000 })
+    const adapter = await harness(() => errorReply(429, 'rate_limit_error', 'slow down', { 'retry-after': '30' }), {
+      maxRetries: 2,
+      deadlineMs: 3_000,
+    })
     const error = await adapter.failure()
     expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
-    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(error.message).toMatch(
+      /\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/,
+    )
     expect(adapter.server.requests).toHaveLength(1)
   })
 
   it('maps a stream error event, retrying it only while no content was yielded', async () => {
     const early = await harness(
-      (_request, index) => (index === 0 ? { kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), errorEvent('overloaded_error', 'Overloaded')] } : ok()),
+      (_request, index) =>
+        index === 0
+          ? {
+              kind: 'stream',
+              events: [
+                messageStart({ input_tokens: 1, output_tokens: 1 }),
+                errorEvent('overloaded_error', 'Overloaded'),
+              ],
+            }
+          : ok(),
       { maxRetries: 1 },
     )
     expect((await early.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(early.server.requests).toHaveLength(2)
 
-    const late = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'half' }, 0), errorEvent('overloaded_error', 'Overloaded')] }), {
-      maxRetries: 2,
-    })
+    const late = await harness(
+      () => ({
+        kind: 'stream',
+        events: [
+          messageStart({ input_tokens: 1, output_tokens: 1 }),
+          ...blockEvents({ type: 'text', text: 'half' }, 0),
+          errorEvent('overloaded_error', 'Overloaded'),
+        ],
+      }),
+      {
+        maxRetries: 2,
+      },
+    )
     const error = await late.failure()
     expect(error).toMatchObject({ code: 'SERVER', provider: 'anthropic' })
     expect(error.status).toBeUndefined()
@@ -141,7 +192,13 @@ describe('error mapping', () => {
   })
 
   it('throws STREAM_INCOMPLETE when the stream ends without message_stop', async () => {
-    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'cut' }, 0)] }), { maxRetries: 2 })
+    const adapter = await harness(
+      () => ({
+        kind: 'stream',
+        events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'cut' }, 0)],
+      }),
+      { maxRetries: 2 },
+    )
     const error = await adapter.failure()
     expect(error.code).toBe('STREAM_INCOMPLETE')
     expect(error.message).toMatch(/anthropic\/claude-test ended after \d+ events without message_stop/)
@@ -149,12 +206,24 @@ describe('error mapping', () => {
   })
 
   it('stops the stream on abort (ABORTED) and closes the connection', async () => {
-    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'streaming' }, 0).slice(0, 2)], ending: 'hang' }))
+    const adapter = await harness(() => ({
+      kind: 'stream',
+      events: [
+        messageStart({ input_tokens: 1, output_tokens: 1 }),
+        ...blockEvents({ type: 'text', text: 'streaming' }, 0).slice(0, 2),
+      ],
+      ending: 'hang',
+    }))
     const controller = new AbortController()
     const seen: string[] = []
     let caught: unknown
     try {
-      for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [], signal: controller.signal })) {
+      for await (const chunk of adapter.ctx.llm.stream({
+        provider: 'anthropic',
+        model: 'claude-test',
+        messages: [],
+        signal: controller.signal,
+      })) {
         seen.push(chunk.type)
         if (chunk.type === 'text-delta') controller.abort(new Error('user pressed stop'))
       }
@@ -194,29 +263,52 @@ describe('error mapping', () => {
   })
 
   it('fails a stream that stalls after it started with TIMEOUT instead of hanging, and closes the connection', async () => {
-    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'stall' }, 0).slice(0, 2)], ending: 'hang' }), {
-      timeoutMs: 200,
-      maxRetries: 2,
-    })
+    const adapter = await harness(
+      () => ({
+        kind: 'stream',
+        events: [
+          messageStart({ input_tokens: 1, output_tokens: 1 }),
+          ...blockEvents({ type: 'text', text: 'stall' }, 0).slice(0, 2),
+        ],
+        ending: 'hang',
+      }),
+      {
+        timeoutMs: 200,
+        maxRetries: 2,
+      },
+    )
     const seen: string[] = []
     let caught: unknown
     try {
-      for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [] })) seen.push(chunk.type)
+      for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [] }))
+        seen.push(chunk.type)
     } catch (error) {
       caught = error
     }
     expect(seen).toEqual(['block-start', 'text-delta'])
     expect(caught).toMatchObject({ code: 'TIMEOUT', provider: 'anthropic' })
-    expect((caught as Error).message).toMatch(/anthropic\/claude-test: no response or stream progress for timeoutMs \(200 ms\) \(pings and empty deltas do not count\)/)
+    expect((caught as Error).message).toMatch(
+      /anthropic\/claude-test: no response or stream progress for timeoutMs \(200 ms\) \(pings and empty deltas do not count\)/,
+    )
     // Output had already reached the caller, so the request is not sent again.
     expect(adapter.server.requests).toHaveLength(1)
     await adapter.server.closed(0)
   })
 
   it('maps a connection cut mid-stream to NETWORK without retrying the partial reply', async () => {
-    const adapter = await harness(() => ({ kind: 'stream', events: [messageStart({ input_tokens: 1, output_tokens: 1 }), ...blockEvents({ type: 'text', text: 'cut' }, 0).slice(0, 2)], ending: 'hang' }), {
-      maxRetries: 2,
-    })
+    const adapter = await harness(
+      () => ({
+        kind: 'stream',
+        events: [
+          messageStart({ input_tokens: 1, output_tokens: 1 }),
+          ...blockEvents({ type: 'text', text: 'cut' }, 0).slice(0, 2),
+        ],
+        ending: 'hang',
+      }),
+      {
+        maxRetries: 2,
+      },
+    )
     let caught: unknown
     try {
       for await (const chunk of adapter.ctx.llm.stream({ provider: 'anthropic', model: 'claude-test', messages: [] })) {

@@ -18,7 +18,10 @@ describe('README examples run', () => {
     vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-example')
     server = await startAnthropicServer(() =>
       streamReply({
-        blocks: [{ type: 'thinking', thinking: 'Look at the assertion.', signature: 'sig' }, { type: 'text', text: 'The assertion expects 4.' }],
+        blocks: [
+          { type: 'thinking', thinking: 'Look at the assertion.', signature: 'sig' },
+          { type: 'text', text: 'The assertion expects 4.' },
+        ],
         startUsage: { input_tokens: 30, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 1 },
         deltaUsage: { output_tokens: 12 },
         model: 'claude-sonnet-4-6',
@@ -30,6 +33,10 @@ describe('README examples run', () => {
     expect(result.usage).toMatchObject({ inputTokens: 30, outputTokens: 12 })
     const request = server.requests[0]!
     expect(request.headers['x-api-key']).toBe('sk-ant-example')
-    expect(request.body).toMatchObject({ model: 'claude-sonnet-4-6', max_tokens: 32000, thinking: { type: 'enabled', budget_tokens: 8192 } })
+    expect(request.body).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 32000,
+      thinking: { type: 'enabled', budget_tokens: 8192 },
+    })
   })
 })

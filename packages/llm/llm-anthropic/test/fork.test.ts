@@ -37,21 +37,38 @@ describe('agent.fork over HTTP (Anthropic Messages)', { timeout: 30_000 }, () =>
     const forkLast = forkMessages.at(-1)
     expect(parentLast.content.at(-1).type).toBe('tool_result')
     expect(unmarked(forkLast.content.slice(0, -1))).toEqual(unmarked(parentLast.content))
-    expect(forkLast.content.at(-1)).toEqual({ type: 'text', text: 'List every file you read.', cache_control: { type: 'ephemeral' } })
+    expect(forkLast.content.at(-1)).toEqual({
+      type: 'text',
+      text: 'List every file you read.',
+      cache_control: { type: 'ephemeral' },
+    })
   })
 })
 
 describe('a fork asks for the short cache tier (Anthropic: 5 minutes)', { timeout: 30_000 }, () => {
   for (const cacheTtl of ['short', 'inherit'] as const) {
     it(`on a 1-hour model, cacheTtl ${cacheTtl}: the head keeps its 1-hour breakpoint (read as before), the fork's own breakpoint is ${cacheTtl === 'short' ? '5 minutes' : '1 hour'}`, async () => {
-      harness = await mountLoop({ steps: 2, model: { contextWindow: 8000, defaultMaxTokens: 1500, efforts: ['off', 'high'], defaultEffort: 'off', cacheTtl: '1h' } })
+      harness = await mountLoop({
+        steps: 2,
+        model: {
+          contextWindow: 8000,
+          defaultMaxTokens: 1500,
+          efforts: ['off', 'high'],
+          defaultEffort: 'off',
+          cacheTtl: '1h',
+        },
+      })
       const agent = await harness.run()
       expect((await agent.fork({ task: 'List every file you read.', cacheTtl })).reason).toBe('finished')
-      const [parent, fork] = harness.server.requests.slice(-2).map((request) => JSON.parse(request.rawBody) as Record<string, any>)
+      const [parent, fork] = harness.server.requests
+        .slice(-2)
+        .map((request) => JSON.parse(request.rawBody) as Record<string, any>)
       expect(fork!.system).toEqual(parent!.system)
       expect(fork!.system.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' })
       expect(parent!.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral', ttl: '1h' })
-      expect(fork!.messages.at(-1).content.at(-1).cache_control).toEqual(cacheTtl === 'short' ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: '1h' })
+      expect(fork!.messages.at(-1).content.at(-1).cache_control).toEqual(
+        cacheTtl === 'short' ? { type: 'ephemeral' } : { type: 'ephemeral', ttl: '1h' },
+      )
     })
   }
 })

@@ -1,5 +1,12 @@
 import type { Message } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from '../src/index.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
@@ -17,7 +24,9 @@ afterEach(async () => {
 })
 
 /** A server whose usage comes from the prompt-cache model, and the usage of every request. */
-async function simulatedServer(config: Record<string, unknown> = {}): Promise<{ adapter: AdapterHarness; usages: SimulatedUsage[] }> {
+async function simulatedServer(
+  config: Record<string, unknown> = {},
+): Promise<{ adapter: AdapterHarness; usages: SimulatedUsage[] }> {
   const cache = new PromptCacheSimulator()
   const usages: SimulatedUsage[] = []
   const adapter = await mountAdapter((request) => {
@@ -29,7 +38,8 @@ async function simulatedServer(config: Record<string, unknown> = {}): Promise<{ 
   return { adapter, usages }
 }
 
-const total = (usage: SimulatedUsage) => usage.cache_read_input_tokens + usage.cache_creation_input_tokens + usage.input_tokens
+const total = (usage: SimulatedUsage) =>
+  usage.cache_read_input_tokens + usage.cache_creation_input_tokens + usage.input_tokens
 const block = (text: string) => ({ type: 'text', text })
 
 /** `count` wire blocks (assistant turns of thinking + text + tool call, then their results) appended in one step. */
@@ -38,7 +48,16 @@ function longStep(count: number, from: number): Message[] {
   let blocks = 0
   for (let index = from; blocks < count; index++) {
     const id = `toolu_${index}`
-    messages.push(createAssistantMessage([reasoningBlock(`think ${index}`, `sig-${index}`), textBlock(`step ${index}`), toolCallBlock(id, 'read', `{"path":"f${index}"}`)], origin))
+    messages.push(
+      createAssistantMessage(
+        [
+          reasoningBlock(`think ${index}`, `sig-${index}`),
+          textBlock(`step ${index}`),
+          toolCallBlock(id, 'read', `{"path":"f${index}"}`),
+        ],
+        origin,
+      ),
+    )
     messages.push(createToolResultMessage(id, `contents of f${index} `.repeat(4)))
     blocks += 4
   }
@@ -66,7 +85,16 @@ describe('a step that appends many blocks', () => {
     const request = (count: number, marked: number[]) => ({
       model: 'm',
       system: [{ ...block('sys'), cache_control: { type: 'ephemeral' } }],
-      messages: [{ role: 'user', content: Array.from({ length: count }, (_, index) => (marked.includes(index) ? { ...block(`b${index}`), cache_control: { type: 'ephemeral' } } : block(`b${index}`))) }],
+      messages: [
+        {
+          role: 'user',
+          content: Array.from({ length: count }, (_, index) =>
+            marked.includes(index)
+              ? { ...block(`b${index}`), cache_control: { type: 'ephemeral' } }
+              : block(`b${index}`),
+          ),
+        },
+      ],
     })
     const systemTokens = Math.ceil(JSON.stringify(block('sys')).length / 4)
     const readAfter = (count: number, marked: number[]) => {

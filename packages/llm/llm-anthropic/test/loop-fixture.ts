@@ -92,7 +92,9 @@ export function breakpointPaths(body: any): string[] {
   body.tools?.forEach((tool: any, index: number) => tool.cache_control && paths.push(`tools[${index}]`))
   body.system?.forEach((block: any, index: number) => block.cache_control && paths.push(`system[${index}]`))
   body.messages.forEach((message: any, index: number) =>
-    message.content.forEach((block: any, inner: number) => block.cache_control && paths.push(`messages[${index}].content[${inner}]`)),
+    message.content.forEach(
+      (block: any, inner: number) => block.cache_control && paths.push(`messages[${index}].content[${inner}]`),
+    ),
   )
   return paths
 }
@@ -119,19 +121,42 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
     if (isCompaction(request.body)) {
       const summaryOverride = options.summaryOverride?.(request)
       if (summaryOverride) return summaryOverride
-      return streamReply({ blocks: [{ type: 'thinking', thinking: 'Condense it.', signature: 'sig-summary' }, { type: 'text', text: SUMMARY }], startUsage, deltaUsage: { output_tokens: 90 } })
+      return streamReply({
+        blocks: [
+          { type: 'thinking', thinking: 'Condense it.', signature: 'sig-summary' },
+          { type: 'text', text: SUMMARY },
+        ],
+        startUsage,
+        deltaUsage: { output_tokens: 90 },
+      })
     }
     const index = conversationIndex++
     const override = options.override?.(index)
     if (override) return override
     if (index >= steps) {
-      return streamReply({ blocks: [{ type: 'thinking', thinking: 'Everything is read.', signature: `sig-${index}` }, { type: 'text', text: 'All done.' }], startUsage, deltaUsage: { output_tokens: 20 } })
+      return streamReply({
+        blocks: [
+          { type: 'thinking', thinking: 'Everything is read.', signature: `sig-${index}` },
+          { type: 'text', text: 'All done.' },
+        ],
+        startUsage,
+        deltaUsage: { output_tokens: 20 },
+      })
     }
     return streamReply({
       blocks: [
-        { type: 'thinking', thinking: `Step ${index}: the next file to read is src/file-${index}.ts.`, signature: `sig-${index}-${filler(index, 16).replaceAll(' ', '')}` },
+        {
+          type: 'thinking',
+          thinking: `Step ${index}: the next file to read is src/file-${index}.ts.`,
+          signature: `sig-${index}-${filler(index, 16).replaceAll(' ', '')}`,
+        },
         { type: 'text', text: `Step ${index}: reading the next file. ${filler(index, 80)}` },
-        { type: 'tool_use', id: `toolu_${String(index).padStart(3, '0')}`, name: 'read', json: `{"path": "src/file-${index}.ts", "limit": 200}` },
+        {
+          type: 'tool_use',
+          id: `toolu_${String(index).padStart(3, '0')}`,
+          name: 'read',
+          json: `{"path": "src/file-${index}.ts", "limit": 200}`,
+        },
       ],
       stopReason: 'tool_use',
       startUsage,
@@ -151,7 +176,14 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
   ctx.plugin(AnthropicAdapter, {
     baseURL: server.url,
     apiKeyEnv,
-    models: { [LOOP_MODEL]: options.model ?? { contextWindow: 8000, defaultMaxTokens: 1500, efforts: ['off', 'high'], defaultEffort: 'off' } },
+    models: {
+      [LOOP_MODEL]: options.model ?? {
+        contextWindow: 8000,
+        defaultMaxTokens: 1500,
+        efforts: ['off', 'high'],
+        defaultEffort: 'off',
+      },
+    },
     ...(thinkingBudgets === null ? {} : { thinkingBudgets }),
     retryBaseMs: 1,
   })
@@ -159,10 +191,19 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
   ctx.tools.register({
     name: 'read',
     description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'number' } }, required: ['path'] },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string' }, limit: { type: 'number' } },
+      required: ['path'],
+    },
     execute: () => filler(1000 + step++, options.resultChars ?? 1200),
   })
-  ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } }, execute: () => 'ok' })
+  ctx.tools.register({
+    name: 'write',
+    description: 'Write a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } } },
+    execute: () => 'ok',
+  })
   const calls: GenerateOptions[] = []
   ctx.on('llm/stream', (call) => void calls.push(call))
   return Object.assign(context, {
@@ -170,7 +211,13 @@ export async function mountLoop(options: LoopOptions = {}): Promise<LoopHarness>
     apiKey,
     exchanges: () => calls.map((call, index) => ({ call, request: server.requests[index]!, usage: usages[index]! })),
     async run() {
-      const agent = await ctx.agentLoop.create('session', { provider: 'anthropic', model: LOOP_MODEL, system: SYSTEM, reasoningEffort: options.effort ?? 'high', stop: ['<halt>'] })
+      const agent = await ctx.agentLoop.create('session', {
+        provider: 'anthropic',
+        model: LOOP_MODEL,
+        system: SYSTEM,
+        reasoningEffort: options.effort ?? 'high',
+        stop: ['<halt>'],
+      })
       agent.followup('Refactor the project.')
       await agent.whenIdle()
       // A background fold whose summary arrived after the last request is swapped in while idle: wait for it.

@@ -51,7 +51,8 @@ export class PromptCacheSimulator {
       }
     }
     const lastBreakpoint = breakpoints.at(-1) ?? -1
-    const sum = (from: number, to: number) => blocks.slice(from, to + 1).reduce((total, block) => total + block.tokens, 0)
+    const sum = (from: number, to: number) =>
+      blocks.slice(from, to + 1).reduce((total, block) => total + block.tokens, 0)
     const read = sum(0, readEnd)
     const creation = lastBreakpoint > readEnd ? sum(readEnd + 1, lastBreakpoint) : 0
     const input = sum(Math.max(readEnd, lastBreakpoint) + 1, blocks.length - 1)
@@ -61,7 +62,10 @@ export class PromptCacheSimulator {
       input_tokens: input,
       cache_creation_input_tokens: creation,
       cache_read_input_tokens: read,
-      cache_creation: { ephemeral_5m_input_tokens: oneHour ? 0 : creation, ephemeral_1h_input_tokens: oneHour ? creation : 0 },
+      cache_creation: {
+        ephemeral_5m_input_tokens: oneHour ? 0 : creation,
+        ephemeral_1h_input_tokens: oneHour ? creation : 0,
+      },
     }
   }
 
@@ -71,7 +75,11 @@ export class PromptCacheSimulator {
     const push = (value: any, level: string) => {
       const key = JSON.stringify(stripCacheControl(value))
       hash = createHash('sha256').update(`${hash}\n${level}\n${key}`).digest('hex')
-      blocks.push({ hash, tokens: Math.ceil(key.length / 4), ...(value.cache_control ? { breakpoint: value.cache_control } : {}) })
+      blocks.push({
+        hash,
+        tokens: Math.ceil(key.length / 4),
+        ...(value.cache_control ? { breakpoint: value.cache_control } : {}),
+      })
     }
     for (const tool of body.tools ?? []) push(tool, 'tools')
     for (const block of body.system ?? []) push(block, 'system')

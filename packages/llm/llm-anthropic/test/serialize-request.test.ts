@@ -35,7 +35,10 @@ function build(id: string, parameters: Record<string, unknown>): string {
     serializeRequest(
       options({
         tools: [{ name: 't', description: 'd', parameters: parameters as never }],
-        messages: [createMessage({ id, role: 'user', content: 'x' }), createAssistantMessage([toolCallBlock('c', 't', '{"z":1,"a":{"y":2,"b":3}}')], origin, `${id}-a`)],
+        messages: [
+          createMessage({ id, role: 'user', content: 'x' }),
+          createAssistantMessage([toolCallBlock('c', 't', '{"z":1,"a":{"y":2,"b":3}}')], origin, `${id}-a`),
+        ],
       }),
       settings,
     ),
@@ -47,7 +50,13 @@ describe('serializeRequest', () => {
     const body = serializeRequest(
       options({
         system: 'You are a coding agent.',
-        tools: [{ name: 'read', description: 'Read a file', parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } } }],
+        tools: [
+          {
+            name: 'read',
+            description: 'Read a file',
+            parameters: { type: 'object', required: ['path'], properties: { path: { type: 'string' } } },
+          },
+        ],
         reasoningEffort: 'high',
         temperature: 0.5,
         stop: ['<halt>'],
@@ -55,11 +64,18 @@ describe('serializeRequest', () => {
         messages: [
           createUserMessage([textBlock('Look at this.'), imageBlock('image/png', 'iVBORw0KGgo=')]),
           createAssistantMessage(
-            [textBlock('Reading both.'), toolCallBlock('toolu_1', 'read', '{"path": "a.ts"}'), reasoningBlock('I should read.', 'sig-1'), toolCallBlock('toolu_2', 'read', '{"path":"b.ts"}')],
+            [
+              textBlock('Reading both.'),
+              toolCallBlock('toolu_1', 'read', '{"path": "a.ts"}'),
+              reasoningBlock('I should read.', 'sig-1'),
+              toolCallBlock('toolu_2', 'read', '{"path":"b.ts"}'),
+            ],
             origin,
           ),
           createToolResultMessage('toolu_1', 'export const a = 1'),
-          createToolResultMessage('toolu_2', [textBlock('ENOENT'), imageBlock('image/jpeg', '/9j/')], { isError: true }),
+          createToolResultMessage('toolu_2', [textBlock('ENOENT'), imageBlock('image/jpeg', '/9j/')], {
+            isError: true,
+          }),
           createUserMessage('Summarize.'),
         ],
       }),
@@ -72,7 +88,13 @@ describe('serializeRequest', () => {
       thinking: { type: 'enabled', budget_tokens: 8192 },
       temperature: 0.5,
       stop_sequences: ['<halt>'],
-      tools: [{ name: 'read', description: 'Read a file', input_schema: { properties: { path: { type: 'string' } }, required: ['path'], type: 'object' } }],
+      tools: [
+        {
+          name: 'read',
+          description: 'Read a file',
+          input_schema: { properties: { path: { type: 'string' } }, required: ['path'], type: 'object' },
+        },
+      ],
       system: [{ type: 'text', text: 'You are a coding agent.' }],
       messages: [
         {
@@ -110,7 +132,17 @@ describe('serializeRequest', () => {
       ],
     })
     // Envelope first, then Anthropic's cache hierarchy: tools → system → messages.
-    expect(Object.keys(body)).toEqual(['model', 'max_tokens', 'stream', 'thinking', 'temperature', 'stop_sequences', 'tools', 'system', 'messages'])
+    expect(Object.keys(body)).toEqual([
+      'model',
+      'max_tokens',
+      'stream',
+      'thinking',
+      'temperature',
+      'stop_sequences',
+      'tools',
+      'system',
+      'messages',
+    ])
   })
 
   it('is deterministic: ids, sources and key order of tool schemas never change the bytes', () => {
@@ -119,7 +151,9 @@ describe('serializeRequest', () => {
     expect(second).toBe(first)
     // The model's key order inside tool input is kept, not sorted.
     expect(first).toContain('"input":{"z":1,"a":{"y":2,"b":3}}')
-    expect(first).toContain('"input_schema":{"properties":{"a":{"type":"number"},"b":{"type":"string"}},"type":"object"}')
+    expect(first).toContain(
+      '"input_schema":{"properties":{"a":{"type":"number"},"b":{"type":"string"}},"type":"object"}',
+    )
   })
 
   it('parses tool arguments with documented fallbacks', () => {
@@ -133,15 +167,22 @@ describe('serializeRequest', () => {
 
   it('sends thinking only for efforts with a budget, and temperature and stop as given', () => {
     expect(serializeRequest(options(), settings)).not.toHaveProperty('thinking')
-    expect(serializeRequest(options({ reasoningEffort: 'off', temperature: 0.2 }), settings)).toMatchObject({ temperature: 0.2 })
+    expect(serializeRequest(options({ reasoningEffort: 'off', temperature: 0.2 }), settings)).toMatchObject({
+      temperature: 0.2,
+    })
     expect(serializeRequest(options({ reasoningEffort: 'off' }), settings)).not.toHaveProperty('thinking')
     // Anthropic rejects temperature ≠ 1 with thinking; the adapter does not hide that.
-    expect(serializeRequest(options({ reasoningEffort: 'low', temperature: 0.2 }), settings)).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, temperature: 0.2 })
+    expect(serializeRequest(options({ reasoningEffort: 'low', temperature: 0.2 }), settings)).toMatchObject({
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+      temperature: 0.2,
+    })
     expect(serializeRequest(options({ stop: [] }), settings).stop_sequences).toEqual([])
     expect(serializeRequest(options(), settings).max_tokens).toBe(1024)
     const error = thrown(() => serializeRequest(options({ reasoningEffort: 'medium' }), settings))
     expect(error.code).toBe('UNSUPPORTED_REASONING_EFFORT')
-    expect(error.message).toMatch(/"medium" has no thinking budget for anthropic\/claude-test; known efforts: off, low, high, max/)
+    expect(error.message).toMatch(
+      /"medium" has no thinking budget for anthropic\/claude-test; known efforts: off, low, high, max/,
+    )
   })
 
   it('leaves out what Anthropic cannot replay and merges the neighbours it leaves behind', () => {
@@ -157,18 +198,36 @@ describe('serializeRequest', () => {
       settings,
     )
     expect(body.messages).toEqual([
-      { role: 'user', content: [{ type: 'text', text: 'first' }, { type: 'text', text: 'second' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first' },
+          { type: 'text', text: 'second' },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'thinking', thinking: 'kept', signature: 'sig' }] },
     ])
   })
 
   it('rejects content Anthropic cannot take, naming the message', () => {
-    const system = thrown(() => serializeRequest(options({ messages: [createUserMessage('a'), createMessage({ role: 'system', content: 'rules' })] }), settings))
+    const system = thrown(() =>
+      serializeRequest(
+        options({ messages: [createUserMessage('a'), createMessage({ role: 'system', content: 'rules' })] }),
+        settings,
+      ),
+    )
     expect(system).toMatchObject({ code: 'INVALID_REQUEST', provider: 'anthropic', retryable: false })
     expect(system.message).toMatch(/messages\[1\] has role "system"/)
-    const reasoning = thrown(() => serializeRequest(options({ messages: [createUserMessage([reasoningBlock('x', 's')])] }), settings))
+    const reasoning = thrown(() =>
+      serializeRequest(options({ messages: [createUserMessage([reasoningBlock('x', 's')])] }), settings),
+    )
     expect(reasoning.message).toMatch(/messages\[0\] \(user\) holds a block of type reasoning/)
-    const image = thrown(() => serializeRequest(options({ messages: [createAssistantMessage([imageBlock('image/png', 'AA==')], origin)] }), settings))
+    const image = thrown(() =>
+      serializeRequest(
+        options({ messages: [createAssistantMessage([imageBlock('image/png', 'AA==')], origin)] }),
+        settings,
+      ),
+    )
     expect(image.message).toMatch(/messages\[0\] \(assistant\) holds a block of type image/)
   })
 })

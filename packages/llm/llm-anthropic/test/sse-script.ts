@@ -31,10 +31,20 @@ function halves(text: string): [string, string] {
  * one empty), `message_delta` with the stop reason and cumulative usage, `message_stop`.
  */
 export function replyEvents(reply: ScriptReply): SseEvent[] {
-  const events: SseEvent[] = [messageStart(reply.startUsage ?? { input_tokens: 10, output_tokens: 1 }, reply.model), { event: 'ping', data: { type: 'ping' } }]
+  const events: SseEvent[] = [
+    messageStart(reply.startUsage ?? { input_tokens: 10, output_tokens: 1 }, reply.model),
+    { event: 'ping', data: { type: 'ping' } },
+  ]
   reply.blocks.forEach((block, index) => events.push(...blockEvents(block, index)))
   events.push(
-    { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: reply.stopReason ?? 'end_turn', stop_sequence: null }, usage: reply.deltaUsage ?? { output_tokens: 42 } } },
+    {
+      event: 'message_delta',
+      data: {
+        type: 'message_delta',
+        delta: { stop_reason: reply.stopReason ?? 'end_turn', stop_sequence: null },
+        usage: reply.deltaUsage ?? { output_tokens: 42 },
+      },
+    },
     { event: 'message_stop', data: { type: 'message_stop' } },
   )
   return events
@@ -44,19 +54,42 @@ export function replyEvents(reply: ScriptReply): SseEvent[] {
 export function messageStart(usage: Record<string, unknown>, model = 'claude-test'): SseEvent {
   return {
     event: 'message_start',
-    data: { type: 'message_start', message: { id: 'msg_test', type: 'message', role: 'assistant', content: [], model, stop_reason: null, stop_sequence: null, usage } },
+    data: {
+      type: 'message_start',
+      message: {
+        id: 'msg_test',
+        type: 'message',
+        role: 'assistant',
+        content: [],
+        model,
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    },
   }
 }
 
 /** The start, delta and stop events of one block. */
 export function blockEvents(block: ScriptBlock, index: number): SseEvent[] {
-  const start = (content_block: unknown): SseEvent => ({ event: 'content_block_start', data: { type: 'content_block_start', index, content_block } })
-  const delta = (payload: unknown): SseEvent => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: payload } })
+  const start = (content_block: unknown): SseEvent => ({
+    event: 'content_block_start',
+    data: { type: 'content_block_start', index, content_block },
+  })
+  const delta = (payload: unknown): SseEvent => ({
+    event: 'content_block_delta',
+    data: { type: 'content_block_delta', index, delta: payload },
+  })
   const stop: SseEvent = { event: 'content_block_stop', data: { type: 'content_block_stop', index } }
   switch (block.type) {
     case 'text': {
       const [first, second] = halves(block.text)
-      return [start({ type: 'text', text: '' }), delta({ type: 'text_delta', text: first }), delta({ type: 'text_delta', text: second }), stop]
+      return [
+        start({ type: 'text', text: '' }),
+        delta({ type: 'text_delta', text: first }),
+        delta({ type: 'text_delta', text: second }),
+        stop,
+      ]
     }
     case 'thinking': {
       const [first, second] = halves(block.thinking)
@@ -89,7 +122,12 @@ export function streamReply(reply: ScriptReply): ServerReply {
 }
 
 /** An Anthropic error reply: `{ type: 'error', error: { type, message } }` with `status`. */
-export function errorReply(status: number, type: string, message: string, headers?: Record<string, string>): ServerReply {
+export function errorReply(
+  status: number,
+  type: string,
+  message: string,
+  headers?: Record<string, string>,
+): ServerReply {
   return { kind: 'status', status, body: { type: 'error', error: { type, message } }, ...(headers ? { headers } : {}) }
 }
 

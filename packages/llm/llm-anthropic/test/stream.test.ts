@@ -27,7 +27,12 @@ describe('streaming response mapping', () => {
           { type: 'tool_use', id: 'toolu_01', name: 'read', json: '{"path": "src/a.ts"}' },
         ],
         stopReason: 'tool_use',
-        startUsage: { input_tokens: 12, cache_read_input_tokens: 1000, cache_creation_input_tokens: 200, output_tokens: 1 },
+        startUsage: {
+          input_tokens: 12,
+          cache_read_input_tokens: 1000,
+          cache_creation_input_tokens: 200,
+          output_tokens: 1,
+        },
         deltaUsage: { output_tokens: 57 },
       }),
     )
@@ -62,15 +67,39 @@ describe('streaming response mapping', () => {
   it('assembles into content the next request replays byte for byte', async () => {
     const adapter = await harness((_request, index) =>
       index === 0
-        ? streamReply({ blocks: [{ type: 'thinking', thinking: 'plan', signature: 'sig==' }, { type: 'tool_use', id: 'toolu_9', name: 'read', json: '{"b": 1, "a": 2}' }], stopReason: 'tool_use' })
+        ? streamReply({
+            blocks: [
+              { type: 'thinking', thinking: 'plan', signature: 'sig==' },
+              { type: 'tool_use', id: 'toolu_9', name: 'read', json: '{"b": 1, "a": 2}' },
+            ],
+            stopReason: 'tool_use',
+          })
         : streamReply({ blocks: [{ type: 'text', text: 'done' }] }),
     )
-    const first = await adapter.ctx.llm.generate({ provider: 'anthropic', model: MODEL, reasoningEffort: 'high', maxTokens: 16_000, messages: [createUserMessage('go')] })
+    const first = await adapter.ctx.llm.generate({
+      provider: 'anthropic',
+      model: MODEL,
+      reasoningEffort: 'high',
+      maxTokens: 16_000,
+      messages: [createUserMessage('go')],
+    })
     expect(first.content).toEqual([
       { type: 'reasoning', text: 'plan', signature: 'sig==' },
       { type: 'tool-call', id: 'toolu_9', name: 'read', arguments: '{"b": 1, "a": 2}' },
     ])
-    await adapter.collect({ reasoningEffort: 'high', maxTokens: 16_000, messages: [createUserMessage('go'), { id: 'a', role: 'assistant', content: first.content, source: { kind: 'model', provider: 'anthropic', model: MODEL } }] })
+    await adapter.collect({
+      reasoningEffort: 'high',
+      maxTokens: 16_000,
+      messages: [
+        createUserMessage('go'),
+        {
+          id: 'a',
+          role: 'assistant',
+          content: first.content,
+          source: { kind: 'model', provider: 'anthropic', model: MODEL },
+        },
+      ],
+    })
     expect(adapter.server.requests[1]!.rawBody).toContain(
       '{"role":"assistant","content":[{"type":"thinking","thinking":"plan","signature":"sig=="},{"type":"tool_use","id":"toolu_9","name":"read","input":{"b":1,"a":2},"cache_control":{"type":"ephemeral"}}]}',
     )
@@ -82,9 +111,23 @@ describe('streaming response mapping', () => {
       events: [
         messageStart({ input_tokens: 3, output_tokens: 1 }),
         ...blockEvents({ type: 'redacted_thinking', data: 'opaque' }, 0),
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 't', name: 'n', input: { q: 1 } } } },
+        {
+          event: 'content_block_start',
+          data: {
+            type: 'content_block_start',
+            index: 1,
+            content_block: { type: 'tool_use', id: 't', name: 'n', input: { q: 1 } },
+          },
+        },
         { event: 'content_block_stop', data: { type: 'content_block_stop', index: 1 } },
-        { event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: 'refusal', stop_sequence: null }, usage: { output_tokens: 4 } } },
+        {
+          event: 'message_delta',
+          data: {
+            type: 'message_delta',
+            delta: { stop_reason: 'refusal', stop_sequence: null },
+            usage: { output_tokens: 4 },
+          },
+        },
         { event: 'message_stop', data: { type: 'message_stop' } },
       ],
     }))
@@ -98,17 +141,19 @@ describe('streaming response mapping', () => {
   })
 
   it('maps every stop reason', () => {
-    expect(['end_turn', 'stop_sequence', 'tool_use', 'max_tokens', 'refusal', 'model_context_window_exceeded', 'pause_turn', null, 'something_new'].map(finishReason)).toEqual([
-      'stop',
-      'stop',
-      'tool-calls',
-      'max-tokens',
-      'content-filter',
-      'max-tokens',
-      'stop',
-      'stop',
-      'stop',
-    ])
+    expect(
+      [
+        'end_turn',
+        'stop_sequence',
+        'tool_use',
+        'max_tokens',
+        'refusal',
+        'model_context_window_exceeded',
+        'pause_turn',
+        null,
+        'something_new',
+      ].map(finishReason),
+    ).toEqual(['stop', 'stop', 'tool-calls', 'max-tokens', 'content-filter', 'max-tokens', 'stop', 'stop', 'stop'])
   })
 
   it('posts to /v1/messages with the key as x-api-key and no Authorization header', async () => {

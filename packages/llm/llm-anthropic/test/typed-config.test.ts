@@ -6,7 +6,11 @@ import { AnthropicAdapter } from '../src/index.ts'
 
 // Type-level checks, run by `pnpm typecheck`: each `@ts-expect-error` fails the typecheck when its line compiles.
 export function typedConfigs(ctx: Context): void {
-  ctx.plugin(AnthropicAdapter, { baseURL: 'http://127.0.0.1:1', apiKeyEnv: 'MY_KEY', models: { claude: { contextWindow: 200_000, defaultMaxTokens: 8192 } } })
+  ctx.plugin(AnthropicAdapter, {
+    baseURL: 'http://127.0.0.1:1',
+    apiKeyEnv: 'MY_KEY',
+    models: { claude: { contextWindow: 200_000, defaultMaxTokens: 8192 } },
+  })
   ctx.plugin(AnthropicAdapter)
   // @ts-expect-error the typo a new host made
   ctx.plugin(AnthropicAdapter, { baseUrl: 'http://127.0.0.1:1' })
@@ -43,8 +47,12 @@ describe('an AnthropicAdapter whose config failed to load', () => {
       test.ctx.plugin(LlmRuntime)
       test.ctx.plugin(AnthropicAdapter, { apiKeyEnv: 'WARMFOLD_TEST_UNSET_ANTHROPIC_KEY' })
       await test.ctx.lifecycle.flush()
-      const error = await test.ctx.llm.generate({ provider: 'anthropic', model: 'claude', messages: [] }).catch((caught: unknown) => caught)
-      expect((error as Error).message).toContain('@warmfold/llm-anthropic (AnthropicAdapter) failed to load: AnthropicAdapter: the environment variable WARMFOLD_TEST_UNSET_ANTHROPIC_KEY (apiKeyEnv) is not set')
+      const error = await test.ctx.llm
+        .generate({ provider: 'anthropic', model: 'claude', messages: [] })
+        .catch((caught: unknown) => caught)
+      expect((error as Error).message).toContain(
+        '@warmfold/llm-anthropic (AnthropicAdapter) failed to load: AnthropicAdapter: the environment variable WARMFOLD_TEST_UNSET_ANTHROPIC_KEY (apiKeyEnv) is not set',
+      )
     } finally {
       await test.dispose()
     }

@@ -1,5 +1,12 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
+import {
+  checkModelKeys,
+  deepFreeze,
+  isHttpUrl,
+  normalizeApiKey,
+  resolveAdapterApiKey,
+  strictConfig,
+} from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { ThinkingLevelName } from './default-thinking.ts'
 import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
@@ -55,16 +62,30 @@ export interface GoogleAdapterConfig {
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
 export const DEFAULT_API_KEY_ENV = 'GEMINI_API_KEY'
 
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'thinkingBudgets', 'thinkingLevels', 'efforts', 'defaultEffort', 'cacheTtlMs'] as const
+const MODEL_KEYS = [
+  'contextWindow',
+  'defaultMaxTokens',
+  'thinkingBudgets',
+  'thinkingLevels',
+  'efforts',
+  'defaultEffort',
+  'cacheTtlMs',
+] as const
 
 const modelSchema = Schema.object({
   contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
   defaultMaxTokens: Schema.natural().min(1).description('maxOutputTokens when a request sets none.'),
-  thinkingBudgets: Schema.dict(Schema.number().min(-1).step(1)).description('Gemini 2.5: thinkingBudget per effort (0 off, -1 dynamic).'),
-  thinkingLevels: Schema.dict(Schema.union(THINKING_LEVEL_NAMES.map((level) => Schema.const(level)))).description('Gemini 3: thinkingLevel per effort.'),
+  thinkingBudgets: Schema.dict(Schema.number().min(-1).step(1)).description(
+    'Gemini 2.5: thinkingBudget per effort (0 off, -1 dynamic).',
+  ),
+  thinkingLevels: Schema.dict(Schema.union(THINKING_LEVEL_NAMES.map((level) => Schema.const(level)))).description(
+    'Gemini 3: thinkingLevel per effort.',
+  ),
   efforts: Schema.array(Schema.string()).description('Accepted efforts; default the keys of the thinking table.'),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
-  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default none (undocumented)."),
+  cacheTtlMs: Schema.natural()
+    .min(1)
+    .description("Cache lifetime of this model's prefix in ms; default none (undocumented)."),
 })
 
 const schema = Schema.object({
@@ -72,16 +93,26 @@ const schema = Schema.object({
   baseURL: Schema.string().description('API base URL; default https://generativelanguage.googleapis.com.'),
   apiVersion: Schema.string().description("API version path segment; default the SDK's (v1beta)."),
   apiKey: Schema.string().role('secret').description('The API key (exclusive with apiKeyEnv).'),
-  apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
+  apiKeyEnv: Schema.string().description(
+    `Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`,
+  ),
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
   includeThoughts: Schema.boolean().default(true).description('Ask for thought summaries when thinking is on.'),
-  timeoutMs: Schema.natural().min(1).default(300_000).description('Wait for the response headers, then for stream progress, per attempt.'),
-  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
+  timeoutMs: Schema.natural()
+    .min(1)
+    .default(300_000)
+    .description('Wait for the response headers, then for stream progress, per attempt.'),
+  deadlineMs: Schema.natural()
+    .min(1)
+    .description('Total wall-clock limit of one call, retries included; default none.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
 })
 
-const parseShape = strictConfig<GoogleAdapterConfig>('GoogleAdapter', schema as unknown as Schema<any, GoogleAdapterConfig>)
+const parseShape = strictConfig<GoogleAdapterConfig>(
+  'GoogleAdapter',
+  schema as unknown as Schema<any, GoogleAdapterConfig>,
+)
 
 /**
  * Parses and validates the `GoogleAdapter` config: unknown keys (also inside a model entry),
@@ -91,18 +122,27 @@ const parseShape = strictConfig<GoogleAdapterConfig>('GoogleAdapter', schema as 
  */
 export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = Object.assign(
   (input?: unknown): GoogleAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys('GoogleAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
+    if (typeof input === 'object' && input !== null && !Array.isArray(input))
+      checkModelKeys('GoogleAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
-    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
+      fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
-    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'GoogleAdapter config: apiKey')
+    const apiKey =
+      config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'GoogleAdapter config: apiKey')
     if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
     if (config.provider === '') fail('provider must not be empty')
     if (config.apiVersion === '') fail('apiVersion must not be empty')
-    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
+      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
     const models = Object.fromEntries(Object.entries(config.models).map(([id, model]) => [id, checkModel(id, model)]))
     const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
-    return deepFreeze({ ...config, models, ...(apiKey === undefined ? {} : { apiKey }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+    return deepFreeze({
+      ...config,
+      models,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    })
   },
   { schema: schema as unknown as Schema },
 )
@@ -112,17 +152,29 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   const { thinkingBudgets, thinkingLevels, efforts, ...rest } = input
   const budgets = thinkingBudgets && Object.keys(thinkingBudgets).length ? thinkingBudgets : undefined
   const levels = thinkingLevels && Object.keys(thinkingLevels).length ? thinkingLevels : undefined
-  if (budgets && levels) fail(`models["${id}"]: thinkingBudgets and thinkingLevels are exclusive (Gemini 2.5 takes a budget, Gemini 3 a level)`)
+  if (budgets && levels)
+    fail(
+      `models["${id}"]: thinkingBudgets and thinkingLevels are exclusive (Gemini 2.5 takes a budget, Gemini 3 a level)`,
+    )
   // The model's own table, else its family's default: efforts are checked against what will be sent.
   const table = (budgets ?? levels ?? defaultThinking(id)?.table) as { readonly [effort: string]: unknown } | undefined
   for (const effort of efforts ?? []) {
     if (!table || !Object.hasOwn(table, effort)) {
-      fail(`models["${id}"].efforts: "${effort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'} (known: ${table ? Object.keys(table).join(', ') : 'none'})`)
+      fail(
+        `models["${id}"].efforts: "${effort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'} (known: ${table ? Object.keys(table).join(', ') : 'none'})`,
+      )
     }
   }
-  const model: GoogleModelConfig = { ...rest, ...(budgets ? { thinkingBudgets: budgets } : {}), ...(levels ? { thinkingLevels: levels } : {}), ...(efforts?.length ? { efforts } : {}) }
+  const model: GoogleModelConfig = {
+    ...rest,
+    ...(budgets ? { thinkingBudgets: budgets } : {}),
+    ...(levels ? { thinkingLevels: levels } : {}),
+    ...(efforts?.length ? { efforts } : {}),
+  }
   if (model.defaultEffort !== undefined && table && !Object.hasOwn(table, model.defaultEffort)) {
-    fail(`models["${id}"].defaultEffort "${model.defaultEffort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'}`)
+    fail(
+      `models["${id}"].defaultEffort "${model.defaultEffort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'}`,
+    )
   }
   if (model.defaultEffort !== undefined && efforts?.length && !efforts.includes(model.defaultEffort)) {
     fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
@@ -130,17 +182,18 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   return model
 }
 
-
 function fail(message: string): never {
   throw new TypeError(`GoogleAdapter config: ${message}`)
 }
-
 
 /**
  * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
  * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
  *   it holds only whitespace or whitespace inside the key.
  */
-export function resolveApiKey(config: Pick<GoogleAdapterConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveApiKey(
+  config: Pick<GoogleAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return resolveAdapterApiKey('GoogleAdapter', 'Gemini', config, DEFAULT_API_KEY_ENV, env)
 }

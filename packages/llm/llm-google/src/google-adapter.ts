@@ -14,7 +14,11 @@ import { GoogleLlmAdapter } from './google-llm-adapter.ts'
  * never a key value.
  */
 export class GoogleAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-google', provides: LLM_ADAPTER_ROLE, defaultProvider: 'google' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/llm-google',
+    provides: LLM_ADAPTER_ROLE,
+    defaultProvider: 'google',
+  }
   static inject = ['llm']
 
   /** The registered adapter. */

@@ -93,7 +93,11 @@ export class GoogleLlmAdapter extends LlmAdapter {
    */
   request(options: GenerateOptions): GeminiRequestBody {
     const model = this.#modelConfig(options.provider, options.model)
-    return serializeRequest(options, { defaultMaxTokens: model.defaultMaxTokens, thinking: thinkingTable(options.model, model), includeThoughts: this.#config.includeThoughts })
+    return serializeRequest(options, {
+      defaultMaxTokens: model.defaultMaxTokens,
+      thinking: thinkingTable(options.model, model),
+      includeThoughts: this.#config.includeThoughts,
+    })
   }
 
   /**
@@ -106,7 +110,13 @@ export class GoogleLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const body = this.request(options)
     let headers: Headers | undefined
-    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret, headers: () => headers }
+    const context: ErrorContext = {
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      secret: this.#secret,
+      headers: () => headers,
+    }
     // The SDK's ApiError drops the response headers; this wrapper keeps the attempt's for retry-after.
     const base = this.#fetch ?? globalThis.fetch
     const fetch: GoogleFetch = async (input, init) => {
@@ -132,7 +142,12 @@ export class GoogleLlmAdapter extends LlmAdapter {
     })
   }
 
-  async #send(model: string, body: GeminiRequestBody, fetch: GoogleFetch, signal: AbortSignal): Promise<AsyncIterable<GeminiChunk>> {
+  async #send(
+    model: string,
+    body: GeminiRequestBody,
+    fetch: GoogleFetch,
+    signal: AbortSignal,
+  ): Promise<AsyncIterable<GeminiChunk>> {
     const { contents, generationConfig, ...head } = body
     const params = {
       model,

@@ -79,23 +79,43 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   const { provider } = context
   const secrets = secretRedactor(context.secret)
   if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, { provider, retryable: false, cause: secrets.error(context.signal?.reason ?? error) })
+    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
+      provider,
+      retryable: false,
+      cause: secrets.error(context.signal?.reason ?? error),
+    })
   }
   if (error instanceof ApiError) return fromApiError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)
   if (message === 'Incomplete JSON segment at the end') {
     // The SDK's words for a body that ended cleanly inside an event.
-    return new LlmError('STREAM_INCOMPLETE', `the stream from ${route} was cut off mid-response (${message}); the reply is incomplete`, { provider, retryable: true, cause: secrets.error(error) })
+    return new LlmError(
+      'STREAM_INCOMPLETE',
+      `the stream from ${route} was cut off mid-response (${message}); the reply is incomplete`,
+      { provider, retryable: true, cause: secrets.error(error) },
+    )
   }
   // A socket closed or reset mid-body (undici's `terminated`) is a transport failure, as in every adapter.
   const lost = describeConnectionFailure(error)
-  if (lost !== undefined) return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(lost)}`, { provider, cause: secrets.error(error) })
+  if (lost !== undefined)
+    return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(lost)}`, {
+      provider,
+      cause: secrets.error(error),
+    })
   if (error instanceof SyntaxError || message.startsWith('exception parsing stream chunk')) {
-    return new LlmError('INVALID_RESPONSE', `${route} sent a stream chunk that is not JSON: ${secrets.text(message)}`, { provider, retryable: false })
+    return new LlmError('INVALID_RESPONSE', `${route} sent a stream chunk that is not JSON: ${secrets.text(message)}`, {
+      provider,
+      retryable: false,
+    })
   }
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause
-  const detail = [message, cause?.code ?? cause?.message].filter((part) => typeof part === 'string' && part !== '').join(': ')
-  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(detail)}`, { provider, cause: secrets.error(error) })
+  const detail = [message, cause?.code ?? cause?.message]
+    .filter((part) => typeof part === 'string' && part !== '')
+    .join(': ')
+  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(detail)}`, {
+    provider,
+    cause: secrets.error(error),
+  })
 }
 
 /** The `error` object inside an `ApiError`'s message (the SDK puts the raw body there, after `got status: X. ` mid-stream). */
@@ -145,7 +165,8 @@ export function codeFor(status: number, body: GeminiErrorBody | undefined, serve
   if (reasons.includes('API_KEY_INVALID')) return 'AUTH'
   const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus
-  if (status >= 400 && CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))) return 'CONTEXT_WINDOW_EXCEEDED'
+  if (status >= 400 && CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage)))
+    return 'CONTEXT_WINDOW_EXCEEDED'
   const byRpcStatus = body?.status === undefined ? undefined : STATUS_CODES[body.status]
   if (byRpcStatus) return byRpcStatus
   return status >= 400 ? 'INVALID_REQUEST' : 'SERVER'

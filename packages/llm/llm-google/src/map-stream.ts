@@ -75,7 +75,10 @@ export function finishReason(reason: string | undefined, calledTools: boolean): 
  * @throws LlmError `STREAM_INCOMPLETE` when the stream ends without a `finishReason` (and no
  *   blocked prompt), `ABORTED` when it ended because the call aborted.
  */
-export async function* mapStream(chunks: AsyncIterable<GeminiChunk>, context: StreamContext): AsyncGenerator<StreamChunk> {
+export async function* mapStream(
+  chunks: AsyncIterable<GeminiChunk>,
+  context: StreamContext,
+): AsyncGenerator<StreamChunk> {
   let index = -1
   let open: 'text' | 'reasoning' | undefined
   let calledTools = false
@@ -96,7 +99,13 @@ export async function* mapStream(chunks: AsyncIterable<GeminiChunk>, context: St
         index += 1
         calledTools = true
         const { id, name, args } = part.functionCall
-        yield { type: 'block-start', index, blockType: 'tool-call', id: id || `${SYNTHETIC_CALL_ID_PREFIX}${randomUUID()}`, name: name ?? '' }
+        yield {
+          type: 'block-start',
+          index,
+          blockType: 'tool-call',
+          id: id || `${SYNTHETIC_CALL_ID_PREFIX}${randomUUID()}`,
+          name: name ?? '',
+        }
         const text = JSON.stringify(args ?? {})
         if (text !== '{}') yield { type: 'tool-call-delta', index, argumentsDelta: text }
         yield signature === undefined ? { type: 'block-end', index } : { type: 'block-end', index, signature }
@@ -112,7 +121,10 @@ export async function* mapStream(chunks: AsyncIterable<GeminiChunk>, context: St
         open = kind
         yield { type: 'block-start', index, blockType: kind }
       }
-      if (part.text !== '') yield kind === 'reasoning' ? { type: 'reasoning-delta', index, delta: part.text } : { type: 'text-delta', index, delta: part.text }
+      if (part.text !== '')
+        yield kind === 'reasoning'
+          ? { type: 'reasoning-delta', index, delta: part.text }
+          : { type: 'text-delta', index, delta: part.text }
       if (signature !== undefined) {
         yield { type: 'block-end', index, signature }
         open = undefined
@@ -121,13 +133,21 @@ export async function* mapStream(chunks: AsyncIterable<GeminiChunk>, context: St
     if (candidate?.finishReason) reason = candidate.finishReason
   }
   if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, { provider: context.provider, retryable: false, cause: context.signal.reason })
+    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
+      provider: context.provider,
+      retryable: false,
+      cause: context.signal.reason,
+    })
   }
   if (reason === undefined && blocked === undefined) {
-    throw new LlmError('STREAM_INCOMPLETE', `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a finishReason; the reply is incomplete`, {
-      provider: context.provider,
-      retryable: true,
-    })
+    throw new LlmError(
+      'STREAM_INCOMPLETE',
+      `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a finishReason; the reply is incomplete`,
+      {
+        provider: context.provider,
+        retryable: true,
+      },
+    )
   }
   if (open) yield { type: 'block-end', index }
   const mapped = mapUsage(usage)

@@ -88,7 +88,13 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
   return {
     contents: serializeContents(options.messages, options.provider),
     ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] as [{ text: string }] } } : {}),
-    ...(options.tools?.length ? { tools: [{ functionDeclarations: options.tools.map(serializeTool) }] as [{ functionDeclarations: GeminiFunctionDeclaration[] }] } : {}),
+    ...(options.tools?.length
+      ? {
+          tools: [{ functionDeclarations: options.tools.map(serializeTool) }] as [
+            { functionDeclarations: GeminiFunctionDeclaration[] },
+          ],
+        }
+      : {}),
     generationConfig,
   }
 }
@@ -103,8 +109,15 @@ export function serializeContents(messages: readonly Message[], provider: string
   const calls = new Map<string, string>()
   const contents: GeminiContent[] = []
   messages.forEach((message, position) => {
-    if (message.role === 'system') throw invalid(provider, `messages[${position}] has role "system"; Gemini takes the system prompt only as GenerateOptions.system`)
-    const parts = message.role === 'assistant' ? modelParts(message, position, provider, calls) : userParts(message, position, provider, calls)
+    if (message.role === 'system')
+      throw invalid(
+        provider,
+        `messages[${position}] has role "system"; Gemini takes the system prompt only as GenerateOptions.system`,
+      )
+    const parts =
+      message.role === 'assistant'
+        ? modelParts(message, position, provider, calls)
+        : userParts(message, position, provider, calls)
     if (parts.length === 0) return
     const role = message.role === 'assistant' ? 'model' : 'user'
     const last = contents.at(-1)
@@ -137,17 +150,23 @@ export function isSyntheticCallId(id: string): boolean {
 
 function serializeTool(tool: ToolDefinition): GeminiFunctionDeclaration {
   // Canonical key order, so a schema assembled in another key order renders the same bytes.
-  return { name: tool.name, description: tool.description, parametersJsonSchema: JSON.parse(canonicalJson(tool.parameters)) }
+  return {
+    name: tool.name,
+    description: tool.description,
+    parametersJsonSchema: JSON.parse(canonicalJson(tool.parameters)),
+  }
 }
 
 function modelParts(message: Message, position: number, provider: string, calls: Map<string, string>): GeminiPart[] {
   const parts: GeminiPart[] = []
   for (const block of message.content as readonly ContentBlock[]) {
-    const signature = block.type === 'text' || block.type === 'reasoning' || block.type === 'tool-call' ? signed(block.signature) : {}
+    const signature =
+      block.type === 'text' || block.type === 'reasoning' || block.type === 'tool-call' ? signed(block.signature) : {}
     switch (block.type) {
       case 'reasoning':
         // A thought summary goes back as the thought part it came as, with its signature.
-        if (block.text !== '' || signature.thoughtSignature) parts.push({ text: block.text, thought: true, ...signature })
+        if (block.text !== '' || signature.thoughtSignature)
+          parts.push({ text: block.text, thought: true, ...signature })
         break
       case 'text':
         // An empty text part can carry the turn's signature (Gemini sends one at the end of a stream).
@@ -155,10 +174,20 @@ function modelParts(message: Message, position: number, provider: string, calls:
         break
       case 'tool-call':
         calls.set(block.id, block.name)
-        parts.push({ functionCall: { args: parseArgs(block.arguments), ...(isSyntheticCallId(block.id) ? {} : { id: block.id }), name: block.name }, ...signature })
+        parts.push({
+          functionCall: {
+            args: parseArgs(block.arguments),
+            ...(isSyntheticCallId(block.id) ? {} : { id: block.id }),
+            name: block.name,
+          },
+          ...signature,
+        })
         break
       default:
-        throw invalid(provider, `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
+        )
     }
   }
   return parts
@@ -178,22 +207,38 @@ function userParts(message: Message, position: number, provider: string, calls: 
         parts.push(...resultParts(block, position, provider, calls))
         break
       default:
-        throw invalid(provider, `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
+        )
     }
   }
   return parts
 }
 
-function resultParts(block: ToolResultBlock, position: number, provider: string, calls: Map<string, string>): GeminiPart[] {
+function resultParts(
+  block: ToolResultBlock,
+  position: number,
+  provider: string,
+  calls: Map<string, string>,
+): GeminiPart[] {
   const name = calls.get(block.toolCallId)
   if (name === undefined) {
-    throw invalid(provider, `messages[${position}] answers tool call "${block.toolCallId}", which no earlier assistant message made; Gemini matches a function response to its call by name`)
+    throw invalid(
+      provider,
+      `messages[${position}] answers tool call "${block.toolCallId}", which no earlier assistant message made; Gemini matches a function response to its call by name`,
+    )
   }
   const text = block.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
   // The documented keys: "output" for the result, "error" for a failure (FunctionResponse.response).
   const response = block.isError ? { error: text } : { output: text }
-  const images = block.content.flatMap((part): GeminiPart[] => (part.type === 'image' ? [{ inlineData: { mimeType: part.mediaType, data: part.data } }] : []))
-  return [{ functionResponse: { ...(isSyntheticCallId(block.toolCallId) ? {} : { id: block.toolCallId }), name, response } }, ...images]
+  const images = block.content.flatMap((part): GeminiPart[] =>
+    part.type === 'image' ? [{ inlineData: { mimeType: part.mediaType, data: part.data } }] : [],
+  )
+  return [
+    { functionResponse: { ...(isSyntheticCallId(block.toolCallId) ? {} : { id: block.toolCallId }), name, response } },
+    ...images,
+  ]
 }
 
 function signed(signature: string | undefined): { thoughtSignature?: string } {

@@ -13,7 +13,12 @@ export function streamProgress(): (chunk: GeminiChunk) => boolean {
     const usageMoved = usage !== undefined && usage !== lastUsage
     if (usage !== undefined) lastUsage = usage
     const candidate = chunk.candidates?.[0]
-    const content = (candidate?.content?.parts ?? []).some((part) => Boolean(part.functionCall) || Boolean(part.thoughtSignature) || (typeof part.text === 'string' && part.text !== ''))
+    const content = (candidate?.content?.parts ?? []).some(
+      (part) =>
+        Boolean(part.functionCall) ||
+        Boolean(part.thoughtSignature) ||
+        (typeof part.text === 'string' && part.text !== ''),
+    )
     return content || Boolean(candidate?.finishReason) || Boolean(chunk.promptFeedback?.blockReason) || usageMoved
   }
 }

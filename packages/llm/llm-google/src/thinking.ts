@@ -42,18 +42,31 @@ export function thinkingReserve(table: ThinkingTable | undefined, effort: string
  * when asked, so thought summaries stream as reasoning blocks.
  * @throws LlmError `UNSUPPORTED_REASONING_EFFORT` naming the efforts the model knows.
  */
-export function thinkingConfigFor(effort: string | undefined, table: ThinkingTable | undefined, where: { provider: string; model: string; includeThoughts: boolean }): WireThinkingConfig | undefined {
+export function thinkingConfigFor(
+  effort: string | undefined,
+  table: ThinkingTable | undefined,
+  where: { provider: string; model: string; includeThoughts: boolean },
+): WireThinkingConfig | undefined {
   if (effort === undefined) return undefined
   if (!table || !Object.hasOwn(table.table, effort)) {
     const known = table ? Object.keys(table.table).join(', ') : '(none: the model has no thinking table)'
-    throw new LlmError('UNSUPPORTED_REASONING_EFFORT', `reasoningEffort "${effort}" has no thinking setting for ${where.provider}/${where.model}; known efforts: ${known}`, {
-      provider: where.provider,
-      retryable: false,
-    })
+    throw new LlmError(
+      'UNSUPPORTED_REASONING_EFFORT',
+      `reasoningEffort "${effort}" has no thinking setting for ${where.provider}/${where.model}; known efforts: ${known}`,
+      {
+        provider: where.provider,
+        retryable: false,
+      },
+    )
   }
   if (table.kind === 'budget') {
     const budget = table.table[effort]!
-    return budget === 0 ? { thinkingBudget: 0 } : { ...(where.includeThoughts ? { includeThoughts: true } : {}), thinkingBudget: budget }
+    return budget === 0
+      ? { thinkingBudget: 0 }
+      : { ...(where.includeThoughts ? { includeThoughts: true } : {}), thinkingBudget: budget }
   }
-  return { ...(where.includeThoughts ? { includeThoughts: true } : {}), thinkingLevel: THINKING_LEVEL_WIRE[table.table[effort]!] }
+  return {
+    ...(where.includeThoughts ? { includeThoughts: true } : {}),
+    thinkingLevel: THINKING_LEVEL_WIRE[table.table[effort]!],
+  }
 }

@@ -38,12 +38,20 @@ function usageFor(request: RecordedRequest, previous: RecordedRequest | undefine
   const before = previous?.body ?? ''
   while (shared < before.length && shared < request.body.length && before[shared] === request.body[shared]) shared++
   const prompt = Math.ceil(request.body.length / 4)
-  return { promptTokenCount: prompt, cachedContentTokenCount: Math.floor(shared / 4), candidatesTokenCount: 40, thoughtsTokenCount: 12, totalTokenCount: prompt + 52 }
+  return {
+    promptTokenCount: prompt,
+    cachedContentTokenCount: Math.floor(shared / 4),
+    candidatesTokenCount: 40,
+    thoughtsTokenCount: 12,
+    totalTokenCount: prompt + 52,
+  }
 }
 
 /** The (role, part) pairs of a body's contents, each as JSON: merging turns does not hide a changed part. */
 function flatParts(body: any): string[] {
-  return body.contents.flatMap((content: { role: string; parts: unknown[] }) => content.parts.map((part) => JSON.stringify([content.role, part])))
+  return body.contents.flatMap((content: { role: string; parts: unknown[] }) =>
+    content.parts.map((part) => JSON.stringify([content.role, part])),
+  )
 }
 
 const servers: RecordingServer[] = []
@@ -59,14 +67,25 @@ async function runSession() {
   let conversationCalls = 0
   const server: RecordingServer = await RecordingServer.start((request, index) => {
     const usage = usageFor(request, server.requests[index - 1])
-    if (isSummaryRequest(request)) return geminiReply({ parts: [{ text: 'Condensing.', thought: true }, { text: SUMMARY, thoughtSignature: 'c3VtbWFyeQ==' }], usage })
+    if (isSummaryRequest(request))
+      return geminiReply({
+        parts: [
+          { text: 'Condensing.', thought: true },
+          { text: SUMMARY, thoughtSignature: 'c3VtbWFyeQ==' },
+        ],
+        usage,
+      })
     const step = conversationCalls++
-    if (step >= STEPS) return geminiReply({ parts: [{ text: 'Everything is read.', thought: true }, { text: 'All done.' }], usage })
+    if (step >= STEPS)
+      return geminiReply({ parts: [{ text: 'Everything is read.', thought: true }, { text: 'All done.' }], usage })
     return geminiReply({
       parts: [
         { text: `Step ${step}: the next file is src/file-${step}.ts.`, thought: true },
         { text: `Reading file ${step}.` },
-        { functionCall: { id: `fc-${step}`, name: 'read', args: { path: `src/file-${step}.ts`, limit: 200 } }, thoughtSignature: `c2ln-${step}` },
+        {
+          functionCall: { id: `fc-${step}`, name: 'read', args: { path: `src/file-${step}.ts`, limit: 200 } },
+          thoughtSignature: `c2ln-${step}`,
+        },
       ],
       usage,
     })
@@ -82,17 +101,37 @@ async function runSession() {
   ctx.plugin(TokenMeter, {})
   ctx.plugin(CompactionInvariants)
   ctx.plugin(BasicCompactionEngine, {})
-  ctx.plugin(GoogleAdapter, { baseURL: server.origin, apiKeyEnv: KEY_ENV, models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, defaultEffort: 'high' } }, retryBaseMs: 1 })
+  ctx.plugin(GoogleAdapter, {
+    baseURL: server.origin,
+    apiKeyEnv: KEY_ENV,
+    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, defaultEffort: 'high' } },
+    retryBaseMs: 1,
+  })
   let step = 0
   ctx.tools.register({
     name: 'read',
     description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'number' } }, required: ['path'] },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string' }, limit: { type: 'number' } },
+      required: ['path'],
+    },
     execute: () => filler(1000 + step++, 1200),
   })
-  ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object' }, execute: () => 'ok' })
+  ctx.tools.register({
+    name: 'write',
+    description: 'Write a file',
+    parameters: { type: 'object' },
+    execute: () => 'ok',
+  })
   const marks: number[] = []
-  const agent = await ctx.agentLoop.create('session', { provider: 'google', model: MODEL, system: SYSTEM, temperature: 0.3, stop: ['<halt>'] })
+  const agent = await ctx.agentLoop.create('session', {
+    provider: 'google',
+    model: MODEL,
+    system: SYSTEM,
+    temperature: 0.3,
+    stop: ['<halt>'],
+  })
   ctx.on('llm/stream', () => void marks.push(agent.session.events.length))
   agent.followup('Refactor the project.')
   await agent.whenIdle()
@@ -112,8 +151,15 @@ describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effor
 
     for (const request of server.requests) {
       expect(request.url).toBe(`/v1beta/models/${MODEL}:streamGenerateContent?alt=sse`)
-      expect(request.json.generationConfig).toMatchObject({ temperature: 0.3, stopSequences: ['<halt>'], thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' } })
-      expect(request.json.tools[0].functionDeclarations.map((tool: { name: string }) => tool.name)).toEqual(['read', 'write'])
+      expect(request.json.generationConfig).toMatchObject({
+        temperature: 0.3,
+        stopSequences: ['<halt>'],
+        thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' },
+      })
+      expect(request.json.tools[0].functionDeclarations.map((tool: { name: string }) => tool.name)).toEqual([
+        'read',
+        'write',
+      ])
       expect(request.json.systemInstruction).toEqual({ parts: [{ text: SYSTEM }] })
     }
 
@@ -128,10 +174,14 @@ describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effor
         const { contents, ...envelope } = request.json
         const { contents: _before, ...beforeEnvelope } = before
         expect(json(envelope), `request ${index}: envelope`).toBe(json(beforeEnvelope))
-        const rewrites = session.events.slice(marks[previous], marks[index]).filter((event) => event.type === 'compaction/summary' || event.type === 'compaction/prune')
+        const rewrites = session.events
+          .slice(marks[previous], marks[index])
+          .filter((event) => event.type === 'compaction/summary' || event.type === 'compaction/prune')
         if (rewrites.length === 0) {
           const parts = flatParts(request.json)
-          flatParts(before).forEach((part, position) => expect(parts[position], `request ${index}, part ${position}`).toBe(part))
+          flatParts(before).forEach((part, position) =>
+            expect(parts[position], `request ${index}, part ${position}`).toBe(part),
+          )
           expect(contents.length).toBe(before.contents.length + 2)
           // The implicit cache reads the whole previous request back.
           extended++
@@ -148,9 +198,20 @@ describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effor
     // (only maxOutputTokens may differ), and a prefix of its parts followed by only the instruction.
     for (const summary of summaries) {
       const index = server.requests.indexOf(summary)
-      const conversation = server.requests.slice(0, index).filter((request) => !isSummaryRequest(request)).at(-1)!.json
-      const { contents, generationConfig: { maxOutputTokens: _a, ...config }, ...envelope } = summary.json
-      const { contents: conversationContents, generationConfig: { maxOutputTokens: _b, ...conversationConfig }, ...conversationEnvelope } = conversation
+      const conversation = server.requests
+        .slice(0, index)
+        .filter((request) => !isSummaryRequest(request))
+        .at(-1)!.json
+      const {
+        contents,
+        generationConfig: { maxOutputTokens: _a, ...config },
+        ...envelope
+      } = summary.json
+      const {
+        contents: conversationContents,
+        generationConfig: { maxOutputTokens: _b, ...conversationConfig },
+        ...conversationEnvelope
+      } = conversation
       expect(json(envelope)).toBe(json(conversationEnvelope))
       expect(json(config)).toBe(json(conversationConfig))
       const parts = flatParts(summary.json)
@@ -160,7 +221,11 @@ describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effor
       parts.slice(0, -1).forEach((part, position) => expect(part, `summary part ${position}`).toBe(before[position]))
       expect(parts.at(-1)).toBe(json(['user', { text: COMPACTION_INSTRUCTION }]))
       // Whole turns are replayed as they were sent, except the last, which gained the instruction.
-      contents.slice(0, -1).forEach((content: unknown, position: number) => expect(json(content)).toBe(json(conversationContents[position])))
+      contents
+        .slice(0, -1)
+        .forEach((content: unknown, position: number) =>
+          expect(json(content)).toBe(json(conversationContents[position])),
+        )
       expect(contents.length).toBeLessThanOrEqual(conversationContents.length)
     }
 
@@ -170,17 +235,30 @@ describe('through the real agent loop and BasicCompactionEngine (Gemini 3, effor
       parts: [
         { text: 'Step 0: the next file is src/file-0.ts.', thought: true },
         { text: 'Reading file 0.' },
-        { functionCall: { args: { path: 'src/file-0.ts', limit: 200 }, id: 'fc-0', name: 'read' }, thoughtSignature: 'c2ln-0' },
+        {
+          functionCall: { args: { path: 'src/file-0.ts', limit: 200 }, id: 'fc-0', name: 'read' },
+          thoughtSignature: 'c2ln-0',
+        },
       ],
       role: 'model',
     })
-    expect(replayed[2].parts[0].functionResponse).toMatchObject({ id: 'fc-0', name: 'read', response: { output: expect.any(String) } })
+    expect(replayed[2].parts[0].functionResponse).toMatchObject({
+      id: 'fc-0',
+      name: 'read',
+      response: { output: expect.any(String) },
+    })
 
     // Usage as logged: the shared prefix is a cache read, the rest uncached, thoughts in the output.
-    const logged = session.events.flatMap((event) => (event.type === 'assistant/message' ? [(event.data as { usage: any }).usage] : []))
+    const logged = session.events.flatMap((event) =>
+      event.type === 'assistant/message' ? [(event.data as { usage: any }).usage] : [],
+    )
     expect(logged.length).toBeGreaterThan(STEPS)
     for (const usage of logged) {
-      expect(usage).toMatchObject({ outputTokens: 52, reasoningTokens: 12, raw: { promptTokenCount: expect.any(Number) } })
+      expect(usage).toMatchObject({
+        outputTokens: 52,
+        reasoningTokens: 12,
+        raw: { promptTokenCount: expect.any(Number) },
+      })
       expect(usage.inputTokens + usage.cacheReadTokens).toBe(usage.raw.promptTokenCount)
     }
     expect(logged.slice(1).some((usage) => usage.cacheReadTokens > usage.inputTokens)).toBe(true)

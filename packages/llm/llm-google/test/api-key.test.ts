@@ -17,7 +17,11 @@ describe('the API key', () => {
     const adapter = await mountAdapter((recorded, index) => {
       const key = String(recorded.headers['x-goog-api-key'])
       return index === 0
-        ? geminiError(400, 'INVALID_ARGUMENT', `API key not valid: ${key}`, { details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', metadata: { key } }] })
+        ? geminiError(400, 'INVALID_ARGUMENT', `API key not valid: ${key}`, {
+            details: [
+              { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', metadata: { key } },
+            ],
+          })
         : geminiReply({ parts: [{ text: 'ok' }], usage: { promptTokenCount: 3, candidatesTokenCount: 1, echo: key } })
     })
     const error = await adapter.failure('AUTH')
@@ -42,7 +46,9 @@ describe('the API key', () => {
   })
 
   it('names the variable, never a value, when it is missing, and keeps the key out of config errors', () => {
-    expect(() => resolveApiKey(parseGoogleConfig({ apiKeyEnv: 'NO_SUCH_GEMINI_KEY_VAR' }), {})).toThrow(/NO_SUCH_GEMINI_KEY_VAR \(apiKeyEnv\) is not set/)
+    expect(() => resolveApiKey(parseGoogleConfig({ apiKeyEnv: 'NO_SUCH_GEMINI_KEY_VAR' }), {})).toThrow(
+      /NO_SUCH_GEMINI_KEY_VAR \(apiKeyEnv\) is not set/,
+    )
     let caught: unknown
     try {
       parseGoogleConfig({ apiKey: TEST_KEY, apiKeyEnv: 'X' })

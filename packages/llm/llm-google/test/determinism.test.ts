@@ -1,5 +1,12 @@
 import type { GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { GoogleLlmAdapter, parseGoogleConfig } from '../src/index.ts'
@@ -13,25 +20,47 @@ const text = fc.string({ maxLength: 40 })
 const signature = fc.option(fc.base64String({ minLength: 4, maxLength: 16 }), { nil: undefined })
 
 /** A conversation of user turns and model turns whose calls are answered, ids unique. */
-const conversation = fc.array(
-  fc.record({ user: text, thought: fc.option(text, { nil: undefined }), answer: text, signature, calls: fc.array(fc.record({ args: fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.oneof(fc.integer(), fc.string({ maxLength: 8 }))), signature, result: text }), { maxLength: 3 }) }),
-  { minLength: 1, maxLength: 5 },
-).map((turns) => {
-  const messages: Message[] = []
-  let id = 0
-  for (const turn of turns) {
-    messages.push(createUserMessage(turn.user === '' ? 'x' : turn.user))
-    const calls = turn.calls.map((call) => ({ ...call, id: `fc-${id++}` }))
-    messages.push(
-      createAssistantMessage(
-        [...(turn.thought === undefined ? [] : [reasoningBlock(turn.thought, turn.signature)]), textBlock(turn.answer || 'ok'), ...calls.map((call) => toolCallBlock(call.id, 'read', JSON.stringify(call.args), call.signature))],
-        origin,
+const conversation = fc
+  .array(
+    fc.record({
+      user: text,
+      thought: fc.option(text, { nil: undefined }),
+      answer: text,
+      signature,
+      calls: fc.array(
+        fc.record({
+          args: fc.dictionary(
+            fc.string({ minLength: 1, maxLength: 5 }),
+            fc.oneof(fc.integer(), fc.string({ maxLength: 8 })),
+          ),
+          signature,
+          result: text,
+        }),
+        { maxLength: 3 },
       ),
-    )
-    for (const call of calls) messages.push(createToolResultMessage(call.id, call.result))
-  }
-  return messages
-})
+    }),
+    { minLength: 1, maxLength: 5 },
+  )
+  .map((turns) => {
+    const messages: Message[] = []
+    let id = 0
+    for (const turn of turns) {
+      messages.push(createUserMessage(turn.user === '' ? 'x' : turn.user))
+      const calls = turn.calls.map((call) => ({ ...call, id: `fc-${id++}` }))
+      messages.push(
+        createAssistantMessage(
+          [
+            ...(turn.thought === undefined ? [] : [reasoningBlock(turn.thought, turn.signature)]),
+            textBlock(turn.answer || 'ok'),
+            ...calls.map((call) => toolCallBlock(call.id, 'read', JSON.stringify(call.args), call.signature)),
+          ],
+          origin,
+        ),
+      )
+      for (const call of calls) messages.push(createToolResultMessage(call.id, call.result))
+    }
+    return messages
+  })
 
 const options = fc.record({
   messages: conversation,
@@ -45,7 +74,11 @@ const options = fc.record({
 })
 
 const TOOLS: ToolDefinition[] = [
-  { name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+  {
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
   { name: 'write', description: 'Write', parameters: { properties: { text: { type: 'string' } }, type: 'object' } },
 ]
 
@@ -75,7 +108,12 @@ describe('determinism (C1 on the wire)', { timeout: 30_000 }, () => {
         const call = generateOptions(input)
         const before = adapter.server.requests.length
         await adapter.collect(call)
-        await adapter.collect({ ...call, messages: call.messages.map((message) => ({ ...message, id: `${message.id}-copy` })), purpose: 'compaction', sessionId: 'other' })
+        await adapter.collect({
+          ...call,
+          messages: call.messages.map((message) => ({ ...message, id: `${message.id}-copy` })),
+          purpose: 'compaction',
+          sessionId: 'other',
+        })
         const [first, second] = adapter.server.requests.slice(before)
         expect(second!.body).toBe(first!.body)
         // The SDK re-orders keys into its own order; request() is written in that order, so the bytes match.

@@ -17,8 +17,17 @@ describe('README examples run', () => {
     vi.stubEnv('GEMINI_API_KEY', 'AIza-example')
     server = await Server.start(() =>
       geminiReply({
-        parts: [{ text: 'Look at the assertion.', thought: true }, { text: 'The assertion expects 4.', thoughtSignature: 'c2ln' }],
-        usage: { promptTokenCount: 30, cachedContentTokenCount: 0, candidatesTokenCount: 8, thoughtsTokenCount: 4, totalTokenCount: 42 },
+        parts: [
+          { text: 'Look at the assertion.', thought: true },
+          { text: 'The assertion expects 4.', thoughtSignature: 'c2ln' },
+        ],
+        usage: {
+          promptTokenCount: 30,
+          cachedContentTokenCount: 0,
+          candidatesTokenCount: 8,
+          thoughtsTokenCount: 4,
+          totalTokenCount: 42,
+        },
       }),
     )
     const { result, printed } = await recordCordisPrints(() => usage(server!.origin))
@@ -28,6 +37,9 @@ describe('README examples run', () => {
     const request = server.requests[0]!
     expect(request.headers['x-goog-api-key']).toBe('AIza-example')
     expect(request.url).toBe('/v1beta/models/gemini-3-flash-preview:streamGenerateContent?alt=sse')
-    expect(request.json.generationConfig).toEqual({ maxOutputTokens: 65536, thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' } })
+    expect(request.json.generationConfig).toEqual({
+      maxOutputTokens: 65536,
+      thinkingConfig: { includeThoughts: true, thinkingLevel: 'HIGH' },
+    })
   })
 })

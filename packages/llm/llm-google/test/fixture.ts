@@ -31,11 +31,20 @@ export function request(options: Partial<GenerateOptions> = {}): GenerateOptions
 const harnesses: AdapterHarness[] = []
 
 /** A real runtime with `GoogleAdapter` pointed at a recording server; disposed by {@link disposeAll}. */
-export async function mountAdapter(responder: Responder, config: Record<string, unknown> = {}): Promise<AdapterHarness> {
+export async function mountAdapter(
+  responder: Responder,
+  config: Record<string, unknown> = {},
+): Promise<AdapterHarness> {
   const server = await RecordingServer.start(responder)
   const context = await createTestContext()
   context.ctx.plugin(LlmRuntime)
-  context.ctx.plugin(GoogleAdapter, { baseURL: server.origin, apiKey: TEST_KEY, models: MODELS, retryBaseMs: 1, ...config })
+  context.ctx.plugin(GoogleAdapter, {
+    baseURL: server.origin,
+    apiKey: TEST_KEY,
+    models: MODELS,
+    retryBaseMs: 1,
+    ...config,
+  })
   const collect = async (options: Partial<GenerateOptions> = {}) => {
     const chunks: StreamChunk[] = []
     for await (const chunk of context.ctx.llm.stream(request(options))) chunks.push(chunk)

@@ -3,7 +3,10 @@ import type { Reply, SseItem } from '@warmfold/test-utils'
 /** One part of a canned reply, as Gemini streams it. */
 export type ScriptPart =
   | { readonly text: string; readonly thought?: true; readonly thoughtSignature?: string }
-  | { readonly functionCall: { readonly name: string; readonly args: Record<string, unknown>; readonly id?: string }; readonly thoughtSignature?: string }
+  | {
+      readonly functionCall: { readonly name: string; readonly args: Record<string, unknown>; readonly id?: string }
+      readonly thoughtSignature?: string
+    }
 
 /** A canned reply: its parts, finish reason and final `usageMetadata`. */
 export interface ScriptReply {
@@ -27,7 +30,13 @@ export function geminiChunks(reply: ScriptReply): SseItem[] {
   const usage = reply.usage ?? DEFAULT_USAGE
   const running = { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount }
   const chunk = (parts: unknown[], last: boolean) => ({
-    candidates: [{ content: { parts, role: 'model' }, ...(last && reply.finishReason !== null ? { finishReason: reply.finishReason ?? 'STOP' } : {}), index: 0 }],
+    candidates: [
+      {
+        content: { parts, role: 'model' },
+        ...(last && reply.finishReason !== null ? { finishReason: reply.finishReason ?? 'STOP' } : {}),
+        index: 0,
+      },
+    ],
     usageMetadata: last ? usage : running,
     modelVersion: reply.modelVersion ?? 'gemini-test',
     responseId: 'resp-test',
@@ -37,7 +46,10 @@ export function geminiChunks(reply: ScriptReply): SseItem[] {
     if ('text' in part && part.text.length > 1) {
       const middle = Math.ceil(part.text.length / 2)
       const { thoughtSignature, ...rest } = part
-      pieces.push([{ ...rest, text: part.text.slice(0, middle) }], [{ ...rest, text: part.text.slice(middle), ...(thoughtSignature ? { thoughtSignature } : {}) }])
+      pieces.push(
+        [{ ...rest, text: part.text.slice(0, middle) }],
+        [{ ...rest, text: part.text.slice(middle), ...(thoughtSignature ? { thoughtSignature } : {}) }],
+      )
     } else {
       pieces.push([part])
     }
@@ -52,6 +64,15 @@ export function geminiReply(reply: ScriptReply): Reply {
 }
 
 /** A Gemini error reply: `{ error: { code, message, status, details } }`. */
-export function geminiError(code: number, status: string, message: string, options: { details?: unknown[]; headers?: Record<string, string> } = {}): Reply {
-  return { status: code, body: { error: { code, message, status, ...(options.details ? { details: options.details } : {}) } }, ...(options.headers ? { headers: options.headers } : {}) }
+export function geminiError(
+  code: number,
+  status: string,
+  message: string,
+  options: { details?: unknown[]; headers?: Record<string, string> } = {},
+): Reply {
+  return {
+    status: code,
+    body: { error: { code, message, status, ...(options.details ? { details: options.details } : {}) } },
+    ...(options.headers ? { headers: options.headers } : {}),
+  }
 }

@@ -4,7 +4,10 @@ import { geminiChunks } from './gemini-stream.ts'
 
 afterEach(disposeAll)
 
-const emptyChunk = { candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, index: 0 }], usageMetadata: { promptTokenCount: 4, totalTokenCount: 4 } }
+const emptyChunk = {
+  candidates: [{ content: { parts: [{ text: '' }], role: 'model' }, index: 0 }],
+  usageMetadata: { promptTokenCount: 4, totalTokenCount: 4 },
+}
 
 describe('stalls', () => {
   it('fails with TIMEOUT when the response headers never come, and retries', async () => {
@@ -15,16 +18,26 @@ describe('stalls', () => {
   })
 
   it('fails with TIMEOUT when a started stream only sends empty chunks and repeated usage, and closes it', async () => {
-    const adapter = await mountAdapter(() => ({ drip: () => emptyChunk, everyMs: 5, done: false }), { timeoutMs: 100, maxRetries: 0 })
+    const adapter = await mountAdapter(() => ({ drip: () => emptyChunk, everyMs: 5, done: false }), {
+      timeoutMs: 100,
+      maxRetries: 0,
+    })
     await adapter.failure('TIMEOUT')
     await adapter.server.closed(0)
   })
 
   it('keeps a slow stream alive while every chunk makes progress', async () => {
     const chunks = geminiChunks({ parts: [{ text: 'a' }, { text: 'b' }, { text: 'c' }, { text: 'd' }] })
-    const adapter = await mountAdapter(() => ({ drip: (tick) => chunks[tick], everyMs: 5, done: false }), { timeoutMs: 5_000 })
+    const adapter = await mountAdapter(() => ({ drip: (tick) => chunks[tick], everyMs: 5, done: false }), {
+      timeoutMs: 5_000,
+    })
     const result = await adapter.collect()
-    expect(result.filter((chunk) => chunk.type === 'text-delta').map((chunk) => (chunk as { delta: string }).delta).join('')).toBe('abcd')
+    expect(
+      result
+        .filter((chunk) => chunk.type === 'text-delta')
+        .map((chunk) => (chunk as { delta: string }).delta)
+        .join(''),
+    ).toBe('abcd')
   })
 
   it('fails the whole call with TIMEOUT after deadlineMs, without retrying', async () => {

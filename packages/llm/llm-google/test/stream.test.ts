@@ -13,9 +13,18 @@ describe('streaming response mapping', () => {
         parts: [
           { text: 'The user wants a file.', thought: true },
           { text: 'Reading it.' },
-          { functionCall: { id: 'call_1', name: 'read', args: { path: 'src/a.ts', limit: 20 } }, thoughtSignature: 'c2lnLTE=' },
+          {
+            functionCall: { id: 'call_1', name: 'read', args: { path: 'src/a.ts', limit: 20 } },
+            thoughtSignature: 'c2lnLTE=',
+          },
         ],
-        usage: { promptTokenCount: 1200, cachedContentTokenCount: 1000, candidatesTokenCount: 30, thoughtsTokenCount: 25, totalTokenCount: 1255 },
+        usage: {
+          promptTokenCount: 1200,
+          cachedContentTokenCount: 1000,
+          candidatesTokenCount: 30,
+          thoughtsTokenCount: 25,
+          totalTokenCount: 1255,
+        },
       }),
     )
     const chunks = await adapter.collect({ model: MODEL_3, reasoningEffort: 'high' })
@@ -38,7 +47,13 @@ describe('streaming response mapping', () => {
           cacheReadTokens: 1000,
           outputTokens: 55,
           reasoningTokens: 25,
-          raw: { promptTokenCount: 1200, cachedContentTokenCount: 1000, candidatesTokenCount: 30, thoughtsTokenCount: 25, totalTokenCount: 1255 },
+          raw: {
+            promptTokenCount: 1200,
+            cachedContentTokenCount: 1000,
+            candidatesTokenCount: 30,
+            thoughtsTokenCount: 25,
+            totalTokenCount: 1255,
+          },
         },
       },
       { type: 'finish', reason: 'tool-calls' },
@@ -70,7 +85,9 @@ describe('streaming response mapping', () => {
           })
         : geminiReply({ parts: [{ text: 'done' }, { text: '', thoughtSignature: 'ZW5k' }] }),
     )
-    const first = await adapter.ctx.llm.generate(request({ model: MODEL_3, reasoningEffort: 'low', messages: [createUserMessage('go')] }))
+    const first = await adapter.ctx.llm.generate(
+      request({ model: MODEL_3, reasoningEffort: 'low', messages: [createUserMessage('go')] }),
+    )
     expect(first.content).toEqual([
       { type: 'reasoning', text: 'plan', signature: 'dGhvdWdodA==' },
       { type: 'tool-call', id: 'fc-9', name: 'read', arguments: '{"b":1,"a":2}', signature: 'Y2FsbA==' },
@@ -82,7 +99,9 @@ describe('streaming response mapping', () => {
       createToolResultMessage('fc-9', 'text of b'),
       createToolResultMessage('fc-10', 'no such file', { isError: true }),
     ]
-    const second = await adapter.ctx.llm.generate(request({ model: MODEL_3, reasoningEffort: 'low', messages: history }))
+    const second = await adapter.ctx.llm.generate(
+      request({ model: MODEL_3, reasoningEffort: 'low', messages: history }),
+    )
     expect(second.content).toEqual([
       { type: 'text', text: 'done' },
       { type: 'text', text: '', signature: 'ZW5k' },
@@ -91,8 +110,13 @@ describe('streaming response mapping', () => {
       '{"parts":[{"text":"plan","thought":true,"thoughtSignature":"dGhvdWdodA=="},{"functionCall":{"args":{"b":1,"a":2},"id":"fc-9","name":"read"},"thoughtSignature":"Y2FsbA=="},{"functionCall":{"args":{"a":3},"id":"fc-10","name":"read"}}],"role":"model"},' +
         '{"parts":[{"functionResponse":{"id":"fc-9","name":"read","response":{"output":"text of b"}}},{"functionResponse":{"id":"fc-10","name":"read","response":{"error":"no such file"}}}],"role":"user"}',
     )
-    await adapter.collect({ model: MODEL_3, messages: [...history, createAssistantMessage(second.content, { provider: 'google', model: MODEL_3 })] })
-    expect(adapter.server.requests[2]!.body).toContain('{"parts":[{"text":"done"},{"text":"","thoughtSignature":"ZW5k"}],"role":"model"}')
+    await adapter.collect({
+      model: MODEL_3,
+      messages: [...history, createAssistantMessage(second.content, { provider: 'google', model: MODEL_3 })],
+    })
+    expect(adapter.server.requests[2]!.body).toContain(
+      '{"parts":[{"text":"done"},{"text":"","thoughtSignature":"ZW5k"}],"role":"model"}',
+    )
     adapter.assertClean()
   })
 
@@ -103,7 +127,13 @@ describe('streaming response mapping', () => {
     expect(call).toMatchObject({ type: 'tool-call', name: 'read', arguments: '' })
     const id = (call as { id: string }).id
     expect(id.startsWith(SYNTHETIC_CALL_ID_PREFIX)).toBe(true)
-    await adapter.collect({ messages: [createUserMessage('go'), createAssistantMessage(first.content, { provider: 'google', model: MODEL }), createToolResultMessage(id, 'ok')] })
+    await adapter.collect({
+      messages: [
+        createUserMessage('go'),
+        createAssistantMessage(first.content, { provider: 'google', model: MODEL }),
+        createToolResultMessage(id, 'ok'),
+      ],
+    })
     const body = adapter.server.requests[1]!.json
     expect(body.contents.slice(1)).toEqual([
       { parts: [{ functionCall: { args: {}, name: 'read' } }], role: 'model' },
@@ -114,15 +144,41 @@ describe('streaming response mapping', () => {
   })
 
   it('maps every finish reason', () => {
-    const reasons = ['STOP', 'MAX_TOKENS', 'SAFETY', 'RECITATION', 'PROHIBITED_CONTENT', 'MALFORMED_FUNCTION_CALL', 'OTHER', 'FINISH_REASON_UNSPECIFIED', 'SOMETHING_NEW']
-    expect(reasons.map((reason) => finishReason(reason, false))).toEqual(['stop', 'max-tokens', 'content-filter', 'content-filter', 'content-filter', 'error', 'error', 'stop', 'stop'])
+    const reasons = [
+      'STOP',
+      'MAX_TOKENS',
+      'SAFETY',
+      'RECITATION',
+      'PROHIBITED_CONTENT',
+      'MALFORMED_FUNCTION_CALL',
+      'OTHER',
+      'FINISH_REASON_UNSPECIFIED',
+      'SOMETHING_NEW',
+    ]
+    expect(reasons.map((reason) => finishReason(reason, false))).toEqual([
+      'stop',
+      'max-tokens',
+      'content-filter',
+      'content-filter',
+      'content-filter',
+      'error',
+      'error',
+      'stop',
+      'stop',
+    ])
     expect(finishReason('STOP', true)).toBe('tool-calls')
     expect(finishReason('MAX_TOKENS', true)).toBe('max-tokens')
   })
 
   it('finishes a blocked prompt (promptFeedback, no candidates) as content-filter', async () => {
-    const adapter = await mountAdapter(() => ({ sse: [{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } }], done: false }))
+    const adapter = await mountAdapter(() => ({
+      sse: [{ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 7, totalTokenCount: 7 } }],
+      done: false,
+    }))
     const chunks = await adapter.collect()
-    expect(chunks).toEqual([{ type: 'usage', usage: { inputTokens: 7, raw: { promptTokenCount: 7, totalTokenCount: 7 } } }, { type: 'finish', reason: 'content-filter' }])
+    expect(chunks).toEqual([
+      { type: 'usage', usage: { inputTokens: 7, raw: { promptTokenCount: 7, totalTokenCount: 7 } } },
+      { type: 'finish', reason: 'content-filter' },
+    ])
   })
 })

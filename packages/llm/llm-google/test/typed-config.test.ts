@@ -13,6 +13,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => GoogleAdapter.Config({ apiKey: 'test-key', modles: {} })).toThrow('unknown key "modles" (did you mean "models"?)')
+    expect(() => GoogleAdapter.Config({ apiKey: 'test-key', modles: {} })).toThrow(
+      'unknown key "modles" (did you mean "models"?)',
+    )
   })
 })

@@ -12,12 +12,26 @@ export async function main(baseURL = 'https://api.deepseek.com') {
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
   ctx.plugin(OpenAICompatibleAdapter, {
-    provider: 'deepseek', baseURL, apiKeyEnv: 'DEEPSEEK_API_KEY', dialect: 'deepseek',
-    models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
+    provider: 'deepseek',
+    baseURL,
+    apiKeyEnv: 'DEEPSEEK_API_KEY',
+    dialect: 'deepseek',
+    models: {
+      'deepseek-v4-flash': {
+        contextWindow: 131072,
+        defaultMaxTokens: 8192,
+        efforts: ['off', 'high', 'max'],
+        defaultEffort: 'high',
+      },
+    },
   })
 
   // The route names the adapter's provider id and one of its models.
-  const agent = await ctx.agentLoop.create('s1', { provider: 'deepseek', model: 'deepseek-v4-flash', reasoningEffort: 'max' })
+  const agent = await ctx.agentLoop.create('s1', {
+    provider: 'deepseek',
+    model: 'deepseek-v4-flash',
+    reasoningEffort: 'max',
+  })
   agent.followup('Say hi.')
   await agent.whenIdle()
   const reply = agent.session.deriveMessages().at(-1)

@@ -11,10 +11,21 @@ export async function main(baseURL = 'https://api.deepseek.com') {
     baseURL,
     apiKeyEnv: 'DEEPSEEK_API_KEY', // read once, at load
     dialect: 'deepseek',
-    models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
+    models: {
+      'deepseek-v4-flash': {
+        contextWindow: 131072,
+        defaultMaxTokens: 8192,
+        efforts: ['off', 'high', 'max'],
+        defaultEffort: 'high',
+      },
+    },
   })
 
-  const result = await ctx.llm.generate({ provider: 'deepseek', model: 'deepseek-v4-flash', messages: [createUserMessage('Hi')] })
+  const result = await ctx.llm.generate({
+    provider: 'deepseek',
+    model: 'deepseek-v4-flash',
+    messages: [createUserMessage('Hi')],
+  })
   await ctx.stop()
   return { text: textOf(result.content), usage: result.usage } // usage: { inputTokens, cacheReadTokens, outputTokens, … }
 }

@@ -35,11 +35,15 @@ export interface CacheFields {
  * The cache fields of one request: nothing per-request but what the session determines (its
  * `cacheSessionId` when set, so a fork sends its parent's key, else its `sessionId`).
  */
-export function cacheFields(options: Pick<GenerateOptions, 'sessionId' | 'cacheSessionId'>, settings: CacheSettings | undefined): CacheFields {
+export function cacheFields(
+  options: Pick<GenerateOptions, 'sessionId' | 'cacheSessionId'>,
+  settings: CacheSettings | undefined,
+): CacheFields {
   if (!settings) return {}
   const fields: CacheFields = {}
   const cacheSession = options.cacheSessionId ?? options.sessionId
-  if (settings.promptCacheKey === 'session' && cacheSession !== undefined) fields.prompt_cache_key = promptCacheKeyFor(cacheSession)
+  if (settings.promptCacheKey === 'session' && cacheSession !== undefined)
+    fields.prompt_cache_key = promptCacheKeyFor(cacheSession)
   if (settings.promptCacheRetention !== undefined) fields.prompt_cache_retention = settings.promptCacheRetention
   // Explicit mode: OpenAI writes no implicit breakpoint on the latest message, which for a
   // summary call would be the one-off instruction.
@@ -59,7 +63,11 @@ export function cacheFields(options: Pick<GenerateOptions, 'sessionId' | 'cacheS
  * marked or not, so a message's bytes differ between requests only by the marker: a string
  * and a one-part array are two renderings the cache need not treat alike.
  */
-export function placeBreakpoints(messages: readonly ChatMessage[], hasSystem: boolean, excludeTrailing = 0): ChatMessage[] {
+export function placeBreakpoints(
+  messages: readonly ChatMessage[],
+  hasSystem: boolean,
+  excludeTrailing = 0,
+): ChatMessage[] {
   const parts = messages.map(asParts)
   const targets = new Set<number>()
   if (hasSystem && parts[0]?.role === 'system') targets.add(0)
@@ -82,7 +90,10 @@ function textPart(text: string): ChatTextPart {
 }
 
 function markLastPart(message: ChatMessage): ChatMessage {
-  if (message.role === 'assistant' || typeof message.content === 'string' || message.content.length === 0) return message
-  const content = message.content.map((part, index, all) => (index === all.length - 1 ? { ...part, prompt_cache_breakpoint: EXPLICIT_BREAKPOINT } : part))
+  if (message.role === 'assistant' || typeof message.content === 'string' || message.content.length === 0)
+    return message
+  const content = message.content.map((part, index, all) =>
+    index === all.length - 1 ? { ...part, prompt_cache_breakpoint: EXPLICIT_BREAKPOINT } : part,
+  )
   return { ...message, content } as ChatMessage
 }

@@ -54,10 +54,14 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   constructor(options: ChatCompletionsAdapterOptions) {
     super()
     // Trimmed again for direct users: redaction must look for the key exactly as the server sees it.
-    const apiKey = options.apiKey === undefined ? undefined : normalizeApiKey(options.apiKey, 'ChatCompletionsAdapter: apiKey')
+    const apiKey =
+      options.apiKey === undefined ? undefined : normalizeApiKey(options.apiKey, 'ChatCompletionsAdapter: apiKey')
     this.options = { ...options, apiKey }
     this.secrets = secretRedactor(apiKey)
-    const warn = (...args: unknown[]) => options.onWarning?.(this.secrets.text(args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' ')))
+    const warn = (...args: unknown[]) =>
+      options.onWarning?.(
+        this.secrets.text(args.map((arg) => (typeof arg === 'string' ? arg : safeJson(arg))).join(' ')),
+      )
     this.client = new OpenAI({
       baseURL: options.baseURL,
       apiKey: apiKey ?? KEYLESS_PLACEHOLDER,
@@ -67,7 +71,10 @@ export class ChatCompletionsAdapter extends LlmAdapter {
       adminAPIKey: null,
       maxRetries: 0,
       timeout: options.timeoutMs,
-      defaultHeaders: { ...(apiKey === undefined && !setsAuthorization(options.headers) ? { Authorization: null } : {}), ...options.headers },
+      defaultHeaders: {
+        ...(apiKey === undefined && !setsAuthorization(options.headers) ? { Authorization: null } : {}),
+        ...options.headers,
+      },
       fetch: this.fetchKeepingErrorBodies,
       logger: { error: warn, warn, info: () => {}, debug: () => {} },
       logLevel: 'warn',
@@ -81,15 +88,24 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   resolveModel(provider: string, model: string): ModelInfo {
     const config = Object.hasOwn(this.options.models, model) ? this.options.models[model] : undefined
     if (!config) {
-      throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not configured for provider "${provider}"; known models: ${Object.keys(this.options.models).join(', ')}`, {
-        provider,
-        retryable: false,
-      })
+      throw new LlmError(
+        'UNKNOWN_MODEL',
+        `model "${model}" is not configured for provider "${provider}"; known models: ${Object.keys(this.options.models).join(', ')}`,
+        {
+          provider,
+          retryable: false,
+        },
+      )
     }
     return {
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...cacheTtl(config.cacheTtlMs ?? (config.promptCacheRetention === '24h' ? EXTENDED_RETENTION_TTL_MS : DIALECT_CACHE_TTL_MS[this.options.dialect])),
+      ...cacheTtl(
+        config.cacheTtlMs ??
+          (config.promptCacheRetention === '24h'
+            ? EXTENDED_RETENTION_TTL_MS
+            : DIALECT_CACHE_TTL_MS[this.options.dialect]),
+      ),
       ...reasoningInfo(config.efforts, config.defaultEffort),
     }
   }
@@ -119,7 +135,11 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     let iterator: AsyncIterator<ChatChunk> | undefined
     try {
       const response = await withRetries(
-        () => this.client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, { signal: state.controller.signal, maxRetries: 0 }),
+        () =>
+          this.client.chat.completions.create(body as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
+            signal: state.controller.signal,
+            maxRetries: 0,
+          }),
         this.options,
         fail,
         state.controller.signal,
@@ -181,17 +201,25 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   private failure(error: unknown, state: StreamState, options: GenerateOptions, context: ErrorContext): LlmError {
     if (options.signal?.aborted) {
       if (LlmError.isInstance(error) && error.code === 'ABORTED') return error
-      return new LlmError('ABORTED', `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} was aborted`, {
-        provider: options.provider,
-        retryable: false,
-        cause: options.signal.reason,
-      })
+      return new LlmError(
+        'ABORTED',
+        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} was aborted`,
+        {
+          provider: options.provider,
+          retryable: false,
+          cause: options.signal.reason,
+        },
+      )
     }
     if (state.expired === 'deadline') {
-      return new LlmError('TIMEOUT', `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within deadlineMs (${this.options.deadlineMs} ms)`, {
-        provider: options.provider,
-        retryable: false,
-      })
+      return new LlmError(
+        'TIMEOUT',
+        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within deadlineMs (${this.options.deadlineMs} ms)`,
+        {
+          provider: options.provider,
+          retryable: false,
+        },
+      )
     }
     if (state.expired === 'idle') {
       return new LlmError(
@@ -209,7 +237,8 @@ export class ChatCompletionsAdapter extends LlmAdapter {
       baseURL: this.options.baseURL,
       timeoutMs: this.options.timeoutMs,
       redact: this.secrets.text,
-      bodyOf: (headers) => (headers !== null && typeof headers === 'object' ? this.errorBodies.get(headers) : undefined),
+      bodyOf: (headers) =>
+        headers !== null && typeof headers === 'object' ? this.errorBodies.get(headers) : undefined,
     }
   }
 
@@ -218,11 +247,18 @@ export class ChatCompletionsAdapter extends LlmAdapter {
    * `{ message }`), so failed responses are read here first and kept by their headers object,
    * which the SDK's error carries.
    */
-  private readonly fetchKeepingErrorBodies = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  private readonly fetchKeepingErrorBodies = async (
+    input: string | URL | Request,
+    init?: RequestInit,
+  ): Promise<Response> => {
     const response = await (this.options.fetch ?? fetch)(input, init)
     if (response.ok) return response
     const text = await response.text().catch(() => '')
-    const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers })
+    const copy = new Response(text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    })
     this.errorBodies.set(copy.headers, text)
     return copy
   }

@@ -10,7 +10,9 @@ export interface ChatTextPart {
 }
 
 /** A content part of a user message with images. */
-export type ChatContentPart = ChatTextPart | { type: 'image_url'; image_url: { url: string }; prompt_cache_breakpoint?: { mode: 'explicit' } }
+export type ChatContentPart =
+  | ChatTextPart
+  | { type: 'image_url'; image_url: { url: string }; prompt_cache_breakpoint?: { mode: 'explicit' } }
 
 /** One tool call as replayed on an assistant message. */
 export interface ChatToolCall {

@@ -49,7 +49,10 @@ export const EXTENDED_RETENTION_TTL_MS = 24 * 3_600_000
  * llama.cpp and generic servers evict by memory pressure, not by time: no TTL, so nothing that
  * needs one (idle compaction) runs for them unless a model sets it.
  */
-export const DIALECT_CACHE_TTL_MS: Readonly<Partial<Record<Dialect, number>>> = Object.freeze({ deepseek: 3 * 3_600_000, openai: 5 * 60_000 })
+export const DIALECT_CACHE_TTL_MS: Readonly<Partial<Record<Dialect, number>>> = Object.freeze({
+  deepseek: 3 * 3_600_000,
+  openai: 5 * 60_000,
+})
 
 /** `OpenAICompatibleAdapter` config, with defaults applied. */
 export interface OpenAICompatibleConfig {
@@ -97,14 +100,37 @@ export function defaultPromptCacheKey(dialect: Dialect): PromptCacheKeyMode {
 }
 
 /** The config a host writes: {@link OpenAICompatibleConfig} with the defaulted keys optional. */
-export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'> &
-  Partial<Pick<OpenAICompatibleConfig, 'dialect' | 'timeoutMs' | 'deadlineMs' | 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs' | 'headers' | 'promptCacheKey'>>
+export type OpenAICompatibleOptions = Pick<
+  OpenAICompatibleConfig,
+  'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'
+> &
+  Partial<
+    Pick<
+      OpenAICompatibleConfig,
+      | 'dialect'
+      | 'timeoutMs'
+      | 'deadlineMs'
+      | 'maxRetries'
+      | 'retryBaseMs'
+      | 'maxRetryWaitMs'
+      | 'headers'
+      | 'promptCacheKey'
+    >
+  >
 
 /** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
 export type OpenAICompatibleConfigParser = ConfigParser<OpenAICompatibleConfig, OpenAICompatibleOptions>
 
 const OWNER = 'OpenAICompatibleAdapter'
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtlMs', 'promptCacheRetention', 'cacheBreakpoints']
+const MODEL_KEYS = [
+  'contextWindow',
+  'defaultMaxTokens',
+  'efforts',
+  'defaultEffort',
+  'cacheTtlMs',
+  'promptCacheRetention',
+  'cacheBreakpoints',
+]
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -113,8 +139,14 @@ const modelSchema = Schema.object({
   defaultMaxTokens: Schema.natural().min(1).description('Output cap when a request names none.'),
   efforts: Schema.array(Schema.string()).description('Accepted reasoning efforts.'),
   defaultEffort: Schema.string().description('Effort used when a request names none (one of efforts).'),
-  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default 24 h with promptCacheRetention 24h, else the dialect's."),
-  promptCacheRetention: Schema.union(PROMPT_CACHE_RETENTIONS as PromptCacheRetention[]).description('prompt_cache_retention to send: in_memory or 24h. Default: not sent.'),
+  cacheTtlMs: Schema.natural()
+    .min(1)
+    .description(
+      "Cache lifetime of this model's prefix in ms; default 24 h with promptCacheRetention 24h, else the dialect's.",
+    ),
+  promptCacheRetention: Schema.union(PROMPT_CACHE_RETENTIONS as PromptCacheRetention[]).description(
+    'prompt_cache_retention to send: in_memory or 24h. Default: not sent.',
+  ),
   cacheBreakpoints: Schema.boolean().description('Explicit cache breakpoints (OpenAI GPT-5.6+). Default false.'),
 })
 
@@ -123,15 +155,28 @@ const schema = Schema.object({
   baseURL: Schema.string().required().description('Endpoint base URL, e.g. "https://api.deepseek.com". Required.'),
   apiKey: Schema.string().role('secret').description('API key (prefer apiKeyEnv). Default: none.'),
   apiKeyEnv: Schema.string().description('Environment variable holding the API key. Default: none.'),
-  dialect: Schema.union(DIALECTS as Dialect[]).default('generic').description('Server family. Default "generic".'),
-  models: Schema.dict(modelSchema).required().description('Model id → { contextWindow, defaultMaxTokens?, efforts?, defaultEffort? }. Required.'),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for headers, then for stream progress (empty chunks do not count), ms. Default 600000.'),
-  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included, ms. Default: none.'),
+  dialect: Schema.union(DIALECTS as Dialect[])
+    .default('generic')
+    .description('Server family. Default "generic".'),
+  models: Schema.dict(modelSchema)
+    .required()
+    .description('Model id → { contextWindow, defaultMaxTokens?, efforts?, defaultEffort? }. Required.'),
+  timeoutMs: Schema.natural()
+    .min(1)
+    .default(600_000)
+    .description('Wait for headers, then for stream progress (empty chunks do not count), ms. Default 600000.'),
+  deadlineMs: Schema.natural()
+    .min(1)
+    .description('Total wall-clock limit of one call, retries included, ms. Default: none.'),
   maxRetries: Schema.natural().default(2).description('Retries after 429, 5xx or a connection failure. Default 2.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff, ms, doubled per retry. Default 500.'),
-  maxRetryWaitMs: Schema.natural().default(60_000).description('Cap of one wait between attempts, retry-after included, ms. Default 60000.'),
+  maxRetryWaitMs: Schema.natural()
+    .default(60_000)
+    .description('Cap of one wait between attempts, retry-after included, ms. Default 60000.'),
   headers: Schema.dict(Schema.string()).default({}).description('Extra static HTTP headers. Default none.'),
-  promptCacheKey: Schema.union(['session', 'off']).description('Per-session prompt_cache_key: session or off. Default session for dialect openai, off otherwise.'),
+  promptCacheKey: Schema.union(['session', 'off']).description(
+    'Per-session prompt_cache_key: session or off. Default session for dialect openai, off otherwise.',
+  ),
 })
 
 const parseShape = strictConfig<OpenAICompatibleConfig>(OWNER, schema as unknown as Schema<OpenAICompatibleConfig>)
@@ -151,11 +196,15 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
     }
     const parsed = parseShape(input)
     // Trimmed here: HTTP clients strip it from the header anyway, and redaction must look for what the server saw.
-    const config = parsed.apiKey === undefined ? parsed : { ...parsed, apiKey: normalizeApiKey(parsed.apiKey, `${OWNER} config: apiKey`) }
+    const config =
+      parsed.apiKey === undefined
+        ? parsed
+        : { ...parsed, apiKey: normalizeApiKey(parsed.apiKey, `${OWNER} config: apiKey`) }
     if (config.provider === '') fail('provider must not be empty')
     checkBaseURL(config.baseURL)
     if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('set apiKey or apiKeyEnv, not both')
-    if (config.apiKeyEnv !== undefined && !ENV_NAME.test(config.apiKeyEnv)) fail(`apiKeyEnv must be an environment variable name, got ${JSON.stringify(config.apiKeyEnv)}`)
+    if (config.apiKeyEnv !== undefined && !ENV_NAME.test(config.apiKeyEnv))
+      fail(`apiKeyEnv must be an environment variable name, got ${JSON.stringify(config.apiKeyEnv)}`)
     const modelIds = Object.keys(config.models)
     if (modelIds.length === 0) fail('models must name at least one model')
     const models: Record<string, ModelConfig> = {}
@@ -163,7 +212,11 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
     for (const name of Object.keys(config.headers)) {
       if (!HEADER_NAME.test(name)) fail(`headers: ${JSON.stringify(name)} is not a valid HTTP header name`)
     }
-    return deepFreeze({ ...config, models, promptCacheKey: config.promptCacheKey ?? defaultPromptCacheKey(config.dialect) })
+    return deepFreeze({
+      ...config,
+      models,
+      promptCacheKey: config.promptCacheKey ?? defaultPromptCacheKey(config.dialect),
+    })
   },
   { schema: schema as unknown as Schema },
 )
@@ -175,14 +228,22 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
  * @throws Error naming the variable (never a value) when `apiKeyEnv` is unset, empty or blank,
  *   or holds whitespace inside the key.
  */
-export function resolveApiKey(config: Pick<OpenAICompatibleConfig, 'provider' | 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function resolveApiKey(
+  config: Pick<OpenAICompatibleConfig, 'provider' | 'apiKey' | 'apiKeyEnv'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, `${OWNER} config: apiKey`)
   if (config.apiKeyEnv === undefined) return undefined
   const value = env[config.apiKeyEnv]
   if (value === undefined || value === '') {
-    throw new Error(`${OWNER} (provider "${config.provider}"): apiKeyEnv names the environment variable ${config.apiKeyEnv}, which is not set or empty`)
+    throw new Error(
+      `${OWNER} (provider "${config.provider}"): apiKeyEnv names the environment variable ${config.apiKeyEnv}, which is not set or empty`,
+    )
   }
-  return normalizeApiKey(value, `${OWNER} (provider "${config.provider}"): the environment variable ${config.apiKeyEnv} (apiKeyEnv)`)
+  return normalizeApiKey(
+    value,
+    `${OWNER} (provider "${config.provider}"): the environment variable ${config.apiKeyEnv} (apiKeyEnv)`,
+  )
 }
 
 function checkModel(id: string, model: ModelConfig): ModelConfig {
@@ -194,7 +255,9 @@ function checkModel(id: string, model: ModelConfig): ModelConfig {
   if (efforts.some((effort) => effort === '')) fail(`${where}.efforts must not contain an empty string`)
   if (new Set(efforts).size !== efforts.length) fail(`${where}.efforts must not repeat an effort`)
   if (model.defaultEffort !== undefined && !efforts.includes(model.defaultEffort)) {
-    fail(`${where}.defaultEffort ${JSON.stringify(model.defaultEffort)} must be one of efforts (${efforts.length ? efforts.join(', ') : 'none configured'})`)
+    fail(
+      `${where}.defaultEffort ${JSON.stringify(model.defaultEffort)} must be one of efforts (${efforts.length ? efforts.join(', ') : 'none configured'})`,
+    )
   }
   if (model.defaultMaxTokens !== undefined && model.defaultMaxTokens > model.contextWindow) {
     fail(`${where}.defaultMaxTokens (${model.defaultMaxTokens}) must not exceed contextWindow (${model.contextWindow})`)
@@ -217,7 +280,8 @@ function checkBaseURL(baseURL: string): void {
   } catch {
     return fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(baseURL)}`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`baseURL must use http or https, got ${JSON.stringify(url.protocol)}`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    fail(`baseURL must use http or https, got ${JSON.stringify(url.protocol)}`)
   if (url.username || url.password) fail('baseURL must not carry credentials; use apiKeyEnv')
 }
 

@@ -97,25 +97,43 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     return new LlmError('ABORTED', `${provider}: the request was aborted`, { provider, retryable: false })
   }
   if (error instanceof APIConnectionTimeoutError) {
-    return new LlmError('TIMEOUT', `${provider}: no response from ${context.baseURL} within ${context.timeoutMs} ms`, { provider })
+    return new LlmError('TIMEOUT', `${provider}: no response from ${context.baseURL} within ${context.timeoutMs} ms`, {
+      provider,
+    })
   }
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause
     const detail = describeCause(cause) ?? error.message
-    return new LlmError('NETWORK', context.redact(`${provider}: cannot reach ${context.baseURL}: ${detail}`), { provider })
+    return new LlmError('NETWORK', context.redact(`${provider}: cannot reach ${context.baseURL}: ${detail}`), {
+      provider,
+    })
   }
   if (error instanceof APIError) {
     if (typeof error.status === 'number') {
-      return httpError(error.status, error.headers, context.bodyOf?.(error.headers) ?? JSON.stringify({ error: error.error ?? null }), context)
+      return httpError(
+        error.status,
+        error.headers,
+        context.bodyOf?.(error.headers) ?? JSON.stringify({ error: error.error ?? null }),
+        context,
+      )
     }
     // An `error` event inside an otherwise successful stream.
     // Redacted before parsing: cutting a long message first could leave part of a secret.
-    const server = serverMessage(context.redact(error.error === undefined ? error.message : JSON.stringify({ error: error.error })))
-    return new LlmError(streamErrorCode(server), context.redact(`${provider}: the server reported an error inside the response stream: ${server.message}`), { provider })
+    const server = serverMessage(
+      context.redact(error.error === undefined ? error.message : JSON.stringify({ error: error.error })),
+    )
+    return new LlmError(
+      streamErrorCode(server),
+      context.redact(`${provider}: the server reported an error inside the response stream: ${server.message}`),
+      { provider },
+    )
   }
   if (error instanceof SyntaxError) {
     // JSON.parse quotes a cut of the input, which could hold part of a secret a server echoed.
-    return new LlmError('INVALID_RESPONSE', `${provider}: the response stream carried a chunk that is not valid JSON`, { provider, retryable: false })
+    return new LlmError('INVALID_RESPONSE', `${provider}: the response stream carried a chunk that is not valid JSON`, {
+      provider,
+      retryable: false,
+    })
   }
   const detail = describeCause(error) ?? String(error)
   return new LlmError('NETWORK', context.redact(`${provider}: the response stream failed: ${detail}`), { provider })
@@ -127,7 +145,12 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
  * overflow → `CONTEXT_WINDOW_EXCEEDED`, any other status → `INVALID_REQUEST`. `retryAfterSeconds`
  * comes from `retry-after(-ms)`.
  */
-export function httpError(status: number, headers: { get(name: string): string | null } | undefined, body: string, context: ErrorContext): LlmError {
+export function httpError(
+  status: number,
+  headers: { get(name: string): string | null } | undefined,
+  body: string,
+  context: ErrorContext,
+): LlmError {
   const { provider } = context
   // Redacted before parsing: cutting a long message first could leave part of a secret.
   const server = serverMessage(context.redact(body))
@@ -136,12 +159,18 @@ export function httpError(status: number, headers: { get(name: string): string |
   const say = (what: string) => context.redact(`${provider}: ${what} (HTTP ${status}): ${server.message}`)
   const code = codeForHttpStatus(status)
   if (code !== undefined) return new LlmError(code, say(STATUS_WORDS[code] ?? 'request failed'), options)
-  if (status >= 400 && isContextWindowError(server)) return new LlmError('CONTEXT_WINDOW_EXCEEDED', say("the prompt exceeds the model's context window"), options)
+  if (status >= 400 && isContextWindowError(server))
+    return new LlmError('CONTEXT_WINDOW_EXCEEDED', say("the prompt exceeds the model's context window"), options)
   return new LlmError('INVALID_REQUEST', say('request rejected'), { ...options, retryable: false })
 }
 
 /** How a message words each status-only code. */
-const STATUS_WORDS: Partial<Record<LlmErrorCode, string>> = { AUTH: 'authentication failed', TIMEOUT: 'the server timed out waiting for the request', RATE_LIMITED: 'rate limited', SERVER: 'server error' }
+const STATUS_WORDS: Partial<Record<LlmErrorCode, string>> = {
+  AUTH: 'authentication failed',
+  TIMEOUT: 'the server timed out waiting for the request',
+  RATE_LIMITED: 'rate limited',
+  SERVER: 'server error',
+}
 
 /**
  * The code of an `error` event inside a 200 stream: a context overflow as for an HTTP error; else
@@ -154,7 +183,12 @@ export function streamErrorCode(server: ServerMessage): LlmErrorCode {
   if (isContextWindowError(server)) return 'CONTEXT_WINDOW_EXCEEDED'
   const status = server.code === undefined || !/^\d{3}$/.test(server.code) ? undefined : Number(server.code)
   if (status !== undefined && status >= 400) return codeForHttpStatus(status) ?? 'INVALID_REQUEST'
-  if (server.code === 'rate_limit_exceeded' || server.type === 'rate_limit_error' || server.type === 'rate_limit_exceeded') return 'RATE_LIMITED'
+  if (
+    server.code === 'rate_limit_exceeded' ||
+    server.type === 'rate_limit_error' ||
+    server.type === 'rate_limit_exceeded'
+  )
+    return 'RATE_LIMITED'
   return 'SERVER'
 }
 
@@ -220,7 +254,11 @@ function describeCause(error: unknown): string | undefined {
   const inner = (error as { cause?: unknown }).cause
   const code = inner instanceof Error ? (inner as { code?: unknown }).code : undefined
   const innerMessage = inner instanceof Error ? inner.message : undefined
-  return [error.message, innerMessage && innerMessage !== error.message ? innerMessage : undefined, typeof code === 'string' ? `(${code})` : undefined]
+  return [
+    error.message,
+    innerMessage && innerMessage !== error.message ? innerMessage : undefined,
+    typeof code === 'string' ? `(${code})` : undefined,
+  ]
     .filter(Boolean)
     .join(' ')
 }

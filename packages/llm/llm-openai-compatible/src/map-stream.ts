@@ -90,12 +90,16 @@ export class StreamMapper {
     this.chunkCount += 1
     if (chunk.usage && typeof chunk.usage === 'object') this.usage = chunk.usage
     if (chunk.timings && typeof chunk.timings === 'object') this.timings = chunk.timings
-    const reported = this.usage === undefined && this.timings === undefined ? undefined : JSON.stringify([this.usage ?? null, this.timings ?? null])
+    const reported =
+      this.usage === undefined && this.timings === undefined
+        ? undefined
+        : JSON.stringify([this.usage ?? null, this.timings ?? null])
     const usageMoved = reported !== this.reportedUsage
     this.reportedUsage = reported
     const finishedBefore = this.finishReason !== undefined
     const out = this.mapChoice(chunk)
-    if (usageMoved || (!finishedBefore && this.finishReason !== undefined) || out.some(carriesProgress)) this.progressCount += 1
+    if (usageMoved || (!finishedBefore && this.finishReason !== undefined) || out.some(carriesProgress))
+      this.progressCount += 1
     return out
   }
 
@@ -106,7 +110,8 @@ export class StreamMapper {
     const delta = choice.delta
     if (delta) {
       const reasoning = nonEmpty(delta.reasoning_content) ?? nonEmpty(delta.reasoning)
-      if (reasoning !== undefined) out.push({ type: 'reasoning-delta', index: this.open('reasoning', 'reasoning', out).index, delta: reasoning })
+      if (reasoning !== undefined)
+        out.push({ type: 'reasoning-delta', index: this.open('reasoning', 'reasoning', out).index, delta: reasoning })
       const text = nonEmpty(delta.content)
       if (text !== undefined) out.push({ type: 'text-delta', index: this.open('text', 'text', out).index, delta: text })
       for (const [position, call] of (delta.tool_calls ?? []).entries()) this.toolCall(call, position, out)
@@ -130,12 +135,14 @@ export class StreamMapper {
     const out: StreamChunk[] = [...this.blocks.values()].map((block) => ({ type: 'block-end', index: block.index }))
     if (this.usage !== undefined || this.timings !== undefined) {
       const usage = mapUsage(this.usage, this.timings, this.dialect)
-      out.push({ type: 'usage', usage: usage.raw === undefined ? usage : { ...usage, raw: this.secrets.value(usage.raw) } })
+      out.push({
+        type: 'usage',
+        usage: usage.raw === undefined ? usage : { ...usage, raw: this.secrets.value(usage.raw) },
+      })
     }
     out.push({ type: 'finish', reason: this.finishReason })
     return out
   }
-
 
   private toolCall(call: ChatToolCallDelta, position: number, out: StreamChunk[]): void {
     const key = `tool:${typeof call.index === 'number' ? call.index : position}`
@@ -149,12 +156,24 @@ export class StreamMapper {
     if (name !== undefined) block.name = name
     const argumentsDelta = call.function?.arguments ?? ''
     if (isNew) {
-      out.push({ type: 'block-start', index: block.index, blockType: 'tool-call', ...(id === undefined ? {} : { id }), ...(name === undefined ? {} : { name }) })
+      out.push({
+        type: 'block-start',
+        index: block.index,
+        blockType: 'tool-call',
+        ...(id === undefined ? {} : { id }),
+        ...(name === undefined ? {} : { name }),
+      })
       if (argumentsDelta !== '') out.push({ type: 'tool-call-delta', index: block.index, argumentsDelta })
       return
     }
     if (argumentsDelta !== '' || id !== undefined || name !== undefined) {
-      out.push({ type: 'tool-call-delta', index: block.index, argumentsDelta, ...(id === undefined ? {} : { id }), ...(name === undefined ? {} : { name }) })
+      out.push({
+        type: 'tool-call-delta',
+        index: block.index,
+        argumentsDelta,
+        ...(id === undefined ? {} : { id }),
+        ...(name === undefined ? {} : { name }),
+      })
     }
   }
 
@@ -169,10 +188,14 @@ export class StreamMapper {
 
   private finish(reason: string): void {
     if (reason === 'insufficient_system_resource') {
-      throw new LlmError('SERVER', `${this.provider}: the server interrupted generation (finish_reason "insufficient_system_resource"); the reply is incomplete`, {
-        provider: this.provider,
-        retryable: true,
-      })
+      throw new LlmError(
+        'SERVER',
+        `${this.provider}: the server interrupted generation (finish_reason "insufficient_system_resource"); the reply is incomplete`,
+        {
+          provider: this.provider,
+          retryable: true,
+        },
+      )
     }
     const hasToolCalls = [...this.blocks.keys()].some((key) => key.startsWith('tool:'))
     // An unknown reason is a stop of some kind; the tool calls, if any, decide which.

@@ -10,7 +10,11 @@ export interface ChatUsage {
   readonly prompt_tokens?: number
   readonly completion_tokens?: number
   readonly total_tokens?: number
-  readonly prompt_tokens_details?: { readonly cached_tokens?: number; readonly cache_write_tokens?: number; readonly [key: string]: unknown } | null
+  readonly prompt_tokens_details?: {
+    readonly cached_tokens?: number
+    readonly cache_write_tokens?: number
+    readonly [key: string]: unknown
+  } | null
   readonly completion_tokens_details?: { readonly reasoning_tokens?: number; readonly [key: string]: unknown } | null
   readonly prompt_cache_hit_tokens?: number
   readonly prompt_cache_miss_tokens?: number
@@ -41,7 +45,11 @@ export interface LlamaTimings {
  * `raw` is the usage object as received; when `timings` came with it, a shallow copy with
  * `timings` added (nothing removed).
  */
-export function mapUsage(usage: ChatUsage | undefined, timings: LlamaTimings | undefined, dialect: Dialect): TokenUsage {
+export function mapUsage(
+  usage: ChatUsage | undefined,
+  timings: LlamaTimings | undefined,
+  dialect: Dialect,
+): TokenUsage {
   const prompt = count(usage?.prompt_tokens)
   const cacheN = count(timings?.cache_n)
   const promptN = count(timings?.prompt_n)
@@ -61,7 +69,8 @@ export function mapUsage(usage: ChatUsage | undefined, timings: LlamaTimings | u
     if (dialect !== 'llamacpp' && dialect !== 'deepseek') {
       cacheWriteTokens = count(usage?.prompt_tokens_details?.cache_write_tokens) ?? count(usage?.cache_write_tokens)
     }
-    inputTokens = prompt === undefined ? undefined : Math.max(0, prompt - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0))
+    inputTokens =
+      prompt === undefined ? undefined : Math.max(0, prompt - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0))
   }
   const mapped: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = {}
   if (inputTokens !== undefined) mapped.inputTokens = inputTokens

@@ -16,7 +16,10 @@ import { parseOpenAICompatibleConfig, resolveApiKey } from './config.ts'
  * a provider id that is already registered.
  */
 export class OpenAICompatibleAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-openai-compatible', provides: LLM_ADAPTER_ROLE }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/llm-openai-compatible',
+    provides: LLM_ADAPTER_ROLE,
+  }
   static inject = ['llm']
   /** One plugin, several endpoints: each `ctx.plugin(OpenAICompatibleAdapter, config)` is its own adapter. */
   static reusable = true

@@ -37,13 +37,22 @@ const REPLAYS_REASONING: ReadonlySet<Dialect> = new Set(['deepseek', 'vllm', 'll
  * which for a summary call (`purpose: 'compaction'`) end at the message before the trailing
  * instruction.
  */
-export function serializeRequest(options: GenerateOptions, dialect: Dialect, cache?: CacheSettings): ChatCompletionsBody {
+export function serializeRequest(
+  options: GenerateOptions,
+  dialect: Dialect,
+  cache?: CacheSettings,
+): ChatCompletionsBody {
   const body: Partial<ChatCompletionsBody> = {}
   body.model = options.model
   const messages = serializeMessages(options, dialect)
-  body.messages = cache?.cacheBreakpoints ? placeBreakpoints(messages, options.system !== undefined, instructionLength(options, dialect)) : messages
+  body.messages = cache?.cacheBreakpoints
+    ? placeBreakpoints(messages, options.system !== undefined, instructionLength(options, dialect))
+    : messages
   if (options.tools && options.tools.length > 0) {
-    body.tools = options.tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }))
+    body.tools = options.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }))
   }
   Object.assign(body, effortFields(options.reasoningEffort, dialect))
   if (options.temperature !== undefined) body.temperature = options.temperature
@@ -69,16 +78,24 @@ function instructionLength(options: GenerateOptions, dialect: Dialect): number {
  * `reasoning_effort`) for every effort but `off`, which disables it; every other dialect sends
  * `reasoning_effort` only when an effort is given.
  */
-export function effortFields(effort: string | undefined, dialect: Dialect): Pick<ChatCompletionsBody, 'thinking' | 'reasoning_effort'> {
+export function effortFields(
+  effort: string | undefined,
+  dialect: Dialect,
+): Pick<ChatCompletionsBody, 'thinking' | 'reasoning_effort'> {
   if (effort === undefined) return {}
   if (dialect === 'deepseek') {
-    return effort === DEEPSEEK_EFFORT_OFF ? { thinking: { type: 'disabled' } } : { thinking: { type: 'enabled' }, reasoning_effort: effort }
+    return effort === DEEPSEEK_EFFORT_OFF
+      ? { thinking: { type: 'disabled' } }
+      : { thinking: { type: 'enabled' }, reasoning_effort: effort }
   }
   return { reasoning_effort: effort }
 }
 
 /** The wire messages: the system prompt first, then each message in order. */
-export function serializeMessages(options: Pick<GenerateOptions, 'system' | 'messages'>, dialect: Dialect): ChatMessage[] {
+export function serializeMessages(
+  options: Pick<GenerateOptions, 'system' | 'messages'>,
+  dialect: Dialect,
+): ChatMessage[] {
   const messages: ChatMessage[] = []
   if (options.system !== undefined) messages.push({ role: 'system', content: options.system })
   for (const message of options.messages) messages.push(...serializeMessage(message, dialect))
@@ -98,7 +115,11 @@ export function serializeMessage(message: Message, dialect: Dialect): ChatMessag
     case 'user': {
       const results = message.content.filter((block): block is ToolResultBlock => block.type === 'tool-result')
       const rest = message.content.filter((block) => block.type !== 'tool-result')
-      const wire: ChatMessage[] = results.map((block) => ({ role: 'tool', tool_call_id: block.toolCallId, content: toolResultText(block) }))
+      const wire: ChatMessage[] = results.map((block) => ({
+        role: 'tool',
+        tool_call_id: block.toolCallId,
+        content: toolResultText(block),
+      }))
       if (rest.length > 0) wire.push({ role: 'user', content: userContent(rest) })
       return wire
     }
@@ -109,11 +130,19 @@ function serializeAssistant(content: readonly ContentBlock[], dialect: Dialect):
   const calls = content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
   const hasText = content.some((block) => block.type === 'text')
   // Assistant text is concatenated without a separator: it reproduces what the model streamed.
-  const wire: ChatMessage & { role: 'assistant' } = { role: 'assistant', content: hasText || calls.length === 0 ? joinText(content, '') : null }
+  const wire: ChatMessage & { role: 'assistant' } = {
+    role: 'assistant',
+    content: hasText || calls.length === 0 ? joinText(content, '') : null,
+  }
   const reasoning = content.filter((block) => block.type === 'reasoning')
-  if (REPLAYS_REASONING.has(dialect) && reasoning.length > 0) wire.reasoning_content = reasoning.map((block) => block.text).join('')
+  if (REPLAYS_REASONING.has(dialect) && reasoning.length > 0)
+    wire.reasoning_content = reasoning.map((block) => block.text).join('')
   if (calls.length > 0) {
-    wire.tool_calls = calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }))
+    wire.tool_calls = calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }))
   }
   return wire
 }

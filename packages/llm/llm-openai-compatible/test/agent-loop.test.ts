@@ -74,7 +74,9 @@ async function mountStack(
     provider: 'deepseek',
     baseURL: server.baseURL,
     dialect: 'deepseek',
-    models: { [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
+    models: {
+      [MODEL]: { contextWindow: 8000, defaultMaxTokens: 500, efforts: ['off', 'high', 'max'], defaultEffort: 'high' },
+    },
     retryBaseMs: 1,
     ...adapter,
   })
@@ -99,14 +101,20 @@ async function runSession(): Promise<{ run: Run; session: Session }> {
   const server = await RecordingServer.start((request, index) => {
     const previous = server.requests[index - 1]
     const usage = usageFor(request, previous)
-    if (isSummaryRequest(request)) return { sse: deepseekStream(MODEL, { reasoning: 'Condensing the session.', text: SUMMARY }, usage) }
+    if (isSummaryRequest(request))
+      return { sse: deepseekStream(MODEL, { reasoning: 'Condensing the session.', text: SUMMARY }, usage) }
     const step = conversationCalls++
-    if (step >= STEPS) return { sse: deepseekStream(MODEL, { reasoning: 'Everything is read.', text: 'All done.' }, usage) }
+    if (step >= STEPS)
+      return { sse: deepseekStream(MODEL, { reasoning: 'Everything is read.', text: 'All done.' }, usage) }
     return {
       sse: deepseekStream(
         MODEL,
         // A space after the colon: the raw argument string must be replayed as is, never re-serialized.
-        { reasoning: `Step ${step}: the next file to read is src/file-${step}.ts.`, text: `Reading file ${step}.`, toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }] },
+        {
+          reasoning: `Step ${step}: the next file to read is src/file-${step}.ts.`,
+          text: `Reading file ${step}.`,
+          toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }],
+        },
         usage,
       ),
     }
@@ -120,10 +128,20 @@ async function runSession(): Promise<{ run: Run; session: Session }> {
     parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
     execute: () => filler(1000 + step++, 1200),
   })
-  ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object' }, execute: () => 'ok' })
+  ctx.tools.register({
+    name: 'write',
+    description: 'Write a file',
+    parameters: { type: 'object' },
+    execute: () => 'ok',
+  })
   const run: Run = Object.assign(context, { server, marks: [] as number[] })
   runs.push(run)
-  const agent = await ctx.agentLoop.create('session', { provider: 'deepseek', model: MODEL, system: SYSTEM, ...ENVELOPE })
+  const agent = await ctx.agentLoop.create('session', {
+    provider: 'deepseek',
+    model: MODEL,
+    system: SYSTEM,
+    ...ENVELOPE,
+  })
   ctx.on('llm/stream', (_options: GenerateOptions) => void run.marks.push(agent.session.events.length))
   agent.followup('Refactor the project.')
   await agent.whenIdle()
@@ -133,80 +151,111 @@ async function runSession(): Promise<{ run: Run; session: Session }> {
 const json = (value: unknown) => JSON.stringify(value)
 
 // A whole session over HTTP: a few seconds alone, more on a loaded machine, so not the default 5 s.
-describe('through the real agent loop and BasicCompactionEngine (DeepSeek dialect, effort max)', { timeout: 30_000 }, () => {
-  it('keeps every conversation request append-only between logged rewrites, and sends warm summary requests', async () => {
-    const { run, session } = await runSession()
-    const { server, marks } = run
-    expect(session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })
-    expect(marks).toHaveLength(server.requests.length)
-    const summaries = server.where(isSummaryRequest)
-    expect(summaries.length, 'a compaction happened').toBeGreaterThanOrEqual(1)
-    expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(summaries.length)
+describe(
+  'through the real agent loop and BasicCompactionEngine (DeepSeek dialect, effort max)',
+  { timeout: 30_000 },
+  () => {
+    it('keeps every conversation request append-only between logged rewrites, and sends warm summary requests', async () => {
+      const { run, session } = await runSession()
+      const { server, marks } = run
+      expect(session.events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'stop' } })
+      expect(marks).toHaveLength(server.requests.length)
+      const summaries = server.where(isSummaryRequest)
+      expect(summaries.length, 'a compaction happened').toBeGreaterThanOrEqual(1)
+      expect(session.events.filter((event) => event.type === 'compaction/summary')).toHaveLength(summaries.length)
 
-    // C1: each conversation request keeps every earlier element byte-identical, unless a
-    // durable rewrite (compaction/summary or compaction/prune) was logged in between.
-    let previous: number | undefined
-    let extended = 0
-    let rewritten = 0
-    for (const [index, request] of server.requests.entries()) {
-      if (isSummaryRequest(request)) continue
-      if (previous !== undefined) {
-        const before = server.requests[previous]!.json
-        const rewrites = session.events.slice(marks[previous], marks[index]).filter((event) => event.type === 'compaction/summary' || event.type === 'compaction/prune')
-        const { messages, ...envelope } = request.json
-        const { messages: beforeMessages, ...beforeEnvelope } = before
-        expect(json(envelope), `request ${index}: envelope`).toBe(json(beforeEnvelope))
-        if (rewrites.length === 0) {
-          expect(messages.length, `request ${index} grows`).toBeGreaterThan(beforeMessages.length)
-          beforeMessages.forEach((element: unknown, position: number) => expect(json(messages[position]), `request ${index}, message ${position}`).toBe(json(element)))
-          extended++
-        } else {
-          expect(json(messages[0]), `request ${index}: the system message survives the rewrite`).toBe(json(beforeMessages[0]))
-          rewritten++
+      // C1: each conversation request keeps every earlier element byte-identical, unless a
+      // durable rewrite (compaction/summary or compaction/prune) was logged in between.
+      let previous: number | undefined
+      let extended = 0
+      let rewritten = 0
+      for (const [index, request] of server.requests.entries()) {
+        if (isSummaryRequest(request)) continue
+        if (previous !== undefined) {
+          const before = server.requests[previous]!.json
+          const rewrites = session.events
+            .slice(marks[previous], marks[index])
+            .filter((event) => event.type === 'compaction/summary' || event.type === 'compaction/prune')
+          const { messages, ...envelope } = request.json
+          const { messages: beforeMessages, ...beforeEnvelope } = before
+          expect(json(envelope), `request ${index}: envelope`).toBe(json(beforeEnvelope))
+          if (rewrites.length === 0) {
+            expect(messages.length, `request ${index} grows`).toBeGreaterThan(beforeMessages.length)
+            beforeMessages.forEach((element: unknown, position: number) =>
+              expect(json(messages[position]), `request ${index}, message ${position}`).toBe(json(element)),
+            )
+            extended++
+          } else {
+            expect(json(messages[0]), `request ${index}: the system message survives the rewrite`).toBe(
+              json(beforeMessages[0]),
+            )
+            rewritten++
+          }
         }
+        previous = index
       }
-      previous = index
-    }
-    expect(extended).toBeGreaterThan(20)
-    expect(rewritten).toBeGreaterThanOrEqual(1)
+      expect(extended).toBeGreaterThan(20)
+      expect(rewritten).toBeGreaterThanOrEqual(1)
 
-    // C2 + C3: the summary request is the previous conversation request's envelope, byte for
-    // byte (only max_tokens may differ), with that request's region messages plus one instruction.
-    for (const summary of summaries) {
-      const index = server.requests.indexOf(summary)
-      const conversation = server.requests.slice(0, index).filter((request) => !isSummaryRequest(request)).at(-1)!.json
-      const { messages, max_tokens: _summaryCap, ...envelope } = summary.json
-      const { messages: conversationMessages, max_tokens: _conversationCap, ...conversationEnvelope } = conversation
-      expect(json(envelope)).toBe(json(conversationEnvelope))
-      expect(json(summary.json.tools)).toBe(json(conversation.tools))
-      expect(summary.json.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual(['read', 'write'])
-      expect(messages[0]).toEqual({ role: 'system', content: SYSTEM })
-      expect(summary.json).toMatchObject({ thinking: { type: 'enabled' }, reasoning_effort: 'max', temperature: 0.3, stop: ['<halt>'] })
-      // The region, or the whole last request when the region is its prefix (a read of all it cached).
-      expect(messages.length - 1).toBeLessThanOrEqual(conversationMessages.length)
-      messages.slice(0, -1).forEach((element: unknown, position: number) => expect(json(element), `summary message ${position}`).toBe(json(conversationMessages[position])))
-      expect(messages.at(-1)).toEqual({ role: 'user', content: COMPACTION_INSTRUCTION })
-    }
+      // C2 + C3: the summary request is the previous conversation request's envelope, byte for
+      // byte (only max_tokens may differ), with that request's region messages plus one instruction.
+      for (const summary of summaries) {
+        const index = server.requests.indexOf(summary)
+        const conversation = server.requests
+          .slice(0, index)
+          .filter((request) => !isSummaryRequest(request))
+          .at(-1)!.json
+        const { messages, max_tokens: _summaryCap, ...envelope } = summary.json
+        const { messages: conversationMessages, max_tokens: _conversationCap, ...conversationEnvelope } = conversation
+        expect(json(envelope)).toBe(json(conversationEnvelope))
+        expect(json(summary.json.tools)).toBe(json(conversation.tools))
+        expect(summary.json.tools.map((tool: { function: { name: string } }) => tool.function.name)).toEqual([
+          'read',
+          'write',
+        ])
+        expect(messages[0]).toEqual({ role: 'system', content: SYSTEM })
+        expect(summary.json).toMatchObject({
+          thinking: { type: 'enabled' },
+          reasoning_effort: 'max',
+          temperature: 0.3,
+          stop: ['<halt>'],
+        })
+        // The region, or the whole last request when the region is its prefix (a read of all it cached).
+        expect(messages.length - 1).toBeLessThanOrEqual(conversationMessages.length)
+        messages
+          .slice(0, -1)
+          .forEach((element: unknown, position: number) =>
+            expect(json(element), `summary message ${position}`).toBe(json(conversationMessages[position])),
+          )
+        expect(messages.at(-1)).toEqual({ role: 'user', content: COMPACTION_INSTRUCTION })
+      }
 
-    // Raw tool arguments and DeepSeek's reasoning_content are replayed exactly.
-    const replayed = server.requests[2]!.json.messages.find((message: { role: string }) => message.role === 'assistant')
-    expect(replayed).toEqual({
-      role: 'assistant',
-      content: 'Reading file 0.',
-      reasoning_content: 'Step 0: the next file to read is src/file-0.ts.',
-      tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'read', arguments: '{"path": "src/file-0.ts"}' } }],
+      // Raw tool arguments and DeepSeek's reasoning_content are replayed exactly.
+      const replayed = server.requests[2]!.json.messages.find(
+        (message: { role: string }) => message.role === 'assistant',
+      )
+      expect(replayed).toEqual({
+        role: 'assistant',
+        content: 'Reading file 0.',
+        reasoning_content: 'Step 0: the next file to read is src/file-0.ts.',
+        tool_calls: [
+          { id: 'call_0', type: 'function', function: { name: 'read', arguments: '{"path": "src/file-0.ts"}' } },
+        ],
+      })
+      expect(server.requests[2]!.body).toContain(String.raw`"arguments":"{\"path\": \"src/file-0.ts\"}"`)
+
+      // The key went out only as the Authorization header; nothing the run produced contains it.
+      for (const request of server.requests) expect(request.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
+      expect(canonicalJson(session.events)).not.toContain(SECRET_KEY)
+      expect(canonicalJson(session.events)).not.toContain('SECRET')
+      const usages = session.events
+        .filter((event) => event.type === 'assistant/message')
+        .map((event) => (event.data as { usage?: { cacheReadTokens?: number } }).usage)
+      expect(usages.every((usage) => usage?.cacheReadTokens !== undefined)).toBe(true)
+      run.assertClean()
     })
-    expect(server.requests[2]!.body).toContain(String.raw`"arguments":"{\"path\": \"src/file-0.ts\"}"`)
-
-    // The key went out only as the Authorization header; nothing the run produced contains it.
-    for (const request of server.requests) expect(request.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
-    expect(canonicalJson(session.events)).not.toContain(SECRET_KEY)
-    expect(canonicalJson(session.events)).not.toContain('SECRET')
-    const usages = session.events.filter((event) => event.type === 'assistant/message').map((event) => (event.data as { usage?: { cacheReadTokens?: number } }).usage)
-    expect(usages.every((usage) => usage?.cacheReadTokens !== undefined)).toBe(true)
-    run.assertClean()
-  })
-})
+  },
+)
 
 /** The key as a CRLF env file or a mounted secret leaves it: trailing `\r\n` and spaces. */
 const PADDED_KEY = `${SECRET_KEY}\r\n  `
@@ -223,24 +272,53 @@ function keyForms(): string[] {
  * Authorization header it received into every usage object, into its answer to every summary
  * call (a 400, so compaction fails) and finally into a 401 that ends the turn.
  */
-async function runEchoingSession(keyConfig: { apiKeyEnv: string } | { apiKey: string }): Promise<{ run: Run; directory: string; events: string }> {
+async function runEchoingSession(
+  keyConfig: { apiKeyEnv: string } | { apiKey: string },
+): Promise<{ run: Run; directory: string; events: string }> {
   const directory = await mkdtemp(join(tmpdir(), 'warmfold-openai-key-'))
   folders.push(directory)
   let conversationCalls = 0
   const server = await RecordingServer.start((request, index) => {
     const echoed = String(request.headers.authorization)
     const usage = { ...usageFor(request, server.requests[index - 1]), note: `billed to ${echoed}` }
-    if (isSummaryRequest(request)) return { status: 400, body: { error: { message: `summary refused for ${echoed}`, type: 'invalid_request_error', code: null } } }
+    if (isSummaryRequest(request))
+      return {
+        status: 400,
+        body: { error: { message: `summary refused for ${echoed}`, type: 'invalid_request_error', code: null } },
+      }
     const step = conversationCalls++
-    if (step >= FAILING_STEP) return { status: 401, body: { error: { message: `Incorrect API key provided: ${echoed}.`, type: 'invalid_request_error', code: 'invalid_api_key' } } }
+    if (step >= FAILING_STEP)
+      return {
+        status: 401,
+        body: {
+          error: {
+            message: `Incorrect API key provided: ${echoed}.`,
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
+        },
+      }
     return {
-      sse: deepseekStream(MODEL, { reasoning: `Step ${step}.`, text: `Reading file ${step}.`, toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }] }, usage),
+      sse: deepseekStream(
+        MODEL,
+        {
+          reasoning: `Step ${step}.`,
+          text: `Reading file ${step}.`,
+          toolCalls: [{ id: `call_${step}`, name: 'read', arguments: `{"path": "src/file-${step}.ts"}` }],
+        },
+        usage,
+      ),
     }
   })
   const context = await mountStack(server, { store: 'file', directory }, { ...keyConfig, maxRetries: 0 })
   const { ctx } = context
   let step = 0
-  ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => filler(2000 + step++, 1200) })
+  ctx.tools.register({
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    execute: () => filler(2000 + step++, 1200),
+  })
   const run: Run = Object.assign(context, { server, marks: [] as number[] })
   runs.push(run)
   const agent = await ctx.agentLoop.create('leak', { provider: 'deepseek', model: MODEL, system: SYSTEM, ...ENVELOPE })
@@ -254,20 +332,31 @@ async function runEchoingSession(keyConfig: { apiKeyEnv: string } | { apiKey: st
 
 describe('an API key with trailing whitespace never reaches the session files', () => {
   for (const [name, keyConfig] of [
-    ['read from apiKeyEnv with a trailing CRLF and spaces', () => (vi.stubEnv(KEY_ENV, PADDED_KEY), { apiKeyEnv: KEY_ENV })],
+    [
+      'read from apiKeyEnv with a trailing CRLF and spaces',
+      () => (vi.stubEnv(KEY_ENV, PADDED_KEY), { apiKeyEnv: KEY_ENV }),
+    ],
     ['given as apiKey with surrounding whitespace', () => ({ apiKey: ` ${PADDED_KEY}` })],
   ] as const) {
     it(`${name}: turn/end, compaction/end, compaction/failure and usage.raw are redacted, and the trimmed key was sent`, async () => {
       const { run, events } = await runEchoingSession(keyConfig())
       for (const request of run.server.requests) expect(request.headers.authorization).toBe(`Bearer ${SECRET_KEY}`)
-      const lines = events.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as { type: string; data: unknown })
-      const ofType = (type: string) => lines.filter((line) => line.type === type).map((line) => JSON.stringify(line.data))
+      const lines = events
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as { type: string; data: unknown })
+      const ofType = (type: string) =>
+        lines.filter((line) => line.type === type).map((line) => JSON.stringify(line.data))
       // Every path the echo could take was exercised, and each holds the redaction marker.
       expect(ofType('turn/end').at(-1)).toContain('"errorCode":"AUTH"')
       expect(ofType('turn/end').at(-1)).toContain('Incorrect API key provided: Bearer [redacted].')
       expect(ofType('compaction/end').some((data) => data.includes('summary refused for Bearer [redacted]'))).toBe(true)
-      expect(ofType('compaction/failure').some((data) => data.includes('summary refused for Bearer [redacted]'))).toBe(true)
-      const usages = lines.filter((line) => line.type === 'assistant/message').map((line) => JSON.stringify((line.data as { usage: { raw: unknown } }).usage.raw))
+      expect(ofType('compaction/failure').some((data) => data.includes('summary refused for Bearer [redacted]'))).toBe(
+        true,
+      )
+      const usages = lines
+        .filter((line) => line.type === 'assistant/message')
+        .map((line) => JSON.stringify((line.data as { usage: { raw: unknown } }).usage.raw))
       expect(usages).toHaveLength(FAILING_STEP)
       for (const usage of usages) expect(usage).toContain('billed to Bearer [redacted]')
       const produced = [events, run.warnings.join('\n'), inspect(run.errors, { depth: Infinity })].join('\n')

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto'
 import type { GenerateOptions } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, imageBlock, PROMPT_CACHE_KEY_MAX_LENGTH, promptCacheKeyFor, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  imageBlock,
+  PROMPT_CACHE_KEY_MAX_LENGTH,
+  promptCacheKeyFor,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { serializeRequest } from '../src/index.ts'
@@ -14,7 +23,10 @@ afterEach(async () => {
 })
 
 async function harness(config: HarnessConfig = {}): Promise<AdapterHarness> {
-  const created = await mountAdapter(() => ({ sse: openaiStream(MODEL, { text: 'ok' }, openaiUsage(2048, 1024, 1, 0, 512)) }), config)
+  const created = await mountAdapter(
+    () => ({ sse: openaiStream(MODEL, { text: 'ok' }, openaiUsage(2048, 1024, 1, 0, 512)) }),
+    config,
+  )
   harnesses.push(created)
   return created
 }
@@ -31,7 +43,9 @@ const explicit = { mode: 'explicit' }
 describe('prompt_cache_key', () => {
   it('is a fixed prefix plus a truncated SHA-256 of the session id: stable, under 64 characters, no user data', () => {
     const key = promptCacheKeyFor('alice@example.com/projects/secret')
-    expect(key).toBe(`warmfold-${createHash('sha256').update('alice@example.com/projects/secret').digest('hex').slice(0, 32)}`)
+    expect(key).toBe(
+      `warmfold-${createHash('sha256').update('alice@example.com/projects/secret').digest('hex').slice(0, 32)}`,
+    )
     expect(key).not.toContain('alice')
     fc.assert(
       fc.property(fc.string({ maxLength: 500 }), (sessionId) => {
@@ -45,7 +59,10 @@ describe('prompt_cache_key', () => {
   it('dialect openai sends it by default, the same for a conversation and a summary call of one session', async () => {
     const server = await harness({ dialect: 'openai' })
     await collect(server, request(server, { messages: CONVERSATION, sessionId: 'session-42', purpose: 'conversation' }))
-    await collect(server, request(server, { messages: [...CONVERSATION, INSTRUCTION], sessionId: 'session-42', purpose: 'compaction' }))
+    await collect(
+      server,
+      request(server, { messages: [...CONVERSATION, INSTRUCTION], sessionId: 'session-42', purpose: 'compaction' }),
+    )
     await collect(server, request(server, { messages: CONVERSATION, sessionId: 'session-43' }))
     await collect(server, request(server, { messages: CONVERSATION }))
     const [first, summary, other, none] = server.server.requests
@@ -96,7 +113,13 @@ describe('prompt_cache_retention', () => {
 
   it('rejects an undocumented value, naming the model', async () => {
     const { parseOpenAICompatibleConfig } = await import('../src/index.ts')
-    expect(() => parseOpenAICompatibleConfig({ provider: 'p', baseURL: 'http://127.0.0.1', models: { m: { contextWindow: 1, promptCacheRetention: '1h' as never } } })).toThrow(/promptCacheRetention/)
+    expect(() =>
+      parseOpenAICompatibleConfig({
+        provider: 'p',
+        baseURL: 'http://127.0.0.1',
+        models: { m: { contextWindow: 1, promptCacheRetention: '1h' as never } },
+      }),
+    ).toThrow(/promptCacheRetention/)
   })
 })
 
@@ -114,15 +137,34 @@ describe('explicit cache breakpoints (cacheBreakpoints)', () => {
 
   it('mark the system prompt and the last message, in explicit mode', async () => {
     const server = await harness({ dialect: 'openai', models })
-    await collect(server, request(server, { system: 'Be brief.', messages: CONVERSATION, sessionId: 's', maxTokens: 10 }))
+    await collect(
+      server,
+      request(server, { system: 'Be brief.', messages: CONVERSATION, sessionId: 's', maxTokens: 10 }),
+    )
     const { json, body } = server.server.requests[0]!
-    expect(Object.keys(json)).toEqual(['model', 'messages', 'max_completion_tokens', 'prompt_cache_key', 'prompt_cache_options', 'stream', 'stream_options'])
+    expect(Object.keys(json)).toEqual([
+      'model',
+      'messages',
+      'max_completion_tokens',
+      'prompt_cache_key',
+      'prompt_cache_options',
+      'stream',
+      'stream_options',
+    ])
     expect(json.prompt_cache_options).toEqual({ mode: 'explicit' })
     expect(json.messages).toEqual([
       { role: 'system', content: [{ type: 'text', text: 'Be brief.', prompt_cache_breakpoint: explicit }] },
       { role: 'user', content: [{ type: 'text', text: 'Fix the test.' }] },
-      { role: 'assistant', content: 'Reading.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"a.ts"}' } }] },
-      { role: 'tool', tool_call_id: 'call_1', content: [{ type: 'text', text: 'export const a = 1', prompt_cache_breakpoint: explicit }] },
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":"a.ts"}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_1',
+        content: [{ type: 'text', text: 'export const a = 1', prompt_cache_breakpoint: explicit }],
+      },
     ])
     expect(body.split('prompt_cache_breakpoint').length - 1).toBe(2)
   })
@@ -131,21 +173,45 @@ describe('explicit cache breakpoints (cacheBreakpoints)', () => {
     const server = await harness({ dialect: 'openai', models })
     const region = [...CONVERSATION, createAssistantMessage([textBlock('Done.')], ROUTE)]
     await collect(server, request(server, { messages: [...region, INSTRUCTION], purpose: 'compaction' }))
-    await collect(server, request(server, { messages: [createUserMessage([textBlock('look'), imageBlock('image/png', 'AAAA')]), INSTRUCTION], purpose: 'compaction' }))
+    await collect(
+      server,
+      request(server, {
+        messages: [createUserMessage([textBlock('look'), imageBlock('image/png', 'AAAA')]), INSTRUCTION],
+        purpose: 'compaction',
+      }),
+    )
     const [summary, withImage] = server.server.requests
     const messages = summary!.json.messages
-    expect(messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'text', text: 'Summarize the conversation above.' }] })
+    expect(messages.at(-1)).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'Summarize the conversation above.' }],
+    })
     expect(messages.at(-2)).toEqual({ role: 'assistant', content: 'Done.' })
-    expect(messages.at(-3).content).toEqual([{ type: 'text', text: 'export const a = 1', prompt_cache_breakpoint: explicit }])
+    expect(messages.at(-3).content).toEqual([
+      { type: 'text', text: 'export const a = 1', prompt_cache_breakpoint: explicit },
+    ])
     expect(summary!.body.split('prompt_cache_breakpoint').length - 1).toBe(1)
-    expect(withImage!.json.messages[0].content).toEqual([{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' }, prompt_cache_breakpoint: explicit }])
+    expect(withImage!.json.messages[0].content).toEqual([
+      { type: 'text', text: 'look' },
+      { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' }, prompt_cache_breakpoint: explicit },
+    ])
   })
 
   it('keep a summary request identical to the conversation request up to its last breakpoint', () => {
     const cache = { promptCacheKey: 'session' as const, cacheBreakpoints: true }
-    const base: GenerateOptions = { provider: 'test', model: MODEL, system: 'Be brief.', messages: CONVERSATION, sessionId: 's' }
+    const base: GenerateOptions = {
+      provider: 'test',
+      model: MODEL,
+      system: 'Be brief.',
+      messages: CONVERSATION,
+      sessionId: 's',
+    }
     const conversation = serializeRequest({ ...base, purpose: 'conversation' }, 'openai', cache)
-    const summary = serializeRequest({ ...base, messages: [...CONVERSATION, INSTRUCTION], purpose: 'compaction' }, 'openai', cache)
+    const summary = serializeRequest(
+      { ...base, messages: [...CONVERSATION, INSTRUCTION], purpose: 'compaction' },
+      'openai',
+      cache,
+    )
     expect(JSON.stringify(summary.messages.slice(0, -1))).toBe(JSON.stringify(conversation.messages))
     expect(summary.prompt_cache_key).toBe(conversation.prompt_cache_key)
     // Without the summary purpose the instruction would be the last message and carry the marker.
@@ -158,6 +224,8 @@ describe('usage', () => {
   it('maps cache_write_tokens to cacheWriteTokens', async () => {
     const server = await harness({ dialect: 'openai' })
     const chunks = await collect(server, request(server))
-    expect(chunks.find((chunk) => chunk.type === 'usage')).toMatchObject({ usage: { inputTokens: 512, cacheReadTokens: 1024, cacheWriteTokens: 512 } })
+    expect(chunks.find((chunk) => chunk.type === 'usage')).toMatchObject({
+      usage: { inputTokens: 512, cacheReadTokens: 1024, cacheWriteTokens: 512 },
+    })
   })
 })

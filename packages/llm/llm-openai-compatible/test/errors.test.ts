@@ -34,7 +34,10 @@ describe('HTTP status mapping', () => {
   ]
   for (const [status, code, retryable] of cases) {
     it(`${status} → ${code}, naming the provider, the status and the server's message`, async () => {
-      const server = await harness(() => ({ status, body: { error: { message: `the server says ${status}`, type: 'some_error', code: null } } }), { provider: 'acme', maxRetries: 0 })
+      const server = await harness(
+        () => ({ status, body: { error: { message: `the server says ${status}`, type: 'some_error', code: null } } }),
+        { provider: 'acme', maxRetries: 0 },
+      )
       const error = await expectLlmError(() => collect(server, request(server)), code)
       expect(error).toMatchObject({ status, provider: 'acme', retryable })
       expect(error.message).toContain('acme')
@@ -45,7 +48,13 @@ describe('HTTP status mapping', () => {
   }
 
   it('retries a 408 (the server gave up waiting for the request) like every vendor SDK does, and recovers', async () => {
-    const server = await harness((_request, index) => (index === 0 ? { status: 408, body: { error: { message: 'Request timed out.', type: 'timeout', code: null } } } : OK), { maxRetries: 1, retryBaseMs: 1 })
+    const server = await harness(
+      (_request, index) =>
+        index === 0
+          ? { status: 408, body: { error: { message: 'Request timed out.', type: 'timeout', code: null } } }
+          : OK,
+      { maxRetries: 1, retryBaseMs: 1 },
+    )
     expect((await collect(server, request(server))).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(server.server.requests).toHaveLength(2)
   })
@@ -56,12 +65,26 @@ describe('HTTP status mapping', () => {
       [{ code: 429, message: 'Rate limit exceeded: upstream provider is busy' }, 'RATE_LIMITED'],
       [{ code: 502, message: 'Provider disconnected unexpectedly' }, 'SERVER'],
       // vLLM's error object, sent as an event once streaming has begun.
-      [{ object: 'error', message: 'temperature must be non-negative, got -1.', type: 'BadRequestError', param: null, code: 400 }, 'INVALID_REQUEST'],
-      [{ message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' }, 'RATE_LIMITED'],
+      [
+        {
+          object: 'error',
+          message: 'temperature must be non-negative, got -1.',
+          type: 'BadRequestError',
+          param: null,
+          code: 400,
+        },
+        'INVALID_REQUEST',
+      ],
+      [
+        { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' },
+        'RATE_LIMITED',
+      ],
       [{ message: 'the engine overloaded', type: 'server_error' }, 'SERVER'],
     ]
     for (const [error, code] of cases) {
-      const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'partial' }), { error }] }), { maxRetries: 2 })
+      const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'partial' }), { error }] }), {
+        maxRetries: 2,
+      })
       const failure = await expectLlmError(() => collect(server, request(server)), code)
       expect(failure.message).toContain('the server reported an error inside the response stream')
       expect(server.server.requests).toHaveLength(1)
@@ -77,7 +100,13 @@ describe('HTTP status mapping', () => {
       { error: 'string error message' },
     ]
     const server = await harness((_request, index) => ({ status: 400, body: bodies[index]! }))
-    for (const expected of ['wrapped message', 'top-level message', 'detail message', 'plain text message', 'string error message']) {
+    for (const expected of [
+      'wrapped message',
+      'top-level message',
+      'detail message',
+      'plain text message',
+      'string error message',
+    ]) {
       const error = await expectLlmError(() => collect(server, request(server)), 'INVALID_REQUEST')
       expect(error.message).toContain(expected)
     }
@@ -99,7 +128,9 @@ describe('retries', () => {
   })
 
   it('recovers when a retry succeeds, and sends the same body every time', async () => {
-    const server = await harness((_request, index) => (index < 2 ? { status: 500, body: 'boom' } : OK), { maxRetries: 2 })
+    const server = await harness((_request, index) => (index < 2 ? { status: 500, body: 'boom' } : OK), {
+      maxRetries: 2,
+    })
     const chunks = await collect(server, request(server))
     expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(server.server.requests).toHaveLength(3)
@@ -107,7 +138,9 @@ describe('retries', () => {
   })
 
   it('never retries 4xx (other than 429) or context errors', async () => {
-    const server = await harness(() => ({ status: 400, body: { error: { message: 'bad temperature' } } }), { maxRetries: 5 })
+    const server = await harness(() => ({ status: 400, body: { error: { message: 'bad temperature' } } }), {
+      maxRetries: 5,
+    })
     await expectLlmError(() => collect(server, request(server)), 'INVALID_REQUEST')
     expect(server.server.requests).toHaveLength(1)
   })
@@ -126,43 +159,65 @@ describe('retries', () => {
   })
 
   it('honours retry-after in seconds (and reports it on the error)', async () => {
-    const server = await harness((_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '1' } } : OK), { maxRetries: 1 })
+    const server = await harness(
+      (_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '1' } } : OK),
+      { maxRetries: 1 },
+    )
     await collect(server, request(server))
     const [first, second] = server.server.requests
     expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(900)
 
-    const failing = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '7' } }), { maxRetries: 0 })
+    const failing = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '7' } }), {
+      maxRetries: 0,
+    })
     const error = await expectLlmError(() => collect(failing, request(failing)), 'RATE_LIMITED')
     expect(error.retryAfterSeconds).toBe(7)
   })
 
   it('honours retry-after-ms', async () => {
-    const server = await harness((_request, index) => (index === 0 ? { status: 503, body: 'wait', headers: { 'retry-after-ms': '200' } } : OK), { maxRetries: 1 })
+    const server = await harness(
+      (_request, index) => (index === 0 ? { status: 503, body: 'wait', headers: { 'retry-after-ms': '200' } } : OK),
+      { maxRetries: 1 },
+    )
     await collect(server, request(server))
     const [first, second] = server.server.requests
     expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(150)
   })
 
   it('hands a retry-after longer than maxRetryWaitMs to the caller as RATE_LIMITED with the retry-after, instead of retrying early', async () => {
-    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '3600' } }), { maxRetries: 2, maxRetryWaitMs: 50 })
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '3600' } }), {
+      maxRetries: 2,
+      maxRetryWaitMs: 50,
+    })
     const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
     expect(error).toMatchObject({ status: 429, retryAfterSeconds: 3600, retryable: true })
-    expect(error.message).toContain('(not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (0.05 s); retry after that)')
+    expect(error.message).toContain(
+      '(not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (0.05 s); retry after that)',
+    )
     expect(server.server.requests).toHaveLength(1)
   })
 
   it('hands a 429 whose retry-after outlasts deadlineMs to the caller as RATE_LIMITED with the retry-after, not as a TIMEOUT', async () => {
-    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '30' } }), { maxRetries: 2, deadlineMs: 3_000 })
+    const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '30' } }), {
+      maxRetries: 2,
+      deadlineMs: 3_000,
+    })
     const error = await expectLlmError(() => collect(server, request(server)), 'RATE_LIMITED')
     expect(error).toMatchObject({ status: 429, retryAfterSeconds: 30, retryable: true })
-    expect(error.message).toMatch(/\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(error.message).toMatch(
+      /\(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/,
+    )
     expect(server.server.requests).toHaveLength(1)
   })
 })
 
 describe('aborts and timeouts', () => {
   it('an abort mid-stream stops the stream with ABORTED (the server keeps the connection open)', async () => {
-    const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'first' }), chunk(MODEL, { content: ' second' })], done: false, hold: true }))
+    const server = await harness(() => ({
+      sse: [chunk(MODEL, { content: 'first' }), chunk(MODEL, { content: ' second' })],
+      done: false,
+      hold: true,
+    }))
     const controller = new AbortController()
     const seen: string[] = []
     await expectLlmError(async () => {
@@ -192,7 +247,9 @@ describe('aborts and timeouts', () => {
   })
 
   it('an abort during a retry wait rejects with ABORTED and sends nothing more', async () => {
-    const server = await harness(() => ({ status: 503, body: 'down', headers: { 'retry-after': '30' } }), { maxRetries: 3 })
+    const server = await harness(() => ({ status: 503, body: 'down', headers: { 'retry-after': '30' } }), {
+      maxRetries: 3,
+    })
     const controller = new AbortController()
     const pending = collect(server, request(server, { signal: controller.signal }))
     while (server.server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
@@ -209,7 +266,9 @@ describe('aborts and timeouts', () => {
   })
 
   it('a stream that stalls for timeoutMs → TIMEOUT', async () => {
-    const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'first' })], done: false, hold: true }), { timeoutMs: 150 })
+    const server = await harness(() => ({ sse: [chunk(MODEL, { content: 'first' })], done: false, hold: true }), {
+      timeoutMs: 150,
+    })
     const error = await expectLlmError(() => collect(server, request(server)), 'TIMEOUT')
     expect(error.message).toContain('150 ms')
   })

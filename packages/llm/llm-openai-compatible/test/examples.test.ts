@@ -9,7 +9,14 @@ import { mountLlamaCpp } from '../examples/setup-llamacpp.ts'
 import { mountOpenAI } from '../examples/setup-openai.ts'
 import { mountVllm } from '../examples/setup-vllm.ts'
 import { main as usage } from '../examples/usage.ts'
-import { deepseekStream, deepseekUsage, llamacppStream, openaiStream, openaiUsage, vllmStream } from './provider-streams.ts'
+import {
+  deepseekStream,
+  deepseekUsage,
+  llamacppStream,
+  openaiStream,
+  openaiUsage,
+  vllmStream,
+} from './provider-streams.ts'
 
 // The README shows these files verbatim (checked by test-utils' readme-examples test); each
 // runs against a recording server on 127.0.0.1 instead of the provider.
@@ -28,24 +35,42 @@ async function serve(responder: Responder): Promise<RecordingServer> {
 describe('README examples run', () => {
   it('usage: mounts the adapter with the key from DEEPSEEK_API_KEY and generates', async () => {
     vi.stubEnv('DEEPSEEK_API_KEY', 'sk-example')
-    const server = await serve(() => ({ sse: deepseekStream('deepseek-v4-flash', { text: 'Hello!' }, deepseekUsage(0, 12, 3, 0)) }))
+    const server = await serve(() => ({
+      sse: deepseekStream('deepseek-v4-flash', { text: 'Hello!' }, deepseekUsage(0, 12, 3, 0)),
+    }))
     const { result, printed } = await recordCordisPrints(() => usage(server.baseURL))
     expect(printed).toEqual([])
     expect(result).toMatchObject({ text: 'Hello!', usage: { inputTokens: 12, cacheReadTokens: 0, outputTokens: 3 } })
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-example')
-    expect(server.requests[0]!.json).toMatchObject({ model: 'deepseek-v4-flash', thinking: { type: 'enabled' }, reasoning_effort: 'high', max_tokens: 8192 })
+    expect(server.requests[0]!.json).toMatchObject({
+      model: 'deepseek-v4-flash',
+      thinking: { type: 'enabled' },
+      reasoning_effort: 'high',
+      max_tokens: 8192,
+    })
   })
 
   it('agent: an agent whose route names the adapter talks to the endpoint', async () => {
     vi.stubEnv('DEEPSEEK_API_KEY', 'sk-example')
-    const server = await serve(() => ({ sse: deepseekStream('deepseek-v4-flash', { reasoning: 'Greet.', text: 'Hi!' }, deepseekUsage(0, 20, 5, 2)) }))
+    const server = await serve(() => ({
+      sse: deepseekStream('deepseek-v4-flash', { reasoning: 'Greet.', text: 'Hi!' }, deepseekUsage(0, 20, 5, 2)),
+    }))
     const { result, printed } = await recordCordisPrints(() => agent(server.baseURL))
     expect(printed).toEqual([])
     expect(result).toEqual({ reply: 'Hi!', lastError: undefined })
     expect(server.requests[0]!.json).toMatchObject({ reasoning_effort: 'max', thinking: { type: 'enabled' } })
   })
 
-  const setups: Array<{ name: string; mount: (ctx: Context, baseURL: string) => void; provider: string; model: string; env?: string; reply: Responder; wire: object; absent: string[] }> = [
+  const setups: Array<{
+    name: string
+    mount: (ctx: Context, baseURL: string) => void
+    provider: string
+    model: string
+    env?: string
+    reply: Responder
+    wire: object
+    absent: string[]
+  }> = [
     {
       name: 'DeepSeek',
       mount: mountDeepSeek,
@@ -86,23 +111,26 @@ describe('README examples run', () => {
     },
   ]
 
-  it.each(setups)('setup for $name: loads, registers its provider and sends the dialect\'s fields', async ({ mount, provider, model, env, reply, wire, absent }) => {
-    if (env) vi.stubEnv(env, 'sk-example')
-    const server = await serve(reply)
-    const test = await createTestContext()
-    try {
-      test.ctx.plugin(LlmRuntime)
-      mount(test.ctx, server.baseURL)
-      expect(test.ctx.llm.providers()).toEqual([provider])
-      const result = await test.ctx.llm.generate({ provider, model, messages: [createUserMessage('hello')] })
-      expect(textOf(result.content)).toBe('ok')
-      const body = server.requests[0]!.json as Record<string, unknown>
-      expect(body).toMatchObject({ model, ...wire })
-      for (const key of absent) expect(body).not.toHaveProperty(key)
-      expect(server.requests[0]!.headers.authorization).toBe(env ? 'Bearer sk-example' : undefined)
-      test.assertClean()
-    } finally {
-      await test.dispose()
-    }
-  })
+  it.each(setups)(
+    "setup for $name: loads, registers its provider and sends the dialect's fields",
+    async ({ mount, provider, model, env, reply, wire, absent }) => {
+      if (env) vi.stubEnv(env, 'sk-example')
+      const server = await serve(reply)
+      const test = await createTestContext()
+      try {
+        test.ctx.plugin(LlmRuntime)
+        mount(test.ctx, server.baseURL)
+        expect(test.ctx.llm.providers()).toEqual([provider])
+        const result = await test.ctx.llm.generate({ provider, model, messages: [createUserMessage('hello')] })
+        expect(textOf(result.content)).toBe('ok')
+        const body = server.requests[0]!.json as Record<string, unknown>
+        expect(body).toMatchObject({ model, ...wire })
+        for (const key of absent) expect(body).not.toHaveProperty(key)
+        expect(server.requests[0]!.headers.authorization).toBe(env ? 'Bearer sk-example' : undefined)
+        test.assertClean()
+      } finally {
+        await test.dispose()
+      }
+    },
+  )
 })

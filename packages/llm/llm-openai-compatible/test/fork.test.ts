@@ -20,7 +20,17 @@ describe('agent.fork over HTTP (OpenAI-compatible chat completions)', { timeout:
   it("the fork's first body is the parent's last body plus one message: every other key equal, prompt_cache_key included", async () => {
     const server = await RecordingServer.start((request, index) => {
       const usage = openaiUsage(Math.ceil(request.body.length / 4), 0, 20, 0, 0)
-      if (index < 2) return { sse: openaiStream(MODEL, { text: `Reading file ${index}.`, toolCalls: [{ id: `call_${index}`, name: 'read', arguments: `{"path": "src/file-${index}.ts"}` }] }, usage) }
+      if (index < 2)
+        return {
+          sse: openaiStream(
+            MODEL,
+            {
+              text: `Reading file ${index}.`,
+              toolCalls: [{ id: `call_${index}`, name: 'read', arguments: `{"path": "src/file-${index}.ts"}` }],
+            },
+            usage,
+          ),
+        }
       return { sse: openaiStream(MODEL, { text: 'All done.' }, usage) }
     })
     const context = Object.assign(await createTestContext(), { server })
@@ -35,12 +45,32 @@ describe('agent.fork over HTTP (OpenAI-compatible chat completions)', { timeout:
       baseURL: server.baseURL,
       apiKey: 'sk-test',
       dialect: 'openai',
-      models: { [MODEL]: { contextWindow: 64000, defaultMaxTokens: 500, efforts: ['low', 'high'], promptCacheRetention: '24h' } },
+      models: {
+        [MODEL]: { contextWindow: 64000, defaultMaxTokens: 500, efforts: ['low', 'high'], promptCacheRetention: '24h' },
+      },
       retryBaseMs: 1,
     })
-    ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => 'file text '.repeat(100) })
-    ctx.tools.register({ name: 'write', description: 'Write a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => 'ok' })
-    const agent = await ctx.agentLoop.create('parent', { provider: 'openai', model: MODEL, system: 'You are a coding agent.', reasoningEffort: 'high', temperature: 0.3, stop: ['<halt>'], maxTokens: 400 })
+    ctx.tools.register({
+      name: 'read',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      execute: () => 'file text '.repeat(100),
+    })
+    ctx.tools.register({
+      name: 'write',
+      description: 'Write a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      execute: () => 'ok',
+    })
+    const agent = await ctx.agentLoop.create('parent', {
+      provider: 'openai',
+      model: MODEL,
+      system: 'You are a coding agent.',
+      reasoningEffort: 'high',
+      temperature: 0.3,
+      stop: ['<halt>'],
+      maxTokens: 400,
+    })
     await agent.followup('Refactor the project.')
     const result = await agent.fork({ task: 'List every file you read.', tools: ['read'] })
     expect(result).toMatchObject({ reason: 'finished', answer: 'All done.' })
@@ -51,7 +81,12 @@ describe('agent.fork over HTTP (OpenAI-compatible chat completions)', { timeout:
     // Model, tools in order (both, though the fork may call only read), effort, temperature,
     // stop, max tokens, stream options, the retention and the parent's cache key.
     expect(forkRest).toEqual(parentRest)
-    expect(forkRest).toMatchObject({ prompt_cache_key: promptCacheKeyFor('parent'), reasoning_effort: 'high', temperature: 0.3, stop: ['<halt>'] })
+    expect(forkRest).toMatchObject({
+      prompt_cache_key: promptCacheKeyFor('parent'),
+      reasoning_effort: 'high',
+      temperature: 0.3,
+      stop: ['<halt>'],
+    })
     expect(forkRest.tools.map((tool: any) => tool.function.name)).toEqual(['read', 'write'])
     expect(forkMessages).toHaveLength(parentMessages.length + 1)
     expect(forkMessages.slice(0, -1)).toEqual(parentMessages)

@@ -1,5 +1,14 @@
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createMessage, createToolResultMessage, createUserMessage, imageBlock, reasoningBlock, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createMessage,
+  createToolResultMessage,
+  createUserMessage,
+  imageBlock,
+  reasoningBlock,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Dialect } from '../src/index.ts'
 import { KEYLESS_PLACEHOLDER } from '../src/index.ts'
@@ -14,7 +23,10 @@ afterEach(async () => {
 })
 
 async function harness(config: HarnessConfig = {}): Promise<AdapterHarness> {
-  const created = await mountAdapter(() => ({ sse: openaiStream(MODEL, { text: 'ok' }, openaiUsage(10, 0, 1, 0)) }), config)
+  const created = await mountAdapter(
+    () => ({ sse: openaiStream(MODEL, { text: 'ok' }, openaiUsage(10, 0, 1, 0)) }),
+    config,
+  )
   harnesses.push(created)
   return created
 }
@@ -28,12 +40,19 @@ async function sent(dialect: Dialect, extra: Partial<GenerateOptions> = {}): Pro
 
 const ROUTE = { provider: 'test', model: MODEL }
 const TOOLS: ToolDefinition[] = [
-  { name: 'read', description: 'Read a file', parameters: { properties: { path: { type: 'string' } }, required: ['path'], type: 'object' } },
+  {
+    name: 'read',
+    description: 'Read a file',
+    parameters: { properties: { path: { type: 'string' } }, required: ['path'], type: 'object' },
+  },
   { name: 'write', description: 'Write a file', parameters: { type: 'object' } },
 ]
 const CONVERSATION = [
   createUserMessage('Fix the test.'),
-  createAssistantMessage([reasoningBlock('First, read it.'), textBlock('Reading.'), toolCallBlock('call_1', 'read', '{"path":  "a.ts"}')], ROUTE),
+  createAssistantMessage(
+    [reasoningBlock('First, read it.'), textBlock('Reading.'), toolCallBlock('call_1', 'read', '{"path":  "a.ts"}')],
+    ROUTE,
+  ),
   createToolResultMessage('call_1', 'export const a = 1'),
   createAssistantMessage([reasoningBlock('Now write.'), toolCallBlock('call_2', 'write', '{}')], ROUTE),
   createToolResultMessage('call_2', [textBlock('written'), imageBlock('image/png', 'iVBORw0KGgo=')], { isError: true }),
@@ -42,8 +61,28 @@ const CONVERSATION = [
 
 describe('request body', () => {
   it('keys come in a fixed order; nothing per-request (purpose, sessionId, ids) is sent', async () => {
-    const recorded = await sent('deepseek', { system: 'Be brief.', tools: TOOLS, reasoningEffort: 'max', temperature: 0.3, stop: ['<halt>'], maxTokens: 99, purpose: 'conversation', sessionId: 'session-42' })
-    expect(Object.keys(recorded.json)).toEqual(['model', 'messages', 'tools', 'thinking', 'reasoning_effort', 'temperature', 'stop', 'max_tokens', 'stream', 'stream_options'])
+    const recorded = await sent('deepseek', {
+      system: 'Be brief.',
+      tools: TOOLS,
+      reasoningEffort: 'max',
+      temperature: 0.3,
+      stop: ['<halt>'],
+      maxTokens: 99,
+      purpose: 'conversation',
+      sessionId: 'session-42',
+    })
+    expect(Object.keys(recorded.json)).toEqual([
+      'model',
+      'messages',
+      'tools',
+      'thinking',
+      'reasoning_effort',
+      'temperature',
+      'stop',
+      'max_tokens',
+      'stream',
+      'stream_options',
+    ])
     expect(recorded.json.stream_options).toEqual({ include_usage: true })
     expect(recorded.body).not.toContain('session-42')
     expect(recorded.body).not.toContain('conversation')
@@ -53,7 +92,13 @@ describe('request body', () => {
 
   it('the same options give the same bytes, every time', async () => {
     const server = await harness({ dialect: 'deepseek' })
-    const options = request(server, { system: 'Be brief.', tools: TOOLS, messages: CONVERSATION, reasoningEffort: 'high', temperature: 0 })
+    const options = request(server, {
+      system: 'Be brief.',
+      tools: TOOLS,
+      messages: CONVERSATION,
+      reasoningEffort: 'high',
+      temperature: 0,
+    })
     await collect(server, options)
     await collect(server, { ...options, sessionId: 'another', purpose: 'compaction' })
     expect(server.server.requests[1]!.body).toBe(server.server.requests[0]!.body)
@@ -62,7 +107,9 @@ describe('request body', () => {
   it('tools keep their order and their parameters exactly as given', async () => {
     const recorded = await sent('generic', { tools: TOOLS })
     expect(recorded.json.tools).toEqual(TOOLS.map((tool) => ({ type: 'function', function: tool })))
-    expect(recorded.body).toContain('"parameters":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}')
+    expect(recorded.body).toContain(
+      '"parameters":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"}',
+    )
     expect(recorded.body.indexOf('"name":"read"')).toBeLessThan(recorded.body.indexOf('"name":"write"'))
   })
 
@@ -71,10 +118,24 @@ describe('request body', () => {
     expect(recorded.json.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Fix the test.' },
-      { role: 'assistant', content: 'Reading.', reasoning_content: 'First, read it.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":  "a.ts"}' } }] },
+      {
+        role: 'assistant',
+        content: 'Reading.',
+        reasoning_content: 'First, read it.',
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"path":  "a.ts"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_1', content: 'export const a = 1' },
-      { role: 'assistant', content: null, reasoning_content: 'Now write.', tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'write', arguments: '{}' } }] },
-      { role: 'tool', tool_call_id: 'call_2', content: 'written\n[image (image/png) omitted: chat completions tool messages carry text only]' },
+      {
+        role: 'assistant',
+        content: null,
+        reasoning_content: 'Now write.',
+        tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'write', arguments: '{}' } }],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'call_2',
+        content: 'written\n[image (image/png) omitted: chat completions tool messages carry text only]',
+      },
       { role: 'assistant', content: 'Done.' },
     ])
     expect(recorded.body).toContain(String.raw`"arguments":"{\"path\":  \"a.ts\"}"`)
@@ -82,17 +143,33 @@ describe('request body', () => {
 
   it('user text blocks are joined with a newline; images become data-URL parts', async () => {
     const recorded = await sent('generic', {
-      messages: [createUserMessage([textBlock('one'), textBlock('two')]), createUserMessage([textBlock('look:'), imageBlock('image/jpeg', '/9j/4AAQ')]), createMessage({ role: 'system', content: [textBlock('a'), textBlock('b')] })],
+      messages: [
+        createUserMessage([textBlock('one'), textBlock('two')]),
+        createUserMessage([textBlock('look:'), imageBlock('image/jpeg', '/9j/4AAQ')]),
+        createMessage({ role: 'system', content: [textBlock('a'), textBlock('b')] }),
+      ],
     })
     expect(recorded.json.messages).toEqual([
       { role: 'user', content: 'one\ntwo' },
-      { role: 'user', content: [{ type: 'text', text: 'look:' }, { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look:' },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
+        ],
+      },
       { role: 'system', content: 'a\nb' },
     ])
   })
 
   it('replays reasoning_content for deepseek, vllm and llamacpp, never for openai or generic', async () => {
-    for (const [dialect, replays] of [['deepseek', true], ['vllm', true], ['llamacpp', true], ['openai', false], ['generic', false]] as const) {
+    for (const [dialect, replays] of [
+      ['deepseek', true],
+      ['vllm', true],
+      ['llamacpp', true],
+      ['openai', false],
+      ['generic', false],
+    ] as const) {
       const recorded = await sent(dialect, { messages: CONVERSATION })
       const assistant = recorded.json.messages.find((message: { role: string }) => message.role === 'assistant')
       expect('reasoning_content' in assistant, dialect).toBe(replays)
@@ -102,7 +179,10 @@ describe('request body', () => {
 
 describe('effort and output cap per dialect', () => {
   it('deepseek: thinking enabled + reasoning_effort; off disables thinking; no effort sends neither', async () => {
-    expect((await sent('deepseek', { reasoningEffort: 'max' })).json).toMatchObject({ thinking: { type: 'enabled' }, reasoning_effort: 'max' })
+    expect((await sent('deepseek', { reasoningEffort: 'max' })).json).toMatchObject({
+      thinking: { type: 'enabled' },
+      reasoning_effort: 'max',
+    })
     const off = (await sent('deepseek', { reasoningEffort: 'off' })).json
     expect(off.thinking).toEqual({ type: 'disabled' })
     expect('reasoning_effort' in off).toBe(false)
@@ -119,7 +199,10 @@ describe('effort and output cap per dialect', () => {
 
   for (const dialect of ['vllm', 'llamacpp', 'generic'] as const) {
     it(`${dialect}: reasoning_effort only when given, max_tokens`, async () => {
-      expect((await sent(dialect, { reasoningEffort: 'low', maxTokens: 64 })).json).toMatchObject({ reasoning_effort: 'low', max_tokens: 64 })
+      expect((await sent(dialect, { reasoningEffort: 'low', maxTokens: 64 })).json).toMatchObject({
+        reasoning_effort: 'low',
+        max_tokens: 64,
+      })
       const plain = (await sent(dialect)).json
       expect(Object.keys(plain)).toEqual(['model', 'messages', 'stream', 'stream_options'])
     })
@@ -146,7 +229,9 @@ describe('headers', () => {
     await collect(server, request(server))
     const recorded = server.server.requests[0]!
     expect(recorded.headers.authorization).toBeUndefined()
-    expect(Object.values(recorded.headers).some((value) => String(value).includes(`Bearer ${KEYLESS_PLACEHOLDER}`))).toBe(false)
+    expect(
+      Object.values(recorded.headers).some((value) => String(value).includes(`Bearer ${KEYLESS_PLACEHOLDER}`)),
+    ).toBe(false)
   })
 
   it('a keyless config may send its own Authorization header through `headers`', async () => {

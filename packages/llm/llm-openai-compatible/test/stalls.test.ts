@@ -39,7 +39,11 @@ describe('stream progress', () => {
     expect(mapper.progress).toBe(1)
     mapper.push(chunk(MODEL, { content: 'a' }))
     mapper.push(chunk(MODEL, { reasoning_content: 'b' }))
-    mapper.push(chunk(MODEL, { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'read', arguments: '' } }] }))
+    mapper.push(
+      chunk(MODEL, {
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'read', arguments: '' } }],
+      }),
+    )
     mapper.push(chunk(MODEL, { tool_calls: [{ index: 0, id: 'call_1', function: { arguments: '' } }] }))
     mapper.push(chunk(MODEL, { tool_calls: [{ index: 0, function: { arguments: '{}' } }] }))
     expect(mapper.progress).toBe(5)
@@ -52,7 +56,14 @@ describe('stream progress', () => {
 
 describe('stalled and endless streams', () => {
   it('a server that sends only empty chunks, every few ms, forever, fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
-    const harness = await serving({ drip: (tick) => (tick === 0 ? chunk(MODEL, { role: 'assistant', content: '' }) : EMPTY_CHUNKS[tick % EMPTY_CHUNKS.length]), everyMs: 3 }, { timeoutMs: 1000 })
+    const harness = await serving(
+      {
+        drip: (tick) =>
+          tick === 0 ? chunk(MODEL, { role: 'assistant', content: '' }) : EMPTY_CHUNKS[tick % EMPTY_CHUNKS.length],
+        everyMs: 3,
+      },
+      { timeoutMs: 1000 },
+    )
     const error = await expectLlmError(() => collect(harness, request(harness)), 'TIMEOUT')
     expect(error.message).toContain('no stream progress')
     expect(error.message).toContain('timeoutMs (1000 ms)')
@@ -81,12 +92,20 @@ describe('stalled and endless streams', () => {
     const chunks = await collect(harness, request(harness))
     // The fixture, not the adapter: the content really spanned more than the idle limit.
     expect(written.at(-1)! - written[0]!).toBeGreaterThan(idleMs)
-    expect(chunks.filter((part) => part.type === 'text-delta').map((part) => (part as { delta: string }).delta).join('')).toBe('w'.repeat(pieces))
+    expect(
+      chunks
+        .filter((part) => part.type === 'text-delta')
+        .map((part) => (part as { delta: string }).delta)
+        .join(''),
+    ).toBe('w'.repeat(pieces))
     expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'stop' })
   })
 
   it('a server that streams real content forever is cut at deadlineMs with TIMEOUT naming the limit, and its connection is closed', async () => {
-    const harness = await serving({ drip: () => chunk(MODEL, { content: 'more ' }), everyMs: 5 }, { timeoutMs: 60_000, deadlineMs: 1000 })
+    const harness = await serving(
+      { drip: () => chunk(MODEL, { content: 'more ' }), everyMs: 5 },
+      { timeoutMs: 60_000, deadlineMs: 1000 },
+    )
     const seen: string[] = []
     const error = await expectLlmError(async () => {
       for await (const part of harness.ctx.llm.stream(request(harness))) seen.push(part.type)

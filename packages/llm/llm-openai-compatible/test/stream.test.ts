@@ -8,7 +8,11 @@ import type { Reply } from '@warmfold/test-utils'
 
 /** A tool-call fragment that repeats the id and the full name, as some servers do. */
 function fragment(index: number, args: string): object {
-  return chunk(MODEL, { tool_calls: [{ index, id: `call_${index}`, type: 'function', function: { name: index ? 'write' : 'read', arguments: args } }] })
+  return chunk(MODEL, {
+    tool_calls: [
+      { index, id: `call_${index}`, type: 'function', function: { name: index ? 'write' : 'read', arguments: args } },
+    ],
+  })
 }
 
 const harnesses: AdapterHarness[] = []
@@ -28,7 +32,18 @@ async function replying(reply: Reply, config: HarnessConfig = {}): Promise<Adapt
 describe('stream mapping', () => {
   it('maps reasoning, text and tool calls to blocks indexed by first appearance, ends them, then usage and finish', async () => {
     const harness = await replying({
-      sse: openaiStream(MODEL, { reasoning: 'Let me look.', text: 'Reading two files.', toolCalls: [{ id: 'call_a', name: 'read', arguments: '{"path": "a.ts"}' }, { id: 'call_b', name: 'list', arguments: '{}' }] }, openaiUsage(10, 0, 5, 2)),
+      sse: openaiStream(
+        MODEL,
+        {
+          reasoning: 'Let me look.',
+          text: 'Reading two files.',
+          toolCalls: [
+            { id: 'call_a', name: 'read', arguments: '{"path": "a.ts"}' },
+            { id: 'call_b', name: 'list', arguments: '{}' },
+          ],
+        },
+        openaiUsage(10, 0, 5, 2),
+      ),
     })
     const chunks = await collect(harness, request(harness))
     const starts = chunks.filter((part) => part.type === 'block-start')
@@ -40,7 +55,9 @@ describe('stream mapping', () => {
     ])
     const types = chunks.map((part) => part.type)
     expect(types.slice(-6)).toEqual(['block-end', 'block-end', 'block-end', 'block-end', 'usage', 'finish'])
-    expect(chunks.filter((part) => part.type === 'block-end').map((part) => (part as { index: number }).index)).toEqual([0, 1, 2, 3])
+    expect(chunks.filter((part) => part.type === 'block-end').map((part) => (part as { index: number }).index)).toEqual(
+      [0, 1, 2, 3],
+    )
     for (const [position, part] of chunks.entries()) {
       if (part.type === 'block-start' || !('index' in part)) continue
       const start = chunks.findIndex((other) => other.type === 'block-start' && other.index === part.index)
@@ -58,7 +75,10 @@ describe('stream mapping', () => {
   })
 
   it('reads reasoning from `reasoning` too (newer vLLM)', async () => {
-    const harness = await replying({ sse: vllmStream(MODEL, { reasoning: 'Thinking in vLLM.', text: 'Done.' }, 10, 3) }, { dialect: 'vllm' })
+    const harness = await replying(
+      { sse: vllmStream(MODEL, { reasoning: 'Thinking in vLLM.', text: 'Done.' }, 10, 3) },
+      { dialect: 'vllm' },
+    )
     const result = await harness.ctx.llm.generate(request(harness))
     expect(result.content).toEqual([
       { type: 'reasoning', text: 'Thinking in vLLM.' },
@@ -67,9 +87,19 @@ describe('stream mapping', () => {
   })
 
   it('keeps interleaved tool-call fragments apart by index, and sends a repeated id and name once', async () => {
-    const harness = await replying({ sse: [fragment(0, '{"pa'), fragment(1, '{"co'), fragment(0, 'th": 1}'), fragment(1, 'ntent": 2}'), chunk(MODEL, {}, 'tool_calls')] })
+    const harness = await replying({
+      sse: [
+        fragment(0, '{"pa'),
+        fragment(1, '{"co'),
+        fragment(0, 'th": 1}'),
+        fragment(1, 'ntent": 2}'),
+        chunk(MODEL, {}, 'tool_calls'),
+      ],
+    })
     const chunks = await collect(harness, request(harness))
-    expect(chunks.filter((part) => part.type === 'tool-call-delta').every((part) => !('name' in part) && !('id' in part))).toBe(true)
+    expect(
+      chunks.filter((part) => part.type === 'tool-call-delta').every((part) => !('name' in part) && !('id' in part)),
+    ).toBe(true)
     const result = await harness.ctx.llm.generate(request(harness))
     expect(result.content).toEqual([
       { type: 'tool-call', id: 'call_0', name: 'read', arguments: '{"path": 1}' },
@@ -94,12 +124,15 @@ describe('stream mapping', () => {
   })
 
   it("DeepSeek's insufficient_system_resource is a SERVER error, not a silent stop", async () => {
-    const harness = await replying({ sse: [chunk(MODEL, { content: 'half an ans' }), chunk(MODEL, {}, 'insufficient_system_resource')] }, { dialect: 'deepseek' })
+    const harness = await replying(
+      { sse: [chunk(MODEL, { content: 'half an ans' }), chunk(MODEL, {}, 'insufficient_system_resource')] },
+      { dialect: 'deepseek' },
+    )
     const error = await expectLlmError(() => collect(harness, request(harness)), 'SERVER')
     expect(error.message).toContain('insufficient_system_resource')
   })
 
-  it('a chunk that is not JSON → INVALID_RESPONSE (the SDK\'s log line becomes a cordis warning)', async () => {
+  it("a chunk that is not JSON → INVALID_RESPONSE (the SDK's log line becomes a cordis warning)", async () => {
     const harness = await replying({ sse: [chunk(MODEL, { content: 'ok' }), '{not json'] })
     await expectLlmError(() => collect(harness, request(harness)), 'INVALID_RESPONSE')
     expect(harness.warnings.some((warning) => warning.includes('Could not parse message into JSON'))).toBe(true)
@@ -128,7 +161,9 @@ describe('a stream that ends without finish_reason → STREAM_INCOMPLETE', () =>
   })
 
   it('usage alone is not a finish', async () => {
-    const harness = await replying({ sse: [chunk(MODEL, { content: 'x' }), { choices: [], usage: { prompt_tokens: 3, completion_tokens: 1 } }] })
+    const harness = await replying({
+      sse: [chunk(MODEL, { content: 'x' }), { choices: [], usage: { prompt_tokens: 3, completion_tokens: 1 } }],
+    })
     await expectLlmError(() => collect(harness, request(harness)), 'STREAM_INCOMPLETE')
   })
 })

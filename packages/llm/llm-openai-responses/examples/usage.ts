@@ -9,7 +9,13 @@ export async function main(baseURL = 'https://api.openai.com/v1') {
   ctx.plugin(OpenAIResponsesAdapter, {
     baseURL, // optional: the SDK's default (OPENAI_BASE_URL, else https://api.openai.com/v1), or a gateway
     models: {
-      'gpt-5.2': { contextWindow: 400_000, defaultMaxTokens: 32_000, efforts: ['low', 'medium', 'high'], defaultEffort: 'medium', cacheRetention: '24h' },
+      'gpt-5.2': {
+        contextWindow: 400_000,
+        defaultMaxTokens: 32_000,
+        efforts: ['low', 'medium', 'high'],
+        defaultEffort: 'medium',
+        cacheRetention: '24h',
+      },
     },
     // the key comes from OPENAI_API_KEY; also: reasoningSummary: 'detailed', promptCacheKey: 'off'
   })

@@ -1,5 +1,12 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { checkModelKeys, deepFreeze, isHttpUrl, normalizeApiKey, resolveAdapterApiKey, strictConfig } from '@warmfold/llm'
+import {
+  checkModelKeys,
+  deepFreeze,
+  isHttpUrl,
+  normalizeApiKey,
+  resolveAdapterApiKey,
+  strictConfig,
+} from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */
@@ -11,7 +18,10 @@ export type PromptCacheRetention = 'in_memory' | '24h'
  * compaction never counts on a prefix that may be gone. `24h`: "up to a maximum of 24 hours"
  * (https://platform.openai.com/docs/guides/prompt-caching#prompt-cache-retention).
  */
-export const PROMPT_CACHE_RETENTION_TTL_MS: Readonly<Record<PromptCacheRetention, number>> = Object.freeze({ in_memory: 5 * 60_000, '24h': 24 * 60 * 60_000 })
+export const PROMPT_CACHE_RETENTION_TTL_MS: Readonly<Record<PromptCacheRetention, number>> = Object.freeze({
+  in_memory: 5 * 60_000,
+  '24h': 24 * 60 * 60_000,
+})
 
 /** What the adapter knows about one model. */
 export interface ResponsesModelConfig {
@@ -65,36 +75,66 @@ export interface OpenAIResponsesConfig {
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
 
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheRetention', 'cacheTtlMs'] as const
+const MODEL_KEYS = [
+  'contextWindow',
+  'defaultMaxTokens',
+  'efforts',
+  'defaultEffort',
+  'cacheRetention',
+  'cacheTtlMs',
+] as const
 
 const retention = Schema.union([Schema.const('in_memory'), Schema.const('24h')])
 
 const modelSchema = Schema.object({
   contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
-  defaultMaxTokens: Schema.natural().min(1).description('max_output_tokens when a request sets none; default none sent.'),
+  defaultMaxTokens: Schema.natural()
+    .min(1)
+    .description('max_output_tokens when a request sets none; default none sent.'),
   efforts: Schema.array(Schema.string()).description('Accepted reasoning.effort values.'),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
   cacheRetention: retention.description('prompt_cache_retention sent for this model; default none.'),
-  cacheTtlMs: Schema.natural().min(1).description("Cache lifetime of this model's prefix in ms; default from cacheRetention."),
+  cacheTtlMs: Schema.natural()
+    .min(1)
+    .description("Cache lifetime of this model's prefix in ms; default from cacheRetention."),
 })
 
 const schema = Schema.object({
   provider: Schema.string().default('openai').description('Provider id the adapter registers under.'),
-  baseURL: Schema.string().description("API base URL incl. /v1; default the SDK's (OPENAI_BASE_URL, else https://api.openai.com/v1)."),
+  baseURL: Schema.string().description(
+    "API base URL incl. /v1; default the SDK's (OPENAI_BASE_URL, else https://api.openai.com/v1).",
+  ),
   apiKey: Schema.string().role('secret').description('The API key (exclusive with apiKeyEnv).'),
-  apiKeyEnv: Schema.string().description(`Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`),
+  apiKeyEnv: Schema.string().description(
+    `Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`,
+  ),
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
-  reasoningSummary: Schema.union([Schema.const('auto'), Schema.const('concise'), Schema.const('detailed'), Schema.const('none')])
+  reasoningSummary: Schema.union([
+    Schema.const('auto'),
+    Schema.const('concise'),
+    Schema.const('detailed'),
+    Schema.const('none'),
+  ])
     .default('auto')
     .description('reasoning.summary of requests with a reasoningEffort.'),
-  promptCacheKey: Schema.union([Schema.const('session'), Schema.const('off')]).default('session').description('prompt_cache_key: derived from the session id, or none.'),
-  timeoutMs: Schema.natural().min(1).default(600_000).description('Wait for the response headers, then for stream progress, per attempt.'),
-  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included; default none.'),
+  promptCacheKey: Schema.union([Schema.const('session'), Schema.const('off')])
+    .default('session')
+    .description('prompt_cache_key: derived from the session id, or none.'),
+  timeoutMs: Schema.natural()
+    .min(1)
+    .default(600_000)
+    .description('Wait for the response headers, then for stream progress, per attempt.'),
+  deadlineMs: Schema.natural()
+    .min(1)
+    .description('Total wall-clock limit of one call, retries included; default none.'),
   maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
   retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
 })
 
-const parseShape = strictConfig<OpenAIResponsesConfig>('OpenAIResponsesAdapter', schema as unknown as Schema<any, OpenAIResponsesConfig>)
+const parseShape = strictConfig<OpenAIResponsesConfig>(
+  'OpenAIResponsesAdapter',
+  schema as unknown as Schema<any, OpenAIResponsesConfig>,
+)
 
 /**
  * Parses and validates the config: unknown keys (also inside a model), `apiKey` with `apiKeyEnv`,
@@ -103,14 +143,18 @@ const parseShape = strictConfig<OpenAIResponsesConfig>('OpenAIResponsesAdapter',
  */
 export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.assign(
   (input?: unknown): OpenAIResponsesConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input)) checkModelKeys('OpenAIResponsesAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
+    if (typeof input === 'object' && input !== null && !Array.isArray(input))
+      checkModelKeys('OpenAIResponsesAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
-    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined) fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
+      fail('apiKey and apiKeyEnv are exclusive; set one of them')
     if (config.apiKey === '') fail('apiKey must not be empty')
-    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'OpenAIResponsesAdapter config: apiKey')
+    const apiKey =
+      config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'OpenAIResponsesAdapter config: apiKey')
     if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
     if (config.provider === '') fail('provider must not be empty')
-    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
+      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
     for (const [id, model] of Object.entries(config.models)) {
       if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
@@ -118,8 +162,18 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.
     }
     const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
     // schemastery fills an absent array with []; no efforts means no reasoning controls.
-    const models = Object.fromEntries(Object.entries(config.models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]))
-    return deepFreeze({ ...config, models, ...(apiKey === undefined ? {} : { apiKey }), ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }) })
+    const models = Object.fromEntries(
+      Object.entries(config.models).map(([id, { efforts, ...model }]) => [
+        id,
+        efforts?.length ? { ...model, efforts } : model,
+      ]),
+    )
+    return deepFreeze({
+      ...config,
+      models,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+    })
   },
   { schema: schema as unknown as Schema },
 )
@@ -128,12 +182,13 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.
  * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
  * @throws Error naming the variable (never a value) when it is unset or empty.
  */
-export function resolveApiKey(config: Pick<OpenAIResponsesConfig, 'apiKey' | 'apiKeyEnv'>, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveApiKey(
+  config: Pick<OpenAIResponsesConfig, 'apiKey' | 'apiKeyEnv'>,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   return resolveAdapterApiKey('OpenAIResponsesAdapter', 'OpenAI', config, DEFAULT_API_KEY_ENV, env)
 }
-
 
 function fail(message: string): never {
   throw new TypeError(`OpenAIResponsesAdapter config: ${message}`)
 }
-

@@ -50,35 +50,58 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   const route = `${context.provider}/${context.model}`
   const { provider } = context
   const secrets = secretRedactor(context.secret)
-  if (context.signal?.aborted || error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, { provider, retryable: false, cause: secrets.error(context.signal?.reason ?? error) })
+  if (
+    context.signal?.aborted ||
+    error instanceof APIUserAbortError ||
+    (error instanceof Error && error.name === 'AbortError')
+  ) {
+    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
+      provider,
+      retryable: false,
+      cause: secrets.error(context.signal?.reason ?? error),
+    })
   }
-  if (error instanceof APIConnectionTimeoutError) return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, { provider })
+  if (error instanceof APIConnectionTimeoutError)
+    return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, { provider })
   if (error instanceof APIConnectionError) {
     const cause = (error as { cause?: { message?: unknown; cause?: { code?: unknown } } }).cause
-    const detail = [cause?.message, cause?.cause?.code].filter((part) => typeof part === 'string' && part !== '').join(': ') || error.message
+    const detail =
+      [cause?.message, cause?.cause?.code].filter((part) => typeof part === 'string' && part !== '').join(': ') ||
+      error.message
     return new LlmError('NETWORK', `could not reach ${route}: ${secrets.text(detail)}`, { provider })
   }
   if (error instanceof APIError) {
     const body = (error.error ?? {}) as { message?: unknown; code?: unknown; type?: unknown }
-    const serverMessage = secrets.text(typeof body.message === 'string' ? body.message : error.message.replace(/^\d{3} /, ''))
+    const serverMessage = secrets.text(
+      typeof body.message === 'string' ? body.message : error.message.replace(/^\d{3} /, ''),
+    )
     const errorCode = typeof body.code === 'string' ? body.code : typeof body.type === 'string' ? body.type : undefined
     if (error.status === undefined) return streamError(errorCode, serverMessage, context)
     const code = codeForStatus(error.status, errorCode, serverMessage)
     const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
     const requestId = error.requestID ? `, request-id ${error.requestID}` : ''
-    return new LlmError(code, `${route} answered HTTP ${error.status} (${errorCode ?? 'no error code'}${requestId}): ${serverMessage || '(no message)'}`, {
-      provider,
-      status: error.status,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    })
+    return new LlmError(
+      code,
+      `${route} answered HTTP ${error.status} (${errorCode ?? 'no error code'}${requestId}): ${serverMessage || '(no message)'}`,
+      {
+        provider,
+        status: error.status,
+        ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+      },
+    )
   }
   if (error instanceof SyntaxError) {
     // JSON.parse quotes a cut of the input, which could hold part of a secret a server echoed.
-    return new LlmError('INVALID_RESPONSE', `${route} sent a stream event that is not JSON`, { provider, retryable: false })
+    return new LlmError('INVALID_RESPONSE', `${route} sent a stream event that is not JSON`, {
+      provider,
+      retryable: false,
+    })
   }
   const message = error instanceof Error ? error.message : String(error)
-  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(message)}`, { provider, cause: secrets.error(error) })
+  return new LlmError('NETWORK', `the connection to ${route} failed: ${secrets.text(message)}`, {
+    provider,
+    cause: secrets.error(error),
+  })
 }
 
 /**
@@ -86,11 +109,20 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
  * (`rate_limit_exceeded` → `RATE_LIMITED`, `server_error` or none → `SERVER`,
  * `context_length_exceeded` → `CONTEXT_WINDOW_EXCEEDED`, anything else `INVALID_REQUEST`).
  */
-export function streamError(errorCode: string | undefined, serverMessage: string, context: ErrorContext, what = 'sent an error event mid-stream'): LlmError {
+export function streamError(
+  errorCode: string | undefined,
+  serverMessage: string,
+  context: ErrorContext,
+  what = 'sent an error event mid-stream',
+): LlmError {
   const message = secretRedactor(context.secret).text(serverMessage)
-  return new LlmError(codeForStreamError(errorCode, message), `${context.provider}/${context.model} ${what} (${errorCode ?? 'no error code'}): ${message || '(no message)'}`, {
-    provider: context.provider,
-  })
+  return new LlmError(
+    codeForStreamError(errorCode, message),
+    `${context.provider}/${context.model} ${what} (${errorCode ?? 'no error code'}): ${message || '(no message)'}`,
+    {
+      provider: context.provider,
+    },
+  )
 }
 
 /** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the error code and message. */
@@ -123,5 +155,7 @@ function codeForStreamError(errorCode: string | undefined, serverMessage: string
 
 /** Whether an error reports a prompt over the context window. */
 export function isContextWindowError(errorCode: string | undefined, serverMessage: string): boolean {
-  return errorCode === 'context_length_exceeded' || CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))
+  return (
+    errorCode === 'context_length_exceeded' || CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))
+  )
 }

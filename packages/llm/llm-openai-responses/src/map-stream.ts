@@ -46,7 +46,10 @@ interface OpenBlock {
  * @throws LlmError `STREAM_INCOMPLETE` when the events end before `response.completed` or
  *   `response.incomplete`, `ABORTED` when they ended because the call's signal aborted.
  */
-export async function* mapStream(events: AsyncIterable<ResponsesEvent>, context: ErrorContext): AsyncGenerator<StreamChunk> {
+export async function* mapStream(
+  events: AsyncIterable<ResponsesEvent>,
+  context: ErrorContext,
+): AsyncGenerator<StreamChunk> {
   const open = new Map<number, OpenBlock>()
   let calls = 0
   let received = 0
@@ -96,7 +99,15 @@ export async function* mapStream(events: AsyncIterable<ResponsesEvent>, context:
         for (const index of open.keys()) yield { type: 'block-end', index }
         const usage = mapUsage(response.usage)
         if (usage) yield { type: 'usage', usage: { ...usage, raw: secretRedactor(context.secret).value(usage.raw) } }
-        yield { type: 'finish', reason: event.type === 'response.completed' ? (calls > 0 ? 'tool-calls' : 'stop') : incompleteReason(response.incomplete_details?.reason) }
+        yield {
+          type: 'finish',
+          reason:
+            event.type === 'response.completed'
+              ? calls > 0
+                ? 'tool-calls'
+                : 'stop'
+              : incompleteReason(response.incomplete_details?.reason),
+        }
         return
       }
       case 'response.failed': {
@@ -111,12 +122,20 @@ export async function* mapStream(events: AsyncIterable<ResponsesEvent>, context:
     }
   }
   if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, { provider: context.provider, retryable: false, cause: context.signal.reason })
+    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
+      provider: context.provider,
+      retryable: false,
+      cause: context.signal.reason,
+    })
   }
-  throw new LlmError('STREAM_INCOMPLETE', `the stream from ${context.provider}/${context.model} ended after ${received} events without response.completed; the reply is incomplete`, {
-    provider: context.provider,
-    retryable: true,
-  })
+  throw new LlmError(
+    'STREAM_INCOMPLETE',
+    `the stream from ${context.provider}/${context.model} ended after ${received} events without response.completed; the reply is incomplete`,
+    {
+      provider: context.provider,
+      retryable: true,
+    },
+  )
 }
 
 /** The finish reason of `incomplete_details.reason`. */
@@ -124,7 +143,12 @@ export function incompleteReason(reason: unknown): FinishReason {
   return reason === 'content_filter' ? 'content-filter' : 'max-tokens'
 }
 
-function* delta(open: Map<number, OpenBlock>, index: number, blockType: StreamBlockType, text: unknown): Generator<StreamChunk> {
+function* delta(
+  open: Map<number, OpenBlock>,
+  index: number,
+  blockType: StreamBlockType,
+  text: unknown,
+): Generator<StreamChunk> {
   const block = open.get(index)
   if (!block || block.blockType !== blockType || typeof text !== 'string' || text === '') return
   block.streamed = true
@@ -140,19 +164,29 @@ function* finishItem(index: number, block: OpenBlock, item: any): Generator<Stre
       const text = summary.map((part) => part.text).join(SUMMARY_SEPARATOR)
       if (text) yield { type: 'reasoning-delta', index, delta: text }
     }
-    const signature = encodeReasoningSignature({ id: String(item.id ?? ''), encrypted_content: typeof item.encrypted_content === 'string' ? item.encrypted_content : null, summary })
+    const signature = encodeReasoningSignature({
+      id: String(item.id ?? ''),
+      encrypted_content: typeof item.encrypted_content === 'string' ? item.encrypted_content : null,
+      summary,
+    })
     yield { type: 'block-end', index, signature }
     return
   }
   if (block.blockType === 'text') {
     if (!block.streamed) {
-      const text = (Array.isArray(item.content) ? item.content : []).map((part: any) => (typeof part?.text === 'string' ? part.text : typeof part?.refusal === 'string' ? part.refusal : '')).join('')
+      const text = (Array.isArray(item.content) ? item.content : [])
+        .map((part: any) =>
+          typeof part?.text === 'string' ? part.text : typeof part?.refusal === 'string' ? part.refusal : '',
+        )
+        .join('')
       if (text) yield { type: 'text-delta', index, delta: text }
     }
-    const phase: MessagePhase | undefined = item.phase === 'commentary' || item.phase === 'final_answer' ? item.phase : undefined
+    const phase: MessagePhase | undefined =
+      item.phase === 'commentary' || item.phase === 'final_answer' ? item.phase : undefined
     yield phase ? { type: 'block-end', index, signature: encodeMessagePhase(phase) } : { type: 'block-end', index }
     return
   }
-  if (!block.streamed && typeof item.arguments === 'string' && item.arguments !== '') yield { type: 'tool-call-delta', index, argumentsDelta: item.arguments }
+  if (!block.streamed && typeof item.arguments === 'string' && item.arguments !== '')
+    yield { type: 'tool-call-delta', index, argumentsDelta: item.arguments }
   yield { type: 'block-end', index }
 }

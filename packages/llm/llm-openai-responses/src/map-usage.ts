@@ -21,7 +21,8 @@ export function mapUsage(raw: ResponsesUsage | null | undefined): TokenUsage | u
   const cacheWriteTokens = count(inputDetails?.cache_write_tokens)
   const outputTokens = count(raw.output_tokens)
   const reasoningTokens = count(outputDetails?.reasoning_tokens)
-  const inputTokens = total === undefined ? undefined : Math.max(0, total - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0))
+  const inputTokens =
+    total === undefined ? undefined : Math.max(0, total - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0))
   return {
     ...(inputTokens === undefined ? {} : { inputTokens }),
     ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),

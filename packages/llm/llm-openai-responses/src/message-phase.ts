@@ -14,7 +14,8 @@ export function decodeMessagePhase(signature: string | undefined): MessagePhase 
   if (signature === undefined || !signature.startsWith('{')) return undefined
   try {
     const value = JSON.parse(signature) as { format?: unknown; phase?: unknown }
-    if (value.format === MESSAGE_SIGNATURE_FORMAT && (value.phase === 'commentary' || value.phase === 'final_answer')) return value.phase
+    if (value.format === MESSAGE_SIGNATURE_FORMAT && (value.phase === 'commentary' || value.phase === 'final_answer'))
+      return value.phase
   } catch {
     // Not ours.
   }

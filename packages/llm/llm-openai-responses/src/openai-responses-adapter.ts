@@ -13,7 +13,11 @@ import { ResponsesLlmAdapter } from './responses-llm-adapter.ts'
  * or the key's environment variable is unset; the message names the key or variable, never a value.
  */
 export class OpenAIResponsesAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/llm-openai-responses', provides: LLM_ADAPTER_ROLE, defaultProvider: 'openai' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/llm-openai-responses',
+    provides: LLM_ADAPTER_ROLE,
+    defaultProvider: 'openai',
+  }
   static inject = ['llm']
 
   /** The registered adapter. */

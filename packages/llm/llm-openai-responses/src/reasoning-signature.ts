@@ -45,7 +45,19 @@ export function decodeReasoningSignature(signature: string | undefined): Reasoni
   }
   if (typeof value !== 'object' || value === null) return undefined
   const { format, id, encrypted_content: encrypted, summary } = value as Record<string, unknown>
-  if (format !== REASONING_SIGNATURE_FORMAT || typeof id !== 'string' || !(encrypted === null || typeof encrypted === 'string') || !Array.isArray(summary)) return undefined
-  if (!summary.every((part) => typeof part === 'object' && part !== null && part.type === 'summary_text' && typeof part.text === 'string')) return undefined
+  if (
+    format !== REASONING_SIGNATURE_FORMAT ||
+    typeof id !== 'string' ||
+    !(encrypted === null || typeof encrypted === 'string') ||
+    !Array.isArray(summary)
+  )
+    return undefined
+  if (
+    !summary.every(
+      (part) =>
+        typeof part === 'object' && part !== null && part.type === 'summary_text' && typeof part.text === 'string',
+    )
+  )
+    return undefined
   return { id, encrypted_content: encrypted, summary: summary as ReasoningSummaryPart[] }
 }

@@ -1,5 +1,13 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, modelEntry, normalizeApiKey, promptCacheKeyFor, reasoningInfo, resilientStream } from '@warmfold/llm'
+import {
+  deepFreeze,
+  LlmAdapter,
+  modelEntry,
+  normalizeApiKey,
+  promptCacheKeyFor,
+  reasoningInfo,
+  resilientStream,
+} from '@warmfold/llm'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
@@ -65,7 +73,9 @@ export class ResponsesLlmAdapter extends LlmAdapter {
     const cached = this.#models.get(model)
     if (cached) return cached
     const config = this.#modelConfig(provider, model)
-    const ttl = config.cacheTtlMs ?? (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
+    const ttl =
+      config.cacheTtlMs ??
+      (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
@@ -85,7 +95,12 @@ export class ResponsesLlmAdapter extends LlmAdapter {
     const model = this.#modelConfig(options.provider, options.model)
     // A fork sends its parent's key (cacheSessionId), so it is routed to the parent's cache.
     const cacheSession = options.cacheSessionId ?? options.sessionId
-    const key = this.#config.promptCacheKey === 'session' ? (cacheSession === undefined ? undefined : promptCacheKeyFor(cacheSession)) : undefined
+    const key =
+      this.#config.promptCacheKey === 'session'
+        ? cacheSession === undefined
+          ? undefined
+          : promptCacheKeyFor(cacheSession)
+        : undefined
     return serializeRequest(options, {
       provider: options.provider,
       ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
@@ -104,7 +119,12 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     // Input items are sent without ids (store: false cannot resolve them), which the SDK's types require.
     const params = this.request(options) as unknown as ResponseCreateParamsStreaming
-    const context: ErrorContext = { provider: options.provider, model: options.model, signal: options.signal, secret: this.#secret }
+    const context: ErrorContext = {
+      provider: options.provider,
+      model: options.model,
+      signal: options.signal,
+      secret: this.#secret,
+    }
     yield* resilientStream<ResponsesEvent>({
       provider: options.provider,
       model: options.model,
@@ -113,7 +133,8 @@ export class ResponsesLlmAdapter extends LlmAdapter {
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
       timeoutMs: this.#config.timeoutMs,
-      open: async (signal) => (await this.#client.responses.create(params, { signal })) as unknown as AsyncIterable<ResponsesEvent>,
+      open: async (signal) =>
+        (await this.#client.responses.create(params, { signal })) as unknown as AsyncIterable<ResponsesEvent>,
       progress: streamProgress,
       map: (events, signal) => mapStream(events, { ...context, signal }),
       mapError: (error) => mapError(error, context),

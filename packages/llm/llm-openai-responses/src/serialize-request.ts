@@ -6,12 +6,19 @@ import type { ReasoningSummaryPart } from './reasoning-signature.ts'
 import { decodeReasoningSignature } from './reasoning-signature.ts'
 
 /** A user content part. */
-export type InputContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' }
+export type InputContent =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail: 'auto' }
 
 /** One item of `input`. No item carries an `id`: with `store: false` the server cannot resolve them (see the README). */
 export type InputItem =
   | { type: 'message'; role: 'user'; content: InputContent[] }
-  | { type: 'message'; role: 'assistant'; content: Array<{ type: 'output_text'; text: string }>; phase?: 'commentary' | 'final_answer' }
+  | {
+      type: 'message'
+      role: 'assistant'
+      content: Array<{ type: 'output_text'; text: string }>
+      phase?: 'commentary' | 'final_answer'
+    }
   | { type: 'reasoning'; summary: ReasoningSummaryPart[]; encrypted_content: string }
   | { type: 'function_call'; call_id: string; name: string; arguments: string }
   | { type: 'function_call_output'; call_id: string; output: string | InputContent[] }
@@ -81,7 +88,9 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
     model: options.model,
     ...(options.system === undefined ? {} : { instructions: options.system }),
     ...(options.tools?.length ? { tools: options.tools.map(serializeTool) } : {}),
-    ...(options.reasoningEffort === undefined ? {} : { reasoning: { effort: options.reasoningEffort, ...(summary ? { summary } : {}) } }),
+    ...(options.reasoningEffort === undefined
+      ? {}
+      : { reasoning: { effort: options.reasoningEffort, ...(summary ? { summary } : {}) } }),
     ...(maxTokens === undefined ? {} : { max_output_tokens: maxTokens }),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     store: false,
@@ -104,7 +113,11 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
 export function serializeInput(messages: readonly Message[], provider: string): InputItem[] {
   const items: InputItem[] = []
   messages.forEach((message, position) => {
-    if (message.role === 'system') throw invalid(provider, `messages[${position}] has role "system"; send the system prompt as GenerateOptions.system (it becomes instructions)`)
+    if (message.role === 'system')
+      throw invalid(
+        provider,
+        `messages[${position}] has role "system"; send the system prompt as GenerateOptions.system (it becomes instructions)`,
+      )
     if (message.role === 'assistant') items.push(...assistantItems(message.content, position, provider))
     else items.push(...userItems(message.content, position, provider))
   })
@@ -131,7 +144,10 @@ function userItems(blocks: readonly ContentBlock[], position: number, provider: 
         items.push({ type: 'function_call_output', call_id: block.toolCallId, output: toolOutput(block) })
         break
       default:
-        throw invalid(provider, `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
+        )
     }
   }
   flush()
@@ -145,13 +161,23 @@ function assistantItems(blocks: readonly ContentBlock[], position: number, provi
       case 'reasoning': {
         const item = decodeReasoningSignature(block.signature)
         // The summary is sent exactly as received, the id never (store: false cannot resolve it).
-        if (item?.encrypted_content) items.push({ type: 'reasoning', summary: item.summary.map((part) => ({ type: part.type, text: part.text })), encrypted_content: item.encrypted_content })
+        if (item?.encrypted_content)
+          items.push({
+            type: 'reasoning',
+            summary: item.summary.map((part) => ({ type: part.type, text: part.text })),
+            encrypted_content: item.encrypted_content,
+          })
         break
       }
       case 'text': {
         if (block.text === '') break
         const phase = decodeMessagePhase(block.signature)
-        items.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: block.text }], ...(phase ? { phase } : {}) })
+        items.push({
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: block.text }],
+          ...(phase ? { phase } : {}),
+        })
         break
       }
       case 'tool-call':
@@ -159,7 +185,10 @@ function assistantItems(blocks: readonly ContentBlock[], position: number, provi
         items.push({ type: 'function_call', call_id: block.id, name: block.name, arguments: block.arguments })
         break
       default:
-        throw invalid(provider, `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`)
+        throw invalid(
+          provider,
+          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
+        )
     }
   }
   return items
@@ -171,13 +200,22 @@ function assistantItems(blocks: readonly ContentBlock[], position: number, provi
  * `isError` is not sent, the text says what failed.
  */
 function toolOutput(block: ToolResultBlock): string | InputContent[] {
-  if (block.content.every((part) => part.type === 'text')) return block.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
-  return block.content.flatMap((part): InputContent[] => (part.type === 'image' ? [imagePart(part)] : part.text === '' ? [] : [{ type: 'input_text', text: part.text }]))
+  if (block.content.every((part) => part.type === 'text'))
+    return block.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+  return block.content.flatMap((part): InputContent[] =>
+    part.type === 'image' ? [imagePart(part)] : part.text === '' ? [] : [{ type: 'input_text', text: part.text }],
+  )
 }
 
 function serializeTool(tool: ToolDefinition): FunctionToolParam {
   // Canonical key order, so a schema assembled in another key order renders the same bytes.
-  return { type: 'function', name: tool.name, description: tool.description, parameters: JSON.parse(canonicalJson(tool.parameters)) as Record<string, unknown>, strict: false }
+  return {
+    type: 'function',
+    name: tool.name,
+    description: tool.description,
+    parameters: JSON.parse(canonicalJson(tool.parameters)) as Record<string, unknown>,
+    strict: false,
+  }
 }
 
 function imagePart(block: ImageBlock): InputContent {

@@ -1,6 +1,11 @@
 import type { ResponsesEvent } from './map-stream.ts'
 
-const CONTENT_DELTAS = new Set(['response.output_text.delta', 'response.refusal.delta', 'response.reasoning_summary_text.delta', 'response.function_call_arguments.delta'])
+const CONTENT_DELTAS = new Set([
+  'response.output_text.delta',
+  'response.refusal.delta',
+  'response.reasoning_summary_text.delta',
+  'response.function_call_arguments.delta',
+])
 const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error'])
 
 /**
@@ -12,6 +17,10 @@ const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.
 export function streamProgress(): (event: ResponsesEvent) => boolean {
   return (event) => {
     if (CONTENT_DELTAS.has(event.type)) return typeof event.delta === 'string' && event.delta !== ''
-    return event.type === 'response.output_item.added' || event.type === 'response.output_item.done' || ENDINGS.has(event.type)
+    return (
+      event.type === 'response.output_item.added' ||
+      event.type === 'response.output_item.done' ||
+      ENDINGS.has(event.type)
+    )
   }
 }

@@ -10,7 +10,13 @@ export const TEST_KEY = 'sk-proj-fixture-key-0123456789'
 
 /** Models every fixture adapter knows. */
 export const MODELS: Record<string, ResponsesModelConfig> = {
-  [MODEL]: { contextWindow: 400_000, defaultMaxTokens: 1024, efforts: ['low', 'medium', 'high'], defaultEffort: 'medium', cacheRetention: '24h' },
+  [MODEL]: {
+    contextWindow: 400_000,
+    defaultMaxTokens: 1024,
+    efforts: ['low', 'medium', 'high'],
+    defaultEffort: 'medium',
+    cacheRetention: '24h',
+  },
   'gpt-other': { contextWindow: 128_000 },
 }
 
@@ -28,11 +34,20 @@ export function request(options: Partial<GenerateOptions> = {}): GenerateOptions
 }
 
 /** A real runtime with `OpenAIResponsesAdapter` pointed at a recording server answering through `responder`. */
-export async function mountAdapter(responder: Responder, config: Partial<OpenAIResponsesAdapter.Config> = {}): Promise<AdapterHarness> {
+export async function mountAdapter(
+  responder: Responder,
+  config: Partial<OpenAIResponsesAdapter.Config> = {},
+): Promise<AdapterHarness> {
   const server = await RecordingServer.start(responder)
   const context = await createTestContext()
   context.ctx.plugin(LlmRuntime)
-  context.ctx.plugin(OpenAIResponsesAdapter, { baseURL: server.baseURL, apiKey: TEST_KEY, models: MODELS, retryBaseMs: 1, ...config })
+  context.ctx.plugin(OpenAIResponsesAdapter, {
+    baseURL: server.baseURL,
+    apiKey: TEST_KEY,
+    models: MODELS,
+    retryBaseMs: 1,
+    ...config,
+  })
   const collect = async (options: Partial<GenerateOptions> = {}) => {
     const chunks: StreamChunk[] = []
     for await (const chunk of context.ctx.llm.stream(request(options))) chunks.push(chunk)

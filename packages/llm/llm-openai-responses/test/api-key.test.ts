@@ -18,7 +18,10 @@ describe('the API key', () => {
       (request, index) =>
         index === 0
           ? errorReply(401, 'invalid_request_error', 'invalid_api_key', echo('Incorrect API key provided'))
-          : streamReply({ items: [{ type: 'message', text: 'ok' }], usage: { input_tokens: 3, output_tokens: 1, echoed: String(request.headers.authorization) } }),
+          : streamReply({
+              items: [{ type: 'message', text: 'ok' }],
+              usage: { input_tokens: 3, output_tokens: 1, echoed: String(request.headers.authorization) },
+            }),
       { apiKey: `${key}\r\n`, maxRetries: 0 },
     )
     harnesses.push(adapter)
@@ -34,7 +37,9 @@ describe('the API key', () => {
   })
 
   it('resolving fails naming the variable, never a value, when apiKeyEnv is unset', () => {
-    expect(() => resolveApiKey({ apiKeyEnv: 'WARMFOLD_TEST_UNSET_OPENAI_KEY' }, {})).toThrow(/environment variable WARMFOLD_TEST_UNSET_OPENAI_KEY \(apiKeyEnv\) is not set/)
+    expect(() => resolveApiKey({ apiKeyEnv: 'WARMFOLD_TEST_UNSET_OPENAI_KEY' }, {})).toThrow(
+      /environment variable WARMFOLD_TEST_UNSET_OPENAI_KEY \(apiKeyEnv\) is not set/,
+    )
     expect(resolveApiKey({ apiKeyEnv: 'K' }, { K: ' sk-1 \n' })).toBe('sk-1')
   })
 })

@@ -18,14 +18,27 @@ describe('README examples run', () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-proj-example')
     server = await Server.start(() =>
       streamReply({
-        items: [{ type: 'reasoning', id: 'rs_1', summary: ['Look at the assertion.'], encrypted: 'enc' }, { type: 'message', text: 'The assertion expects 4.' }],
-        usage: { input_tokens: 2048, input_tokens_details: { cached_tokens: 1920 }, output_tokens: 12, output_tokens_details: { reasoning_tokens: 4 } },
+        items: [
+          { type: 'reasoning', id: 'rs_1', summary: ['Look at the assertion.'], encrypted: 'enc' },
+          { type: 'message', text: 'The assertion expects 4.' },
+        ],
+        usage: {
+          input_tokens: 2048,
+          input_tokens_details: { cached_tokens: 1920 },
+          output_tokens: 12,
+          output_tokens_details: { reasoning_tokens: 4 },
+        },
       }),
     )
     const { result, printed } = await recordCordisPrints(() => usage(server!.baseURL))
     expect(printed).toEqual([])
     expect(result.text).toBe('The assertion expects 4.')
-    expect(result.usage).toMatchObject({ inputTokens: 128, cacheReadTokens: 1920, outputTokens: 12, reasoningTokens: 4 })
+    expect(result.usage).toMatchObject({
+      inputTokens: 128,
+      cacheReadTokens: 1920,
+      outputTokens: 12,
+      reasoningTokens: 4,
+    })
     const request = server.requests[0]!
     expect(request.url).toBe('/v1/responses')
     expect(request.headers.authorization).toBe('Bearer sk-proj-example')

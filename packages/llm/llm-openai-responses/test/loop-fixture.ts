@@ -14,7 +14,17 @@ import { streamReply } from './sse-script.ts'
 export const LOOP_MODEL = 'gpt-loop'
 export const SUMMARY = 'Goal: refactor the project. Files: src/file-*.ts were read. Next: run the tests.'
 export const SYSTEM = 'You are a coding agent.'
-const ENVELOPE_KEYS = ['model', 'instructions', 'tools', 'reasoning', 'temperature', 'store', 'include', 'prompt_cache_key', 'prompt_cache_retention'] as const
+const ENVELOPE_KEYS = [
+  'model',
+  'instructions',
+  'tools',
+  'reasoning',
+  'temperature',
+  'store',
+  'include',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+] as const
 
 /** Simulated usage: the longest input-item prefix an earlier request with the same envelope already sent is read. */
 export interface SimulatedUsage {
@@ -67,7 +77,8 @@ function cacheSimulator() {
     for (const earlier of seen) {
       if (earlier.envelope !== envelope) continue
       let common = 0
-      while (common < items.length && common < earlier.items.length && items[common] === earlier.items[common]) common += 1
+      while (common < items.length && common < earlier.items.length && items[common] === earlier.items[common])
+        common += 1
       best = Math.max(best, common)
     }
     seen.push({ envelope, items })
@@ -92,15 +103,39 @@ export async function mountLoop(steps = 30): Promise<LoopHarness> {
     usages.push(usage)
     const reply = { ...usage, output_tokens: 60, output_tokens_details: { reasoning_tokens: 25 } }
     if (isCompaction(request.json)) {
-      return streamReply({ items: [{ type: 'reasoning', id: 'rs_summary', summary: ['Condense it.'], encrypted: 'enc-summary' }, { type: 'message', text: SUMMARY }], usage: reply })
+      return streamReply({
+        items: [
+          { type: 'reasoning', id: 'rs_summary', summary: ['Condense it.'], encrypted: 'enc-summary' },
+          { type: 'message', text: SUMMARY },
+        ],
+        usage: reply,
+      })
     }
     const index = conversationIndex++
-    if (index >= steps) return streamReply({ items: [{ type: 'reasoning', id: `rs_${index}`, summary: [], encrypted: `enc-${index}` }, { type: 'message', text: 'All done.' }], usage: reply })
+    if (index >= steps)
+      return streamReply({
+        items: [
+          { type: 'reasoning', id: `rs_${index}`, summary: [], encrypted: `enc-${index}` },
+          { type: 'message', text: 'All done.' },
+        ],
+        usage: reply,
+      })
     return streamReply({
       items: [
-        { type: 'reasoning', id: `rs_${index}`, summary: [`Step ${index}: the next file is src/file-${index}.ts.`], encrypted: `enc-${index}-${filler(index, 16).replaceAll(' ', '')}` },
+        {
+          type: 'reasoning',
+          id: `rs_${index}`,
+          summary: [`Step ${index}: the next file is src/file-${index}.ts.`],
+          encrypted: `enc-${index}-${filler(index, 16).replaceAll(' ', '')}`,
+        },
         { type: 'message', id: `msg_${index}`, text: `Step ${index}: reading the next file. ${filler(index, 80)}` },
-        { type: 'function_call', id: `fc_${index}`, callId: `call_${String(index).padStart(3, '0')}`, name: 'read', arguments: `{"path": "src/file-${index}.ts", "limit": 200}` },
+        {
+          type: 'function_call',
+          id: `fc_${index}`,
+          callId: `call_${String(index).padStart(3, '0')}`,
+          name: 'read',
+          arguments: `{"path": "src/file-${index}.ts", "limit": 200}`,
+        },
       ],
       usage: reply,
     })
@@ -117,14 +152,26 @@ export async function mountLoop(steps = 30): Promise<LoopHarness> {
   ctx.plugin(OpenAIResponsesAdapter, {
     baseURL: server.baseURL,
     apiKey: 'sk-proj-loop-key',
-    models: { [LOOP_MODEL]: { contextWindow: 8000, defaultMaxTokens: 1500, efforts: ['low', 'high'], defaultEffort: 'low', cacheRetention: 'in_memory' } },
+    models: {
+      [LOOP_MODEL]: {
+        contextWindow: 8000,
+        defaultMaxTokens: 1500,
+        efforts: ['low', 'high'],
+        defaultEffort: 'low',
+        cacheRetention: 'in_memory',
+      },
+    },
     retryBaseMs: 1,
   })
   let step = 0
   ctx.tools.register({
     name: 'read',
     description: 'Read a file',
-    parameters: { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'number' } }, required: ['path'] },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string' }, limit: { type: 'number' } },
+      required: ['path'],
+    },
     execute: () => filler(1000 + step++, 1200),
   })
   const calls: GenerateOptions[] = []
@@ -133,7 +180,12 @@ export async function mountLoop(steps = 30): Promise<LoopHarness> {
     server,
     exchanges: () => calls.map((call, index) => ({ call, request: server.requests[index]!, usage: usages[index]! })),
     async run() {
-      const agent = await ctx.agentLoop.create('session', { provider: 'openai', model: LOOP_MODEL, system: SYSTEM, reasoningEffort: 'high' })
+      const agent = await ctx.agentLoop.create('session', {
+        provider: 'openai',
+        model: LOOP_MODEL,
+        system: SYSTEM,
+        reasoningEffort: 'high',
+      })
       agent.followup('Refactor the project.')
       await agent.whenIdle()
       // A background fold whose summary arrived after the last request is swapped in while idle: wait for it.

@@ -3,9 +3,25 @@ import { NamedEvent } from '@warmfold/test-utils'
 
 /** One output item of a canned reply. `arguments` is the tool input exactly as the model streams it. */
 export type ScriptItem =
-  | { readonly type: 'reasoning'; readonly id: string; readonly summary: readonly string[]; readonly encrypted: string | null }
-  | { readonly type: 'message'; readonly id?: string; readonly text: string; readonly phase?: 'commentary' | 'final_answer' }
-  | { readonly type: 'function_call'; readonly id?: string; readonly callId: string; readonly name: string; readonly arguments: string }
+  | {
+      readonly type: 'reasoning'
+      readonly id: string
+      readonly summary: readonly string[]
+      readonly encrypted: string | null
+    }
+  | {
+      readonly type: 'message'
+      readonly id?: string
+      readonly text: string
+      readonly phase?: 'commentary' | 'final_answer'
+    }
+  | {
+      readonly type: 'function_call'
+      readonly id?: string
+      readonly callId: string
+      readonly name: string
+      readonly arguments: string
+    }
   | { readonly type: 'web_search_call'; readonly id: string }
 
 /** A canned reply: its items, final status and usage. */
@@ -18,7 +34,13 @@ export interface ScriptReply {
 }
 
 /** The default usage of a canned reply. */
-export const USAGE = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 42, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 52 }
+export const USAGE = {
+  input_tokens: 10,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 42,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 52,
+}
 
 function halves(text: string): [string, string] {
   const middle = Math.ceil(text.length / 2)
@@ -29,11 +51,30 @@ function halves(text: string): [string, string] {
 export function doneItem(item: ScriptItem): Record<string, unknown> {
   switch (item.type) {
     case 'reasoning':
-      return { id: item.id, type: 'reasoning', summary: item.summary.map((text) => ({ type: 'summary_text', text })), encrypted_content: item.encrypted }
+      return {
+        id: item.id,
+        type: 'reasoning',
+        summary: item.summary.map((text) => ({ type: 'summary_text', text })),
+        encrypted_content: item.encrypted,
+      }
     case 'message':
-      return { id: item.id ?? 'msg_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: item.text, annotations: [] }], ...(item.phase ? { phase: item.phase } : {}) }
+      return {
+        id: item.id ?? 'msg_1',
+        type: 'message',
+        status: 'completed',
+        role: 'assistant',
+        content: [{ type: 'output_text', text: item.text, annotations: [] }],
+        ...(item.phase ? { phase: item.phase } : {}),
+      }
     case 'function_call':
-      return { id: item.id ?? `fc_${item.callId}`, type: 'function_call', status: 'completed', call_id: item.callId, name: item.name, arguments: item.arguments }
+      return {
+        id: item.id ?? `fc_${item.callId}`,
+        type: 'function_call',
+        status: 'completed',
+        call_id: item.callId,
+        name: item.name,
+        arguments: item.arguments,
+      }
     case 'web_search_call':
       return { id: item.id, type: 'web_search_call', status: 'completed' }
   }
@@ -41,37 +82,95 @@ export function doneItem(item: ScriptItem): Record<string, unknown> {
 
 /** The events of one item at `output_index` `index`, shaped like the streaming reference. */
 export function itemEvents(item: ScriptItem, index: number, next: () => number): SseItem[] {
-  const event = (type: string, data: Record<string, unknown>) => new NamedEvent(type, { type, sequence_number: next(), ...data })
+  const event = (type: string, data: Record<string, unknown>) =>
+    new NamedEvent(type, { type, sequence_number: next(), ...data })
   const done = doneItem(item)
   const itemId = done.id
-  const added = item.type === 'reasoning' ? { id: item.id, type: 'reasoning', summary: [] } : item.type === 'message' ? { ...done, status: 'in_progress', content: [] } : { ...done, status: 'in_progress', arguments: '' }
+  const added =
+    item.type === 'reasoning'
+      ? { id: item.id, type: 'reasoning', summary: [] }
+      : item.type === 'message'
+        ? { ...done, status: 'in_progress', content: [] }
+        : { ...done, status: 'in_progress', arguments: '' }
   const events: SseItem[] = [event('response.output_item.added', { output_index: index, item: added })]
   if (item.type === 'reasoning') {
     item.summary.forEach((text, summary_index) => {
       const [first, second] = halves(text)
       events.push(
-        event('response.reasoning_summary_part.added', { item_id: itemId, output_index: index, summary_index, part: { type: 'summary_text', text: '' } }),
-        event('response.reasoning_summary_text.delta', { item_id: itemId, output_index: index, summary_index, delta: first }),
-        event('response.reasoning_summary_text.delta', { item_id: itemId, output_index: index, summary_index, delta: second }),
+        event('response.reasoning_summary_part.added', {
+          item_id: itemId,
+          output_index: index,
+          summary_index,
+          part: { type: 'summary_text', text: '' },
+        }),
+        event('response.reasoning_summary_text.delta', {
+          item_id: itemId,
+          output_index: index,
+          summary_index,
+          delta: first,
+        }),
+        event('response.reasoning_summary_text.delta', {
+          item_id: itemId,
+          output_index: index,
+          summary_index,
+          delta: second,
+        }),
         event('response.reasoning_summary_text.done', { item_id: itemId, output_index: index, summary_index, text }),
-        event('response.reasoning_summary_part.done', { item_id: itemId, output_index: index, summary_index, part: { type: 'summary_text', text } }),
+        event('response.reasoning_summary_part.done', {
+          item_id: itemId,
+          output_index: index,
+          summary_index,
+          part: { type: 'summary_text', text },
+        }),
       )
     })
   } else if (item.type === 'message') {
     const [first, second] = halves(item.text)
     events.push(
-      event('response.content_part.added', { item_id: itemId, output_index: index, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
-      event('response.output_text.delta', { item_id: itemId, output_index: index, content_index: 0, delta: first, logprobs: [] }),
-      event('response.output_text.delta', { item_id: itemId, output_index: index, content_index: 0, delta: second, logprobs: [] }),
-      event('response.output_text.done', { item_id: itemId, output_index: index, content_index: 0, text: item.text, logprobs: [] }),
-      event('response.content_part.done', { item_id: itemId, output_index: index, content_index: 0, part: { type: 'output_text', text: item.text, annotations: [] } }),
+      event('response.content_part.added', {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      }),
+      event('response.output_text.delta', {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        delta: first,
+        logprobs: [],
+      }),
+      event('response.output_text.delta', {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        delta: second,
+        logprobs: [],
+      }),
+      event('response.output_text.done', {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        text: item.text,
+        logprobs: [],
+      }),
+      event('response.content_part.done', {
+        item_id: itemId,
+        output_index: index,
+        content_index: 0,
+        part: { type: 'output_text', text: item.text, annotations: [] },
+      }),
     )
   } else if (item.type === 'function_call') {
     const [first, second] = halves(item.arguments)
     events.push(
       event('response.function_call_arguments.delta', { item_id: itemId, output_index: index, delta: first }),
       event('response.function_call_arguments.delta', { item_id: itemId, output_index: index, delta: second }),
-      event('response.function_call_arguments.done', { item_id: itemId, output_index: index, arguments: item.arguments }),
+      event('response.function_call_arguments.done', {
+        item_id: itemId,
+        output_index: index,
+        arguments: item.arguments,
+      }),
     )
   }
   events.push(event('response.output_item.done', { output_index: index, item: done }))
@@ -80,14 +179,33 @@ export function itemEvents(item: ScriptItem, index: number, next: () => number):
 
 /** A `response` object of a lifecycle event. */
 export function responseObject(status: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id: 'resp_test', object: 'response', created_at: 1, status, model: 'gpt-test', output: [], error: null, incomplete_details: null, usage: null, ...extra }
+  return {
+    id: 'resp_test',
+    object: 'response',
+    created_at: 1,
+    status,
+    model: 'gpt-test',
+    output: [],
+    error: null,
+    incomplete_details: null,
+    usage: null,
+    ...extra,
+  }
 }
 
 /** The opening events: `response.created`, `response.in_progress`. */
 export function openingEvents(next: () => number): SseItem[] {
   return [
-    new NamedEvent('response.created', { type: 'response.created', sequence_number: next(), response: responseObject('in_progress') }),
-    new NamedEvent('response.in_progress', { type: 'response.in_progress', sequence_number: next(), response: responseObject('in_progress') }),
+    new NamedEvent('response.created', {
+      type: 'response.created',
+      sequence_number: next(),
+      response: responseObject('in_progress'),
+    }),
+    new NamedEvent('response.in_progress', {
+      type: 'response.in_progress',
+      sequence_number: next(),
+      response: responseObject('in_progress'),
+    }),
   ]
 }
 
@@ -114,7 +232,13 @@ export function streamReply(reply: ScriptReply): Reply {
 }
 
 /** An OpenAI error reply `{ error: { message, type, param, code } }` with `status`. */
-export function errorReply(status: number, type: string, code: string | null, message: string, headers?: Record<string, string>): Reply {
+export function errorReply(
+  status: number,
+  type: string,
+  code: string | null,
+  message: string,
+  headers?: Record<string, string>,
+): Reply {
   return { status, body: { error: { message, type, param: null, code } }, ...(headers ? { headers } : {}) }
 }
 
@@ -125,5 +249,9 @@ export function errorEvent(code: string | null, message: string): NamedEvent {
 
 /** A `response.failed` event. */
 export function failedEvent(code: string, message: string): NamedEvent {
-  return new NamedEvent('response.failed', { type: 'response.failed', sequence_number: 99, response: responseObject('failed', { error: { code, message } }) })
+  return new NamedEvent('response.failed', {
+    type: 'response.failed',
+    sequence_number: 99,
+    response: responseObject('failed', { error: { code, message } }),
+  })
 }

@@ -34,7 +34,14 @@ describe('stalls', () => {
   })
 
   it('a server that only sends in_progress and empty deltas fails with TIMEOUT naming timeoutMs, and its connection is closed', async () => {
-    const harness = await mountAdapter(() => ({ drip: (tick) => (tick < 3 ? EVENTS[tick] && { ...EVENTS[tick] } : tick % 2 ? IN_PROGRESS : EMPTY_DELTA), everyMs: 3, done: false }), { maxRetries: 0, timeoutMs: 500 })
+    const harness = await mountAdapter(
+      () => ({
+        drip: (tick) => (tick < 3 ? EVENTS[tick] && { ...EVENTS[tick] } : tick % 2 ? IN_PROGRESS : EMPTY_DELTA),
+        everyMs: 3,
+        done: false,
+      }),
+      { maxRetries: 0, timeoutMs: 500 },
+    )
     harnesses.push(harness)
     const error = await harness.failure()
     expect(error).toMatchObject({ code: 'TIMEOUT', provider: 'openai' })

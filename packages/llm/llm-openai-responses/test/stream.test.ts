@@ -17,12 +17,24 @@ async function harness(...args: Parameters<typeof mountAdapter>): Promise<Adapte
   return created
 }
 
-const REASONING: ScriptItem = { type: 'reasoning', id: 'rs_abc', summary: ['**Plan**\n\nRead the file.', 'Then answer.'], encrypted: 'gAAAA-encrypted-1' }
-const CALL: ScriptItem = { type: 'function_call', callId: 'call_1', name: 'read', arguments: '{"path": "a.ts",  "limit":2}' }
+const REASONING: ScriptItem = {
+  type: 'reasoning',
+  id: 'rs_abc',
+  summary: ['**Plan**\n\nRead the file.', 'Then answer.'],
+  encrypted: 'gAAAA-encrypted-1',
+}
+const CALL: ScriptItem = {
+  type: 'function_call',
+  callId: 'call_1',
+  name: 'read',
+  arguments: '{"path": "a.ts",  "limit":2}',
+}
 
 describe('stream mapping', () => {
   it('maps a reasoning item, a message and a function call to blocks indexed by output_index, with usage and finish', async () => {
-    const adapter = await harness(() => streamReply({ items: [REASONING, { type: 'message', text: 'Reading it.', phase: 'commentary' }, CALL] }))
+    const adapter = await harness(() =>
+      streamReply({ items: [REASONING, { type: 'message', text: 'Reading it.', phase: 'commentary' }, CALL] }),
+    )
     const chunks = await adapter.collect()
     const assembler = new ContentAssembler()
     for (const chunk of chunks) assembler.push(chunk)
@@ -41,12 +53,17 @@ describe('stream mapping', () => {
         { type: 'summary_text', text: 'Then answer.' },
       ],
     })
-    expect(chunks.at(-2)).toEqual({ type: 'usage', usage: expect.objectContaining({ inputTokens: 10, cacheReadTokens: 0, outputTokens: 42 }) })
+    expect(chunks.at(-2)).toEqual({
+      type: 'usage',
+      usage: expect.objectContaining({ inputTokens: 10, cacheReadTokens: 0, outputTokens: 42 }),
+    })
     expect(chunks.at(-1)).toEqual({ type: 'finish', reason: 'tool-calls' })
   })
 
   it('replays the streamed items on the next request in their original order, without item ids', async () => {
-    const adapter = await harness((_request, index) => streamReply({ items: index === 0 ? [REASONING, CALL] : [{ type: 'message', text: 'Done.' }] }))
+    const adapter = await harness((_request, index) =>
+      streamReply({ items: index === 0 ? [REASONING, CALL] : [{ type: 'message', text: 'Done.' }] }),
+    )
     const first = await adapter.collect()
     const assembler = new ContentAssembler()
     for (const chunk of first) assembler.push(chunk)
@@ -78,7 +95,9 @@ describe('stream mapping', () => {
         ...openingEvents(next),
         ...itemEvents({ type: 'web_search_call', id: 'ws_1' }, 0, next),
         // A message whose text arrives only in output_item.done.
-        ...itemEvents({ type: 'message', text: 'whole' }, 1, next).filter((event) => !JSON.stringify(event).includes('output_text.delta')),
+        ...itemEvents({ type: 'message', text: 'whole' }, 1, next).filter(
+          (event) => !JSON.stringify(event).includes('output_text.delta'),
+        ),
         ...replyEvents({ items: [] }).slice(-1),
       ],
     }))
@@ -93,14 +112,22 @@ describe('stream mapping', () => {
   })
 
   it('maps response.incomplete to max-tokens or content-filter, with its usage', async () => {
-    const cut = await harness(() => streamReply({ items: [{ type: 'message', text: 'partial' }], incomplete: 'max_output_tokens' }))
-    expect((await cut.collect()).slice(-2)).toEqual([{ type: 'usage', usage: expect.objectContaining({ outputTokens: 42 }) }, { type: 'finish', reason: 'max-tokens' }])
+    const cut = await harness(() =>
+      streamReply({ items: [{ type: 'message', text: 'partial' }], incomplete: 'max_output_tokens' }),
+    )
+    expect((await cut.collect()).slice(-2)).toEqual([
+      { type: 'usage', usage: expect.objectContaining({ outputTokens: 42 }) },
+      { type: 'finish', reason: 'max-tokens' },
+    ])
     const filtered = await harness(() => streamReply({ items: [], incomplete: 'content_filter' }))
     expect((await filtered.collect()).at(-1)).toEqual({ type: 'finish', reason: 'content-filter' })
   })
 
   it('a stream cut before response.completed fails with STREAM_INCOMPLETE and is not retried after output', async () => {
-    const adapter = await harness(() => ({ done: false, sse: replyEvents({ items: [{ type: 'message', text: 'half way' }] }).slice(0, -2) }), { maxRetries: 2 })
+    const adapter = await harness(
+      () => ({ done: false, sse: replyEvents({ items: [{ type: 'message', text: 'half way' }] }).slice(0, -2) }),
+      { maxRetries: 2 },
+    )
     const error = await adapter.failure()
     expect(error.code).toBe('STREAM_INCOMPLETE')
     expect(error.message).toMatch(/openai\/gpt-test ended after \d+ events without response\.completed/)
@@ -108,9 +135,17 @@ describe('stream mapping', () => {
   })
 
   it('a stream cut before any item is retried, and a dropped connection too', async () => {
-    const adapter = await harness((_request, index) => (index === 0 ? { done: false, sse: replyEvents({ items: [] }).slice(0, 2) } : index === 1 ? { destroy: true } : streamReply({ items: [{ type: 'message', text: 'ok' }] })), {
-      maxRetries: 2,
-    })
+    const adapter = await harness(
+      (_request, index) =>
+        index === 0
+          ? { done: false, sse: replyEvents({ items: [] }).slice(0, 2) }
+          : index === 1
+            ? { destroy: true }
+            : streamReply({ items: [{ type: 'message', text: 'ok' }] }),
+      {
+        maxRetries: 2,
+      },
+    )
     expect((await adapter.collect()).at(-1)).toEqual({ type: 'finish', reason: 'stop' })
     expect(adapter.server.requests).toHaveLength(3)
   })

@@ -14,10 +14,20 @@ export async function main() {
   ctx.plugin({
     inject: ['llm'],
     apply(ctx) {
-      ctx.llm.registerAdapter('deepseek', new ScriptedAdapter({
-        models: { 'deepseek-v4-flash': { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' } },
-        responses: { content: 'The assertion expects 4 but `add` subtracts.' },
-      }))
+      ctx.llm.registerAdapter(
+        'deepseek',
+        new ScriptedAdapter({
+          models: {
+            'deepseek-v4-flash': {
+              contextWindow: 131072,
+              defaultMaxTokens: 8192,
+              efforts: ['off', 'high', 'max'],
+              defaultEffort: 'high',
+            },
+          },
+          responses: { content: 'The assertion expects 4 but `add` subtracts.' },
+        }),
+      )
     },
   })
 

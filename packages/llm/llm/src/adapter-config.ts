@@ -17,7 +17,8 @@ export function checkModelKeys(owner: string, models: unknown, known: readonly s
   for (const [id, model] of Object.entries(models)) {
     if (typeof model !== 'object' || model === null || Array.isArray(model)) continue
     for (const key of Object.keys(model)) {
-      if (!known.includes(key)) throw new TypeError(`${owner} config: models["${id}"]: ${unknownKeyMessage(key, known)}`)
+      if (!known.includes(key))
+        throw new TypeError(`${owner} config: models["${id}"]: ${unknownKeyMessage(key, known)}`)
     }
   }
 }
@@ -37,12 +38,20 @@ export interface ApiKeySource {
  * @throws Error naming the variable (never a value) when it is unset or empty; TypeError when it
  *   holds only whitespace or whitespace inside the key.
  */
-export function resolveAdapterApiKey(owner: string, vendor: string, config: ApiKeySource, defaultEnv: string, env: NodeJS.ProcessEnv = process.env): string {
+export function resolveAdapterApiKey(
+  owner: string,
+  vendor: string,
+  config: ApiKeySource,
+  defaultEnv: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (config.apiKey !== undefined) return normalizeApiKey(config.apiKey, `${owner} config: apiKey`)
   const name = config.apiKeyEnv ?? defaultEnv
   const value = env[name]
   if (value === undefined || value === '') {
-    throw new Error(`${owner}: the environment variable ${name} (apiKeyEnv) is not set; export the ${vendor} API key in it, or name another variable with apiKeyEnv`)
+    throw new Error(
+      `${owner}: the environment variable ${name} (apiKeyEnv) is not set; export the ${vendor} API key in it, or name another variable with apiKeyEnv`,
+    )
   }
   return normalizeApiKey(value, `${owner}: the environment variable ${name} (apiKeyEnv)`)
 }

@@ -41,7 +41,9 @@ function serialize(value: unknown, path: string, ancestors: Set<object>): string
     }
     const prototype = Object.getPrototypeOf(object)
     if (prototype !== Object.prototype && prototype !== null) {
-      throw new TypeError(`canonicalJson: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`)
+      throw new TypeError(
+        `canonicalJson: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`,
+      )
     }
     const record = object as Record<string, unknown>
     const members: string[] = []

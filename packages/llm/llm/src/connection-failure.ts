@@ -48,7 +48,11 @@ export function describeConnectionFailure(error: unknown): string | undefined {
   let code: string | undefined
   let found = false
   const seen = new Set<unknown>()
-  for (let current = error, depth = 0; current instanceof Error && !seen.has(current) && depth < MAX_CAUSE_DEPTH; depth++) {
+  for (
+    let current = error, depth = 0;
+    current instanceof Error && !seen.has(current) && depth < MAX_CAUSE_DEPTH;
+    depth++
+  ) {
     seen.add(current)
     const own = (current as { code?: unknown }).code
     if (typeof own === 'string' && CONNECTION_ERROR_CODES.has(own)) {

@@ -76,7 +76,9 @@ export class ContentAssembler {
 
   /** The blocks assembled so far, in index order (usable for partial output after an abort). */
   content(): ContentBlock[] {
-    return [...this.blocks.entries()].toSorted(([left], [right]) => left - right).map(([index, block]) => finishBlock(index, block))
+    return [...this.blocks.entries()]
+      .toSorted(([left], [right]) => left - right)
+      .map(([index, block]) => finishBlock(index, block))
   }
 
   /**
@@ -85,7 +87,10 @@ export class ContentAssembler {
    */
   result(): GenerateResult {
     if (this.finishValue === undefined) {
-      throw new LlmError('STREAM_INCOMPLETE', 'the model stream ended without a finish event; the reply is incomplete and was not used')
+      throw new LlmError(
+        'STREAM_INCOMPLETE',
+        'the model stream ended without a finish event; the reply is incomplete and was not used',
+      )
     }
     return { content: this.content(), usage: this.usageValue, finishReason: this.finishValue }
   }
@@ -93,7 +98,8 @@ export class ContentAssembler {
   private open(index: number, type: StreamBlockType): OpenBlock {
     const existing = this.blocks.get(index)
     if (existing) {
-      if (existing.type !== type) throw invalid(`block ${index} started as ${existing.type} but received a ${type} chunk`)
+      if (existing.type !== type)
+        throw invalid(`block ${index} started as ${existing.type} but received a ${type} chunk`)
       return existing
     }
     const block: OpenBlock = { type, text: '' }

@@ -86,7 +86,9 @@ export function toolCallBlock(id: string, name: string, argumentsText: string, s
   assertString(argumentsText, 'toolCallBlock(arguments)')
   if (signature !== undefined) assertString(signature, 'toolCallBlock(signature)')
   return deepFreeze(
-    signature === undefined ? { type: 'tool-call', id, name, arguments: argumentsText } : { type: 'tool-call', id, name, arguments: argumentsText, signature },
+    signature === undefined
+      ? { type: 'tool-call', id, name, arguments: argumentsText }
+      : { type: 'tool-call', id, name, arguments: argumentsText, signature },
   )
 }
 
@@ -99,7 +101,9 @@ export function toolResultBlock(
   assertString(toolCallId, 'toolResultBlock(toolCallId)')
   const blocks = typeof content === 'string' ? [textBlock(content)] : content.map(copyBlock)
   return deepFreeze(
-    isError ? { type: 'tool-result', toolCallId, content: blocks, isError: true } : { type: 'tool-result', toolCallId, content: blocks },
+    isError
+      ? { type: 'tool-result', toolCallId, content: blocks, isError: true }
+      : { type: 'tool-result', toolCallId, content: blocks },
   ) as ToolResultBlock
 }
 

@@ -54,7 +54,8 @@ export class LlmError extends Error {
     this.code = code
     this.status = options.status
     this.provider = options.provider
-    this.retryable = options.retryable ?? (code === 'RATE_LIMITED' || code === 'SERVER' || code === 'NETWORK' || code === 'TIMEOUT')
+    this.retryable =
+      options.retryable ?? (code === 'RATE_LIMITED' || code === 'SERVER' || code === 'NETWORK' || code === 'TIMEOUT')
     this.retryAfterSeconds = options.retryAfterSeconds
   }
 

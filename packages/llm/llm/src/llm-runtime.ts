@@ -76,7 +76,8 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     const ids = typeof providers === 'string' ? [providers] : [...providers]
     if (ids.length === 0) throw new TypeError('registerAdapter: at least one provider id is required')
     for (const id of ids) {
-      if (typeof id !== 'string' || id === '') throw new TypeError(`registerAdapter: provider id must be a non-empty string, got ${JSON.stringify(id)}`)
+      if (typeof id !== 'string' || id === '')
+        throw new TypeError(`registerAdapter: provider id must be a non-empty string, got ${JSON.stringify(id)}`)
       if (this.adapters.has(id)) throw new Error(`registerAdapter: provider "${id}" is already registered`)
     }
     return this.ctx.effect(() => {
@@ -112,20 +113,31 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     if (prepared.reasoningEffort === undefined && info.reasoning?.defaultEffort !== undefined) {
       prepared.reasoningEffort = info.reasoning.defaultEffort
     }
-    if (prepared.reasoningEffort !== undefined && info.reasoning && !info.reasoning.efforts.includes(prepared.reasoningEffort)) {
+    if (
+      prepared.reasoningEffort !== undefined &&
+      info.reasoning &&
+      !info.reasoning.efforts.includes(prepared.reasoningEffort)
+    ) {
       throw new LlmError(
         'UNSUPPORTED_REASONING_EFFORT',
         `reasoningEffort "${prepared.reasoningEffort}" is not supported by ${options.provider}/${options.model}; it accepts ${info.reasoning.efforts.join(', ')}`,
         { provider: options.provider },
       )
     }
-    if (prepared.maxTokens === undefined && info.defaultMaxTokens !== undefined) prepared.maxTokens = info.defaultMaxTokens
+    if (prepared.maxTokens === undefined && info.defaultMaxTokens !== undefined)
+      prepared.maxTokens = info.defaultMaxTokens
     if (prepared.maxTokens !== undefined && (!Number.isInteger(prepared.maxTokens) || prepared.maxTokens <= 0)) {
-      throw new LlmError('INVALID_REQUEST', `maxTokens must be a positive integer, got ${prepared.maxTokens}`, { provider: options.provider })
+      throw new LlmError('INVALID_REQUEST', `maxTokens must be a positive integer, got ${prepared.maxTokens}`, {
+        provider: options.provider,
+      })
     }
     // The signal is a live object and must not be frozen; everything else is request data.
     const { signal, ...data } = prepared
-    const frozen = deepFreeze({ ...data, messages: [...data.messages], ...(data.tools ? { tools: [...data.tools] } : {}) })
+    const frozen = deepFreeze({
+      ...data,
+      messages: [...data.messages],
+      ...(data.tools ? { tools: [...data.tools] } : {}),
+    })
     return signal ? Object.freeze({ ...frozen, signal }) : frozen
   }
 
@@ -156,9 +168,14 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
       failure = { error }
       throw error
     } finally {
-      const aborted = prepared.signal?.aborted || (failure && LlmError.isInstance(failure.error) && failure.error.code === 'ABORTED')
+      const aborted =
+        prepared.signal?.aborted || (failure && LlmError.isInstance(failure.error) && failure.error.code === 'ABORTED')
       const reason: FinishReason = finishReason ?? (aborted || (!failure && !ended) ? 'aborted' : 'error')
-      emitFinish(this.ctx, prepared, failure ? { usage, finishReason: reason, error: failure.error } : { usage, finishReason: reason })
+      emitFinish(
+        this.ctx,
+        prepared,
+        failure ? { usage, finishReason: reason, error: failure.error } : { usage, finishReason: reason },
+      )
     }
   }
 
@@ -183,7 +200,9 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     const known = this.providers()
     const failed = pluginFailures(this.ctx)
       .filter((failure) => failure.warmfold?.provides === LLM_ADAPTER_ROLE)
-      .toSorted((a, b) => Number(b.warmfold?.defaultProvider === provider) - Number(a.warmfold?.defaultProvider === provider))
+      .toSorted(
+        (a, b) => Number(b.warmfold?.defaultProvider === provider) - Number(a.warmfold?.defaultProvider === provider),
+      )
     throw new LlmError(
       'UNKNOWN_PROVIDER',
       `no LLM adapter is registered for provider "${provider}"${failed.length ? `: ${failed.map((failure) => failure.message).join('; ')}` : ''}; registered providers: ${known.length ? known.join(', ') : '(none)'}`,
@@ -206,11 +225,15 @@ function emitFinish(ctx: Context, options: GenerateOptions, outcome: LlmFinish):
 }
 
 function abortedError(options: GenerateOptions): LlmError {
-  return new LlmError('ABORTED', `the ${options.purpose ?? 'llm'} call to ${options.provider}/${options.model} was aborted`, {
-    provider: options.provider,
-    cause: options.signal?.reason,
-    retryable: false,
-  })
+  return new LlmError(
+    'ABORTED',
+    `the ${options.purpose ?? 'llm'} call to ${options.provider}/${options.model} was aborted`,
+    {
+      provider: options.provider,
+      cause: options.signal?.reason,
+      retryable: false,
+    },
+  )
 }
 
 export namespace LlmRuntime {

@@ -63,7 +63,10 @@ export function createMessage(init: MessageInit): Message {
   if (!ROLES.includes(init.role)) {
     throw new TypeError(`createMessage: role must be one of ${ROLES.join(', ')}, got ${JSON.stringify(init.role)}`)
   }
-  const content = typeof init.content === 'string' ? [{ type: 'text' as const, text: init.content }] : init.content.map((block) => ({ ...block }))
+  const content =
+    typeof init.content === 'string'
+      ? [{ type: 'text' as const, text: init.content }]
+      : init.content.map((block) => ({ ...block }))
   if (content.length === 0) throw new TypeError('createMessage: content must contain at least one block')
   const source = init.source ?? (init.role === 'assistant' ? undefined : { kind: 'user' as const })
   if (source === undefined) throw new TypeError('createMessage: an assistant message needs a source')
@@ -81,7 +84,12 @@ export function createAssistantMessage(
   origin: { provider: string; model: string },
   id?: string,
 ): Message {
-  return createMessage({ id, role: 'assistant', content, source: { kind: 'model', provider: origin.provider, model: origin.model } })
+  return createMessage({
+    id,
+    role: 'assistant',
+    content,
+    source: { kind: 'model', provider: origin.provider, model: origin.model },
+  })
 }
 
 /** A frozen tool-result message answering `toolCallId`. */

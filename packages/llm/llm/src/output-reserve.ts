@@ -11,13 +11,26 @@ import { LlmError } from './llm-error.ts'
  * lists none or an empty list): the efforts, the default effort and, for efforts whose
  * `reserveOf` is above 0, `outputReserveTokens`. Every adapter builds its model info with it.
  */
-export function reasoningInfo(efforts: readonly string[] | undefined, defaultEffort: string | undefined, reserveOf: (effort: string) => number = () => 0): Pick<ModelInfo, 'reasoning'> {
+export function reasoningInfo(
+  efforts: readonly string[] | undefined,
+  defaultEffort: string | undefined,
+  reserveOf: (effort: string) => number = () => 0,
+): Pick<ModelInfo, 'reasoning'> {
   if (!efforts?.length) return {}
   const reserves = collectOutputReserves(efforts, reserveOf)
-  return { reasoning: { efforts: [...efforts], ...(defaultEffort === undefined ? {} : { defaultEffort }), ...(reserves ? { outputReserveTokens: reserves } : {}) } }
+  return {
+    reasoning: {
+      efforts: [...efforts],
+      ...(defaultEffort === undefined ? {} : { defaultEffort }),
+      ...(reserves ? { outputReserveTokens: reserves } : {}),
+    },
+  }
 }
 
-export function collectOutputReserves(efforts: readonly string[], reserveOf: (effort: string) => number): Readonly<Record<string, number>> | undefined {
+export function collectOutputReserves(
+  efforts: readonly string[],
+  reserveOf: (effort: string) => number,
+): Readonly<Record<string, number>> | undefined {
   const reserves: Record<string, number> = {}
   for (const effort of efforts) {
     const reserve = reserveOf(effort)

@@ -6,7 +6,10 @@ const DECIMAL = /^\d+(\.\d+)?$/
  * is 0). `undefined` when neither header is present or readable: a negative number or a word
  * like `soon` is not a wait.
  */
-export function parseRetryAfter(headers: { get(name: string): string | null } | undefined | null, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined | null,
+  now: number = Date.now(),
+): number | undefined {
   const milliseconds = headers?.get('retry-after-ms')?.trim()
   if (milliseconds && DECIMAL.test(milliseconds)) return Number(milliseconds) / 1000
   const value = headers?.get('retry-after')?.trim()

@@ -66,7 +66,14 @@ export function pluginFailures(ctx: Context): PluginFailure[] {
     // An object plugin's registry key is its `apply`; its own `name` is on the runtime.
     const name = main.name || (main.plugin as { name?: string }).name || '(anonymous plugin)'
     const reason = error instanceof Error ? error.message : String(error)
-    failures.push(Object.freeze({ plugin: name, ...(warmfold ? { warmfold } : {}), error, message: `${warmfold ? `${warmfold.packageName} (${name})` : name} failed to load: ${reason}` }))
+    failures.push(
+      Object.freeze({
+        plugin: name,
+        ...(warmfold ? { warmfold } : {}),
+        error,
+        message: `${warmfold ? `${warmfold.packageName} (${name})` : name} failed to load: ${reason}`,
+      }),
+    )
   }
   return failures.toSorted((a, b) => Number(!a.warmfold) - Number(!b.warmfold))
 }
@@ -84,7 +91,9 @@ function missingService(main: ScopeView): Error | undefined {
   if (main.isActive) return undefined
   for (const [name, meta] of Object.entries(main.inject ?? {})) {
     if (meta.required && (main.ctx.get(name) === undefined || main.ctx.get(name) === null)) {
-      return new Error(`it requires ctx.${name}, which no plugin in its Context provides, so cordis keeps it waiting (mount the plugin that provides ctx.${name})`)
+      return new Error(
+        `it requires ctx.${name}, which no plugin in its Context provides, so cordis keeps it waiting (mount the plugin that provides ctx.${name})`,
+      )
     }
   }
   return undefined
@@ -100,7 +109,10 @@ export class PluginLoadError extends Error {
   readonly [PLUGIN_LOAD_ERROR] = true
 
   constructor(failures: readonly PluginFailure[]) {
-    super(`${failures.length} plugin${failures.length === 1 ? '' : 's'} failed to load: ${failures.map((failure) => failure.message).join('; ')}`, { cause: failures[0]?.error })
+    super(
+      `${failures.length} plugin${failures.length === 1 ? '' : 's'} failed to load: ${failures.map((failure) => failure.message).join('; ')}`,
+      { cause: failures[0]?.error },
+    )
     this.failures = Object.freeze([...failures])
   }
 

@@ -49,7 +49,11 @@ export async function* resilientStream<E>(call: ResilientCall<E>): AsyncGenerato
   const timer = deadlineMs === undefined ? undefined : setTimeout(() => deadline.abort(), deadlineMs)
   // Attempts and the waits between them stop on the caller's abort and on the deadline alike.
   const signal = call.signal ? AbortSignal.any([call.signal, deadline.signal]) : deadline.signal
-  const overDeadline = () => new LlmError('TIMEOUT', `${provider}/${model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, { provider, retryable: false })
+  const overDeadline = () =>
+    new LlmError('TIMEOUT', `${provider}/${model}: the call did not finish within deadlineMs (${deadlineMs} ms)`, {
+      provider,
+      retryable: false,
+    })
   try {
     yield* retryStream((attempt) => watchedAttempt(call, signal, attempt), {
       maxRetries: call.maxRetries,
@@ -65,7 +69,11 @@ export async function* resilientStream<E>(call: ResilientCall<E>): AsyncGenerato
   }
 }
 
-async function* watchedAttempt<E>(call: ResilientCall<E>, signal: AbortSignal, attempt: number): AsyncGenerator<StreamChunk> {
+async function* watchedAttempt<E>(
+  call: ResilientCall<E>,
+  signal: AbortSignal,
+  attempt: number,
+): AsyncGenerator<StreamChunk> {
   // A local controller, so a stalled attempt can be cancelled without touching the caller's signal.
   const controller = new AbortController()
   const forward = () => controller.abort(signal.reason)
@@ -80,7 +88,12 @@ async function* watchedAttempt<E>(call: ResilientCall<E>, signal: AbortSignal, a
       withIdleTimeout(events(), {
         timeoutMs,
         isProgress: call.progress(),
-        failure: () => new LlmError('TIMEOUT', `${provider}/${model}: no response or stream progress for timeoutMs (${timeoutMs} ms)${call.stallNote ?? ''}`, { provider }),
+        failure: () =>
+          new LlmError(
+            'TIMEOUT',
+            `${provider}/${model}: no response or stream progress for timeoutMs (${timeoutMs} ms)${call.stallNote ?? ''}`,
+            { provider },
+          ),
         onTimeout: () => controller.abort(),
       }),
       signal,
@@ -97,8 +110,12 @@ async function* watchedAttempt<E>(call: ResilientCall<E>, signal: AbortSignal, a
 export function modelEntry<T>(models: { readonly [model: string]: T }, provider: string, model: string): T {
   if (Object.hasOwn(models, model)) return models[model] as T
   const known = Object.keys(models).toSorted()
-  throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`, {
-    provider,
-    retryable: false,
-  })
+  throw new LlmError(
+    'UNKNOWN_MODEL',
+    `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
+    {
+      provider,
+      retryable: false,
+    },
+  )
 }

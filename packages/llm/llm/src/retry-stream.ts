@@ -44,7 +44,12 @@ export type RetryStep = { readonly waitMs: number } | { readonly error: LlmError
  * than `maxWaitMs` (default {@link MAX_RETRY_AFTER_SECONDS} s), or the wait would not end within
  * `remainingMs`. The caller decides then.
  */
-export function streamRetryDelayMs(retry: number, error: LlmError, retryBaseMs: number, limits: { readonly maxWaitMs?: number; readonly remainingMs?: number } = {}): number | undefined {
+export function streamRetryDelayMs(
+  retry: number,
+  error: LlmError,
+  retryBaseMs: number,
+  limits: { readonly maxWaitMs?: number; readonly remainingMs?: number } = {},
+): number | undefined {
   const wait = waitFor(retry, error, retryBaseMs, limits)
   return 'waitMs' in wait ? wait.waitMs : undefined
 }
@@ -57,7 +62,8 @@ export function streamRetryDelayMs(retry: number, error: LlmError, retryBaseMs: 
  * were made and why no further one is.
  */
 export function nextRetry(attempt: number, error: LlmError, policy: RetryWaitPolicy): RetryStep {
-  if (!error.retryable || attempt >= policy.maxRetries) return { error: attempt === 0 ? error : withNote(error, `gave up after ${attempt + 1} attempts`) }
+  if (!error.retryable || attempt >= policy.maxRetries)
+    return { error: attempt === 0 ? error : withNote(error, `gave up after ${attempt + 1} attempts`) }
   const remainingMs = policy.remainingMs?.()
   const wait = waitFor(attempt, error, policy.retryBaseMs, { maxWaitMs: policy.maxWaitMs, remainingMs })
   if ('waitMs' in wait) return wait
@@ -73,7 +79,10 @@ export function nextRetry(attempt: number, error: LlmError, policy: RetryWaitPol
  * `ABORTED`. The final error says how many attempts were made, and why the retries stopped when
  * a wait was too long for `maxWaitMs` or the deadline.
  */
-export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T>, policy: StreamRetryPolicy): AsyncGenerator<T> {
+export async function* retryStream<T>(
+  open: (attempt: number) => AsyncIterable<T>,
+  policy: StreamRetryPolicy,
+): AsyncGenerator<T> {
   for (let attempt = 0; ; attempt++) {
     let started = false
     try {
@@ -84,7 +93,8 @@ export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T
       return
     } catch (thrown) {
       const error = policy.mapError(thrown)
-      if (started || policy.signal?.aborted) throw attempt === 0 ? error : withNote(error, `gave up after ${attempt + 1} attempts`)
+      if (started || policy.signal?.aborted)
+        throw attempt === 0 ? error : withNote(error, `gave up after ${attempt + 1} attempts`)
       const step = nextRetry(attempt, error, policy)
       if ('error' in step) throw step.error
       try {
@@ -96,17 +106,27 @@ export async function* retryStream<T>(open: (attempt: number) => AsyncIterable<T
   }
 }
 
-function waitFor(retry: number, error: LlmError, retryBaseMs: number, limits: { readonly maxWaitMs?: number; readonly remainingMs?: number }): { waitMs: number } | { why: string } {
+function waitFor(
+  retry: number,
+  error: LlmError,
+  retryBaseMs: number,
+  limits: { readonly maxWaitMs?: number; readonly remainingMs?: number },
+): { waitMs: number } | { why: string } {
   const maxWaitMs = limits.maxWaitMs ?? MAX_RETRY_AFTER_SECONDS * 1000
   let waitMs: number
   if (error.retryAfterSeconds === undefined) {
     waitMs = Math.min(retryBaseMs * 2 ** retry, maxWaitMs)
   } else {
     waitMs = Math.ceil(error.retryAfterSeconds * 1000)
-    if (waitMs > maxWaitMs) return { why: `the server asks to wait ${error.retryAfterSeconds} s (retry-after), longer than the adapter waits (${maxWaitMs / 1000} s); retry after that` }
+    if (waitMs > maxWaitMs)
+      return {
+        why: `the server asks to wait ${error.retryAfterSeconds} s (retry-after), longer than the adapter waits (${maxWaitMs / 1000} s); retry after that`,
+      }
   }
   if (limits.remainingMs !== undefined && waitMs >= limits.remainingMs) {
-    return { why: `waiting ${waitMs} ms for the next attempt would outlast the call's deadline (${Math.max(0, Math.floor(limits.remainingMs))} ms left)` }
+    return {
+      why: `waiting ${waitMs} ms for the next attempt would outlast the call's deadline (${Math.max(0, Math.floor(limits.remainingMs))} ms left)`,
+    }
   }
   return { waitMs }
 }

@@ -52,9 +52,17 @@ export function secretRedactor(secret: string | undefined): SecretRedactor {
  */
 export function normalizeApiKey(value: string, source: string): string {
   const key = value.trim()
-  if (key === '') throw new TypeError(`${source} is empty after trimming whitespace; set the key itself, without surrounding whitespace only`)
-  if (/\s/.test(key) || [...key].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)) {
-    throw new TypeError(`${source} has whitespace or a control character inside the key (not only around it); an HTTP header cannot carry it`)
+  if (key === '')
+    throw new TypeError(
+      `${source} is empty after trimming whitespace; set the key itself, without surrounding whitespace only`,
+    )
+  if (
+    /\s/.test(key) ||
+    [...key].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)
+  ) {
+    throw new TypeError(
+      `${source} has whitespace or a control character inside the key (not only around it); an HTTP header cannot carry it`,
+    )
   }
   return key
 }
@@ -78,14 +86,23 @@ function redactValue(value: unknown, text: (input: string) => string, holds: (in
 
 function chainHolds(error: unknown, holds: (input: unknown) => boolean, depth: number): boolean {
   if (depth > MAX_CAUSE_DEPTH) return false
-  if (!(error instanceof Error)) return holds(error) || (error !== null && typeof error === 'object' && holds(safeJson(error)))
-  return holds(error.message) || holds(error.stack) || chainHolds((error as { cause?: unknown }).cause, holds, depth + 1)
+  if (!(error instanceof Error))
+    return holds(error) || (error !== null && typeof error === 'object' && holds(safeJson(error)))
+  return (
+    holds(error.message) || holds(error.stack) || chainHolds((error as { cause?: unknown }).cause, holds, depth + 1)
+  )
 }
 
-function redactChain(error: unknown, text: (input: string) => string, holds: (input: unknown) => boolean, depth: number): unknown {
+function redactChain(
+  error: unknown,
+  text: (input: string) => string,
+  holds: (input: unknown) => boolean,
+  depth: number,
+): unknown {
   if (depth > MAX_CAUSE_DEPTH) return undefined
   if (!(error instanceof Error)) {
-    if (typeof error === 'string' || isPlainObject(error) || Array.isArray(error)) return redactValue(error, text, holds)
+    if (typeof error === 'string' || isPlainObject(error) || Array.isArray(error))
+      return redactValue(error, text, holds)
     // Some other object (a class instance): its JSON form, redacted, is all that can be kept safely.
     return text(safeJson(error as object) ?? String(error))
   }

@@ -13,13 +13,25 @@ export type StreamBlockType = 'text' | 'reasoning' | 'tool-call'
  */
 export type StreamChunk =
   /** A block opens. For tool calls, `id` and `name` may arrive here or on the first delta. */
-  | { readonly type: 'block-start'; readonly index: number; readonly blockType: StreamBlockType; readonly id?: string; readonly name?: string }
+  | {
+      readonly type: 'block-start'
+      readonly index: number
+      readonly blockType: StreamBlockType
+      readonly id?: string
+      readonly name?: string
+    }
   /** Text appended to a text block. */
   | { readonly type: 'text-delta'; readonly index: number; readonly delta: string }
   /** Text appended to a reasoning block. */
   | { readonly type: 'reasoning-delta'; readonly index: number; readonly delta: string }
   /** Raw argument text appended to a tool call; `id`/`name` when the provider sends them here. */
-  | { readonly type: 'tool-call-delta'; readonly index: number; readonly id?: string; readonly name?: string; readonly argumentsDelta: string }
+  | {
+      readonly type: 'tool-call-delta'
+      readonly index: number
+      readonly id?: string
+      readonly name?: string
+      readonly argumentsDelta: string
+    }
   /**
    * A block is complete. `signature` is the provider's opaque token for the block, replayed
    * with it: a reasoning block's (Anthropic thinking, OpenAI Responses reasoning item), or a

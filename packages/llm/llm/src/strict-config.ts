@@ -34,7 +34,9 @@ export function strictConfig<T>(owner: string, schema: Schema<any, T>): ConfigPa
   const parse = (config?: unknown): T => {
     if (config !== undefined && config !== null) {
       if (typeof config !== 'object' || Array.isArray(config)) {
-        throw new TypeError(`${owner} config must be an object, got ${Array.isArray(config) ? 'an array' : typeof config}`)
+        throw new TypeError(
+          `${owner} config must be an object, got ${Array.isArray(config) ? 'an array' : typeof config}`,
+        )
       }
       for (const key of Object.keys(config)) {
         if (!known.includes(key)) throw new TypeError(`${owner} config: ${unknownKeyMessage(key, known)}`)
@@ -65,7 +67,8 @@ function nearestKey(key: string, known: readonly string[]): string | undefined {
   let best: { key: string; distance: number } | undefined
   for (const candidate of known) {
     const distance = editDistance(key.toLowerCase(), candidate.toLowerCase())
-    if (distance <= Math.max(1, Math.floor(candidate.length / 4)) && (!best || distance < best.distance)) best = { key: candidate, distance }
+    if (distance <= Math.max(1, Math.floor(candidate.length / 4)) && (!best || distance < best.distance))
+      best = { key: candidate, distance }
   }
   return best?.key
 }
@@ -77,8 +80,13 @@ function editDistance(a: string, b: string): number {
     const row = [i]
     for (let j = 1; j <= b.length; j++) {
       const above = rows[i - 1] as number[]
-      let distance = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, ((rows[i - 2] as number[])[j - 2] as number) + 1)
+      let distance = Math.min(
+        (above[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (above[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        distance = Math.min(distance, ((rows[i - 2] as number[])[j - 2] as number) + 1)
       row[j] = distance
     }
     rows.push(row)

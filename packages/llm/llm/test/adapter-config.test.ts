@@ -8,7 +8,9 @@ describe('adapter config helpers', () => {
   })
 
   it('checkModelKeys names the owner, the model and the unknown key', () => {
-    expect(() => checkModelKeys('XAdapter', { 'm-1': { contextWindow: 1, window: 2 } }, ['contextWindow'])).toThrow('XAdapter config: models["m-1"]: unknown key "window"; known keys: contextWindow')
+    expect(() => checkModelKeys('XAdapter', { 'm-1': { contextWindow: 1, window: 2 } }, ['contextWindow'])).toThrow(
+      'XAdapter config: models["m-1"]: unknown key "window"; known keys: contextWindow',
+    )
     expect(() => checkModelKeys('XAdapter', 'not an object', ['contextWindow'])).not.toThrow()
   })
 
@@ -16,7 +18,9 @@ describe('adapter config helpers', () => {
     expect(resolveAdapterApiKey('XAdapter', 'X', { apiKey: ' sk-1\n' }, 'X_KEY', {})).toBe('sk-1')
     expect(resolveAdapterApiKey('XAdapter', 'X', { apiKeyEnv: 'MY_KEY' }, 'X_KEY', { MY_KEY: 'sk-2\r\n' })).toBe('sk-2')
     expect(resolveAdapterApiKey('XAdapter', 'X', {}, 'X_KEY', { X_KEY: 'sk-3' })).toBe('sk-3')
-    expect(() => resolveAdapterApiKey('XAdapter', 'X', {}, 'X_KEY', {})).toThrow('XAdapter: the environment variable X_KEY (apiKeyEnv) is not set; export the X API key in it, or name another variable with apiKeyEnv')
+    expect(() => resolveAdapterApiKey('XAdapter', 'X', {}, 'X_KEY', {})).toThrow(
+      'XAdapter: the environment variable X_KEY (apiKeyEnv) is not set; export the X API key in it, or name another variable with apiKeyEnv',
+    )
     const inside = (() => {
       try {
         resolveAdapterApiKey('XAdapter', 'X', { apiKeyEnv: 'MY_KEY' }, 'X_KEY', { MY_KEY: 'sk secret' })
@@ -24,7 +28,9 @@ describe('adapter config helpers', () => {
         return (error as Error).message
       }
     })()
-    expect(inside).toContain('XAdapter: the environment variable MY_KEY (apiKeyEnv) has whitespace or a control character inside the key')
+    expect(inside).toContain(
+      'XAdapter: the environment variable MY_KEY (apiKeyEnv) has whitespace or a control character inside the key',
+    )
     expect(inside).not.toContain('secret')
   })
 })

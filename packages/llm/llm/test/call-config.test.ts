@@ -21,8 +21,22 @@ describe('callConfigEquals', () => {
   })
 
   it('ignores key order', () => {
-    const left: CallConfig = { provider: 'p', model: 'm', temperature: 0.2, stop: ['x'], reasoningEffort: 'low', maxTokens: 10 }
-    const right: CallConfig = { maxTokens: 10, reasoningEffort: 'low', stop: ['x'], temperature: 0.2, model: 'm', provider: 'p' }
+    const left: CallConfig = {
+      provider: 'p',
+      model: 'm',
+      temperature: 0.2,
+      stop: ['x'],
+      reasoningEffort: 'low',
+      maxTokens: 10,
+    }
+    const right: CallConfig = {
+      maxTokens: 10,
+      reasoningEffort: 'low',
+      stop: ['x'],
+      temperature: 0.2,
+      model: 'm',
+      provider: 'p',
+    }
     expect(callConfigEquals(left, right)).toBe(true)
   })
 
@@ -61,7 +75,13 @@ describe('callConfigEquals', () => {
 
 describe('pickCallConfig', () => {
   it('keeps exactly the defined call config fields', () => {
-    const picked = pickCallConfig({ ...base, temperature: undefined, maxTokens: 5, messages: [], sessionId: 's' } as CallConfig)
+    const picked = pickCallConfig({
+      ...base,
+      temperature: undefined,
+      maxTokens: 5,
+      messages: [],
+      sessionId: 's',
+    } as CallConfig)
     expect(picked).toStrictEqual({ provider: 'deepseek', model: 'v4', maxTokens: 5 })
   })
 })

@@ -26,7 +26,9 @@ function numbers(seed: number): () => number {
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth', () => {
-    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}')
+    expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}',
+    )
   })
 
   it('sorts keys by code unit, not in the engine order that puts integer-like keys first', () => {

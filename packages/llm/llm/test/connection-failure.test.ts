@@ -6,7 +6,9 @@ import { describeConnectionFailure } from '../src/index.ts'
 // Real failures of Node's fetch against servers on 127.0.0.1: nothing is constructed by hand
 // except the wrappers an SDK puts around them.
 
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ url: string; close: () => Promise<void> }> {
+async function listen(
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ url: string; close: () => Promise<void> }> {
   const server = createServer(handler)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -34,7 +36,9 @@ describe('describeConnectionFailure', () => {
     const closed = await listen(() => {})
     await closed.close()
     const error = await failureOf(() => fetch(closed.url))
-    expect(describeConnectionFailure(error)).toMatch(/^fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/)
+    expect(describeConnectionFailure(error)).toMatch(
+      /^fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+ \(ECONNREFUSED\)$/,
+    )
   })
 
   it('recognises a socket the server closes mid-body (terminated, UND_ERR_SOCKET), also wrapped by an SDK', async () => {
@@ -47,8 +51,12 @@ describe('describeConnectionFailure', () => {
       const error = await failureOf(() => response.text())
       expect(describeConnectionFailure(error)).toBe('terminated: other side closed (UND_ERR_SOCKET)')
       // How the AI SDK reports it: an APICallError with the response's status, the fetch error as cause.
-      const wrapped = Object.assign(new Error('Failed to process successful response', { cause: error }), { statusCode: 200 })
-      expect(describeConnectionFailure(wrapped)).toBe('Failed to process successful response: terminated: other side closed (UND_ERR_SOCKET)')
+      const wrapped = Object.assign(new Error('Failed to process successful response', { cause: error }), {
+        statusCode: 200,
+      })
+      expect(describeConnectionFailure(wrapped)).toBe(
+        'Failed to process successful response: terminated: other side closed (UND_ERR_SOCKET)',
+      )
     } finally {
       await server.close()
     }
@@ -69,7 +77,9 @@ describe('describeConnectionFailure', () => {
       await server.close()
     }
     expect(describeConnectionFailure(await failureOf(async () => JSON.parse('{')))).toBeUndefined()
-    expect(describeConnectionFailure(Object.assign(new Error('429 Too Many Requests'), { status: 429 }))).toBeUndefined()
+    expect(
+      describeConnectionFailure(Object.assign(new Error('429 Too Many Requests'), { status: 429 })),
+    ).toBeUndefined()
     expect(describeConnectionFailure({ code: 'ECONNRESET' })).toBeUndefined()
   })
 })

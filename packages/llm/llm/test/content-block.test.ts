@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { ContentBlock } from '../src/index.ts'
-import { canonicalJson, imageBlock, reasoningBlock, textBlock, textOf, toolCallBlock, toolResultBlock } from '../src/index.ts'
+import {
+  canonicalJson,
+  imageBlock,
+  reasoningBlock,
+  textBlock,
+  textOf,
+  toolCallBlock,
+  toolResultBlock,
+} from '../src/index.ts'
 import { objectsWithin, unfrozenPaths } from './fixture.ts'
 
 describe('content block constructors', () => {
@@ -39,7 +47,7 @@ describe('content block constructors', () => {
     expect(canonicalJson(block)).toContain(JSON.stringify(raw))
   })
 
-  it('copies a tool result\'s content array instead of freezing the caller\'s', () => {
+  it("copies a tool result's content array instead of freezing the caller's", () => {
     const content = [textBlock('a')]
     const block = toolResultBlock('call_1', content)
     content.push(textBlock('b'))
@@ -57,7 +65,13 @@ describe('content block constructors', () => {
     expect('signature' in textBlock('t')).toBe(false)
     expect(textBlock('t', 'sig-t')).toEqual({ type: 'text', text: 't', signature: 'sig-t' })
     expect('signature' in toolCallBlock('call_1', 'f', '{}')).toBe(false)
-    expect(toolCallBlock('call_1', 'f', '{}', 'sig-c')).toEqual({ type: 'tool-call', id: 'call_1', name: 'f', arguments: '{}', signature: 'sig-c' })
+    expect(toolCallBlock('call_1', 'f', '{}', 'sig-c')).toEqual({
+      type: 'tool-call',
+      id: 'call_1',
+      name: 'f',
+      arguments: '{}',
+      signature: 'sig-c',
+    })
     expect('isError' in toolResultBlock('call_1', 'out')).toBe(false)
     expect('isError' in toolResultBlock('call_1', 'out', false)).toBe(false)
     expect(toolResultBlock('call_1', 'out', true).isError).toBe(true)
@@ -65,10 +79,14 @@ describe('content block constructors', () => {
 
   it('rejects a non-string field with a TypeError naming the field and the type received', () => {
     expect(() => textBlock(42 as never)).toThrow('textBlock(text) must be a string, got number')
-    expect(() => toolCallBlock('call_1', 'f', { a: 1 } as never)).toThrow('toolCallBlock(arguments) must be a string, got object')
+    expect(() => toolCallBlock('call_1', 'f', { a: 1 } as never)).toThrow(
+      'toolCallBlock(arguments) must be a string, got object',
+    )
     expect(() => imageBlock(null as never, 'x')).toThrow('imageBlock(mediaType) must be a string, got null')
     expect(() => textBlock('t', 3 as never)).toThrow('textBlock(signature) must be a string, got number')
-    expect(() => toolCallBlock('call_1', 'f', '{}', {} as never)).toThrow('toolCallBlock(signature) must be a string, got object')
+    expect(() => toolCallBlock('call_1', 'f', '{}', {} as never)).toThrow(
+      'toolCallBlock(signature) must be a string, got object',
+    )
   })
 
   it('textOf joins text blocks and leaves reasoning and tool calls out', () => {

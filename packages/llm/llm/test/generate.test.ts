@@ -23,7 +23,13 @@ describe('ctx.llm.generate', () => {
   }
 
   it('assembles interleaved reasoning, text and tool-call deltas into blocks in index order', async () => {
-    const usage: TokenUsage = { inputTokens: 12, cacheReadTokens: 300, outputTokens: 40, reasoningTokens: 9, raw: { prompt_tokens: 312 } }
+    const usage: TokenUsage = {
+      inputTokens: 12,
+      cacheReadTokens: 300,
+      outputTokens: 40,
+      reasoningTokens: 9,
+      raw: { prompt_tokens: 312 },
+    }
     replyWith([
       { type: 'block-start', index: 0, blockType: 'reasoning' },
       { type: 'block-start', index: 1, blockType: 'text' },
@@ -50,7 +56,7 @@ describe('ctx.llm.generate', () => {
     expect(result.finishReason).toBe('tool-calls')
   })
 
-  it('orders blocks by index, not by arrival, and takes a tool call\'s id and name from its deltas', async () => {
+  it("orders blocks by index, not by arrival, and takes a tool call's id and name from its deltas", async () => {
     replyWith([
       { type: 'tool-call-delta', index: 1, id: 'call_9', name: 'wr', argumentsDelta: '{"a"' },
       { type: 'text-delta', index: 0, delta: 'first' },
@@ -82,7 +88,7 @@ describe('ctx.llm.generate', () => {
     await expectLlmError(() => test.ctx.llm.generate(request('p', MODEL)), 'STREAM_INCOMPLETE')
   })
 
-  it('rejects a delta that contradicts its block\'s type as INVALID_RESPONSE', async () => {
+  it("rejects a delta that contradicts its block's type as INVALID_RESPONSE", async () => {
     replyWith([
       { type: 'block-start', index: 0, blockType: 'text' },
       { type: 'reasoning-delta', index: 0, delta: 'x' },
@@ -119,7 +125,10 @@ describe('ctx.llm.generate', () => {
     const controller = new AbortController()
     const reason = new Error('user pressed stop')
     controller.abort(reason)
-    const error = await expectLlmError(() => test.ctx.llm.generate(request('p', MODEL, { signal: controller.signal, purpose: 'compaction' })), 'ABORTED')
+    const error = await expectLlmError(
+      () => test.ctx.llm.generate(request('p', MODEL, { signal: controller.signal, purpose: 'compaction' })),
+      'ABORTED',
+    )
     expect(error.message).toContain('compaction call to p/scripted-model')
     expect(error.cause).toBe(reason)
     expect(error.retryable).toBe(false)

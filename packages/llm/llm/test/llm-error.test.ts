@@ -16,13 +16,19 @@ describe('LlmError', () => {
   })
 
   it('isInstance is true for an object carrying the shared brand, as another copy of the package would create', () => {
-    const fromOtherCopy = Object.assign(new Error('bad key'), { code: 'AUTH', [Symbol.for('warmfold.llm.error')]: true })
+    const fromOtherCopy = Object.assign(new Error('bad key'), {
+      code: 'AUTH',
+      [Symbol.for('warmfold.llm.error')]: true,
+    })
     expect(LlmError.isInstance(fromOtherCopy)).toBe(true)
   })
 
-  it.each([null, undefined, 'LlmError', 42, { [Symbol.for('warmfold.llm.error')]: 'yes' }])('isInstance is false for %s', (value) => {
-    expect(LlmError.isInstance(value)).toBe(false)
-  })
+  it.each([null, undefined, 'LlmError', 42, { [Symbol.for('warmfold.llm.error')]: 'yes' }])(
+    'isInstance is false for %s',
+    (value) => {
+      expect(LlmError.isInstance(value)).toBe(false)
+    },
+  )
 
   it.each<[LlmErrorCode, boolean]>([
     ['RATE_LIMITED', true],
@@ -38,8 +44,21 @@ describe('LlmError', () => {
 
   it('keeps the given options', () => {
     const cause = new Error('socket hang up')
-    const error = new LlmError('RATE_LIMITED', 'slow down', { status: 429, provider: 'p', retryable: false, retryAfterSeconds: 3, cause })
-    expect(error).toMatchObject({ code: 'RATE_LIMITED', message: 'slow down', status: 429, provider: 'p', retryable: false, retryAfterSeconds: 3 })
+    const error = new LlmError('RATE_LIMITED', 'slow down', {
+      status: 429,
+      provider: 'p',
+      retryable: false,
+      retryAfterSeconds: 3,
+      cause,
+    })
+    expect(error).toMatchObject({
+      code: 'RATE_LIMITED',
+      message: 'slow down',
+      status: 429,
+      provider: 'p',
+      retryable: false,
+      retryAfterSeconds: 3,
+    })
     expect(error.cause).toBe(cause)
     expect('cause' in new LlmError('AUTH', 'x')).toBe(false)
   })

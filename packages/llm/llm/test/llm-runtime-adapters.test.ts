@@ -95,7 +95,13 @@ describe('LlmRuntime adapter registry', () => {
   })
 
   it('resolves model info through the adapter', async () => {
-    test.ctx.llm.registerAdapter('p', new ScriptedAdapter({ models: { m: { contextWindow: 32000, defaultMaxTokens: 1000 } }, responses: { content: 'ok' } }))
+    test.ctx.llm.registerAdapter(
+      'p',
+      new ScriptedAdapter({
+        models: { m: { contextWindow: 32000, defaultMaxTokens: 1000 } },
+        responses: { content: 'ok' },
+      }),
+    )
     expect(await test.ctx.llm.resolveModelInfo('p', 'm')).toEqual({ contextWindow: 32000, defaultMaxTokens: 1000 })
   })
 })

@@ -28,7 +28,9 @@ describe('LlmRuntime config', () => {
   it('the parser accepts nothing but an empty object, naming the offending key', () => {
     expect(LlmRuntime.Config(undefined)).toEqual({})
     expect(LlmRuntime.Config({})).toEqual({})
-    expect(() => LlmRuntime.Config({ retries: 3 })).toThrow('LlmRuntime config: unknown key "retries"; known keys: (none)')
+    expect(() => LlmRuntime.Config({ retries: 3 })).toThrow(
+      'LlmRuntime config: unknown key "retries"; known keys: (none)',
+    )
     expect(() => LlmRuntime.Config([])).toThrow('LlmRuntime config must be an object, got an array')
     expect(() => LlmRuntime.Config('x')).toThrow('LlmRuntime config must be an object, got string')
   })

@@ -17,7 +17,10 @@ describe('llm/finish: how each call that reached the adapter ended', () => {
     replies = []
     finished = []
     streamed = []
-    test.ctx.llm.registerAdapter('p', new ScriptedAdapter({ responses: (_request, index) => replies[index] ?? { content: 'ok' } }))
+    test.ctx.llm.registerAdapter(
+      'p',
+      new ScriptedAdapter({ responses: (_request, index) => replies[index] ?? { content: 'ok' } }),
+    )
     test.ctx.on('llm/stream', (options) => void streamed.push(options))
     test.ctx.on('llm/finish', (options, outcome) => void finished.push({ options, outcome }))
   })
@@ -25,7 +28,16 @@ describe('llm/finish: how each call that reached the adapter ended', () => {
   afterEach(() => finish(test))
 
   it('reports the finish reason and the last usage, with the very options llm/stream saw, before the caller has the result', async () => {
-    replies = [{ chunks: [{ type: 'usage', usage: { inputTokens: 1 } }, { type: 'text-delta', index: 0, delta: 'hi' }, { type: 'usage', usage: { inputTokens: 7, cacheReadTokens: 93, outputTokens: 2 } }, { type: 'finish', reason: 'stop' }] }]
+    replies = [
+      {
+        chunks: [
+          { type: 'usage', usage: { inputTokens: 1 } },
+          { type: 'text-delta', index: 0, delta: 'hi' },
+          { type: 'usage', usage: { inputTokens: 7, cacheReadTokens: 93, outputTokens: 2 } },
+          { type: 'finish', reason: 'stop' },
+        ],
+      },
+    ]
     let seenBeforeResult = 0
     const result = await test.ctx.llm.generate(request('p', 'scripted-model')).then((value) => {
       seenBeforeResult = finished.length
@@ -35,7 +47,10 @@ describe('llm/finish: how each call that reached the adapter ended', () => {
     expect(seenBeforeResult).toBe(1)
     expect(finished).toHaveLength(1)
     expect(finished[0]!.options).toBe(streamed[0])
-    expect(finished[0]!.outcome).toEqual({ usage: { inputTokens: 7, cacheReadTokens: 93, outputTokens: 2 }, finishReason: 'stop' })
+    expect(finished[0]!.outcome).toEqual({
+      usage: { inputTokens: 7, cacheReadTokens: 93, outputTokens: 2 },
+      finishReason: 'stop',
+    })
   })
 
   it('reports a stream without usage with usage undefined', async () => {
@@ -66,12 +81,16 @@ describe('llm/finish: how each call that reached the adapter ended', () => {
       yield { type: 'text-delta', index: 0, delta: 'tial' }
     }
     replies = [{ chunks: chunks() }]
-    await expectLlmError(() => test.ctx.llm.generate(request('p', 'scripted-model', { signal: controller.signal })), 'ABORTED')
+    await expectLlmError(
+      () => test.ctx.llm.generate(request('p', 'scripted-model', { signal: controller.signal })),
+      'ABORTED',
+    )
     expect(finished.map((entry) => entry.outcome.finishReason)).toEqual(['aborted'])
   })
 
   it('reports a consumer that stops reading before the finish chunk as aborted, and one that stops after it with its reason', async () => {
-    for await (const chunk of test.ctx.llm.stream(request('p', 'scripted-model'))) if (chunk.type === 'text-delta') break
+    for await (const chunk of test.ctx.llm.stream(request('p', 'scripted-model')))
+      if (chunk.type === 'text-delta') break
     for await (const chunk of test.ctx.llm.stream(request('p', 'scripted-model'))) if (chunk.type === 'finish') break
     expect(finished.map((entry) => entry.outcome.finishReason)).toEqual(['aborted', 'stop'])
   })
@@ -84,7 +103,7 @@ describe('llm/finish: how each call that reached the adapter ended', () => {
     expect(finished).toEqual([])
   })
 
-  it('reports a listener that throws as internal/error and leaves the call\'s result alone', async () => {
+  it("reports a listener that throws as internal/error and leaves the call's result alone", async () => {
     test.ctx.on('llm/finish', () => {
       throw new Error('broken telemetry')
     })

@@ -6,7 +6,11 @@ import { ScriptedAdapter } from '../src/testing/index.ts'
 import { expectLlmError, finish, mountRuntime, request, unfrozenPaths } from './fixture.ts'
 
 const models: Record<string, ModelInfo> = {
-  reasoner: { contextWindow: 128000, defaultMaxTokens: 4096, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' } },
+  reasoner: {
+    contextWindow: 128000,
+    defaultMaxTokens: 4096,
+    reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+  },
   plain: { contextWindow: 8000 },
 }
 
@@ -27,7 +31,7 @@ describe('LlmRuntime request preparation', () => {
 
   afterEach(() => finish(test))
 
-  it('materializes the model\'s default effort and maxTokens when the request omits them', async () => {
+  it("materializes the model's default effort and maxTokens when the request omits them", async () => {
     await test.ctx.llm.generate(request('p', 'reasoner'))
     expect(adapter.requests[0]?.reasoningEffort).toBe('high')
     expect(adapter.requests[0]?.maxTokens).toBe(4096)
@@ -45,7 +49,7 @@ describe('LlmRuntime request preparation', () => {
     expect('maxTokens' in adapter.requests[0]!).toBe(false)
   })
 
-  it('leaves the caller\'s options and messages array untouched', async () => {
+  it("leaves the caller's options and messages array untouched", async () => {
     const options = request('p', 'reasoner', { stop: ['END'] })
     const before = canonicalJson(options)
     await test.ctx.llm.generate(options)
@@ -56,7 +60,12 @@ describe('LlmRuntime request preparation', () => {
 
   it('hands the adapter a request frozen at every depth, but keeps the signal live and identical', async () => {
     const controller = new AbortController()
-    await test.ctx.llm.generate(request('p', 'reasoner', { signal: controller.signal, tools: [{ name: 't', description: 'd', parameters: { type: 'object' } }] }))
+    await test.ctx.llm.generate(
+      request('p', 'reasoner', {
+        signal: controller.signal,
+        tools: [{ name: 't', description: 'd', parameters: { type: 'object' } }],
+      }),
+    )
     const received = adapter.requests[0]!
     expect(received.signal).toBe(controller.signal)
     expect(Object.isFrozen(received)).toBe(true)
@@ -76,7 +85,14 @@ describe('LlmRuntime request preparation', () => {
       observed.push(options)
     })
     const controller = new AbortController()
-    await test.ctx.llm.generate(request('p', 'reasoner', { system: 'be brief', temperature: 0, signal: controller.signal, purpose: 'compaction' }))
+    await test.ctx.llm.generate(
+      request('p', 'reasoner', {
+        system: 'be brief',
+        temperature: 0,
+        signal: controller.signal,
+        purpose: 'compaction',
+      }),
+    )
 
     expect(adapterCallsSeenByObserver).toEqual([0])
     expect(adapter.requests).toHaveLength(1)
@@ -112,7 +128,10 @@ describe('LlmRuntime request preparation', () => {
     test.ctx.on('llm/stream', () => {
       observed++
     })
-    const error = await expectLlmError(() => test.ctx.llm.generate(request('p', 'reasoner', { reasoningEffort: 'medium' })), 'UNSUPPORTED_REASONING_EFFORT')
+    const error = await expectLlmError(
+      () => test.ctx.llm.generate(request('p', 'reasoner', { reasoningEffort: 'medium' })),
+      'UNSUPPORTED_REASONING_EFFORT',
+    )
     expect(error.message).toContain('"medium"')
     expect(error.message).toContain('p/reasoner')
     expect(error.message).toContain('low, high, max')
@@ -122,7 +141,10 @@ describe('LlmRuntime request preparation', () => {
   })
 
   it.each([0, -1, 1.5])('rejects maxTokens %s as INVALID_REQUEST', async (maxTokens) => {
-    const error = await expectLlmError(() => test.ctx.llm.generate(request('p', 'plain', { maxTokens })), 'INVALID_REQUEST')
+    const error = await expectLlmError(
+      () => test.ctx.llm.generate(request('p', 'plain', { maxTokens })),
+      'INVALID_REQUEST',
+    )
     expect(error.message).toContain(`got ${maxTokens}`)
     expect(adapter.requests).toHaveLength(0)
   })

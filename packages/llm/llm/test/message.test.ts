@@ -21,11 +21,21 @@ const origin = { provider: 'p', model: 'm' }
 describe('message constructors', () => {
   const messages: Array<[string, Message]> = [
     ['a user message', createUserMessage('hello')],
-    ['an assistant message', createAssistantMessage([reasoningBlock('r', 'sig'), textBlock('t'), toolCallBlock('c', 'f', '{}')], origin)],
-    ['a tool-result message', createToolResultMessage('c', [textBlock('out'), imageBlock('image/png', 'aGk=')], { isError: true })],
+    [
+      'an assistant message',
+      createAssistantMessage([reasoningBlock('r', 'sig'), textBlock('t'), toolCallBlock('c', 'f', '{}')], origin),
+    ],
+    [
+      'a tool-result message',
+      createToolResultMessage('c', [textBlock('out'), imageBlock('image/png', 'aGk=')], { isError: true }),
+    ],
     [
       'a plugin message',
-      createMessage({ role: 'system', content: 'checkpoint', source: { kind: 'plugin', plugin: 'compaction', details: { range: [1, 2], meta: { a: 'b' } } } }),
+      createMessage({
+        role: 'system',
+        content: 'checkpoint',
+        source: { kind: 'plugin', plugin: 'compaction', details: { range: [1, 2], meta: { a: 'b' } } },
+      }),
     ],
   ]
 
@@ -49,7 +59,7 @@ describe('message constructors', () => {
     }).toThrow(TypeError)
   })
 
-  it('copies the caller\'s content and source instead of freezing or aliasing them', () => {
+  it("copies the caller's content and source instead of freezing or aliasing them", () => {
     const content: ContentBlock[] = [{ type: 'text', text: 'a' }]
     const source = { kind: 'user' as const }
     const message = createMessage({ role: 'user', content, source })
@@ -68,19 +78,27 @@ describe('message constructors', () => {
 
   it('rejects an empty content, naming the field', () => {
     expect(() => createMessage({ role: 'user', content: [] })).toThrow(TypeError)
-    expect(() => createMessage({ role: 'user', content: [] })).toThrow('createMessage: content must contain at least one block')
+    expect(() => createMessage({ role: 'user', content: [] })).toThrow(
+      'createMessage: content must contain at least one block',
+    )
   })
 
   it('rejects an unknown role, naming the value and the accepted roles', () => {
     expect(() => createMessage({ role: 'tool' as never, content: 'x' })).toThrow(TypeError)
-    expect(() => createMessage({ role: 'tool' as never, content: 'x' })).toThrow('role must be one of system, user, assistant, got "tool"')
+    expect(() => createMessage({ role: 'tool' as never, content: 'x' })).toThrow(
+      'role must be one of system, user, assistant, got "tool"',
+    )
   })
 
   it('requires a source for an assistant message and defaults it to user otherwise', () => {
     expect(() => createMessage({ role: 'assistant', content: 'x' })).toThrow('an assistant message needs a source')
     expect(createMessage({ role: 'system', content: 'x' }).source).toEqual({ kind: 'user' })
     expect(createUserMessage('x').source).toEqual({ kind: 'user' })
-    expect(createAssistantMessage([textBlock('x')], origin).source).toEqual({ kind: 'model', provider: 'p', model: 'm' })
+    expect(createAssistantMessage([textBlock('x')], origin).source).toEqual({
+      kind: 'model',
+      provider: 'p',
+      model: 'm',
+    })
   })
 
   it('turns string content into one text block and gives each message its own id unless one is given', () => {
@@ -125,7 +143,12 @@ describe('promptView', () => {
 
   it('renders the same bytes for messages that differ only in provenance', () => {
     const fromUser = createMessage({ role: 'user', content: 'same', id: 'a' })
-    const fromPlugin = createMessage({ role: 'user', content: 'same', id: 'b', source: { kind: 'plugin', plugin: 'x' } })
+    const fromPlugin = createMessage({
+      role: 'user',
+      content: 'same',
+      id: 'b',
+      source: { kind: 'plugin', plugin: 'x' },
+    })
     expect(canonicalJson(fromUser)).not.toBe(canonicalJson(fromPlugin))
     expect(canonicalJson(promptView(fromUser))).toBe(canonicalJson(promptView(fromPlugin)))
   })

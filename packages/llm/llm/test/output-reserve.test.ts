@@ -4,7 +4,10 @@ import { checkOutputReserve, collectOutputReserves, LlmError } from '../src/inde
 describe('collectOutputReserves', () => {
   it('keeps the positive reserve of each effort, and is undefined when no effort reserves anything', () => {
     const budgets: Record<string, number> = { low: 2048, high: 8192, dynamic: -1 }
-    expect(collectOutputReserves(['off', 'low', 'high', 'dynamic'], (effort) => budgets[effort] ?? 0)).toEqual({ low: 2048, high: 8192 })
+    expect(collectOutputReserves(['off', 'low', 'high', 'dynamic'], (effort) => budgets[effort] ?? 0)).toEqual({
+      low: 2048,
+      high: 8192,
+    })
     expect(collectOutputReserves(['off', 'minimal'], () => 0)).toBeUndefined()
   })
 })

@@ -3,15 +3,30 @@ import { createTestContext } from '@warmfold/test-utils'
 import Schema from 'schemastery'
 import { describe, expect, it } from 'vitest'
 import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '../src/index.ts'
-import { assertPluginsLoaded, LLM_ADAPTER_ROLE, LlmError, LlmRuntime, PluginLoadError, pluginFailures, strictConfig, unknownKeyMessage, WARMFOLD_PLUGIN } from '../src/index.ts'
+import {
+  assertPluginsLoaded,
+  LLM_ADAPTER_ROLE,
+  LlmError,
+  LlmRuntime,
+  PluginLoadError,
+  pluginFailures,
+  strictConfig,
+  unknownKeyMessage,
+  WARMFOLD_PLUGIN,
+} from '../src/index.ts'
 import { ScriptedAdapter } from '../src/testing/index.ts'
 
 /** An adapter plugin shaped like the real ones: a strict config, a key read from the environment at load. */
 class ExampleAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@example/llm-example', provides: LLM_ADAPTER_ROLE, defaultProvider: 'example' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@example/llm-example',
+    provides: LLM_ADAPTER_ROLE,
+    defaultProvider: 'example',
+  }
   static inject = ['llm']
   constructor(ctx: Context, config: Parsed<ExampleAdapter.Config>) {
-    if (!process.env[config.apiKeyEnv]) throw new Error(`ExampleAdapter: the environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set`)
+    if (!process.env[config.apiKeyEnv])
+      throw new Error(`ExampleAdapter: the environment variable ${config.apiKeyEnv} (apiKeyEnv) is not set`)
     ctx.llm.registerAdapter(config.provider, new ScriptedAdapter({ responses: { content: 'hi' } }))
   }
 }
@@ -23,7 +38,11 @@ namespace ExampleAdapter {
   }
   export const Config: ConfigParser<Config> = strictConfig(
     'ExampleAdapter',
-    Schema.object({ provider: Schema.string().default('example'), baseURL: Schema.string(), apiKeyEnv: Schema.string().default('EXAMPLE_API_KEY_FOR_TESTS') }),
+    Schema.object({
+      provider: Schema.string().default('example'),
+      baseURL: Schema.string(),
+      apiKeyEnv: Schema.string().default('EXAMPLE_API_KEY_FOR_TESTS'),
+    }),
   ) as ConfigParser<Config>
 }
 
@@ -65,9 +84,14 @@ describe('plugins that failed to load are named where their absence shows', () =
       expect(PluginLoadError.isInstance(failure)).toBe(true)
       const { failures, message, code } = failure as PluginLoadError
       expect(code).toBe('PLUGIN_LOAD_FAILED')
-      expect(message).toBe('1 plugin failed to load: @example/llm-example (ExampleAdapter) failed to load: ExampleAdapter: the environment variable WARMFOLD_TEST_UNSET_VARIABLE (apiKeyEnv) is not set')
+      expect(message).toBe(
+        '1 plugin failed to load: @example/llm-example (ExampleAdapter) failed to load: ExampleAdapter: the environment variable WARMFOLD_TEST_UNSET_VARIABLE (apiKeyEnv) is not set',
+      )
       expect(failures[0]?.warmfold?.packageName).toBe('@example/llm-example')
-      expect((await streamError(test.ctx, 'example')) as Error).toHaveProperty('message', expect.stringContaining('WARMFOLD_TEST_UNSET_VARIABLE'))
+      expect((await streamError(test.ctx, 'example')) as Error).toHaveProperty(
+        'message',
+        expect.stringContaining('WARMFOLD_TEST_UNSET_VARIABLE'),
+      )
     } finally {
       await test.dispose()
     }
@@ -124,7 +148,9 @@ describe('unknownKeyMessage', () => {
     expect(unknownKeyMessage('thresholdRation', known)).toContain('(did you mean "thresholdRatio"?)')
     expect(unknownKeyMessage('baseurl', known)).toContain('(did you mean "baseURL"?)')
     expect(unknownKeyMessage('autp', known)).toContain('(did you mean "auto"?)')
-    expect(unknownKeyMessage('temperature', known)).toBe('unknown key "temperature"; known keys: thresholdRatio, retainRatio, baseURL, auto')
+    expect(unknownKeyMessage('temperature', known)).toBe(
+      'unknown key "temperature"; known keys: thresholdRatio, retainRatio, baseURL, auto',
+    )
   })
 })
 

@@ -7,7 +7,10 @@ import { LlmError, modelEntry, resilientStream } from '../src/index.ts'
 
 type Event = { readonly text: string } | 'ping'
 
-function call(open: (signal: AbortSignal, attempt: number) => AsyncIterable<Event> | Promise<AsyncIterable<Event>>, overrides: { deadlineMs?: number; maxRetries?: number; timeoutMs?: number } = {}) {
+function call(
+  open: (signal: AbortSignal, attempt: number) => AsyncIterable<Event> | Promise<AsyncIterable<Event>>,
+  overrides: { deadlineMs?: number; maxRetries?: number; timeoutMs?: number } = {},
+) {
   return resilientStream<Event>({
     provider: 'p',
     model: 'm',
@@ -19,9 +22,11 @@ function call(open: (signal: AbortSignal, attempt: number) => AsyncIterable<Even
     open,
     progress: () => (event) => event !== 'ping',
     map: async function* (events) {
-      for await (const event of events) if (event !== 'ping') yield { type: 'text-delta', index: 0, delta: event.text } satisfies StreamChunk
+      for await (const event of events)
+        if (event !== 'ping') yield { type: 'text-delta', index: 0, delta: event.text } satisfies StreamChunk
     },
-    mapError: (error) => (LlmError.isInstance(error) ? error : new LlmError('NETWORK', String(error), { retryable: true })),
+    mapError: (error) =>
+      LlmError.isInstance(error) ? error : new LlmError('NETWORK', String(error), { retryable: true }),
   })
 }
 
@@ -37,7 +42,9 @@ async function drain(stream: AsyncIterable<StreamChunk>): Promise<{ chunks: Stre
 
 /** Never yields an event; ends when `signal` aborts, as a real request does. */
 async function* silent(signal: AbortSignal): AsyncGenerator<Event> {
-  yield* await new Promise<Event[]>((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))
+  yield* await new Promise<Event[]>((_, reject) =>
+    signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+  )
 }
 
 describe('resilientStream', () => {
@@ -94,7 +101,9 @@ describe('resilientStream', () => {
       ),
     )
     expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429, retryAfterSeconds: 30, retryable: true })
-    expect(error?.message).toMatch(/^p\/m: rate limited \(HTTP 429\) \(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/)
+    expect(error?.message).toMatch(
+      /^p\/m: rate limited \(HTTP 429\) \(not retried: waiting 30000 ms for the next attempt would outlast the call's deadline \(\d+ ms left\)\)$/,
+    )
     expect(attempts).toBe(1)
   })
 
@@ -119,7 +128,9 @@ describe('resilientStream', () => {
 describe('modelEntry', () => {
   it('returns a configured model and names the known ones for another', () => {
     expect(modelEntry({ a: 1, b: 2 }, 'prov', 'b')).toBe(2)
-    expect(() => modelEntry({ b: 2, a: 1 }, 'prov', 'c')).toThrow('model "c" is not known to provider "prov"; known models: a, b')
+    expect(() => modelEntry({ b: 2, a: 1 }, 'prov', 'c')).toThrow(
+      'model "c" is not known to provider "prov"; known models: a, b',
+    )
     expect(() => modelEntry({}, 'prov', 'c')).toThrow('known models: (none: configure it under models)')
     // Only own keys are models: an inherited name is unknown, not Object.prototype's function.
     expect(() => modelEntry({ a: 1 }, 'prov', 'hasOwnProperty')).toThrow('model "hasOwnProperty" is not known')

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import { LlmError, MAX_RETRY_AFTER_SECONDS, nextRetry, parseRetryAfter, retryStream, streamRetryDelayMs, withIdleTimeout } from '../src/index.ts'
+import {
+  LlmError,
+  MAX_RETRY_AFTER_SECONDS,
+  nextRetry,
+  parseRetryAfter,
+  retryStream,
+  streamRetryDelayMs,
+  withIdleTimeout,
+} from '../src/index.ts'
 
-const rateLimited = (retryAfterSeconds?: number) => new LlmError('RATE_LIMITED', 'slow down', { retryAfterSeconds, retryable: true })
+const rateLimited = (retryAfterSeconds?: number) =>
+  new LlmError('RATE_LIMITED', 'slow down', { retryAfterSeconds, retryable: true })
 const now = Date.parse('2026-01-01T00:00:00Z')
 
 describe('parseRetryAfter', () => {
@@ -45,13 +54,15 @@ describe('retryStream', () => {
     expect('error' in tooLong && tooLong.error).toMatchObject({
       code: 'RATE_LIMITED',
       retryAfterSeconds: 3600,
-      message: 'slow down (not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (60 s); retry after that)',
+      message:
+        'slow down (not retried: the server asks to wait 3600 s (retry-after), longer than the adapter waits (60 s); retry after that)',
     })
     const late = nextRetry(1, rateLimited(5), { ...policy, remainingMs: () => 4000 })
     expect('error' in late && late.error).toMatchObject({
       code: 'RATE_LIMITED',
       retryAfterSeconds: 5,
-      message: "slow down (gave up after 2 attempts: waiting 5000 ms for the next attempt would outlast the call's deadline (4000 ms left))",
+      message:
+        "slow down (gave up after 2 attempts: waiting 5000 ms for the next attempt would outlast the call's deadline (4000 ms left))",
     })
     const spent = nextRetry(2, rateLimited(1), policy)
     expect('error' in spent && spent.error.message).toBe('slow down (gave up after 3 attempts)')
@@ -105,7 +116,7 @@ describe('retryStream', () => {
 })
 
 describe('withIdleTimeout', () => {
-  it('fails with the watch\'s error when the source stops making progress, and cancels it', async () => {
+  it("fails with the watch's error when the source stops making progress, and cancels it", async () => {
     // Like a real request, the source ends when it is cancelled: the abort rejects its read.
     let cancel: ((reason: Error) => void) | undefined
     let cancelled = false

@@ -37,7 +37,9 @@ describe('ScriptedAdapter', () => {
     register([{ content: 'one' }, { content: 'two' }])
     expect(await replyText()).toBe('one')
     expect(await replyText()).toBe('two')
-    await expect(test.ctx.llm.generate(request('p', MODEL))).rejects.toThrow('no reply scripted for call 2 (only 2 given)')
+    await expect(test.ctx.llm.generate(request('p', MODEL))).rejects.toThrow(
+      'no reply scripted for call 2 (only 2 given)',
+    )
   })
 
   it('calls a function reply with the request it received and the call index', async () => {
@@ -62,7 +64,12 @@ describe('ScriptedAdapter', () => {
   })
 
   it('streams content replies through the real assembler so they come back unchanged', async () => {
-    const content = [reasoningBlock('think', 'sig'), textBlock('odd', 'sig-text'), toolCallBlock('call_1', 'f', '{"b":1,  "a":2}', 'sig-call'), textBlock('plain')]
+    const content = [
+      reasoningBlock('think', 'sig'),
+      textBlock('odd', 'sig-text'),
+      toolCallBlock('call_1', 'f', '{"b":1,  "a":2}', 'sig-call'),
+      textBlock('plain'),
+    ]
     register({ content })
     const result = await test.ctx.llm.generate(request('p', MODEL))
     expect(result.content).toEqual(content)
@@ -91,7 +98,8 @@ describe('ScriptedAdapter', () => {
     register({ chunks: chunks() })
     const received: StreamChunk[] = []
     await expectLlmError(async () => {
-      for await (const chunk of test.ctx.llm.stream(request('p', MODEL, { signal: controller.signal }))) received.push(chunk)
+      for await (const chunk of test.ctx.llm.stream(request('p', MODEL, { signal: controller.signal })))
+        received.push(chunk)
     }, 'ABORTED')
     expect(received).toEqual([{ type: 'text-delta', index: 0, delta: 'partial' }])
   })
@@ -113,10 +121,21 @@ describe('ScriptedAdapter models', () => {
 
   afterEach(() => finish(test))
 
-  it('takes the HTTP adapters\' flat model shape, so a host\'s model table works unchanged', async () => {
+  it("takes the HTTP adapters' flat model shape, so a host's model table works unchanged", async () => {
     // The same entry @warmfold/llm-openai-compatible and @warmfold/llm-anthropic take in `models`.
-    const flat = { contextWindow: 131072, defaultMaxTokens: 8192, efforts: ['off', 'high', 'max'], defaultEffort: 'high' }
-    test.ctx.llm.registerAdapter('p', new ScriptedAdapter({ models: { 'deepseek-v4-flash': flat, plain: { contextWindow: 4000 } }, responses: { content: 'ok' } }))
+    const flat = {
+      contextWindow: 131072,
+      defaultMaxTokens: 8192,
+      efforts: ['off', 'high', 'max'],
+      defaultEffort: 'high',
+    }
+    test.ctx.llm.registerAdapter(
+      'p',
+      new ScriptedAdapter({
+        models: { 'deepseek-v4-flash': flat, plain: { contextWindow: 4000 } },
+        responses: { content: 'ok' },
+      }),
+    )
     expect(await test.ctx.llm.resolveModelInfo('p', 'deepseek-v4-flash')).toEqual({
       contextWindow: 131072,
       defaultMaxTokens: 8192,
@@ -126,12 +145,21 @@ describe('ScriptedAdapter models', () => {
     // The runtime applies the flat entry's defaults and checks efforts against it.
     const prepared = await test.ctx.llm.prepare(request('p', 'deepseek-v4-flash'))
     expect(prepared).toMatchObject({ reasoningEffort: 'high', maxTokens: 8192 })
-    await expectLlmError(() => test.ctx.llm.prepare(request('p', 'deepseek-v4-flash', { reasoningEffort: 'low' })), 'UNSUPPORTED_REASONING_EFFORT')
+    await expectLlmError(
+      () => test.ctx.llm.prepare(request('p', 'deepseek-v4-flash', { reasoningEffort: 'low' })),
+      'UNSUPPORTED_REASONING_EFFORT',
+    )
   })
 
   it('keeps the ModelInfo shape, and reads empty efforts as no reasoning controls', async () => {
     const info = { contextWindow: 8000, reasoning: { efforts: ['low', 'high'], defaultEffort: 'high' } }
-    test.ctx.llm.registerAdapter('p', new ScriptedAdapter({ models: { info, none: { contextWindow: 8000, efforts: [] } }, responses: { content: 'ok' } }))
+    test.ctx.llm.registerAdapter(
+      'p',
+      new ScriptedAdapter({
+        models: { info, none: { contextWindow: 8000, efforts: [] } },
+        responses: { content: 'ok' },
+      }),
+    )
     expect(await test.ctx.llm.resolveModelInfo('p', 'info')).toEqual(info)
     expect(await test.ctx.llm.resolveModelInfo('p', 'none')).toEqual({ contextWindow: 8000 })
   })
@@ -141,10 +169,20 @@ describe('ScriptedAdapter models', () => {
     expect(() => new ScriptedAdapter({ models: { m: mixed }, responses: { content: 'ok' } })).toThrow(
       'ScriptedAdapter: models["m"] sets both reasoning and efforts/defaultEffort',
     )
-    expect(() => new ScriptedAdapter({ models: { m: { contextWindow: 8000, efforts: ['low'], defaultEffort: 'max' } }, responses: { content: 'ok' } })).toThrow(
-      'ScriptedAdapter: models["m"].defaultEffort "max" must be one of models["m"].efforts (low)',
-    )
-    expect(() => new ScriptedAdapter({ models: { m: { contextWindow: 8000, defaultEffort: 'max' } }, responses: { content: 'ok' } })).toThrow('(none given)')
+    expect(
+      () =>
+        new ScriptedAdapter({
+          models: { m: { contextWindow: 8000, efforts: ['low'], defaultEffort: 'max' } },
+          responses: { content: 'ok' },
+        }),
+    ).toThrow('ScriptedAdapter: models["m"].defaultEffort "max" must be one of models["m"].efforts (low)')
+    expect(
+      () =>
+        new ScriptedAdapter({
+          models: { m: { contextWindow: 8000, defaultEffort: 'max' } },
+          responses: { content: 'ok' },
+        }),
+    ).toThrow('(none given)')
   })
 })
 

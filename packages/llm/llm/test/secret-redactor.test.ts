@@ -15,7 +15,12 @@ describe('secretRedactor', () => {
   it('redacts every string and key of a JSON value, and returns the value itself when nothing held the key', () => {
     const raw = { input_tokens: 3, note: `billed to ${KEY}`, nested: [{ [KEY]: 1 }, 'plain'], untouched: { a: 1 } }
     const redacted = redact.value(raw)
-    expect(redacted).toEqual({ input_tokens: 3, note: `billed to ${REDACTED}`, nested: [{ [REDACTED]: 1 }, 'plain'], untouched: { a: 1 } })
+    expect(redacted).toEqual({
+      input_tokens: 3,
+      note: `billed to ${REDACTED}`,
+      nested: [{ [REDACTED]: 1 }, 'plain'],
+      untouched: { a: 1 },
+    })
     expect(redacted.untouched).toBe(raw.untouched)
     expect(raw.note).toContain(KEY)
     const clean = { input_tokens: 3, nested: [1, 2] }
@@ -33,7 +38,15 @@ describe('secretRedactor', () => {
     const clean = new Error('connection refused')
     expect(redact.error(clean)).toBe(clean)
     expect(redact.error(`thrown ${KEY}`)).toBe(`thrown ${REDACTED}`)
-    expect(JSON.stringify(redact.error(new (class Detail { readonly key = KEY })()))).not.toContain(KEY)
+    expect(
+      JSON.stringify(
+        redact.error(
+          new (class Detail {
+            readonly key = KEY
+          })(),
+        ),
+      ),
+    ).not.toContain(KEY)
   })
 
   it('without a secret, every method returns its input', () => {
@@ -50,17 +63,22 @@ describe('normalizeApiKey', () => {
   })
 
   it.each(['', '   ', '\r\n', '\t \n'])('rejects %j as empty, naming the source', (value) => {
-    expect(() => normalizeApiKey(value, 'the environment variable MY_KEY (apiKeyEnv)')).toThrow(/^the environment variable MY_KEY \(apiKeyEnv\) is empty after trimming whitespace/)
+    expect(() => normalizeApiKey(value, 'the environment variable MY_KEY (apiKeyEnv)')).toThrow(
+      /^the environment variable MY_KEY \(apiKeyEnv\) is empty after trimming whitespace/,
+    )
   })
 
-  it.each(['sk-a b', 'sk-a\nb', 'sk-a\u0000b', 'sk-a\u007fb'])('rejects whitespace or a control character inside %j without quoting the key', (value) => {
-    let message = ''
-    try {
-      normalizeApiKey(value, 'Adapter config: apiKey')
-    } catch (error) {
-      message = (error as Error).message
-    }
-    expect(message).toMatch(/^Adapter config: apiKey has whitespace or a control character inside the key/)
-    expect(message).not.toContain('sk-a')
-  })
+  it.each(['sk-a b', 'sk-a\nb', 'sk-a\u0000b', 'sk-a\u007fb'])(
+    'rejects whitespace or a control character inside %j without quoting the key',
+    (value) => {
+      let message = ''
+      try {
+        normalizeApiKey(value, 'Adapter config: apiKey')
+      } catch (error) {
+        message = (error as Error).message
+      }
+      expect(message).toMatch(/^Adapter config: apiKey has whitespace or a control character inside the key/)
+      expect(message).not.toContain('sk-a')
+    },
+  )
 })

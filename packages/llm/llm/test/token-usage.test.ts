@@ -10,6 +10,8 @@ describe('promptTokensOf', () => {
   it('sums the disjoint prompt buckets that are present, counting a reported 0', () => {
     expect(promptTokensOf({ inputTokens: 0 })).toBe(0)
     expect(promptTokensOf({ cacheReadTokens: 300 })).toBe(300)
-    expect(promptTokensOf({ inputTokens: 12, cacheReadTokens: 300, cacheWriteTokens: 50, outputTokens: 1000 })).toBe(362)
+    expect(promptTokensOf({ inputTokens: 12, cacheReadTokens: 300, cacheWriteTokens: 50, outputTokens: 1000 })).toBe(
+      362,
+    )
   })
 })

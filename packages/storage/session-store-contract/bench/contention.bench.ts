@@ -32,8 +32,14 @@ const pools: PostgresSessionBackend[] = []
 afterAll(() => Promise.all(pools.map((pool) => pool.close())))
 
 const STORES: Record<string, { make: () => SessionBackend; spec: ChildBackendSpec }> = {
-  JSONL: { make: () => new JsonlFileBackend(join(directory, 'jsonl')), spec: { module: SESSION, factory: 'JsonlFileBackend', args: [join(directory, 'jsonl')], construct: true } },
-  SQLite: { make: () => new SqliteSessionBackend({ path: join(directory, 'sessions.db') }), spec: { module: SQLITE, factory: 'sqliteSessionStore', args: [{ path: join(directory, 'sessions.db') }] } },
+  JSONL: {
+    make: () => new JsonlFileBackend(join(directory, 'jsonl')),
+    spec: { module: SESSION, factory: 'JsonlFileBackend', args: [join(directory, 'jsonl')], construct: true },
+  },
+  SQLite: {
+    make: () => new SqliteSessionBackend({ path: join(directory, 'sessions.db') }),
+    spec: { module: SQLITE, factory: 'sqliteSessionStore', args: [{ path: join(directory, 'sessions.db') }] },
+  },
   PostgreSQL: {
     make: () => {
       const store = postgresSessionStore({ url })
@@ -47,32 +53,42 @@ const STORES: Record<string, { make: () => SessionBackend; spec: ChildBackendSpe
 let round = 0
 for (const [name, store] of Object.entries(STORES)) {
   describe(`${name} store, two writer processes`, () => {
-    bench(`${APPENDS} appends each, flush after every append`, async () => {
-      const id = `contend-${process.pid}-${round++}`
-      const setup = store.make()
-      await setup.release(await setup.create(id, {}))
-      const writers: ChildProcess[] = [0, 1].map(() => fork(child, [JSON.stringify(store.spec)], { cwd: root, execArgv: ['--import', 'tsx'] }))
-      try {
-        await Promise.all(writers.map((writer) => once(writer, 'message')))
-        const reports = (await Promise.all(
-          writers.map(async (writer) => {
-            const reply = once(writer, 'message')
-            writer.send({ op: 'contend', id, count: APPENDS })
-            return (await reply)[0]
-          }),
-        )) as Array<{ refusals?: number; appendMs?: number; message?: string }>
-        for (const report of reports) if (report.appendMs === undefined) throw new Error(`a writer failed: ${report.message}`)
-        const reader = store.make()
-        const session = await reader.open(id, {}, () => {})
-        const owners = session.deriveMessages().map((message) => message.id.split('-')[0])
-        await reader.release(session)
-        const runs = owners.filter((owner, index) => index === 0 || owner !== owners[index - 1]).length
-        if (owners.length !== 2 * APPENDS || runs !== 2) throw new Error(`corrupted: ${owners.length} events in ${runs} runs, expected ${2 * APPENDS} in 2`)
-        const rates = reports.map((report) => Math.round(APPENDS / ((report.appendMs as number) / 1000)))
-        console.log(`[${name} contention] LOCKED refusals per writer ${reports.map((report) => report.refusals).join(' / ')}; appends/s with a flush per append ${rates.join(' / ')}; ${2 * APPENDS} events reopened in 2 runs`)
-      } finally {
-        for (const writer of writers) writer.kill()
-      }
-    }, { iterations: 2, time: 0, warmupIterations: 0 })
+    bench(
+      `${APPENDS} appends each, flush after every append`,
+      async () => {
+        const id = `contend-${process.pid}-${round++}`
+        const setup = store.make()
+        await setup.release(await setup.create(id, {}))
+        const writers: ChildProcess[] = [0, 1].map(() =>
+          fork(child, [JSON.stringify(store.spec)], { cwd: root, execArgv: ['--import', 'tsx'] }),
+        )
+        try {
+          await Promise.all(writers.map((writer) => once(writer, 'message')))
+          const reports = (await Promise.all(
+            writers.map(async (writer) => {
+              const reply = once(writer, 'message')
+              writer.send({ op: 'contend', id, count: APPENDS })
+              return (await reply)[0]
+            }),
+          )) as Array<{ refusals?: number; appendMs?: number; message?: string }>
+          for (const report of reports)
+            if (report.appendMs === undefined) throw new Error(`a writer failed: ${report.message}`)
+          const reader = store.make()
+          const session = await reader.open(id, {}, () => {})
+          const owners = session.deriveMessages().map((message) => message.id.split('-')[0])
+          await reader.release(session)
+          const runs = owners.filter((owner, index) => index === 0 || owner !== owners[index - 1]).length
+          if (owners.length !== 2 * APPENDS || runs !== 2)
+            throw new Error(`corrupted: ${owners.length} events in ${runs} runs, expected ${2 * APPENDS} in 2`)
+          const rates = reports.map((report) => Math.round(APPENDS / ((report.appendMs as number) / 1000)))
+          console.log(
+            `[${name} contention] LOCKED refusals per writer ${reports.map((report) => report.refusals).join(' / ')}; appends/s with a flush per append ${rates.join(' / ')}; ${2 * APPENDS} events reopened in 2 runs`,
+          )
+        } finally {
+          for (const writer of writers) writer.kill()
+        }
+      },
+      { iterations: 2, time: 0, warmupIterations: 0 },
+    )
   })
 }

@@ -20,13 +20,18 @@ interface Command {
 
 const send = (message: unknown) => new Promise<void>((done) => process.send?.(message, () => done()))
 const spec = JSON.parse(process.argv[2] as string) as ChildBackendSpec
-const loaded = (await import(spec.module)) as Record<string, ((...args: unknown[]) => SessionBackend) & (new (...args: unknown[]) => SessionBackend)>
+const loaded = (await import(spec.module)) as Record<
+  string,
+  ((...args: unknown[]) => SessionBackend) & (new (...args: unknown[]) => SessionBackend)
+>
 const factory = loaded[spec.factory]
 if (typeof factory !== 'function') throw new Error(`contract child: ${spec.module} has no export ${spec.factory}`)
 const backend = spec.construct === true ? new factory(...spec.args) : factory(...spec.args)
 
 process.on('message', (command: Command) => {
-  void run(command).catch((error: unknown) => send({ code: SessionError.isInstance(error) ? error.code : 'ERROR', message: (error as Error).message }))
+  void run(command).catch((error: unknown) =>
+    send({ code: SessionError.isInstance(error) ? error.code : 'ERROR', message: (error as Error).message }),
+  )
 })
 await send({ ready: true })
 
@@ -39,7 +44,8 @@ async function run(command: Command): Promise<void> {
   }
   if (command.op === 'hold') return send({ ok: true })
   const text = 'x'.repeat(command.bytes ?? 1000)
-  for (let index = 0; index < (command.count ?? 0); index++) session.append('user/message', { message: createUserMessage(`${index} ${text}`, `flood-${index}`) }, 'append')
+  for (let index = 0; index < (command.count ?? 0); index++)
+    session.append('user/message', { message: createUserMessage(`${index} ${text}`, `flood-${index}`) }, 'append')
   await send({ flushing: true })
   await backend.flush(session)
   await send({ flushed: true })
@@ -60,7 +66,11 @@ async function contend(id: string, count: number): Promise<void> {
   }
   const started = performance.now()
   for (let index = 0; index < count; index++) {
-    session.append('user/message', { message: createUserMessage(`${process.pid} ${index}`, `${process.pid}-${index}`) }, 'append')
+    session.append(
+      'user/message',
+      { message: createUserMessage(`${process.pid} ${index}`, `${process.pid}-${index}`) },
+      'append',
+    )
     await backend.flush(session)
   }
   const appendMs = performance.now() - started

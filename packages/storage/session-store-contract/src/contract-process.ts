@@ -19,10 +19,15 @@ export interface ContractChild {
 
 /** Starts a child process that builds a backend from `spec` and waits until it is ready. */
 export async function startContractChild(spec: ChildBackendSpec): Promise<ContractChild> {
-  const child = fork(resolve(import.meta.dirname, 'contract-child.ts'), [JSON.stringify(spec)], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(resolve(import.meta.dirname, 'contract-child.ts'), [JSON.stringify(spec)], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   const next = () =>
     new Promise<Record<string, unknown>>((done, fail) => {
-      const onExit = (code: number | null) => fail(new Error(`contract child ${child.pid} exited with ${code} before it answered`))
+      const onExit = (code: number | null) =>
+        fail(new Error(`contract child ${child.pid} exited with ${code} before it answered`))
       child.once('exit', onExit)
       child.once('message', (reply) => {
         child.off('exit', onExit)

@@ -24,14 +24,24 @@ export async function retryWhileLocked<T>(attempt: () => Promise<T>, takeoverMs 
       return await attempt()
     } catch (error) {
       if (!SessionError.isInstance(error) || error.code !== 'LOCKED') throw error
-      if (Date.now() > deadline) throw new SessionError('LOCKED', `still LOCKED ${takeoverMs + TAKEOVER_MARGIN_MS} ms after the holder was killed: ${error.message}`, { cause: error })
+      if (Date.now() > deadline)
+        throw new SessionError(
+          'LOCKED',
+          `still LOCKED ${takeoverMs + TAKEOVER_MARGIN_MS} ms after the holder was killed: ${error.message}`,
+          { cause: error },
+        )
       await pause(20)
     }
   }
 }
 
 /** Opens `id` on `backend` once a killed writer's hold on it is gone (see {@link retryWhileLocked}). */
-export function openAfterTakeover(backend: SessionBackend, id: string, options: OpenOptions, takeoverMs?: number): Promise<Session> {
+export function openAfterTakeover(
+  backend: SessionBackend,
+  id: string,
+  options: OpenOptions,
+  takeoverMs?: number,
+): Promise<Session> {
   return retryWhileLocked(() => backend.open(id, options, () => {}), takeoverMs)
 }
 
@@ -42,7 +52,10 @@ export function openAfterTakeover(backend: SessionBackend, id: string, options: 
  * flush committed first (the writer said `flushed`, or the transaction was gone once the writer
  * was stopped); the caller tries again on a new session.
  */
-export async function stopInsideTransaction(writer: ContractChild, inProgress: () => Promise<boolean>): Promise<boolean> {
+export async function stopInsideTransaction(
+  writer: ContractChild,
+  inProgress: () => Promise<boolean>,
+): Promise<boolean> {
   const writerReplied = { now: false }
   // The writer's reply to its flush (`flushed`, or an error) if it comes first; the kill later
   // rejects this wait, which is expected.

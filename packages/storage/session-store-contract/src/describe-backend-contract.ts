@@ -124,91 +124,112 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
       expect(JSON.stringify(reopened.eventAt(LARGE_SESSION_EVENTS - 1))).toBe(last)
     })
 
-    if (harness.tornWrites) it('a torn write (a writer that crashed mid-flush) leaves what was acknowledged intact; the session reopens and goes on gap-free', { timeout: 60_000 }, async () => {
-      const sut = await fresh()
-      if (!sut.tornWrite) throw new Error(`${name}: the harness says tornWrites but its store has no tornWrite`)
-      const backend = sut.backend()
-      const session = await backend.create('t', {})
-      appendConversation(session, 0)
-      const acknowledged = eventsJson(session)
-      await backend.release(session)
-      // The flush the crash cut short: the events that would have come next, as the store writes them.
-      const next = new Session('t', {})
-      for (const event of session.events) next.restore(event)
-      for (let index = 0; index < TORN_EVENTS; index++) next.append('user/message', { message: createUserMessage(`${index} ${'y'.repeat(4000)}`, `torn-${index}`) }, 'append')
-      const torn = eventsJson(next).slice(acknowledged.length)
-      const mayKeep = await sut.tornWrite(session.id, acknowledged.length, torn)
-
-      const reader = sut.backend()
-      const reopened = await open(reader, 't')
-      const found = eventsJson(reopened)
-      expect(found.slice(0, acknowledged.length)).toEqual(acknowledged)
-      // At most the complete part of what was torn, never a changed or partial event.
-      const kept = found.slice(acknowledged.length)
-      expect(kept.length).toBeLessThan(torn.length)
-      expect(kept).toEqual(torn.slice(0, kept.length))
-      if (mayKeep === 'none') expect(kept).toEqual([])
-      reopened.append('user/message', { message: createUserMessage('after the crash', 'after') }, 'append')
-      const resumed = eventsJson(reopened)
-      await reader.release(reopened)
-      expect(eventsJson(await open(sut.backend(), 't'))).toEqual(resumed)
-    })
-
-    if (harness.sharedStorage) it('a second store on the same storage is refused with LOCKED until the first releases', async () => {
-      const sut = await fresh()
-      const first = sut.backend()
-      const session = await first.create('w', {})
-      expect(await codeOf(sut.backend().open('w', {}, noRepair))).toBe('LOCKED')
-      await first.release(session)
-      await open(sut.backend(), 'w')
-    })
-
-    if (harness.multiProcess) describe('between processes', () => {
-      it('a writer in another process gets LOCKED; after its kill -9 the session opens again', { timeout: 90_000 }, async () => {
-        const sut = await fresh()
-        const backend = sut.backend()
-        await backend.release(await backend.create('p', {}))
-        const holder = await startChild(sut)
-        expect(await holder.ask({ op: 'hold', id: 'p' })).toEqual({ ok: true })
-        const contender = await startChild(sut)
-        expect((await contender.ask({ op: 'try-open', id: 'p' })).code).toBe('LOCKED')
-        expect(await codeOf(backend.open('p', {}, noRepair))).toBe('LOCKED')
-        await holder.kill()
-        const reply = await retryWhileLocked(async () => {
-          const answer = await contender.ask({ op: 'try-open', id: 'p' })
-          if (answer.code === 'LOCKED') throw new SessionError('LOCKED', String(answer.message))
-          return answer
-        }, sut.takeoverMs)
-        expect(reply).toEqual({ ok: true })
-      })
-
-      const proof = harness.midFlushProbe
-        ? 'the writer is stopped inside its uncommitted flush transaction, then killed: a reopen shows the earlier flushes and none of that one'
-        : 'kill -9 in the middle of a large flush: a reopen shows the earlier flushes and all or none of that one'
-      it(proof, { timeout: 180_000 }, async () => {
-        const sut = await fresh()
-        const backend = sut.backend()
-        for (let attempt = 1; ; attempt++) {
-          const id = `k${attempt}`
-          const session = await backend.create(id, {})
+    if (harness.tornWrites)
+      it(
+        'a torn write (a writer that crashed mid-flush) leaves what was acknowledged intact; the session reopens and goes on gap-free',
+        { timeout: 60_000 },
+        async () => {
+          const sut = await fresh()
+          if (!sut.tornWrite) throw new Error(`${name}: the harness says tornWrites but its store has no tornWrite`)
+          const backend = sut.backend()
+          const session = await backend.create('t', {})
           appendConversation(session, 0)
           const acknowledged = eventsJson(session)
           await backend.release(session)
-          const writer = await startChild(sut)
-          expect(await writer.ask({ op: 'flood', id, count: FLOOD_EVENTS, bytes: 2000 })).toEqual({ flushing: true })
-          const inside = sut.writeInProgress ? await stopInsideTransaction(writer, () => (sut.writeInProgress as () => Promise<boolean>)()) : false
-          await writer.kill()
+          // The flush the crash cut short: the events that would have come next, as the store writes them.
+          const next = new Session('t', {})
+          for (const event of session.events) next.restore(event)
+          for (let index = 0; index < TORN_EVENTS; index++)
+            next.append(
+              'user/message',
+              { message: createUserMessage(`${index} ${'y'.repeat(4000)}`, `torn-${index}`) },
+              'append',
+            )
+          const torn = eventsJson(next).slice(acknowledged.length)
+          const mayKeep = await sut.tornWrite(session.id, acknowledged.length, torn)
+
           const reader = sut.backend()
-          const reopened = await openAfterTakeover(reader, id, { repairTornTail: true }, sut.takeoverMs)
-          held.push([reader, reopened])
-          expect(eventsJson(reopened).slice(0, acknowledged.length)).toEqual(acknowledged)
-          if (inside) return expect(reopened.length).toBe(acknowledged.length)
-          expect([acknowledged.length, acknowledged.length + FLOOD_EVENTS]).toContain(reopened.length)
-          if (!sut.writeInProgress) return
-          // The flush committed before the writer could be stopped inside it: try a new session.
-          if (attempt === MID_FLUSH_ATTEMPTS) throw new Error(`${name}: in ${attempt} attempts the writer was never caught inside its flush transaction`)
-        }
+          const reopened = await open(reader, 't')
+          const found = eventsJson(reopened)
+          expect(found.slice(0, acknowledged.length)).toEqual(acknowledged)
+          // At most the complete part of what was torn, never a changed or partial event.
+          const kept = found.slice(acknowledged.length)
+          expect(kept.length).toBeLessThan(torn.length)
+          expect(kept).toEqual(torn.slice(0, kept.length))
+          if (mayKeep === 'none') expect(kept).toEqual([])
+          reopened.append('user/message', { message: createUserMessage('after the crash', 'after') }, 'append')
+          const resumed = eventsJson(reopened)
+          await reader.release(reopened)
+          expect(eventsJson(await open(sut.backend(), 't'))).toEqual(resumed)
+        },
+      )
+
+    if (harness.sharedStorage)
+      it('a second store on the same storage is refused with LOCKED until the first releases', async () => {
+        const sut = await fresh()
+        const first = sut.backend()
+        const session = await first.create('w', {})
+        expect(await codeOf(sut.backend().open('w', {}, noRepair))).toBe('LOCKED')
+        await first.release(session)
+        await open(sut.backend(), 'w')
       })
-    })
+
+    if (harness.multiProcess)
+      describe('between processes', () => {
+        it(
+          'a writer in another process gets LOCKED; after its kill -9 the session opens again',
+          { timeout: 90_000 },
+          async () => {
+            const sut = await fresh()
+            const backend = sut.backend()
+            await backend.release(await backend.create('p', {}))
+            const holder = await startChild(sut)
+            expect(await holder.ask({ op: 'hold', id: 'p' })).toEqual({ ok: true })
+            const contender = await startChild(sut)
+            expect((await contender.ask({ op: 'try-open', id: 'p' })).code).toBe('LOCKED')
+            expect(await codeOf(backend.open('p', {}, noRepair))).toBe('LOCKED')
+            await holder.kill()
+            const reply = await retryWhileLocked(async () => {
+              const answer = await contender.ask({ op: 'try-open', id: 'p' })
+              if (answer.code === 'LOCKED') throw new SessionError('LOCKED', String(answer.message))
+              return answer
+            }, sut.takeoverMs)
+            expect(reply).toEqual({ ok: true })
+          },
+        )
+
+        const proof = harness.midFlushProbe
+          ? 'the writer is stopped inside its uncommitted flush transaction, then killed: a reopen shows the earlier flushes and none of that one'
+          : 'kill -9 in the middle of a large flush: a reopen shows the earlier flushes and all or none of that one'
+        it(proof, { timeout: 180_000 }, async () => {
+          const sut = await fresh()
+          const backend = sut.backend()
+          for (let attempt = 1; ; attempt++) {
+            const id = `k${attempt}`
+            const session = await backend.create(id, {})
+            appendConversation(session, 0)
+            const acknowledged = eventsJson(session)
+            await backend.release(session)
+            const writer = await startChild(sut)
+            expect(await writer.ask({ op: 'flood', id, count: FLOOD_EVENTS, bytes: 2000 })).toEqual({ flushing: true })
+            const inside = sut.writeInProgress
+              ? await stopInsideTransaction(writer, () => (sut.writeInProgress as () => Promise<boolean>)())
+              : false
+            await writer.kill()
+            const reader = sut.backend()
+            const reopened = await openAfterTakeover(reader, id, { repairTornTail: true }, sut.takeoverMs)
+            held.push([reader, reopened])
+            expect(eventsJson(reopened).slice(0, acknowledged.length)).toEqual(acknowledged)
+            if (inside) return expect(reopened.length).toBe(acknowledged.length)
+            expect([acknowledged.length, acknowledged.length + FLOOD_EVENTS]).toContain(reopened.length)
+            if (!sut.writeInProgress) return
+            // The flush committed before the writer could be stopped inside it: try a new session.
+            if (attempt === MID_FLUSH_ATTEMPTS)
+              throw new Error(
+                `${name}: in ${attempt} attempts the writer was never caught inside its flush transaction`,
+              )
+          }
+        })
+      })
   })
 }

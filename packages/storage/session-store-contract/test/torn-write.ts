@@ -9,14 +9,25 @@ const ROOT = resolve(import.meta.dirname, '../../../..')
  * into an uncommitted transaction of the SQLite database or PostgreSQL database at `location` and
  * is killed before it commits; resolves once it is gone.
  */
-export function tornSqlWrite(kind: 'sqlite' | 'postgres', location: string, id: string, from: number, lines: readonly string[]): Promise<'none'> {
-  const child = fork(resolve(import.meta.dirname, 'fixtures/torn-writer.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+export function tornSqlWrite(
+  kind: 'sqlite' | 'postgres',
+  location: string,
+  id: string,
+  from: number,
+  lines: readonly string[],
+): Promise<'none'> {
+  const child = fork(resolve(import.meta.dirname, 'fixtures/torn-writer.ts'), [], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   return new Promise((done, fail) => {
     let reply: { written?: boolean; error?: string } = {}
     child.once('message', (message) => void (reply = message as typeof reply))
     child.once('exit', (_code, signal) => {
       if (reply.written && signal === 'SIGKILL') done('none')
-      else fail(new Error(`the torn writer did not write and die as planned: ${reply.error ?? `exit signal ${signal}`}`))
+      else
+        fail(new Error(`the torn writer did not write and die as planned: ${reply.error ?? `exit signal ${signal}`}`))
     })
     child.send({ kind, location, id, from, lines })
   })

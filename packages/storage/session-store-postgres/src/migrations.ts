@@ -51,14 +51,19 @@ export async function migrateWith(client: Queryable, where: string): Promise<num
   await client.query('BEGIN')
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()])
-    await client.query('CREATE TABLE IF NOT EXISTS warmfold_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL)')
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS warmfold_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL)',
+    )
     const found = await client.query('SELECT version FROM warmfold_schema WHERE id = 1')
     const version = (found.rows[0] as { version: number } | undefined)?.version ?? 0
     if (version > SCHEMA_VERSION) throw new Error(newerSchemaMessage(where, version))
     for (let next = version + 1; next <= SCHEMA_VERSION; next++) {
       for (const statement of MIGRATIONS[next - 1] as readonly string[]) await client.query(statement)
     }
-    await client.query('INSERT INTO warmfold_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version', [SCHEMA_VERSION])
+    await client.query(
+      'INSERT INTO warmfold_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version',
+      [SCHEMA_VERSION],
+    )
     await client.query('COMMIT')
     return version
   } catch (error) {
@@ -103,7 +108,10 @@ export async function migrate(url: string): Promise<{ from: number; to: number }
     const from = await migrateWith(client, redactUrl(url))
     return { from, to: SCHEMA_VERSION }
   } catch (error) {
-    throw new Error(`migrating the session schema at ${redactUrl(url)} failed: ${scrubPassword((error as Error).message, url)}`, { cause: error })
+    throw new Error(
+      `migrating the session schema at ${redactUrl(url)} failed: ${scrubPassword((error as Error).message, url)}`,
+      { cause: error },
+    )
   } finally {
     await client.end().catch(() => {})
   }

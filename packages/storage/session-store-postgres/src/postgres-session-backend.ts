@@ -57,10 +57,14 @@ export class PostgresSessionBackend implements SessionBackend {
   private ready?: Promise<void>
 
   constructor(private readonly options: PostgresSessionStoreOptions) {
-    if (typeof options.url !== 'string' || options.url === '') throw new TypeError(`postgresSessionStore: url must be a connection URL, got ${typeof options.url === 'string' ? 'an empty string' : typeof options.url}`)
+    if (typeof options.url !== 'string' || options.url === '')
+      throw new TypeError(
+        `postgresSessionStore: url must be a connection URL, got ${typeof options.url === 'string' ? 'an empty string' : typeof options.url}`,
+      )
     this.where = redactUrl(options.url)
     this.leaseMs = options.leaseMs ?? 30_000
-    if (!Number.isInteger(this.leaseMs) || this.leaseMs < 100) throw new TypeError(`postgresSessionStore: leaseMs must be an integer of at least 100, got ${options.leaseMs}`)
+    if (!Number.isInteger(this.leaseMs) || this.leaseMs < 100)
+      throw new TypeError(`postgresSessionStore: leaseMs must be an integer of at least 100, got ${options.leaseMs}`)
     // allowExitOnIdle: idle connections must not keep a host process alive (a CLI run that is done
     // would otherwise wait for their 10 s idle timeout), as a held session's lease timer does not.
     this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, allowExitOnIdle: true })
@@ -84,7 +88,10 @@ export class PostgresSessionBackend implements SessionBackend {
   async create(id: string, options: SessionOptions): Promise<Session> {
     await this.migrated()
     const token = await this.transaction(`create session ${id}`, async (client) => {
-      const inserted = await client.query('INSERT INTO warmfold_sessions (session_id) VALUES ($1) ON CONFLICT DO NOTHING', [id])
+      const inserted = await client.query(
+        'INSERT INTO warmfold_sessions (session_id) VALUES ($1) ON CONFLICT DO NOTHING',
+        [id],
+      )
       if (inserted.rowCount === 0) throw new SessionError('EXISTS', `session ${id} already exists in ${this.where}`)
       const lease = await client.query<{ token: string }>(
         `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, clock_timestamp() + $3::float8 * interval '1 millisecond') RETURNING token`,
@@ -98,11 +105,21 @@ export class PostgresSessionBackend implements SessionBackend {
   }
 
   /** A flush commits whole, so rows are never torn: `repairTornTail` and `onRepair` have nothing to do. */
-  async open(id: string, options: OpenOptions & SessionOptions, _onRepair?: (repair: TornTailRepair) => void): Promise<Session> {
+  async open(
+    id: string,
+    options: OpenOptions & SessionOptions,
+    _onRepair?: (repair: TornTailRepair) => void,
+  ): Promise<Session> {
     await this.migrated()
-    const token = await this.withClient(`take the lease of session ${id}`, (client) => SessionLease.acquire(client, id, this.holder, this.leaseMs, this.where))
+    const token = await this.withClient(`take the lease of session ${id}`, (client) =>
+      SessionLease.acquire(client, id, this.holder, this.leaseMs, this.where),
+    )
     try {
-      const rows = await this.query<{ seq: string; event: string }>(`read session ${id}`, 'SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+      const rows = await this.query<{ seq: string; event: string }>(
+        `read session ${id}`,
+        'SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq',
+        [id],
+      )
       const session = readSessionRows(id, rows.rows, this.where, options)
       this.hold(session, token, session.length)
       return session
@@ -123,9 +140,14 @@ export class PostgresSessionBackend implements SessionBackend {
       try {
         const version = await schemaVersion(client)
         if (version > SCHEMA_VERSION) throw new SessionError('IO', newerSchemaMessage(this.where, version))
-        const known = version === SCHEMA_VERSION && (await client.query('SELECT 1 FROM warmfold_sessions WHERE session_id = $1', [id])).rowCount !== 0
+        const known =
+          version === SCHEMA_VERSION &&
+          (await client.query('SELECT 1 FROM warmfold_sessions WHERE session_id = $1', [id])).rowCount !== 0
         if (!known) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.where}`)
-        const rows = await client.query<{ seq: string; event: string }>('SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+        const rows = await client.query<{ seq: string; event: string }>(
+          'SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq',
+          [id],
+        )
         const session = readSessionRows(id, rows.rows, this.where, {})
         session.close()
         return session
@@ -137,13 +159,19 @@ export class PostgresSessionBackend implements SessionBackend {
 
   async list(): Promise<string[]> {
     await this.migrated()
-    const result = await this.query<{ session_id: string }>('list sessions', 'SELECT session_id FROM warmfold_sessions ORDER BY session_id COLLATE "C"')
+    const result = await this.query<{ session_id: string }>(
+      'list sessions',
+      'SELECT session_id FROM warmfold_sessions ORDER BY session_id COLLATE "C"',
+    )
     return result.rows.map((row) => row.session_id)
   }
 
   flush(session: Session): Promise<void> {
     const held = this.held.get(session)
-    if (!held) return Promise.reject(new SessionError('CLOSED', `session ${session.id} is not held by this store (${this.where})`))
+    if (!held)
+      return Promise.reject(
+        new SessionError('CLOSED', `session ${session.id} is not held by this store (${this.where})`),
+      )
     // What is settled now is what this call acknowledges (a unit being built waits for the next flush).
     const end = session.settledLength
     const run = held.queue.then(() => this.flushNow(session, held, end))
@@ -176,7 +204,10 @@ export class PostgresSessionBackend implements SessionBackend {
    */
   private async flushNow(session: Session, held: Held, end: number): Promise<void> {
     if (held.broken) {
-      throw new SessionError('CLOSED', `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after it was acknowledged. Reopen the session to continue.`)
+      throw new SessionError(
+        'CLOSED',
+        `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after it was acknowledged. Reopen the session to continue.`,
+      )
     }
     if (end <= held.flushed) return
     const seqs: number[] = []
@@ -190,12 +221,19 @@ export class PostgresSessionBackend implements SessionBackend {
     try {
       await this.transaction(`flush session ${session.id} events ${held.flushed}..${end - 1}`, async (client) => {
         await held.lease.check(client)
-        await client.query('INSERT INTO warmfold_events (session_id, seq, event) SELECT $1, * FROM unnest($2::bigint[], $3::text[])', [session.id, seqs, lines])
+        await client.query(
+          'INSERT INTO warmfold_events (session_id, seq, event) SELECT $1, * FROM unnest($2::bigint[], $3::text[])',
+          [session.id, seqs, lines],
+        )
       })
     } catch (error) {
       held.broken = error as Error
       if (SessionError.isInstance(error)) throw error
-      throw new SessionError('CLOSED', `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of them is acknowledged: ${(error as Error).message}`, { cause: error })
+      throw new SessionError(
+        'CLOSED',
+        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of them is acknowledged: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     held.flushed = end
   }
@@ -207,14 +245,21 @@ export class PostgresSessionBackend implements SessionBackend {
   }
 
   private migrated(): Promise<void> {
-    this.ready ??= this.withClient('migrate the schema', async (client) => void (await migrateWith(client, this.where))).catch((error: unknown) => {
+    this.ready ??= this.withClient(
+      'migrate the schema',
+      async (client) => void (await migrateWith(client, this.where)),
+    ).catch((error: unknown) => {
       this.ready = undefined // a later call tries again (the server may have been down)
       throw error
     })
     return this.ready
   }
 
-  private query<Row extends pg.QueryResultRow>(what: string, text: string, values?: unknown[]): Promise<pg.QueryResult<Row>> {
+  private query<Row extends pg.QueryResultRow>(
+    what: string,
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<Row>> {
     return this.withClient(what, (client) => client.query<Row>(text, values))
   }
 
@@ -249,7 +294,10 @@ export class PostgresSessionBackend implements SessionBackend {
       throw this.ioError(what, error)
     } finally {
       // A connection that broke, or whose query failed mid-protocol, is dropped, not reused.
-      client.release(this.connectionErrors.get(client) ?? (failed !== undefined && !SessionError.isInstance(failed) ? (failed as Error) : undefined))
+      client.release(
+        this.connectionErrors.get(client) ??
+          (failed !== undefined && !SessionError.isInstance(failed) ? (failed as Error) : undefined),
+      )
     }
   }
 

@@ -15,12 +15,21 @@ export interface EventRow {
  * A unit is written in one transaction, so unlike a file the rows can never end inside one
  * after a crash: such rows were changed by hand, and are corrupt rather than torn.
  */
-export function readSessionRows(id: string, rows: readonly EventRow[], where: string, options: SessionOptions): Session {
+export function readSessionRows(
+  id: string,
+  rows: readonly EventRow[],
+  where: string,
+  options: SessionOptions,
+): Session {
   const session = new Session(id, options)
   let unitEnd = -1
   for (const row of rows) {
     const seq = Number(row.seq)
-    const fail = (what: string) => new SessionError('CORRUPT', `session ${id} in ${where}: event row seq ${seq}: ${what}; the session was not opened and nothing was changed`)
+    const fail = (what: string) =>
+      new SessionError(
+        'CORRUPT',
+        `session ${id} in ${where}: event row seq ${seq}: ${what}; the session was not opened and nothing was changed`,
+      )
     let record: unknown
     try {
       record = JSON.parse(row.event)
@@ -31,7 +40,8 @@ export function readSessionRows(id: string, rows: readonly EventRow[], where: st
     const { unit, ...event } = record as { unit?: unknown; seq?: unknown }
     if (event.seq !== seq) throw fail(`the event says seq ${JSON.stringify(event.seq)}`)
     if (unit !== undefined) {
-      if (!Number.isInteger(unit) || (unit as number) < 2) throw fail(`unit ${JSON.stringify(unit)} is not a count of 2 or more events`)
+      if (!Number.isInteger(unit) || (unit as number) < 2)
+        throw fail(`unit ${JSON.stringify(unit)} is not a count of 2 or more events`)
       if (seq <= unitEnd) throw fail(`a unit starts inside the unit that ends at seq ${unitEnd}`)
       unitEnd = seq + (unit as number) - 1
     }
@@ -42,7 +52,10 @@ export function readSessionRows(id: string, rows: readonly EventRow[], where: st
     }
   }
   if (unitEnd >= session.length) {
-    throw new SessionError('CORRUPT', `session ${id} in ${where}: the rows end at seq ${session.length - 1} inside a unit that ends at seq ${unitEnd}; the session was not opened and nothing was changed`)
+    throw new SessionError(
+      'CORRUPT',
+      `session ${id} in ${where}: the rows end at seq ${session.length - 1} inside a unit that ends at seq ${unitEnd}; the session was not opened and nothing was changed`,
+    )
   }
   return session
 }

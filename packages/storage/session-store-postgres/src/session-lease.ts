@@ -65,7 +65,10 @@ export class SessionLease {
    * Who holds session `id`'s lease and for how many more ms (0 once it expired or was released,
    * whose `expires_at` is `-infinity`); `undefined` when the session has no lease row.
    */
-  static async current(on: Queryable, id: string): Promise<{ holder: string; token: string; leftMs: number } | undefined> {
+  static async current(
+    on: Queryable,
+    id: string,
+  ): Promise<{ holder: string; token: string; leftMs: number } | undefined> {
     const found = await on.query<{ holder: string; token: string; left_ms: number }>(
       `SELECT holder, token,
          CASE WHEN expires_at <= clock_timestamp() THEN 0 ELSE ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000) END::float8 AS left_ms
@@ -81,7 +84,10 @@ export class SessionLease {
    * if we still hold it. A released lease is never renewed again (see `renew`).
    */
   static async release(pool: pg.Pool, id: string, token: string): Promise<void> {
-    await pool.query(`UPDATE warmfold_leases SET expires_at = '-infinity' WHERE session_id = $1 AND token = $2`, [id, token])
+    await pool.query(`UPDATE warmfold_leases SET expires_at = '-infinity' WHERE session_id = $1 AND token = $2`, [
+      id,
+      token,
+    ])
   }
 
   /**
@@ -93,7 +99,10 @@ export class SessionLease {
   async check(client: Queryable): Promise<void> {
     if (await this.renew(client)) return
     this.lost = true
-    const current = await client.query<{ holder: string; token: string }>('SELECT holder, token FROM warmfold_leases WHERE session_id = $1', [this.sessionId])
+    const current = await client.query<{ holder: string; token: string }>(
+      'SELECT holder, token FROM warmfold_leases WHERE session_id = $1',
+      [this.sessionId],
+    )
     const now = current.rows[0]
     throw new SessionError(
       'LOCKED',

@@ -7,8 +7,16 @@ describe('schema migrations', () => {
     const url = await freshDatabase()
     expect(await migrate(url)).toEqual({ from: 0, to: SCHEMA_VERSION })
     expect(await migrate(url)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION })
-    const tables = await sql<{ table_name: string }>(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`)
-    expect(tables.map((row) => row.table_name)).toEqual(['warmfold_events', 'warmfold_leases', 'warmfold_schema', 'warmfold_sessions'])
+    const tables = await sql<{ table_name: string }>(
+      url,
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+    )
+    expect(tables.map((row) => row.table_name)).toEqual([
+      'warmfold_events',
+      'warmfold_leases',
+      'warmfold_schema',
+      'warmfold_sessions',
+    ])
   })
 
   it('two hosts migrating at once both succeed, one of them from an empty database', async () => {
@@ -53,7 +61,9 @@ describe('schema migrations', () => {
       const missing = await sessionError(store.read('s'))
       expect(missing.code).toBe('NOT_FOUND')
       expect(missing.message).toBe(`session s does not exist in ${url}`)
-      expect(await sql(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).toEqual([])
+      expect(await sql(url, `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'`)).toEqual(
+        [],
+      )
     } finally {
       await store.close()
     }

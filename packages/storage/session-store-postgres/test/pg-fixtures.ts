@@ -20,7 +20,11 @@ export function uniqueId(prefix: string): string {
 }
 
 /** Runs `sql` on a fresh connection to `url`. */
-export async function sql<Row extends pg.QueryResultRow>(url: string, text: string, values?: unknown[]): Promise<Row[]> {
+export async function sql<Row extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values?: unknown[],
+): Promise<Row[]> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -42,7 +46,11 @@ export async function freshDatabase(): Promise<string> {
 /** Appends `count` user messages whose text says who wrote them. */
 export function appendMessages(session: Session, count: number, writer = 'w'): void {
   for (let index = 0; index < count; index++) {
-    session.append('user/message', { message: createUserMessage(`${writer} ${session.length}`, `${writer}-${session.length}`) }, 'append')
+    session.append(
+      'user/message',
+      { message: createUserMessage(`${writer} ${session.length}`, `${writer}-${session.length}`) },
+      'append',
+    )
   }
 }
 
@@ -76,17 +84,26 @@ const ROOT = resolve(import.meta.dirname, '../../../..')
 
 /** A child process running `fixtures/pg-writer.ts` (commands over IPC). */
 export function forkWriter(): ChildProcess {
-  return fork(resolve(import.meta.dirname, 'fixtures/pg-writer.ts'), [], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  return fork(resolve(import.meta.dirname, 'fixtures/pg-writer.ts'), [], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
 }
 
 /** Sends `message` to `child` and resolves with its next reply. */
 export function ask<T>(child: ChildProcess, message: unknown): Promise<T> {
   return new Promise((done, fail) => {
     if (child.exitCode !== null || child.signalCode !== null) {
-      fail(new Error(`child ${child.pid} exited with ${child.exitCode ?? child.signalCode} before it was asked ${JSON.stringify(message)}`))
+      fail(
+        new Error(
+          `child ${child.pid} exited with ${child.exitCode ?? child.signalCode} before it was asked ${JSON.stringify(message)}`,
+        ),
+      )
       return
     }
-    const onExit = (code: number | null) => fail(new Error(`child ${child.pid} exited with ${code} before it answered ${JSON.stringify(message)}`))
+    const onExit = (code: number | null) =>
+      fail(new Error(`child ${child.pid} exited with ${code} before it answered ${JSON.stringify(message)}`))
     child.once('exit', onExit)
     child.once('message', (reply) => {
       child.off('exit', onExit)

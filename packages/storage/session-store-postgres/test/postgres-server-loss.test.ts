@@ -35,7 +35,9 @@ afterAll(async () => {
 /** A new session the host holds, with 10 committed events. */
 async function heldSession(): Promise<string> {
   const id = uniqueId('server-loss')
-  expect(await ask<Reply>(host, { op: 'open', url: server.url, id, leaseMs: 1_000, create: true })).toMatchObject({ ok: true })
+  expect(await ask<Reply>(host, { op: 'open', url: server.url, id, leaseMs: 1_000, create: true })).toMatchObject({
+    ok: true,
+  })
   await ask<Reply>(host, { op: 'append', count: 10 })
   expect(await ask<Reply>(host, { op: 'flush' })).toMatchObject({ ok: true })
   return id
@@ -66,8 +68,12 @@ async function flushWhile(id: string, whileFlushing: (backendPid: number) => Pro
 /** The pid of the server backend whose query (`LIKE` `pattern`) waits for a lock `on`'s connection holds. */
 async function lockWaiter(on: pg.Client, pattern: string): Promise<number> {
   for (;;) {
-    if (host.exitCode !== null || host.signalCode !== null) throw new Error(`the host exited (${host.exitCode ?? host.signalCode}) before its query waited for the lock`)
-    const waiting = await on.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND pid <> pg_backend_pid()`, [pattern])
+    if (host.exitCode !== null || host.signalCode !== null)
+      throw new Error(`the host exited (${host.exitCode ?? host.signalCode}) before its query waited for the lock`)
+    const waiting = await on.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+      [pattern],
+    )
     // pg_stat_activity is a snapshot per transaction: drop it so the next poll looks again.
     await on.query('SELECT pg_stat_clear_snapshot()')
     const pid = waiting.rows[0]?.pid
@@ -136,7 +142,12 @@ describe('PostgreSQL store when the server goes away during a flush', () => {
       await blocker.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()])
       const reply = ask<Reply>(host, { op: 'migrate', url: server.url })
       await terminate(await lockWaiter(blocker, 'SELECT pg_advisory_xact_lock%'))
-      expect(await reply).toMatchObject({ ok: false, message: expect.stringContaining(`migrating the session schema at ${server.url} failed: terminating connection due to administrator command`) })
+      expect(await reply).toMatchObject({
+        ok: false,
+        message: expect.stringContaining(
+          `migrating the session schema at ${server.url} failed: terminating connection due to administrator command`,
+        ),
+      })
     } finally {
       await blocker.end()
     }
@@ -154,7 +165,9 @@ describe('PostgreSQL store when the server goes away during a flush', () => {
       process.kill(postmaster, 'SIGQUIT')
     })
     expect(reply).toMatchObject({ ok: false, code: 'IO' })
-    expect(reply.message).toMatch(/^flush session server-loss-\w+ events 10\.\.14 at postgres:\/\/postgres@127\.0\.0\.1:\d+\/warmfold_test failed: /)
+    expect(reply.message).toMatch(
+      /^flush session server-loss-\w+ events 10\.\.14 at postgres:\/\/postgres@127\.0\.0\.1:\d+\/warmfold_test failed: /,
+    )
     expect(await ask<Reply>(host, { op: 'flush' })).toMatchObject({ ok: false, code: 'CLOSED' })
     // The host survived all of this file's tests, and ends normally.
     expect(await closeAndExit()).toEqual({ code: 0, signal: null })

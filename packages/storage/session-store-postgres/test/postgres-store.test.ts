@@ -43,7 +43,11 @@ describe('PostgreSQL session store', () => {
     appendMessages(session, 3)
     await writer.flush(session)
     session.unit(() => {
-      session.append('user/message', { message: createUserMessage('replacement', 'r1') }, { op: 'replace', start: 0, end: 0, sourceEventSeqs: [0] })
+      session.append(
+        'user/message',
+        { message: createUserMessage('replacement', 'r1') },
+        { op: 'replace', start: 0, end: 0, sourceEventSeqs: [0] },
+      )
       session.append('user/message', { message: createUserMessage('after', 'r2') }, 'append')
     })
     await writer.release(session)
@@ -51,7 +55,11 @@ describe('PostgreSQL session store', () => {
     const reopened = await store().open(id, {}, () => {})
     expect(canonicalJson(reopened.events)).toBe(canonicalJson(session.events))
     expect(canonicalJson(reopened.deriveMessages())).toBe(canonicalJson(session.deriveMessages()))
-    const rows = await sql<{ event: string }>(testUrl(), 'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+    const rows = await sql<{ event: string }>(
+      testUrl(),
+      'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq',
+      [id],
+    )
     expect(rows.map((row) => JSON.parse(row.event).unit)).toEqual([undefined, undefined, undefined, 2, undefined])
 
     // The rows are the lines of the JSONL store's file: it opens them and writes on after them.
@@ -143,7 +151,11 @@ describe('PostgreSQL session store', () => {
     await sql(testUrl(), `DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`)
     const opened = await sessionError(used.open(id, {}, () => {}))
     expect(opened.code).toBe('IO')
-    expect(opened.message).toMatch(new RegExp(`^take the lease of session ${id} at ${url.replace(/[.?*+^$()[\]{}|/\\]/g, '\\$&')} failed: database ".+" does not exist$`))
+    expect(opened.message).toMatch(
+      new RegExp(
+        `^take the lease of session ${id} at ${url.replace(/[.?*+^$()[\]{}|/\\]/g, '\\$&')} failed: database ".+" does not exist$`,
+      ),
+    )
     const listed = await sessionError(used.list())
     expect(listed.code).toBe('IO')
     expect(listed.message).toContain(`list sessions at ${url} failed`)

@@ -7,7 +7,16 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { PostgresSessionBackend } from '../src/index.ts'
 import { postgresSessionStore } from '../src/index.ts'
 import { SessionLease } from '../src/session-lease.ts'
-import { appendMessages, ask, forkWriter, openAfterExpiry, sessionError, sql, testUrl, uniqueId } from './pg-fixtures.ts'
+import {
+  appendMessages,
+  ask,
+  forkWriter,
+  openAfterExpiry,
+  sessionError,
+  sql,
+  testUrl,
+  uniqueId,
+} from './pg-fixtures.ts'
 
 interface Reply {
   ok: boolean
@@ -35,7 +44,11 @@ afterEach(async () => {
  */
 async function waitingQueries(pattern: string, count: number, stop: () => boolean = () => false): Promise<void> {
   while (!stop()) {
-    const waiting = await sql(testUrl(), `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [pattern])
+    const waiting = await sql(
+      testUrl(),
+      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+      [pattern],
+    )
     if (waiting.length >= count) return
     await new Promise((done) => setTimeout(done, 20))
   }
@@ -86,7 +99,9 @@ describe('PostgreSQL store with several writers', () => {
     await first.release(await first.create(id, {}))
     // A release sets expires_at to -infinity; subtracting it from now was an error ("cannot
     // subtract infinite timestamps") that an open racing the release used to fail with.
-    expect(await sql(testUrl(), 'SELECT expires_at::text FROM warmfold_leases WHERE session_id = $1', [id])).toEqual([{ expires_at: '-infinity' }])
+    expect(await sql(testUrl(), 'SELECT expires_at::text FROM warmfold_leases WHERE session_id = $1', [id])).toEqual([
+      { expires_at: '-infinity' },
+    ])
     const pool = new pg.Pool({ connectionString: testUrl() })
     try {
       expect(await SessionLease.current(pool, id)).toMatchObject({ token: '1', leftMs: 0 })
@@ -104,7 +119,11 @@ describe('PostgreSQL store with several writers', () => {
     appendMessages(session, 2, 'old')
     await old.flush(session)
     // The old holder pauses past its lease (a GC pause, a frozen VM): its lease runs out.
-    await sql(testUrl(), `UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE session_id = $1`, [id])
+    await sql(
+      testUrl(),
+      `UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE session_id = $1`,
+      [id],
+    )
     const next = store()
     const taken = await next.open(id, {}, () => {})
     expect(taken.length).toBe(2)
@@ -115,11 +134,15 @@ describe('PostgreSQL store with several writers', () => {
     expect((await sessionError(old.flush(session))).code).toBe('CLOSED') // and stays refused
     appendMessages(taken, 1, 'new')
     await next.flush(taken)
-    const rows = await sql<{ event: string }>(testUrl(), 'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+    const rows = await sql<{ event: string }>(
+      testUrl(),
+      'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq',
+      [id],
+    )
     expect(rows.map((row) => JSON.parse(row.event).data.message.id)).toEqual(['old-0', 'old-1', 'new-2'])
   })
 
-  it('a takeover tried between a flush\'s lease check and its commit waits for the commit, and never misses a committed event', async () => {
+  it("a takeover tried between a flush's lease check and its commit waits for the commit, and never misses a committed event", async () => {
     const id = uniqueId('window')
     const old = store()
     const session = await old.create(id, {})
@@ -147,12 +170,22 @@ describe('PostgreSQL store with several writers', () => {
       // commit: a check that let go of it before (or never took it) lets the takeover through
       // here, and the flush then commits behind the new holder's back.
       const expiry = { done: false }
-      const expired = sql(testUrl(), `UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE session_id = $1`, [id]).finally(() => (expiry.done = true))
-      await waitingQueries('UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval%', 1, () => expiry.done)
-      taken = next.open(id, {}, () => {}).then(
-        (opened) => opened,
-        (error: unknown) => error,
+      const expired = sql(
+        testUrl(),
+        `UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval '1 second' WHERE session_id = $1`,
+        [id],
+      ).finally(() => (expiry.done = true))
+      await waitingQueries(
+        'UPDATE warmfold_leases SET expires_at = clock_timestamp() - interval%',
+        1,
+        () => expiry.done,
       )
+      taken = next
+        .open(id, {}, () => {})
+        .then(
+          (opened) => opened,
+          (error: unknown) => error,
+        )
       void taken.finally(() => (takeover.done = true))
       await waitingQueries('INSERT INTO warmfold_leases%', 1, () => takeover.done)
       expect(expiry.done || takeover.done, 'the lease changed hands inside the flush transaction').toBe(false)
@@ -162,7 +195,11 @@ describe('PostgreSQL store with several writers', () => {
       await blocker.end()
     }
     expect(await flushed).toBe('flushed')
-    const rows = await sql<{ event: string }>(testUrl(), 'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq', [id])
+    const rows = await sql<{ event: string }>(
+      testUrl(),
+      'SELECT event FROM warmfold_events WHERE session_id = $1 ORDER BY seq',
+      [id],
+    )
     expect(rows.map((row) => JSON.parse(row.event).data.message.id)).toEqual(['old-0', 'old-1', 'old-2'])
     // After the commit the takeover goes on: it finds the lease the flush renewed (LOCKED), or,
     // when the expiry was written first, takes it over with every committed event.
@@ -176,10 +213,18 @@ describe('PostgreSQL store with several writers', () => {
     const writer = store(30_000)
     const session = await writer.create(id, {})
     // As if the lease were about to run out (its renewals every 10 s have not come yet).
-    await sql(testUrl(), `UPDATE warmfold_leases SET expires_at = clock_timestamp() + interval '2 seconds' WHERE session_id = $1`, [id])
+    await sql(
+      testUrl(),
+      `UPDATE warmfold_leases SET expires_at = clock_timestamp() + interval '2 seconds' WHERE session_id = $1`,
+      [id],
+    )
     appendMessages(session, 1)
     await writer.flush(session)
-    const [lease] = await sql<{ left_ms: number }>(testUrl(), `SELECT extract(epoch FROM expires_at - clock_timestamp()) * 1000 AS left_ms FROM warmfold_leases WHERE session_id = $1`, [id])
+    const [lease] = await sql<{ left_ms: number }>(
+      testUrl(),
+      `SELECT extract(epoch FROM expires_at - clock_timestamp()) * 1000 AS left_ms FROM warmfold_leases WHERE session_id = $1`,
+      [id],
+    )
     // 30 s from the commit, minus the little time since: far above the 2 s it had.
     expect(Number(lease?.left_ms)).toBeGreaterThan(20_000)
   })
@@ -187,7 +232,9 @@ describe('PostgreSQL store with several writers', () => {
   it('kill -9 of a writer in the middle of a flush transaction leaves exactly the committed events', async () => {
     const id = uniqueId('kill9')
     const child = await writerProcess()
-    expect(await ask<Reply>(child, { op: 'open', url: testUrl(), id, leaseMs: 500, create: true })).toMatchObject({ ok: true })
+    expect(await ask<Reply>(child, { op: 'open', url: testUrl(), id, leaseMs: 500, create: true })).toMatchObject({
+      ok: true,
+    })
     await ask<Reply>(child, { op: 'append', count: 10 })
     expect(await ask<Reply>(child, { op: 'flush' })).toMatchObject({ ok: true })
     await ask<Reply>(child, { op: 'append', count: 50 })
@@ -202,7 +249,10 @@ describe('PostgreSQL store with several writers', () => {
       child.send({ op: 'flush' })
       for (;;) {
         // Another connection: pg_stat_activity is a snapshot fixed for the blocker's transaction.
-        const waiting = await sql(testUrl(), `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO warmfold_events%'`)
+        const waiting = await sql(
+          testUrl(),
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO warmfold_events%'`,
+        )
         if (waiting.length === 1) break
         await new Promise((done) => setTimeout(done, 20))
       }
@@ -226,7 +276,11 @@ describe('PostgreSQL store with several writers', () => {
     await once(child, 'exit')
     const taker = store()
     const session = await openAfterExpiry(taker, id)
-    const lease = await sql<{ token: string; holder: string }>(testUrl(), 'SELECT token, holder FROM warmfold_leases WHERE session_id = $1', [id])
+    const lease = await sql<{ token: string; holder: string }>(
+      testUrl(),
+      'SELECT token, holder FROM warmfold_leases WHERE session_id = $1',
+      [id],
+    )
     expect(lease).toEqual([{ token: '2', holder: taker.holder }])
     appendMessages(session, 1)
     await taker.flush(session)

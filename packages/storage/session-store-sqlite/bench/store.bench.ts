@@ -20,32 +20,45 @@ const stores: Record<string, () => SessionBackend> = {
 let run = 0
 for (const [name, make] of Object.entries(stores)) {
   describe(`${name} store`, () => {
-    bench(`${STEPS} appends, flush (committed / fsynced) after each`, async () => {
-      const backend = make()
-      const session = await backend.create(`steps-${run++}`, {})
-      for (let seq = 0; seq < STEPS; seq++) {
-        session.append('user/message', { message: createUserMessage(`step ${seq} ${'x'.repeat(200)}`, `m${seq}`) }, 'append')
-        await backend.flush(session)
-      }
-      await backend.release(session)
-    }, { iterations: 3, time: 0, warmupIterations: 0 })
-
-    const id = 'large'
-    bench(`open a ${LARGE}-event session`, async () => {
-      const backend = make()
-      const session = await backend.open(id, {}, () => {})
-      await backend.release(session)
-    }, {
-      iterations: 3,
-      time: 0,
-      warmupIterations: 0,
-      async setup() {
+    bench(
+      `${STEPS} appends, flush (committed / fsynced) after each`,
+      async () => {
         const backend = make()
-        if ((await backend.list()).includes(id)) return
-        const session = await backend.create(id, {})
-        for (let seq = 0; seq < LARGE; seq++) session.append('user/message', { message: createUserMessage(`event ${seq}`, `m${seq}`) }, 'append')
+        const session = await backend.create(`steps-${run++}`, {})
+        for (let seq = 0; seq < STEPS; seq++) {
+          session.append(
+            'user/message',
+            { message: createUserMessage(`step ${seq} ${'x'.repeat(200)}`, `m${seq}`) },
+            'append',
+          )
+          await backend.flush(session)
+        }
         await backend.release(session)
       },
-    })
+      { iterations: 3, time: 0, warmupIterations: 0 },
+    )
+
+    const id = 'large'
+    bench(
+      `open a ${LARGE}-event session`,
+      async () => {
+        const backend = make()
+        const session = await backend.open(id, {}, () => {})
+        await backend.release(session)
+      },
+      {
+        iterations: 3,
+        time: 0,
+        warmupIterations: 0,
+        async setup() {
+          const backend = make()
+          if ((await backend.list()).includes(id)) return
+          const session = await backend.create(id, {})
+          for (let seq = 0; seq < LARGE; seq++)
+            session.append('user/message', { message: createUserMessage(`event ${seq}`, `m${seq}`) }, 'append')
+          await backend.release(session)
+        },
+      },
+    )
   })
 }

@@ -72,7 +72,8 @@ export class DatabaseFiles {
     this.checkIdentity('shm')
     const index = this.readWalIndex()
     const wal = statOf(this.path, 'wal')
-    const needed = index.frames === 0 ? 0n : BigInt(WAL_HEADER_BYTES + index.frames * (WAL_FRAME_HEADER_BYTES + index.pageSize))
+    const needed =
+      index.frames === 0 ? 0n : BigInt(WAL_HEADER_BYTES + index.frames * (WAL_FRAME_HEADER_BYTES + index.pageSize))
     if (wal.size < needed) {
       throw failure(
         this.path,
@@ -101,7 +102,10 @@ export class DatabaseFiles {
     const stats = this.checkIdentity('database')
     const header = readPrefix(this.opened.database, 100)
     if (header.length < 100 || !header.subarray(0, 16).equals(DATABASE_MAGIC)) {
-      const what = header.length < 100 ? `was truncated to ${stats.size} bytes` : 'was overwritten (its first bytes are no longer an SQLite header)'
+      const what =
+        header.length < 100
+          ? `was truncated to ${stats.size} bytes`
+          : 'was overwritten (its first bytes are no longer an SQLite header)'
       throw failure(this.path, `the database file ${what} while this store had it open`)
     }
     // Page size 1 means 65,536; the page count (offset 28) is what the last checkpoint wrote.
@@ -110,7 +114,10 @@ export class DatabaseFiles {
     // Shorter than before and than its own header says: cut short, not vacuumed. (A checkpoint
     // in another process grows the file after writing the header, so growth is never judged.)
     if (stats.size < this.lastSize && stats.size < counted) {
-      throw failure(this.path, `the database file was truncated from ${this.lastSize} to ${stats.size} bytes while this store had it open (its header counts ${counted})`)
+      throw failure(
+        this.path,
+        `the database file was truncated from ${this.lastSize} to ${stats.size} bytes while this store had it open (its header counts ${counted})`,
+      )
     }
     this.lastSize = stats.size
   }
@@ -120,7 +127,10 @@ export class DatabaseFiles {
     const stats = statOf(this.path, role)
     const opened = this.opened[role]
     if (stats.dev !== opened.dev || stats.ino !== opened.ino) {
-      throw failure(this.path, `${describe(this.path, role)} was replaced by another file while this store had it open (device ${opened.dev} inode ${opened.ino} then, device ${stats.dev} inode ${stats.ino} now)${lost(role)}`)
+      throw failure(
+        this.path,
+        `${describe(this.path, role)} was replaced by another file while this store had it open (device ${opened.dev} inode ${opened.ino} then, device ${stats.dev} inode ${stats.ino} now)${lost(role)}`,
+      )
     }
     return stats
   }
@@ -129,7 +139,10 @@ export class DatabaseFiles {
   private checkWalHeader(): void {
     const header = readPrefix(this.opened.wal, WAL_HEADER_BYTES)
     if (header.length === WAL_HEADER_BYTES && !WAL_MAGICS.has(header.readUInt32BE(0))) {
-      throw failure(this.path, `its write-ahead log ${this.path}-wal lost its header while this store had it open (truncated, then written on): the transactions committed in it are lost`)
+      throw failure(
+        this.path,
+        `its write-ahead log ${this.path}-wal lost its header while this store had it open (truncated, then written on): the transactions committed in it are lost`,
+      )
     }
   }
 
@@ -143,7 +156,10 @@ export class DatabaseFiles {
     const u32 = (offset: number) => (little ? header.readUInt32LE(offset) : header.readUInt32BE(offset))
     const u16 = (offset: number) => (little ? header.readUInt16LE(offset) : header.readUInt16BE(offset))
     if (header.length < 96 || u32(0) !== WAL_INDEX_VERSION || !header.subarray(0, 48).equals(header.subarray(48, 96))) {
-      throw failure(this.path, `its shared-memory index ${this.path}-shm is not the wal-index the open connection keeps (${header.length} bytes, version ${header.length >= 4 ? u32(0) : 'missing'})`)
+      throw failure(
+        this.path,
+        `its shared-memory index ${this.path}-shm is not the wal-index the open connection keeps (${header.length} bytes, version ${header.length >= 4 ? u32(0) : 'missing'})`,
+      )
     }
     const pageSize = u16(14) === 1 ? 65_536 : u16(14)
     return { frames: u32(16), pageSize }
@@ -178,7 +194,9 @@ function lost(role: Role): string {
 /** A missing file (or one that cannot be examined) of database `path` is `IO` naming it. */
 function unavailable(path: string, role: Role, error: unknown): SessionError {
   const gone = (error as NodeJS.ErrnoException).code === 'ENOENT'
-  const what = gone ? `was deleted while this store had it open${lost(role)}` : `cannot be examined (${(error as Error).message})`
+  const what = gone
+    ? `was deleted while this store had it open${lost(role)}`
+    : `cannot be examined (${(error as Error).message})`
   return failure(path, `${describe(path, role)} ${what}`, error)
 }
 

@@ -51,7 +51,10 @@ export function openForReading(path: string): ReadingConnection {
       db,
       checkUnchanged() {
         if (fingerprint(path) === before && sizeOf(`${path}-wal`) === 0) return
-        throw new SessionError('IO', `the SQLite session store ${path} changed while it was read (a writer started); read it again`)
+        throw new SessionError(
+          'IO',
+          `the SQLite session store ${path} changed while it was read (a writer started); read it again`,
+        )
       },
     }
   }

@@ -37,7 +37,8 @@ function readOnlyReason(path: string): string | undefined {
       if (companion) return `${path}${suffix} cannot be written (${companion})`
     } else {
       const folder = refused(dirname(path))
-      if (folder) return `its folder ${dirname(path)} cannot be written (${folder}), and SQLite must create ${path}${suffix} there to write`
+      if (folder)
+        return `its folder ${dirname(path)} cannot be written (${folder}), and SQLite must create ${path}${suffix} there to write`
     }
   }
   return undefined

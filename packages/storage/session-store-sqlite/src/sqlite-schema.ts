@@ -100,7 +100,11 @@ export function connect(path: string, prepare: (db: SqliteDatabase) => void, tar
 export function checkReadableSchema(db: SqliteDatabase, path: string): void {
   const found = userVersion(db)
   if (found > SCHEMA_VERSION) throw newerSchema(path, found)
-  if (found < SCHEMA_VERSION) throw new SessionError('NOT_FOUND', `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`)
+  if (found < SCHEMA_VERSION)
+    throw new SessionError(
+      'NOT_FOUND',
+      `${path} is an SQLite database without warmfold's session tables (schema version ${found}); it holds no sessions`,
+    )
 }
 
 function newerSchema(path: string, found: number): SessionError {
@@ -120,7 +124,9 @@ export function cannotOpen(path: string, error: unknown): SessionError {
   if (readOnly) return readOnly
   const code = (error as { code?: unknown }).code
   const reason = `${(error as Error).message}${typeof code === 'string' && !(error as Error).message.includes(code) ? ` (${code})` : ''}`
-  return new SessionError('IO', `cannot open the SQLite session store ${path}: ${reason}; nothing was changed`, { cause: error })
+  return new SessionError('IO', `cannot open the SQLite session store ${path}: ${reason}; nothing was changed`, {
+    cause: error,
+  })
 }
 
 function userVersion(db: SqliteDatabase): number {

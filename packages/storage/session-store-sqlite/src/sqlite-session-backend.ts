@@ -41,7 +41,8 @@ export class SqliteSessionBackend implements SessionBackend {
   private readonly held = new Map<Session, HeldSession>()
 
   constructor(options: SqliteSessionStoreOptions) {
-    if (typeof options?.path !== 'string' || options.path === '') throw new TypeError(`sqliteSessionStore: path must be a non-empty string, got ${JSON.stringify(options?.path)}`)
+    if (typeof options?.path !== 'string' || options.path === '')
+      throw new TypeError(`sqliteSessionStore: path must be a non-empty string, got ${JSON.stringify(options?.path)}`)
     this.path = resolve(options.path)
   }
 
@@ -50,7 +51,8 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       const token = writeTransaction(db, () => {
         files.checkBeforeWrite()
-        if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
+        if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id))
+          throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
         db.prepare('INSERT INTO sessions (id, created) VALUES (?, ?)').run(id, Date.now())
         return takeHolder(db, this.path, id)
       })
@@ -76,7 +78,10 @@ export class SqliteSessionBackend implements SessionBackend {
         return takeHolder(db, this.path, id)
       })
       files.checkSameFiles()
-      const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][]
+      const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [
+        number,
+        string,
+      ][]
       const session = replayRows(this.path, id, rows, options)
       this.held.set(session, { token, flushed: session.length })
       return session
@@ -97,8 +102,17 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       db.exec('BEGIN')
       try {
-        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
-        const session = replayRows(this.path, id, db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [number, string][], {})
+        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id))
+          throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
+        const session = replayRows(
+          this.path,
+          id,
+          db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [
+            number,
+            string,
+          ][],
+          {},
+        )
         session.close()
         checkUnchanged()
         return session
@@ -154,9 +168,13 @@ export class SqliteSessionBackend implements SessionBackend {
    */
   private flushSync(session: Session): void {
     const held = this.held.get(session)
-    if (!held || !this.db) throw new SessionError('CLOSED', `session ${session.id} is not held by the SQLite store ${this.path}`)
+    if (!held || !this.db)
+      throw new SessionError('CLOSED', `session ${session.id} is not held by the SQLite store ${this.path}`)
     if (held.broken) {
-      throw new SessionError('CLOSED', `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); none of it was acknowledged. Reopen the session to continue.`)
+      throw new SessionError(
+        'CLOSED',
+        `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); none of it was acknowledged. Reopen the session to continue.`,
+      )
     }
     const end = session.settledLength
     if (end === held.flushed) return
@@ -176,8 +194,13 @@ export class SqliteSessionBackend implements SessionBackend {
       files.checkSameFiles()
     } catch (error) {
       held.broken = error as Error
-      const code = SessionError.isInstance(error) && (error.code === 'LOCKED' || error.code === 'IO') ? error.code : 'CLOSED'
-      throw new SessionError(code, `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of them is acknowledged: ${(error as Error).message}`, { cause: error })
+      const code =
+        SessionError.isInstance(error) && (error.code === 'LOCKED' || error.code === 'IO') ? error.code : 'CLOSED'
+      throw new SessionError(
+        code,
+        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of them is acknowledged: ${(error as Error).message}`,
+        { cause: error },
+      )
     }
     held.flushed = end
   }

@@ -21,7 +21,10 @@ beforeEach(() => {
 afterEach(() => rmSync(directory, { recursive: true, force: true }))
 
 async function failure(promise: Promise<unknown>): Promise<SessionError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught)
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
   if (!SessionError.isInstance(error)) throw new Error(`expected a SessionError, got ${String(error)}`)
   return error
 }
@@ -38,7 +41,11 @@ function other(work: (db: InstanceType<typeof Database>) => void): void {
 
 function append(session: Session, count: number, bytes = 2_000): void {
   for (let index = 0; index < count; index++) {
-    session.append('user/message', { message: createUserMessage(`${session.length} ${'x'.repeat(bytes)}`, `m${session.length}`) }, 'append')
+    session.append(
+      'user/message',
+      { message: createUserMessage(`${session.length} ${'x'.repeat(bytes)}`, `m${session.length}`) },
+      'append',
+    )
   }
 }
 
@@ -64,9 +71,21 @@ const size = (file: string) => statSync(file).size
 describe('SQLite store whose files change under it', () => {
   // PATH in a message stands for the database's path, which each case makes anew.
   it.each([
-    ['the database file is deleted', () => unlinkSync(path), 'the database file was deleted while this store had it open'],
-    ['the database file is truncated to nothing', () => truncateSync(path, 0), 'the database file was truncated to 0 bytes while this store had it open'],
-    ['the database file is truncated to half', () => truncateSync(path, size(path) / 2), 'the database file was truncated from'],
+    [
+      'the database file is deleted',
+      () => unlinkSync(path),
+      'the database file was deleted while this store had it open',
+    ],
+    [
+      'the database file is truncated to nothing',
+      () => truncateSync(path, 0),
+      'the database file was truncated to 0 bytes while this store had it open',
+    ],
+    [
+      'the database file is truncated to half',
+      () => truncateSync(path, size(path) / 2),
+      'the database file was truncated from',
+    ],
     [
       'the database file is replaced by another database',
       () => {
@@ -78,22 +97,41 @@ describe('SQLite store whose files change under it', () => {
       },
       'the database file was replaced by another file while this store had it open',
     ],
-    ['the WAL is deleted', () => unlinkSync(`${path}-wal`), 'its write-ahead log PATH-wal was deleted while this store had it open'],
-    ['the WAL is truncated to nothing', () => truncateSync(`${path}-wal`, 0), 'its write-ahead log PATH-wal was truncated to 0 bytes while this store had it open, but the'],
-    ['the WAL is truncated to half', () => truncateSync(`${path}-wal`, Math.floor(size(`${path}-wal`) / 2)), 'its write-ahead log PATH-wal was truncated to'],
-  ])('%s: the flush fails with IO naming the path and what happened, and acknowledges nothing', async (_name, damage, what) => {
-    const { backend, session } = await heldSession()
-    damage()
-    const error = await failure(backend.flush(session))
-    expect(error.code).toBe('IO')
-    expect(error.message).toContain(`committing events 42..42 to ${path} failed, none of them is acknowledged: the SQLite session store ${path} cannot be written: ${what.replace('PATH', path)}`)
-    // Refused from here on, like any failed flush: the session must be reopened.
-    append(session, 1)
-    expect((await failure(backend.flush(session))).code).toBe('CLOSED')
-    // Nor does the same connection take a new session.
-    expect((await failure(backend.create('another', {}))).message).toContain(`cannot be written: ${what.replace('PATH', path)}`)
-    expect(() => backend.releaseSync(session)).toThrow(/an earlier flush/)
-  })
+    [
+      'the WAL is deleted',
+      () => unlinkSync(`${path}-wal`),
+      'its write-ahead log PATH-wal was deleted while this store had it open',
+    ],
+    [
+      'the WAL is truncated to nothing',
+      () => truncateSync(`${path}-wal`, 0),
+      'its write-ahead log PATH-wal was truncated to 0 bytes while this store had it open, but the',
+    ],
+    [
+      'the WAL is truncated to half',
+      () => truncateSync(`${path}-wal`, Math.floor(size(`${path}-wal`) / 2)),
+      'its write-ahead log PATH-wal was truncated to',
+    ],
+  ])(
+    '%s: the flush fails with IO naming the path and what happened, and acknowledges nothing',
+    async (_name, damage, what) => {
+      const { backend, session } = await heldSession()
+      damage()
+      const error = await failure(backend.flush(session))
+      expect(error.code).toBe('IO')
+      expect(error.message).toContain(
+        `committing events 42..42 to ${path} failed, none of them is acknowledged: the SQLite session store ${path} cannot be written: ${what.replace('PATH', path)}`,
+      )
+      // Refused from here on, like any failed flush: the session must be reopened.
+      append(session, 1)
+      expect((await failure(backend.flush(session))).code).toBe('CLOSED')
+      // Nor does the same connection take a new session.
+      expect((await failure(backend.create('another', {}))).message).toContain(
+        `cannot be written: ${what.replace('PATH', path)}`,
+      )
+      expect(() => backend.releaseSync(session)).toThrow(/an earlier flush/)
+    },
+  )
 
   it('another connection checkpointing, truncating the WAL and vacuuming between flushes is not taken for damage', async () => {
     const { backend, session } = await heldSession()
@@ -108,7 +146,9 @@ describe('SQLite store whose files change under it', () => {
     }
     other((db) => {
       db.exec('CREATE TABLE scratch (text TEXT)')
-      db.prepare('INSERT INTO scratch (text) SELECT printf(\'%.4000c\', \'y\') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) SELECT i FROM n)').run()
+      db.prepare(
+        "INSERT INTO scratch (text) SELECT printf('%.4000c', 'y') FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) SELECT i FROM n)",
+      ).run()
       db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
     })
     append(session, 1)

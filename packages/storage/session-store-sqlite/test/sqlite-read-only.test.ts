@@ -26,7 +26,10 @@ function unprivileged(argv: string[]): [string, string[]] {
   try {
     execFileSync('setpriv', ['--version'], { stdio: 'ignore' })
   } catch (error) {
-    throw new Error(`run as root, these tests read the databases through setpriv (util-linux) with every capability dropped, and it is missing (${(error as Error).message}): install util-linux`, { cause: error })
+    throw new Error(
+      `run as root, these tests read the databases through setpriv (util-linux) with every capability dropped, and it is missing (${(error as Error).message}): install util-linux`,
+      { cause: error },
+    )
   }
   return ['setpriv', ['--inh-caps=-all', '--ambient-caps=-all', '--bounding-set=-all', '--', ...argv]]
 }
@@ -42,14 +45,24 @@ const stores: Record<'copy' | 'copyWithWal' | 'walWithoutIndex' | 'writableFolde
 }
 
 function append(session: Session, count: number): void {
-  for (let index = 0; index < count; index++) session.append('user/message', { message: createUserMessage(`message ${session.length}`, `m${session.length}`) }, 'append')
+  for (let index = 0; index < count; index++)
+    session.append(
+      'user/message',
+      { message: createUserMessage(`message ${session.length}`, `m${session.length}`) },
+      'append',
+    )
 }
 
 /**
  * A folder under `base` holding copies of the database `source` and its files with `suffixes`,
  * read-only unless `writable` says which (of the folder and the files) anyone may write.
  */
-function readOnlyCopy(name: string, source: string, suffixes: string[], writable: { folder?: boolean; files?: boolean } = {}): string {
+function readOnlyCopy(
+  name: string,
+  source: string,
+  suffixes: string[],
+  writable: { folder?: boolean; files?: boolean } = {},
+): string {
   const folder = join(base, name)
   mkdirSync(folder)
   // `cp` in another process: closing a descriptor of a database file in this one would drop the
@@ -118,14 +131,18 @@ describe('SQLite store on a database this process cannot write', () => {
     const read = results[stores.walWithoutIndex]?.read
     expect(read).toMatchObject({ code: 'IO' })
     expect((read as { message: string }).message).toMatch(
-      new RegExp(`^cannot read the SQLite session store ${stores.walWithoutIndex}: its write-ahead log ${stores.walWithoutIndex}-wal holds \\d+ bytes of transactions, but SQLite cannot create the index`),
+      new RegExp(
+        `^cannot read the SQLite session store ${stores.walWithoutIndex}: its write-ahead log ${stores.walWithoutIndex}-wal holds \\d+ bytes of transactions, but SQLite cannot create the index`,
+      ),
     )
   })
 
   it('open for writing fails with IO naming the path and that it is read-only, and why', () => {
     const outcomes = Object.values(stores).map((path) => results[path]?.open)
     const why = (path: string) =>
-      path === stores.writableFile ? `its folder ${join(path, '..')} cannot be written (EACCES), and SQLite must create ${path}-wal there to write` : 'the file cannot be written (EACCES)'
+      path === stores.writableFile
+        ? `its folder ${join(path, '..')} cannot be written (EACCES), and SQLite must create ${path}-wal there to write`
+        : 'the file cannot be written (EACCES)'
     expect(outcomes).toEqual(
       Object.values(stores).map((path) => ({
         code: 'IO',

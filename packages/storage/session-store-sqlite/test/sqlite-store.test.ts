@@ -24,7 +24,10 @@ afterEach(() => {
 })
 
 async function failure(promise: Promise<unknown>): Promise<SessionError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught)
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
   if (!SessionError.isInstance(error)) throw new Error(`expected a SessionError, got ${String(error)}`)
   return error
 }
@@ -83,7 +86,9 @@ describe('SQLite session store', () => {
     writeFileSync(path, text)
     const notDb = await failure(sqliteSessionStore({ path }).list())
     expect(notDb.code).toBe('IO')
-    expect(notDb.message).toBe(`cannot open the SQLite session store ${path}: file is not a database (SQLITE_NOTADB); nothing was changed`)
+    expect(notDb.message).toBe(
+      `cannot open the SQLite session store ${path}: file is not a database (SQLITE_NOTADB); nothing was changed`,
+    )
     expect(readFileSync(path, 'utf8')).toBe(text)
     const under = join(path, 'sessions.db')
     const notDir = await failure(sqliteSessionStore({ path: under }).create('s', {}))
@@ -139,7 +144,9 @@ describe('SQLite session store', () => {
     const error = await failure(backend.flush(session))
     expect(error.code).toBe('CLOSED')
     expect(error.message).toContain('committing events 1..2')
-    raw((db) => expect(db.prepare("SELECT seq FROM events WHERE session_id = 'f' ORDER BY seq").raw().all()).toEqual([[0], [2]]))
+    raw((db) =>
+      expect(db.prepare("SELECT seq FROM events WHERE session_id = 'f' ORDER BY seq").raw().all()).toEqual([[0], [2]]),
+    )
     expect((await failure(backend.flush(session))).message).toContain('an earlier flush')
     expect(() => backend.releaseSync(session)).toThrow(/an earlier flush/)
   })
@@ -164,24 +171,32 @@ describe('SQLite session store', () => {
     session.append('user/message', { message: createUserMessage('late', 'm1') }, 'append')
     const error = await failure(backend.flush(session))
     expect(error.code).toBe('LOCKED')
-    expect(error.message).toContain('this store no longer holds its writer row (nobody holds it now); refusing to write')
+    expect(error.message).toContain(
+      'this store no longer holds its writer row (nobody holds it now); refusing to write',
+    )
     raw((db) => expect(db.prepare("SELECT seq FROM events WHERE session_id = 'd'").raw().all()).toEqual([[0]]))
   })
 
   // Child processes start through tsx: seconds on 2 busy cores.
-  it('two processes flushing their sessions into one file at once: every flush commits (each takes the write lock up front)', { timeout: 60_000 }, async () => {
-    const backend = new SqliteSessionBackend({ path })
-    for (const id of ['a', 'b']) backend.releaseSync(await backend.create(id, {}))
-    const hosts = await Promise.all([flusher('a'), flusher('b')])
-    // A flush that read the database before the other's commit and then wanted to write could
-    // not (SQLITE_BUSY_SNAPSHOT, "database is locked", which no busy timeout waits out): with a
-    // deferred BEGIN a flush fails here, the first one already in every run tried.
-    const replies = hosts.map(async (host) => (await once(host, 'message'))[0])
-    for (const host of hosts) host.send({ go: 40 })
-    expect(await Promise.all(replies)).toEqual([{ flushed: 40 }, { flushed: 40 }])
-    for (const id of ['a', 'b']) {
-      const session = await backend.read(id)
-      expect(session.events.map((event) => (event.data as { message: { id: string } }).message.id)).toEqual(Array.from({ length: 40 }, (_, index) => `${id}-${index}`))
-    }
-  })
+  it(
+    'two processes flushing their sessions into one file at once: every flush commits (each takes the write lock up front)',
+    { timeout: 60_000 },
+    async () => {
+      const backend = new SqliteSessionBackend({ path })
+      for (const id of ['a', 'b']) backend.releaseSync(await backend.create(id, {}))
+      const hosts = await Promise.all([flusher('a'), flusher('b')])
+      // A flush that read the database before the other's commit and then wanted to write could
+      // not (SQLITE_BUSY_SNAPSHOT, "database is locked", which no busy timeout waits out): with a
+      // deferred BEGIN a flush fails here, the first one already in every run tried.
+      const replies = hosts.map(async (host) => (await once(host, 'message'))[0])
+      for (const host of hosts) host.send({ go: 40 })
+      expect(await Promise.all(replies)).toEqual([{ flushed: 40 }, { flushed: 40 }])
+      for (const id of ['a', 'b']) {
+        const session = await backend.read(id)
+        expect(session.events.map((event) => (event.data as { message: { id: string } }).message.id)).toEqual(
+          Array.from({ length: 40 }, (_, index) => `${id}-${index}`),
+        )
+      }
+    },
+  )
 })

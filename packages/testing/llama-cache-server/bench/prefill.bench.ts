@@ -12,9 +12,21 @@ let request = 0
 const timings: Array<{ label: string; promptTokens: number; evaluated: number; ms: number }> = []
 
 async function chat(label: string | undefined, body: Record<string, unknown>): Promise<void> {
-  const response = await fetch(`${server.baseURL}/chat/completions`, { method: 'POST', body: JSON.stringify({ ...body, max_tokens: 1 }) })
-  const completion = (await response.json()) as { usage: { prompt_tokens: number }; timings: { prompt_n: number; prompt_ms: number } }
-  if (label !== undefined) timings.push({ label, promptTokens: completion.usage.prompt_tokens, evaluated: completion.timings.prompt_n, ms: completion.timings.prompt_ms })
+  const response = await fetch(`${server.baseURL}/chat/completions`, {
+    method: 'POST',
+    body: JSON.stringify({ ...body, max_tokens: 1 }),
+  })
+  const completion = (await response.json()) as {
+    usage: { prompt_tokens: number }
+    timings: { prompt_n: number; prompt_ms: number }
+  }
+  if (label !== undefined)
+    timings.push({
+      label,
+      promptTokens: completion.usage.prompt_tokens,
+      evaluated: completion.timings.prompt_n,
+      ms: completion.timings.prompt_ms,
+    })
 }
 
 beforeAll(async () => {
@@ -28,7 +40,9 @@ afterAll(async () => {
     const runs = timings.filter((timing) => timing.label === label)
     const tokens = runs.reduce((sum, run) => sum + run.evaluated, 0)
     const ms = runs.reduce((sum, run) => sum + run.ms, 0)
-    console.log(`${label}: ${runs.length} runs, ${Math.round(tokens / runs.length)} tokens evaluated per run, ${Math.round((tokens * 1000) / ms)} tokens/s`)
+    console.log(
+      `${label}: ${runs.length} runs, ${Math.round(tokens / runs.length)} tokens evaluated per run, ${Math.round((tokens * 1000) / ms)} tokens/s`,
+    )
   }
 })
 
@@ -37,7 +51,13 @@ describe('prefill on 2 threads with flash attention', () => {
     'cold: 8k-token prompt, nothing cached',
     async () => {
       // A new first line each time: only BOS and "Reasoning effort: " stay cached.
-      await chat('cold 8k', { reasoning_effort: `run${request++}`, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Go.' }] })
+      await chat('cold 8k', {
+        reasoning_effort: `run${request++}`,
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: 'Go.' },
+        ],
+      })
     },
     { iterations: 5, time: 0, warmupIterations: 0, warmupTime: 0 },
   )
@@ -45,9 +65,19 @@ describe('prefill on 2 threads with flash attention', () => {
   bench(
     'warm: 8k-token prefix cached, about 200 tokens appended',
     async () => {
-      const messages = [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Go.' }]
+      const messages = [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: 'Go.' },
+      ]
       await chat(undefined, { reasoning_effort: 'high', messages })
-      await chat('append 200 to a cached 8k', { reasoning_effort: 'high', messages: [...messages, { role: 'assistant', content: 'ok' }, { role: 'user', content: `${APPENDED}${request++}` }] })
+      await chat('append 200 to a cached 8k', {
+        reasoning_effort: 'high',
+        messages: [
+          ...messages,
+          { role: 'assistant', content: 'ok' },
+          { role: 'user', content: `${APPENDED}${request++}` },
+        ],
+      })
     },
     { iterations: 5, time: 0, warmupIterations: 0, warmupTime: 0 },
   )

@@ -10,7 +10,10 @@ export async function main() {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ messages: [{ role: 'user', content }], reasoning_effort: 'high' }),
       })
-      return (await response.json()) as { usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } }; timings: { prompt_n: number } }
+      return (await response.json()) as {
+        usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } }
+        timings: { prompt_n: number }
+      }
     }
     const first = await ask('Why is the test failing?')
     const second = await ask('Why is the test failing? Look at src/add.ts.') // extends the first prompt

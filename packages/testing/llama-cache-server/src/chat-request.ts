@@ -38,7 +38,11 @@ function flattenContent(value: unknown, field: string): string {
   return value
     .map((part, index) => {
       if (!isObject(part) || part.type !== 'text' || typeof part.text !== 'string') {
-        fail(`${field}[${index}]`, "must be a text part { type: 'text', text: string } (no other part types are supported)", part)
+        fail(
+          `${field}[${index}]`,
+          "must be a text part { type: 'text', text: string } (no other part types are supported)",
+          part,
+        )
       }
       return part.text
     })
@@ -65,21 +69,26 @@ function parseMessage(value: unknown, field: string): PromptMessage {
     fail(`${field}.role`, `must be one of ${ROLES.join(', ')}`, role)
   }
   if (role === 'assistant') {
-    const content = value.content === null || value.content === undefined ? null : flattenContent(value.content, `${field}.content`)
+    const content =
+      value.content === null || value.content === undefined ? null : flattenContent(value.content, `${field}.content`)
     const reasoning = value.reasoning_content
     if (reasoning !== undefined && reasoning !== null && typeof reasoning !== 'string') {
       fail(`${field}.reasoning_content`, 'must be a string', reasoning)
     }
     const calls = value.tool_calls
-    if (calls !== undefined && calls !== null && !Array.isArray(calls)) fail(`${field}.tool_calls`, 'must be an array', calls)
+    if (calls !== undefined && calls !== null && !Array.isArray(calls))
+      fail(`${field}.tool_calls`, 'must be an array', calls)
     return {
       role,
       content,
       ...(typeof reasoning === 'string' ? { reasoning_content: reasoning } : {}),
-      ...(Array.isArray(calls) ? { tool_calls: calls.map((call, index) => parseToolCall(call, `${field}.tool_calls[${index}]`)) } : {}),
+      ...(Array.isArray(calls)
+        ? { tool_calls: calls.map((call, index) => parseToolCall(call, `${field}.tool_calls[${index}]`)) }
+        : {}),
     }
   }
-  if (value.content === undefined || value.content === null) fail(`${field}.content`, `is required for a ${role} message`, value.content)
+  if (value.content === undefined || value.content === null)
+    fail(`${field}.content`, `is required for a ${role} message`, value.content)
   const content = flattenContent(value.content, `${field}.content`)
   if (role === 'tool') {
     if (typeof value.tool_call_id !== 'string') fail(`${field}.tool_call_id`, 'must be a string', value.tool_call_id)
@@ -91,7 +100,8 @@ function parseMessage(value: unknown, field: string): PromptMessage {
 function optionalPositiveInteger(body: JsonObject, field: string): number | undefined {
   const value = body[field]
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) fail(field, 'must be a positive integer', value)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    fail(field, 'must be a positive integer', value)
   return value
 }
 
@@ -107,7 +117,11 @@ function resolveReasoningEffort(body: JsonObject): string | undefined {
     }
   }
   const effort = body.reasoning_effort
-  if (effort !== undefined && effort !== null && (typeof effort !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(effort))) {
+  if (
+    effort !== undefined &&
+    effort !== null &&
+    (typeof effort !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(effort))
+  ) {
     fail('reasoning_effort', 'must be a word such as low, medium, high or max', effort)
   }
   if (isObject(thinking) && thinking.type === 'disabled') return 'none'
@@ -136,9 +150,11 @@ export function parseChatRequest(body: unknown): ChatRequest {
       }
     })
   }
-  const maxTokens = optionalPositiveInteger(body, 'max_completion_tokens') ?? optionalPositiveInteger(body, 'max_tokens')
+  const maxTokens =
+    optionalPositiveInteger(body, 'max_completion_tokens') ?? optionalPositiveInteger(body, 'max_tokens')
   if (body.n !== undefined && body.n !== null && body.n !== 1) fail('n', 'must be 1 (one choice per request)', body.n)
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') fail('stream', 'must be a boolean', body.stream)
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
+    fail('stream', 'must be a boolean', body.stream)
   const streamOptions = body.stream_options
   if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions)) {
     fail('stream_options', 'must be an object', streamOptions)

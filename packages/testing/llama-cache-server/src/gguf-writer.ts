@@ -144,7 +144,11 @@ function writeValue(writer: ByteWriter, value: GgufValue): void {
  *
  * @throws TypeError when a tensor's data length does not match its dimensions.
  */
-export function encodeGguf(metadata: ReadonlyArray<readonly [string, GgufValue]>, tensors: readonly GgufTensor[], alignment = 32): Uint8Array {
+export function encodeGguf(
+  metadata: ReadonlyArray<readonly [string, GgufValue]>,
+  tensors: readonly GgufTensor[],
+  alignment = 32,
+): Uint8Array {
   const writer = new ByteWriter()
   writer.bytes(new TextEncoder().encode('GGUF'))
   writer.uint32(GGUF_VERSION)
@@ -158,7 +162,9 @@ export function encodeGguf(metadata: ReadonlyArray<readonly [string, GgufValue]>
   for (const tensor of tensors) {
     const elements = tensor.dimensions.reduce((product, dimension) => product * dimension, 1)
     if (elements !== tensor.data.length) {
-      throw new TypeError(`encodeGguf: tensor ${tensor.name} has ${tensor.data.length} values for dimensions [${tensor.dimensions.join(', ')}]`)
+      throw new TypeError(
+        `encodeGguf: tensor ${tensor.name} has ${tensor.data.length} values for dimensions [${tensor.dimensions.join(', ')}]`,
+      )
     }
     writer.string(tensor.name)
     writer.uint32(tensor.dimensions.length)

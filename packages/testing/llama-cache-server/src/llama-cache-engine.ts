@@ -75,7 +75,12 @@ export class LlamaCacheEngine {
 
   /** Loads the prebuilt CPU binary (never builds or downloads), the model and one context with `slots` sequences. */
   static async load(options: LlamaCacheEngineOptions): Promise<LlamaCacheEngine> {
-    const llama = await getLlama({ gpu: false, build: 'never', maxThreads: options.threads, logLevel: LlamaLogLevel.error })
+    const llama = await getLlama({
+      gpu: false,
+      build: 'never',
+      maxThreads: options.threads,
+      logLevel: LlamaLogLevel.error,
+    })
     try {
       const model = await llama.loadModel({ modelPath: options.modelPath, gpuLayers: 0 })
       const context = await model.createContext({
@@ -108,7 +113,8 @@ export class LlamaCacheEngine {
 
   /** Throws when `tokens` does not fit into a slot (prompt tokens ≥ context size, as llama-server rules). */
   assertFits(tokens: readonly Token[]): void {
-    if (tokens.length >= this.context.contextSize) throw new ContextSizeExceededError(tokens.length, this.context.contextSize)
+    if (tokens.length >= this.context.contextSize)
+      throw new ContextSizeExceededError(tokens.length, this.context.contextSize)
   }
 
   /**

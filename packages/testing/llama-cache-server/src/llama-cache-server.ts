@@ -66,7 +66,8 @@ const MAX_BODY_BYTES = 64 * 1024 * 1024
 
 function positiveInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`startLlamaCacheServer: ${name} must be a positive integer, got ${value}`)
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`startLlamaCacheServer: ${name} must be a positive integer, got ${value}`)
   return value
 }
 
@@ -84,19 +85,29 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   let size = 0
   for await (const chunk of request) {
     size += (chunk as Buffer).length
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, wireError(413, 'invalid_request_error', `the request body exceeds ${MAX_BODY_BYTES} bytes`))
+    if (size > MAX_BODY_BYTES)
+      throw new HttpError(
+        413,
+        wireError(413, 'invalid_request_error', `the request body exceeds ${MAX_BODY_BYTES} bytes`),
+      )
     chunks.push(chunk as Buffer)
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'))
   } catch (error) {
-    throw new HttpError(400, wireError(400, 'invalid_request_error', `the request body is not valid JSON: ${(error as Error).message}`))
+    throw new HttpError(
+      400,
+      wireError(400, 'invalid_request_error', `the request body is not valid JSON: ${(error as Error).message}`),
+    )
   }
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body)
-  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
+  response.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  })
   response.end(text)
 }
 
@@ -151,7 +162,11 @@ export async function startLlamaCacheServer(options: LlamaCacheServerOptions = {
     engine.assertFits(tokens)
     let result: CompletionResult
     if (request.stream) {
-      response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' })
+      response.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      })
       write(choiceChunk(identity, { role: 'assistant', content: '' }, null, request.includeUsage))
       result = await engine.complete(tokens, {
         maxTokens,
@@ -181,7 +196,10 @@ export async function startLlamaCacheServer(options: LlamaCacheServerOptions = {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname.replace(/^\/v1(?=\/)/, '')
     if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
     if (request.method === 'GET' && path === '/models') {
-      return sendJson(response, 200, { object: 'list', data: [{ id: modelId, object: 'model', created: 0, owned_by: 'llama-cache-server' }] })
+      return sendJson(response, 200, {
+        object: 'list',
+        data: [{ id: modelId, object: 'model', created: 0, owned_by: 'llama-cache-server' }],
+      })
     }
     if (request.method !== 'POST' || path !== '/chat/completions') {
       return sendJson(response, 404, wireError(404, 'not_found_error', `no route for ${request.method} ${request.url}`))
@@ -190,7 +208,8 @@ export async function startLlamaCacheServer(options: LlamaCacheServerOptions = {
     try {
       chatRequest = parseChatRequest(await readJson(request))
     } catch (error) {
-      if (error instanceof ChatRequestError) throw new HttpError(400, wireError(400, 'invalid_request_error', error.message))
+      if (error instanceof ChatRequestError)
+        throw new HttpError(400, wireError(400, 'invalid_request_error', error.message))
       throw error
     }
     // Checked in the same tick as queueing: close() waits for everything queued before it started.
@@ -207,7 +226,10 @@ export async function startLlamaCacheServer(options: LlamaCacheServerOptions = {
         body = error.body
       } else if (error instanceof ContextSizeExceededError) {
         status = 400
-        body = wireError(400, 'exceed_context_size_error', error.message, { n_prompt_tokens: error.promptTokens, n_ctx: error.contextSize })
+        body = wireError(400, 'exceed_context_size_error', error.message, {
+          n_prompt_tokens: error.promptTokens,
+          n_ctx: error.contextSize,
+        })
       }
       if (!response.headersSent) sendJson(response, status, body)
       else if (!response.destroyed) response.end(`data: ${JSON.stringify(body)}\n\n`)

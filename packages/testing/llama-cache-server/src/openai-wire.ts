@@ -25,12 +25,18 @@ export interface WireTimings {
 
 /** The OpenAI error envelope llama-server answers with. */
 export interface WireError {
-  readonly error: { readonly code: number; readonly type: string; readonly message: string; readonly [extra: string]: unknown }
+  readonly error: {
+    readonly code: number
+    readonly type: string
+    readonly message: string
+    readonly [extra: string]: unknown
+  }
 }
 
 const round = (value: number): number => Math.round(value * 1000) / 1000
 const perToken = (milliseconds: number, tokens: number): number => (tokens > 0 ? round(milliseconds / tokens) : 0)
-const perSecond = (milliseconds: number, tokens: number): number => (milliseconds > 0 ? round((tokens * 1000) / milliseconds) : 0)
+const perSecond = (milliseconds: number, tokens: number): number =>
+  milliseconds > 0 ? round((tokens * 1000) / milliseconds) : 0
 
 export function wireUsage(result: CompletionResult): WireUsage {
   return {
@@ -73,7 +79,14 @@ export function completionBody(identity: ResponseIdentity, result: CompletionRes
     object: 'chat.completion',
     created: identity.created,
     model: identity.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: result.text }, logprobs: null, finish_reason: result.finishReason }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: result.text },
+        logprobs: null,
+        finish_reason: result.finishReason,
+      },
+    ],
     usage: wireUsage(result),
     timings: wireTimings(result),
   }

@@ -39,7 +39,9 @@ export function jinjaToJson(value: unknown): string {
   if (value === null || value === undefined) return 'null'
   if (Array.isArray(value)) return `[${value.map((item) => jinjaToJson(item)).join(', ')}]`
   if (typeof value === 'object') {
-    return `{${Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${jinjaToJson(item)}`).join(', ')}}`
+    return `{${Object.entries(value)
+      .map(([key, item]) => `${JSON.stringify(key)}: ${jinjaToJson(item)}`)
+      .join(', ')}}`
   }
   return JSON.stringify(value)
 }

@@ -27,8 +27,28 @@ export const ANSWER_PIECE = 'ok'
  * because SentencePiece only merges a pair whose concatenation is in the vocabulary.
  */
 const WORDS = [
-  'the', 'and', 'to', 'of', 'in', 'is', 'that', 'for', 'with', 'this', 'you', 'are',
-  'file', 'read', 'tool', 'test', 'line', 'function', 'return', 'const', 'error', 'value',
+  'the',
+  'and',
+  'to',
+  'of',
+  'in',
+  'is',
+  'that',
+  'for',
+  'with',
+  'this',
+  'you',
+  'are',
+  'file',
+  'read',
+  'tool',
+  'test',
+  'line',
+  'function',
+  'return',
+  'const',
+  'error',
+  'value',
 ]
 
 /** The vocabulary of the tiny model: parallel arrays plus the ids the steering needs. */

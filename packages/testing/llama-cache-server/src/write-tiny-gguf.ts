@@ -106,11 +106,27 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): Uint8Array {
       { name: `${prefix}.attn_q.weight`, dimensions: [EMBEDDING, EMBEDDING], data: randomMatrix(EMBEDDING, EMBEDDING) },
       { name: `${prefix}.attn_k.weight`, dimensions: [EMBEDDING, EMBEDDING], data: randomMatrix(EMBEDDING, EMBEDDING) },
       { name: `${prefix}.attn_v.weight`, dimensions: [EMBEDDING, EMBEDDING], data: randomMatrix(EMBEDDING, EMBEDDING) },
-      { name: `${prefix}.attn_output.weight`, dimensions: [EMBEDDING, EMBEDDING], data: withoutSteeringRows(randomMatrix(EMBEDDING, EMBEDDING), EMBEDDING) },
+      {
+        name: `${prefix}.attn_output.weight`,
+        dimensions: [EMBEDDING, EMBEDDING],
+        data: withoutSteeringRows(randomMatrix(EMBEDDING, EMBEDDING), EMBEDDING),
+      },
       { name: `${prefix}.ffn_norm.weight`, dimensions: [EMBEDDING], data: ones(EMBEDDING) },
-      { name: `${prefix}.ffn_gate.weight`, dimensions: [EMBEDDING, FEED_FORWARD], data: randomMatrix(EMBEDDING, FEED_FORWARD) },
-      { name: `${prefix}.ffn_up.weight`, dimensions: [EMBEDDING, FEED_FORWARD], data: randomMatrix(EMBEDDING, FEED_FORWARD) },
-      { name: `${prefix}.ffn_down.weight`, dimensions: [FEED_FORWARD, EMBEDDING], data: withoutSteeringRows(randomMatrix(FEED_FORWARD, EMBEDDING), FEED_FORWARD) },
+      {
+        name: `${prefix}.ffn_gate.weight`,
+        dimensions: [EMBEDDING, FEED_FORWARD],
+        data: randomMatrix(EMBEDDING, FEED_FORWARD),
+      },
+      {
+        name: `${prefix}.ffn_up.weight`,
+        dimensions: [EMBEDDING, FEED_FORWARD],
+        data: randomMatrix(EMBEDDING, FEED_FORWARD),
+      },
+      {
+        name: `${prefix}.ffn_down.weight`,
+        dimensions: [FEED_FORWARD, EMBEDDING],
+        data: withoutSteeringRows(randomMatrix(FEED_FORWARD, EMBEDDING), FEED_FORWARD),
+      },
     )
   }
 

@@ -8,9 +8,20 @@ describe('parseChatRequest', () => {
     const request = parseChatRequest({
       model: 'tiny',
       messages: [
-        { role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
         user,
-        { role: 'assistant', content: null, reasoning_content: 'r', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          reasoning_content: 'r',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'out' },
       ],
       tools: [{ type: 'function', function: { name: 'read' } }],
@@ -27,7 +38,12 @@ describe('parseChatRequest', () => {
         messages: [
           { role: 'system', content: 'a\nb' },
           { role: 'user', content: 'hi' },
-          { role: 'assistant', content: null, reasoning_content: 'r', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            reasoning_content: 'r',
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{}' } }],
+          },
           { role: 'tool', content: 'out', tool_call_id: 'c1' },
         ],
         tools: [{ type: 'function', function: { name: 'read' } }],
@@ -42,8 +58,14 @@ describe('parseChatRequest', () => {
   })
 
   it("renders DeepSeek's thinking: disabled as effort none, and enabled as the effort sent", () => {
-    expect(parseChatRequest({ messages: [user], thinking: { type: 'disabled' }, reasoning_effort: 'max' }).prompt.reasoning_effort).toBe('none')
-    expect(parseChatRequest({ messages: [user], thinking: { type: 'enabled' }, reasoning_effort: 'max' }).prompt.reasoning_effort).toBe('max')
+    expect(
+      parseChatRequest({ messages: [user], thinking: { type: 'disabled' }, reasoning_effort: 'max' }).prompt
+        .reasoning_effort,
+    ).toBe('none')
+    expect(
+      parseChatRequest({ messages: [user], thinking: { type: 'enabled' }, reasoning_effort: 'max' }).prompt
+        .reasoning_effort,
+    ).toBe('max')
     expect(parseChatRequest({ messages: [user] }).prompt).not.toHaveProperty('reasoning_effort')
   })
 
@@ -53,11 +75,24 @@ describe('parseChatRequest', () => {
     [{ messages: [] }, 'messages must be a non-empty array'],
     [{ messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role must be one of'],
     [{ messages: [{ role: 'user' }] }, 'messages[0].content is required for a user message'],
-    [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 'messages[0].content[0] must be a text part'],
+    [
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] },
+      'messages[0].content[0] must be a text part',
+    ],
     [{ messages: [user, { role: 'tool', content: 'x' }] }, 'messages[1].tool_call_id must be a string'],
     [{ messages: [{ role: 'assistant', content: null, tool_calls: {} }] }, 'messages[0].tool_calls must be an array'],
-    [{ messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'f', arguments: {} } }] }] }, 'messages[0].tool_calls[0].function.arguments must be a string'],
-    [{ messages: [{ role: 'assistant', content: 'x', reasoning_content: 3 }] }, 'messages[0].reasoning_content must be a string'],
+    [
+      {
+        messages: [
+          { role: 'assistant', content: null, tool_calls: [{ id: 'c', function: { name: 'f', arguments: {} } }] },
+        ],
+      },
+      'messages[0].tool_calls[0].function.arguments must be a string',
+    ],
+    [
+      { messages: [{ role: 'assistant', content: 'x', reasoning_content: 3 }] },
+      'messages[0].reasoning_content must be a string',
+    ],
     [{ messages: [user], tools: [{ type: 'function' }] }, 'tools[0] must be'],
     [{ messages: [user], max_tokens: 0 }, 'max_tokens must be a positive integer'],
     [{ messages: [user], max_completion_tokens: 1.5 }, 'max_completion_tokens must be a positive integer'],

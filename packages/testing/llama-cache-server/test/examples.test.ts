@@ -3,7 +3,7 @@ import { main as usage } from '../examples/usage.ts'
 
 // The README shows this file verbatim (checked by test-utils' readme-examples test).
 describe('README examples run', { timeout: 30_000 }, () => {
-  it('usage: the second request reuses the first one\'s prompt from the real KV cache, and the records agree', async () => {
+  it("usage: the second request reuses the first one's prompt from the real KV cache, and the records agree", async () => {
     const { first, second, records } = await usage()
     expect(first.usage.prompt_tokens_details.cached_tokens).toBe(0)
     expect(first.timings.prompt_n).toBe(first.usage.prompt_tokens)

@@ -33,7 +33,11 @@ interface Completion {
 
 type WireMessage = Record<string, unknown>
 
-async function post(server: LlamaCacheServer, body: unknown, path = '/v1/chat/completions'): Promise<{ status: number; body: unknown }> {
+async function post(
+  server: LlamaCacheServer,
+  body: unknown,
+  path = '/v1/chat/completions',
+): Promise<{ status: number; body: unknown }> {
   const response = await fetch(`${server.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -61,11 +65,32 @@ function sseEvents(text: string): unknown[] {
     })
 }
 
-const SYSTEM = Array.from({ length: 30 }, (_, index) => `Rule ${index}: read the file before you write to it, and return the test value with this function.`).join('\n')
+const SYSTEM = Array.from(
+  { length: 30 },
+  (_, index) => `Rule ${index}: read the file before you write to it, and return the test value with this function.`,
+).join('\n')
 
 const TOOLS = [
-  { type: 'function', function: { name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } } },
-  { type: 'function', function: { name: 'write', description: 'Write a file', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'read',
+      description: 'Read a file',
+      parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+    },
+  },
+  {
+    type: 'function',
+    function: {
+      name: 'write',
+      description: 'Write a file',
+      parameters: {
+        type: 'object',
+        properties: { path: { type: 'string' }, text: { type: 'string' } },
+        required: ['path', 'text'],
+      },
+    },
+  },
 ]
 
 function toolCall(step: number): WireMessage {
@@ -73,12 +98,17 @@ function toolCall(step: number): WireMessage {
     role: 'assistant',
     content: null,
     reasoning_content: `I need file ${step}.`,
-    tool_calls: [{ id: `call_${step}`, type: 'function', function: { name: 'read', arguments: `{"path":"src/file-${step}.ts"}` } }],
+    tool_calls: [
+      { id: `call_${step}`, type: 'function', function: { name: 'read', arguments: `{"path":"src/file-${step}.ts"}` } },
+    ],
   }
 }
 
 function toolResult(step: number): WireMessage {
-  const lines = Array.from({ length: 10 }, (_, line) => `export const value${line} = ${step * line} // line ${line} of file ${step}`)
+  const lines = Array.from(
+    { length: 10 },
+    (_, line) => `export const value${line} = ${step * line} // line ${line} of file ${step}`,
+  )
   return { role: 'tool', tool_call_id: `call_${step}`, content: lines.join('\n') }
 }
 
@@ -108,11 +138,20 @@ function expectConsistent(server: LlamaCacheServer, completion: Completion): voi
 
 /** Two conversations with different system prompts, requests interleaved A, B, A, B, ... */
 async function interleave(server: LlamaCacheServer): Promise<{ a: Completion[]; b: Completion[] }> {
-  const a: WireMessage[] = [{ role: 'system', content: `Project alpha.\n${SYSTEM}` }, { role: 'user', content: 'Fix the parser.' }]
-  const b: WireMessage[] = [{ role: 'system', content: `Project beta.\n${SYSTEM}` }, { role: 'user', content: 'Fix the printer.' }]
+  const a: WireMessage[] = [
+    { role: 'system', content: `Project alpha.\n${SYSTEM}` },
+    { role: 'user', content: 'Fix the parser.' },
+  ]
+  const b: WireMessage[] = [
+    { role: 'system', content: `Project beta.\n${SYSTEM}` },
+    { role: 'user', content: 'Fix the printer.' },
+  ]
   const results = { a: [] as Completion[], b: [] as Completion[] }
   for (let step = 0; step < 3; step++) {
-    for (const [name, messages] of [['a', a], ['b', b]] as const) {
+    for (const [name, messages] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
       const completion = await chat(server, { messages, tools: TOOLS })
       expectConsistent(server, completion)
       results[name].push(completion)
@@ -168,13 +207,23 @@ describe('one slot', { timeout: 30_000 }, () => {
   it('streams SSE chunks in OpenAI shapes, with a usage chunk and [DONE]', async () => {
     const response = await fetch(`${server.baseURL}/chat/completions`, {
       method: 'POST',
-      body: JSON.stringify({ messages: [{ role: 'user', content: 'Stream ok.' }], stream: true, stream_options: { include_usage: true } }),
+      body: JSON.stringify({
+        messages: [{ role: 'user', content: 'Stream ok.' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
     })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/)
     const events = sseEvents(await response.text())
     expect(events.at(-1)).toBe('[DONE]')
-    const chunks = events.slice(0, -1) as Array<{ id: string; object: string; choices: Array<{ delta: { content?: string }; finish_reason: string | null }>; usage: Usage | null; timings?: Timings }>
+    const chunks = events.slice(0, -1) as Array<{
+      id: string
+      object: string
+      choices: Array<{ delta: { content?: string }; finish_reason: string | null }>
+      usage: Usage | null
+      timings?: Timings
+    }>
     expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1)
     expect(chunks.every((chunk) => chunk.object === 'chat.completion.chunk')).toBe(true)
     expect(chunks[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' })
@@ -184,11 +233,17 @@ describe('one slot', { timeout: 30_000 }, () => {
     expect(last.choices).toEqual([])
     expect(last.usage!.prompt_tokens).toBeGreaterThan(0)
     expect(last.timings!.prompt_n).toBe(last.usage!.prompt_tokens - last.usage!.prompt_tokens_details.cached_tokens)
-    expect(server.records.at(-1)).toMatchObject({ promptTokens: last.usage!.prompt_tokens, cachedTokens: last.usage!.prompt_tokens_details.cached_tokens })
+    expect(server.records.at(-1)).toMatchObject({
+      promptTokens: last.usage!.prompt_tokens,
+      cachedTokens: last.usage!.prompt_tokens_details.cached_tokens,
+    })
   })
 
   it('evaluates only what each request of a tool conversation appends', async () => {
-    const messages: WireMessage[] = [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Fix the failing test.' }]
+    const messages: WireMessage[] = [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: 'Fix the failing test.' },
+    ]
     let previous: Completion | undefined
     for (let step = 0; step < 6; step++) {
       const completion = await chat(server, { messages, tools: TOOLS, reasoning_effort: 'high' })
@@ -203,7 +258,10 @@ describe('one slot', { timeout: 30_000 }, () => {
       previous = completion
       if (step === 3) {
         // Replaying the model's own answer and a new user turn is an append too.
-        messages.push({ role: 'assistant', content: completion.choices[0]!.message.content }, { role: 'user', content: 'Go on.' })
+        messages.push(
+          { role: 'assistant', content: completion.choices[0]!.message.content },
+          { role: 'user', content: 'Go on.' },
+        )
       } else {
         messages.push(toolCall(step), toolResult(step))
       }
@@ -211,7 +269,13 @@ describe('one slot', { timeout: 30_000 }, () => {
   })
 
   it('loses the whole prefix when only the reasoning effort changes, because it is rendered first', async () => {
-    const body = { messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: 'Plan the fix.' }], tools: TOOLS }
+    const body = {
+      messages: [
+        { role: 'system', content: SYSTEM },
+        { role: 'user', content: 'Plan the fix.' },
+      ],
+      tools: TOOLS,
+    }
     expectConsistent(server, await chat(server, { ...body, reasoning_effort: 'high' }))
     const max = await chat(server, { ...body, reasoning_effort: 'max' })
     expectConsistent(server, max)
@@ -242,24 +306,42 @@ describe('one slot', { timeout: 30_000 }, () => {
 
   it('serves concurrent requests one at a time, each with its own exact numbers', async () => {
     const before = server.records.length
-    const bodies = ['alpha', 'beta', 'gamma'].map((name) => ({ messages: [{ role: 'system', content: `Project ${name}.\n${SYSTEM}` }, { role: 'user', content: 'Go.' }] }))
+    const bodies = ['alpha', 'beta', 'gamma'].map((name) => ({
+      messages: [
+        { role: 'system', content: `Project ${name}.\n${SYSTEM}` },
+        { role: 'user', content: 'Go.' },
+      ],
+    }))
     const completions = await Promise.all(bodies.map((body) => chat(server, body)))
     const records = server.records.slice(before)
     expect(records).toHaveLength(3)
     for (const completion of completions) {
-      expect(completion.timings.prompt_n).toBe(completion.usage.prompt_tokens - completion.usage.prompt_tokens_details.cached_tokens)
-      expect(records).toContainEqual(expect.objectContaining({ cachedTokens: completion.usage.prompt_tokens_details.cached_tokens, evaluatedTokens: completion.timings.prompt_n }))
+      expect(completion.timings.prompt_n).toBe(
+        completion.usage.prompt_tokens - completion.usage.prompt_tokens_details.cached_tokens,
+      )
+      expect(records).toContainEqual(
+        expect.objectContaining({
+          cachedTokens: completion.usage.prompt_tokens_details.cached_tokens,
+          evaluatedTokens: completion.timings.prompt_n,
+        }),
+      )
     }
   })
 
   it('answers bad requests with 400 naming the field, and unknown routes with 404', async () => {
     const records = server.records.length
-    expect(await post(server, '{"messages": [')).toMatchObject({ status: 400, body: { error: { code: 400, type: 'invalid_request_error', message: expect.stringContaining('not valid JSON') } } })
+    expect(await post(server, '{"messages": [')).toMatchObject({
+      status: 400,
+      body: { error: { code: 400, type: 'invalid_request_error', message: expect.stringContaining('not valid JSON') } },
+    })
     expect(await post(server, { messages: [{ role: 'tool', content: 'x' }] })).toMatchObject({
       status: 400,
       body: { error: { type: 'invalid_request_error', message: expect.stringContaining('messages[0].tool_call_id') } },
     })
-    expect(await post(server, { messages: [{ role: 'user', content: 'x' }] }, '/v1/completions')).toMatchObject({ status: 404, body: { error: { code: 404 } } })
+    expect(await post(server, { messages: [{ role: 'user', content: 'x' }] }, '/v1/completions')).toMatchObject({
+      status: 404,
+      body: { error: { code: 404 } },
+    })
     expect((await fetch(`${server.url}/v1/chat/completions`)).status).toBe(404)
     // Routes answer without the /v1 prefix too, as llama-server's do.
     expect((await post(server, { messages: [{ role: 'user', content: 'x' }] }, '/chat/completions')).status).toBe(200)
@@ -282,7 +364,9 @@ describe('two slots', { timeout: 30_000 }, () => {
     expect(slots).toEqual([0, 1, 0, 1, 0, 1])
     for (const turns of [a, b]) {
       for (let step = 1; step < turns.length; step++) {
-        expect(turns[step]!.usage.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(turns[step - 1]!.usage.prompt_tokens - SLACK)
+        expect(turns[step]!.usage.prompt_tokens_details.cached_tokens).toBeGreaterThanOrEqual(
+          turns[step - 1]!.usage.prompt_tokens - SLACK,
+        )
       }
     }
   })
@@ -299,7 +383,10 @@ describe('a prompt larger than the context', { timeout: 30_000 }, () => {
 
   it("is rejected with llama-server's 400 exceed_context_size_error, streamed or not, and the server keeps serving", async () => {
     expect(server.contextSize).toBe(2048)
-    const messages = [{ role: 'system', content: `${SYSTEM}\n${SYSTEM}` }, { role: 'user', content: 'Too long.' }]
+    const messages = [
+      { role: 'system', content: `${SYSTEM}\n${SYSTEM}` },
+      { role: 'user', content: 'Too long.' },
+    ]
     const expected = {
       status: 400,
       body: {
@@ -315,7 +402,9 @@ describe('a prompt larger than the context', { timeout: 30_000 }, () => {
     const plain = await post(server, { messages })
     expect(plain).toMatchObject(expected)
     expect((plain.body as { error: { n_prompt_tokens: number } }).error.n_prompt_tokens).toBeGreaterThanOrEqual(2048)
-    expect(await post(server, { messages, stream: true, stream_options: { include_usage: true } })).toMatchObject(expected)
+    expect(await post(server, { messages, stream: true, stream_options: { include_usage: true } })).toMatchObject(
+      expected,
+    )
     expect(server.records).toHaveLength(0)
     const fits = await chat(server, { messages: [{ role: 'user', content: 'Short.' }] })
     expect(fits.choices[0]!.message.content).toBe('ok')

@@ -17,11 +17,25 @@ function jinjaRenderer(): (variables: PromptInput) => string {
 
 const conversation: PromptInput = {
   reasoning_effort: 'max',
-  tools: [{ type: 'function', function: { name: 'read', description: 'Read "a" file — ü', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], n: 1.5, m: null } } }],
+  tools: [
+    {
+      type: 'function',
+      function: {
+        name: 'read',
+        description: 'Read "a" file — ü',
+        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'], n: 1.5, m: null },
+      },
+    },
+  ],
   messages: [
     { role: 'system', content: 'You are a coding agent.' },
     { role: 'user', content: 'Fix {{ the }} test.' },
-    { role: 'assistant', content: null, reasoning_content: 'Look first.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{"path": "a.ts"}' } }] },
+    {
+      role: 'assistant',
+      content: null,
+      reasoning_content: 'Look first.',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read', arguments: '{"path": "a.ts"}' } }],
+    },
     { role: 'tool', tool_call_id: 'c1', content: 'export const a = 1\n' },
     { role: 'assistant', content: 'Done.' },
   ],
@@ -48,7 +62,13 @@ describe('renderPrompt', () => {
   })
 
   it('puts the tools first when there is no leading system message, and later system messages in place', () => {
-    const text = renderPrompt({ messages: [{ role: 'user', content: 'hi' }, { role: 'developer', content: 'note' }], tools: [{ a: 1 }] })
+    const text = renderPrompt({
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'developer', content: 'note' },
+      ],
+      tools: [{ a: 1 }],
+    })
     expect(text).toBe('<|tools|>{"a": 1}\n<|end|>\n<|user|>hi<|end|>\n<|system|>note<|end|>\n')
   })
 
@@ -59,11 +79,20 @@ describe('renderPrompt', () => {
   it('is byte-identical to the embedded jinja template on arbitrary requests', () => {
     const render = jinjaRenderer()
     const text = fc.string({ unit: 'binary', maxLength: 40 })
-    const call = fc.record({ id: text, type: fc.constant('function' as const), function: fc.record({ name: text, arguments: text }) })
+    const call = fc.record({
+      id: text,
+      type: fc.constant('function' as const),
+      function: fc.record({ name: text, arguments: text }),
+    })
     const message: fc.Arbitrary<PromptMessage> = fc.oneof(
       fc.record({ role: fc.constantFrom('system' as const, 'developer' as const, 'user' as const), content: text }),
       fc.record(
-        { role: fc.constant('assistant' as const), content: fc.option(text), reasoning_content: text, tool_calls: fc.array(call, { maxLength: 3 }) },
+        {
+          role: fc.constant('assistant' as const),
+          content: fc.option(text),
+          reasoning_content: text,
+          tool_calls: fc.array(call, { maxLength: 3 }),
+        },
         { requiredKeys: ['role', 'content'] },
       ),
       fc.record({ role: fc.constant('tool' as const), content: text, tool_call_id: text }),
@@ -71,19 +100,26 @@ describe('renderPrompt', () => {
     const input: fc.Arbitrary<PromptInput> = fc.record(
       {
         messages: fc.array(message, { maxLength: 6 }),
-        tools: fc.array(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), { maxLength: 3 }),
+        tools: fc.array(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), {
+          maxLength: 3,
+        }),
         reasoning_effort: fc.constantFrom('', 'low', 'high', 'max'),
         add_generation_prompt: fc.boolean(),
       },
       { requiredKeys: ['messages'] },
     )
-    fc.assert(fc.property(input, (variables) => renderPrompt(variables) === render(variables)), { numRuns: 300 })
+    fc.assert(
+      fc.property(input, (variables) => renderPrompt(variables) === render(variables)),
+      { numRuns: 300 },
+    )
   })
 })
 
 describe('jinjaToJson', () => {
   it('writes Python-style separators and keeps key order and non-ASCII text', () => {
-    expect(jinjaToJson({ b: [1, 2.5, true, null], a: { 'ü': 'x"y' } })).toBe('{"b": [1, 2.5, true, null], "a": {"ü": "x\\"y"}}')
+    expect(jinjaToJson({ b: [1, 2.5, true, null], a: { ü: 'x"y' } })).toBe(
+      '{"b": [1, 2.5, true, null], "a": {"ü": "x\\"y"}}',
+    )
     expect(jinjaToJson([])).toBe('[]')
     expect(jinjaToJson({})).toBe('{}')
   })

@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readGgufFileInfo } from 'node-llama-cpp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTinyGguf, buildTinyVocabulary, encodeGguf, TEMPLATE_TOKENS, TINY_CHAT_TEMPLATE, writeTinyGguf } from '../src/index.ts'
+import {
+  buildTinyGguf,
+  buildTinyVocabulary,
+  encodeGguf,
+  TEMPLATE_TOKENS,
+  TINY_CHAT_TEMPLATE,
+  writeTinyGguf,
+} from '../src/index.ts'
 
 let directory = ''
 beforeAll(async () => {
@@ -38,16 +45,25 @@ describe('buildTinyGguf', () => {
       attention: { head_count: 4, head_count_kv: 4 },
       rope: { dimension_count: 16 },
     })
-    const tokenizer = file.metadata.tokenizer as unknown as { ggml: { model: string; tokens: string[]; token_type: number[] }; chat_template: string }
+    const tokenizer = file.metadata.tokenizer as unknown as {
+      ggml: { model: string; tokens: string[]; token_type: number[] }
+      chat_template: string
+    }
     expect(tokenizer.ggml.model).toBe('llama')
     expect(tokenizer.ggml.tokens.slice(0, 4)).toEqual(['<unk>', '<s>', '</s>', '<0x00>'])
     expect(tokenizer.ggml.tokens).toContain('<0xFF>')
     expect(tokenizer.ggml.tokens).toContain('▁')
     expect(tokenizer.ggml.tokens).toContain('▁the')
-    for (const marker of TEMPLATE_TOKENS) expect(tokenizer.ggml.token_type[tokenizer.ggml.tokens.indexOf(marker)]).toBe(3)
+    for (const marker of TEMPLATE_TOKENS)
+      expect(tokenizer.ggml.token_type[tokenizer.ggml.tokens.indexOf(marker)]).toBe(3)
     expect(tokenizer.chat_template).toBe(TINY_CHAT_TEMPLATE)
     expect(file.tensorInfo?.map((tensor) => tensor.name)).toEqual(
-      expect.arrayContaining(['token_embd.weight', 'output.weight', 'blk.1.ffn_down.weight', 'blk.1.attn_output.weight']),
+      expect.arrayContaining([
+        'token_embd.weight',
+        'output.weight',
+        'blk.1.ffn_down.weight',
+        'blk.1.attn_output.weight',
+      ]),
     )
     expect(file.tensorInfo).toHaveLength(3 + 2 * 9)
   })
@@ -59,11 +75,16 @@ describe('buildTinyGguf', () => {
 
 describe('encodeGguf', () => {
   it('refuses a tensor whose data does not match its dimensions', () => {
-    expect(() => encodeGguf([], [{ name: 'bad', dimensions: [2, 3], data: new Float32Array(5) }])).toThrow(/tensor bad has 5 values/)
+    expect(() => encodeGguf([], [{ name: 'bad', dimensions: [2, 3], data: new Float32Array(5) }])).toThrow(
+      /tensor bad has 5 values/,
+    )
   })
 
   it('aligns the tensor data section', () => {
-    const bytes = encodeGguf([['general.alignment', { type: 'uint32', value: 32 }]], [{ name: 'x', dimensions: [3], data: new Float32Array([1, 2, 3]) }])
+    const bytes = encodeGguf(
+      [['general.alignment', { type: 'uint32', value: 32 }]],
+      [{ name: 'x', dimensions: [3], data: new Float32Array([1, 2, 3]) }],
+    )
     // The file ends with the tensor padded to 32 bytes, and the data section starts aligned.
     expect(bytes.length % 32).toBe(0)
     const view = new DataView(bytes.buffer, bytes.byteOffset)

@@ -34,22 +34,26 @@ const gaps: Record<'background' | 'sync', Gap[]> = { background: [], sync: [] }
 async function measure(mode: 'background' | 'sync'): Promise<void> {
   let answeredAt: number | undefined
   let landed = false
-  await runProbedWorkload({ window: WINDOW, steps: STEPS, strategy: 'warmfold', effort: 'max', backgroundFold: mode === 'background' }, probe(), {
-    configure(ctx) {
-      ctx.on('llm/finish', (request: GenerateOptions) => {
-        if (request.purpose === 'conversation') answeredAt = performance.now()
-      })
-      ctx.on('llm/stream', (request: GenerateOptions) => {
-        if (request.purpose !== 'conversation') return
-        if (answeredAt !== undefined) gaps[mode].push({ ms: performance.now() - answeredAt, landed })
-        answeredAt = undefined
-        landed = false
-      })
-      ctx.on('session/event', (_session: Session, event: AnySessionEvent) => {
-        if (event.type === 'compaction/summary') landed = true
-      })
+  await runProbedWorkload(
+    { window: WINDOW, steps: STEPS, strategy: 'warmfold', effort: 'max', backgroundFold: mode === 'background' },
+    probe(),
+    {
+      configure(ctx) {
+        ctx.on('llm/finish', (request: GenerateOptions) => {
+          if (request.purpose === 'conversation') answeredAt = performance.now()
+        })
+        ctx.on('llm/stream', (request: GenerateOptions) => {
+          if (request.purpose !== 'conversation') return
+          if (answeredAt !== undefined) gaps[mode].push({ ms: performance.now() - answeredAt, landed })
+          answeredAt = undefined
+          landed = false
+        })
+        ctx.on('session/event', (_session: Session, event: AnySessionEvent) => {
+          if (event.type === 'compaction/summary') landed = true
+        })
+      },
     },
-  })
+  )
 }
 
 function percentile(values: readonly number[], share: number): number {

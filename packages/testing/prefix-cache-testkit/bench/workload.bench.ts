@@ -8,8 +8,12 @@ afterAll(() => {
 
 describe('scripted workload at a 512k window, 60 steps', () => {
   for (const strategy of DEFAULT_STRATEGIES) {
-    bench(`${strategy}`, async () => {
-      await runWorkload({ window: 512000, strategy })
-    }, { iterations: 5, time: 0, warmupIterations: 1 })
+    bench(
+      `${strategy}`,
+      async () => {
+        await runWorkload({ window: 512000, strategy })
+      },
+      { iterations: 5, time: 0, warmupIterations: 1 },
+    )
   }
 })

@@ -10,6 +10,9 @@ export function main() {
   const cold = { uncachedTokens: 150_400, cachedTokens: 0, outputTokens: 3000 } // all of it prefilled again
   return {
     mine: { warm: requestLatency(warm, mine), cold: requestLatency(cold, mine) }, // { firstTokenMs, decodeMs, totalMs }
-    sonnet: { warm: requestLatency(warm, LATENCY_PROFILES['sonnet-class']), cold: requestLatency(cold, LATENCY_PROFILES['sonnet-class']) },
+    sonnet: {
+      warm: requestLatency(warm, LATENCY_PROFILES['sonnet-class']),
+      cold: requestLatency(cold, LATENCY_PROFILES['sonnet-class']),
+    },
   }
 }

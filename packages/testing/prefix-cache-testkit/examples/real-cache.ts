@@ -4,7 +4,10 @@ import { CacheProbe, runProbedWorkload } from '@warmfold/prefix-cache-testkit'
 export async function main(steps = 60) {
   const server = await startLlamaCacheServer({ contextSize: 65536 })
   try {
-    const run = await runProbedWorkload({ window: 8000, steps, strategy: 'warmfold' }, new CacheProbe({ baseURL: server.baseURL }))
+    const run = await runProbedWorkload(
+      { window: 8000, steps, strategy: 'warmfold' },
+      new CacheProbe({ baseURL: server.baseURL }),
+    )
     return {
       summaryCalls: run.summaryCalls, // prompt / cached / uncached tokens as llama.cpp reported them
       conversation: run.conversation, // the conversation requests, the same way

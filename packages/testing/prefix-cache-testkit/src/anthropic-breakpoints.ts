@@ -16,7 +16,12 @@ function breakpointsOf(layout: PromptLayout): number[] {
  * wins and is refreshed. The request writes the prefix up to its last breakpoint beyond what it
  * read (nothing below `minTokens` whole tokens).
  */
-export function chargeAnthropic(profile: AnthropicProfile, layout: PromptLayout, path: readonly TrieNode[], clock: number): { cachedTokens: number; cacheWriteTokens: number } {
+export function chargeAnthropic(
+  profile: AnthropicProfile,
+  layout: PromptLayout,
+  path: readonly TrieNode[],
+  clock: number,
+): { cachedTokens: number; cacheWriteTokens: number } {
   let readChars = 0
   let readNode: TrieNode | undefined
   for (const breakpoint of breakpointsOf(layout)) {
@@ -35,13 +40,22 @@ export function chargeAnthropic(profile: AnthropicProfile, layout: PromptLayout,
   const cachedTokens = wholeTokensOf(readChars)
   const lastBreakpoint = breakpointsOf(layout).at(-1)
   const writtenTokens = lastBreakpoint === undefined ? 0 : wholeTokensOf(layout.offsets[lastBreakpoint + 1] as number)
-  return { cachedTokens, cacheWriteTokens: writtenTokens >= profile.minTokens ? Math.max(0, writtenTokens - cachedTokens) : 0 }
+  return {
+    cachedTokens,
+    cacheWriteTokens: writtenTokens >= profile.minTokens ? Math.max(0, writtenTokens - cachedTokens) : 0,
+  }
 }
 
 /** Writes (or refreshes) the entries at the request's breakpoints; `nodes` are its segments' nodes. */
-export function writeAnthropicEntries(profile: AnthropicProfile, layout: PromptLayout, nodes: readonly TrieNode[], clock: number): void {
+export function writeAnthropicEntries(
+  profile: AnthropicProfile,
+  layout: PromptLayout,
+  nodes: readonly TrieNode[],
+  clock: number,
+): void {
   for (const position of breakpointsOf(layout)) {
     // Whole tokens, as the charge counts the write: a prefix that bills no write stores no entry.
-    if (wholeTokensOf(layout.offsets[position + 1] as number) >= profile.minTokens) (nodes[position] as TrieNode).entryUsedAt = clock
+    if (wholeTokensOf(layout.offsets[position + 1] as number) >= profile.minTokens)
+      (nodes[position] as TrieNode).entryUsedAt = clock
   }
 }

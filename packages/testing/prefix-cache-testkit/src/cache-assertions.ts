@@ -29,11 +29,18 @@ export function silentRewrites(observations: readonly CacheObservation[]): Cache
  * was logged in between.
  * @throws Error listing each silent rewrite with its first divergence.
  */
-export function assertNoSilentRewrite(run: { cache: { observations: readonly CacheObservation[] } } | readonly CacheObservation[]): void {
-  const observations = Array.isArray(run) ? (run as readonly CacheObservation[]) : (run as { cache: { observations: readonly CacheObservation[] } }).cache.observations
+export function assertNoSilentRewrite(
+  run: { cache: { observations: readonly CacheObservation[] } } | readonly CacheObservation[],
+): void {
+  const observations = Array.isArray(run)
+    ? (run as readonly CacheObservation[])
+    : (run as { cache: { observations: readonly CacheObservation[] } }).cache.observations
   const silent = silentRewrites(observations)
   if (silent.length) {
-    const lines = silent.map((observation) => `request ${observation.index} (session ${observation.sessionId}): diverges at ${JSON.stringify(observation.divergence)} with no logged rewrite`)
+    const lines = silent.map(
+      (observation) =>
+        `request ${observation.index} (session ${observation.sessionId}): diverges at ${JSON.stringify(observation.divergence)} with no logged rewrite`,
+    )
     throw new Error(`silent prefix rewrite (rule C1):\n${lines.join('\n')}`)
   }
 }

@@ -7,7 +7,12 @@ export type Divergence =
   /** Nothing of the family was seen before, but the previous request had another envelope. */
   | { readonly part: 'envelope'; readonly field: 'provider' | 'model' | 'reasoningEffort' | 'temperature' | 'stop' }
   /** The first differing byte, at `offset` characters into the prompt. */
-  | { readonly part: 'tools' | 'system' | 'message'; readonly index: number; readonly blockIndex?: number; readonly offset: number }
+  | {
+      readonly part: 'tools' | 'system' | 'message'
+      readonly index: number
+      readonly blockIndex?: number
+      readonly offset: number
+    }
   /**
    * The prompt matched an earlier request of the family further than the live cache does: the
    * rest had expired on the virtual clock (the profile's `ttlMs`). `offset`: characters still
@@ -74,5 +79,11 @@ export function totalsOf(observations: readonly CacheObservation[]): CacheTotals
     promptTokens += observation.promptTokens
     cachedTokens += observation.cachedTokens
   }
-  return { requests: observations.length, promptTokens, cachedTokens, uncachedTokens: promptTokens - cachedTokens, hitRatio: promptTokens ? cachedTokens / promptTokens : 0 }
+  return {
+    requests: observations.length,
+    promptTokens,
+    cachedTokens,
+    uncachedTokens: promptTokens - cachedTokens,
+    hitRatio: promptTokens ? cachedTokens / promptTokens : 0,
+  }
 }

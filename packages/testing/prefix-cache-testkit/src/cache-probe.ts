@@ -107,7 +107,13 @@ export class CacheProbe {
     // The key as sent (trimmed): a server may echo it into its body.
     this.redact = secretRedactor(apiKey).text
     const connect = options.connect ?? chatCompletions(options.dialect ?? 'llamacpp')
-    const connection = connect({ baseURL: options.baseURL, model: this.model, apiKey, timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS, fetch: this.fetchKeepingAnswers })
+    const connection = connect({
+      baseURL: options.baseURL,
+      model: this.model,
+      apiKey,
+      timeoutMs: options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS,
+      fetch: this.fetchKeepingAnswers,
+    })
     this.url = connection.url
     this.adapter = connection.adapter
   }
@@ -122,7 +128,13 @@ export class CacheProbe {
     const index = this.records.length
     const purpose = request.purpose ?? 'unspecified'
     const assembler = new ContentAssembler()
-    const sent: GenerateOptions = { ...request, provider: 'cache-probe', model: this.model, maxTokens: 1, signal: undefined }
+    const sent: GenerateOptions = {
+      ...request,
+      provider: 'cache-probe',
+      model: this.model,
+      maxTokens: 1,
+      signal: undefined,
+    }
     this.answer = undefined
     try {
       for await (const chunk of this.adapter.stream(sent)) assembler.push(chunk)
@@ -132,7 +144,12 @@ export class CacheProbe {
     const usage = assembler.result().usage
     const promptTokens = usage ? promptTokensOf(usage) : undefined
     if (!usage || promptTokens === undefined) {
-      throw new CacheProbeError(`cache probe: ${this.url} reported no prompt usage for request ${index} (${purpose})${this.quoteAnswer()}`, 'NO_USAGE', this.url, this.answeredStatus())
+      throw new CacheProbeError(
+        `cache probe: ${this.url} reported no prompt usage for request ${index} (${purpose})${this.quoteAnswer()}`,
+        'NO_USAGE',
+        this.url,
+        this.answeredStatus(),
+      )
     }
     if (usage.cacheReadTokens === undefined) {
       throw new CacheProbeError(
@@ -143,7 +160,14 @@ export class CacheProbe {
       )
     }
     const written = usage.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: usage.cacheWriteTokens }
-    const record: ProbeRecord = Object.freeze({ index, purpose, promptTokens, cachedTokens: usage.cacheReadTokens, uncachedTokens: promptTokens - usage.cacheReadTokens, ...written })
+    const record: ProbeRecord = Object.freeze({
+      index,
+      purpose,
+      promptTokens,
+      cachedTokens: usage.cacheReadTokens,
+      uncachedTokens: promptTokens - usage.cacheReadTokens,
+      ...written,
+    })
     this.records.push(record)
     return record
   }
@@ -152,14 +176,22 @@ export class CacheProbe {
   private failure(where: string, error: unknown): CacheProbeError {
     if (!LlmError.isInstance(error)) {
       const text = error instanceof Error ? error.message : String(error)
-      return new CacheProbeError(`${where}: ${oneLine(this.redact(text))}`, 'UNKNOWN', this.url, this.answer?.status, { cause: error })
+      return new CacheProbeError(`${where}: ${oneLine(this.redact(text))}`, 'UNKNOWN', this.url, this.answer?.status, {
+        cause: error,
+      })
     }
     const detail = oneLine(error.message.replace(/^cache-probe: /, ''))
     // A 200 whose body is not an event stream (a login page, a proxy's banner, a non-streaming
     // server): the adapter only saw no chunks, so quote what the endpoint really sent.
     const answered = error.code === 'STREAM_INCOMPLETE' || error.code === 'INVALID_RESPONSE' ? this.quoteAnswer() : ''
     const hint = error.status === 404 ? ' (is the base URL right? Many servers serve the API under /v1)' : ''
-    return new CacheProbeError(`${where}: ${detail}${answered}${hint}`, error.code, this.url, error.status ?? this.answer?.status, { cause: error })
+    return new CacheProbeError(
+      `${where}: ${detail}${answered}${hint}`,
+      error.code,
+      this.url,
+      error.status ?? this.answer?.status,
+      { cause: error },
+    )
   }
 
   /** The HTTP status of the answer to the request in flight (a method: `probe` resets the field before awaiting). */
@@ -181,7 +213,10 @@ export class CacheProbe {
    * timeout then covers the whole response. Failed answers pass through: the adapter reads
    * their bodies itself.
    */
-  private readonly fetchKeepingAnswers = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  private readonly fetchKeepingAnswers = async (
+    input: string | URL | Request,
+    init?: RequestInit,
+  ): Promise<Response> => {
     const answer: Answer = { url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url }
     this.answer = answer
     const response = await fetch(input, init)
@@ -200,8 +235,17 @@ export class CacheProbe {
 /** The default connector: OpenAI-compatible chat completions in `dialect`, at `{baseURL}/chat/completions`. */
 export function chatCompletions(dialect: Dialect): ProbeConnector {
   return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
-    const config = parseOpenAICompatibleConfig({ provider: 'cache-probe', baseURL, models: { [model]: { contextWindow: 10_000_000 } }, dialect, timeoutMs })
-    return { adapter: new ChatCompletionsAdapter({ ...config, apiKey, fetch }), url: `${baseURL.replace(/\/+$/, '')}/chat/completions` }
+    const config = parseOpenAICompatibleConfig({
+      provider: 'cache-probe',
+      baseURL,
+      models: { [model]: { contextWindow: 10_000_000 } },
+      dialect,
+      timeoutMs,
+    })
+    return {
+      adapter: new ChatCompletionsAdapter({ ...config, apiKey, fetch }),
+      url: `${baseURL.replace(/\/+$/, '')}/chat/completions`,
+    }
   }
 }
 
@@ -212,7 +256,8 @@ export function chatCompletions(dialect: Dialect): ProbeConnector {
 function readApiKey(name: string | undefined): string | undefined {
   if (name === undefined) return undefined
   const value = process.env[name]
-  if (value === undefined || value === '') throw new Error(`CacheProbe: apiKeyEnv names the environment variable ${name}, which is not set or empty`)
+  if (value === undefined || value === '')
+    throw new Error(`CacheProbe: apiKeyEnv names the environment variable ${name}, which is not set or empty`)
   return normalizeApiKey(value, `CacheProbe: the environment variable ${name} (apiKeyEnv)`)
 }
 
@@ -227,7 +272,10 @@ function checkBaseURL(baseURL: string): void {
   } catch {
     return
   }
-  if (url.search || url.hash) throw new TypeError(`CacheProbe: baseURL must not carry a query or fragment (requests go to {baseURL}/chat/completions), got ${url.origin}${url.pathname}?…`)
+  if (url.search || url.hash)
+    throw new TypeError(
+      `CacheProbe: baseURL must not carry a query or fragment (requests go to {baseURL}/chat/completions), got ${url.origin}${url.pathname}?…`,
+    )
 }
 
 /** Whitespace collapsed to single spaces and cut to {@link QUOTED_CHARS}. */

@@ -12,8 +12,20 @@
  */
 export type CacheProfile =
   | { readonly kind: 'bytes'; readonly name: string; readonly ttlMs: number }
-  | { readonly kind: 'blocks'; readonly name: string; readonly blockTokens: number; readonly minTokens: number; readonly ttlMs: number }
-  | { readonly kind: 'anthropic'; readonly name: string; readonly lookbackBlocks: number; readonly minTokens: number; readonly ttlMs: number }
+  | {
+      readonly kind: 'blocks'
+      readonly name: string
+      readonly blockTokens: number
+      readonly minTokens: number
+      readonly ttlMs: number
+    }
+  | {
+      readonly kind: 'anthropic'
+      readonly name: string
+      readonly lookbackBlocks: number
+      readonly minTokens: number
+      readonly ttlMs: number
+    }
   | { readonly kind: 'deepseek'; readonly name: string; readonly unitTokens: number; readonly ttlMs: number }
 
 /** Characters per simulated token. */
@@ -51,23 +63,30 @@ export function parseCacheProfile(value: string): CacheProfile {
   const ttlMs = ttlMatch ? secondsToMs(value, ttlMatch[2] as string) : undefined
   const name = value
   if (base === 'bytes') return { kind: 'bytes', name, ttlMs: ttlMs ?? Infinity }
-  if (base === 'anthropic') return { kind: 'anthropic', name, lookbackBlocks: 20, minTokens: 1024, ttlMs: ttlMs ?? ANTHROPIC_TTL_MS }
-  if (base === 'anthropic:1h' && ttlMs === undefined) return { kind: 'anthropic', name, lookbackBlocks: 20, minTokens: 1024, ttlMs: ANTHROPIC_EXTENDED_TTL_MS }
-  if (base === 'deepseek') return { kind: 'deepseek', name, unitTokens: DEEPSEEK_UNIT_TOKENS, ttlMs: ttlMs ?? DEEPSEEK_TTL_MS }
+  if (base === 'anthropic')
+    return { kind: 'anthropic', name, lookbackBlocks: 20, minTokens: 1024, ttlMs: ttlMs ?? ANTHROPIC_TTL_MS }
+  if (base === 'anthropic:1h' && ttlMs === undefined)
+    return { kind: 'anthropic', name, lookbackBlocks: 20, minTokens: 1024, ttlMs: ANTHROPIC_EXTENDED_TTL_MS }
+  if (base === 'deepseek')
+    return { kind: 'deepseek', name, unitTokens: DEEPSEEK_UNIT_TOKENS, ttlMs: ttlMs ?? DEEPSEEK_TTL_MS }
   const match = /^blocks:(\d+)(?::(\d+))?$/.exec(base)
   if (match) {
     const blockTokens = Number(match[1])
     const minTokens = Number(match[2] ?? 0)
     if (blockTokens >= 1) return { kind: 'blocks', name, blockTokens, minTokens, ttlMs: ttlMs ?? Infinity }
   }
-  throw new TypeError(`cache profile ${JSON.stringify(value)} is not valid; use ${PROFILE_SYNTAX} (N ≥ 1, S = seconds > 0)`)
+  throw new TypeError(
+    `cache profile ${JSON.stringify(value)} is not valid; use ${PROFILE_SYNTAX} (N ≥ 1, S = seconds > 0)`,
+  )
 }
 
 function secondsToMs(value: string, seconds: string): number {
   // Decimal notation only: `1e3`, `0x10` or `Infinity` would parse as numbers but read as typos.
   const parsed = /^\d+(?:\.\d+)?$/.test(seconds) ? Number(seconds) : Number.NaN
   if (!(parsed > 0) || !Number.isFinite(parsed)) {
-    throw new TypeError(`cache profile ${JSON.stringify(value)} is not valid: ttl ${JSON.stringify(seconds)} must be a positive finite number of seconds (e.g. ttl=600); use ${PROFILE_SYNTAX}`)
+    throw new TypeError(
+      `cache profile ${JSON.stringify(value)} is not valid: ttl ${JSON.stringify(seconds)} must be a positive finite number of seconds (e.g. ttl=600); use ${PROFILE_SYNTAX}`,
+    )
   }
   return parsed * 1000
 }

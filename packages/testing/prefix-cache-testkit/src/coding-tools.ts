@@ -27,5 +27,7 @@ export function registerCodingTools(ctx: Context, workload: ResolvedWorkload, cl
 /** The user message that opens turn `turn` (from 0) of `workload`. */
 export function firstMessage(workload: ResolvedWorkload, turn: number): string {
   if (workload.workload === 'coding') return turn === 0 ? CODING_FIRST_MESSAGE : codingCorrection(turn).text
-  return turn === 0 ? 'Refactor the module loader. Read every module first, then report.' : 'Go on with the next modules.'
+  return turn === 0
+    ? 'Refactor the module loader. Read every module first, then report.'
+    : 'Go on with the next modules.'
 }

@@ -24,7 +24,12 @@ const json = (value: unknown): string => JSON.stringify(value)
 
 /** A source file of about `length` characters, as `read_file` returns it: comments and code, no path, command or error in it. */
 function sourceBody(index: number, length: number): string {
-  const lines = [`export interface Cart${index} {`, '  readonly items: readonly { readonly price: number; readonly quantity: number }[]', '}', '']
+  const lines = [
+    `export interface Cart${index} {`,
+    '  readonly items: readonly { readonly price: number; readonly quantity: number }[]',
+    '}',
+    '',
+  ]
   let text = lines.join('\n')
   for (let block = 0; text.length < length; block++) {
     text += `\n// ${fillerText(index * 100 + block, 160)}\nexport function part${index}x${block}(cart: Cart${index}): number {\n  return cart.items.reduce((sum, item) => sum + item.price * item.quantity, ${block})\n}\n`
@@ -45,7 +50,13 @@ export function codingStep(index: number, readChars: number): CodingStep {
   switch (index % 6) {
     case 0: {
       const path = `src/feature-${i}/service.ts`
-      return { name: 'read_file', arguments: json({ path }), result: sourceBody(i, readChars), isError: false, artifacts: [{ class: 'path', text: path }] }
+      return {
+        name: 'read_file',
+        arguments: json({ path }),
+        result: sourceBody(i, readChars),
+        isError: false,
+        artifacts: [{ class: 'path', text: path }],
+      }
     }
     case 1: {
       const command = `pnpm tsc --noEmit -p packages/app-${i}`
@@ -83,13 +94,35 @@ export function codingStep(index: number, readChars: number): CodingStep {
     }
     case 3: {
       const path = `src/feature-${i}/cart.ts`
-      return { name: 'edit_file', arguments: json({ path, old_string: 'const rate = 0', new_string: 'const rate = taxRate(cart.region)' }), result: 'ok', isError: false, artifacts: [{ class: 'path', text: path }] }
+      return {
+        name: 'edit_file',
+        arguments: json({ path, old_string: 'const rate = 0', new_string: 'const rate = taxRate(cart.region)' }),
+        result: 'ok',
+        isError: false,
+        artifacts: [{ class: 'path', text: path }],
+      }
     }
     case 4: {
       const path = `src/feature-${i}/cart.ts`
       const command = `git diff -- ${path}`
-      const result = [`diff --git a/${path} b/${path}`, `--- a/${path}`, `+++ b/${path}`, '@@ -40,7 +40,7 @@ export function total(cart: Cart): number {', '-  const rate = 0', '+  const rate = taxRate(cart.region)'].join('\n')
-      return { name: 'bash', arguments: json({ command }), result, isError: false, artifacts: [{ class: 'command', text: command }, { class: 'path', text: path }] }
+      const result = [
+        `diff --git a/${path} b/${path}`,
+        `--- a/${path}`,
+        `+++ b/${path}`,
+        '@@ -40,7 +40,7 @@ export function total(cart: Cart): number {',
+        '-  const rate = 0',
+        '+  const rate = taxRate(cart.region)',
+      ].join('\n')
+      return {
+        name: 'bash',
+        arguments: json({ command }),
+        result,
+        isError: false,
+        artifacts: [
+          { class: 'command', text: command },
+          { class: 'path', text: path },
+        ],
+      }
     }
     default: {
       const folder = `src/feature-${i}`
@@ -115,9 +148,15 @@ export function codingStep(index: number, readChars: number): CodingStep {
 export const CODING_FIRST_MESSAGE = 'Fix the failing checkout tests in this repository. Do not change the public API.'
 
 /** The user's message at the start of turn `turn` (from 1): a correction naming a file, as users write them. */
-export function codingCorrection(turn: number): { readonly text: string; readonly artifacts: readonly PlantedArtifact[] } {
+export function codingCorrection(turn: number): {
+  readonly text: string
+  readonly artifacts: readonly PlantedArtifact[]
+} {
   const path = `src/feature-${turn}/api.ts`
-  return { text: `No, keep the public API of ${path} unchanged and go on with the next failures.`, artifacts: [{ class: 'path', text: path }] }
+  return {
+    text: `No, keep the public API of ${path} unchanged and go on with the next failures.`,
+    artifacts: [{ class: 'path', text: path }],
+  }
 }
 
 /** The tool names the coding workload calls. */

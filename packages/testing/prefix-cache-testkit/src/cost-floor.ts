@@ -25,15 +25,25 @@ export interface CostFloor {
  * `outputTokens[i]` is the output of `requests[i]`.
  * @throws RangeError when the two lists differ in length.
  */
-export function costFloor(requests: readonly GenerateOptions[], outputTokens: readonly number[], price: PriceProfile): CostFloor {
-  if (requests.length !== outputTokens.length) throw new RangeError(`costFloor: ${requests.length} requests but ${outputTokens.length} output counts`)
+export function costFloor(
+  requests: readonly GenerateOptions[],
+  outputTokens: readonly number[],
+  price: PriceProfile,
+): CostFloor {
+  if (requests.length !== outputTokens.length)
+    throw new RangeError(`costFloor: ${requests.length} requests but ${outputTokens.length} output counts`)
   const forward = sharedPrefixChars(requests)
   const backward = sharedPrefixChars(requests.toReversed()).toReversed()
   const billed = requests.map((_, index): BilledTokens => {
     const promptTokens = tokensOf(forward[index]?.promptChars as number)
     const cachedTokens = Math.min(promptTokens, Math.floor((forward[index]?.sharedChars as number) / CHARS_PER_TOKEN))
     const readLater = Math.min(promptTokens, Math.floor((backward[index]?.sharedChars as number) / CHARS_PER_TOKEN))
-    return { cachedTokens, uncachedTokens: promptTokens - cachedTokens, cacheWriteTokens: Math.max(0, readLater - cachedTokens), outputTokens: outputTokens[index] as number }
+    return {
+      cachedTokens,
+      uncachedTokens: promptTokens - cachedTokens,
+      cacheWriteTokens: Math.max(0, readLater - cachedTokens),
+      outputTokens: outputTokens[index] as number,
+    }
   })
   return { cost: sumCosts(billed.map((tokens) => requestCost(tokens, price))), requests: billed }
 }
@@ -43,7 +53,14 @@ function sharedPrefixChars(requests: readonly GenerateOptions[]): { promptChars:
   const cache = new PrefixCache('bytes')
   return requests.map((request) => {
     // One family for all: the envelope is not part of the prompt's bytes.
-    const observation = cache.observe({ ...request, provider: 'floor', model: 'floor', reasoningEffort: undefined, temperature: undefined, stop: undefined })
+    const observation = cache.observe({
+      ...request,
+      provider: 'floor',
+      model: 'floor',
+      reasoningEffort: undefined,
+      temperature: undefined,
+      stop: undefined,
+    })
     return { promptChars: observation.promptChars, sharedChars: observation.matchedChars }
   })
 }

@@ -27,7 +27,12 @@ export interface DeepSeekCharge {
  *   requests only) and at unpublished fixed intervals are not modelled;
  * - writes are not billed by DeepSeek; `cacheWriteTokens` counts the tokens it newly stored.
  */
-export function chargeDeepSeek(profile: DeepSeekProfile, layout: PromptLayout, match: TrieMatch, clock: number): DeepSeekCharge {
+export function chargeDeepSeek(
+  profile: DeepSeekProfile,
+  layout: PromptLayout,
+  match: TrieMatch,
+  clock: number,
+): DeepSeekCharge {
   const depth = match.path.length - 1
   const branchStart = layout.offsets[depth] as number
   const isLive = (usedAt: number) => clock - usedAt <= profile.ttlMs
@@ -36,7 +41,9 @@ export function chargeDeepSeek(profile: DeepSeekProfile, layout: PromptLayout, m
     if (node.units) for (const [end, usedAt] of node.units) if (end > readChars && isLive(usedAt)) readChars = end
   }
   for (const { node, sharedChars } of match.branches) {
-    if (node.units) for (const [end, usedAt] of node.units) if (end > readChars && end <= branchStart + sharedChars && isLive(usedAt)) readChars = end
+    if (node.units)
+      for (const [end, usedAt] of node.units)
+        if (end > readChars && end <= branchStart + sharedChars && isLive(usedAt)) readChars = end
   }
   const unitChars = profile.unitTokens * CHARS_PER_TOKEN
   const roundDown = (chars: number) => Math.floor(wholeTokensOf(chars) / profile.unitTokens) * unitChars
@@ -56,7 +63,12 @@ export function chargeDeepSeek(profile: DeepSeekProfile, layout: PromptLayout, m
  * Stores the units `ends` (prompt characters) on the request's own segment nodes at `clock`, so
  * a unit's node is always at least as fresh as the unit.
  */
-export function persistUnits(layout: PromptLayout, nodes: readonly TrieNode[], ends: readonly number[], clock: number): void {
+export function persistUnits(
+  layout: PromptLayout,
+  nodes: readonly TrieNode[],
+  ends: readonly number[],
+  clock: number,
+): void {
   for (const end of ends) {
     // The segment holding the unit's last character: offsets[position] < end ≤ offsets[position + 1].
     let low = 0

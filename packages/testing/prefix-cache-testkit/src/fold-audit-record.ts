@@ -47,7 +47,8 @@ export function holdsVerbatim(text: string, artifact: string): boolean {
   }
   return false
 }
-const textOf = (blocks: readonly ContentBlock[]): string => blocks.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
+const textOf = (blocks: readonly ContentBlock[]): string =>
+  blocks.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
 /** The message the event at `seq` logged. */
 function messageAt(events: readonly AnySessionEvent[], seq: number): Message {
   const message = (events[seq]?.data as { message?: Message } | undefined)?.message
@@ -55,10 +56,15 @@ function messageAt(events: readonly AnySessionEvent[], seq: number): Message {
   return message
 }
 
-const key = (artifact: { readonly class: string; readonly text: string }): string => `${artifact.class}\u0000${artifact.text}`
+const key = (artifact: { readonly class: string; readonly text: string }): string =>
+  `${artifact.class}\u0000${artifact.text}`
 
 function survival(planted: readonly PlantedArtifact[], text: string): PlantedSurvival {
-  const result: PlantedSurvival = { path: { seen: 0, kept: 0 }, command: { seen: 0, kept: 0 }, error: { seen: 0, kept: 0 } }
+  const result: PlantedSurvival = {
+    path: { seen: 0, kept: 0 },
+    command: { seen: 0, kept: 0 },
+    error: { seen: 0, kept: 0 },
+  }
   for (const artifact of planted) {
     result[artifact.class].seen++
     if (holdsVerbatim(text, artifact.text)) result[artifact.class].kept++
@@ -74,17 +80,31 @@ function survival(planted: readonly PlantedArtifact[], text: string): PlantedSur
  * the audit's dropped list compares with that record. Set `audit.maxDropped` high enough for
  * the dropped list to be complete (the bench does).
  */
-export function foldAuditRecords(session: Session, options: { readonly readChars: number; readonly turns: number }): FoldAuditRecord[] {
+export function foldAuditRecords(
+  session: Session,
+  options: { readonly readChars: number; readonly turns: number },
+): FoldAuditRecord[] {
   const events = session.events
   const records: FoldAuditRecord[] = []
   for (const event of events) {
     if (event.type !== 'compaction/audit') continue
     const audit = event.data as CompactionAuditData
-    const summary = events.find((candidate) => candidate.type === 'compaction/summary' && (candidate.data as { compactionId: string }).compactionId === audit.compactionId)
-    if (!summary) throw new Error(`foldAuditRecords: compaction/audit at seq ${event.seq} has no compaction/summary for ${audit.compactionId}`)
+    const summary = events.find(
+      (candidate) =>
+        candidate.type === 'compaction/summary' &&
+        (candidate.data as { compactionId: string }).compactionId === audit.compactionId,
+    )
+    if (!summary)
+      throw new Error(
+        `foldAuditRecords: compaction/audit at seq ${event.seq} has no compaction/summary for ${audit.compactionId}`,
+      )
     const data = summary.data as { shadowedSeqs: number[]; summary: ContentBlock[] }
     const region = data.shadowedSeqs.map((seq) => messageAt(events, seq))
-    const planted = [...new Map(plantedIn(region, options.readChars, options.turns).map((artifact) => [key(artifact), artifact])).values()]
+    const planted = [
+      ...new Map(
+        plantedIn(region, options.readChars, options.turns).map((artifact) => [key(artifact), artifact]),
+      ).values(),
+    ]
     const checkpoint = normalize(textOf(messageAt(events, summary.seq + 1).content))
     const modelText = normalize(textOf(data.summary))
     const lost = planted.filter((artifact) => !holdsVerbatim(checkpoint, artifact.text))
@@ -127,5 +147,7 @@ export function summaryCallAudits(events: readonly AnySessionEvent[]): (Compacti
       open.delete(id)
     }
   }
-  return brackets.flatMap((bracket) => Array.from({ length: bracket.calls }, (_, index) => (index === bracket.calls - 1 ? bracket.audit : null)))
+  return brackets.flatMap((bracket) =>
+    Array.from({ length: bracket.calls }, (_, index) => (index === bracket.calls - 1 ? bracket.audit : null)),
+  )
 }

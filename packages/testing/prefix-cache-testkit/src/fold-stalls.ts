@@ -36,13 +36,21 @@ export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: Latency
   const folds = loggedFolds(run.session.events)
   const summaryCosts = priced.summaryCosts
   const calls = folds.reduce((sum, fold) => sum + fold.calls, 0)
-  if (calls !== summaryCosts.length) throw new Error(`foldStalls: the log's brackets made ${calls} summary calls but the run sent ${summaryCosts.length}`)
+  if (calls !== summaryCosts.length)
+    throw new Error(
+      `foldStalls: the log's brackets made ${calls} summary calls but the run sent ${summaryCosts.length}`,
+    )
   let call = 0
   return folds.map((fold): FoldStall => {
     const costUnits = summaryCosts.slice(call, call + fold.calls).reduce((sum, cost) => sum + cost, 0)
     call += fold.calls
     const { timing, discarded } = fold
-    const base = { mode: timing.mode, foldMs: timing.readyAfterMs, waitedMs: timing.waitedMs, stallSavedMs: timing.stallSavedMs }
+    const base = {
+      mode: timing.mode,
+      foldMs: timing.readyAfterMs,
+      waitedMs: timing.waitedMs,
+      stallSavedMs: timing.stallSavedMs,
+    }
     if (discarded) return { ...base, postSwapPrefillMs: 0, discarded: { reason: discarded.reason, costUnits } }
     const prefilled = Math.min(timing.postSwapPrefillTokens, postSwapUncached(run, priced, fold.endSeq))
     return { ...base, postSwapPrefillMs: (1000 * prefilled) / latency.prefillTokensPerSecond }
@@ -54,17 +62,33 @@ function loggedFolds(events: readonly AnySessionEvent[]): LoggedFold[] {
   const open = new Map<string, { startSeq: number; committedCalls?: number }>()
   const folds: LoggedFold[] = []
   for (const event of events) {
-    const data = event.data as { compactionId?: string; attempts?: readonly SummaryAttempt[]; timing?: FoldTiming; discarded?: DiscardedFold; error?: string }
+    const data = event.data as {
+      compactionId?: string
+      attempts?: readonly SummaryAttempt[]
+      timing?: FoldTiming
+      discarded?: DiscardedFold
+      error?: string
+    }
     if (event.type === 'compaction/start') open.set(data.compactionId as string, { startSeq: event.seq })
     else if (event.type === 'compaction/summary') {
       const bracket = open.get(data.compactionId as string)
       if (bracket) bracket.committedCalls = data.attempts?.length ?? 1
     } else if (event.type === 'compaction/end') {
       const bracket = open.get(data.compactionId as string)
-      if (!bracket) throw new Error(`foldStalls: compaction/end at seq ${event.seq} closes bracket ${data.compactionId}, which never opened`)
+      if (!bracket)
+        throw new Error(
+          `foldStalls: compaction/end at seq ${event.seq} closes bracket ${data.compactionId}, which never opened`,
+        )
       open.delete(data.compactionId as string)
       const calls = bracket.committedCalls ?? data.attempts?.length ?? 0
-      if (data.timing) folds.push({ startSeq: bracket.startSeq, endSeq: event.seq, timing: data.timing, ...(data.discarded ? { discarded: data.discarded } : {}), calls })
+      if (data.timing)
+        folds.push({
+          startSeq: bracket.startSeq,
+          endSeq: event.seq,
+          timing: data.timing,
+          ...(data.discarded ? { discarded: data.discarded } : {}),
+          calls,
+        })
     }
   }
   if (open.size) throw new Error(`foldStalls: ${open.size} bracket(s) never closed (${[...open.keys()].join(', ')})`)
@@ -76,6 +100,8 @@ function loggedFolds(events: readonly AnySessionEvent[]): LoggedFold[] {
  * priced requests are the run's requests, in the same order.
  */
 function postSwapUncached(run: WorkloadRun, priced: PricedRun, seq: number): number {
-  const position = run.requests.findIndex((request, index) => request.purpose === 'conversation' && (run.sentAtSeq[index] as number) > seq)
+  const position = run.requests.findIndex(
+    (request, index) => request.purpose === 'conversation' && (run.sentAtSeq[index] as number) > seq,
+  )
   return position === -1 ? 0 : (priced.requests[position]?.uncachedTokens ?? 0)
 }

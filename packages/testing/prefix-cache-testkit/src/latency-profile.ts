@@ -44,16 +44,39 @@ export type LatencyProfileName = 'sonnet-class' | 'opus-class' | 'llama-cpp-loca
  *   llama-server, plus one token of a 27B model, 27 ms at 37 tok/s).
  */
 export const LATENCY_PROFILES: Readonly<Record<LatencyProfileName, LatencyProfile>> = Object.freeze({
-  'sonnet-class': Object.freeze({ name: 'sonnet-class', ttftMs: 1000, prefillTokensPerSecond: 50_000, cachedTokensPerSecond: 500_000, decodeTokensPerSecond: 80 }),
-  'opus-class': Object.freeze({ name: 'opus-class', ttftMs: 2000, prefillTokensPerSecond: 25_000, cachedTokensPerSecond: 250_000, decodeTokensPerSecond: 40 }),
-  'llama-cpp-local': Object.freeze({ name: 'llama-cpp-local', ttftMs: 50, prefillTokensPerSecond: 1000, cachedTokensPerSecond: 80_000, decodeTokensPerSecond: 37 }),
+  'sonnet-class': Object.freeze({
+    name: 'sonnet-class',
+    ttftMs: 1000,
+    prefillTokensPerSecond: 50_000,
+    cachedTokensPerSecond: 500_000,
+    decodeTokensPerSecond: 80,
+  }),
+  'opus-class': Object.freeze({
+    name: 'opus-class',
+    ttftMs: 2000,
+    prefillTokensPerSecond: 25_000,
+    cachedTokensPerSecond: 250_000,
+    decodeTokensPerSecond: 40,
+  }),
+  'llama-cpp-local': Object.freeze({
+    name: 'llama-cpp-local',
+    ttftMs: 50,
+    prefillTokensPerSecond: 1000,
+    cachedTokensPerSecond: 80_000,
+    decodeTokensPerSecond: 37,
+  }),
 })
 
 /** The profile `warmfold bench` records unless told otherwise. */
 export const DEFAULT_LATENCY_PROFILE: LatencyProfileName = 'sonnet-class'
 
 /** The keys of a latency profile read from JSON, in the order messages list them. */
-export const LATENCY_KEYS = ['ttftMs', 'prefillTokensPerSecond', 'cachedTokensPerSecond', 'decodeTokensPerSecond'] as const
+export const LATENCY_KEYS = [
+  'ttftMs',
+  'prefillTokensPerSecond',
+  'cachedTokensPerSecond',
+  'decodeTokensPerSecond',
+] as const
 
 /** For help texts. */
 export const LATENCY_SYNTAX = `${Object.keys(LATENCY_PROFILES).join(' | ')} | a JSON file`
@@ -66,7 +89,9 @@ export const LATENCY_SYNTAX = `${Object.keys(LATENCY_PROFILES).join(' | ')} | a 
  * - each rate from 0.01 to 100,000,000 tokens per second (one token per 100 s to far beyond any
  *   cache read; real ones are 1 to about 2,000 for decode, hundreds to 100,000 for prefill).
  */
-export const LATENCY_LIMITS: Readonly<Record<(typeof LATENCY_KEYS)[number], { readonly min: number; readonly max: number; readonly unit: string }>> = Object.freeze({
+export const LATENCY_LIMITS: Readonly<
+  Record<(typeof LATENCY_KEYS)[number], { readonly min: number; readonly max: number; readonly unit: string }>
+> = Object.freeze({
   ttftMs: Object.freeze({ min: 0, max: 3_600_000, unit: 'milliseconds' }),
   prefillTokensPerSecond: Object.freeze({ min: 0.01, max: 100_000_000, unit: 'tokens per second' }),
   cachedTokensPerSecond: Object.freeze({ min: 0.01, max: 100_000_000, unit: 'tokens per second' }),
@@ -89,17 +114,25 @@ const MEANING: Readonly<Record<(typeof LATENCY_KEYS)[number], string>> = {
  */
 export function latencyProfileFromJson(value: unknown, source: string): LatencyProfile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`latency profile ${source} must be a JSON object with the keys ${LATENCY_KEYS.join(', ')}, got ${describe(value)}`)
+    throw new TypeError(
+      `latency profile ${source} must be a JSON object with the keys ${LATENCY_KEYS.join(', ')}, got ${describe(value)}`,
+    )
   }
   const record = value as Record<string, unknown>
   const unknown = Object.keys(record).filter((key) => !(LATENCY_KEYS as readonly string[]).includes(key))
-  if (unknown.length) throw new TypeError(`latency profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${LATENCY_KEYS.join(', ')}`)
+  if (unknown.length)
+    throw new TypeError(
+      `latency profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${LATENCY_KEYS.join(', ')}`,
+    )
   const figure = (key: (typeof LATENCY_KEYS)[number]): number => {
     const number = record[key]
     const { min, max, unit } = LATENCY_LIMITS[key]
-    if (number === undefined) throw new TypeError(`latency profile ${source} is missing ${JSON.stringify(key)} (${MEANING[key]})`)
+    if (number === undefined)
+      throw new TypeError(`latency profile ${source} is missing ${JSON.stringify(key)} (${MEANING[key]})`)
     if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
-      throw new TypeError(`latency profile ${source}: ${JSON.stringify(key)} must be a finite number of ${unit} from ${min} to ${max}, got ${describe(number)}`)
+      throw new TypeError(
+        `latency profile ${source}: ${JSON.stringify(key)} must be a finite number of ${unit} from ${min} to ${max}, got ${describe(number)}`,
+      )
     }
     return number
   }

@@ -11,7 +11,11 @@ import { createRandom } from './workload-text.ts'
  * That measurement has no figure for error messages; they are kept as often as paths (an
  * assumption, stated here and in the README).
  */
-export const LOSSY_RETENTION: Readonly<Record<PlantedClass, number>> = Object.freeze({ path: 0.098, command: 0.002, error: 0.098 })
+export const LOSSY_RETENTION: Readonly<Record<PlantedClass, number>> = Object.freeze({
+  path: 0.098,
+  command: 0.002,
+  error: 0.098,
+})
 
 /** A 32-bit FNV-1a hash: the seed of one artifact's draw. */
 function hash(text: string): number {
@@ -47,7 +51,8 @@ export function plantedIn(messages: readonly Message[], readChars: number, turns
   for (const message of messages) {
     if (message.role !== 'user' || message.source.kind !== 'user') continue
     const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-    for (let turn = 1; turn < turns; turn++) if (text === codingCorrection(turn).text) planted.push(...codingCorrection(turn).artifacts)
+    for (let turn = 1; turn < turns; turn++)
+      if (text === codingCorrection(turn).text) planted.push(...codingCorrection(turn).artifacts)
   }
   return planted
 }
@@ -58,12 +63,20 @@ export function plantedIn(messages: readonly Message[], readChars: number, turns
  * {@link LOSSY_RETENTION} chance, see {@link lossyKeeps}): paths under Files and Code, errors
  * under Errors and Fixes, commands under Critical Context. The whole stays within `maxTokens`.
  */
-export function lossySummary(fold: number, region: readonly Message[], options: { readonly readChars: number; readonly turns: number; readonly maxTokens?: number }): string {
+export function lossySummary(
+  fold: number,
+  region: readonly Message[],
+  options: { readonly readChars: number; readonly turns: number; readonly maxTokens?: number },
+): string {
   const kept = plantedIn(region, options.readChars, options.turns).filter((artifact) => lossyKeeps(artifact))
   const lines: Record<PlantedClass, string[]> = { path: [], command: [], error: [] }
-  for (const artifact of kept) lines[artifact.class].push(artifact.class === 'command' ? `- Ran \`${artifact.text}\`` : `- ${artifact.text}`)
+  for (const artifact of kept)
+    lines[artifact.class].push(artifact.class === 'command' ? `- Ran \`${artifact.text}\`` : `- ${artifact.text}`)
   const extra = tokensOf([...lines.path, ...lines.error, ...lines.command].join('\n').length + 3 * 3)
-  const cap = options.maxTokens === undefined ? undefined : Math.max(minimumWorkloadSummaryTokens(fold), options.maxTokens - extra)
+  const cap =
+    options.maxTokens === undefined
+      ? undefined
+      : Math.max(minimumWorkloadSummaryTokens(fold), options.maxTokens - extra)
   let text = workloadSummary(fold, cap === undefined ? {} : { maxTokens: cap })
   const insert = (heading: string, added: readonly string[]) => {
     if (added.length > 0) text = text.replace(`${heading}\n`, `${heading}\n${added.join('\n')}\n`)

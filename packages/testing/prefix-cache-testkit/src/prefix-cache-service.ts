@@ -19,7 +19,10 @@ declare module '@cordisjs/core' {
  * hook (exactly what adapters receive) and notes durable rewrites from `session/event`.
  */
 export class PrefixCacheService extends Service<PrefixCacheService.Config> {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = { packageName: '@warmfold/prefix-cache-testkit', provides: 'ctx.prefixCache' }
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/prefix-cache-testkit',
+    provides: 'ctx.prefixCache',
+  }
   static [Service.provide] = 'prefixCache'
   static [Service.immediate]: boolean = true
 
@@ -31,8 +34,10 @@ export class PrefixCacheService extends Service<PrefixCacheService.Config> {
     this.cache = new PrefixCache(parseCacheProfile(config.profile))
     ctx.on('llm/stream', (options) => void this.cache.observe(options))
     ctx.on('session/event', (session: Session, event: AnySessionEvent) => {
-      if (event.type === 'compaction/summary' || event.type === 'compaction/prune') this.cache.noteRewrite(session.id, { type: event.type, seq: event.seq })
-      else if (event.type === 'request/header' && event.data.reason !== 'initial') this.cache.noteRewrite(session.id, { type: 'request/header', seq: event.seq })
+      if (event.type === 'compaction/summary' || event.type === 'compaction/prune')
+        this.cache.noteRewrite(session.id, { type: event.type, seq: event.seq })
+      else if (event.type === 'request/header' && event.data.reason !== 'initial')
+        this.cache.noteRewrite(session.id, { type: 'request/header', seq: event.seq })
     })
   }
 

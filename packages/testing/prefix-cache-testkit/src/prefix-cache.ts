@@ -125,7 +125,11 @@ export class PrefixCache {
   }
 
   /** What the request reads and newly stores; `store` records its entries once its nodes exist. */
-  private charge(layout: PromptLayout, match: TrieMatch, promptTokens: number): { cachedTokens: number; cacheWriteTokens: number; store: (nodes: readonly TrieNode[], at: number) => void } {
+  private charge(
+    layout: PromptLayout,
+    match: TrieMatch,
+    promptTokens: number,
+  ): { cachedTokens: number; cacheWriteTokens: number; store: (nodes: readonly TrieNode[], at: number) => void } {
     const profile = this.profile
     const clock = this.clock
     switch (profile.kind) {
@@ -139,11 +143,20 @@ export class PrefixCache {
         const cached = Math.floor(Math.max(0, matched) / profile.blockTokens) * profile.blockTokens
         // Stored: the whole blocks of the prompt's whole tokens; those inside the live match were stored before.
         const storedBefore = Math.floor(wholeTokensOf(match.liveChars) / profile.blockTokens) * profile.blockTokens
-        const storedAfter = Math.floor(wholeTokensOf(layout.offsets[layout.segments.length] as number) / profile.blockTokens) * profile.blockTokens
-        return { cachedTokens: cached >= profile.minTokens ? cached : 0, cacheWriteTokens: storedAfter - storedBefore, store: storeNothing }
+        const storedAfter =
+          Math.floor(wholeTokensOf(layout.offsets[layout.segments.length] as number) / profile.blockTokens) *
+          profile.blockTokens
+        return {
+          cachedTokens: cached >= profile.minTokens ? cached : 0,
+          cacheWriteTokens: storedAfter - storedBefore,
+          store: storeNothing,
+        }
       }
       case 'anthropic':
-        return { ...chargeAnthropic(profile, layout, match.path, clock), store: (nodes, at) => writeAnthropicEntries(profile, layout, nodes, at) }
+        return {
+          ...chargeAnthropic(profile, layout, match.path, clock),
+          store: (nodes, at) => writeAnthropicEntries(profile, layout, nodes, at),
+        }
       case 'deepseek': {
         const { cachedTokens, cacheWriteTokens, persist } = chargeDeepSeek(profile, layout, match, clock)
         return { cachedTokens, cacheWriteTokens, store: (nodes, at) => persistUnits(layout, nodes, persist, at) }
@@ -151,29 +164,51 @@ export class PrefixCache {
     }
   }
 
-  private sessionFacts(request: GenerateOptions, family: string, layout: PromptLayout): { extendsPrevious: boolean; rewritesSince: readonly LoggedRewrite[] } {
+  private sessionFacts(
+    request: GenerateOptions,
+    family: string,
+    layout: PromptLayout,
+  ): { extendsPrevious: boolean; rewritesSince: readonly LoggedRewrite[] } {
     const sessionId = request.sessionId
     if (sessionId === undefined) return { extendsPrevious: false, rewritesSince: [] }
     const rewritesSince = Object.freeze([...(this.pendingRewrites.get(sessionId) ?? [])])
     if (request.purpose !== 'conversation') return { extendsPrevious: false, rewritesSince }
     const ids = layout.segments.map((segment) => segment.id)
     const previous = this.lastConversation.get(sessionId)
-    const extendsPrevious = !!previous && previous.family === family && previous.ids.length < ids.length && previous.ids.every((id, index) => ids[index] === id)
+    const extendsPrevious =
+      !!previous &&
+      previous.family === family &&
+      previous.ids.length < ids.length &&
+      previous.ids.every((id, index) => ids[index] === id)
     this.lastConversation.set(sessionId, { family, ids })
     this.pendingRewrites.delete(sessionId)
     return { extendsPrevious, rewritesSince }
   }
 
-  private divergence(request: GenerateOptions, layout: PromptLayout, firstOfFamily: boolean, match: TrieMatch, promptChars: number): Divergence {
+  private divergence(
+    request: GenerateOptions,
+    layout: PromptLayout,
+    firstOfFamily: boolean,
+    match: TrieMatch,
+    promptChars: number,
+  ): Divergence {
     if (firstOfFamily) {
       const last = this.last
       if (!last) return { part: 'first' }
-      const field = ENVELOPE_FIELDS.find((key) => canonicalJson(last[key] ?? null) !== canonicalJson(request[key] ?? null))
+      const field = ENVELOPE_FIELDS.find(
+        (key) => canonicalJson(last[key] ?? null) !== canonicalJson(request[key] ?? null),
+      )
       return field ? { part: 'envelope', field } : { part: 'first' }
     }
     // Expiry only explains the break when it cost characters; a family whose every prefix expired
     // is reported here too (offset 0), not as `first` or `envelope`: its envelope was seen before.
-    if (match.expired) return { part: 'expired', offset: match.liveChars, expiredChars: match.expired.chars, idleMs: match.expired.idleMs }
+    if (match.expired)
+      return {
+        part: 'expired',
+        offset: match.liveChars,
+        expiredChars: match.expired.chars,
+        idleMs: match.expired.idleMs,
+      }
     const matchedChars = match.liveChars
     if (matchedChars >= promptChars) return { part: 'none' }
     const segment = layout.segments[match.path.length - 1]

@@ -92,7 +92,9 @@ export function matchPrefix(root: TrieNode, layout: PromptLayout, clock: number,
   const fullNext = segments[fullDepth]
   // Where no expired segment matched whole, the children compared above are the tails.
   const tails: TrieBranch[] = fullPath.length === 0 ? [...branches, ...expiredChildren] : []
-  if (fullPath.length > 0 && fullNext) for (const child of fullNode.children.values()) tails.push({ node: child, sharedChars: commonPrefixLength(fullNext.text, child.text) })
+  if (fullPath.length > 0 && fullNext)
+    for (const child of fullNode.children.values())
+      tails.push({ node: child, sharedChars: commonPrefixLength(fullNext.text, child.text) })
   let fullPartial = 0
   for (const tail of tails) fullPartial = Math.max(fullPartial, tail.sharedChars)
   const fullChars = fullStart + fullPartial
@@ -102,10 +104,14 @@ export function matchPrefix(root: TrieNode, layout: PromptLayout, clock: number,
   if (liveChars < fullStart) {
     let position = depth
     while ((layout.offsets[position + 1] as number) <= liveChars) position++
-    const holders = position === depth ? expiredChildren.filter((child) => child.sharedChars > livePartial).map((child) => child.node) : [fullPath[position - depth] as TrieNode]
+    const holders =
+      position === depth
+        ? expiredChildren.filter((child) => child.sharedChars > livePartial).map((child) => child.node)
+        : [fullPath[position - depth] as TrieNode]
     for (const holder of holders) lastSent = Math.max(lastSent, holder.lastSent)
   } else {
-    for (const tail of tails) if (tail.sharedChars > liveChars - fullStart) lastSent = Math.max(lastSent, tail.node.lastSent)
+    for (const tail of tails)
+      if (tail.sharedChars > liveChars - fullStart) lastSent = Math.max(lastSent, tail.node.lastSent)
   }
   return { path, liveChars, branches, expired: { chars: fullChars - liveChars, idleMs: clock - lastSent } }
 }

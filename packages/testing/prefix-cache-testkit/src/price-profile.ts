@@ -31,8 +31,20 @@ export type PriceProfileName = 'deepseek' | 'openai' | 'anthropic-5m' | 'anthrop
 export const PRICE_PROFILES: Readonly<Record<PriceProfileName, PriceProfile>> = Object.freeze({
   deepseek: Object.freeze({ name: 'deepseek', cacheRead: 0.02, cacheWrite: 1, output: 4, usdPerMillionInput: 0.3 }),
   openai: Object.freeze({ name: 'openai', cacheRead: 0.1, cacheWrite: 1.25, output: 6, usdPerMillionInput: 2.5 }),
-  'anthropic-5m': Object.freeze({ name: 'anthropic-5m', cacheRead: 0.1, cacheWrite: 1.25, output: 5, usdPerMillionInput: 2 }),
-  'anthropic-1h': Object.freeze({ name: 'anthropic-1h', cacheRead: 0.1, cacheWrite: 2, output: 5, usdPerMillionInput: 2 }),
+  'anthropic-5m': Object.freeze({
+    name: 'anthropic-5m',
+    cacheRead: 0.1,
+    cacheWrite: 1.25,
+    output: 5,
+    usdPerMillionInput: 2,
+  }),
+  'anthropic-1h': Object.freeze({
+    name: 'anthropic-1h',
+    cacheRead: 0.1,
+    cacheWrite: 2,
+    output: 5,
+    usdPerMillionInput: 2,
+  }),
 })
 
 /** For help texts. */
@@ -48,22 +60,41 @@ const KEYS = ['cacheRead', 'cacheWrite', 'output', 'usdPerMillionInput'] as cons
  */
 export function priceProfileFromJson(value: unknown, source: string): PriceProfile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new TypeError(`price profile ${source} must be a JSON object with the keys ${KEYS.join(', ')}, got ${describe(value)}`)
+    throw new TypeError(
+      `price profile ${source} must be a JSON object with the keys ${KEYS.join(', ')}, got ${describe(value)}`,
+    )
   }
   const record = value as Record<string, unknown>
   const unknown = Object.keys(record).filter((key) => !(KEYS as readonly string[]).includes(key))
-  if (unknown.length) throw new TypeError(`price profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${KEYS.join(', ')}`)
+  if (unknown.length)
+    throw new TypeError(
+      `price profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${KEYS.join(', ')}`,
+    )
   const multiplier = (key: 'cacheRead' | 'cacheWrite' | 'output'): number => {
     const number = record[key]
-    if (number === undefined) throw new TypeError(`price profile ${source} is missing ${JSON.stringify(key)} (a number ≥ 0: the price of one token relative to an uncached input token)`)
-    if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) throw new TypeError(`price profile ${source}: ${JSON.stringify(key)} must be a finite number ≥ 0, got ${describe(number)}`)
+    if (number === undefined)
+      throw new TypeError(
+        `price profile ${source} is missing ${JSON.stringify(key)} (a number ≥ 0: the price of one token relative to an uncached input token)`,
+      )
+    if (typeof number !== 'number' || !Number.isFinite(number) || number < 0)
+      throw new TypeError(
+        `price profile ${source}: ${JSON.stringify(key)} must be a finite number ≥ 0, got ${describe(number)}`,
+      )
     return number
   }
   const usd = record.usdPerMillionInput ?? null
   if (usd !== null && (typeof usd !== 'number' || !Number.isFinite(usd) || usd < 0)) {
-    throw new TypeError(`price profile ${source}: "usdPerMillionInput" must be a finite number ≥ 0 or null, got ${describe(usd)}`)
+    throw new TypeError(
+      `price profile ${source}: "usdPerMillionInput" must be a finite number ≥ 0 or null, got ${describe(usd)}`,
+    )
   }
-  return Object.freeze({ name: source, cacheRead: multiplier('cacheRead'), cacheWrite: multiplier('cacheWrite'), output: multiplier('output'), usdPerMillionInput: usd })
+  return Object.freeze({
+    name: source,
+    cacheRead: multiplier('cacheRead'),
+    cacheWrite: multiplier('cacheWrite'),
+    output: multiplier('output'),
+    usdPerMillionInput: usd,
+  })
 }
 
 /** The built-in profile called `name`, or undefined. */

@@ -45,8 +45,13 @@ export interface PricedRun {
  * scripted output, under `price`, with the run's floor and efficiency (a probed run has neither).
  */
 export function priceRun(run: WorkloadRun, price: PriceProfile): PricedRun {
-  const observations = [...run.conversation, ...run.summaryCalls, ...run.prewarmCalls].toSorted((left, right) => left.index - right.index)
-  if (observations.length !== run.outputTokens.length) throw new RangeError(`priceRun: ${observations.length} observed requests but ${run.outputTokens.length} output counts`)
+  const observations = [...run.conversation, ...run.summaryCalls, ...run.prewarmCalls].toSorted(
+    (left, right) => left.index - right.index,
+  )
+  if (observations.length !== run.outputTokens.length)
+    throw new RangeError(
+      `priceRun: ${observations.length} observed requests but ${run.outputTokens.length} output counts`,
+    )
   const first = observations[0]?.index ?? 0
   const costs: Cost[] = []
   const requests = observations.map((observation, position): PricedRequest => {

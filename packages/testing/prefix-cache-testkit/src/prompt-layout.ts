@@ -45,11 +45,16 @@ export class PromptRenderer {
   /** The layout of `request`'s prompt. */
   layout(request: GenerateOptions): PromptLayout {
     const segments: PromptSegment[] = []
-    ;(request.tools ? this.renderTools(request.tools) : []).forEach((segment, index) => segments.push({ part: 'tools', index, ...segment }))
-    if (request.system) segments.push({ part: 'system', index: 0, ...this.intern(canonicalJson({ system: request.system })) })
+    ;(request.tools ? this.renderTools(request.tools) : []).forEach((segment, index) =>
+      segments.push({ part: 'tools', index, ...segment }),
+    )
+    if (request.system)
+      segments.push({ part: 'system', index: 0, ...this.intern(canonicalJson({ system: request.system })) })
     const headSegments = segments.length
     request.messages.forEach((message, index) => {
-      this.renderMessage(message).forEach((segment, blockIndex) => segments.push({ part: 'message', index, blockIndex, ...segment }))
+      this.renderMessage(message).forEach((segment, blockIndex) =>
+        segments.push({ part: 'message', index, blockIndex, ...segment }),
+      )
     })
     const offsets = [0]
     for (const segment of segments) offsets.push((offsets.at(-1) as number) + segment.text.length)
@@ -69,7 +74,9 @@ export class PromptRenderer {
   private renderMessage(message: Message): readonly { text: string; id: number }[] {
     let rendered = this.messages.get(message)
     if (!rendered) {
-      rendered = message.content.map((block: ContentBlock, index) => this.intern(index === 0 ? canonicalJson({ role: message.role, block }) : canonicalJson({ block })))
+      rendered = message.content.map((block: ContentBlock, index) =>
+        this.intern(index === 0 ? canonicalJson({ role: message.role, block }) : canonicalJson({ block })),
+      )
       if (Object.isFrozen(message)) this.messages.set(message, rendered)
     }
     return rendered

@@ -13,17 +13,28 @@ import { LONG_COMPACTION_INSTRUCTION } from './long-compaction-instruction.ts'
  */
 export class LegacyCompactionEngine extends BasicCompactionEngine {
   protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
-    const { reasoningEffort: _effort, temperature: _temperature, stop: _stop, ...rest } = super.buildSummaryRequest(input)
+    const {
+      reasoningEffort: _effort,
+      temperature: _temperature,
+      stop: _stop,
+      ...rest
+    } = super.buildSummaryRequest(input)
     return rest
   }
 
-  protected override landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], _region: SurfaceRegion): void {
+  protected override landPrunePlan(
+    session: Session,
+    pruner: PrunerSeam,
+    plan: readonly PlannedPrune[],
+    _region: SurfaceRegion,
+  ): void {
     if (plan.length) pruner.pruneSession(session)
   }
 }
 
 /** The summarizer system prompt of the `cold` reference strategy. */
-export const COLD_SUMMARIZER_SYSTEM = 'You are a summarization assistant. Summarize the conversation transcript you are given for a coding agent.'
+export const COLD_SUMMARIZER_SYSTEM =
+  'You are a summarization assistant. Summarize the conversation transcript you are given for a coding agent.'
 
 /**
  * Reference strategy `cold`, for side-by-side numbers only: the common peer design. The
@@ -48,7 +59,8 @@ export class ColdCompactionEngine extends BasicCompactionEngine {
 }
 
 /** The summarizer system prompt of the `transcript` reference strategy. */
-export const TRANSCRIPT_SUMMARIZER_SYSTEM = 'You are a context summarization assistant. Read the conversation transcript between a user and a coding assistant and write a structured summary that another model can continue the work from. Do not continue the conversation and do not answer questions in it.'
+export const TRANSCRIPT_SUMMARIZER_SYSTEM =
+  'You are a context summarization assistant. Read the conversation transcript between a user and a coding assistant and write a structured summary that another model can continue the work from. Do not continue the conversation and do not answer questions in it.'
 
 /** Characters of each tool result the `transcript` strategy keeps (pi 0.73.1 and opencode 1.18.33 cut at about 2,000). */
 export const TRANSCRIPT_TOOL_RESULT_CHARS = 2000
@@ -63,7 +75,9 @@ export const TRANSCRIPT_TOOL_RESULT_CHARS = 2000
 export class TranscriptCompactionEngine extends BasicCompactionEngine {
   protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
     const warm = super.buildSummaryRequest(input)
-    const transcript = input.regionMessages.map((message) => flatten(message, TRANSCRIPT_TOOL_RESULT_CHARS)).join('\n\n')
+    const transcript = input.regionMessages
+      .map((message) => flatten(message, TRANSCRIPT_TOOL_RESULT_CHARS))
+      .join('\n\n')
     return {
       provider: warm.provider,
       model: warm.model,
@@ -108,7 +122,15 @@ export class LongInstructionCompactionEngine extends BasicCompactionEngine {
     const last = region.at(-1)
     const plainUser = last?.role === 'user' && last.content.every((block) => block.type !== 'tool-result')
     const messages = plainUser
-      ? [...region.slice(0, -1), createMessage({ id: last.id, role: 'user', content: [...last.content, textBlock(LONG_COMPACTION_INSTRUCTION)], source: last.source })]
+      ? [
+          ...region.slice(0, -1),
+          createMessage({
+            id: last.id,
+            role: 'user',
+            content: [...last.content, textBlock(LONG_COMPACTION_INSTRUCTION)],
+            source: last.source,
+          }),
+        ]
       : [...region, createMessage({ role: 'user', content: LONG_COMPACTION_INSTRUCTION, source: instruction.source })]
     return { ...warm, messages }
   }

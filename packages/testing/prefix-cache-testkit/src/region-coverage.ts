@@ -13,9 +13,15 @@ import type { ContentBlock, GenerateOptions, Message } from '@warmfold/llm'
  * counts too, which is negligible for blocks of real length. A region without characters has
  * coverage 1.
  */
-export function regionCoverage(region: readonly Message[], request: Pick<GenerateOptions, 'system' | 'messages'>): number {
+export function regionCoverage(
+  region: readonly Message[],
+  request: Pick<GenerateOptions, 'system' | 'messages'>,
+): number {
   // NUL never occurs in the workload's texts, so no match can span two pieces of the request.
-  const haystack = [request.system ?? '', ...request.messages.flatMap((message) => message.content.flatMap(blockTexts))].join('\u0000')
+  const haystack = [
+    request.system ?? '',
+    ...request.messages.flatMap((message) => message.content.flatMap(blockTexts)),
+  ].join('\u0000')
   let total = 0
   let carried = 0
   for (const text of region.flatMap((message) => message.content.flatMap(blockTexts))) {

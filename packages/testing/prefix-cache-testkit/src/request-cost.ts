@@ -28,9 +28,16 @@ export interface BilledTokens {
 export function requestCost(tokens: BilledTokens, price: PriceProfile): Cost {
   const { cachedTokens, uncachedTokens, cacheWriteTokens, outputTokens } = tokens
   if (!(cacheWriteTokens >= 0 && cacheWriteTokens <= uncachedTokens)) {
-    throw new RangeError(`requestCost: cacheWriteTokens must be from 0 to uncachedTokens (${uncachedTokens}), got ${cacheWriteTokens}`)
+    throw new RangeError(
+      `requestCost: cacheWriteTokens must be from 0 to uncachedTokens (${uncachedTokens}), got ${cacheWriteTokens}`,
+    )
   }
-  return costOf(uncachedTokens - cacheWriteTokens, cachedTokens * price.cacheRead, cacheWriteTokens * price.cacheWrite, outputTokens * price.output)
+  return costOf(
+    uncachedTokens - cacheWriteTokens,
+    cachedTokens * price.cacheRead,
+    cacheWriteTokens * price.cacheWrite,
+    outputTokens * price.output,
+  )
 }
 
 /** The sum of `costs` (all zero for none). */
@@ -54,5 +61,11 @@ export function costUsd(cost: Cost, price: PriceProfile): number | null {
 }
 
 function costOf(uncachedInput: number, cacheRead: number, cacheWrite: number, output: number): Cost {
-  return Object.freeze({ uncachedInput, cacheRead, cacheWrite, output, total: uncachedInput + cacheRead + cacheWrite + output })
+  return Object.freeze({
+    uncachedInput,
+    cacheRead,
+    cacheWrite,
+    output,
+    total: uncachedInput + cacheRead + cacheWrite + output,
+  })
 }

@@ -38,9 +38,13 @@ export interface RequestLatency {
 export function requestLatency(tokens: LatencyTokens, profile: LatencyProfile): RequestLatency {
   for (const key of ['uncachedTokens', 'cachedTokens', 'outputTokens'] as const) {
     const count = tokens[key]
-    if (!(Number.isFinite(count) && count >= 0)) throw new RangeError(`requestLatency: ${key} must be a finite number ≥ 0, got ${count}`)
+    if (!(Number.isFinite(count) && count >= 0))
+      throw new RangeError(`requestLatency: ${key} must be a finite number ≥ 0, got ${count}`)
   }
-  const firstTokenMs = profile.ttftMs + (1000 * tokens.uncachedTokens) / profile.prefillTokensPerSecond + (1000 * tokens.cachedTokens) / profile.cachedTokensPerSecond
+  const firstTokenMs =
+    profile.ttftMs +
+    (1000 * tokens.uncachedTokens) / profile.prefillTokensPerSecond +
+    (1000 * tokens.cachedTokens) / profile.cachedTokensPerSecond
   const decodeMs = (1000 * tokens.outputTokens) / profile.decodeTokensPerSecond
   return { firstTokenMs, decodeMs, totalMs: firstTokenMs + decodeMs }
 }

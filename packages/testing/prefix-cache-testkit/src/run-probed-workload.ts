@@ -22,7 +22,11 @@ export interface ProbedWorkloadRun extends WorkloadRun {
  * endpoint (the agent's turn ends on the same error), and the run rejects with that failure.
  * @throws CacheProbeError the first probe failure, naming what the endpoint answered.
  */
-export async function runProbedWorkload(options: WorkloadOptions, probe: CacheProbe, hooks: RunWorkloadHooks = {}): Promise<ProbedWorkloadRun> {
+export async function runProbedWorkload(
+  options: WorkloadOptions,
+  probe: CacheProbe,
+  hooks: RunWorkloadHooks = {},
+): Promise<ProbedWorkloadRun> {
   const first = probe.records.length
   let failure: { error: unknown } | undefined
   const run = await runWorkload(options, {
@@ -44,12 +48,20 @@ export async function runProbedWorkload(options: WorkloadOptions, probe: CachePr
   const records = probe.records.slice(first)
   const simulated = run.cache.observations
   if (records.length !== simulated.length) {
-    throw new Error(`cache probe: ${records.length} probe records for ${simulated.length} requests; the probe and the workload are out of step`)
+    throw new Error(
+      `cache probe: ${records.length} probe records for ${simulated.length} requests; the probe and the workload are out of step`,
+    )
   }
   const measured = simulated.map((observation, index) => {
     const record = records[index] as ProbeRecord
     // An endpoint that reports no writes bills none (DeepSeek, llama.cpp): 0, not unknown.
-    return Object.freeze({ ...observation, promptTokens: record.promptTokens, cachedTokens: record.cachedTokens, uncachedTokens: record.uncachedTokens, cacheWriteTokens: record.cacheWriteTokens ?? 0 })
+    return Object.freeze({
+      ...observation,
+      promptTokens: record.promptTokens,
+      cachedTokens: record.cachedTokens,
+      uncachedTokens: record.uncachedTokens,
+      cacheWriteTokens: record.cacheWriteTokens ?? 0,
+    })
   })
   const session = measured.filter((observation) => observation.sessionId === run.session.id)
   return {

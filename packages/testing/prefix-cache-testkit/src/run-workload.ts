@@ -13,7 +13,13 @@ import { tokensOf } from './cache-profile.ts'
 import { mountWarmfoldHost } from './mount-warmfold-host.ts'
 import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
-import { ColdCompactionEngine, LegacyCompactionEngine, LongInstructionCompactionEngine, ToollessCompactionEngine, TranscriptCompactionEngine } from './reference-strategies.ts'
+import {
+  ColdCompactionEngine,
+  LegacyCompactionEngine,
+  LongInstructionCompactionEngine,
+  ToollessCompactionEngine,
+  TranscriptCompactionEngine,
+} from './reference-strategies.ts'
 import { regionCoverage } from './region-coverage.ts'
 import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
@@ -88,8 +94,15 @@ export interface RunWorkloadHooks {
  */
 export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkloadHooks = {}): Promise<WorkloadRun> {
   const workload = resolveWorkload(options)
-  if (hooks.sessionFile && hooks.sessionStore) throw new TypeError('runWorkload: sessionFile and sessionStore are exclusive; sessionFile is the JSONL shorthand of sessionStore')
-  const kept = hooks.sessionStore ?? (hooks.sessionFile ? { store: 'file' as const, directory: hooks.sessionFile.directory, id: hooks.sessionFile.id } : undefined)
+  if (hooks.sessionFile && hooks.sessionStore)
+    throw new TypeError(
+      'runWorkload: sessionFile and sessionStore are exclusive; sessionFile is the JSONL shorthand of sessionStore',
+    )
+  const kept =
+    hooks.sessionStore ??
+    (hooks.sessionFile
+      ? { store: 'file' as const, directory: hooks.sessionFile.directory, id: hooks.sessionFile.id }
+      : undefined)
   const ctx = new Context()
   await ctx.start()
   try {
@@ -97,7 +110,11 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     const cache = ctx.prefixCache.cache
     // What a request writes is readable from its first token on (the latency model's ttft +
     // prefill + cache read): a prewarm sent just before a conversation request does not help it.
-    cache.entryDelayMs = (observation) => requestLatency({ uncachedTokens: observation.uncachedTokens, cachedTokens: observation.cachedTokens, outputTokens: 0 }, workload.latency).firstTokenMs
+    cache.entryDelayMs = (observation) =>
+      requestLatency(
+        { uncachedTokens: observation.uncachedTokens, cachedTokens: observation.cachedTokens, outputTokens: 0 },
+        workload.latency,
+      ).firstTokenMs
     const regions: RegionRecord = {}
     const clock = new VirtualClock(cache)
     const requests: GenerateOptions[] = []
@@ -111,7 +128,14 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       // The ledger runs on the simulator's virtual clock and TTL, so its expiry agrees with the
       // simulator's; the scripted model reports no usage (so the token meter keeps its own
       // estimates), and the ledger logs what the simulator charged as the provider's numbers.
-      ledger: hooks.ledger === false ? false : { now: () => cache.now, cacheTtlMs: ledgerTtls(workload, cache.profile.ttlMs), estimateUsage: (options) => simulatedUsage(charged.get(options), outputTokens) },
+      ledger:
+        hooks.ledger === false
+          ? false
+          : {
+              now: () => cache.now,
+              cacheTtlMs: ledgerTtls(workload, cache.profile.ttlMs),
+              estimateUsage: (options) => simulatedUsage(charged.get(options), outputTokens),
+            },
       engine: recordingEngine(ENGINES[workload.strategy], regions),
       engineConfig: {
         ...workload.engine,
@@ -123,10 +147,14 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         // Every dropped item is listed, so the bench can hold the audit against the simulator's record.
         artifactTrail: { enabled: workload.artifactTrail },
         audit: { maxDropped: 1_000_000 },
-        ...(workload.summaryRoute ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model } : {}),
+        ...(workload.summaryRoute
+          ? { summarizationProvider: workload.summaryRoute.provider, summarizationModel: workload.summaryRoute.model }
+          : {}),
       },
       pruner: workload.prunerBudget,
-      ...(kept ? { sessions: { store: kept.store, ...(kept.directory === undefined ? {} : { directory: kept.directory }) } } : {}),
+      ...(kept
+        ? { sessions: { store: kept.store, ...(kept.directory === undefined ? {} : { directory: kept.directory }) } }
+        : {}),
     })
     const coverage: number[] = []
     const adapter = scriptedModel(
@@ -142,16 +170,23 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       regions,
     )
     ctx.llm.registerAdapter(WORKLOAD_ROUTE.provider, adapter)
-    if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider) ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
+    if (workload.summaryRoute && workload.summaryRoute.provider !== WORKLOAD_ROUTE.provider)
+      ctx.llm.registerAdapter(workload.summaryRoute.provider, adapter)
     ctx.on('llm/stream', async (request) => {
       requests.push(request)
       sentAtSeq.push(live?.length ?? 0)
       // The simulator's listener ran first (its plugin was mounted first): its last observation is this request's.
-      charged.set(request, { observation: cache.observations.at(-1) as CacheObservation, position: requests.length - 1 })
+      charged.set(request, {
+        observation: cache.observations.at(-1) as CacheObservation,
+        position: requests.length - 1,
+      })
       // 0 until the scripted model answers it: a request stopped before the provider (a failed probe) has no output.
       outputTokens.push(0)
       if (request.purpose === 'compaction') {
-        if (!regions.latest) throw new Error('runWorkload: a summary request reached the provider before the engine built one; its region is unknown')
+        if (!regions.latest)
+          throw new Error(
+            'runWorkload: a summary request reached the provider before the engine built one; its region is unknown',
+          )
         coverage.push(regionCoverage(regions.latest, request))
       }
       await hooks.onRequest?.(request)
@@ -179,10 +214,15 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     await clock.wait((ctx.compaction as BasicCompactionEngine).whenFoldsSettle(session), Number.POSITIVE_INFINITY)
     await agent.whenIdle()
     const ends = session.events.filter((event) => event.type === 'turn/end')
-    const steps = session.events.filter((event) => event.type === 'tool/result' && event.surface?.op === 'append').length
+    const steps = session.events.filter(
+      (event) => event.type === 'tool/result' && event.surface?.op === 'append',
+    ).length
     const observations = cache.observations.filter((observation) => observation.sessionId === session.id)
     const summaryCalls = observations.filter((observation) => observation.purpose === 'compaction')
-    if (summaryCalls.length !== coverage.length) throw new Error(`runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ${summaryCalls.length}; coverage cannot be paired with its call`)
+    if (summaryCalls.length !== coverage.length)
+      throw new Error(
+        `runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ${summaryCalls.length}; coverage cannot be paired with its call`,
+      )
     return {
       workload,
       cache,
@@ -192,7 +232,10 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       conversation: observations.filter((observation) => observation.purpose === 'conversation'),
       totals: totalsOf(observations),
       silentRewrites: silentRewrites(observations).length,
-      completed: ends.length === workload.turns && ends.every((end) => (end.data as { reason?: string }).reason === 'stop') && steps === workload.steps,
+      completed:
+        ends.length === workload.turns &&
+        ends.every((end) => (end.data as { reason?: string }).reason === 'stop') &&
+        steps === workload.steps,
       requests,
       outputTokens,
       sentAtSeq,
@@ -214,10 +257,18 @@ function ledgerTtls(workload: ResolvedWorkload, ttlMs: number): Record<string, n
 }
 
 /** What the simulator charged a request, as a provider would report it. */
-function simulatedUsage(charge: { observation: CacheObservation; position: number } | undefined, outputTokens: readonly number[]): TokenUsage | undefined {
+function simulatedUsage(
+  charge: { observation: CacheObservation; position: number } | undefined,
+  outputTokens: readonly number[],
+): TokenUsage | undefined {
   if (!charge) return undefined
   const { observation, position } = charge
-  return { inputTokens: observation.uncachedTokens - observation.cacheWriteTokens, cacheReadTokens: observation.cachedTokens, cacheWriteTokens: observation.cacheWriteTokens, outputTokens: outputTokens[position] }
+  return {
+    inputTokens: observation.uncachedTokens - observation.cacheWriteTokens,
+    cacheReadTokens: observation.cachedTokens,
+    cacheWriteTokens: observation.cacheWriteTokens,
+    outputTokens: outputTokens[position],
+  }
 }
 
 /** The engine class of each strategy. */
@@ -244,7 +295,12 @@ function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRec
   return class RecordingEngine extends engine {
     private unpruned?: readonly Message[]
 
-    protected override landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void {
+    protected override landPrunePlan(
+      session: Session,
+      pruner: PrunerSeam,
+      plan: readonly PlannedPrune[],
+      region: SurfaceRegion,
+    ): void {
       this.unpruned = session.deriveMessages().slice(region.start, region.end + 1)
       super.landPrunePlan(session, pruner, plan, region)
     }
@@ -272,9 +328,20 @@ function scriptedModel(
   // And the prices the run is billed at, as an adapter carries its provider's.
   const cachePrices = workload.cachePrices ? { cachePrices: workload.cachePrices } : {}
   const models: Record<string, ModelInfo> = {
-    [WORKLOAD_ROUTE.model]: { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' }, ...cacheTtl, ...cachePrices },
+    [WORKLOAD_ROUTE.model]: {
+      contextWindow: workload.window,
+      defaultMaxTokens: workload.defaultMaxTokens,
+      reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
+      ...cacheTtl,
+      ...cachePrices,
+    },
   }
-  if (workload.summaryRoute) models[workload.summaryRoute.model] ??= { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
+  if (workload.summaryRoute)
+    models[workload.summaryRoute.model] ??= {
+      contextWindow: workload.window,
+      defaultMaxTokens: workload.defaultMaxTokens,
+      reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' },
+    }
   let step = 0
   let turn = 0
   let turnEnd = workload.turnSteps[0] as number
@@ -283,35 +350,69 @@ function scriptedModel(
     if (request.purpose === 'compaction') {
       // A realistic checkpoint (1.5k-4k tokens), cut to the call's cap (never below one bullet a section).
       const fold = folds++
-      const maxTokens = request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
-      if (workload.workload === 'coding') return [textBlock(lossySummary(fold, regions.latest ?? [], { readChars: workload.resultChars, turns: workload.turns, ...(maxTokens === undefined ? {} : { maxTokens }) }))]
+      const maxTokens =
+        request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
+      if (workload.workload === 'coding')
+        return [
+          textBlock(
+            lossySummary(fold, regions.latest ?? [], {
+              readChars: workload.resultChars,
+              turns: workload.turns,
+              ...(maxTokens === undefined ? {} : { maxTokens }),
+            }),
+          ),
+        ]
       return [textBlock(workloadSummary(fold, maxTokens === undefined ? {} : { maxTokens }))]
     }
     if (request.purpose !== 'conversation') return [textBlock('ok')]
     if (step >= turnEnd) {
       const last = turn === workload.turns - 1
-      const text = last ? `All ${workload.steps} modules are read; the loader refactor plan is ready.` : `Modules 0 to ${step - 1} are read; ${workload.steps - step} to go.`
+      const text = last
+        ? `All ${workload.steps} modules are read; the loader refactor plan is ready.`
+        : `Modules 0 to ${step - 1} are read; ${workload.steps - step} to go.`
       if (!last) turnEnd += workload.turnSteps[++turn] as number
       return [textBlock(text)]
     }
     const index = step++
     if (workload.workload === 'coding') {
       const coding = codingStep(index, workload.resultChars)
-      return [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, coding.name, coding.arguments)]
+      return [
+        textBlock(fillerText(1000 + index, workload.proseChars)),
+        toolCallBlock(`call-${index}`, coding.name, coding.arguments),
+      ]
     }
-    return [textBlock(fillerText(1000 + index, workload.proseChars)), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`)]
+    return [
+      textBlock(fillerText(1000 + index, workload.proseChars)),
+      toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`),
+    ]
   }
   return new ScriptedAdapter({
     models,
     responses: async (request) => {
       const content = answer(request)
-      const outputTokens = tokensOf(content.reduce((chars, block) => chars + (block.type === 'text' ? block.text.length : block.type === 'tool-call' ? block.name.length + block.arguments.length : 0), 0))
+      const outputTokens = tokensOf(
+        content.reduce(
+          (chars, block) =>
+            chars +
+            (block.type === 'text'
+              ? block.text.length
+              : block.type === 'tool-call'
+                ? block.name.length + block.arguments.length
+                : 0),
+          0,
+        ),
+      )
       recordOutput(request, outputTokens)
       // Every request takes its modelled time on the virtual clock (prefill what it missed, read
       // what it hit, decode its output). The conversation waits for its own requests; a summary
       // call or a prewarm sleeps beside it, and whoever waits for it moves the clock on.
       const charge = charged(request)
-      const latencyMs = charge ? requestLatencyMs({ uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens }, workload.latency) : 0
+      const latencyMs = charge
+        ? requestLatencyMs(
+            { uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens },
+            workload.latency,
+          )
+        : 0
       if (request.purpose === 'conversation') await clock.advance(latencyMs)
       else await clock.sleep(latencyMs)
       return { content }
@@ -326,7 +427,11 @@ function registerTools(ctx: Context, workload: ResolvedWorkload, clock: VirtualC
   ctx.tools.register({
     name: 'read_file',
     description: 'Read a file of the repository.',
-    parameters: { type: 'object', properties: { path: { type: 'string', description: 'Path from the repository root.' } }, required: ['path'] },
+    parameters: {
+      type: 'object',
+      properties: { path: { type: 'string', description: 'Path from the repository root.' } },
+      required: ['path'],
+    },
     execute: async () => {
       const index = calls++
       await clock.advance(workload.stepSeconds * 1000)
@@ -334,6 +439,11 @@ function registerTools(ctx: Context, workload: ResolvedWorkload, clock: VirtualC
     },
   })
   for (const name of ['write_file', 'run_tests', 'search']) {
-    ctx.tools.register({ name, description: `The ${name.replace('_', ' ')} tool.`, parameters: { type: 'object', properties: { query: { type: 'string' } } }, execute: () => 'ok' })
+    ctx.tools.register({
+      name,
+      description: `The ${name.replace('_', ' ')} tool.`,
+      parameters: { type: 'object', properties: { query: { type: 'string' } } },
+      execute: () => 'ok',
+    })
   }
 }

@@ -64,7 +64,8 @@ export function stallSummary(folds: readonly FoldStall[]): StallSummary {
  * @throws RangeError when `percent` is not an integer from 1 to 100.
  */
 export function nearestRankPercentile(values: readonly number[], percent: number): number | null {
-  if (!Number.isInteger(percent) || percent < 1 || percent > 100) throw new RangeError(`nearestRankPercentile: percent must be an integer from 1 to 100, got ${percent}`)
+  if (!Number.isInteger(percent) || percent < 1 || percent > 100)
+    throw new RangeError(`nearestRankPercentile: percent must be an integer from 1 to 100, got ${percent}`)
   if (values.length === 0) return null
   const sorted = values.toSorted((left, right) => left - right)
   // Integer arithmetic: 0.9 × 30 is 27.000000000000004 in floating point, whose ceiling is 28.
@@ -76,15 +77,19 @@ const DURATIONS = ['foldMs', 'waitedMs', 'stallSavedMs', 'postSwapPrefillMs'] as
 
 function checkFold(fold: FoldStall, index: number): void {
   const where = `stallSummary: fold ${index}`
-  if (fold.mode !== 'sync' && fold.mode !== 'background') throw new TypeError(`${where}: "mode" must be "sync" or "background", got ${describe(fold.mode)}`)
+  if (fold.mode !== 'sync' && fold.mode !== 'background')
+    throw new TypeError(`${where}: "mode" must be "sync" or "background", got ${describe(fold.mode)}`)
   for (const key of DURATIONS) {
     const value = fold[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new TypeError(`${where}: "${key}" must be a finite number of milliseconds ≥ 0, got ${describe(value)}`)
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new TypeError(`${where}: "${key}" must be a finite number of milliseconds ≥ 0, got ${describe(value)}`)
   }
   if (fold.discarded === undefined) return
   const { reason, costUnits } = fold.discarded
-  if (typeof reason !== 'string' || reason.trim() === '') throw new TypeError(`${where}: "discarded.reason" must be a non-empty string, got ${describe(reason)}`)
-  if (typeof costUnits !== 'number' || !Number.isFinite(costUnits) || costUnits < 0) throw new TypeError(`${where}: "discarded.costUnits" must be a finite number ≥ 0, got ${describe(costUnits)}`)
+  if (typeof reason !== 'string' || reason.trim() === '')
+    throw new TypeError(`${where}: "discarded.reason" must be a non-empty string, got ${describe(reason)}`)
+  if (typeof costUnits !== 'number' || !Number.isFinite(costUnits) || costUnits < 0)
+    throw new TypeError(`${where}: "discarded.costUnits" must be a finite number ≥ 0, got ${describe(costUnits)}`)
 }
 
 function sum(values: readonly number[]): number {

@@ -71,8 +71,19 @@ export async function runSubagentWorkload(options: SubagentWorkloadOptions): Pro
     ctx.plugin(PrefixCacheService, { profile: options.profile })
     let agent: Agent | undefined
     let handOffs = 0
-    ctx.tools.register({ name: 'read', description: 'Read a file of the repository', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: (args) => `// ${(args as { path: string }).path}\n${fillerText((args as { path: string }).path.length * 31, 2400)}` })
-    ctx.tools.register({ name: 'search', description: 'Search the repository', parameters: { type: 'object', properties: { query: { type: 'string' } } }, execute: (args) => `matches for ${(args as { query: string }).query}:\n${fillerText(97, 600)}` })
+    ctx.tools.register({
+      name: 'read',
+      description: 'Read a file of the repository',
+      parameters: { type: 'object', properties: { path: { type: 'string' } } },
+      execute: (args) =>
+        `// ${(args as { path: string }).path}\n${fillerText((args as { path: string }).path.length * 31, 2400)}`,
+    })
+    ctx.tools.register({
+      name: 'search',
+      description: 'Search the repository',
+      parameters: { type: 'object', properties: { query: { type: 'string' } } },
+      execute: (args) => `matches for ${(args as { query: string }).query}:\n${fillerText(97, 600)}`,
+    })
     ctx.tools.register({
       name: 'delegate',
       description: 'Hand search tasks to subagents; returns their answers',
@@ -86,7 +97,11 @@ export async function runSubagentWorkload(options: SubagentWorkloadOptions): Pro
               const result = await agent!.fork({ task, sessionId: `sub-${handOffs}-${index}` })
               return result.answer ?? `failed: ${result.error}`
             }
-            const cold = await ctx.agentLoop.create(`sub-${handOffs}-${index}`, { provider: 'sim', model: 'm', system: SUBAGENT_SYSTEM })
+            const cold = await ctx.agentLoop.create(`sub-${handOffs}-${index}`, {
+              provider: 'sim',
+              model: 'm',
+              system: SUBAGENT_SYSTEM,
+            })
             await cold.followup(task)
             return textOf(cold.session.deriveMessages().at(-1)!.content)
           }),
@@ -113,29 +128,63 @@ export async function runSubagentWorkload(options: SubagentWorkloadOptions): Pro
             const action = plan[step]
             if (!action) return { content: 'Done.' }
             if (action.kind === 'delegate') {
-              const tasks = Array.from({ length: subagents }, (_, index) => `Search the repository for the users of module ${action.at}-${index} and list them.`)
+              const tasks = Array.from(
+                { length: subagents },
+                (_, index) => `Search the repository for the users of module ${action.at}-${index} and list them.`,
+              )
               return { content: [toolCallBlock(`delegate-${action.at}`, 'delegate', JSON.stringify({ tasks }))] }
             }
-            return { content: [toolCallBlock(`read-${action.at}`, 'read', JSON.stringify({ path: `src/module-${action.at}.ts` }))] }
+            return {
+              content: [
+                toolCallBlock(`read-${action.at}`, 'read', JSON.stringify({ path: `src/module-${action.at}.ts` })),
+              ],
+            }
           }
           // A subagent: a cold one first reads what the parent already had, then each searches once and answers.
           const reads = options.strategy === 'cold' ? contextReads : 0
-          if (step < reads) return { content: [toolCallBlock(`ctx-${step}`, 'read', JSON.stringify({ path: `src/module-${step}.ts` }))] }
-          if (step === reads) return { content: [toolCallBlock('search-1', 'search', JSON.stringify({ query: session }))] }
+          if (step < reads)
+            return {
+              content: [toolCallBlock(`ctx-${step}`, 'read', JSON.stringify({ path: `src/module-${step}.ts` }))],
+            }
+          if (step === reads)
+            return { content: [toolCallBlock('search-1', 'search', JSON.stringify({ query: session }))] }
           return { content: `The users of ${session} are src/a.ts and src/b.ts.` }
         },
       }),
     )
     agent = await ctx.agentLoop.create('parent', { provider: 'sim', model: 'm', system: PARENT_SYSTEM })
     const result = await agent.followup('Refactor the repository module by module.')
-    if (result.reason !== 'stop') throw new Error(`subagent workload: the parent's turn ended with ${result.reason}${result.error ? `: ${result.error}` : ''}`)
+    if (result.reason !== 'stop')
+      throw new Error(
+        `subagent workload: the parent's turn ended with ${result.reason}${result.error ? `: ${result.error}` : ''}`,
+      )
     const observations = [...ctx.prefixCache.observations]
     const price = options.price
     const outputTokens = options.outputTokens ?? 60
-    const costOf = (list: readonly CacheObservation[]) => sumCosts(list.map((observation) => requestCost({ cachedTokens: observation.cachedTokens, uncachedTokens: observation.uncachedTokens, cacheWriteTokens: observation.cacheWriteTokens, outputTokens }, price)))
+    const costOf = (list: readonly CacheObservation[]) =>
+      sumCosts(
+        list.map((observation) =>
+          requestCost(
+            {
+              cachedTokens: observation.cachedTokens,
+              uncachedTokens: observation.uncachedTokens,
+              cacheWriteTokens: observation.cacheWriteTokens,
+              outputTokens,
+            },
+            price,
+          ),
+        ),
+      )
     const subagentObservations = observations.filter((observation) => observation.sessionId?.startsWith('sub-'))
     const cost = costOf(observations)
-    return { strategy: options.strategy, observations, subagentObservations, cost, subagentCost: costOf(subagentObservations), usd: costUsd(cost, price) }
+    return {
+      strategy: options.strategy,
+      observations,
+      subagentObservations,
+      cost,
+      subagentCost: costOf(subagentObservations),
+      usd: costUsd(cost, price),
+    }
   } finally {
     await ctx.stop()
   }

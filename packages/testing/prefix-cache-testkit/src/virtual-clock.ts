@@ -104,7 +104,8 @@ export class VirtualClock implements EngineClock {
 
   private nextTimer(until: number): VirtualTimer | undefined {
     let next: VirtualTimer | undefined
-    for (const timer of this.timers) if (timer.pending && timer.due <= until && (!next || timer.due < next.due)) next = timer
+    for (const timer of this.timers)
+      if (timer.pending && timer.due <= until && (!next || timer.due < next.due)) next = timer
     return next
   }
 

@@ -10,7 +10,14 @@ export type WorkloadStrategy = 'warmfold' | 'legacy' | 'cold' | 'transcript' | '
 export type WorkloadPruner = 'rewrite-only' | 'default' | 'none'
 
 /** Every strategy a workload can run. */
-export const STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold', 'transcript', 'toolless', 'long-instruction']
+export const STRATEGIES: readonly WorkloadStrategy[] = [
+  'warmfold',
+  'legacy',
+  'cold',
+  'transcript',
+  'toolless',
+  'long-instruction',
+]
 /** The strategies `warmfold bench` runs unless told otherwise. */
 export const DEFAULT_STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
 export const PRUNERS: readonly WorkloadPruner[] = ['rewrite-only', 'default', 'none']
@@ -123,7 +130,13 @@ export interface ResolvedWorkload {
   readonly oversizedResultChars: number
   /** Pruner budgets, or undefined without a pruner. */
   readonly prunerBudget?: { readonly thresholdChars: number; readonly headChars: number; readonly tailChars: number }
-  readonly engine: { readonly thresholdRatio: number; readonly retainRatio: number; readonly headroomTokens: number; readonly compactionRetries: number; readonly maxTokens: number }
+  readonly engine: {
+    readonly thresholdRatio: number
+    readonly retainRatio: number
+    readonly headroomTokens: number
+    readonly compactionRetries: number
+    readonly maxTokens: number
+  }
   /** The model's default output cap (window / 16). */
   readonly defaultMaxTokens: number
 }
@@ -142,39 +155,63 @@ export interface ResolvedWorkload {
  */
 export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload {
   const window = options.window ?? 128000
-  if (!Number.isInteger(window) || window < 4800) throw new TypeError(`workload window must be an integer ≥ 4800 tokens, got ${options.window}`)
+  if (!Number.isInteger(window) || window < 4800)
+    throw new TypeError(`workload window must be an integer ≥ 4800 tokens, got ${options.window}`)
   const steps = options.steps ?? 60
-  if (!Number.isInteger(steps) || steps < 1) throw new TypeError(`workload steps must be a positive integer, got ${options.steps}`)
+  if (!Number.isInteger(steps) || steps < 1)
+    throw new TypeError(`workload steps must be a positive integer, got ${options.steps}`)
   const effort = options.effort ?? 'max'
-  if (!EFFORTS.includes(effort)) throw new TypeError(`workload effort must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(options.effort)}`)
+  if (!EFFORTS.includes(effort))
+    throw new TypeError(`workload effort must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(options.effort)}`)
   const pruner = options.pruner ?? 'rewrite-only'
-  if (!PRUNERS.includes(pruner)) throw new TypeError(`workload pruner must be one of ${PRUNERS.join(', ')}, got ${JSON.stringify(options.pruner)}`)
+  if (!PRUNERS.includes(pruner))
+    throw new TypeError(`workload pruner must be one of ${PRUNERS.join(', ')}, got ${JSON.stringify(options.pruner)}`)
   const strategy = options.strategy ?? 'warmfold'
-  if (!STRATEGIES.includes(strategy)) throw new TypeError(`workload strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(options.strategy)}`)
+  if (!STRATEGIES.includes(strategy))
+    throw new TypeError(
+      `workload strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(options.strategy)}`,
+    )
   const workload = options.workload ?? 'reading'
-  if (!WORKLOAD_KINDS.includes(workload)) throw new TypeError(`workload kind must be one of ${WORKLOAD_KINDS.join(', ')}, got ${JSON.stringify(options.workload)}`)
-  if (options.artifactTrail === true && strategy !== 'warmfold') throw new TypeError(`workload artifactTrail is warmfold's; strategy ${strategy} writes none`)
+  if (!WORKLOAD_KINDS.includes(workload))
+    throw new TypeError(
+      `workload kind must be one of ${WORKLOAD_KINDS.join(', ')}, got ${JSON.stringify(options.workload)}`,
+    )
+  if (options.artifactTrail === true && strategy !== 'warmfold')
+    throw new TypeError(`workload artifactTrail is warmfold's; strategy ${strategy} writes none`)
   const profile = options.profile ?? 'bytes'
   parseCacheProfile(profile)
-  if (options.temperature !== undefined && !Number.isFinite(options.temperature)) throw new TypeError(`workload temperature must be a finite number, got ${options.temperature}`)
-  if (options.stop !== undefined && (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))) throw new TypeError(`workload stop must be an array of strings, got ${JSON.stringify(options.stop)}`)
+  if (options.temperature !== undefined && !Number.isFinite(options.temperature))
+    throw new TypeError(`workload temperature must be a finite number, got ${options.temperature}`)
+  if (
+    options.stop !== undefined &&
+    (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))
+  )
+    throw new TypeError(`workload stop must be an array of strings, got ${JSON.stringify(options.stop)}`)
   const turns = options.turns ?? 1
-  if (!Number.isInteger(turns) || turns < 1 || turns > steps) throw new TypeError(`workload turns must be an integer from 1 to steps (${steps}), got ${options.turns}`)
+  if (!Number.isInteger(turns) || turns < 1 || turns > steps)
+    throw new TypeError(`workload turns must be an integer from 1 to steps (${steps}), got ${options.turns}`)
   const idleSeconds = options.idleSeconds ?? 0
-  if (!Number.isFinite(idleSeconds) || idleSeconds < 0) throw new TypeError(`workload idleSeconds must be a finite number ≥ 0, got ${options.idleSeconds}`)
+  if (!Number.isFinite(idleSeconds) || idleSeconds < 0)
+    throw new TypeError(`workload idleSeconds must be a finite number ≥ 0, got ${options.idleSeconds}`)
   const stepSeconds = options.stepSeconds ?? 15
-  if (!Number.isFinite(stepSeconds) || stepSeconds < 0) throw new TypeError(`workload stepSeconds must be a finite number ≥ 0, got ${options.stepSeconds}`)
-  const turnSteps = Array.from({ length: turns }, (_, turn) => Math.floor(steps / turns) + (turn < steps % turns ? 1 : 0))
+  if (!Number.isFinite(stepSeconds) || stepSeconds < 0)
+    throw new TypeError(`workload stepSeconds must be a finite number ≥ 0, got ${options.stepSeconds}`)
+  const turnSteps = Array.from(
+    { length: turns },
+    (_, turn) => Math.floor(steps / turns) + (turn < steps % turns ? 1 : 0),
+  )
   let summaryRoute: ResolvedWorkload['summaryRoute']
   if (options.summaryRoute !== undefined) {
     const [provider, model, extra] = options.summaryRoute.split('/')
-    if (!provider || !model || extra !== undefined) throw new TypeError(`workload summaryRoute must be provider/model, got ${JSON.stringify(options.summaryRoute)}`)
+    if (!provider || !model || extra !== undefined)
+      throw new TypeError(`workload summaryRoute must be provider/model, got ${JSON.stringify(options.summaryRoute)}`)
     summaryRoute = { provider, model }
   }
   if (options.cachePrices !== undefined) {
     for (const key of ['read', 'write'] as const) {
       const price = options.cachePrices[key]
-      if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) throw new TypeError(`workload cachePrices.${key} must be a finite number ≥ 0, got ${String(price)}`)
+      if (typeof price !== 'number' || !Number.isFinite(price) || price < 0)
+        throw new TypeError(`workload cachePrices.${key} must be a finite number ≥ 0, got ${String(price)}`)
     }
   }
   const stepTokens = Math.floor(window / 24)
@@ -209,7 +246,9 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     idleCompaction: options.idleCompaction ?? strategy === 'warmfold',
     backgroundFold: options.backgroundFold ?? strategy === 'warmfold',
     prewarm: options.prewarm ?? false,
-    ...(options.cachePrices ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) } : {}),
+    ...(options.cachePrices
+      ? { cachePrices: Object.freeze({ read: options.cachePrices.read, write: options.cachePrices.write }) }
+      : {}),
     stepSeconds,
     latency: options.latency ?? LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
     turnSteps: Object.freeze(turnSteps),
@@ -218,7 +257,13 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     resultChars,
     oversizedResultChars,
     prunerBudget,
-    engine: { thresholdRatio: 0.8, retainRatio: 0.16, headroomTokens: Math.floor(window / 16), compactionRetries: 1, maxTokens: Math.min(8192, defaultMaxTokens) },
+    engine: {
+      thresholdRatio: 0.8,
+      retainRatio: 0.16,
+      headroomTokens: Math.floor(window / 16),
+      compactionRetries: 1,
+      maxTokens: Math.min(8192, defaultMaxTokens),
+    },
     defaultMaxTokens,
   })
 }

@@ -20,7 +20,16 @@ export interface WorkloadSummaryOptions {
 }
 
 /** The eight sections the engine's instruction asks for, in its order. */
-const SECTIONS = ['Goal and Intent', 'Key Decisions', 'Files and Code', 'Errors and Fixes', 'Pending Work', 'Current Work', 'Next Step', 'Critical Context'] as const
+const SECTIONS = [
+  'Goal and Intent',
+  'Key Decisions',
+  'Files and Code',
+  'Errors and Fixes',
+  'Pending Work',
+  'Current Work',
+  'Next Step',
+  'Critical Context',
+] as const
 type Section = (typeof SECTIONS)[number]
 
 /** Modules a fold's checkpoint covers more than the previous one's: the workload reads one module per step. */
@@ -47,11 +56,22 @@ export function workloadSummary(foldIndex: number, options: WorkloadSummaryOptio
   const { maxTokens } = options
   const minimum = tokensOf(render(bullets).length)
   if (maxTokens !== undefined && (!Number.isSafeInteger(maxTokens) || maxTokens < minimum)) {
-    throw new RangeError(`workloadSummary: maxTokens must be an integer ≥ ${minimum} (one bullet per section for fold ${foldIndex}), got ${maxTokens}`)
+    throw new RangeError(
+      `workloadSummary: maxTokens must be an integer ≥ ${minimum} (one bullet per section for fold ${foldIndex}), got ${maxTokens}`,
+    )
   }
   const budgetChars = Math.min(drawnTokens, maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN
   // Files grow fastest, as in a real checkpoint: every module read leaves its path and API behind.
-  const rotation: Section[] = ['Files and Code', 'Files and Code', 'Key Decisions', 'Files and Code', 'Errors and Fixes', 'Critical Context', 'Files and Code', 'Pending Work']
+  const rotation: Section[] = [
+    'Files and Code',
+    'Files and Code',
+    'Key Decisions',
+    'Files and Code',
+    'Errors and Fixes',
+    'Critical Context',
+    'Files and Code',
+    'Pending Work',
+  ]
   let length = render(bullets).length
   for (let turn = 0; ; turn++) {
     const section = rotation[turn % rotation.length] as Section
@@ -69,8 +89,13 @@ export function minimumWorkloadSummaryTokens(foldIndex: number): number {
 }
 
 /** A fold's drawn size, its bullet sources, and the first bullet of every section (drawn in this order, so both callers see the same text). */
-function summaryStart(foldIndex: number): { drawnTokens: number; sources: Record<Section, () => string>; bullets: Map<Section, string[]> } {
-  if (!Number.isSafeInteger(foldIndex) || foldIndex < 0) throw new RangeError(`workloadSummary: foldIndex must be an integer ≥ 0, got ${foldIndex}`)
+function summaryStart(foldIndex: number): {
+  drawnTokens: number
+  sources: Record<Section, () => string>
+  bullets: Map<Section, string[]>
+} {
+  if (!Number.isSafeInteger(foldIndex) || foldIndex < 0)
+    throw new RangeError(`workloadSummary: foldIndex must be an integer ≥ 0, got ${foldIndex}`)
   const random = createRandom(0x5eed + foldIndex)
   const drawnTokens = 1600 + Math.floor(random() * (WORKLOAD_SUMMARY_TOKENS.max - 1600 + 1))
   const sources = bulletSources(foldIndex, random)
@@ -79,11 +104,29 @@ function summaryStart(foldIndex: number): { drawnTokens: number; sources: Record
 }
 
 function render(bullets: ReadonlyMap<Section, readonly string[]>): string {
-  return SECTIONS.map((section) => [`## ${section}`, ...(bullets.get(section) ?? []).map((bullet) => `- ${bullet}`)].join('\n')).join('\n')
+  return SECTIONS.map((section) =>
+    [`## ${section}`, ...(bullets.get(section) ?? []).map((bullet) => `- ${bullet}`)].join('\n'),
+  ).join('\n')
 }
 
-const EXPORT_KINDS = ['createLoader', 'resolveSpecifier', 'readManifest', 'registerHook', 'normalizePath', 'loadConfig', 'watchChanges', 'parseImports'] as const
-const DEPENDENCIES = ['src/registry.ts', 'src/cache.ts', 'src/paths.ts', 'src/hooks.ts', 'src/config.ts', 'src/errors.ts'] as const
+const EXPORT_KINDS = [
+  'createLoader',
+  'resolveSpecifier',
+  'readManifest',
+  'registerHook',
+  'normalizePath',
+  'loadConfig',
+  'watchChanges',
+  'parseImports',
+] as const
+const DEPENDENCIES = [
+  'src/registry.ts',
+  'src/cache.ts',
+  'src/paths.ts',
+  'src/hooks.ts',
+  'src/config.ts',
+  'src/errors.ts',
+] as const
 const NOTES = [
   'reads the file system at import time; must move behind the registry',
   'keeps a module-level Map as a cache; the registry will own it',
@@ -101,12 +144,18 @@ const TEST_NOTES = [
   'covers only the happy path; the CYCLE case is untested',
 ] as const
 const ERRORS = [
-  (module: number) => `\`search\` for "require(" found 3 CommonJS calls in src/module-${module}.ts; replaced by \`await import()\` (ESM only)`,
-  (module: number) => `\`pnpm test\` failed in test/module-${module}.test.ts: "TypeError: Cannot read properties of undefined (reading 'resolve')"; the test built a loader without the registry, fixed by passing \`createRegistry()\``,
-  (module: number) => `tsc: "src/module-${module}.ts(41,7): error TS2345: Argument of type 'string | undefined' is not assignable to parameter of type 'string'"; guarded the optional \`options.root\``,
-  (module: number) => `run_tests timed out after 120 s in test/module-${module}.test.ts (a watcher left open); open: close it in \`afterEach\``,
-  (module: number) => `oxlint: "src/module-${module}.ts:12:1: typescript/consistent-type-imports"; the import of \`LoaderOptions\` is type-only now`,
-  (module: number) => `\`pnpm test\` in test/loader.test.ts: "LoaderError: CYCLE src/module-${module}.ts -> src/registry.ts -> src/module-${module}.ts"; broken by importing the type only`,
+  (module: number) =>
+    `\`search\` for "require(" found 3 CommonJS calls in src/module-${module}.ts; replaced by \`await import()\` (ESM only)`,
+  (module: number) =>
+    `\`pnpm test\` failed in test/module-${module}.test.ts: "TypeError: Cannot read properties of undefined (reading 'resolve')"; the test built a loader without the registry, fixed by passing \`createRegistry()\``,
+  (module: number) =>
+    `tsc: "src/module-${module}.ts(41,7): error TS2345: Argument of type 'string | undefined' is not assignable to parameter of type 'string'"; guarded the optional \`options.root\``,
+  (module: number) =>
+    `run_tests timed out after 120 s in test/module-${module}.test.ts (a watcher left open); open: close it in \`afterEach\``,
+  (module: number) =>
+    `oxlint: "src/module-${module}.ts:12:1: typescript/consistent-type-imports"; the import of \`LoaderOptions\` is type-only now`,
+  (module: number) =>
+    `\`pnpm test\` in test/loader.test.ts: "LoaderError: CYCLE src/module-${module}.ts -> src/registry.ts -> src/module-${module}.ts"; broken by importing the type only`,
 ] as const
 const DECISIONS = [
   'Keep `loadModule(name, options)` as the only public entry point; every other export of src/loader.ts becomes internal',
@@ -153,13 +202,19 @@ function bulletSources(foldIndex: number, random: () => number): Record<Section,
   let error = 0
   let pending = 0
   return {
-    'Goal and Intent': cycle(['Refactor the module loader (src/loader.ts): load every module through one registry, no public API change, every test green'], () => current),
+    'Goal and Intent': cycle(
+      [
+        'Refactor the module loader (src/loader.ts): load every module through one registry, no public API change, every test green',
+      ],
+      () => current,
+    ),
     'Key Decisions': cycle(DECISIONS, (round) => first + round * 5),
     'Files and Code': () => {
       // Each module's source first, then its test, then where it is called from.
       const module = file % current
       const pass = Math.floor(file++ / current)
-      if (pass === 0) return `src/module-${module}.ts: exports \`${pick(EXPORT_KINDS)}${module}(options: LoaderOptions): Promise<Module${module}>\` (line ${20 + Math.floor(random() * 400)}); imports ${twoOf(DEPENDENCIES)}; ${pick(NOTES)}`
+      if (pass === 0)
+        return `src/module-${module}.ts: exports \`${pick(EXPORT_KINDS)}${module}(options: LoaderOptions): Promise<Module${module}>\` (line ${20 + Math.floor(random() * 400)}); imports ${twoOf(DEPENDENCIES)}; ${pick(NOTES)}`
       if (pass === 1) return `test/module-${module}.test.ts: ${2 + Math.floor(random() * 9)} cases; ${pick(TEST_NOTES)}`
       return `src/module-${module}.ts is imported by src/loader.ts (line ${100 + Math.floor(random() * 300)}) and ${pick(DEPENDENCIES)}`
     },
@@ -168,8 +223,14 @@ function bulletSources(foldIndex: number, random: () => number): Record<Section,
       const from = current + 1 + 8 * pending++
       return `Read src/module-${from}.ts to src/module-${from + 7}.ts and note each one's exports, imports and module-level state`
     },
-    'Current Work': cycle([`Reading src/module-${current}.ts: listing its exports and whether it touches the file system at import time`], () => current),
-    'Next Step': cycle([`Read src/module-${current + 1}.ts with read_file, then add its entry under Files and Code`], () => current),
+    'Current Work': cycle(
+      [`Reading src/module-${current}.ts: listing its exports and whether it touches the file system at import time`],
+      () => current,
+    ),
+    'Next Step': cycle(
+      [`Read src/module-${current + 1}.ts with read_file, then add its entry under Files and Code`],
+      () => current,
+    ),
     'Critical Context': cycle(FACTS, (round) => first + round * 7),
   }
 }

@@ -7,12 +7,20 @@ import { promptText, request, toolStep, TOOLS } from './prefix-cache-fixture.ts'
 
 const HEAD = { tools: TOOLS, system: 'You are careful.', reasoningEffort: 'max' }
 
-function conversation(messages: readonly Message[], sessionId = 's', extra: Partial<GenerateOptions> = {}): GenerateOptions {
+function conversation(
+  messages: readonly Message[],
+  sessionId = 's',
+  extra: Partial<GenerateOptions> = {},
+): GenerateOptions {
   return request(messages, { ...HEAD, purpose: 'conversation', sessionId, ...extra })
 }
 
 function summary(messages: readonly Message[], sessionId = 's'): GenerateOptions {
-  return request([...messages, createUserMessage('Summarize the conversation so far.')], { ...HEAD, purpose: 'compaction', sessionId })
+  return request([...messages, createUserMessage('Summarize the conversation so far.')], {
+    ...HEAD,
+    purpose: 'compaction',
+    sessionId,
+  })
 }
 
 const start = createUserMessage('Refactor the loader.')
@@ -37,7 +45,9 @@ describe('extendsPrevious and rewritesSince', () => {
     const cache = new PrefixCache()
     cache.observe(conversation([start, ...step0]))
     expect(cache.observe(conversation([start, ...step0])).extendsPrevious).toBe(false)
-    expect(cache.observe(conversation([start, ...step0, ...step1], 's', { reasoningEffort: 'low' })).extendsPrevious).toBe(false)
+    expect(
+      cache.observe(conversation([start, ...step0, ...step1], 's', { reasoningEffort: 'low' })).extendsPrevious,
+    ).toBe(false)
   })
 
   it('lists the rewrites noted since the previous conversation request, then starts over', () => {
@@ -63,7 +73,11 @@ describe('extendsPrevious and rewritesSince', () => {
     cache.observe(conversation([start, ...step0]))
     cache.noteRewrite('s', { type: 'compaction/prune', seq: 4 })
     const summaryCall = cache.observe(summary([start, ...step0]))
-    expect(summaryCall).toMatchObject({ purpose: 'compaction', extendsPrevious: false, rewritesSince: [{ type: 'compaction/prune', seq: 4 }] })
+    expect(summaryCall).toMatchObject({
+      purpose: 'compaction',
+      extendsPrevious: false,
+      rewritesSince: [{ type: 'compaction/prune', seq: 4 }],
+    })
     const next = cache.observe(conversation([start, ...step0, ...step1]))
     expect(next.extendsPrevious).toBe(true)
     expect(next.rewritesSince).toEqual([{ type: 'compaction/prune', seq: 4 }])
@@ -89,7 +103,9 @@ describe('silentRewrites and assertNoSilentRewrite (rule C1)', () => {
     expect(silent.extendsPrevious).toBe(false)
     expect(silentRewrites(cache.observations)).toEqual([silent])
     expect(() => assertNoSilentRewrite(cache.observations)).toThrow(/silent prefix rewrite \(rule C1\)/)
-    expect(() => assertNoSilentRewrite({ cache })).toThrow(`request 1 (session s): diverges at ${JSON.stringify(silent.divergence)} with no logged rewrite`)
+    expect(() => assertNoSilentRewrite({ cache })).toThrow(
+      `request 1 (session s): diverges at ${JSON.stringify(silent.divergence)} with no logged rewrite`,
+    )
     expect(silent.divergence).toMatchObject({ part: 'message', index: 2, blockIndex: 0 })
   })
 
@@ -107,7 +123,13 @@ describe('silentRewrites and assertNoSilentRewrite (rule C1)', () => {
   it('never count a summary request, however cold', () => {
     const cache = new PrefixCache()
     cache.observe(conversation([start, ...step0]))
-    cache.observe(request([createUserMessage('flattened transcript')], { system: 'You summarize.', purpose: 'compaction', sessionId: 's' }))
+    cache.observe(
+      request([createUserMessage('flattened transcript')], {
+        system: 'You summarize.',
+        purpose: 'compaction',
+        sessionId: 's',
+      }),
+    )
     cache.observe(summary([createUserMessage('rewritten history')]))
     cache.observe(conversation([start, ...step0, ...step1]))
     expect(cache.observations.map((observation) => observation.extendsPrevious)).toEqual([false, false, false, true])
@@ -174,6 +196,12 @@ describe('hitRatio, uncachedTokens and totalsOf', () => {
     const empty = new PrefixCache().observe(request([]))
     expect(hitRatio(empty)).toBe(0)
     expect(uncachedTokens(empty)).toBe(0)
-    expect(totalsOf([] as CacheObservation[])).toEqual({ requests: 0, promptTokens: 0, cachedTokens: 0, uncachedTokens: 0, hitRatio: 0 })
+    expect(totalsOf([] as CacheObservation[])).toEqual({
+      requests: 0,
+      promptTokens: 0,
+      cachedTokens: 0,
+      uncachedTokens: 0,
+      hitRatio: 0,
+    })
   })
 })

@@ -16,7 +16,10 @@ import { PromptRenderer, runWorkload, STRATEGIES } from '../src/index.ts'
  * which requests finished: the ledger logs a request's observation when it finishes, so a
  * background summary call is logged after the conversation requests sent while it ran.
  */
-async function run(options: WorkloadOptions, hooks: RunWorkloadHooks = {}): Promise<{ run: WorkloadRun; problems: string[]; finished: GenerateOptions[] }> {
+async function run(
+  options: WorkloadOptions,
+  hooks: RunWorkloadHooks = {},
+): Promise<{ run: WorkloadRun; problems: string[]; finished: GenerateOptions[] }> {
   const problems: string[] = []
   const finished: GenerateOptions[] = []
   const result = await runWorkload(options, {
@@ -43,7 +46,9 @@ function unescapedLength(json: string): number {
 }
 
 function observationsOf(session: Session): CacheObservationData[] {
-  return session.events.filter((event) => event.type === 'cache/observation').map((event) => event.data as CacheObservationData)
+  return session.events
+    .filter((event) => event.type === 'cache/observation')
+    .map((event) => event.data as CacheObservationData)
 }
 
 /** What a request sends: its settings and the prompt view of each message (ids and sources are random provenance). */
@@ -54,7 +59,9 @@ function sent(request: GenerateOptions): string {
 
 /** The log's event types and surface operations, the ledger's own events left out. */
 function withoutLedger(events: readonly AnySessionEvent[]): string[] {
-  return events.filter((event) => !event.type.startsWith('cache/')).map((event) => `${event.type} ${event.surface?.op ?? ''}`)
+  return events
+    .filter((event) => !event.type.startsWith('cache/'))
+    .map((event) => `${event.type} ${event.surface?.op ?? ''}`)
 }
 
 describe('the cache ledger in every workload run', () => {
@@ -73,11 +80,17 @@ describe('the cache ledger in every workload run', () => {
 
     const observations = observationsOf(withLedger.run.session)
     expect(observations).toHaveLength(withLedger.run.requests.length)
-    expect(observations.map((observation) => observation.purpose)).toEqual(withLedger.finished.map((request) => request.purpose))
+    expect(observations.map((observation) => observation.purpose)).toEqual(
+      withLedger.finished.map((request) => request.purpose),
+    )
     // The background folds ran beside the conversation: a summary call was logged after a conversation request sent after it.
     expect(withLedger.finished).not.toEqual(withLedger.run.requests)
     // Each conversation request after a fold breaks at the checkpoint; nothing else breaks.
-    expect(observations.filter((observation) => observation.cause !== 'none').map((observation) => `${observation.purpose}:${observation.cause}`)).toEqual(['conversation:fold', 'conversation:fold', 'conversation:fold'])
+    expect(
+      observations
+        .filter((observation) => observation.cause !== 'none')
+        .map((observation) => `${observation.purpose}:${observation.cause}`),
+    ).toEqual(['conversation:fold', 'conversation:fold', 'conversation:fold'])
     expect(withLedger.run.guardWarnings).toBe(0)
   })
 
@@ -95,15 +108,19 @@ describe('the cache ledger in every workload run', () => {
       expect(observations[logged]!.chars, `request ${index}`).toBe(sizes.reduce((sum, size) => sum + size, 0))
       // The simulator matches bytes; the ledger keeps hashes, so it stops at the last whole block the simulator matched.
       const whole = layout.offsets.filter((offset, at) => at > 0 && offset <= simulated[index]!.matchedChars).length
-      expect(observations[logged]!.expected, `request ${index}`).toBe(sizes.slice(0, whole).reduce((sum, size) => sum + size, 0))
+      expect(observations[logged]!.expected, `request ${index}`).toBe(
+        sizes.slice(0, whole).reduce((sum, size) => sum + size, 0),
+      )
     })
   })
 
-  it('names expiry where the simulator\'s cache expired (anthropic profile, idle turns)', async () => {
+  it("names expiry where the simulator's cache expired (anthropic profile, idle turns)", async () => {
     const { run: result, finished } = await run({ window: 32000, turns: 3, idleSeconds: 600, profile: 'anthropic' })
     const causes = observationsOf(result.session).map((observation) => observation.cause === 'expired')
     // In the ledger's order: the order requests finished.
-    const simulated = finished.map((request) => result.cache.observations[result.requests.indexOf(request)]!.divergence.part === 'expired')
+    const simulated = finished.map(
+      (request) => result.cache.observations[result.requests.indexOf(request)]!.divergence.part === 'expired',
+    )
     expect(causes.filter(Boolean).length).toBeGreaterThan(0)
     expect(causes).toEqual(simulated)
   })
@@ -128,9 +145,11 @@ describe('the cache ledger in every workload run', () => {
     expect(result.guardWarnings).toBe(expected[strategy] === 'none' ? 0 : result.summaryCalls.length)
   })
 
-  it('legacy at the model\'s default effort is flagged for the prune that rewrote the region it replays', async () => {
+  it("legacy at the model's default effort is flagged for the prune that rewrote the region it replays", async () => {
     const { run: result } = await run({ window: 32000, strategy: 'legacy', effort: 'high' })
-    const guards = result.session.events.filter((event) => event.type === 'cache/guard').map((event) => event.data as { divergence: { part: string }; reason: string })
+    const guards = result.session.events
+      .filter((event) => event.type === 'cache/guard')
+      .map((event) => event.data as { divergence: { part: string }; reason: string })
     expect(guards.length).toBe(result.summaryCalls.length)
     for (const guard of guards) expect(guard.reason).toMatch(/a compaction\/prune rewrote it since$/)
   })
@@ -150,12 +169,17 @@ describe('the cache ledger in every workload run', () => {
         append.call(copy, event.type, event.data, ...(event.surface ? [event.surface] : []))
       }
       await store.flush(copy)
-      const lines = (await readFile(join(directory, 'seed.jsonl'), 'utf8')).split('\n').filter((line) => line.includes('"type":"cache/observation"'))
+      const lines = (await readFile(join(directory, 'seed.jsonl'), 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('"type":"cache/observation"'))
       expect(lines).toHaveLength(result.requests.length)
       const average = lines.reduce((sum, line) => sum + Buffer.byteLength(line, 'utf8') + 1, 0) / lines.length
       expect(average).toBeLessThanOrEqual(340)
       // The package README quotes the figure.
-      const readme = await readFile(join(import.meta.dirname, '..', '..', '..', 'core', 'cache-ledger', 'README.md'), 'utf8')
+      const readme = await readFile(
+        join(import.meta.dirname, '..', '..', '..', 'core', 'cache-ledger', 'README.md'),
+        'utf8',
+      )
       expect(readme).toContain(`**${Math.round(average)} bytes** per \`cache/observation\` line`)
     } finally {
       await ctx.stop()

@@ -43,15 +43,30 @@ async function closedPort(): Promise<number> {
 /** A valid streamed 1-token answer with llama.cpp-style usage. */
 function answer(response: ServerResponse, promptTokens: number, cachedTokens: number): void {
   response.writeHead(200, { 'content-type': 'text/event-stream' })
-  response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] })}\n\n`)
-  response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: promptTokens, completion_tokens: 1, prompt_tokens_details: { cached_tokens: cachedTokens } } })}\n\n`)
+  response.write(
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] })}\n\n`,
+  )
+  response.write(
+    `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'length' }], usage: { prompt_tokens: promptTokens, completion_tokens: 1, prompt_tokens_details: { cached_tokens: cachedTokens } } })}\n\n`,
+  )
   response.end('data: [DONE]\n\n')
 }
 
 /** What llama-server answers when the model's text fails its tool-call parser (before and inside the stream). */
-const PARSER_ERROR = { error: { code: 500, message: 'Failed to parse input at pos 14: <tool_call>\n<function=read_file>', type: 'server_error' } }
+const PARSER_ERROR = {
+  error: {
+    code: 500,
+    message: 'Failed to parse input at pos 14: <tool_call>\n<function=read_file>',
+    type: 'server_error',
+  },
+}
 
-const request = { provider: 'sim', model: 'coder', purpose: 'conversation', messages: [createUserMessage('Read the loader.')] }
+const request = {
+  provider: 'sim',
+  model: 'coder',
+  purpose: 'conversation',
+  messages: [createUserMessage('Read the loader.')],
+}
 
 async function failure(probe: CacheProbe): Promise<CacheProbeError> {
   const error = await probe.probe(request).then(
@@ -78,7 +93,9 @@ describe('CacheProbe names what the endpoint answered', () => {
     })
     const error = await failure(new CacheProbe({ baseURL: server.baseURL }))
     expect(error.failure).toBe('STREAM_INCOMPLETE')
-    expect(error.message).toContain('the endpoint answered HTTP 200 (text/html), body: <html> <body>Please sign in to the proxy</body> </html>')
+    expect(error.message).toContain(
+      'the endpoint answered HTTP 200 (text/html), body: <html> <body>Please sign in to the proxy</body> </html>',
+    )
     // Only the start of the body.
     expect(error.message.length).toBeLessThan(700)
   })
@@ -100,7 +117,15 @@ describe('CacheProbe names what the endpoint answered', () => {
     try {
       const server = await serve((_request, response) => {
         response.writeHead(401, { 'content-type': 'application/json' })
-        response.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error', code: 'invalid_api_key' } }))
+        response.end(
+          JSON.stringify({
+            error: {
+              message: `Incorrect API key provided: ${key}`,
+              type: 'invalid_request_error',
+              code: 'invalid_api_key',
+            },
+          }),
+        )
       })
       const error = await failure(new CacheProbe({ baseURL: server.baseURL, apiKeyEnv: 'WARMFOLD_PROBE_TEST_KEY' }))
       expect(error.failure).toBe('AUTH')
@@ -129,14 +154,20 @@ describe('CacheProbe names what the endpoint answered', () => {
   })
 
   it.each([
-    ['as an HTTP 500', (response: ServerResponse) => {
-      response.writeHead(500, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(PARSER_ERROR))
-    }],
-    ['inside the stream', (response: ServerResponse) => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' })
-      response.end(`data: ${JSON.stringify(PARSER_ERROR)}\n\n`)
-    }],
+    [
+      'as an HTTP 500',
+      (response: ServerResponse) => {
+        response.writeHead(500, { 'content-type': 'application/json' })
+        response.end(JSON.stringify(PARSER_ERROR))
+      },
+    ],
+    [
+      'inside the stream',
+      (response: ServerResponse) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' })
+        response.end(`data: ${JSON.stringify(PARSER_ERROR)}\n\n`)
+      },
+    ],
   ])("llama-server's tool-call parser error %s: the server's message", async (_how, reply) => {
     const server = await serve((_request, response) => reply(response))
     const error = await failure(new CacheProbe({ baseURL: server.baseURL }))
@@ -161,7 +192,9 @@ describe('CacheProbe names what the endpoint answered', () => {
   })
 
   it('a base URL with a query or fragment is refused without quoting the query', () => {
-    expect(() => new CacheProbe({ baseURL: 'http://127.0.0.1:1/v1?api-key=secret' })).toThrow(/must not carry a query or fragment.*http:\/\/127\.0\.0\.1:1\/v1\?…$/)
+    expect(() => new CacheProbe({ baseURL: 'http://127.0.0.1:1/v1?api-key=secret' })).toThrow(
+      /must not carry a query or fragment.*http:\/\/127\.0\.0\.1:1\/v1\?…$/,
+    )
     expect(() => new CacheProbe({ baseURL: 'http://127.0.0.1:1/v1?api-key=secret' })).not.toThrow(/secret/)
   })
 })
@@ -186,7 +219,9 @@ describe('runProbedWorkload stops at the first probe failure', () => {
     })
     const probe = new CacheProbe({ baseURL: server.baseURL })
     const run = runProbedWorkload({ window: 4800, steps: 8 }, probe)
-    await expect(run).rejects.toThrow(`cache probe: request 3 (conversation) to ${server.baseURL}/chat/completions failed: request rejected (HTTP 400): model "probe" not found`)
+    await expect(run).rejects.toThrow(
+      `cache probe: request 3 (conversation) to ${server.baseURL}/chat/completions failed: request rejected (HTTP 400): model "probe" not found`,
+    )
     expect(probe.records.map((record) => record.promptTokens)).toEqual([1000, 1001, 1002])
     expect(server.requests()).toBe(4)
   })

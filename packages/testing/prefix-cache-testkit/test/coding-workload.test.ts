@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest'
 import type { PlantedClass } from '../src/index.ts'
-import { codingStep, foldAuditRecords, holdsVerbatim, LOSSY_RETENTION, lossyKeeps, PLANTED_CLASSES, runWorkload, summaryCallAudits } from '../src/index.ts'
+import {
+  codingStep,
+  foldAuditRecords,
+  holdsVerbatim,
+  LOSSY_RETENTION,
+  lossyKeeps,
+  PLANTED_CLASSES,
+  runWorkload,
+  summaryCallAudits,
+} from '../src/index.ts'
 
 describe('the coding workload and its lossy summarizer', () => {
   it('keeps each class about as often as the published retention says (seeded, the same every run)', () => {
-    const counts: Record<PlantedClass, { seen: number; kept: number }> = { path: { seen: 0, kept: 0 }, command: { seen: 0, kept: 0 }, error: { seen: 0, kept: 0 } }
+    const counts: Record<PlantedClass, { seen: number; kept: number }> = {
+      path: { seen: 0, kept: 0 },
+      command: { seen: 0, kept: 0 },
+      error: { seen: 0, kept: 0 },
+    }
     for (let index = 0; index < 6000; index++) {
       for (const artifact of codingStep(index, 200).artifacts) {
         counts[artifact.class].seen++
@@ -19,7 +32,7 @@ describe('the coding workload and its lossy summarizer', () => {
     }
   })
 
-  it('plants each step\'s own artifacts: no text of one step appears in another step', () => {
+  it("plants each step's own artifacts: no text of one step appears in another step", () => {
     const seen = new Map<string, number>()
     for (let index = 0; index < 120; index++) {
       for (const artifact of codingStep(index, 200).artifacts) {
@@ -41,12 +54,15 @@ describe('the coding workload and its lossy summarizer', () => {
       expect(record.lost.length).toBeGreaterThan(0)
       expect(record.agreed).toBe(record.lost.length)
       expect(record.auditDropped).toBe(record.lost.length)
-      for (const artifactClass of PLANTED_CLASSES) expect(record.audit.classes[artifactClass]).toMatchObject(record.withCheckpoint[artifactClass])
+      for (const artifactClass of PLANTED_CLASSES)
+        expect(record.audit.classes[artifactClass]).toMatchObject(record.withCheckpoint[artifactClass])
     }
     // Each committed fold's last summary call carries its audit.
     const audits = summaryCallAudits(run.session.events)
     expect(audits).toHaveLength(run.summaryCalls.length)
-    expect(audits.filter((audit) => audit !== null).map((audit) => audit.compactionId)).toEqual(records.map((record) => record.compactionId))
+    expect(audits.filter((audit) => audit !== null).map((audit) => audit.compactionId)).toEqual(
+      records.map((record) => record.compactionId),
+    )
   })
 
   it('with the trail, every planted path, command and error survives the lossy summary, within the trail budget', async () => {

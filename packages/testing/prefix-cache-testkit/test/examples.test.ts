@@ -54,13 +54,18 @@ describe('README examples run', () => {
 
   // One step keeps it short (the full run's folds are real-cache.test.ts's job): every
   // conversation request after the first reads the previous one back from the real KV cache.
-  it('real cache: a short probed run against llama.cpp, each request reusing the previous prompt', { timeout: 120_000 }, async () => {
-    const result = await realCache(1)
-    expect(result.completed).toBe(true)
-    expect(result.summaryCalls).toEqual([])
-    expect(result.conversation).toHaveLength(2)
-    expect(result.simulated).toHaveLength(2)
-    expect(result.conversation[0]!.cachedTokens).toBe(0)
-    for (const request of result.conversation.slice(1)) expect(request.cachedTokens).toBeGreaterThan(request.uncachedTokens)
-  })
+  it(
+    'real cache: a short probed run against llama.cpp, each request reusing the previous prompt',
+    { timeout: 120_000 },
+    async () => {
+      const result = await realCache(1)
+      expect(result.completed).toBe(true)
+      expect(result.summaryCalls).toEqual([])
+      expect(result.conversation).toHaveLength(2)
+      expect(result.simulated).toHaveLength(2)
+      expect(result.conversation[0]!.cachedTokens).toBe(0)
+      for (const request of result.conversation.slice(1))
+        expect(request.cachedTokens).toBeGreaterThan(request.uncachedTokens)
+    },
+  )
 })

@@ -25,18 +25,42 @@ async function pinnedHost() {
   ctx.plugin(PrefixCacheService, {})
   let step = 0
   const adapter = new ScriptedAdapter({
-    models: { coder: { contextWindow: 8000, defaultMaxTokens: 500, reasoning: { efforts: ['low', 'high'], defaultEffort: 'high' } } },
+    models: {
+      coder: {
+        contextWindow: 8000,
+        defaultMaxTokens: 500,
+        reasoning: { efforts: ['low', 'high'], defaultEffort: 'high' },
+      },
+    },
     responses: (request: GenerateOptions, index: number) => {
       // Each summary differs, as real ones do: equal checkpoints would share a prefix by chance.
-      if (request.purpose === 'compaction') return { content: `Goal: refactor the modules. Checkpoint ${index}. Next: the module after it.` }
-      return step++ >= 8 ? { content: `Done. ${fillerText(index, 40)}` } : { content: [textBlock(`Reading. ${fillerText(index, 60)}`), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/${index}.ts"}`)] }
+      if (request.purpose === 'compaction')
+        return { content: `Goal: refactor the modules. Checkpoint ${index}. Next: the module after it.` }
+      return step++ >= 8
+        ? { content: `Done. ${fillerText(index, 40)}` }
+        : {
+            content: [
+              textBlock(`Reading. ${fillerText(index, 60)}`),
+              toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/${index}.ts"}`),
+            ],
+          }
     },
   })
   ctx.llm.registerAdapter('sim', adapter)
   let reads = 0
-  ctx.tools.register({ name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => fillerText(1000 + reads++, 1200) })
+  ctx.tools.register({
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    execute: () => fillerText(1000 + reads++, 1200),
+  })
   ctx.on('compaction/after', (context) => context.append('AGENTS.md, re-read: run the tests before every commit.'))
-  const agent = await ctx.agentLoop.create('pinned', { provider: 'sim', model: 'coder', reasoningEffort: 'high', system: 'You are a coding agent.' })
+  const agent = await ctx.agentLoop.create('pinned', {
+    provider: 'sim',
+    model: 'coder',
+    reasoningEffort: 'high',
+    system: 'You are a coding agent.',
+  })
   const request = (text: string | ReturnType<typeof createUserMessage>) => {
     step = 0
     agent.followup(text)
@@ -53,7 +77,10 @@ describe('what survives a fold, under the prefix-cache simulator', () => {
     const rules = createUserMessage(`Project rules: never edit generated files. ${fillerText(3, 600)}`)
     await request(rules)
     pinMessage(agent.session, rules)
-    const folds = () => agent.session.events.filter((event) => event.type === 'compaction/summary') as SessionEvent<'compaction/summary'>[]
+    const folds = () =>
+      agent.session.events.filter(
+        (event) => event.type === 'compaction/summary',
+      ) as SessionEvent<'compaction/summary'>[]
     for (let turn = 1; folds().length < 3; turn++) {
       if (turn > 20) throw new Error('fewer than 3 folds after 20 requests')
       await request(`Request ${turn}: refactor module ${turn}.`)
@@ -87,7 +114,9 @@ describe('what survives a fold, under the prefix-cache simulator', () => {
       expect(summary.divergence).toMatchObject({ part: 'message', index: messages.length - 1, blockIndex: 0 })
       expect(messages.at(-1)!.content).toEqual([{ type: 'text', text: COMPACTION_INSTRUCTION }])
     })
-    const rulesSeq = agent.session.events.find((event) => event.type === 'user/message' && event.data.message.id === rules.id)!.seq
+    const rulesSeq = agent.session.events.find(
+      (event) => event.type === 'user/message' && event.data.message.id === rules.id,
+    )!.seq
     for (const commit of folds()) expect(commit.data.carriedSeqs?.[0]).toBe(rulesSeq)
   })
 })

@@ -22,16 +22,28 @@ afterEach(async () => {
 
 const SYSTEM = `You are a coding agent. ${'Follow the repository conventions. '.repeat(60)}`
 const FILE = `export function add(a: number, b: number) { return a + b }\n${'// a comment line of the file\n'.repeat(200)}`
-const TASKS = ['Find every caller of add and list the files.', 'Check whether add is covered by a test.', 'Look for a subtract function next to add.']
+const TASKS = [
+  'Find every caller of add and list the files.',
+  'Check whether add is covered by a test.',
+  'Look for a subtract function next to add.',
+]
 
 /** A host with the simulator on `profile`, a scripted model answering each fork's task, and a parent that read a file. */
-async function parentWithHistory(profile: string, respond?: (request: GenerateOptions, ctx: Context) => Promise<void>): Promise<{ ctx: Context; agent: Agent; forkFirsts: () => CacheObservation[] }> {
+async function parentWithHistory(
+  profile: string,
+  respond?: (request: GenerateOptions, ctx: Context) => Promise<void>,
+): Promise<{ ctx: Context; agent: Agent; forkFirsts: () => CacheObservation[] }> {
   const context = await createTestContext()
   contexts.push(context)
   const { ctx } = context
   mountWarmfoldHost(ctx, { engineConfig: { auto: false } })
   ctx.plugin(PrefixCacheService, { profile })
-  ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => FILE })
+  ctx.tools.register({
+    name: 'read',
+    description: 'Read a file',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+    execute: () => FILE,
+  })
   ctx.llm.registerAdapter(
     'sim',
     new ScriptedAdapter({
@@ -46,7 +58,8 @@ async function parentWithHistory(profile: string, respond?: (request: GenerateOp
   )
   const agent = await ctx.agentLoop.create('parent', { provider: 'sim', model: 'm', system: SYSTEM })
   await agent.followup('Read src/add.ts.')
-  const forkFirsts = () => ctx.prefixCache.observations.filter((observation) => observation.sessionId?.startsWith('parent.fork-'))
+  const forkFirsts = () =>
+    ctx.prefixCache.observations.filter((observation) => observation.sessionId?.startsWith('parent.fork-'))
   return { ctx, agent, forkFirsts }
 }
 
@@ -92,7 +105,9 @@ describe('forks under the prefix-cache simulator', () => {
     }
     const [first, ...siblings] = uncached.true as number[]
     expect(first).toBeGreaterThan(2000)
-    siblings.forEach((tokens, index) => expect(tokens).toBeLessThanOrEqual(tokensOf((TASKS[index + 1] as string).length) + 50))
+    siblings.forEach((tokens, index) =>
+      expect(tokens).toBeLessThanOrEqual(tokensOf((TASKS[index + 1] as string).length) + 50),
+    )
     // Sent before the first fork's response began, each sibling prefilled the whole prefix.
     for (const tokens of (uncached.false as number[]).slice(1)) expect(tokens).toBeGreaterThan(2000)
   })

@@ -26,7 +26,11 @@ afterEach(async () => {
 
 /** Runs the fork host until it reports it stopped where asked, then kills it with SIGKILL. */
 async function killMidFork(kind: 'file' | 'sqlite', location: string, stop: 'tool' | 'finished'): Promise<void> {
-  const child = fork(resolve(import.meta.dirname, 'fixtures/fork-host.ts'), [kind, location, stop], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(resolve(import.meta.dirname, 'fixtures/fork-host.ts'), [kind, location, stop], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   const exited = new Promise<NodeJS.Signals | null>((done) => child.once('exit', (_code, signal) => done(signal)))
   const reply = await new Promise<unknown>((done, fail) => {
     child.once('message', done)
@@ -42,10 +46,19 @@ async function host(kind: 'file' | 'sqlite', location: string): Promise<TestCont
   contexts.push(context)
   const { ctx } = context
   ctx.plugin(LlmRuntime)
-  ctx.plugin(SessionStore, kind === 'file' ? { store: 'file', directory: location } : { store: sqliteSessionStore({ path: location }) })
+  ctx.plugin(
+    SessionStore,
+    kind === 'file' ? { store: 'file', directory: location } : { store: sqliteSessionStore({ path: location }) },
+  )
   ctx.plugin(ToolRegistry)
   ctx.plugin(AgentLoop)
-  ctx.llm.registerAdapter('scripted', new ScriptedAdapter({ models: { 'scripted-model': { contextWindow: 64000, defaultMaxTokens: 1000 } }, responses: [] }))
+  ctx.llm.registerAdapter(
+    'scripted',
+    new ScriptedAdapter({
+      models: { 'scripted-model': { contextWindow: 64000, defaultMaxTokens: 1000 } },
+      responses: [],
+    }),
+  )
   return context
 }
 
@@ -63,9 +76,21 @@ describe('a fork killed with SIGKILL, resumed from the store', { timeout: 60_000
         const first = await host(kind, location)
         // What the killed host had flushed: the parent's turn and the fork's start; the child's seed.
         const storedParent = await first.ctx.sessions.read('parent')
-        expect(storedParent.events.map((event) => event.type)).toEqual(['turn/start', 'user/message', 'request/header', 'assistant/message', 'tool/result', 'assistant/message', 'turn/end', 'agent/fork-start'])
+        expect(storedParent.events.map((event) => event.type)).toEqual([
+          'turn/start',
+          'user/message',
+          'request/header',
+          'assistant/message',
+          'tool/result',
+          'assistant/message',
+          'turn/end',
+          'agent/fork-start',
+        ])
         const storedChild = await first.ctx.sessions.read('parent.fork-1')
-        expect(storedChild.events[0]).toMatchObject({ type: 'agent/fork', data: { parentSessionId: 'parent', parentSeq: storedParent.surface.nodes.at(-2), cacheSessionId: 'parent' } })
+        expect(storedChild.events[0]).toMatchObject({
+          type: 'agent/fork',
+          data: { parentSessionId: 'parent', parentSeq: storedParent.surface.nodes.at(-2), cacheSessionId: 'parent' },
+        })
         // The replayed request: the parent's last request (its messages before the final answer).
         expect(storedChild.deriveMessages().slice(0, 3)).toEqual(storedParent.deriveMessages().slice(0, 3))
 
@@ -75,17 +100,31 @@ describe('a fork killed with SIGKILL, resumed from the store', { timeout: 60_000
         const [end] = ends(parent.session.events)
         expect(ends(parent.session.events)).toHaveLength(1)
         if (stop === 'tool') {
-          expect(end!.data).toEqual({ childSessionId: 'parent.fork-1', reason: 'failed', error: 'the process running this fork ended before the fork did (its turn never ended); settled when the parent was resumed' })
+          expect(end!.data).toEqual({
+            childSessionId: 'parent.fork-1',
+            reason: 'failed',
+            error:
+              'the process running this fork ended before the fork did (its turn never ended); settled when the parent was resumed',
+          })
         } else {
-          expect(end!.data).toEqual({ childSessionId: 'parent.fork-1', reason: 'finished', answer: 'add is defined in src/add.ts.' })
+          expect(end!.data).toEqual({
+            childSessionId: 'parent.fork-1',
+            reason: 'finished',
+            answer: 'add is defined in src/add.ts.',
+          })
         }
         const child = await first.ctx.agentLoop.create('parent.fork-1', FORK_HOST_OPTIONS)
         expect(child.lastError).toBeUndefined()
         expect(child.lineage).toMatchObject({ parentSessionId: 'parent', cacheSessionId: 'parent' })
         expect(child.session.events.slice(0, storedChild.length)).toEqual(storedChild.events)
         // The task was flushed with the child's turn (never before its first tool results).
-        expect(child.session.deriveMessages().some((message) => textOf(message.content) === FORK_TASK)).toBe(stop === 'finished')
-        if (stop === 'finished') expect(child.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([{ turn: 1, reason: 'stop', steps: 2 }])
+        expect(child.session.deriveMessages().some((message) => textOf(message.content) === FORK_TASK)).toBe(
+          stop === 'finished',
+        )
+        if (stop === 'finished')
+          expect(child.session.events.filter((event) => event.type === 'turn/end').map((event) => event.data)).toEqual([
+            { turn: 1, reason: 'stop', steps: 2 },
+          ])
         await first.ctx.sessions.closeAll()
         await first.dispose()
         contexts.splice(contexts.indexOf(first), 1)

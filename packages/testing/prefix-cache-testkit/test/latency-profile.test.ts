@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { builtinLatencyProfile, LATENCY_PROFILES, LATENCY_SYNTAX, latencyProfileFromJson, requestLatencyMs } from '../src/index.ts'
+import {
+  builtinLatencyProfile,
+  LATENCY_PROFILES,
+  LATENCY_SYNTAX,
+  latencyProfileFromJson,
+  requestLatencyMs,
+} from '../src/index.ts'
 
 /** Within `share` of `expected`. */
 function expectWithin(actual: number, expected: number, share: number): void {
@@ -9,9 +15,27 @@ function expectWithin(actual: number, expected: number, share: number): void {
 describe('built-in latency profiles', () => {
   it('has the three named profiles with their figures', () => {
     expect(LATENCY_PROFILES).toEqual({
-      'sonnet-class': { name: 'sonnet-class', ttftMs: 1000, prefillTokensPerSecond: 50_000, cachedTokensPerSecond: 500_000, decodeTokensPerSecond: 80 },
-      'opus-class': { name: 'opus-class', ttftMs: 2000, prefillTokensPerSecond: 25_000, cachedTokensPerSecond: 250_000, decodeTokensPerSecond: 40 },
-      'llama-cpp-local': { name: 'llama-cpp-local', ttftMs: 50, prefillTokensPerSecond: 1000, cachedTokensPerSecond: 80_000, decodeTokensPerSecond: 37 },
+      'sonnet-class': {
+        name: 'sonnet-class',
+        ttftMs: 1000,
+        prefillTokensPerSecond: 50_000,
+        cachedTokensPerSecond: 500_000,
+        decodeTokensPerSecond: 80,
+      },
+      'opus-class': {
+        name: 'opus-class',
+        ttftMs: 2000,
+        prefillTokensPerSecond: 25_000,
+        cachedTokensPerSecond: 250_000,
+        decodeTokensPerSecond: 40,
+      },
+      'llama-cpp-local': {
+        name: 'llama-cpp-local',
+        ttftMs: 50,
+        prefillTokensPerSecond: 1000,
+        cachedTokensPerSecond: 80_000,
+        decodeTokensPerSecond: 37,
+      },
     })
     expect(builtinLatencyProfile('opus-class')).toBe(LATENCY_PROFILES['opus-class'])
     expect(builtinLatencyProfile('toString')).toBeUndefined()
@@ -62,26 +86,73 @@ describe('latencyProfileFromJson', () => {
     expect(latencyProfileFromJson(good, 'my-provider.json')).toEqual({ name: 'my-provider.json', ...good })
     expect(Object.isFrozen(latencyProfileFromJson(good, 'p.json'))).toBe(true)
     // The bounds themselves are accepted: no fixed overhead, the slowest and the fastest rates.
-    expect(latencyProfileFromJson({ ...good, ttftMs: 0, decodeTokensPerSecond: 0.01, cachedTokensPerSecond: 100_000_000 }, 'p.json')).toMatchObject({ ttftMs: 0, decodeTokensPerSecond: 0.01, cachedTokensPerSecond: 100_000_000 })
+    expect(
+      latencyProfileFromJson(
+        { ...good, ttftMs: 0, decodeTokensPerSecond: 0.01, cachedTokensPerSecond: 100_000_000 },
+        'p.json',
+      ),
+    ).toMatchObject({ ttftMs: 0, decodeTokensPerSecond: 0.01, cachedTokensPerSecond: 100_000_000 })
   })
 
   const rate = 'a finite number of tokens per second from 0.01 to 100000000'
   it.each([
-    [[1], 'latency profile p.json must be a JSON object with the keys ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond, got an array'],
-    [null, 'latency profile p.json must be a JSON object with the keys ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond, got null'],
-    ['fast', 'latency profile p.json must be a JSON object with the keys ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond, got "fast"'],
-    [{ ...good, ttft: 300 }, 'latency profile p.json has unknown key(s) "ttft"; the keys are ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond'],
-    [{ ttftMs: 300, prefillTokensPerSecond: 4000, cachedTokensPerSecond: 60_000 }, 'latency profile p.json is missing "decodeTokensPerSecond" (output tokens generated per second)'],
+    [
+      [1],
+      'latency profile p.json must be a JSON object with the keys ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond, got an array',
+    ],
+    [
+      null,
+      'latency profile p.json must be a JSON object with the keys ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond, got null',
+    ],
+    [
+      'fast',
+      'latency profile p.json must be a JSON object with the keys ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond, got "fast"',
+    ],
+    [
+      { ...good, ttft: 300 },
+      'latency profile p.json has unknown key(s) "ttft"; the keys are ttftMs, prefillTokensPerSecond, cachedTokensPerSecond, decodeTokensPerSecond',
+    ],
+    [
+      { ttftMs: 300, prefillTokensPerSecond: 4000, cachedTokensPerSecond: 60_000 },
+      'latency profile p.json is missing "decodeTokensPerSecond" (output tokens generated per second)',
+    ],
     [{ ...good, decodeTokensPerSecond: 0 }, `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got 0`],
-    [{ ...good, prefillTokensPerSecond: -4000 }, `latency profile p.json: "prefillTokensPerSecond" must be ${rate}, got -4000`],
-    [{ ...good, cachedTokensPerSecond: 1e308 }, `latency profile p.json: "cachedTokensPerSecond" must be ${rate}, got 1e+308`],
-    [{ ...good, cachedTokensPerSecond: Number.POSITIVE_INFINITY }, `latency profile p.json: "cachedTokensPerSecond" must be ${rate}, got Infinity`],
-    [{ ...good, decodeTokensPerSecond: Number.NaN }, `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got NaN`],
-    [{ ...good, decodeTokensPerSecond: 1e-300 }, `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got 1e-300`],
-    [{ ...good, decodeTokensPerSecond: '55' }, `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got "55"`],
-    [{ ...good, ttftMs: -1 }, 'latency profile p.json: "ttftMs" must be a finite number of milliseconds from 0 to 3600000, got -1'],
-    [{ ...good, ttftMs: 3_600_001 }, 'latency profile p.json: "ttftMs" must be a finite number of milliseconds from 0 to 3600000, got 3600001'],
-    [{ ...good, ttftMs: null }, 'latency profile p.json: "ttftMs" must be a finite number of milliseconds from 0 to 3600000, got null'],
+    [
+      { ...good, prefillTokensPerSecond: -4000 },
+      `latency profile p.json: "prefillTokensPerSecond" must be ${rate}, got -4000`,
+    ],
+    [
+      { ...good, cachedTokensPerSecond: 1e308 },
+      `latency profile p.json: "cachedTokensPerSecond" must be ${rate}, got 1e+308`,
+    ],
+    [
+      { ...good, cachedTokensPerSecond: Number.POSITIVE_INFINITY },
+      `latency profile p.json: "cachedTokensPerSecond" must be ${rate}, got Infinity`,
+    ],
+    [
+      { ...good, decodeTokensPerSecond: Number.NaN },
+      `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got NaN`,
+    ],
+    [
+      { ...good, decodeTokensPerSecond: 1e-300 },
+      `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got 1e-300`,
+    ],
+    [
+      { ...good, decodeTokensPerSecond: '55' },
+      `latency profile p.json: "decodeTokensPerSecond" must be ${rate}, got "55"`,
+    ],
+    [
+      { ...good, ttftMs: -1 },
+      'latency profile p.json: "ttftMs" must be a finite number of milliseconds from 0 to 3600000, got -1',
+    ],
+    [
+      { ...good, ttftMs: 3_600_001 },
+      'latency profile p.json: "ttftMs" must be a finite number of milliseconds from 0 to 3600000, got 3600001',
+    ],
+    [
+      { ...good, ttftMs: null },
+      'latency profile p.json: "ttftMs" must be a finite number of milliseconds from 0 to 3600000, got null',
+    ],
   ])('%j is refused naming the source, the key and the value', (json, message) => {
     expect(() => latencyProfileFromJson(json, 'p.json')).toThrow(TypeError)
     expect(() => latencyProfileFromJson(json, 'p.json')).toThrow(message)

@@ -10,7 +10,9 @@ const LONG_SYSTEM = letters(42, 5000)
 const renderer = new PromptRenderer()
 
 function users(count: number, seed = 0): Message[] {
-  return Array.from({ length: count }, (_, index) => createUserMessage(`message ${seed + index}: ${letters(seed + index, 40)}`))
+  return Array.from({ length: count }, (_, index) =>
+    createUserMessage(`message ${seed + index}: ${letters(seed + index, 40)}`),
+  )
 }
 
 /** Whole tokens of the prompt up to the end of the tools + system breakpoint. */
@@ -35,7 +37,13 @@ function blocksOf(options: GenerateOptions): number {
 
 describe('profile anthropic', () => {
   it('has a 20-block lookback, a 1024-token minimum and a 5-minute TTL', () => {
-    expect(new PrefixCache('anthropic').profile).toEqual({ kind: 'anthropic', name: 'anthropic', lookbackBlocks: 20, minTokens: 1024, ttlMs: 5 * MINUTE })
+    expect(new PrefixCache('anthropic').profile).toEqual({
+      kind: 'anthropic',
+      name: 'anthropic',
+      lookbackBlocks: 20,
+      minTokens: 1024,
+      ttlMs: 5 * MINUTE,
+    })
   })
 
   it('writes the whole prompt at its last breakpoint on a first request', () => {
@@ -76,32 +84,41 @@ describe('profile anthropic', () => {
     expect(observation.cacheWriteTokens).toBe(wholeTokens(next) - wholeTokens(previous))
   })
 
-  it.each([1, 18, 19])('an extension by %i blocks is within the 20-block lookback (the breakpoint counts as one)', (added) => {
-    const cache = new PrefixCache('anthropic')
-    const previous = request(users(1), { system: LONG_SYSTEM })
-    const next = request([...users(1), ...users(added, 100)], { system: LONG_SYSTEM })
-    expect(blocksOf(next) - blocksOf(previous)).toBe(added)
-    cache.observe(previous)
-    expect(cache.observe(next).cachedTokens).toBe(wholeTokens(previous))
-  })
+  it.each([1, 18, 19])(
+    'an extension by %i blocks is within the 20-block lookback (the breakpoint counts as one)',
+    (added) => {
+      const cache = new PrefixCache('anthropic')
+      const previous = request(users(1), { system: LONG_SYSTEM })
+      const next = request([...users(1), ...users(added, 100)], { system: LONG_SYSTEM })
+      expect(blocksOf(next) - blocksOf(previous)).toBe(added)
+      cache.observe(previous)
+      expect(cache.observe(next).cachedTokens).toBe(wholeTokens(previous))
+    },
+  )
 
-  it.each([20, 21, 40])('appending %i blocks after the last write misses the messages part and reads only tools + system', (added) => {
-    const cache = new PrefixCache('anthropic')
-    const previous = request(users(1), { tools: TOOLS, system: LONG_SYSTEM })
-    const next = request([...users(1), ...users(added, 100)], { tools: TOOLS, system: LONG_SYSTEM })
-    expect(blocksOf(next) - blocksOf(previous)).toBe(added)
-    cache.observe(previous)
-    const observation = cache.observe(next)
-    expect(headTokens(next)).toBeGreaterThanOrEqual(1024)
-    expect(observation.cachedTokens).toBe(headTokens(next))
-    expect(observation.cacheWriteTokens).toBe(wholeTokens(next) - headTokens(next))
-    // The simulator still reports the byte match, which is what a byte-prefix cache would reuse.
-    expect(observation.matchedChars).toBe(promptText(previous).length)
-  })
+  it.each([20, 21, 40])(
+    'appending %i blocks after the last write misses the messages part and reads only tools + system',
+    (added) => {
+      const cache = new PrefixCache('anthropic')
+      const previous = request(users(1), { tools: TOOLS, system: LONG_SYSTEM })
+      const next = request([...users(1), ...users(added, 100)], { tools: TOOLS, system: LONG_SYSTEM })
+      expect(blocksOf(next) - blocksOf(previous)).toBe(added)
+      cache.observe(previous)
+      const observation = cache.observe(next)
+      expect(headTokens(next)).toBeGreaterThanOrEqual(1024)
+      expect(observation.cachedTokens).toBe(headTokens(next))
+      expect(observation.cacheWriteTokens).toBe(wholeTokens(next) - headTokens(next))
+      // The simulator still reports the byte match, which is what a byte-prefix cache would reuse.
+      expect(observation.matchedChars).toBe(promptText(previous).length)
+    },
+  )
 
   it('counts content blocks, not messages: six tool steps (18 blocks) hit, seven (21 blocks) miss', () => {
     const before = [createUserMessage('start')]
-    for (const [count, hit] of [[6, true], [7, false]] as const) {
+    for (const [count, hit] of [
+      [6, true],
+      [7, false],
+    ] as const) {
       const cache = new PrefixCache('anthropic')
       const previous = request(before, { system: LONG_SYSTEM })
       const next = request([...before, ...steps(count)], { system: LONG_SYSTEM })
@@ -169,7 +186,9 @@ describe('profile anthropic', () => {
     cache.observe(first)
     cache.advanceClock(4 * MINUTE)
     // Reads the write at the end of `base` (one block back) and writes its own last block.
-    expect(cache.observe(request([...base, createUserMessage('branch one')], { system: LONG_SYSTEM })).cachedTokens).toBe(wholeTokens(first))
+    expect(
+      cache.observe(request([...base, createUserMessage('branch one')], { system: LONG_SYSTEM })).cachedTokens,
+    ).toBe(wholeTokens(first))
     cache.advanceClock(4 * MINUTE)
     // Another branch off `base`: the end of `base` was last used 4 minutes ago, not 8.
     const branch = request([...base, createUserMessage('branch two')], { system: LONG_SYSTEM })
@@ -178,7 +197,9 @@ describe('profile anthropic', () => {
     expect(observation.cacheWriteTokens).toBe(wholeTokens(branch) - wholeTokens(first))
     // Unused for more than 5 minutes: both the messages entry and the head are gone.
     cache.advanceClock(5 * MINUTE + 1)
-    expect(cache.observe(request([...base, createUserMessage('branch three')], { system: LONG_SYSTEM })).cachedTokens).toBe(0)
+    expect(
+      cache.observe(request([...base, createUserMessage('branch three')], { system: LONG_SYSTEM })).cachedTokens,
+    ).toBe(0)
   })
 
   it('an entry not read for more than 5 minutes expires even though a later request used another branch', () => {

@@ -18,7 +18,13 @@ function repeat(cache: PrefixCache, options: ReturnType<typeof promptOfChars>) {
 
 describe('profile blocks:N', () => {
   it('parses blocks:16 as 16-token blocks without a minimum', () => {
-    expect(new PrefixCache('blocks:16').profile).toEqual({ kind: 'blocks', name: 'blocks:16', blockTokens: 16, minTokens: 0, ttlMs: Infinity })
+    expect(new PrefixCache('blocks:16').profile).toEqual({
+      kind: 'blocks',
+      name: 'blocks:16',
+      blockTokens: 16,
+      minTokens: 0,
+      ttlMs: Infinity,
+    })
   })
 
   it.each([
@@ -56,7 +62,12 @@ describe('profile blocks:N', () => {
     expect(cache.observe(first)).toMatchObject({ promptTokens: 250, cachedTokens: 0, cacheWriteTokens: 240 })
     // 1800 characters: 450 tokens, 28 whole blocks (448); the first 15 were stored already.
     const extended = request([userMessageOfChars(1000, 1), userMessageOfChars(800, 2)])
-    expect(cache.observe(extended)).toMatchObject({ promptTokens: 450, cachedTokens: 240, uncachedTokens: 210, cacheWriteTokens: 208 })
+    expect(cache.observe(extended)).toMatchObject({
+      promptTokens: 450,
+      cachedTokens: 240,
+      uncachedTokens: 210,
+      cacheWriteTokens: 208,
+    })
     // A repeat reads the 28 stored blocks and stores nothing new.
     expect(cache.observe(extended)).toMatchObject({ cachedTokens: 448, uncachedTokens: 2, cacheWriteTokens: 0 })
   })
@@ -77,7 +88,13 @@ describe('profile blocks:N', () => {
 
 describe('profile blocks:N:MIN', () => {
   it('parses blocks:128:1024', () => {
-    expect(new PrefixCache('blocks:128:1024').profile).toEqual({ kind: 'blocks', name: 'blocks:128:1024', blockTokens: 128, minTokens: 1024, ttlMs: Infinity })
+    expect(new PrefixCache('blocks:128:1024').profile).toEqual({
+      kind: 'blocks',
+      name: 'blocks:128:1024',
+      blockTokens: 128,
+      minTokens: 1024,
+      ttlMs: Infinity,
+    })
   })
 
   it.each([

@@ -2,14 +2,26 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import { familyOf, PrefixCache, PromptRenderer } from '../src/index.ts'
-import { commonPrefix, FIRST_TEXT_OFFSET, letters, promptText, request, ROUTE, toolStep, TOOLS, userMessageOfChars } from './prefix-cache-fixture.ts'
+import {
+  commonPrefix,
+  FIRST_TEXT_OFFSET,
+  letters,
+  promptText,
+  request,
+  ROUTE,
+  toolStep,
+  TOOLS,
+  userMessageOfChars,
+} from './prefix-cache-fixture.ts'
 
 const renderer = new PromptRenderer()
 
 /** Characters before the first segment of message `index` of `options`. */
 function messageStart(options: GenerateOptions, index: number, blockIndex = 0): number {
   const layout = renderer.layout(options)
-  const position = layout.segments.findIndex((segment) => segment.part === 'message' && segment.index === index && segment.blockIndex === blockIndex)
+  const position = layout.segments.findIndex(
+    (segment) => segment.part === 'message' && segment.index === index && segment.blockIndex === blockIndex,
+  )
   return layout.offsets[position]!
 }
 
@@ -23,7 +35,15 @@ describe('profile bytes', () => {
     const first = request(users(3), { tools: TOOLS, system: 'You are careful.' })
     const chars = promptText(first).length
     const observation = cache.observe(first)
-    expect(observation).toMatchObject({ index: 0, promptChars: chars, promptTokens: Math.ceil(chars / 4), cachedTokens: 0, uncachedTokens: Math.ceil(chars / 4), cacheWriteTokens: Math.ceil(chars / 4), matchedChars: 0 })
+    expect(observation).toMatchObject({
+      index: 0,
+      promptChars: chars,
+      promptTokens: Math.ceil(chars / 4),
+      cachedTokens: 0,
+      uncachedTokens: Math.ceil(chars / 4),
+      cacheWriteTokens: Math.ceil(chars / 4),
+      matchedChars: 0,
+    })
     expect(observation.divergence).toEqual({ part: 'first' })
   })
 
@@ -76,8 +96,14 @@ describe('profile bytes', () => {
 
   it('names the block index when a later block of a message changes', () => {
     const cache = new PrefixCache('bytes')
-    const first = [createUserMessage('go'), createAssistantMessage([textBlock('reading'), toolCallBlock('c1', 'read_file', '{"path":"a.ts"}')], ROUTE)]
-    const second = [createUserMessage('go'), createAssistantMessage([textBlock('reading'), toolCallBlock('c1', 'read_file', '{"path":"b.ts"}')], ROUTE)]
+    const first = [
+      createUserMessage('go'),
+      createAssistantMessage([textBlock('reading'), toolCallBlock('c1', 'read_file', '{"path":"a.ts"}')], ROUTE),
+    ]
+    const second = [
+      createUserMessage('go'),
+      createAssistantMessage([textBlock('reading'), toolCallBlock('c1', 'read_file', '{"path":"b.ts"}')], ROUTE),
+    ]
     cache.observe(request(first))
     const next = request(second)
     const observation = cache.observe(next)
@@ -151,28 +177,34 @@ describe('profile bytes', () => {
     ['reasoningEffort', { reasoningEffort: 'low' }],
     ['temperature', { temperature: 0.7 }],
     ['stop', { stop: ['</done>'] }],
-  ] as const)('puts a request with another %s in another family: nothing cached, divergence names the field', (field, change) => {
-    const cache = new PrefixCache('bytes')
-    const messages = users(4)
-    const envelope = { reasoningEffort: 'high', temperature: 0.2, stop: ['</answer>'] }
-    const first = cache.observe(request(messages, envelope))
-    const other = cache.observe(request(messages, { ...envelope, ...change }))
-    expect(other.family).not.toBe(first.family)
-    expect(other.family).toBe(familyOf(request(messages, { ...envelope, ...change })))
-    expect(other.cachedTokens).toBe(0)
-    expect(other.matchedChars).toBe(0)
-    expect(other.divergence).toEqual({ part: 'envelope', field })
-    // The first family is still warm.
-    const back = cache.observe(request(messages, envelope))
-    expect(back.family).toBe(first.family)
-    expect(back.cachedTokens).toBe(Math.floor(promptText(request(messages)).length / 4))
-  })
+  ] as const)(
+    'puts a request with another %s in another family: nothing cached, divergence names the field',
+    (field, change) => {
+      const cache = new PrefixCache('bytes')
+      const messages = users(4)
+      const envelope = { reasoningEffort: 'high', temperature: 0.2, stop: ['</answer>'] }
+      const first = cache.observe(request(messages, envelope))
+      const other = cache.observe(request(messages, { ...envelope, ...change }))
+      expect(other.family).not.toBe(first.family)
+      expect(other.family).toBe(familyOf(request(messages, { ...envelope, ...change })))
+      expect(other.cachedTokens).toBe(0)
+      expect(other.matchedChars).toBe(0)
+      expect(other.divergence).toEqual({ part: 'envelope', field })
+      // The first family is still warm.
+      const back = cache.observe(request(messages, envelope))
+      expect(back.family).toBe(first.family)
+      expect(back.cachedTokens).toBe(Math.floor(promptText(request(messages)).length / 4))
+    },
+  )
 
   it('splits families on a present versus absent field, and on stop order', () => {
     const cache = new PrefixCache('bytes')
     const messages = users(2)
     cache.observe(request(messages))
-    expect(cache.observe(request(messages, { temperature: 0 })).divergence).toEqual({ part: 'envelope', field: 'temperature' })
+    expect(cache.observe(request(messages, { temperature: 0 })).divergence).toEqual({
+      part: 'envelope',
+      field: 'temperature',
+    })
     cache.observe(request(messages, { stop: ['a', 'b'] }))
     const reordered = cache.observe(request(messages, { stop: ['b', 'a'] }))
     expect(reordered.cachedTokens).toBe(0)
@@ -183,7 +215,14 @@ describe('profile bytes', () => {
     const cache = new PrefixCache('bytes')
     const messages = users(3)
     const first = cache.observe(request(messages, { maxTokens: 100, purpose: 'conversation', sessionId: 'a' }))
-    const second = cache.observe(request(messages, { maxTokens: 9000, purpose: 'compaction', sessionId: 'b', signal: new AbortController().signal }))
+    const second = cache.observe(
+      request(messages, {
+        maxTokens: 9000,
+        purpose: 'compaction',
+        sessionId: 'b',
+        signal: new AbortController().signal,
+      }),
+    )
     expect(second.family).toBe(first.family)
     expect(second.cachedTokens).toBe(Math.floor(promptText(request(messages)).length / 4))
   })
@@ -199,20 +238,53 @@ describe('profile bytes', () => {
     expect(Object.isFrozen(b)).toBe(true)
     expect(cache.observations).toEqual([a, b])
     const promptTokens = a.promptTokens + b.promptTokens
-    expect(cache.totals()).toEqual({ requests: 2, promptTokens, cachedTokens: b.cachedTokens, uncachedTokens: promptTokens - b.cachedTokens, hitRatio: b.cachedTokens / promptTokens })
-    expect(cache.totals((observation) => observation.purpose === 'conversation')).toEqual({ requests: 1, promptTokens: a.promptTokens, cachedTokens: 0, uncachedTokens: a.promptTokens, hitRatio: 0 })
-    expect(cache.totals(() => false)).toEqual({ requests: 0, promptTokens: 0, cachedTokens: 0, uncachedTokens: 0, hitRatio: 0 })
+    expect(cache.totals()).toEqual({
+      requests: 2,
+      promptTokens,
+      cachedTokens: b.cachedTokens,
+      uncachedTokens: promptTokens - b.cachedTokens,
+      hitRatio: b.cachedTokens / promptTokens,
+    })
+    expect(cache.totals((observation) => observation.purpose === 'conversation')).toEqual({
+      requests: 1,
+      promptTokens: a.promptTokens,
+      cachedTokens: 0,
+      uncachedTokens: a.promptTokens,
+      hitRatio: 0,
+    })
+    expect(cache.totals(() => false)).toEqual({
+      requests: 0,
+      promptTokens: 0,
+      cachedTokens: 0,
+      uncachedTokens: 0,
+      hitRatio: 0,
+    })
   })
 
   it('stores every uncached token: cacheWriteTokens = uncachedTokens', () => {
     const cache = new PrefixCache('bytes')
     // One message of 401 characters: 101 prompt tokens, 100 whole ones.
     const prompt = request([userMessageOfChars(401)])
-    expect(cache.observe(prompt)).toMatchObject({ promptTokens: 101, cachedTokens: 0, uncachedTokens: 101, cacheWriteTokens: 101 })
-    expect(cache.observe(prompt)).toMatchObject({ promptTokens: 101, cachedTokens: 100, uncachedTokens: 1, cacheWriteTokens: 1 })
+    expect(cache.observe(prompt)).toMatchObject({
+      promptTokens: 101,
+      cachedTokens: 0,
+      uncachedTokens: 101,
+      cacheWriteTokens: 101,
+    })
+    expect(cache.observe(prompt)).toMatchObject({
+      promptTokens: 101,
+      cachedTokens: 100,
+      uncachedTokens: 1,
+      cacheWriteTokens: 1,
+    })
     // Extended by a message of 600 characters: 1001 characters, 251 tokens, 100 read.
     const extended = request([userMessageOfChars(401), userMessageOfChars(600, 2)])
-    expect(cache.observe(extended)).toMatchObject({ promptTokens: 251, cachedTokens: 100, uncachedTokens: 151, cacheWriteTokens: 151 })
+    expect(cache.observe(extended)).toMatchObject({
+      promptTokens: 251,
+      cachedTokens: 100,
+      uncachedTokens: 151,
+      cacheWriteTokens: 151,
+    })
   })
 
   it('rejects a negative or non-numeric clock advance', () => {

@@ -25,7 +25,12 @@ function observeABCD(): number[] {
 
 describe('profile deepseek (DeepSeek context caching on disk)', () => {
   it('[guide] "enabled by default": the profile needs no setting; [notes] unused cache is cleared "within a few hours to a few days", lower bound read as 3 hours', () => {
-    expect(new PrefixCache('deepseek').profile).toEqual({ kind: 'deepseek', name: 'deepseek', unitTokens: 64, ttlMs: 3 * HOUR })
+    expect(new PrefixCache('deepseek').profile).toEqual({
+      kind: 'deepseek',
+      name: 'deepseek',
+      unitTokens: 64,
+      ttlMs: 3 * HOUR,
+    })
   })
 
   it.each([
@@ -34,14 +39,17 @@ describe('profile deepseek (DeepSeek context caching on disk)', () => {
     [256, 64, 64],
     [300, 75, 64],
     [1100, 275, 256],
-  ])('[notes] "64 tokens as a storage unit; content less than 64 tokens will not be cached": a prompt of %i characters (%i whole tokens) stores and then reads %i', (chars, whole, stored) => {
-    const cache = new PrefixCache('deepseek')
-    const prompt = request([userMessageOfChars(chars, 6)])
-    expect(promptText(prompt).length).toBe(chars)
-    expect(Math.floor(chars / 4)).toBe(whole)
-    expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 0, cacheWriteTokens: stored })
-    expect(cache.observe(prompt)).toMatchObject({ cachedTokens: stored, cacheWriteTokens: 0 })
-  })
+  ])(
+    '[notes] "64 tokens as a storage unit; content less than 64 tokens will not be cached": a prompt of %i characters (%i whole tokens) stores and then reads %i',
+    (chars, whole, stored) => {
+      const cache = new PrefixCache('deepseek')
+      const prompt = request([userMessageOfChars(chars, 6)])
+      expect(promptText(prompt).length).toBe(chars)
+      expect(Math.floor(chars / 4)).toBe(whole)
+      expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 0, cacheWriteTokens: stored })
+      expect(cache.observe(prompt)).toMatchObject({ cachedTokens: stored, cacheWriteTokens: 0 })
+    },
+  )
 
   it('[news] "only requests with identical prefixes (starting from the 0th token)": a repeat in the middle of the input is no hit', () => {
     const cache = new PrefixCache('deepseek')
@@ -55,7 +63,12 @@ describe('profile deepseek (DeepSeek context caching on disk)', () => {
     // A + B: 1600 characters, 400 tokens, 6 storage units (384 tokens) persisted at the end of the input.
     expect(cache.observe(request([A, B]))).toMatchObject({ promptTokens: 400, cachedTokens: 0, cacheWriteTokens: 384 })
     // A + B + C: 2100 characters, 525 tokens; reads the A + B unit, stores 8 units (512 tokens).
-    expect(cache.observe(request([A, B, C]))).toMatchObject({ promptTokens: 525, cachedTokens: 384, uncachedTokens: 141, cacheWriteTokens: 128 })
+    expect(cache.observe(request([A, B, C]))).toMatchObject({
+      promptTokens: 525,
+      cachedTokens: 384,
+      uncachedTokens: 141,
+      cacheWriteTokens: 128,
+    })
   })
 
   it('[guide] "can only hit the cache if it fully matches a cache prefix unit" and "Common prefix detection persistence", example 2: A + B, A + C misses, A + D hits A', () => {
@@ -74,7 +87,11 @@ describe('profile deepseek (DeepSeek context caching on disk)', () => {
     cache.observe(request([A, B]))
     cache.observe(request([A, C]))
     // Units: A + B (384 tokens), A (256), A + C (384). A + B + E fully matches A and A + B.
-    expect(cache.observe(request([A, B, E]))).toMatchObject({ promptTokens: 525, cachedTokens: 384, cacheWriteTokens: 128 })
+    expect(cache.observe(request([A, B, E]))).toMatchObject({
+      promptTokens: 525,
+      cachedTokens: 384,
+      cacheWriteTokens: 128,
+    })
   })
 
   it('[notes] "Once the cache is no longer in use, it will be automatically cleared": a unit idle for more than 3 hours is gone, and a hit keeps it in use', () => {

@@ -8,7 +8,10 @@ import { build, envelopeOf, requestArbitrary } from './random-requests.ts'
 
 const TTL = 300_000
 /** A request and the virtual time waited before it, across every profile's ttl. */
-const stepArbitrary = fc.record({ drawn: requestArbitrary, waitMs: fc.constantFrom(0, 90_000, 299_999, 300_000, 300_001, 3_600_000, 3_600_001, 10_800_001) })
+const stepArbitrary = fc.record({
+  drawn: requestArbitrary,
+  waitMs: fc.constantFrom(0, 90_000, 299_999, 300_000, 300_001, 3_600_000, 3_600_001, 10_800_001),
+})
 
 interface Sent {
   readonly family: string
@@ -32,14 +35,23 @@ class ExpiryModel {
   lastSent(family: string, blocks: readonly string[], count: number): number {
     let last = Number.NEGATIVE_INFINITY
     for (const earlier of this.sent) {
-      if (earlier.family === family && earlier.blocks.length >= count && blocks.slice(0, count).every((block, index) => earlier.blocks[index] === block)) last = Math.max(last, earlier.time)
+      if (
+        earlier.family === family &&
+        earlier.blocks.length >= count &&
+        blocks.slice(0, count).every((block, index) => earlier.blocks[index] === block)
+      )
+        last = Math.max(last, earlier.time)
     }
     return last
   }
 
   liveText(earlier: Sent): string {
     let count = 0
-    while (count < earlier.blocks.length && this.clock - this.lastSent(earlier.family, earlier.blocks, count + 1) <= this.ttlMs) count++
+    while (
+      count < earlier.blocks.length &&
+      this.clock - this.lastSent(earlier.family, earlier.blocks, count + 1) <= this.ttlMs
+    )
+      count++
     return earlier.blocks.slice(0, count).join('')
   }
 
@@ -65,7 +77,12 @@ class ExpiryModel {
   }
 
   send(options: GenerateOptions): void {
-    this.sent.push({ family: envelopeOf(options), text: promptText(options), blocks: promptBlocks(options), time: this.clock })
+    this.sent.push({
+      family: envelopeOf(options),
+      text: promptText(options),
+      blocks: promptBlocks(options),
+      time: this.clock,
+    })
   }
 }
 
@@ -78,16 +95,23 @@ function roundDown(chars: number): number {
 class DeepSeekModel {
   private readonly units = new Map<string, { family: string; text: string; usedAt: number }>()
 
-  charge(options: GenerateOptions, liveMatch: number, clock: number, ttlMs: number): { cached: number; written: number } {
+  charge(
+    options: GenerateOptions,
+    liveMatch: number,
+    clock: number,
+    ttlMs: number,
+  ): { cached: number; written: number } {
     const family = envelopeOf(options)
     const text = promptText(options)
     let read = 0
     for (const unit of this.units.values()) {
-      if (unit.family === family && clock - unit.usedAt <= ttlMs && text.startsWith(unit.text)) read = Math.max(read, unit.text.length)
+      if (unit.family === family && clock - unit.usedAt <= ttlMs && text.startsWith(unit.text))
+        read = Math.max(read, unit.text.length)
     }
     const inputEnd = roundDown(text.length)
     for (const end of [read, roundDown(liveMatch), inputEnd]) {
-      if (end > 0) this.units.set(`${family}\u0000${text.slice(0, end)}`, { family, text: text.slice(0, end), usedAt: clock })
+      if (end > 0)
+        this.units.set(`${family}\u0000${text.slice(0, end)}`, { family, text: text.slice(0, end), usedAt: clock })
     }
     return { cached: read / 4, written: Math.max(0, inputEnd - read) / 4 }
   }
@@ -117,18 +141,37 @@ describe('expiry and writes against brute-force models (property)', () => {
           for (const observation of observed) {
             expect(observation.matchedChars).toBe(live)
             if (match && match.full > match.live) {
-              expect(observation.divergence).toEqual({ part: 'expired', offset: live, expiredChars: match.full - live, idleMs: match.idleMs })
+              expect(observation.divergence).toEqual({
+                part: 'expired',
+                offset: live,
+                expiredChars: match.full - live,
+                idleMs: match.idleMs,
+              })
               expect(match.idleMs).toBeGreaterThan(TTL)
             } else {
               expect(observation.divergence.part).not.toBe('expired')
             }
           }
-          const [byteObservation, blockObservation, deepseekObservation] = observed as [CacheObservation, CacheObservation, CacheObservation]
-          expect(byteObservation).toMatchObject({ cachedTokens: Math.floor(live / 4), cacheWriteTokens: tokens - Math.floor(live / 4) })
-          expect(blockObservation.cachedTokens).toBe(Math.floor(Math.max(0, Math.min(Math.floor(live / 4), tokens - 1)) / 16) * 16)
-          expect(blockObservation.cacheWriteTokens).toBe(Math.floor(Math.floor(chars / 4) / 16) * 16 - Math.floor(Math.floor(live / 4) / 16) * 16)
+          const [byteObservation, blockObservation, deepseekObservation] = observed as [
+            CacheObservation,
+            CacheObservation,
+            CacheObservation,
+          ]
+          expect(byteObservation).toMatchObject({
+            cachedTokens: Math.floor(live / 4),
+            cacheWriteTokens: tokens - Math.floor(live / 4),
+          })
+          expect(blockObservation.cachedTokens).toBe(
+            Math.floor(Math.max(0, Math.min(Math.floor(live / 4), tokens - 1)) / 16) * 16,
+          )
+          expect(blockObservation.cacheWriteTokens).toBe(
+            Math.floor(Math.floor(chars / 4) / 16) * 16 - Math.floor(Math.floor(live / 4) / 16) * 16,
+          )
           const expected = units.charge(options, live, model.clock, TTL)
-          expect(deepseekObservation).toMatchObject({ cachedTokens: expected.cached, cacheWriteTokens: expected.written })
+          expect(deepseekObservation).toMatchObject({
+            cachedTokens: expected.cached,
+            cacheWriteTokens: expected.written,
+          })
           if (match && match.full > match.live) expiredSeen++
           if (expected.cached > 0) unitReads++
           // A byte match of whole storage units that is no persisted unit: the full-match rule at work.
@@ -145,7 +188,19 @@ describe('expiry and writes against brute-force models (property)', () => {
   })
 
   it('every profile, random clocks: 0 ≤ cacheWriteTokens ≤ uncachedTokens, 0 ≤ cachedTokens ≤ promptTokens, and an expired divergence is consistent', () => {
-    const profiles = ['bytes', 'bytes:ttl=300', 'blocks:16', 'blocks:16:ttl=300', 'blocks:128:1024', 'blocks:128:1024:ttl=300', 'anthropic', 'anthropic:1h', 'anthropic:ttl=90', 'deepseek', 'deepseek:ttl=300']
+    const profiles = [
+      'bytes',
+      'bytes:ttl=300',
+      'blocks:16',
+      'blocks:16:ttl=300',
+      'blocks:128:1024',
+      'blocks:128:1024:ttl=300',
+      'anthropic',
+      'anthropic:1h',
+      'anthropic:ttl=90',
+      'deepseek',
+      'deepseek:ttl=300',
+    ]
     fc.assert(
       fc.property(fc.array(stepArbitrary, { minLength: 1, maxLength: 12 }), (steps) => {
         const caches = profiles.map((profile) => new PrefixCache(profile))

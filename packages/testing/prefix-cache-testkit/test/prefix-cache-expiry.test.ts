@@ -19,36 +19,46 @@ describe('every profile expires entries on the virtual clock', () => {
     ['blocks:128:512:ttl=600', 600 * SECOND, 640], // floor(749 / 128) · 128, above the 512 minimum
     ['deepseek', 3 * HOUR, 704], // floor(750 / 64) · 64: whole 64-token storage units
     ['deepseek:ttl=600', 600 * SECOND, 704],
-  ])('%s: a prefix idle for exactly the ttl still reads, one millisecond more and it is gone', (profile, ttlMs, live) => {
-    const cache = new PrefixCache(profile)
-    const prompt = request([M1, M2, M3])
-    expect(promptText(prompt).length).toBe(3000)
-    cache.observe(prompt)
-    cache.advanceClock(ttlMs)
-    const justUnder = cache.observe(prompt)
-    expect(justUnder).toMatchObject({ cachedTokens: live, matchedChars: 3000, divergence: { part: 'none' } })
-    cache.advanceClock(ttlMs + 1)
-    const justOver = cache.observe(prompt)
-    expect(justOver).toMatchObject({ promptTokens: 750, cachedTokens: 0, uncachedTokens: 750, matchedChars: 0 })
-    expect(justOver.divergence).toEqual({ part: 'expired', offset: 0, expiredChars: 3000, idleMs: ttlMs + 1 })
-  })
+  ])(
+    '%s: a prefix idle for exactly the ttl still reads, one millisecond more and it is gone',
+    (profile, ttlMs, live) => {
+      const cache = new PrefixCache(profile)
+      const prompt = request([M1, M2, M3])
+      expect(promptText(prompt).length).toBe(3000)
+      cache.observe(prompt)
+      cache.advanceClock(ttlMs)
+      const justUnder = cache.observe(prompt)
+      expect(justUnder).toMatchObject({ cachedTokens: live, matchedChars: 3000, divergence: { part: 'none' } })
+      cache.advanceClock(ttlMs + 1)
+      const justOver = cache.observe(prompt)
+      expect(justOver).toMatchObject({ promptTokens: 750, cachedTokens: 0, uncachedTokens: 750, matchedChars: 0 })
+      expect(justOver.divergence).toEqual({ part: 'expired', offset: 0, expiredChars: 3000, idleMs: ttlMs + 1 })
+    },
+  )
 
   it.each([
     ['anthropic', 5 * MINUTE],
     ['anthropic:1h', HOUR],
     ['anthropic:ttl=90', 90 * SECOND],
-  ])('%s: an entry idle for exactly the ttl is read, one millisecond more and it is written again', (profile, ttlMs) => {
-    const cache = new PrefixCache(profile)
-    // One message of 4400 characters: 1100 whole tokens, above the 1024-token minimum.
-    const prompt = request([userMessageOfChars(4400, 9)])
-    expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 0, cacheWriteTokens: 1100 })
-    cache.advanceClock(ttlMs)
-    expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 1100, cacheWriteTokens: 0, divergence: { part: 'none' } })
-    cache.advanceClock(ttlMs + 1)
-    const expired = cache.observe(prompt)
-    expect(expired).toMatchObject({ cachedTokens: 0, cacheWriteTokens: 1100, matchedChars: 0 })
-    expect(expired.divergence).toEqual({ part: 'expired', offset: 0, expiredChars: 4400, idleMs: ttlMs + 1 })
-  })
+  ])(
+    '%s: an entry idle for exactly the ttl is read, one millisecond more and it is written again',
+    (profile, ttlMs) => {
+      const cache = new PrefixCache(profile)
+      // One message of 4400 characters: 1100 whole tokens, above the 1024-token minimum.
+      const prompt = request([userMessageOfChars(4400, 9)])
+      expect(cache.observe(prompt)).toMatchObject({ cachedTokens: 0, cacheWriteTokens: 1100 })
+      cache.advanceClock(ttlMs)
+      expect(cache.observe(prompt)).toMatchObject({
+        cachedTokens: 1100,
+        cacheWriteTokens: 0,
+        divergence: { part: 'none' },
+      })
+      cache.advanceClock(ttlMs + 1)
+      const expired = cache.observe(prompt)
+      expect(expired).toMatchObject({ cachedTokens: 0, cacheWriteTokens: 1100, matchedChars: 0 })
+      expect(expired.divergence).toEqual({ part: 'expired', offset: 0, expiredChars: 4400, idleMs: ttlMs + 1 })
+    },
+  )
 
   it('anthropic:1h: a read refreshes the entry, so an hour and a half after the write it is still there', () => {
     const cache = new PrefixCache('anthropic:1h')
@@ -99,9 +109,16 @@ describe('every profile expires entries on the virtual clock', () => {
     const live = 1000 + FIRST_TEXT_OFFSET + commonPrefix(letters(2, 100), letters(7, 100))
     expect(observation.matchedChars).toBe(live)
     expect(observation.cachedTokens).toBe(Math.floor(live / 4))
-    expect(observation.divergence).toEqual({ part: 'expired', offset: live, expiredChars: 3000 - live, idleMs: 700 * SECOND })
+    expect(observation.divergence).toEqual({
+      part: 'expired',
+      offset: live,
+      expiredChars: 3000 - live,
+      idleMs: 700 * SECOND,
+    })
     // Sending them again makes them live: the next extension reads all of it.
-    expect(cache.observe(request([M1, M2, M3, createUserMessage('next'), createUserMessage('again')])).divergence).toMatchObject({ part: 'message', index: 4 })
+    expect(
+      cache.observe(request([M1, M2, M3, createUserMessage('next'), createUserMessage('again')])).divergence,
+    ).toMatchObject({ part: 'message', index: 4 })
   })
 
   it('counts an expired partial match inside a segment, and reports the structural break when expiry cost nothing', () => {
@@ -115,7 +132,12 @@ describe('every profile expires entries on the virtual clock', () => {
     const changed = cache.observe(request([M1, createUserMessage(`${text.slice(0, 200)}#`)]))
     const liveShared = FIRST_TEXT_OFFSET + commonPrefix('other', text)
     expect(changed.matchedChars).toBe(1000 + liveShared)
-    expect(changed.divergence).toEqual({ part: 'expired', offset: 1000 + liveShared, expiredChars: 200 - commonPrefix('other', text), idleMs: 61 * SECOND })
+    expect(changed.divergence).toEqual({
+      part: 'expired',
+      offset: 1000 + liveShared,
+      expiredChars: 200 - commonPrefix('other', text),
+      idleMs: 61 * SECOND,
+    })
     // Nothing expired matters for a request that branches off inside the live part.
     const live = cache.observe(request([userMessageOfChars(1000, 8)]))
     expect(live.divergence).toMatchObject({ part: 'message', index: 0, blockIndex: 0 })
@@ -131,7 +153,10 @@ describe('every profile expires entries on the virtual clock', () => {
     expect(back.cachedTokens).toBe(0)
     expect(back.divergence).toEqual({ part: 'expired', offset: 0, expiredChars: 1800, idleMs: 61 * SECOND })
     // The very first request of a family still says envelope.
-    expect(cache.observe(request([M1], { reasoningEffort: 'high' })).divergence).toEqual({ part: 'envelope', field: 'reasoningEffort' })
+    expect(cache.observe(request([M1], { reasoningEffort: 'high' })).divergence).toEqual({
+      part: 'envelope',
+      field: 'reasoningEffort',
+    })
   })
 
   it('bytes and blocks never expire without a ttl', () => {

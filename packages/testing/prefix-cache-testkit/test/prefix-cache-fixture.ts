@@ -1,5 +1,12 @@
 import type { ContentBlock, GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  canonicalJson,
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 
 /** The route every hand-built request uses unless a test overrides it. */
 export const ROUTE = { provider: 'sim', model: 'coder' } as const
@@ -63,14 +70,25 @@ export function userMessageOfChars(chars: number, seed = 1): Message {
 /** One tool step: an assistant message (text + tool call, two blocks) and its result (one block). */
 export function toolStep(index: number, resultChars = 40): Message[] {
   return [
-    createAssistantMessage([textBlock(`step ${index}`), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/f${index}.ts"}`)], ROUTE),
+    createAssistantMessage(
+      [textBlock(`step ${index}`), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/f${index}.ts"}`)],
+      ROUTE,
+    ),
     createToolResultMessage(`call-${index}`, letters(1000 + index, resultChars)),
   ]
 }
 
 /** Three tool definitions. */
 export const TOOLS: readonly ToolDefinition[] = [
-  { name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } },
+  {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
   { name: 'run_tests', description: 'Run the tests.', parameters: { type: 'object', properties: {} } },
-  { name: 'search', description: 'Search the repository.', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+  {
+    name: 'search',
+    description: 'Search the repository.',
+    parameters: { type: 'object', properties: { query: { type: 'string' } } },
+  },
 ]

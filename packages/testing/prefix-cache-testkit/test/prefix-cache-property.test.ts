@@ -52,7 +52,8 @@ class AnthropicModel {
     const cached = Math.floor(read / 4)
     const last = Math.floor(promptText(options).length / 4)
     const written = last >= 1024 ? Math.max(0, last - cached) : 0
-    for (const breakpoint of breakpoints) if (Math.floor(prefix(breakpoint).length / 4) >= 1024) this.entries.set(key(breakpoint), this.clock)
+    for (const breakpoint of breakpoints)
+      if (Math.floor(prefix(breakpoint).length / 4) >= 1024) this.entries.set(key(breakpoint), this.clock)
     return { cached, written }
   }
 }
@@ -62,11 +63,17 @@ describe('PrefixCache against a brute-force model (property)', () => {
     fc.assert(
       fc.property(fc.array(requestArbitrary, { minLength: 1, maxLength: 12 }), (drawnList) => {
         const profiles = [
-          { cache: new PrefixCache('bytes'), rule: (matched: number) => Math.floor(matched / 4), written: (chars: number, cached: number) => Math.ceil(chars / 4) - cached },
+          {
+            cache: new PrefixCache('bytes'),
+            rule: (matched: number) => Math.floor(matched / 4),
+            written: (chars: number, cached: number) => Math.ceil(chars / 4) - cached,
+          },
           {
             cache: new PrefixCache('blocks:16'),
-            rule: (matched: number, tokens: number) => Math.floor(Math.max(0, Math.min(Math.floor(matched / 4), tokens - 1)) / 16) * 16,
-            written: (chars: number, _cached: number, matched: number) => wholeBlocks(chars, 16) - wholeBlocks(matched, 16),
+            rule: (matched: number, tokens: number) =>
+              Math.floor(Math.max(0, Math.min(Math.floor(matched / 4), tokens - 1)) / 16) * 16,
+            written: (chars: number, _cached: number, matched: number) =>
+              wholeBlocks(chars, 16) - wholeBlocks(matched, 16),
           },
           {
             cache: new PrefixCache('blocks:128:1024'),
@@ -74,7 +81,8 @@ describe('PrefixCache against a brute-force model (property)', () => {
               const cached = Math.floor(Math.max(0, Math.min(Math.floor(matched / 4), tokens - 1)) / 128) * 128
               return cached >= 1024 ? cached : 0
             },
-            written: (chars: number, _cached: number, matched: number) => wholeBlocks(chars, 128) - wholeBlocks(matched, 128),
+            written: (chars: number, _cached: number, matched: number) =>
+              wholeBlocks(chars, 128) - wholeBlocks(matched, 128),
           },
         ]
         const history: GenerateOptions[] = []
@@ -120,7 +128,8 @@ describe('PrefixCache against a brute-force model (property)', () => {
           expect(observation.cachedTokens === 0 || observation.cachedTokens >= 1024).toBe(true)
           expect(observation.cachedTokens).toBeLessThanOrEqual(Math.floor(observation.matchedChars / 4))
           if (observation.cachedTokens > 0) reads++
-          if (observation.cachedTokens > 0 && observation.cachedTokens < Math.floor(observation.matchedChars / 4)) partialReads++
+          if (observation.cachedTokens > 0 && observation.cachedTokens < Math.floor(observation.matchedChars / 4))
+            partialReads++
         }
       }),
       { numRuns: 150 },
@@ -148,14 +157,20 @@ describe('PrefixCache against a brute-force model (property)', () => {
           }
           const last = previous.get(session)
           const blocks = promptBlocks(options)
-          const expected = !!last && envelopeOf(last) === envelopeOf(options) && promptBlocks(last).length < blocks.length && promptBlocks(last).every((block, index) => blocks[index] === block)
+          const expected =
+            !!last &&
+            envelopeOf(last) === envelopeOf(options) &&
+            promptBlocks(last).length < blocks.length &&
+            promptBlocks(last).every((block, index) => blocks[index] === block)
           expect(observation.extendsPrevious).toBe(expected)
           previous.set(session, options)
         }
         // Without any logged rewrite, every conversation request but a session's first that does not extend is silent.
         const expectedSilent = observations.filter((observation, index) => {
           if (observation.purpose !== 'conversation' || observation.sessionId === undefined) return false
-          const firstOfSession = !observations.slice(0, index).some((earlier) => earlier.purpose === 'conversation' && earlier.sessionId === observation.sessionId)
+          const firstOfSession = !observations
+            .slice(0, index)
+            .some((earlier) => earlier.purpose === 'conversation' && earlier.sessionId === observation.sessionId)
           return !firstOfSession && !observation.extendsPrevious
         })
         expect(silentRewrites(observations)).toEqual(expectedSilent)
@@ -165,7 +180,12 @@ describe('PrefixCache against a brute-force model (property)', () => {
   })
 })
 
-function checkDivergence(observation: CacheObservation, history: readonly GenerateOptions[], options: GenerateOptions, matched: number | undefined): void {
+function checkDivergence(
+  observation: CacheObservation,
+  history: readonly GenerateOptions[],
+  options: GenerateOptions,
+  matched: number | undefined,
+): void {
   const text = promptText(options)
   if (matched === undefined) {
     const last = history.at(-1)
@@ -188,7 +208,8 @@ function checkDivergence(observation: CacheObservation, history: readonly Genera
   while (start + blocks[position]!.length <= matched) start += blocks[position++]!.length
   const head = (options.tools?.length ?? 0) + (options.system ? 1 : 0)
   const toolCount = options.tools?.length ?? 0
-  if (position < toolCount) expect(observation.divergence).toStrictEqual({ part: 'tools', index: position, offset: matched })
+  if (position < toolCount)
+    expect(observation.divergence).toStrictEqual({ part: 'tools', index: position, offset: matched })
   else if (position < head) expect(observation.divergence).toStrictEqual({ part: 'system', index: 0, offset: matched })
   else {
     let remaining = position - head

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { builtinPriceProfile, costUsd, PRICE_PROFILES, priceProfileFromJson, requestCost, sumCosts } from '../src/index.ts'
+import {
+  builtinPriceProfile,
+  costUsd,
+  PRICE_PROFILES,
+  priceProfileFromJson,
+  requestCost,
+  sumCosts,
+} from '../src/index.ts'
 
 describe('price profiles', () => {
   it('has the four published profiles as multipliers of an uncached input token', () => {
@@ -38,17 +45,37 @@ describe('price profiles', () => {
   })
 
   it('refuses a write count outside 0..uncached', () => {
-    expect(() => requestCost({ cachedTokens: 0, uncachedTokens: 3, cacheWriteTokens: 4, outputTokens: 0 }, PRICE_PROFILES.openai)).toThrow('requestCost: cacheWriteTokens must be from 0 to uncachedTokens (3), got 4')
+    expect(() =>
+      requestCost({ cachedTokens: 0, uncachedTokens: 3, cacheWriteTokens: 4, outputTokens: 0 }, PRICE_PROFILES.openai),
+    ).toThrow('requestCost: cacheWriteTokens must be from 0 to uncachedTokens (3), got 4')
   })
 
   it.each([
-    [[1], 'price profile p.json must be a JSON object with the keys cacheRead, cacheWrite, output, usdPerMillionInput, got an array'],
-    ['cheap', 'price profile p.json must be a JSON object with the keys cacheRead, cacheWrite, output, usdPerMillionInput, got "cheap"'],
-    [{ cacheRead: 0.1, cacheWrite: 1, output: 4, read: 1 }, 'price profile p.json has unknown key(s) "read"; the keys are cacheRead, cacheWrite, output, usdPerMillionInput'],
+    [
+      [1],
+      'price profile p.json must be a JSON object with the keys cacheRead, cacheWrite, output, usdPerMillionInput, got an array',
+    ],
+    [
+      'cheap',
+      'price profile p.json must be a JSON object with the keys cacheRead, cacheWrite, output, usdPerMillionInput, got "cheap"',
+    ],
+    [
+      { cacheRead: 0.1, cacheWrite: 1, output: 4, read: 1 },
+      'price profile p.json has unknown key(s) "read"; the keys are cacheRead, cacheWrite, output, usdPerMillionInput',
+    ],
     [{ cacheRead: 0.1, output: 4 }, 'price profile p.json is missing "cacheWrite"'],
-    [{ cacheRead: -0.1, cacheWrite: 1, output: 4 }, 'price profile p.json: "cacheRead" must be a finite number ≥ 0, got -0.1'],
-    [{ cacheRead: 0.1, cacheWrite: '1.25', output: 4 }, 'price profile p.json: "cacheWrite" must be a finite number ≥ 0, got "1.25"'],
-    [{ cacheRead: 0.1, cacheWrite: 1, output: 4, usdPerMillionInput: 'two' }, 'price profile p.json: "usdPerMillionInput" must be a finite number ≥ 0 or null, got "two"'],
+    [
+      { cacheRead: -0.1, cacheWrite: 1, output: 4 },
+      'price profile p.json: "cacheRead" must be a finite number ≥ 0, got -0.1',
+    ],
+    [
+      { cacheRead: 0.1, cacheWrite: '1.25', output: 4 },
+      'price profile p.json: "cacheWrite" must be a finite number ≥ 0, got "1.25"',
+    ],
+    [
+      { cacheRead: 0.1, cacheWrite: 1, output: 4, usdPerMillionInput: 'two' },
+      'price profile p.json: "usdPerMillionInput" must be a finite number ≥ 0 or null, got "two"',
+    ],
   ])('a JSON profile %j is refused naming the file, the key and the value', (json, message) => {
     expect(() => priceProfileFromJson(json, 'p.json')).toThrow(TypeError)
     expect(() => priceProfileFromJson(json, 'p.json')).toThrow(message)

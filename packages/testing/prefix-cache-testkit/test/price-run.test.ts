@@ -12,11 +12,25 @@ describe('priceRun', () => {
     expect(priced.requests).toHaveLength(run.requests.length)
     priced.requests.forEach((request, index) => {
       const observation = run.cache.observations[index]
-      expect(request).toMatchObject({ index, purpose: observation?.purpose, promptTokens: observation?.promptTokens, cachedTokens: observation?.cachedTokens, cacheWriteTokens: observation?.cacheWriteTokens, uncachedTokens: observation?.uncachedTokens, outputTokens: run.outputTokens[index], divergence: observation?.divergence })
+      expect(request).toMatchObject({
+        index,
+        purpose: observation?.purpose,
+        promptTokens: observation?.promptTokens,
+        cachedTokens: observation?.cachedTokens,
+        cacheWriteTokens: observation?.cacheWriteTokens,
+        uncachedTokens: observation?.uncachedTokens,
+        outputTokens: run.outputTokens[index],
+        divergence: observation?.divergence,
+      })
       expect(request.cost).toBeCloseTo(requestCost(request, price).total, 9)
     })
-    expect(priced.cost.total).toBeCloseTo(priced.requests.reduce((sum, request) => sum + request.cost, 0), 6)
-    expect(priced.summaryCosts).toEqual(priced.requests.filter((request) => request.purpose === 'compaction').map((request) => request.cost))
+    expect(priced.cost.total).toBeCloseTo(
+      priced.requests.reduce((sum, request) => sum + request.cost, 0),
+      6,
+    )
+    expect(priced.summaryCosts).toEqual(
+      priced.requests.filter((request) => request.purpose === 'compaction').map((request) => request.cost),
+    )
     expect(priced.summaryCosts.length).toBe(run.summaryCalls.length)
     expect(priced.costUsd).toBeCloseTo((priced.cost.total * 2) / 1e6, 12)
     expect(priced.floor).toEqual(costFloor(run.requests, run.outputTokens, price).cost)
@@ -24,7 +38,13 @@ describe('priceRun', () => {
   })
 
   // Whatever the design and the price, no run can beat the floor of its own schedule.
-  it.each(STRATEGIES.flatMap((strategy) => (['deepseek', 'anthropic-5m', 'anthropic-1h'] as const).map((price) => [strategy, price] as [WorkloadStrategy, PriceProfileName])))('%s under %s stays at or above its floor', async (strategy, price) => {
+  it.each(
+    STRATEGIES.flatMap((strategy) =>
+      (['deepseek', 'anthropic-5m', 'anthropic-1h'] as const).map(
+        (price) => [strategy, price] as [WorkloadStrategy, PriceProfileName],
+      ),
+    ),
+  )('%s under %s stays at or above its floor', async (strategy, price) => {
     const priced = priceRun(await runWorkload({ ...small, strategy }), PRICE_PROFILES[price])
     expect(priced.floor?.total).toBeLessThanOrEqual(priced.cost.total + 1e-9)
     expect(priced.efficiency).toBeGreaterThan(0)
@@ -42,13 +62,28 @@ describe('priceRun', () => {
   // The bench's claim, on a small run: among the designs whose summarizer sees at least 90 % of
   // the region, none is cheaper than warmfold, whatever the price.
   let shared: Promise<{ strategy: WorkloadStrategy; run: WorkloadRun }[]> | undefined
-  it.each(['deepseek', 'openai', 'anthropic-5m', 'anthropic-1h'] as const)('under %s warmfold is the cheapest design whose summarizer sees ≥ 90 %% of the region', async (price) => {
-    // The six runs are priced four times: run once.
-    shared ??= Promise.all(STRATEGIES.map(async (strategy) => ({ strategy, run: await runWorkload({ window: 16000, steps: 40, strategy }) })))
-    const runs = await shared
-    const costs = runs.map(({ strategy, run }) => ({ strategy, coverage: Math.min(...run.summaryCoverage), total: priceRun(run, PRICE_PROFILES[price]).cost.total, folds: run.summaryCalls.length }))
-    for (const entry of costs) expect(entry.folds).toBeGreaterThan(0)
-    const warmfold = costs.find((entry) => entry.strategy === 'warmfold')
-    for (const entry of costs.filter((other) => other.coverage >= 0.9)) expect(warmfold?.total).toBeLessThanOrEqual(entry.total)
-  }, 60_000)
+  it.each(['deepseek', 'openai', 'anthropic-5m', 'anthropic-1h'] as const)(
+    'under %s warmfold is the cheapest design whose summarizer sees ≥ 90 %% of the region',
+    async (price) => {
+      // The six runs are priced four times: run once.
+      shared ??= Promise.all(
+        STRATEGIES.map(async (strategy) => ({
+          strategy,
+          run: await runWorkload({ window: 16000, steps: 40, strategy }),
+        })),
+      )
+      const runs = await shared
+      const costs = runs.map(({ strategy, run }) => ({
+        strategy,
+        coverage: Math.min(...run.summaryCoverage),
+        total: priceRun(run, PRICE_PROFILES[price]).cost.total,
+        folds: run.summaryCalls.length,
+      }))
+      for (const entry of costs) expect(entry.folds).toBeGreaterThan(0)
+      const warmfold = costs.find((entry) => entry.strategy === 'warmfold')
+      for (const entry of costs.filter((other) => other.coverage >= 0.9))
+        expect(warmfold?.total).toBeLessThanOrEqual(entry.total)
+    },
+    60_000,
+  )
 })

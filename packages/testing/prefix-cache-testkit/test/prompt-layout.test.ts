@@ -22,13 +22,17 @@ describe('PromptRenderer', () => {
     ])
     expect(layout.headSegments).toBe(4)
     expect(layout.offsets[0]).toBe(0)
-    layout.segments.forEach((segment, index) => expect(layout.offsets[index + 1]).toBe(layout.offsets[index]! + segment.text.length))
+    layout.segments.forEach((segment, index) =>
+      expect(layout.offsets[index + 1]).toBe(layout.offsets[index]! + segment.text.length),
+    )
     // The concatenated segments are exactly the documented canonical serialization.
     expect(layout.segments.map((segment) => segment.text).join('')).toBe(promptText(options))
     expect(layout.offsets.at(-1)).toBe(promptText(options).length)
     // The first block of a message carries its role, later blocks do not.
     expect(layout.segments[5]!.text).toBe('{"block":{"text":"step 0","type":"text"},"role":"assistant"}')
-    expect(layout.segments[6]!.text).toBe('{"block":{"arguments":"{\\"path\\":\\"src/f0.ts\\"}","id":"call-0","name":"read_file","type":"tool-call"}}')
+    expect(layout.segments[6]!.text).toBe(
+      '{"block":{"arguments":"{\\"path\\":\\"src/f0.ts\\"}","id":"call-0","name":"read_file","type":"tool-call"}}',
+    )
   })
 
   it('has no head without tools and system, and renders an empty request as an empty prompt', () => {
@@ -43,19 +47,28 @@ describe('PromptRenderer', () => {
 
   it('leaves message ids, sources and per-request fields out of the prompt', () => {
     const renderer = new PromptRenderer()
-    const first = renderer.layout(request([createUserMessage('same words', 'id-1')], { sessionId: 'a', purpose: 'conversation', maxTokens: 10 }))
-    const second = renderer.layout(request([createUserMessage('same words', 'id-2')], { sessionId: 'b', purpose: 'compaction', maxTokens: 99 }))
+    const first = renderer.layout(
+      request([createUserMessage('same words', 'id-1')], { sessionId: 'a', purpose: 'conversation', maxTokens: 10 }),
+    )
+    const second = renderer.layout(
+      request([createUserMessage('same words', 'id-2')], { sessionId: 'b', purpose: 'compaction', maxTokens: 99 }),
+    )
     expect(second.segments.map((segment) => segment.text)).toEqual(first.segments.map((segment) => segment.text))
     expect(second.segments.map((segment) => segment.id)).toEqual(first.segments.map((segment) => segment.id))
   })
 
   it('is deterministic: equal ids exactly for equal texts, stable across layouts and renderers', () => {
-    const options = request([createUserMessage('a'), createUserMessage('b'), createUserMessage('a')], { tools: TOOLS, system: 's' })
+    const options = request([createUserMessage('a'), createUserMessage('b'), createUserMessage('a')], {
+      tools: TOOLS,
+      system: 's',
+    })
     const renderer = new PromptRenderer()
     const first = renderer.layout(options)
     const again = renderer.layout(options)
     expect(again).toEqual(first)
-    expect(new PromptRenderer().layout(options).segments.map((segment) => segment.text)).toEqual(first.segments.map((segment) => segment.text))
+    expect(new PromptRenderer().layout(options).segments.map((segment) => segment.text)).toEqual(
+      first.segments.map((segment) => segment.text),
+    )
     const [, , , , a, b, a2] = first.segments
     expect(a2!.id).toBe(a!.id)
     expect(b!.id).not.toBe(a!.id)
@@ -69,10 +82,26 @@ describe('PromptRenderer', () => {
 
   it('renders two structurally equal tool lists the same whatever their key insertion order', () => {
     const forward: ToolDefinition[] = [
-      { name: 'edit', description: 'Edit a file.', parameters: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path'] } },
+      {
+        name: 'edit',
+        description: 'Edit a file.',
+        parameters: {
+          type: 'object',
+          properties: { path: { type: 'string' }, text: { type: 'string' } },
+          required: ['path'],
+        },
+      },
     ]
     const backward: ToolDefinition[] = [
-      { parameters: { required: ['path'], properties: { text: { type: 'string' }, path: { type: 'string' } }, type: 'object' }, description: 'Edit a file.', name: 'edit' },
+      {
+        parameters: {
+          required: ['path'],
+          properties: { text: { type: 'string' }, path: { type: 'string' } },
+          type: 'object',
+        },
+        description: 'Edit a file.',
+        name: 'edit',
+      },
     ]
     expect(JSON.stringify(forward)).not.toBe(JSON.stringify(backward))
     const renderer = new PromptRenderer()
@@ -82,7 +111,11 @@ describe('PromptRenderer', () => {
   })
 
   it('is independent of key order for any JSON-like tool parameters (property)', () => {
-    const json = fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean()), { maxKeys: 6 })
+    const json = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 4 }),
+      fc.oneof(fc.string({ maxLength: 6 }), fc.integer(), fc.boolean()),
+      { maxKeys: 6 },
+    )
     fc.assert(
       fc.property(json, (parameters) => {
         const reversed = Object.fromEntries(Object.entries(parameters).toReversed())
@@ -99,10 +132,23 @@ describe('PromptRenderer', () => {
     // A frozen message is immutable by contract; its content array is left mutable here only to
     // observe that the renderer does not serialize it a second time.
     const frozenContent = [{ type: 'text' as const, text: 'first' }]
-    const frozen = Object.freeze({ id: 'f', role: 'user' as const, content: frozenContent, source: { kind: 'user' as const } }) as Message
+    const frozen = Object.freeze({
+      id: 'f',
+      role: 'user' as const,
+      content: frozenContent,
+      source: { kind: 'user' as const },
+    }) as Message
     const mutableContent = [{ type: 'text' as const, text: 'first' }]
-    const mutable = { id: 'm', role: 'user' as const, content: mutableContent, source: { kind: 'user' as const } } as Message
-    const before = { frozen: renderer.layout(request([frozen])).segments[0]!, mutable: renderer.layout(request([mutable])).segments[0]! }
+    const mutable = {
+      id: 'm',
+      role: 'user' as const,
+      content: mutableContent,
+      source: { kind: 'user' as const },
+    } as Message
+    const before = {
+      frozen: renderer.layout(request([frozen])).segments[0]!,
+      mutable: renderer.layout(request([mutable])).segments[0]!,
+    }
     frozenContent[0] = { type: 'text', text: 'second' }
     mutableContent[0] = { type: 'text', text: 'second' }
     expect(renderer.layout(request([frozen])).segments[0]).toEqual(before.frozen)
@@ -119,11 +165,16 @@ describe('PromptRenderer', () => {
     expect(grown.segments).toHaveLength(2)
     expect(grown.segments.map((segment) => segment.text).join('')).toBe(promptText(request([], { tools })))
     const frozen = Object.freeze([TOOLS[0]!, TOOLS[2]!])
-    expect(renderer.layout(request([], { tools: frozen })).segments.map((segment) => segment.id)).toEqual(renderer.layout(request([], { tools: frozen })).segments.map((segment) => segment.id))
+    expect(renderer.layout(request([], { tools: frozen })).segments.map((segment) => segment.id)).toEqual(
+      renderer.layout(request([], { tools: frozen })).segments.map((segment) => segment.id),
+    )
   })
 
   it('renders assistant messages with several blocks one segment per block', () => {
-    const assistant = createAssistantMessage([textBlock('a'), textBlock('b'), toolCallBlock('c', 'search', '{}')], ROUTE)
+    const assistant = createAssistantMessage(
+      [textBlock('a'), textBlock('b'), toolCallBlock('c', 'search', '{}')],
+      ROUTE,
+    )
     const layout = new PromptRenderer().layout(request([assistant]))
     expect(layout.segments.map((segment) => segment.blockIndex)).toEqual([0, 1, 2])
     expect(layout.segments.every((segment) => segment.index === 0 && segment.part === 'message')).toBe(true)
@@ -137,7 +188,8 @@ describe('commonPrefixLength', () => {
     expect(commonPrefixLength('abcd', 'abxd')).toBe(2)
     expect(commonPrefixLength('ab', 'abc')).toBe(2)
     expect(commonPrefixLength('\u{1F600}a', '\u{1F600}b')).toBe(2)
-    fc.assert(fc.property(fc.string(), fc.string(), (left, right) => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (left, right) => {
         expect(commonPrefixLength(left, right)).toBe(commonPrefix(left, right))
       }),
     )

@@ -5,7 +5,14 @@ import { textBlock, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { describe, expect, it } from 'vitest'
 import type { PriceProfile } from '../src/index.ts'
-import { fillerText, mountWarmfoldHost, PRICE_PROFILES, PrefixCacheService, requestCost, sumCosts } from '../src/index.ts'
+import {
+  fillerText,
+  mountWarmfoldHost,
+  PRICE_PROFILES,
+  PrefixCacheService,
+  requestCost,
+  sumCosts,
+} from '../src/index.ts'
 
 const ANTHROPIC_5M = PRICE_PROFILES['anthropic-5m']
 
@@ -26,7 +33,12 @@ async function runHost(options: { pruner: boolean; price: PriceProfile; steps: n
       engineConfig: { idle: { enabled: false }, background: { enabled: options.background ?? false } },
       ...(options.pruner ? { pruner: { thresholdChars: 5000, headChars: 3000, tailChars: 1000 } } : {}),
     })
-    const model: ModelInfo = { contextWindow: 40_000, defaultMaxTokens: 2000, cacheTtlMs: cache.profile.ttlMs, cachePrices: { read: options.price.cacheRead, write: options.price.cacheWrite } }
+    const model: ModelInfo = {
+      contextWindow: 40_000,
+      defaultMaxTokens: 2000,
+      cacheTtlMs: cache.profile.ttlMs,
+      cachePrices: { read: options.price.cacheRead, write: options.price.cacheWrite },
+    }
     let step = 0
     const outputTokens = new Map<number, number>()
     ctx.llm.registerAdapter(
@@ -37,26 +49,48 @@ async function runHost(options: { pruner: boolean; price: PriceProfile; steps: n
           const index = cache.observations.length - 1
           if (request.purpose === 'compaction') {
             outputTokens.set(index, 300)
-            return { content: 'Goal: refactor the loader. Read: src/module-0.ts … src/module-N.ts. Next: write the plan.' }
+            return {
+              content: 'Goal: refactor the loader. Read: src/module-0.ts … src/module-N.ts. Next: write the plan.',
+            }
           }
           outputTokens.set(index, 60)
           if (step >= options.steps) return { content: 'Done: every module is read.' }
           const call = step++
           const tool = call % 2 === 0 ? 'read_file' : 'grep'
-          return { content: [textBlock(`Step ${call}: ${fillerText(call, 200)}`), toolCallBlock(`call-${call}`, tool, `{"path":"src/module-${call}.ts"}`)] }
+          return {
+            content: [
+              textBlock(`Step ${call}: ${fillerText(call, 200)}`),
+              toolCallBlock(`call-${call}`, tool, `{"path":"src/module-${call}.ts"}`),
+            ],
+          }
         },
       }),
     )
     for (const name of ['read_file', 'grep']) {
-      ctx.tools.register({ name, description: name, parameters: { type: 'object' }, execute: () => fillerText(10_000 + step, 6000) })
+      ctx.tools.register({
+        name,
+        description: name,
+        parameters: { type: 'object' },
+        execute: () => fillerText(10_000 + step, 6000),
+      })
     }
     // Each request takes 15 virtual seconds: the TTL never runs out within the session.
     ctx.on('llm/stream', () => void cache.advanceClock(15_000))
-    const agent = await ctx.agentLoop.create('host', { provider: 'anthropic', model: 'claude', system: 'You are a coding agent.' })
+    const agent = await ctx.agentLoop.create('host', {
+      provider: 'anthropic',
+      model: 'claude',
+      system: 'You are a coding agent.',
+    })
     const result = await agent.followup('Refactor the module loader: read every module first.')
     const observations = cache.observations
-    const cost = sumCosts(observations.map((observation) => requestCost({ ...observation, outputTokens: outputTokens.get(observation.index) ?? 0 }, options.price)))
-    const decisions = agent.session.events.filter((event) => event.type === 'compaction/prune-decision').map((event) => event.data as PruneDecisionData)
+    const cost = sumCosts(
+      observations.map((observation) =>
+        requestCost({ ...observation, outputTokens: outputTokens.get(observation.index) ?? 0 }, options.price),
+      ),
+    )
+    const decisions = agent.session.events
+      .filter((event) => event.type === 'compaction/prune-decision')
+      .map((event) => event.data as PruneDecisionData)
     const prunes = agent.session.events.filter((event) => event.type === 'compaction/prune').length
     const folds = observations.filter((observation) => observation.purpose === 'compaction').length
     return { result, cost: cost.total, decisions, prunes, folds }
@@ -100,7 +134,13 @@ describe('a prune pass lands only where it pays', () => {
   })
 
   it('a rewrite costs nothing extra where reads cost as much as writes, so there the pass lands', async () => {
-    const flat: PriceProfile = { name: 'no cache discount', cacheRead: 1, cacheWrite: 1, output: 5, usdPerMillionInput: null }
+    const flat: PriceProfile = {
+      name: 'no cache discount',
+      cacheRead: 1,
+      cacheWrite: 1,
+      output: 5,
+      usdPerMillionInput: null,
+    }
     const run = await runHost({ pruner: true, price: flat, steps: 50 })
     expect(run.result.reason).toBe('stop')
     expect(run.decisions.length).toBeGreaterThan(0)

@@ -1,5 +1,11 @@
 import type { GenerateOptions, Message } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import { letters, ROUTE, TOOLS } from './prefix-cache-fixture.ts'
 
@@ -44,5 +50,11 @@ export function build(drawn: Drawn): GenerateOptions {
 
 /** The family key, written out independently of `familyOf`. */
 export function envelopeOf(options: GenerateOptions): string {
-  return JSON.stringify([options.provider, options.model, options.reasoningEffort ?? null, options.temperature ?? null, options.stop ?? null])
+  return JSON.stringify([
+    options.provider,
+    options.model,
+    options.reasoningEffort ?? null,
+    options.temperature ?? null,
+    options.stop ?? null,
+  ])
 }

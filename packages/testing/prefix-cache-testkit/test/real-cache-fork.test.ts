@@ -21,15 +21,28 @@ describe('a real KV cache (llama.cpp): a fork reads its parent', () => {
       const { ctx } = context
       mountWarmfoldHost(ctx, { engineConfig: { auto: false } })
       ctx.on('llm/stream', (request) => void requests.push(request))
-      ctx.tools.register({ name: 'read', description: 'Read a file', parameters: { type: 'object', properties: { path: { type: 'string' } } }, execute: () => `export function add(a, b) { return a + b }\n${'// line of the file\n'.repeat(60)}` })
+      ctx.tools.register({
+        name: 'read',
+        description: 'Read a file',
+        parameters: { type: 'object', properties: { path: { type: 'string' } } },
+        execute: () => `export function add(a, b) { return a + b }\n${'// line of the file\n'.repeat(60)}`,
+      })
       ctx.llm.registerAdapter(
         'sim',
         new ScriptedAdapter({
           models: { m: { contextWindow: 32000, defaultMaxTokens: 1000 } },
-          responses: [{ content: [toolCallBlock('call-1', 'read', '{"path":"src/add.ts"}')] }, { content: 'I read it.' }, { content: 'src/main.ts calls add.' }],
+          responses: [
+            { content: [toolCallBlock('call-1', 'read', '{"path":"src/add.ts"}')] },
+            { content: 'I read it.' },
+            { content: 'src/main.ts calls add.' },
+          ],
         }),
       )
-      const agent = await ctx.agentLoop.create('parent', { provider: 'sim', model: 'm', system: 'You are a coding agent. Follow the repository conventions.' })
+      const agent = await ctx.agentLoop.create('parent', {
+        provider: 'sim',
+        model: 'm',
+        system: 'You are a coding agent. Follow the repository conventions.',
+      })
       await agent.followup('Read src/add.ts.')
       expect((await agent.fork({ task: TASK })).reason).toBe('finished')
     } finally {
@@ -45,7 +58,13 @@ describe('a real KV cache (llama.cpp): a fork reads its parent', () => {
     expect(forkFirst!.cachedTokens).toBeGreaterThanOrEqual(parentLast!.promptTokens - SLACK)
     expect(forkFirst!.uncachedTokens).toBeLessThanOrEqual(taskTokens + SLACK)
     // Negative control: the same task sent cold, with a subagent's own system prompt and no history.
-    const cold = await real.probe({ provider: 'sim', model: 'm', system: 'You are a search subagent.', messages: [createUserMessage(TASK)], purpose: 'conversation' })
+    const cold = await real.probe({
+      provider: 'sim',
+      model: 'm',
+      system: 'You are a search subagent.',
+      messages: [createUserMessage(TASK)],
+      purpose: 'conversation',
+    })
     expect(cold.cachedTokens).toBeLessThan(64)
   }, 120_000)
 })

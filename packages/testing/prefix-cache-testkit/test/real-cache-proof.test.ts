@@ -48,15 +48,25 @@ describe('a real KV cache (llama.cpp) confirms the cache rules', () => {
     expect(call!.divergence).toMatchObject({ part: 'message' })
     const diverging = (call!.divergence as { index: number }).index
     const summaryRequest = run.requests[call!.index]!
-    const firstPrunedSeq = run.session.events.find((event) => event.type === 'compaction/prune') as SessionEvent<'compaction/prune'> | undefined
+    const firstPrunedSeq = run.session.events.find((event) => event.type === 'compaction/prune') as
+      | SessionEvent<'compaction/prune'>
+      | undefined
     expect(firstPrunedSeq).toBeDefined()
     // The divergent message is a tool result the prune pass rewrote before the summary replayed it.
     expect(summaryRequest.messages[diverging]!.content[0]!.type).toBe('tool-result')
     // The real cache stops inside that tool result: after everything before it (its kept head
     // still matches, the marker does not) and before the end of it, as the same server renders it.
     const measure = probe()
-    const before = await measure.probe({ ...summaryRequest, messages: summaryRequest.messages.slice(0, diverging), purpose: 'measure' })
-    const through = await measure.probe({ ...summaryRequest, messages: summaryRequest.messages.slice(0, diverging + 1), purpose: 'measure' })
+    const before = await measure.probe({
+      ...summaryRequest,
+      messages: summaryRequest.messages.slice(0, diverging),
+      purpose: 'measure',
+    })
+    const through = await measure.probe({
+      ...summaryRequest,
+      messages: summaryRequest.messages.slice(0, diverging + 1),
+      purpose: 'measure',
+    })
     expect(call!.cachedTokens).toBeGreaterThanOrEqual(before.promptTokens - SLACK)
     expect(call!.cachedTokens).toBeLessThan(through.promptTokens)
     expect(call!.uncachedTokens).toBeGreaterThan(1000)
@@ -67,7 +77,10 @@ describe('a real KV cache (llama.cpp) confirms the cache rules', () => {
     const run = await runProbedWorkload({ window: WINDOW, steps: 6, strategy: 'warmfold' }, probe(), {
       configure(ctx) {
         ctx.on('agent/request', (context) => {
-          context.header = { ...context.header, system: `Current time: 2026-11-29T23:${String(clock++).padStart(2, '0')}:00Z\n${context.header.system ?? ''}` }
+          context.header = {
+            ...context.header,
+            system: `Current time: 2026-11-29T23:${String(clock++).padStart(2, '0')}:00Z\n${context.header.system ?? ''}`,
+          }
         })
       },
     })
@@ -87,7 +100,12 @@ describe('context overflow against the real server', () => {
       mountWarmfoldHost(ctx)
       // The declared window is larger than the server's context, so pressure never fires first:
       // only the server's own limit can stop a request.
-      ctx.plugin(OpenAICompatibleAdapter, { provider: 'llama', baseURL: small.baseURL, dialect: 'llamacpp', models: { tiny: { contextWindow: 16000, defaultMaxTokens: 16 } } })
+      ctx.plugin(OpenAICompatibleAdapter, {
+        provider: 'llama',
+        baseURL: small.baseURL,
+        dialect: 'llamacpp',
+        models: { tiny: { contextWindow: 16000, defaultMaxTokens: 16 } },
+      })
       const agent = await ctx.agentLoop.create('overflow', { provider: 'llama', model: 'tiny' })
       // Each user message is about 280 tokens of the tiny vocabulary; 4096 fill up after ~14 turns.
       for (let turn = 0; turn < turns; turn++) {
@@ -99,7 +117,9 @@ describe('context overflow against the real server', () => {
       expect(starts.length).toBeGreaterThan(0)
       expect(starts.every((event) => event.data.trigger === 'context-overflow')).toBe(true)
       expect(events.some((event) => event.type === 'compaction/summary')).toBe(true)
-      const ends = events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
+      const ends = events
+        .filter((event) => event.type === 'turn/end')
+        .map((event) => (event.data as { reason: string }).reason)
       expect(ends).toEqual(Array(turns).fill('stop'))
       expect(small.records.every((record) => record.promptTokens < 4096)).toBe(true)
     } finally {

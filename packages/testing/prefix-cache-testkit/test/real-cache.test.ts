@@ -32,7 +32,10 @@ describe('a real KV cache (llama.cpp) confirms the cache rules on one fold', () 
     const run = await runProbedWorkload({ window: WINDOW, steps: 1, strategy: 'warmfold' }, probe(), {
       configure(ctx) {
         ctx.on('agent/request', (context) => {
-          context.header = { ...context.header, system: `Current time: 2026-11-29T23:${String(clock++).padStart(2, '0')}:00Z\n${context.header.system ?? ''}` }
+          context.header = {
+            ...context.header,
+            system: `Current time: 2026-11-29T23:${String(clock++).padStart(2, '0')}:00Z\n${context.header.system ?? ''}`,
+          }
         })
       },
     })

@@ -2,7 +2,13 @@ import { Context } from '@cordisjs/core'
 import type { BasicCompactionEngine, SummaryRequestInput } from '@warmfold/compaction-basic'
 import { COMPACTION_INSTRUCTION, parseCompactionConfig, resolvePolicy } from '@warmfold/compaction-basic'
 import type { GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
@@ -18,15 +24,31 @@ import {
   TranscriptCompactionEngine,
 } from '../src/index.ts'
 
-const TOOLS: readonly ToolDefinition[] = [{ name: 'read_file', description: 'Read a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } }]
-const HEADER = { config: { provider: 'sim', model: 'coder', reasoningEffort: 'max', temperature: 0.2 }, system: 'You are a coding agent.', tools: TOOLS } as unknown as RequestHeader
+const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+]
+const HEADER = {
+  config: { provider: 'sim', model: 'coder', reasoningEffort: 'max', temperature: 0.2 },
+  system: 'You are a coding agent.',
+  tools: TOOLS,
+} as unknown as RequestHeader
 const ORIGIN = { provider: 'sim', model: 'coder' }
 
 /** A strategy engine whose summary request builder a test can call directly. */
 function exposed(engine: typeof BasicCompactionEngine) {
   return class extends engine {
     build(regionMessages: readonly Message[]): GenerateOptions {
-      const input: SummaryRequestInput = { header: HEADER, policy: resolvePolicy(parseCompactionConfig({}), 'sim', 'coder'), regionMessages, replayMessages: regionMessages, sessionId: 's1' }
+      const input: SummaryRequestInput = {
+        header: HEADER,
+        policy: resolvePolicy(parseCompactionConfig({}), 'sim', 'coder'),
+        regionMessages,
+        replayMessages: regionMessages,
+        sessionId: 's1',
+      }
       return this.buildSummaryRequest(input)
     }
   }
@@ -43,7 +65,7 @@ async function build(engine: typeof BasicCompactionEngine, region: readonly Mess
   contexts.push(ctx)
   await ctx.start()
   mountWarmfoldHost(ctx, { engine: Engine })
-  return ((ctx as unknown as { compaction: InstanceType<typeof Engine> }).compaction).build(region)
+  return (ctx as unknown as { compaction: InstanceType<typeof Engine> }).compaction.build(region)
 }
 
 /** user prompt, then two tool steps: results of 2,000 and 2,001 characters. */
@@ -76,7 +98,11 @@ describe('reference strategy transcript (pi 0.73.1, opencode 1.18.33)', () => {
     expect(text).not.toContain(`${'b'.repeat(2000)}Z`)
     expect(text).toContain('(tool call read_file) {"path":"b.ts"}')
     // Every region character but the cut "Z" is carried.
-    const total = 'Read both modules.'.length + 2 * ('Reading a.'.length + 'read_file'.length + '{"path":"a.ts"}'.length) + 2000 + 2001
+    const total =
+      'Read both modules.'.length +
+      2 * ('Reading a.'.length + 'read_file'.length + '{"path":"a.ts"}'.length) +
+      2000 +
+      2001
     expect(regionCoverage(region(), request)).toBe((total - 1) / total)
   })
 })
@@ -87,9 +113,18 @@ describe('reference strategy toolless (Codex CLI 0.171.0, Qwen Code 0.24.4)', ()
     const request = await build(ToollessCompactionEngine, messages)
     expect('tools' in request).toBe(false)
     expect(request.system).toBe(HEADER.system)
-    expect(request).toMatchObject({ provider: 'sim', model: 'coder', reasoningEffort: 'max', temperature: 0.2, purpose: 'compaction' })
+    expect(request).toMatchObject({
+      provider: 'sim',
+      model: 'coder',
+      reasoningEffort: 'max',
+      temperature: 0.2,
+      purpose: 'compaction',
+    })
     expect(request.messages.slice(0, -1)).toEqual(messages)
-    expect(request.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text', text: COMPACTION_INSTRUCTION }] })
+    expect(request.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text', text: COMPACTION_INSTRUCTION }],
+    })
     expect(regionCoverage(messages, request)).toBe(1)
   })
 })
@@ -102,13 +137,32 @@ describe('reference strategy long-instruction (Claude Code 2.1.332)', () => {
   })
 
   it('appends the instruction to a last plain user message, keeping system, tools and settings', async () => {
-    const messages = [...region(), createAssistantMessage([textBlock('Both read.')], ORIGIN), createUserMessage('Now summarize the plan.')]
+    const messages = [
+      ...region(),
+      createAssistantMessage([textBlock('Both read.')], ORIGIN),
+      createUserMessage('Now summarize the plan.'),
+    ]
     const request = await build(LongInstructionCompactionEngine, messages)
-    expect(request).toMatchObject({ provider: 'sim', model: 'coder', reasoningEffort: 'max', temperature: 0.2, purpose: 'compaction', system: HEADER.system, tools: TOOLS })
+    expect(request).toMatchObject({
+      provider: 'sim',
+      model: 'coder',
+      reasoningEffort: 'max',
+      temperature: 0.2,
+      purpose: 'compaction',
+      system: HEADER.system,
+      tools: TOOLS,
+    })
     expect(request.messages).toHaveLength(messages.length)
     expect(request.messages.slice(0, -1)).toEqual(messages.slice(0, -1))
     const last = request.messages.at(-1) as Message
-    expect(last).toMatchObject({ id: (messages.at(-1) as Message).id, role: 'user', content: [{ type: 'text', text: 'Now summarize the plan.' }, { type: 'text', text: LONG_COMPACTION_INSTRUCTION }] })
+    expect(last).toMatchObject({
+      id: (messages.at(-1) as Message).id,
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Now summarize the plan.' },
+        { type: 'text', text: LONG_COMPACTION_INSTRUCTION },
+      ],
+    })
     expect(regionCoverage(messages, request)).toBe(1)
   })
 
@@ -116,33 +170,41 @@ describe('reference strategy long-instruction (Claude Code 2.1.332)', () => {
     const messages = region()
     const request = await build(LongInstructionCompactionEngine, messages)
     expect(request.messages.slice(0, -1)).toEqual(messages)
-    expect(request.messages.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text', text: LONG_COMPACTION_INSTRUCTION }] })
+    expect(request.messages.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text', text: LONG_COMPACTION_INSTRUCTION }],
+    })
   })
 })
 
 describe('the new strategies in the scripted workload', () => {
-  it.each(['transcript', 'toolless', 'long-instruction'] as const)('%s completes with the documented summary request shape', async (strategy) => {
-    const run = await runWorkload({ window: 32000, steps: 30, strategy })
-    expect(run.completed).toBe(true)
-    expect(run.summaryCalls.length).toBeGreaterThanOrEqual(1)
-    expect(run.summaryCoverage).toHaveLength(run.summaryCalls.length)
-    const conversation = run.requests.find((request) => request.purpose === 'conversation') as GenerateOptions
-    const summary = run.requests.find((request) => request.purpose === 'compaction') as GenerateOptions
-    const text = ((summary.messages.at(-1) as Message).content.at(-1) as { text: string }).text
-    if (strategy === 'transcript') {
-      expect(summary).toMatchObject({ system: TRANSCRIPT_SUMMARIZER_SYSTEM, messages: [{ role: 'user' }] })
-      expect(summary.tools).toBeUndefined()
-      // The first tool result (2,400 characters at this window) is cut to its first 2,000.
-      expect(text).toContain(`(tool result) ${fillerText(5000, 2000)}\n[… ${run.workload.resultChars - 2000} more characters truncated]`)
-      expect(run.workload.resultChars).toBeGreaterThan(2000)
-      for (const coverage of run.summaryCoverage) expect(coverage).toBeLessThan(1)
-    } else {
-      expect(summary.system).toBe(conversation.system)
-      expect(summary.tools).toEqual(strategy === 'toolless' ? undefined : conversation.tools)
-      expect(text).toBe(strategy === 'toolless' ? COMPACTION_INSTRUCTION : LONG_COMPACTION_INSTRUCTION)
-      expect(run.summaryCoverage.every((coverage) => coverage === 1)).toBe(true)
-    }
-  })
+  it.each(['transcript', 'toolless', 'long-instruction'] as const)(
+    '%s completes with the documented summary request shape',
+    async (strategy) => {
+      const run = await runWorkload({ window: 32000, steps: 30, strategy })
+      expect(run.completed).toBe(true)
+      expect(run.summaryCalls.length).toBeGreaterThanOrEqual(1)
+      expect(run.summaryCoverage).toHaveLength(run.summaryCalls.length)
+      const conversation = run.requests.find((request) => request.purpose === 'conversation') as GenerateOptions
+      const summary = run.requests.find((request) => request.purpose === 'compaction') as GenerateOptions
+      const text = ((summary.messages.at(-1) as Message).content.at(-1) as { text: string }).text
+      if (strategy === 'transcript') {
+        expect(summary).toMatchObject({ system: TRANSCRIPT_SUMMARIZER_SYSTEM, messages: [{ role: 'user' }] })
+        expect(summary.tools).toBeUndefined()
+        // The first tool result (2,400 characters at this window) is cut to its first 2,000.
+        expect(text).toContain(
+          `(tool result) ${fillerText(5000, 2000)}\n[… ${run.workload.resultChars - 2000} more characters truncated]`,
+        )
+        expect(run.workload.resultChars).toBeGreaterThan(2000)
+        for (const coverage of run.summaryCoverage) expect(coverage).toBeLessThan(1)
+      } else {
+        expect(summary.system).toBe(conversation.system)
+        expect(summary.tools).toEqual(strategy === 'toolless' ? undefined : conversation.tools)
+        expect(text).toBe(strategy === 'toolless' ? COMPACTION_INSTRUCTION : LONG_COMPACTION_INSTRUCTION)
+        expect(run.summaryCoverage.every((coverage) => coverage === 1)).toBe(true)
+      }
+    },
+  )
 
   it('legacy is measured against the region before its own prune, so its coverage is below 1', async () => {
     // legacy prunes the oversized results of the region it then summarizes: the request carries

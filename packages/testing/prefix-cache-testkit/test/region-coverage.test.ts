@@ -1,5 +1,11 @@
 import type { Message } from '@warmfold/llm'
-import { createAssistantMessage, createToolResultMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import {
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import { regionCoverage } from '../src/index.ts'
 
@@ -31,13 +37,19 @@ describe('regionCoverage', () => {
   it('credits only the leading part found: a rewritten middle loses the rest of its block', () => {
     // "0123" survives, "X" replaces "4", so 6 of the 10 characters of the first block are lost.
     const rewritten = createUserMessage('0123X56789')
-    expect(regionCoverage(REGION, { messages: [rewritten, REGION[1] as Message, REGION[2] as Message] })).toBe((TOTAL - 6) / TOTAL)
+    expect(regionCoverage(REGION, { messages: [rewritten, REGION[1] as Message, REGION[2] as Message] })).toBe(
+      (TOTAL - 6) / TOTAL,
+    )
   })
 
   it('finds a block in the system prompt, but never across two request blocks', () => {
     expect(regionCoverage([createUserMessage('abcdef')], { system: 'xxabcdefxx', messages: [] })).toBe(1)
     // "abc" and "def" are separate blocks of the request: only "abc" is carried as a prefix.
-    expect(regionCoverage([createUserMessage('abcdef')], { messages: [createUserMessage([textBlock('abc'), textBlock('def')])] })).toBe(3 / 6)
+    expect(
+      regionCoverage([createUserMessage('abcdef')], {
+        messages: [createUserMessage([textBlock('abc'), textBlock('def')])],
+      }),
+    ).toBe(3 / 6)
   })
 
   it('is 0 when nothing of the region is sent, and 1 for a region without characters', () => {

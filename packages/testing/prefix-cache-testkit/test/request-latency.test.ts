@@ -3,12 +3,19 @@ import type { LatencyProfile } from '../src/index.ts'
 import { LATENCY_PROFILES, latencyProfileFromJson, requestLatency, requestLatencyMs } from '../src/index.ts'
 
 // Round figures, so every expected value below is arithmetic a reader can check.
-const profile: LatencyProfile = latencyProfileFromJson({ ttftMs: 100, prefillTokensPerSecond: 1000, cachedTokensPerSecond: 10_000, decodeTokensPerSecond: 10 }, 'round.json')
+const profile: LatencyProfile = latencyProfileFromJson(
+  { ttftMs: 100, prefillTokensPerSecond: 1000, cachedTokensPerSecond: 10_000, decodeTokensPerSecond: 10 },
+  'round.json',
+)
 
 describe('requestLatency', () => {
   it('is ttft + uncached / prefill + cached / read + output / decode, in milliseconds', () => {
     // 100 ms + 500 / 1,000 s + 20,000 / 10,000 s + 30 / 10 s = 0.1 + 0.5 + 2 + 3 s.
-    expect(requestLatency({ uncachedTokens: 500, cachedTokens: 20_000, outputTokens: 30 }, profile)).toEqual({ firstTokenMs: 2600, decodeMs: 3000, totalMs: 5600 })
+    expect(requestLatency({ uncachedTokens: 500, cachedTokens: 20_000, outputTokens: 30 }, profile)).toEqual({
+      firstTokenMs: 2600,
+      decodeMs: 3000,
+      totalMs: 5600,
+    })
     expect(requestLatencyMs({ uncachedTokens: 500, cachedTokens: 20_000, outputTokens: 30 }, profile)).toBe(5600)
   })
 
@@ -20,9 +27,18 @@ describe('requestLatency', () => {
   })
 
   it.each([
-    [{ uncachedTokens: -1, cachedTokens: 0, outputTokens: 0 }, 'requestLatency: uncachedTokens must be a finite number ≥ 0, got -1'],
-    [{ uncachedTokens: 0, cachedTokens: Number.NaN, outputTokens: 0 }, 'requestLatency: cachedTokens must be a finite number ≥ 0, got NaN'],
-    [{ uncachedTokens: 0, cachedTokens: 0, outputTokens: Number.POSITIVE_INFINITY }, 'requestLatency: outputTokens must be a finite number ≥ 0, got Infinity'],
+    [
+      { uncachedTokens: -1, cachedTokens: 0, outputTokens: 0 },
+      'requestLatency: uncachedTokens must be a finite number ≥ 0, got -1',
+    ],
+    [
+      { uncachedTokens: 0, cachedTokens: Number.NaN, outputTokens: 0 },
+      'requestLatency: cachedTokens must be a finite number ≥ 0, got NaN',
+    ],
+    [
+      { uncachedTokens: 0, cachedTokens: 0, outputTokens: Number.POSITIVE_INFINITY },
+      'requestLatency: outputTokens must be a finite number ≥ 0, got Infinity',
+    ],
   ])('refuses %j naming the count', (tokens, message) => {
     expect(() => requestLatency(tokens, profile)).toThrow(RangeError)
     expect(() => requestLatency(tokens, profile)).toThrow(message)
@@ -38,7 +54,13 @@ describe('requestLatency', () => {
     ['llama-cpp-local', 50 + 400 + 1875 + 3_000_000 / 37, 50 + 150_400 + 3_000_000 / 37],
   ] as const)('%s: a 150k-token fold with a 3,000-token summary, warm and cold', (name, warm, cold) => {
     const latency = LATENCY_PROFILES[name]
-    expect(requestLatencyMs({ uncachedTokens: 400, cachedTokens: 150_000, outputTokens: 3000 }, latency)).toBeCloseTo(warm, 6)
-    expect(requestLatencyMs({ uncachedTokens: 150_400, cachedTokens: 0, outputTokens: 3000 }, latency)).toBeCloseTo(cold, 6)
+    expect(requestLatencyMs({ uncachedTokens: 400, cachedTokens: 150_000, outputTokens: 3000 }, latency)).toBeCloseTo(
+      warm,
+      6,
+    )
+    expect(requestLatencyMs({ uncachedTokens: 150_400, cachedTokens: 0, outputTokens: 3000 }, latency)).toBeCloseTo(
+      cold,
+      6,
+    )
   })
 })

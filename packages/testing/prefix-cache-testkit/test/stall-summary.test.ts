@@ -22,12 +22,26 @@ describe('nearestRankPercentile', () => {
 
   it.each([0, 101, 50.5, Number.NaN])('refuses the percent %s', (percent) => {
     expect(() => nearestRankPercentile([1], percent)).toThrow(RangeError)
-    expect(() => nearestRankPercentile([1], percent)).toThrow(`nearestRankPercentile: percent must be an integer from 1 to 100, got ${percent}`)
+    expect(() => nearestRankPercentile([1], percent)).toThrow(
+      `nearestRankPercentile: percent must be an integer from 1 to 100, got ${percent}`,
+    )
   })
 })
 
-const sync = (foldMs: number): FoldStall => ({ mode: 'sync', foldMs, waitedMs: foldMs, stallSavedMs: 0, postSwapPrefillMs: 300 })
-const background = (foldMs: number, waitedMs: number): FoldStall => ({ mode: 'background', foldMs, waitedMs, stallSavedMs: foldMs - waitedMs, postSwapPrefillMs: 300 })
+const sync = (foldMs: number): FoldStall => ({
+  mode: 'sync',
+  foldMs,
+  waitedMs: foldMs,
+  stallSavedMs: 0,
+  postSwapPrefillMs: 300,
+})
+const background = (foldMs: number, waitedMs: number): FoldStall => ({
+  mode: 'background',
+  foldMs,
+  waitedMs,
+  stallSavedMs: foldMs - waitedMs,
+  postSwapPrefillMs: 300,
+})
 
 describe('stallSummary', () => {
   it('sums the waits and takes nearest-rank percentiles over every fold, discarded ones included', () => {
@@ -52,16 +66,40 @@ describe('stallSummary', () => {
   })
 
   it('a run without folds waited 0 ms and has no percentiles', () => {
-    expect(stallSummary([])).toEqual({ folds: 0, totalWaitMs: 0, p50WaitMs: null, p90WaitMs: null, maxWaitMs: null, totalStallSavedMs: 0, discardedFolds: 0, discardedCostUnits: 0 })
+    expect(stallSummary([])).toEqual({
+      folds: 0,
+      totalWaitMs: 0,
+      p50WaitMs: null,
+      p90WaitMs: null,
+      maxWaitMs: null,
+      totalStallSavedMs: 0,
+      discardedFolds: 0,
+      discardedCostUnits: 0,
+    })
   })
 
   it.each([
     [{ ...sync(10), mode: 'async' }, 'stallSummary: fold 1: "mode" must be "sync" or "background", got "async"'],
-    [{ ...sync(10), waitedMs: -1 }, 'stallSummary: fold 1: "waitedMs" must be a finite number of milliseconds ≥ 0, got -1'],
-    [{ ...sync(10), foldMs: Number.POSITIVE_INFINITY }, 'stallSummary: fold 1: "foldMs" must be a finite number of milliseconds ≥ 0, got Infinity'],
-    [{ ...sync(10), postSwapPrefillMs: undefined }, 'stallSummary: fold 1: "postSwapPrefillMs" must be a finite number of milliseconds ≥ 0, got nothing'],
-    [{ ...sync(10), discarded: { reason: ' ', costUnits: 1 } }, 'stallSummary: fold 1: "discarded.reason" must be a non-empty string, got " "'],
-    [{ ...sync(10), discarded: { reason: 'stale', costUnits: Number.NaN } }, 'stallSummary: fold 1: "discarded.costUnits" must be a finite number ≥ 0, got NaN'],
+    [
+      { ...sync(10), waitedMs: -1 },
+      'stallSummary: fold 1: "waitedMs" must be a finite number of milliseconds ≥ 0, got -1',
+    ],
+    [
+      { ...sync(10), foldMs: Number.POSITIVE_INFINITY },
+      'stallSummary: fold 1: "foldMs" must be a finite number of milliseconds ≥ 0, got Infinity',
+    ],
+    [
+      { ...sync(10), postSwapPrefillMs: undefined },
+      'stallSummary: fold 1: "postSwapPrefillMs" must be a finite number of milliseconds ≥ 0, got nothing',
+    ],
+    [
+      { ...sync(10), discarded: { reason: ' ', costUnits: 1 } },
+      'stallSummary: fold 1: "discarded.reason" must be a non-empty string, got " "',
+    ],
+    [
+      { ...sync(10), discarded: { reason: 'stale', costUnits: Number.NaN } },
+      'stallSummary: fold 1: "discarded.costUnits" must be a finite number ≥ 0, got NaN',
+    ],
   ])('refuses the second record %j naming its index, the field and the value', (bad, message) => {
     expect(() => stallSummary([sync(5), bad as FoldStall])).toThrow(TypeError)
     expect(() => stallSummary([sync(5), bad as FoldStall])).toThrow(message)

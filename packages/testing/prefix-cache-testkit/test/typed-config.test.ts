@@ -13,6 +13,8 @@ export function typedConfigs(ctx: Context): void {
 
 describe('config typos', () => {
   it('are refused at load too, naming the key and the nearest known key', () => {
-    expect(() => PrefixCacheService.Config({ profil: 'anthropic' })).toThrow('PrefixCacheService config: unknown key "profil" (did you mean "profile"?)')
+    expect(() => PrefixCacheService.Config({ profil: 'anthropic' })).toThrow(
+      'PrefixCacheService config: unknown key "profil" (did you mean "profile"?)',
+    )
   })
 })

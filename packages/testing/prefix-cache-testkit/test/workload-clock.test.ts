@@ -13,7 +13,11 @@ async function afterIdle(idleSeconds: number, latency?: LatencyProfile) {
   const run = await runWorkload({ ...base, idleSeconds, backgroundFold: false, ...(latency ? { latency } : {}) })
   return run.cache.observations.filter((_, index) => {
     const last = run.requests[index]?.messages.at(-1)
-    return last?.role === 'user' && last.content[0]?.type === 'text' && last.content[0].text === 'Go on with the next modules.'
+    return (
+      last?.role === 'user' &&
+      last.content[0]?.type === 'text' &&
+      last.content[0].text === 'Go on with the next modules.'
+    )
   })
 }
 
@@ -21,7 +25,9 @@ describe('runWorkload turns, idle time and output tokens', () => {
   it('splits the steps across the user turns, each ending with a text answer', async () => {
     const run = await runWorkload(base)
     expect(run.completed).toBe(true)
-    const ends = run.session.events.filter((event) => event.type === 'turn/end').map((event) => (event.data as { reason: string }).reason)
+    const ends = run.session.events
+      .filter((event) => event.type === 'turn/end')
+      .map((event) => (event.data as { reason: string }).reason)
     expect(ends).toEqual(['stop', 'stop', 'stop'])
     const users = run.session.events.filter((event) => event.type === 'user/message')
     expect(users).toHaveLength(3)
@@ -30,7 +36,11 @@ describe('runWorkload turns, idle time and output tokens', () => {
       .map((event) => (event.data as { message: Message }).message.content)
       .filter((content) => content.every((block) => block.type === 'text'))
       .map((content) => (content[0] as TextBlock).text)
-    expect(texts).toEqual(['Modules 0 to 2 are read; 6 to go.', 'Modules 0 to 5 are read; 3 to go.', 'All 9 modules are read; the loader refactor plan is ready.'])
+    expect(texts).toEqual([
+      'Modules 0 to 2 are read; 6 to go.',
+      'Modules 0 to 5 are read; 3 to go.',
+      'All 9 modules are read; the loader refactor plan is ready.',
+    ])
   })
 
   it('counts the scripted output of every request, in request order', async () => {
@@ -40,8 +50,15 @@ describe('runWorkload turns, idle time and output tokens', () => {
     run.requests.forEach((request, index) => {
       const output = run.outputTokens[index]
       // The i-th summary call writes fold i's realistic checkpoint, cut to the call's cap.
-      if (request.purpose === 'compaction') expect(output).toBe(tokensOf(workloadSummary(fold, { maxTokens: Math.max(request.maxTokens!, minimumWorkloadSummaryTokens(fold++)) }).length))
-      else if (index === run.requests.length - 1) expect(output).toBe(tokensOf('All 9 modules are read; the loader refactor plan is ready.'.length))
+      if (request.purpose === 'compaction')
+        expect(output).toBe(
+          tokensOf(
+            workloadSummary(fold, { maxTokens: Math.max(request.maxTokens!, minimumWorkloadSummaryTokens(fold++)) })
+              .length,
+          ),
+        )
+      else if (index === run.requests.length - 1)
+        expect(output).toBe(tokensOf('All 9 modules are read; the loader refactor plan is ready.'.length))
       else expect(output).toBeGreaterThan(tokensOf(fillerText(0, run.workload.proseChars).length))
     })
   })
@@ -50,7 +67,13 @@ describe('runWorkload turns, idle time and output tokens', () => {
     // Requests that take no time to speak of (a profile at the rate limits), so the gap between a
     // turn's last request and the next turn's first is the idle time: 299 s keeps it within the
     // anthropic profile's 300 s TTL (alive), 301 s goes past it.
-    const instant = { name: 'instant', ttftMs: 0, prefillTokensPerSecond: 1e8, cachedTokensPerSecond: 1e8, decodeTokensPerSecond: 1e8 }
+    const instant = {
+      name: 'instant',
+      ttftMs: 0,
+      prefillTokensPerSecond: 1e8,
+      cachedTokensPerSecond: 1e8,
+      decodeTokensPerSecond: 1e8,
+    }
     const warm = await afterIdle(299, instant)
     const cold = await afterIdle(301, instant)
     expect(warm).toHaveLength(2)
@@ -67,7 +90,7 @@ describe('runWorkload turns, idle time and output tokens', () => {
     for (const observation of warm) expect(observation.divergence.part).not.toBe('expired')
   })
 
-  it('a request takes its modelled time: a turn\'s last answer under the default profile moves the clock past a TTL the idle time alone would keep', async () => {
+  it("a request takes its modelled time: a turn's last answer under the default profile moves the clock past a TTL the idle time alone would keep", async () => {
     // The provider writes a request's prefix as it prefills it (by its first token); the answer's
     // decode after that, then 300 s of idle time, is past the anthropic profile's 300 s TTL.
     const cold = await afterIdle(300)

@@ -10,7 +10,13 @@ import { DEFAULT_STRATEGIES, EFFORTS, PRUNERS, resolveWorkload, STRATEGIES } fro
 function derived(window: number) {
   const stepTokens = Math.floor(window / 24)
   const stepChars = stepTokens * 4
-  return { stepTokens, stepChars, proseChars: Math.round(stepChars * 0.45), resultChars: Math.floor((stepChars * 0.45) / 4) * 4, defaultMaxTokens: Math.floor(window / 16) }
+  return {
+    stepTokens,
+    stepChars,
+    proseChars: Math.round(stepChars * 0.45),
+    resultChars: Math.floor((stepChars * 0.45) / 4) * 4,
+    defaultMaxTokens: Math.floor(window / 16),
+  }
 }
 
 describe('resolveWorkload', () => {
@@ -42,19 +48,22 @@ describe('resolveWorkload', () => {
     expect(Object.isFrozen(workload)).toBe(true)
   })
 
-  it.each([4800, 32000, 128000, 512000, 1_000_003])('window %i: stepTokens = window / 24, a result is 45 % of a step in whole tokens, output caps = window / 16', (window) => {
-    const workload = resolveWorkload({ window })
-    const numbers = derived(window)
-    expect(workload.stepTokens).toBe(numbers.stepTokens)
-    expect(workload.proseChars).toBe(numbers.proseChars)
-    expect(workload.resultChars).toBe(numbers.resultChars)
-    expect(workload.resultChars % 4).toBe(0)
-    expect(workload.resultChars).toBeLessThanOrEqual(numbers.stepChars * 0.45)
-    expect(workload.resultChars).toBeGreaterThan(numbers.stepChars * 0.45 - 4)
-    expect(workload.defaultMaxTokens).toBe(numbers.defaultMaxTokens)
-    expect(workload.engine.headroomTokens).toBe(numbers.defaultMaxTokens)
-    expect(workload.engine.maxTokens).toBe(Math.min(8192, numbers.defaultMaxTokens))
-  })
+  it.each([4800, 32000, 128000, 512000, 1_000_003])(
+    'window %i: stepTokens = window / 24, a result is 45 % of a step in whole tokens, output caps = window / 16',
+    (window) => {
+      const workload = resolveWorkload({ window })
+      const numbers = derived(window)
+      expect(workload.stepTokens).toBe(numbers.stepTokens)
+      expect(workload.proseChars).toBe(numbers.proseChars)
+      expect(workload.resultChars).toBe(numbers.resultChars)
+      expect(workload.resultChars % 4).toBe(0)
+      expect(workload.resultChars).toBeLessThanOrEqual(numbers.stepChars * 0.45)
+      expect(workload.resultChars).toBeGreaterThan(numbers.stepChars * 0.45 - 4)
+      expect(workload.defaultMaxTokens).toBe(numbers.defaultMaxTokens)
+      expect(workload.engine.headroomTokens).toBe(numbers.defaultMaxTokens)
+      expect(workload.engine.maxTokens).toBe(Math.min(8192, numbers.defaultMaxTokens))
+    },
+  )
 
   it('rewrite-only: threshold = R + 1, oversized = R + 2, head + marker + tail = threshold, tail = min(256, R / 8)', () => {
     fc.assert(
@@ -94,8 +103,26 @@ describe('resolveWorkload', () => {
 
   it('passes the envelope and route options through', () => {
     const stop = ['</answer>']
-    const workload = resolveWorkload({ effort: 'low', temperature: 0, stop, strategy: 'cold', profile: 'blocks:128:1024', summaryRoute: 'cheap/small', stepSeconds: 0, steps: 3 })
-    expect(workload).toMatchObject({ effort: 'low', temperature: 0, stop: ['</answer>'], strategy: 'cold', profile: 'blocks:128:1024', summaryRoute: { provider: 'cheap', model: 'small' }, stepSeconds: 0, steps: 3 })
+    const workload = resolveWorkload({
+      effort: 'low',
+      temperature: 0,
+      stop,
+      strategy: 'cold',
+      profile: 'blocks:128:1024',
+      summaryRoute: 'cheap/small',
+      stepSeconds: 0,
+      steps: 3,
+    })
+    expect(workload).toMatchObject({
+      effort: 'low',
+      temperature: 0,
+      stop: ['</answer>'],
+      strategy: 'cold',
+      profile: 'blocks:128:1024',
+      summaryRoute: { provider: 'cheap', model: 'small' },
+      stepSeconds: 0,
+      steps: 3,
+    })
     expect(workload.stop).not.toBe(stop)
     expect(Object.isFrozen(workload.stop)).toBe(true)
   })
@@ -103,7 +130,12 @@ describe('resolveWorkload', () => {
   it('splits the steps across the turns as evenly as possible, earlier turns taking the remainder', () => {
     expect(resolveWorkload({ steps: 10, turns: 3 }).turnSteps).toEqual([4, 3, 3])
     expect(resolveWorkload({ steps: 6, turns: 6 }).turnSteps).toEqual([1, 1, 1, 1, 1, 1])
-    expect(resolveWorkload({ steps: 7, turns: 2, idleSeconds: 900, stepSeconds: 30 })).toMatchObject({ turns: 2, idleSeconds: 900, stepSeconds: 30, turnSteps: [4, 3] })
+    expect(resolveWorkload({ steps: 7, turns: 2, idleSeconds: 900, stepSeconds: 30 })).toMatchObject({
+      turns: 2,
+      idleSeconds: 900,
+      stepSeconds: 30,
+      turnSteps: [4, 3],
+    })
   })
 
   it('lists the accepted values', () => {
@@ -121,9 +153,18 @@ describe('resolveWorkload', () => {
     [{ steps: 2.5 }, 'workload steps must be a positive integer, got 2.5'],
     [{ effort: 'medium' }, 'workload effort must be one of low, high, max, got "medium"'],
     [{ pruner: 'all' }, 'workload pruner must be one of rewrite-only, default, none, got "all"'],
-    [{ strategy: 'hot' }, 'workload strategy must be one of warmfold, legacy, cold, transcript, toolless, long-instruction, got "hot"'],
-    [{ profile: 'lru' }, 'cache profile "lru" is not valid; use bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S] (N ≥ 1, S = seconds > 0)'],
-    [{ profile: 'blocks:0' }, 'cache profile "blocks:0" is not valid; use bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S] (N ≥ 1, S = seconds > 0)'],
+    [
+      { strategy: 'hot' },
+      'workload strategy must be one of warmfold, legacy, cold, transcript, toolless, long-instruction, got "hot"',
+    ],
+    [
+      { profile: 'lru' },
+      'cache profile "lru" is not valid; use bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S] (N ≥ 1, S = seconds > 0)',
+    ],
+    [
+      { profile: 'blocks:0' },
+      'cache profile "blocks:0" is not valid; use bytes[:ttl=S] | blocks:N[:MIN][:ttl=S] | anthropic[:1h|:ttl=S] | deepseek[:ttl=S] (N ≥ 1, S = seconds > 0)',
+    ],
     [{ temperature: Number.POSITIVE_INFINITY }, 'workload temperature must be a finite number, got Infinity'],
     [{ stop: '</answer>' }, 'workload stop must be an array of strings, got "</answer>"'],
     [{ stop: [1] }, 'workload stop must be an array of strings, got [1]'],

@@ -23,13 +23,19 @@ describe('runWorkload sessionFile', () => {
       try {
         ctx.plugin(SessionStore, { store: 'file', directory })
         const reopened = await ctx.sessions.open('kept-8000')
-        expect(reopened.events.map((event) => canonicalJson(event))).toEqual(run.session.events.map((event) => canonicalJson(event)))
+        expect(reopened.events.map((event) => canonicalJson(event))).toEqual(
+          run.session.events.map((event) => canonicalJson(event)),
+        )
       } finally {
         await ctx.stop()
       }
       // A second run with the same file would append a second session to the first: refused.
-      await expect(runWorkload({ window: 8000, steps: 30 }, { sessionFile: { directory, id: 'kept-8000' } })).rejects.toMatchObject({ code: 'EXISTS' })
-      expect((await readFile(join(directory, 'kept-8000.jsonl'), 'utf8')).trimEnd().split('\n')).toHaveLength(run.session.length)
+      await expect(
+        runWorkload({ window: 8000, steps: 30 }, { sessionFile: { directory, id: 'kept-8000' } }),
+      ).rejects.toMatchObject({ code: 'EXISTS' })
+      expect((await readFile(join(directory, 'kept-8000.jsonl'), 'utf8')).trimEnd().split('\n')).toHaveLength(
+        run.session.length,
+      )
     } finally {
       await rm(directory, { recursive: true, force: true })
     }
@@ -41,19 +47,29 @@ describe('runWorkload sessionStore', () => {
     const directory = await mkdtemp(join(tmpdir(), 'warmfold-workload-sqlite-'))
     const path = join(directory, 'sessions.db')
     try {
-      const run = await runWorkload({ window: 8000, steps: 30 }, { sessionStore: { store: sqliteSessionStore({ path }), id: 'kept-sql' } })
+      const run = await runWorkload(
+        { window: 8000, steps: 30 },
+        { sessionStore: { store: sqliteSessionStore({ path }), id: 'kept-sql' } },
+      )
       expect(run.completed).toBe(true)
       const ctx = new Context()
       await ctx.start()
       try {
         ctx.plugin(SessionStore, { store: sqliteSessionStore({ path }) })
         const reopened = await ctx.sessions.open('kept-sql')
-        expect(reopened.events.map((event) => canonicalJson(event))).toEqual(run.session.events.map((event) => canonicalJson(event)))
+        expect(reopened.events.map((event) => canonicalJson(event))).toEqual(
+          run.session.events.map((event) => canonicalJson(event)),
+        )
         await ctx.sessions.close(reopened)
       } finally {
         await ctx.stop()
       }
-      await expect(runWorkload({ window: 8000, steps: 30 }, { sessionStore: { store: sqliteSessionStore({ path }), id: 'kept-sql' } })).rejects.toMatchObject({ code: 'EXISTS' })
+      await expect(
+        runWorkload(
+          { window: 8000, steps: 30 },
+          { sessionStore: { store: sqliteSessionStore({ path }), id: 'kept-sql' } },
+        ),
+      ).rejects.toMatchObject({ code: 'EXISTS' })
     } finally {
       await rm(directory, { recursive: true, force: true })
     }

@@ -1,6 +1,12 @@
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import { describe, expect, it } from 'vitest'
-import { minimumWorkloadSummaryTokens, resolveWorkload, tokensOf, WORKLOAD_SUMMARY_TOKENS, workloadSummary } from '../src/index.ts'
+import {
+  minimumWorkloadSummaryTokens,
+  resolveWorkload,
+  tokensOf,
+  WORKLOAD_SUMMARY_TOKENS,
+  workloadSummary,
+} from '../src/index.ts'
 
 const FOLDS = Array.from({ length: 100 }, (_, index) => index)
 const tokens = (text: string) => tokensOf(text.length)
@@ -32,7 +38,7 @@ describe('workloadSummary', () => {
     }
   })
 
-  it('never writes more than the call\'s output cap, and fits the workload\'s smallest one (window 4,800)', () => {
+  it("never writes more than the call's output cap, and fits the workload's smallest one (window 4,800)", () => {
     const smallestCap = resolveWorkload({ window: 4800 }).engine.maxTokens
     expect(smallestCap).toBe(300)
     for (const fold of FOLDS) {
@@ -48,8 +54,16 @@ describe('workloadSummary', () => {
   it.each([
     [-1, {}, 'workloadSummary: foldIndex must be an integer ≥ 0, got -1'],
     [1.5, {}, 'workloadSummary: foldIndex must be an integer ≥ 0, got 1.5'],
-    [0, { maxTokens: 100 }, `workloadSummary: maxTokens must be an integer ≥ ${minimumWorkloadSummaryTokens(0)} (one bullet per section for fold 0), got 100`],
-    [0, { maxTokens: 2000.5 }, `workloadSummary: maxTokens must be an integer ≥ ${minimumWorkloadSummaryTokens(0)} (one bullet per section for fold 0), got 2000.5`],
+    [
+      0,
+      { maxTokens: 100 },
+      `workloadSummary: maxTokens must be an integer ≥ ${minimumWorkloadSummaryTokens(0)} (one bullet per section for fold 0), got 100`,
+    ],
+    [
+      0,
+      { maxTokens: 2000.5 },
+      `workloadSummary: maxTokens must be an integer ≥ ${minimumWorkloadSummaryTokens(0)} (one bullet per section for fold 0), got 2000.5`,
+    ],
   ])('refuses fold %s with %j', (fold, options, message) => {
     expect(() => workloadSummary(fold, options)).toThrow(RangeError)
     expect(() => workloadSummary(fold, options)).toThrow(message)

@@ -11,7 +11,10 @@ export function importGraph(directory: string): Map<string, string[]> {
   const graph = new Map<string, string[]>()
   for (const file of readdirSync(directory).filter((name) => name.endsWith('.ts'))) {
     const { importedFiles } = ts.preProcessFile(readFileSync(join(directory, file), 'utf8'), true, true)
-    graph.set(file, importedFiles.map((entry) => entry.fileName))
+    graph.set(
+      file,
+      importedFiles.map((entry) => entry.fileName),
+    )
   }
   return graph
 }

@@ -13,24 +13,31 @@ export interface PostgresServer {
   stop(): Promise<void>
 }
 
-const INSTALL_HINT = 'install the server (Debian/Ubuntu: `apt-get install -y postgresql`) or put its bin directory on PATH via pg_config'
+const INSTALL_HINT =
+  'install the server (Debian/Ubuntu: `apt-get install -y postgresql`) or put its bin directory on PATH via pg_config'
 
 /** The directory of `initdb`, `postgres` and `psql`: `pg_config --bindir`, else the newest `/usr/lib/postgresql/<n>/bin`. */
 export function findPostgresBinaries(): string {
   const candidates: string[] = []
   try {
-    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim())
+    candidates.push(
+      execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim(),
+    )
   } catch {
     // no pg_config on PATH (it comes with libpq-dev or the server package); try the Debian layout
   }
   const debian = '/usr/lib/postgresql'
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((name) => /^\d+$/.test(name)).toSorted((a, b) => Number(b) - Number(a))
+    const versions = readdirSync(debian)
+      .filter((name) => /^\d+$/.test(name))
+      .toSorted((a, b) => Number(b) - Number(a))
     candidates.push(...versions.map((version) => join(debian, version, 'bin')))
   }
   const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')))
   if (!found) {
-    throw new Error(`PostgreSQL server binaries (initdb, postgres) not found in ${candidates.join(', ') || 'pg_config --bindir or /usr/lib/postgresql/*/bin'}: ${INSTALL_HINT}`)
+    throw new Error(
+      `PostgreSQL server binaries (initdb, postgres) not found in ${candidates.join(', ') || 'pg_config --bindir or /usr/lib/postgresql/*/bin'}: ${INSTALL_HINT}`,
+    )
   }
   return found
 }
@@ -76,14 +83,39 @@ export async function startPostgres(): Promise<PostgresServer> {
     const user = asServerUser()
     if (user.uid !== undefined && user.gid !== undefined) chownSync(directory, user.uid, user.gid)
     chmodSync(directory, 0o700)
-    execFileSync(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'], { ...user, cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] })
+    execFileSync(
+      join(bin, 'initdb'),
+      ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C'],
+      { ...user, cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] },
+    )
     const port = await freePort()
     // fsync stays on: the tests check what a committed flush survives.
-    child = spawn(join(bin, 'postgres'), ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', directory, '-c', 'max_connections=60'], { ...user, cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] })
+    child = spawn(
+      join(bin, 'postgres'),
+      ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', directory, '-c', 'max_connections=60'],
+      { ...user, cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] },
+    )
     let log = ''
     child.stderr?.on('data', (chunk: Buffer) => void (log += chunk.toString()))
     await waitReady(bin, directory, port, child, () => log)
-    execFileSync(join(bin, 'psql'), ['-h', directory, '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', 'CREATE DATABASE warmfold_test'], { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] })
+    execFileSync(
+      join(bin, 'psql'),
+      [
+        '-h',
+        directory,
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-c',
+        'CREATE DATABASE warmfold_test',
+      ],
+      { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] },
+    )
     return { url: `postgres://postgres@127.0.0.1:${port}/warmfold_test`, directory, stop: cleanup }
   } catch (error) {
     await cleanup()
@@ -92,7 +124,13 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** Polls `pg_isready` until the server accepts connections; fails at once if the server exits. */
-async function waitReady(bin: string, socketDir: string, port: number, child: ChildProcess, log: () => string): Promise<void> {
+async function waitReady(
+  bin: string,
+  socketDir: string,
+  port: number,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
     if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode} during startup:\n${log()}`)
     try {

@@ -49,7 +49,13 @@ export function renderExampleBlock(file: string, content: string, indent = ''): 
     .replace(/\n+$/, '')
     .split('\n')
     .map((line) => (line === '' ? '' : indent + line))
-  return [`${indent}<!-- example: ${file} -->`, `${indent}\`\`\`ts`, ...body, `${indent}\`\`\``, `${indent}<!-- /example -->`].join('\n')
+  return [
+    `${indent}<!-- example: ${file} -->`,
+    `${indent}\`\`\`ts`,
+    ...body,
+    `${indent}\`\`\``,
+    `${indent}<!-- /example -->`,
+  ].join('\n')
 }
 
 /**
@@ -60,7 +66,11 @@ export function renderExampleBlock(file: string, content: string, indent = ''): 
  *
  * @param name how problems name the README, e.g. `packages/core/session/README.md`.
  */
-export function renderReadme(readme: string, name: string, readExample: (file: string) => string | undefined): RenderedReadme {
+export function renderReadme(
+  readme: string,
+  name: string,
+  readExample: (file: string) => string | undefined,
+): RenderedReadme {
   const lines = readme.split('\n')
   const out: string[] = []
   const problems: ReadmeProblem[] = []
@@ -72,7 +82,10 @@ export function renderReadme(readme: string, name: string, readExample: (file: s
       const close = lines.findIndex((candidate, at) => at > index && CLOSE_MARKER.test(candidate))
       const nextOpen = lines.findIndex((candidate, at) => at > index && OPEN_MARKER.test(candidate))
       if (close === -1 || (nextOpen !== -1 && nextOpen < close)) {
-        problems.push({ kind: 'unclosed', message: `${name}:${index + 1}: "<!-- example: ${file} -->" has no "<!-- /example -->" after it` })
+        problems.push({
+          kind: 'unclosed',
+          message: `${name}:${index + 1}: "<!-- example: ${file} -->" has no "<!-- /example -->" after it`,
+        })
         out.push(line)
         continue
       }
@@ -83,7 +96,11 @@ export function renderReadme(readme: string, name: string, readExample: (file: s
         out.push(shown)
       } else {
         const rendered = renderExampleBlock(file, content, indent)
-        if (rendered !== shown) problems.push({ kind: 'differs', message: `${name}:${index + 1}: the block of ${file} differs from the file; run \`pnpm docs:examples\` to copy it` })
+        if (rendered !== shown)
+          problems.push({
+            kind: 'differs',
+            message: `${name}:${index + 1}: the block of ${file} differs from the file; run \`pnpm docs:examples\` to copy it`,
+          })
         out.push(rendered)
       }
       index = close
@@ -99,7 +116,10 @@ export function renderReadme(readme: string, name: string, readExample: (file: s
       }
       // Copy the whole fenced block, so a marker quoted inside it is not read as one.
       const marker = fence[1]!
-      const end = lines.findIndex((candidate, at) => at > index && candidate.trim().startsWith(marker) && candidate.trim().replace(/[`~]/g, '') === '')
+      const end = lines.findIndex(
+        (candidate, at) =>
+          at > index && candidate.trim().startsWith(marker) && candidate.trim().replace(/[`~]/g, '') === '',
+      )
       const last = end === -1 ? lines.length - 1 : end
       out.push(...lines.slice(index, last + 1))
       index = last
@@ -138,7 +158,10 @@ export function checkReadme(readmePath: string, root?: string): RenderedReadme {
         .map((file) => join(examples, file))
         .filter((path) => !shown.has(path))
     : []
-  const unshown = orphans.map((path): ReadmeProblem => ({ kind: 'unshown', message: `${name}: ${relative(folder, path)} is never shown; show it between example markers or remove it` }))
+  const unshown = orphans.map((path): ReadmeProblem => ({
+    kind: 'unshown',
+    message: `${name}: ${relative(folder, path)} is never shown; show it between example markers or remove it`,
+  }))
   const problems = [...rendered.problems, ...unshown]
   return { text: rendered.text, problems }
 }
@@ -160,7 +183,8 @@ export function findReadmes(root: string): string[] {
     }
     for (const child of readdirSync(folder).toSorted()) {
       const packageFolder = join(folder, child)
-      if (statSync(packageFolder).isDirectory() && existsSync(join(packageFolder, 'package.json'))) add(join(packageFolder, 'README.md'))
+      if (statSync(packageFolder).isDirectory() && existsSync(join(packageFolder, 'package.json')))
+        add(join(packageFolder, 'README.md'))
     }
   }
   return found

@@ -36,7 +36,12 @@ export type Reply =
    * then `data: [DONE]` unless `done: false` (only chat completions sends it); `hold` keeps the
    * connection open afterwards.
    */
-  | { readonly sse: readonly SseItem[]; readonly done?: boolean; readonly hold?: boolean; readonly headers?: Record<string, string> }
+  | {
+      readonly sse: readonly SseItem[]
+      readonly done?: boolean
+      readonly hold?: boolean
+      readonly headers?: Record<string, string>
+    }
   /** A plain response (errors). */
   | { readonly status: number; readonly body: object | string; readonly headers?: Record<string, string> }
   /** Never answers (the connection stays open until the client gives up or the server closes). */
@@ -90,7 +95,14 @@ export class RecordingServer {
         } catch {
           json = undefined
         }
-        const recorded: RecordedRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, json, receivedAt: Date.now() }
+        const recorded: RecordedRequest = {
+          method: request.method ?? '',
+          url: request.url ?? '',
+          headers: request.headers,
+          body,
+          json,
+          receivedAt: Date.now(),
+        }
         const self = recording as RecordingServer
         const index = self.requests.push(recorded) - 1
         self.responses[index] = response
@@ -154,7 +166,11 @@ function send(response: ServerResponse, reply: Reply): void {
     return
   }
   if ('drip' in reply) {
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' })
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    })
     let tick = 0
     const timer = setInterval(() => {
       const event = reply.drip(tick++)
@@ -170,11 +186,19 @@ function send(response: ServerResponse, reply: Reply): void {
   }
   if ('status' in reply) {
     const body = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
-    response.writeHead(reply.status, { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json', ...reply.headers })
+    response.writeHead(reply.status, {
+      'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json',
+      ...reply.headers,
+    })
     response.end(body)
     return
   }
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...reply.headers })
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...reply.headers,
+  })
   for (const event of reply.sse) response.write(sseText(event))
   if (reply.done !== false) response.write('data: [DONE]\n\n')
   if (!reply.hold) response.end()
@@ -182,6 +206,7 @@ function send(response: ServerResponse, reply: Reply): void {
 
 /** One event on the wire: an optional `event:` line, then its `data:` line. */
 function sseText(item: SseItem): string {
-  if (item instanceof NamedEvent) return `event: ${item.event}\ndata: ${typeof item.data === 'string' ? item.data : JSON.stringify(item.data)}\n\n`
+  if (item instanceof NamedEvent)
+    return `event: ${item.event}\ndata: ${typeof item.data === 'string' ? item.data : JSON.stringify(item.data)}\n\n`
   return `data: ${typeof item === 'string' ? item : JSON.stringify(item)}\n\n`
 }

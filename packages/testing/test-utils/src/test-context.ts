@@ -35,7 +35,10 @@ export async function createTestContext(): Promise<TestContext> {
     errors,
     assertClean() {
       if (warnings.length || errors.length) {
-        const lines = [...warnings.map((warning) => `warning: ${warning}`), ...errors.map((error) => `error: ${describe(error)}`)]
+        const lines = [
+          ...warnings.map((warning) => `warning: ${warning}`),
+          ...errors.map((error) => `error: ${describe(error)}`),
+        ]
         throw new Error(`the cordis context reported problems:\n${lines.join('\n')}`)
       }
     },

@@ -18,7 +18,10 @@ function publishedPackages(): Set<string> {
   for (const readme of findReadmes(root)) {
     const manifest = join(dirname(readme), 'package.json')
     if (!existsSync(manifest)) continue
-    const { name, private: isPrivate } = JSON.parse(readFileSync(manifest, 'utf8')) as { name: string; private?: boolean }
+    const { name, private: isPrivate } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+      name: string
+      private?: boolean
+    }
     if (!isPrivate) names.add(name)
   }
   return names
@@ -26,7 +29,10 @@ function publishedPackages(): Set<string> {
 
 /** What a changelog entry must not say, and why. */
 const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
-  [/internal (tidy|clean|refactor)/i, 'an internal change is not news for users: drop the entry or fold it into one that is'],
+  [
+    /internal (tidy|clean|refactor)/i,
+    'an internal change is not news for users: drop the entry or fold it into one that is',
+  ],
   [/no (user-visible )?behaviou?r change/i, 'an entry without a behaviour change is not news for users'],
   // A lower-case name before the extension: `install-compaction-listeners.ts`, not `Node.js`.
   [/\b[a-z][\w.-]*\.(ts|mts|js|mjs|cjs)\b/, 'a source file name means nothing to users'],
@@ -56,7 +62,9 @@ describe('pending changesets are written for the people who upgrade', () => {
       expect(packages.has(bump![1]!), `${file}: ${bump![1]} is not a published workspace package`).toBe(true)
     }
     expect(body.trim().length, `${file}: the entry is empty`).toBeGreaterThan(0)
-    const problems = FORBIDDEN.filter(([pattern]) => pattern.test(body)).map(([pattern, why]) => `${body.match(pattern)![0]}: ${why}`)
+    const problems = FORBIDDEN.filter(([pattern]) => pattern.test(body)).map(
+      ([pattern, why]) => `${body.match(pattern)![0]}: ${why}`,
+    )
     expect(problems, file).toEqual([])
   })
 })

@@ -47,7 +47,10 @@ describe('checkReadme', () => {
     const block = renderExampleBlock('examples/a.ts', code)
     const indented = renderExampleBlock('examples/b.ts', code, '  ')
     expect(indented).toContain("\n  import { x } from 'y'\n\n  export const z = x\n  ```\n")
-    const readme = await packageWith(`# p\n\n${block}\n\n- item\n\n${indented}\n`, { 'examples/a.ts': code, 'examples/b.ts': code })
+    const readme = await packageWith(`# p\n\n${block}\n\n- item\n\n${indented}\n`, {
+      'examples/a.ts': code,
+      'examples/b.ts': code,
+    })
     expect(checkReadme(readme).problems).toEqual([])
   })
 
@@ -55,13 +58,34 @@ describe('checkReadme', () => {
     const stale = renderExampleBlock('examples/a.ts', "import { x } from 'y'\n")
     const readme = await packageWith(`# p\n\n${stale}\n`, { 'examples/a.ts': code })
     const { problems, text } = checkReadme(readme)
-    expect(problems).toEqual([{ kind: 'differs', message: `${readme}:3: the block of examples/a.ts differs from the file; run \`pnpm docs:examples\` to copy it` }])
+    expect(problems).toEqual([
+      {
+        kind: 'differs',
+        message: `${readme}:3: the block of examples/a.ts differs from the file; run \`pnpm docs:examples\` to copy it`,
+      },
+    ])
     expect(text).toBe(`# p\n\n${renderExampleBlock('examples/a.ts', code)}\n`)
   })
 
   it('reports a TypeScript block outside the markers, a missing file, an unclosed marker and an example never shown', async () => {
     const readme = await packageWith(
-      ['# p', '', '```ts', 'const a = 1', '```', '', '```sh', 'pnpm test', '```', '', '<!-- example: examples/gone.ts -->', '<!-- /example -->', '', '<!-- example: examples/a.ts -->', ''].join('\n'),
+      [
+        '# p',
+        '',
+        '```ts',
+        'const a = 1',
+        '```',
+        '',
+        '```sh',
+        'pnpm test',
+        '```',
+        '',
+        '<!-- example: examples/gone.ts -->',
+        '<!-- /example -->',
+        '',
+        '<!-- example: examples/a.ts -->',
+        '',
+      ].join('\n'),
       { 'examples/a.ts': code, 'examples/extra.ts': code },
     )
     const problems = checkReadme(readme).problems
@@ -73,7 +97,10 @@ describe('checkReadme', () => {
   })
 
   it('reads a marker quoted inside another fenced block as text', async () => {
-    const readme = await packageWith(['# p', '', '````md', '<!-- example: examples/quoted.ts -->', '```ts', '```', '````', ''].join('\n'), {})
+    const readme = await packageWith(
+      ['# p', '', '````md', '<!-- example: examples/quoted.ts -->', '```ts', '```', '````', ''].join('\n'),
+      {},
+    )
     expect(checkReadme(readme).problems).toEqual([])
   })
 })
@@ -81,14 +108,20 @@ describe('checkReadme', () => {
 describe('scripts/sync-readme-examples.ts', () => {
   it('--check changes nothing and passes on the repository', async () => {
     const before = await readFile(join(root, 'packages/llm/llm/README.md'), 'utf8')
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/sync-readme-examples.ts', '--check'], { cwd: root })
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/sync-readme-examples.ts', '--check'],
+      { cwd: root },
+    )
     expect(stderr).toBe('')
     expect(stdout).toBe('')
     expect(await readFile(join(root, 'packages/llm/llm/README.md'), 'utf8')).toBe(before)
   })
 
   it('refuses an unknown flag, naming it', async () => {
-    await expect(run(process.execPath, ['--import', 'tsx', 'scripts/sync-readme-examples.ts', '--fix'], { cwd: root })).rejects.toMatchObject({
+    await expect(
+      run(process.execPath, ['--import', 'tsx', 'scripts/sync-readme-examples.ts', '--fix'], { cwd: root }),
+    ).rejects.toMatchObject({
       code: 2,
       stderr: expect.stringContaining('unknown argument --fix'),
     })

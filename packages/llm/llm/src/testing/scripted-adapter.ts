@@ -65,17 +65,23 @@ export class ScriptedAdapter extends LlmAdapter {
 
   constructor(options: ScriptedAdapterOptions) {
     super()
-    this.models = options.models ? Object.fromEntries(Object.entries(options.models).map(([id, model]) => [id, modelInfoOf(id, model)])) : { 'scripted-model': { contextWindow: 128000 } }
+    this.models = options.models
+      ? Object.fromEntries(Object.entries(options.models).map(([id, model]) => [id, modelInfoOf(id, model)]))
+      : { 'scripted-model': { contextWindow: 128000 } }
     this.responses = options.responses
   }
 
   resolveModel(provider: string, model: string): ModelInfo {
     const info = this.models[model]
     if (!info) {
-      throw new LlmError('UNKNOWN_MODEL', `model "${model}" is not known to provider "${provider}"; known models: ${Object.keys(this.models).join(', ')}`, {
-        provider,
-        retryable: false,
-      })
+      throw new LlmError(
+        'UNKNOWN_MODEL',
+        `model "${model}" is not known to provider "${provider}"; known models: ${Object.keys(this.models).join(', ')}`,
+        {
+          provider,
+          retryable: false,
+        },
+      )
     }
     return info
   }
@@ -88,7 +94,10 @@ export class ScriptedAdapter extends LlmAdapter {
     const chunks = 'chunks' in reply ? reply.chunks : chunksFor(reply)
     for await (const chunk of chunks) {
       if (options.signal?.aborted) {
-        throw new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: options.signal.reason, retryable: false })
+        throw new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, {
+          cause: options.signal.reason,
+          retryable: false,
+        })
       }
       yield chunk
     }
@@ -99,7 +108,8 @@ export class ScriptedAdapter extends LlmAdapter {
     if (typeof responses === 'function') return responses(options, callIndex)
     if (Array.isArray(responses)) {
       const reply = (responses as readonly ScriptedReply[])[callIndex]
-      if (!reply) throw new Error(`ScriptedAdapter: no reply scripted for call ${callIndex} (only ${responses.length} given)`)
+      if (!reply)
+        throw new Error(`ScriptedAdapter: no reply scripted for call ${callIndex} (only ${responses.length} given)`)
       return reply
     }
     return responses as ScriptedReply
@@ -115,10 +125,15 @@ function modelInfoOf(id: string, model: ModelInfo | ScriptedModelConfig): ModelI
   const flat = 'efforts' in model || 'defaultEffort' in model
   if (!flat) return model
   const where = `ScriptedAdapter: models["${id}"]`
-  if ('reasoning' in model) throw new TypeError(`${where} sets both reasoning and efforts/defaultEffort; use one shape: { reasoning: { efforts, defaultEffort } } or { efforts, defaultEffort }`)
+  if ('reasoning' in model)
+    throw new TypeError(
+      `${where} sets both reasoning and efforts/defaultEffort; use one shape: { reasoning: { efforts, defaultEffort } } or { efforts, defaultEffort }`,
+    )
   const { efforts = [], defaultEffort, ...rest } = model as ScriptedModelConfig
   if (defaultEffort !== undefined && !efforts.includes(defaultEffort)) {
-    throw new TypeError(`${where}.defaultEffort "${defaultEffort}" must be one of models["${id}"].efforts (${efforts.length ? efforts.join(', ') : 'none given'})`)
+    throw new TypeError(
+      `${where}.defaultEffort "${defaultEffort}" must be one of models["${id}"].efforts (${efforts.length ? efforts.join(', ') : 'none given'})`,
+    )
   }
   if (!efforts.length) return rest
   return { ...rest, reasoning: { efforts: [...efforts], ...(defaultEffort === undefined ? {} : { defaultEffort }) } }
@@ -127,7 +142,8 @@ function modelInfoOf(id: string, model: ModelInfo | ScriptedModelConfig): ModelI
 /** Waits for `promise`, but rejects with `ABORTED` as soon as `signal` aborts (a real adapter's fetch does the same). */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, callIndex: number): Promise<T> {
   if (!signal) return promise
-  const aborted = () => new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: signal.reason, retryable: false })
+  const aborted = () =>
+    new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: signal.reason, retryable: false })
   if (signal.aborted) return Promise.reject(aborted())
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(aborted())
@@ -146,7 +162,11 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, call
 }
 
 /** The chunk stream that delivers `reply`'s content the way a real adapter would. */
-export function chunksFor(reply: { content: string | readonly ContentBlock[]; usage?: TokenUsage; finishReason?: FinishReason }): StreamChunk[] {
+export function chunksFor(reply: {
+  content: string | readonly ContentBlock[]
+  usage?: TokenUsage
+  finishReason?: FinishReason
+}): StreamChunk[] {
   const blocks = typeof reply.content === 'string' ? [textBlock(reply.content)] : reply.content
   const chunks: StreamChunk[] = []
   blocks.forEach((block, index) => {
@@ -157,7 +177,11 @@ export function chunksFor(reply: { content: string | readonly ContentBlock[]; us
         const half = Math.ceil(block.text.length / 2)
         chunks.push({ type: 'block-start', index, blockType: block.type })
         chunks.push({ type, index, delta: block.text.slice(0, half) }, { type, index, delta: block.text.slice(half) })
-        chunks.push(block.signature !== undefined ? { type: 'block-end', index, signature: block.signature } : { type: 'block-end', index })
+        chunks.push(
+          block.signature !== undefined
+            ? { type: 'block-end', index, signature: block.signature }
+            : { type: 'block-end', index },
+        )
         break
       }
       case 'tool-call': {
@@ -165,7 +189,11 @@ export function chunksFor(reply: { content: string | readonly ContentBlock[]; us
         chunks.push({ type: 'block-start', index, blockType: 'tool-call', id: block.id, name: block.name })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(0, half) })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(half) })
-        chunks.push(block.signature !== undefined ? { type: 'block-end', index, signature: block.signature } : { type: 'block-end', index })
+        chunks.push(
+          block.signature !== undefined
+            ? { type: 'block-end', index, signature: block.signature }
+            : { type: 'block-end', index },
+        )
         break
       }
       default:
