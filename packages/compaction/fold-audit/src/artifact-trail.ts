@@ -1,7 +1,7 @@
 import type { Artifact } from './artifact.ts'
 import type { ArtifactExtraction, ToolCallRecord } from './artifact-extraction.ts'
 import { artifactKey } from './artifact-collector.ts'
-import { occurrenceFinder } from './occurrences.ts'
+import { occursAsWord } from './occurs-as-word.ts'
 import type { CarriedEntry } from './trail-carry.ts'
 import { carriedTrailEntries, supersededSubjects } from './trail-carry.ts'
 import type { TrailSection } from './trail-sections.ts'
@@ -242,9 +242,8 @@ function items(
   // One text of every line above: a path holds no line break, so a match never spans two lines.
   const written = list.map((item) => item.line).join('\n')
   const paths = extraction.artifacts.filter((artifact) => artifact.class === 'path')
-  const named = occurrenceFinder(paths.map((artifact) => artifact.text))(written)
-  for (const [index, artifact] of paths.entries()) {
-    if (named[index]) continue
+  for (const artifact of paths) {
+    if (occursAsWord(written, artifact.text)) continue
     list.push({
       section: 'otherPaths',
       line: `- ${code(artifact.text)}`,

@@ -4,10 +4,10 @@ import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
 import type { ExtractArtifactsOptions } from './artifact-extraction.ts'
 import { artifactKey } from './artifact-collector.ts'
-import { occurrenceFinder } from './occurrences.ts'
 import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import type { VisibleItem } from './searchable-text.ts'
-import { searchableText } from './searchable-text.ts'
+import { artifactPresence, searchedSingleText, searchedText } from './artifact-presence.ts'
+import { rankRoundRobin } from './rank-round-robin.ts'
 import type { HeldArtifact, HeldArtifacts } from './held-artifacts.ts'
 import { heldArtifacts, isHeldArtifact } from './held-artifacts.ts'
 
@@ -101,111 +101,6 @@ export interface FoldAudit {
   readonly heldInCheckpoint: HeldArtifacts
 }
 
-/** How a class ranks in the dropped list: its place in {@link ARTIFACT_CLASSES}. */
-const CLASS_RANK = new Map(ARTIFACT_CLASSES.map((artifactClass, index) => [artifactClass, index]))
-
-/** The texts an artifact may appear as: a number also with or without the space before its unit (`1.8 GB`, `1.8GB`). */
-function variants(artifact: Pick<Artifact, 'class' | 'text'>): string[] {
-  if (artifact.class !== 'number') return [artifact.text]
-  const spaced = /^(.*\d) (\D.*)$/.exec(artifact.text)
-  if (spaced) return [artifact.text, `${spaced[1]}${spaced[2]}`]
-  const glued = /^(.*\d)([^\d\s.,].*)$/.exec(artifact.text)
-  return glued ? [artifact.text, `${glued[1]} ${glued[2]}`] : [artifact.text]
-}
-
-/** Marks in `result` the owner (the artifact) of every pattern `found` flags. */
-function mark(found: Uint8Array, owner: readonly number[], result: Uint8Array): void {
-  for (let pattern = 0; pattern < found.length; pattern++) if (found[pattern]) result[owner[pattern]!] = 1
-}
-
-/** A text searched for artifacts, and its lower-cased form (made only when user messages are searched). */
-interface SearchedText {
-  readonly exact: string
-  lower(): string
-}
-
-/** `items` as a {@link SearchedText}. */
-function searched(items: readonly VisibleItem[]): SearchedText {
-  return { exact: searchableText(items), lower: () => searchableText(items, { lowerCase: true }) }
-}
-
-/** One text as a {@link SearchedText}: its lower-cased form is the searchable text's, lower-cased (what `searchableText` makes of a single text). */
-function searchedOne(text: string): SearchedText {
-  const exact = searchableText([text])
-  return { exact, lower: () => exact.toLowerCase() }
-}
-
-/**
- * Which of `artifacts` occur in `texts` (the same normalization on both sides; user messages
- * case-insensitively). An artifact `skip` flags is not searched for (its flags stay 0).
- */
-function presence(
-  artifacts: readonly Pick<Artifact, 'class' | 'text'>[],
-  texts: readonly SearchedText[],
-  skip: Uint8Array,
-): Uint8Array[] {
-  const exact: string[] = []
-  const exactOwner: number[] = []
-  const folded: string[] = []
-  const foldedOwner: number[] = []
-  for (let index = 0; index < artifacts.length; index++) {
-    if (skip[index]) continue
-    const artifact = artifacts[index]!
-    for (const text of variants(artifact)) {
-      if (artifact.class === 'user-message') {
-        folded.push(text.toLowerCase())
-        foldedOwner.push(index)
-      } else {
-        exact.push(text)
-        exactOwner.push(index)
-      }
-    }
-  }
-  // Each search is made once for every text (for many patterns, one automaton).
-  const findExact = exact.length > 0 ? occurrenceFinder(exact) : undefined
-  const findFolded = folded.length > 0 ? occurrenceFinder(folded) : undefined
-  return texts.map((text) => {
-    const result = new Uint8Array(artifacts.length)
-    if (findExact) mark(findExact(text.exact), exactOwner, result)
-    if (findFolded) mark(findFolded(text.lower()), foldedOwner, result)
-    return result
-  })
-}
-
-/**
- * The ranking of dropped items: within a class, what the user typed first, then the newest
- * (highest last seq), then the most mentioned, then the earliest first mention, then by text; the
- * list takes the best remaining item of each class in class order (user-message, error, command,
- * path, identifier, url, number), round after round, so one class cannot crowd out the others.
- */
-function rankRoundRobin<T extends { readonly class: ArtifactClass }>(
-  items: readonly T[],
-  compare: (a: T, b: T) => number,
-  limit: number,
-): T[] {
-  const byClass = new Map<ArtifactClass, T[]>()
-  for (const item of items) {
-    const list = byClass.get(item.class)
-    if (list) list.push(item)
-    else byClass.set(item.class, [item])
-  }
-  const queues = [...byClass.entries()]
-    .toSorted((a, b) => CLASS_RANK.get(a[0])! - CLASS_RANK.get(b[0])!)
-    .map(([, list]) => list.toSorted(compare))
-  const ranked: T[] = []
-  for (let round = 0; ranked.length < limit; round++) {
-    let added = false
-    for (const queue of queues) {
-      if (round < queue.length && ranked.length < limit) {
-        ranked.push(queue[round]!)
-        added = true
-      }
-    }
-    if (!added) break
-  }
-  return ranked
-}
-
 const byText = (a: { readonly text: string }, b: { readonly text: string }): number =>
   a.text < b.text ? -1 : a.text > b.text ? 1 : 0
 
@@ -267,14 +162,14 @@ function checkInput(input: AuditFoldInput): number {
  * Audits one fold without a model: which artifacts of the folded region the model still reads
  * afterwards (verbatim, after normalization, in the checkpoint or anything else visible), per
  * class; a ranked, bounded list of what was dropped; what of the previous checkpoint vanished;
- * and the checkpoint's health. One pass over each visible text (see `occurrenceFinder`),
- * so the cost is linear in the sizes involved.
+ * and the checkpoint's health. One `indexOf` search per artifact in each visible text
+ * (see `occursAsWord`).
  * @throws TypeError for input of the wrong shape, naming the field.
  */
 export function auditFold(input: AuditFoldInput): FoldAudit {
   const maxDropped = checkInput(input)
-  const checkpoint = searchedOne(input.checkpointText)
-  const rest = searched(input.visibleAfter ?? [])
+  const checkpoint = searchedSingleText(input.checkpointText)
+  const rest = searchedText(input.visibleAfter ?? [])
 
   const previous: readonly HeldArtifact[] =
     input.previousCheckpoint === undefined
@@ -292,7 +187,7 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   if (writtenKeys !== undefined && writtenKeys.size > 0)
     for (let index = 0; index < all.length; index++)
       if (writtenKeys.has(artifactKey(all[index]!.class, all[index]!.text))) written[index] = 1
-  const [inCheckpoint, inRest] = presence(all, [checkpoint, rest], written) as [Uint8Array, Uint8Array]
+  const [inCheckpoint, inRest] = artifactPresence(all, [checkpoint, rest], written) as [Uint8Array, Uint8Array]
   for (let index = 0; index < all.length; index++) if (written[index]) inCheckpoint[index] = 1
   const classes = Object.fromEntries(
     ARTIFACT_CLASSES.map((artifactClass) => [artifactClass, { seen: 0, kept: 0, keptInCheckpoint: 0 }]),

@@ -9,7 +9,7 @@ import {
   toolCallBlock,
 } from '@warmfold/llm'
 import type { ArtifactClass, LoggedMessage } from '../src/index.ts'
-import { ARTIFACT_CLASSES, isArtifactClass } from '../src/index.ts'
+import { ARTIFACT_CLASSES, isArtifactClass } from '../src/artifact.ts'
 
 /** One labelled sample of `test/corpus` (format in `test/corpus/LABELLING.md`). */
 export interface CorpusSample {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defaultToolKind, resolveToolKind, toolNameWords } from '../src/index.ts'
+import { defaultToolKind, resolveToolKind, toolNameWords } from '../src/tool-kind.ts'
 
 /** A host that calls `cat` through bash a read. */
 const byCommand = (name: string, args: string) =>
