@@ -21,13 +21,19 @@ export interface AfterFoldInput {
    * `folded`.
    */
   readonly beforeFold?: readonly LoggedMessage[]
-  /** What the model still sees after the fold besides the checkpoint (carried messages, the retained tail): repeating one of their calls is not re-work. */
+  /**
+   * What the model still sees after the fold besides the checkpoint (carried messages, the retained
+   * tail): repeating one of their calls is not re-work.
+   */
   readonly retained?: readonly LoggedMessage[]
   /** The messages logged after the fold, in order; every assistant message is one step. */
   readonly after: readonly LoggedMessage[]
   /** The host's declaration of its tools (default: `defaultToolKind` of each name). */
   readonly toolKinds?: ToolKinds
-  /** N: how many assistant steps after the fold the re-work and loop measures look at (default {@link DEFAULT_WINDOW_STEPS}). */
+  /**
+   * N: how many assistant steps after the fold the re-work and loop measures look at (default
+   * {@link DEFAULT_WINDOW_STEPS}).
+   */
   readonly windowSteps?: number
 }
 
@@ -57,19 +63,31 @@ export interface AfterFoldBehaviour {
   readonly stepsObserved: number
   /** Read-only calls in the window. */
   readonly readCalls: number
-  /** Read-only calls in the window that repeat a read-only call of the folded region (same tool, same arguments as canonical JSON) that no retained message holds. */
+  /**
+   * Read-only calls in the window that repeat a read-only call of the folded region (same tool,
+   * same arguments as canonical JSON) that no retained message holds.
+   */
   readonly repeatedReads: readonly RepeatedCall[]
   /** `repeatedReads.length / readCalls` (0 without read calls). */
   readonly repeatRate: number
-  /** Share of the read-only calls before the fold that repeat an earlier one before the fold; `null` without read calls before it. */
+  /**
+   * Share of the read-only calls before the fold that repeat an earlier one before the fold; `null`
+   * without read calls before it.
+   */
   readonly baselineRepeatRate: number | null
-  /** `repeatRate − baselineRepeatRate` (the baseline counts 0 when it is `null`): re-work the fold caused, net of the session's own habit. */
+  /**
+   * `repeatRate − baselineRepeatRate` (the baseline counts 0 when it is `null`): re-work the fold
+   * caused, net of the session's own habit.
+   */
   readonly netReworkRate: number
   /** `repeatedReads.length − baselineRepeatRate × readCalls`: the same in calls. */
   readonly netReworkCalls: number
   /** Identical call and result seen at least twice in the window, most repeated first. */
   readonly loops: readonly CallLoop[]
-  /** 1-based index of the first step after the fold with a `write` call; `null` when none of the `after` steps has one. */
+  /**
+   * 1-based index of the first step after the fold with a `write` call; `null` when none of the
+   * `after` steps has one.
+   */
   readonly stepsToFirstWrite: number | null
 }
 
@@ -82,7 +100,10 @@ interface Call {
   readonly kind: ToolKind
 }
 
-/** The identity of a call: its tool and its arguments as canonical JSON (so key order and spacing do not matter), raw when they are not JSON. */
+/**
+ * The identity of a call: its tool and its arguments as canonical JSON (so key order and spacing do
+ * not matter), raw when they are not JSON.
+ */
 function callKey(name: string, argumentsText: string): string {
   let canonical: string
   try {
@@ -131,7 +152,8 @@ function read(
  * the next N steps that repeat, with identical tool and arguments, a call the folded region
  * held and no retained message holds), net of the session's repeat rate before the fold;
  * identical call-and-result loops in the same window; and the steps to the first writing call.
- * @throws TypeError for messages that are not `{ seq, message }[]` in log order, or a window that is not a positive integer.
+ * @throws TypeError for messages that are not `{ seq, message }[]` in log order, or a window that
+ * is not a positive integer.
  */
 export function afterFoldBehaviour(input: AfterFoldInput): AfterFoldBehaviour {
   if (input === null || typeof input !== 'object') throw new TypeError('afterFoldBehaviour(input) must be an object')

@@ -11,7 +11,10 @@ interface Entry {
   mentions: number
 }
 
-/** What tells artifacts apart: class and text. A message's reading keeps the keys of its mentions, so merging a region makes none. */
+/**
+ * What tells artifacts apart: class and text. A message's reading keeps the keys of its mentions,
+ * so merging a region makes none.
+ */
 export function artifactKey(artifactClass: ArtifactClass, text: string): string {
   return `${artifactClass}\u0000${text}`
 }
@@ -20,7 +23,10 @@ export function artifactKey(artifactClass: ArtifactClass, text: string): string 
 export class ArtifactCollector {
   private readonly entries = new Map<string, Entry>()
 
-  /** Records `count` mentions (default one) of `text` of class `artifactClass` in message `seq`; `key` is {@link artifactKey} of them, when the caller kept it. */
+  /**
+   * Records `count` mentions (default one) of `text` of class `artifactClass` in message `seq`;
+   * `key` is {@link artifactKey} of them, when the caller kept it.
+   */
   add(
     artifactClass: ArtifactClass,
     text: string,

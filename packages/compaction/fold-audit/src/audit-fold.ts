@@ -18,11 +18,20 @@ export const DEFAULT_MAX_DROPPED = 20
 export interface AuditFoldInput {
   /** The artifacts of the folded region: `extractArtifacts(region).artifacts`. */
   readonly folded: readonly Artifact[]
-  /** The new checkpoint's text as the model will read it (the summary, and the artifact trail if the engine appends one). */
+  /**
+   * The new checkpoint's text as the model will read it (the summary, and the artifact trail if the
+   * engine appends one).
+   */
   readonly checkpointText: string
-  /** Everything else the model reads after the fold: carried messages (pins, kept user messages), the retained tail, appended messages; messages or plain texts. */
+  /**
+   * Everything else the model reads after the fold: carried messages (pins, kept user messages),
+   * the retained tail, appended messages; messages or plain texts.
+   */
   readonly visibleAfter?: readonly VisibleItem[]
-  /** The text of the checkpoint this fold replaces, when there was one: its artifacts should survive too, and its size is the yardstick of a collapse. */
+  /**
+   * The text of the checkpoint this fold replaces, when there was one: its artifacts should survive
+   * too, and its size is the yardstick of a collapse.
+   */
   readonly previousCheckpoint?: string
   /** The sections the summary instruction asks for (`'Goal and Intent'`, `'## Next Step'`). */
   readonly requiredSections?: readonly string[]
@@ -66,7 +75,10 @@ export interface DroppedArtifact {
   readonly firstSeq: number
   readonly origin: ArtifactOrigin
   readonly mentions: number
-  /** `true` for what can be looked up again (a path on disk, a URL); `false` for what only the transcript held (the user's words, errors, commands, identifiers, numbers). */
+  /**
+   * `true` for what can be looked up again (a path on disk, a URL); `false` for what only the
+   * transcript held (the user's words, errors, commands, identifiers, numbers).
+   */
   readonly recoverable: boolean
 }
 
@@ -85,9 +97,15 @@ export interface FoldAudit {
   readonly dropped: readonly DroppedArtifact[]
   /** Every dropped artifact, the listed ones included. */
   readonly droppedTotal: number
-  /** Artifacts of the previous checkpoint compared (0 without one): `input.previousCheckpointArtifacts`, or those read in its text. */
+  /**
+   * Artifacts of the previous checkpoint compared (0 without one):
+   * `input.previousCheckpointArtifacts`, or those read in its text.
+   */
   readonly previousCheckpointArtifacts: number
-  /** The previous checkpoint's artifacts that nothing visible holds now, at most `maxDropped`, ranked like `dropped`. */
+  /**
+   * The previous checkpoint's artifacts that nothing visible holds now, at most `maxDropped`,
+   * ranked like `dropped`.
+   */
   readonly vanishedFromPreviousCheckpoint: readonly VanishedArtifact[]
   readonly vanishedTotal: number
   readonly health: CheckpointHealth
@@ -135,18 +153,21 @@ function checkInput(input: AuditFoldInput): number {
       )
     if (!Array.isArray(input.previousCheckpointArtifacts))
       throw new TypeError(
-        `auditFold: previousCheckpointArtifacts must be an array of artifacts, got ${typeof input.previousCheckpointArtifacts}`,
+        'auditFold: previousCheckpointArtifacts must be an array of artifacts, ' +
+          `got ${typeof input.previousCheckpointArtifacts}`,
       )
     for (const [index, artifact] of input.previousCheckpointArtifacts.entries()) {
       if (!isHeldArtifact(artifact))
         throw new TypeError(
-          `auditFold: previousCheckpointArtifacts[${index}] is not an artifact (class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`,
+          `auditFold: previousCheckpointArtifacts[${index}] is not an artifact ` +
+            `(class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`,
         )
     }
   }
   if (input.writtenInCheckpoint !== undefined && !(input.writtenInCheckpoint instanceof Set))
     throw new TypeError(
-      `auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail's written), got ${typeof input.writtenInCheckpoint}`,
+      "auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail's written), " +
+        `got ${typeof input.writtenInCheckpoint}`,
     )
   if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter))
     throw new TypeError(

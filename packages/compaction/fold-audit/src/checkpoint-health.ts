@@ -4,15 +4,24 @@ export interface CheckpointHealth {
   readonly sectionsPresent: readonly string[]
   /** The required sections it has no heading for. */
   readonly sectionsMissing: readonly string[]
-  /** Required sections whose heading has nothing under it (`(none)` counts as something: the instruction asks for it). */
+  /**
+   * Required sections whose heading has nothing under it (`(none)` counts as something: the
+   * instruction asks for it).
+   */
   readonly sectionsEmpty: readonly string[]
-  /** `true` when the summary call stopped at its output cap (`finishReason` `max-tokens`), `false` for any other finish reason, `null` when none was given. */
+  /**
+   * `true` when the summary call stopped at its output cap (`finishReason` `max-tokens`), `false`
+   * for any other finish reason, `null` when none was given.
+   */
   readonly truncated: boolean | null
   /** Characters of the checkpoint text. */
   readonly characters: number
   /** Characters of the previous checkpoint, `null` without one. */
   readonly previousCharacters: number | null
-  /** `characters / previousCharacters` (a collapse shows as a small ratio), `null` without a previous checkpoint or when it was empty. */
+  /**
+   * `characters / previousCharacters` (a collapse shows as a small ratio), `null` without a
+   * previous checkpoint or when it was empty.
+   */
   readonly sizeRatioToPrevious: number | null
 }
 

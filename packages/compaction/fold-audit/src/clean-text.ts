@@ -1,12 +1,18 @@
 import stripAnsi from 'strip-ansi'
 
-/** `text` without ANSI escape sequences (colours, cursor moves) and carriage returns: what a reader sees in a terminal. */
+/**
+ * `text` without ANSI escape sequences (colours, cursor moves) and carriage returns: what a reader
+ * sees in a terminal.
+ */
 export function cleanText(text: string): string {
   const plain = text.includes('\u001b') || text.includes('\u009b') ? stripAnsi(text) : text
   return plain.includes('\r') ? plain.replace(/\r\n?/g, '\n') : plain
 }
 
-/** Whether UTF-16 code unit `code` is white space or a line break as a regular expression's `\s` and `String.prototype.trim` take it. */
+/**
+ * Whether UTF-16 code unit `code` is white space or a line break as a regular expression's `\s` and
+ * `String.prototype.trim` take it.
+ */
 function isSpaceCode(code: number): boolean {
   if (code <= 32) return code === 32 || (code >= 9 && code <= 13)
   if (code < 0xa0) return false

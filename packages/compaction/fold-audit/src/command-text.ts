@@ -120,16 +120,25 @@ const SHELL_LANGUAGES: ReadonlySet<string> = new Set([
   'cmd',
 ])
 
-/** A command as the audit compares it: its first line, white space collapsed, at most {@link MAX_COMMAND_LENGTH} code units. */
+/**
+ * A command as the audit compares it: its first line, white space collapsed, at most {@link
+ * MAX_COMMAND_LENGTH} code units.
+ */
 export function normalizeCommand(command: string): string {
   const firstLine = command.trim().split('\n', 1)[0] ?? ''
   return capLength(collapseWhitespace(firstLine), MAX_COMMAND_LENGTH)
 }
 
-/** Programs that are a whole command on their own (`ls`); any other program needs an argument (`the \`node\` binary` names a program, runs nothing). */
+/**
+ * Programs that are a whole command on their own (`ls`); any other program needs an argument (`the
+ * \`node\` binary` names a program, runs nothing).
+ */
 const STANDALONE_PROGRAMS: ReadonlySet<string> = new Set(['ls', 'make', 'pytest', 'tree', 'tsc', 'vitest', 'jest'])
 
-/** Whether a code span's text is a command: its first word is a known program, with an argument unless the program runs alone. */
+/**
+ * Whether a code span's text is a command: its first word is a known program, with an argument
+ * unless the program runs alone.
+ */
 export function looksLikeCommand(text: string): boolean {
   const words = text.trim().split(/\s+/)
   const program = words[0] ?? ''

@@ -29,7 +29,8 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
   { pattern: /^\s*\d+:\d+\s+(error\s+.+)$/, headline: first },
   // Go: `./main.go:10:2: undefined: foo`, and `t.Errorf` lines (`duration_test.go:27: …`).
   { pattern: /^\s*\S+\.go:\d+(?::\d+)?: (.+)$/, headline: first },
-  // Linters that print a rule code after the location: ruff and flake8 (`a.py:3:8: F401 …`), pylint (`C0114`), stylelint.
+  // Linters that print a rule code after the location: ruff and flake8 (`a.py:3:8: F401 …`), pylint
+  // (`C0114`), stylelint.
   { pattern: /^\s*\S+:\d+:\d+: ([A-Z]{1,4}\d{2,5}\b.*)$/, headline: first },
   // RSpec: `Failure/Error: expect(order.total).to eq(112.5)`.
   { pattern: /^\s*(Failure\/Error: .+)$/, headline: first },
@@ -47,8 +48,11 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
   // Exceptions: `TypeError: …`, `Error [ERR_X]: …`, `requests.exceptions.ConnectionError: …`,
   // `ImportError while importing …`, after `Uncaught `, `Caused by: ` or `Exception in thread "x" `.
   {
-    pattern:
-      /^\s*(?:Uncaught |Caused by: |Exception in thread "[^"]*" )?((?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|Exception)(?: \[[\w:-]+\])?(?::| while ).*)$/,
+    pattern: new RegExp(
+      String.raw`^\s*(?:Uncaught |Caused by: |` +
+        String.raw`Exception in thread "[^"]*" )?((?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|` +
+        String.raw`Exception)(?: \[[\w:-]+\])?(?::| while ).*)$`,
+    ),
     headline: first,
   },
   // Tool errors.
@@ -63,10 +67,14 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
   { pattern: /^FAILURE: .+$/, headline: whole },
   { pattern: /^##\[error\](.+)$/, headline: first },
   // Log lines at level ERROR, FATAL or CRITICAL, also after a `[timestamp]` or an ISO timestamp.
-  // The timestamp may carry a zone and be followed by a process id (PostgreSQL: `2025-06-05 08:15:03.902 UTC [64] FATAL:  …`).
+  // The timestamp may carry a zone and be followed by a process id (PostgreSQL:
+  // `2025-06-05 08:15:03.902 UTC [64] FATAL:  …`).
   {
-    pattern:
-      /^\s*(?:\[[^\]]{1,40}\]\s*|\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|\s?[A-Z]{2,5}|\s?[+-]\d{2}:?\d{2})?\s+(?:\[\d+\]\s+)?)?((?:\[(?:ERROR|FATAL|CRITICAL)\]|(?:ERROR|FATAL|CRITICAL)\b)(?::|\s).*)$/,
+    pattern: new RegExp(
+      String.raw`^\s*(?:\[[^\]]{1,40}\]\s*|\d{4}-\d{2}-\d{2}[T ][\d:.,]+(?:Z|\s?[A-Z]{2,5}|` +
+        String.raw`\s?[+-]\d{2}:?\d{2})?\s+(?:\[\d+\]\s+)?)?((?:\[(?:ERROR|FATAL|CRITICAL)\]|(?:ERROR|FATAL|` +
+        String.raw`CRITICAL)\b)(?::|\s).*)$`,
+    ),
     headline: first,
   },
   // A sentence reporting a failure: `Automatic merge failed; …`, `Execution failed for task …`.
@@ -80,10 +88,16 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
  * fold audit's tests check, on every line of the labelled corpus and on random lines, that no
  * rule matches a line this misses.
  */
-export const MAY_HOLD_HEADLINE =
-  /error|ERR_PNPM_|\.go:\d|:\d+:\d+: [A-Z]|FAIL|●|panic|Error|Exception|Module not found|fatal|CONFLICT|command not found|No such file or directory|Permission denied|Is a directory|Not a directory|\*\*\*|ERROR|FATAL|CRITICAL|failed/
+export const MAY_HOLD_HEADLINE = new RegExp(
+  String.raw`error|ERR_PNPM_|\.go:\d|:\d+:\d+: [A-Z]|FAIL|●|panic|Error|Exception|Module not found|fatal|` +
+    String.raw`CONFLICT|command not found|No such file or directory|Permission denied|Is a directory|` +
+    String.raw`Not a directory|\*\*\*|ERROR|FATAL|CRITICAL|failed`,
+)
 
-/** pytest marks the lines of an error with `E` and at least two spaces; the first line of a run of them is the headline. */
+/**
+ * pytest marks the lines of an error with `E` and at least two spaces; the first line of a run of
+ * them is the headline.
+ */
 const PYTEST_ERROR_LINE = /^E {2,}(\S.*)$/
 /** npm 6–9 (`npm ERR!`) and npm 10 (`npm error`), also behind a build tool's timer (`21.52 npm ERR! …`). */
 const NPM_ERROR_LINE = /^\s*(?:\d+(?:\.\d+)?\s+)?npm (?:ERR!|error)(?: (.*))?$/

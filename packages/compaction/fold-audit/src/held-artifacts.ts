@@ -5,7 +5,10 @@ import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
 export interface HeldArtifact {
   readonly class: ArtifactClass
   readonly text: string
-  /** How often the region it came from mentioned it (for an artifact read from a checkpoint's text, how often that text does). */
+  /**
+   * How often the region it came from mentioned it (for an artifact read from a checkpoint's text,
+   * how often that text does).
+   */
   readonly mentions: number
 }
 
@@ -18,7 +21,10 @@ export interface HeldArtifact {
  */
 export type HeldArtifacts = Readonly<Partial<Record<ArtifactClass, Readonly<Record<string, number>>>>>
 
-/** Whether `value` is a {@link HeldArtifact}: a known class, a non-empty text and a positive whole number of mentions. */
+/**
+ * Whether `value` is a {@link HeldArtifact}: a known class, a non-empty text and a positive whole
+ * number of mentions.
+ */
 export function isHeldArtifact(value: unknown): value is HeldArtifact {
   if (value === null || typeof value !== 'object') return false
   const { class: artifactClass, text, mentions } = value as Record<string, unknown>
@@ -31,7 +37,10 @@ export function isHeldArtifact(value: unknown): value is HeldArtifact {
   )
 }
 
-/** The artifacts of `compared` that `inCheckpoint` flags (by index), each class and text once (the mentions of its first). */
+/**
+ * The artifacts of `compared` that `inCheckpoint` flags (by index), each class and text once (the
+ * mentions of its first).
+ */
 export function heldArtifacts(compared: readonly HeldArtifact[], inCheckpoint: Uint8Array): HeldArtifacts {
   const byClass = new Map<ArtifactClass, Map<string, number>>()
   for (let index = 0; index < compared.length; index++) {
@@ -71,7 +80,8 @@ export function heldArtifactList(held: unknown, where = 'heldInCheckpoint'): Hel
       const artifact = { class: artifactClass, text, mentions }
       if (!isHeldArtifact(artifact))
         throw new TypeError(
-          `${where}.${artifactClass}[${JSON.stringify(text)}] must be a non-empty text with mentions ≥ 1, got ${JSON.stringify(mentions)}`,
+          `${where}.${artifactClass}[${JSON.stringify(text)}] must be a non-empty text with mentions ≥ 1, ` +
+            `got ${JSON.stringify(mentions)}`,
         )
       list.push(artifact)
     }

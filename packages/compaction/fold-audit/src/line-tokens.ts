@@ -1,6 +1,6 @@
 import type { ArtifactClass } from './artifact.ts'
 import type { ArtifactSink } from './line-scan.ts'
-import { scanLine } from './line-scan.ts'
+import { scanLine } from './scan-line.ts'
 
 export type { ArtifactSink } from './line-scan.ts'
 

@@ -26,7 +26,8 @@ export function checkLoggedMessages(messages: unknown, where: string): readonly 
       throw new TypeError(`${where}[${index}].seq must be a non-negative integer, got ${JSON.stringify(seq)}`)
     if (seq <= previous)
       throw new TypeError(
-        `${where}[${index}].seq ${seq} must be greater than the seq before it (${previous}): pass messages in log order`,
+        `${where}[${index}].seq ${seq} must be greater than the seq before it (${previous}): ` +
+          'pass messages in log order',
       )
     if (
       message === null ||

@@ -6,281 +6,58 @@
  * is extracted".
  */
 
+/** The words of `list`, separated by white space, as a set. */
+function wordSet(list: string): ReadonlySet<string> {
+  return new Set(list.trim().split(/\s+/))
+}
+
 /** First segments of absolute paths that are file-system roots (so `/api/users/1` is not a path, `/srv/app` is). */
-const ABSOLUTE_ROOTS: ReadonlySet<string> = new Set([
-  'usr',
-  'home',
-  'tmp',
-  'var',
-  'etc',
-  'opt',
-  'bin',
-  'sbin',
-  'lib',
-  'lib64',
-  'srv',
-  'mnt',
-  'media',
-  'root',
-  'run',
-  'snap',
-  'nix',
-  'proc',
-  'sys',
-  'dev',
-  'private',
-  'Users',
-  'Volumes',
-  'Library',
-  'System',
-  'Applications',
-  'app',
-  'workspace',
-  'workspaces',
-  'src',
-  'code',
-  'repo',
-  'project',
-  'projects',
-  'data',
-  'build',
-  'builds',
-  'github',
-  'runner',
-  'rustc',
-  'go',
-  'cargo',
-  'work',
-])
+const ABSOLUTE_ROOTS: ReadonlySet<string> = wordSet(`
+  usr home tmp var etc opt bin sbin lib lib64 srv mnt media root run snap nix proc sys dev private
+  Users Volumes Library System Applications app workspace workspaces src code repo project projects
+  data build builds github runner rustc go cargo work
+`)
 
-/** First folders of relative paths common enough in repositories to mark a path without an extension (`src/components`). */
-const RELATIVE_ROOTS: ReadonlySet<string> = new Set([
-  'src',
-  'lib',
-  'libs',
-  'test',
-  'tests',
-  'spec',
-  'specs',
-  '__tests__',
-  'packages',
-  'apps',
-  'app',
-  'node_modules',
-  'dist',
-  'build',
-  'out',
-  'target',
-  'docs',
-  'doc',
-  'scripts',
-  'bin',
-  'config',
-  'configs',
-  'conf',
-  'public',
-  'assets',
-  'internal',
-  'pkg',
-  'cmd',
-  'crates',
-  'examples',
-  'tools',
-  'vendor',
-  '.github',
-  '.vscode',
-  '.git',
-  'components',
-  'pages',
-  'server',
-  'client',
-  'services',
-  'migrations',
-  'fixtures',
-  'include',
-  'logs',
-  'tmp',
-  'coverage',
-])
+/**
+ * First folders of relative paths common enough in repositories to mark a path without an extension
+ * (`src/components`).
+ */
+const RELATIVE_ROOTS: ReadonlySet<string> = wordSet(`
+  src lib libs test tests spec specs __tests__ packages apps app node_modules dist build out target
+  docs doc scripts bin config configs conf public assets internal pkg cmd crates examples tools vendor
+  .github .vscode .git components pages server client services migrations fixtures include logs tmp
+  coverage
+`)
 
-/** Folders named as bare command arguments (`eslint src`) that are paths; `build`, `test` and `docs` are left out because they are also script names (`npm run build`). */
-const ARGUMENT_FOLDERS: ReadonlySet<string> = new Set([
-  'src',
-  'lib',
-  'tests',
-  'packages',
-  'apps',
-  'scripts',
-  'internal',
-  'crates',
-])
+/**
+ * Folders named as bare command arguments (`eslint src`) that are paths; `build`, `test` and `docs`
+ * are left out because they are also script names (`npm run build`).
+ */
+const ARGUMENT_FOLDERS: ReadonlySet<string> = wordSet(`
+  src lib tests packages apps scripts internal crates
+`)
 
 /** File extensions that mark a path, also a bare file name (`index.ts`). */
-const EXTENSIONS: ReadonlySet<string> = new Set([
-  'ts',
-  'tsx',
-  'mts',
-  'cts',
-  'js',
-  'jsx',
-  'mjs',
-  'cjs',
-  'json',
-  'jsonc',
-  'json5',
-  'jsonl',
-  'md',
-  'mdx',
-  'txt',
-  'py',
-  'pyi',
-  'ipynb',
-  'rs',
-  'go',
-  'mod',
-  'sum',
-  'java',
-  'kt',
-  'kts',
-  'scala',
-  'groovy',
-  'gradle',
-  'rb',
-  'php',
-  'c',
-  'h',
-  'cc',
-  'cpp',
-  'cxx',
-  'hpp',
-  'hh',
-  'cs',
-  'fs',
-  'swift',
-  'sh',
-  'bash',
-  'zsh',
-  'fish',
-  'ps1',
-  'bat',
-  'sql',
-  'css',
-  'scss',
-  'sass',
-  'less',
-  'html',
-  'htm',
-  'vue',
-  'svelte',
-  'astro',
-  'xml',
-  'yaml',
-  'yml',
-  'toml',
-  'ini',
-  'cfg',
-  'conf',
-  'env',
-  'lock',
-  'log',
-  'csv',
-  'tsv',
-  'proto',
-  'graphql',
-  'gql',
-  'prisma',
-  'tf',
-  'tfvars',
-  'hcl',
-  'properties',
-  'svg',
-  'png',
-  'jpg',
-  'jpeg',
-  'gif',
-  'webp',
-  'ico',
-  'pdf',
-  'zip',
-  'gz',
-  'tgz',
-  'tar',
-  'wasm',
-  'map',
-  'snap',
-  'o',
-  'so',
-  'dylib',
-  'dll',
-  'exe',
-  'class',
-  'jar',
-  'whl',
-  'lua',
-  'ex',
-  'exs',
-  'erl',
-  'csproj',
-  'fsproj',
-  'vbproj',
-  'sln',
-  'hs',
-  'ml',
-  'elm',
-  'dart',
-  'zig',
-  'nim',
-  'pl',
-  'rst',
-  'tex',
-  'dockerfile',
-  'tsbuildinfo',
-])
+const EXTENSIONS: ReadonlySet<string> = wordSet(`
+  ts tsx mts cts js jsx mjs cjs json jsonc json5 jsonl md mdx txt py pyi ipynb rs go mod sum java kt
+  kts scala groovy gradle rb php c h cc cpp cxx hpp hh cs fs swift sh bash zsh fish ps1 bat sql css
+  scss sass less html htm vue svelte astro xml yaml yml toml ini cfg conf env lock log csv tsv proto
+  graphql gql prisma tf tfvars hcl properties svg png jpg jpeg gif webp ico pdf zip gz tgz tar wasm
+  map snap o so dylib dll exe class jar whl lua ex exs erl csproj fsproj vbproj sln hs ml elm dart zig
+  nim pl rst tex dockerfile tsbuildinfo
+`)
 
 /** Bare words with a known extension that are names of things, not files (`Node.js`, `console.log`). */
-const NOT_FILE_NAMES: ReadonlySet<string> = new Set([
-  'node.js',
-  'next.js',
-  'nuxt.js',
-  'vue.js',
-  'react.js',
-  'express.js',
-  'three.js',
-  'd3.js',
-  'chart.js',
-  'ember.js',
-  'backbone.js',
-  'angular.js',
-  'moment.js',
-  'socket.io',
-  'console.log',
-  'logger.log',
-  'math.log',
-])
+const NOT_FILE_NAMES: ReadonlySet<string> = wordSet(`
+  node.js next.js nuxt.js vue.js react.js express.js three.js d3.js chart.js ember.js backbone.js
+  angular.js moment.js socket.io console.log logger.log math.log
+`)
 
 /** Well-known file names without an extension. */
-const KNOWN_FILE_NAMES: ReadonlySet<string> = new Set([
-  'Dockerfile',
-  'Containerfile',
-  'Makefile',
-  'GNUmakefile',
-  'LICENSE',
-  'LICENCE',
-  'README',
-  'CHANGELOG',
-  'CODEOWNERS',
-  'Gemfile',
-  'Rakefile',
-  'Procfile',
-  'Jenkinsfile',
-  'Vagrantfile',
-  'Brewfile',
-  'Justfile',
-  'justfile',
-  'Pipfile',
-  'gradlew',
-  'mvnw',
-])
+const KNOWN_FILE_NAMES: ReadonlySet<string> = wordSet(`
+  Dockerfile Containerfile Makefile GNUmakefile LICENSE LICENCE README CHANGELOG CODEOWNERS Gemfile
+  Rakefile Procfile Jenkinsfile Vagrantfile Brewfile Justfile justfile Pipfile gradlew mvnw
+`)
 
 /** The lengths of the shortest and the longest well-known file name: a word of another length is no path. */
 export const KNOWN_FILE_NAME_LENGTHS: { readonly shortest: number; readonly longest: number } = Object.freeze({
@@ -289,8 +66,13 @@ export const KNOWN_FILE_NAME_LENGTHS: { readonly shortest: number; readonly long
 })
 
 /** Well-known dot files and dot folders. */
-const DOT_FILE =
-  /^\.(?:env(?:\.[\w-]+)*|git(?:ignore|attributes|modules|keep)?|github|gitlab-ci\.ya?ml|editorconfig|npmrc|nvmrc|yarnrc(?:\.ya?ml)?|prettierrc(?:\.\w+)?|prettierignore|eslintrc(?:\.\w+)?|eslintignore|dockerignore|babelrc|vscode|idea|husky|changeset|bashrc|zshrc|profile|ssh|config|cache|next|turbo|venv|tool-versions|python-version|node-version|browserslistrc|stylelintrc(?:\.\w+)?|mocharc(?:\.\w+)?|swcrc)$/
+const DOT_FILE = new RegExp(
+  String.raw`^\.(?:env(?:\.[\w-]+)*|git(?:ignore|attributes|modules|keep)?|github|gitlab-ci\.ya?ml|` +
+    String.raw`editorconfig|npmrc|nvmrc|yarnrc(?:\.ya?ml)?|prettierrc(?:\.\w+)?|prettierignore|` +
+    String.raw`eslintrc(?:\.\w+)?|eslintignore|dockerignore|babelrc|vscode|idea|husky|changeset|bashrc|` +
+    String.raw`zshrc|profile|ssh|config|cache|next|turbo|venv|tool-versions|python-version|node-version|` +
+    String.raw`browserslistrc|stylelintrc(?:\.\w+)?|mocharc(?:\.\w+)?|swcrc)$`,
+)
 
 /** A character some path has: without one, a token is at most a well-known file name. */
 const PATH_SIGN = /[./:~]/

@@ -20,8 +20,10 @@ export type TextSource = 'tool' | 'user' | 'assistant'
  * is read: GitHub Actions (`job<TAB>step<TAB>2025-06-04T07:12:51.6630112Z `), docker compose
  * (`db-1  | `), and the frame Terraform and other tools draw around a message (`│ `).
  */
-const LOG_PREFIX =
-  /^(?:(?:[^\t\n]{0,200}\t){0,2}\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?|[\w.-]{1,60}[-_]\d{1,3} +\| |[│┃╷╵] ?)/
+const LOG_PREFIX = new RegExp(
+  String.raw`^(?:(?:[^\t\n]{0,200}\t){0,2}\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z ?|` +
+    String.raw`[\w.-]{1,60}[-_]\d{1,3} +\| |[│┃╷╵] ?)`,
+)
 const FENCE = /^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)/
 const PROMPT_LINE = /^\s*\$ (\S.*)$/
 /** npm announces a script as `> name@version script`, then the command on the next `> ` line. */
@@ -44,7 +46,10 @@ export function addCommand(command: string, sink: ArtifactSink): void {
   for (const word of normalized.split(' ')) if (isArgumentFolder(word)) sink('path', word)
 }
 
-/** The sentences of one line of the user's text: split after `.`, `!` or `?` followed by white space; at least two words each. */
+/**
+ * The sentences of one line of the user's text: split after `.`, `!` or `?` followed by white
+ * space; at least two words each.
+ */
 function sentences(line: string, sink: ArtifactSink): void {
   const body = line.replace(LIST_MARKER, '')
   for (const part of body.split(/(?<=[.!?])\s+/)) {

@@ -7,7 +7,10 @@ const SEPARATOR = '\u0000'
 /** What the model sees of one item after a fold: a message, or a text such as the checkpoint. */
 export type VisibleItem = Message | string
 
-/** The string values of parsed tool-call arguments (so `"grep \"x\" src"` is searched as `grep "x" src`), else the raw text. */
+/**
+ * The string values of parsed tool-call arguments (so `"grep \"x\" src"` is searched as
+ * `grep "x" src`), else the raw text.
+ */
 function argumentText(argumentsText: string): string {
   let parsed: unknown
   try {
@@ -53,7 +56,10 @@ export interface SearchableTextOptions {
   readonly lowerCase?: boolean
 }
 
-/** The searchable text of frozen messages already seen (a frozen message cannot change), with reasoning and without, and its lower-cased form. */
+/**
+ * The searchable text of frozen messages already seen (a frozen message cannot change), with
+ * reasoning and without, and its lower-cased form.
+ */
 const seen = { withReasoning: new WeakMap<Message, string>(), withoutReasoning: new WeakMap<Message, string>() }
 const seenLower = { withReasoning: new WeakMap<Message, string>(), withoutReasoning: new WeakMap<Message, string>() }
 

@@ -33,10 +33,17 @@ function keyWord(key: string): string {
   return key.toLowerCase().replace(/[_-]/g, '')
 }
 
+/**
+ * An argument key (see {@link keyWord}) whose value is a path: `path`, `file`, `dir` and the like,
+ * or a key ending in one.
+ */
+const PATH_KEY = new RegExp(
+  String.raw`^(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|cwd|workdir|` +
+    String.raw`workingdirectory|root|folder|folders)$|(?:path|paths|file|files|dir|directory|folder)$`,
+)
+
 function isPathKey(word: string): boolean {
-  return /^(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|cwd|workdir|workingdirectory|root|folder|folders)$|(?:path|paths|file|files|dir|directory|folder)$/.test(
-    word,
-  )
+  return PATH_KEY.test(word)
 }
 
 function isCommandKey(word: string, shellTool: boolean): boolean {

@@ -109,7 +109,10 @@ const RUNNER_WORDS: ReadonlySet<string> = new Set([
   'tests',
 ])
 
-/** The lower-case words of a tool name: `readFile`, `read_file`, `read-file` and `fs.read.file` all give `read`, `file`. */
+/**
+ * The lower-case words of a tool name: `readFile`, `read_file`, `read-file` and `fs.read.file` all
+ * give `read`, `file`.
+ */
 export function toolNameWords(name: string): string[] {
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
@@ -138,7 +141,8 @@ export function resolveToolKind(toolKinds: ToolKinds | undefined, name: string, 
   if (declared === undefined) return defaultToolKind(name)
   if (declared !== 'read' && declared !== 'write' && declared !== 'other') {
     throw new TypeError(
-      `toolKinds: the kind of tool ${JSON.stringify(name)} must be 'read', 'write' or 'other', got ${JSON.stringify(declared)}`,
+      `toolKinds: the kind of tool ${JSON.stringify(name)} must be 'read', 'write' or 'other', ` +
+        `got ${JSON.stringify(declared)}`,
     )
   }
   return declared

@@ -15,7 +15,7 @@ export interface CarriedEntry {
   readonly subject: string
 }
 
-/** The content of the code span `text` starts with (as `code()` in `artifact-trail.ts` writes one), or `undefined`. */
+/** The content of the code span `text` starts with (as `code()` in `trail-items.ts` writes one), or `undefined`. */
 function leadingCodeSpan(text: string): string | undefined {
   let fence = 0
   while (text[fence] === '`') fence++
