@@ -33,7 +33,7 @@ export interface Artifact {
   /**
    * The normalized text the survival check looks for: ANSI colour codes removed, trimmed, white
    * space collapsed; per class also without positions, prefixes and trailing punctuation (see
-   * the README's "What is extracted").
+   * `test/corpus/LABELLING.md`).
    */
   readonly text: string
   /** Seq of the message of the newest mention. */

@@ -93,7 +93,7 @@ export interface VanishedArtifact {
 export interface FoldAudit {
   /** Per class, every class present. */
   readonly classes: Readonly<Record<ArtifactClass, ClassRetention>>
-  /** The most important dropped artifacts, at most `maxDropped`, ranked as the README's "Survival" says. */
+  /** The most important dropped artifacts, at most `maxDropped`, ranked as `rankRoundRobin` says. */
   readonly dropped: readonly DroppedArtifact[]
   /** Every dropped artifact, the listed ones included. */
   readonly droppedTotal: number

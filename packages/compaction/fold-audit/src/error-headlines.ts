@@ -13,8 +13,8 @@ const whole = (match: RegExpExecArray): string => match[0]
 const first = (match: RegExpExecArray): string => match[1]!
 
 /**
- * The headline rules, first match wins (see the README's "What is extracted" for the list with
- * examples). Every pattern is anchored and has no nested repetition, so a line is matched in
+ * The headline rules, first match wins (`test/corpus/LABELLING.md`
+ * says what counts as a headline). Every pattern is anchored and has no nested repetition, so a line is matched in
  * time linear in its length.
  */
 export const HEADLINE_RULES: readonly HeadlineRule[] = [

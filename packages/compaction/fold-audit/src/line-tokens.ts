@@ -1,8 +1,8 @@
 import type { ArtifactClass } from './artifact.ts'
-import type { ArtifactSink } from './line-scan.ts'
+import type { ArtifactSink } from './masked-line.ts'
 import { scanLine } from './scan-line.ts'
 
-export type { ArtifactSink } from './line-scan.ts'
+export type { ArtifactSink } from './masked-line.ts'
 
 /** What a path scan needs to know besides the line. */
 export interface LineTokenOptions {

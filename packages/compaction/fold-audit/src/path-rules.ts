@@ -2,8 +2,8 @@
  * The rules that tell a file-system path from the many slash- and dot-bearing words of tool
  * output (routes, MIME types, branches, package names, method calls). They lean to precision: a
  * token becomes a path only with a sign that it is one (a known extension, a known first folder,
- * an explicit `./`, `../` or `~/`, a known root for an absolute path). See the README's "What
- * is extracted".
+ * an explicit `./`, `../` or `~/`, a known root for an absolute path). See
+ * `test/corpus/LABELLING.md`.
  */
 
 /** The words of `list`, separated by white space, as a set. */

@@ -1,5 +1,5 @@
-import type { ArtifactSink, IdentifierValue } from './line-scan.ts'
-import { LineScan } from './line-scan.ts'
+import type { ArtifactSink, IdentifierValue } from './masked-line.ts'
+import { MaskedLine } from './masked-line.ts'
 import { shapedLinePaths } from './shaped-line-paths.ts'
 import { tokenPaths } from './token-paths.ts'
 
@@ -81,7 +81,7 @@ const GIT_OBJECT_ID_VALUE: IdentifierValue = (match, text) => {
  * in that order of precedence (what one class takes, the next ones do not see again).
  */
 export function scanLine(line: string, sink: ArtifactSink, workspaceRoot: string | undefined): void {
-  const scan = new LineScan(line, sink, workspaceRoot)
+  const scan = new MaskedLine(line, sink, workspaceRoot)
 
   // Each pattern below is tried only on a line holding a character or text every match of it
   // holds (a URL its `://`): most lines hold few of them, and a search for one is cheaper than

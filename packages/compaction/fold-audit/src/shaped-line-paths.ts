@@ -1,4 +1,4 @@
-import type { LineScan } from './line-scan.ts'
+import type { MaskedLine } from './masked-line.ts'
 
 /** `ls -l` rows: permissions, links, owner, group, size, date, then the name (`a -> b` for a symbolic link). */
 const LS_LONG = new RegExp(
@@ -37,7 +37,7 @@ const DIFF_RENAME = /^(?:rename|copy) (?:from|to) (\S.*)$/d
 const PATCH_FILE = /^\*\*\* (?:Add|Update|Delete) File: (\S.*)$|^\*\*\* Move to: (\S.*)$/d
 
 /** The paths of a line whose shape says where they are: a listing's entry, a diff or patch header. */
-export function shapedLinePaths(scan: LineScan): void {
+export function shapedLinePaths(scan: MaskedLine): void {
   const text = scan.text
   const shaped =
     LS_LONG.exec(text) ??

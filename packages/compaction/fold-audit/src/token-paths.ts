@@ -1,4 +1,4 @@
-import type { LineScan } from './line-scan.ts'
+import type { MaskedLine } from './masked-line.ts'
 import { isWordCode } from './occurs-as-word.ts'
 import { KNOWN_FILE_NAME_LENGTHS, pathFromToken } from './path-rules.ts'
 
@@ -20,7 +20,7 @@ const TOKEN_CODES = (() => {
  * (`Makefile`, also with trailing dashes), so a word of another length is passed over without
  * making its string.
  */
-export function tokenPaths(scan: LineScan): void {
+export function tokenPaths(scan: MaskedLine): void {
   const text = scan.text
   const length = text.length
   for (let position = 0; position < length;) {

@@ -2,7 +2,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { artifactPresence, searchedSingleText } from '../src/artifact-presence.ts'
 import type { ArtifactClass } from '../src/index.ts'
+import { extractArtifacts } from '../src/index.ts'
 import { occursAsWord } from '../src/occurs-as-word.ts'
+import { searchableText } from '../src/searchable-text.ts'
+import { HELD_OUT_FOLDER, loadCorpus } from './corpus-sample.ts'
 import { naiveOccurs as naive } from './naive-occurrence.ts'
 
 const found = (patterns: readonly string[], text: string): boolean[] =>
@@ -53,6 +56,22 @@ describe('occursAsWord', () => {
       ),
       { numRuns: 500 },
     )
+  })
+
+  it('agrees with a naive search on every labelled sample: its artifacts in its own text and in the next sample', () => {
+    const samples = [...loadCorpus(), ...loadCorpus(HELD_OUT_FOLDER)]
+    let searched = 0
+    for (const [index, sample] of samples.entries()) {
+      const patterns = extractArtifacts(sample.messages).artifacts.map((artifact) => artifact.text)
+      for (const other of [sample, samples[(index + 1) % samples.length]!]) {
+        const text = searchableText(other.messages.map((logged) => logged.message))
+        expect(found(patterns, text), `${sample.name} in ${other.name}`).toEqual(
+          patterns.map((pattern) => naive(pattern, text)),
+        )
+        searched += patterns.length
+      }
+    }
+    expect(searched).toBeGreaterThan(1000)
   })
 })
 

@@ -13,7 +13,7 @@ const WHOLE_MATCH: IdentifierValue = (match) => match[0]
  * One line being read: what a pass takes (a half-open span `[start, end)`) later passes must
  * not read again, so each pass reads {@link text} with the spans taken before it blanked out.
  */
-export class LineScan {
+export class MaskedLine {
   /** The line, with every span taken by an earlier pass replaced by spaces of the same length (positions stay put). */
   text: string
   /** Spans taken since the last {@link flush}, as start, end, start, end… */
