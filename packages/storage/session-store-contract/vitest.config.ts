@@ -3,6 +3,6 @@ import { defineProject } from 'vitest/config'
 // The PostgreSQL harness runs the contract against a real server, started once for this project.
 export default defineProject({
   test: {
-    globalSetup: ['../../testing/test-utils/src/postgres-global-setup.ts'],
+    globalSetup: ['@warmfold/test-utils/postgres-global-setup'],
   },
 })

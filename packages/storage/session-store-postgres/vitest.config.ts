@@ -4,7 +4,7 @@ import { defineProject } from 'vitest/config'
 // project only (other packages' tests never pay for it).
 export default defineProject({
   test: {
-    globalSetup: ['../../testing/test-utils/src/postgres-global-setup.ts'],
+    globalSetup: ['@warmfold/test-utils/postgres-global-setup'],
     // Child processes start through tsx and crashed holders' leases expire: seconds on 2 busy cores.
     testTimeout: 60_000,
   },

@@ -3,7 +3,6 @@ import { createUserMessage, LlmRuntime, textOf } from '@warmfold/llm'
 import type { Responder } from '@warmfold/test-utils'
 import { createTestContext, recordCordisPrints, RecordingServer } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { main as agent } from '../examples/agent.ts'
 import { mountDeepSeek } from '../examples/setup-deepseek.ts'
 import { mountLlamaCpp } from '../examples/setup-llamacpp.ts'
 import { mountOpenAI } from '../examples/setup-openai.ts'
@@ -19,7 +18,8 @@ import {
 } from './provider-streams.ts'
 
 // The README shows these files verbatim (checked by test-utils' readme-examples test); each
-// runs against a recording server on 127.0.0.1 instead of the provider.
+// runs against a recording server on 127.0.0.1 instead of the provider. examples/agent.ts (an
+// agent loop over the adapter) runs in packages/testing/integration/test/adapters/openai-compatible.
 const servers: RecordingServer[] = []
 afterEach(async () => {
   vi.unstubAllEnvs()
@@ -48,17 +48,6 @@ describe('README examples run', () => {
       reasoning_effort: 'high',
       max_tokens: 8192,
     })
-  })
-
-  it('agent: an agent whose route names the adapter talks to the endpoint', async () => {
-    vi.stubEnv('DEEPSEEK_API_KEY', 'sk-example')
-    const server = await serve(() => ({
-      sse: deepseekStream('deepseek-v4-flash', { reasoning: 'Greet.', text: 'Hi!' }, deepseekUsage(0, 20, 5, 2)),
-    }))
-    const { result, printed } = await recordCordisPrints(() => agent(server.baseURL))
-    expect(printed).toEqual([])
-    expect(result).toEqual({ reply: 'Hi!', lastError: undefined })
-    expect(server.requests[0]!.json).toMatchObject({ reasoning_effort: 'max', thinking: { type: 'enabled' } })
   })
 
   const setups: Array<{

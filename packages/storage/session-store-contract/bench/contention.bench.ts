@@ -20,9 +20,10 @@ import type { ChildBackendSpec } from '../src/index.ts'
 const APPENDS = 300
 const root = resolve(import.meta.dirname, '../../../..')
 const child = resolve(import.meta.dirname, '../src/contract-child.ts')
-const SESSION = resolve(import.meta.dirname, '../../../core/session/src/index.ts')
-const SQLITE = resolve(import.meta.dirname, '../../session-store-sqlite/src/index.ts')
-const POSTGRES = resolve(import.meta.dirname, '../../session-store-postgres/src/index.ts')
+// The packages the child (src/contract-child.ts, in this package) imports each store from.
+const SESSION = '@warmfold/session'
+const SQLITE = '@warmfold/session-store-sqlite'
+const POSTGRES = '@warmfold/session-store-postgres'
 const directory = mkdtempSync(join(tmpdir(), 'warmfold-contention-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { JsonlFileBackend, MemoryBackend } from '@warmfold/session'
 import { SqliteSessionBackend } from '@warmfold/session-store-sqlite'
 import Database from 'libsql'
@@ -8,9 +8,9 @@ import type { BackendHarness } from '../src/index.ts'
 import { describeBackendContract } from '../src/index.ts'
 import { tornFileWrite, tornSqlWrite } from './torn-write.ts'
 
-/** Module paths a contract child imports its backend factory from. */
-const SESSION = resolve(import.meta.dirname, '../../../core/session/src/index.ts')
-const SQLITE = resolve(import.meta.dirname, '../../session-store-sqlite/src/index.ts')
+/** The packages a contract child (src/contract-child.ts, in this package) imports its backend factory from. */
+const SESSION = '@warmfold/session'
+const SQLITE = '@warmfold/session-store-sqlite'
 
 function temporary(prefix: string): { directory: string; cleanup(): Promise<void> } {
   const directory = mkdtempSync(join(tmpdir(), prefix))

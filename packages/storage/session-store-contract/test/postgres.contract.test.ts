@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import { resolve } from 'node:path'
 import type { PostgresSessionBackend } from '@warmfold/session-store-postgres'
 import { postgresSessionStore } from '@warmfold/session-store-postgres'
 import pg from 'pg'
@@ -8,7 +7,8 @@ import type { BackendHarness } from '../src/index.ts'
 import { describeBackendContract } from '../src/index.ts'
 import { tornSqlWrite } from './torn-write.ts'
 
-const POSTGRES = resolve(import.meta.dirname, '../../session-store-postgres/src/index.ts')
+/** The package a contract child (src/contract-child.ts, in this package) imports the store from. */
+const POSTGRES = '@warmfold/session-store-postgres'
 /** The lease of the stores under test: a killed writer's sessions are free again this long after its last renewal. */
 const LEASE_MS = 1_000
 

@@ -4,8 +4,8 @@ import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
-import { OpenAICompatibleAdapter } from '../src/index.ts'
-import { openaiStream, openaiUsage } from './provider-streams.ts'
+import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
+import { openaiStream, openaiUsage } from '../../../../../llm/llm-openai-compatible/test/provider-streams.ts'
 
 const MODEL = 'gpt-5.6'
 const contexts: Array<TestContext & { server: RecordingServer }> = []

@@ -1,9 +1,8 @@
 // What the cache ledger adds to `warmfold bench`, measured as the bench runs: the nine default
 // runs (3 windows × warmfold, legacy, cold) without and with the ledger, alternated for 8 rounds
 // in one process after one warm-up round each, so machine noise hits both alike.
-//   node --import tsx packages/core/cache-ledger/bench/ledger-overhead-rounds.ts
-// (The test kit depends on this package, so it is reached by path, as in ledger-overhead.bench.ts.)
-import { runWorkload } from '../../../testing/prefix-cache-testkit/src/index.ts'
+//   node --import tsx packages/testing/integration/bench/cache-ledger/ledger-overhead-rounds.ts
+import { runWorkload } from '@warmfold/prefix-cache-testkit'
 
 const ROUNDS = 8
 

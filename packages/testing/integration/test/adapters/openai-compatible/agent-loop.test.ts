@@ -13,9 +13,9 @@ import type { RecordedRequest, TestContext } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
 import { TokenMeter } from '@warmfold/token-meter'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { OpenAICompatibleAdapter } from '../src/index.ts'
-import { KEY_ENV, SECRET_KEY } from './fixture.ts'
-import { deepseekStream, deepseekUsage } from './provider-streams.ts'
+import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
+import { KEY_ENV, SECRET_KEY } from '../../../../../llm/llm-openai-compatible/test/fixture.ts'
+import { deepseekStream, deepseekUsage } from '../../../../../llm/llm-openai-compatible/test/provider-streams.ts'
 
 const MODEL = 'deepseek-v4-flash'
 const STEPS = 30

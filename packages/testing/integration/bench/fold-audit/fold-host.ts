@@ -5,12 +5,9 @@ import { textBlock, toolCallBlock } from '@warmfold/llm'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import type { Session } from '@warmfold/session'
-// The test kit depends on the compaction engine, which depends on this package, so a
-// devDependency on either would make a workspace cycle: like the cache ledger's overhead bench,
-// the fold benches reach the kit's source directly to mount a real warmfold host.
-import { mountWarmfoldHost } from '../../../testing/prefix-cache-testkit/src/mount-warmfold-host.ts'
-import { FoldAuditor } from '../../compaction-basic/src/fold-auditor.ts'
-import type { LoggedMessage } from '../src/index.ts'
+import { FoldAuditor } from '@warmfold/compaction-basic'
+import type { LoggedMessage } from '@warmfold/fold-audit'
+import { mountWarmfoldHost } from '@warmfold/prefix-cache-testkit'
 import type { CodingStep } from './coding-session.ts'
 
 /** The route of every bench session: the scripted model, or the real adapter mounted under its name. */

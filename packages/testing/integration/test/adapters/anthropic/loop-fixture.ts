@@ -10,13 +10,20 @@ import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { TokenMeter } from '@warmfold/token-meter'
-import type { AnthropicModelConfig } from '../src/index.ts'
-import { AnthropicAdapter } from '../src/index.ts'
-import type { AnthropicTestServer, RecordedRequest, ServerReply } from './anthropic-test-server.ts'
-import { startAnthropicServer } from './anthropic-test-server.ts'
-import type { SimulatedUsage } from './prompt-cache-simulator.ts'
-import { PromptCacheSimulator, stripCacheControl } from './prompt-cache-simulator.ts'
-import { streamReply } from './sse-script.ts'
+import type { AnthropicModelConfig } from '@warmfold/llm-anthropic'
+import { AnthropicAdapter } from '@warmfold/llm-anthropic'
+import type {
+  AnthropicTestServer,
+  RecordedRequest,
+  ServerReply,
+} from '../../../../../llm/llm-anthropic/test/anthropic-test-server.ts'
+import { startAnthropicServer } from '../../../../../llm/llm-anthropic/test/anthropic-test-server.ts'
+import type { SimulatedUsage } from '../../../../../llm/llm-anthropic/test/prompt-cache-simulator.ts'
+import {
+  PromptCacheSimulator,
+  stripCacheControl,
+} from '../../../../../llm/llm-anthropic/test/prompt-cache-simulator.ts'
+import { streamReply } from '../../../../../llm/llm-anthropic/test/sse-script.ts'
 
 export const LOOP_MODEL = 'claude-loop'
 export const SUMMARY = 'Goal: refactor the project. Files: src/file-*.ts were read. Next: run the tests.'

@@ -4,8 +4,7 @@ import { once } from 'node:events'
 import type { Context } from '@cordisjs/core'
 import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
-// Not a dependency of this package (a bench-only import, like the test kit's in fold-host.ts).
-import { OpenAICompatibleAdapter } from '../../../llm/llm-openai-compatible/src/index.ts'
+import { OpenAICompatibleAdapter } from '@warmfold/llm-openai-compatible'
 import type { FoldSetup } from './fold-host.ts'
 import {
   bareHost,

@@ -7,9 +7,9 @@ import type { RecordedRequest } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
 import { TokenMeter } from '@warmfold/token-meter'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { GoogleAdapter } from '../src/index.ts'
-import { TEST_KEY } from './fixture.ts'
-import { geminiReply } from './gemini-stream.ts'
+import { GoogleAdapter } from '@warmfold/llm-google'
+import { TEST_KEY } from '../../../../../llm/llm-google/test/fixture.ts'
+import { geminiReply } from '../../../../../llm/llm-google/test/gemini-stream.ts'
 
 const MODEL = 'gemini-3-flash-preview'
 const STEPS = 30

@@ -1,5 +1,5 @@
 import type { Message } from '@warmfold/llm'
-import { loadCorpus } from '../test/corpus-sample.ts'
+import { loadCorpus } from '../../../../compaction/fold-audit/test/corpus-sample.ts'
 
 /** One scripted step of a coding session: the tool call the model makes and what the tool returns. */
 export interface CodingStep {

@@ -1,8 +1,8 @@
 import type { Context } from '@cordisjs/core'
 import type { Agent } from '@warmfold/agent-loop'
 import { afterAll, bench, describe } from 'vitest'
-import type { LoggedMessage } from '../src/index.ts'
-import { ArtifactExtractor, auditFold, buildArtifactTrail, checkpointArtifacts } from '../src/index.ts'
+import type { LoggedMessage } from '@warmfold/fold-audit'
+import { ArtifactExtractor, auditFold, buildArtifactTrail, checkpointArtifacts } from '@warmfold/fold-audit'
 import type { FoldSetup } from './fold-host.ts'
 import {
   codingSteps,

@@ -1,9 +1,9 @@
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import { afterEach, describe, expect, it } from 'vitest'
-import { breakpointCount } from './adapter-fixture.ts'
+import { breakpointCount } from '../../../../../llm/llm-anthropic/test/adapter-fixture.ts'
 import type { Exchange, LoopHarness } from './loop-fixture.ts'
 import { breakpointPaths, isCompaction, mountLoop, strippedMessages } from './loop-fixture.ts'
-import { stripCacheControl } from './prompt-cache-simulator.ts'
+import { stripCacheControl } from '../../../../../llm/llm-anthropic/test/prompt-cache-simulator.ts'
 
 const harnesses: LoopHarness[] = []
 afterEach(async () => {

@@ -1,7 +1,5 @@
 import { beforeAll, bench, describe } from 'vitest'
-// The test kit depends on this package (it mounts the ledger in every run), so a devDependency
-// on it would make a workspace cycle; this bench reaches the kit's source directly instead.
-import { runWorkload } from '../../../testing/prefix-cache-testkit/src/index.ts'
+import { runWorkload } from '@warmfold/prefix-cache-testkit'
 
 // What the ledger adds to `warmfold bench`: the same scripted run (real loop, meter, pruner,
 // engine and simulator) with and without it. Compare each pair's mean. Both variants are warmed
