@@ -1,8 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Usage } from '@ai-sdk/provider'
-import type { CacheDivergence, RequestFingerprint } from '@warmfold/cache-ledger'
-import { compareRequests, Fingerprinter } from '@warmfold/cache-ledger'
+import type { CacheDivergence, RequestFingerprint } from '@warmfold/cache-ledger/prefix'
+import { compareRequests, Fingerprinter, prefixDigests } from '@warmfold/cache-ledger/prefix'
 import { estimateMessageTokens, estimateToolsTokens } from '@warmfold/token-meter'
-import { prefixDigests } from './prompt-digest.ts'
 import type { RequestRelation } from './reports.ts'
 import { warmfoldMessage, warmfoldRequest, warmfoldTools } from './warmfold-view.ts'
 

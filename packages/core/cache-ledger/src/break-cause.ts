@@ -1,9 +1,7 @@
 import type { TokenUsage } from '@warmfold/llm'
 import { promptTokensOf } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
-import type { CacheBreakCause } from './cache-events.ts'
-import type { Comparison } from './first-divergence.ts'
-import type { PrefixMatch } from './prefix-index.ts'
+import type { CacheBreakCause, Comparison, PrefixMatch } from './prefix/index.ts'
 
 /** A durable rewrite logged in a session: a fold (`compaction/summary`) or a prune (`compaction/prune`) from surface position `start`. */
 export interface LoggedRewrite {

@@ -8,7 +8,7 @@ import type { CacheGuardData } from './cache-events.ts'
 import { CacheGuardError } from './cache-guard-error.ts'
 import type { CacheTotals } from './cache-totals.ts'
 import { cacheTotals } from './cache-totals.ts'
-import { DEFAULT_CACHE_TTL_MS } from './cache-ttl.ts'
+import { DEFAULT_CACHE_TTL_MS } from './prefix/index.ts'
 import type { SentRequest } from './request-observer.ts'
 import { RequestObserver } from './request-observer.ts'
 

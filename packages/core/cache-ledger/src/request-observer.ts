@@ -1,14 +1,15 @@
 import type { GenerateOptions, LlmFinish } from '@warmfold/llm'
 import type { RequestHeader, Session, SessionEvent } from '@warmfold/session'
-import type { CacheBreakCause, CacheGuardData, CacheObservationData } from './cache-events.ts'
+import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
 import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
-import { describeSummaryDivergence } from './describe-divergence.ts'
-import type { Comparison } from './first-divergence.ts'
-import { compareRequests, compareWithFamily } from './first-divergence.ts'
-import type { PrefixMatch } from './prefix-index.ts'
-import { PrefixIndex } from './prefix-index.ts'
-import type { RequestFingerprint } from './request-fingerprint.ts'
-import { Fingerprinter } from './request-fingerprint.ts'
+import type { CacheBreakCause, Comparison, PrefixMatch, RequestFingerprint } from './prefix/index.ts'
+import {
+  compareRequests,
+  compareWithFamily,
+  describeSummaryDivergence,
+  Fingerprinter,
+  PrefixIndex,
+} from './prefix/index.ts'
 
 /** A request the ledger saw being sent, waiting for the end of its stream. */
 export interface SentRequest {

@@ -1,6 +1,6 @@
 import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { charsBefore, Fingerprinter } from '../src/index.ts'
+import { charsBefore, Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import {
   BASE,

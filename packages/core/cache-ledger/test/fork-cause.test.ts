@@ -2,7 +2,7 @@ import type { Message } from '@warmfold/llm'
 import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Fingerprinter } from '../src/index.ts'
+import { Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import { conversationRequest, finish, mountLedger, observations, send, startSession, step } from './ledger-fixture.ts'
 

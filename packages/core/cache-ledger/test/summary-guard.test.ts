@@ -2,7 +2,8 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CacheGuardError, Fingerprinter, charsBefore } from '../src/index.ts'
+import { CacheGuardError } from '../src/index.ts'
+import { charsBefore, Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import {
   BASE,

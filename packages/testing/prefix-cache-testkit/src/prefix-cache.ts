@@ -6,12 +6,8 @@ import { parseCacheProfile, tokensOf, wholeTokensOf } from './cache-profile.ts'
 import type { CacheObservation, CacheTotals, Divergence, LoggedRewrite } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
 import { chargeDeepSeek, persistUnits } from './deepseek-units.ts'
-import type { PromptLayout } from './prompt-layout.ts'
-import { PromptRenderer } from './prompt-layout.ts'
-import type { TrieMatch, TrieNode } from './prefix-trie.ts'
-import { createTrieRoot, matchPrefix, sendPrefix } from './prefix-trie.ts'
-
-const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
+import type { PromptLayout, TrieMatch, TrieNode } from '@warmfold/cache-ledger/prefix'
+import { createTrieRoot, ENVELOPE_FIELDS, matchPrefix, PromptRenderer, sendPrefix } from '@warmfold/cache-ledger/prefix'
 
 /** `bytes` and `blocks` keep no entries beyond the trie itself. */
 function storeNothing(): void {}

@@ -1,7 +1,8 @@
+import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createUserMessage } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { PrefixCache, PromptRenderer } from '../src/index.ts'
+import { PrefixCache } from '../src/index.ts'
 import { letters, promptText, request, toolStep, TOOLS, userMessageOfChars } from './prefix-cache-fixture.ts'
 
 const MINUTE = 60_000

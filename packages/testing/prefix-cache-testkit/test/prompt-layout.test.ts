@@ -1,8 +1,8 @@
+import { commonPrefixLength, PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { Message, ToolDefinition } from '@warmfold/llm'
 import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { commonPrefixLength, PromptRenderer } from '../src/index.ts'
 import { commonPrefix, promptText, request, ROUTE, toolStep, TOOLS } from './prefix-cache-fixture.ts'
 
 describe('PromptRenderer', () => {

@@ -1,6 +1,5 @@
-import type { RequestApi } from './doctor-report.ts'
-import type { LoggedRequest } from './read-request-log.ts'
-import { isRecord } from './read-request-log.ts'
+import type { RequestApi, WireRequest } from './canonical-request.ts'
+import { isRecord } from './canonical-request.ts'
 
 /** How a request's API was told: by its URL's path, by the body's shape, or (for a body both chat APIs accept) by the log's earlier lines. */
 export type DetectedBy = 'url' | 'shape' | 'log'
@@ -16,7 +15,7 @@ export type ApiDetection = { readonly api: RequestApi; readonly by: DetectedBy }
  * body with no such field and a `max_tokens` (which Anthropic requires) could be either: it takes
  * the API of the last `messages` request before it (`previous`), or is unreadable.
  */
-export function detectApi(request: LoggedRequest, previous: RequestApi | undefined): ApiDetection {
+export function detectApi(request: WireRequest, previous: RequestApi | undefined): ApiDetection {
   const path = request.url === undefined ? undefined : pathOf(request.url)
   if (path !== undefined) {
     if (path.endsWith('/chat/completions')) return { api: 'openai-chat', by: 'url' }
@@ -99,7 +98,7 @@ const OPENAI_ROLES = ['system', 'developer', 'tool', 'function']
 const OPENAI_BLOCKS = ['image_url', 'input_audio', 'file', 'refusal']
 
 /** Fields, roles, block and tool shapes only Anthropic Messages has (and its `anthropic-version` header). */
-function anthropicSigns(request: LoggedRequest): string[] {
+function anthropicSigns(request: WireRequest): string[] {
   const body = request.body
   const signs = ANTHROPIC_FIELDS.filter((field) => body[field] !== undefined)
   if (request.headers['anthropic-version'] !== undefined) signs.push('the anthropic-version header')

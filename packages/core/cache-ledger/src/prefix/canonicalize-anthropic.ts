@@ -1,7 +1,14 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import { arrayOf, collectEnvelope, modelOf, recordOf, RequestShapeError } from './canonical-request.ts'
+import {
+  arrayOf,
+  collectEnvelope,
+  describeJson,
+  isRecord,
+  modelOf,
+  recordOf,
+  RequestShapeError,
+} from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
-import { describeJson, isRecord } from './read-request-log.ts'
 
 /** Anthropic Messages (`POST …/v1/messages`; also Bedrock's and Vertex's bodies, whose `anthropic_version` is kept). */
 export const ANTHROPIC_RULES: EnvelopeRules = {

@@ -1,20 +1,13 @@
 import type { ContentBlock, GenerateOptions, Message, MessageRole, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson } from '@warmfold/llm'
+import type { CanonicalDigest } from './canonical-digest.ts'
 import { canonicalDigest, hashText } from './canonical-digest.ts'
+import { canonicalJson } from './canonical-json.ts'
 
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
 
 /** One envelope setting. */
 export type EnvelopeField = (typeof ENVELOPE_FIELDS)[number]
-
-/** One segment of the canonical prompt: a tool, the system prompt, or one content block of a message. */
-export interface PromptSegment {
-  /** A 96-bit hash of the segment's canonical JSON (never the text itself). */
-  readonly hash: string
-  /** Characters of the segment's canonical text. */
-  readonly chars: number
-}
 
 /** Where one message sits among the segments. */
 export interface MessageShape {
@@ -37,7 +30,8 @@ export interface RequestFingerprint {
   readonly family: string
   /** Hash of each envelope setting, in {@link ENVELOPE_FIELDS} order. */
   readonly envelope: readonly string[]
-  readonly segments: readonly PromptSegment[]
+  /** One digest per segment of the canonical prompt: a tool, the system prompt, or one content block of a message. */
+  readonly segments: readonly CanonicalDigest[]
   /** Number of tool segments (they come first). */
   readonly tools: number
   /** Whether the segment after the tools is the system prompt. */
@@ -55,7 +49,7 @@ export type SegmentPart =
 
 interface MessagePrint {
   readonly role: MessageRole
-  readonly segments: readonly PromptSegment[]
+  readonly segments: readonly CanonicalDigest[]
   readonly instruction: boolean
 }
 
@@ -71,14 +65,14 @@ interface MessagePrint {
  */
 export class Fingerprinter {
   private readonly messagePrints = new WeakMap<Message, MessagePrint>()
-  private readonly toolPrints = new WeakMap<ToolDefinition, PromptSegment>()
-  private lastSystem?: { readonly text: string; readonly segment: PromptSegment }
+  private readonly toolPrints = new WeakMap<ToolDefinition, CanonicalDigest>()
+  private lastSystem?: { readonly text: string; readonly segment: CanonicalDigest }
   private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
 
   /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
     const { family, envelope } = this.envelope(request)
-    const segments: PromptSegment[] = request.tools?.length ? this.tools(request.tools) : []
+    const segments: CanonicalDigest[] = request.tools?.length ? this.tools(request.tools) : []
     const tools = segments.length
     const system = !!request.system
     if (request.system) segments.push(this.system(request.system))
@@ -115,7 +109,7 @@ export class Fingerprinter {
     return found
   }
 
-  private tools(tools: readonly ToolDefinition[]): PromptSegment[] {
+  private tools(tools: readonly ToolDefinition[]): CanonicalDigest[] {
     // By tool, not by list: the runtime copies the list into every request it prepares.
     return tools.map((tool) => {
       let print = this.toolPrints.get(tool)
@@ -128,7 +122,7 @@ export class Fingerprinter {
     })
   }
 
-  private system(text: string): PromptSegment {
+  private system(text: string): CanonicalDigest {
     if (this.lastSystem?.text !== text) this.lastSystem = { text, segment: canonicalDigest({ system: text }) }
     return this.lastSystem.segment
   }
@@ -170,6 +164,6 @@ export function segmentPart(print: RequestFingerprint, index: number): SegmentPa
 export function charsBefore(print: RequestFingerprint, index: number): number {
   let chars = 0
   const end = Math.min(index, print.segments.length)
-  for (let at = 0; at < end; at++) chars += (print.segments[at] as PromptSegment).chars
+  for (let at = 0; at < end; at++) chars += (print.segments[at] as CanonicalDigest).chars
   return chars
 }

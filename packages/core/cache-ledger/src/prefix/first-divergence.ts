@@ -1,4 +1,4 @@
-import type { CacheDivergence } from './cache-events.ts'
+import type { CacheDivergence } from './cache-divergence.ts'
 import type { PrefixMatch } from './prefix-index.ts'
 import type { MessageShape, RequestFingerprint } from './request-fingerprint.ts'
 import { ENVELOPE_FIELDS, charsBefore, segmentPart } from './request-fingerprint.ts'
