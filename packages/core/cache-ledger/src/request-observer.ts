@@ -26,7 +26,10 @@ export interface SentRequest {
   readonly comparison: Comparison
   /** The cause from the prompt alone (the provider's answer may still make it `provider`). */
   readonly cause: CacheBreakCause
-  /** A fork's first request, compared with its parent's last conversation request (`GenerateOptions.cacheSessionId`). */
+  /**
+   * A fork's first request, compared with its parent's last conversation request
+   * (`GenerateOptions.cacheSessionId`).
+   */
   readonly fork: boolean
   /** For a summary call that is not a warm replay of the last conversation request: what the guard reports. */
   readonly guard?: Pick<CacheGuardData, 'divergence' | 'reason'>

@@ -33,7 +33,10 @@ export interface CanonicalRequest {
   readonly model: string | null
   /** Canonical setting name → JSON value; keys are compared with canonical JSON. */
   readonly envelope: Readonly<Record<string, unknown>>
-  /** The system prompt (with leading system/developer messages for the OpenAI APIs), or undefined when there is none. */
+  /**
+   * The system prompt (with leading system/developer messages for the OpenAI APIs), or undefined
+   * when there is none.
+   */
   readonly system?: unknown
   readonly tools: readonly unknown[]
   readonly messages: readonly CanonicalMessage[]

@@ -10,7 +10,10 @@ import {
 } from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
 
-/** Anthropic Messages (`POST …/v1/messages`; also Bedrock's and Vertex's bodies, whose `anthropic_version` is kept). */
+/**
+ * Anthropic Messages (`POST …/v1/messages`; also Bedrock's and Vertex's bodies, whose
+ * `anthropic_version` is kept).
+ */
 export const ANTHROPIC_RULES: EnvelopeRules = {
   structural: ['messages', 'system', 'tools', 'output_config'],
   // A top-level cache_control turns on automatic caching: it marks, it does not shape the prompt.

@@ -130,7 +130,10 @@ function ids(layout: PromptLayout, start: number, end: number): number[] {
   return layout.segments.slice(start, end).map((segment) => segment.id)
 }
 
-/** Index of the first position where the lists differ, counting a missing item as a difference; undefined when equal. */
+/**
+ * Index of the first position where the lists differ, counting a missing item as a difference;
+ * undefined when equal.
+ */
 function firstDifference(left: readonly number[], right: readonly number[]): number | undefined {
   const limit = Math.min(left.length, right.length)
   for (let index = 0; index < limit; index++) if (left[index] !== right[index]) return index

@@ -1,7 +1,10 @@
 import type { RequestApi, WireRequest } from './canonical-request.ts'
 import { isRecord } from './canonical-request.ts'
 
-/** How a request's API was told: by its URL's path, by the body's shape, or (for a body both chat APIs accept) by the log's earlier lines. */
+/**
+ * How a request's API was told: by its URL's path, by the body's shape, or (for a body both chat
+ * APIs accept) by the earlier requests.
+ */
 export type DetectedBy = 'url' | 'shape' | 'log'
 
 /** The API of a request, or why it cannot be told. */
@@ -27,8 +30,12 @@ export function detectApi(request: WireRequest, previous: RequestApi | undefined
   if (body.contents !== undefined) return { api: 'gemini', by: 'shape' }
   if (body.input !== undefined || body.instructions !== undefined) return { api: 'openai-responses', by: 'shape' }
   if (body.messages === undefined || body.messages === null) {
+    const url =
+      request.url === undefined ? '' : ` and its url ${JSON.stringify(request.url)} names no supported endpoint`
     return {
-      error: `the body has none of "messages" (OpenAI Chat Completions, Anthropic Messages), "input" (OpenAI Responses) or "contents" (Gemini)${request.url === undefined ? '' : ` and its url ${JSON.stringify(request.url)} names no supported endpoint`}`,
+      error:
+        'the body has none of "messages" (OpenAI Chat Completions, Anthropic Messages), "input" (OpenAI ' +
+        `Responses) or "contents" (Gemini)${url}`,
     }
   }
   // Its reader says what is wrong with it.
@@ -37,14 +44,17 @@ export function detectApi(request: WireRequest, previous: RequestApi | undefined
   const openai = openAiSigns(body)
   if (anthropic.length && openai.length)
     return {
-      error: `the body mixes Anthropic Messages fields (${anthropic.join(', ')}) with OpenAI Chat Completions fields (${openai.join(', ')}); record the request url to say which API it was sent to`,
+      error:
+        `the body mixes Anthropic Messages fields (${anthropic.join(', ')}) with OpenAI Chat Completions ` +
+        `fields (${openai.join(', ')}); record the request url to say which API it was sent to`,
     }
   if (anthropic.length) return { api: 'anthropic-messages', by: 'shape' }
   if (openai.length || body.max_tokens === undefined) return { api: 'openai-chat', by: 'shape' }
   if (previous === 'openai-chat' || previous === 'anthropic-messages') return { api: previous, by: 'log' }
   return {
     error:
-      'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, no field only one of them has, no earlier line to go by); record the request url',
+      'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, ' +
+      'no field only one of them has, no earlier line to go by); record the request url',
   }
 }
 

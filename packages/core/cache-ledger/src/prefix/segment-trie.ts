@@ -23,7 +23,10 @@ interface TrieNode {
 export interface SegmentTrieMatch {
   /** Whole segments shared. */
   readonly depth: number
-  /** Characters shared with the earlier request that shares most: whole segments, then the longest partial next segment. */
+  /**
+   * Characters shared with the earlier request that shares most: whole segments, then the longest
+   * partial next segment.
+   */
   readonly chars: number
   /**
    * The earlier request to compare with: one whose prompt ends where the shared segments end

@@ -1,9 +1,69 @@
-import { commonPrefixLength, PromptRenderer } from '@warmfold/cache-ledger/prefix'
-import type { Message, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import type { ContentBlock, GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
+import {
+  canonicalJson,
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { commonPrefix, promptText, request, ROUTE, toolStep, TOOLS } from './prefix-cache-fixture.ts'
+import { commonPrefixLength, PromptRenderer } from '../../src/prefix/index.ts'
+
+const ROUTE = { provider: 'sim', model: 'coder' } as const
+
+function request(messages: readonly Message[], extra: Partial<GenerateOptions> = {}): GenerateOptions {
+  return { ...ROUTE, messages, ...extra }
+}
+
+/**
+ * The prompt as documented, written out independently of `PromptRenderer`: each tool as
+ * `{"tool":…}`, the system prompt as `{"system":…}`, the first block of each message as
+ * `{"block":…,"role":…}` and every further block as `{"block":…}`, all through `@warmfold/llm`'s
+ * `canonicalJson`, concatenated in that order.
+ */
+function promptText(options: GenerateOptions): string {
+  const blocks: string[] = []
+  for (const tool of options.tools ?? []) blocks.push(canonicalJson({ tool }))
+  if (options.system) blocks.push(canonicalJson({ system: options.system }))
+  for (const message of options.messages)
+    message.content.forEach((block: ContentBlock, index) => {
+      blocks.push(index === 0 ? canonicalJson({ role: message.role, block }) : canonicalJson({ block }))
+    })
+  return blocks.join('')
+}
+
+function commonPrefix(left: string, right: string): number {
+  let index = 0
+  while (index < left.length && index < right.length && left[index] === right[index]) index++
+  return index
+}
+
+/** One tool step: an assistant message (text + tool call, two blocks) and its result (one block). */
+function toolStep(index: number): Message[] {
+  return [
+    createAssistantMessage(
+      [textBlock(`step ${index}`), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/f${index}.ts"}`)],
+      ROUTE,
+    ),
+    createToolResultMessage(`call-${index}`, `contents of src/f${index}.ts`),
+  ]
+}
+
+const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+  { name: 'run_tests', description: 'Run the tests.', parameters: { type: 'object', properties: {} } },
+  {
+    name: 'search',
+    description: 'Search the repository.',
+    parameters: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+]
 
 describe('PromptRenderer', () => {
   it('lays out tools, system, then every block of every message, with running offsets', () => {
