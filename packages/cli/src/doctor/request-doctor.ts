@@ -1,7 +1,7 @@
 import type { CanonicalRequest, RequestApi, SeenRequest } from '@warmfold/cache-ledger/prefix'
 import {
   canonicalize,
-  canonicalJson,
+  canonicalWireJson,
   compareSeenRequests,
   detectApi,
   layoutOf,
@@ -11,9 +11,6 @@ import {
 } from '@warmfold/cache-ledger/prefix'
 import type { DoctorBreak, DoctorReport, DoctorRequest, UnreadableLine } from './doctor-report.ts'
 import type { LoggedRequest, LogLine } from './read-request-log.ts'
-
-/** Envelope values are serialized as wire JSON: null members left out. */
-const WIRE = { wire: true } as const
 
 /**
  * Diagnoses a request log one line at a time, in log order: each request is compared with the
@@ -61,9 +58,9 @@ export class RequestDoctor {
 
   private diagnose(request: LoggedRequest, canonical: CanonicalRequest): DoctorRequest {
     const envelope = new Map(
-      Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalJson(value, WIRE)] as const),
+      Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalWireJson(value)] as const),
     )
-    const family = `${canonical.api} ${canonicalJson(canonical.envelope, WIRE)}`
+    const family = `${canonical.api} ${canonicalWireJson(canonical.envelope)}`
     const layout = layoutOf(canonical, this.interner)
     const current: SeenRequest = {
       index: request.index,

@@ -1,4 +1,5 @@
 import type { GenerateOptions, LlmFinish } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
 import type { RequestHeader, Session, SessionEvent } from '@warmfold/session'
 import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
 import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
@@ -59,7 +60,7 @@ export interface ObserverSettings {
  * stopped before the adapter (a refusing guard, a failing hook) leaves no trace.
  */
 export class RequestObserver {
-  private readonly fingerprinter = new Fingerprinter()
+  private readonly fingerprinter = new Fingerprinter(canonicalJson)
   private readonly index = new PrefixIndex()
   private readonly references = new Map<string, Reference>()
   private lastSweep: number | undefined

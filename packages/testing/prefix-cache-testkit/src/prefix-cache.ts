@@ -22,7 +22,7 @@ function storeNothing(): void {}
  */
 export class PrefixCache {
   readonly profile: CacheProfile
-  private readonly renderer = new PromptRenderer()
+  private readonly renderer = new PromptRenderer(canonicalJson)
   private readonly families = new Map<string, TrieNode>()
   private readonly list: CacheObservation[] = []
   private readonly lastConversation = new Map<string, { family: string; ids: number[] }>()

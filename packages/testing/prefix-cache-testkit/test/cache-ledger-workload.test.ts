@@ -99,7 +99,7 @@ describe('the cache ledger in every workload run', () => {
     const { run: result, finished } = await run({ window: 32000 })
     const simulated = result.cache.observations
     const observations = observationsOf(result.session)
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     expect(finished).toHaveLength(result.requests.length)
     // The ledger's k-th observation is of the k-th request to finish; the simulator's are in send order.
     finished.forEach((request, logged) => {

@@ -1,6 +1,6 @@
 import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { GenerateOptions } from '@warmfold/llm'
-import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
+import { canonicalJson, createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import { costFloor, PRICE_PROFILES } from '../src/index.ts'
 
@@ -30,7 +30,7 @@ describe('costFloor', () => {
     conversation([user, answer, followup, instruction], 'max'),
   ]
   const outputs = [11, 13, 17]
-  const renderer = new PromptRenderer()
+  const renderer = new PromptRenderer(canonicalJson)
   const [p1, p2, p3] = requests.map((request) => renderer.layout(request).offsets.at(-1) as number) as [
     number,
     number,

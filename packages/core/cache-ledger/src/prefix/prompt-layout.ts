@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from './canonical-request.ts'
-import { canonicalJson } from './canonical-json.ts'
+import { canonicalWireJson } from './canonical-json.ts'
 import type { SegmentInterner } from './segment-interner.ts'
 
 /** Which part of a prompt a segment belongs to. */
@@ -44,17 +44,16 @@ export function layoutFrom(segments: readonly PromptSegment[], headSegments: num
 
 /**
  * Serializes a canonical wire request into interned segments: `{"tool":…}` per tool,
- * `{"system":…}`, then each message (with its role), in canonical JSON (`wire`: nulls left out).
+ * `{"system":…}`, then each message (with its role), in {@link canonicalWireJson}.
  */
 export function layoutOf(request: CanonicalRequest, interner: SegmentInterner): PromptLayout {
   const segments: PromptSegment[] = []
   const push = (text: string, part: PromptPart, index: number, role?: string) =>
     segments.push({ part, index, ...(role === undefined ? {} : { role }), ...interner.intern(text) })
-  request.tools.forEach((tool, index) => push(canonicalJson({ tool }, { wire: true }), 'tools', index))
-  if (request.system !== undefined) push(canonicalJson({ system: request.system }, { wire: true }), 'system', 0)
+  request.tools.forEach((tool, index) => push(canonicalWireJson({ tool }), 'tools', index))
+  if (request.system !== undefined) push(canonicalWireJson({ system: request.system }), 'system', 0)
   const headSegments = segments.length
-  for (const message of request.messages)
-    push(canonicalJson(message.value, { wire: true }), 'message', message.index, message.role)
+  for (const message of request.messages) push(canonicalWireJson(message.value), 'message', message.index, message.role)
   return layoutFrom(segments, headSegments)
 }
 

@@ -1,7 +1,6 @@
 import type { ContentBlock, GenerateOptions, Message, MessageRole, ToolDefinition } from '@warmfold/llm'
 import type { CanonicalDigest } from './canonical-digest.ts'
 import { canonicalDigest, hashText } from './canonical-digest.ts'
-import { canonicalJson } from './canonical-json.ts'
 
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
@@ -69,6 +68,13 @@ export class Fingerprinter {
   private lastSystem?: { readonly text: string; readonly segment: CanonicalDigest }
   private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
 
+  /**
+   * @param canonicalJson deterministic JSON of prompt data (`canonicalJson` of `@warmfold/llm`), for
+   *   the envelope settings; it throws for a value JSON cannot hold (a NaN temperature), and so
+   *   does {@link fingerprint}.
+   */
+  constructor(private readonly canonicalJson: (value: unknown) => string) {}
+
   /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
     const { family, envelope } = this.envelope(request)
@@ -100,7 +106,7 @@ export class Fingerprinter {
     const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
     let found = this.envelopes.get(key)
     if (!found) {
-      const envelope = ENVELOPE_FIELDS.map((field) => hashText(canonicalJson(request[field] ?? null)))
+      const envelope = ENVELOPE_FIELDS.map((field) => hashText(this.canonicalJson(request[field] ?? null)))
       // A handful of envelopes in practice; the cap only guards against a caller that varies them per request.
       if (this.envelopes.size > 1024) this.envelopes.clear()
       found = { family: envelope.join('.'), envelope }
