@@ -103,7 +103,10 @@ export function parseLogLine(text: string, index: number): LogLine {
   }
 }
 
-/** Whether `value` nests objects and arrays more than `limit` levels deep (without recursion: the point is to refuse what recursion cannot take). */
+/**
+ * Whether `value` nests objects and arrays more than `limit` levels deep (without recursion: the
+ * point is to refuse what recursion cannot take).
+ */
 function nestedDeeperThan(value: unknown, limit: number): boolean {
   const stack: Array<readonly [unknown, number]> = [[value, 1]]
   while (stack.length) {

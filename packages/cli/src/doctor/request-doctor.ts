@@ -21,7 +21,10 @@ export class RequestDoctor {
   private readonly interner = new SegmentInterner()
   /** One trie per cache family: what the provider could have cached. */
   private readonly families = new Map<string, SegmentTrie>()
-  /** Per API, over all families: the whole prompt, and the messages alone (to find the history a request replays when its tools or system changed). */
+  /**
+   * Per API, over all families: the whole prompt, and the messages alone (to find the history a
+   * request replays when its tools or system changed).
+   */
   private readonly apis = new Map<RequestApi, { prompts: SegmentTrie; messages: SegmentTrie }>()
   private readonly familyLatest = new Map<string, number>()
   private readonly seen = new Map<number, SeenRequest>()

@@ -53,11 +53,10 @@ interface MessagePrint {
 }
 
 /**
- * Fingerprints requests. The canonical text of a segment is the test kit's: `canonicalJson({ tool })`
- * per tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for
- * the first block and `canonicalJson({ block })` for the others, so character counts match the
- * prefix-cache simulator's. Segments are digested without rendering that text (see
- * {@link canonicalDigest}).
+ * Fingerprints requests. The segments are {@link PromptRenderer}'s: `canonicalJson({ tool })` per
+ * tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for the
+ * first block and `canonicalJson({ block })` for the others; they are digested without rendering
+ * that text (see {@link canonicalDigest}), and their lengths count each string character once.
  *
  * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
  * and remembered by identity, so a long session costs one hash per new message.
