@@ -1,6 +1,7 @@
-import type { ContentBlock, GenerateOptions, Message, MessageRole, ToolDefinition } from '@warmfold/llm'
+import type { GenerateOptions, MessageRole } from '@warmfold/llm'
 import type { CanonicalDigest } from './canonical-digest.ts'
 import { canonicalDigest, hashText } from './canonical-digest.ts'
+import { RenderOrder } from './render-order.ts'
 
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
@@ -46,12 +47,6 @@ export type SegmentPart =
   | { readonly part: 'system' }
   | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
 
-interface MessagePrint {
-  readonly role: MessageRole
-  readonly segments: readonly CanonicalDigest[]
-  readonly instruction: boolean
-}
-
 /**
  * Fingerprints requests. The segments are {@link PromptRenderer}'s: `canonicalJson({ tool })` per
  * tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for the
@@ -59,12 +54,10 @@ interface MessagePrint {
  * that text (see {@link canonicalDigest}), and their lengths count each string character once.
  *
  * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
- * and remembered by identity, so a long session costs one hash per new message.
+ * and remembered by identity ({@link RenderOrder}), so a long session costs one hash per new message.
  */
 export class Fingerprinter {
-  private readonly messagePrints = new WeakMap<Message, MessagePrint>()
-  private readonly toolPrints = new WeakMap<ToolDefinition, CanonicalDigest>()
-  private lastSystem?: { readonly text: string; readonly segment: CanonicalDigest }
+  private readonly order = new RenderOrder(canonicalDigest)
   private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
 
   /**
@@ -77,24 +70,20 @@ export class Fingerprinter {
   /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
     const { family, envelope } = this.envelope(request)
-    const segments: CanonicalDigest[] = request.tools?.length ? this.tools(request.tools) : []
+    const segments = this.order.toolSegments(request)
     const tools = segments.length
-    const system = !!request.system
-    if (request.system) segments.push(this.system(request.system))
+    const systemSegment = this.order.systemSegment(request)
+    if (systemSegment) segments.push(systemSegment)
     const messages: MessageShape[] = []
     for (const message of request.messages) {
-      const print = this.message(message)
-      messages.push({
-        role: print.role,
-        start: segments.length,
-        blocks: print.segments.length,
-        instruction: print.instruction,
-      })
-      for (const segment of print.segments) segments.push(segment)
+      const blocks = this.order.messageSegments(message)
+      const instruction = message.role === 'user' && message.content.every((block) => block.type === 'text')
+      messages.push({ role: message.role, start: segments.length, blocks: blocks.length, instruction })
+      for (const segment of blocks) segments.push(segment)
     }
     let chars = 0
     for (const segment of segments) chars += segment.chars
-    return { family, envelope, segments, tools, system, messages, chars }
+    return { family, envelope, segments, tools, system: !!systemSegment, messages, chars }
   }
 
   private envelope(request: Pick<GenerateOptions, EnvelopeField>): {
@@ -112,40 +101,6 @@ export class Fingerprinter {
       this.envelopes.set(key, found)
     }
     return found
-  }
-
-  private tools(tools: readonly ToolDefinition[]): CanonicalDigest[] {
-    // By tool, not by list: the runtime copies the list into every request it prepares.
-    return tools.map((tool) => {
-      let print = this.toolPrints.get(tool)
-      if (!print) {
-        print = canonicalDigest({ tool })
-        // Only a frozen definition cannot change after it was hashed.
-        if (Object.isFrozen(tool)) this.toolPrints.set(tool, print)
-      }
-      return print
-    })
-  }
-
-  private system(text: string): CanonicalDigest {
-    if (this.lastSystem?.text !== text) this.lastSystem = { text, segment: canonicalDigest({ system: text }) }
-    return this.lastSystem.segment
-  }
-
-  private message(message: Message): MessagePrint {
-    let print = this.messagePrints.get(message)
-    if (!print) {
-      const segments = message.content.map((block: ContentBlock, index) =>
-        canonicalDigest(index === 0 ? { role: message.role, block } : { block }),
-      )
-      print = {
-        role: message.role,
-        segments,
-        instruction: message.role === 'user' && message.content.every((block) => block.type === 'text'),
-      }
-      if (Object.isFrozen(message)) this.messagePrints.set(message, print)
-    }
-    return print
   }
 }
 
