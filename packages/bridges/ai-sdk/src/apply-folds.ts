@@ -1,6 +1,6 @@
 import type { LanguageModelV3Message } from '@ai-sdk/provider'
 import type { FoldRecord } from './fold-store.ts'
-import { prefixDigests } from './prompt-digest.ts'
+import { prefixDigests } from '@warmfold/cache-ledger/prefix'
 
 /** A prompt with every fold that matches it applied, and which folds did. */
 export interface FoldedPrompt {

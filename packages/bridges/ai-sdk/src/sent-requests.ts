@@ -1,8 +1,8 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Usage } from '@ai-sdk/provider'
-import type { CacheDivergence, RequestFingerprint } from '@warmfold/cache-ledger'
-import { compareRequests, Fingerprinter } from '@warmfold/cache-ledger'
+import type { CacheDivergence, RequestFingerprint } from '@warmfold/cache-ledger/prefix'
+import { compareRequests, Fingerprinter, prefixDigests } from '@warmfold/cache-ledger/prefix'
+import { canonicalJson } from '@warmfold/llm'
 import { estimateMessageTokens, estimateToolsTokens } from '@warmfold/token-meter'
-import { prefixDigests } from './prompt-digest.ts'
 import type { RequestRelation } from './reports.ts'
 import { warmfoldMessage, warmfoldRequest, warmfoldTools } from './warmfold-view.ts'
 
@@ -53,7 +53,7 @@ export function toolTokens(params: LanguageModelV3CallOptions): number {
  */
 export class SentRequests {
   private readonly requests: SentRequest[] = []
-  private readonly fingerprinter = new Fingerprinter()
+  private readonly fingerprinter = new Fingerprinter(canonicalJson)
 
   /** Fingerprint and family of `params` for `provider`/`modelId`. */
   describe(

@@ -17,10 +17,9 @@ import {
   summaryLimit,
 } from '@warmfold/compaction-basic'
 import type { CacheDivergence } from '@warmfold/cache-ledger'
-import { describeSummaryDivergence } from '@warmfold/cache-ledger'
+import { describeSummaryDivergence, prefixDigests } from '@warmfold/cache-ledger/prefix'
 import { bodyValue, compareBodies } from './body-replay.ts'
 import { applyFolds, leadingSystemMessages } from './apply-folds.ts'
-import { prefixDigests } from './prompt-digest.ts'
 import type { FoldRecord } from './fold-store.ts'
 import { memoryFoldStore } from './fold-store.ts'
 import type { WarmfoldMiddlewareOptions } from './middleware-options.ts'

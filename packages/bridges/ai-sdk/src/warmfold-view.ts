@@ -1,7 +1,7 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Message } from '@ai-sdk/provider'
 import type { ContentBlock, GenerateOptions, JsonObject, Message, ToolDefinition } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
-import { messageText } from './prompt-digest.ts'
+import { messageText } from '@warmfold/cache-ledger/prefix'
 
 /**
  * warmfold's view of one AI SDK message, so the engine's pure pieces (tool pairing, token

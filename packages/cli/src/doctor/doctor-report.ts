@@ -1,36 +1,14 @@
-/** The request APIs `warmfold doctor` reads. */
-export type RequestApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini'
+import type { PromptChange, PromptDivergence, RequestApi } from '@warmfold/cache-ledger/prefix'
 
-/** Every API `warmfold doctor` reads, in the order the docs list them. */
-export const REQUEST_APIS: readonly RequestApi[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini']
+/** The request APIs `warmfold doctor` reads, and every one of them in the order the docs list them. */
+export type { RequestApi } from '@warmfold/cache-ledger/prefix'
+export { REQUEST_APIS } from '@warmfold/cache-ledger/prefix'
 
 /** A part of a request that can differ from an earlier request. */
-export type DoctorChange = `envelope:${string}` | 'system' | 'tools' | 'messages'
+export type DoctorChange = PromptChange
 
-/**
- * Where a request first differs from its best-matching earlier request. The canonical prompt is
- * tools, then system, then messages; `charOffset` counts its characters before the first
- * difference.
- */
-export interface DoctorDivergence {
-  /**
-   * `first`: nothing earlier to compare with; `none`: the whole prompt was sent before (same
-   * cache family); `envelope`: the best match is in another cache family (`field` is the first
-   * prompt-shaping setting that differs, and nothing of the prompt can be reused across
-   * families); `tools`, `system`, `messages`: the first differing character is in that part.
-   */
-  readonly part: 'first' | 'none' | 'envelope' | 'tools' | 'system' | 'messages'
-  /** For `envelope`: the canonical name of the setting, e.g. `reasoningEffort`, `model`. */
-  readonly field?: string
-  /** For `tools`: index of the first differing tool in this request (= the earlier request's tool count when tools were only removed at the end). */
-  readonly toolIndex?: number
-  /** For `messages`: the message's index in the body's own list (`messages`, `input` or `contents`). */
-  readonly messageIndex?: number
-  /** For `messages`: the message's role (for Responses items without a role: the item's `type`). */
-  readonly role?: string
-  /** Characters of canonical prompt before the first difference (absent for `first` and `envelope`). */
-  readonly charOffset?: number
-}
+/** Where a request first differs from its best-matching earlier request (see `PromptDivergence`). */
+export type DoctorDivergence = PromptDivergence
 
 /** The diagnosis of one request line. */
 export interface DoctorRequest {

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
+import { describeJson, isRecord } from '@warmfold/cache-ledger/prefix'
 
 /** One request line of a log: the body and what the line says about how it was sent. */
 export interface LoggedRequest {
@@ -102,7 +103,10 @@ export function parseLogLine(text: string, index: number): LogLine {
   }
 }
 
-/** Whether `value` nests objects and arrays more than `limit` levels deep (without recursion: the point is to refuse what recursion cannot take). */
+/**
+ * Whether `value` nests objects and arrays more than `limit` levels deep (without recursion: the
+ * point is to refuse what recursion cannot take).
+ */
 function nestedDeeperThan(value: unknown, limit: number): boolean {
   const stack: Array<readonly [unknown, number]> = [[value, 1]]
   while (stack.length) {
@@ -113,20 +117,6 @@ function nestedDeeperThan(value: unknown, limit: number): boolean {
       if (typeof child === 'object' && child !== null) stack.push([child, depth + 1])
   }
   return false
-}
-
-/** Whether `value` is a plain JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** A short description of a JSON value for error messages. */
-export function describeJson(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return `the string ${preview(JSON.stringify(value))}`
-  if (typeof value === 'object') return 'an object'
-  return `${typeof value} ${String(value)}`
 }
 
 function preview(text: string): string {

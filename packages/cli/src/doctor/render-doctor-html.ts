@@ -1,4 +1,4 @@
-import { describeDivergence, formatCount } from './describe-divergence.ts'
+import { describeDivergence, formatCount } from '@warmfold/cache-ledger/prefix'
 import type { DoctorReport } from './doctor-report.ts'
 
 /** Escapes text for HTML element content and quoted attribute values. */

@@ -1,31 +1,16 @@
-import type { CanonicalRequest } from './canonical-request.ts'
-import { RequestShapeError } from './canonical-request.ts'
-import { canonicalJson } from './canonical-json.ts'
-import { canonicalizeAnthropic } from './canonicalize-anthropic.ts'
-import { canonicalizeGemini } from './canonicalize-gemini.ts'
-import { canonicalizeOpenAiChat } from './canonicalize-openai-chat.ts'
-import { canonicalizeOpenAiResponses } from './canonicalize-openai-responses.ts'
-import type { SeenRequest } from './compare-requests.ts'
-import { compareRequests } from './compare-requests.ts'
-import { detectApi } from './detect-api.ts'
-import type { DoctorBreak, DoctorReport, DoctorRequest, RequestApi, UnreadableLine } from './doctor-report.ts'
-import { layoutOf, SegmentInterner } from './prompt-layout.ts'
+import type { CanonicalRequest, RequestApi, SeenRequest } from '@warmfold/cache-ledger/prefix'
+import {
+  canonicalize,
+  canonicalWireJson,
+  compareSeenRequests,
+  detectApi,
+  layoutOf,
+  RequestShapeError,
+  SegmentInterner,
+  SegmentTrie,
+} from '@warmfold/cache-ledger/prefix'
+import type { DoctorBreak, DoctorReport, DoctorRequest, UnreadableLine } from './doctor-report.ts'
 import type { LoggedRequest, LogLine } from './read-request-log.ts'
-import { SegmentTrie } from './segment-trie.ts'
-
-/** The canonical form of `request` as `api` reads it. */
-export function canonicalize(request: LoggedRequest, api: RequestApi): CanonicalRequest {
-  switch (api) {
-    case 'openai-chat':
-      return canonicalizeOpenAiChat(request.body)
-    case 'openai-responses':
-      return canonicalizeOpenAiResponses(request.body)
-    case 'anthropic-messages':
-      return canonicalizeAnthropic(request.body, request.headers)
-    case 'gemini':
-      return canonicalizeGemini(request.body, request.url)
-  }
-}
 
 /**
  * Diagnoses a request log one line at a time, in log order: each request is compared with the
@@ -36,7 +21,10 @@ export class RequestDoctor {
   private readonly interner = new SegmentInterner()
   /** One trie per cache family: what the provider could have cached. */
   private readonly families = new Map<string, SegmentTrie>()
-  /** Per API, over all families: the whole prompt, and the messages alone (to find the history a request replays when its tools or system changed). */
+  /**
+   * Per API, over all families: the whole prompt, and the messages alone (to find the history a
+   * request replays when its tools or system changed).
+   */
   private readonly apis = new Map<RequestApi, { prompts: SegmentTrie; messages: SegmentTrie }>()
   private readonly familyLatest = new Map<string, number>()
   private readonly seen = new Map<number, SeenRequest>()
@@ -73,9 +61,9 @@ export class RequestDoctor {
 
   private diagnose(request: LoggedRequest, canonical: CanonicalRequest): DoctorRequest {
     const envelope = new Map(
-      Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalJson(value)] as const),
+      Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalWireJson(value)] as const),
     )
-    const family = `${canonical.api} ${canonicalJson(canonical.envelope)}`
+    const family = `${canonical.api} ${canonicalWireJson(canonical.envelope)}`
     const layout = layoutOf(canonical, this.interner)
     const current: SeenRequest = {
       index: request.index,
@@ -96,7 +84,7 @@ export class RequestDoctor {
     const prompt = inFamily.candidate !== undefined && inFamily.depth >= anyFamily.depth ? inFamily : anyFamily
     const history = apiTries.messages.match(layout, layout.headSegments)
     const reachesMessages =
-      prompt.depth > layout.headSegments || (prompt.depth > 0 && prompt.depth === layout.ids.length)
+      prompt.depth > layout.headSegments || (prompt.depth > 0 && prompt.depth === layout.segments.length)
     // A request that changed its tools or system shares no prefix with the conversation it
     // replays; its messages still tell which request that was.
     const bestIndex = reachesMessages
@@ -107,13 +95,13 @@ export class RequestDoctor {
           ? prompt.candidate
           : this.familyLatest.get(family)
     const best = bestIndex === undefined ? undefined : this.seen.get(bestIndex)
-    const compared = best ? compareRequests(current, best) : { divergence: { part: 'first' as const }, changes: [] }
+    const compared = best ? compareSeenRequests(current, best) : { divergence: { part: 'first' as const }, changes: [] }
     familyTrie.insert(layout, request.index)
     apiTries.prompts.insert(layout, request.index)
     apiTries.messages.insert(layout, request.index, layout.headSegments)
     this.familyLatest.set(family, request.index)
     this.seen.set(request.index, current)
-    const promptChars = layout.offsets[layout.ids.length] as number
+    const promptChars = layout.offsets[layout.segments.length] as number
     return {
       index: request.index,
       api: canonical.api,

@@ -1,7 +1,7 @@
 // The one module of the report that knows the fields of the cache ledger's events: the rest of
 // the report reads requests, breaks and guard findings in its own terms (report-model.ts).
 import type { CacheDivergence } from '@warmfold/cache-ledger'
-import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger'
+import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger/prefix'
 import type { SessionEventMap } from '@warmfold/session'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
 import { RunError } from '../run-error.ts'

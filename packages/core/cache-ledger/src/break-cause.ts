@@ -1,11 +1,12 @@
 import type { TokenUsage } from '@warmfold/llm'
 import { promptTokensOf } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
-import type { CacheBreakCause } from './cache-events.ts'
-import type { Comparison } from './first-divergence.ts'
-import type { PrefixMatch } from './prefix-index.ts'
+import type { CacheBreakCause, Comparison, PrefixMatch } from './prefix/index.ts'
 
-/** A durable rewrite logged in a session: a fold (`compaction/summary`) or a prune (`compaction/prune`) from surface position `start`. */
+/**
+ * A durable rewrite logged in a session: a fold (`compaction/summary`) or a prune
+ * (`compaction/prune`) from surface position `start`.
+ */
 export interface LoggedRewrite {
   readonly kind: 'fold' | 'prune'
   readonly start: number
@@ -16,7 +17,8 @@ export function rewritesBetween(session: Session, from: number, to: number): Log
   const rewrites: LoggedRewrite[] = []
   for (let seq = Math.max(0, from); seq < to; seq++) {
     const event = session.eventAt(seq)
-    // Compared as strings: the compaction events are declared by @warmfold/compaction, which this package does not depend on.
+    // Compared as strings: the compaction events are declared by @warmfold/compaction, which this
+    // package does not depend on.
     const type: string | undefined = event?.type
     if (!event || (type !== 'compaction/summary' && type !== 'compaction/prune')) continue
     const range = (event.data as { shadowedRange?: { start?: unknown } }).shadowedRange
@@ -47,8 +49,9 @@ export interface CauseFacts {
 /**
  * The cause of a break, from the prompt alone. Expiry comes first when it cost characters before
  * the point where the prompt changed (the provider could not have read them anyway); then, for a
- * request compared with its own session's previous one, the part that differs: the envelope or system prompt (`envelope`), the tools (`tools`), or a
- * message, explained by the nearest fold or prune logged in between at or before its position,
+ * request compared with its own session's previous one, the part that differs: the envelope or
+ * system prompt (`envelope`), the tools (`tools`), or a message, explained by the nearest fold or
+ * prune logged in between at or before its position,
  * else `unknown`.
  */
 export function structuralCause(facts: CauseFacts): CacheBreakCause {

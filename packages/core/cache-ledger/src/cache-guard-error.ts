@@ -1,4 +1,4 @@
-import type { CacheDivergence } from './cache-events.ts'
+import type { CacheDivergence } from './prefix/index.ts'
 
 const GUARD_ERROR_BRAND = Symbol.for('warmfold.cache-ledger.guard-error')
 

@@ -8,7 +8,7 @@ import type { CacheGuardData } from './cache-events.ts'
 import { CacheGuardError } from './cache-guard-error.ts'
 import type { CacheTotals } from './cache-totals.ts'
 import { cacheTotals } from './cache-totals.ts'
-import { DEFAULT_CACHE_TTL_MS } from './cache-ttl.ts'
+import { DEFAULT_CACHE_TTL_MS } from './prefix/index.ts'
 import type { SentRequest } from './request-observer.ts'
 import { RequestObserver } from './request-observer.ts'
 
@@ -64,7 +64,8 @@ export class CacheLedger extends Service<CacheLedger.Config> {
         if (!unlogged.has(sessionId))
           ctx.emit(
             'internal/warning',
-            `CacheLedger: session ${sessionId} is not open in ctx.sessions, or was opened before the ledger was mounted, so its ${type} events are not logged (said once per session)`,
+            `CacheLedger: session ${sessionId} is not open in ctx.sessions, or was opened before the ledger ` +
+              `was mounted, so its ${type} events are not logged (said once per session)`,
           )
         unlogged.add(sessionId)
         return
@@ -87,7 +88,8 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       try {
         fromModel = (await ctx.llm.resolveModelInfo(provider, model)).cacheTtlMs
       } catch {
-        // The runtime resolved this model a moment ago to prepare the call; a failure now only loses the model's own TTL.
+        // The runtime resolved this model a moment ago to prepare the call; a failure now only loses
+        // the model's own TTL.
       }
       const ttlMs = fromModel ?? ttls[provider] ?? Number.POSITIVE_INFINITY
       modelTtls.set(key, ttlMs)
@@ -100,10 +102,12 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       try {
         request = observer.send(options, session, ttlMs, now())
       } catch (error) {
-        // The ledger only watches: a request it cannot fingerprint (say, a NaN temperature) is not observed, but still sent.
+        // The ledger only watches: a request it cannot fingerprint (say, a NaN temperature) is not
+        // observed, but still sent.
         ctx.emit(
           'internal/warning',
-          `CacheLedger: could not observe a ${options.purpose ?? 'llm'} request to ${options.provider}/${options.model}: ${(error as Error)?.message ?? String(error)}`,
+          `CacheLedger: could not observe a ${options.purpose ?? 'llm'} request to ` +
+            `${options.provider}/${options.model}: ${(error as Error)?.message ?? String(error)}`,
         )
         return
       }
@@ -180,7 +184,10 @@ export namespace CacheLedger {
      * Other providers never expire.
      */
     cacheTtlMs: Record<string, number>
-    /** Cached tokens may fall this many tokens (and 5 %) short of the expected prefix before the cause is `provider`. Default 1024. */
+    /**
+     * Cached tokens may fall this many tokens (and 5 %) short of the expected prefix before the
+     * cause is `provider`. Default 1024.
+     */
     providerToleranceTokens: number
     /** Prompt parts and sessions not seen for this long are forgotten (keep it above the longest TTL). Default 24 h. */
     forgetAfterMs: number

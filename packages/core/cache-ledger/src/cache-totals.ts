@@ -1,5 +1,6 @@
 import type { AnySessionEvent } from '@warmfold/session'
-import type { CacheBreakCause, CacheGuardData, CacheObservationData } from './cache-events.ts'
+import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
+import type { CacheBreakCause } from './prefix/index.ts'
 
 /** What a session's cache events add up to. */
 export interface CacheTotals {

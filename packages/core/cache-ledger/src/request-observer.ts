@@ -1,14 +1,16 @@
 import type { GenerateOptions, LlmFinish } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
 import type { RequestHeader, Session, SessionEvent } from '@warmfold/session'
-import type { CacheBreakCause, CacheGuardData, CacheObservationData } from './cache-events.ts'
+import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
 import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
-import { describeSummaryDivergence } from './describe-divergence.ts'
-import type { Comparison } from './first-divergence.ts'
-import { compareRequests, compareWithFamily } from './first-divergence.ts'
-import type { PrefixMatch } from './prefix-index.ts'
-import { PrefixIndex } from './prefix-index.ts'
-import type { RequestFingerprint } from './request-fingerprint.ts'
-import { Fingerprinter } from './request-fingerprint.ts'
+import type { CacheBreakCause, Comparison, PrefixMatch, RequestFingerprint } from './prefix/index.ts'
+import {
+  compareRequests,
+  compareWithFamily,
+  describeSummaryDivergence,
+  Fingerprinter,
+  PrefixIndex,
+} from './prefix/index.ts'
 
 /** A request the ledger saw being sent, waiting for the end of its stream. */
 export interface SentRequest {
@@ -25,7 +27,10 @@ export interface SentRequest {
   readonly comparison: Comparison
   /** The cause from the prompt alone (the provider's answer may still make it `provider`). */
   readonly cause: CacheBreakCause
-  /** A fork's first request, compared with its parent's last conversation request (`GenerateOptions.cacheSessionId`). */
+  /**
+   * A fork's first request, compared with its parent's last conversation request
+   * (`GenerateOptions.cacheSessionId`).
+   */
   readonly fork: boolean
   /** For a summary call that is not a warm replay of the last conversation request: what the guard reports. */
   readonly guard?: Pick<CacheGuardData, 'divergence' | 'reason'>
@@ -55,7 +60,7 @@ export interface ObserverSettings {
  * stopped before the adapter (a refusing guard, a failing hook) leaves no trace.
  */
 export class RequestObserver {
-  private readonly fingerprinter = new Fingerprinter()
+  private readonly fingerprinter = new Fingerprinter(canonicalJson)
   private readonly index = new PrefixIndex()
   private readonly references = new Map<string, Reference>()
   private lastSweep: number | undefined

@@ -1,6 +1,6 @@
-import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
+import { canonicalJson, createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { charsBefore, Fingerprinter } from '../src/index.ts'
+import { charsBefore, Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import {
   BASE,
@@ -29,7 +29,7 @@ async function mount(options: Parameters<typeof mountLedger>[0] = {}): Promise<L
 
 /** Characters of the prompt before message `index` of `request` (tools and system included). */
 function charsBeforeMessage(request: Parameters<Fingerprinter['fingerprint']>[0], index: number): number {
-  const print = new Fingerprinter().fingerprint(request)
+  const print = new Fingerprinter(canonicalJson).fingerprint(request)
   return charsBefore(print, print.messages[index]!.start)
 }
 
@@ -55,7 +55,7 @@ describe('cache/observation: one per request, with the first divergence and its 
     expect(next).toMatchObject({ divergence: { part: 'none' }, cause: 'none', idleMs: 20_000 })
     // Everything the first request sent is a prefix of the second.
     expect(next!.expected).toBe(first!.chars)
-    expect(next!.chars).toBe(new Fingerprinter().fingerprint(second).chars)
+    expect(next!.chars).toBe(new Fingerprinter(canonicalJson).fingerprint(second).chars)
     expect(next!.chars).toBeGreaterThan(first!.chars)
   })
 
@@ -119,7 +119,7 @@ describe('cache/observation: one per request, with the first divergence and its 
     await step(harness, session)
     const request = conversationRequest(session, { system: `${BASE.system} Answer briefly.` })
     await step(harness, session, { system: request.system })
-    const offset = charsBefore(new Fingerprinter().fingerprint(request), TOOLS.length)
+    const offset = charsBefore(new Fingerprinter(canonicalJson).fingerprint(request), TOOLS.length)
     expect(observations(session).at(-1)).toMatchObject({
       cause: 'envelope',
       divergence: { part: 'system', charOffset: offset },
@@ -146,7 +146,7 @@ describe('cache/observation: one per request, with the first divergence and its 
     await step(harness, session)
     const request = conversationRequest(session, { tools: TOOLS.slice(0, 1) })
     await step(harness, session, { tools: TOOLS.slice(0, 1) })
-    const offset = charsBefore(new Fingerprinter().fingerprint(request), 1)
+    const offset = charsBefore(new Fingerprinter(canonicalJson).fingerprint(request), 1)
     expect(observations(session).at(-1)).toMatchObject({
       cause: 'tools',
       divergence: { part: 'tools', index: 1, charOffset: offset },
@@ -185,7 +185,7 @@ describe('cache/observation: one per request, with the first divergence and its 
     const session = await startSession(harness)
     let cached = 0
     harness.usage = (request) => {
-      const prompt = Math.round(new Fingerprinter().fingerprint(request).chars / 4)
+      const prompt = Math.round(new Fingerprinter(canonicalJson).fingerprint(request).chars / 4)
       return { inputTokens: prompt - cached, cacheReadTokens: cached, outputTokens: 5 }
     }
     await step(harness, session)
@@ -253,7 +253,7 @@ describe('cache/observation: one per request, with the first divergence and its 
       expect.objectContaining({
         divergence: { part: 'none' },
         cause: 'none',
-        expected: new Fingerprinter().fingerprint(request).chars,
+        expected: new Fingerprinter(canonicalJson).fingerprint(request).chars,
       }),
     ])
   })

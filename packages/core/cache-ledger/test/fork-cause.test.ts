@@ -1,8 +1,8 @@
 import type { Message } from '@warmfold/llm'
-import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
+import { canonicalJson, createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { Fingerprinter } from '../src/index.ts'
+import { Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import { conversationRequest, finish, mountLedger, observations, send, startSession, step } from './ledger-fixture.ts'
 
@@ -22,7 +22,7 @@ async function parentAndFork(): Promise<{
   harnesses.push(harness)
   let cached = 0
   harness.usage = (request) => {
-    const prompt = Math.round(new Fingerprinter().fingerprint(request).chars / 4)
+    const prompt = Math.round(new Fingerprinter(canonicalJson).fingerprint(request).chars / 4)
     return {
       inputTokens: prompt - Math.min(cached, prompt),
       cacheReadTokens: Math.min(cached, prompt),
@@ -33,7 +33,7 @@ async function parentAndFork(): Promise<{
   await step(harness, parent)
   const last = conversationRequest(parent)
   await send(harness, last)
-  const parentChars = new Fingerprinter().fingerprint(last).chars
+  const parentChars = new Fingerprinter(canonicalJson).fingerprint(last).chars
   const fork = await harness.ctx.sessions.create('parent.fork-1')
   for (const message of last.messages) {
     const type =

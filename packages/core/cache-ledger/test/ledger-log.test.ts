@@ -5,7 +5,8 @@ import { createUserMessage, LlmRuntime, toolCallBlock } from '@warmfold/llm'
 import { SessionStore } from '@warmfold/session'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CacheLedger, cacheTotals, RequestObserver } from '../src/index.ts'
+import { CacheLedger, cacheTotals } from '../src/index.ts'
+import { RequestObserver } from '../src/request-observer.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import {
   BASE,

@@ -1,8 +1,9 @@
 import type { GenerateOptions, Message } from '@warmfold/llm'
-import { createMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import { canonicalJson, createMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { CacheGuardError, Fingerprinter, charsBefore } from '../src/index.ts'
+import { CacheGuardError } from '../src/index.ts'
+import { charsBefore, Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import {
   BASE,
@@ -55,7 +56,7 @@ describe('summary guard: a summary call must replay the last conversation reques
     const request = summaryCall(session, 4)
     await send(harness, request)
     expect(guards(session)).toEqual([])
-    const print = new Fingerprinter().fingerprint(request)
+    const print = new Fingerprinter(canonicalJson).fingerprint(request)
     expect(observations(session).at(-1)).toMatchObject({
       purpose: 'compaction',
       divergence: { part: 'none' },
@@ -155,7 +156,7 @@ describe('summary guard: a summary call must replay the last conversation reques
       'the summary call is not a replay plus one instruction: the instruction was appended to the replayed message 7 (user) instead of following it as a message of its own',
     )
     // Everything up to the appended block is still a warm prefix.
-    const print = new Fingerprinter().fingerprint({ ...summaryCall(session, 0), messages: merged })
+    const print = new Fingerprinter(canonicalJson).fingerprint({ ...summaryCall(session, 0), messages: merged })
     expect(guard.divergence).toEqual({
       part: 'message',
       index: 7,

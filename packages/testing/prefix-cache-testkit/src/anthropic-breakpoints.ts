@@ -1,7 +1,6 @@
 import type { CacheProfile } from './cache-profile.ts'
 import { wholeTokensOf } from './cache-profile.ts'
-import type { PromptLayout } from './prompt-layout.ts'
-import type { TrieNode } from './prefix-trie.ts'
+import type { PromptLayout, TrieNode } from '@warmfold/cache-ledger/prefix'
 
 type AnthropicProfile = Extract<CacheProfile, { kind: 'anthropic' }>
 

@@ -1,7 +1,6 @@
 import type { CacheProfile } from './cache-profile.ts'
 import { CHARS_PER_TOKEN, wholeTokensOf } from './cache-profile.ts'
-import type { PromptLayout } from './prompt-layout.ts'
-import type { TrieMatch, TrieNode } from './prefix-trie.ts'
+import type { PromptLayout, TrieMatch, TrieNode } from '@warmfold/cache-ledger/prefix'
 
 type DeepSeekProfile = Extract<CacheProfile, { kind: 'deepseek' }>
 

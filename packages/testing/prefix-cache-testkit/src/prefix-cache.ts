@@ -6,12 +6,8 @@ import { parseCacheProfile, tokensOf, wholeTokensOf } from './cache-profile.ts'
 import type { CacheObservation, CacheTotals, Divergence, LoggedRewrite } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
 import { chargeDeepSeek, persistUnits } from './deepseek-units.ts'
-import type { PromptLayout } from './prompt-layout.ts'
-import { PromptRenderer } from './prompt-layout.ts'
-import type { TrieMatch, TrieNode } from './prefix-trie.ts'
-import { createTrieRoot, matchPrefix, sendPrefix } from './prefix-trie.ts'
-
-const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
+import type { PromptLayout, TrieMatch, TrieNode } from '@warmfold/cache-ledger/prefix'
+import { createTrieRoot, ENVELOPE_FIELDS, matchPrefix, PromptRenderer, sendPrefix } from '@warmfold/cache-ledger/prefix'
 
 /** `bytes` and `blocks` keep no entries beyond the trie itself. */
 function storeNothing(): void {}
@@ -26,7 +22,7 @@ function storeNothing(): void {}
  */
 export class PrefixCache {
   readonly profile: CacheProfile
-  private readonly renderer = new PromptRenderer()
+  private readonly renderer = new PromptRenderer(canonicalJson)
   private readonly families = new Map<string, TrieNode>()
   private readonly list: CacheObservation[] = []
   private readonly lastConversation = new Map<string, { family: string; ids: number[] }>()

@@ -1,3 +1,4 @@
+import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +10,7 @@ import type { AnySessionEvent, Session } from '@warmfold/session'
 import { SessionStore } from '@warmfold/session'
 import { describe, expect, it } from 'vitest'
 import type { RunWorkloadHooks, WorkloadOptions, WorkloadRun, WorkloadStrategy } from '../src/index.ts'
-import { PromptRenderer, runWorkload, STRATEGIES } from '../src/index.ts'
+import { runWorkload, STRATEGIES } from '../src/index.ts'
 
 /**
  * Runs the workload and records every cordis warning and error of its context, and the order in
@@ -98,7 +99,7 @@ describe('the cache ledger in every workload run', () => {
     const { run: result, finished } = await run({ window: 32000 })
     const simulated = result.cache.observations
     const observations = observationsOf(result.session)
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     expect(finished).toHaveLength(result.requests.length)
     // The ledger's k-th observation is of the k-th request to finish; the simulator's are in send order.
     finished.forEach((request, logged) => {

@@ -1,7 +1,8 @@
+import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { GenerateOptions } from '@warmfold/llm'
-import { createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
+import { canonicalJson, createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { costFloor, PRICE_PROFILES, PromptRenderer } from '../src/index.ts'
+import { costFloor, PRICE_PROFILES } from '../src/index.ts'
 
 const system = 'You are a coding agent working on a small repository.'
 const user = createUserMessage('Fix the failing test in test/add.test.ts.')
@@ -29,7 +30,7 @@ describe('costFloor', () => {
     conversation([user, answer, followup, instruction], 'max'),
   ]
   const outputs = [11, 13, 17]
-  const renderer = new PromptRenderer()
+  const renderer = new PromptRenderer(canonicalJson)
   const [p1, p2, p3] = requests.map((request) => renderer.layout(request).offsets.at(-1) as number) as [
     number,
     number,

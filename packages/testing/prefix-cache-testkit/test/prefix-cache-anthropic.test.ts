@@ -1,13 +1,14 @@
+import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { GenerateOptions, Message } from '@warmfold/llm'
-import { createUserMessage } from '@warmfold/llm'
+import { canonicalJson, createUserMessage } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { PrefixCache, PromptRenderer } from '../src/index.ts'
+import { PrefixCache } from '../src/index.ts'
 import { letters, promptText, request, toolStep, TOOLS, userMessageOfChars } from './prefix-cache-fixture.ts'
 
 const MINUTE = 60_000
 /** A system prompt of 5000 letters: the tools+system breakpoint alone is over 1024 tokens. */
 const LONG_SYSTEM = letters(42, 5000)
-const renderer = new PromptRenderer()
+const renderer = new PromptRenderer(canonicalJson)
 
 function users(count: number, seed = 0): Message[] {
   return Array.from({ length: count }, (_, index) =>

@@ -1,7 +1,8 @@
+import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { GenerateOptions, Message } from '@warmfold/llm'
-import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import { canonicalJson, createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { familyOf, PrefixCache, PromptRenderer } from '../src/index.ts'
+import { familyOf, PrefixCache } from '../src/index.ts'
 import {
   commonPrefix,
   FIRST_TEXT_OFFSET,
@@ -14,7 +15,7 @@ import {
   userMessageOfChars,
 } from './prefix-cache-fixture.ts'
 
-const renderer = new PromptRenderer()
+const renderer = new PromptRenderer(canonicalJson)
 
 /** Characters before the first segment of message `index` of `options`. */
 function messageStart(options: GenerateOptions, index: number, blockIndex = 0): number {

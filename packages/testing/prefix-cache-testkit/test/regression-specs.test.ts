@@ -1,7 +1,9 @@
+import { canonicalJson } from '@warmfold/llm'
+import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import { describe, expect, it } from 'vitest'
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { WorkloadRun } from '../src/index.ts'
-import { assertNoSilentRewrite, hitRatio, PromptRenderer, runWorkload, uncachedTokens } from '../src/index.ts'
+import { assertNoSilentRewrite, hitRatio, runWorkload, uncachedTokens } from '../src/index.ts'
 
 /**
  * The bounds every warm summary call must meet. The token bounds alone are loose (a rewritten
@@ -84,7 +86,7 @@ describe('regression specs: compaction keeps the prefix cache warm', () => {
         )
       }
     }
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     const conversation = run.requests.filter((request) => request.purpose === 'conversation')
     const afterCheckpoint = run.conversation.filter((observation) =>
       observation.rewritesSince.some((rewrite) => rewrite.type === 'compaction/summary'),

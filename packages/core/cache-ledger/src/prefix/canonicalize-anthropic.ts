@@ -1,9 +1,19 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import { arrayOf, collectEnvelope, modelOf, recordOf, RequestShapeError } from './canonical-request.ts'
+import {
+  arrayOf,
+  collectEnvelope,
+  describeJson,
+  isRecord,
+  modelOf,
+  recordOf,
+  RequestShapeError,
+} from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
-import { describeJson, isRecord } from './read-request-log.ts'
 
-/** Anthropic Messages (`POST …/v1/messages`; also Bedrock's and Vertex's bodies, whose `anthropic_version` is kept). */
+/**
+ * Anthropic Messages (`POST …/v1/messages`; also Bedrock's and Vertex's bodies, whose
+ * `anthropic_version` is kept).
+ */
 export const ANTHROPIC_RULES: EnvelopeRules = {
   structural: ['messages', 'system', 'tools', 'output_config'],
   // A top-level cache_control turns on automatic caching: it marks, it does not shape the prompt.

@@ -1,7 +1,7 @@
 import { canonicalJson } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalDigest } from '../src/index.ts'
+import { canonicalDigest } from '../../src/prefix/index.ts'
 
 /** Strings with the characters JSON escapes: quotes, backslashes, control characters, lone and paired surrogates. */
 const trickyString = fc.string({

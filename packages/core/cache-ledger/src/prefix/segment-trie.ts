@@ -1,11 +1,10 @@
-import type { PromptLayout } from './prompt-layout.ts'
-import { partAt } from './prompt-layout.ts'
+import type { PromptLayout, PromptSegment } from './prompt-layout.ts'
 import type { SharedPrefixEntry } from './shared-prefix-index.ts'
 import { SharedPrefixIndex } from './shared-prefix-index.ts'
 
 interface TrieNode {
   readonly children: Map<number, TrieNode>
-  /** The part the segment belongs to (`tools`, `system`, `messages`). */
+  /** The part the segment belongs to. */
   readonly part: string
   /** The latest request whose prompt runs through this node. */
   latest: number
@@ -20,11 +19,14 @@ interface TrieNode {
   readonly entry?: SharedPrefixEntry
 }
 
-/** How far a prompt runs through the trie, and the earlier request it is best compared with. */
-export interface TrieMatch {
+/** How far a prompt runs through a {@link SegmentTrie}, and the earlier request it is best compared with. */
+export interface SegmentTrieMatch {
   /** Whole segments shared. */
   readonly depth: number
-  /** Characters shared with the earlier request that shares most: whole segments, then the longest partial next segment. */
+  /**
+   * Characters shared with the earlier request that shares most: whole segments, then the longest
+   * partial next segment.
+   */
   readonly chars: number
   /**
    * The earlier request to compare with: one whose prompt ends where the shared segments end
@@ -46,21 +48,22 @@ export class SegmentTrie {
   readonly work = { comparedCharacters: 0 }
 
   /** Matches `layout`'s segments from `from` on (0: the whole prompt; `headSegments`: the messages only). */
-  match(layout: PromptLayout, from = 0): TrieMatch {
+  match(layout: PromptLayout, from = 0): SegmentTrieMatch {
     let node = this.root
     let position = from
-    while (position < layout.ids.length) {
-      const child = node.children.get(layout.ids[position] as number)
+    const segments = layout.segments
+    while (position < segments.length) {
+      const child = node.children.get((segments[position] as PromptSegment).id)
       if (!child) break
       node = child
       position++
     }
     const depth = position - from
     const wholeChars = (layout.offsets[position] as number) - (layout.offsets[from] as number)
-    const next = layout.texts[position]
+    const next = segments[position]
     // The sibling sharing most characters of the next segment (the latest one on a tie).
     const { chars: partial, latest: partialCandidate } =
-      next === undefined ? { chars: 0 } : (node.siblings.get(partAt(layout, position))?.longest(next) ?? { chars: 0 })
+      next === undefined ? { chars: 0 } : (node.siblings.get(next.part)?.longest(next.text) ?? { chars: 0 })
     const candidate = node.endsHere ?? partialCandidate ?? (node === this.root ? undefined : node.latest)
     return { depth, chars: wholeChars + partial, ...(candidate === undefined ? {} : { candidate }) }
   }
@@ -68,12 +71,10 @@ export class SegmentTrie {
   /** Records that request `request` sent `layout` (segments from `from` on). */
   insert(layout: PromptLayout, request: number, from = 0): void {
     let node = this.root
-    for (let position = from; position < layout.ids.length; position++) {
-      const id = layout.ids[position] as number
+    for (let position = from; position < layout.segments.length; position++) {
+      const { id, text, part } = layout.segments[position] as PromptSegment
       let child = node.children.get(id)
       if (!child) {
-        const text = layout.texts[position] as string
-        const part = partAt(layout, position)
         let siblings = node.siblings.get(part)
         if (!siblings) node.siblings.set(part, (siblings = new SharedPrefixIndex(this.work)))
         child = { children: new Map(), part, latest: request, siblings: new Map(), entry: siblings.add(text, request) }

@@ -1,4 +1,4 @@
-import type { CacheDivergence } from './cache-events.ts'
+import type { CacheDivergence } from './cache-divergence.ts'
 import type { PrefixMatch } from './prefix-index.ts'
 import type { MessageShape, RequestFingerprint } from './request-fingerprint.ts'
 import { ENVELOPE_FIELDS, charsBefore, segmentPart } from './request-fingerprint.ts'
@@ -86,7 +86,9 @@ function replayShape(
     return {
       divergence: { part: 'message', index: position, role: instruction.role, charOffset: offset },
       sharedChars: offset,
-      shape: `its last message (message ${position}, ${instruction.role}) is not an instruction: one user message of text`,
+      shape:
+        `its last message (message ${position}, ${instruction.role}) is not an instruction: ` +
+        'one user message of text',
     }
   }
   // Text appended to the last replayed user message instead of a message of its own: the
@@ -110,7 +112,9 @@ function replayShape(
       return {
         divergence: { part: 'message', index: position, role: instruction.role, charOffset },
         sharedChars: charOffset,
-        shape: `the instruction was appended to the replayed message ${position} (${instruction.role}) instead of following it as a message of its own`,
+        shape:
+          `the instruction was appended to the replayed message ${position} (${instruction.role}) ` +
+          'instead of following it as a message of its own',
       }
     }
   }

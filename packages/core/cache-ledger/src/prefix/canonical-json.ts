@@ -1,16 +1,17 @@
 /**
- * Serializes a JSON value deterministically: object keys sorted, properties whose value is
+ * Serializes a parsed wire body deterministically: object keys sorted, properties whose value is
  * `null` or `undefined` left out (the request APIs read both as "absent", and SDKs differ in
- * which they send). Two bodies that an API reads the same way give the same text, whatever
- * key order or null padding the client used.
+ * which they send). Two bodies that an API reads the same way give the same text, whatever key
+ * order or null padding the client used. For JSON without null members it writes what
+ * `canonicalJson` of `@warmfold/llm` writes.
  */
-export function canonicalJson(value: unknown): string {
+export function canonicalWireJson(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value)
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
   if (Array.isArray(value)) {
     let text = '['
     for (let index = 0; index < value.length; index++)
-      text += `${index ? ',' : ''}${value[index] === undefined ? 'null' : canonicalJson(value[index])}`
+      text += `${index ? ',' : ''}${value[index] === undefined ? 'null' : canonicalWireJson(value[index])}`
     return `${text}]`
   }
   const record = value as Record<string, unknown>
@@ -20,7 +21,7 @@ export function canonicalJson(value: unknown): string {
   for (const key of keys.length > 1 ? keys.toSorted() : keys) {
     const item = record[key]
     if (item === null || item === undefined) continue
-    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`
+    text += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalWireJson(item)}`
     first = false
   }
   return `${text}}`

@@ -33,7 +33,10 @@ export interface SharedPrefixMatch {
 export class SharedPrefixIndex {
   private readonly root: IndexNode = { parent: undefined, text: '', start: 0, end: 0, children: new Map(), latest: -1 }
 
-  /** @param work counts the characters compared by {@link add} and {@link longest} (shared by several indexes, for tests). */
+  /**
+   * @param work counts the characters compared by {@link add} and {@link longest} (shared by
+   *   several indexes, for tests).
+   */
   constructor(private readonly work: { comparedCharacters: number } = { comparedCharacters: 0 }) {}
 
   /** Adds `text` (not added before) with its `latest` request number. */
@@ -97,7 +100,10 @@ export class SharedPrefixIndex {
     return position === 0 ? { chars: 0 } : { chars: position, latest: node.latest }
   }
 
-  /** Characters `text` from `position` shares with `child`'s edge (at least 1: the child was found by its first character). */
+  /**
+   * Characters `text` from `position` shares with `child`'s edge (at least 1: the child was found
+   * by its first character).
+   */
   private edgeMatch(child: IndexNode, text: string, position: number): number {
     const limit = Math.min(child.end - child.start, text.length - position)
     let index = 1

@@ -30,7 +30,10 @@ export function hashText(text: string): string {
 /** Strings at least this long go to the hash on their own rather than into the token string. */
 const DIRECT_STRING = 1024
 
-/** What a digest has read so far: the token stream not yet hashed, the hash (once a long string came), the characters counted. */
+/**
+ * What a digest has read so far: the token stream not yet hashed, the hash (once a long string
+ * came), the characters counted.
+ */
 interface DigestState {
   stream: string
   hash?: crypto.Hash
@@ -107,7 +110,8 @@ function visit(state: DigestState, item: unknown, path: string): void {
   const prototype = Object.getPrototypeOf(item)
   if (prototype !== Object.prototype && prototype !== null)
     throw new TypeError(
-      `canonicalDigest: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`,
+      `canonicalDigest: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, ` +
+        'which JSON cannot represent losslessly',
     )
   const record = item as Record<string, unknown>
   state.stream += '{'

@@ -1,7 +1,14 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import { arrayOf, collectEnvelope, modelOf, recordOf, RequestShapeError } from './canonical-request.ts'
+import {
+  arrayOf,
+  collectEnvelope,
+  describeJson,
+  isRecord,
+  modelOf,
+  recordOf,
+  RequestShapeError,
+} from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
-import { describeJson, isRecord } from './read-request-log.ts'
 
 /**
  * OpenAI Responses (`POST …/responses`). `previous_response_id`, `conversation` and `prompt`

@@ -1,15 +1,75 @@
-import type { Message, ToolDefinition } from '@warmfold/llm'
-import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
+import type { ContentBlock, GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
+import {
+  canonicalJson,
+  createAssistantMessage,
+  createToolResultMessage,
+  createUserMessage,
+  textBlock,
+  toolCallBlock,
+} from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { commonPrefixLength, PromptRenderer } from '../src/index.ts'
-import { commonPrefix, promptText, request, ROUTE, toolStep, TOOLS } from './prefix-cache-fixture.ts'
+import { commonPrefixLength, PromptRenderer } from '../../src/prefix/index.ts'
+
+const ROUTE = { provider: 'sim', model: 'coder' } as const
+
+function request(messages: readonly Message[], extra: Partial<GenerateOptions> = {}): GenerateOptions {
+  return { ...ROUTE, messages, ...extra }
+}
+
+/**
+ * The prompt as documented, written out independently of `PromptRenderer`: each tool as
+ * `{"tool":…}`, the system prompt as `{"system":…}`, the first block of each message as
+ * `{"block":…,"role":…}` and every further block as `{"block":…}`, all through `@warmfold/llm`'s
+ * `canonicalJson`, concatenated in that order.
+ */
+function promptText(options: GenerateOptions): string {
+  const blocks: string[] = []
+  for (const tool of options.tools ?? []) blocks.push(canonicalJson({ tool }))
+  if (options.system) blocks.push(canonicalJson({ system: options.system }))
+  for (const message of options.messages)
+    message.content.forEach((block: ContentBlock, index) => {
+      blocks.push(index === 0 ? canonicalJson({ role: message.role, block }) : canonicalJson({ block }))
+    })
+  return blocks.join('')
+}
+
+function commonPrefix(left: string, right: string): number {
+  let index = 0
+  while (index < left.length && index < right.length && left[index] === right[index]) index++
+  return index
+}
+
+/** One tool step: an assistant message (text + tool call, two blocks) and its result (one block). */
+function toolStep(index: number): Message[] {
+  return [
+    createAssistantMessage(
+      [textBlock(`step ${index}`), toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/f${index}.ts"}`)],
+      ROUTE,
+    ),
+    createToolResultMessage(`call-${index}`, `contents of src/f${index}.ts`),
+  ]
+}
+
+const TOOLS: readonly ToolDefinition[] = [
+  {
+    name: 'read_file',
+    description: 'Read a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+  },
+  { name: 'run_tests', description: 'Run the tests.', parameters: { type: 'object', properties: {} } },
+  {
+    name: 'search',
+    description: 'Search the repository.',
+    parameters: { type: 'object', properties: { query: { type: 'string' } } },
+  },
+]
 
 describe('PromptRenderer', () => {
   it('lays out tools, system, then every block of every message, with running offsets', () => {
     const messages = [createUserMessage('Fix the loader.'), ...toolStep(0)]
     const options = request(messages, { tools: TOOLS, system: 'You are careful.' })
-    const layout = new PromptRenderer().layout(options)
+    const layout = new PromptRenderer(canonicalJson).layout(options)
     expect(layout.segments.map(({ part, index, blockIndex }) => ({ part, index, blockIndex }))).toEqual([
       { part: 'tools', index: 0, blockIndex: undefined },
       { part: 'tools', index: 1, blockIndex: undefined },
@@ -36,7 +96,7 @@ describe('PromptRenderer', () => {
   })
 
   it('has no head without tools and system, and renders an empty request as an empty prompt', () => {
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     const layout = renderer.layout(request([createUserMessage('hi')]))
     expect(layout.headSegments).toBe(0)
     expect(layout.segments[0]).toMatchObject({ part: 'message', index: 0, blockIndex: 0 })
@@ -46,7 +106,7 @@ describe('PromptRenderer', () => {
   })
 
   it('leaves message ids, sources and per-request fields out of the prompt', () => {
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     const first = renderer.layout(
       request([createUserMessage('same words', 'id-1')], { sessionId: 'a', purpose: 'conversation', maxTokens: 10 }),
     )
@@ -62,11 +122,11 @@ describe('PromptRenderer', () => {
       tools: TOOLS,
       system: 's',
     })
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     const first = renderer.layout(options)
     const again = renderer.layout(options)
     expect(again).toEqual(first)
-    expect(new PromptRenderer().layout(options).segments.map((segment) => segment.text)).toEqual(
+    expect(new PromptRenderer(canonicalJson).layout(options).segments.map((segment) => segment.text)).toEqual(
       first.segments.map((segment) => segment.text),
     )
     const [, , , , a, b, a2] = first.segments
@@ -104,7 +164,7 @@ describe('PromptRenderer', () => {
       },
     ]
     expect(JSON.stringify(forward)).not.toBe(JSON.stringify(backward))
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     const left = renderer.layout(request([], { tools: forward }))
     const right = renderer.layout(request([], { tools: backward }))
     expect(right.segments).toEqual(left.segments)
@@ -119,7 +179,7 @@ describe('PromptRenderer', () => {
     fc.assert(
       fc.property(json, (parameters) => {
         const reversed = Object.fromEntries(Object.entries(parameters).toReversed())
-        const renderer = new PromptRenderer()
+        const renderer = new PromptRenderer(canonicalJson)
         const left = renderer.layout(request([], { tools: [{ name: 't', description: 'd', parameters }] }))
         const right = renderer.layout(request([], { tools: [{ parameters: reversed, description: 'd', name: 't' }] }))
         expect(right.segments).toEqual(left.segments)
@@ -128,7 +188,7 @@ describe('PromptRenderer', () => {
   })
 
   it('caches the segments of a frozen message and re-renders a mutable one', () => {
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     // A frozen message is immutable by contract; its content array is left mutable here only to
     // observe that the renderer does not serialize it a second time.
     const frozenContent = [{ type: 'text' as const, text: 'first' }]
@@ -157,7 +217,7 @@ describe('PromptRenderer', () => {
   })
 
   it('re-renders a mutable tool list that changed in place, and caches a frozen one', () => {
-    const renderer = new PromptRenderer()
+    const renderer = new PromptRenderer(canonicalJson)
     const tools: ToolDefinition[] = [TOOLS[0]!]
     expect(renderer.layout(request([], { tools })).segments).toHaveLength(1)
     tools.push(TOOLS[1]!)
@@ -175,7 +235,7 @@ describe('PromptRenderer', () => {
       [textBlock('a'), textBlock('b'), toolCallBlock('c', 'search', '{}')],
       ROUTE,
     )
-    const layout = new PromptRenderer().layout(request([assistant]))
+    const layout = new PromptRenderer(canonicalJson).layout(request([assistant]))
     expect(layout.segments.map((segment) => segment.blockIndex)).toEqual([0, 1, 2])
     expect(layout.segments.every((segment) => segment.index === 0 && segment.part === 'message')).toBe(true)
   })

@@ -1,8 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { layoutOf, SegmentInterner } from '../src/doctor/prompt-layout.ts'
-import { SegmentTrie } from '../src/doctor/segment-trie.ts'
-import { SharedPrefixIndex } from '../src/doctor/shared-prefix-index.ts'
+import { layoutOf, SegmentInterner, SegmentTrie, SharedPrefixIndex } from '../../src/prefix/index.ts'
 
 /** The answer by comparing the query with every text: the longest shared prefix, the latest on a tie. */
 function naiveLongest(texts: ReadonlyMap<string, number>, query: string): { chars: number; latest?: number } {
@@ -68,7 +66,7 @@ describe('SegmentTrie', () => {
       // Everything but the tail is shared with the previous request.
       if (index > 0) expect(match.chars).toBeGreaterThan(body.length)
       trie.insert(layout, index)
-      promptChars += layout.offsets[layout.ids.length] as number
+      promptChars += layout.offsets[layout.segments.length] as number
     }
     // Comparing each message with every earlier one would be about 150 × 149 / 2 × 20,000 = 224 million characters.
     expect(trie.work.comparedCharacters).toBeLessThan(3 * promptChars)

@@ -1,7 +1,6 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import { arrayOf, collectEnvelope, modelOf, recordOf, stopList } from './canonical-request.ts'
+import { arrayOf, collectEnvelope, isRecord, modelOf, recordOf, stopList } from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
-import { isRecord } from './read-request-log.ts'
 
 /** Gemini `generateContent` / `streamGenerateContent` (Google AI and Vertex AI). */
 export const GEMINI_RULES: EnvelopeRules = {

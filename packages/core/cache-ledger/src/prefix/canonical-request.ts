@@ -1,5 +1,16 @@
-import type { RequestApi } from './doctor-report.ts'
-import { describeJson, isRecord } from './read-request-log.ts'
+/** The wire request APIs whose bodies are canonicalized. */
+export type RequestApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini'
+
+/** Every wire request API, in the order the docs list them. */
+export const REQUEST_APIS: readonly RequestApi[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini']
+
+/** A request as it went over the wire: its parsed JSON body, its headers and (when known) its url. */
+export interface WireRequest {
+  readonly url?: string
+  readonly body: Readonly<Record<string, unknown>>
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>
+}
 
 /** One message of a canonical request. */
 export interface CanonicalMessage {
@@ -22,7 +33,10 @@ export interface CanonicalRequest {
   readonly model: string | null
   /** Canonical setting name → JSON value; keys are compared with canonical JSON. */
   readonly envelope: Readonly<Record<string, unknown>>
-  /** The system prompt (with leading system/developer messages for the OpenAI APIs), or undefined when there is none. */
+  /**
+   * The system prompt (with leading system/developer messages for the OpenAI APIs), or undefined
+   * when there is none.
+   */
   readonly system?: unknown
   readonly tools: readonly unknown[]
   readonly messages: readonly CanonicalMessage[]
@@ -82,4 +96,22 @@ export function modelOf(value: unknown, what: string): string | null {
   if (value === undefined || value === null) return null
   if (typeof value !== 'string') throw new RequestShapeError(`${what} must be a string, got ${describeJson(value)}`)
   return value
+}
+
+/** Whether `value` is a plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** A short description of a JSON value for error messages. */
+export function describeJson(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'string') return `the string ${preview(JSON.stringify(value))}`
+  if (typeof value === 'object') return 'an object'
+  return `${typeof value} ${String(value)}`
+}
+
+function preview(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text
 }

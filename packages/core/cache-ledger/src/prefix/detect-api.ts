@@ -1,8 +1,10 @@
-import type { RequestApi } from './doctor-report.ts'
-import type { LoggedRequest } from './read-request-log.ts'
-import { isRecord } from './read-request-log.ts'
+import type { RequestApi, WireRequest } from './canonical-request.ts'
+import { isRecord } from './canonical-request.ts'
 
-/** How a request's API was told: by its URL's path, by the body's shape, or (for a body both chat APIs accept) by the log's earlier lines. */
+/**
+ * How a request's API was told: by its URL's path, by the body's shape, or (for a body both chat
+ * APIs accept) by the earlier requests.
+ */
 export type DetectedBy = 'url' | 'shape' | 'log'
 
 /** The API of a request, or why it cannot be told. */
@@ -16,7 +18,7 @@ export type ApiDetection = { readonly api: RequestApi; readonly by: DetectedBy }
  * body with no such field and a `max_tokens` (which Anthropic requires) could be either: it takes
  * the API of the last `messages` request before it (`previous`), or is unreadable.
  */
-export function detectApi(request: LoggedRequest, previous: RequestApi | undefined): ApiDetection {
+export function detectApi(request: WireRequest, previous: RequestApi | undefined): ApiDetection {
   const path = request.url === undefined ? undefined : pathOf(request.url)
   if (path !== undefined) {
     if (path.endsWith('/chat/completions')) return { api: 'openai-chat', by: 'url' }
@@ -28,8 +30,12 @@ export function detectApi(request: LoggedRequest, previous: RequestApi | undefin
   if (body.contents !== undefined) return { api: 'gemini', by: 'shape' }
   if (body.input !== undefined || body.instructions !== undefined) return { api: 'openai-responses', by: 'shape' }
   if (body.messages === undefined || body.messages === null) {
+    const url =
+      request.url === undefined ? '' : ` and its url ${JSON.stringify(request.url)} names no supported endpoint`
     return {
-      error: `the body has none of "messages" (OpenAI Chat Completions, Anthropic Messages), "input" (OpenAI Responses) or "contents" (Gemini)${request.url === undefined ? '' : ` and its url ${JSON.stringify(request.url)} names no supported endpoint`}`,
+      error:
+        'the body has none of "messages" (OpenAI Chat Completions, Anthropic Messages), "input" (OpenAI ' +
+        `Responses) or "contents" (Gemini)${url}`,
     }
   }
   // Its reader says what is wrong with it.
@@ -38,14 +44,17 @@ export function detectApi(request: LoggedRequest, previous: RequestApi | undefin
   const openai = openAiSigns(body)
   if (anthropic.length && openai.length)
     return {
-      error: `the body mixes Anthropic Messages fields (${anthropic.join(', ')}) with OpenAI Chat Completions fields (${openai.join(', ')}); record the request url to say which API it was sent to`,
+      error:
+        `the body mixes Anthropic Messages fields (${anthropic.join(', ')}) with OpenAI Chat Completions ` +
+        `fields (${openai.join(', ')}); record the request url to say which API it was sent to`,
     }
   if (anthropic.length) return { api: 'anthropic-messages', by: 'shape' }
   if (openai.length || body.max_tokens === undefined) return { api: 'openai-chat', by: 'shape' }
   if (previous === 'openai-chat' || previous === 'anthropic-messages') return { api: previous, by: 'log' }
   return {
     error:
-      'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, no field only one of them has, no earlier line to go by); record the request url',
+      'the body could be OpenAI Chat Completions or Anthropic Messages (plain messages and max_tokens, ' +
+      'no field only one of them has, no earlier line to go by); record the request url',
   }
 }
 
@@ -99,7 +108,7 @@ const OPENAI_ROLES = ['system', 'developer', 'tool', 'function']
 const OPENAI_BLOCKS = ['image_url', 'input_audio', 'file', 'refusal']
 
 /** Fields, roles, block and tool shapes only Anthropic Messages has (and its `anthropic-version` header). */
-function anthropicSigns(request: LoggedRequest): string[] {
+function anthropicSigns(request: WireRequest): string[] {
   const body = request.body
   const signs = ANTHROPIC_FIELDS.filter((field) => body[field] !== undefined)
   if (request.headers['anthropic-version'] !== undefined) signs.push('the anthropic-version header')

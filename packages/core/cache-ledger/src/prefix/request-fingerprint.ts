@@ -1,20 +1,13 @@
-import type { ContentBlock, GenerateOptions, Message, MessageRole, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson } from '@warmfold/llm'
+import type { GenerateOptions, MessageRole } from '@warmfold/llm'
+import type { CanonicalDigest } from './canonical-digest.ts'
 import { canonicalDigest, hashText } from './canonical-digest.ts'
+import { RenderOrder } from './render-order.ts'
 
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
 
 /** One envelope setting. */
 export type EnvelopeField = (typeof ENVELOPE_FIELDS)[number]
-
-/** One segment of the canonical prompt: a tool, the system prompt, or one content block of a message. */
-export interface PromptSegment {
-  /** A 96-bit hash of the segment's canonical JSON (never the text itself). */
-  readonly hash: string
-  /** Characters of the segment's canonical text. */
-  readonly chars: number
-}
 
 /** Where one message sits among the segments. */
 export interface MessageShape {
@@ -37,7 +30,8 @@ export interface RequestFingerprint {
   readonly family: string
   /** Hash of each envelope setting, in {@link ENVELOPE_FIELDS} order. */
   readonly envelope: readonly string[]
-  readonly segments: readonly PromptSegment[]
+  /** One digest per segment of the canonical prompt: a tool, the system prompt, or one content block of a message. */
+  readonly segments: readonly CanonicalDigest[]
   /** Number of tool segments (they come first). */
   readonly tools: number
   /** Whether the segment after the tools is the system prompt. */
@@ -53,49 +47,43 @@ export type SegmentPart =
   | { readonly part: 'system' }
   | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
 
-interface MessagePrint {
-  readonly role: MessageRole
-  readonly segments: readonly PromptSegment[]
-  readonly instruction: boolean
-}
-
 /**
- * Fingerprints requests. The canonical text of a segment is the test kit's: `canonicalJson({ tool })`
- * per tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for
- * the first block and `canonicalJson({ block })` for the others, so character counts match the
- * prefix-cache simulator's. Segments are digested without rendering that text (see
- * {@link canonicalDigest}).
+ * Fingerprints requests. The segments are {@link PromptRenderer}'s: `canonicalJson({ tool })` per
+ * tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for the
+ * first block and `canonicalJson({ block })` for the others; they are digested without rendering
+ * that text (see {@link canonicalDigest}), and their lengths count each string character once.
  *
  * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
- * and remembered by identity, so a long session costs one hash per new message.
+ * and remembered by identity ({@link RenderOrder}), so a long session costs one hash per new message.
  */
 export class Fingerprinter {
-  private readonly messagePrints = new WeakMap<Message, MessagePrint>()
-  private readonly toolPrints = new WeakMap<ToolDefinition, PromptSegment>()
-  private lastSystem?: { readonly text: string; readonly segment: PromptSegment }
+  private readonly order = new RenderOrder(canonicalDigest)
   private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
+
+  /**
+   * @param canonicalJson deterministic JSON of prompt data (`canonicalJson` of `@warmfold/llm`), for
+   *   the envelope settings; it throws for a value JSON cannot hold (a NaN temperature), and so
+   *   does {@link fingerprint}.
+   */
+  constructor(private readonly canonicalJson: (value: unknown) => string) {}
 
   /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
     const { family, envelope } = this.envelope(request)
-    const segments: PromptSegment[] = request.tools?.length ? this.tools(request.tools) : []
+    const segments = this.order.toolSegments(request)
     const tools = segments.length
-    const system = !!request.system
-    if (request.system) segments.push(this.system(request.system))
+    const systemSegment = this.order.systemSegment(request)
+    if (systemSegment) segments.push(systemSegment)
     const messages: MessageShape[] = []
     for (const message of request.messages) {
-      const print = this.message(message)
-      messages.push({
-        role: print.role,
-        start: segments.length,
-        blocks: print.segments.length,
-        instruction: print.instruction,
-      })
-      for (const segment of print.segments) segments.push(segment)
+      const blocks = this.order.messageSegments(message)
+      const instruction = message.role === 'user' && message.content.every((block) => block.type === 'text')
+      messages.push({ role: message.role, start: segments.length, blocks: blocks.length, instruction })
+      for (const segment of blocks) segments.push(segment)
     }
     let chars = 0
     for (const segment of segments) chars += segment.chars
-    return { family, envelope, segments, tools, system, messages, chars }
+    return { family, envelope, segments, tools, system: !!systemSegment, messages, chars }
   }
 
   private envelope(request: Pick<GenerateOptions, EnvelopeField>): {
@@ -106,47 +94,13 @@ export class Fingerprinter {
     const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
     let found = this.envelopes.get(key)
     if (!found) {
-      const envelope = ENVELOPE_FIELDS.map((field) => hashText(canonicalJson(request[field] ?? null)))
+      const envelope = ENVELOPE_FIELDS.map((field) => hashText(this.canonicalJson(request[field] ?? null)))
       // A handful of envelopes in practice; the cap only guards against a caller that varies them per request.
       if (this.envelopes.size > 1024) this.envelopes.clear()
       found = { family: envelope.join('.'), envelope }
       this.envelopes.set(key, found)
     }
     return found
-  }
-
-  private tools(tools: readonly ToolDefinition[]): PromptSegment[] {
-    // By tool, not by list: the runtime copies the list into every request it prepares.
-    return tools.map((tool) => {
-      let print = this.toolPrints.get(tool)
-      if (!print) {
-        print = canonicalDigest({ tool })
-        // Only a frozen definition cannot change after it was hashed.
-        if (Object.isFrozen(tool)) this.toolPrints.set(tool, print)
-      }
-      return print
-    })
-  }
-
-  private system(text: string): PromptSegment {
-    if (this.lastSystem?.text !== text) this.lastSystem = { text, segment: canonicalDigest({ system: text }) }
-    return this.lastSystem.segment
-  }
-
-  private message(message: Message): MessagePrint {
-    let print = this.messagePrints.get(message)
-    if (!print) {
-      const segments = message.content.map((block: ContentBlock, index) =>
-        canonicalDigest(index === 0 ? { role: message.role, block } : { block }),
-      )
-      print = {
-        role: message.role,
-        segments,
-        instruction: message.role === 'user' && message.content.every((block) => block.type === 'text'),
-      }
-      if (Object.isFrozen(message)) this.messagePrints.set(message, print)
-    }
-    return print
   }
 }
 
@@ -170,6 +124,6 @@ export function segmentPart(print: RequestFingerprint, index: number): SegmentPa
 export function charsBefore(print: RequestFingerprint, index: number): number {
   let chars = 0
   const end = Math.min(index, print.segments.length)
-  for (let at = 0; at < end; at++) chars += (print.segments[at] as PromptSegment).chars
+  for (let at = 0; at < end; at++) chars += (print.segments[at] as CanonicalDigest).chars
   return chars
 }
