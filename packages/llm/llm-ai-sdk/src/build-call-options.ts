@@ -5,7 +5,8 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider'
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, checkOutputReserve, LlmError, promptCacheKeyFor } from '@warmfold/llm'
+import { canonicalJson, LlmError, promptCacheKeyFor } from '@warmfold/llm'
+import { checkOutputReserve } from '@warmfold/llm/adapter'
 import type { AiSdkCacheKind, AiSdkModelConfig } from './config.ts'
 import { cacheKindOf, EFFORT_OFF } from './config.ts'
 import { convertPrompt } from './convert-prompt.ts'

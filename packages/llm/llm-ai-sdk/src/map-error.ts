@@ -1,6 +1,7 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, parseRetryAfter } from '@warmfold/llm/adapter'
 import type { Redactor } from './redactor.ts'
 
 /** What an error message may name about the failed call. */

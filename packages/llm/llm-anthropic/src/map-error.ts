@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {

@@ -1,6 +1,7 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { secretRedactor } from '@warmfold/llm/adapter'
 import type { AnthropicUsage } from './map-usage.ts'
 import { mapUsage, mergeUsage } from './map-usage.ts'
 

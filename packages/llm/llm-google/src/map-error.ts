@@ -1,6 +1,7 @@
 import { ApiError } from '@google/genai'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { secretRedactor } from '@warmfold/llm/adapter'
 import type { GeminiUsage } from './map-usage.ts'
 import { mapUsage } from './map-usage.ts'
 import { SYNTHETIC_CALL_ID_PREFIX } from './serialize-request.ts'

@@ -1,5 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, normalizeApiKey, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import { normalizeApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
 import { PROMPT_CACHE_RETENTIONS } from './cache-controls.ts'

@@ -1,12 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
-import {
-  checkModelKeys,
-  deepFreeze,
-  isHttpUrl,
-  normalizeApiKey,
-  resolveAdapterApiKey,
-  strictConfig,
-} from '@warmfold/llm'
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */

@@ -1,5 +1,6 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What an error message may name about the failed call. */

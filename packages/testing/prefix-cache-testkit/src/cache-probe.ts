@@ -1,5 +1,6 @@
 import type { GenerateOptions, LlmAdapter } from '@warmfold/llm'
-import { ContentAssembler, LlmError, normalizeApiKey, promptTokensOf, secretRedactor } from '@warmfold/llm'
+import { ContentAssembler, LlmError, promptTokensOf } from '@warmfold/llm'
+import { normalizeApiKey, secretRedactor } from '@warmfold/llm/adapter'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { ChatCompletionsAdapter, parseOpenAICompatibleConfig } from '@warmfold/llm-openai-compatible'
 import { CacheProbeError } from './cache-probe-error.ts'

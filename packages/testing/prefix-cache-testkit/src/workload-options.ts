@@ -20,7 +20,9 @@ export const STRATEGIES: readonly WorkloadStrategy[] = [
 ]
 /** The strategies `warmfold bench` runs unless told otherwise. */
 export const DEFAULT_STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
+/** The values `WorkloadOptions.pruner` accepts. */
 export const PRUNERS: readonly WorkloadPruner[] = ['rewrite-only', 'default', 'none']
+/** The values `WorkloadOptions.effort` accepts. */
 export const EFFORTS: readonly string[] = ['low', 'high', 'max']
 /**
  * What the scripted session does: `reading` reads one module per step (filler content, the
@@ -29,6 +31,7 @@ export const EFFORTS: readonly string[] = ['low', 'high', 'max']
  * something to find (see `coding-workload.ts`, `lossy-summary.ts`).
  */
 export type WorkloadKind = 'reading' | 'coding'
+/** The values `WorkloadOptions.workload` accepts. */
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['reading', 'coding']
 
 /** What a caller may set. */

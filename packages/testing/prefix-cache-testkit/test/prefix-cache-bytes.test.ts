@@ -1,7 +1,8 @@
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { familyOf, PrefixCache, PromptRenderer } from '../src/index.ts'
+import { PrefixCache, PromptRenderer } from '../src/index.ts'
+import { familyOf } from '../src/prefix-cache.ts'
 import {
   commonPrefix,
   FIRST_TEXT_OFFSET,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { WorkloadRun } from '../src/index.ts'
-import { assertNoSilentRewrite, hitRatio, PromptRenderer, runWorkload, uncachedTokens } from '../src/index.ts'
+import { assertNoSilentRewrite, hitRatio, PromptRenderer, runWorkload } from '../src/index.ts'
+import { uncachedTokens } from '../src/cache-assertions.ts'
 
 /**
  * The bounds every warm summary call must meet. The token bounds alone are loose (a rewritten
