@@ -125,7 +125,10 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
   )
 }
 
-/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
+/**
+ * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT,
+ * RATE_LIMITED, SERVER), else by the message.
+ */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
   const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus

@@ -19,7 +19,10 @@ export interface ChatCompletionsAdapterOptions extends Omit<OpenAICompatibleConf
   readonly apiKey?: string
   /** Receives the SDK's warnings and errors (already redacted). */
   readonly onWarning?: (message: string) => void
-  /** Sends every HTTP request; default the global `fetch`. A caller that must see raw responses (a cache probe) passes its own. */
+  /**
+   * Sends every HTTP request; default the global `fetch`. A caller that must see raw
+   * responses (a cache probe) passes its own.
+   */
   readonly fetch?: typeof fetch
 }
 
@@ -92,7 +95,8 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     if (!config) {
       throw new LlmError(
         'UNKNOWN_MODEL',
-        `model "${model}" is not configured for provider "${provider}"; known models: ${Object.keys(this.options.models).join(', ')}`,
+        `model "${model}" is not configured for provider "${provider}"; known models: ` +
+          `${Object.keys(this.options.models).join(', ')}`,
         {
           provider,
           retryable: false,
@@ -216,7 +220,8 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     if (state.expired === 'deadline') {
       return new LlmError(
         'TIMEOUT',
-        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within deadlineMs (${this.options.deadlineMs} ms)`,
+        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within ` +
+          `deadlineMs (${this.options.deadlineMs} ms)`,
         {
           provider: options.provider,
           retryable: false,
@@ -226,7 +231,9 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     if (state.expired === 'idle') {
       return new LlmError(
         'TIMEOUT',
-        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs (${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish reason`,
+        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs ` +
+          (`(${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish ` +
+            `reason`),
         { provider: options.provider },
       )
     }

@@ -130,7 +130,8 @@ export class StreamMapper {
     if (this.finishReason === undefined) {
       throw new LlmError(
         'STREAM_INCOMPLETE',
-        `${this.provider}: the response stream ended after ${this.chunkCount} chunk(s) without a finish_reason; the reply is incomplete and was not used`,
+        `${this.provider}: the response stream ended after ${this.chunkCount} chunk(s) without a finish_reason; ` +
+          `the reply is incomplete and was not used`,
         { provider: this.provider },
       )
     }
@@ -192,7 +193,8 @@ export class StreamMapper {
     if (reason === 'insufficient_system_resource') {
       throw new LlmError(
         'SERVER',
-        `${this.provider}: the server interrupted generation (finish_reason "insufficient_system_resource"); the reply is incomplete`,
+        `${this.provider}: the server interrupted generation (finish_reason "insufficient_system_resource"); the ` +
+          `reply is incomplete`,
         {
           provider: this.provider,
           retryable: true,

@@ -40,7 +40,10 @@ export class OpenAICompatibleAdapter {
 }
 
 export namespace OpenAICompatibleAdapter {
-  /** The resolved config (see {@link OpenAICompatibleConfig}); hosts pass `OpenAICompatibleOptions`. Unknown keys are rejected. */
+  /**
+   * The resolved config (see {@link OpenAICompatibleConfig}); hosts pass `OpenAICompatibleOptions`.
+   * Unknown keys are rejected.
+   */
   export type Config = OpenAICompatibleConfig
   export const Config: OpenAICompatibleConfigParser = parseOpenAICompatibleConfig
 }

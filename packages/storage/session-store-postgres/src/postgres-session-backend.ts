@@ -59,7 +59,8 @@ export class PostgresSessionBackend implements SessionBackend {
   constructor(options: PostgresSessionStoreOptions) {
     if (typeof options.url !== 'string' || options.url === '')
       throw new TypeError(
-        `postgresSessionStore: url must be a connection URL, got ${typeof options.url === 'string' ? 'an empty string' : typeof options.url}`,
+        `postgresSessionStore: url must be a connection URL, got ` +
+          `${typeof options.url === 'string' ? 'an empty string' : typeof options.url}`,
       )
     this.where = redactUrl(options.url)
     this.leaseMs = options.leaseMs ?? 30_000
@@ -78,7 +79,8 @@ export class PostgresSessionBackend implements SessionBackend {
       )
       if (inserted.rowCount === 0) throw new SessionError('EXISTS', `session ${id} already exists in ${this.where}`)
       const lease = await client.query<{ token: string }>(
-        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, clock_timestamp() + $3::float8 * interval '1 millisecond') RETURNING token`,
+        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, clock_timestamp() ` +
+          `+ $3::float8 * interval '1 millisecond') RETURNING token`,
         [id, this.holder, this.leaseMs],
       )
       return (lease.rows[0] as { token: string }).token
@@ -190,7 +192,8 @@ export class PostgresSessionBackend implements SessionBackend {
     if (held.broken) {
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after it was acknowledged. Reopen the session to continue.`,
+        `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after ` +
+          `it was acknowledged. Reopen the session to continue.`,
       )
     }
     if (end <= held.flushed) return
@@ -218,7 +221,8 @@ export class PostgresSessionBackend implements SessionBackend {
       if (SessionError.isInstance(error)) throw error
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of them is acknowledged: ${(error as Error).message}`,
+        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of ` +
+          `them is acknowledged: ${(error as Error).message}`,
         { cause: error },
       )
     }

@@ -34,7 +34,10 @@ export interface WorkloadRun {
   readonly cache: PrefixCache
   readonly session: Session
   readonly summaryCalls: readonly CacheObservation[]
-  /** For each summary call, in order: its {@link regionCoverage} of the region as the conversation had it before the compaction's prune. */
+  /**
+   * For each summary call, in order: its {@link regionCoverage} of the region as the
+   * conversation had it before the compaction's prune.
+   */
   readonly summaryCoverage: readonly number[]
   readonly conversation: readonly CacheObservation[]
   /** All requests of the session, conversation and summary together. */
@@ -44,7 +47,10 @@ export interface WorkloadRun {
   readonly completed: boolean
   /** Every request the provider saw, in order (one per observation of the session). */
   readonly requests: readonly GenerateOptions[]
-  /** Output tokens of the scripted answer to each request, in the same order (`tokensOf` of its text, tool names and arguments). */
+  /**
+   * Output tokens of the scripted answer to each request, in the same order
+   * (`tokensOf` of its text, tool names and arguments).
+   */
   readonly outputTokens: readonly number[]
   /** For each request, in the same order: the session's length when it was sent (the seq the next event gets). */
   readonly sentAtSeq: readonly number[]
@@ -215,7 +221,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     const summaryCalls = observations.filter((observation) => observation.purpose === 'compaction')
     if (summaryCalls.length !== coverage.length)
       throw new Error(
-        `runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ${summaryCalls.length}; coverage cannot be paired with its call`,
+        `runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ` +
+          `${summaryCalls.length}; coverage cannot be paired with its call`,
       )
     return {
       workload,

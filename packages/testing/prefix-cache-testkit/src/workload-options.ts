@@ -50,7 +50,10 @@ export interface WorkloadOptions {
   strategy?: WorkloadStrategy
   /** Default `reading`. */
   workload?: WorkloadKind
-  /** warmfold's artifact trail in every checkpoint (its `artifactTrail.enabled`). Default: on for `warmfold`; the reference strategies never write one. */
+  /**
+   * warmfold's artifact trail in every checkpoint (its `artifactTrail.enabled`). Default: on for `warmfold`; the
+   * reference strategies never write one.
+   */
   artifactTrail?: boolean
   /** Cache profile. Default `bytes`. */
   profile?: string
