@@ -43,8 +43,8 @@ export function checkPruneBudget(budget: PruneBudget): void {
   if (pruned > thresholdChars) {
     throw new RangeError(
       `headChars (${headChars}) + PRUNE_MARKER (${PRUNE_MARKER_LENGTH} code points) + tailChars (${tailChars}) = ` +
-        `${pruned} ` +
-        `must be <= thresholdChars (${thresholdChars}), or a pruned result would still be over the threshold`,
+        `${pruned} must be <= thresholdChars (${thresholdChars}), or a pruned result would still be over the ` +
+        `threshold`,
     )
   }
 }

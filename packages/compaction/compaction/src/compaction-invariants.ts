@@ -123,8 +123,8 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       if (checkpointCompactionId(message) !== summary.compactionId) {
         fail(
           `a checkpoint message must come immediately after its compaction/summary; it names compaction ` +
-            (`${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ` +
-              `${summary.compactionId}`),
+            `${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ` +
+            `${summary.compactionId}`,
         )
       }
       const expected = summary.shadowedSeqs

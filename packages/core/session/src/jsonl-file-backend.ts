@@ -165,9 +165,8 @@ export class JsonlFileBackend implements SessionBackend {
       throw new SessionError(
         'CLOSED',
         `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to ` +
-          (`append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ` +
-            `ends in a ` +
-            `partial line).`),
+          `append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ends ` +
+          `in a partial line).`,
       )
     }
     const end = session.settledLength
@@ -185,8 +184,8 @@ export class JsonlFileBackend implements SessionBackend {
       held.broken = error as Error
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them is ` +
-          `acknowledged: ${(error as Error).message}`,
+        `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them ` +
+          `is acknowledged: ${(error as Error).message}`,
         { cause: error },
       )
     }

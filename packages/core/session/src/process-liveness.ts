@@ -56,8 +56,8 @@ export function liveness(owner: ProcessIdentity): Liveness {
     return {
       alive: false,
       reason:
-        `pid ${owner.pid} now belongs to another process (started at tick ${stat.start}, the owner at ` +
-        `${owner.start})`,
+        `pid ${owner.pid} now belongs to another process (started at tick ${stat.start}, ` +
+        `the owner at ${owner.start})`,
     }
   return { alive: true, reason: `pid ${owner.pid} runs` }
 }

@@ -77,9 +77,8 @@ export function readSessionFile(
         throw new SessionError(
           'TORN_TAIL',
           `${file}:${line}: the last line is incomplete (${end - offset} bytes without a newline: ${replayed}), ` +
-            `most likely a crash mid-write; ` +
-            (`the session was not opened. Open it with { repairTornTail: true } to move those bytes to ` +
-              `${file}.corrupt and continue from line ${line - 1}.`),
+            `most likely a crash mid-write; the session was not opened. Open it with { repairTornTail: true } to ` +
+            `move those bytes to ${file}.corrupt and continue from line ${line - 1}.`,
         )
       }
       return { session, tornTail: { line, offset, bytes: end - offset }, missingNewline: false }
@@ -126,9 +125,9 @@ function tornUnit(
     throw new SessionError(
       'TORN_TAIL',
       `${file}:${unit.line}: the unit of ${unit.size} events written together from this line (seq ` +
-        `${first}..${unit.lastSeq}) is cut short by ${cut}, most likely a crash mid-write; ` +
-        (`the session was not opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) ` +
-          `to ${file}.corrupt and continue from line ${unit.line - 1}.`),
+        `${first}..${unit.lastSeq}) is cut short by ${cut}, most likely a crash mid-write; the session was not ` +
+        `opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) to ${file}.corrupt ` +
+        `and continue from line ${unit.line - 1}.`,
     )
   }
   const before = readSessionFile(file, id, content.subarray(0, unit.offset), { ...options, allowTornTail: false })

@@ -73,8 +73,8 @@ export class SessionLock {
         if (typeof outcome === 'object') {
           throw new SessionError(
             'LOCKED',
-            `session ${sessionId}: pid ${outcome.pid} on ${outcome.hostname} is taking over the stale lock ${path} ` +
-              `right now; try again`,
+            `session ${sessionId}: pid ${outcome.pid} on ${outcome.hostname} is taking over the stale lock ` +
+              `${path} right now; try again`,
           )
         }
       }
@@ -150,9 +150,8 @@ async function takeOver(
       throw new SessionError(
         'LOCKED',
         `the lock ${path} was replaced right after this store took it ` +
-          (`over${after?.owner ? ` (now held by pid ${after.owner.pid} on ${after.owner.hostname})` : ''}; another ` +
-            `writer ` +
-            `does not follow the locking protocol`),
+          `over${after?.owner ? ` (now held by pid ${after.owner.pid} on ${after.owner.hostname})` : ''}; another ` +
+          `writer does not follow the locking protocol`,
       )
     }
     return 'taken'

@@ -134,8 +134,8 @@ export async function* mapStream(
   }
   throw new LlmError(
     'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; the ` +
-      `reply is incomplete`,
+    `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; ` +
+      `the reply is incomplete`,
     {
       provider: context.provider,
       retryable: true,

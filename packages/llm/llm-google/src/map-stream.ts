@@ -146,8 +146,8 @@ export async function* mapStream(
   if (reason === undefined && blocked === undefined) {
     throw new LlmError(
       'STREAM_INCOMPLETE',
-      `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a finishReason; ` +
-        `the reply is incomplete`,
+      `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a ` +
+        `finishReason; the reply is incomplete`,
       {
         provider: context.provider,
         retryable: true,

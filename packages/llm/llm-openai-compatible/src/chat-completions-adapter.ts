@@ -232,8 +232,8 @@ export class ChatCompletionsAdapter extends LlmAdapter {
       return new LlmError(
         'TIMEOUT',
         `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs ` +
-          (`(${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish ` +
-            `reason`),
+          `(${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish ` +
+          `reason`,
         { provider: options.provider },
       )
     }

@@ -81,8 +81,8 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
   if (options.stop !== undefined) {
     throw invalid(
       settings.provider,
-      `GenerateOptions.stop (${JSON.stringify(options.stop)}) has no equivalent in the OpenAI Responses API, which ` +
-        `takes no stop sequences; remove stop from the agent or request config`,
+      `GenerateOptions.stop (${JSON.stringify(options.stop)}) has no equivalent in the OpenAI Responses API, ` +
+        `which takes no stop sequences; remove stop from the agent or request config`,
     )
   }
   const maxTokens = options.maxTokens ?? settings.defaultMaxTokens

@@ -207,9 +207,8 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     throw new LlmError(
       'UNKNOWN_PROVIDER',
       `no LLM adapter is registered for provider ` +
-        (`"${provider}"${failed.length ? `: ${failed.map((failure) => failure.message).join('; ')}` : ''}; ` +
-          `registered ` +
-          `providers: ${known.length ? known.join(', ') : '(none)'}`),
+        `"${provider}"${failed.length ? `: ${failed.map((failure) => failure.message).join('; ')}` : ''}; ` +
+        `registered providers: ${known.length ? known.join(', ') : '(none)'}`,
       { provider, retryable: false },
     )
   }

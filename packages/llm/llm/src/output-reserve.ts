@@ -67,9 +67,8 @@ export function checkOutputReserve(call: OutputReserveCall, reserve: number, sou
   throw new LlmError(
     'INVALID_REQUEST',
     `${call.provider}/${call.model}: maxTokens ${call.maxTokens} is not above the ${reserve} output tokens ` +
-      `${effort} reserves for reasoning (${source}); ` +
-      (`the provider would reject the request or spend the whole cap on reasoning. Raise maxTokens above ` +
-        `${reserve}, or choose a lower effort`),
+      `${effort} reserves for reasoning (${source}); the provider would reject the request or spend the whole cap ` +
+      `on reasoning. Raise maxTokens above ${reserve}, or choose a lower effort`,
     { provider: call.provider, retryable: false },
   )
 }

@@ -57,8 +57,8 @@ export class SessionLease {
       if (row.leftMs === 0 && attempt < 3) continue
       throw new SessionError(
         'LOCKED',
-        `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${row.leftMs} ms ` +
-          `unless renewed); close it there, or wait for the lease to expire if that host crashed`,
+        `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${row.leftMs} ` +
+          `ms unless renewed); close it there, or wait for the lease to expire if that host crashed`,
       )
     }
   }

@@ -117,8 +117,8 @@ export class DatabaseFiles {
     if (stats.size < this.lastSize && stats.size < counted) {
       throw failure(
         this.path,
-        `the database file was truncated from ${this.lastSize} to ${stats.size} bytes while this store had it open ` +
-          `(its header counts ${counted})`,
+        `the database file was truncated from ${this.lastSize} to ${stats.size} bytes while this store had it ` +
+          `open (its header counts ${counted})`,
       )
     }
     this.lastSize = stats.size
@@ -162,8 +162,8 @@ export class DatabaseFiles {
     if (header.length < 96 || u32(0) !== WAL_INDEX_VERSION || !header.subarray(0, 48).equals(header.subarray(48, 96))) {
       throw failure(
         this.path,
-        `its shared-memory index ${this.path}-shm is not the wal-index the open connection keeps (${header.length} ` +
-          `bytes, version ${header.length >= 4 ? u32(0) : 'missing'})`,
+        `its shared-memory index ${this.path}-shm is not the wal-index the open connection keeps ` +
+          `(${header.length} bytes, version ${header.length >= 4 ? u32(0) : 'missing'})`,
       )
     }
     const pageSize = u16(14) === 1 ? 65_536 : u16(14)

@@ -199,8 +199,8 @@ export class SqliteSessionBackend implements SessionBackend {
         SessionError.isInstance(error) && (error.code === 'LOCKED' || error.code === 'IO') ? error.code : 'CLOSED'
       throw new SessionError(
         code,
-        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of them ` +
-          `is acknowledged: ${(error as Error).message}`,
+        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of ` +
+          `them is acknowledged: ${(error as Error).message}`,
         { cause: error },
       )
     }

@@ -160,8 +160,8 @@ export class CacheProbe {
     }
     if (usage.cacheReadTokens === undefined) {
       throw new CacheProbeError(
-        `cache probe: ${this.url} does not report cached tokens (vLLM needs --enable-prompt-tokens-details, SGLang ` +
-          `--enable-cache-report)`,
+        `cache probe: ${this.url} does not report cached tokens (vLLM needs --enable-prompt-tokens-details, ` +
+          `SGLang --enable-cache-report)`,
         'NO_CACHED_TOKENS',
         this.url,
         this.answeredStatus(),

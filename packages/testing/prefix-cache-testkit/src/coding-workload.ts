@@ -36,9 +36,8 @@ function sourceBody(index: number, length: number): string {
   let text = lines.join('\n')
   for (let block = 0; text.length < length; block++) {
     text +=
-      `\n// ${fillerText(index * 100 + block, 160)}\nexport function part${index}x${block}(cart: ` +
-      (`Cart${index}): number {\n  return cart.items.reduce((sum, item) => sum + item.price * item.quantity, ` +
-        `${block})\n}\n`)
+      `\n// ${fillerText(index * 100 + block, 160)}\nexport function part${index}x${block}(cart: Cart${index}): ` +
+      `number {\n  return cart.items.reduce((sum, item) => sum + item.price * item.quantity, ${block})\n}\n`
   }
   return text.slice(0, length)
 }
@@ -89,8 +88,8 @@ export function codingStep(index: number, readChars: number): CodingStep {
         name: 'bash',
         arguments: json({ command }),
         result:
-          ` FAIL  ${file} > totals > adds tax for region ${i}\n${assertion}\n ❯ ${file}:${20 + i}:17\n\n ` +
-          `Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)\nExit code: 1`,
+          ` FAIL  ${file} > totals > adds tax for region ${i}\n${assertion}\n ❯ ${file}:${20 + i}:17\n\n Test ` +
+          `Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)\nExit code: 1`,
         isError: true,
         artifacts: [
           { class: 'command', text: command },
@@ -136,8 +135,8 @@ export function codingStep(index: number, readChars: number): CodingStep {
       const folder = `src/feature-${i}`
       const command = `rg -n "computeTotal${i}" ${folder}`
       const result =
-        `${folder}/cart.ts:42:export function computeTotal${i}(cart: Cart): number ` +
-        `{\n${folder}/checkout.ts:17:  const total = computeTotal${i}(cart)`
+        `${folder}/cart.ts:42:export function computeTotal${i}(cart: Cart): number {\n${folder}/checkout.ts:17:  ` +
+        `const total = computeTotal${i}(cart)`
       return {
         name: 'bash',
         arguments: json({ command }),

@@ -5,13 +5,12 @@ import { fillerText } from './workload-text.ts'
 export const LONG_INSTRUCTION_CHARS = 6400
 
 const GUIDANCE =
-  `\n\nBefore you write the checkpoint, review the conversation chronologically. For each part, identify ` +
-  `the user's explicit requests and intents, your approach to them, the key decisions, technical ` +
-  `concepts and code patterns, and the specific details: file names, full code snippets, function ` +
-  `signatures and file edits. Note every error you ran into and how you fixed it, and pay special ` +
-  `attention to user feedback, especially where the user told you to do something differently. ` +
-  `Double-check the technical accuracy and completeness of every section.\n` +
-  `\nReference notes (carried verbatim so the instruction has the length of the design it models): `
+  `\n\nBefore you write the checkpoint, review the conversation chronologically. For each part, identify the ` +
+  `user's explicit requests and intents, your approach to them, the key decisions, technical concepts and code ` +
+  `patterns, and the specific details: file names, full code snippets, function signatures and file edits. Note ` +
+  `every error you ran into and how you fixed it, and pay special attention to user feedback, especially where ` +
+  `the user told you to do something differently. Double-check the technical accuracy and completeness of every ` +
+  `section.\n\nReference notes (carried verbatim so the instruction has the length of the design it models): `
 
 const FILLER_CHARS = LONG_INSTRUCTION_CHARS - COMPACTION_INSTRUCTION.length - GUIDANCE.length
 

@@ -158,8 +158,8 @@ const ERRORS = [
     `\`pnpm test\` failed in test/module-${module}.test.ts: "TypeError: Cannot read properties of undefined ` +
     `(reading 'resolve')"; the test built a loader without the registry, fixed by passing \`createRegistry()\``,
   (module: number) =>
-    `tsc: "src/module-${module}.ts(41,7): error TS2345: Argument of type 'string | undefined' is not assignable to ` +
-    `parameter of type 'string'"; guarded the optional \`options.root\``,
+    `tsc: "src/module-${module}.ts(41,7): error TS2345: Argument of type 'string | undefined' is not assignable ` +
+    `to parameter of type 'string'"; guarded the optional \`options.root\``,
   (module: number) =>
     `run_tests timed out after 120 s in test/module-${module}.test.ts (a watcher left open); open: close it in ` +
     `\`afterEach\``,

@@ -100,8 +100,8 @@ export function renderReadme(
           problems.push({
             kind: 'differs',
             message:
-              `${name}:${index + 1}: the block of ${file} differs from the file; run \`pnpm docs:examples\` ` +
-              `to copy it`,
+              `${name}:${index + 1}: the block of ${file} differs from the file; run \`pnpm docs:examples\` to ` +
+              `copy it`,
           })
         out.push(rendered)
       }
@@ -114,8 +114,8 @@ export function renderReadme(
         problems.push({
           kind: 'unmarked',
           message:
-            `${name}:${index + 1}: a TypeScript block outside "<!-- example: … -->" markers; make it a file ` +
-            `in examples/ and show that file, so the tests typecheck and run it`,
+            `${name}:${index + 1}: a TypeScript block outside "<!-- example: … -->" markers; make it a file in ` +
+            `examples/ and show that file, so the tests typecheck and run it`,
         })
       }
       // Copy the whole fenced block, so a marker quoted inside it is not read as one.
