@@ -167,6 +167,3 @@ export function codingCorrection(turn: number): {
     artifacts: [{ class: 'path', text: path }],
   }
 }
-
-/** The tool names the coding workload calls. */
-export const CODING_TOOLS: readonly string[] = ['read_file', 'bash', 'edit_file']
