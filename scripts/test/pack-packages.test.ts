@@ -61,6 +61,8 @@ describe('packing the published packages', () => {
     expect(publishedFiles(llm.manifest)).toEqual([
       'dist/index.d.ts',
       'dist/index.js',
+      'dist/adapter/index.d.ts',
+      'dist/adapter/index.js',
       'dist/testing/index.d.ts',
       'dist/testing/index.js',
     ])

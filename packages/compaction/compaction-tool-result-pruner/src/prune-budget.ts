@@ -42,8 +42,9 @@ export function checkPruneBudget(budget: PruneBudget): void {
   const pruned = headChars + PRUNE_MARKER_LENGTH + tailChars
   if (pruned > thresholdChars) {
     throw new RangeError(
-      `headChars (${headChars}) + PRUNE_MARKER (${PRUNE_MARKER_LENGTH} code points) + tailChars (${tailChars}) = ${pruned} ` +
-        `must be <= thresholdChars (${thresholdChars}), or a pruned result would still be over the threshold`,
+      `headChars (${headChars}) + PRUNE_MARKER (${PRUNE_MARKER_LENGTH} code points) + tailChars (${tailChars}) = ` +
+        `${pruned} must be <= thresholdChars (${thresholdChars}), or a pruned result would still be over the ` +
+        `threshold`,
     )
   }
 }

@@ -116,7 +116,8 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
       const { seq, position, replacement: message, originalTokens, prunedTokens } = planned
       if (session.surface.nodes[position] !== seq) {
         throw new Error(
-          `ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during the prune pass`,
+          `ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during ` +
+            `the prune pass`,
         )
       }
       const source = session.eventAt(seq)?.data as SessionEventMap['tool/result']

@@ -2,14 +2,10 @@ import type { ToolResultContent } from '@warmfold/llm'
 import { imageBlock, textBlock } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  codePointLength,
-  codePointOffset,
-  measureContent,
-  PRUNE_MARKER,
-  PRUNE_MARKER_LENGTH,
-  pruneContent,
-} from '../src/index.ts'
+import { codePointLength, PRUNE_MARKER, pruneContent } from '../src/index.ts'
+import { codePointOffset } from '../src/code-point-length.ts'
+import { measureContent } from '../src/prune-content.ts'
+import { PRUNE_MARKER_LENGTH } from '../src/prune-budget.ts'
 import { budgets, contents, isWellFormed, overBudgetContents, textCodePoints } from './pruner-fixtures.ts'
 
 const RUNS = { numRuns: 300 }

@@ -10,7 +10,7 @@ import {
 import type { Session } from '@warmfold/session'
 import fc from 'fast-check'
 import type { PruneBudget } from '../src/index.ts'
-import { PRUNE_MARKER_LENGTH } from '../src/index.ts'
+import { PRUNE_MARKER_LENGTH } from '../src/prune-budget.ts'
 
 /**
  * Whether `text` is well-formed UTF-16 (every surrogate is half of a pair). Node 20 has no

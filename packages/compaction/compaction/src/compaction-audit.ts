@@ -36,11 +36,17 @@ export interface AuditTrail {
   readonly maxTokens: number
   /** Tokens of the trail appended to the checkpoint text (0 when it had nothing to say). */
   readonly tokens: number
-  /** Entries written, per section (`filesChanged`, `filesRead`, `commands`, `openProblems`, `userConstraints`, `hostEntries`). */
+  /**
+   * Entries written, per section (`filesChanged`, `filesRead`, `commands`, `openProblems`, `userConstraints`,
+   * `hostEntries`).
+   */
   readonly kept: Readonly<Record<string, number>>
   /** Entries the budget left out, per section. */
   readonly cut: Readonly<Record<string, number>>
-  /** Entries taken from the trail of the checkpoint this fold replaced, kept or cut (absent in logs written before the trail carried entries). */
+  /**
+   * Entries taken from the trail of the checkpoint this fold replaced, kept or cut (absent in logs
+   * written before the trail carried entries).
+   */
   readonly carried?: number
 }
 
@@ -53,7 +59,10 @@ export interface CompactionAuditData {
   readonly dropped: readonly AuditDroppedItem[]
   /** Every dropped artifact, the listed ones included. */
   readonly droppedTotal: number
-  /** Artifacts of the checkpoint this fold replaced that were compared (0 without one); see `previousCheckpointArtifactsFrom`. */
+  /**
+   * Artifacts of the checkpoint this fold replaced that were compared (0 without one); see
+   * `previousCheckpointArtifactsFrom`.
+   */
   readonly previousCheckpointArtifacts: number
   /** Artifacts of the previous checkpoint that nothing visible holds now, bounded like `dropped`. */
   readonly vanishedFromPreviousCheckpoint: readonly {
@@ -62,7 +71,10 @@ export interface CompactionAuditData {
     readonly mentions: number
   }[]
   readonly vanishedTotal: number
-  /** Whether the summary has every section its instruction asks for, was not cut off, and its size next to the previous checkpoint. */
+  /**
+   * Whether the summary has every section its instruction asks for, was not cut off, and
+   * its size next to the previous checkpoint.
+   */
   readonly health: {
     readonly sectionsPresent: readonly string[]
     readonly sectionsMissing: readonly string[]

@@ -195,7 +195,10 @@ export interface PruneDecisionData {
   readonly results: number
   /** Prompt tokens every later request sends fewer. */
   readonly savedTokens: number
-  /** Prompt tokens from the first rewritten result to the end, which the next request prefills again instead of reading. */
+  /**
+   * Prompt tokens from the first rewritten result to the end, which the next
+   * request prefills again instead of reading.
+   */
   readonly rewrittenTokens: number
   /** Requests the pruned history is expected to serve before the next fold (bounded), from `growthTokens`. */
   readonly requestsServed: number
@@ -239,7 +242,10 @@ export interface CompactionResult {
   readonly shadowedRange: ShadowedRange
   readonly shadowedSeqs: readonly number[]
   readonly shadowedTokenCount: number
-  /** Seqs the checkpoint carried verbatim after itself (see `compaction/summary`); engines that carry nothing may omit it. */
+  /**
+   * Seqs the checkpoint carried verbatim after itself (see `compaction/summary`);
+   * engines that carry nothing may omit it.
+   */
   readonly carriedSeqs?: readonly number[]
   /** Seqs of the messages `compaction/after` listeners appended in the same commit, in order. */
   readonly appendedSeqs?: readonly number[]

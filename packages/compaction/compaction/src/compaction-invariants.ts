@@ -53,7 +53,8 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       fail(`the compaction/prune at seq ${previous.seq} must be followed immediately by its tool/result replacement`)
     if (!shadowsExactly(candidate, expected, [])) {
       fail(
-        `the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} (${expected.join(', ')}) and keep none`,
+        `the replacement must shadow exactly the seqs priced by compaction/prune at seq ${previous.seq} ` +
+          `(${expected.join(', ')}) and keep none`,
       )
     }
   } else if (type === 'tool/result' && candidate.surface?.op === 'replace') {
@@ -89,7 +90,8 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
         fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
       if (open.checkpointSeq === undefined)
         fail(
-          `a compaction/audit must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`,
+          `a compaction/audit must come after the checkpoint of compaction ${open.compactionId}, which is not ` +
+            `logged yet`,
         )
       if (open.auditSeq !== undefined)
         fail(`compaction ${open.compactionId} already has an audit at seq ${open.auditSeq}`)
@@ -103,11 +105,13 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
           fail('a compaction/after message must be appended, not replace anything')
         if (!open || open.compactionId !== id)
           fail(
-            `a compaction/after message must be appended inside the bracket of its compaction ${String(id)}${open ? `, but ${open.compactionId} is open` : ', but no compaction is open'}`,
+            `a compaction/after message must be appended inside the bracket of its compaction ` +
+              `${String(id)}${open ? `, but ${open.compactionId} is open` : ', but no compaction is open'}`,
           )
         if (open.checkpointSeq === undefined)
           fail(
-            `a compaction/after message must come after the checkpoint of compaction ${open.compactionId}, which is not logged yet`,
+            `a compaction/after message must come after the checkpoint of compaction ${open.compactionId}, which ` +
+              `is not logged yet`,
           )
         break
       }
@@ -118,13 +122,16 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       const summary = previous.data as { compactionId: string; shadowedSeqs: number[]; carriedSeqs?: number[] }
       if (checkpointCompactionId(message) !== summary.compactionId) {
         fail(
-          `a checkpoint message must come immediately after its compaction/summary; it names compaction ${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ${summary.compactionId}`,
+          `a checkpoint message must come immediately after its compaction/summary; it names compaction ` +
+            `${String(checkpointCompactionId(message))} but the summary at seq ${previous.seq} is for ` +
+            `${summary.compactionId}`,
         )
       }
       const expected = summary.shadowedSeqs
       if (!shadowsExactly(candidate, expected, summary.carriedSeqs ?? [])) {
         fail(
-          `the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq} and keep exactly its carriedSeqs`,
+          `the checkpoint must shadow exactly the seqs of compaction/summary at seq ${previous.seq} and keep ` +
+            `exactly its carriedSeqs`,
         )
       }
       if (open) open = { ...open, checkpointSeq: seq }

@@ -70,7 +70,8 @@ export function pinMessage(session: Session, target: PinTarget): SessionEvent<'c
   const message = session.deriveEventMessage(session.eventAt(seq)!) as Message
   if (isCheckpointMessage(message)) {
     throw new RangeError(
-      `pinMessage: seq ${seq} of session ${session.id} is a compaction checkpoint, which the next fold summarizes again; pin the messages it should keep instead`,
+      `pinMessage: seq ${seq} of session ${session.id} is a compaction checkpoint, which the next fold summarizes ` +
+        `again; pin the messages it should keep instead`,
     )
   }
   if (isPinned(session, seq)) return undefined
@@ -98,7 +99,8 @@ function surfaceSeqOf(session: Session, target: PinTarget, caller: string): numb
   if (typeof target === 'number') {
     if (!nodes.includes(target)) {
       throw new RangeError(
-        `${caller}: seq ${String(target)} is not a surface node of session ${session.id} (only messages of the current surface can be pinned)`,
+        `${caller}: seq ${String(target)} is not a surface node of session ${session.id} (only messages of the ` +
+          `current surface can be pinned)`,
       )
     }
     return target

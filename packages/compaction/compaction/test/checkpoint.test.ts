@@ -2,13 +2,8 @@ import { createAssistantMessage, createMessage, createUserMessage, textBlock } f
 import type { Message, MessageSource } from '@warmfold/llm'
 import { Session } from '@warmfold/session'
 import { describe, expect, it } from 'vitest'
-import {
-  CHECKPOINT_PLUGIN,
-  checkpointCompactionId,
-  checkpointSource,
-  isCheckpointMessage,
-  isCheckpointSource,
-} from '../src/index.ts'
+import { checkpointCompactionId, checkpointSource, isCheckpointMessage } from '../src/index.ts'
+import { CHECKPOINT_PLUGIN, isCheckpointSource } from '../src/checkpoint.ts'
 
 const checkpointMessage = (compactionId: string): Message =>
   createMessage({ role: 'user', content: 'summary', source: checkpointSource(compactionId) })

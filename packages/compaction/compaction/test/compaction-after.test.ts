@@ -6,8 +6,8 @@ import {
   compactionAfterId,
   compactionAfterSource,
   isCheckpointMessage,
-  isCompactionAfterMessage,
 } from '../src/index.ts'
+import { isCompactionAfterMessage } from '../src/compaction-after.ts'
 
 describe('compaction/after message markers', () => {
   it('marks a message as appended by a compaction/after listener of one compaction', () => {

@@ -12,7 +12,8 @@ import {
 import { Session, SessionStore } from '@warmfold/session'
 import { createTestContext } from '@warmfold/test-utils'
 import { describe, expect, it } from 'vitest'
-import { checkpointSource, isPinned, pinMessage, pinnedSeqs, unpinMessage } from '../src/index.ts'
+import { checkpointSource, pinMessage, pinnedSeqs, unpinMessage } from '../src/index.ts'
+import { isPinned } from '../src/pin-message.ts'
 
 const ROUTE = { provider: 'p', model: 'm' }
 

@@ -9,7 +9,8 @@ import {
 import { Session } from '@warmfold/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { balancedCuts, isBalancedCut, toolPairingBalancedAfter, toolPairingBalancedBefore } from '../src/index.ts'
+import { balancedCuts, toolPairingBalancedAfter, toolPairingBalancedBefore } from '../src/index.ts'
+import { isBalancedCut } from '../src/tool-pairing.ts'
 
 const ROUTE = { provider: 'p', model: 'm' }
 

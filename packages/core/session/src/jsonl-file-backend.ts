@@ -105,7 +105,10 @@ export class JsonlFileBackend implements SessionBackend {
     }
   }
 
-  /** The session's complete lines, read without its lock; a torn tail (never acknowledged) is left out, and the file is not touched. */
+  /**
+   * The session's complete lines, read without its lock; a torn tail (never acknowledged)
+   * is left out, and the file is not touched.
+   */
   async read(id: string): Promise<Session> {
     const file = this.fileOf(id)
     const { session } = readSessionFile(file, id, await readSession(id, file), { allowTornTail: true })
@@ -161,7 +164,9 @@ export class JsonlFileBackend implements SessionBackend {
     if (held.broken) {
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ends in a partial line).`,
+        `session ${session.id}: an earlier write to ${held.file} failed (${held.broken.message}); refusing to ` +
+          `append after a possibly partial line. Reopen the session (with { repairTornTail: true } if the file ends ` +
+          `in a partial line).`,
       )
     }
     const end = session.settledLength
@@ -179,7 +184,8 @@ export class JsonlFileBackend implements SessionBackend {
       held.broken = error as Error
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them is acknowledged: ${(error as Error).message}`,
+        `session ${session.id}: writing events ${held.flushed}..${end - 1} to ${held.file} failed, none of them ` +
+          `is acknowledged: ${(error as Error).message}`,
         { cause: error },
       )
     }

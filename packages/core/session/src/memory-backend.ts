@@ -22,7 +22,8 @@ export class MemoryBackend implements SessionBackend {
     if (!stored) {
       throw new SessionError(
         'NOT_FOUND',
-        `session ${id} does not exist in the memory store; known sessions: ${[...this.sessions.keys()].join(', ') || '(none)'}`,
+        `session ${id} does not exist in the memory store; known sessions: ` +
+          `${[...this.sessions.keys()].join(', ') || '(none)'}`,
       )
     }
     if (!stored.isClosed) return stored

@@ -55,7 +55,9 @@ export function liveness(owner: ProcessIdentity): Liveness {
   if (owner.start !== undefined && stat.start !== owner.start)
     return {
       alive: false,
-      reason: `pid ${owner.pid} now belongs to another process (started at tick ${stat.start}, the owner at ${owner.start})`,
+      reason:
+        `pid ${owner.pid} now belongs to another process (started at tick ${stat.start}, ` +
+        `the owner at ${owner.start})`,
     }
   return { alive: true, reason: `pid ${owner.pid} runs` }
 }

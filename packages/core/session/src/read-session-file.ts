@@ -76,8 +76,9 @@ export function readSessionFile(
       if (!options.allowTornTail) {
         throw new SessionError(
           'TORN_TAIL',
-          `${file}:${line}: the last line is incomplete (${end - offset} bytes without a newline: ${replayed}), most likely a crash mid-write; ` +
-            `the session was not opened. Open it with { repairTornTail: true } to move those bytes to ${file}.corrupt and continue from line ${line - 1}.`,
+          `${file}:${line}: the last line is incomplete (${end - offset} bytes without a newline: ${replayed}), ` +
+            `most likely a crash mid-write; the session was not opened. Open it with { repairTornTail: true } to ` +
+            `move those bytes to ${file}.corrupt and continue from line ${line - 1}.`,
         )
       }
       return { session, tornTail: { line, offset, bytes: end - offset }, missingNewline: false }
@@ -86,7 +87,8 @@ export function readSessionFile(
       if (unit) {
         throw new SessionError(
           'CORRUPT',
-          `${file}:${line}: a unit of ${replayed.unit} events starts while the unit of ${unit.size} from line ${unit.line} is unfinished; the session was not opened and the file was not changed`,
+          `${file}:${line}: a unit of ${replayed.unit} events starts while the unit of ${unit.size} from line ` +
+            `${unit.line} is unfinished; the session was not opened and the file was not changed`,
         )
       }
       if (replayed.unit > 1) unit = { line, offset, size: replayed.unit, lastSeq: replayed.seq + replayed.unit - 1 }
@@ -122,8 +124,10 @@ function tornUnit(
   if (!options.allowTornTail) {
     throw new SessionError(
       'TORN_TAIL',
-      `${file}:${unit.line}: the unit of ${unit.size} events written together from this line (seq ${first}..${unit.lastSeq}) is cut short by ${cut}, most likely a crash mid-write; ` +
-        `the session was not opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) to ${file}.corrupt and continue from line ${unit.line - 1}.`,
+      `${file}:${unit.line}: the unit of ${unit.size} events written together from this line (seq ` +
+        `${first}..${unit.lastSeq}) is cut short by ${cut}, most likely a crash mid-write; the session was not ` +
+        `opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) to ${file}.corrupt ` +
+        `and continue from line ${unit.line - 1}.`,
     )
   }
   const before = readSessionFile(file, id, content.subarray(0, unit.offset), { ...options, allowTornTail: false })

@@ -73,13 +73,15 @@ export class SessionLock {
         if (typeof outcome === 'object') {
           throw new SessionError(
             'LOCKED',
-            `session ${sessionId}: pid ${outcome.pid} on ${outcome.hostname} is taking over the stale lock ${path} right now; try again`,
+            `session ${sessionId}: pid ${outcome.pid} on ${outcome.hostname} is taking over the stale lock ` +
+              `${path} right now; try again`,
           )
         }
       }
       throw new SessionError(
         'LOCKED',
-        `session ${sessionId}: the lock ${path} changed ${ACQUIRE_ATTEMPTS} times while it was being taken; another writer is opening the session`,
+        `session ${sessionId}: the lock ${path} changed ${ACQUIRE_ATTEMPTS} times while it was being taken; ` +
+          `another writer is opening the session`,
       )
     } finally {
       await rm(temp, { force: true })
@@ -147,14 +149,17 @@ async function takeOver(
     if (after?.owner?.token !== token) {
       throw new SessionError(
         'LOCKED',
-        `the lock ${path} was replaced right after this store took it over${after?.owner ? ` (now held by pid ${after.owner.pid} on ${after.owner.hostname})` : ''}; another writer does not follow the locking protocol`,
+        `the lock ${path} was replaced right after this store took it ` +
+          `over${after?.owner ? ` (now held by pid ${after.owner.pid} on ${after.owner.hostname})` : ''}; another ` +
+          `writer does not follow the locking protocol`,
       )
     }
     return 'taken'
   }
   throw new SessionError(
     'LOCKED',
-    `the stale lock ${path} has ${MAX_CLAIM_LEVEL} abandoned takeover claims (${path}.takeover-${key}.*); remove them and the lock if no writer runs`,
+    `the stale lock ${path} has ${MAX_CLAIM_LEVEL} abandoned takeover claims (${path}.takeover-${key}.*); remove ` +
+      `them and the lock if no writer runs`,
   )
 }
 
@@ -223,9 +228,11 @@ function parseOwner(content: string): LockOwner | undefined {
 }
 
 function lockedBy(sessionId: string, path: string, owner: LockOwner, reason: string): SessionError {
-  const who = `pid ${owner.pid} on ${owner.hostname}${owner.pid === process.pid && owner.hostname === currentProcess().hostname ? ' (another store in this process)' : ''}`
+  const here = owner.pid === process.pid && owner.hostname === currentProcess().hostname
+  const who = `pid ${owner.pid} on ${owner.hostname}${here ? ' (another store in this process)' : ''}`
   return new SessionError(
     'LOCKED',
-    `session ${sessionId} is already open for writing by ${who} (${reason}); lock file ${path}. Close the other store first; remove the lock file only if that writer is gone.`,
+    `session ${sessionId} is already open for writing by ${who} (${reason}); lock file ${path}. Close the other ` +
+      `store first; remove the lock file only if that writer is gone.`,
   )
 }

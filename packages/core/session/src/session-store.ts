@@ -32,7 +32,10 @@ declare module '@cordisjs/core' {
   }
 }
 
-/** The ids `SessionStore` accepts: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit (so an id is always a safe file name). */
+/**
+ * The ids `SessionStore` accepts: 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit (so an id
+ * is always a safe file name).
+ */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
 /**
@@ -176,7 +179,8 @@ function checkId(id: unknown): asserts id is string {
   if (typeof id !== 'string' || !SESSION_ID_PATTERN.test(id)) {
     throw new SessionError(
       'INVALID_ID',
-      `session id ${JSON.stringify(id)} is not allowed: use 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+      `session id ${JSON.stringify(id)} is not allowed: use 1-128 letters, digits, '.', '_' or '-', starting with ` +
+        `a letter or digit`,
     )
   }
 }
@@ -210,7 +214,8 @@ export namespace SessionStore {
           (name) => typeof (store as Record<string, unknown>)[name] !== 'function',
         )
         throw new TypeError(
-          `SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no ${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`,
+          `SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no ` +
+            `${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`,
         )
       }
       return { ...parse({ ...(config as object), store: 'memory' }), store }

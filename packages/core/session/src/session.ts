@@ -150,7 +150,8 @@ export class Session {
     }
     if (typeof (result as { then?: unknown } | null)?.then === 'function') {
       throw new TypeError(
-        `session ${this.id}: unit(build) got a promise from build; a unit must be built synchronously, so its events could not all be appended inside it`,
+        `session ${this.id}: unit(build) got a promise from build; a unit must be built synchronously, so its ` +
+          `events could not all be appended inside it`,
       )
     }
     return result

@@ -74,7 +74,8 @@ function checkIntent(state: AppendState, type: string, intent: unknown): Surface
   }
   if (typeof intent !== 'object' || intent === null || (intent as { op?: unknown }).op !== 'replace') {
     fail(
-      `${type} surface intent must be 'append' or { op: 'replace', start, end, sourceEventSeqs }, got ${safeJson(intent)}`,
+      `${type} surface intent must be 'append' or { op: 'replace', start, end, sourceEventSeqs }, got ` +
+        `${safeJson(intent)}`,
     )
   }
   const { start, end, sourceEventSeqs } = intent as { start: unknown; end: unknown; sourceEventSeqs: unknown }
@@ -85,7 +86,8 @@ function checkIntent(state: AppendState, type: string, intent: unknown): Surface
   const to = end as number
   if (from < 0 || to < from || to >= size) {
     fail(
-      `replace range ${from}..${to} is not a run of current surface positions (the surface has ${size} node${size === 1 ? '' : 's'}, positions 0..${size - 1})`,
+      `replace range ${from}..${to} is not a run of current surface positions (the surface has ${size} ` +
+        `node${size === 1 ? '' : 's'}, positions 0..${size - 1})`,
     )
   }
   if (!Array.isArray(sourceEventSeqs) || sourceEventSeqs.some((seq) => !Number.isInteger(seq))) {
@@ -102,7 +104,8 @@ function checkIntent(state: AppendState, type: string, intent: unknown): Surface
   const missing = run.filter((seq) => !kept.has(seq) && !cited.has(seq))
   if (missing.length)
     fail(
-      `replace of positions ${from}..${to} must cite every shadowed seq in sourceEventSeqs; missing ${missing.join(', ')}`,
+      `replace of positions ${from}..${to} must cite every shadowed seq in sourceEventSeqs; missing ` +
+        `${missing.join(', ')}`,
     )
   const normalized = {
     op: 'replace' as const,

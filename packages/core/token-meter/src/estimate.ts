@@ -49,7 +49,8 @@ export function createTextCounter(tokenizer?: TextTokenCounter): TextTokenCounte
     const count: unknown = tokenizer(text)
     if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) {
       throw new RangeError(
-        `TokenMeter: the tokenizer returned ${describeValue(count)} for a text of ${text.length} code units; it must return a finite number >= 0`,
+        `TokenMeter: the tokenizer returned ${describeValue(count)} for a text of ${text.length} code units; it ` +
+          `must return a finite number >= 0`,
       )
     }
     return Math.ceil(count)

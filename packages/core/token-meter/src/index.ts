@@ -1,4 +1,5 @@
-export * from './estimate.ts'
-export * from './token-measurement.ts'
-export * from './token-meter.ts'
+export type { TextTokenCounter } from './estimate.ts'
+export { estimateMessageTokens, estimateSystemTokens, estimateToolsTokens } from './estimate.ts'
+export type { TokenBaseline, TokenMeasurement } from './token-measurement.ts'
+export { TokenMeter } from './token-meter.ts'
 export { TokenMeter as default } from './token-meter.ts'

@@ -95,13 +95,15 @@ export class SessionPriceState {
     this.catchUp(session)
     if (!Number.isInteger(seq) || seq < 0 || seq >= this.prices.length) {
       throw new RangeError(
-        `TokenMeter.priceOf: seq ${String(seq)} is not in session ${session.id}, which has ${this.prices.length} events`,
+        `TokenMeter.priceOf: seq ${String(seq)} is not in session ${session.id}, which has ${this.prices.length} ` +
+          `events`,
       )
     }
     const price = this.prices[seq] as number
     if (price === NOT_A_NODE) {
       throw new RangeError(
-        `TokenMeter.priceOf: seq ${seq} of session ${session.id} is a ${session.eventAt(seq)?.type} event, not a surface node`,
+        `TokenMeter.priceOf: seq ${seq} of session ${session.id} is a ${session.eventAt(seq)?.type} event, not a ` +
+          `surface node`,
       )
     }
     return price

@@ -11,7 +11,8 @@ import {
 import type { RequestHeader, Session } from '@warmfold/session'
 import { headerEquals } from '@warmfold/session'
 import fc from 'fast-check'
-import type { NodePrice, TokenBaseline, TokenMeasurement, TokenMeter } from '../src/index.ts'
+import type { TokenBaseline, TokenMeasurement, TokenMeter } from '../src/index.ts'
+import type { NodePrice } from '../src/token-measurement.ts'
 
 // Adapted from packages/core/session/test/session-fixtures.ts: adds reasoning, images, usage
 // on assistant messages and headers that vary system prompt and tool order.

@@ -1,6 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
 import { AiSdkLlmAdapter } from './ai-sdk-llm-adapter.ts'
 import type { AiSdkAdapterConfig } from './config.ts'
 import { parseAiSdkConfig } from './config.ts'

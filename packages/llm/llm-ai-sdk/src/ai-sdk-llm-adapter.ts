@@ -1,6 +1,7 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError, modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
+import { modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { AiSdkCallOptions } from './build-call-options.ts'
 import { buildCallOptions, effortReserve } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'

@@ -5,7 +5,8 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider'
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, checkOutputReserve, LlmError, promptCacheKeyFor } from '@warmfold/llm'
+import { canonicalJson, LlmError, promptCacheKeyFor } from '@warmfold/llm'
+import { checkOutputReserve } from '@warmfold/llm/adapter'
 import type { AiSdkCacheKind, AiSdkModelConfig } from './config.ts'
 import { cacheKindOf, EFFORT_OFF } from './config.ts'
 import { convertPrompt } from './convert-prompt.ts'
@@ -43,11 +44,8 @@ export function buildCallOptions(options: GenerateOptions, model: AiSdkModelConf
   let providerOptions = mergeOptions(model.providerOptions, effortOptions(options, model))
   const maxTokens = options.maxTokens ?? model.defaultMaxTokens
   const reserve = thinkingReserve(model, providerOptions)
-  checkOutputReserve(
-    { ...options, maxTokens },
-    reserve,
-    `providerOptions.anthropic.thinking.budgetTokens${options.reasoningEffort === undefined ? '' : ` of effort "${options.reasoningEffort}"`}`,
-  )
+  const effort = options.reasoningEffort === undefined ? '' : ` of effort "${options.reasoningEffort}"`
+  checkOutputReserve({ ...options, maxTokens }, reserve, `providerOptions.anthropic.thinking.budgetTokens${effort}`)
   const maxOutputTokens = maxTokens === undefined ? undefined : maxTokens - reserve
   const cacheKey =
     kind === 'openai' || kind === 'openai-compatible'
@@ -126,7 +124,10 @@ export function thinkingReserve(
   return typeof thinking.budgetTokens === 'number' ? thinking.budgetTokens : ANTHROPIC_DEFAULT_THINKING_BUDGET
 }
 
-/** The output tokens `effort` reserves for thinking on `model` (see {@link thinkingReserve}); 0 for an effort without `effortOptions`. */
+/**
+ * The output tokens `effort` reserves for thinking on `model` (see {@link thinkingReserve});
+ * 0 for an effort without `effortOptions`.
+ */
 export function effortReserve(model: AiSdkModelConfig, effort: string): number {
   const own =
     effort === EFFORT_OFF || !model.effortOptions || !Object.hasOwn(model.effortOptions, effort)
@@ -142,7 +143,8 @@ function effortOptions(options: GenerateOptions, model: AiSdkModelConfig): Share
     const known = [EFFORT_OFF, ...Object.keys(model.effortOptions ?? {})].join(', ')
     throw new LlmError(
       'UNSUPPORTED_REASONING_EFFORT',
-      `reasoningEffort "${effort}" has no effortOptions for ${options.provider}/${options.model}; known efforts: ${known}`,
+      `reasoningEffort "${effort}" has no effortOptions for ${options.provider}/${options.model}; known efforts: ` +
+        `${known}`,
       {
         provider: options.provider,
         retryable: false,

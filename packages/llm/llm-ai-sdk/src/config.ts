@@ -31,7 +31,10 @@ export interface AiSdkModelConfig {
   readonly efforts?: readonly string[]
   /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
   readonly defaultEffort?: string
-  /** `providerOptions` merged into the call for each effort, e.g. `{ high: { openai: { reasoningEffort: 'high' } } }`. */
+  /**
+   * `providerOptions` merged into the call for each effort, e.g. `{ high: {
+   * openai: { reasoningEffort: 'high' } } }`.
+   */
   readonly effortOptions?: { readonly [effort: string]: SharedV3ProviderOptions }
   /** `providerOptions` sent with every call of this model (merged under the effort's). */
   readonly providerOptions?: SharedV3ProviderOptions
@@ -199,7 +202,8 @@ function parseModel(id: string, entry: unknown): AiSdkModelConfig {
 export function checkSpecificationVersion(model: { readonly specificationVersion?: unknown }, where: string): void {
   if (model.specificationVersion !== SPECIFICATION_VERSION) {
     fail(
-      `${where} implements provider specification ${describe(model.specificationVersion)}; this adapter supports only "${SPECIFICATION_VERSION}" (AI SDK 6, @ai-sdk/provider 3.x)`,
+      `${where} implements provider specification ${describe(model.specificationVersion)}; this adapter supports ` +
+        `only "${SPECIFICATION_VERSION}" (AI SDK 6, @ai-sdk/provider 3.x)`,
     )
   }
 }

@@ -147,7 +147,8 @@ function toolResultPart(
   if (toolName === undefined) {
     throw invalid(
       provider,
-      `messages[${position}] answers tool call "${result.toolCallId}", which no earlier assistant message made; the AI SDK needs the tool's name`,
+      `messages[${position}] answers tool call "${result.toolCallId}", which no earlier assistant message made; ` +
+        `the AI SDK needs the tool's name`,
     )
   }
   return { type: 'tool-result', toolCallId: result.toolCallId, toolName, output: toolOutput(result) }

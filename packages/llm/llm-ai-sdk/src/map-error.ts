@@ -1,6 +1,7 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, parseRetryAfter } from '@warmfold/llm/adapter'
 import type { Redactor } from './redactor.ts'
 
 /** What an error message may name about the failed call. */
@@ -38,14 +39,16 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  *
  * | failure | code |
  * |---|---|
- * | `APICallError` 4xx (not 401/403/429) whose message matches {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
+ * | `APICallError` 4xx (not 401/403/429) whose message matches {@link CONTEXT_WINDOW_PATTERNS} |
+ * `CONTEXT_WINDOW_EXCEEDED` |
  * | `APICallError` 401, 403 | `AUTH` |
  * | `APICallError` 408 | `TIMEOUT` (retryable) |
  * | `APICallError` 429 | `RATE_LIMITED` (retryable, `retry-after` honoured) |
  * | `APICallError` 5xx (529 included) | `SERVER` (retryable) |
  * | other `APICallError` 4xx | `INVALID_REQUEST` |
  * | `APICallError` without status (the connection failed) | `NETWORK` |
- * | the connection lost after the headers (a reset, the server closing the socket mid-stream: `APICallError` 200 "Failed to process successful response" over `terminated` / `UND_ERR_SOCKET`) | `NETWORK` (retryable) |
+ * | the connection lost after the headers (a reset, the server closing the socket mid-stream: `APICallError` 200
+ * "Failed to process successful response" over `terminated` / `UND_ERR_SOCKET`) | `NETWORK` (retryable) |
  * | an `error` stream part (an error event mid-stream) | by its `type` as Anthropic and OpenAI name them |
  * | abort | `ABORTED` |
  *
@@ -128,7 +131,10 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
   })
 }
 
-/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
+/**
+ * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT,
+ * RATE_LIMITED, SERVER), else by the message.
+ */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
   const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus
@@ -161,7 +167,8 @@ function isStreamErrorObject(error: unknown): error is StreamErrorObject {
 function fromStreamError(error: StreamErrorObject, route: string, context: ErrorContext): LlmError {
   const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
   const message = context.redactor.text(typeof error.message === 'string' ? error.message : JSON.stringify(error))
-  // OpenRouter reports a failure after the stream began as `{ code: 429, message }`, vLLM as `code: 400`: an HTTP status, read like one.
+  // OpenRouter reports a failure after the stream began as `{ code: 429, message }`, vLLM as `code:
+  // 400`: an HTTP status, read like one.
   const status =
     typeof error.code === 'number' || (typeof error.code === 'string' && /^\d{3}$/.test(error.code))
       ? Number(error.code)
@@ -172,7 +179,8 @@ function fromStreamError(error: StreamErrorObject, route: string, context: Error
       : codeForType(type, message)
   return new LlmError(
     code,
-    `${route} sent an error event mid-stream (${type ?? (status === undefined ? 'no error type' : `code ${status}`)}): ${message || '(no message)'}`,
+    `${route} sent an error event mid-stream ` +
+      `(${type ?? (status === undefined ? 'no error type' : `code ${status}`)}): ${message || '(no message)'}`,
     { provider: context.provider },
   )
 }

@@ -159,7 +159,8 @@ export async function* mapStream(
 function incomplete(context: ErrorContext, received: number, why: string): LlmError {
   return new LlmError(
     'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} parts with ${why}; the reply is incomplete`,
+    `the stream from ${context.provider}/${context.model} ended after ${received} parts with ${why}; the reply is ` +
+      `incomplete`,
     {
       provider: context.provider,
       retryable: true,

@@ -1,5 +1,5 @@
-import type { SecretRedactor } from '@warmfold/llm'
-import { secretRedactor } from '@warmfold/llm'
+import type { SecretRedactor } from '@warmfold/llm/adapter'
+import { secretRedactor } from '@warmfold/llm/adapter'
 
 /** A {@link SecretRedactor} for several secrets at once. */
 export type Redactor = SecretRedactor

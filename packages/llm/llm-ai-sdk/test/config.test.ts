@@ -2,7 +2,9 @@ import { LlmRuntime } from '@warmfold/llm'
 import type { RecordingServer } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { describe, expect, it } from 'vitest'
-import { AiSdkAdapter, AiSdkLlmAdapter, cacheKindOf, parseAiSdkConfig, promptCacheKey } from '../src/index.ts'
+import { AiSdkAdapter, AiSdkLlmAdapter, parseAiSdkConfig } from '../src/index.ts'
+import { cacheKindOf } from '../src/config.ts'
+import { promptCacheKey } from '../src/build-call-options.ts'
 import { modelFor } from './fixture.ts'
 
 // Nothing here sends a request: the models only need an address.

@@ -1,6 +1,6 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import { afterEach, describe, expect, it } from 'vitest'
-import { streamProgress } from '../src/index.ts'
+import { streamProgress } from '../src/map-stream.ts'
 import type { Harness } from './fixture.ts'
 import { mount, WIRE_MODEL } from './fixture.ts'
 import { chatChunk } from './sse.ts'

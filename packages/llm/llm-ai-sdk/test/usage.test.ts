@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { mapUsage } from '../src/index.ts'
+import { mapUsage } from '../src/map-usage.ts'
 import type { Harness } from './fixture.ts'
 import { mount, WIRE_MODEL } from './fixture.ts'
 import { anthropicStream, chatStream, openaiUsage } from './sse.ts'

@@ -1,15 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import {
-  checkOutputReserve,
-  deepFreeze,
-  LlmAdapter,
-  modelEntry,
-  normalizeApiKey,
-  reasoningInfo,
-  resilientStream,
-} from '@warmfold/llm'
+import { deepFreeze, LlmAdapter } from '@warmfold/llm'
+import { checkOutputReserve, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
 import { CACHE_PRICES, CACHE_TTL_MS, THINKING_OFF } from './config.ts'
 import type { ErrorContext } from './map-error.ts'

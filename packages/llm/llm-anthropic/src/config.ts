@@ -1,12 +1,6 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
-import {
-  checkModelKeys,
-  deepFreeze,
-  isHttpUrl,
-  normalizeApiKey,
-  resolveAdapterApiKey,
-  strictConfig,
-} from '@warmfold/llm'
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -27,7 +21,10 @@ export interface AnthropicModelConfig {
    * `cacheTtl`. Every breakpoint of one request carries the same TTL.
    */
   readonly cacheTtl?: AnthropicCacheTtl
-  /** How long the provider keeps this model's cached prefix unused, in ms; default from the model's `cacheTtl` (5 min or 1 h). */
+  /**
+   * How long the provider keeps this model's cached prefix unused, in ms; default
+   * from the model's `cacheTtl` (5 min or 1 h).
+   */
   readonly cacheTtlMs?: number
 }
 
@@ -58,7 +55,10 @@ export interface AnthropicAdapterConfig {
   readonly baseURL?: string
   /** The API key itself, trimmed of surrounding whitespace. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
   readonly apiKey?: string
-  /** Name of the environment variable holding the key (read and trimmed at load); `'ANTHROPIC_API_KEY'` when neither is set. */
+  /**
+   * Name of the environment variable holding the key (read and trimmed at load);
+   * `'ANTHROPIC_API_KEY'` when neither is set.
+   */
   readonly apiKeyEnv?: string
   /** Known models by id. */
   readonly models: { readonly [model: string]: AnthropicModelConfig }
@@ -173,7 +173,8 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
       for (const effort of model.efforts ?? []) {
         if (effort !== THINKING_OFF && !budgets.includes(effort)) {
           fail(
-            `models["${id}"].efforts: "${effort}" has no entry in thinkingBudgets (known: ${[THINKING_OFF, ...budgets].join(', ')})`,
+            `models["${id}"].efforts: "${effort}" has no entry in thinkingBudgets (known: ` +
+              `${[THINKING_OFF, ...budgets].join(', ')})`,
           )
         }
       }

@@ -1,6 +1,7 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -124,7 +125,10 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
   )
 }
 
-/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the message. */
+/**
+ * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT,
+ * RATE_LIMITED, SERVER), else by the message.
+ */
 export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
   const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus

@@ -1,6 +1,7 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { secretRedactor } from '@warmfold/llm/adapter'
 import type { AnthropicUsage } from './map-usage.ts'
 import { mapUsage, mergeUsage } from './map-usage.ts'
 
@@ -133,7 +134,8 @@ export async function* mapStream(
   }
   throw new LlmError(
     'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; the reply is incomplete`,
+    `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; ` +
+      `the reply is incomplete`,
     {
       provider: context.provider,
       retryable: true,

@@ -3,7 +3,8 @@ import { APIConnectionError } from '@anthropic-ai/sdk'
 import { LlmRuntime } from '@warmfold/llm'
 import { createTestContext } from '@warmfold/test-utils'
 import { describe, expect, it } from 'vitest'
-import { AnthropicAdapter, mapError } from '../src/index.ts'
+import { AnthropicAdapter } from '../src/index.ts'
+import { mapError } from '../src/map-error.ts'
 
 // The key through the agent loop and the engine (requests, errors, logs, session events and files) is
 // checked in packages/testing/integration/test/adapters/anthropic/api-key.test.ts.

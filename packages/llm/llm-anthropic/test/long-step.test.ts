@@ -8,7 +8,7 @@ import {
   toolCallBlock,
 } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from '../src/index.ts'
+import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from '../src/place-breakpoints.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { breakpointCount, mountAdapter } from './adapter-fixture.ts'
 import type { SimulatedUsage } from './prompt-cache-simulator.ts'

@@ -11,7 +11,8 @@ import {
   toolCallBlock,
 } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_THINKING_BUDGETS, parseToolInput, serializeRequest } from '../src/index.ts'
+import { DEFAULT_THINKING_BUDGETS } from '../src/config.ts'
+import { parseToolInput, serializeRequest } from '../src/serialize-request.ts'
 
 const settings = { provider: 'anthropic', defaultMaxTokens: 1024, thinkingBudgets: DEFAULT_THINKING_BUDGETS }
 const origin = { provider: 'anthropic', model: 'claude-test' }

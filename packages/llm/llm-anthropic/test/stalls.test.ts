@@ -1,7 +1,7 @@
 import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { StreamChunk } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { streamProgress } from '../src/index.ts'
+import { streamProgress } from '../src/stream-progress.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { mountAdapter } from './adapter-fixture.ts'
 import type { SseEvent } from './anthropic-test-server.ts'

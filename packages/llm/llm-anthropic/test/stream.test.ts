@@ -1,6 +1,6 @@
 import { createUserMessage } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { finishReason } from '../src/index.ts'
+import { finishReason } from '../src/map-stream.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { MODEL, mountAdapter, TEST_KEY } from './adapter-fixture.ts'
 import type { Responder } from './anthropic-test-server.ts'

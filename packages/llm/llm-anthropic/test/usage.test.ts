@@ -1,6 +1,6 @@
 import { promptTokensOf } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { mapUsage, mergeUsage } from '../src/index.ts'
+import { mapUsage, mergeUsage } from '../src/map-usage.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { mountAdapter } from './adapter-fixture.ts'
 import { streamReply } from './sse-script.ts'

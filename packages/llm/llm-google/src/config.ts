@@ -1,12 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
-import {
-  checkModelKeys,
-  deepFreeze,
-  isHttpUrl,
-  normalizeApiKey,
-  resolveAdapterApiKey,
-  strictConfig,
-} from '@warmfold/llm'
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { ThinkingLevelName } from './default-thinking.ts'
 import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
@@ -15,7 +9,10 @@ import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
 export interface GoogleModelConfig {
   /** Maximum prompt + output tokens the model accepts. */
   readonly contextWindow: number
-  /** `maxOutputTokens` of a request that sets no `maxTokens`; omitted, none is sent and the model's own limit applies. */
+  /**
+   * `maxOutputTokens` of a request that sets no `maxTokens`; omitted, none
+   * is sent and the model's own limit applies.
+   */
   readonly defaultMaxTokens?: number
   /**
    * Gemini 2.5 style: `thinkingBudget` per effort (`0` turns thinking off where the model allows it, `-1` is
@@ -29,7 +26,10 @@ export interface GoogleModelConfig {
   readonly efforts?: readonly string[]
   /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
   readonly defaultEffort?: string
-  /** How long the provider keeps this model's cached prefix unused, in ms; Google documents none for implicit caching. */
+  /**
+   * How long the provider keeps this model's cached prefix unused, in ms;
+   * Google documents none for implicit caching.
+   */
   readonly cacheTtlMs?: number
 }
 
@@ -161,7 +161,8 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   for (const effort of efforts ?? []) {
     if (!table || !Object.hasOwn(table, effort)) {
       fail(
-        `models["${id}"].efforts: "${effort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'} (known: ${table ? Object.keys(table).join(', ') : 'none'})`,
+        `models["${id}"].efforts: "${effort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'} ` +
+          `(known: ${table ? Object.keys(table).join(', ') : 'none'})`,
       )
     }
   }
@@ -173,7 +174,8 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   }
   if (model.defaultEffort !== undefined && table && !Object.hasOwn(table, model.defaultEffort)) {
     fail(
-      `models["${id}"].defaultEffort "${model.defaultEffort}" has no entry in ${levels ? 'thinkingLevels' : 'thinkingBudgets'}`,
+      `models["${id}"].defaultEffort "${model.defaultEffort}" has no entry in ` +
+        `${levels ? 'thinkingLevels' : 'thinkingBudgets'}`,
     )
   }
   if (model.defaultEffort !== undefined && efforts?.length && !efforts.includes(model.defaultEffort)) {

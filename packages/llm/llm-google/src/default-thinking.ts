@@ -40,7 +40,10 @@ export const DEFAULT_THINKING: ReadonlyArray<{ readonly prefix: string; readonly
     },
   ])
 
-/** The thinking table of model `id`'s family ({@link DEFAULT_THINKING}, first prefix wins), or `undefined` for an unknown family. */
+/**
+ * The thinking table of model `id`'s family ({@link DEFAULT_THINKING}, first prefix
+ * wins), or `undefined` for an unknown family.
+ */
 export function defaultThinking(id: string): ThinkingTable | undefined {
   return DEFAULT_THINKING.find(({ prefix }) => id.startsWith(prefix))?.thinking
 }

@@ -1,6 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
 import type { GoogleAdapterConfig } from './config.ts'
 import { parseGoogleConfig, resolveApiKey } from './config.ts'
 import { GoogleLlmAdapter } from './google-llm-adapter.ts'

@@ -1,6 +1,7 @@
 import { ApiError } from '@google/genai'
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, describeConnectionFailure, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, describeConnectionFailure, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
 export interface ErrorContext {
@@ -40,7 +41,10 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
   /context[_ ]length[_ ]exceeded/i,
 ]
 
-/** `google.rpc.Status.status` strings and the code each maps to (https://ai.google.dev/gemini-api/docs/troubleshooting). */
+/**
+ * `google.rpc.Status.status` strings and the code each maps to
+ * (https://ai.google.dev/gemini-api/docs/troubleshooting).
+ */
 export const STATUS_CODES: { readonly [status: string]: LlmErrorCode } = {
   RESOURCE_EXHAUSTED: 'RATE_LIMITED',
   UNAUTHENTICATED: 'AUTH',
@@ -118,7 +122,10 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   })
 }
 
-/** The `error` object inside an `ApiError`'s message (the SDK puts the raw body there, after `got status: X. ` mid-stream). */
+/**
+ * The `error` object inside an `ApiError`'s message (the SDK puts the raw body there, after `got
+ * status: X. ` mid-stream).
+ */
 export function errorBodyOf(message: string): GeminiErrorBody | undefined {
   const starts = [message.indexOf('{'), message.indexOf('[')].filter((index) => index >= 0)
   if (starts.length === 0) return undefined
@@ -133,7 +140,10 @@ export function errorBodyOf(message: string): GeminiErrorBody | undefined {
   }
 }
 
-/** Seconds of `RetryInfo.retryDelay` (a protobuf Duration string such as `"33s"` or `"1.5s"`), if the details carry one. */
+/**
+ * Seconds of `RetryInfo.retryDelay` (a protobuf Duration string such as `"33s"` or `"1.5s"`),
+ * if the details carry one.
+ */
 export function retryDelaySeconds(body: GeminiErrorBody | undefined): number | undefined {
   for (const detail of body?.details ?? []) {
     if (!detail['@type']?.endsWith('google.rpc.RetryInfo')) continue

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { secretRedactor } from '@warmfold/llm/adapter'
 import type { GeminiUsage } from './map-usage.ts'
 import { mapUsage } from './map-usage.ts'
 import { SYNTHETIC_CALL_ID_PREFIX } from './serialize-request.ts'
@@ -51,7 +52,10 @@ export const FINISH_REASONS: { readonly [reason: string]: FinishReason } = {
   OTHER: 'error',
 }
 
-/** The finish reason of a Gemini `finishReason` (`stop` when unknown); `tool-calls` when the turn called a function and stopped. */
+/**
+ * The finish reason of a Gemini `finishReason` (`stop` when unknown); `tool-calls`
+ * when the turn called a function and stopped.
+ */
 export function finishReason(reason: string | undefined, calledTools: boolean): FinishReason {
   const mapped = reason !== undefined && Object.hasOwn(FINISH_REASONS, reason) ? FINISH_REASONS[reason]! : 'stop'
   return mapped === 'stop' && calledTools ? 'tool-calls' : mapped
@@ -142,7 +146,8 @@ export async function* mapStream(
   if (reason === undefined && blocked === undefined) {
     throw new LlmError(
       'STREAM_INCOMPLETE',
-      `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a finishReason; the reply is incomplete`,
+      `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a ` +
+        `finishReason; the reply is incomplete`,
       {
         provider: context.provider,
         retryable: true,

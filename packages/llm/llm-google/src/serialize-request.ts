@@ -30,7 +30,10 @@ export interface GeminiContent {
   role: 'user' | 'model'
 }
 
-/** One function declaration; `parametersJsonSchema` takes JSON Schema as is (`parameters` takes Google's Schema subset). */
+/**
+ * One function declaration; `parametersJsonSchema` takes JSON Schema as is
+ * (`parameters` takes Google's Schema subset).
+ */
 export interface GeminiFunctionDeclaration {
   name: string
   description: string
@@ -226,7 +229,8 @@ function resultParts(
   if (name === undefined) {
     throw invalid(
       provider,
-      `messages[${position}] answers tool call "${block.toolCallId}", which no earlier assistant message made; Gemini matches a function response to its call by name`,
+      `messages[${position}] answers tool call "${block.toolCallId}", which no earlier assistant message made; ` +
+        `Gemini matches a function response to its call by name`,
     )
   }
   const text = block.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')

@@ -52,7 +52,8 @@ export function thinkingConfigFor(
     const known = table ? Object.keys(table.table).join(', ') : '(none: the model has no thinking table)'
     throw new LlmError(
       'UNSUPPORTED_REASONING_EFFORT',
-      `reasoningEffort "${effort}" has no thinking setting for ${where.provider}/${where.model}; known efforts: ${known}`,
+      `reasoningEffort "${effort}" has no thinking setting for ${where.provider}/${where.model}; known efforts: ` +
+        `${known}`,
       {
         provider: where.provider,
         retryable: false,

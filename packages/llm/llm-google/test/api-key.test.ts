@@ -1,7 +1,9 @@
 import { inspect } from 'node:util'
-import { LlmError, REDACTED } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { REDACTED } from '@warmfold/llm/adapter'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { GoogleAdapter, GoogleLlmAdapter, parseGoogleConfig, resolveApiKey } from '../src/index.ts'
+import { GoogleAdapter, GoogleLlmAdapter, parseGoogleConfig } from '../src/index.ts'
+import { resolveApiKey } from '../src/config.ts'
 import { disposeAll, MODELS, mountAdapter, TEST_KEY } from './fixture.ts'
 import { geminiError, geminiReply } from './gemini-stream.ts'
 

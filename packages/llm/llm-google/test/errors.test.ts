@@ -1,6 +1,6 @@
 import { LlmError } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { errorBodyOf, retryDelaySeconds } from '../src/index.ts'
+import { errorBodyOf, retryDelaySeconds } from '../src/map-error.ts'
 import { disposeAll, MODEL, MODEL_3, mountAdapter, request } from './fixture.ts'
 import { geminiChunks, geminiError, geminiReply } from './gemini-stream.ts'
 

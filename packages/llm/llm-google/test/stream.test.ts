@@ -1,6 +1,7 @@
 import { createAssistantMessage, createToolResultMessage, createUserMessage } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { finishReason, SYNTHETIC_CALL_ID_PREFIX } from '../src/index.ts'
+import { finishReason } from '../src/map-stream.ts'
+import { SYNTHETIC_CALL_ID_PREFIX } from '../src/serialize-request.ts'
 import { disposeAll, MODEL, MODEL_3, mountAdapter, request, TEST_KEY } from './fixture.ts'
 import { geminiReply } from './gemini-stream.ts'
 

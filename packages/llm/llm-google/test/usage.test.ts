@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mapUsage } from '../src/index.ts'
+import { mapUsage } from '../src/map-usage.ts'
 
 describe('usage mapping', () => {
   it('splits the prompt into cached and uncached, and adds thoughts to the output', () => {

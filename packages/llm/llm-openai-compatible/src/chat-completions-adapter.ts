@@ -1,5 +1,7 @@
-import type { GenerateOptions, ModelInfo, SecretRedactor, StreamChunk } from '@warmfold/llm'
-import { LlmAdapter, LlmError, normalizeApiKey, reasoningInfo, secretRedactor } from '@warmfold/llm'
+import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
+import type { SecretRedactor } from '@warmfold/llm/adapter'
+import { LlmAdapter, LlmError } from '@warmfold/llm'
+import { normalizeApiKey, reasoningInfo, secretRedactor } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
 import { defaultPromptCacheKey, DIALECT_CACHE_TTL_MS, EXTENDED_RETENTION_TTL_MS } from './config.ts'
@@ -17,7 +19,10 @@ export interface ChatCompletionsAdapterOptions extends Omit<OpenAICompatibleConf
   readonly apiKey?: string
   /** Receives the SDK's warnings and errors (already redacted). */
   readonly onWarning?: (message: string) => void
-  /** Sends every HTTP request; default the global `fetch`. A caller that must see raw responses (a cache probe) passes its own. */
+  /**
+   * Sends every HTTP request; default the global `fetch`. A caller that must see raw
+   * responses (a cache probe) passes its own.
+   */
   readonly fetch?: typeof fetch
 }
 
@@ -90,7 +95,8 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     if (!config) {
       throw new LlmError(
         'UNKNOWN_MODEL',
-        `model "${model}" is not configured for provider "${provider}"; known models: ${Object.keys(this.options.models).join(', ')}`,
+        `model "${model}" is not configured for provider "${provider}"; known models: ` +
+          `${Object.keys(this.options.models).join(', ')}`,
         {
           provider,
           retryable: false,
@@ -214,7 +220,8 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     if (state.expired === 'deadline') {
       return new LlmError(
         'TIMEOUT',
-        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within deadlineMs (${this.options.deadlineMs} ms)`,
+        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within ` +
+          `deadlineMs (${this.options.deadlineMs} ms)`,
         {
           provider: options.provider,
           retryable: false,
@@ -224,7 +231,9 @@ export class ChatCompletionsAdapter extends LlmAdapter {
     if (state.expired === 'idle') {
       return new LlmError(
         'TIMEOUT',
-        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs (${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish reason`,
+        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs ` +
+          `(${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish ` +
+          `reason`,
         { provider: options.provider },
       )
     }

@@ -1,5 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, normalizeApiKey, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import { normalizeApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
 import { PROMPT_CACHE_RETENTIONS } from './cache-controls.ts'
@@ -38,7 +39,10 @@ export interface ModelConfig {
   readonly cacheBreakpoints?: boolean
 }
 
-/** The TTL `promptCacheRetention: '24h'` implies: OpenAI keeps extended-retention prefixes "up to a maximum of 24 hours". */
+/**
+ * The TTL `promptCacheRetention: '24h'` implies: OpenAI keeps
+ * extended-retention prefixes "up to a maximum of 24 hours".
+ */
 export const EXTENDED_RETENTION_TTL_MS = 24 * 3_600_000
 
 /**
@@ -237,7 +241,8 @@ export function resolveApiKey(
   const value = env[config.apiKeyEnv]
   if (value === undefined || value === '') {
     throw new Error(
-      `${OWNER} (provider "${config.provider}"): apiKeyEnv names the environment variable ${config.apiKeyEnv}, which is not set or empty`,
+      `${OWNER} (provider "${config.provider}"): apiKeyEnv names the environment variable ${config.apiKeyEnv}, ` +
+        `which is not set or empty`,
     )
   }
   return normalizeApiKey(
@@ -256,7 +261,8 @@ function checkModel(id: string, model: ModelConfig): ModelConfig {
   if (new Set(efforts).size !== efforts.length) fail(`${where}.efforts must not repeat an effort`)
   if (model.defaultEffort !== undefined && !efforts.includes(model.defaultEffort)) {
     fail(
-      `${where}.defaultEffort ${JSON.stringify(model.defaultEffort)} must be one of efforts (${efforts.length ? efforts.join(', ') : 'none configured'})`,
+      `${where}.defaultEffort ${JSON.stringify(model.defaultEffort)} must be one of efforts ` +
+        `(${efforts.length ? efforts.join(', ') : 'none configured'})`,
     )
   }
   if (model.defaultMaxTokens !== undefined && model.defaultMaxTokens > model.contextWindow) {

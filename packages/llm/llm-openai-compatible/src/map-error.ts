@@ -1,5 +1,6 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What error mapping needs to know about the call. */
@@ -239,7 +240,9 @@ function upstreamMessage(metadata: unknown): { provider?: string; server: Server
   return { ...(typeof provider === 'string' ? { provider } : {}), server: serverMessage(raw) }
 }
 
-/** Replaces every occurrence of `secret` in `text` (no-op without a secret); see `secretRedactor` in `@warmfold/llm`. */
+/**
+ * Replaces every occurrence of `secret` in `text` (no-op without a secret); see `secretRedactor` in `@warmfold/llm`.
+ */
 export function redactor(secret: string | undefined): (text: string) => string {
   return secretRedactor(secret).text
 }

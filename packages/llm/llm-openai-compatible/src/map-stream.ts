@@ -1,5 +1,7 @@
-import type { FinishReason, SecretRedactor, StreamChunk } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import type { FinishReason, StreamChunk } from '@warmfold/llm'
+import type { SecretRedactor } from '@warmfold/llm/adapter'
+import { LlmError } from '@warmfold/llm'
+import { secretRedactor } from '@warmfold/llm/adapter'
 import type { Dialect } from './config.ts'
 import type { ChatUsage, LlamaTimings } from './map-usage.ts'
 import { mapUsage } from './map-usage.ts'
@@ -128,7 +130,8 @@ export class StreamMapper {
     if (this.finishReason === undefined) {
       throw new LlmError(
         'STREAM_INCOMPLETE',
-        `${this.provider}: the response stream ended after ${this.chunkCount} chunk(s) without a finish_reason; the reply is incomplete and was not used`,
+        `${this.provider}: the response stream ended after ${this.chunkCount} chunk(s) without a finish_reason; ` +
+          `the reply is incomplete and was not used`,
         { provider: this.provider },
       )
     }
@@ -190,7 +193,8 @@ export class StreamMapper {
     if (reason === 'insufficient_system_resource') {
       throw new LlmError(
         'SERVER',
-        `${this.provider}: the server interrupted generation (finish_reason "insufficient_system_resource"); the reply is incomplete`,
+        `${this.provider}: the server interrupted generation (finish_reason "insufficient_system_resource"); the ` +
+          `reply is incomplete`,
         {
           provider: this.provider,
           retryable: true,

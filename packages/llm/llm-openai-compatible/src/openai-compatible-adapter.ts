@@ -1,6 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import type { Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
 import { ChatCompletionsAdapter } from './chat-completions-adapter.ts'
 import type { OpenAICompatibleConfig, OpenAICompatibleConfigParser } from './config.ts'
 import { parseOpenAICompatibleConfig, resolveApiKey } from './config.ts'
@@ -39,7 +40,10 @@ export class OpenAICompatibleAdapter {
 }
 
 export namespace OpenAICompatibleAdapter {
-  /** The resolved config (see {@link OpenAICompatibleConfig}); hosts pass `OpenAICompatibleOptions`. Unknown keys are rejected. */
+  /**
+   * The resolved config (see {@link OpenAICompatibleConfig}); hosts pass `OpenAICompatibleOptions`.
+   * Unknown keys are rejected.
+   */
   export type Config = OpenAICompatibleConfig
   export const Config: OpenAICompatibleConfigParser = parseOpenAICompatibleConfig
 }

@@ -1,5 +1,5 @@
 import type { LlmError, LlmErrorCode } from '@warmfold/llm'
-import { nextRetry } from '@warmfold/llm'
+import { nextRetry } from '@warmfold/llm/adapter'
 
 /** How failed requests are retried. */
 export interface RetryPolicy {

@@ -12,7 +12,7 @@ import {
 } from '@warmfold/llm'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { serializeRequest } from '../src/index.ts'
+import { serializeRequest } from '../src/serialize-request.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, finish, MODEL, mountAdapter, request } from './fixture.ts'
 import { openaiStream, openaiUsage } from './provider-streams.ts'

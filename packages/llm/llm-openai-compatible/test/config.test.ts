@@ -3,11 +3,8 @@ import { LlmRuntime } from '@warmfold/llm'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import OpenAICompatibleAdapterDefault, {
-  OpenAICompatibleAdapter,
-  parseOpenAICompatibleConfig,
-  resolveApiKey,
-} from '../src/index.ts'
+import OpenAICompatibleAdapterDefault, { OpenAICompatibleAdapter, parseOpenAICompatibleConfig } from '../src/index.ts'
+import { resolveApiKey } from '../src/config.ts'
 import type { AdapterHarness } from './fixture.ts'
 import { collect, expectLlmError, finish, KEY_ENV, MODEL, mountAdapter, request, SECRET_KEY } from './fixture.ts'
 import { openaiStream, openaiUsage } from './provider-streams.ts'

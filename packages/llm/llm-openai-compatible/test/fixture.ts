@@ -3,7 +3,7 @@ import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
 import type { Responder, TestContext } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
 import { expect } from 'vitest'
-import type { OpenAICompatibleOptions } from '../src/index.ts'
+import type { OpenAICompatibleOptions } from '../src/config.ts'
 import { OpenAICompatibleAdapter } from '../src/index.ts'
 
 /** A recognisable API key: every test that sets it searches its output for it. */

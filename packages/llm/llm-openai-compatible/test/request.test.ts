@@ -11,7 +11,7 @@ import {
 } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Dialect } from '../src/index.ts'
-import { KEYLESS_PLACEHOLDER } from '../src/index.ts'
+import { KEYLESS_PLACEHOLDER } from '../src/chat-completions-adapter.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, finish, MODEL, mountAdapter, request, SECRET_KEY } from './fixture.ts'
 import { openaiStream, openaiUsage } from './provider-streams.ts'

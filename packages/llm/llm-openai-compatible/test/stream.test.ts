@@ -1,6 +1,6 @@
 import type { StreamChunk } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { StreamMapper } from '../src/index.ts'
+import { StreamMapper } from '../src/map-stream.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
 import { collect, expectLlmError, MODEL, mountAdapter, request } from './fixture.ts'
 import { chunk, contentChunks, openaiStream, openaiUsage, vllmStream } from './provider-streams.ts'

@@ -1,7 +1,7 @@
 import type { TokenUsage } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Dialect } from '../src/index.ts'
-import { mapUsage } from '../src/index.ts'
+import { mapUsage } from '../src/map-usage.ts'
 import type { AdapterHarness } from './fixture.ts'
 import { finish, MODEL, mountAdapter, request } from './fixture.ts'
 import type { ScriptedTurn } from './provider-streams.ts'

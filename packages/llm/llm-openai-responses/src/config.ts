@@ -1,12 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
-import {
-  checkModelKeys,
-  deepFreeze,
-  isHttpUrl,
-  normalizeApiKey,
-  resolveAdapterApiKey,
-  strictConfig,
-} from '@warmfold/llm'
+import { deepFreeze, strictConfig } from '@warmfold/llm'
+import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */
@@ -33,7 +27,10 @@ export interface ResponsesModelConfig {
   readonly efforts?: readonly string[]
   /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
   readonly defaultEffort?: string
-  /** `prompt_cache_retention` sent with every request to this model; absent, none is sent (the organization's default). */
+  /**
+   * `prompt_cache_retention` sent with every request to this model; absent,
+   * none is sent (the organization's default).
+   */
   readonly cacheRetention?: PromptCacheRetention
   /** How long this model's cached prefix lives unused, in ms; default from `cacheRetention` (unknown without one). */
   readonly cacheTtlMs?: number
@@ -57,8 +54,8 @@ export interface OpenAIResponsesConfig {
   /** `reasoning.summary` of requests that set a `reasoningEffort`; default `auto`. */
   readonly reasoningSummary: ReasoningSummary
   /**
-   * `prompt_cache_key`: `session` (default) sends `promptCacheKeyFor(sessionId)` (`@warmfold/llm`: `warmfold-` and a hash of the session id) on
-   * every request that names a session; `off` sends none.
+   * `prompt_cache_key`: `session` (default) sends `promptCacheKeyFor(sessionId)` (`@warmfold/llm`: `warmfold-` and a
+   * hash of the session id) on every request that names a session; `off` sends none.
    */
   readonly promptCacheKey: 'session' | 'off'
   /** The key's fixed prefix (at most 24 characters, no user data); default `warmfold`. */

@@ -1,5 +1,6 @@
 import type { LlmErrorCode } from '@warmfold/llm'
-import { codeForHttpStatus, LlmError, parseRetryAfter, secretRedactor } from '@warmfold/llm'
+import { LlmError } from '@warmfold/llm'
+import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What an error message may name about the failed call. */
@@ -34,7 +35,8 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  *
  * | failure | code |
  * |---|---|
- * | 4xx with code `context_length_exceeded` or a message in {@link CONTEXT_WINDOW_PATTERNS} | `CONTEXT_WINDOW_EXCEEDED` |
+ * | 4xx with code `context_length_exceeded` or a message in {@link CONTEXT_WINDOW_PATTERNS} |
+ * `CONTEXT_WINDOW_EXCEEDED` |
  * | 401, 403 | `AUTH` |
  * | 408 | `TIMEOUT` (retryable) |
  * | 429 | `RATE_LIMITED` (retryable, `retryAfterSeconds` from `retry-after(-ms)`) |
@@ -82,7 +84,8 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     const requestId = error.requestID ? `, request-id ${error.requestID}` : ''
     return new LlmError(
       code,
-      `${route} answered HTTP ${error.status} (${errorCode ?? 'no error code'}${requestId}): ${serverMessage || '(no message)'}`,
+      `${route} answered HTTP ${error.status} (${errorCode ?? 'no error code'}${requestId}): ` +
+        `${serverMessage || '(no message)'}`,
       {
         provider,
         status: error.status,
@@ -125,7 +128,10 @@ export function streamError(
   )
 }
 
-/** The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER), else by the error code and message. */
+/**
+ * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER),
+ * else by the error code and message.
+ */
 export function codeForStatus(status: number, errorCode: string | undefined, serverMessage: string): LlmErrorCode {
   const byStatus = codeForHttpStatus(status)
   if (byStatus) return byStatus

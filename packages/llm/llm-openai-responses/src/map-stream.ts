@@ -1,5 +1,7 @@
-import type { FinishReason, StreamBlockType, StreamChunk } from '@warmfold/llm'
-import { LlmError, secretRedactor } from '@warmfold/llm'
+import type { FinishReason, StreamChunk } from '@warmfold/llm'
+import type { StreamBlockType } from '@warmfold/llm/adapter'
+import { LlmError } from '@warmfold/llm'
+import { secretRedactor } from '@warmfold/llm/adapter'
 import type { ErrorContext } from './map-error.ts'
 import { streamError } from './map-error.ts'
 import { mapUsage } from './map-usage.ts'
@@ -130,7 +132,8 @@ export async function* mapStream(
   }
   throw new LlmError(
     'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} events without response.completed; the reply is incomplete`,
+    `the stream from ${context.provider}/${context.model} ended after ${received} events without ` +
+      `response.completed; the reply is incomplete`,
     {
       provider: context.provider,
       retryable: true,

@@ -1,13 +1,6 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import {
-  deepFreeze,
-  LlmAdapter,
-  modelEntry,
-  normalizeApiKey,
-  promptCacheKeyFor,
-  reasoningInfo,
-  resilientStream,
-} from '@warmfold/llm'
+import { deepFreeze, LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
+import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'

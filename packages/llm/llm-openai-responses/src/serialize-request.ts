@@ -10,7 +10,9 @@ export type InputContent =
   | { type: 'input_text'; text: string }
   | { type: 'input_image'; image_url: string; detail: 'auto' }
 
-/** One item of `input`. No item carries an `id`: with `store: false` the server cannot resolve them (see the README). */
+/**
+ * One item of `input`. No item carries an `id`: with `store: false` the server cannot resolve them (see the README).
+ */
 export type InputItem =
   | { type: 'message'; role: 'user'; content: InputContent[] }
   | {
@@ -79,7 +81,8 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
   if (options.stop !== undefined) {
     throw invalid(
       settings.provider,
-      `GenerateOptions.stop (${JSON.stringify(options.stop)}) has no equivalent in the OpenAI Responses API, which takes no stop sequences; remove stop from the agent or request config`,
+      `GenerateOptions.stop (${JSON.stringify(options.stop)}) has no equivalent in the OpenAI Responses API, ` +
+        `which takes no stop sequences; remove stop from the agent or request config`,
     )
   }
   const maxTokens = options.maxTokens ?? settings.defaultMaxTokens
@@ -116,7 +119,8 @@ export function serializeInput(messages: readonly Message[], provider: string): 
     if (message.role === 'system')
       throw invalid(
         provider,
-        `messages[${position}] has role "system"; send the system prompt as GenerateOptions.system (it becomes instructions)`,
+        `messages[${position}] has role "system"; send the system prompt as GenerateOptions.system (it becomes ` +
+          `instructions)`,
       )
     if (message.role === 'assistant') items.push(...assistantItems(message.content, position, provider))
     else items.push(...userItems(message.content, position, provider))

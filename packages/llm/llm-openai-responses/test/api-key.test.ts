@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
-import { resolveApiKey } from '../src/index.ts'
+import { resolveApiKey } from '../src/config.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { mountAdapter } from './adapter-fixture.ts'
 import { errorReply, streamReply } from './sse-script.ts'

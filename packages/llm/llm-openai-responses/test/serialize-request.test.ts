@@ -12,8 +12,10 @@ import {
 } from '@warmfold/llm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { encodeMessagePhase, encodeReasoningSignature, serializeRequest } from '../src/index.ts'
-import type { SerializeSettings } from '../src/index.ts'
+import { encodeMessagePhase } from '../src/message-phase.ts'
+import { encodeReasoningSignature } from '../src/reasoning-signature.ts'
+import { serializeRequest } from '../src/serialize-request.ts'
+import type { SerializeSettings } from '../src/serialize-request.ts'
 
 const settings: SerializeSettings = {
   provider: 'openai',

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { streamProgress } from '../src/index.ts'
-import type { ResponsesEvent } from '../src/index.ts'
+import { streamProgress } from '../src/stream-progress.ts'
+import type { ResponsesEvent } from '../src/map-stream.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { mountAdapter } from './adapter-fixture.ts'
 import { replyEvents } from './sse-script.ts'

@@ -1,6 +1,7 @@
 import { ContentAssembler, createAssistantMessage } from '@warmfold/llm'
 import { afterEach, describe, expect, it } from 'vitest'
-import { decodeReasoningSignature, encodeMessagePhase } from '../src/index.ts'
+import { decodeReasoningSignature } from '../src/reasoning-signature.ts'
+import { encodeMessagePhase } from '../src/message-phase.ts'
 import type { AdapterHarness } from './adapter-fixture.ts'
 import { mountAdapter, request } from './adapter-fixture.ts'
 import type { ScriptItem } from './sse-script.ts'

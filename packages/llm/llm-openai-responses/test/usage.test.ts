@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mapUsage } from '../src/index.ts'
+import { mapUsage } from '../src/map-usage.ts'
 
 describe('mapUsage', () => {
   it('splits input_tokens into disjoint uncached, cache-read and cache-write buckets and keeps raw', () => {

@@ -50,7 +50,8 @@ export function resolveAdapterApiKey(
   const value = env[name]
   if (value === undefined || value === '') {
     throw new Error(
-      `${owner}: the environment variable ${name} (apiKeyEnv) is not set; export the ${vendor} API key in it, or name another variable with apiKeyEnv`,
+      `${owner}: the environment variable ${name} (apiKeyEnv) is not set; export the ${vendor} API key in it, or ` +
+        `name another variable with apiKeyEnv`,
     )
   }
   return normalizeApiKey(value, `${owner}: the environment variable ${name} (apiKeyEnv)`)

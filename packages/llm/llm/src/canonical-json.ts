@@ -37,12 +37,16 @@ function serialize(value: unknown, path: string, ancestors: Set<object>): string
   try {
     if (Array.isArray(object)) {
       // Array.from visits holes (as undefined), which map() would skip and leave as `[1,,3]`.
-      return `[${Array.from(object, (item, index) => serialize(item === undefined ? null : item, `${path}[${index}]`, ancestors)).join(',')}]`
+      const items = Array.from(object, (item, index) =>
+        serialize(item === undefined ? null : item, `${path}[${index}]`, ancestors),
+      )
+      return `[${items.join(',')}]`
     }
     const prototype = Object.getPrototypeOf(object)
     if (prototype !== Object.prototype && prototype !== null) {
       throw new TypeError(
-        `canonicalJson: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot represent losslessly`,
+        `canonicalJson: ${path} is a ${prototype?.constructor?.name ?? 'non-plain object'}, which JSON cannot ` +
+          `represent losslessly`,
       )
     }
     const record = object as Record<string, unknown>

@@ -120,7 +120,8 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
     ) {
       throw new LlmError(
         'UNSUPPORTED_REASONING_EFFORT',
-        `reasoningEffort "${prepared.reasoningEffort}" is not supported by ${options.provider}/${options.model}; it accepts ${info.reasoning.efforts.join(', ')}`,
+        `reasoningEffort "${prepared.reasoningEffort}" is not supported by ${options.provider}/${options.model}; ` +
+          `it accepts ${info.reasoning.efforts.join(', ')}`,
         { provider: options.provider },
       )
     }
@@ -205,7 +206,9 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
       )
     throw new LlmError(
       'UNKNOWN_PROVIDER',
-      `no LLM adapter is registered for provider "${provider}"${failed.length ? `: ${failed.map((failure) => failure.message).join('; ')}` : ''}; registered providers: ${known.length ? known.join(', ') : '(none)'}`,
+      `no LLM adapter is registered for provider ` +
+        `"${provider}"${failed.length ? `: ${failed.map((failure) => failure.message).join('; ')}` : ''}; ` +
+        `registered providers: ${known.length ? known.join(', ') : '(none)'}`,
       { provider, retryable: false },
     )
   }

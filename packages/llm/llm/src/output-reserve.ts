@@ -46,7 +46,10 @@ export interface OutputReserveCall {
   readonly model: string
   /** The call's effort, named in the message. */
   readonly reasoningEffort?: string
-  /** The output cap the adapter would send (the request's `maxTokens`, else the model's default); `undefined` when it sends none. */
+  /**
+   * The output cap the adapter would send (the request's `maxTokens`, else the model's
+   * default); `undefined` when it sends none.
+   */
   readonly maxTokens?: number
 }
 
@@ -63,8 +66,9 @@ export function checkOutputReserve(call: OutputReserveCall, reserve: number, sou
   const effort = call.reasoningEffort === undefined ? 'the call' : `reasoningEffort "${call.reasoningEffort}"`
   throw new LlmError(
     'INVALID_REQUEST',
-    `${call.provider}/${call.model}: maxTokens ${call.maxTokens} is not above the ${reserve} output tokens ${effort} reserves for reasoning (${source}); ` +
-      `the provider would reject the request or spend the whole cap on reasoning. Raise maxTokens above ${reserve}, or choose a lower effort`,
+    `${call.provider}/${call.model}: maxTokens ${call.maxTokens} is not above the ${reserve} output tokens ` +
+      `${effort} reserves for reasoning (${source}); the provider would reject the request or spend the whole cap ` +
+      `on reasoning. Raise maxTokens above ${reserve}, or choose a lower effort`,
     { provider: call.provider, retryable: false },
   )
 }

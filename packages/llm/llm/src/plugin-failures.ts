@@ -7,7 +7,10 @@ import type { Context } from '@cordisjs/core'
  */
 export const WARMFOLD_PLUGIN: unique symbol = Symbol.for('warmfold.plugin') as never
 
-/** `WarmfoldPluginInfo.provides` of an LLM adapter plugin: the runtime names such plugins that failed when a provider has no adapter. */
+/**
+ * `WarmfoldPluginInfo.provides` of an LLM adapter plugin: the runtime names such plugins
+ * that failed when a provider has no adapter.
+ */
 export const LLM_ADAPTER_ROLE = 'llm adapter'
 
 /** What a warmfold plugin class says about itself through {@link WARMFOLD_PLUGIN}. */
@@ -92,7 +95,8 @@ function missingService(main: ScopeView): Error | undefined {
   for (const [name, meta] of Object.entries(main.inject ?? {})) {
     if (meta.required && (main.ctx.get(name) === undefined || main.ctx.get(name) === null)) {
       return new Error(
-        `it requires ctx.${name}, which no plugin in its Context provides, so cordis keeps it waiting (mount the plugin that provides ctx.${name})`,
+        `it requires ctx.${name}, which no plugin in its Context provides, so cordis keeps it waiting (mount the ` +
+          `plugin that provides ctx.${name})`,
       )
     }
   }
@@ -110,7 +114,8 @@ export class PluginLoadError extends Error {
 
   constructor(failures: readonly PluginFailure[]) {
     super(
-      `${failures.length} plugin${failures.length === 1 ? '' : 's'} failed to load: ${failures.map((failure) => failure.message).join('; ')}`,
+      `${failures.length} plugin${failures.length === 1 ? '' : 's'} failed to load: ` +
+        `${failures.map((failure) => failure.message).join('; ')}`,
       { cause: failures[0]?.error },
     )
     this.failures = Object.freeze([...failures])

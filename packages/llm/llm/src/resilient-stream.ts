@@ -91,7 +91,8 @@ async function* watchedAttempt<E>(
         failure: () =>
           new LlmError(
             'TIMEOUT',
-            `${provider}/${model}: no response or stream progress for timeoutMs (${timeoutMs} ms)${call.stallNote ?? ''}`,
+            `${provider}/${model}: no response or stream progress for timeoutMs (${timeoutMs} ` +
+              `ms)${call.stallNote ?? ''}`,
             { provider },
           ),
         onTimeout: () => controller.abort(),
@@ -112,7 +113,8 @@ export function modelEntry<T>(models: { readonly [model: string]: T }, provider:
   const known = Object.keys(models).toSorted()
   throw new LlmError(
     'UNKNOWN_MODEL',
-    `model "${model}" is not known to provider "${provider}"; known models: ${known.length ? known.join(', ') : '(none: configure it under models)'}`,
+    `model "${model}" is not known to provider "${provider}"; known models: ` +
+      `${known.length ? known.join(', ') : '(none: configure it under models)'}`,
     {
       provider,
       retryable: false,

@@ -120,12 +120,16 @@ function waitFor(
     waitMs = Math.ceil(error.retryAfterSeconds * 1000)
     if (waitMs > maxWaitMs)
       return {
-        why: `the server asks to wait ${error.retryAfterSeconds} s (retry-after), longer than the adapter waits (${maxWaitMs / 1000} s); retry after that`,
+        why:
+          `the server asks to wait ${error.retryAfterSeconds} s (retry-after), longer than the adapter waits ` +
+          `(${maxWaitMs / 1000} s); retry after that`,
       }
   }
   if (limits.remainingMs !== undefined && waitMs >= limits.remainingMs) {
     return {
-      why: `waiting ${waitMs} ms for the next attempt would outlast the call's deadline (${Math.max(0, Math.floor(limits.remainingMs))} ms left)`,
+      why:
+        `waiting ${waitMs} ms for the next attempt would outlast the call's deadline ` +
+        `(${Math.max(0, Math.floor(limits.remainingMs))} ms left)`,
     }
   }
   return { waitMs }

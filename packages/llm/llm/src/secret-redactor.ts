@@ -61,7 +61,8 @@ export function normalizeApiKey(value: string, source: string): string {
     [...key].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)
   ) {
     throw new TypeError(
-      `${source} has whitespace or a control character inside the key (not only around it); an HTTP header cannot carry it`,
+      `${source} has whitespace or a control character inside the key (not only around it); an HTTP header cannot ` +
+        `carry it`,
     )
   }
   return key

@@ -58,7 +58,10 @@ export function strictConfig<T>(owner: string, schema: Schema<any, T>): ConfigPa
  */
 export function unknownKeyMessage(key: string, known: readonly string[]): string {
   const nearest = nearestKey(key, known)
-  return `unknown key "${key}"${nearest === undefined ? '' : ` (did you mean "${nearest}"?)`}; known keys: ${known.length ? known.join(', ') : '(none)'}`
+  return (
+    `unknown key "${key}"${nearest === undefined ? '' : ` (did you mean "${nearest}"?)`}; known keys: ` +
+    `${known.length ? known.join(', ') : '(none)'}`
+  )
 }
 
 function nearestKey(key: string, known: readonly string[]): string | undefined {

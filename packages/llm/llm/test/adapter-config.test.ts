@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { checkModelKeys, isHttpUrl, resolveAdapterApiKey } from '../src/index.ts'
+import { checkModelKeys, isHttpUrl, resolveAdapterApiKey } from '../src/adapter-config.ts'
 
 describe('adapter config helpers', () => {
   it('isHttpUrl takes absolute http(s) URLs only', () => {

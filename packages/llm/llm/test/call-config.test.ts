@@ -1,7 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { CallConfig } from '../src/index.ts'
-import { CALL_CONFIG_KEYS, callConfigEquals, createUserMessage, pickCallConfig } from '../src/index.ts'
+import { callConfigEquals, createUserMessage, pickCallConfig } from '../src/index.ts'
+import { CALL_CONFIG_KEYS } from '../src/call-config.ts'
 
 const base: CallConfig = { provider: 'deepseek', model: 'v4' }
 

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { describeConnectionFailure } from '../src/index.ts'
+import { describeConnectionFailure } from '../src/connection-failure.ts'
 
 // Real failures of Node's fetch against servers on 127.0.0.1: nothing is constructed by hand
 // except the wrappers an SDK puts around them.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkOutputReserve, collectOutputReserves, LlmError } from '../src/index.ts'
+import { LlmError } from '../src/index.ts'
+import { checkOutputReserve, collectOutputReserves } from '../src/output-reserve.ts'
 
 describe('collectOutputReserves', () => {
   it('keeps the positive reserve of each effort, and is undefined when no effort reserves anything', () => {

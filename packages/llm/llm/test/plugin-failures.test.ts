@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest'
 import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '../src/index.ts'
 import {
   assertPluginsLoaded,
-  LLM_ADAPTER_ROLE,
   LlmError,
   LlmRuntime,
   PluginLoadError,
@@ -14,6 +13,7 @@ import {
   unknownKeyMessage,
   WARMFOLD_PLUGIN,
 } from '../src/index.ts'
+import { LLM_ADAPTER_ROLE } from '../src/plugin-failures.ts'
 import { ScriptedAdapter } from '../src/testing/index.ts'
 
 /** An adapter plugin shaped like the real ones: a strict config, a key read from the environment at load. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { StreamChunk } from '../src/index.ts'
-import { LlmError, modelEntry, resilientStream } from '../src/index.ts'
+import { LlmError } from '../src/index.ts'
+import { modelEntry, resilientStream } from '../src/resilient-stream.ts'
 
 // The shared resilience of the HTTP adapters, driven by in-process event sources (the adapters'
 // own tests drive it over real HTTP).

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import {
-  LlmError,
-  MAX_RETRY_AFTER_SECONDS,
-  nextRetry,
-  parseRetryAfter,
-  retryStream,
-  streamRetryDelayMs,
-  withIdleTimeout,
-} from '../src/index.ts'
+import { LlmError } from '../src/index.ts'
+import { MAX_RETRY_AFTER_SECONDS, nextRetry, retryStream, streamRetryDelayMs } from '../src/retry-stream.ts'
+import { parseRetryAfter } from '../src/parse-retry-after.ts'
+import { withIdleTimeout } from '../src/idle-timeout.ts'
 
 const rateLimited = (retryAfterSeconds?: number) =>
   new LlmError('RATE_LIMITED', 'slow down', { retryAfterSeconds, retryable: true })

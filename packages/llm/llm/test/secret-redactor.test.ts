@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { normalizeApiKey, REDACTED, secretRedactor } from '../src/index.ts'
+import { normalizeApiKey, REDACTED, secretRedactor } from '../src/secret-redactor.ts'
 
 const KEY = 'sk-live-0123456789abcdef'
 

@@ -39,7 +39,8 @@ export function appendConversation(session: Session, round = 0): void {
   )
   const position = session.surface.nodes.indexOf(result.seq)
   session.unit(() => {
-    session.append('user/message', { message: createUserMessage('ünïcödé ✓ "quoted" \\ back', id('note')) }, 'append')
+    const note = createUserMessage('ünïcödé ✓ "quoted" \\ back', id('note'))
+    session.append('user/message', { message: note }, 'append')
     session.append(
       'tool/result',
       { message: createToolResultMessage(id('call'), '100 files', { id: id('t2') }) },

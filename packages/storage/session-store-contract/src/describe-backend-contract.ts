@@ -86,28 +86,32 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
       expect(JSON.parse(nextRequestJson(reopened)).messages.slice(0, -1)).toEqual(JSON.parse(request).messages)
     })
 
-    it('read: the flushed events of a session another store holds, without holding it; the writer goes on undisturbed', async () => {
-      const sut = await fresh()
-      const writer = sut.backend()
-      const session = await writer.create('r', {})
-      appendConversation(session, 0)
-      await writer.flush(session)
-      const flushed = eventsJson(session)
-      session.append('user/message', { message: createUserMessage('not flushed yet', 'later') }, 'append')
-      // A store of its own where there is one (the memory store has one instance and no flush to wait for).
-      const reader = sut.sharedStorage ? sut.backend() : writer
-      const read = await reader.read('r')
-      expect(eventsJson(read).slice(0, flushed.length)).toEqual(flushed)
-      if (sut.sharedStorage) expect(read.length).toBe(flushed.length)
-      expect(read.isClosed).toBe(true)
-      expect(() => read.append('user/message', { message: createUserMessage('x', 'x') }, 'append')).toThrow()
-      expect(await codeOf(reader.read('missing'))).toBe('NOT_FOUND')
-      // The writer still holds the session: it flushes on, and a reopen has everything.
-      appendConversation(session, 1)
-      const all = eventsJson(session)
-      await writer.release(session)
-      expect(eventsJson(await open(sut.backend(), 'r'))).toEqual(all)
-    })
+    it(
+      'read: the flushed events of a session another store holds, without holding it; the writer goes on ' +
+        'undisturbed',
+      async () => {
+        const sut = await fresh()
+        const writer = sut.backend()
+        const session = await writer.create('r', {})
+        appendConversation(session, 0)
+        await writer.flush(session)
+        const flushed = eventsJson(session)
+        session.append('user/message', { message: createUserMessage('not flushed yet', 'later') }, 'append')
+        // A store of its own where there is one (the memory store has one instance and no flush to wait for).
+        const reader = sut.sharedStorage ? sut.backend() : writer
+        const read = await reader.read('r')
+        expect(eventsJson(read).slice(0, flushed.length)).toEqual(flushed)
+        if (sut.sharedStorage) expect(read.length).toBe(flushed.length)
+        expect(read.isClosed).toBe(true)
+        expect(() => read.append('user/message', { message: createUserMessage('x', 'x') }, 'append')).toThrow()
+        expect(await codeOf(reader.read('missing'))).toBe('NOT_FOUND')
+        // The writer still holds the session: it flushes on, and a reopen has everything.
+        appendConversation(session, 1)
+        const all = eventsJson(session)
+        await writer.release(session)
+        expect(eventsJson(await open(sut.backend(), 'r'))).toEqual(all)
+      },
+    )
 
     it(`${LARGE_SESSION_EVENTS} events flushed in steps of ${STEP} reopen whole`, { timeout: 120_000 }, async () => {
       const sut = await fresh()
@@ -126,7 +130,8 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
 
     if (harness.tornWrites)
       it(
-        'a torn write (a writer that crashed mid-flush) leaves what was acknowledged intact; the session reopens and goes on gap-free',
+        'a torn write (a writer that crashed mid-flush) leaves what was acknowledged intact; the session reopens ' +
+          'and goes on gap-free',
         { timeout: 60_000 },
         async () => {
           const sut = await fresh()
@@ -199,7 +204,8 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
         )
 
         const proof = harness.midFlushProbe
-          ? 'the writer is stopped inside its uncommitted flush transaction, then killed: a reopen shows the earlier flushes and none of that one'
+          ? 'the writer is stopped inside its uncommitted flush transaction, then killed: a reopen shows the ' +
+            'earlier flushes and none of that one'
           : 'kill -9 in the middle of a large flush: a reopen shows the earlier flushes and all or none of that one'
         it(proof, { timeout: 180_000 }, async () => {
           const sut = await fresh()

@@ -1,5 +1,2 @@
-export * from './backend-harness.ts'
-export * from './contract-events.ts'
-export * from './contract-process.ts'
-export * from './describe-backend-contract.ts'
-export * from './contract-waits.ts'
+export type { BackendHarness, ChildBackendSpec, StoreUnderTest } from './backend-harness.ts'
+export { describeBackendContract } from './describe-backend-contract.ts'

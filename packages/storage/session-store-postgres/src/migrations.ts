@@ -61,7 +61,8 @@ export async function migrateWith(client: Queryable, where: string): Promise<num
       for (const statement of MIGRATIONS[next - 1] as readonly string[]) await client.query(statement)
     }
     await client.query(
-      'INSERT INTO warmfold_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version',
+      'INSERT INTO warmfold_schema (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = ' +
+        'EXCLUDED.version',
       [SCHEMA_VERSION],
     )
     await client.query('COMMIT')
@@ -75,7 +76,8 @@ export async function migrateWith(client: Queryable, where: string): Promise<num
 /** Why a database whose schema is `version` (newer than this code's) is refused. */
 export function newerSchemaMessage(where: string, version: number): string {
   return (
-    `the warmfold session schema in ${where} is version ${version}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-postgres supports; ` +
+    `the warmfold session schema in ${where} is version ${version}, newer than version ${SCHEMA_VERSION} that this ` +
+    `@warmfold/session-store-postgres supports; ` +
     'upgrade the package on this host (a newer host migrated the database), never downgrade the schema by hand'
   )
 }

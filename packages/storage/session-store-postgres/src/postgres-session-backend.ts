@@ -3,10 +3,11 @@ import { hostname } from 'node:os'
 import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, Session, SessionBackend, SessionOptions, TornTailRepair } from '@warmfold/session'
 import { Session as SessionClass, SessionError } from '@warmfold/session'
-import pg from 'pg'
+import type pg from 'pg'
 import { migrateWith, newerSchemaMessage, SCHEMA_VERSION, schemaVersion } from './migrations.ts'
 import { readSessionRows } from './read-session-rows.ts'
-import { redactUrl, scrubPassword } from './redact-url.ts'
+import { PostgresConnections } from './postgres-connections.ts'
+import { redactUrl } from './redact-url.ts'
 import { SessionLease } from './session-lease.ts'
 
 /** Options of {@link postgresSessionStore}. */
@@ -52,49 +53,34 @@ export class PostgresSessionBackend implements SessionBackend {
   readonly leaseMs: number
   private readonly pool: pg.Pool
   private readonly held = new Map<Session, Held>()
-  /** The first connection error of each pooled client, so it is dropped instead of reused. */
-  private readonly connectionErrors = new WeakMap<pg.PoolClient, Error>()
+  private readonly connections: PostgresConnections
   private ready?: Promise<void>
 
-  constructor(private readonly options: PostgresSessionStoreOptions) {
+  constructor(options: PostgresSessionStoreOptions) {
     if (typeof options.url !== 'string' || options.url === '')
       throw new TypeError(
-        `postgresSessionStore: url must be a connection URL, got ${typeof options.url === 'string' ? 'an empty string' : typeof options.url}`,
+        `postgresSessionStore: url must be a connection URL, got ` +
+          `${typeof options.url === 'string' ? 'an empty string' : typeof options.url}`,
       )
     this.where = redactUrl(options.url)
     this.leaseMs = options.leaseMs ?? 30_000
     if (!Number.isInteger(this.leaseMs) || this.leaseMs < 100)
       throw new TypeError(`postgresSessionStore: leaseMs must be an integer of at least 100, got ${options.leaseMs}`)
-    // allowExitOnIdle: idle connections must not keep a host process alive (a CLI run that is done
-    // would otherwise wait for their 10 s idle timeout), as a held session's lease timer does not.
-    this.pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 4, allowExitOnIdle: true })
-    // No connection error may ever go unheard: node-postgres emits 'error' on a client whose
-    // connection breaks, and an 'error' event without a listener ends the host process. The pool
-    // listens only while a client is idle (and re-emits it as the pool's 'error'); a checked-out
-    // client (a flush whose server was stopped, or whose backend was terminated) emits it with
-    // nobody listening. So every client gets a listener of ours for its whole life, and the pool's
-    // 'error' is heard too. Neither needs to throw: the operation the broken connection was
-    // running fails with the driver's error (and a broken client refuses every later query),
-    // which `withClient` turns into `SessionError('IO')`; an idle connection that dropped was
-    // already removed by the pool, so the next operation connects again or fails with `IO`.
-    this.pool.on('connect', (client) => {
-      client.on('error', (error) => {
-        if (!this.connectionErrors.has(client)) this.connectionErrors.set(client, error)
-      })
-    })
-    this.pool.on('error', () => {})
+    this.connections = new PostgresConnections(options.url, this.where, options.maxConnections ?? 4)
+    this.pool = this.connections.pool
   }
 
   async create(id: string, options: SessionOptions): Promise<Session> {
     await this.migrated()
-    const token = await this.transaction(`create session ${id}`, async (client) => {
+    const token = await this.connections.transaction(`create session ${id}`, async (client) => {
       const inserted = await client.query(
         'INSERT INTO warmfold_sessions (session_id) VALUES ($1) ON CONFLICT DO NOTHING',
         [id],
       )
       if (inserted.rowCount === 0) throw new SessionError('EXISTS', `session ${id} already exists in ${this.where}`)
       const lease = await client.query<{ token: string }>(
-        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, clock_timestamp() + $3::float8 * interval '1 millisecond') RETURNING token`,
+        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, clock_timestamp() ` +
+          `+ $3::float8 * interval '1 millisecond') RETURNING token`,
         [id, this.holder, this.leaseMs],
       )
       return (lease.rows[0] as { token: string }).token
@@ -111,11 +97,11 @@ export class PostgresSessionBackend implements SessionBackend {
     _onRepair?: (repair: TornTailRepair) => void,
   ): Promise<Session> {
     await this.migrated()
-    const token = await this.withClient(`take the lease of session ${id}`, (client) =>
+    const token = await this.connections.withClient(`take the lease of session ${id}`, (client) =>
       SessionLease.acquire(client, id, this.holder, this.leaseMs, this.where),
     )
     try {
-      const rows = await this.query<{ seq: string; event: string }>(
+      const rows = await this.connections.query<{ seq: string; event: string }>(
         `read session ${id}`,
         'SELECT seq, event FROM warmfold_events WHERE session_id = $1 ORDER BY seq',
         [id],
@@ -135,7 +121,7 @@ export class PostgresSessionBackend implements SessionBackend {
    * schema holds no sessions (`NOT_FOUND`); a newer schema is refused with `IO`.
    */
   async read(id: string): Promise<Session> {
-    return this.withClient(`read session ${id}`, async (client) => {
+    return this.connections.withClient(`read session ${id}`, async (client) => {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
       try {
         const version = await schemaVersion(client)
@@ -159,7 +145,7 @@ export class PostgresSessionBackend implements SessionBackend {
 
   async list(): Promise<string[]> {
     await this.migrated()
-    const result = await this.query<{ session_id: string }>(
+    const result = await this.connections.query<{ session_id: string }>(
       'list sessions',
       'SELECT session_id FROM warmfold_sessions ORDER BY session_id COLLATE "C"',
     )
@@ -206,7 +192,8 @@ export class PostgresSessionBackend implements SessionBackend {
     if (held.broken) {
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after it was acknowledged. Reopen the session to continue.`,
+        `session ${session.id}: an earlier flush to ${this.where} failed (${held.broken.message}); nothing after ` +
+          `it was acknowledged. Reopen the session to continue.`,
       )
     }
     if (end <= held.flushed) return
@@ -219,19 +206,23 @@ export class PostgresSessionBackend implements SessionBackend {
       lines.push(canonicalJson(size > 1 ? { ...event, unit: size } : event))
     }
     try {
-      await this.transaction(`flush session ${session.id} events ${held.flushed}..${end - 1}`, async (client) => {
-        await held.lease.check(client)
-        await client.query(
-          'INSERT INTO warmfold_events (session_id, seq, event) SELECT $1, * FROM unnest($2::bigint[], $3::text[])',
-          [session.id, seqs, lines],
-        )
-      })
+      await this.connections.transaction(
+        `flush session ${session.id} events ${held.flushed}..${end - 1}`,
+        async (client) => {
+          await held.lease.check(client)
+          await client.query(
+            'INSERT INTO warmfold_events (session_id, seq, event) SELECT $1, * FROM unnest($2::bigint[], $3::text[])',
+            [session.id, seqs, lines],
+          )
+        },
+      )
     } catch (error) {
       held.broken = error as Error
       if (SessionError.isInstance(error)) throw error
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of them is acknowledged: ${(error as Error).message}`,
+        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of ` +
+          `them is acknowledged: ${(error as Error).message}`,
         { cause: error },
       )
     }
@@ -245,64 +236,12 @@ export class PostgresSessionBackend implements SessionBackend {
   }
 
   private migrated(): Promise<void> {
-    this.ready ??= this.withClient(
-      'migrate the schema',
-      async (client) => void (await migrateWith(client, this.where)),
-    ).catch((error: unknown) => {
-      this.ready = undefined // a later call tries again (the server may have been down)
-      throw error
-    })
-    return this.ready
-  }
-
-  private query<Row extends pg.QueryResultRow>(
-    what: string,
-    text: string,
-    values?: unknown[],
-  ): Promise<pg.QueryResult<Row>> {
-    return this.withClient(what, (client) => client.query<Row>(text, values))
-  }
-
-  private async transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(what, async (client) => {
-      await client.query('BEGIN')
-      try {
-        const result = await work(client)
-        await client.query('COMMIT')
-        return result
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {})
+    this.ready ??= this.connections
+      .withClient('migrate the schema', async (client) => void (await migrateWith(client, this.where)))
+      .catch((error: unknown) => {
+        this.ready = undefined // a later call tries again (the server may have been down)
         throw error
-      }
-    })
-  }
-
-  /** Runs `work` on a pooled connection; database errors become `IO` naming the URL without its password. */
-  private async withClient<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient
-    try {
-      client = await this.pool.connect()
-    } catch (error) {
-      throw this.ioError(what, error)
-    }
-    let failed: unknown
-    try {
-      return await work(client)
-    } catch (error) {
-      failed = error
-      if (SessionError.isInstance(error)) throw error
-      throw this.ioError(what, error)
-    } finally {
-      // A connection that broke, or whose query failed mid-protocol, is dropped, not reused.
-      client.release(
-        this.connectionErrors.get(client) ??
-          (failed !== undefined && !SessionError.isInstance(failed) ? (failed as Error) : undefined),
-      )
-    }
-  }
-
-  private ioError(what: string, error: unknown): SessionError {
-    const message = scrubPassword(error instanceof Error ? error.message : String(error), this.options.url)
-    return new SessionError('IO', `${what} at ${this.where} failed: ${message}`, { cause: error })
+      })
+    return this.ready
   }
 }

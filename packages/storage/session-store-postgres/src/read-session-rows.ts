@@ -54,7 +54,8 @@ export function readSessionRows(
   if (unitEnd >= session.length) {
     throw new SessionError(
       'CORRUPT',
-      `session ${id} in ${where}: the rows end at seq ${session.length - 1} inside a unit that ends at seq ${unitEnd}; the session was not opened and nothing was changed`,
+      `session ${id} in ${where}: the rows end at seq ${session.length - 1} inside a unit that ends at seq ` +
+        `${unitEnd}; the session was not opened and nothing was changed`,
     )
   }
   return session

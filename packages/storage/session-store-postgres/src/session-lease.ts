@@ -44,7 +44,8 @@ export class SessionLease {
       const taken = await on.query<{ token: string }>(
         `INSERT INTO warmfold_leases (session_id, holder, token, expires_at)
          SELECT session_id, $2::text, 1, ${EXPIRES} FROM warmfold_sessions WHERE session_id = $1
-         ON CONFLICT (session_id) DO UPDATE SET holder = EXCLUDED.holder, token = warmfold_leases.token + 1, expires_at = EXCLUDED.expires_at
+         ON CONFLICT (session_id) DO UPDATE
+           SET holder = EXCLUDED.holder, token = warmfold_leases.token + 1, expires_at = EXCLUDED.expires_at
          WHERE warmfold_leases.expires_at <= clock_timestamp()
          RETURNING token`,
         [id, holder, leaseMs],
@@ -56,7 +57,8 @@ export class SessionLease {
       if (row.leftMs === 0 && attempt < 3) continue
       throw new SessionError(
         'LOCKED',
-        `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${row.leftMs} ms unless renewed); close it there, or wait for the lease to expire if that host crashed`,
+        `session ${id} in ${where} is held by ${row.holder} (lease token ${row.token}, expires in ${row.leftMs} ` +
+          `ms unless renewed); close it there, or wait for the lease to expire if that host crashed`,
       )
     }
   }
@@ -71,7 +73,8 @@ export class SessionLease {
   ): Promise<{ holder: string; token: string; leftMs: number } | undefined> {
     const found = await on.query<{ holder: string; token: string; left_ms: number }>(
       `SELECT holder, token,
-         CASE WHEN expires_at <= clock_timestamp() THEN 0 ELSE ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000) END::float8 AS left_ms
+         CASE WHEN expires_at <= clock_timestamp() THEN 0
+           ELSE ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000) END::float8 AS left_ms
        FROM warmfold_leases WHERE session_id = $1`,
       [id],
     )
@@ -106,7 +109,8 @@ export class SessionLease {
     const now = current.rows[0]
     throw new SessionError(
       'LOCKED',
-      `session ${this.sessionId} in ${this.where}: this store's lease (token ${this.token}) was taken over by ${now?.holder ?? 'nobody'} (token ${now?.token ?? '?'}) after it expired; ` +
+      `session ${this.sessionId} in ${this.where}: this store's lease (token ${this.token}) was taken over by ` +
+        `${now?.holder ?? 'nobody'} (token ${now?.token ?? '?'}) after it expired; ` +
         'nothing was committed. Reopen the session once that writer is done.',
     )
   }
@@ -137,7 +141,8 @@ export class SessionLease {
    */
   async renew(on: Queryable = this.pool): Promise<boolean> {
     const result = await on.query(
-      `UPDATE warmfold_leases SET expires_at = ${EXPIRES} WHERE session_id = $1 AND token = $2 AND expires_at <> '-infinity'`,
+      `UPDATE warmfold_leases SET expires_at = ${EXPIRES} WHERE session_id = $1 AND token = $2 AND expires_at <> ` +
+        `'-infinity'`,
       [this.sessionId, this.token, this.leaseMs],
     )
     return result.rowCount === 1

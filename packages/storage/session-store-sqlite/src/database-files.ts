@@ -77,7 +77,8 @@ export class DatabaseFiles {
     if (wal.size < needed) {
       throw failure(
         this.path,
-        `its write-ahead log ${this.path}-wal was truncated to ${wal.size} bytes while this store had it open, but the ${index.frames} frames committed in it need ${needed}: ` +
+        `its write-ahead log ${this.path}-wal was truncated to ${wal.size} bytes while this store had it open, but ` +
+          `the ${index.frames} frames committed in it need ${needed}: ` +
           'the transactions committed since the last checkpoint are lost',
       )
     }
@@ -116,7 +117,8 @@ export class DatabaseFiles {
     if (stats.size < this.lastSize && stats.size < counted) {
       throw failure(
         this.path,
-        `the database file was truncated from ${this.lastSize} to ${stats.size} bytes while this store had it open (its header counts ${counted})`,
+        `the database file was truncated from ${this.lastSize} to ${stats.size} bytes while this store had it ` +
+          `open (its header counts ${counted})`,
       )
     }
     this.lastSize = stats.size
@@ -129,7 +131,8 @@ export class DatabaseFiles {
     if (stats.dev !== opened.dev || stats.ino !== opened.ino) {
       throw failure(
         this.path,
-        `${describe(this.path, role)} was replaced by another file while this store had it open (device ${opened.dev} inode ${opened.ino} then, device ${stats.dev} inode ${stats.ino} now)${lost(role)}`,
+        `${describe(this.path, role)} was replaced by another file while this store had it open (device ` +
+          `${opened.dev} inode ${opened.ino} then, device ${stats.dev} inode ${stats.ino} now)${lost(role)}`,
       )
     }
     return stats
@@ -141,7 +144,8 @@ export class DatabaseFiles {
     if (header.length === WAL_HEADER_BYTES && !WAL_MAGICS.has(header.readUInt32BE(0))) {
       throw failure(
         this.path,
-        `its write-ahead log ${this.path}-wal lost its header while this store had it open (truncated, then written on): the transactions committed in it are lost`,
+        `its write-ahead log ${this.path}-wal lost its header while this store had it open (truncated, then ` +
+          `written on): the transactions committed in it are lost`,
       )
     }
   }
@@ -158,7 +162,8 @@ export class DatabaseFiles {
     if (header.length < 96 || u32(0) !== WAL_INDEX_VERSION || !header.subarray(0, 48).equals(header.subarray(48, 96))) {
       throw failure(
         this.path,
-        `its shared-memory index ${this.path}-shm is not the wal-index the open connection keeps (${header.length} bytes, version ${header.length >= 4 ? u32(0) : 'missing'})`,
+        `its shared-memory index ${this.path}-shm is not the wal-index the open connection keeps ` +
+          `(${header.length} bytes, version ${header.length >= 4 ? u32(0) : 'missing'})`,
       )
     }
     const pageSize = u16(14) === 1 ? 65_536 : u16(14)
@@ -170,7 +175,8 @@ export class DatabaseFiles {
 function failure(path: string, what: string, cause?: unknown): SessionError {
   return new SessionError(
     'IO',
-    `the SQLite session store ${path} cannot be written: ${what}. Nothing more is written there; release this store's sessions and open them again to use what the path names now`,
+    `the SQLite session store ${path} cannot be written: ${what}. Nothing more is written there; release this ` +
+      `store's sessions and open them again to use what the path names now`,
     cause === undefined ? undefined : { cause },
   )
 }

@@ -1,2 +1,2 @@
-export * from './sqlite-schema.ts'
-export * from './sqlite-session-backend.ts'
+export type { SqliteSessionStoreOptions } from './sqlite-session-backend.ts'
+export { SqliteSessionBackend, sqliteSessionStore } from './sqlite-session-backend.ts'

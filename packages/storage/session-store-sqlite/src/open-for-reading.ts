@@ -40,8 +40,10 @@ export function openForReading(path: string): ReadingConnection {
     if (wal > 0) {
       throw new SessionError(
         'IO',
-        `cannot read the SQLite session store ${path}: its write-ahead log ${path}-wal holds ${wal} bytes of transactions, but SQLite cannot create the index ${path}-shm it needs to read them ` +
-          `(${(error.cause as Error).message}); copy the database together with its -wal into a folder this process can write, or read it where it was written`,
+        `cannot read the SQLite session store ${path}: its write-ahead log ${path}-wal holds ${wal} bytes of ` +
+          `transactions, but SQLite cannot create the index ${path}-shm it needs to read them ` +
+          `(${(error.cause as Error).message}); copy the database together with its -wal into a folder this process ` +
+          `can write, or read it where it was written`,
         { cause: error.cause },
       )
     }

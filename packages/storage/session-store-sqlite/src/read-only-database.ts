@@ -21,8 +21,10 @@ export function readOnlyDatabase(path: string, error: unknown): SessionError | u
   if (reason === undefined && code === SQLITE_CANTOPEN) return undefined
   return new SessionError(
     'IO',
-    `the SQLite session store ${path} is read-only for this process: ${reason ?? `the engine refused to write (${(error as Error).message})`}. ` +
-      'It cannot be opened for writing (nothing was changed); its sessions can still be read (ctx.sessions.read, warmfold report --store sqlite:PATH)',
+    `the SQLite session store ${path} is read-only for this process: ` +
+      `${reason ?? `the engine refused to write (${(error as Error).message})`}. ` +
+      ('It cannot be opened for writing (nothing was changed); its sessions can still be read (ctx.sessions.read, ' +
+        'warmfold report --store sqlite:PATH)'),
     { cause: error },
   )
 }
@@ -38,7 +40,10 @@ function readOnlyReason(path: string): string | undefined {
     } else {
       const folder = refused(dirname(path))
       if (folder)
-        return `its folder ${dirname(path)} cannot be written (${folder}), and SQLite must create ${path}${suffix} there to write`
+        return (
+          `its folder ${dirname(path)} cannot be written (${folder}), and SQLite must create ${path}${suffix} ` +
+          `there to write`
+        )
     }
   }
   return undefined

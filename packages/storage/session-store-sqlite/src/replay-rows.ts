@@ -21,7 +21,8 @@ export function replayRows(
     if (typeof problem === 'string') {
       throw new SessionError(
         'CORRUPT',
-        `${path}: session ${id}, events row seq ${seq}: ${problem}; the session was not opened and the database was not changed`,
+        `${path}: session ${id}, events row seq ${seq}: ${problem}; the session was not opened and the database ` +
+          `was not changed`,
       )
     }
     if (problem.unit !== undefined && problem.unit > 1) unitEnd = seq + problem.unit - 1
@@ -29,7 +30,8 @@ export function replayRows(
   if (unitEnd >= session.length) {
     throw new SessionError(
       'CORRUPT',
-      `${path}: session ${id}: the rows end at seq ${session.length - 1} inside a unit that runs to seq ${unitEnd}; the session was not opened and the database was not changed`,
+      `${path}: session ${id}: the rows end at seq ${session.length - 1} inside a unit that runs to seq ` +
+        `${unitEnd}; the session was not opened and the database was not changed`,
     )
   }
   return session

@@ -28,7 +28,8 @@ export function takeHolder(db: SqliteDatabase, path: string, id: string): string
         pid === process.pid && hostname === currentProcess().hostname ? ' (another store in this process)' : ''
       throw new SessionError(
         'LOCKED',
-        `session ${id} in ${path} is held by pid ${pid} on host ${hostname}${same} (holder ${token.slice(0, 8)}): ${state.reason}; close it there first`,
+        `session ${id} in ${path} is held by pid ${pid} on host ${hostname}${same} (holder ${token.slice(0, 8)}): ` +
+          `${state.reason}; close it there first`,
       )
     }
     db.prepare('DELETE FROM holders WHERE session_id = ? AND token = ?').run(id, token)

@@ -110,7 +110,8 @@ export function checkReadableSchema(db: SqliteDatabase, path: string): void {
 function newerSchema(path: string, found: number): SessionError {
   return new SessionError(
     'IO',
-    `the SQLite session store ${path} has schema version ${found}, newer than version ${SCHEMA_VERSION} that this @warmfold/session-store-sqlite understands; ` +
+    `the SQLite session store ${path} has schema version ${found}, newer than version ${SCHEMA_VERSION} that this ` +
+      `@warmfold/session-store-sqlite understands; ` +
       'upgrade the package (the database was not changed)',
   )
 }
@@ -123,7 +124,8 @@ export function cannotOpen(path: string, error: unknown): SessionError {
   const readOnly = readOnlyDatabase(path, error)
   if (readOnly) return readOnly
   const code = (error as { code?: unknown }).code
-  const reason = `${(error as Error).message}${typeof code === 'string' && !(error as Error).message.includes(code) ? ` (${code})` : ''}`
+  const message = (error as Error).message
+  const reason = `${message}${typeof code === 'string' && !message.includes(code) ? ` (${code})` : ''}`
   return new SessionError('IO', `cannot open the SQLite session store ${path}: ${reason}; nothing was changed`, {
     cause: error,
   })

@@ -173,7 +173,8 @@ export class SqliteSessionBackend implements SessionBackend {
     if (held.broken) {
       throw new SessionError(
         'CLOSED',
-        `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); none of it was acknowledged. Reopen the session to continue.`,
+        `session ${session.id}: an earlier flush to ${this.path} failed (${held.broken.message}); none of it was ` +
+          `acknowledged. Reopen the session to continue.`,
       )
     }
     const end = session.settledLength
@@ -198,7 +199,8 @@ export class SqliteSessionBackend implements SessionBackend {
         SessionError.isInstance(error) && (error.code === 'LOCKED' || error.code === 'IO') ? error.code : 'CLOSED'
       throw new SessionError(
         code,
-        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of them is acknowledged: ${(error as Error).message}`,
+        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.path} failed, none of ` +
+          `them is acknowledged: ${(error as Error).message}`,
         { cause: error },
       )
     }

@@ -9,7 +9,8 @@ import { createUserMessage } from '@warmfold/llm'
 import { SessionError, SessionStore } from '@warmfold/session'
 import Database from 'libsql'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { SCHEMA_VERSION, SqliteSessionBackend, sqliteSessionStore } from '../src/index.ts'
+import { SqliteSessionBackend, sqliteSessionStore } from '../src/index.ts'
+import { SCHEMA_VERSION } from '../src/sqlite-schema.ts'
 
 let directory: string
 let path: string

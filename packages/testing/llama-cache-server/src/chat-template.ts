@@ -27,7 +27,8 @@ export const TINY_CHAT_TEMPLATE = [
   '{%- if reasoning_effort is defined and reasoning_effort -%}',
   "{{- 'Reasoning effort: ' + reasoning_effort + '\\n' -}}",
   '{%- endif -%}',
-  "{%- set leading_system = messages | length > 0 and (messages[0].role == 'system' or messages[0].role == 'developer') -%}",
+  "{%- set leading_system = messages | length > 0 and (messages[0].role == 'system' or messages[0].role == " +
+    "'developer') -%}",
   '{%- if leading_system -%}',
   "{{- '<|system|>' + messages[0].content + '<|end|>\\n' -}}",
   '{%- endif -%}',

@@ -163,7 +163,8 @@ export function encodeGguf(
     const elements = tensor.dimensions.reduce((product, dimension) => product * dimension, 1)
     if (elements !== tensor.data.length) {
       throw new TypeError(
-        `encodeGguf: tensor ${tensor.name} has ${tensor.data.length} values for dimensions [${tensor.dimensions.join(', ')}]`,
+        `encodeGguf: tensor ${tensor.name} has ${tensor.data.length} values for dimensions ` +
+          `[${tensor.dimensions.join(', ')}]`,
       )
     }
     writer.string(tensor.name)

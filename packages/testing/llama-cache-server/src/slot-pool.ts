@@ -1,6 +1,9 @@
 import type { LlamaContextSequence, Token } from 'node-llama-cpp'
 
-/** The minimum share of the prompt a slot's cache must match to be chosen over LRU (llama-server `--slot-prompt-similarity`). */
+/**
+ * The minimum share of the prompt a slot's cache must match to be chosen over LRU (llama-server
+ * `--slot-prompt-similarity`).
+ */
 export const SLOT_PROMPT_SIMILARITY = 0.1
 
 /** A slot chosen for a prompt, with how much of the prompt its cache holds. */

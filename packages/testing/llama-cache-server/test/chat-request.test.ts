@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ChatRequestError, parseChatRequest } from '../src/index.ts'
+import { ChatRequestError, parseChatRequest } from '../src/chat-request.ts'
 
 const user = { role: 'user', content: 'hi' }
 

@@ -1,8 +1,9 @@
 import fc from 'fast-check'
 import { JinjaTemplateChatWrapper } from 'node-llama-cpp'
 import { describe, expect, it } from 'vitest'
-import type { PromptInput, PromptMessage } from '../src/index.ts'
-import { jinjaToJson, renderPrompt, TINY_CHAT_TEMPLATE } from '../src/index.ts'
+import type { PromptInput, PromptMessage } from '../src/render-prompt.ts'
+import { jinjaToJson, renderPrompt } from '../src/render-prompt.ts'
+import { TINY_CHAT_TEMPLATE } from '../src/chat-template.ts'
 
 /**
  * The jinja engine node-llama-cpp uses (`@huggingface/jinja` behind its Jinja chat wrapper). The

@@ -3,14 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { readGgufFileInfo } from 'node-llama-cpp'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  buildTinyGguf,
-  buildTinyVocabulary,
-  encodeGguf,
-  TEMPLATE_TOKENS,
-  TINY_CHAT_TEMPLATE,
-  writeTinyGguf,
-} from '../src/index.ts'
+import { buildTinyGguf, writeTinyGguf } from '../src/index.ts'
+import { buildTinyVocabulary, TEMPLATE_TOKENS } from '../src/tiny-vocab.ts'
+import { encodeGguf } from '../src/gguf-writer.ts'
+import { TINY_CHAT_TEMPLATE } from '../src/chat-template.ts'
 
 let directory = ''
 beforeAll(async () => {

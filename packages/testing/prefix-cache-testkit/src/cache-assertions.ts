@@ -39,7 +39,8 @@ export function assertNoSilentRewrite(
   if (silent.length) {
     const lines = silent.map(
       (observation) =>
-        `request ${observation.index} (session ${observation.sessionId}): diverges at ${JSON.stringify(observation.divergence)} with no logged rewrite`,
+        `request ${observation.index} (session ${observation.sessionId}): diverges at ` +
+        `${JSON.stringify(observation.divergence)} with no logged rewrite`,
     )
     throw new Error(`silent prefix rewrite (rule C1):\n${lines.join('\n')}`)
   }

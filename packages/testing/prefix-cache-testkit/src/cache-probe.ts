@@ -1,5 +1,6 @@
 import type { GenerateOptions, LlmAdapter } from '@warmfold/llm'
-import { ContentAssembler, LlmError, normalizeApiKey, promptTokensOf, secretRedactor } from '@warmfold/llm'
+import { ContentAssembler, LlmError, promptTokensOf } from '@warmfold/llm'
+import { normalizeApiKey, secretRedactor } from '@warmfold/llm/adapter'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { ChatCompletionsAdapter, parseOpenAICompatibleConfig } from '@warmfold/llm-openai-compatible'
 import { CacheProbeError } from './cache-probe-error.ts'
@@ -33,11 +34,17 @@ export type ProbeConnector = (options: ProbeConnectOptions) => ProbeConnection
 
 /** Where and how the probe sends requests. */
 export interface CacheProbeOptions {
-  /** Base URL of the endpoint (chat completions requests go to `{baseURL}/chat/completions`); no credentials, query or fragment. */
+  /**
+   * Base URL of the endpoint (chat completions requests go to `{baseURL}/chat/completions`);
+   * no credentials, query or fragment.
+   */
   readonly baseURL: string
   /** Model id sent to the endpoint. Default `probe` (the embedded llama cache server accepts any). */
   readonly model?: string
-  /** Chat completions dialect of the default connector; decides how usage is read and how the effort is sent. Default `llamacpp`. */
+  /**
+   * Chat completions dialect of the default connector; decides how usage is read and
+   * how the effort is sent. Default `llamacpp`.
+   */
   readonly dialect?: Dialect
   /** Builds the adapter for another wire format; default chat completions in `dialect`. */
   readonly connect?: ProbeConnector
@@ -82,8 +89,8 @@ const QUOTED_CHARS = 240
 /**
  * Sends each request of a workload, unchanged but for a 1-token output cap and the endpoint's
  * model id, to a real endpoint through a warmfold adapter (OpenAI-compatible chat completions by
- * default, any wire format through `connect`), and records the cached tokens the server reports. The scripted model still supplies the
- * conversation's content; the probe only measures what a real cache reuses. Requests are sent
+ * default, any wire format through `connect`), and records the cached tokens the server reports. The scripted model
+ * still supplies the conversation's content; the probe only measures what a real cache reuses. Requests are sent
  * one at a time (the workload is sequential).
  */
 export class CacheProbe {
@@ -153,7 +160,8 @@ export class CacheProbe {
     }
     if (usage.cacheReadTokens === undefined) {
       throw new CacheProbeError(
-        `cache probe: ${this.url} does not report cached tokens (vLLM needs --enable-prompt-tokens-details, SGLang --enable-cache-report)`,
+        `cache probe: ${this.url} does not report cached tokens (vLLM needs --enable-prompt-tokens-details, ` +
+          `SGLang --enable-cache-report)`,
         'NO_CACHED_TOKENS',
         this.url,
         this.answeredStatus(),
@@ -172,7 +180,10 @@ export class CacheProbe {
     return record
   }
 
-  /** The error of a failed request: the adapter's message (already redacted), plus the answer's start when it was not a stream. */
+  /**
+   * The error of a failed request: the adapter's message (already redacted), plus the
+   * answer's start when it was not a stream.
+   */
   private failure(where: string, error: unknown): CacheProbeError {
     if (!LlmError.isInstance(error)) {
       const text = error instanceof Error ? error.message : String(error)
@@ -204,7 +215,8 @@ export class CacheProbe {
     const answer = this.answer
     if (answer?.status === undefined || answer.body === undefined) return ''
     const body = oneLine(this.redact(answer.body))
-    return `; the endpoint answered HTTP ${answer.status}${answer.contentType ? ` (${answer.contentType})` : ''}${body ? `, body: ${body}` : ' with an empty body'}`
+    const type = answer.contentType ? ` (${answer.contentType})` : ''
+    return `; the endpoint answered HTTP ${answer.status}${type}${body ? `, body: ${body}` : ' with an empty body'}`
   }
 
   /**
@@ -274,7 +286,8 @@ function checkBaseURL(baseURL: string): void {
   }
   if (url.search || url.hash)
     throw new TypeError(
-      `CacheProbe: baseURL must not carry a query or fragment (requests go to {baseURL}/chat/completions), got ${url.origin}${url.pathname}?…`,
+      `CacheProbe: baseURL must not carry a query or fragment (requests go to {baseURL}/chat/completions), got ` +
+        `${url.origin}${url.pathname}?…`,
     )
 }
 

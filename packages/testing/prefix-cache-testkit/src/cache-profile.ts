@@ -85,7 +85,8 @@ function secondsToMs(value: string, seconds: string): number {
   const parsed = /^\d+(?:\.\d+)?$/.test(seconds) ? Number(seconds) : Number.NaN
   if (!(parsed > 0) || !Number.isFinite(parsed)) {
     throw new TypeError(
-      `cache profile ${JSON.stringify(value)} is not valid: ttl ${JSON.stringify(seconds)} must be a positive finite number of seconds (e.g. ttl=600); use ${PROFILE_SYNTAX}`,
+      `cache profile ${JSON.stringify(value)} is not valid: ttl ${JSON.stringify(seconds)} must be a positive ` +
+        `finite number of seconds (e.g. ttl=600); use ${PROFILE_SYNTAX}`,
     )
   }
   return parsed * 1000

@@ -22,7 +22,10 @@ export interface CodingStep {
 
 const json = (value: unknown): string => JSON.stringify(value)
 
-/** A source file of about `length` characters, as `read_file` returns it: comments and code, no path, command or error in it. */
+/**
+ * A source file of about `length` characters, as `read_file` returns it: comments
+ * and code, no path, command or error in it.
+ */
 function sourceBody(index: number, length: number): string {
   const lines = [
     `export interface Cart${index} {`,
@@ -32,7 +35,9 @@ function sourceBody(index: number, length: number): string {
   ]
   let text = lines.join('\n')
   for (let block = 0; text.length < length; block++) {
-    text += `\n// ${fillerText(index * 100 + block, 160)}\nexport function part${index}x${block}(cart: Cart${index}): number {\n  return cart.items.reduce((sum, item) => sum + item.price * item.quantity, ${block})\n}\n`
+    text +=
+      `\n// ${fillerText(index * 100 + block, 160)}\nexport function part${index}x${block}(cart: Cart${index}): ` +
+      `number {\n  return cart.items.reduce((sum, item) => sum + item.price * item.quantity, ${block})\n}\n`
   }
   return text.slice(0, length)
 }
@@ -82,7 +87,9 @@ export function codingStep(index: number, readChars: number): CodingStep {
       return {
         name: 'bash',
         arguments: json({ command }),
-        result: ` FAIL  ${file} > totals > adds tax for region ${i}\n${assertion}\n ❯ ${file}:${20 + i}:17\n\n Test Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)\nExit code: 1`,
+        result:
+          ` FAIL  ${file} > totals > adds tax for region ${i}\n${assertion}\n ❯ ${file}:${20 + i}:17\n\n Test ` +
+          `Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)\nExit code: 1`,
         isError: true,
         artifacts: [
           { class: 'command', text: command },
@@ -127,7 +134,9 @@ export function codingStep(index: number, readChars: number): CodingStep {
     default: {
       const folder = `src/feature-${i}`
       const command = `rg -n "computeTotal${i}" ${folder}`
-      const result = `${folder}/cart.ts:42:export function computeTotal${i}(cart: Cart): number {\n${folder}/checkout.ts:17:  const total = computeTotal${i}(cart)`
+      const result =
+        `${folder}/cart.ts:42:export function computeTotal${i}(cart: Cart): number {\n${folder}/checkout.ts:17:  ` +
+        `const total = computeTotal${i}(cart)`
       return {
         name: 'bash',
         arguments: json({ command }),
@@ -158,6 +167,3 @@ export function codingCorrection(turn: number): {
     artifacts: [{ class: 'path', text: path }],
   }
 }
-
-/** The tool names the coding workload calls. */
-export const CODING_TOOLS: readonly string[] = ['read_file', 'bash', 'edit_file']

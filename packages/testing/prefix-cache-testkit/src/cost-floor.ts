@@ -48,7 +48,10 @@ export function costFloor(
   return { cost: sumCosts(billed.map((tokens) => requestCost(tokens, price))), requests: billed }
 }
 
-/** For each request: its prompt length and the longest prefix it shares with any earlier request of the list, envelope ignored. */
+/**
+ * For each request: its prompt length and the longest prefix it shares with any
+ * earlier request of the list, envelope ignored.
+ */
 function sharedPrefixChars(requests: readonly GenerateOptions[]): { promptChars: number; sharedChars: number }[] {
   const cache = new PrefixCache('bytes')
   return requests.map((request) => {

@@ -22,7 +22,10 @@ export interface FoldAuditRecord {
   readonly summaryAlone: PlantedSurvival
   /** What of it the checkpoint kept (summary and artifact trail). */
   readonly withCheckpoint: PlantedSurvival
-  /** The simulator's record: planted artifacts the checkpoint does not hold (every planted artifact is the step's own, so nothing after the fold holds them either). */
+  /**
+   * The simulator's record: planted artifacts the checkpoint does not hold (every planted artifact is the step's own,
+   * so nothing after the fold holds them either).
+   */
   readonly lost: readonly PlantedArtifact[]
   /** The audit's dropped items of the planted classes that the simulator's record has too. */
   readonly agreed: number

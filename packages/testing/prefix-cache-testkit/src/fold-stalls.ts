@@ -57,7 +57,10 @@ export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: Latency
   })
 }
 
-/** Every bracket of the log that has a timing, in the order they opened; brackets without one (other engines) are left out. */
+/**
+ * Every bracket of the log that has a timing, in the order they opened; brackets
+ * without one (other engines) are left out.
+ */
 function loggedFolds(events: readonly AnySessionEvent[]): LoggedFold[] {
   const open = new Map<string, { startSeq: number; committedCalls?: number }>()
   const folds: LoggedFold[] = []

@@ -115,14 +115,16 @@ const MEANING: Readonly<Record<(typeof LATENCY_KEYS)[number], string>> = {
 export function latencyProfileFromJson(value: unknown, source: string): LatencyProfile {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TypeError(
-      `latency profile ${source} must be a JSON object with the keys ${LATENCY_KEYS.join(', ')}, got ${describe(value)}`,
+      `latency profile ${source} must be a JSON object with the keys ${LATENCY_KEYS.join(', ')}, got ` +
+        `${describe(value)}`,
     )
   }
   const record = value as Record<string, unknown>
   const unknown = Object.keys(record).filter((key) => !(LATENCY_KEYS as readonly string[]).includes(key))
   if (unknown.length)
     throw new TypeError(
-      `latency profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${LATENCY_KEYS.join(', ')}`,
+      `latency profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the ` +
+        `keys are ${LATENCY_KEYS.join(', ')}`,
     )
   const figure = (key: (typeof LATENCY_KEYS)[number]): number => {
     const number = record[key]
@@ -131,7 +133,8 @@ export function latencyProfileFromJson(value: unknown, source: string): LatencyP
       throw new TypeError(`latency profile ${source} is missing ${JSON.stringify(key)} (${MEANING[key]})`)
     if (typeof number !== 'number' || !Number.isFinite(number) || number < min || number > max) {
       throw new TypeError(
-        `latency profile ${source}: ${JSON.stringify(key)} must be a finite number of ${unit} from ${min} to ${max}, got ${describe(number)}`,
+        `latency profile ${source}: ${JSON.stringify(key)} must be a finite number of ${unit} from ${min} to ` +
+          `${max}, got ${describe(number)}`,
       )
     }
     return number

@@ -16,7 +16,10 @@ export interface WarmfoldHostOptions {
   readonly engineConfig?: BasicCompactionConfig
   /** Pruner budgets; omitted, no pruner is mounted. */
   readonly pruner?: { readonly thresholdChars: number; readonly headChars: number; readonly tailChars: number }
-  /** The session store's config; omitted, the store keeps sessions in memory. `{ store: 'file', directory }` keeps each log as a JSONL file. */
+  /**
+   * The session store's config; omitted, the store keeps sessions in memory. `{ store: 'file', directory }` keeps
+   * each log as a JSONL file.
+   */
   readonly sessions?: Partial<SessionStore.Config>
   /** Cache ledger config (default: its defaults); `false` leaves the ledger out (only to measure what it costs). */
   readonly ledger?: Partial<CacheLedger.Config> | false

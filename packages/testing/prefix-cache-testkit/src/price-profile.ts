@@ -68,13 +68,15 @@ export function priceProfileFromJson(value: unknown, source: string): PriceProfi
   const unknown = Object.keys(record).filter((key) => !(KEYS as readonly string[]).includes(key))
   if (unknown.length)
     throw new TypeError(
-      `price profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the keys are ${KEYS.join(', ')}`,
+      `price profile ${source} has unknown key(s) ${unknown.map((key) => JSON.stringify(key)).join(', ')}; the ` +
+        `keys are ${KEYS.join(', ')}`,
     )
   const multiplier = (key: 'cacheRead' | 'cacheWrite' | 'output'): number => {
     const number = record[key]
     if (number === undefined)
       throw new TypeError(
-        `price profile ${source} is missing ${JSON.stringify(key)} (a number ≥ 0: the price of one token relative to an uncached input token)`,
+        `price profile ${source} is missing ${JSON.stringify(key)} (a number ≥ 0: the price of one token relative ` +
+          `to an uncached input token)`,
       )
     if (typeof number !== 'number' || !Number.isFinite(number) || number < 0)
       throw new TypeError(

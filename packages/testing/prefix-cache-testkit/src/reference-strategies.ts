@@ -60,9 +60,14 @@ export class ColdCompactionEngine extends BasicCompactionEngine {
 
 /** The summarizer system prompt of the `transcript` reference strategy. */
 export const TRANSCRIPT_SUMMARIZER_SYSTEM =
-  'You are a context summarization assistant. Read the conversation transcript between a user and a coding assistant and write a structured summary that another model can continue the work from. Do not continue the conversation and do not answer questions in it.'
+  'You are a context summarization assistant. Read the conversation transcript between a user and a coding ' +
+  ('assistant and write a structured summary that another model can continue the work from. Do not continue the ' +
+    'conversation and do not answer questions in it.')
 
-/** Characters of each tool result the `transcript` strategy keeps (pi 0.73.1 and opencode 1.18.33 cut at about 2,000). */
+/**
+ * Characters of each tool result the `transcript` strategy keeps (pi 0.73.1
+ * and opencode 1.18.33 cut at about 2,000).
+ */
 export const TRANSCRIPT_TOOL_RESULT_CHARS = 2000
 
 /**
@@ -147,7 +152,10 @@ function flatten(message: Message, resultChars = Number.POSITIVE_INFINITY): stri
       case 'tool-call':
         return `(tool call ${block.name}) ${block.arguments}`
       case 'tool-result':
-        return `(tool result) ${cut(block.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(''), resultChars)}`
+        return (
+          `(tool result) ` +
+          `${cut(block.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(''), resultChars)}`
+        )
       case 'image':
         return '[image]'
     }

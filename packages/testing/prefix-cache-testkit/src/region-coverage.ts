@@ -46,7 +46,10 @@ function blockTexts(block: ContentBlock): string[] {
   }
 }
 
-/** Length of the longest prefix of `text` found in `haystack` (prefixes of a found prefix are found, so a binary search suffices). */
+/**
+ * Length of the longest prefix of `text` found in `haystack` (prefixes of a found prefix
+ * are found, so a binary search suffices).
+ */
 function carriedPrefix(text: string, haystack: string): number {
   if (haystack.includes(text)) return text.length
   let low = 0

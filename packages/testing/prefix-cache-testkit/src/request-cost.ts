@@ -23,7 +23,8 @@ export interface BilledTokens {
 /**
  * The cost of one request under `price`: uncached tokens that were not written at 1, cache reads
  * at `cacheRead`, cache writes at `cacheWrite`, output tokens at `output`.
- * @throws RangeError when `cacheWriteTokens` is negative or above `uncachedTokens` (a write is an uncached token stored).
+ * @throws RangeError when `cacheWriteTokens` is negative or above
+ * `uncachedTokens` (a write is an uncached token stored).
  */
 export function requestCost(tokens: BilledTokens, price: PriceProfile): Cost {
   const { cachedTokens, uncachedTokens, cacheWriteTokens, outputTokens } = tokens

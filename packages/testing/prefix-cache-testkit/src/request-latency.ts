@@ -25,7 +25,8 @@ export interface RequestLatency {
  * token, in milliseconds:
  *
  * ```
- * ttftMs + 1000 × (uncached / prefillTokensPerSecond + cached / cachedTokensPerSecond + output / decodeTokensPerSecond)
+ * ttftMs + 1000 × (uncached / prefillTokensPerSecond + cached / cachedTokensPerSecond
+ *                  + output / decodeTokensPerSecond)
  * ```
  *
  * Every output token is counted at the decode rate, the first one included, although the first

@@ -49,7 +49,8 @@ export async function runProbedWorkload(
   const simulated = run.cache.observations
   if (records.length !== simulated.length) {
     throw new Error(
-      `cache probe: ${records.length} probe records for ${simulated.length} requests; the probe and the workload are out of step`,
+      `cache probe: ${records.length} probe records for ${simulated.length} requests; the probe and the workload ` +
+        `are out of step`,
     )
   }
   const measured = simulated.map((observation, index) => {

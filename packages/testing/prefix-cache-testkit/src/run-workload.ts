@@ -1,15 +1,11 @@
 import { Context } from '@cordisjs/core'
 import { cacheTotals } from '@warmfold/cache-ledger'
-import type { PlannedPrune, PrunerSeam, SummaryRequestInput, SurfaceRegion } from '@warmfold/compaction-basic'
 import { BasicCompactionEngine } from '@warmfold/compaction-basic'
-import type { ContentBlock, GenerateOptions, Message, ModelInfo, TokenUsage } from '@warmfold/llm'
-import { textBlock, toolCallBlock } from '@warmfold/llm'
-import { ScriptedAdapter } from '@warmfold/llm/testing'
+import type { GenerateOptions, TokenUsage } from '@warmfold/llm'
 import type { Session, SessionStore } from '@warmfold/session'
 import { silentRewrites } from './cache-assertions.ts'
 import type { CacheObservation, CacheTotals } from './cache-observation.ts'
 import { totalsOf } from './cache-observation.ts'
-import { tokensOf } from './cache-profile.ts'
 import { mountWarmfoldHost } from './mount-warmfold-host.ts'
 import type { PrefixCache } from './prefix-cache.ts'
 import { PrefixCacheService } from './prefix-cache-service.ts'
@@ -25,14 +21,12 @@ import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
-import { codingStep } from './coding-workload.ts'
-import { firstMessage, registerCodingTools } from './coding-tools.ts'
-import { lossySummary } from './lossy-summary.ts'
-import { minimumWorkloadSummaryTokens, workloadSummary } from './workload-summary.ts'
-import { requestLatency, requestLatencyMs } from './request-latency.ts'
-
-/** The provider and model the scripted conversation runs on. */
-export const WORKLOAD_ROUTE = { provider: 'sim', model: 'coder' } as const
+import { firstMessage } from './coding-tools.ts'
+import { requestLatency } from './request-latency.ts'
+import type { RegionRecord } from './recording-engine.ts'
+import { recordingEngine } from './recording-engine.ts'
+import { WORKLOAD_ROUTE, workloadModel } from './workload-model.ts'
+import { registerWorkloadTools } from './workload-tools.ts'
 
 /** What one workload run produced. */
 export interface WorkloadRun {
@@ -40,7 +34,10 @@ export interface WorkloadRun {
   readonly cache: PrefixCache
   readonly session: Session
   readonly summaryCalls: readonly CacheObservation[]
-  /** For each summary call, in order: its {@link regionCoverage} of the region as the conversation had it before the compaction's prune. */
+  /**
+   * For each summary call, in order: its {@link regionCoverage} of the region as the
+   * conversation had it before the compaction's prune.
+   */
   readonly summaryCoverage: readonly number[]
   readonly conversation: readonly CacheObservation[]
   /** All requests of the session, conversation and summary together. */
@@ -50,7 +47,10 @@ export interface WorkloadRun {
   readonly completed: boolean
   /** Every request the provider saw, in order (one per observation of the session). */
   readonly requests: readonly GenerateOptions[]
-  /** Output tokens of the scripted answer to each request, in the same order (`tokensOf` of its text, tool names and arguments). */
+  /**
+   * Output tokens of the scripted answer to each request, in the same order
+   * (`tokensOf` of its text, tool names and arguments).
+   */
   readonly outputTokens: readonly number[]
   /** For each request, in the same order: the session's length when it was sent (the seq the next event gets). */
   readonly sentAtSeq: readonly number[]
@@ -157,7 +157,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
         : {}),
     })
     const coverage: number[] = []
-    const adapter = scriptedModel(
+    const adapter = workloadModel(
       workload,
       (request, tokens) => {
         // By the request's own position: a background summary call answers while later requests are sent.
@@ -191,7 +191,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
       }
       await hooks.onRequest?.(request)
     })
-    registerTools(ctx, workload, clock)
+    registerWorkloadTools(ctx, workload, clock)
     hooks.configure?.(ctx)
     // Created here, not by the agent loop, which would resume a session file left by an earlier run.
     if (kept) await ctx.sessions.create(kept.id)
@@ -221,7 +221,8 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     const summaryCalls = observations.filter((observation) => observation.purpose === 'compaction')
     if (summaryCalls.length !== coverage.length)
       throw new Error(
-        `runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ${summaryCalls.length}; coverage cannot be paired with its call`,
+        `runWorkload: ${coverage.length} summary requests reached the provider but the cache observed ` +
+          `${summaryCalls.length}; coverage cannot be paired with its call`,
       )
     return {
       workload,
@@ -279,171 +280,4 @@ const ENGINES: Readonly<Record<WorkloadStrategy, typeof BasicCompactionEngine>> 
   transcript: TranscriptCompactionEngine,
   toolless: ToollessCompactionEngine,
   'long-instruction': LongInstructionCompactionEngine,
-}
-
-/** The region of the summary request built last. */
-interface RegionRecord {
-  latest?: readonly Message[]
-}
-
-/**
- * `engine` unchanged, except that it records the region of each summary request it builds, as
- * the conversation had it before the compaction's prune landed: `legacy` prunes the region
- * itself, and its summarizer must be measured against what it no longer sees.
- */
-function recordingEngine(engine: typeof BasicCompactionEngine, record: RegionRecord): typeof BasicCompactionEngine {
-  return class RecordingEngine extends engine {
-    private unpruned?: readonly Message[]
-
-    protected override landPrunePlan(
-      session: Session,
-      pruner: PrunerSeam,
-      plan: readonly PlannedPrune[],
-      region: SurfaceRegion,
-    ): void {
-      this.unpruned = session.deriveMessages().slice(region.start, region.end + 1)
-      super.landPrunePlan(session, pruner, plan, region)
-    }
-
-    protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
-      // The first call of a pressure pass summarizes the region the plan was landed for; a retry
-      // with a smaller head (another length) summarizes nodes the prune left alone.
-      record.latest = this.unpruned?.length === input.regionMessages.length ? this.unpruned : input.regionMessages
-      this.unpruned = undefined
-      return super.buildSummaryRequest(input)
-    }
-  }
-}
-
-function scriptedModel(
-  workload: ResolvedWorkload,
-  recordOutput: (request: GenerateOptions, tokens: number) => void,
-  charged: (request: GenerateOptions) => CacheObservation | undefined,
-  ttlMs: number,
-  clock: VirtualClock,
-  regions: RegionRecord,
-): ScriptedAdapter {
-  // The model carries the simulator profile's TTL, as an adapter carries its provider's.
-  const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
-  // And the prices the run is billed at, as an adapter carries its provider's.
-  const cachePrices = workload.cachePrices ? { cachePrices: workload.cachePrices } : {}
-  const models: Record<string, ModelInfo> = {
-    [WORKLOAD_ROUTE.model]: {
-      contextWindow: workload.window,
-      defaultMaxTokens: workload.defaultMaxTokens,
-      reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
-      ...cacheTtl,
-      ...cachePrices,
-    },
-  }
-  if (workload.summaryRoute)
-    models[workload.summaryRoute.model] ??= {
-      contextWindow: workload.window,
-      defaultMaxTokens: workload.defaultMaxTokens,
-      reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' },
-    }
-  let step = 0
-  let turn = 0
-  let turnEnd = workload.turnSteps[0] as number
-  let folds = 0
-  const answer = (request: GenerateOptions): ContentBlock[] => {
-    if (request.purpose === 'compaction') {
-      // A realistic checkpoint (1.5k-4k tokens), cut to the call's cap (never below one bullet a section).
-      const fold = folds++
-      const maxTokens =
-        request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
-      if (workload.workload === 'coding')
-        return [
-          textBlock(
-            lossySummary(fold, regions.latest ?? [], {
-              readChars: workload.resultChars,
-              turns: workload.turns,
-              ...(maxTokens === undefined ? {} : { maxTokens }),
-            }),
-          ),
-        ]
-      return [textBlock(workloadSummary(fold, maxTokens === undefined ? {} : { maxTokens }))]
-    }
-    if (request.purpose !== 'conversation') return [textBlock('ok')]
-    if (step >= turnEnd) {
-      const last = turn === workload.turns - 1
-      const text = last
-        ? `All ${workload.steps} modules are read; the loader refactor plan is ready.`
-        : `Modules 0 to ${step - 1} are read; ${workload.steps - step} to go.`
-      if (!last) turnEnd += workload.turnSteps[++turn] as number
-      return [textBlock(text)]
-    }
-    const index = step++
-    if (workload.workload === 'coding') {
-      const coding = codingStep(index, workload.resultChars)
-      return [
-        textBlock(fillerText(1000 + index, workload.proseChars)),
-        toolCallBlock(`call-${index}`, coding.name, coding.arguments),
-      ]
-    }
-    return [
-      textBlock(fillerText(1000 + index, workload.proseChars)),
-      toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`),
-    ]
-  }
-  return new ScriptedAdapter({
-    models,
-    responses: async (request) => {
-      const content = answer(request)
-      const outputTokens = tokensOf(
-        content.reduce(
-          (chars, block) =>
-            chars +
-            (block.type === 'text'
-              ? block.text.length
-              : block.type === 'tool-call'
-                ? block.name.length + block.arguments.length
-                : 0),
-          0,
-        ),
-      )
-      recordOutput(request, outputTokens)
-      // Every request takes its modelled time on the virtual clock (prefill what it missed, read
-      // what it hit, decode its output). The conversation waits for its own requests; a summary
-      // call or a prewarm sleeps beside it, and whoever waits for it moves the clock on.
-      const charge = charged(request)
-      const latencyMs = charge
-        ? requestLatencyMs(
-            { uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens },
-            workload.latency,
-          )
-        : 0
-      if (request.purpose === 'conversation') await clock.advance(latencyMs)
-      else await clock.sleep(latencyMs)
-      return { content }
-    },
-  })
-}
-
-/** The workload's tools; each call takes `stepSeconds` on the virtual clock (the tool step's own time). */
-function registerTools(ctx: Context, workload: ResolvedWorkload, clock: VirtualClock): void {
-  if (workload.workload === 'coding') return registerCodingTools(ctx, workload, clock)
-  let calls = 0
-  ctx.tools.register({
-    name: 'read_file',
-    description: 'Read a file of the repository.',
-    parameters: {
-      type: 'object',
-      properties: { path: { type: 'string', description: 'Path from the repository root.' } },
-      required: ['path'],
-    },
-    execute: async () => {
-      const index = calls++
-      await clock.advance(workload.stepSeconds * 1000)
-      return fillerText(5000 + index, index % 3 === 2 ? workload.oversizedResultChars : workload.resultChars)
-    },
-  })
-  for (const name of ['write_file', 'run_tests', 'search']) {
-    ctx.tools.register({
-      name,
-      description: `The ${name.replace('_', ' ')} tool.`,
-      parameters: { type: 'object', properties: { query: { type: 'string' } } },
-      execute: () => 'ok',
-    })
-  }
 }

@@ -6,11 +6,17 @@ export interface FoldStall {
   readonly foldMs: number
   /** How long the conversation was blocked by this fold, in milliseconds (all of `foldMs` for a sync fold). */
   readonly waitedMs: number
-  /** The part of `foldMs` the conversation did not wait for, in milliseconds (`foldMs − waitedMs`; 0 for a sync fold). */
+  /**
+   * The part of `foldMs` the conversation did not wait for, in milliseconds
+   * (`foldMs − waitedMs`; 0 for a sync fold).
+   */
   readonly stallSavedMs: number
   /** What the first request after the swap spent prefilling the checkpoint and what follows it, in milliseconds. */
   readonly postSwapPrefillMs: number
-  /** Set when the fold's result was thrown away: why, and what the summary call cost (in the price profile's input-token units). */
+  /**
+   * Set when the fold's result was thrown away: why, and what the summary call cost
+   * (in the price profile's input-token units).
+   */
   readonly discarded?: { readonly reason: string; readonly costUnits: number }
 }
 

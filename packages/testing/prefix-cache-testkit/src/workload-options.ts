@@ -20,7 +20,9 @@ export const STRATEGIES: readonly WorkloadStrategy[] = [
 ]
 /** The strategies `warmfold bench` runs unless told otherwise. */
 export const DEFAULT_STRATEGIES: readonly WorkloadStrategy[] = ['warmfold', 'legacy', 'cold']
+/** The values `WorkloadOptions.pruner` accepts. */
 export const PRUNERS: readonly WorkloadPruner[] = ['rewrite-only', 'default', 'none']
+/** The values `WorkloadOptions.effort` accepts. */
 export const EFFORTS: readonly string[] = ['low', 'high', 'max']
 /**
  * What the scripted session does: `reading` reads one module per step (filler content, the
@@ -29,6 +31,7 @@ export const EFFORTS: readonly string[] = ['low', 'high', 'max']
  * something to find (see `coding-workload.ts`, `lossy-summary.ts`).
  */
 export type WorkloadKind = 'reading' | 'coding'
+/** The values `WorkloadOptions.workload` accepts. */
 export const WORKLOAD_KINDS: readonly WorkloadKind[] = ['reading', 'coding']
 
 /** What a caller may set. */
@@ -47,7 +50,10 @@ export interface WorkloadOptions {
   strategy?: WorkloadStrategy
   /** Default `reading`. */
   workload?: WorkloadKind
-  /** warmfold's artifact trail in every checkpoint (its `artifactTrail.enabled`). Default: on for `warmfold`; the reference strategies never write one. */
+  /**
+   * warmfold's artifact trail in every checkpoint (its `artifactTrail.enabled`). Default: on for `warmfold`; the
+   * reference strategies never write one.
+   */
   artifactTrail?: boolean
   /** Cache profile. Default `bytes`. */
   profile?: string

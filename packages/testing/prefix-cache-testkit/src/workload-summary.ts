@@ -57,7 +57,8 @@ export function workloadSummary(foldIndex: number, options: WorkloadSummaryOptio
   const minimum = tokensOf(render(bullets).length)
   if (maxTokens !== undefined && (!Number.isSafeInteger(maxTokens) || maxTokens < minimum)) {
     throw new RangeError(
-      `workloadSummary: maxTokens must be an integer ≥ ${minimum} (one bullet per section for fold ${foldIndex}), got ${maxTokens}`,
+      `workloadSummary: maxTokens must be an integer ≥ ${minimum} (one bullet per section for fold ${foldIndex}), ` +
+        `got ${maxTokens}`,
     )
   }
   const budgetChars = Math.min(drawnTokens, maxTokens ?? Number.POSITIVE_INFINITY) * CHARS_PER_TOKEN
@@ -83,12 +84,18 @@ export function workloadSummary(foldIndex: number, options: WorkloadSummaryOptio
   }
 }
 
-/** The size of fold `foldIndex`'s smallest checkpoint (one bullet per section), in tokens: the lowest `maxTokens` {@link workloadSummary} takes. */
+/**
+ * The size of fold `foldIndex`'s smallest checkpoint (one bullet per section), in tokens: the lowest `maxTokens`
+ * {@link workloadSummary} takes.
+ */
 export function minimumWorkloadSummaryTokens(foldIndex: number): number {
   return tokensOf(render(summaryStart(foldIndex).bullets).length)
 }
 
-/** A fold's drawn size, its bullet sources, and the first bullet of every section (drawn in this order, so both callers see the same text). */
+/**
+ * A fold's drawn size, its bullet sources, and the first bullet of every section (drawn in this order, so both
+ * callers see the same text).
+ */
 function summaryStart(foldIndex: number): {
   drawnTokens: number
   sources: Record<Section, () => string>
@@ -145,31 +152,41 @@ const TEST_NOTES = [
 ] as const
 const ERRORS = [
   (module: number) =>
-    `\`search\` for "require(" found 3 CommonJS calls in src/module-${module}.ts; replaced by \`await import()\` (ESM only)`,
+    `\`search\` for "require(" found 3 CommonJS calls in src/module-${module}.ts; replaced by \`await import()\` ` +
+    `(ESM only)`,
   (module: number) =>
-    `\`pnpm test\` failed in test/module-${module}.test.ts: "TypeError: Cannot read properties of undefined (reading 'resolve')"; the test built a loader without the registry, fixed by passing \`createRegistry()\``,
+    `\`pnpm test\` failed in test/module-${module}.test.ts: "TypeError: Cannot read properties of undefined ` +
+    `(reading 'resolve')"; the test built a loader without the registry, fixed by passing \`createRegistry()\``,
   (module: number) =>
-    `tsc: "src/module-${module}.ts(41,7): error TS2345: Argument of type 'string | undefined' is not assignable to parameter of type 'string'"; guarded the optional \`options.root\``,
+    `tsc: "src/module-${module}.ts(41,7): error TS2345: Argument of type 'string | undefined' is not assignable ` +
+    `to parameter of type 'string'"; guarded the optional \`options.root\``,
   (module: number) =>
-    `run_tests timed out after 120 s in test/module-${module}.test.ts (a watcher left open); open: close it in \`afterEach\``,
+    `run_tests timed out after 120 s in test/module-${module}.test.ts (a watcher left open); open: close it in ` +
+    `\`afterEach\``,
   (module: number) =>
-    `oxlint: "src/module-${module}.ts:12:1: typescript/consistent-type-imports"; the import of \`LoaderOptions\` is type-only now`,
+    `oxlint: "src/module-${module}.ts:12:1: typescript/consistent-type-imports"; the import of \`LoaderOptions\` ` +
+    `is type-only now`,
   (module: number) =>
-    `\`pnpm test\` in test/loader.test.ts: "LoaderError: CYCLE src/module-${module}.ts -> src/registry.ts -> src/module-${module}.ts"; broken by importing the type only`,
+    `\`pnpm test\` in test/loader.test.ts: "LoaderError: CYCLE src/module-${module}.ts -> src/registry.ts -> ` +
+    `src/module-${module}.ts"; broken by importing the type only`,
 ] as const
 const DECISIONS = [
-  'Keep `loadModule(name, options)` as the only public entry point; every other export of src/loader.ts becomes internal',
-  'One registry instance per loader, created by `createRegistry()`; no module-level state, so tests can run in parallel',
+  'Keep `loadModule(name, options)` as the only public entry point; every other export of src/loader.ts becomes ' +
+    'internal',
+  'One registry instance per loader, created by `createRegistry()`; no module-level state, so tests can run in ' +
+    'parallel',
   'Errors are `LoaderError` with a `code` (`NOT_FOUND`, `CYCLE`, `INVALID_MANIFEST`); never match on messages',
   'Paths are normalized once, in src/paths.ts, with POSIX separators; modules never call `path.resolve` themselves',
   'Rejected: lazy loading through a Proxy (hides errors until first use and breaks `instanceof` checks in the tests)',
-  'Rejected: moving the cache into a WeakMap keyed by module object (specifiers are strings, so entries would never be collected)',
+  'Rejected: moving the cache into a WeakMap keyed by module object (specifiers are strings, so entries would ' +
+    'never be collected)',
   'Manifests are validated when read, not when used, so a bad manifest fails at start-up with its path',
   'Hooks run in registration order; a hook that throws stops the load and is named in the error',
 ] as const
 const FACTS = [
   'Tests run with `pnpm test` (vitest); one file: `pnpm vitest run test/loader.test.ts`',
-  'The user asked for no public API change until every module is read, then one change at a time with green tests in between',
+  'The user asked for no public API change until every module is read, then one change at a time with green tests ' +
+    'in between',
   'Node 20, ESM only, TypeScript strict with `exactOptionalPropertyTypes`',
   'The CI job `check` runs lint, typecheck and tests; a warning from oxlint fails it',
   'Do not touch src/legacy/ (frozen for the 2.x line, per the user)',
@@ -204,7 +221,8 @@ function bulletSources(foldIndex: number, random: () => number): Record<Section,
   return {
     'Goal and Intent': cycle(
       [
-        'Refactor the module loader (src/loader.ts): load every module through one registry, no public API change, every test green',
+        'Refactor the module loader (src/loader.ts): load every module through one registry, no public API change, ' +
+          'every test green',
       ],
       () => current,
     ),
@@ -214,14 +232,24 @@ function bulletSources(foldIndex: number, random: () => number): Record<Section,
       const module = file % current
       const pass = Math.floor(file++ / current)
       if (pass === 0)
-        return `src/module-${module}.ts: exports \`${pick(EXPORT_KINDS)}${module}(options: LoaderOptions): Promise<Module${module}>\` (line ${20 + Math.floor(random() * 400)}); imports ${twoOf(DEPENDENCIES)}; ${pick(NOTES)}`
+        return (
+          `src/module-${module}.ts: exports \`${pick(EXPORT_KINDS)}${module}(options: LoaderOptions): ` +
+          (`Promise<Module${module}>\` (line ${20 + Math.floor(random() * 400)}); imports ${twoOf(DEPENDENCIES)}; ` +
+            `${pick(NOTES)}`)
+        )
       if (pass === 1) return `test/module-${module}.test.ts: ${2 + Math.floor(random() * 9)} cases; ${pick(TEST_NOTES)}`
-      return `src/module-${module}.ts is imported by src/loader.ts (line ${100 + Math.floor(random() * 300)}) and ${pick(DEPENDENCIES)}`
+      return (
+        `src/module-${module}.ts is imported by src/loader.ts (line ${100 + Math.floor(random() * 300)}) and ` +
+        `${pick(DEPENDENCIES)}`
+      )
     },
     'Errors and Fixes': () => (ERRORS[error % ERRORS.length] as (module: number) => string)(first + 3 * error++),
     'Pending Work': () => {
       const from = current + 1 + 8 * pending++
-      return `Read src/module-${from}.ts to src/module-${from + 7}.ts and note each one's exports, imports and module-level state`
+      return (
+        `Read src/module-${from}.ts to src/module-${from + 7}.ts and note each one's exports, imports and ` +
+        `module-level state`
+      )
     },
     'Current Work': cycle(
       [`Reading src/module-${current}.ts: listing its exports and whether it touches the file system at import time`],

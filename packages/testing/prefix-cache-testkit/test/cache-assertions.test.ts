@@ -2,7 +2,8 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createUserMessage } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import type { CacheObservation } from '../src/index.ts'
-import { assertNoSilentRewrite, hitRatio, PrefixCache, silentRewrites, totalsOf, uncachedTokens } from '../src/index.ts'
+import { assertNoSilentRewrite, hitRatio, PrefixCache, totalsOf } from '../src/index.ts'
+import { silentRewrites, uncachedTokens } from '../src/cache-assertions.ts'
 import { promptText, request, toolStep, TOOLS } from './prefix-cache-fixture.ts'
 
 const HEAD = { tools: TOOLS, system: 'You are careful.', reasoningEffort: 'max' }

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { PlantedClass } from '../src/index.ts'
-import {
-  codingStep,
-  foldAuditRecords,
-  holdsVerbatim,
-  LOSSY_RETENTION,
-  lossyKeeps,
-  PLANTED_CLASSES,
-  runWorkload,
-  summaryCallAudits,
-} from '../src/index.ts'
+import { foldAuditRecords, PLANTED_CLASSES, runWorkload, summaryCallAudits } from '../src/index.ts'
+import { codingStep } from '../src/coding-workload.ts'
+import { holdsVerbatim } from '../src/fold-audit-record.ts'
+import { LOSSY_RETENTION, lossyKeeps } from '../src/lossy-summary.ts'
 
 describe('the coding workload and its lossy summarizer', () => {
   it('keeps each class about as often as the published retention says (seeded, the same every run)', () => {

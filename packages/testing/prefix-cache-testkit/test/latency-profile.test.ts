@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  builtinLatencyProfile,
-  LATENCY_PROFILES,
-  LATENCY_SYNTAX,
-  latencyProfileFromJson,
-  requestLatencyMs,
-} from '../src/index.ts'
+import { builtinLatencyProfile, LATENCY_PROFILES, LATENCY_SYNTAX, latencyProfileFromJson } from '../src/index.ts'
+import { requestLatencyMs } from '../src/request-latency.ts'
 
 /** Within `share` of `expected`. */
 function expectWithin(actual: number, expected: number, share: number): void {

@@ -2,7 +2,8 @@ import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { canonicalJson, createAssistantMessage, createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { familyOf, PrefixCache } from '../src/index.ts'
+import { PrefixCache } from '../src/index.ts'
+import { familyOf } from '../src/prefix-cache.ts'
 import {
   commonPrefix,
   FIRST_TEXT_OFFSET,

@@ -1,6 +1,7 @@
 import { createUserMessage } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
-import { assertNoSilentRewrite, PrefixCache, silentRewrites } from '../src/index.ts'
+import { assertNoSilentRewrite, PrefixCache } from '../src/index.ts'
+import { silentRewrites } from '../src/cache-assertions.ts'
 import { FIRST_TEXT_OFFSET, letters, promptText, request, userMessageOfChars } from './prefix-cache-fixture.ts'
 
 const SECOND = 1000

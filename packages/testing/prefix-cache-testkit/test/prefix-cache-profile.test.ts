@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  CHARS_PER_TOKEN,
-  parseCacheProfile,
-  PrefixCache,
-  PROFILE_SYNTAX,
-  tokensOf,
-  wholeTokensOf,
-} from '../src/index.ts'
+import { parseCacheProfile, PrefixCache, PROFILE_SYNTAX, tokensOf } from '../src/index.ts'
+import { CHARS_PER_TOKEN, wholeTokensOf } from '../src/cache-profile.ts'
 
 const HOUR = 3_600_000
 

@@ -12,7 +12,8 @@ import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
-import PrefixCacheServiceDefault, { familyOf, PrefixCacheService } from '../src/index.ts'
+import PrefixCacheServiceDefault, { PrefixCacheService } from '../src/index.ts'
+import { familyOf } from '../src/prefix-cache.ts'
 import { promptText, ROUTE } from './prefix-cache-fixture.ts'
 
 const contexts: TestContext[] = []

@@ -11,18 +11,14 @@ import {
 } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
+import { fillerText, mountWarmfoldHost, regionCoverage, runWorkload } from '../src/index.ts'
+import { LONG_COMPACTION_INSTRUCTION, LONG_INSTRUCTION_CHARS } from '../src/long-compaction-instruction.ts'
 import {
-  fillerText,
-  LONG_COMPACTION_INSTRUCTION,
-  LONG_INSTRUCTION_CHARS,
   LongInstructionCompactionEngine,
-  mountWarmfoldHost,
-  regionCoverage,
-  runWorkload,
   ToollessCompactionEngine,
   TRANSCRIPT_SUMMARIZER_SYSTEM,
   TranscriptCompactionEngine,
-} from '../src/index.ts'
+} from '../src/reference-strategies.ts'
 
 const TOOLS: readonly ToolDefinition[] = [
   {

@@ -3,7 +3,8 @@ import { PromptRenderer } from '@warmfold/cache-ledger/prefix'
 import { describe, expect, it } from 'vitest'
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { WorkloadRun } from '../src/index.ts'
-import { assertNoSilentRewrite, hitRatio, runWorkload, uncachedTokens } from '../src/index.ts'
+import { assertNoSilentRewrite, hitRatio, runWorkload } from '../src/index.ts'
+import { uncachedTokens } from '../src/cache-assertions.ts'
 
 /**
  * The bounds every warm summary call must meet. The token bounds alone are loose (a rewritten

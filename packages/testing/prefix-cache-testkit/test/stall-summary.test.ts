@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { FoldStall } from '../src/index.ts'
-import { nearestRankPercentile, stallSummary } from '../src/index.ts'
+import { stallSummary } from '../src/index.ts'
+import { nearestRankPercentile } from '../src/stall-summary.ts'
 
 describe('nearestRankPercentile', () => {
   it('is the value at rank ⌈p / 100 × n⌉ of the sorted values, never an interpolation', () => {

@@ -9,7 +9,8 @@ import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { CacheObservation } from '../src/index.ts'
-import { mountWarmfoldHost, PrefixCache, PrefixCacheService, wholeTokensOf } from '../src/index.ts'
+import { mountWarmfoldHost, PrefixCache, PrefixCacheService } from '../src/index.ts'
+import { wholeTokensOf } from '../src/cache-profile.ts'
 import { letters } from './prefix-cache-fixture.ts'
 
 const contexts: TestContext[] = []

@@ -1,7 +1,8 @@
 import type { Message, TextBlock } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import type { LatencyProfile } from '../src/index.ts'
-import { fillerText, minimumWorkloadSummaryTokens, runWorkload, tokensOf, workloadSummary } from '../src/index.ts'
+import { fillerText, runWorkload, tokensOf } from '../src/index.ts'
+import { minimumWorkloadSummaryTokens, workloadSummary } from '../src/workload-summary.ts'
 
 // A small, quick workload: 9 steps over 3 turns at an 8k window (one fold or more).
 const base = { window: 8000, steps: 9, turns: 3, profile: 'anthropic' } as const

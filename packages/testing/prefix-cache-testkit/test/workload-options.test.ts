@@ -4,7 +4,8 @@ import { estimateMessageTokens } from '@warmfold/token-meter'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { WorkloadOptions } from '../src/index.ts'
-import { DEFAULT_STRATEGIES, EFFORTS, PRUNERS, resolveWorkload, STRATEGIES } from '../src/index.ts'
+import { DEFAULT_STRATEGIES, EFFORTS, PRUNERS, STRATEGIES } from '../src/index.ts'
+import { resolveWorkload } from '../src/workload-options.ts'
 
 /** The derived numbers, written out from the documented rules. */
 function derived(window: number) {

@@ -1,12 +1,8 @@
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import { describe, expect, it } from 'vitest'
-import {
-  minimumWorkloadSummaryTokens,
-  resolveWorkload,
-  tokensOf,
-  WORKLOAD_SUMMARY_TOKENS,
-  workloadSummary,
-} from '../src/index.ts'
+import { tokensOf } from '../src/index.ts'
+import { minimumWorkloadSummaryTokens, WORKLOAD_SUMMARY_TOKENS, workloadSummary } from '../src/workload-summary.ts'
+import { resolveWorkload } from '../src/workload-options.ts'
 
 const FOLDS = Array.from({ length: 100 }, (_, index) => index)
 const tokens = (text: string) => tokensOf(text.length)

@@ -16,7 +16,10 @@ export interface PostgresServer {
 const INSTALL_HINT =
   'install the server (Debian/Ubuntu: `apt-get install -y postgresql`) or put its bin directory on PATH via pg_config'
 
-/** The directory of `initdb`, `postgres` and `psql`: `pg_config --bindir`, else the newest `/usr/lib/postgresql/<n>/bin`. */
+/**
+ * The directory of `initdb`, `postgres` and `psql`: `pg_config --bindir`, else the newest
+ * `/usr/lib/postgresql/<n>/bin`.
+ */
 export function findPostgresBinaries(): string {
   const candidates: string[] = []
   try {
@@ -36,7 +39,8 @@ export function findPostgresBinaries(): string {
   const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')))
   if (!found) {
     throw new Error(
-      `PostgreSQL server binaries (initdb, postgres) not found in ${candidates.join(', ') || 'pg_config --bindir or /usr/lib/postgresql/*/bin'}: ${INSTALL_HINT}`,
+      `PostgreSQL server binaries (initdb, postgres) not found in ` +
+        `${candidates.join(', ') || 'pg_config --bindir or /usr/lib/postgresql/*/bin'}: ${INSTALL_HINT}`,
     )
   }
   return found

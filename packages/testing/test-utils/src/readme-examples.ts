@@ -99,7 +99,9 @@ export function renderReadme(
         if (rendered !== shown)
           problems.push({
             kind: 'differs',
-            message: `${name}:${index + 1}: the block of ${file} differs from the file; run \`pnpm docs:examples\` to copy it`,
+            message:
+              `${name}:${index + 1}: the block of ${file} differs from the file; run \`pnpm docs:examples\` to ` +
+              `copy it`,
           })
         out.push(rendered)
       }
@@ -111,7 +113,9 @@ export function renderReadme(
       if (TS_FENCE.test(line)) {
         problems.push({
           kind: 'unmarked',
-          message: `${name}:${index + 1}: a TypeScript block outside "<!-- example: … -->" markers; make it a file in examples/ and show that file, so the tests typecheck and run it`,
+          message:
+            `${name}:${index + 1}: a TypeScript block outside "<!-- example: … -->" markers; make it a file in ` +
+            `examples/ and show that file, so the tests typecheck and run it`,
         })
       }
       // Copy the whole fenced block, so a marker quoted inside it is not read as one.
@@ -166,7 +170,10 @@ export function checkReadme(readmePath: string, root?: string): RenderedReadme {
   return { text: rendered.text, problems }
 }
 
-/** Every README of the repository at `root`: the root one and each package's (`packages/<group>/<package>` or `packages/<package>`). */
+/**
+ * Every README of the repository at `root`: the root one and each package's
+ * (`packages/<group>/<package>` or `packages/<package>`).
+ */
 export function findReadmes(root: string): string[] {
   const found: string[] = []
   const add = (path: string) => {

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { findReadmes } from '../src/index.ts'
+import { findReadmes } from '../src/readme-examples.ts'
 
 // Changesets become the CHANGELOG that people who upgrade read: they must name real published
 // packages and speak about behaviour, never about the repository's insides.

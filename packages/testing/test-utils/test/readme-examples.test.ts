@@ -5,7 +5,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
-import { checkReadme, findReadmes, renderExampleBlock } from '../src/index.ts'
+import { checkReadme, findReadmes, renderExampleBlock } from '../src/readme-examples.ts'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..')
 const run = promisify(execFile)

@@ -1,1 +1,7 @@
-export * from './scripted-adapter.ts'
+export type {
+  ScriptedAdapterOptions,
+  ScriptedModelConfig,
+  ScriptedReply,
+  ScriptedResponses,
+} from './scripted-adapter.ts'
+export { ScriptedAdapter } from './scripted-adapter.ts'

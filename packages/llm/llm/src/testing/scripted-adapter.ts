@@ -127,19 +127,23 @@ function modelInfoOf(id: string, model: ModelInfo | ScriptedModelConfig): ModelI
   const where = `ScriptedAdapter: models["${id}"]`
   if ('reasoning' in model)
     throw new TypeError(
-      `${where} sets both reasoning and efforts/defaultEffort; use one shape: { reasoning: { efforts, defaultEffort } } or { efforts, defaultEffort }`,
+      `${where} sets both reasoning and efforts/defaultEffort; use one shape: { reasoning: { efforts, ` +
+        `defaultEffort } } or { efforts, defaultEffort }`,
     )
   const { efforts = [], defaultEffort, ...rest } = model as ScriptedModelConfig
   if (defaultEffort !== undefined && !efforts.includes(defaultEffort)) {
     throw new TypeError(
-      `${where}.defaultEffort "${defaultEffort}" must be one of models["${id}"].efforts (${efforts.length ? efforts.join(', ') : 'none given'})`,
+      `${where}.defaultEffort "${defaultEffort}" must be one of models["${id}"].efforts ` +
+        `(${efforts.length ? efforts.join(', ') : 'none given'})`,
     )
   }
   if (!efforts.length) return rest
   return { ...rest, reasoning: { efforts: [...efforts], ...(defaultEffort === undefined ? {} : { defaultEffort }) } }
 }
 
-/** Waits for `promise`, but rejects with `ABORTED` as soon as `signal` aborts (a real adapter's fetch does the same). */
+/**
+ * Waits for `promise`, but rejects with `ABORTED` as soon as `signal` aborts (a real adapter's fetch does the same).
+ */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, callIndex: number): Promise<T> {
   if (!signal) return promise
   const aborted = () =>
