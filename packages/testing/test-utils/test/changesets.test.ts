@@ -40,31 +40,64 @@ const FORBIDDEN: ReadonlyArray<[RegExp, string]> = [
   [/\bissue \d+\b/i, 'an issue number is internal; say what changed'],
 ]
 
-describe('pending changesets are written for the people who upgrade', () => {
+/** The entries of a CHANGELOG.md that `changeset version` wrote: the lines under a version's heading. */
+function changelogEntries(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('- ') && !line.startsWith('- Updated dependencies'))
+    .map((line) => line.slice(2))
+}
+
+function problemsOf(body: string): string[] {
+  return FORBIDDEN.filter(([pattern]) => pattern.test(body)).map(
+    ([pattern, why]) => `${body.match(pattern)![0]}: ${why}`,
+  )
+}
+
+describe('changesets and changelogs are written for the people who upgrade', () => {
   const packages = publishedPackages()
 
-  it('finds the changesets and the published packages', () => {
-    expect(changesets.length).toBeGreaterThan(0)
+  it('finds the published packages, each with a CHANGELOG.md that names its current version', () => {
     expect(packages.has('@warmfold/llm')).toBe(true)
     expect(packages.has('@warmfold/test-utils')).toBe(false)
+    for (const readme of findReadmes(root)) {
+      const folderOfPackage = dirname(readme)
+      const manifest = join(folderOfPackage, 'package.json')
+      if (!existsSync(manifest)) continue
+      const {
+        name,
+        version,
+        private: isPrivate,
+      } = JSON.parse(readFileSync(manifest, 'utf8')) as {
+        name: string
+        version: string
+        private?: boolean
+      }
+      if (isPrivate) continue
+      const changelog = join(folderOfPackage, 'CHANGELOG.md')
+      expect(existsSync(changelog), `${name} has no CHANGELOG.md (run changeset version)`).toBe(true)
+      const text = readFileSync(changelog, 'utf8')
+      expect(text.startsWith(`# ${name}\n`), `${changelog} starts with its package name`).toBe(true)
+      expect(text, `${changelog} has an entry for ${version}`).toContain(`\n## ${version}\n`)
+      for (const entry of changelogEntries(text)) expect(problemsOf(entry), `${changelog}: ${entry}`).toEqual([])
+    }
   })
 
-  it.each(changesets)('%s', (file) => {
-    const text = readFileSync(join(folder, file), 'utf8')
-    const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text)
-    expect(match, `${file}: front matter between --- lines, then the entry`).not.toBeNull()
-    const [, header = '', body = ''] = match!
-    const bumps = header.split('\n').filter((line) => line.trim() !== '')
-    expect(bumps.length, `${file}: names at least one package`).toBeGreaterThan(0)
-    for (const line of bumps) {
-      const bump = /^['"](@warmfold\/[\w-]+)['"]: (patch|minor|major)$/.exec(line.trim())
-      expect(bump, `${file}: "${line}" must be '<package>': patch | minor | major`).not.toBeNull()
-      expect(packages.has(bump![1]!), `${file}: ${bump![1]} is not a published workspace package`).toBe(true)
-    }
-    expect(body.trim().length, `${file}: the entry is empty`).toBeGreaterThan(0)
-    const problems = FORBIDDEN.filter(([pattern]) => pattern.test(body)).map(
-      ([pattern, why]) => `${body.match(pattern)![0]}: ${why}`,
-    )
-    expect(problems, file).toEqual([])
-  })
+  // After `changeset version` nothing is pending; each changeset written after it is checked here.
+  if (changesets.length)
+    it.each(changesets)('%s', (file) => {
+      const text = readFileSync(join(folder, file), 'utf8')
+      const match = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text)
+      expect(match, `${file}: front matter between --- lines, then the entry`).not.toBeNull()
+      const [, header = '', body = ''] = match!
+      const bumps = header.split('\n').filter((line) => line.trim() !== '')
+      expect(bumps.length, `${file}: names at least one package`).toBeGreaterThan(0)
+      for (const line of bumps) {
+        const bump = /^['"](@warmfold\/[\w-]+)['"]: (patch|minor|major)$/.exec(line.trim())
+        expect(bump, `${file}: "${line}" must be '<package>': patch | minor | major`).not.toBeNull()
+        expect(packages.has(bump![1]!), `${file}: ${bump![1]} is not a published workspace package`).toBe(true)
+      }
+      expect(body.trim().length, `${file}: the entry is empty`).toBeGreaterThan(0)
+      expect(problemsOf(body), file).toEqual([])
+    })
 })
