@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { RunError } from './run-error.ts'
+import { RunError } from './shared/run-error.ts'
 
 /** The name the manifest read by {@link cliVersion} must carry. */
 export const CLI_PACKAGE_NAME = '@warmfold/cli'

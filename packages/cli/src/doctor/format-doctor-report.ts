@@ -1,4 +1,4 @@
-import { printable } from '../printable-text.ts'
+import { printable } from '../shared/printable-text.ts'
 import { describeDivergence, formatCount } from './describe-divergence.ts'
 import type { DoctorReport } from './doctor-report.ts'
 

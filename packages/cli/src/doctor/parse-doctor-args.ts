@@ -1,4 +1,4 @@
-import { UsageError } from '../usage-error.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** The parsed `warmfold doctor` command line. */
 export interface DoctorArgs {

@@ -1,6 +1,6 @@
 import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
 import type { SessionLog } from './read-session-log.ts'
 import type {

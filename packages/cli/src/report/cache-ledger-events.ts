@@ -4,7 +4,7 @@ import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger'
 import type { SessionEventMap } from '@warmfold/session'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 
 type Observation = SessionEventMap['cache/observation']
 type Guard = SessionEventMap['cache/guard']

@@ -2,7 +2,7 @@ import type { LoggedMessage } from '@warmfold/fold-audit'
 import { afterFoldBehaviour } from '@warmfold/fold-audit'
 import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent } from '@warmfold/session'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import { escapeHtml } from './escape-html.ts'
 import type { ReportFoldAudit } from './report-model.ts'
 

@@ -1,4 +1,4 @@
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import type { ReportFoldTiming } from './report-model.ts'
 
 const MODES = ['sync', 'background']

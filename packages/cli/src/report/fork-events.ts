@@ -1,4 +1,4 @@
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import type { ReportFork, ReportLineage } from './report-model.ts'
 
 /** Logged by `@warmfold/agent-loop` in a parent's log when it starts a fork. */

@@ -1,4 +1,4 @@
-import { printable } from '../printable-text.ts'
+import { printable } from '../shared/printable-text.ts'
 import { foldAuditText } from './fold-audit-events.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import { forkText } from './fork-events.ts'

@@ -1,10 +1,10 @@
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { PRICE_PROFILES, PRICE_SYNTAX } from '@warmfold/prefix-cache-testkit'
 import { SESSION_ID_PATTERN } from '@warmfold/session'
-import { readPriceProfile } from '../read-price-profile.ts'
-import type { StoreSpec } from '../session-store-spec.ts'
-import { describeStore, parseStoreSpec, STORE_SYNTAX } from '../session-store-spec.ts'
-import { UsageError } from '../usage-error.ts'
+import { readPriceProfile } from '../shared/read-price-profile.ts'
+import type { StoreSpec } from '../shared/session-store-spec.ts'
+import { describeStore, parseStoreSpec, STORE_SYNTAX } from '../shared/session-store-spec.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** The parsed `warmfold report` command line. */
 export interface ReportArgs {

@@ -1,4 +1,4 @@
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import type { ReportPruneDecision } from './report-model.ts'
 
 /** The event `BasicCompactionEngine` logs when it weighs a prune pass against a fold. */

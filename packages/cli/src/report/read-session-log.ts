@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { AnySessionEvent } from '@warmfold/session'
 import { readSessionFile, SessionError } from '@warmfold/session'
-import { RunError } from '../run-error.ts'
-import { UsageError } from '../usage-error.ts'
+import { RunError } from '../shared/run-error.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1')

@@ -1,9 +1,9 @@
 import { SessionError } from '@warmfold/session'
-import type { loadOptionalPackage } from '../load-optional-package.ts'
-import { RunError } from '../run-error.ts'
-import type { StoreSpec } from '../session-store-spec.ts'
-import { backendFactory, describeStore, redactUrl } from '../session-store-spec.ts'
-import { UsageError } from '../usage-error.ts'
+import type { loadOptionalPackage } from '../shared/load-optional-package.ts'
+import { RunError } from '../shared/run-error.ts'
+import type { StoreSpec } from '../shared/session-store-spec.ts'
+import { backendFactory, describeStore, redactUrl } from '../shared/session-store-spec.ts'
+import { UsageError } from '../shared/usage-error.ts'
 import type { SessionLog } from './read-session-log.ts'
 
 /**

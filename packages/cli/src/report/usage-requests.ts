@@ -1,5 +1,5 @@
 import type { ObservedRequest, ReportMarker, RequestTokens } from './report-model.ts'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import { integer } from './report-format.ts'
 
 /**

@@ -20,13 +20,13 @@ import type {
   WorkloadPruner,
   WorkloadStrategy,
 } from '@warmfold/prefix-cache-testkit'
-import { readLatencyProfile } from './read-latency-profile.ts'
-import { readPriceProfile } from './read-price-profile.ts'
+import { readLatencyProfile } from '../shared/read-latency-profile.ts'
+import { readPriceProfile } from '../shared/read-price-profile.ts'
 import type { ProbeDialect } from './probe-dialects.ts'
 import { PROBE_DIALECTS, REPORTS_CACHE_WRITES } from './probe-dialects.ts'
-import type { StoreSpec } from './session-store-spec.ts'
-import { parseStoreSpec, STORE_SYNTAX } from './session-store-spec.ts'
-import { UsageError } from './usage-error.ts'
+import type { StoreSpec } from '../shared/session-store-spec.ts'
+import { parseStoreSpec, STORE_SYNTAX } from '../shared/session-store-spec.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** Where cached tokens come from: the simulator, the embedded llama.cpp KV cache, or an endpoint. */
 export type CacheSource =

@@ -9,17 +9,12 @@ import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 import { probeConnector } from './probe-dialects.ts'
-import { RunError } from './run-error.ts'
-import { backendFactory, describeStore, refuseHeldIds } from './session-store-spec.ts'
-import { UsageError } from './usage-error.ts'
-import type { OutputFile } from './output-file.ts'
-import { openOutputFile } from './output-file.ts'
-
-/** Where the command writes. */
-export interface CommandIo {
-  stdout(text: string): void
-  stderr(text: string): void
-}
+import { RunError } from '../shared/run-error.ts'
+import { backendFactory, describeStore, refuseHeldIds } from '../shared/session-store-spec.ts'
+import type { CommandIo } from '../shared/command-io.ts'
+import { UsageError } from '../shared/usage-error.ts'
+import type { OutputFile } from '../shared/output-file.ts'
+import { openOutputFile } from '../shared/output-file.ts'
 
 /**
  * Checks `--out`, `--keep-sessions` and the probe's config, runs every window × strategy, reporting progress on

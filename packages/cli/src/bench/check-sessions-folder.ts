@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { UsageError } from './usage-error.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** The session id (and file name without `.jsonl`) of one bench run's log. */
 export function benchSessionId(strategy: string, window: number): string {
