@@ -1,15 +1,17 @@
-export type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-export { RequestShapeError } from './canonical-request.ts'
-export { canonicalJson } from './canonical-json.ts'
-export { describeDivergence } from './describe-divergence.ts'
-export * from './detect-api.ts'
-export * from './doctor-command.ts'
-export * from './doctor-report.ts'
-export * from './format-doctor-report.ts'
-export * from './parse-doctor-args.ts'
-export type { PromptLayout } from './prompt-layout.ts'
-export { layoutOf, SegmentInterner } from './prompt-layout.ts'
+export { runDoctor } from './doctor-command.ts'
+export type {
+  DoctorBreak,
+  DoctorChange,
+  DoctorDivergence,
+  DoctorReport,
+  DoctorRequest,
+  DoctorTotals,
+  RequestApi,
+  UnreadableLine,
+} from './doctor-report.ts'
+export { REQUEST_APIS } from './doctor-report.ts'
+export type { DoctorArgs } from './parse-doctor-args.ts'
+export { DOCTOR_USAGE, parseDoctorArgs } from './parse-doctor-args.ts'
 export type { LoggedRequest, LogLine } from './read-request-log.ts'
-export { MAX_JSON_DEPTH, parseLogLine, readRequestLog } from './read-request-log.ts'
-export * from './render-doctor-html.ts'
-export * from './request-doctor.ts'
+export { MAX_JSON_DEPTH, parseLogLine } from './read-request-log.ts'
+export { RequestDoctor } from './request-doctor.ts'

@@ -1,0 +1,143 @@
+import { parseArgs } from 'node:util'
+import { UsageError } from './usage-error.ts'
+
+/**
+ * One flag of a command: its name, whether it takes a value, its default, how one occurrence is
+ * validated, and its help lines. A command's table of these parses its arguments and prints its
+ * `--help`, so the two cannot drift apart.
+ */
+export interface Flag<Values, Key extends keyof Values = keyof Values> {
+  /** The long name without its dashes (`windows` for `--windows`). */
+  readonly name: string
+  /** A one-letter alias (`h` for `-h`). */
+  readonly short?: string
+  /** The value's name in the usage (`LIST`, `N`); absent for a switch, which takes no value and sets `true`. */
+  readonly value?: string
+  /** The field of the parsed values the flag sets. */
+  readonly key: Key
+  /** The field's value when the flag is not given. */
+  readonly default: Values[Key]
+  /**
+   * Validates one occurrence's value and returns the field's new value. `values` holds what the
+   * flags before it on the command line set (a repeatable flag adds to its earlier value,
+   * exclusive flags look at each other). Absent: the value itself.
+   * @throws UsageError naming the flag and the bad value.
+   */
+  readonly parse?: (text: string, values: Values) => Values[Key]
+  /** What a missing value is called in the error, `--html needs a file name`; default `a value`. */
+  readonly needs?: string
+  /** Help lines: the first beside the flag (or below a long one), the rest below it. */
+  readonly help: readonly string[]
+}
+
+/** Any flag of `Values`, each typed by the field it sets. */
+export type AnyFlag<Values> = { [Key in keyof Values]-?: Flag<Values, Key> }[keyof Values]
+
+/** A command's flags, and the text its usage prints around them. */
+export interface CommandFlags<Values> {
+  /** The command, for messages: `run warmfold bench --help for the flags`. */
+  readonly command: string
+  /** The usage above `Options:`. */
+  readonly synopsis: string
+  /** The usage below the flags. */
+  readonly footer: string
+  /** Width of the usage's flag column; a longer flag has its help on the lines below it. */
+  readonly column: number
+  /** Whether the command takes arguments that are not flags (the log it reads). */
+  readonly positionals: boolean
+  readonly flags: ReadonlyArray<AnyFlag<Values>>
+}
+
+/** A parsed command line. */
+export interface ParsedFlags<Values> {
+  readonly values: Values
+  /** The fields a flag on the command line set (the others hold their default). */
+  readonly given: ReadonlySet<keyof Values>
+  /** The arguments that are not flags, in order. */
+  readonly positionals: readonly string[]
+}
+
+/**
+ * Parses `argv` with `node:util`'s `parseArgs` (strict) against the command's table, then runs
+ * each flag's validator in command-line order, so the first bad flag is the one named.
+ * @throws UsageError naming an unknown flag, a missing value, a value given to a switch, an
+ *   argument the command does not take, or what a flag's validator refused.
+ */
+export function parseFlags<Values>(command: CommandFlags<Values>, argv: readonly string[]): ParsedFlags<Values> {
+  const options = Object.fromEntries(
+    command.flags.map((flag) => [
+      flag.name,
+      { type: flag.value ? ('string' as const) : ('boolean' as const), ...(flag.short ? { short: flag.short } : {}) },
+    ]),
+  )
+  const { tokens } = parseArgs({
+    args: joinValues(command, argv),
+    options,
+    strict: true,
+    allowPositionals: command.positionals,
+    tokens: true,
+  })
+  const values = Object.fromEntries(command.flags.map((flag) => [flag.key, flag.default])) as Values
+  const given = new Set<keyof Values>()
+  const positionals: string[] = []
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value)
+    if (token.kind !== 'option') continue
+    const flag = command.flags.find((entry) => entry.name === token.name) as AnyFlag<Values>
+    const text = token.value ?? ''
+    const value = flag.value === undefined ? true : flag.parse ? flag.parse(text, values) : text
+    ;(values as Record<keyof Values, unknown>)[flag.key] = value
+    given.add(flag.key)
+  }
+  return { values, given, positionals }
+}
+
+/**
+ * `argv` with each value joined to its flag (`--stop=-x`): a value is the argument after its flag
+ * even when it starts with `-` (a stop sequence; `--idle -1`, which the validator then refuses),
+ * which `parseArgs` would take for a flag. What `parseArgs` would refuse in its own words is
+ * refused here in this CLI's: the message names the flag or argument.
+ */
+function joinValues<Values>(command: CommandFlags<Values>, argv: readonly string[]): string[] {
+  const args: string[] = []
+  for (let index = 0; index < argv.length; index++) {
+    const raw = argv[index] as string
+    const unknown = `unknown flag ${JSON.stringify(raw)}; run warmfold ${command.command} --help for the flags`
+    if (!raw.startsWith('-') || raw === '-') {
+      if (!command.positionals) throw new UsageError(unknown)
+      args.push(raw)
+      continue
+    }
+    const equals = raw.startsWith('--') ? raw.indexOf('=') : -1
+    const name = equals < 0 ? raw : raw.slice(0, equals)
+    const flag = command.flags.find(
+      (entry) => `--${entry.name}` === name || (entry.short !== undefined && `-${entry.short}` === name),
+    )
+    if (!flag) throw new UsageError(unknown)
+    if (flag.value === undefined && equals >= 0)
+      throw new UsageError(`${name} takes no value, got ${JSON.stringify(raw)}`)
+    if (flag.value === undefined || equals >= 0) {
+      args.push(raw)
+      continue
+    }
+    const value = argv[++index]
+    if (value === undefined) throw new UsageError(`${name} needs ${flag.needs ?? 'a value'}`)
+    args.push(`${name}=${value}`)
+  }
+  return args
+}
+
+/** The command's `--help`: the synopsis, each flag with its help lines, then the footer. */
+export function formatUsage<Values>(command: CommandFlags<Values>): string {
+  const indent = ' '.repeat(command.column + 2)
+  const lines = command.flags.flatMap((flag) => {
+    const label = `${flag.short ? `-${flag.short}, ` : ''}--${flag.name}${flag.value ? ` ${flag.value}` : ''}`
+    const [first = '', ...rest] = flag.help
+    const head =
+      label.length <= command.column - 2
+        ? [`  ${label.padEnd(command.column)}${first}`]
+        : [`  ${label}`, indent + first]
+    return [...head, ...rest.map((line) => indent + line)]
+  })
+  return `${command.synopsis}\n\nOptions:\n${lines.join('\n')}\n\n${command.footer}`
+}
