@@ -25,7 +25,8 @@ export function cliVersion(moduleURL: string | URL = import.meta.url): string {
   }
   if (manifest.name !== CLI_PACKAGE_NAME || typeof manifest.version !== 'string' || manifest.version === '') {
     throw new RunError(
-      `${path} is not the manifest of ${CLI_PACKAGE_NAME} (name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`,
+      `${path} is not the manifest of ${CLI_PACKAGE_NAME} ` +
+        `(name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`,
     )
   }
   return manifest.version

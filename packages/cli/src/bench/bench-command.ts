@@ -94,15 +94,19 @@ async function runChecked(
         if (!(error instanceof CacheProbeError)) throw error
         const hint =
           error.failure === 'TIMEOUT' && args.cache.kind === 'probe'
-            ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow`
+            ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, ` +
+              'raise it if the server is only slow'
             : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
       const entry = reportRun(strategy, run, args.price, args.cache.kind === 'simulator' ? args.latency : null)
       report.runs.push(entry)
       // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
+      const seconds = ((performance.now() - started) / 1000).toFixed(2)
+      const prefilled = tokenCount.format(entry.sessionUncachedTokens)
       io.stderr(
-        `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`,
+        `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${prefilled} prefilled ` +
+          `tokens, cost ${formatRunCost(entry, args.price, true)}, ${seconds} s${keptWhere(args, id)}`,
       )
     }
   }
@@ -118,10 +122,10 @@ async function runChecked(
     })
   }
   const incomplete = report.runs.filter((run) => !run.completed)
-  if (incomplete.length)
-    io.stderr(
-      `warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`,
-    )
+  if (incomplete.length) {
+    const runs = incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')
+    io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${runs}`)
+  }
   return { code: incomplete.length ? 1 : 0, report }
 }
 

@@ -30,10 +30,16 @@ export const MAX_PROBE_TIMEOUT_SECONDS = 86_400
 /** Largest `--idle` and `--step-seconds`, in seconds (30 days: far beyond any provider's cache lifetime). */
 export const MAX_VIRTUAL_SECONDS = 30 * 86_400
 
-/** The price `warmfold bench` bills with unless told otherwise: writes cost plain input, so every cache source can be priced. */
+/**
+ * The price `warmfold bench` bills with unless told otherwise: writes cost plain input, so every cache source can be
+ * priced.
+ */
 export const DEFAULT_PRICE = 'deepseek'
 
-/** Windows that fit the embedded llama cache server's context (its tiny vocabulary makes about 2.8 tokens per simulated token). */
+/**
+ * Windows that fit the embedded llama cache server's context (its tiny vocabulary makes about 2.8 tokens per
+ * simulated token).
+ */
 export const LLAMA_WINDOWS = [8000, 16000]
 
 /** What `warmfold bench`'s flags set, before the checks across flags make the {@link BenchArgs}. */

@@ -50,8 +50,10 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
     value: 'N',
     key: 'steps',
     default: 60,
-    parse: (text) =>
-      boundedInteger('--steps', text, 1, MAX_STEPS, "steps (the simulator's memory and time grow with window × steps)"),
+    parse: (text) => {
+      const why = "steps (the simulator's memory and time grow with window × steps)"
+      return boundedInteger('--steps', text, 1, MAX_STEPS, why)
+    },
     help: [`tool steps before the final answer, 1 to ${MAX_STEPS} (default 60)`],
   },
   {

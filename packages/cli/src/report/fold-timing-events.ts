@@ -24,7 +24,8 @@ export function readFoldTiming(
     const value = fields[key]
     if (typeof value !== 'string' || !values.includes(value))
       throw new RunError(
-        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ${JSON.stringify(value) ?? 'nothing'}`,
+        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ` +
+          `${JSON.stringify(value) ?? 'nothing'}`,
       )
     return value
   }

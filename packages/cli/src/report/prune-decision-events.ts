@@ -53,7 +53,8 @@ export function readPruneDecision(
   const figures =
     cacheWarm === false
       ? `saves ${format(saved)} tokens a request; the cache was cold, so the rewrite cost nothing`
-      : `saves ${format(saved)} tokens × ${served} request(s) × ${read} = ${format(saving)} against ${format(rewritten)} re-prefilled tokens × (${write} − ${read}) = ${format(cost)}`
+      : `saves ${format(saved)} tokens × ${served} request(s) × ${read} = ${format(saving)} against ` +
+        `${format(rewritten)} re-prefilled tokens × (${write} − ${read}) = ${format(cost)}`
   return { action, text: `${figures}; ${reason}` }
 }
 

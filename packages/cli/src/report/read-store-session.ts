@@ -28,7 +28,8 @@ export async function readStoreSession(
       events: session.events,
       locate: (seq) => `${where} session ${id} seq ${seq}`,
       notes: [
-        `Read from the session store ${where}: log line N is the event with seq N − 1 (the same canonical JSON line a JSONL file of the session has).`,
+        `Read from the session store ${where}: log line N is the event with seq N − 1 (the same canonical JSON ` +
+          'line a JSONL file of the session has).',
       ],
     }
   } catch (error) {

@@ -48,13 +48,10 @@ function checkPriceNumbers(json: unknown, text: string, file: string): void {
       key === 'usdPerMillionInput'
         ? 'dollars per million uncached input tokens'
         : 'a multiplier of the price of an uncached input token'
+    const where = `--price file ${JSON.stringify(file)}: "${key}" is ${written}`
+    const range = `it must be ${what} from 0 to ${limit}`
     if (!Number.isFinite(number))
-      throw new UsageError(
-        `--price file ${JSON.stringify(file)}: "${key}" is ${written}, which is out of range (not a finite number); it must be ${what} from 0 to ${limit}`,
-      )
-    if (number > limit)
-      throw new UsageError(
-        `--price file ${JSON.stringify(file)}: "${key}" is ${written}, above ${limit}; it must be ${what} from 0 to ${limit}`,
-      )
+      throw new UsageError(`${where}, which is out of range (not a finite number); ${range}`)
+    if (number > limit) throw new UsageError(`${where}, above ${limit}; ${range}`)
   }
 }
