@@ -1,14 +1,5 @@
-import type {
-  LatencyProfile,
-  PriceProfile,
-  WorkloadKind,
-  WorkloadPruner,
-  WorkloadStrategy,
-} from '@warmfold/prefix-cache-testkit'
 import { DEFAULT_PROBE_TIMEOUT_MS } from '@warmfold/prefix-cache-testkit'
-import type { StoreSpec } from '../shared/session-store-spec.ts'
 import { UsageError } from '../shared/usage-error.ts'
-import type { ProbeDialect } from './probe-dialects.ts'
 
 /**
  * Largest `--windows` value, in tokens (the largest context window in common use). The
@@ -41,40 +32,6 @@ export const DEFAULT_PRICE = 'deepseek'
  * simulated token).
  */
 export const LLAMA_WINDOWS = [8000, 16000]
-
-/** What `warmfold bench`'s flags set, before the checks across flags make the {@link BenchArgs}. */
-export interface BenchFlags {
-  windows: number[]
-  steps: number
-  strategies: readonly WorkloadStrategy[]
-  effort: string
-  temperature: number | undefined
-  stop: string[] | undefined
-  profile: string
-  pruner: WorkloadPruner
-  summaryRoute: string | undefined
-  price: PriceProfile
-  latency: LatencyProfile
-  backgroundFold: boolean
-  prewarm: boolean
-  workload: WorkloadKind
-  artifactTrail: boolean
-  turns: number
-  idleSeconds: number
-  idleCompaction: boolean
-  stepSeconds: number
-  json: boolean
-  out: string | undefined
-  keepSessions: string | undefined
-  store: StoreSpec | undefined
-  cache: 'simulator' | 'llama'
-  probeUrl: string | undefined
-  probeModel: string
-  probeDialect: ProbeDialect
-  probeKeyEnv: string | undefined
-  probeTimeout: number | undefined
-  help: boolean
-}
 
 /** An integer from `minimum` to `maximum`; `why` says what the upper bound protects. */
 export function boundedInteger(flag: string, text: string, minimum: number, maximum: number, why: string): number {

@@ -1,7 +1,7 @@
 import type { CommandFlags } from '../shared/command-flags.ts'
+import type { StoreSpec } from '../shared/session-store-spec.ts'
 import { parseStoreSpec, STORE_SYNTAX } from '../shared/session-store-spec.ts'
 import { UsageError } from '../shared/usage-error.ts'
-import type { BenchFlags } from './bench-flag-values.ts'
 import {
   boundedSeconds,
   DEFAULT_PROBE_TIMEOUT_SECONDS,
@@ -11,7 +11,24 @@ import {
   probeURL,
 } from './bench-flag-values.ts'
 import { PROBE_DIALECTS } from './probe-dialects.ts'
+import type { ProbeDialect } from './probe-dialects.ts'
+import type { WorkloadFlags } from './workload-flags.ts'
 import { WORKLOAD_FLAGS } from './workload-flags.ts'
+
+/** What `warmfold bench`'s flags set, before the checks across flags make the `BenchArgs`. */
+export interface BenchFlags extends WorkloadFlags {
+  json: boolean
+  out: string | undefined
+  keepSessions: string | undefined
+  store: StoreSpec | undefined
+  cache: 'simulator' | 'llama'
+  probeUrl: string | undefined
+  probeModel: string
+  probeDialect: ProbeDialect
+  probeKeyEnv: string | undefined
+  probeTimeout: number | undefined
+  help: boolean
+}
 
 /** `warmfold bench`'s flags: the table that parses them and prints `--help`. */
 export const BENCH_FLAGS: CommandFlags<BenchFlags> = {
@@ -24,20 +41,16 @@ token meter, pruner and compaction engine, and prints the prefix-cache economics
 answer is printed), 2 bad flags.`,
   column: 22,
   positionals: false,
-  flags: [
+  flags: {
     ...WORKLOAD_FLAGS,
-    { name: 'json', key: 'json', default: false, help: ['print one JSON document on stdout instead of the table'] },
-    {
-      name: 'out',
+    json: { default: false, help: ['print one JSON document on stdout instead of the table'] },
+    out: {
       value: 'FILE',
-      key: 'out',
       default: undefined,
       help: ['also write the JSON document to FILE (checked before the run; its folder', 'must exist)'],
     },
-    {
-      name: 'keep-sessions',
+    keepSessions: {
       value: 'DIR',
-      key: 'keepSessions',
       default: undefined,
       parse: (text, values) => {
         if (values.store !== undefined)
@@ -49,10 +62,8 @@ answer is printed), 2 bad flags.`,
         'report (checked before the run: DIR must exist, the files must not)',
       ],
     },
-    {
-      name: 'store',
+    store: {
       value: STORE_SYNTAX,
-      key: 'store',
       default: undefined,
       parse: (text, values) => {
         if (values.keepSessions !== undefined || values.store !== undefined)
@@ -65,10 +76,8 @@ answer is printed), 2 bad flags.`,
         'checked before the run: no such session may exist there)',
       ],
     },
-    {
-      name: 'cache',
+    cache: {
       value: 'llama',
-      key: 'cache',
       default: 'simulator',
       parse: (text) => oneOf('--cache', text, ['simulator', 'llama'] as const),
       help: [
@@ -76,10 +85,9 @@ answer is printed), 2 bad flags.`,
         `one per run; default windows ${LLAMA_WINDOWS.join(',')}; takes minutes on 2 cores)`,
       ],
     },
-    {
+    probeUrl: {
       name: 'cache-probe',
       value: 'URL',
-      key: 'probeUrl',
       default: undefined,
       parse: probeURL,
       help: [
@@ -88,10 +96,8 @@ answer is printed), 2 bad flags.`,
         'output cap',
       ],
     },
-    {
-      name: 'probe-model',
+    probeModel: {
       value: 'M',
-      key: 'probeModel',
       default: 'probe',
       parse: (text) => {
         if (text.trim() === '') throw new UsageError('--probe-model must not be empty')
@@ -99,10 +105,8 @@ answer is printed), 2 bad flags.`,
       },
       help: ['model id sent to the endpoint (default probe)'],
     },
-    {
-      name: 'probe-dialect',
+    probeDialect: {
       value: 'D',
-      key: 'probeDialect',
       default: 'llamacpp',
       parse: (text) => oneOf('--probe-dialect', text, PROBE_DIALECTS),
       help: [
@@ -111,10 +115,8 @@ answer is printed), 2 bad flags.`,
         'formats need their adapter package installed)',
       ],
     },
-    {
-      name: 'probe-key-env',
+    probeKeyEnv: {
       value: 'VAR',
-      key: 'probeKeyEnv',
       default: undefined,
       parse: (text) => {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text))
@@ -123,10 +125,8 @@ answer is printed), 2 bad flags.`,
       },
       help: ["environment variable holding the endpoint's API key (default none)"],
     },
-    {
-      name: 'probe-timeout',
+    probeTimeout: {
       value: 'S',
-      key: 'probeTimeout',
       default: undefined,
       parse: (text) =>
         boundedSeconds(
@@ -141,6 +141,6 @@ answer is printed), 2 bad flags.`,
         `(default ${DEFAULT_PROBE_TIMEOUT_SECONDS}; raise it for a slow local server)`,
       ],
     },
-    { name: 'help', short: 'h', key: 'help', default: false, help: ['show this help'] },
-  ],
+    help: { short: 'h', default: false, help: ['show this help'] },
+  },
 }

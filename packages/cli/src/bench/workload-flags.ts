@@ -1,3 +1,10 @@
+import type {
+  LatencyProfile,
+  PriceProfile,
+  WorkloadKind,
+  WorkloadPruner,
+  WorkloadStrategy,
+} from '@warmfold/prefix-cache-testkit'
 import {
   DEFAULT_LATENCY_PROFILE,
   DEFAULT_STRATEGIES,
@@ -12,11 +19,10 @@ import {
   STRATEGIES,
   WORKLOAD_KINDS,
 } from '@warmfold/prefix-cache-testkit'
-import type { AnyFlag } from '../shared/command-flags.ts'
+import type { FlagTable } from '../shared/command-flags.ts'
 import { readLatencyProfile } from '../shared/read-latency-profile.ts'
 import { readPriceProfile } from '../shared/read-price-profile.ts'
 import { UsageError } from '../shared/usage-error.ts'
-import type { BenchFlags } from './bench-flag-values.ts'
 import {
   boundedInteger,
   boundedSeconds,
@@ -31,12 +37,33 @@ import {
 const virtualSeconds = (flag: string, text: string) =>
   boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, `0 to ${MAX_VIRTUAL_SECONDS} (30 days)`)
 
+/** What `warmfold bench`'s workload flags set. */
+export interface WorkloadFlags {
+  windows: number[]
+  steps: number
+  strategies: readonly WorkloadStrategy[]
+  effort: string
+  temperature: number | undefined
+  stop: string[] | undefined
+  profile: string
+  pruner: WorkloadPruner
+  summaryRoute: string | undefined
+  price: PriceProfile
+  latency: LatencyProfile
+  backgroundFold: boolean
+  prewarm: boolean
+  workload: WorkloadKind
+  artifactTrail: boolean
+  turns: number
+  idleSeconds: number
+  idleCompaction: boolean
+  stepSeconds: number
+}
+
 /** The flags of `warmfold bench` that shape the scripted session and its clock. */
-export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
-  {
-    name: 'windows',
+export const WORKLOAD_FLAGS: FlagTable<WorkloadFlags> = {
+  windows: {
     value: 'LIST',
-    key: 'windows',
     default: [32000, 128000, 512000],
     parse: (text) =>
       text.split(',').map((item) => {
@@ -45,10 +72,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       }),
     help: [`context windows in tokens, comma-separated, each 4800 to ${MAX_WINDOW}`, '(default 32000,128000,512000)'],
   },
-  {
-    name: 'steps',
+  steps: {
     value: 'N',
-    key: 'steps',
     default: 60,
     parse: (text) => {
       const why = "steps (the simulator's memory and time grow with window × steps)"
@@ -56,10 +81,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
     },
     help: [`tool steps before the final answer, 1 to ${MAX_STEPS} (default 60)`],
   },
-  {
-    name: 'strategies',
+  strategies: {
     value: 'LIST',
-    key: 'strategies',
     default: DEFAULT_STRATEGIES,
     parse: (text) => text.split(',').map((item) => oneOf('--strategies', item, STRATEGIES)),
     help: [
@@ -67,18 +90,14 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       `(default ${DEFAULT_STRATEGIES.join(',')}; the others model peer agents' summary calls)`,
     ],
   },
-  {
-    name: 'effort',
+  effort: {
     value: 'E',
-    key: 'effort',
     default: 'max',
     parse: (text) => oneOf('--effort', text, EFFORTS),
     help: [`conversation reasoning effort: ${EFFORTS.join(' | ')} (default max)`],
   },
-  {
-    name: 'temperature',
+  temperature: {
     value: 'T',
-    key: 'temperature',
     default: undefined,
     parse: (text) => {
       const number = Number(text)
@@ -88,18 +107,14 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
     },
     help: ['conversation temperature (default unset)'],
   },
-  {
-    name: 'stop',
+  stop: {
     value: 'S',
-    key: 'stop',
     default: undefined,
     parse: (text, values) => [...(values.stop ?? []), text],
     help: ['a stop sequence (repeat the flag for several; default none)'],
   },
-  {
-    name: 'profile',
+  profile: {
     value: 'P',
-    key: 'profile',
     default: 'bytes',
     parse: (text) => {
       try {
@@ -111,18 +126,14 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
     },
     help: [`simulated cache: ${PROFILE_SYNTAX} (default bytes)`],
   },
-  {
-    name: 'pruner',
+  pruner: {
     value: 'P',
-    key: 'pruner',
     default: 'rewrite-only',
     parse: (text) => oneOf('--pruner', text, PRUNERS),
     help: [`${PRUNERS.join(' | ')} (default rewrite-only)`],
   },
-  {
-    name: 'summary-route',
+  summaryRoute: {
     value: 'R',
-    key: 'summaryRoute',
     default: undefined,
     parse: (text) => {
       if (!/^[^/\s]+\/[^/\s]+$/.test(text))
@@ -131,10 +142,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
     },
     help: ['send summary calls to provider/model'],
   },
-  {
-    name: 'price',
+  price: {
     value: 'P',
-    key: 'price',
     default: PRICE_PROFILES[DEFAULT_PRICE],
     parse: readPriceProfile,
     help: [
@@ -143,10 +152,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       `usdPerMillionInput (default ${DEFAULT_PRICE})`,
     ],
   },
-  {
-    name: 'latency',
+  latency: {
     value: 'P',
-    key: 'latency',
     default: LATENCY_PROFILES[DEFAULT_LATENCY_PROFILE],
     parse: readLatencyProfile,
     help: [
@@ -156,10 +163,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       "virtual clock, so the wait column and --json's stall are in seconds",
     ],
   },
-  {
-    name: 'background-fold',
+  backgroundFold: {
     value: 'on|off',
-    key: 'backgroundFold',
     default: true,
     parse: (text) => onOff('--background-fold', text),
     help: [
@@ -168,10 +173,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       'for the summary call (default on)',
     ],
   },
-  {
-    name: 'prewarm',
+  prewarm: {
     value: 'on|off',
-    key: 'prewarm',
     default: false,
     parse: (text) => onOff('--prewarm', text),
     help: [
@@ -179,10 +182,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       'request before the next conversation request reads it (default off)',
     ],
   },
-  {
-    name: 'workload',
+  workload: {
     value: 'W',
-    key: 'workload',
     default: 'reading',
     parse: (text) => oneOf('--workload', text, WORKLOAD_KINDS),
     help: [
@@ -192,26 +193,21 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       "every summary call's fold audit is in --json) (default reading)",
     ],
   },
-  {
-    name: 'artifact-trail',
+  artifactTrail: {
     value: 'on|off',
-    key: 'artifactTrail',
     default: true,
     parse: (text) => onOff('--artifact-trail', text),
     help: ["warmfold's artifact trail, written by code into every checkpoint (default on)"],
   },
-  {
-    name: 'turns',
+  turns: {
     value: 'N',
-    key: 'turns',
     default: 1,
     parse: (text) => boundedInteger('--turns', text, 1, MAX_STEPS, 'turns (at most --steps)'),
     help: ['split the steps across N user turns, 1 to --steps (default 1)'],
   },
-  {
+  idleSeconds: {
     name: 'idle',
     value: 'S',
-    key: 'idleSeconds',
     default: 0,
     parse: (text) => virtualSeconds('--idle', text),
     help: [
@@ -219,10 +215,8 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       'which cache entries may expire (default 0)',
     ],
   },
-  {
-    name: 'idle-compaction',
+  idleCompaction: {
     value: 'on|off',
-    key: 'idleCompaction',
     default: true,
     parse: (text) => onOff('--idle-compaction', text),
     help: [
@@ -230,12 +224,10 @@ export const WORKLOAD_FLAGS: ReadonlyArray<AnyFlag<BenchFlags>> = [
       'turns under pressure (default on; reference strategies never do)',
     ],
   },
-  {
-    name: 'step-seconds',
+  stepSeconds: {
     value: 'S',
-    key: 'stepSeconds',
     default: 15,
     parse: (text) => virtualSeconds('--step-seconds', text),
     help: ['virtual seconds each tool call takes between model requests (default 15)'],
   },
-]
+}

@@ -35,18 +35,16 @@ Exit codes: 0 ok, 1 no readable request (or reading or writing failed midway), 2
 missing log or an --html file that cannot be written.`,
   column: 15,
   positionals: true,
-  flags: [
-    { name: 'json', key: 'json', default: false, help: ['print one JSON document on stdout instead of the report'] },
-    {
-      name: 'html',
+  flags: {
+    json: { default: false, help: ['print one JSON document on stdout instead of the report'] },
+    html: {
       value: 'FILE',
-      key: 'html',
       default: undefined,
       needs: 'a file name',
       help: ['also write the report as a self-contained HTML page (its folder must exist)'],
     },
-    { name: 'help', short: 'h', key: 'help', default: false, help: ['show this help'] },
-  ],
+    help: { short: 'h', default: false, help: ['show this help'] },
+  },
 }
 
 /** `warmfold doctor --help`, printed from the flag table. */

@@ -44,11 +44,9 @@ on each reply (the output says which).`,
 store that fails) or FILE cannot be written, 2 bad flags or no such log, store or session.`,
   column: 13,
   positionals: true,
-  flags: [
-    {
-      name: 'store',
+  flags: {
+    store: {
       value: 'S',
-      key: 'store',
       default: undefined,
       parse: (text, values) => {
         if (values.store) throw new UsageError('--store is given twice')
@@ -62,10 +60,8 @@ store that fails) or FILE cannot be written, 2 bad flags or no such log, store o
         '-postgres installed',
       ],
     },
-    {
-      name: 'out',
+    out: {
       value: 'FILE',
-      key: 'out',
       default: undefined,
       help: [
         'write one self-contained HTML page (bar chart, breaks, totals; works offline from',
@@ -73,25 +69,21 @@ store that fails) or FILE cannot be written, 2 bad flags or no such log, store o
         'must exist',
       ],
     },
-    {
-      name: 'price',
+    price: {
       value: 'P',
-      key: 'price',
       default: PRICE_PROFILES.deepseek,
       parse: readPriceProfile,
       help: [`${PRICE_SYNTAX} (default deepseek): what a cached, written, uncached`, 'and output token costs'],
     },
-    {
-      name: 'json',
-      key: 'json',
+    json: {
       default: false,
       help: [
         'print the whole report (requests, folds and prunes, breaks, fold timing, fold',
         'audit, totals) as one JSON document instead of the summary',
       ],
     },
-    { name: 'help', short: 'h', key: 'help', default: false, help: ['show this help'] },
-  ],
+    help: { short: 'h', default: false, help: ['show this help'] },
+  },
 }
 
 /** `warmfold report --help`, printed from the flag table. */

@@ -2,36 +2,34 @@ import { parseArgs } from 'node:util'
 import { UsageError } from './usage-error.ts'
 
 /**
- * One flag of a command: its name, whether it takes a value, its default, how one occurrence is
- * validated, and its help lines. A command's table of these parses its arguments and prints its
- * `--help`, so the two cannot drift apart.
+ * One flag of a command: whether it takes a value, its default, how one occurrence is validated,
+ * and its help lines. A command's table of these parses its arguments and prints its `--help`,
+ * so the two cannot drift apart.
  */
-export interface Flag<Values, Key extends keyof Values = keyof Values> {
-  /** The long name without its dashes (`windows` for `--windows`). */
-  readonly name: string
+export interface Flag<Value, Values> {
+  /** The long name without its dashes; default: the field's name in kebab case (`keepSessions` → `keep-sessions`). */
+  readonly name?: string
   /** A one-letter alias (`h` for `-h`). */
   readonly short?: string
   /** The value's name in the usage (`LIST`, `N`); absent for a switch, which takes no value and sets `true`. */
   readonly value?: string
-  /** The field of the parsed values the flag sets. */
-  readonly key: Key
   /** The field's value when the flag is not given. */
-  readonly default: Values[Key]
+  readonly default: Value
   /**
    * Validates one occurrence's value and returns the field's new value. `values` holds what the
    * flags before it on the command line set (a repeatable flag adds to its earlier value,
    * exclusive flags look at each other). Absent: the value itself.
    * @throws UsageError naming the flag and the bad value.
    */
-  readonly parse?: (text: string, values: Values) => Values[Key]
+  readonly parse?: (text: string, values: Values) => Value
   /** What a missing value is called in the error, `--html needs a file name`; default `a value`. */
   readonly needs?: string
   /** Help lines: the first beside the flag (or below a long one), the rest below it. */
   readonly help: readonly string[]
 }
 
-/** Any flag of `Values`, each typed by the field it sets. */
-export type AnyFlag<Values> = { [Key in keyof Values]-?: Flag<Values, Key> }[keyof Values]
+/** A command's flags by the field each sets, in the order `--help` lists them. */
+export type FlagTable<Values> = { readonly [Key in keyof Values]-?: Flag<Values[Key], Values> }
 
 /** A command's flags, and the text its usage prints around them. */
 export interface CommandFlags<Values> {
@@ -45,7 +43,7 @@ export interface CommandFlags<Values> {
   readonly column: number
   /** Whether the command takes arguments that are not flags (the log it reads). */
   readonly positionals: boolean
-  readonly flags: ReadonlyArray<AnyFlag<Values>>
+  readonly flags: FlagTable<Values>
 }
 
 /** A parsed command line. */
@@ -64,29 +62,29 @@ export interface ParsedFlags<Values> {
  *   argument the command does not take, or what a flag's validator refused.
  */
 export function parseFlags<Values>(command: CommandFlags<Values>, argv: readonly string[]): ParsedFlags<Values> {
+  const flags = flagsOf(command)
   const options = Object.fromEntries(
-    command.flags.map((flag) => [
+    flags.map((flag) => [
       flag.name,
       { type: flag.value ? ('string' as const) : ('boolean' as const), ...(flag.short ? { short: flag.short } : {}) },
     ]),
   )
   const { tokens } = parseArgs({
-    args: joinValues(command, argv),
+    args: joinValues(command.command, command.positionals, flags, argv),
     options,
     strict: true,
     allowPositionals: command.positionals,
     tokens: true,
   })
-  const values = Object.fromEntries(command.flags.map((flag) => [flag.key, flag.default])) as Values
+  const values = Object.fromEntries(flags.map((flag) => [flag.key, flag.default])) as Values
   const given = new Set<keyof Values>()
   const positionals: string[] = []
   for (const token of tokens) {
     if (token.kind === 'positional') positionals.push(token.value)
     if (token.kind !== 'option') continue
-    const flag = command.flags.find((entry) => entry.name === token.name) as AnyFlag<Values>
+    const flag = flags.find((entry) => entry.name === token.name) as NamedFlag<Values>
     const text = token.value ?? ''
-    const value = flag.value === undefined ? true : flag.parse ? flag.parse(text, values) : text
-    ;(values as Record<keyof Values, unknown>)[flag.key] = value
+    values[flag.key] = (flag.value === undefined ? true : flag.parse ? flag.parse(text, values) : text) as never
     given.add(flag.key)
   }
   return { values, given, positionals }
@@ -98,19 +96,24 @@ export function parseFlags<Values>(command: CommandFlags<Values>, argv: readonly
  * which `parseArgs` would take for a flag. What `parseArgs` would refuse in its own words is
  * refused here in this CLI's: the message names the flag or argument.
  */
-function joinValues<Values>(command: CommandFlags<Values>, argv: readonly string[]): string[] {
+function joinValues<Values>(
+  command: string,
+  positionals: boolean,
+  flags: ReadonlyArray<NamedFlag<Values>>,
+  argv: readonly string[],
+): string[] {
   const args: string[] = []
   for (let index = 0; index < argv.length; index++) {
     const raw = argv[index] as string
-    const unknown = `unknown flag ${JSON.stringify(raw)}; run warmfold ${command.command} --help for the flags`
+    const unknown = `unknown flag ${JSON.stringify(raw)}; run warmfold ${command} --help for the flags`
     if (!raw.startsWith('-') || raw === '-') {
-      if (!command.positionals) throw new UsageError(unknown)
+      if (!positionals) throw new UsageError(unknown)
       args.push(raw)
       continue
     }
     const equals = raw.startsWith('--') ? raw.indexOf('=') : -1
     const name = equals < 0 ? raw : raw.slice(0, equals)
-    const flag = command.flags.find(
+    const flag = flags.find(
       (entry) => `--${entry.name}` === name || (entry.short !== undefined && `-${entry.short}` === name),
     )
     if (!flag) throw new UsageError(unknown)
@@ -130,7 +133,7 @@ function joinValues<Values>(command: CommandFlags<Values>, argv: readonly string
 /** The command's `--help`: the synopsis, each flag with its help lines, then the footer. */
 export function formatUsage<Values>(command: CommandFlags<Values>): string {
   const indent = ' '.repeat(command.column + 2)
-  const lines = command.flags.flatMap((flag) => {
+  const lines = flagsOf(command).flatMap((flag) => {
     const label = `${flag.short ? `-${flag.short}, ` : ''}--${flag.name}${flag.value ? ` ${flag.value}` : ''}`
     const [first = '', ...rest] = flag.help
     const head =
@@ -140,4 +143,18 @@ export function formatUsage<Values>(command: CommandFlags<Values>): string {
     return [...head, ...rest.map((line) => indent + line)]
   })
   return `${command.synopsis}\n\nOptions:\n${lines.join('\n')}\n\n${command.footer}`
+}
+
+/** A flag with its name resolved and the field it sets. */
+interface NamedFlag<Values> extends Flag<unknown, Values> {
+  readonly name: string
+  readonly key: keyof Values
+}
+
+/** The command's flags in table order, each named. */
+function flagsOf<Values>(command: CommandFlags<Values>): Array<NamedFlag<Values>> {
+  return (Object.keys(command.flags) as Array<keyof Values & string>).map((key) => {
+    const flag = command.flags[key] as Flag<unknown, Values>
+    return { ...flag, key, name: flag.name ?? key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`) }
+  })
 }
