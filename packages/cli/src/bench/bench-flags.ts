@@ -19,6 +19,7 @@ import { WORKLOAD_FLAGS } from './workload-flags.ts'
 export interface BenchFlags extends WorkloadFlags {
   json: boolean
   out: string | undefined
+  /** Folder each run's session log is written to, as `<strategy>-<window>.jsonl` (`--keep-sessions`). */
   keepSessions: string | undefined
   store: StoreSpec | undefined
   cache: 'simulator' | 'llama'

@@ -1,14 +1,9 @@
-import type {
-  LatencyProfile,
-  PriceProfile,
-  WorkloadKind,
-  WorkloadPruner,
-  WorkloadStrategy,
-} from '@warmfold/prefix-cache-testkit'
+import type { WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import { formatUsage, parseFlags } from '../shared/command-flags.ts'
 import type { StoreSpec } from '../shared/session-store-spec.ts'
 import { UsageError } from '../shared/usage-error.ts'
 import { DEFAULT_PROBE_TIMEOUT_SECONDS, LLAMA_WINDOWS } from './bench-flag-values.ts'
+import type { BenchFlags } from './bench-flags.ts'
 import { BENCH_FLAGS } from './bench-flags.ts'
 import type { ProbeDialect } from './probe-dialects.ts'
 import { REPORTS_CACHE_WRITES } from './probe-dialects.ts'
@@ -19,45 +14,18 @@ export type CacheSource =
   | { kind: 'llama' }
   | { kind: 'probe'; url: string; model: string; dialect: ProbeDialect; keyEnv?: string; timeoutSeconds: number }
 
-/** The parsed `warmfold bench` command line. */
-export interface BenchArgs {
-  windows: number[]
-  steps: number
+/** Fields the parsed command line may leave out. */
+type OptionalArg = 'temperature' | 'stop' | 'summaryRoute' | 'out' | 'keepSessions'
+
+/** The parsed `warmfold bench` command line: the flags' values, with the cache and store resolved. */
+export interface BenchArgs
+  extends
+    Omit<BenchFlags, OptionalArg | 'strategies' | 'store' | 'cache' | `probe${string}`>,
+    Partial<Pick<BenchFlags, OptionalArg>> {
   strategies: WorkloadStrategy[]
-  effort: string
-  temperature?: number
-  stop?: string[]
-  profile: string
-  pruner: WorkloadPruner
-  summaryRoute?: string
-  /** What tokens cost (`--price`). */
-  price: PriceProfile
-  /** How long requests take (`--latency`): the clock the folds' waits (`stall`, the `wait` column) are measured on. */
-  latency: LatencyProfile
-  /** `--background-fold on|off`: warmfold's engine summarizes beside the conversation. Default on. */
-  backgroundFold: boolean
-  /** `--prewarm on|off`: after a background swap, write the post-swap prefix before the next request. Default off. */
-  prewarm: boolean
-  /** `--workload reading|coding`: what the scripted session does. Default reading. */
-  workload: WorkloadKind
-  /** `--artifact-trail on|off`: warmfold's artifact trail in every checkpoint. Default on. */
-  artifactTrail: boolean
-  /** User turns the steps are split across. */
-  turns: number
-  /** Virtual seconds between turns. */
-  idleSeconds: number
-  /** `--idle-compaction on|off` for the warmfold strategy (reference strategies never fold while idle). Default on. */
-  idleCompaction: boolean
-  /** Virtual seconds per model request. */
-  stepSeconds: number
-  json: boolean
-  out?: string
-  /** Folder each run's session log is written to, as `<strategy>-<window>.jsonl` (`--keep-sessions`). */
-  keepSessions?: string
   /** An SQL store each run's session is kept in, as `<strategy>-<window>` (`--store sqlite:PATH | postgres:URL`). */
   store?: Exclude<StoreSpec, { kind: 'file' }>
   cache: CacheSource
-  help: boolean
 }
 
 /** `warmfold bench --help`, printed from the flag table. */

@@ -48,15 +48,25 @@ export interface WorkloadFlags {
   profile: string
   pruner: WorkloadPruner
   summaryRoute: string | undefined
+  /** What tokens cost (`--price`). */
   price: PriceProfile
+  /** How long requests take (`--latency`): the clock the folds' waits (`stall`, the `wait` column) are measured on. */
   latency: LatencyProfile
+  /** `--background-fold on|off`: warmfold's engine summarizes beside the conversation. Default on. */
   backgroundFold: boolean
+  /** `--prewarm on|off`: after a background swap, write the post-swap prefix before the next request. Default off. */
   prewarm: boolean
+  /** `--workload reading|coding`: what the scripted session does. Default reading. */
   workload: WorkloadKind
+  /** `--artifact-trail on|off`: warmfold's artifact trail in every checkpoint. Default on. */
   artifactTrail: boolean
+  /** User turns the steps are split across. */
   turns: number
+  /** Virtual seconds between turns. */
   idleSeconds: number
+  /** `--idle-compaction on|off` for the warmfold strategy (reference strategies never fold while idle). Default on. */
   idleCompaction: boolean
+  /** Virtual seconds per model request. */
   stepSeconds: number
 }
 
