@@ -20,8 +20,7 @@ import {
   WORKLOAD_KINDS,
 } from '@warmfold/prefix-cache-testkit'
 import type { FlagTable } from '../shared/command-flags.ts'
-import { readLatencyProfile } from '../shared/read-latency-profile.ts'
-import { readPriceProfile } from '../shared/read-price-profile.ts'
+import { readLatencyProfile, readPriceProfile } from '../shared/read-profile.ts'
 import { UsageError } from '../shared/usage-error.ts'
 import {
   boundedInteger,

@@ -1,7 +1,7 @@
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { PRICE_PROFILES, PRICE_SYNTAX } from '@warmfold/prefix-cache-testkit'
 import { SESSION_ID_PATTERN } from '@warmfold/session'
-import { readPriceProfile } from '../shared/read-price-profile.ts'
+import { readPriceProfile } from '../shared/read-profile.ts'
 import type { StoreSpec } from '../shared/session-store-spec.ts'
 import { describeStore, parseStoreSpec, STORE_SYNTAX } from '../shared/session-store-spec.ts'
 import type { CommandFlags } from '../shared/command-flags.ts'
