@@ -47,12 +47,10 @@ answer is printed), 2 bad flags.`,
     json: { default: false, help: ['print one JSON document on stdout instead of the table'] },
     out: {
       value: 'FILE',
-      default: undefined,
       help: ['also write the JSON document to FILE (checked before the run; its folder', 'must exist)'],
     },
     keepSessions: {
       value: 'DIR',
-      default: undefined,
       parse: (text, values) => {
         if (values.store !== undefined)
           throw new UsageError('--keep-sessions DIR and --store are exclusive: --keep-sessions DIR is --store file:DIR')
@@ -65,7 +63,6 @@ answer is printed), 2 bad flags.`,
     },
     store: {
       value: STORE_SYNTAX,
-      default: undefined,
       parse: (text, values) => {
         if (values.keepSessions !== undefined || values.store !== undefined)
           throw new UsageError('--store is given twice, or with --keep-sessions DIR (which is --store file:DIR)')
@@ -89,7 +86,6 @@ answer is printed), 2 bad flags.`,
     probeUrl: {
       name: 'cache-probe',
       value: 'URL',
-      default: undefined,
       parse: probeURL,
       help: [
         'measure cached tokens at a real endpoint (llama-server, vLLM, DeepSeek, OpenAI,',
@@ -118,7 +114,6 @@ answer is printed), 2 bad flags.`,
     },
     probeKeyEnv: {
       value: 'VAR',
-      default: undefined,
       parse: (text) => {
         if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text))
           throw new UsageError(`--probe-key-env must be an environment variable name, got ${JSON.stringify(text)}`)
@@ -128,7 +123,6 @@ answer is printed), 2 bad flags.`,
     },
     probeTimeout: {
       value: 'S',
-      default: undefined,
       parse: (text) =>
         boundedSeconds(
           '--probe-timeout',

@@ -107,7 +107,6 @@ export const WORKLOAD_FLAGS: FlagTable<WorkloadFlags> = {
   },
   temperature: {
     value: 'T',
-    default: undefined,
     parse: (text) => {
       const number = Number(text)
       if (text.trim() === '' || !Number.isFinite(number) || number < 0)
@@ -118,7 +117,6 @@ export const WORKLOAD_FLAGS: FlagTable<WorkloadFlags> = {
   },
   stop: {
     value: 'S',
-    default: undefined,
     parse: (text, values) => [...(values.stop ?? []), text],
     help: ['a stop sequence (repeat the flag for several; default none)'],
   },
@@ -143,7 +141,6 @@ export const WORKLOAD_FLAGS: FlagTable<WorkloadFlags> = {
   },
   summaryRoute: {
     value: 'R',
-    default: undefined,
     parse: (text) => {
       if (!/^[^/\s]+\/[^/\s]+$/.test(text))
         throw new UsageError(`--summary-route must be provider/model, got ${JSON.stringify(text)}`)

@@ -39,7 +39,6 @@ missing log or an --html file that cannot be written.`,
     json: { default: false, help: ['print one JSON document on stdout instead of the report'] },
     html: {
       value: 'FILE',
-      default: undefined,
       needs: 'a file name',
       help: ['also write the report as a self-contained HTML page (its folder must exist)'],
     },

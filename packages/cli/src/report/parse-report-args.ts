@@ -47,7 +47,6 @@ store that fails) or FILE cannot be written, 2 bad flags or no such log, store o
   flags: {
     store: {
       value: 'S',
-      default: undefined,
       parse: (text, values) => {
         if (values.store) throw new UsageError('--store is given twice')
         return parseStoreSpec('--store', text)
@@ -62,7 +61,6 @@ store that fails) or FILE cannot be written, 2 bad flags or no such log, store o
     },
     out: {
       value: 'FILE',
-      default: undefined,
       help: [
         'write one self-contained HTML page (bar chart, breaks, totals; works offline from',
         'file://) instead of printing the summary; checked before the log is read, its folder',

@@ -6,15 +6,18 @@ import { UsageError } from './usage-error.ts'
  * and its help lines. A command's table of these parses its arguments and prints its `--help`,
  * so the two cannot drift apart.
  */
-export interface Flag<Value, Values> {
+export type Flag<Value, Values> = FlagFields<Value, Values> &
+  // A field that may be undefined defaults to undefined; any other needs its default.
+  (undefined extends Value ? { readonly default?: Value } : { readonly default: Value })
+
+/** A flag's fields but its default. */
+interface FlagFields<Value, Values> {
   /** The long name without its dashes; default: the field's name in kebab case (`keepSessions` → `keep-sessions`). */
   readonly name?: string
   /** A one-letter alias (`h` for `-h`). */
   readonly short?: string
   /** The value's name in the usage (`LIST`, `N`); absent for a switch, which takes no value and sets `true`. */
   readonly value?: string
-  /** The field's value when the flag is not given. */
-  readonly default: Value
   /**
    * Validates one occurrence's value and returns the field's new value. `values` holds what the
    * flags before it on the command line set (a repeatable flag adds to its earlier value,
@@ -145,9 +148,10 @@ export function formatUsage<Values>(command: CommandFlags<Values>): string {
   return `${command.synopsis}\n\nOptions:\n${lines.join('\n')}\n\n${command.footer}`
 }
 
-/** A flag with its name resolved and the field it sets. */
-interface NamedFlag<Values> extends Flag<unknown, Values> {
+/** A flag with its name resolved, the field it sets and that field's value when the flag is not given. */
+interface NamedFlag<Values> extends FlagFields<unknown, Values> {
   readonly name: string
+  readonly default?: unknown
   readonly key: keyof Values
 }
 
