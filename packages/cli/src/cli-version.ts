@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { RunError } from './run-error.ts'
+import { RunError } from './shared/run-error.ts'
 
 /** The name the manifest read by {@link cliVersion} must carry. */
 export const CLI_PACKAGE_NAME = '@warmfold/cli'
@@ -25,7 +25,8 @@ export function cliVersion(moduleURL: string | URL = import.meta.url): string {
   }
   if (manifest.name !== CLI_PACKAGE_NAME || typeof manifest.version !== 'string' || manifest.version === '') {
     throw new RunError(
-      `${path} is not the manifest of ${CLI_PACKAGE_NAME} (name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`,
+      `${path} is not the manifest of ${CLI_PACKAGE_NAME} ` +
+        `(name ${JSON.stringify(manifest.name)}, version ${JSON.stringify(manifest.version)})`,
     )
   }
   return manifest.version

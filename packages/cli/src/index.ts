@@ -1,20 +1,63 @@
-export * from './bench-command.ts'
-export * from './bench-report.ts'
-export * from './check-out-path.ts'
-export * from './check-sessions-folder.ts'
-export * from './output-file.ts'
-export * from './cli-version.ts'
-export * from './format-table.ts'
-export * from './parse-bench-args.ts'
-export * from './run-cli.ts'
-export * from './run-error.ts'
-export * from './session-store-spec.ts'
-export * from './usage-error.ts'
-export * from './doctor/index.ts'
-export * from './report/build-session-report.ts'
-export * from './report/parse-report-args.ts'
-export * from './report/read-session-log.ts'
-export * from './report/render-report-html.ts'
-export * from './report/format-report-text.ts'
-export * from './report/report-command.ts'
-export * from './report/report-model.ts'
+export { cliVersion } from './cli-version.ts'
+export { runCli, USAGE } from './run-cli.ts'
+export type { CommandIo } from './shared/command-io.ts'
+export { RunError } from './shared/run-error.ts'
+export { UsageError } from './shared/usage-error.ts'
+export type { StoreSpec } from './shared/session-store-spec.ts'
+export { backendFactory, describeStore, parseStoreSpec, refuseHeldIds } from './shared/session-store-spec.ts'
+
+export { runBench } from './bench/bench-command.ts'
+export { MAX_STEPS, MAX_WINDOW } from './bench/bench-flag-values.ts'
+export type {
+  BenchReport,
+  CostReport,
+  RequestReport,
+  RunReport,
+  StallReport,
+  SummaryCallReport,
+} from './bench/bench-report.ts'
+export type { ClassSurvival, FoldAuditReport, SummaryCallAudit } from './bench/fold-audit-report.ts'
+export type { BenchArgs, CacheSource } from './bench/parse-bench-args.ts'
+export { BENCH_USAGE, parseBenchArgs } from './bench/parse-bench-args.ts'
+
+export type {
+  DoctorArgs,
+  DoctorBreak,
+  DoctorChange,
+  DoctorDivergence,
+  DoctorReport,
+  DoctorRequest,
+  DoctorTotals,
+  LoggedRequest,
+  LogLine,
+  RequestApi,
+  UnreadableLine,
+} from './doctor/index.ts'
+export {
+  DOCTOR_USAGE,
+  MAX_JSON_DEPTH,
+  parseDoctorArgs,
+  parseLogLine,
+  REQUEST_APIS,
+  RequestDoctor,
+  runDoctor,
+} from './doctor/index.ts'
+
+export type { ReportArgs } from './report/parse-report-args.ts'
+export { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'
+export { runReport } from './report/report-command.ts'
+export type {
+  BilledRequest,
+  ReportFoldAudit,
+  ReportFoldTiming,
+  ReportFork,
+  ReportGuard,
+  ReportLineage,
+  ReportMarker,
+  ReportPruneDecision,
+  ReportRequest,
+  ReportTotals,
+  RequestBreak,
+  RequestTokens,
+  SessionReport,
+} from './report/report-model.ts'

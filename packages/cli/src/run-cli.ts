@@ -1,14 +1,14 @@
-import { runBench } from './bench-command.ts'
-import type { CommandIo } from './bench-command.ts'
+import { runBench } from './bench/bench-command.ts'
+import type { CommandIo } from './shared/command-io.ts'
 import { CLI_PACKAGE_NAME, cliVersion } from './cli-version.ts'
 import { runDoctor } from './doctor/doctor-command.ts'
 import { DOCTOR_USAGE, parseDoctorArgs } from './doctor/parse-doctor-args.ts'
-import { BENCH_USAGE, parseBenchArgs } from './parse-bench-args.ts'
+import { BENCH_USAGE, parseBenchArgs } from './bench/parse-bench-args.ts'
 import { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'
 import { runReport } from './report/report-command.ts'
-import { printable } from './printable-text.ts'
-import { RunError } from './run-error.ts'
-import { UsageError } from './usage-error.ts'
+import { printable } from './shared/printable-text.ts'
+import { RunError } from './shared/run-error.ts'
+import { UsageError } from './shared/usage-error.ts'
 
 export const USAGE = `Usage: warmfold <command> [options]
 

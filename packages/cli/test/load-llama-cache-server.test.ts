@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import { RunError } from '../src/index.ts'
-import { LLAMA_CACHE_SERVER_PACKAGE, loadLlamaCacheServer } from '../src/load-llama-cache-server.ts'
+import { LLAMA_CACHE_SERVER_PACKAGE, loadLlamaCacheServer } from '../src/bench/load-llama-cache-server.ts'
 
 const folders: string[] = []
 afterEach(async () => {
@@ -21,7 +21,7 @@ describe('loadLlamaCacheServer (the optional real-cache package of --cache llama
     // node-llama-cpp that imports `onExit` from signal-exit 4 was linked to signal-exit 3, which
     // has no such export. Which files had run in that worker before decided it; the cause inside
     // the test runner was not found.
-    const loader = pathToFileURL(resolve(import.meta.dirname, '../src/load-llama-cache-server.ts')).href
+    const loader = pathToFileURL(resolve(import.meta.dirname, '../src/bench/load-llama-cache-server.ts')).href
     const script = `const { loadLlamaCacheServer } = await import(${JSON.stringify(loader)}); const module = await loadLlamaCacheServer(); console.log(typeof module.startLlamaCacheServer)`
     const { stdout } = await promisify(execFile)(
       process.execPath,

@@ -1,10 +1,10 @@
 import { stat } from 'node:fs/promises'
-import type { CommandIo } from '../bench-command.ts'
-import { RunError } from '../run-error.ts'
-import { printable, printableJson } from '../printable-text.ts'
-import { UsageError } from '../usage-error.ts'
-import type { OutputFile } from '../output-file.ts'
-import { openOutputFile } from '../output-file.ts'
+import type { CommandIo } from '../shared/command-io.ts'
+import { RunError } from '../shared/run-error.ts'
+import { printable, printableJson } from '../shared/printable-text.ts'
+import { UsageError } from '../shared/usage-error.ts'
+import type { OutputFile } from '../shared/output-file.ts'
+import { openOutputFile } from '../shared/output-file.ts'
 import type { DoctorReport } from './doctor-report.ts'
 import { formatDoctorReport } from './format-doctor-report.ts'
 import type { DoctorArgs } from './parse-doctor-args.ts'
@@ -22,9 +22,8 @@ import { RequestDoctor } from './request-doctor.ts'
  */
 export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code: number; report: DoctorReport }> {
   const info = await stat(args.file).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(
-      `cannot read the request log ${JSON.stringify(args.file)}: ${error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)}`,
-    )
+    const why = error.code === 'ENOENT' ? 'no such file' : (error.code ?? error.message)
+    throw new UsageError(`cannot read the request log ${JSON.stringify(args.file)}: ${why}`)
   })
   if (!info.isFile()) throw new UsageError(`the request log ${JSON.stringify(args.file)} is not a file`)
   const html =
@@ -58,18 +57,19 @@ async function diagnose(
     throw new RunError(`reading ${JSON.stringify(args.file)} failed: ${code}`, { cause: error })
   }
   const report = doctor.report()
+  const unreadable = `${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}`
   if (report.totals.requests === 0) {
     for (const line of report.unreadable) io.stderr(printable(`${args.file}:${line.index}: ${line.reason}`))
-    throw new RunError(
-      `${JSON.stringify(args.file)} holds no readable request${report.unreadable.length ? ` (${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}, listed above)` : ' (it is empty)'}`,
-    )
+    const why = report.unreadable.length ? ` (${unreadable}, listed above)` : ' (it is empty)'
+    throw new RunError(`${JSON.stringify(args.file)} holds no readable request${why}`)
   }
   if (args.json) {
     io.stdout(`${printableJson(JSON.stringify(report, null, 2))}\n`)
     if (report.unreadable.length)
       io.stderr(
         printable(
-          `warmfold doctor: ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'} in ${args.file}: ${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`,
+          `warmfold doctor: ${unreadable} in ${args.file}: ` +
+            `${report.unreadable.map((line) => line.index).join(', ')} (see "unreadable")`,
         ),
       )
   } else io.stdout(formatDoctorReport(report, args.file))

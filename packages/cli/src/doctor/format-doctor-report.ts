@@ -1,5 +1,5 @@
-import { printable } from '../printable-text.ts'
 import { describeDivergence, formatCount } from '@warmfold/cache-ledger/prefix'
+import { printable } from '../shared/printable-text.ts'
 import type { DoctorReport } from './doctor-report.ts'
 
 /** Breaks printed in the terminal; `--json` and `--html` list them all. */

@@ -1,6 +1,6 @@
 import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
 import type { SessionLog } from './read-session-log.ts'
 import type {
@@ -97,8 +97,14 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
   const { totals, notes } = totalsOf(requests, markers, sumCosts(costs), price, missing)
   const sourceNote =
     source === 'ledger'
-      ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every request the ledger saw, summary calls and retries included.`
-      : `This log has no cache/observation events (it was written without the cache ledger): the numbers are the provider usage logged on assistant/message (conversation requests) and compaction/summary (summary calls) events, so failed requests and summary calls that did not commit are missing. A break here is a request whose prefilled tokens (not read from the cache) exceed its prompt's growth over the previous request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log records in between, not measured.`
+      ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every ` +
+        'request the ledger saw, summary calls and retries included.'
+      : 'This log has no cache/observation events (it was written without the cache ledger): the numbers are the ' +
+        'provider usage logged on assistant/message (conversation requests) and compaction/summary (summary ' +
+        'calls) events, so failed requests and summary calls that did not commit are missing. A break here is a ' +
+        `request whose prefilled tokens (not read from the cache) exceed its prompt's growth over the previous ` +
+        `request by more than ${USAGE_BREAK_SHARE * 100}% of its prompt; its cause is inferred from what the log ` +
+        'records in between, not measured.'
   return {
     file: log.file,
     sessionId: log.sessionId,
@@ -179,7 +185,8 @@ function totalsOf(
   const notes: string[] = []
   if (withoutUsage)
     notes.push(
-      `${withoutUsage} of ${requests.length} requests have no token numbers in the log: they are drawn as "no usage" and left out of the sums and the cost.`,
+      `${withoutUsage} of ${requests.length} requests have no token numbers in the log: they are drawn as "no ` +
+        'usage" and left out of the sums and the cost.',
     )
   const gaps: Array<[Bucket, string]> = [
     ['cached', 'cache reads'],

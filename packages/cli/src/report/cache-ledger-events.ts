@@ -4,7 +4,7 @@ import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger/prefix'
 import type { SessionEventMap } from '@warmfold/session'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 
 type Observation = SessionEventMap['cache/observation']
 type Guard = SessionEventMap['cache/guard']
@@ -68,7 +68,8 @@ export function readObservation(data: unknown, line: number, where: string): Obs
   const idleMs = event.idleMs === null ? null : count(event.idleMs, where, 'idleMs')
   const tokens = observedTokens(event, where)
   const parts = [
-    `${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ${promptChars.toLocaleString('en-US')} characters`,
+    `${divergenceText(divergence)}; expected reusable prefix ${expectedChars.toLocaleString('en-US')} of ` +
+      `${promptChars.toLocaleString('en-US')} characters`,
   ]
   if (idleMs !== null && idleTimeMatters(cause, idleMs, provider))
     parts.push(`idle ${idleText(idleMs)} since the family's previous request`)
@@ -179,7 +180,8 @@ function tokens(value: unknown, where: string, field: string): number | null {
   if (value === undefined) return null
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
     throw new RunError(
-      `${where}: cache event field "${field}" must be a token count (an integer ≥ 0) when present, got ${JSON.stringify(value)}`,
+      `${where}: cache event field "${field}" must be a token count (an integer ≥ 0) when present, got ` +
+        `${JSON.stringify(value)}`,
     )
   return value
 }

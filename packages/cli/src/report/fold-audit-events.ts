@@ -2,8 +2,9 @@ import type { LoggedMessage } from '@warmfold/fold-audit'
 import { afterFoldBehaviour } from '@warmfold/fold-audit'
 import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent } from '@warmfold/session'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import { escapeHtml } from './escape-html.ts'
+import { tableHead, tableRow } from './html-table.ts'
 import type { ReportFoldAudit } from './report-model.ts'
 
 /** The `compaction/audit` event: the engine's model-free audit of a committed fold. */
@@ -59,7 +60,8 @@ export function readFoldAudit(
     .map((item: { class?: unknown; text?: unknown; seq?: unknown; origin?: unknown }, index) => {
       if (typeof item?.class !== 'string' || typeof item.text !== 'string' || typeof item.origin !== 'string')
         throw new RunError(
-          `${where}: compaction/audit dropped[${index}] must have a string class, text and origin, got ${JSON.stringify(item)}`,
+          `${where}: compaction/audit dropped[${index}] must have a string class, text and origin, got ` +
+            `${JSON.stringify(item)}`,
         )
       return {
         class: item.class,
@@ -145,7 +147,11 @@ export function reworkText(audit: ReportFoldAudit): string {
   if (behaviour === null) return 'no steps after the fold'
   const write =
     behaviour.stepsToFirstWrite === null ? 'no write yet' : `first write at step ${behaviour.stepsToFirstWrite}`
-  return `${behaviour.repeatedReads} of ${behaviour.readCalls} reads repeated what the fold held (net ${behaviour.netReworkCalls.toFixed(1)}), ${behaviour.loops} loop(s), ${write} (${behaviour.stepsObserved} step(s) seen)`
+  return (
+    `${behaviour.repeatedReads} of ${behaviour.readCalls} reads repeated what the fold held (net ` +
+    `${behaviour.netReworkCalls.toFixed(1)}), ${behaviour.loops} loop(s), ${write} (${behaviour.stepsObserved} ` +
+    'step(s) seen)'
+  )
 }
 
 /** One fold's lines of the text report. */
@@ -153,24 +159,38 @@ export function foldAuditText(audit: ReportFoldAudit): string[] {
   const trail =
     audit.trail === null ? 'no artifact trail' : `artifact trail ${audit.trail.tokens}/${audit.trail.maxTokens} tokens`
   const lines = [`kept ${survivalText(audit)}; ${trail}; after the fold: ${reworkText(audit)}`]
-  if (audit.droppedTotal > 0)
-    lines.push(
-      `dropped ${audit.droppedTotal}: ${audit.dropped.map((item) => `${item.class} ${JSON.stringify(item.text)} (seq ${item.seq}, ${item.origin})`).join('; ')}${audit.droppedTotal > audit.dropped.length ? '; …' : ''}`,
+  if (audit.droppedTotal > 0) {
+    const items = audit.dropped.map(
+      (item) => `${item.class} ${JSON.stringify(item.text)} (seq ${item.seq}, ${item.origin})`,
     )
+    const more = audit.droppedTotal > audit.dropped.length ? '; …' : ''
+    lines.push(`dropped ${audit.droppedTotal}: ${items.join('; ')}${more}`)
+  }
   return lines
 }
 
 /** The HTML section of the fold audits. */
 export function foldAuditHtml(audits: readonly ReportFoldAudit[]): string[] {
   return [
-    `<section id="fold-audit"><h2>Fold audit (${audits.length})</h2><p>What each fold kept, checked without a model: per class, the artifacts of the folded region (paths, commands, errors, identifiers, numbers, URLs, the user's sentences) the model still reads verbatim after the fold, the items it dropped, and what the agent did next (re-reads of what the fold held, loops, steps to its first write).</p><table class="guards"><thead><tr><th>line</th><th>after request</th><th>kept</th><th>dropped</th><th>artifact trail</th><th>after the fold</th></tr></thead><tbody>`,
+    `<section id="fold-audit"><h2>Fold audit (${audits.length})</h2><p>What each fold kept, checked without a ` +
+      'model: per class, the artifacts of the folded region (paths, commands, errors, identifiers, numbers, ' +
+      `URLs, the user's sentences) the model still reads verbatim after the fold, the items it dropped, and what ` +
+      'the agent did next (re-reads of what the fold held, loops, steps to its first write).</p>' +
+      tableHead('guards', ['line', 'after request', 'kept', 'dropped', 'artifact trail', 'after the fold']),
     ...audits.map((audit) => {
-      const dropped =
-        audit.droppedTotal === 0
-          ? 'none'
-          : `${audit.droppedTotal}: <ul>${audit.dropped.map((item) => `<li>${escapeHtml(item.class)} <code>${escapeHtml(item.text)}</code> (seq ${item.seq}, ${escapeHtml(item.origin)})</li>`).join('')}</ul>`
+      const items = audit.dropped.map(
+        (item) =>
+          `<li>${escapeHtml(item.class)} <code>${escapeHtml(item.text)}</code> ` +
+          `(seq ${item.seq}, ${escapeHtml(item.origin)})</li>`,
+      )
+      const dropped = audit.droppedTotal === 0 ? 'none' : `${audit.droppedTotal}: <ul>${items.join('')}</ul>`
       const trail = audit.trail === null ? 'off' : `${audit.trail.tokens} of ${audit.trail.maxTokens} tokens`
-      return `<tr><td>${audit.line}</td><td>#${audit.afterRequest}</td><td>${escapeHtml(audit.classes.map((entry) => `${entry.class} ${entry.kept}/${entry.seen} (${percent(entry.kept, entry.seen)})`).join(', ') || 'nothing to keep')}</td><td>${dropped}</td><td>${trail}</td><td>${escapeHtml(reworkText(audit))}</td></tr>`
+      const kept =
+        audit.classes
+          .map((entry) => `${entry.class} ${entry.kept}/${entry.seen} (${percent(entry.kept, entry.seen)})`)
+          .join(', ') || 'nothing to keep'
+      const rework = escapeHtml(reworkText(audit))
+      return tableRow([audit.line, `#${audit.afterRequest}`, escapeHtml(kept), dropped, trail, rework])
     }),
     '</tbody></table></section>',
   ]

@@ -1,4 +1,4 @@
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import type { ReportFoldTiming } from './report-model.ts'
 
 const MODES = ['sync', 'background']
@@ -24,7 +24,8 @@ export function readFoldTiming(
     const value = fields[key]
     if (typeof value !== 'string' || !values.includes(value))
       throw new RunError(
-        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ${JSON.stringify(value) ?? 'nothing'}`,
+        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ` +
+          `${JSON.stringify(value) ?? 'nothing'}`,
       )
     return value
   }

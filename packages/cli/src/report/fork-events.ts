@@ -1,4 +1,4 @@
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import type { ReportFork, ReportLineage } from './report-model.ts'
 
 /** Logged by `@warmfold/agent-loop` in a parent's log when it starts a fork. */
@@ -51,7 +51,8 @@ export function addForkEvent(
     forks[forks.indexOf(fork)] = { ...fork, outcome: 'failed', text: error }
   } else {
     throw new RunError(
-      `${where}: ${type} must be { reason: 'finished', answer } or { reason: 'failed', error }, got ${JSON.stringify(data)}`,
+      `${where}: ${type} must be { reason: 'finished', answer } or { reason: 'failed', error }, got ` +
+        `${JSON.stringify(data)}`,
     )
   }
 }
@@ -64,7 +65,8 @@ export function readLineage(data: Record<string, unknown>, where: string): Repor
   const { parentSessionId, parentSeq } = data
   if (typeof parentSessionId !== 'string' || !Number.isInteger(parentSeq))
     throw new RunError(
-      `${where}: ${FORK_EVENT} must name parentSessionId and an integer parentSeq, got ${JSON.stringify({ parentSessionId, parentSeq })}`,
+      `${where}: ${FORK_EVENT} must name parentSessionId and an integer parentSeq, got ` +
+        `${JSON.stringify({ parentSessionId, parentSeq })}`,
     )
   return { parentSessionId, parentLine: (parentSeq as number) + 1 }
 }

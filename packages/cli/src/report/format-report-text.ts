@@ -1,4 +1,4 @@
-import { printable } from '../printable-text.ts'
+import { printable } from '../shared/printable-text.ts'
 import { foldAuditText } from './fold-audit-events.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import { forkText } from './fork-events.ts'
@@ -14,15 +14,20 @@ import { costText, integer, percent, prefilledTokens, priceText, purposesText } 
 export function formatReportText(report: SessionReport): string {
   const { totals } = report
   const lines = [
-    `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
+    `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ` +
+      `${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
     ...(report.forkOf
       ? [
-          `a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to line ${report.forkOf.parentLine})`,
+          `a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to ` +
+            `line ${report.forkOf.parentLine})`,
         ]
       : []),
     '',
-    `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}${totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''}`,
-    `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ${integer(totals.uncached)} uncached)`,
+    `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}` +
+      (totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''),
+    `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ` +
+      `${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ` +
+      `${integer(totals.uncached)} uncached)`,
     `output    ${integer(totals.output)} tokens`,
     `cost      ${costText(totals)}`,
     `rewrites  ${integer(totals.folds)} fold(s), ${integer(totals.prunes)} pruned tool result(s)`,
@@ -34,7 +39,8 @@ export function formatReportText(report: SessionReport): string {
     for (const request of breaks) {
       const prefilled = prefilledTokens(request)
       lines.push(
-        `  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ${prefilled === null ? 'no usage' : integer(prefilled)}: ${request.break!.explanation}`,
+        `  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ` +
+          `${prefilled === null ? 'no usage' : integer(prefilled)}: ${request.break!.explanation}`,
       )
     }
   }
@@ -66,7 +72,8 @@ export function formatReportText(report: SessionReport): string {
   if (report.foldAudits.length) {
     lines.push(
       '',
-      `Fold audit (${report.foldAudits.length} fold(s); artifacts of the folded region the model still reads, verbatim):`,
+      `Fold audit (${report.foldAudits.length} fold(s); artifacts of the folded region the model still reads, ` +
+        'verbatim):',
     )
     for (const audit of report.foldAudits) {
       const [first, ...rest] = foldAuditText(audit)

@@ -1,5 +1,6 @@
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import type { ReportPruneDecision } from './report-model.ts'
+import { integer } from './report-format.ts'
 
 /** The event `BasicCompactionEngine` logs when it weighs a prune pass against a fold. */
 export const PRUNE_DECISION_EVENT = 'compaction/prune-decision'
@@ -52,11 +53,8 @@ export function readPruneDecision(
   ]
   const figures =
     cacheWarm === false
-      ? `saves ${format(saved)} tokens a request; the cache was cold, so the rewrite cost nothing`
-      : `saves ${format(saved)} tokens × ${served} request(s) × ${read} = ${format(saving)} against ${format(rewritten)} re-prefilled tokens × (${write} − ${read}) = ${format(cost)}`
+      ? `saves ${integer(saved)} tokens a request; the cache was cold, so the rewrite cost nothing`
+      : `saves ${integer(saved)} tokens × ${served} request(s) × ${read} = ${integer(saving)} against ` +
+        `${integer(rewritten)} re-prefilled tokens × (${write} − ${read}) = ${integer(cost)}`
   return { action, text: `${figures}; ${reason}` }
-}
-
-function format(value: number): string {
-  return Math.round(value).toLocaleString('en-US')
 }

@@ -2,8 +2,8 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename } from 'node:path'
 import type { AnySessionEvent } from '@warmfold/session'
 import { readSessionFile, SessionError } from '@warmfold/session'
-import { RunError } from '../run-error.ts'
-import { UsageError } from '../usage-error.ts'
+import { RunError } from '../shared/run-error.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1')
@@ -45,7 +45,8 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
   // An SQLite file opens with this header; given as a log it would fail as "not valid JSON" on line 1.
   if (content.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER))
     throw new UsageError(
-      `${JSON.stringify(file)} is an SQLite database, not a JSONL session log: use warmfold report --store sqlite:${file} SESSION_ID`,
+      `${JSON.stringify(file)} is an SQLite database, not a JSONL session log: use warmfold report --store ` +
+        `sqlite:${file} SESSION_ID`,
     )
   const sessionId = basename(file).replace(/\.jsonl$/, '')
   let read
@@ -63,9 +64,12 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
     const what =
       droppedEvents === undefined
         ? `the last line is incomplete (${bytes} bytes without a newline)`
-        : `the file ends inside a group of events written together from this line (${droppedEvents} complete event(s) of it, ${bytes} bytes)`
+        : `the file ends inside a group of events written together from this line (${droppedEvents} complete ` +
+          `event(s) of it, ${bytes} bytes)`
     throw new RunError(
-      `cannot report ${file}:${line}: ${what}: the writer crashed mid-write or is still writing. Nothing is reported from a torn log; report it once its writer has ended, or open it with the session store's repairTornTail to set the torn bytes aside.`,
+      `cannot report ${file}:${line}: ${what}: the writer crashed mid-write or is still writing. Nothing is ` +
+        `reported from a torn log; report it once its writer has ended, or open it with the session store's ` +
+        'repairTornTail to set the torn bytes aside.',
     )
   }
   return { file, sessionId, events: read.session.events, locate: (seq) => `${file}:${seq + 1}` }

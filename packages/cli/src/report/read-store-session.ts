@@ -1,9 +1,9 @@
 import { SessionError } from '@warmfold/session'
-import type { loadOptionalPackage } from '../load-optional-package.ts'
-import { RunError } from '../run-error.ts'
-import type { StoreSpec } from '../session-store-spec.ts'
-import { backendFactory, describeStore, redactUrl } from '../session-store-spec.ts'
-import { UsageError } from '../usage-error.ts'
+import type { loadOptionalPackage } from '../shared/load-optional-package.ts'
+import { RunError } from '../shared/run-error.ts'
+import type { StoreSpec } from '../shared/session-store-spec.ts'
+import { backendFactory, describeStore, redactUrl } from '../shared/session-store-spec.ts'
+import { UsageError } from '../shared/usage-error.ts'
 import type { SessionLog } from './read-session-log.ts'
 
 /**
@@ -28,7 +28,8 @@ export async function readStoreSession(
       events: session.events,
       locate: (seq) => `${where} session ${id} seq ${seq}`,
       notes: [
-        `Read from the session store ${where}: log line N is the event with seq N − 1 (the same canonical JSON line a JSONL file of the session has).`,
+        `Read from the session store ${where}: log line N is the event with seq N − 1 (the same canonical JSON ` +
+          'line a JSONL file of the session has).',
       ],
     }
   } catch (error) {

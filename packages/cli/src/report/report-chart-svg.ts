@@ -58,19 +58,26 @@ export function reportChartSvg(report: SessionReport): string {
     ),
   )
   const y = (tokens: number) => plotTop + PLOT_HEIGHT - (tokens / max) * PLOT_HEIGHT
+  const wide = width > NOMINAL_WIDTH
   const parts: string[] = [
-    // A chart that fits is scaled to its box (no width: the page's CSS gives it 100%); a wider one keeps its size and scrolls.
-    `<svg xmlns="http://www.w3.org/2000/svg" class="chart ${width > NOMINAL_WIDTH ? 'wide' : 'fit'}"${width > NOMINAL_WIDTH ? ` width="${width}" height="${height}"` : ''} viewBox="0 0 ${width} ${height}" role="img" aria-label="Prompt tokens of each request: cached, written and uncached">`,
-    '<defs><pattern id="no-usage" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="3" height="6" fill="#b9b9b9"/></pattern></defs>',
+    // A chart that fits is scaled to its box (no width: the page's CSS gives it 100%); a wider one keeps its size and
+    // scrolls.
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart ${wide ? 'wide' : 'fit'}"` +
+      `${wide ? ` width="${width}" height="${height}"` : ''} viewBox="0 0 ${width} ${height}" role="img" ` +
+      'aria-label="Prompt tokens of each request: cached, written and uncached">',
+    '<defs><pattern id="no-usage" width="6" height="6" patternUnits="userSpaceOnUse" ' +
+      'patternTransform="rotate(45)"><rect width="3" height="6" fill="#b9b9b9"/></pattern></defs>',
   ]
   for (let tick = 0; tick <= 4; tick++) {
     const value = (max / 4) * tick
     parts.push(
-      `<line class="grid" x1="${LEFT}" x2="${plotRight}" y1="${y(value)}" y2="${y(value)}"/><text class="axis" x="${LEFT - 8}" y="${y(value) + 4}" text-anchor="end">${compact(value)}</text>`,
+      `<line class="grid" x1="${LEFT}" x2="${plotRight}" y1="${y(value)}" y2="${y(value)}"/><text class="axis" ` +
+        `x="${LEFT - 8}" y="${y(value) + 4}" text-anchor="end">${compact(value)}</text>`,
     )
   }
   parts.push(
-    `<text class="axis" x="14" y="${plotTop + PLOT_HEIGHT / 2}" transform="rotate(-90 14 ${plotTop + PLOT_HEIGHT / 2})" text-anchor="middle">prompt tokens</text>`,
+    `<text class="axis" x="14" y="${plotTop + PLOT_HEIGHT / 2}" transform="rotate(-90 14 ` +
+      `${plotTop + PLOT_HEIGHT / 2})" text-anchor="middle">prompt tokens</text>`,
   )
   const labelEvery = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000].find((every) => every * step >= 30) ?? 10000
   for (const request of report.requests) {
@@ -78,13 +85,15 @@ export function reportChartSvg(report: SessionReport): string {
     parts.push(requestBar(request, x, bar, y, plotTop))
     if (request.number % labelEvery === 0 || (request.number === 1 && labelEvery >= 5))
       parts.push(
-        `<text class="axis" x="${x + bar / 2}" y="${plotTop + PLOT_HEIGHT + 32}" text-anchor="middle">${request.number}</text>`,
+        `<text class="axis" x="${x + bar / 2}" y="${plotTop + PLOT_HEIGHT + 32}" ` +
+          `text-anchor="middle">${request.number}</text>`,
       )
   }
   for (const [index, marker] of report.markers.entries())
     parts.push(markerLine(marker, labels.placed[index] as PlacedLabel, plotTop))
   parts.push(
-    `<line class="axis-line" x1="${LEFT}" x2="${plotRight}" y1="${plotTop + PLOT_HEIGHT}" y2="${plotTop + PLOT_HEIGHT}"/>`,
+    `<line class="axis-line" x1="${LEFT}" x2="${plotRight}" y1="${plotTop + PLOT_HEIGHT}" ` +
+      `y2="${plotTop + PLOT_HEIGHT}"/>`,
   )
   parts.push('</svg>')
   return parts.join('\n')
@@ -115,13 +124,15 @@ function requestBar(
       if (tokens <= 0) continue
       const top = y(bottom + tokens)
       segments.push(
-        `<rect class="seg ${kind}" x="${x}" y="${top.toFixed(2)}" width="${bar}" height="${(y(bottom) - top).toFixed(2)}"/>`,
+        `<rect class="seg ${kind}" x="${x}" y="${top.toFixed(2)}" width="${bar}" ` +
+          `height="${(y(bottom) - top).toFixed(2)}"/>`,
       )
       bottom += tokens
     }
   } else {
     segments.push(
-      `<rect class="seg none" x="${x}" y="${base - NO_USAGE_HEIGHT}" width="${bar}" height="${NO_USAGE_HEIGHT}" fill="url(#no-usage)"/>`,
+      `<rect class="seg none" x="${x}" y="${base - NO_USAGE_HEIGHT}" width="${bar}" height="${NO_USAGE_HEIGHT}" ` +
+        'fill="url(#no-usage)"/>',
     )
   }
   const topOfBar = request.billed
@@ -131,14 +142,19 @@ function requestBar(
   if (request.break) {
     const size = Math.min(6, Math.max(3, bar / 2))
     segments.push(
-      `<path class="break-mark cause-${classWord(request.break.cause)}" d="M${centre - size} ${topOfBar - 3 - size * 1.6}h${size * 2}l${-size} ${size * 1.6}z"/>`,
+      `<path class="break-mark cause-${classWord(request.break.cause)}" d="M${centre - size} ` +
+        `${topOfBar - 3 - size * 1.6}h${size * 2}l${-size} ${size * 1.6}z"/>`,
     )
   }
   if (request.purpose !== 'conversation')
     segments.push(`<path class="purpose-mark" d="M${centre} ${base + 6}l4 5l-4 5l-4 -5z"/>`)
   const hover = `<rect class="hover" x="${x - 1}" y="${plotTop}" width="${bar + 2}" height="${PLOT_HEIGHT + 22}"/>`
   const cause = request.break ? ` data-cause="${escapeHtml(request.break.cause)}"` : ''
-  return `<g class="request${request.break ? ' break' : ''}" id="request-${request.number}" data-request="${request.number}" data-purpose="${escapeHtml(request.purpose)}"${cause}><title>${escapeHtml(title.join('\n'))}</title>${hover}${segments.join('')}</g>`
+  return (
+    `<g class="request${request.break ? ' break' : ''}" id="request-${request.number}" ` +
+    `data-request="${request.number}" data-purpose="${escapeHtml(request.purpose)}"${cause}>` +
+    `<title>${escapeHtml(title.join('\n'))}</title>${hover}${segments.join('')}</g>`
+  )
 }
 
 /** A marker's line position and its label's row. */
@@ -186,10 +202,17 @@ function placeMarkerLabels(
 function markerLine(marker: ReportMarker, label: PlacedLabel, plotTop: number): string {
   const what =
     marker.kind === 'fold'
-      ? `fold (log line ${marker.line}): a checkpoint replaced ${integer(marker.messages)} message(s), about ${integer(marker.tokens)} tokens`
-      : `prune (from log line ${marker.line}): ${integer(marker.count)} tool result(s) shortened, about ${integer(marker.tokens)} tokens replaced`
+      ? `fold (log line ${marker.line}): a checkpoint replaced ${integer(marker.messages)} message(s), about ` +
+        `${integer(marker.tokens)} tokens`
+      : `prune (from log line ${marker.line}): ${integer(marker.count)} tool result(s) shortened, about ` +
+        `${integer(marker.tokens)} tokens replaced`
   const labelY = LABEL_FIRST_BASELINE + label.row * LABEL_ROW_HEIGHT
-  return `<g class="marker ${marker.kind}" data-after-request="${marker.afterRequest}"><title>${escapeHtml(`${what}; between request #${marker.afterRequest} and #${marker.afterRequest + 1}`)}</title><line x1="${label.x}" x2="${label.x}" y1="${labelY + 4}" y2="${plotTop + PLOT_HEIGHT}"/><text x="${label.x + 3}" y="${labelY}">${label.text}</text></g>`
+  const title = `${what}; between request #${marker.afterRequest} and #${marker.afterRequest + 1}`
+  return (
+    `<g class="marker ${marker.kind}" data-after-request="${marker.afterRequest}"><title>${escapeHtml(title)}</title>` +
+    `<line x1="${label.x}" x2="${label.x}" y1="${labelY + 4}" y2="${plotTop + PLOT_HEIGHT}"/>` +
+    `<text x="${label.x + 3}" y="${labelY}">${label.text}</text></g>`
+  )
 }
 
 /** The smallest 1, 2, 4 or 5 × 10^n at or above `value`, so the four axis ticks are round numbers. */

@@ -1,8 +1,8 @@
 import { join } from 'node:path'
-import type { CommandIo } from '../bench-command.ts'
-import { RunError } from '../run-error.ts'
-import type { OutputFile } from '../output-file.ts'
-import { openOutputFile } from '../output-file.ts'
+import type { CommandIo } from '../shared/command-io.ts'
+import { RunError } from '../shared/run-error.ts'
+import type { OutputFile } from '../shared/output-file.ts'
+import { openOutputFile } from '../shared/output-file.ts'
 import { buildSessionReport } from './build-session-report.ts'
 import { formatReportText } from './format-report-text.ts'
 import { integer } from './report-format.ts'
@@ -20,7 +20,9 @@ function readLog(args: ReportArgs): Promise<SessionLog> {
   return readStoreSession(args.store, args.session)
 }
 
-/** The file the report reads (the JSONL log, or the SQLite database), which `--out` must not be; none for PostgreSQL. */
+/**
+ * The file the report reads (the JSONL log, or the SQLite database), which `--out` must not be; none for PostgreSQL.
+ */
 function logFile(args: ReportArgs): { path: string; what: string } | undefined {
   if (!args.store) return { path: args.session, what: 'the session log the report reads' }
   if (args.store.kind === 'file')
@@ -65,7 +67,9 @@ async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | un
     })
   })
   io.stdout(
-    `warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}\n`,
+    `warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ` +
+      `${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ` +
+      `${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}\n`,
   )
   return report
 }

@@ -29,7 +29,10 @@ export function priceText(report: SessionReport): string {
     price.usdPerMillionInput === null
       ? 'no dollar rate'
       : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
-  return `price ${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`
+  return (
+    `price ${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an ` +
+    `output token ${price.output}× an uncached input token; ${rate}`
+  )
 }
 
 /** `41 conversation, 2 compaction`. */
@@ -43,10 +46,18 @@ export function tokensText(request: ReportRequest): string {
   if (!billed) return 'no usage in the log'
   const part = (value: number, raw: number | null, name: string) =>
     `${integer(value)} ${name}${raw === null ? ' (not reported)' : ''}`
-  return `prompt ${integer(billed.cached + billed.written + billed.uncached)} tokens: ${part(billed.cached, tokens.cached, 'cached')}, ${part(billed.written, tokens.written, 'written')}, ${part(billed.uncached, tokens.uncached, 'uncached')}; output ${part(billed.output, tokens.output, 'tokens')}`
+  return (
+    `prompt ${integer(billed.cached + billed.written + billed.uncached)} tokens: ` +
+    `${part(billed.cached, tokens.cached, 'cached')}, ${part(billed.written, tokens.written, 'written')}, ` +
+    `${part(billed.uncached, tokens.uncached, 'uncached')}; output ` +
+    `${part(billed.output, tokens.output, 'tokens')}`
+  )
 }
 
-/** Prefilled tokens: those the request did not read from the cache (written and uncached), as `warmfold bench` counts them. */
+/**
+ * Prefilled tokens: those the request did not read from the cache (written and uncached), as `warmfold bench` counts
+ * them.
+ */
 export function prefilledTokens(request: ReportRequest): number | null {
   return request.billed ? request.billed.written + request.billed.uncached : null
 }

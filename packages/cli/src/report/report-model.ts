@@ -85,7 +85,10 @@ export interface ReportGuard {
   readonly text: string
 }
 
-/** Why a prune pass that alone would have relieved the pressure landed or waited for a fold (`compaction/prune-decision`). */
+/**
+ * Why a prune pass that alone would have relieved the pressure landed or waited for a fold
+ * (`compaction/prune-decision`).
+ */
 export interface ReportPruneDecision {
   readonly line: number
   /** The number of requests sent before it. */
@@ -136,7 +139,10 @@ export interface ReportFoldAudit {
   readonly droppedTotal: number
   /** The artifact trail's size and budget; null with the trail off. */
   readonly trail: { readonly tokens: number; readonly maxTokens: number } | null
-  /** The agent's behaviour in the steps after the fold (`@warmfold/fold-audit`'s `afterFoldBehaviour`); null when the fold's summary is not in the log. */
+  /**
+   * The agent's behaviour in the steps after the fold (`@warmfold/fold-audit`'s `afterFoldBehaviour`); null when the
+   * fold's summary is not in the log.
+   */
   readonly rework: {
     readonly stepsObserved: number
     readonly readCalls: number

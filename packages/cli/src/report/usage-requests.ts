@@ -1,5 +1,5 @@
 import type { ObservedRequest, ReportMarker, RequestTokens } from './report-model.ts'
-import { RunError } from '../run-error.ts'
+import { RunError } from '../shared/run-error.ts'
 import { integer } from './report-format.ts'
 
 /**
@@ -61,7 +61,9 @@ export function usageRequest(
   const missed = tokens.prompt - tokens.cached
   const growth = Math.max(0, tokens.prompt - previousPrompt)
   if (missed - growth <= USAGE_BREAK_SHARE * tokens.prompt) return { ...base, break: null }
-  const read = `${integer(missed)} of ${integer(tokens.prompt)} prompt tokens were prefilled, not read from the cache (the previous request's prompt had ${integer(previousPrompt)})`
+  const read =
+    `${integer(missed)} of ${integer(tokens.prompt)} prompt tokens were prefilled, not read from the ` +
+    `cache (the previous request's prompt had ${integer(previousPrompt)})`
   const drift = summary ? envelopeDrift(data, context.header) : []
   const folds = context.since.filter((marker) => marker.kind === 'fold').length
   const prunes = context.since
@@ -79,7 +81,8 @@ export function usageRequest(
   const logged = [
     ...(drift.length
       ? [
-          `the summary call's ${drift.join(', ')} ${drift.length === 1 ? 'differs' : 'differ'} from the conversation's header`,
+          `the summary call's ${drift.join(', ')} ${drift.length === 1 ? 'differs' : 'differ'} from the ` +
+            `conversation's header`,
         ]
       : []),
     ...(folds ? [`${folds} fold(s)`] : []),
@@ -87,7 +90,8 @@ export function usageRequest(
     ...(context.headerChanged ? ['a changed request header'] : []),
   ]
   const why = logged.length
-    ? `since that request the log records ${logged.join('; ')} (the cause is inferred: without the cache ledger the divergence is not known)`
+    ? `since that request the log records ${logged.join('; ')} (the cause is inferred: without the cache ledger ` +
+      'the divergence is not known)'
     : 'nothing logged since that request explains it'
   return { ...base, break: { cause, explanation: `${read}; ${why}` } }
 }
@@ -109,8 +113,10 @@ export function usageTokens(usage: unknown, where: string): RequestTokens {
   const field = (name: string): number | null => {
     const value = record[name]
     if (value === undefined) return null
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-      throw new RunError(`${where}: usage.${name} must be a token count (an integer ≥ 0), got ${JSON.stringify(value)}`)
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      const got = JSON.stringify(value)
+      throw new RunError(`${where}: usage.${name} must be a token count (an integer ≥ 0), got ${got}`)
+    }
     return value
   }
   const uncached = field('inputTokens')

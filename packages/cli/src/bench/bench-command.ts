@@ -9,17 +9,12 @@ import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 import { probeConnector } from './probe-dialects.ts'
-import { RunError } from './run-error.ts'
-import { backendFactory, describeStore, refuseHeldIds } from './session-store-spec.ts'
-import { UsageError } from './usage-error.ts'
-import type { OutputFile } from './output-file.ts'
-import { openOutputFile } from './output-file.ts'
-
-/** Where the command writes. */
-export interface CommandIo {
-  stdout(text: string): void
-  stderr(text: string): void
-}
+import { RunError } from '../shared/run-error.ts'
+import { backendFactory, describeStore, refuseHeldIds } from '../shared/session-store-spec.ts'
+import type { CommandIo } from '../shared/command-io.ts'
+import { UsageError } from '../shared/usage-error.ts'
+import type { OutputFile } from '../shared/output-file.ts'
+import { openOutputFile } from '../shared/output-file.ts'
 
 /**
  * Checks `--out`, `--keep-sessions` and the probe's config, runs every window × strategy, reporting progress on
@@ -99,15 +94,19 @@ async function runChecked(
         if (!(error instanceof CacheProbeError)) throw error
         const hint =
           error.failure === 'TIMEOUT' && args.cache.kind === 'probe'
-            ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, raise it if the server is only slow`
+            ? `; each request may take --probe-timeout ${args.cache.timeoutSeconds} s, ` +
+              'raise it if the server is only slow'
             : ''
         throw new RunError(`${name}: ${error.message}${hint}`, { cause: error })
       })
       const entry = reportRun(strategy, run, args.price, args.cache.kind === 'simulator' ? args.latency : null)
       report.runs.push(entry)
       // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
+      const seconds = ((performance.now() - started) / 1000).toFixed(2)
+      const prefilled = tokenCount.format(entry.sessionUncachedTokens)
       io.stderr(
-        `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${tokenCount.format(entry.sessionUncachedTokens)} prefilled tokens, cost ${formatRunCost(entry, args.price, true)}, ${((performance.now() - started) / 1000).toFixed(2)} s${keptWhere(args, id)}`,
+        `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${prefilled} prefilled ` +
+          `tokens, cost ${formatRunCost(entry, args.price, true)}, ${seconds} s${keptWhere(args, id)}`,
       )
     }
   }
@@ -123,10 +122,10 @@ async function runChecked(
     })
   }
   const incomplete = report.runs.filter((run) => !run.completed)
-  if (incomplete.length)
-    io.stderr(
-      `warmfold bench: ${incomplete.length} run(s) did not complete: ${incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')}`,
-    )
+  if (incomplete.length) {
+    const runs = incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')
+    io.stderr(`warmfold bench: ${incomplete.length} run(s) did not complete: ${runs}`)
+  }
   return { code: incomplete.length ? 1 : 0, report }
 }
 

@@ -7,7 +7,10 @@ import type {
 } from '@warmfold/prefix-cache-testkit'
 import { foldAuditRecords, PLANTED_CLASSES } from '@warmfold/prefix-cache-testkit'
 
-/** A summary call's fold audit in the bench report: per class what the region held and what the model still reads, and what was dropped. */
+/**
+ * A summary call's fold audit in the bench report: per class what the region held and what the model still reads, and
+ * what was dropped.
+ */
 export interface SummaryCallAudit {
   classes: Record<string, { seen: number; kept: number }>
   /** Every dropped item (the bench lists them all), ranked as the audit ranks them. */

@@ -70,12 +70,26 @@ export function formatTable(report: BenchReport): string {
       : workload.cache === 'llama'
         ? 'cache: embedded llama.cpp KV cache'
         : `cache: ${workload.cacheEndpoint}`
-  const clock = `${workload.turns === 1 ? '' : `, ${workload.turns} turns`}${workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`}${workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`}`
+  const clock = [
+    workload.turns === 1 ? '' : `, ${workload.turns} turns`,
+    workload.idleSeconds === 0 ? '' : `, idle ${workload.idleSeconds} s`,
+    workload.stepSeconds === 15 ? '' : `, ${workload.stepSeconds} s per step`,
+  ].join('')
   // Like the clock, the latency profile and the background fold are named only when not the default.
-  const timing = `${workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`}${workload.backgroundFold ? '' : ', background fold off'}${workload.prewarm ? ', prewarm on' : ''}`
+  const timing = [
+    workload.latency.name === DEFAULT_LATENCY_PROFILE ? '' : `, latency ${workload.latency.name}`,
+    workload.backgroundFold ? '' : ', background fold off',
+    workload.prewarm ? ', prewarm on' : '',
+  ].join('')
   const kind =
     workload.workload === 'coding' ? `coding workload${workload.artifactTrail ? '' : ', artifact trail off'}, ` : ''
-  const title = `warmfold bench: ${kind}${workload.steps} steps${clock}, effort ${workload.effort}, pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${workload.temperature === null ? '' : `, temperature ${workload.temperature}`}${workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : ''}`
+  const sampling = [
+    workload.temperature === null ? '' : `, temperature ${workload.temperature}`,
+    workload.summaryRoute ? `, summary route ${workload.summaryRoute}` : '',
+  ].join('')
+  const title =
+    `warmfold bench: ${kind}${workload.steps} steps${clock}, effort ${workload.effort}, ` +
+    `pruner ${workload.pruner}, ${measured}, price ${workload.price.name}${timing}${sampling}`
   const audits = foldAuditLines(report)
   return [
     title,
@@ -99,44 +113,60 @@ export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['summary hit', 'cached / prompt tokens over all summary calls'],
   [
     'coverage',
-    "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the summarizer saw verbatim (1.00 = all of it)",
+    "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the " +
+      'summarizer saw verbatim (1.00 = all of it)',
   ],
   [
     'wait s',
-    "seconds each fold kept the conversation waiting, on the latency profile's clock (a synchronous fold: its whole summary call; a background one: only what was left at the pressure threshold; d: a discarded fold, paid in the cost); - for a real cache",
+    "seconds each fold kept the conversation waiting, on the latency profile's clock (a synchronous fold: its " +
+      'whole summary call; a background one: only what was left at the pressure threshold; d: a discarded fold, ' +
+      'paid in the cost); - for a real cache',
   ],
   [
     'session prefilled',
-    'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows as written + uncached',
+    'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows ' +
+      'as written + uncached',
   ],
   [
     'cost',
-    'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and output tokens of every request (in dollars when the profile has a dollar rate, else in uncached-input-token units)',
+    'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and ' +
+      'output tokens of every request (in dollars when the profile has a dollar rate, else in ' +
+      'uncached-input-token units)',
   ],
   ['vs legacy', 'cost against the legacy run at the same window (− is cheaper)'],
   [
     'efficiency',
-    "floor / cost, where the floor is what the run's own requests would cost if every prompt token were prefilled once and every repeat read from the cache (1.00 = nothing wasted)",
+    "floor / cost, where the floor is what the run's own requests would cost if every prompt token were " +
+      'prefilled once and every repeat read from the cache (1.00 = nothing wasted)',
   ],
   [
     'ok',
-    'yes: the run completed and each conversation request extended the previous one unless a logged rewrite (checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites',
+    'yes: the run completed and each conversation request extended the previous one unless a logged rewrite ' +
+      '(checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites',
   ],
 ]
 
 /** What each strategy is, for the legend. */
 export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
   warmfold:
-    "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, tools, effort, messages) plus one instruction",
+    "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, " +
+    'tools, effort, messages) plus one instruction',
   legacy:
-    "reference design: prunes the whole history, the part it summarizes included, and sends the summary call without the conversation's effort, temperature and stop, so the call misses the cached prefix",
-  cold: 'reference design: a separate summarizer system prompt, no tools and the history flattened into one message, so nothing of the cached prefix is reused',
+    'reference design: prunes the whole history, the part it summarizes included, and sends the summary call ' +
+    "without the conversation's effort, temperature and stop, so the call misses the cached prefix",
+  cold:
+    'reference design: a separate summarizer system prompt, no tools and the history flattened into one ' +
+    'message, so nothing of the cached prefix is reused',
   transcript:
-    'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and cold, and the summarizer never sees a full tool output',
+    'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text ' +
+    'transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and ' +
+    'cold, and the summarizer never sees a full tool output',
   toolless:
-    'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, instruction last; dropping the tools breaks the cached prefix at its start',
+    'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, ' +
+    'instruction last; dropping the tools breaks the cached prefix at its start',
   'long-instruction':
-    "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the last user message instead of a separate message",
+    "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the " +
+    'last user message instead of a separate message',
 }
 
 const share = (kept: number, seen: number): string => (seen === 0 ? '-' : `${((kept / seen) * 100).toFixed(1)}%`)
@@ -154,7 +184,8 @@ function foldAuditLines(report: BenchReport): string[] {
     const classes = (['path', 'command', 'error'] as const)
       .map(
         (name) =>
-          `${name}s ${share(audit.classes[name].kept, audit.classes[name].seen)} (summary alone ${share(audit.classes[name].keptBySummary, audit.classes[name].seen)})`,
+          `${name}s ${share(audit.classes[name].kept, audit.classes[name].seen)} (summary alone ` +
+          `${share(audit.classes[name].keptBySummary, audit.classes[name].seen)})`,
       )
       .join(', ')
     const trail =
@@ -162,7 +193,9 @@ function foldAuditLines(report: BenchReport): string[] {
         ? 'no trail'
         : `trail ≤ ${number.format(audit.trail.largestTokens)} of ${number.format(audit.trail.maxTokens)} tokens`
     lines.push(
-      `  ${number.format(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ${audit.precision.toFixed(3)}, recall ${audit.recall.toFixed(3)} (${audit.agreed} of ${audit.auditDropped} dropped, ${audit.simulatorLost} lost)`,
+      `  ${number.format(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ` +
+        `${audit.precision.toFixed(3)}, recall ${audit.recall.toFixed(3)} (${audit.agreed} of ` +
+        `${audit.auditDropped} dropped, ${audit.simulatorLost} lost)`,
     )
   }
   return lines.length ? ['Fold audit (what the model still reads after each fold, over all folds):', ...lines, ''] : []
@@ -190,7 +223,8 @@ function legend(report: BenchReport): string[] {
       ? 'no dollar rate'
       : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
   const prices = wrap(
-    `${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output token ${price.output}× an uncached input token; ${rate}`,
+    `${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output ` +
+      `token ${price.output}× an uncached input token; ${rate}`,
     LEGEND_TEXT_WIDTH + width + 2,
   ).map((part) => `  ${part}`)
   return [

@@ -39,10 +39,12 @@ export async function openOutputFile(path: string, writer: OutputWriter = {}): P
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENXIO')
       throw new UsageError(
-        `${flag} ${JSON.stringify(path)} is a FIFO that no process is reading: writing it would wait for a reader forever; start the reader first, or name a regular file`,
+        `${flag} ${JSON.stringify(path)} is a FIFO that no process is reading: writing it would wait for a ` +
+          'reader forever; start the reader first, or name a regular file',
       )
     throw new UsageError(
-      `${flag} ${JSON.stringify(path)} is a FIFO that cannot be opened for writing: ${code ?? (error as Error).message}`,
+      `${flag} ${JSON.stringify(path)} is a FIFO that cannot be opened for writing: ` +
+        (code ?? (error as Error).message),
     )
   }
   let open = true
@@ -81,7 +83,8 @@ export async function writeOutputFile(path: string, text: string): Promise<void>
   })
   if (stats.isFIFO()) return writePipe(fd, text)
   if (stats.isCharacterDevice()) {
-    // A terminal opened without blocking may refuse a write it cannot take at once (EAGAIN): reopen it blocking; opening a device does not wait.
+    // A terminal opened without blocking may refuse a write it cannot take at once (EAGAIN): reopen it blocking;
+    // opening a device does not wait.
     await closeFile(fd)
     fd = await openFile(path, constants.O_WRONLY)
   }

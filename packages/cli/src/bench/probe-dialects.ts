@@ -7,7 +7,7 @@ import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
 import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
 import { chatCompletions } from '@warmfold/prefix-cache-testkit'
-import { loadOptionalPackage } from './load-optional-package.ts'
+import { loadOptionalPackage } from '../shared/load-optional-package.ts'
 
 /** Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand. */
 export const OTHER_WIRE_DIALECTS = ['openai-responses', 'anthropic', 'gemini'] as const

@@ -44,7 +44,8 @@ export async function checkOutPath(path: string, writer: OutputWriter = {}): Pro
   for (const input of inputs) {
     if (await sameFile(file, target, input.path))
       throw new UsageError(
-        `${flag} ${JSON.stringify(path)} is ${input.what} ${JSON.stringify(input.path)}: writing ${document} there would overwrite it; name another file`,
+        `${flag} ${JSON.stringify(path)} is ${input.what} ${JSON.stringify(input.path)}: ` +
+          `writing ${document} there would overwrite it; name another file`,
       )
   }
   if (target?.isSocket())
@@ -55,23 +56,29 @@ export async function checkOutPath(path: string, writer: OutputWriter = {}): Pro
   })
   if (!parent)
     throw new UsageError(
-      `${flag} ${JSON.stringify(path)}: the folder ${folder} does not exist (${command} does not create folders; create it first)`,
+      `${flag} ${JSON.stringify(path)}: the folder ${folder} does not exist ` +
+        `(${command} does not create folders; create it first)`,
     )
   if (!parent.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(path)}: ${folder} is not a folder`)
   try {
     await access(target ? file : folder, constants.W_OK)
   } catch {
     throw new UsageError(
-      `${flag} ${JSON.stringify(path)} is not writable: no write permission on ${target ? file : `the folder ${folder}`}`,
+      `${flag} ${JSON.stringify(path)} is not writable: ` +
+        `no write permission on ${target ? file : `the folder ${folder}`}`,
     )
   }
 }
 
-/** Whether the output `file` (its stats when it exists) is `input`: the same device and inode, or, while either does not exist yet, the same absolute path. */
+/**
+ * Whether the output `file` (its stats when it exists) is `input`: the same device and inode, or, while either does
+ * not exist yet, the same absolute path.
+ */
 async function sameFile(file: string, target: Stats | undefined, input: string): Promise<boolean> {
   const inputStats = await stat(input).catch(() => undefined)
   if (target && inputStats) return target.dev === inputStats.dev && target.ino === inputStats.ino
-  // Not there yet (a session log or database the run will create): compare where both would be, through symlinked folders too.
+  // Not there yet (a session log or database the run will create): compare where both would be, through symlinked
+  // folders too.
   return (await canonicalPath(file)) === (await canonicalPath(resolve(input)))
 }
 

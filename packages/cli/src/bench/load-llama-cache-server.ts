@@ -1,5 +1,5 @@
 import type { startLlamaCacheServer } from '@warmfold/llama-cache-server'
-import { loadOptionalPackage } from './load-optional-package.ts'
+import { loadOptionalPackage } from '../shared/load-optional-package.ts'
 
 /** The package `--cache llama` needs: an optional peer of the CLI, installed on its own. */
 export const LLAMA_CACHE_SERVER_PACKAGE = '@warmfold/llama-cache-server'

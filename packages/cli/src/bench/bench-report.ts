@@ -15,11 +15,17 @@ export interface SummaryCallReport {
   /** Prefilled tokens: promptTokens − cachedTokens (cache writes included). */
   uncachedTokens: number
   hitRatio: number
-  /** Share of the summarized region's characters the request carried verbatim (1 for a full replay; see `regionCoverage`). */
+  /**
+   * Share of the summarized region's characters the request carried verbatim (1 for a full replay; see
+   * `regionCoverage`).
+   */
   regionCoverage: number
   /** Its cost in input-token units (prompt and output). */
   cost: number
-  /** The fold audit of the checkpoint this call wrote (see `fold-audit-report.ts`); null for a call whose fold was not committed (an earlier attempt, a discarded fold) or an engine without the audit. */
+  /**
+   * The fold audit of the checkpoint this call wrote (see `fold-audit-report.ts`); null for a call whose fold was not
+   * committed (an earlier attempt, a discarded fold) or an engine without the audit.
+   */
   audit: SummaryCallAudit | null
 }
 
@@ -99,7 +105,10 @@ export interface RunReport {
   floor: { total: number } | null
   /** floor.total / cost.total, or null without a floor. */
   efficiency: number | null
-  /** The folds' waits under the workload's latency profile; null when a real cache measured the run (its clock is not the model's). */
+  /**
+   * The folds' waits under the workload's latency profile; null when a real cache measured the run (its clock is not
+   * the model's).
+   */
   stall: StallReport | null
   /** The coding workload's fold audit against the simulator's record; null for the reading workload. */
   foldAudit: FoldAuditReport | null
@@ -135,7 +144,10 @@ export interface BenchReport {
     turns: number
     idleSeconds: number
     stepSeconds: number
-    /** `--background-fold on|off`: whether warmfold's engine summarizes beside the conversation (its `background.enabled`). */
+    /**
+     * `--background-fold on|off`: whether warmfold's engine summarizes beside the conversation (its
+     * `background.enabled`).
+     */
     backgroundFold: boolean
     /** `--prewarm on|off`: the engine's `background.prewarm`. */
     prewarm: boolean

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { UsageError } from './usage-error.ts'
+import { UsageError } from '../shared/usage-error.ts'
 
 /** The session id (and file name without `.jsonl`) of one bench run's log. */
 export function benchSessionId(strategy: string, window: number): string {
@@ -24,7 +24,8 @@ export async function checkSessionsFolder(folder: string, ids: readonly string[]
   })
   if (!found)
     throw new UsageError(
-      `--keep-sessions ${JSON.stringify(folder)}: the folder ${path} does not exist (warmfold bench does not create folders; create it first)`,
+      `--keep-sessions ${JSON.stringify(folder)}: the folder ${path} does not exist ` +
+        '(warmfold bench does not create folders; create it first)',
     )
   if (!found.isDirectory()) throw new UsageError(`--keep-sessions ${JSON.stringify(folder)}: ${path} is not a folder`)
   try {
@@ -46,7 +47,8 @@ export async function checkSessionsFolder(folder: string, ids: readonly string[]
     })
     if (existing)
       throw new UsageError(
-        `--keep-sessions: ${file} exists already (a kept session log is never overwritten); move it away or choose another folder`,
+        `--keep-sessions: ${file} exists already (a kept session log is never overwritten); ` +
+          'move it away or choose another folder',
       )
   }
 }

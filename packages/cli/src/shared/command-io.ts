@@ -1,0 +1,5 @@
+/** Where a command writes. */
+export interface CommandIo {
+  stdout(text: string): void
+  stderr(text: string): void
+}
