@@ -7,30 +7,30 @@ import type { ConfigParser, GenerateOptions, Parsed, WarmfoldPluginInfo } from '
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
-import { resolveBackgroundFold } from './background-fold-config.ts'
-import { BackgroundFolds } from './background-folds.ts'
+import { resolveBackgroundFold } from './config/background-fold-config.ts'
+import { BackgroundFolds } from './triggers/background-scheduler.ts'
 import { closeOpenCompaction } from './close-open-compaction.ts'
-import type { SummaryRoute } from './compact-head.ts'
-import { compactHead, resolveSummaryRoute } from './compact-head.ts'
-import type { BasicCompactionConfig } from './compaction-policy.ts'
-import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
+import type { SummaryRoute } from './fold/compact-head.ts'
+import { compactHead, resolveSummaryRoute } from './fold/compact-head.ts'
+import type { BasicCompactionConfig } from './config/compaction-policy.ts'
+import { parseCompactionConfig, resolveBudget, resolvePolicy } from './config/compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
 import { AnsweredRequests } from './answered-requests.ts'
-import { installArtifactReadAhead } from './artifact-read-ahead.ts'
+import { installArtifactReadAhead } from './fold/artifact-read-ahead.ts'
 import type { EngineBudget, EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
-import { resolveFoldAudit } from './fold-audit-config.ts'
-import { foldWhileWarm } from './idle-fold.ts'
-import { installIdleCompaction } from './idle-compaction.ts'
-import { resolveIdleCompaction } from './idle-compaction-config.ts'
-import { compactIdle, compactSpan } from './manual-compaction.ts'
-import { recoverOverflow } from './overflow-trigger.ts'
-import { relievePressure } from './pressure-trigger.ts'
-import type { SurfaceRegion } from './select-region.ts'
+import { resolveFoldAudit } from './config/fold-audit-config.ts'
+import { foldWhileWarm } from './triggers/idle-fold.ts'
+import { installIdleCompaction } from './triggers/idle-timer.ts'
+import { resolveIdleCompaction } from './config/idle-compaction-config.ts'
+import { compactManually, compactSpan } from './triggers/manual-compaction.ts'
+import { recoverOverflow } from './triggers/overflow-trigger.ts'
+import { relievePressure } from './triggers/pressure-trigger.ts'
+import type { SurfaceRegion } from './fold/select-region.ts'
 import { compactionState } from './session-compaction-state.ts'
-import type { SummaryRequestInput } from './summary-request.ts'
-import { buildSummaryRequest } from './summary-request.ts'
+import type { SummaryRequestInput } from './fold/summary-request.ts'
+import { buildSummaryRequest } from './fold/summary-request.ts'
 
 /**
  * The cache-warm compaction engine (`ctx.compaction`). Its summary call replays the routed
@@ -178,7 +178,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       // manual fold runs after it, on the history it left, instead of failing busy.
       await this.background?.whenSettled(agent.session)
       return await agent.runMaintenance((agentSignal) =>
-        compactIdle(this.core, agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal),
+        compactManually(this.core, agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal),
       )
     } catch (error) {
       if (ManualCompactionError.isInstance(error)) throw error

@@ -4,13 +4,13 @@ import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import type { AnsweredRequest } from './answered-requests.ts'
-import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
-import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
+import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './fold/compact-head.ts'
+import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './config/compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
-import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import type { ResolvedFoldAudit } from './config/fold-audit-config.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
-import type { SurfaceRegion } from './select-region.ts'
-import type { SummaryRequestInput } from './summary-request.ts'
+import type { SurfaceRegion } from './fold/select-region.ts'
+import type { SummaryRequestInput } from './fold/summary-request.ts'
 
 /** A route's policy, token budget and model info, for one session. */
 export interface EngineBudget {

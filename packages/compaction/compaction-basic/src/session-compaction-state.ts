@@ -1,6 +1,6 @@
 import { checkpointCompactionId, isCheckpointMessage } from '@warmfold/compaction'
 import type { Session } from '@warmfold/session'
-import type { BackgroundFold } from './background-fold.ts'
+import type { BackgroundFold } from './fold/background-fold.ts'
 
 /** A compaction bracket that is open at the scanned position. */
 export interface OpenCompaction {

@@ -9,7 +9,7 @@ import type { Session } from '@warmfold/session'
 // devDependency on either would make a workspace cycle: like the cache ledger's overhead bench,
 // the fold benches reach the kit's source directly to mount a real warmfold host.
 import { mountWarmfoldHost } from '../../../testing/prefix-cache-testkit/src/mount-warmfold-host.ts'
-import { FoldAuditor } from '../../compaction-basic/src/fold-auditor.ts'
+import { FoldAuditor } from '../../compaction-basic/src/fold/fold-auditor.ts'
 import type { LoggedMessage } from '../src/index.ts'
 import type { CodingStep } from './coding-session.ts'
 

@@ -1,5 +1,5 @@
 import type { Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { FoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 

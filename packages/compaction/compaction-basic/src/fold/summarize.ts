@@ -3,7 +3,7 @@ import type { SummaryAttempt, SummaryAttemptReason } from '@warmfold/compaction'
 import { CacheGuardError } from '@warmfold/cache-ledger'
 import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
 import { ContentAssembler, LlmError } from '@warmfold/llm'
-import { CompactionRefusal } from './compaction-refusal.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { SummaryCallBudget } from './summary-attempts.ts'
 import { classifySummaryAnswer, nextSummaryCall } from './summary-attempts.ts'
 

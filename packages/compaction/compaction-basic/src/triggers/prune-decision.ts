@@ -2,7 +2,7 @@ import type { PruneDecisionData } from '@warmfold/compaction'
 import type { CachePrices } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { TokenMeasurement } from '@warmfold/token-meter'
-import type { PlannedPrune } from './engine-services.ts'
+import type { PlannedPrune } from '../engine-services.ts'
 
 /** Prices assumed for a model whose `ModelInfo` has no `cachePrices`: the dearest common case for a rewrite. */
 export const DEFAULT_CACHE_PRICES: CachePrices = Object.freeze({ read: 0.1, write: 1.25 })

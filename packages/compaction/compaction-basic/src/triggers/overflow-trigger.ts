@@ -1,9 +1,9 @@
 import type { CompactionResult } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import { maximalHead } from './select-region.ts'
-import { compactionState } from './session-compaction-state.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import { maximalHead } from '../fold/select-region.ts'
+import { compactionState } from '../session-compaction-state.ts'
 
 /**
  * The overflow trigger: the provider rejected a request as too long (`CONTEXT_WINDOW_EXCEEDED`),

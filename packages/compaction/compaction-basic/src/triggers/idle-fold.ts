@@ -1,9 +1,9 @@
 import type { CompactionResult } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import { resolveIdleCompaction } from './idle-compaction-config.ts'
-import { maximalHead } from './select-region.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import { resolveIdleCompaction } from '../config/idle-compaction-config.ts'
+import { maximalHead } from '../fold/select-region.ts'
 
 /**
  * `compactIfNeeded(agent, 'idle')` called directly: the idle fold on the turn's path, when the

@@ -1,7 +1,7 @@
 import { unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
-import type { EngineClock } from './engine-clock.ts'
-import { REAL_TIME_CLOCK } from './engine-clock.ts'
+import type { EngineClock } from '../engine-clock.ts'
+import { REAL_TIME_CLOCK } from '../engine-clock.ts'
 
 /** Engine config key `idle`: fold while the provider's cache is still warm, before its TTL runs out. */
 export interface IdleCompactionConfig {

@@ -7,7 +7,7 @@ import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { checkpointSummaryOf } from './checkpoint-summary.ts'
 import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
-import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
 import type { SummaryOutcome } from './summarize.ts'
 
 /** What `estimateSystem` adds to a text's own tokens (the token meter's per-part overhead). */

@@ -1,18 +1,18 @@
 import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import { balancedCuts, ManualCompactionError } from '@warmfold/compaction'
 import type { Session } from '@warmfold/session'
-import { closeOpenCompaction } from './close-open-compaction.ts'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import { maximalHead } from './select-region.ts'
-import { compactionState } from './session-compaction-state.ts'
+import { closeOpenCompaction } from '../close-open-compaction.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import { maximalHead } from '../fold/select-region.ts'
+import { compactionState } from '../session-compaction-state.ts'
 
 /**
  * The task `compactNow` runs as maintenance: fold the largest head that fits, even below the
  * threshold, and flush.
  * @throws ManualCompactionError for every expected failure (busy, refused summary, persistence).
  */
-export async function compactIdle(
+export async function compactManually(
   core: EngineCore,
   session: Session,
   signal: AbortSignal,

@@ -1,6 +1,6 @@
 import type { SummaryAttempt } from '@warmfold/compaction'
 import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
-import type { ResolvedSummaryBudget } from './summary-budget-policy.ts'
+import type { ResolvedSummaryBudget } from '../config/summary-budget-policy.ts'
 
 /** What one summary answer means for the compaction. */
 export type SummaryAnswer =

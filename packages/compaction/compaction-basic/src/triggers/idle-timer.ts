@@ -2,7 +2,7 @@ import type { Context } from '@cordisjs/core'
 import type { AgentHandle, AgentStatus, RequestHookContext, ResumeContext } from '@warmfold/agent-loop'
 import type { CompactionAgent } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
-import type { ResolvedIdleCompaction } from './idle-compaction-config.ts'
+import type { ResolvedIdleCompaction } from '../config/idle-compaction-config.ts'
 
 /** What the idle scheduler needs of the engine. */
 export interface IdleCompactionEngine {
