@@ -91,8 +91,10 @@ export class FoldTransaction {
     this.surfaceAtOpen = input.session.surface
     this.regionSeqs = this.surfaceAtOpen.nodes.slice(input.region.start, input.region.end + 1)
     if (input.foldAudit)
+      // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup,
+      // and the trail's fit asks a dozen times.
       this.auditor = new FoldAuditor(
-        ctx,
+        ctx.tokenMeter,
         input.session,
         this.regionSeqs,
         input.foldAudit,
