@@ -2,6 +2,8 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Messag
 import { balancedCuts } from '@warmfold/compaction'
 import type { CompactionBudget, ResolvedPolicy } from '@warmfold/compaction-basic/bridge'
 import {
+  assertShrinks,
+  CompactionRefusal,
   frameCheckpoint,
   MIN_SUMMARY_OUTPUT_TOKENS,
   pricesWithin,
@@ -119,6 +121,14 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
   const auditor = options.foldAudit && foldAuditor(options.foldAudit, views, shadowedTokens, leadingCheckpoint)
   const text = auditor ? auditor.checkpointSummary(outcome.summary) : outcome.summary
   const checkpoint: LanguageModelV3Message = { role: 'user', content: [{ type: 'text', text: frameCheckpoint(text) }] }
+  const carry = { carriedSeqs: [], shadowedSeqs: [], carriedTokens: 0, shadowedTokens, foldsHistory: true }
+  try {
+    // The engine's check: a checkpoint no smaller than what it replaces is never committed.
+    assertShrinks(messageTokens(checkpoint), carry)
+  } catch (error) {
+    if (!(error instanceof CompactionRefusal)) throw error
+    return refuse(withoutCommit(error.message), verdict)
+  }
   const record: FoldRecord = Object.freeze({
     prefixDigest: prefixDigests(folded).at(-1) as string,
     prefixLength,

@@ -122,6 +122,19 @@ describe("the engine's parts in the middleware", { timeout: 30_000 }, () => {
     expect(refused.refusal).toBe((engine as CompactionRefusal).message)
   })
 
+  it("a checkpoint no smaller than what it replaces is refused by the engine's check", async () => {
+    const { result, folds } = await session({ summaryText: `${'- a line the summary should not hold\n'.repeat(400)}` })
+    expect(result.text).toBe('done')
+    expect(folds.length).toBeGreaterThan(0)
+    for (const fold of folds) {
+      expect(fold.committed).toBe(false)
+      expect(fold.refusal).toMatch(
+        /^checkpoint \(\d+ tokens\) is not smaller than what it replaces \(\d+ tokens\); no checkpoint was committed$/,
+      )
+      expect(fold.attempts).toHaveLength(1)
+    }
+  })
+
   it('a summary call past summaryDeadlineMs is abandoned by the loop, with its attempt on record', async () => {
     let release!: () => void
     const held = new Promise<void>((resolve) => (release = resolve))
