@@ -1,5 +1,9 @@
 import type { BasicCompactionConfig, CompactionPolicy } from '@warmfold/compaction-basic'
-import { backgroundFoldProblem, parseCompactionConfig, resolveBackgroundFold } from '@warmfold/compaction-basic'
+import {
+  backgroundFoldProblem,
+  parseCompactionConfig,
+  resolveBackgroundFold,
+} from '@warmfold/compaction-basic/engine-parts'
 import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 

@@ -5,8 +5,9 @@ import type {
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
 import type { SummaryAttempt, SummaryAttemptReason } from '@warmfold/compaction'
-import type { SummaryCallBudget } from '@warmfold/compaction-basic'
-import { classifySummaryAnswer, COMPACTION_INSTRUCTION, nextSummaryCall } from '@warmfold/compaction-basic'
+import type { SummaryCallBudget } from '@warmfold/compaction-basic/engine-parts'
+import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import { classifySummaryAnswer, nextSummaryCall } from '@warmfold/compaction-basic/engine-parts'
 import type { TokenUsage } from '@warmfold/llm'
 import type { InnerResult } from './inner-call.ts'
 import { callInner } from './inner-call.ts'

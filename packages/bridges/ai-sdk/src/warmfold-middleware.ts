@@ -15,7 +15,7 @@ import {
   resolvePolicy,
   selectRegion,
   summaryLimit,
-} from '@warmfold/compaction-basic'
+} from '@warmfold/compaction-basic/engine-parts'
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { describeSummaryDivergence } from '@warmfold/cache-ledger'
 import { bodyValue, compareBodies } from './body-replay.ts'

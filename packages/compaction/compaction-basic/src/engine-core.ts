@@ -1,5 +1,5 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult } from '@warmfold/compaction'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
@@ -43,7 +43,7 @@ export interface EngineCore {
   route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute>
   /** Folds the head `choose` picks (see `compactHead`), through the engine's seams. */
   compactHead(
-    session: Session,
+    agent: CompactionAgent,
     header: RequestHeader,
     route: SummaryRoute,
     choose: ChooseRegion,
