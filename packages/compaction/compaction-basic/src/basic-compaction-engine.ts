@@ -14,7 +14,7 @@ import { compactHead, resolveSummaryRoute } from './fold/compact-head.ts'
 import type { BasicCompactionConfig } from './config/compaction-policy.ts'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from './config/compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
-import { AnsweredRequests } from './answered-requests.ts'
+import { replayableRequest } from './fold/replayable-request.ts'
 import { installArtifactReadAhead } from './fold/artifact-read-ahead.ts'
 import type { EngineBudget, EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
@@ -73,7 +73,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     this.owner = ctx
     const idle = resolveIdleCompaction(config.idle)
     const clock: EngineClock = config.clock ?? idle.clock
-    const answered = new AnsweredRequests(ctx)
     const foldAudit = resolveFoldAudit(config.audit, config.artifactTrail)
     if (foldAudit.audit.enabled || foldAudit.trail.enabled) installArtifactReadAhead(ctx, foldAudit.extractor)
     this.core = {
@@ -99,10 +98,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
           foldAudit,
           buildRequest: (input) => this.buildSummaryRequest(input),
           clock,
-          answered: answered.last(session),
+          answered: replayableRequest(agent),
         })
       },
-      answered: (session) => answered.last(session),
       buildSummaryRequest: (input) => this.buildSummaryRequest(input),
       landPrunePlan: (session, pruner, plan, region) => this.landPrunePlan(session, pruner, plan, region),
     }

@@ -5,7 +5,7 @@ import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext } from './agent-events.ts'
 import type { ForkLineage } from './fork-lineage.ts'
-import type { LastSentRequest } from './last-sent-request.ts'
+import type { AgentRequest } from './agent-request.ts'
 import type { TurnEndReason } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
@@ -39,7 +39,7 @@ export interface TurnAgent extends AgentHandle {
   /** Set when the agent is a fork: every request sends this lineage's header unchanged. */
   readonly lineage?: ForkLineage
   /** Told as each conversation request is sent, begins to be answered, is answered or fails. */
-  noteRequest?(request: LastSentRequest): void
+  noteRequest?(request: AgentRequest): void
 }
 
 /** How far a running turn got; read when the turn throws instead of returning an outcome. */
@@ -84,10 +84,10 @@ export async function runTurn(
       const header = await buildHeader(ctx, agent, turn, step)
       const assembler = new ContentAssembler()
       const messages = session.deriveMessages()
-      const sent: LastSentRequest = {
+      const sent: AgentRequest = {
         header,
         messages,
-        lastSeq: session.surface.nodes.at(-1) ?? -1,
+        nodes: [...session.surface.nodes],
         turn,
         step,
         stage: 'sent',

@@ -3,8 +3,7 @@ import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
-import type { AnsweredRequest } from '../answered-requests.ts'
-import { holdsHead } from '../answered-requests.ts'
+import type { AgentRequest } from '@warmfold/agent-loop'
 import type { BasicCompactionConfig, ResolvedPolicy } from '../config/compaction-policy.ts'
 import { resolvePolicy } from '../config/compaction-policy.ts'
 import { CompactionRefusal } from '../compaction-refusal.ts'
@@ -22,6 +21,7 @@ import type { SummaryCallBudget } from './summary-attempts.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
 import { instructionMessage, summaryTarget } from './summary-request.ts'
 import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
+import { holdsHead } from './replayable-request.ts'
 
 /** Where summary calls go and how many tokens they may spend. */
 export interface SummaryRoute {
@@ -65,7 +65,7 @@ export interface HeadCompaction {
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock
   /** The session's last answered conversation request: replayed whole when the region is a prefix of it (see `SummaryRequestInput.replayMessages`). */
-  readonly answered?: AnsweredRequest
+  readonly answered?: AgentRequest
 }
 
 /** The summary target of `header` under `routed`, with its policy and token budget. */

@@ -6,7 +6,7 @@ import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
 import { headerEquals } from '@warmfold/session'
 import type { ResolvedBackgroundFold } from '../config/background-fold-config.ts'
-import { holdsHead } from '../answered-requests.ts'
+import { holdsHead, replayableRequest } from '../fold/replayable-request.ts'
 import { BackgroundFold } from '../fold/background-fold.ts'
 import { maxHeadTokens, prepareHead } from '../fold/compact-head.ts'
 import { CompactionRefusal } from '../compaction-refusal.ts'
@@ -167,7 +167,7 @@ export class BackgroundFolds {
     { holdsLock }: { holdsLock: boolean },
   ): Promise<void> {
     const session = agent.session
-    const last = this.core.answered(session)
+    const last = replayableRequest(agent)
     if (
       state.background ||
       (state.busy && !holdsLock) ||
