@@ -37,7 +37,10 @@ const states = new WeakMap<Session, SessionCompactionState>()
 export class SessionCompactionState {
   /** The background fold of this session in this process, while its bracket is open. */
   background?: BackgroundFold
-  /** When this process last built a conversation request of the session, on the engine's clock (the provider's TTL runs from it). */
+  /**
+   * When this process last built a conversation request of the session, on the engine's clock (the
+   * provider's TTL runs from it).
+   */
   lastRequestAt?: number
   private locked = false
   private readonly backOffs: { [kind in BackOffKind]?: BackOff } = {}

@@ -15,6 +15,9 @@ export interface AgentRequest {
   readonly nodes: readonly number[]
   readonly turn: number
   readonly step: number
-  /** `sent` until its response has begun, `began` until it finished, then `answered`; `failed` when it failed or was aborted. */
+  /**
+   * `sent` until its response has begun, `began` until it finished, then `answered`; `failed` when it
+   * failed or was aborted.
+   */
   readonly stage: 'sent' | 'began' | 'answered' | 'failed'
 }

@@ -282,7 +282,8 @@ export class Agent implements TurnAgent {
     if (this.statusValue !== 'idle' || this.draining) {
       throw new AgentError(
         'BUSY',
-        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`,
+        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs ` +
+          'only while it is idle',
       )
     }
     const controller = new AbortController()

@@ -20,7 +20,8 @@ export function forkRefusal(sessionId: string, sent: AgentRequest | undefined): 
   const which = `its last request (turn ${sent.turn}, step ${sent.step})`
   if (sent.stage === 'sent' || sent.stage === 'began')
     return refuse(
-      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool call or once the turn has ended`,
+      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool ` +
+        'call or once the turn has ended',
     )
   if (sent.stage === 'failed')
     return refuse(`${which} failed or was aborted, so the provider holds no entry for a fork to read`)

@@ -226,7 +226,8 @@ async function pinnedHeader(
   await ctx.serial('agent/request', hook)
   if (!headerEquals(hook.header, lineage.header)) {
     throw new Error(
-      `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
+      `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ` +
+        `${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
     )
   }
   const logged = agent.session.requestHeader()
@@ -238,7 +239,9 @@ async function pinnedHeader(
 
 /** The error outcome of a call to a tool the fork was not given. */
 function refusedTool(name: string, allowed: ReadonlySet<string>): { content: string; error: string } {
-  const text = `Tool "${name}" is not available to this fork: the agent that forked it allowed only ${allowed.size ? [...allowed].join(', ') : '(no tools)'}.`
+  const text =
+    `Tool "${name}" is not available to this fork: the agent that forked it allowed only ` +
+    `${allowed.size ? [...allowed].join(', ') : '(no tools)'}.`
   return { content: text, error: text }
 }
 

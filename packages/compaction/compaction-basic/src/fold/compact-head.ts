@@ -64,7 +64,10 @@ export interface HeadCompaction {
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock
-  /** The session's last answered conversation request: replayed whole when the region is a prefix of it (see `SummaryRequestInput.replayMessages`). */
+  /**
+   * The session's last answered conversation request: replayed whole when the region is a prefix of it
+   * (see `SummaryRequestInput.replayMessages`).
+   */
   readonly answered?: AgentRequest
 }
 
@@ -147,7 +150,9 @@ export function prepareHead(
   if (!carry.foldsHistory) {
     return {
       kind: 'nothing',
-      reason: `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize`,
+      reason:
+        `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is ` +
+        'pinned or kept, so nothing is left to summarize',
     }
   }
   if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
@@ -156,7 +161,9 @@ export function prepareHead(
       : ''
     return {
       kind: 'unfit',
-      reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
+      reason:
+        `the head that fits the summary budget (positions ${region.start}..${region.end}, about ` +
+        `${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
     }
   }
   const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
@@ -258,7 +265,9 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
       // The provider counts more tokens than the estimate: the prompt alone may be too long
       // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
       // let maxTokens grow back into the room it frees). Do both.
-      rejected = `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} output tokens as too long`
+      rejected =
+        `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} ` +
+        'output tokens as too long'
       limit = learnSummaryLimit(input.session, target, sized.promptTokens, sized.maxTokens)
       headCap = Math.min(maxHeadTokens(ctx, header, route, limit), Math.floor(regionTokens / 2))
     }

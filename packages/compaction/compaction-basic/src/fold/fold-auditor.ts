@@ -54,7 +54,8 @@ function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly 
     try {
       return heldArtifactList(held)
     } catch {
-      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so (`previousCheckpointArtifactsFrom: 'text'`).
+      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so
+      // (`previousCheckpointArtifactsFrom: 'text'`).
       return undefined
     }
   }
@@ -85,7 +86,8 @@ export class FoldAuditor {
     /** Tokens the checkpoint replaces now (the carry is planned again whenever the log has grown). */
     private readonly shadowedTokens: () => number,
   ) {
-    // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup, and the trail's fit asks a dozen times.
+    // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup, and the
+    // trail's fit asks a dozen times.
     const meter = ctx.tokenMeter
     this.estimateTokens = (text) => (text === '' ? 0 : meter.estimateSystem(text) - SYSTEM_OVERHEAD_TOKENS)
   }
@@ -180,7 +182,8 @@ export class FoldAuditor {
   addHostEntry(text: unknown, compactionId: string): void {
     if (typeof text !== 'string' || text.trim() === '' || /[\r\n]/.test(text)) {
       throw new TypeError(
-        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ${JSON.stringify(text) ?? String(text)}`,
+        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ` +
+          `${JSON.stringify(text) ?? String(text)}`,
       )
     }
     this.hostEntries.push(text.trim())

@@ -81,7 +81,8 @@ export async function summarize(
           sent = await ctx.llm.prepare({ ...sent, reasoningEffort: next.reasoningEffort, maxTokens: next.maxTokens })
         } catch (error) {
           throw refuse(
-            `${answer.why}; summaryBudget.fallbackEffort "${next.reasoningEffort}" cannot be sent to ${sent.provider}/${sent.model}: ${describe(error)}`,
+            `${answer.why}; summaryBudget.fallbackEffort "${next.reasoningEffort}" cannot be sent to ` +
+              `${sent.provider}/${sent.model}: ${describe(error)}`,
             { cause: error },
           )
         }

@@ -80,7 +80,10 @@ export class BackgroundFolds {
     ctx.on('session/event', (session: Session, event: AnySessionEvent) => this.watch(session, event))
   }
 
-  /** A request boundary of `session` with a request of `totalTokens` (the adaptive S learns the growth rate from these). */
+  /**
+   * A request boundary of `session` with a request of `totalTokens` (the adaptive S learns the growth
+   * rate from these).
+   */
   boundary(session: Session, totalTokens: number): void {
     this.pace(session).boundary(this.core.clock.now(), totalTokens)
   }
@@ -97,7 +100,10 @@ export class BackgroundFolds {
     await this.start(agent, state, header, 'retain', 'background', { holdsLock: true })
   }
 
-  /** Arms the idle fold (the idle timer fired): the largest head of the last sent request, beside whatever the user does next. */
+  /**
+   * Arms the idle fold (the idle timer fired): the largest head of the last sent request, beside
+   * whatever the user does next.
+   */
   async startIdle(agent: CompactionAgent): Promise<void> {
     const header = agent.session.requestHeader()
     if (header)
@@ -133,7 +139,8 @@ export class BackgroundFolds {
       if (!settled) {
         await fold.discard(
           'timeout',
-          `the request reached the pressure threshold and the summary was not in hand after background.maxWaitMs (${this.settings.maxWaitMs} ms)`,
+          'the request reached the pressure threshold and the summary was not in hand after background.maxWaitMs ' +
+            `(${this.settings.maxWaitMs} ms)`,
         )
         return null
       }
@@ -227,7 +234,8 @@ export class BackgroundFolds {
     state.background = fold
     const { promptTokens, maxTokens } = prepared.sized
     const settled = fold.settled.then(() => {
-      // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background one) asks for less.
+      // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background
+      // one) asks for less.
       if (fold.refusal?.llmCode === 'CONTEXT_WINDOW_EXCEEDED')
         learnSummaryLimit(session, target, promptTokens, maxTokens)
       return this.settle(fold, state)
@@ -298,7 +306,8 @@ export class BackgroundFolds {
       if (AgentError.isInstance(error) && error.code === 'BUSY') return
       this.core.ctx.emit(
         'internal/warning',
-        `background fold of session ${fold.session.id}: the swap while idle failed: ${(error as Error)?.message ?? String(error)}`,
+        `background fold of session ${fold.session.id}: the swap while idle failed: ` +
+          `${(error as Error)?.message ?? String(error)}`,
       )
     }
     await this.flush(fold.session)
@@ -336,7 +345,8 @@ export class BackgroundFolds {
         fold,
         state,
         'stale',
-        `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): the conversation grew too far past the snapshot, so a fresh fold of the last request folds more`,
+        `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): ` +
+          'the conversation grew too far past the snapshot, so a fresh fold of the last request folds more',
       )
       return null
     }
@@ -385,7 +395,10 @@ export class BackgroundFolds {
     return rewrites
   }
 
-  /** After the swap, the retained tail is prefilled again anyway: its oversized results are pruned for free (rule C4). */
+  /**
+   * After the swap, the retained tail is prefilled again anyway: its oversized results are pruned for
+   * free (rule C4).
+   */
   private pruneTail(session: Session, result: CompactionResult): void {
     const pruner = this.core.pruner()
     if (!pruner) return
@@ -425,7 +438,8 @@ export class BackgroundFolds {
     })().catch((error: unknown) =>
       ctx.emit(
         'internal/warning',
-        `background fold of session ${session.id}: the prewarm request failed: ${(error as Error)?.message ?? String(error)}`,
+        `background fold of session ${session.id}: the prewarm request failed: ` +
+          `${(error as Error)?.message ?? String(error)}`,
       ),
     )
   }
@@ -475,7 +489,8 @@ export class BackgroundFolds {
     } catch (error) {
       this.core.ctx.emit(
         'internal/warning',
-        `background fold of session ${session.id}: flushing the session failed: ${(error as Error)?.message ?? String(error)}`,
+        `background fold of session ${session.id}: flushing the session failed: ` +
+          `${(error as Error)?.message ?? String(error)}`,
       )
     }
   }

@@ -87,10 +87,15 @@ export async function relievePressure(
     if (foldable === 0 || best >= budget.thresholdTokens) {
       reason =
         maxHead <= 0
-          ? `a summary call to ${route.policy.summarizationModel ?? header.config.model} has no room for any history: its ${route.limitTokens}-token budget goes to the system prompt, the tools, the instruction and the output (${route.outputReserveTokens ? `the reasoning effort's ${route.outputReserveTokens}-token output reserve plus ` : ''}the summary's own budget)`
+          ? `a summary call to ${route.policy.summarizationModel ?? header.config.model} has no room for any ` +
+            `history: its ${route.limitTokens}-token budget goes to the system prompt, the tools, the instruction ` +
+            `and the output (${reserveNote(route.outputReserveTokens)}the summary's own budget)`
           : foldable === 0
-            ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
-            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} tokens, at or above the threshold`
+            ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of ` +
+              'head), so nothing can be summarized'
+            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} ` +
+              `tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} ` +
+              'tokens, at or above the threshold'
       break
     }
     // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
@@ -195,4 +200,9 @@ function weighPrune(
   const decision = overrule ? { ...weighed, ...overrule } : weighed
   session.append('compaction/prune-decision', decision)
   return decision
+}
+
+/** The output reserve's share of a summary call's budget, when its reasoning effort has one. */
+function reserveNote(outputReserveTokens: number): string {
+  return outputReserveTokens ? `the reasoning effort's ${outputReserveTokens}-token output reserve plus ` : ''
 }
