@@ -1,4 +1,5 @@
-import { REAL_TIME_CLOCK, waitOn } from '@warmfold/compaction-basic/bridge'
+import { REAL_TIME_CLOCK } from '@warmfold/compaction-basic'
+import { waitOn } from '@warmfold/compaction-basic/engine-parts'
 import type { FoldRecord } from './fold-store.ts'
 import type { FoldedCall } from './fold-prompt.ts'
 

@@ -1,5 +1,5 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Usage } from '@ai-sdk/provider'
-import { resolveBudget, resolvePolicy } from '@warmfold/compaction-basic/bridge'
+import { resolveBudget, resolvePolicy } from '@warmfold/compaction-basic/engine-parts'
 import { applyFolds, leadingSystemMessages } from './apply-folds.ts'
 import { BackgroundFoldTracker } from './background-fold-tracker.ts'
 import { bodyValue } from './body-replay.ts'

@@ -1,6 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Message } from '@ai-sdk/provider'
 import { balancedCuts } from '@warmfold/compaction'
-import type { CompactionBudget, ResolvedPolicy } from '@warmfold/compaction-basic/bridge'
+import type { CompactionBudget, ResolvedPolicy } from '@warmfold/compaction-basic/engine-parts'
 import {
   assertShrinks,
   CompactionRefusal,
@@ -9,7 +9,7 @@ import {
   pricesWithin,
   selectRegion,
   summaryLimit,
-} from '@warmfold/compaction-basic/bridge'
+} from '@warmfold/compaction-basic/engine-parts'
 import { bodyValue, compareBodies } from './body-replay.ts'
 import { foldAuditor } from './fold-audit.ts'
 import type { FoldRecord } from './fold-store.ts'

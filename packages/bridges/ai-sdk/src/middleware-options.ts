@@ -3,15 +3,15 @@ import type {
   BasicCompactionConfig,
   CompactionPolicy,
   FoldAuditConfig,
-  ResolvedFoldAudit,
-} from '@warmfold/compaction-basic/bridge'
+} from '@warmfold/compaction-basic'
+import type { ResolvedFoldAudit } from '@warmfold/compaction-basic/engine-parts'
 import {
   backgroundFoldProblem,
   foldAuditProblem,
   parseCompactionConfig,
   resolveBackgroundFold,
   resolveFoldAudit,
-} from '@warmfold/compaction-basic/bridge'
+} from '@warmfold/compaction-basic/engine-parts'
 import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 import { memoryFoldStore } from './fold-store.ts'

@@ -1,7 +1,8 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Message } from '@ai-sdk/provider'
 import type { SummaryAttempt } from '@warmfold/compaction'
-import type { SummaryCallBudget, SummaryTransport } from '@warmfold/compaction-basic/bridge'
-import { COMPACTION_INSTRUCTION, CompactionRefusal, runSummaryCalls } from '@warmfold/compaction-basic/bridge'
+import type { SummaryCallBudget, SummaryTransport } from '@warmfold/compaction-basic/engine-parts'
+import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import { CompactionRefusal, runSummaryCalls } from '@warmfold/compaction-basic/engine-parts'
 import type { InnerResult } from './inner-call.ts'
 import { callInner } from './inner-call.ts'
 

@@ -1,6 +1,6 @@
 import type { SummaryAttempt } from '@warmfold/compaction'
-import type { SummaryTransport } from '@warmfold/compaction-basic/bridge'
-import { CompactionRefusal, runSummaryCalls } from '@warmfold/compaction-basic/bridge'
+import type { SummaryTransport } from '@warmfold/compaction-basic/engine-parts'
+import { CompactionRefusal, runSummaryCalls } from '@warmfold/compaction-basic/engine-parts'
 import type { GenerateResult } from '@warmfold/llm'
 import { generateText, jsonSchema, stepCountIs, tool, wrapLanguageModel } from 'ai'
 import { afterEach, describe, expect, it } from 'vitest'

@@ -1,9 +1,8 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult } from '@warmfold/compaction'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
-import type { AnsweredRequest } from './answered-requests.ts'
 import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './fold/compact-head.ts'
 import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './config/compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
@@ -43,7 +42,7 @@ export interface EngineCore {
   route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute>
   /** Folds the head `choose` picks (see `compactHead`), through the engine's seams. */
   compactHead(
-    session: Session,
+    agent: CompactionAgent,
     header: RequestHeader,
     route: SummaryRoute,
     choose: ChooseRegion,
@@ -51,8 +50,6 @@ export interface EngineCore {
   ): Promise<HeadOutcome>
   /** The engine's summary request seam. */
   buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
-  /** The session's last answered conversation request (what a summary call replays). */
-  answered(session: Session): AnsweredRequest | undefined
   /** The engine's prune seam: lands `plan` for a fold of `region` (only after it, rule C4). */
   landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void
 }

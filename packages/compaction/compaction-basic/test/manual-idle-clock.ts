@@ -1,4 +1,4 @@
-import type { IdleClock } from '../src/index.ts'
+import type { IdleClock } from '../src/engine-clock.ts'
 
 interface Timer {
   readonly due: number

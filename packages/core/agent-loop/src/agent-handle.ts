@@ -4,6 +4,7 @@ import type { AgentError } from './agent-error.ts'
 import type { ForkOptions, ForkResult } from './fork-options.ts'
 import type { TurnResult } from './turn-result.ts'
 import type { AgentOptions } from './agent-options.ts'
+import type { AgentRequest } from './agent-request.ts'
 
 /** An agent's activity. */
 export type AgentStatus = 'idle' | 'running' | 'maintenance'
@@ -31,7 +32,15 @@ export interface AgentHandle {
   readonly options: AgentOptions
   /** `idle`, `running` (a turn) or `maintenance` (a `runMaintenance` task). */
   readonly status: AgentStatus
-  /** The latest failure (a failed turn, `TURN_FAILED`, or one the log could not record, `LOG_FAILED`), or `undefined`. */
+  /**
+   * The last conversation request the provider answered in this process: what a fork and a warm
+   * summary call replay.
+   */
+  readonly lastRequest: AgentRequest | undefined
+  /**
+   * The latest failure (a failed turn, `TURN_FAILED`, or one the log could not record, `LOG_FAILED`),
+   * or `undefined`.
+   */
   readonly lastError: AgentError | undefined
   /**
    * Queues a user message; it starts a turn as soon as the agent is free. Resolves (never

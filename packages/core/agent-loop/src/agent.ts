@@ -11,7 +11,7 @@ import { validateForkOptions } from './fork-options.ts'
 import { createForkSession, countForkStarts, forkRefusal, lastAnswer, sessionExists, settleOpenForks } from './fork.ts'
 import { findInterruptedTurn } from './interrupted-turn.ts'
 import type { ForkLineage } from './fork-lineage.ts'
-import type { LastSentRequest } from './last-sent-request.ts'
+import type { AgentRequest } from './agent-request.ts'
 import { forkLineageOf } from './fork-lineage.ts'
 import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
 import { runTurn } from './run-turn.ts'
@@ -49,9 +49,11 @@ export class Agent implements TurnAgent {
   private turnCounter: number
   private draining = false
   private lastErrorValue?: AgentError
-  private lastSent?: LastSentRequest
+  /** The latest conversation request, whatever its stage (a fork refuses while it is not answered). */
+  private latestRequest?: AgentRequest
+  private lastAnswered?: AgentRequest
   /** Told of this agent's requests (a fork's first response lets its siblings go). */
-  private requestListener?: (request: LastSentRequest) => void
+  private requestListener?: (request: AgentRequest) => void
   /** Per replayed request (its messages array): settles once the first fork from it began to answer or failed. */
   private readonly firstForks = new WeakMap<readonly unknown[], Promise<void>>()
   /** Forks this agent numbered so far (its log's `agent/fork-start` events when first needed). */
@@ -71,9 +73,19 @@ export class Agent implements TurnAgent {
     if (lineage) this.lineage = lineage
   }
 
-  /** Records the agent's latest conversation request (what a fork replays). @internal */
-  noteRequest(request: LastSentRequest): void {
-    this.lastSent = request
+  /**
+   * The last conversation request of this agent the provider answered in this process, with the
+   * surface nodes it was derived from: what a fork and a warm summary call replay (its cache entry
+   * exists). `undefined` before the first answer (after a resume, until a turn ran).
+   */
+  get lastRequest(): AgentRequest | undefined {
+    return this.lastAnswered
+  }
+
+  /** Records the agent's latest conversation request as it is sent, begins, is answered or fails. @internal */
+  noteRequest(request: AgentRequest): void {
+    this.latestRequest = request
+    if (request.stage === 'answered') this.lastAnswered = request
     this.requestListener?.(request)
   }
 
@@ -95,14 +107,15 @@ export class Agent implements TurnAgent {
    */
   async fork(options: ForkOptions): Promise<ForkResult> {
     validateForkOptions(options)
-    const sent = this.lastSent
+    // The last request, once answered (a later one still in flight or failed refuses the fork).
+    const sent = this.latestRequest
     const refusal = forkRefusal(this.session.id, sent)
     if (refusal || !sent) throw refusal
     // Numbered synchronously, so siblings started together get distinct ids.
     this.forksStarted ??= countForkStarts(this.session)
     this.forksStarted += 1
     const childId = options.sessionId ?? `${this.session.id}.fork-${this.forksStarted}`
-    const parentSeq = sent.lastSeq
+    const parentSeq = sent.nodes.at(-1) ?? -1
     // The first fork from a request lets its siblings go once its response has begun.
     const first = this.firstForks.get(sent.messages)
     let began: (() => void) | undefined
@@ -269,7 +282,8 @@ export class Agent implements TurnAgent {
     if (this.statusValue !== 'idle' || this.draining) {
       throw new AgentError(
         'BUSY',
-        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`,
+        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs ` +
+          'only while it is idle',
       )
     }
     const controller = new AbortController()

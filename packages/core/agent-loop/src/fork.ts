@@ -5,13 +5,13 @@ import type { Session } from '@warmfold/session'
 import { SessionError } from '@warmfold/session'
 import { AgentError } from './agent-error.ts'
 import type { ForkLineage } from './fork-lineage.ts'
-import type { LastSentRequest } from './last-sent-request.ts'
+import type { AgentRequest } from './agent-request.ts'
 
 /**
  * Why `sent` cannot be replayed by a fork, or `undefined` when it can: a fork reads the entry the
  * provider wrote for the parent's last request, which exists only once that request was answered.
  */
-export function forkRefusal(sessionId: string, sent: LastSentRequest | undefined): AgentError | undefined {
+export function forkRefusal(sessionId: string, sent: AgentRequest | undefined): AgentError | undefined {
   const refuse = (why: string) => new AgentError('FORK_REFUSED', `agent ${sessionId} cannot fork: ${why}`)
   if (!sent)
     return refuse(
@@ -20,7 +20,8 @@ export function forkRefusal(sessionId: string, sent: LastSentRequest | undefined
   const which = `its last request (turn ${sent.turn}, step ${sent.step})`
   if (sent.stage === 'sent' || sent.stage === 'began')
     return refuse(
-      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool call or once the turn has ended`,
+      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool ` +
+        'call or once the turn has ended',
     )
   if (sent.stage === 'failed')
     return refuse(`${which} failed or was aborted, so the provider holds no entry for a fork to read`)

@@ -24,7 +24,10 @@ export interface CompactionPolicy {
   retainRatio?: number
   /** Keep this many tokens as the uncompacted tail. Exclusive with `retainRatio`. */
   retainTokens?: number
-  /** Extra output reserve: threshold = min(window × thresholdRatio, window − headroom − reserved output). Default 0. */
+  /**
+   * Extra output reserve: threshold = min(window × thresholdRatio, window − headroom − reserved
+   * output). Default 0.
+   */
   headroomTokens?: number
   /** Output cap of the summary call. Default 8192. */
   maxTokens?: number
@@ -79,7 +82,10 @@ export interface BasicCompactionConfig extends CompactionPolicy {
   idle?: IdleCompactionConfig
   /** Summarize beside the conversation from a soft threshold on (see the README). */
   background?: BackgroundFoldConfig
-  /** The model-free audit of every committed fold, logged as `compaction/audit` (see the README's "What a fold keeps"). */
+  /**
+   * The model-free audit of every committed fold, logged as `compaction/audit` (see the README's "What
+   * a fold keeps").
+   */
   audit?: FoldAuditConfig
   /** The artifact trail code appends to every checkpoint text (see the README's "What a fold keeps"). */
   artifactTrail?: ArtifactTrailConfig
@@ -169,7 +175,8 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
     fail(`summaryMarginRatio must be in [0, 1), got ${policy.summaryMarginRatio}`)
   if ((policy.summarizationProvider === undefined) !== (policy.summarizationModel === undefined)) {
     fail(
-      `summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`,
+      'summarizationProvider and summarizationModel must be set together (got ' +
+        `${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`,
     )
   }
   if (policy.summarizationProvider === '' || policy.summarizationModel === '')
@@ -321,14 +328,18 @@ export function resolveBudget(
   )
   if (thresholdTokens <= 0) {
     throw new Error(
-      `compaction for ${target}: threshold is ${thresholdTokens} tokens (window ${contextWindow} − headroomTokens ${policy.headroomTokens} − reserved output ${reservedOutputTokens}); lower headroomTokens or the conversation's maxTokens`,
+      `compaction for ${target}: threshold is ${thresholdTokens} tokens (window ${contextWindow} − headroomTokens ` +
+        `${policy.headroomTokens} − reserved output ${reservedOutputTokens}); lower headroomTokens or the ` +
+        `conversation's maxTokens`,
     )
   }
   const retainTokens =
     policy.retainTokens ?? Math.floor(contextWindow * (policy.retainRatio ?? POLICY_DEFAULTS.retainRatio))
   if (retainTokens >= thresholdTokens) {
     throw new Error(
-      `compaction for ${target}: retain (${retainTokens} tokens, from ${policy.retainTokens === undefined ? 'retainRatio' : 'retainTokens'}) must be below the threshold (${thresholdTokens} tokens, from thresholdRatio/headroomTokens)`,
+      `compaction for ${target}: retain (${retainTokens} tokens, from ` +
+        `${policy.retainTokens === undefined ? 'retainRatio' : 'retainTokens'}) must be below the threshold ` +
+        `(${thresholdTokens} tokens, from thresholdRatio/headroomTokens)`,
     )
   }
   return Object.freeze({ contextWindow, reservedOutputTokens, thresholdTokens, retainTokens })

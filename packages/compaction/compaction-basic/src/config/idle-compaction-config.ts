@@ -29,7 +29,10 @@ export interface ResolvedIdleCompaction {
 /** Defaults of `idle`. */
 export const IDLE_DEFAULTS = Object.freeze({ enabled: true, minPressure: 0.6, marginMs: 30_000 })
 
-/** The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery versions do not declare). */
+/**
+ * The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery
+ * versions do not declare).
+ */
 export function idleCompactionSchema(): Schema<IdleCompactionConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Fold while the cache is warm when the agent goes idle under pressure.'),

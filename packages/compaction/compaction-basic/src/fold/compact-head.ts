@@ -3,8 +3,7 @@ import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
-import type { AnsweredRequest } from '../answered-requests.ts'
-import { holdsHead } from '../answered-requests.ts'
+import type { AgentRequest } from '@warmfold/agent-loop'
 import type { BasicCompactionConfig, ResolvedPolicy } from '../config/compaction-policy.ts'
 import { resolvePolicy } from '../config/compaction-policy.ts'
 import { CompactionRefusal } from '../compaction-refusal.ts'
@@ -22,6 +21,7 @@ import type { SummaryCallBudget } from './summary-attempts.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
 import { instructionMessage, summaryTarget } from './summary-request.ts'
 import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
+import { holdsHead } from './replayable-request.ts'
 
 /** Where summary calls go and how many tokens they may spend. */
 export interface SummaryRoute {
@@ -64,8 +64,11 @@ export interface HeadCompaction {
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock
-  /** The session's last answered conversation request: replayed whole when the region is a prefix of it (see `SummaryRequestInput.replayMessages`). */
-  readonly answered?: AnsweredRequest
+  /**
+   * The session's last answered conversation request: replayed whole when the region is a prefix of it
+   * (see `SummaryRequestInput.replayMessages`).
+   */
+  readonly answered?: AgentRequest
 }
 
 /** The summary target of `header` under `routed`, with its policy and token budget. */
@@ -147,7 +150,9 @@ export function prepareHead(
   if (!carry.foldsHistory) {
     return {
       kind: 'nothing',
-      reason: `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize`,
+      reason:
+        `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is ` +
+        'pinned or kept, so nothing is left to summarize',
     }
   }
   if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
@@ -156,7 +161,9 @@ export function prepareHead(
       : ''
     return {
       kind: 'unfit',
-      reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
+      reason:
+        `the head that fits the summary budget (positions ${region.start}..${region.end}, about ` +
+        `${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
     }
   }
   const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
@@ -258,7 +265,9 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
       // The provider counts more tokens than the estimate: the prompt alone may be too long
       // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
       // let maxTokens grow back into the room it frees). Do both.
-      rejected = `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} output tokens as too long`
+      rejected =
+        `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} ` +
+        'output tokens as too long'
       limit = learnSummaryLimit(input.session, target, sized.promptTokens, sized.maxTokens)
       headCap = Math.min(maxHeadTokens(ctx, header, route, limit), Math.floor(regionTokens / 2))
     }

@@ -54,7 +54,8 @@ function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly 
     try {
       return heldArtifactList(held)
     } catch {
-      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so (`previousCheckpointArtifactsFrom: 'text'`).
+      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so
+      // (`previousCheckpointArtifactsFrom: 'text'`).
       return undefined
     }
   }
@@ -179,7 +180,8 @@ export class FoldAuditor {
   addHostEntry(text: unknown, compactionId: string): void {
     if (typeof text !== 'string' || text.trim() === '' || /[\r\n]/.test(text)) {
       throw new TypeError(
-        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ${JSON.stringify(text) ?? String(text)}`,
+        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ` +
+          `${JSON.stringify(text) ?? String(text)}`,
       )
     }
     this.hostEntries.push(text.trim())

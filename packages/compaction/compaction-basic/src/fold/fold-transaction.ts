@@ -74,7 +74,10 @@ export class FoldTransaction {
   private readonly surfaceAtOpen: Session['surface']
   /** The region's seqs when the bracket opened: what the checkpoint must replace. */
   readonly regionSeqs: readonly number[]
-  /** Every summary call made so far, a call in flight as `aborted`: on `compaction/summary`, or on `compaction/end` when refused. */
+  /**
+   * Every summary call made so far, a call in flight as `aborted`: on `compaction/summary`, or on
+   * `compaction/end` when refused.
+   */
   private readonly attempts: SummaryAttempt[] = []
   private ended = false
   /** The region's audit and artifact trail, when the engine runs them. */
@@ -173,7 +176,8 @@ export class FoldTransaction {
         })
       throw new CompactionRefusal(
         'commit',
-        `a compaction/after listener failed, so the checkpoint was not committed: ${(error as Error)?.message ?? String(error)}`,
+        'a compaction/after listener failed, so the checkpoint was not committed: ' +
+          `${(error as Error)?.message ?? String(error)}`,
         { cause: error },
       )
     }

@@ -6,7 +6,7 @@ import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
 import { headerEquals } from '@warmfold/session'
 import type { ResolvedBackgroundFold } from '../config/background-fold-config.ts'
-import { holdsHead } from '../answered-requests.ts'
+import { holdsHead, replayableRequest } from '../fold/replayable-request.ts'
 import { BackgroundFold } from '../fold/background-fold.ts'
 import { maxHeadTokens, prepareHead } from '../fold/compact-head.ts'
 import { CompactionRefusal } from '../compaction-refusal.ts'
@@ -16,7 +16,7 @@ import type { PlannedPrune } from '../engine-services.ts'
 import { resolvePolicy } from '../config/compaction-policy.ts'
 import type { SurfaceRegion } from '../fold/select-region.ts'
 import { maximalHead, pricesWithin, selectHeadRegion } from '../fold/select-region.ts'
-import { backoffHolds, compactionState } from '../session-compaction-state.ts'
+import { SessionCompactionState } from '../session-compaction-state.ts'
 import { FoldPace, snapshotRetainTokens, softThreshold } from './fold-pace.ts'
 import { learnSummaryLimit, summaryLimitFor } from '../fold/summary-limit-memory.ts'
 import { summaryTarget } from '../fold/summary-request.ts'
@@ -54,7 +54,7 @@ export class BackgroundFolds {
     const { ctx } = core
     // Now, not once the call settles: the store refuses appends as soon as it releases the session.
     ctx.on('session/close', (session: Session) => {
-      compactionState(session).background?.discardNow(
+      SessionCompactionState.of(session).background?.discardNow(
         'closed',
         `session ${session.id} was closed before the fold was swapped in`,
       )
@@ -62,16 +62,17 @@ export class BackgroundFolds {
     // A summary that arrived during the turn waits for the next request boundary; when the turn
     // ends first, it is swapped in as soon as the agent is idle.
     ctx.on('agent/status', (agent: AgentHandle, status: AgentStatus) => {
-      const fold = compactionState(agent.session).background
+      const state = SessionCompactionState.of(agent.session)
+      const fold = state.background
       if (status !== 'idle' || fold?.status !== 'ready' || fold.input.agent !== agent) return
       const before = this.settling.get(agent.session) ?? Promise.resolve()
       this.settling.set(
         agent.session,
-        before.then(() => this.swapWhileIdle(fold, agent)),
+        before.then(() => this.swapWhileIdle(fold, state, agent)),
       )
     })
     ctx.on('agent/resume', ({ agent }: ResumeContext) => {
-      void compactionState(agent.session).background?.discard(
+      void SessionCompactionState.of(agent.session).background?.discard(
         'resumed',
         `a new agent took session ${agent.session.id} before the fold was swapped in`,
       )
@@ -79,7 +80,10 @@ export class BackgroundFolds {
     ctx.on('session/event', (session: Session, event: AnySessionEvent) => this.watch(session, event))
   }
 
-  /** A request boundary of `session` with a request of `totalTokens` (the adaptive S learns the growth rate from these). */
+  /**
+   * A request boundary of `session` with a request of `totalTokens` (the adaptive S learns the growth
+   * rate from these).
+   */
   boundary(session: Session, totalTokens: number): void {
     this.pace(session).boundary(this.core.clock.now(), totalTokens)
   }
@@ -87,18 +91,23 @@ export class BackgroundFolds {
   /** Arms a background fold of `agent`'s last sent request when the request is at or above S. */
   async maybeArm(
     agent: CompactionAgent,
+    state: SessionCompactionState,
     header: RequestHeader,
     thresholdTokens: number,
     totalTokens: number,
   ): Promise<void> {
     if (!this.settings.enabled || totalTokens < this.softThreshold(agent.session, thresholdTokens)) return
-    await this.start(agent, header, 'retain', 'background', { holdsLock: true })
+    await this.start(agent, state, header, 'retain', 'background', { holdsLock: true })
   }
 
-  /** Arms the idle fold (the idle timer fired): the largest head of the last sent request, beside whatever the user does next. */
+  /**
+   * Arms the idle fold (the idle timer fired): the largest head of the last sent request, beside
+   * whatever the user does next.
+   */
   async startIdle(agent: CompactionAgent): Promise<void> {
     const header = agent.session.requestHeader()
-    if (header) await this.start(agent, header, 'maximal', 'idle', { holdsLock: false })
+    if (header)
+      await this.start(agent, SessionCompactionState.of(agent.session), header, 'maximal', 'idle', { holdsLock: false })
   }
 
   /**
@@ -106,11 +115,11 @@ export class BackgroundFolds {
    * session's compaction lock. `atThreshold`: the request reached the pressure threshold, so the
    * fold's timing records it as `ready` there.
    */
-  async swapIfReady(agent: CompactionAgent, atThreshold = false): Promise<CompactionResult | null> {
-    const fold = compactionState(agent.session).background
+  async swapIfReady(state: SessionCompactionState, atThreshold = false): Promise<CompactionResult | null> {
+    const fold = state.background
     if (fold?.status !== 'ready') return null
     if (atThreshold) fold.reachedThreshold()
-    return this.swap(fold)
+    return this.swap(fold, state)
   }
 
   /**
@@ -118,8 +127,8 @@ export class BackgroundFolds {
    * through the engine's clock), then swap it in if it is usable. A fold still running then is
    * discarded, so the pressure path can fold on the turn's path.
    */
-  async atThreshold(agent: CompactionAgent): Promise<CompactionResult | null> {
-    const fold = compactionState(agent.session).background
+  async atThreshold(state: SessionCompactionState): Promise<CompactionResult | null> {
+    const fold = state.background
     if (!fold || fold.status === 'closed') return null
     fold.reachedThreshold()
     if (fold.status === 'pending') {
@@ -130,17 +139,18 @@ export class BackgroundFolds {
       if (!settled) {
         await fold.discard(
           'timeout',
-          `the request reached the pressure threshold and the summary was not in hand after background.maxWaitMs (${this.settings.maxWaitMs} ms)`,
+          'the request reached the pressure threshold and the summary was not in hand after background.maxWaitMs ' +
+            `(${this.settings.maxWaitMs} ms)`,
         )
         return null
       }
     }
-    return fold.status === 'ready' ? this.swap(fold) : null
+    return fold.status === 'ready' ? this.swap(fold, state) : null
   }
 
   /** Discards a fold in flight before a fold on the turn's path (overflow recovery, a manual compaction). */
-  async supersede(session: Session, by: string): Promise<void> {
-    await compactionState(session).background?.discard('superseded', `${by} folded on the turn's path first`)
+  async supersede(state: SessionCompactionState, by: string): Promise<void> {
+    await state.background?.discard('superseded', `${by} folded on the turn's path first`)
   }
 
   /** S for `session` (see `softThreshold`). */
@@ -157,19 +167,19 @@ export class BackgroundFolds {
   /** `holdsLock`: the caller is the request boundary, which holds the session's compaction lock (`busy`) itself. */
   private async start(
     agent: CompactionAgent,
+    state: SessionCompactionState,
     header: RequestHeader,
     shape: HeadShape,
     trigger: 'background' | 'idle',
     { holdsLock }: { holdsLock: boolean },
   ): Promise<void> {
     const session = agent.session
-    const state = compactionState(session)
-    const last = this.core.answered(session)
+    const last = replayableRequest(agent)
     if (
       state.background ||
       (state.busy && !holdsLock) ||
-      backoffHolds(state, session) ||
-      backoffHolds(state, session, state.backgroundBackoff) ||
+      state.backedOff('pressure') ||
+      state.backedOff('background') ||
       session.isClosed
     )
       return
@@ -224,10 +234,11 @@ export class BackgroundFolds {
     state.background = fold
     const { promptTokens, maxTokens } = prepared.sized
     const settled = fold.settled.then(() => {
-      // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background one) asks for less.
+      // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background
+      // one) asks for less.
       if (fold.refusal?.llmCode === 'CONTEXT_WINDOW_EXCEEDED')
         learnSummaryLimit(session, target, promptTokens, maxTokens)
-      return this.settle(fold)
+      return this.settle(fold, state)
     })
     this.settling.set(session, settled)
   }
@@ -245,11 +256,10 @@ export class BackgroundFolds {
   }
 
   /** The summary is in hand (or the fold closed): an idle agent gets it swapped in now. */
-  private async settle(fold: BackgroundFold): Promise<void> {
-    const state = compactionState(fold.session)
+  private async settle(fold: BackgroundFold, state: SessionCompactionState): Promise<void> {
     if (fold.status === 'closed') {
       if (state.background === fold) state.background = undefined
-      this.backOffIfFailed(fold)
+      this.backOffIfFailed(fold, state)
       await this.flush(fold.session)
       return
     }
@@ -265,7 +275,7 @@ export class BackgroundFolds {
         )
       return
     }
-    await this.swapWhileIdle(fold, agent)
+    await this.swapWhileIdle(fold, state, agent)
   }
 
   /**
@@ -273,22 +283,22 @@ export class BackgroundFolds {
    * ended before the next request boundary), through the agent's maintenance lock; the user
    * coming back first leaves it for the next request boundary.
    */
-  private async swapWhileIdle(fold: BackgroundFold, agent: AgentHandle): Promise<void> {
-    const state = compactionState(fold.session)
+  private async swapWhileIdle(fold: BackgroundFold, state: SessionCompactionState, agent: AgentHandle): Promise<void> {
     // The loop reports `idle` before its turn queue has wound down; maintenance runs after.
     await agent.whenIdle()
     try {
       await agent.runMaintenance(async () => {
-        if (state.busy || fold.status !== 'ready') return
-        state.busy = true
+        if (fold.status !== 'ready') return
+        const release = state.lock()
+        if (!release) return
         try {
           // Swapped while idle: the next request comes when the user does, and can read the prefix written now.
-          if ((await this.swap(fold)) && this.settings.prewarm) {
+          if ((await this.swap(fold, state)) && this.settings.prewarm) {
             const header = fold.session.requestHeader()
             if (header) this.prewarm(fold.session, header, fold.session.deriveMessages())
           }
         } finally {
-          state.busy = false
+          release()
         }
       })
     } catch (error) {
@@ -296,7 +306,8 @@ export class BackgroundFolds {
       if (AgentError.isInstance(error) && error.code === 'BUSY') return
       this.core.ctx.emit(
         'internal/warning',
-        `background fold of session ${fold.session.id}: the swap while idle failed: ${(error as Error)?.message ?? String(error)}`,
+        `background fold of session ${fold.session.id}: the swap while idle failed: ` +
+          `${(error as Error)?.message ?? String(error)}`,
       )
     }
     await this.flush(fold.session)
@@ -308,15 +319,15 @@ export class BackgroundFolds {
    * it), and the transaction's checks (region unchanged, checkpoint smaller). Then the tail prune
    * (rule C4) and, with `prewarm`, the post-swap prefix in the background.
    */
-  private async swap(fold: BackgroundFold): Promise<CompactionResult | null> {
+  private async swap(fold: BackgroundFold, state: SessionCompactionState): Promise<CompactionResult | null> {
     const session = fold.session
-    const state = compactionState(session)
     const outcome = fold.outcome
     if (!outcome) return null
     const header = session.requestHeader()
     if (!header || !headerEquals(header, fold.input.header)) {
       await this.discard(
         fold,
+        state,
         'route-changed',
         'the request header (provider, model, envelope, system prompt or tools) changed since the snapshot',
       )
@@ -332,8 +343,10 @@ export class BackgroundFolds {
     if (projected >= soft) {
       await this.discard(
         fold,
+        state,
         'stale',
-        `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): the conversation grew too far past the snapshot, so a fresh fold of the last request folds more`,
+        `the request after the swap would be about ${projected} tokens, at or above the soft threshold (${soft}): ` +
+          'the conversation grew too far past the snapshot, so a fresh fold of the last request folds more',
       )
       return null
     }
@@ -345,7 +358,7 @@ export class BackgroundFolds {
         error instanceof CompactionRefusal
           ? error
           : new CompactionRefusal('commit', (error as Error)?.message ?? String(error))
-      await this.discard(fold, refusal.code === 'changed' ? 'region-changed' : 'refused', refusal.message)
+      await this.discard(fold, state, refusal.code === 'changed' ? 'region-changed' : 'refused', refusal.message)
       return null
     } finally {
       if (fold.status === 'closed' && state.background === fold) state.background = undefined
@@ -354,19 +367,22 @@ export class BackgroundFolds {
     return result
   }
 
-  private async discard(fold: BackgroundFold, reason: DiscardedFold['reason'], detail: string): Promise<void> {
+  private async discard(
+    fold: BackgroundFold,
+    state: SessionCompactionState,
+    reason: DiscardedFold['reason'],
+    detail: string,
+  ): Promise<void> {
     await fold.discard(reason, detail)
-    const state = compactionState(fold.session)
     if (state.background === fold) state.background = undefined
-    this.backOffIfFailed(fold)
+    this.backOffIfFailed(fold, state)
   }
 
   /** A failed or refused fold would fail again at the next boundary: no new one until a new user turn or a shrink. */
-  private backOffIfFailed(fold: BackgroundFold): void {
+  private backOffIfFailed(fold: BackgroundFold, state: SessionCompactionState): void {
     const reason = fold.discarded?.reason
     if (reason !== 'failed' && reason !== 'refused') return
-    const state = compactionState(fold.session)
-    state.backgroundBackoff = { turn: state.openTurn, replaceGeneration: fold.session.surface.replaceGeneration }
+    state.backOff('background')
   }
 
   /** The rewrites the tail prune after `fold`'s swap would land, by surface position now (see {@link pruneTail}). */
@@ -379,7 +395,10 @@ export class BackgroundFolds {
     return rewrites
   }
 
-  /** After the swap, the retained tail is prefilled again anyway: its oversized results are pruned for free (rule C4). */
+  /**
+   * After the swap, the retained tail is prefilled again anyway: its oversized results are pruned for
+   * free (rule C4).
+   */
   private pruneTail(session: Session, result: CompactionResult): void {
     const pruner = this.core.pruner()
     if (!pruner) return
@@ -419,7 +438,8 @@ export class BackgroundFolds {
     })().catch((error: unknown) =>
       ctx.emit(
         'internal/warning',
-        `background fold of session ${session.id}: the prewarm request failed: ${(error as Error)?.message ?? String(error)}`,
+        `background fold of session ${session.id}: the prewarm request failed: ` +
+          `${(error as Error)?.message ?? String(error)}`,
       ),
     )
   }
@@ -435,7 +455,8 @@ export class BackgroundFolds {
       if (timing && error === undefined) this.pace(session).foldTook(timing.readyAfterMs)
       return
     }
-    const fold = compactionState(session).background
+    const state = SessionCompactionState.of(session)
+    const fold = state.background
     if (!fold || fold.status === 'closed') return
     let reason: ['route-changed' | 'region-changed', string] | undefined
     if (event.type === 'request/header') {
@@ -457,7 +478,7 @@ export class BackgroundFolds {
         ]
     }
     // Not from inside the session's own event delivery: the discard appends to the session.
-    if (reason) queueMicrotask(() => void this.discard(fold, reason[0], reason[1]))
+    if (reason) queueMicrotask(() => void this.discard(fold, state, reason[0], reason[1]))
   }
 
   /** A swap or discard while no turn runs is flushed by nobody else. */
@@ -468,7 +489,8 @@ export class BackgroundFolds {
     } catch (error) {
       this.core.ctx.emit(
         'internal/warning',
-        `background fold of session ${session.id}: flushing the session failed: ${(error as Error)?.message ?? String(error)}`,
+        `background fold of session ${session.id}: flushing the session failed: ` +
+          `${(error as Error)?.message ?? String(error)}`,
       )
     }
   }
