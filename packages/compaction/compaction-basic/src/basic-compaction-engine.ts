@@ -9,10 +9,12 @@ import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import { resolveBackgroundFold } from './config/background-fold-config.ts'
 import { BackgroundFolds } from './triggers/background-scheduler.ts'
-import type { SummaryRoute } from './fold/compact-head.ts'
-import { compactHead, resolveSummaryRoute } from './fold/compact-head.ts'
+import type { SummaryRoute } from './fold/summary-route.ts'
+import { compactHead } from './fold/compact-head.ts'
+import { resolveSummaryRoute } from './fold/summary-route.ts'
 import type { BasicCompactionConfig } from './config/compaction-policy.ts'
-import { parseCompactionConfig, resolveBudget, resolvePolicy } from './config/compaction-policy.ts'
+import { parseCompactionConfig, resolvePolicy } from './config/compaction-policy.ts'
+import { resolveBudget } from './config/compaction-budget.ts'
 import type { EngineClock } from './engine-clock.ts'
 import { replayableRequest } from './fold/replayable-request.ts'
 import { installArtifactReadAhead } from './fold/artifact-read-ahead.ts'
@@ -25,7 +27,7 @@ import { installIdleCompaction } from './triggers/idle-timer.ts'
 import { resolveIdleCompaction } from './config/idle-compaction-config.ts'
 import { compactManually, compactSpan } from './triggers/manual-compaction.ts'
 import { recoverOverflow } from './triggers/overflow-trigger.ts'
-import { relievePressure } from './triggers/pressure-trigger.ts'
+import { atRequestBoundary } from './triggers/request-boundary.ts'
 import type { SurfaceRegion } from './fold/select-region.ts'
 import { SessionCompactionState } from './session-compaction-state.ts'
 import type { SummaryRequestInput } from './fold/summary-request.ts'
@@ -157,7 +159,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
         await this.background?.supersede(state, 'overflow recovery')
         return await recoverOverflow(this.core, agent, state, header, signal)
       }
-      return await this.atBoundary(agent, state, header, signal)
+      return await atRequestBoundary(this.core, this.background, agent, state, header, signal)
     } finally {
       release()
     }
@@ -242,34 +244,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   /** Surface tokens, as the token meter prices them. */
   protected override surfaceSize(session: Session): number {
     return this.meter.measure(session).surfaceTokens
-  }
-
-  /**
-   * A request boundary (before every step): swap in a background summary that is in hand; below
-   * the threshold, arm a background fold from the soft threshold on; at the threshold, wait for
-   * the one in flight and otherwise fold on the turn's path (`relievePressure`).
-   */
-  private async atBoundary(
-    agent: CompactionAgent,
-    state: SessionCompactionState,
-    header: RequestHeader,
-    signal?: AbortSignal,
-  ): Promise<CompactionResult | null> {
-    const session = agent.session
-    const { budget } = await this.budgetFor(session, header)
-    // A summary in hand when the request reached H is swapped in at once: its timing says so (`ready`).
-    const reached = this.meter.measure(session).totalTokens >= budget.thresholdTokens
-    const swapped = (await this.background?.swapIfReady(state, reached)) ?? null
-    const totalTokens = this.meter.measure(session).totalTokens
-    this.background?.boundary(session, totalTokens)
-    if (totalTokens < budget.thresholdTokens) {
-      await this.background?.maybeArm(agent, state, header, budget.thresholdTokens, totalTokens)
-      return swapped
-    }
-    const landed = (await this.background?.atThreshold(state)) ?? null
-    if (landed && this.meter.measure(session).totalTokens < budget.thresholdTokens) return landed
-    if (signal?.aborted) return landed ?? swapped
-    return (await relievePressure(this.core, agent, state, header, signal)) ?? landed ?? swapped
   }
 
   private requireServices(): void {

@@ -5,8 +5,10 @@
 // main door.
 export type { ResolvedBackgroundFold } from './config/background-fold-config.ts'
 export { backgroundFoldProblem, resolveBackgroundFold } from './config/background-fold-config.ts'
-export type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './config/compaction-policy.ts'
-export { parseCompactionConfig, resolveBudget, resolvePolicy } from './config/compaction-policy.ts'
+export type { CompactionBudget } from './config/compaction-budget.ts'
+export { resolveBudget } from './config/compaction-budget.ts'
+export type { ParsedCompactionConfig, ResolvedPolicy } from './config/compaction-policy.ts'
+export { parseCompactionConfig, resolvePolicy } from './config/compaction-policy.ts'
 export type { ResolvedFoldAudit } from './config/fold-audit-config.ts'
 export { foldAuditProblem, resolveFoldAudit } from './config/fold-audit-config.ts'
 export { CompactionRefusal } from './compaction-refusal.ts'
