@@ -1,5 +1,5 @@
 import { REAL_TIME_CLOCK } from '@warmfold/compaction-basic'
-import { waitOn } from '@warmfold/compaction-basic/engine-parts'
+import { softThreshold, waitOn } from '@warmfold/compaction-basic/engine-parts'
 import type { FoldRecord } from './fold-store.ts'
 import type { FoldedCall } from './fold-prompt.ts'
 
@@ -49,7 +49,8 @@ export class BackgroundFoldTracker {
   /** Whether a call of `estimated` tokens and these digests may start a background fold (none in flight for it). */
   mayStart(estimated: number, thresholdTokens: number, digests: readonly string[]): boolean {
     return (
-      estimated >= this.settings.startRatio * thresholdTokens &&
+      // The engine's soft threshold S (a fixed ratio: the middleware has no session pace for `adaptive`).
+      estimated >= softThreshold(thresholdTokens, this.settings.startRatio, undefined) &&
       !this.refused.some((entry) => startsWith(digests, entry))
     )
   }

@@ -22,3 +22,4 @@ export { classifySummaryAnswer, nextSummaryCall } from './fold/summary-attempts.
 export { MIN_SUMMARY_OUTPUT_TOKENS, summaryLimit } from './fold/summary-budget.ts'
 export type { SummaryLadderStep, SummaryLoopResult, SummaryTransport } from './fold/summary-loop.ts'
 export { runSummaryCalls } from './fold/summary-loop.ts'
+export { softThreshold } from './triggers/fold-pace.ts'
