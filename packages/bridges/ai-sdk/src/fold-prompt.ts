@@ -113,7 +113,7 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
     }),
   )
   const verdict = verdictOf(input, outcome)
-  if ('refusal' in outcome) return refuse(withoutCommit(outcome.refusal), verdict)
+  if ('refusal' in outcome) return refuse(endsUncommitted(outcome.refusal), verdict)
   const prefixLength = region.end + 1
   const folded = rest.slice(0, prefixLength)
   const shadowedTokens = prices.slice(0, prefixLength).reduce((sum, price) => sum + price, 0)
@@ -127,7 +127,7 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
     assertShrinks(messageTokens(checkpoint), carry)
   } catch (error) {
     if (!(error instanceof CompactionRefusal)) throw error
-    return refuse(withoutCommit(error.message), verdict)
+    return refuse(endsUncommitted(error.message), verdict)
   }
   const record: FoldRecord = Object.freeze({
     prefixDigest: prefixDigests(folded).at(-1) as string,
@@ -155,7 +155,7 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
 }
 
 /** The loop's refusal as the fold report's sentence: every refusal ends saying nothing was committed. */
-function withoutCommit(refusal: string): string {
+function endsUncommitted(refusal: string): string {
   return refusal.endsWith('; no checkpoint was committed') ? refusal : `${refusal}; no checkpoint was committed`
 }
 
