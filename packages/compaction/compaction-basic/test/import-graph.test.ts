@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { dirname, posix, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findImportCycle as findCycle, importGraph } from '@warmfold/test-utils'
@@ -39,5 +40,11 @@ describe('compaction-basic source layout', () => {
       .map(([file]) => file)
       .toSorted()
     expect(users).toEqual(['config/fold-audit-config.ts', 'fold/fold-auditor.ts'])
+  })
+
+  it('names what index.ts exports (no export *)', () => {
+    for (const door of ['index.ts', 'engine-parts.ts']) {
+      expect(readFileSync(resolve(SOURCE, door), 'utf8')).not.toMatch(/export \*/)
+    }
   })
 })
