@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', 'engine-parts': 'src/engine-parts.ts' },
   format: ['esm'],
   dts: { compilerOptions: { composite: false } },
   clean: true,

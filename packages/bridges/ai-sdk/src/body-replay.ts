@@ -13,7 +13,10 @@ export const OUTPUT_CAP_KEYS: ReadonlySet<string> = new Set([
 export interface BodyReplay {
   /** The body is the previous one plus exactly one appended element (the instruction), output cap aside. */
   readonly replay: boolean
-  /** Where the one appended element sits (`$.messages[12]`, or `$.messages[11].content[3]` when the provider merged it into the last user message). */
+  /**
+   * Where the one appended element sits (`$.messages[12]`, or `$.messages[11].content[3]` when
+   * the provider merged it into the last user message).
+   */
   readonly appendedAt?: string
   /** The first path whose value differs (when `replay` is false). */
   readonly firstDifferingPath?: string

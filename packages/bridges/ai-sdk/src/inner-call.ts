@@ -4,9 +4,12 @@ import type {
   LanguageModelV3FinishReason,
   LanguageModelV3Usage,
 } from '@ai-sdk/provider'
-import type { ContentBlock, FinishReason, GenerateResult } from '@warmfold/llm'
+import type { ContentBlock, FinishReason, GenerateResult, TokenUsage } from '@warmfold/llm'
 
-/** One call to the inner model, collected: what the engine's answer classifier reads, and what the provider was sent. */
+/**
+ * One call to the inner model, collected: what the engine's summary loop reads (content, finish
+ * reason, usage in warmfold's buckets), and what the provider was sent and reported.
+ */
 export interface InnerResult {
   readonly result: GenerateResult
   readonly usage?: LanguageModelV3Usage
@@ -34,8 +37,9 @@ export async function callInner(
       else if (part.type === 'tool-call')
         content.push({ type: 'tool-call', id: part.toolCallId, name: part.toolName, arguments: part.input })
     }
+    const usage = warmfoldUsage(answer.usage)
     return {
-      result: { content, finishReason: finishReason(answer.finishReason) },
+      result: { content, finishReason: finishReason(answer.finishReason), ...(usage ? { usage } : {}) },
       usage: answer.usage,
       requestBody: answer.request?.body,
     }
@@ -68,7 +72,9 @@ export async function callInner(
     ...(text ? [{ type: 'text' as const, text }] : []),
     ...calls,
   ]
-  return { result: { content, finishReason: finish }, ...(usage ? { usage } : {}), requestBody: answer.request?.body }
+  const tokens = warmfoldUsage(usage)
+  const result = { content, finishReason: finish, ...(tokens ? { usage: tokens } : {}) }
+  return { result, ...(usage ? { usage } : {}), requestBody: answer.request?.body }
 }
 
 /** The AI SDK's unified finish reason in warmfold's words (`other` is not a summary's normal end). */
@@ -84,5 +90,17 @@ function finishReason(reason: LanguageModelV3FinishReason): FinishReason {
       return 'content-filter'
     default:
       return 'error'
+  }
+}
+
+/** AI SDK usage as warmfold's disjoint buckets (an absent field stays undefined). */
+export function warmfoldUsage(usage: LanguageModelV3Usage | undefined): TokenUsage | undefined {
+  if (!usage) return undefined
+  return {
+    ...(usage.inputTokens.noCache === undefined ? {} : { inputTokens: usage.inputTokens.noCache }),
+    ...(usage.inputTokens.cacheRead === undefined ? {} : { cacheReadTokens: usage.inputTokens.cacheRead }),
+    ...(usage.inputTokens.cacheWrite === undefined ? {} : { cacheWriteTokens: usage.inputTokens.cacheWrite }),
+    ...(usage.outputTokens.total === undefined ? {} : { outputTokens: usage.outputTokens.total }),
+    ...(usage.outputTokens.reasoning === undefined ? {} : { reasoningTokens: usage.outputTokens.reasoning }),
   }
 }

@@ -1,7 +1,20 @@
-import type { BasicCompactionConfig, CompactionPolicy } from '@warmfold/compaction-basic'
-import { backgroundFoldProblem, parseCompactionConfig, resolveBackgroundFold } from '@warmfold/compaction-basic'
+import type {
+  ArtifactTrailConfig,
+  BasicCompactionConfig,
+  CompactionPolicy,
+  FoldAuditConfig,
+} from '@warmfold/compaction-basic'
+import type { ResolvedFoldAudit } from '@warmfold/compaction-basic/engine-parts'
+import {
+  backgroundFoldProblem,
+  foldAuditProblem,
+  parseCompactionConfig,
+  resolveBackgroundFold,
+  resolveFoldAudit,
+} from '@warmfold/compaction-basic/engine-parts'
 import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
+import { memoryFoldStore } from './fold-store.ts'
 
 /** The engine's policy keys the middleware takes, under `BasicCompactionEngine`'s names and meanings. */
 export type MiddlewarePolicy = Pick<
@@ -33,8 +46,15 @@ export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
    * session pace) and `prewarm` is not supported.
    */
   background?: { enabled?: boolean; startRatio?: number; maxWaitMs?: number }
-  /** Called after every request the middleware sent (conversation and summary calls) with what the provider reported. */
+  /**
+   * Called after every request the middleware sent (conversation and summary calls) with what
+   * the provider reported.
+   */
   onCacheReport?: (report: CacheReport) => void
+  /** The engine's `audit` key: the model-free audit of every committed fold (`FoldReport.audit`). Default on. */
+  audit?: FoldAuditConfig
+  /** The engine's `artifactTrail` key: the section code writes into every checkpoint. Default on. */
+  artifactTrail?: ArtifactTrailConfig
 }
 
 /** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
@@ -49,7 +69,7 @@ export const MIDDLEWARE_POLICY_KEYS = [
   'summaryDeadlineMs',
 ] as const
 
-const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background'] as const
+const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background', 'audit', 'artifactTrail'] as const
 
 /**
  * Context windows (tokens) of models a host need not configure, by the model id the provider
@@ -65,7 +85,10 @@ export const KNOWN_CONTEXT_WINDOWS: Readonly<Record<string, number>> = Object.fr
 export interface ParsedMiddlewareOptions {
   readonly contextWindow?: number
   readonly policy: BasicCompactionConfig
-  readonly store?: FoldStore
+  /** The option, else a store in memory for the life of the middleware. */
+  readonly store: FoldStore
+  /** The audit and the artifact trail, unless both are disabled. */
+  readonly foldAudit?: ResolvedFoldAudit
   readonly onFold?: (report: FoldReport) => void
   readonly onCacheReport?: (report: CacheReport) => void
   /** Background folds when enabled, with defaults applied. */
@@ -83,7 +106,7 @@ function fail(message: string): never {
  * @throws TypeError naming the key and the value.
  */
 export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | undefined): ParsedMiddlewareOptions {
-  if (options === undefined) return { policy: {} }
+  if (options === undefined) return { policy: {}, store: memoryFoldStore(), foldAudit: resolveFoldAudit({}, {}) }
   if (typeof options !== 'object' || options === null) fail(`expected an object, got ${JSON.stringify(options)}`)
   const policy: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(options)) {
@@ -101,8 +124,12 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
     fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
   if (options.summaryBudget?.fallbackEffort !== undefined)
     fail(
-      'summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider options, which the middleware never changes',
+      'summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider ' +
+        'options, which the middleware never changes',
     )
+  const auditProblem = foldAuditProblem(options.audit, options.artifactTrail)
+  if (auditProblem) fail(auditProblem)
+  const foldAudit = resolveFoldAudit(options.audit, options.artifactTrail)
   let background: ParsedMiddlewareOptions['background']
   if (options.background !== undefined) {
     const given = options.background as Record<string, unknown>
@@ -124,7 +151,8 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
   return {
     ...(contextWindow === undefined ? {} : { contextWindow }),
     policy: parsed,
-    ...(store ? { store } : {}),
+    store: store ?? memoryFoldStore(),
+    ...(foldAudit.audit.enabled || foldAudit.trail.enabled ? { foldAudit } : {}),
     ...(onFold ? { onFold } : {}),
     ...(onCacheReport ? { onCacheReport } : {}),
     ...(background ? { background } : {}),
@@ -139,7 +167,8 @@ export function contextWindowFor(options: ParsedMiddlewareOptions, provider: str
   const window = options.contextWindow ?? KNOWN_CONTEXT_WINDOWS[modelId]
   if (window === undefined)
     throw new Error(
-      `warmfoldMiddleware: no context window for model ${JSON.stringify(modelId)} (provider ${JSON.stringify(provider)}); set options.contextWindow`,
+      `warmfoldMiddleware: no context window for model ${JSON.stringify(modelId)} ` +
+        `(provider ${JSON.stringify(provider)}); set options.contextWindow`,
     )
   return window
 }

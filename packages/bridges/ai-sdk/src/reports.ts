@@ -1,5 +1,5 @@
 import type { LanguageModelV3Usage } from '@ai-sdk/provider'
-import type { SummaryAttempt } from '@warmfold/compaction'
+import type { CompactionAuditData, SummaryAttempt } from '@warmfold/compaction'
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 
 /**
@@ -15,7 +15,10 @@ export type RequestRelation = 'first' | 'extends' | 'fold' | 'host-rewrite'
 export interface CacheReport {
   readonly kind: 'conversation' | 'summary'
   readonly relation: RequestRelation
-  /** For `host-rewrite` (and a summary that is not a replay): where the prompt first departs, as the cache ledger names it. */
+  /**
+   * For `host-rewrite` (and a summary that is not a replay): where the prompt first departs, as
+   * the cache ledger names it.
+   */
   readonly divergence?: CacheDivergence
   /** A sentence saying where and why, when the request breaks the prefix. */
   readonly description?: string
@@ -34,7 +37,10 @@ export interface FoldReport {
    * `background` fold's checkpoint applies from the next call that starts with the folded history.
    */
   readonly committed: boolean
-  /** `pressure`: the call reached the threshold and waited for the fold; `background`: started at the soft threshold beside the conversation. */
+  /**
+   * `pressure`: the call reached the threshold and waited for the fold; `background`: started at
+   * the soft threshold beside the conversation.
+   */
   readonly trigger: 'pressure' | 'background'
   /** Why not, when `committed` is false. */
   readonly refusal?: string
@@ -61,6 +67,12 @@ export interface FoldReport {
   readonly attempts: readonly SummaryAttempt[]
   /** Usage of the last summary call. */
   readonly usage?: LanguageModelV3Usage
-  /** The summary text, when one was written. */
+  /** The summary text, when one was written (the model's: the checkpoint adds the artifact trail). */
   readonly summary?: string
+  /**
+   * The engine's model-free audit of a committed fold (what a warmfold host logs as
+   * `compaction/audit`): the folded artifacts by class and whether each is still visible, the
+   * summary's health and the artifact trail. Absent when the `audit` option disables it.
+   */
+  readonly audit?: CompactionAuditData
 }

@@ -1,6 +1,6 @@
 import type { LanguageModelV3CallOptions, LanguageModelV3Usage } from '@ai-sdk/provider'
 import type { CacheDivergence, RequestFingerprint } from '@warmfold/cache-ledger/prefix'
-import { compareRequests, Fingerprinter, prefixDigests } from '@warmfold/cache-ledger/prefix'
+import { compareRequests, describeSummaryDivergence, Fingerprinter, prefixDigests } from '@warmfold/cache-ledger/prefix'
 import { canonicalJson } from '@warmfold/llm'
 import { estimateMessageTokens, estimateToolsTokens } from '@warmfold/token-meter'
 import type { RequestRelation } from './reports.ts'
@@ -36,7 +36,10 @@ export interface Lineage {
 /** Requests remembered per middleware: enough for several conversations interleaving. */
 const REMEMBERED = 64
 
-/** Estimated tokens of one prompt message: the token meter's estimate of warmfold's view of it (text, blocks, role overhead). */
+/**
+ * Estimated tokens of one prompt message: the token meter's estimate of warmfold's view of it
+ * (text, blocks, role overhead).
+ */
 export function messageTokens(message: LanguageModelV3CallOptions['prompt'][number]): number {
   return estimateMessageTokens(warmfoldMessage(message))
 }
@@ -44,6 +47,30 @@ export function messageTokens(message: LanguageModelV3CallOptions['prompt'][numb
 /** Estimated tokens of the tool definitions, as the token meter prices tools. */
 export function toolTokens(params: LanguageModelV3CallOptions): number {
   return estimateToolsTokens(warmfoldTools(params.tools))
+}
+
+/** Estimated prompt tokens of `params` by the heuristic over everything: tools and every message. */
+export function estimatePrompt(params: LanguageModelV3CallOptions): number {
+  return toolTokens(params) + params.prompt.reduce((sum, message) => sum + messageTokens(message), 0)
+}
+
+/**
+ * Estimated prompt tokens of a call: the provider's count of the request it extends plus the
+ * new messages, else {@link estimatePrompt}.
+ */
+export function estimateCall(params: LanguageModelV3CallOptions, lineage: Lineage): number {
+  const anchor = lineage.relation === 'extends' ? lineage.previous : undefined
+  const reported = anchor?.usage?.inputTokens.total
+  if (!anchor || reported === undefined) return estimatePrompt(params)
+  const added = params.prompt.slice(anchor.params.prompt.length)
+  return reported + added.reduce((sum, message) => sum + messageTokens(message), 0)
+}
+
+/** Where a rewritten prompt departs, in the cache ledger's words. */
+export function describeRewrite(divergence: CacheDivergence): string {
+  return describeSummaryDivergence({ divergence, sharedChars: divergence.charOffset ?? 0 }, 'unknown')
+    .replace(/^the summary call's /, "the request's ")
+    .replace("the last conversation request's", "the previous request's")
 }
 
 /**

@@ -35,7 +35,8 @@ export function sessionFoldStore(session: Session, flush?: () => Promise<void>):
             data.checkpoint === null
           ) {
             throw new TypeError(
-              `sessionFoldStore: event ${event.seq} of session ${session.id} (${FOLD_EVENT}) is not a fold record: ${JSON.stringify(event.data)}`,
+              `sessionFoldStore: event ${event.seq} of session ${session.id} (${FOLD_EVENT}) ` +
+                `is not a fold record: ${JSON.stringify(event.data)}`,
             )
           }
           return data as FoldRecord

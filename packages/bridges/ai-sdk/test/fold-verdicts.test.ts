@@ -160,7 +160,8 @@ describe('fold verdicts and the summary ladder', { timeout: 30_000 }, () => {
       ['background', false],
       ['pressure', true],
     ])
-    expect(folds[0]!.refusal).toBe('the summary call answered with a tool call twice; no checkpoint was committed')
+    // The engine's summary loop ran it: the engine's sentence, word for word.
+    expect(folds[0]!.refusal).toBe('summary call answered with a tool call twice; no checkpoint was committed')
   })
 
   it('at the threshold, a background fold still in flight is waited for up to maxWaitMs, then the call folds itself', async () => {

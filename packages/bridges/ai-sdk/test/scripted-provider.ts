@@ -19,6 +19,8 @@ export interface ScriptedOptions {
   readonly noCacheReads?: boolean
   /** Summary replies wait for this (a slow summary decode). */
   readonly holdSummaries?: Promise<void>
+  /** The summary text in place of {@link SUMMARY_TEXT}. */
+  readonly summaryText?: string
 }
 
 /** A request the server received, with what it made of it. */
@@ -98,7 +100,8 @@ export class ScriptedProvider {
       if (scripted === 'truncated')
         return this.reply({ text: '## Goal and Intent\n- read', truncated: true }, usage, body.stream === true)
       // Each summary differs, so a fold made again never passes for the fold re-applied.
-      return this.reply({ text: `${SUMMARY_TEXT}\n- summary call ${this.summaryCalls}` }, usage, body.stream === true)
+      const text = this.options.summaryText ?? SUMMARY_TEXT
+      return this.reply({ text: `${text}\n- summary call ${this.summaryCalls}` }, usage, body.stream === true)
     }
     const step = this.conversationRequests++
     if (step < this.steps)

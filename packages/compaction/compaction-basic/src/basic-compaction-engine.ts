@@ -7,30 +7,31 @@ import type { ConfigParser, GenerateOptions, Parsed, WarmfoldPluginInfo } from '
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
-import { resolveBackgroundFold } from './background-fold-config.ts'
-import { BackgroundFolds } from './background-folds.ts'
-import { closeOpenCompaction } from './close-open-compaction.ts'
-import type { SummaryRoute } from './compact-head.ts'
-import { compactHead, resolveSummaryRoute } from './compact-head.ts'
-import type { BasicCompactionConfig } from './compaction-policy.ts'
-import { parseCompactionConfig, resolveBudget, resolvePolicy } from './compaction-policy.ts'
+import { resolveBackgroundFold } from './config/background-fold-config.ts'
+import { BackgroundFolds } from './triggers/background-scheduler.ts'
+import type { SummaryRoute } from './fold/summary-route.ts'
+import { compactHead } from './fold/compact-head.ts'
+import { resolveSummaryRoute } from './fold/summary-route.ts'
+import type { BasicCompactionConfig } from './config/compaction-policy.ts'
+import { parseCompactionConfig, resolvePolicy } from './config/compaction-policy.ts'
+import { resolveBudget } from './config/compaction-budget.ts'
 import type { EngineClock } from './engine-clock.ts'
-import { AnsweredRequests } from './answered-requests.ts'
-import { installArtifactReadAhead } from './artifact-read-ahead.ts'
+import { replayableRequest } from './fold/replayable-request.ts'
+import { installArtifactReadAhead } from './fold/artifact-read-ahead.ts'
 import type { EngineBudget, EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
-import { resolveFoldAudit } from './fold-audit-config.ts'
-import { foldWhileWarm } from './idle-fold.ts'
-import { installIdleCompaction } from './idle-compaction.ts'
-import { resolveIdleCompaction } from './idle-compaction-config.ts'
-import { compactIdle, compactSpan } from './manual-compaction.ts'
-import { recoverOverflow } from './overflow-trigger.ts'
-import { relievePressure } from './pressure-trigger.ts'
-import type { SurfaceRegion } from './select-region.ts'
-import { compactionState } from './session-compaction-state.ts'
-import type { SummaryRequestInput } from './summary-request.ts'
-import { buildSummaryRequest } from './summary-request.ts'
+import { resolveFoldAudit } from './config/fold-audit-config.ts'
+import { foldWhileWarm } from './triggers/idle-fold.ts'
+import { installIdleCompaction } from './triggers/idle-timer.ts'
+import { resolveIdleCompaction } from './config/idle-compaction-config.ts'
+import { compactManually, compactSpan } from './triggers/manual-compaction.ts'
+import { recoverOverflow } from './triggers/overflow-trigger.ts'
+import { atRequestBoundary } from './triggers/request-boundary.ts'
+import type { SurfaceRegion } from './fold/select-region.ts'
+import { SessionCompactionState } from './session-compaction-state.ts'
+import type { SummaryRequestInput } from './fold/summary-request.ts'
+import { buildSummaryRequest } from './fold/summary-request.ts'
 
 /**
  * The cache-warm compaction engine (`ctx.compaction`). Its summary call replays the routed
@@ -38,10 +39,12 @@ import { buildSummaryRequest } from './summary-request.ts'
  * rewrites only the retained tail when a summary follows (C4); every rewrite is priced and
  * logged (C5).
  *
- * *When* to fold is each trigger's own module: pressure (`pressure-trigger`), overflow
- * (`overflow-trigger`), idle and background folds (`idle-compaction`, `background-folds`) and
- * manual compaction (`manual-compaction`). *How* to fold is one fold transaction
- * (`compact-head`, `compaction-transaction`). This class wires them to the agent loop.
+ * *When* to fold is `triggers/`: the request boundary (`request-boundary`: a background summary
+ * in hand, the soft threshold, the pressure threshold, else `pressure-trigger`), overflow
+ * (`overflow-trigger`), idle and background folds (`idle-timer`, `idle-fold`,
+ * `background-scheduler`, `background-swap`) and manual compaction (`manual-compaction`). *How* to
+ * fold is `fold/`: one fold transaction (`compact-head`, `fold-transaction`). This class wires
+ * them to the agent loop and hands each the session's `SessionCompactionState`.
  *
  * Subclasses may override the protected seams {@link buildSummaryRequest} and
  * {@link landPrunePlan} (the test kit's reference strategies do); the engine has no switch
@@ -74,7 +77,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     this.owner = ctx
     const idle = resolveIdleCompaction(config.idle)
     const clock: EngineClock = config.clock ?? idle.clock
-    const answered = new AnsweredRequests(ctx)
     const foldAudit = resolveFoldAudit(config.audit, config.artifactTrail)
     if (foldAudit.audit.enabled || foldAudit.trail.enabled) installArtifactReadAhead(ctx, foldAudit.extractor)
     this.core = {
@@ -86,7 +88,8 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       pruner: () => this.pruner,
       budgetFor: (session, header) => this.budgetFor(session, header),
       route: (header, routed) => this.route(header, routed),
-      compactHead: (session, header, route, choose, rest) => {
+      compactHead: (agent, header, route, choose, rest) => {
+        const session = agent.session
         // Which user messages survive is the conversation's policy, not the summary target's.
         const { keepUserMessages } = resolvePolicy(this.config, header.config.provider, header.config.model)
         return compactHead(this.owner, {
@@ -99,21 +102,20 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
           foldAudit,
           buildRequest: (input) => this.buildSummaryRequest(input),
           clock,
-          answered: answered.last(session),
+          answered: replayableRequest(agent),
         })
       },
-      answered: (session) => answered.last(session),
       buildSummaryRequest: (input) => this.buildSummaryRequest(input),
       landPrunePlan: (session, pruner, plan, region) => this.landPrunePlan(session, pruner, plan, region),
     }
     // The provider's TTL runs from each conversation request: the prune decision asks whether it is still warm.
     ctx.on('agent/request', ({ agent }: RequestHookContext) => {
-      compactionState(agent.session).lastRequestAt = clock.now()
+      SessionCompactionState.of(agent.session).lastRequestAt = clock.now()
     })
     // A bracket a crash left open is closed before the loop closes the turn it belonged to.
     ctx.on('agent/resume', ({ agent }: ResumeContext) => {
-      const state = compactionState(agent.session)
-      if (!state.busy) closeOpenCompaction(agent.session)
+      const state = SessionCompactionState.of(agent.session)
+      if (!state.busy) state.closeOpenCompaction()
     })
     const automatic = config.auto !== false
     const background = resolveBackgroundFold(config.background)
@@ -149,19 +151,19 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const session = agent.session
     const header = session.requestHeader()
     if (!header || signal?.aborted) return null
-    const state = compactionState(session)
-    if (state.busy) return null
-    state.busy = true
+    const state = SessionCompactionState.of(session)
+    const release = state.lock()
+    if (!release) return null
     try {
-      closeOpenCompaction(session)
-      if (trigger === 'idle') return await foldWhileWarm(this.core, session, header, signal)
+      state.closeOpenCompaction()
+      if (trigger === 'idle') return await foldWhileWarm(this.core, agent, header, signal)
       if (trigger === 'context-overflow') {
-        await this.background?.supersede(session, 'overflow recovery')
-        return await recoverOverflow(this.core, session, header, signal)
+        await this.background?.supersede(state, 'overflow recovery')
+        return await recoverOverflow(this.core, agent, state, header, signal)
       }
-      return await this.atBoundary(agent, session, header, signal)
+      return await atRequestBoundary(this.core, this.background, agent, state, header, signal)
     } finally {
-      state.busy = false
+      release()
     }
   }
 
@@ -172,13 +174,14 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
         'cancelled',
         `manual compaction cancelled before it started: ${String(signal.reason)}`,
       )
+    const state = SessionCompactionState.of(agent.session)
     try {
-      await this.background?.supersede(agent.session, 'a manual compaction')
+      await this.background?.supersede(state, 'a manual compaction')
       // A summary swapped in while idle holds the agent's maintenance lock for its swap: the
       // manual fold runs after it, on the history it left, instead of failing busy.
       await this.background?.whenSettled(agent.session)
       return await agent.runMaintenance((agentSignal) =>
-        compactIdle(this.core, agent.session, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal),
+        compactManually(this.core, agent, state, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal),
       )
     } catch (error) {
       if (ManualCompactionError.isInstance(error)) throw error
@@ -195,8 +198,9 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     signal?: AbortSignal,
   ): Promise<CompactionResult> {
     this.requireServices()
-    await this.background?.supersede(agent.session, 'compactRegion')
-    return compactSpan(this.core, agent, start, end, signal)
+    const state = SessionCompactionState.of(agent.session)
+    await this.background?.supersede(state, 'compactRegion')
+    return compactSpan(this.core, agent, state, start, end, signal)
   }
 
   /**
@@ -242,33 +246,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   /** Surface tokens, as the token meter prices them. */
   protected override surfaceSize(session: Session): number {
     return this.meter.measure(session).surfaceTokens
-  }
-
-  /**
-   * A request boundary (before every step): swap in a background summary that is in hand; below
-   * the threshold, arm a background fold from the soft threshold on; at the threshold, wait for
-   * the one in flight and otherwise fold on the turn's path (`relievePressure`).
-   */
-  private async atBoundary(
-    agent: CompactionAgent,
-    session: Session,
-    header: RequestHeader,
-    signal?: AbortSignal,
-  ): Promise<CompactionResult | null> {
-    const { budget } = await this.budgetFor(session, header)
-    // A summary in hand when the request reached H is swapped in at once: its timing says so (`ready`).
-    const reached = this.meter.measure(session).totalTokens >= budget.thresholdTokens
-    const swapped = (await this.background?.swapIfReady(agent, reached)) ?? null
-    const totalTokens = this.meter.measure(session).totalTokens
-    this.background?.boundary(session, totalTokens)
-    if (totalTokens < budget.thresholdTokens) {
-      await this.background?.maybeArm(agent, header, budget.thresholdTokens, totalTokens)
-      return swapped
-    }
-    const landed = (await this.background?.atThreshold(agent)) ?? null
-    if (landed && this.meter.measure(session).totalTokens < budget.thresholdTokens) return landed
-    if (signal?.aborted) return landed ?? swapped
-    return (await relievePressure(this.core, session, header, signal)) ?? landed ?? swapped
   }
 
   private requireServices(): void {

@@ -21,9 +21,6 @@ export interface EngineClock {
   wait?(work: Promise<unknown>, maxMs: number): Promise<boolean>
 }
 
-/** The former name of {@link EngineClock}, from when only idle folds used a clock. */
-export type IdleClock = EngineClock
-
 /** The longest delay Node's `setTimeout` honours (2³¹ − 1 ms, about 24.8 days); a longer one fires after 1 ms. */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
 

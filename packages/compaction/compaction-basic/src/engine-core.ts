@@ -1,16 +1,17 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult } from '@warmfold/compaction'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
-import type { AnsweredRequest } from './answered-requests.ts'
-import type { ChooseRegion, HeadCompaction, HeadOutcome, SummaryRoute } from './compact-head.ts'
-import type { CompactionBudget, ParsedCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
+import type { ChooseRegion, HeadCompaction, HeadOutcome } from './fold/compact-head.ts'
+import type { SummaryRoute } from './fold/summary-route.ts'
+import type { CompactionBudget } from './config/compaction-budget.ts'
+import type { ParsedCompactionConfig, ResolvedPolicy } from './config/compaction-policy.ts'
 import type { EngineClock } from './engine-clock.ts'
-import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import type { ResolvedFoldAudit } from './config/fold-audit-config.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
-import type { SurfaceRegion } from './select-region.ts'
-import type { SummaryRequestInput } from './summary-request.ts'
+import type { SurfaceRegion } from './fold/select-region.ts'
+import type { SummaryRequestInput } from './fold/summary-request.ts'
 
 /** A route's policy, token budget and model info, for one session. */
 export interface EngineBudget {
@@ -43,7 +44,7 @@ export interface EngineCore {
   route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute>
   /** Folds the head `choose` picks (see `compactHead`), through the engine's seams. */
   compactHead(
-    session: Session,
+    agent: CompactionAgent,
     header: RequestHeader,
     route: SummaryRoute,
     choose: ChooseRegion,
@@ -51,8 +52,6 @@ export interface EngineCore {
   ): Promise<HeadOutcome>
   /** The engine's summary request seam. */
   buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
-  /** The session's last answered conversation request (what a summary call replays). */
-  answered(session: Session): AnsweredRequest | undefined
   /** The engine's prune seam: lands `plan` for a fold of `region` (only after it, rule C4). */
   landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void
 }

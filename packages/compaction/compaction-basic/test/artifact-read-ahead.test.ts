@@ -5,8 +5,8 @@ import { createToolResultMessage, createUserMessage } from '@warmfold/llm'
 import { SessionStore } from '@warmfold/session'
 import { createTestContext } from '@warmfold/test-utils'
 import { describe, expect, it } from 'vitest'
-import { installArtifactReadAhead } from '../src/artifact-read-ahead.ts'
-import { frameCheckpoint } from '../src/compaction-instruction.ts'
+import { installArtifactReadAhead } from '../src/fold/artifact-read-ahead.ts'
+import { frameCheckpoint } from '../src/fold/compaction-instruction.ts'
 
 const nextMacrotask = () => new Promise((done) => setImmediate(done))
 

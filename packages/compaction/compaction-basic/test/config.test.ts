@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseCompactionConfig, resolveBudget, resolvePolicy } from '../src/index.ts'
+import { parseCompactionConfig, resolveBudget, resolvePolicy } from '../src/engine-parts.ts'
 import { mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
 
 describe('config', () => {

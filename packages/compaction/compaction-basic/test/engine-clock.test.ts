@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { MAX_TIMER_DELAY_MS, REAL_TIME_CLOCK } from '../src/index.ts'
+import { REAL_TIME_CLOCK } from '../src/index.ts'
+import { MAX_TIMER_DELAY_MS } from '../src/engine-clock.ts'
 
 afterEach(() => {
   vi.useRealTimers()

@@ -5,7 +5,7 @@ import {
   FoldPace,
   snapshotRetainTokens,
   softThreshold,
-} from '../src/fold-pace.ts'
+} from '../src/triggers/fold-pace.ts'
 
 describe('the adaptive soft threshold', () => {
   it('a fixed startRatio is S = startRatio × H, whatever the pace', () => {

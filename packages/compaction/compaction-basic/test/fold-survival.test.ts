@@ -9,7 +9,7 @@ import {
 } from '@warmfold/llm'
 import { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { planFoldCarry } from '../src/index.ts'
+import { planFoldCarry } from '../src/fold/fold-carry.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { filler, mountEngine } from './engine-fixture.ts'
 import {

@@ -280,7 +280,7 @@ describe('idle compaction before the cache expires', () => {
   })
 
   it('rejects a bad idle config naming the key', async () => {
-    const { parseCompactionConfig } = await import('../src/index.ts')
+    const { parseCompactionConfig } = await import('../src/engine-parts.ts')
     expect(() => parseCompactionConfig({ idle: { minPressure: 2 } })).toThrow(/minPressure/)
     expect(() => parseCompactionConfig({ idle: { clock: { now: () => 0 } } })).toThrow(/idle\.clock/)
     expect(SUMMARY).toBeTruthy()

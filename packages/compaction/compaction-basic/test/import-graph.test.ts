@@ -1,16 +1,28 @@
-import { dirname, resolve } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { dirname, posix, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findImportCycle as findCycle, importGraph } from '@warmfold/test-utils'
 import { describe, expect, it } from 'vitest'
 
 const SOURCE = resolve(dirname(fileURLToPath(import.meta.url)), '../src')
 
-const imports = () => importGraph(SOURCE)
+const FOLDERS = ['', 'config', 'fold', 'triggers']
+
+/** The import graph of every folder of `src/`, each file and relative import named from `src/` (`fold/summarize.ts`). */
+const imports = () =>
+  new Map(
+    FOLDERS.flatMap((folder) =>
+      [...importGraph(resolve(SOURCE, folder))].map(([file, specifiers]): [string, string[]] => [
+        posix.join(folder, file),
+        specifiers.map((specifier) => (specifier.startsWith('.') ? `./${posix.join(folder, specifier)}` : specifier)),
+      ]),
+    ),
+  )
 
 describe('compaction-basic source layout', () => {
   it('has no import cycle, counting type-only imports', () => {
     const graph = imports()
-    expect(graph.get('compaction-transaction.ts')).toContain('./fold-auditor.ts')
+    expect(graph.get('fold/fold-transaction.ts')).toContain('./fold/fold-auditor.ts')
     expect(findCycle(graph)?.join(' -> ')).toBeUndefined()
     expect(
       findCycle(
@@ -27,6 +39,12 @@ describe('compaction-basic source layout', () => {
       .filter(([, from]) => from.includes('@warmfold/fold-audit'))
       .map(([file]) => file)
       .toSorted()
-    expect(users).toEqual(['fold-audit-config.ts', 'fold-auditor.ts'])
+    expect(users).toEqual(['config/fold-audit-config.ts', 'fold/fold-auditor.ts'])
+  })
+
+  it('names what index.ts exports (no export *)', () => {
+    for (const door of ['index.ts', 'engine-parts.ts']) {
+      expect(readFileSync(resolve(SOURCE, door), 'utf8')).not.toMatch(/export \*/)
+    }
   })
 })

@@ -1,4 +1,4 @@
-import type { IdleClock } from '../src/index.ts'
+import type { EngineClock } from '../src/engine-clock.ts'
 
 interface Timer {
   readonly due: number
@@ -7,7 +7,7 @@ interface Timer {
 }
 
 /** An idle clock the test moves by hand: timers fire only in `advance`, whose promise waits for them. */
-export class ManualIdleClock implements IdleClock {
+export class ManualIdleClock implements EngineClock {
   time = 1_000_000
   private readonly timers: Timer[] = []
 

@@ -3,7 +3,7 @@ import { canonicalJson, promptView, textBlock, textOf, toolCallBlock } from '@wa
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { frameCheckpoint, selectRegion } from '../src/index.ts'
+import { frameCheckpoint, selectRegion } from '../src/engine-parts.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import {
   conversationBefore,

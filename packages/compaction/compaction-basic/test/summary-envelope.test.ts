@@ -1,7 +1,9 @@
 import { canonicalJson, promptView, textOf } from '@warmfold/llm'
 import type { SessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { COMPACTION_INSTRUCTION, frameCheckpoint, INSTRUCTION_SOURCE_PLUGIN } from '../src/index.ts'
+import { COMPACTION_INSTRUCTION } from '../src/index.ts'
+import { frameCheckpoint } from '../src/engine-parts.ts'
+import { INSTRUCTION_SOURCE_PLUGIN } from '../src/fold/summary-request.ts'
 import type { EngineHarness } from './engine-fixture.ts'
 import { conversationBefore, elements, mountEngine, ROUTE, runAgent, stopAfter, SUMMARY } from './engine-fixture.ts'
 

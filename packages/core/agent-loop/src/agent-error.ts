@@ -49,3 +49,8 @@ export class AgentError extends Error {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AGENT_ERROR_BRAND] === true
   }
 }
+
+/** A thrown value's message, for an error text. */
+export function describe(value: unknown): string {
+  return value instanceof Error ? value.message : String(value)
+}

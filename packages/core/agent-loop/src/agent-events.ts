@@ -18,7 +18,10 @@ declare module '@warmfold/session' {
       errorCode?: LlmErrorCode | string
       error?: string
     }
-    /** Output received before an abort. Log-only: never a surface node, so the next request still extends the last complete one. */
+    /**
+     * Output received before an abort. Log-only: never a surface node, so the next request still
+     * extends the last complete one.
+     */
     'assistant/partial': { turn: number; step: number; content: ContentBlock[]; reason: 'aborted' }
     /**
      * First event of a fork's session: the parent it was forked from (`parentSeq`: the parent's

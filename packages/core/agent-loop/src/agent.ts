@@ -2,28 +2,22 @@ import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import { createUserMessage } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
-import { AgentError } from './agent-error.ts'
+import { AgentError, describe } from './agent-error.ts'
 import type { AgentStatus, MaintenanceOptions } from './agent-handle.ts'
 import type { TurnResult } from './turn-result.ts'
 import type { AgentOptions } from './agent-options.ts'
 import type { ForkOptions, ForkResult } from './fork-options.ts'
-import { validateForkOptions } from './fork-options.ts'
-import { createForkSession, countForkStarts, forkRefusal, lastAnswer, sessionExists, settleOpenForks } from './fork.ts'
-import { findInterruptedTurn } from './interrupted-turn.ts'
+import { Forks } from './fork.ts'
+import { closeInterruptedTurn } from './interrupted-turn.ts'
 import type { ForkLineage } from './fork-lineage.ts'
-import type { LastSentRequest } from './last-sent-request.ts'
+import type { AgentRequest } from './agent-request.ts'
 import { forkLineageOf } from './fork-lineage.ts'
-import type { TurnAgent, TurnOutcome, TurnProgress } from './run-turn.ts'
-import { runTurn } from './run-turn.ts'
+import type { QueuedMessage } from './logged-turn.ts'
+import { handBack, runLoggedTurn } from './logged-turn.ts'
+import type { TurnAgent } from './run-turn.ts'
 
 /** Sessions with a turn running in this process: a resume must not close those. */
 const runningTurns = new WeakSet<Session>()
-
-/** A queued user message and the settle function of the promise its `followup` returned. */
-interface QueuedMessage {
-  readonly message: Message
-  readonly settle: (result: TurnResult) => void
-}
 
 /**
  * One conversation driven by the loop. User messages queue FIFO; each starts one turn.
@@ -49,13 +43,12 @@ export class Agent implements TurnAgent {
   private turnCounter: number
   private draining = false
   private lastErrorValue?: AgentError
-  private lastSent?: LastSentRequest
+  /** The latest conversation request, whatever its stage (a fork refuses while it is not answered). */
+  private latestRequest?: AgentRequest
+  private lastAnswered?: AgentRequest
   /** Told of this agent's requests (a fork's first response lets its siblings go). */
-  private requestListener?: (request: LastSentRequest) => void
-  /** Per replayed request (its messages array): settles once the first fork from it began to answer or failed. */
-  private readonly firstForks = new WeakMap<readonly unknown[], Promise<void>>()
-  /** Forks this agent numbered so far (its log's `agent/fork-start` events when first needed). */
-  private forksStarted?: number
+  private requestListener?: (request: AgentRequest) => void
+  private readonly forks: Forks
   /** Set when this agent is a fork: from the `agent/fork` event its session starts with. */
   readonly lineage?: ForkLineage
 
@@ -69,159 +62,47 @@ export class Agent implements TurnAgent {
     this.turnCounter = session.events.filter((event) => event.type === 'turn/start').length
     const lineage = forkLineageOf(session)
     if (lineage) this.lineage = lineage
+    this.forks = new Forks(ctx, {
+      session,
+      options,
+      lineage,
+      latestRequest: () => this.latestRequest,
+      spawn: (child, childOptions, onRequest) => {
+        const agent = new Agent(ctx, child, childOptions)
+        agent.requestListener = onRequest
+        return agent
+      },
+    })
   }
 
-  /** Records the agent's latest conversation request (what a fork replays). @internal */
-  noteRequest(request: LastSentRequest): void {
-    this.lastSent = request
+  /** See {@link AgentHandle.lastRequest}. */
+  get lastRequest(): AgentRequest | undefined {
+    return this.lastAnswered
+  }
+
+  /** Records the agent's latest conversation request as it is sent, begins, is answered or fails. @internal */
+  noteRequest(request: AgentRequest): void {
+    this.latestRequest = request
+    if (request.stage === 'answered') this.lastAnswered = request
     this.requestListener?.(request)
   }
 
-  /**
-   * Starts a child agent in its own session whose first request is this agent's last request,
-   * byte for byte (the logged header: system, tools in order, effort, temperature, stop,
-   * `maxTokens`; the messages as sent; the same prompt cache key through `cacheSessionId`), plus
-   * one trailing task message, so it reads the cache entry that request wrote. The child then
-   * runs its own turn, with its own tool calls, in its own session; it resolves with the child's
-   * final answer, so a host can offer forking as a tool.
-   *
-   * The parent's log gets `agent/fork-start` (flushed before the child exists) and one
-   * `agent/fork-end`; the child's starts with `agent/fork`. The child session is closed when its
-   * turn has ended. Callable while a turn runs (from a tool) as long as the last request has
-   * been answered.
-   * @throws TypeError naming a bad option; AgentError `FORK_REFUSED` when no request of this
-   *   agent was answered in this process, the last one is still in flight or failed, or the
-   *   child session exists; `LOG_FAILED` when the parent's log refuses the fork's events.
-   */
-  async fork(options: ForkOptions): Promise<ForkResult> {
-    validateForkOptions(options)
-    const sent = this.lastSent
-    const refusal = forkRefusal(this.session.id, sent)
-    if (refusal || !sent) throw refusal
-    // Numbered synchronously, so siblings started together get distinct ids.
-    this.forksStarted ??= countForkStarts(this.session)
-    this.forksStarted += 1
-    const childId = options.sessionId ?? `${this.session.id}.fork-${this.forksStarted}`
-    const parentSeq = sent.lastSeq
-    // The first fork from a request lets its siblings go once its response has begun.
-    const first = this.firstForks.get(sent.messages)
-    let began: (() => void) | undefined
-    if (!first) this.firstForks.set(sent.messages, new Promise<void>((resolve) => (began = resolve)))
-    try {
-      if (first && options.siblingsWaitForFirst !== false) await first
-      if (await sessionExists(this.ctx, childId))
-        throw new AgentError(
-          'FORK_REFUSED',
-          `agent ${this.session.id} cannot fork into session ${childId}: it exists already (pass another sessionId)`,
-        )
-      try {
-        this.session.append('agent/fork-start', { childSessionId: childId, parentSeq })
-        await this.ctx.sessions.flush(this.session)
-      } catch (error) {
-        throw new AgentError(
-          'LOG_FAILED',
-          `agent ${this.session.id}: logging the start of fork ${childId} failed: ${describe(error)}`,
-          { cause: error },
-        )
-      }
-      const lineage = {
-        parentSessionId: this.session.id,
-        parentSeq,
-        header: sent.header,
-        cacheSessionId: this.lineage?.cacheSessionId ?? this.session.id,
-        ...(options.tools ? { tools: options.tools } : {}),
-        ...(options.cacheTtl === 'inherit' ? {} : { cacheTtl: 'short' as const }),
-      }
-      let turn: TurnResult
-      let childSession: Session | undefined
-      try {
-        childSession = await createForkSession(this.ctx, childId, lineage, sent.messages)
-        const child = new Agent(
-          this.ctx,
-          childSession,
-          options.maxSteps === undefined
-            ? this.options
-            : Object.freeze({ ...this.options, maxSteps: options.maxSteps }),
-        )
-        child.requestListener = (request) => {
-          if (request.stage !== 'sent') began?.()
-        }
-        const onAbort = () => child.abort(options.signal?.reason)
-        options.signal?.addEventListener('abort', onAbort, { once: true })
-        try {
-          turn = options.signal?.aborted
-            ? { reason: 'aborted', steps: 0, error: 'the fork was aborted before it started' }
-            : await child.followup(options.task)
-        } finally {
-          options.signal?.removeEventListener('abort', onAbort)
-        }
-      } catch (error) {
-        turn = {
-          reason: 'error',
-          steps: 0,
-          errorCode: AgentError.isInstance(error) ? error.code : 'UNEXPECTED',
-          error: describe(error),
-          cause: error,
-        }
-      }
-      const answer = turn.reason === 'stop' && childSession ? lastAnswer(childSession) : undefined
-      const result: ForkResult =
-        answer !== undefined
-          ? { sessionId: childId, reason: 'finished', answer, turn }
-          : {
-              sessionId: childId,
-              reason: 'failed',
-              error: `the fork's turn ended with reason ${turn.reason}${turn.error ? `: ${turn.error}` : ''}`,
-              turn,
-            }
-      if (childSession)
-        await this.ctx.sessions
-          .close(childSession)
-          .catch((error: unknown) =>
-            this.ctx.emit('internal/warning', `fork ${childId}: closing its session failed: ${describe(error)}`),
-          )
-      try {
-        this.session.append('agent/fork-end', {
-          childSessionId: childId,
-          reason: result.reason,
-          ...(result.answer === undefined ? {} : { answer: result.answer }),
-          ...(result.error === undefined ? {} : { error: result.error }),
-        })
-        await this.ctx.sessions.flush(this.session)
-      } catch (error) {
-        throw new AgentError(
-          'LOG_FAILED',
-          `agent ${this.session.id}: logging the end of fork ${childId} failed: ${describe(error)}`,
-          { cause: error },
-        )
-      }
-      return result
-    } finally {
-      began?.()
-    }
+  /** See {@link AgentHandle.fork}. */
+  fork(options: ForkOptions): Promise<ForkResult> {
+    return this.forks.fork(options)
   }
 
-  /** `idle`, `running` (a turn) or `maintenance` (a `runMaintenance` task). */
+  /** See {@link AgentHandle.status}. */
   get status(): AgentStatus {
     return this.statusValue
   }
 
-  /**
-   * The latest failure, or `undefined`: a turn that ended with reason `error` (code
-   * `TURN_FAILED`) or a failure the session log could not record (code `LOG_FAILED`). It is
-   * never cleared, and it is set before `whenIdle()` and the failed turn's `followup` promise
-   * resolve, so a host checks it after awaiting either.
-   */
+  /** See {@link AgentHandle.lastError}. */
   get lastError(): AgentError | undefined {
     return this.lastErrorValue
   }
 
-  /**
-   * Queues a user message; it starts a turn as soon as the agent is free. The promise resolves
-   * (it never rejects) when that turn has ended and its `turn/end` is flushed, with the turn's
-   * reason, steps and, on failure, `errorCode`, `error` and `cause`; or with reason `unsent`
-   * when the message never started a turn.
-   */
+  /** See {@link AgentHandle.followup}. */
   followup(message: string | Message): Promise<TurnResult> {
     const queued = typeof message === 'string' ? createUserMessage(message) : message
     const result = new Promise<TurnResult>((settle) => this.queue.push({ message: queued, settle }))
@@ -236,16 +117,13 @@ export class Agent implements TurnAgent {
     return result
   }
 
-  /** Resolves when no turn or maintenance task runs and nothing is queued. Never rejects. */
+  /** See {@link AgentHandle.whenIdle}. */
   whenIdle(): Promise<void> {
     if (this.statusValue === 'idle' && this.queue.length === 0 && !this.draining) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))
   }
 
-  /**
-   * Aborts the running turn (it ends with reason `aborted`; partial output is logged as
-   * `assistant/partial`) and removes queued followups, which are returned unsent.
-   */
+  /** See {@link AgentHandle.abort}. */
   abort(reason: unknown = new Error('aborted by the host')): Message[] {
     const dropped = this.queue.splice(0)
     this.controller?.abort(reason)
@@ -260,16 +138,13 @@ export class Agent implements TurnAgent {
     return dropped.map(({ message }) => message)
   }
 
-  /**
-   * Runs `task` while the agent is idle; followups queued meanwhile wait until it finishes
-   * (with `yieldToFollowup`, a followup first aborts the task's signal).
-   * @throws AgentError `BUSY` (as a rejected promise) when a turn or another task is running.
-   */
+  /** See {@link AgentHandle.runMaintenance}. */
   async runMaintenance<T>(task: (signal: AbortSignal) => Promise<T>, options: MaintenanceOptions = {}): Promise<T> {
     if (this.statusValue !== 'idle' || this.draining) {
       throw new AgentError(
         'BUSY',
-        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs only while it is idle`,
+        `agent for session ${this.session.id} is ${this.draining ? 'running' : this.statusValue}; maintenance runs ` +
+          'only while it is idle',
       )
     }
     const controller = new AbortController()
@@ -305,19 +180,7 @@ export class Agent implements TurnAgent {
   async resume(): Promise<void> {
     if (this.session.length === 0 || runningTurns.has(this.session)) return
     try {
-      await this.ctx.serial('agent/resume', { agent: this })
-      // Inside the open turn, when there is one: a fork started from a tool call ends before it.
-      await settleOpenForks(this.ctx, this.session)
-      const open = findInterruptedTurn(this.session)
-      if (open) {
-        this.session.append('turn/end', {
-          turn: open.turn,
-          reason: 'interrupted',
-          steps: open.steps,
-          error: 'the process running this turn ended before the turn did; closed when the session was resumed',
-        })
-      }
-      await this.ctx.sessions.flush(this.session)
+      await closeInterruptedTurn(this.ctx, this)
     } catch (error) {
       this.report(
         new AgentError('LOG_FAILED', `agent ${this.session.id}: resuming the session failed: ${describe(error)}`, {
@@ -341,7 +204,7 @@ export class Agent implements TurnAgent {
         this.report(
           new AgentError('LOG_FAILED', `agent ${this.session.id}: the turn loop failed: ${describe(error)}`, {
             cause: error,
-            unsent: this.handBack(this.queue.splice(0)),
+            unsent: handBack(this.queue.splice(0)),
           }),
         ),
       )
@@ -396,79 +259,15 @@ export class Agent implements TurnAgent {
     queued: QueuedMessage,
     signal: AbortSignal,
   ): Promise<{ failure?: AgentError; result?: TurnResult }> {
-    const { message } = queued
     const turn = ++this.turnCounter
-    const lost = (cause: unknown, what: string, messageUnsent: boolean): { failure: AgentError } => {
-      const text = `agent ${this.session.id}: ${what} of turn ${turn} failed: ${describe(cause)}`
-      const unsent = this.handBack([...(messageUnsent ? [queued] : []), ...this.queue.splice(0)], text, cause)
-      return { failure: new AgentError('LOG_FAILED', text, { cause, turn, unsent }) }
-    }
-    try {
-      this.session.append('turn/start', { turn })
-    } catch (error) {
-      this.turnCounter -= 1
-      return lost(error, 'logging the start', true)
-    }
-    let messageError: unknown
-    let outcome: TurnOutcome
-    const progress: TurnProgress = { step: 0 }
-    try {
-      this.session.append('user/message', { message }, 'append')
-    } catch (error) {
-      messageError = error ?? new Error('the append threw nothing')
-    }
-    if (messageError !== undefined) {
-      outcome = {
-        reason: 'error',
-        steps: 0,
-        errorCode: errorCode(messageError),
-        error: `the user message could not be logged: ${describe(messageError)}`,
-        cause: messageError,
-      }
-    } else {
-      try {
-        outcome = await runTurn(this.ctx, this, turn, signal, progress)
-      } catch (error) {
-        // An append refused mid-turn (a validator, a closed session), a failed flush or a hook
-        // that threw: the turn ends here with the cause, and the log says so if it still can.
-        outcome = {
-          reason: 'error',
-          steps: progress.step,
-          errorCode: errorCode(error),
-          error: describe(error),
-          cause: error,
-        }
-      }
-    }
-    const unsent = messageError !== undefined
-    const result: TurnResult = { turn, ...outcome }
-    try {
-      this.session.append('turn/end', { turn, reason: outcome.reason, steps: outcome.steps, ...loggedError(outcome) })
-    } catch (error) {
-      return {
-        ...lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`, unsent),
-        ...(unsent ? {} : { result }),
-      }
-    }
-    try {
-      await this.ctx.sessions.flush(this.session)
-    } catch (error) {
-      return { ...lost(error, 'flushing the session at the end', unsent), ...(unsent ? {} : { result }) }
-    }
-    return unsent ? lost(messageError, 'logging the user message', true) : { result }
-  }
-
-  /**
-   * Resolves the `followup` promises of messages handed back unsent (with the failure that
-   * stopped them) and returns the messages, for `AgentError.unsent`.
-   */
-  private handBack(
-    queued: readonly QueuedMessage[],
-    error = 'the turn loop failed before this message started a turn',
-    cause?: unknown,
-  ): Message[] {
-    for (const { settle } of queued) settle({ reason: 'unsent', steps: 0, errorCode: 'LOG_FAILED', error, cause })
-    return queued.map(({ message }) => message)
+    const run = runLoggedTurn(this.ctx, this, turn, queued.message, signal)
+    const { result, started, lost } = run instanceof Promise ? await run : run
+    if (!started) this.turnCounter -= 1
+    if (!lost) return { result }
+    const { cause, what, messageUnsent } = lost
+    const text = `agent ${this.session.id}: ${what} of turn ${turn} failed: ${describe(cause)}`
+    const unsent = handBack([...(messageUnsent ? [queued] : []), ...this.queue.splice(0)], text, cause)
+    return { failure: new AgentError('LOG_FAILED', text, { cause, turn, unsent }), ...(result ? { result } : {}) }
   }
 
   /** Keeps `error` on lastError and fires `agent/error` (and, for log failures, `internal/warning`). */
@@ -497,19 +296,4 @@ export class Agent implements TurnAgent {
       this.ctx.emit('internal/warning', `agent ${this.session.id}: an agent/status listener failed: ${describe(error)}`)
     }
   }
-}
-
-/** The failure fields a `turn/end` logs (the thrown value itself stays out of the log). */
-function loggedError({ errorCode, error }: TurnOutcome): { errorCode?: string; error?: string } {
-  return { ...(errorCode === undefined ? {} : { errorCode }), ...(error === undefined ? {} : { error }) }
-}
-
-function describe(value: unknown): string {
-  return value instanceof Error ? value.message : String(value)
-}
-
-/** The code a failure carries (`SessionError`, `LlmError`, a Node errno), else `UNEXPECTED`. */
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && code !== '' ? code : 'UNEXPECTED'
 }

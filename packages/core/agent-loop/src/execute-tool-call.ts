@@ -29,7 +29,8 @@ export async function executeToolCall(
     args = call.arguments.trim() === '' ? {} : JSON.parse(call.arguments)
   } catch (error) {
     return failure(
-      `Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Arguments received: ${truncate(call.arguments)}`,
+      `Invalid arguments for tool "${call.name}": not valid JSON (${(error as Error).message}). Arguments received: ` +
+        `${truncate(call.arguments)}`,
     )
   }
   const timeoutMs = tool.timeoutMs ?? options.defaultTimeoutMs

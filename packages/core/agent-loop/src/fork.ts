@@ -3,15 +3,19 @@ import type { Message, ToolResultMessage } from '@warmfold/llm'
 import { textOf } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { SessionError } from '@warmfold/session'
-import { AgentError } from './agent-error.ts'
+import { AgentError, describe } from './agent-error.ts'
+import type { AgentOptions } from './agent-options.ts'
+import type { ForkOptions, ForkResult } from './fork-options.ts'
+import { validateForkOptions } from './fork-options.ts'
+import type { TurnResult } from './turn-result.ts'
 import type { ForkLineage } from './fork-lineage.ts'
-import type { LastSentRequest } from './last-sent-request.ts'
+import type { AgentRequest } from './agent-request.ts'
 
 /**
  * Why `sent` cannot be replayed by a fork, or `undefined` when it can: a fork reads the entry the
  * provider wrote for the parent's last request, which exists only once that request was answered.
  */
-export function forkRefusal(sessionId: string, sent: LastSentRequest | undefined): AgentError | undefined {
+export function forkRefusal(sessionId: string, sent: AgentRequest | undefined): AgentError | undefined {
   const refuse = (why: string) => new AgentError('FORK_REFUSED', `agent ${sessionId} cannot fork: ${why}`)
   if (!sent)
     return refuse(
@@ -20,7 +24,8 @@ export function forkRefusal(sessionId: string, sent: LastSentRequest | undefined
   const which = `its last request (turn ${sent.turn}, step ${sent.step})`
   if (sent.stage === 'sent' || sent.stage === 'began')
     return refuse(
-      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool call or once the turn has ended`,
+      `${which} is still being answered, so the prefix the fork would replay is not written yet; fork from a tool ` +
+        'call or once the turn has ended',
     )
   if (sent.stage === 'failed')
     return refuse(`${which} failed or was aborted, so the provider holds no entry for a fork to read`)
@@ -128,4 +133,143 @@ export async function settleOpenForks(ctx: Context, session: Session): Promise<v
 function firstTurnEnd(child: Session): string | undefined {
   for (const event of child.events) if (event.type === 'turn/end') return event.data.reason
   return undefined
+}
+
+/** What a fork needs of the agent it forks from. */
+export interface ForkParent {
+  readonly session: Session
+  readonly options: AgentOptions
+  readonly lineage?: ForkLineage
+  /** The parent's latest conversation request, whatever its stage. */
+  latestRequest(): AgentRequest | undefined
+  /** A child agent on `session`, whose requests are told to `onRequest` as their stage changes. */
+  spawn(session: Session, options: AgentOptions, onRequest: (request: AgentRequest) => void): ForkChild
+}
+
+/** The part of a child agent a fork drives. */
+export interface ForkChild {
+  followup(message: string | Message): Promise<TurnResult>
+  abort(reason?: unknown): Message[]
+}
+
+/** The forks of one agent: their numbering, the sibling wait and each child's run (see `Agent.fork`). */
+export class Forks {
+  /** Per replayed request (its messages array): settles once the first fork from it began to answer or failed. */
+  private readonly firstForks = new WeakMap<readonly unknown[], Promise<void>>()
+  /** Forks this agent numbered so far (its log's `agent/fork-start` events when first needed). */
+  private started?: number
+
+  constructor(
+    private readonly ctx: Context,
+    private readonly parent: ForkParent,
+  ) {}
+
+  async fork(options: ForkOptions): Promise<ForkResult> {
+    const { session, lineage: parentLineage } = this.parent
+    validateForkOptions(options)
+    // The last request, once answered (a later one still in flight or failed refuses the fork).
+    const sent = this.parent.latestRequest()
+    const refusal = forkRefusal(session.id, sent)
+    if (refusal || !sent) throw refusal
+    // Numbered synchronously, so siblings started together get distinct ids.
+    this.started ??= countForkStarts(session)
+    this.started += 1
+    const childId = options.sessionId ?? `${session.id}.fork-${this.started}`
+    const parentSeq = sent.nodes.at(-1) ?? -1
+    // The first fork from a request lets its siblings go once its response has begun.
+    const first = this.firstForks.get(sent.messages)
+    let began: (() => void) | undefined
+    if (!first) this.firstForks.set(sent.messages, new Promise<void>((resolve) => (began = resolve)))
+    try {
+      if (first && options.siblingsWaitForFirst !== false) await first
+      if (await sessionExists(this.ctx, childId))
+        throw new AgentError(
+          'FORK_REFUSED',
+          `agent ${session.id} cannot fork into session ${childId}: it exists already (pass another sessionId)`,
+        )
+      try {
+        session.append('agent/fork-start', { childSessionId: childId, parentSeq })
+        await this.ctx.sessions.flush(session)
+      } catch (error) {
+        throw new AgentError(
+          'LOG_FAILED',
+          `agent ${session.id}: logging the start of fork ${childId} failed: ${describe(error)}`,
+          { cause: error },
+        )
+      }
+      const lineage = {
+        parentSessionId: session.id,
+        parentSeq,
+        header: sent.header,
+        cacheSessionId: parentLineage?.cacheSessionId ?? session.id,
+        ...(options.tools ? { tools: options.tools } : {}),
+        ...(options.cacheTtl === 'inherit' ? {} : { cacheTtl: 'short' as const }),
+      }
+      let turn: TurnResult
+      let childSession: Session | undefined
+      try {
+        childSession = await createForkSession(this.ctx, childId, lineage, sent.messages)
+        const child = this.parent.spawn(
+          childSession,
+          options.maxSteps === undefined
+            ? this.parent.options
+            : Object.freeze({ ...this.parent.options, maxSteps: options.maxSteps }),
+          (request) => {
+            if (request.stage !== 'sent') began?.()
+          },
+        )
+        const onAbort = () => child.abort(options.signal?.reason)
+        options.signal?.addEventListener('abort', onAbort, { once: true })
+        try {
+          turn = options.signal?.aborted
+            ? { reason: 'aborted', steps: 0, error: 'the fork was aborted before it started' }
+            : await child.followup(options.task)
+        } finally {
+          options.signal?.removeEventListener('abort', onAbort)
+        }
+      } catch (error) {
+        turn = {
+          reason: 'error',
+          steps: 0,
+          errorCode: AgentError.isInstance(error) ? error.code : 'UNEXPECTED',
+          error: describe(error),
+          cause: error,
+        }
+      }
+      const answer = turn.reason === 'stop' && childSession ? lastAnswer(childSession) : undefined
+      const result: ForkResult =
+        answer !== undefined
+          ? { sessionId: childId, reason: 'finished', answer, turn }
+          : {
+              sessionId: childId,
+              reason: 'failed',
+              error: `the fork's turn ended with reason ${turn.reason}${turn.error ? `: ${turn.error}` : ''}`,
+              turn,
+            }
+      if (childSession)
+        await this.ctx.sessions
+          .close(childSession)
+          .catch((error: unknown) =>
+            this.ctx.emit('internal/warning', `fork ${childId}: closing its session failed: ${describe(error)}`),
+          )
+      try {
+        session.append('agent/fork-end', {
+          childSessionId: childId,
+          reason: result.reason,
+          ...(result.answer === undefined ? {} : { answer: result.answer }),
+          ...(result.error === undefined ? {} : { error: result.error }),
+        })
+        await this.ctx.sessions.flush(session)
+      } catch (error) {
+        throw new AgentError(
+          'LOG_FAILED',
+          `agent ${session.id}: logging the end of fork ${childId} failed: ${describe(error)}`,
+          { cause: error },
+        )
+      }
+      return result
+    } finally {
+      began?.()
+    }
+  }
 }

@@ -1,4 +1,7 @@
+import type { Context } from '@cordisjs/core'
 import type { Session } from '@warmfold/session'
+import type { AgentHandle } from './agent-handle.ts'
+import { settleOpenForks } from './fork.ts'
 
 /** A turn whose `turn/start` is logged but whose `turn/end` is not. */
 export interface InterruptedTurn {
@@ -27,4 +30,26 @@ export function findInterruptedTurn(session: Session): InterruptedTurn | undefin
     }
   }
   return undefined
+}
+
+/**
+ * Makes `agent`'s resumed log consistent before its first turn: runs the `agent/resume` hook,
+ * settles the forks the previous process left open, logs `turn/end { reason: 'interrupted' }`
+ * for the turn it left open, and flushes.
+ */
+export async function closeInterruptedTurn(ctx: Context, agent: AgentHandle): Promise<void> {
+  const session = agent.session
+  await ctx.serial('agent/resume', { agent })
+  // Inside the open turn, when there is one: a fork started from a tool call ends before it.
+  await settleOpenForks(ctx, session)
+  const open = findInterruptedTurn(session)
+  if (open) {
+    session.append('turn/end', {
+      turn: open.turn,
+      reason: 'interrupted',
+      steps: open.steps,
+      error: 'the process running this turn ended before the turn did; closed when the session was resumed',
+    })
+  }
+  await ctx.sessions.flush(session)
 }

@@ -5,7 +5,7 @@ import type { RequestHeader } from '@warmfold/session'
 import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext } from './agent-events.ts'
 import type { ForkLineage } from './fork-lineage.ts'
-import type { LastSentRequest } from './last-sent-request.ts'
+import type { AgentRequest } from './agent-request.ts'
 import type { TurnEndReason } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
@@ -39,7 +39,7 @@ export interface TurnAgent extends AgentHandle {
   /** Set when the agent is a fork: every request sends this lineage's header unchanged. */
   readonly lineage?: ForkLineage
   /** Told as each conversation request is sent, begins to be answered, is answered or fails. */
-  noteRequest?(request: LastSentRequest): void
+  noteRequest?(request: AgentRequest): void
 }
 
 /** How far a running turn got; read when the turn throws instead of returning an outcome. */
@@ -84,10 +84,10 @@ export async function runTurn(
       const header = await buildHeader(ctx, agent, turn, step)
       const assembler = new ContentAssembler()
       const messages = session.deriveMessages()
-      const sent: LastSentRequest = {
+      const sent: AgentRequest = {
         header,
         messages,
-        lastSeq: session.surface.nodes.at(-1) ?? -1,
+        nodes: [...session.surface.nodes],
         turn,
         step,
         stage: 'sent',
@@ -226,7 +226,8 @@ async function pinnedHeader(
   await ctx.serial('agent/request', hook)
   if (!headerEquals(hook.header, lineage.header)) {
     throw new Error(
-      `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
+      `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ` +
+        `${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
     )
   }
   const logged = agent.session.requestHeader()
@@ -238,7 +239,9 @@ async function pinnedHeader(
 
 /** The error outcome of a call to a tool the fork was not given. */
 function refusedTool(name: string, allowed: ReadonlySet<string>): { content: string; error: string } {
-  const text = `Tool "${name}" is not available to this fork: the agent that forked it allowed only ${allowed.size ? [...allowed].join(', ') : '(no tools)'}.`
+  const text =
+    `Tool "${name}" is not available to this fork: the agent that forked it allowed only ` +
+    `${allowed.size ? [...allowed].join(', ') : '(no tools)'}.`
   return { content: text, error: text }
 }
 

@@ -62,6 +62,38 @@ function envelope(request: GenerateOptions): string {
 }
 
 describe('agent.fork', () => {
+  it('lastRequest is the last answered conversation request: its header, messages as sent and surface nodes', async () => {
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let arrived!: () => void
+    const inFlight = new Promise<void>((resolve) => (arrived = resolve))
+    const harness = await loop(async (_request, index) => {
+      if (index === 0) return callTool('call-1', 'read', '{}')
+      if (index === 1) return { content: 'done' }
+      arrived()
+      await held
+      return { content: 'second done' }
+    })
+    const agent = await harness.ctx.agentLoop.create('last', OPTIONS)
+    expect(agent.lastRequest).toBeUndefined()
+    await agent.followup('Fix the bug.')
+    const answered = agent.lastRequest!
+    const sent = harness.requests[1]!
+    expect(answered).toMatchObject({ stage: 'answered', turn: 1, step: 2 })
+    expect(answered.header).toEqual(agent.session.requestHeader())
+    expect(answered.messages).toEqual(sent.messages)
+    // One node per message, the surface as it was sent (the answer is not part of it).
+    expect(answered.nodes).toEqual(agent.session.surface.nodes.slice(0, sent.messages.length))
+    // A request still in flight does not replace it: a replay reads only an entry that exists.
+    const second = agent.followup('And the tests.')
+    await inFlight
+    expect(harness.requests).toHaveLength(3)
+    expect(agent.lastRequest).toBe(answered)
+    release()
+    await second
+    expect(agent.lastRequest).toMatchObject({ stage: 'answered', turn: 2, step: 1 })
+  })
+
   it("sends the parent's last request byte for byte plus one task message, then runs its own tool calls in its own session", async () => {
     const harness = await loop((request, index) => {
       if (index === 0) return callTool('call-1', 'read', '{}')

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findImportCycle as findCycle, importGraph } from '@warmfold/test-utils'
@@ -24,5 +25,11 @@ describe('agent-loop source layout', () => {
       .preProcessFile("import type { A } from './a.ts'\nexport * from './b.ts'\n", true, true)
       .importedFiles.map((entry) => entry.fileName)
     expect(parsed).toEqual(['./a.ts', './b.ts'])
+  })
+
+  it('names what index.ts exports (no export *)', () => {
+    for (const door of ['index.ts']) {
+      expect(readFileSync(resolve(SOURCE, door), 'utf8')).not.toMatch(/export \*/)
+    }
   })
 })

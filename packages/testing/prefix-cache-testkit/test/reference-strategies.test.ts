@@ -1,6 +1,7 @@
 import { Context } from '@cordisjs/core'
 import type { BasicCompactionEngine, SummaryRequestInput } from '@warmfold/compaction-basic'
-import { COMPACTION_INSTRUCTION, parseCompactionConfig, resolvePolicy } from '@warmfold/compaction-basic'
+import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
+import { parseCompactionConfig, resolvePolicy } from '@warmfold/compaction-basic/engine-parts'
 import type { GenerateOptions, Message, ToolDefinition } from '@warmfold/llm'
 import {
   createAssistantMessage,

@@ -9,7 +9,10 @@ import Schema from 'schemastery'
 export interface SummaryBudgetPolicy {
   /** Calls with a larger `maxTokens` on the same prompt after the first. Default 2. */
   retries?: number
-  /** Each larger cap is the previous one × `growth` (rounded up), at most what the window leaves. Default 2; above 1. */
+  /**
+   * Each larger cap is the previous one × `growth` (rounded up), at most what the window leaves.
+   * Default 2; above 1.
+   */
   growth?: number
   /**
    * One last call at this reasoning effort after the larger caps, sent as a deliberate cache
@@ -30,7 +33,10 @@ export const SUMMARY_BUDGET_DEFAULTS = Object.freeze({ retries: 2, growth: 2 })
 
 const KEYS = ['retries', 'growth', 'fallbackEffort'] as const
 
-/** The `summaryBudget` schema (typed by hand: an inferred schemastery type names a namespace older schemastery versions do not declare). */
+/**
+ * The `summaryBudget` schema (typed by hand: an inferred schemastery type names a namespace older
+ * schemastery versions do not declare).
+ */
 export function summaryBudgetSchema(): Schema<SummaryBudgetPolicy> {
   return Schema.object({
     retries: Schema.natural().description(

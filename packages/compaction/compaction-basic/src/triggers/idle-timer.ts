@@ -2,7 +2,7 @@ import type { Context } from '@cordisjs/core'
 import type { AgentHandle, AgentStatus, RequestHookContext, ResumeContext } from '@warmfold/agent-loop'
 import type { CompactionAgent } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
-import type { ResolvedIdleCompaction } from './idle-compaction-config.ts'
+import type { ResolvedIdleCompaction } from '../config/idle-compaction-config.ts'
 
 /** What the idle scheduler needs of the engine. */
 export interface IdleCompactionEngine {
@@ -12,7 +12,10 @@ export interface IdleCompactionEngine {
    * request boundary (a user who comes back meanwhile does not throw the summary away).
    */
   startIdleFold(agent: CompactionAgent): Promise<void>
-  /** The compaction threshold of the request `header` starts, and its model's cache TTL (none: never expires, or unknown). */
+  /**
+   * The compaction threshold of the request `header` starts, and its model's cache TTL (none: never
+   * expires, or unknown).
+   */
   idleTarget(
     session: Session,
     header: RequestHeader,
@@ -123,7 +126,9 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
     }
     agent.session.append('compaction/failure', {
       trigger: 'idle',
-      reason: `the idle fold's timer fired ${Math.round(lateMs / 1000)} s after the cache TTL ran out (a suspended machine, a clock jump or a stalled event loop); a fold now would be prefilled in full, so none was made`,
+      reason:
+        `the idle fold's timer fired ${Math.round(lateMs / 1000)} s after the cache TTL ran out (a suspended ` +
+        'machine, a clock jump or a stalled event loop); a fold now would be prefilled in full, so none was made',
       totalTokens,
       thresholdTokens: entry.thresholdTokens,
     })

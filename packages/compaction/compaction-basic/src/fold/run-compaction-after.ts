@@ -28,7 +28,8 @@ export async function runCompactionAfter(
     append(content) {
       if (!open)
         throw new TypeError(
-          `compaction/after: append was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`,
+          `compaction/after: append was called after the hook of compaction ${input.compactionId} ended; its ` +
+            'checkpoint is already committed or refused',
         )
       queued.push(
         createMessage({
@@ -44,7 +45,8 @@ export async function runCompactionAfter(
           addTrailEntry(text: string) {
             if (!open)
               throw new TypeError(
-                `compaction/after: addTrailEntry was called after the hook of compaction ${input.compactionId} ended; its checkpoint is already committed or refused`,
+                `compaction/after: addTrailEntry was called after the hook of compaction ${input.compactionId} ` +
+                  'ended; its checkpoint is already committed or refused',
               )
             addTrailEntry(text)
           },
@@ -72,7 +74,8 @@ function checkContent(content: unknown, compactionId: string): string | ContentB
     const type = (block as { type?: unknown } | null)?.type
     if (typeof type !== 'string' || !APPENDABLE_BLOCKS.has(type)) {
       throw new TypeError(
-        `${where}: block ${index} has type ${JSON.stringify(type)}; only text and image blocks can be appended (a user message carries no tool calls or results)`,
+        `${where}: block ${index} has type ${JSON.stringify(type)}; only text and image blocks can be appended (a ` +
+          'user message carries no tool calls or results)',
       )
     }
   }

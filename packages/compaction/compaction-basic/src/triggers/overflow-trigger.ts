@@ -1,9 +1,9 @@
-import type { CompactionResult } from '@warmfold/compaction'
-import type { RequestHeader, Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import { maximalHead } from './select-region.ts'
-import { compactionState } from './session-compaction-state.ts'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
+import type { RequestHeader } from '@warmfold/session'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import { maximalHead } from '../fold/select-region.ts'
+import type { SessionCompactionState } from '../session-compaction-state.ts'
 
 /**
  * The overflow trigger: the provider rejected a request as too long (`CONTEXT_WINDOW_EXCEEDED`),
@@ -12,15 +12,17 @@ import { compactionState } from './session-compaction-state.ts'
  */
 export async function recoverOverflow(
   core: EngineCore,
-  session: Session,
+  agent: CompactionAgent,
+  state: SessionCompactionState,
   header: RequestHeader,
   signal?: AbortSignal,
 ): Promise<CompactionResult | null> {
+  const session = agent.session
   core.pruner()?.pruneSession(session)
   try {
-    const outcome = await core.compactHead(session, header, await core.route(header), maximalHead(session), {
+    const outcome = await core.compactHead(agent, header, await core.route(header), maximalHead(session), {
       trigger: 'context-overflow',
-      turn: compactionState(session).openTurn,
+      turn: state.openTurn,
       stability: 'whole-surface',
       signal,
     })

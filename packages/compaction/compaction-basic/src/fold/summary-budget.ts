@@ -64,7 +64,10 @@ export function sizeSummaryRequest(
   const room = limitTokens - promptTokens
   if (room < reserveTokens + MIN_SUMMARY_OUTPUT_TOKENS) {
     const reserve = reserveTokens > 0 ? ` above the ${reserveTokens}-token output reserve of its reasoning effort` : ''
-    return `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of its ${limitTokens}-token budget for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS}${reserve} are needed`
+    return (
+      `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} of its ` +
+      `${limitTokens}-token budget for the checkpoint; at least ${MIN_SUMMARY_OUTPUT_TOKENS}${reserve} are needed`
+    )
   }
   const maxTokens = request.maxTokens === undefined ? room : Math.min(request.maxTokens + reserveTokens, room)
   return { request: { ...request, maxTokens }, promptTokens, maxTokens, ceilingTokens: room }

@@ -4,9 +4,15 @@ interface BoundarySample {
   readonly tokens: number
 }
 
-/** What a fold is expected to overlap: how many request boundaries it spans and how much the request grows meanwhile. */
+/**
+ * What a fold is expected to overlap: how many request boundaries it spans and how much the request
+ * grows meanwhile.
+ */
 export interface FoldOverlap {
-  /** Request boundaries one fold spans: ⌈fold duration / time between boundaries⌉, at least 1 (a swap waits for a boundary). */
+  /**
+   * Request boundaries one fold spans: ⌈fold duration / time between boundaries⌉, at least 1 (a swap
+   * waits for a boundary).
+   */
   readonly boundaries: number
   /** Tokens the request grows by per boundary, on average. */
   readonly tokensPerBoundary: number

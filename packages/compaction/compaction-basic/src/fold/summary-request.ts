@@ -3,7 +3,7 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
-import type { ResolvedPolicy } from './compaction-policy.ts'
+import type { ResolvedPolicy } from '../config/compaction-policy.ts'
 
 /** Everything the summary request is built from. */
 export interface SummaryRequestInput {

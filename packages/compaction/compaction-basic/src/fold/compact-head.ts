@@ -3,39 +3,26 @@ import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
-import type { AnsweredRequest } from './answered-requests.ts'
-import { holdsHead } from './answered-requests.ts'
-import type { BasicCompactionConfig, ResolvedPolicy } from './compaction-policy.ts'
-import { resolvePolicy } from './compaction-policy.ts'
-import { CompactionRefusal } from './compaction-refusal.ts'
+import type { AgentRequest } from '@warmfold/agent-loop'
+import { CompactionRefusal } from '../compaction-refusal.ts'
 import { frameCheckpoint } from './compaction-instruction.ts'
-import { runTransaction } from './compaction-transaction.ts'
-import type { EngineClock } from './engine-clock.ts'
-import { REAL_TIME_CLOCK } from './engine-clock.ts'
-import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import { FoldTransaction } from './fold-transaction.ts'
+import type { TransactionInput } from './transaction-input.ts'
+import type { SummaryRoute } from './summary-route.ts'
+import { maxHeadTokens } from './summary-route.ts'
+import type { EngineClock } from '../engine-clock.ts'
+import { REAL_TIME_CLOCK, waitOn } from '../engine-clock.ts'
+import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
 import type { KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import type { SizedSummaryRequest } from './summary-budget.ts'
-import { MIN_SUMMARY_OUTPUT_TOKENS, SUMMARY_ATTEMPTS, sizeSummaryRequest, summaryLimit } from './summary-budget.ts'
+import { SUMMARY_ATTEMPTS, sizeSummaryRequest } from './summary-budget.ts'
 import type { SummaryCallBudget } from './summary-attempts.ts'
 import type { SummaryRequestInput } from './summary-request.ts'
-import { instructionMessage, summaryTarget } from './summary-request.ts'
+import { summaryTarget } from './summary-request.ts'
 import { learnSummaryLimit, summaryLimitFor } from './summary-limit-memory.ts'
-
-/** Where summary calls go and how many tokens they may spend. */
-export interface SummaryRoute {
-  /** The summary target's policy (its own override decides the cap and margin). */
-  readonly policy: ResolvedPolicy
-  /** Prompt estimate + `maxTokens` budget: the target's window minus the margin. */
-  readonly limitTokens: number
-  /**
-   * Output tokens the summary call's effort spends or requires before answer text on the target
-   * (`ModelInfo.reasoning.outputReserveTokens`, e.g. Anthropic's thinking budget): the call's
-   * `maxTokens` is this plus the policy's `maxTokens`, so the summary keeps its whole budget.
-   */
-  readonly outputReserveTokens: number
-}
+import { holdsHead } from './replayable-request.ts'
 
 /** How a compaction of a chosen head ended: committed, or why no summary call was made. */
 export type HeadOutcome =
@@ -64,54 +51,11 @@ export interface HeadCompaction {
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock
-  /** The session's last answered conversation request: replayed whole when the region is a prefix of it (see `SummaryRequestInput.replayMessages`). */
-  readonly answered?: AnsweredRequest
-}
-
-/** The summary target of `header` under `routed`, with its policy and token budget. */
-export async function resolveSummaryRoute(
-  ctx: Context,
-  config: BasicCompactionConfig,
-  header: RequestHeader,
-  routed: ResolvedPolicy,
-): Promise<SummaryRoute> {
-  const target = summaryTarget(header, routed)
-  const sameRoute = target.provider === header.config.provider && target.model === header.config.model
-  const policy = sameRoute
-    ? routed
-    : {
-        ...resolvePolicy(config, target.provider, target.model),
-        summarizationProvider: routed.summarizationProvider,
-        summarizationModel: routed.summarizationModel,
-      }
-  const { contextWindow, reasoning } = await ctx.llm.resolveModelInfo(target.provider, target.model)
-  // The effort the call will carry: the header's on the same route (already materialized),
-  // else the target's default (nothing is inherited across routes).
-  const effort = sameRoute ? header.config.reasoningEffort : reasoning?.defaultEffort
-  const outputReserveTokens = effort === undefined ? 0 : (reasoning?.outputReserveTokens?.[effort] ?? 0)
-  return { policy, limitTokens: summaryLimit(contextWindow, policy.summaryMarginRatio), outputReserveTokens }
-}
-
-/**
- * The largest head (in surface tokens) whose summary prompt fits `limitTokens`: the limit less
- * the envelope, the instruction, the effort's output reserve and room for the summary of
- * `min(maxTokens, limit / 4)`, at least {@link MIN_SUMMARY_OUTPUT_TOKENS}.
- */
-export function maxHeadTokens(
-  ctx: Context,
-  header: RequestHeader,
-  route: SummaryRoute,
-  limitTokens = route.limitTokens,
-): number {
-  const meter = ctx.tokenMeter
-  const reserve =
-    route.outputReserveTokens +
-    Math.max(MIN_SUMMARY_OUTPUT_TOKENS, Math.min(route.policy.maxTokens, Math.floor(limitTokens / 4)))
-  const envelope =
-    meter.estimateSystem(header.system) +
-    meter.estimateTools(header.tools) +
-    meter.estimateMessage(instructionMessage())
-  return limitTokens - envelope - reserve
+  /**
+   * The session's last answered conversation request: replayed whole when the region is a prefix of it
+   * (see `SummaryRequestInput.replayMessages`).
+   */
+  readonly answered?: AgentRequest
 }
 
 /** A head ready to be summarized: its region and the summary request sized to its budget. */
@@ -147,7 +91,9 @@ export function prepareHead(
   if (!carry.foldsHistory) {
     return {
       kind: 'nothing',
-      reason: `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is pinned or kept, so nothing is left to summarize`,
+      reason:
+        `every node of the head (positions ${region.start}..${region.end}) besides a leading checkpoint is ` +
+        'pinned or kept, so nothing is left to summarize',
     }
   }
   if (carry.shadowedTokens <= emptyCheckpointTokens(ctx)) {
@@ -156,7 +102,9 @@ export function prepareHead(
       : ''
     return {
       kind: 'unfit',
-      reason: `the head that fits the summary budget (positions ${region.start}..${region.end}, about ${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
+      reason:
+        `the head that fits the summary budget (positions ${region.start}..${region.end}, about ` +
+        `${carry.shadowedTokens} tokens${carried}) is no larger than an empty checkpoint`,
     }
   }
   const regionMessages = session.deriveMessages().slice(region.start, region.end + 1)
@@ -258,7 +206,9 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
       // The provider counts more tokens than the estimate: the prompt alone may be too long
       // (halve the head) or prompt + output (shrink the whole budget; a smaller head alone would
       // let maxTokens grow back into the room it frees). Do both.
-      rejected = `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} output tokens as too long`
+      rejected =
+        `the provider rejected a summary call of about ${sized.promptTokens} prompt + ${sized.maxTokens} ` +
+        'output tokens as too long'
       limit = learnSummaryLimit(input.session, target, sized.promptTokens, sized.maxTokens)
       headCap = Math.min(maxHeadTokens(ctx, header, route, limit), Math.floor(regionTokens / 2))
     }
@@ -302,4 +252,47 @@ export function foldableNodes(
     folded = next
   }
   return folded
+}
+
+/**
+ * A whole compaction on the turn's path (a sync fold): open the bracket, summarize, commit; any
+ * failure abandons it. The wait for the summary goes through `clock` (a virtual clock moves its
+ * time meanwhile), and the committed `compaction/end` carries the fold's timing: the
+ * conversation waited all of it.
+ * @throws CompactionRefusal (already logged) when no checkpoint was committed.
+ */
+export async function runTransaction(
+  ctx: Context,
+  input: TransactionInput,
+  options: { clock: EngineClock },
+): Promise<CompactionResult> {
+  const { clock } = options
+  const transaction = FoldTransaction.open(ctx, input)
+  try {
+    const startedAt = clock.now()
+    const pending = transaction.summarize()
+    await waitOn(clock, pending, Number.POSITIVE_INFINITY)
+    const outcome = await pending
+    const readyAfterMs = clock.now() - startedAt
+    return await transaction.commit(outcome, {
+      timing: () => ({
+        mode: 'sync',
+        startedAt,
+        readyAfterMs,
+        statusAtThreshold: 'none',
+        waitedMs: readyAfterMs,
+        stallSavedMs: 0,
+        postSwapPrefillTokens: ctx.tokenMeter.measure(input.session).surfaceTokens,
+      }),
+    })
+  } catch (error) {
+    const refusal =
+      error instanceof CompactionRefusal
+        ? error
+        : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, {
+            cause: error,
+          })
+    transaction.abandon(refusal)
+    throw refusal
+  }
 }

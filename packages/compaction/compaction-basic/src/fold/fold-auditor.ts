@@ -2,12 +2,12 @@ import type { CompactionAuditData } from '@warmfold/compaction'
 import { isCheckpointMessage } from '@warmfold/compaction'
 import type { ArtifactExtraction, ArtifactTrail, HeldArtifact, LoggedMessage } from '@warmfold/fold-audit'
 import { auditFold, buildArtifactTrail, heldArtifactList } from '@warmfold/fold-audit'
-import type { Context } from '@cordisjs/core'
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
+import type { TokenMeter } from '@warmfold/token-meter'
 import { checkpointSummaryOf } from './checkpoint-summary.ts'
 import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
-import type { ResolvedFoldAudit } from './fold-audit-config.ts'
+import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
 import type { SummaryOutcome } from './summarize.ts'
 
 /** What `estimateSystem` adds to a text's own tokens (the token meter's per-part overhead). */
@@ -54,7 +54,8 @@ function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly 
     try {
       return heldArtifactList(held)
     } catch {
-      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so (`previousCheckpointArtifactsFrom: 'text'`).
+      // Not a list the engine writes (a log edited by hand): the text is read, and the audit says so
+      // (`previousCheckpointArtifactsFrom: 'text'`).
       return undefined
     }
   }
@@ -78,15 +79,14 @@ export class FoldAuditor {
   private readonly estimateTokens: (text: string) => number
 
   constructor(
-    ctx: Context,
+    /** The engine's token meter (a bridge passes the same estimate without cordis). */
+    meter: Pick<TokenMeter, 'estimateSystem'>,
     private readonly session: Session,
     private readonly regionSeqs: readonly number[],
     readonly settings: ResolvedFoldAudit,
     /** Tokens the checkpoint replaces now (the carry is planned again whenever the log has grown). */
     private readonly shadowedTokens: () => number,
   ) {
-    // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup, and the trail's fit asks a dozen times.
-    const meter = ctx.tokenMeter
     this.estimateTokens = (text) => (text === '' ? 0 : meter.estimateSystem(text) - SYSTEM_OVERHEAD_TOKENS)
   }
 
@@ -180,7 +180,8 @@ export class FoldAuditor {
   addHostEntry(text: unknown, compactionId: string): void {
     if (typeof text !== 'string' || text.trim() === '' || /[\r\n]/.test(text)) {
       throw new TypeError(
-        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ${JSON.stringify(text) ?? String(text)}`,
+        `compaction/after (compaction ${compactionId}): addTrailEntry needs one non-empty line of text, got ` +
+          `${JSON.stringify(text) ?? String(text)}`,
       )
     }
     this.hostEntries.push(text.trim())

@@ -1,18 +1,19 @@
 import { balancedCuts } from '@warmfold/compaction'
-import type { CompactionResult, PruneDecisionData } from '@warmfold/compaction'
+import type { CompactionAgent, CompactionResult, PruneDecisionData } from '@warmfold/compaction'
 import type { ModelInfo } from '@warmfold/llm'
-import type { RequestHeader, Session } from '@warmfold/session'
+import type { RequestHeader } from '@warmfold/session'
 import type { TokenMeasurement } from '@warmfold/token-meter'
-import type { ChooseRegion, HeadOutcome } from './compact-head.ts'
-import { emptyCheckpointTokens, foldableNodes, maxHeadTokens } from './compact-head.ts'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import type { PlannedPrune } from './engine-services.ts'
-import { planFoldCarry } from './fold-carry.ts'
+import type { ChooseRegion, HeadOutcome } from '../fold/compact-head.ts'
+import { emptyCheckpointTokens, foldableNodes } from '../fold/compact-head.ts'
+import { maxHeadTokens } from '../fold/summary-route.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import type { PlannedPrune } from '../engine-services.ts'
+import { planFoldCarry } from '../fold/fold-carry.ts'
 import { cachePricesOf, decidePrune } from './prune-decision.ts'
-import type { SurfaceRegion } from './select-region.ts'
-import { selectHeadRegion } from './select-region.ts'
-import { backoffHolds, compactionState } from './session-compaction-state.ts'
+import type { SurfaceRegion } from '../fold/select-region.ts'
+import { selectHeadRegion } from '../fold/select-region.ts'
+import type { SessionCompactionState } from '../session-compaction-state.ts'
 
 /**
  * The pressure trigger (run before every step): when the measured request is at or above the
@@ -22,16 +23,17 @@ import { backoffHolds, compactionState } from './session-compaction-state.ts'
  */
 export async function relievePressure(
   core: EngineCore,
-  session: Session,
+  agent: CompactionAgent,
+  state: SessionCompactionState,
   header: RequestHeader,
   signal?: AbortSignal,
 ): Promise<CompactionResult | null> {
+  const session = agent.session
   const { policy, budget, info } = await core.budgetFor(session, header)
   const meter = core.meter()
   let measurement = meter.measure(session)
   if (measurement.totalTokens < budget.thresholdTokens) return null
-  const state = compactionState(session)
-  if (backoffHolds(state, session)) return null
+  if (state.backedOff('pressure')) return null
   const route = await core.route(header, policy)
   let result: CompactionResult | null = null
   let reason = 'no balanced head region is left to summarize: the retained tail alone is above the threshold'
@@ -46,9 +48,9 @@ export async function relievePressure(
     if (pruner && plan.length > 0 && measurement.totalTokens - saved < budget.thresholdTokens) {
       // Pruning alone clears the pressure and no summary call follows, so it may rewrite
       // anywhere; it lands only where that costs less than the re-prefill it causes.
-      if (weighPrune(core, session, header, info, plan, measurement, budget.thresholdTokens).action === 'prune') {
+      if (weighPrune(core, state, header, info, plan, measurement, budget.thresholdTokens).action === 'prune') {
         pruner.pruneSession(session)
-        state.backoff = undefined
+        state.clearBackOff()
         return result
       }
       declinedPrune = true
@@ -86,10 +88,15 @@ export async function relievePressure(
     if (foldable === 0 || best >= budget.thresholdTokens) {
       reason =
         maxHead <= 0
-          ? `a summary call to ${route.policy.summarizationModel ?? header.config.model} has no room for any history: its ${route.limitTokens}-token budget goes to the system prompt, the tools, the instruction and the output (${route.outputReserveTokens ? `the reasoning effort's ${route.outputReserveTokens}-token output reserve plus ` : ''}the summary's own budget)`
+          ? `a summary call to ${route.policy.summarizationModel ?? header.config.model} has no room for any ` +
+            `history: its ${route.limitTokens}-token budget goes to the system prompt, the tools, the instruction ` +
+            `and the output (${reserveNote(route.outputReserveTokens)}the summary's own budget)`
           : foldable === 0
-            ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of head), so nothing can be summarized`
-            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} tokens, at or above the threshold`
+            ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of ` +
+              'head), so nothing can be summarized'
+            : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} ` +
+              `tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} ` +
+              'tokens, at or above the threshold'
       break
     }
     // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
@@ -110,7 +117,7 @@ export async function relievePressure(
     }
     let outcome: HeadOutcome
     try {
-      outcome = await core.compactHead(session, header, route, choose, {
+      outcome = await core.compactHead(agent, header, route, choose, {
         trigger: 'pressure',
         turn: state.openTurn,
         stability: 'whole-surface',
@@ -129,7 +136,7 @@ export async function relievePressure(
     result = outcome.result
     measurement = meter.measure(session)
     if (measurement.totalTokens < budget.thresholdTokens) {
-      state.backoff = undefined
+      state.clearBackOff()
       return result
     }
     reason = `still above the threshold after ${attempt + 1} compaction pass(es)`
@@ -138,7 +145,7 @@ export async function relievePressure(
   // A fold attempt that failed may still have landed its tail prune, which can be enough.
   measurement = meter.measure(session)
   if (measurement.totalTokens < budget.thresholdTokens) {
-    state.backoff = undefined
+    state.clearBackOff()
     return result
   }
   const pruner = core.pruner()
@@ -146,12 +153,12 @@ export async function relievePressure(
     // The fold that was cheaper could not be made: pruning still relieves the pressure.
     const plan = pruner.planSession(session)
     if (plan.length > 0) {
-      weighPrune(core, session, header, info, plan, measurement, budget.thresholdTokens, {
+      weighPrune(core, state, header, info, plan, measurement, budget.thresholdTokens, {
         action: 'prune',
         reason: `the fold could not relieve the pressure (${reason}), so the prune lands after all`,
       })
       pruner.pruneSession(session)
-      state.backoff = undefined
+      state.clearBackOff()
       return result
     }
   }
@@ -161,7 +168,7 @@ export async function relievePressure(
     totalTokens: measurement.totalTokens,
     thresholdTokens: budget.thresholdTokens,
   })
-  state.backoff = { turn: state.openTurn, replaceGeneration: session.surface.replaceGeneration }
+  state.backOff('pressure')
   return result
 }
 
@@ -171,7 +178,7 @@ export async function relievePressure(
  */
 function weighPrune(
   core: EngineCore,
-  session: Session,
+  state: SessionCompactionState,
   header: RequestHeader,
   info: ModelInfo,
   plan: readonly PlannedPrune[],
@@ -179,6 +186,7 @@ function weighPrune(
   thresholdTokens: number,
   overrule?: Pick<PruneDecisionData, 'action' | 'reason'>,
 ): PruneDecisionData {
+  const session = state.session
   const target = `${header.config.provider}/${header.config.model} (session ${session.id})`
   const weighed = decidePrune({
     session,
@@ -187,10 +195,15 @@ function weighPrune(
     thresholdTokens,
     prices: cachePricesOf(info.cachePrices, target),
     cacheTtlMs: info.cacheTtlMs,
-    lastRequestAt: compactionState(session).lastRequestAt,
+    lastRequestAt: state.lastRequestAt,
     now: core.clock.now(),
   })
   const decision = overrule ? { ...weighed, ...overrule } : weighed
   session.append('compaction/prune-decision', decision)
   return decision
+}
+
+/** The output reserve's share of a summary call's budget, when its reasoning effort has one. */
+function reserveNote(outputReserveTokens: number): string {
+  return outputReserveTokens ? `the reasoning effort's ${outputReserveTokens}-token output reserve plus ` : ''
 }

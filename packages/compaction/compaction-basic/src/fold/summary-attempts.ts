@@ -1,6 +1,6 @@
 import type { SummaryAttempt } from '@warmfold/compaction'
 import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
-import type { ResolvedSummaryBudget } from './summary-budget-policy.ts'
+import type { ResolvedSummaryBudget } from '../config/summary-budget-policy.ts'
 
 /** What one summary answer means for the compaction. */
 export type SummaryAnswer =
@@ -50,7 +50,8 @@ export function classifySummaryAnswer(result: GenerateResult, maxTokens: number 
     return {
       kind: 'refused',
       why: text
-        ? `summary call ended with finish reason ${result.finishReason} after ${text.length} characters of text, which may stop mid-summary; it is not committed`
+        ? `summary call ended with finish reason ${result.finishReason} after ${text.length} characters of text, ` +
+          'which may stop mid-summary; it is not committed'
         : `summary call returned no text (finish reason ${result.finishReason})`,
     }
   }
@@ -100,11 +101,16 @@ export function nextSummaryCall(attempts: readonly SummaryAttempt[], budget: Sum
     .filter((attempt) => attempt.reason !== 'tool-call' && attempt.reason !== 'fallback-effort')
     .map((attempt) => attempt.maxTokens ?? '(adapter default)')
   const narrowed = attempts.some((attempt) => attempt.reason === 'narrower-replay')
-  const history = `${caps.length} call(s) ${narrowed ? 'growing the cap (the last on the region-only replay)' : 'on the same prompt'} with maxTokens ${caps.join(' → ')}`
+  const history =
+    `${caps.length} call(s) ` +
+    `${narrowed ? 'growing the cap (the last on the region-only replay)' : 'on the same prompt'} with maxTokens ` +
+    `${caps.join(' → ')}`
   const fallback = attempts.find((attempt) => attempt.reason === 'fallback-effort')
   if (fallback)
     return {
-      refuse: `that was the summaryBudget.fallbackEffort call at effort ${fallback.reasoningEffort} (a cache break), after ${history}`,
+      refuse:
+        `that was the summaryBudget.fallbackEffort call at effort ${fallback.reasoningEffort} (a cache break), ` +
+        `after ${history}`,
     }
   const ceiling = narrowed && budget.narrower ? budget.narrower.ceilingTokens : budget.ceilingTokens
   const canNarrow = !narrowed && budget.narrower !== undefined && budget.narrower.ceilingTokens > budget.ceilingTokens

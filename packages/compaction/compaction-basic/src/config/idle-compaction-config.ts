@@ -1,7 +1,7 @@
 import { unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
-import type { EngineClock } from './engine-clock.ts'
-import { REAL_TIME_CLOCK } from './engine-clock.ts'
+import type { EngineClock } from '../engine-clock.ts'
+import { REAL_TIME_CLOCK } from '../engine-clock.ts'
 
 /** Engine config key `idle`: fold while the provider's cache is still warm, before its TTL runs out. */
 export interface IdleCompactionConfig {
@@ -29,7 +29,10 @@ export interface ResolvedIdleCompaction {
 /** Defaults of `idle`. */
 export const IDLE_DEFAULTS = Object.freeze({ enabled: true, minPressure: 0.6, marginMs: 30_000 })
 
-/** The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery versions do not declare). */
+/**
+ * The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery
+ * versions do not declare).
+ */
 export function idleCompactionSchema(): Schema<IdleCompactionConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Fold while the cache is warm when the agent goes idle under pressure.'),

@@ -1,5 +1,5 @@
 import type { Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { FoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 
@@ -15,13 +15,15 @@ export function assertShrinks(checkpointTokens: number, carry: FoldCarry): void 
   if (!carry.foldsHistory) {
     throw new CompactionRefusal(
       'summary',
-      `every node of the region besides a leading checkpoint is pinned or kept (${carry.carriedSeqs.length} carried), so the checkpoint would fold nothing`,
+      `every node of the region besides a leading checkpoint is pinned or kept (${carry.carriedSeqs.length} ` +
+        'carried), so the checkpoint would fold nothing',
     )
   }
   if (checkpointTokens >= carry.shadowedTokens) {
     throw new CompactionRefusal(
       'summary',
-      `checkpoint (${checkpointTokens} tokens) is not smaller than what it replaces (${carry.shadowedTokens} tokens${carry.carriedSeqs.length ? `; ${carry.carriedTokens} tokens of pinned or kept messages stay` : ''})`,
+      `checkpoint (${checkpointTokens} tokens) is not smaller than what it replaces (${carry.shadowedTokens} ` +
+        `tokens${carry.carriedSeqs.length ? `; ${carry.carriedTokens} tokens of pinned or kept messages stay` : ''})`,
     )
   }
 }
@@ -53,7 +55,13 @@ function assertStable(
   if (!spanStable || (input.stability === 'whole-surface' && !wholeStable)) {
     throw new CompactionRefusal(
       'changed',
-      `the session surface changed while summarizing (${input.stability === 'whole-surface' ? 'the whole surface must stay unchanged during an automatic compaction' : `positions ${start}..${end} no longer hold the summarized nodes`}); no checkpoint was committed`,
+      'the session surface changed while summarizing ' +
+        `(${
+          input.stability === 'whole-surface'
+            ? 'the whole surface must stay unchanged during an automatic compaction'
+            : `positions ${start}..${end} no longer hold the summarized nodes`
+        }); ` +
+        'no checkpoint was committed',
     )
   }
 }

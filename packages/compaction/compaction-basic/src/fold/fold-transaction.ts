@@ -1,63 +1,20 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@cordisjs/core'
-import type {
-  CompactionResult,
-  CompactionTrigger,
-  DiscardedFold,
-  FoldTiming,
-  SummaryAttempt,
-} from '@warmfold/compaction'
+import type { CompactionResult, DiscardedFold, FoldTiming, SummaryAttempt } from '@warmfold/compaction'
 import { checkpointSource } from '@warmfold/compaction'
-import type { GenerateOptions, Message } from '@warmfold/llm'
+import type { Message } from '@warmfold/llm'
 import { createMessage, textBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { frameCheckpoint } from './compaction-instruction.ts'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { FoldCarry, KeepUserMessages } from './fold-carry.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { FoldCarry } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
-import type { EngineClock } from './engine-clock.ts'
-import type { ResolvedFoldAudit } from './fold-audit-config.ts'
 import { FoldAuditor } from './fold-auditor.ts'
-import { waitOn } from './engine-clock.ts'
 import { assertCurrent, assertShrinks } from './fold-checks.ts'
 import { runCompactionAfter } from './run-compaction-after.ts'
-import type { SurfaceRegion } from './select-region.ts'
-import type { SummaryCallBudget } from './summary-attempts.ts'
 import type { SummaryOutcome } from './summarize.ts'
 import { summarize } from './summarize.ts'
-
-/** One compaction of a selected region. */
-export interface TransactionInput {
-  readonly session: Session
-  readonly region: SurfaceRegion
-  readonly trigger: CompactionTrigger | 'manual'
-  /** The running turn, or `null` between turns (manual). */
-  readonly turn: number | null
-  /**
-   * `whole-surface`: nothing may change while summarizing (automatic paths run inside a step).
-   * `selected-span`: appends and rewrites after the span are tolerated (manual compaction, and a
-   * background fold, which the conversation goes on beside).
-   */
-  readonly stability: 'whole-surface' | 'selected-span'
-  readonly signal?: AbortSignal
-  /**
-   * The summary request, built from the region's messages of the current surface in the same
-   * tick (no await between) and sized to its budget (`sizeSummaryRequest`).
-   */
-  readonly request: GenerateOptions
-  /** What the summary calls may do when an answer spends its output cap without a summary. */
-  readonly budget: SummaryCallBudget
-  /** Keep the newest user-authored messages of the region verbatim after the checkpoint, up to this budget. */
-  readonly keepUserMessages?: KeepUserMessages
-  /** The audit and the artifact trail (engine config `audit`, `artifactTrail`); without it, neither. */
-  readonly foldAudit?: ResolvedFoldAudit
-}
-
-/** What a committed fold adds to its `compaction/end`. */
-export interface CommitExtras {
-  /** How long the fold kept the conversation waiting; computed once the checkpoint landed. */
-  readonly timing?: (committed: { readonly checkpointSeq: number }) => FoldTiming
-}
+import type { CommitExtras, TransactionInput } from './transaction-input.ts'
 
 /**
  * One compaction bracket, in phases, so a fold can be summarized beside the conversation and
@@ -74,7 +31,10 @@ export class FoldTransaction {
   private readonly surfaceAtOpen: Session['surface']
   /** The region's seqs when the bracket opened: what the checkpoint must replace. */
   readonly regionSeqs: readonly number[]
-  /** Every summary call made so far, a call in flight as `aborted`: on `compaction/summary`, or on `compaction/end` when refused. */
+  /**
+   * Every summary call made so far, a call in flight as `aborted`: on `compaction/summary`, or on
+   * `compaction/end` when refused.
+   */
   private readonly attempts: SummaryAttempt[] = []
   private ended = false
   /** The region's audit and artifact trail, when the engine runs them. */
@@ -91,8 +51,10 @@ export class FoldTransaction {
     this.surfaceAtOpen = input.session.surface
     this.regionSeqs = this.surfaceAtOpen.nodes.slice(input.region.start, input.region.end + 1)
     if (input.foldAudit)
+      // The meter once per fold: each `ctx.tokenMeter` goes through cordis's service lookup,
+      // and the trail's fit asks a dozen times.
       this.auditor = new FoldAuditor(
-        ctx,
+        ctx.tokenMeter,
         input.session,
         this.regionSeqs,
         input.foldAudit,
@@ -171,7 +133,8 @@ export class FoldTransaction {
         })
       throw new CompactionRefusal(
         'commit',
-        `a compaction/after listener failed, so the checkpoint was not committed: ${(error as Error)?.message ?? String(error)}`,
+        'a compaction/after listener failed, so the checkpoint was not committed: ' +
+          `${(error as Error)?.message ?? String(error)}`,
         { cause: error },
       )
     }
@@ -322,48 +285,5 @@ export class FoldTransaction {
       content: [textBlock(frameCheckpoint(summary))],
       source: checkpointSource(this.compactionId),
     })
-  }
-}
-
-/**
- * A whole compaction on the turn's path (a sync fold): open the bracket, summarize, commit; any
- * failure abandons it. The wait for the summary goes through `clock` (a virtual clock moves its
- * time meanwhile), and the committed `compaction/end` carries the fold's timing: the
- * conversation waited all of it.
- * @throws CompactionRefusal (already logged) when no checkpoint was committed.
- */
-export async function runTransaction(
-  ctx: Context,
-  input: TransactionInput,
-  options: { clock: EngineClock },
-): Promise<CompactionResult> {
-  const { clock } = options
-  const transaction = FoldTransaction.open(ctx, input)
-  try {
-    const startedAt = clock.now()
-    const pending = transaction.summarize()
-    await waitOn(clock, pending, Number.POSITIVE_INFINITY)
-    const outcome = await pending
-    const readyAfterMs = clock.now() - startedAt
-    return await transaction.commit(outcome, {
-      timing: () => ({
-        mode: 'sync',
-        startedAt,
-        readyAfterMs,
-        statusAtThreshold: 'none',
-        waitedMs: readyAfterMs,
-        stallSavedMs: 0,
-        postSwapPrefillTokens: ctx.tokenMeter.measure(input.session).surfaceTokens,
-      }),
-    })
-  } catch (error) {
-    const refusal =
-      error instanceof CompactionRefusal
-        ? error
-        : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, {
-            cause: error,
-          })
-    transaction.abandon(refusal)
-    throw refusal
   }
 }

@@ -1,10 +1,10 @@
 import type { Context } from '@cordisjs/core'
 import type { CompactionAgent, CompactionResult, DiscardedFold, FoldTiming } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { TransactionInput } from './compaction-transaction.ts'
-import { FoldTransaction } from './compaction-transaction.ts'
-import type { EngineClock } from './engine-clock.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { TransactionInput } from './transaction-input.ts'
+import { FoldTransaction } from './fold-transaction.ts'
+import type { EngineClock } from '../engine-clock.ts'
 import type { SummaryOutcome } from './summarize.ts'
 
 /** Where a background fold is: its summary call running, its summary in hand, or over. */

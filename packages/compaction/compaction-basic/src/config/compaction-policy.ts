@@ -5,7 +5,7 @@ import type { BackgroundFoldConfig } from './background-fold-config.ts'
 import { backgroundFoldProblem, backgroundFoldSchema } from './background-fold-config.ts'
 import type { ArtifactTrailConfig, FoldAuditConfig } from './fold-audit-config.ts'
 import { artifactTrailSchema, foldAuditProblem, foldAuditSchema } from './fold-audit-config.ts'
-import type { EngineClock } from './engine-clock.ts'
+import type { EngineClock } from '../engine-clock.ts'
 import type { IdleCompactionConfig } from './idle-compaction-config.ts'
 import { engineClockProblem, idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
 import type { ResolvedSummaryBudget, SummaryBudgetPolicy } from './summary-budget-policy.ts'
@@ -24,7 +24,10 @@ export interface CompactionPolicy {
   retainRatio?: number
   /** Keep this many tokens as the uncompacted tail. Exclusive with `retainRatio`. */
   retainTokens?: number
-  /** Extra output reserve: threshold = min(window × thresholdRatio, window − headroom − reserved output). Default 0. */
+  /**
+   * Extra output reserve: threshold = min(window × thresholdRatio, window − headroom − reserved
+   * output). Default 0.
+   */
   headroomTokens?: number
   /** Output cap of the summary call. Default 8192. */
   maxTokens?: number
@@ -79,7 +82,10 @@ export interface BasicCompactionConfig extends CompactionPolicy {
   idle?: IdleCompactionConfig
   /** Summarize beside the conversation from a soft threshold on (see the README). */
   background?: BackgroundFoldConfig
-  /** The model-free audit of every committed fold, logged as `compaction/audit` (see the README's "What a fold keeps"). */
+  /**
+   * The model-free audit of every committed fold, logged as `compaction/audit` (see the README's "What
+   * a fold keeps").
+   */
   audit?: FoldAuditConfig
   /** The artifact trail code appends to every checkpoint text (see the README's "What a fold keeps"). */
   artifactTrail?: ArtifactTrailConfig
@@ -169,7 +175,8 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
     fail(`summaryMarginRatio must be in [0, 1), got ${policy.summaryMarginRatio}`)
   if ((policy.summarizationProvider === undefined) !== (policy.summarizationModel === undefined)) {
     fail(
-      `summarizationProvider and summarizationModel must be set together (got ${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`,
+      'summarizationProvider and summarizationModel must be set together (got ' +
+        `${policy.summarizationProvider === undefined ? 'only summarizationModel' : 'only summarizationProvider'})`,
     )
   }
   if (policy.summarizationProvider === '' || policy.summarizationModel === '')
@@ -288,48 +295,4 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
       : {}),
     summaryDeadlineMs: merged.summaryDeadlineMs ?? POLICY_DEFAULTS.summaryDeadlineMs,
   })
-}
-
-/** Token budgets of one target. */
-export interface CompactionBudget {
-  readonly contextWindow: number
-  /** Output tokens the conversation reserves (header maxTokens, else the model default, else 0). */
-  readonly reservedOutputTokens: number
-  /** Compact when the measured request reaches this. */
-  readonly thresholdTokens: number
-  /** Tokens kept as the uncompacted tail. */
-  readonly retainTokens: number
-}
-
-/**
- * threshold = floor(min(window × thresholdRatio, window − headroom − reserved output)),
- * retain = retainTokens ?? floor(window × retainRatio).
- * @throws Error naming the keys when the threshold is not positive or retain ≥ threshold.
- */
-export function resolveBudget(
-  policy: ResolvedPolicy,
-  contextWindow: number,
-  reservedOutputTokens: number,
-  target: string,
-): CompactionBudget {
-  if (!Number.isInteger(contextWindow) || contextWindow <= 0)
-    throw new Error(
-      `compaction for ${target}: the model's contextWindow must be a positive integer, got ${contextWindow}`,
-    )
-  const thresholdTokens = Math.floor(
-    Math.min(contextWindow * policy.thresholdRatio, contextWindow - policy.headroomTokens - reservedOutputTokens),
-  )
-  if (thresholdTokens <= 0) {
-    throw new Error(
-      `compaction for ${target}: threshold is ${thresholdTokens} tokens (window ${contextWindow} − headroomTokens ${policy.headroomTokens} − reserved output ${reservedOutputTokens}); lower headroomTokens or the conversation's maxTokens`,
-    )
-  }
-  const retainTokens =
-    policy.retainTokens ?? Math.floor(contextWindow * (policy.retainRatio ?? POLICY_DEFAULTS.retainRatio))
-  if (retainTokens >= thresholdTokens) {
-    throw new Error(
-      `compaction for ${target}: retain (${retainTokens} tokens, from ${policy.retainTokens === undefined ? 'retainRatio' : 'retainTokens'}) must be below the threshold (${thresholdTokens} tokens, from thresholdRatio/headroomTokens)`,
-    )
-  }
-  return Object.freeze({ contextWindow, reservedOutputTokens, thresholdTokens, retainTokens })
 }

@@ -1,9 +1,9 @@
-import type { CompactionResult } from '@warmfold/compaction'
-import type { RequestHeader, Session } from '@warmfold/session'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import { resolveIdleCompaction } from './idle-compaction-config.ts'
-import { maximalHead } from './select-region.ts'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
+import type { RequestHeader } from '@warmfold/session'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import { resolveIdleCompaction } from '../config/idle-compaction-config.ts'
+import { maximalHead } from '../fold/select-region.ts'
 
 /**
  * `compactIfNeeded(agent, 'idle')` called directly: the idle fold on the turn's path, when the
@@ -16,10 +16,11 @@ import { maximalHead } from './select-region.ts'
  */
 export async function foldWhileWarm(
   core: EngineCore,
-  session: Session,
+  agent: CompactionAgent,
   header: RequestHeader,
   signal?: AbortSignal,
 ): Promise<CompactionResult | null> {
+  const session = agent.session
   const { policy, budget } = await core.budgetFor(session, header)
   const { minPressure } = resolveIdleCompaction(core.config.idle)
   const totalTokens = core.meter().measure(session).totalTokens
@@ -32,7 +33,7 @@ export async function foldWhileWarm(
       thresholdTokens: budget.thresholdTokens,
     })
   try {
-    const outcome = await core.compactHead(session, header, await core.route(header, policy), maximalHead(session), {
+    const outcome = await core.compactHead(agent, header, await core.route(header, policy), maximalHead(session), {
       trigger: 'idle',
       turn: null,
       stability: 'whole-surface',

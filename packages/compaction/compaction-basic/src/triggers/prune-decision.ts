@@ -2,7 +2,7 @@ import type { PruneDecisionData } from '@warmfold/compaction'
 import type { CachePrices } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { TokenMeasurement } from '@warmfold/token-meter'
-import type { PlannedPrune } from './engine-services.ts'
+import type { PlannedPrune } from '../engine-services.ts'
 
 /** Prices assumed for a model whose `ModelInfo` has no `cachePrices`: the dearest common case for a rewrite. */
 export const DEFAULT_CACHE_PRICES: CachePrices = Object.freeze({ read: 0.1, write: 1.25 })
@@ -25,7 +25,10 @@ export interface PruneDecisionInput {
   readonly prices: CachePrices
   /** The provider's cache TTL for the route, in ms; undefined: the entry never expires. */
   readonly cacheTtlMs: number | undefined
-  /** When the session's last conversation request was built, in ms on the engine's clock; undefined when not seen (a resume). */
+  /**
+   * When the session's last conversation request was built, in ms on the engine's clock; undefined
+   * when not seen (a resume).
+   */
   readonly lastRequestAt: number | undefined
   /** Now, on the same clock. */
   readonly now: number
@@ -69,14 +72,16 @@ export function decidePrune(input: PruneDecisionInput): PruneDecisionData {
   const cost = cacheWarm ? rewrittenTokens * Math.max(0, prices.write - prices.read) : 0
   const land = !cacheWarm || cost === 0 || saving > cost
   const reason = !cacheWarm
-    ? 'the provider no longer holds the prefix (the last request is older than the cache TTL), so the rewrite breaks nothing'
+    ? 'the provider no longer holds the prefix (the last request is older than the cache TTL), so the rewrite breaks ' +
+      'nothing'
     : cost === 0
       ? 'a cached read costs as much as a write here, so the rewrite costs nothing extra'
       : growthTokens === null
         ? 'too few steps are logged to forecast how many requests the pruned history would serve; folding instead'
         : land
           ? `the saving over the next ${requestsServed} requests exceeds the re-prefill the rewrite causes`
-          : `the re-prefill the rewrite causes exceeds the saving over the next ${requestsServed} requests; folding instead, where pruning the retained tail is free`
+          : `the re-prefill the rewrite causes exceeds the saving over the next ${requestsServed} requests; folding ` +
+            'instead, where pruning the retained tail is free'
   return Object.freeze({
     action: land ? 'prune' : 'fold',
     results: plan.length,

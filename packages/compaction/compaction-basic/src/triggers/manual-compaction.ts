@@ -1,31 +1,30 @@
 import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import { balancedCuts, ManualCompactionError } from '@warmfold/compaction'
-import type { Session } from '@warmfold/session'
-import { closeOpenCompaction } from './close-open-compaction.ts'
-import { CompactionRefusal } from './compaction-refusal.ts'
-import type { EngineCore } from './engine-core.ts'
-import { maximalHead } from './select-region.ts'
-import { compactionState } from './session-compaction-state.ts'
+import { CompactionRefusal } from '../compaction-refusal.ts'
+import type { EngineCore } from '../engine-core.ts'
+import { maximalHead } from '../fold/select-region.ts'
+import type { SessionCompactionState } from '../session-compaction-state.ts'
 
 /**
  * The task `compactNow` runs as maintenance: fold the largest head that fits, even below the
  * threshold, and flush.
  * @throws ManualCompactionError for every expected failure (busy, refused summary, persistence).
  */
-export async function compactIdle(
+export async function compactManually(
   core: EngineCore,
-  session: Session,
+  agent: CompactionAgent,
+  state: SessionCompactionState,
   signal: AbortSignal,
 ): Promise<CompactionResult | null> {
+  const session = agent.session
   const header = session.requestHeader()
   if (!header) return null
-  const state = compactionState(session)
-  if (state.busy) throw new ManualCompactionError('busy', `a compaction of session ${session.id} is already running`)
-  state.busy = true
+  const release = state.lock()
+  if (!release) throw new ManualCompactionError('busy', `a compaction of session ${session.id} is already running`)
   let result: CompactionResult
   try {
-    closeOpenCompaction(session)
-    const outcome = await core.compactHead(session, header, await core.route(header), maximalHead(session), {
+    state.closeOpenCompaction()
+    const outcome = await core.compactHead(agent, header, await core.route(header), maximalHead(session), {
       trigger: 'manual',
       turn: null,
       stability: 'selected-span',
@@ -38,7 +37,7 @@ export async function compactIdle(
     if (error instanceof CompactionRefusal) throw new ManualCompactionError(error.code, error.message, { cause: error })
     throw error
   } finally {
-    state.busy = false
+    release()
   }
   try {
     await core.ctx.sessions.flush(session)
@@ -61,6 +60,7 @@ export async function compactIdle(
 export async function compactSpan(
   core: EngineCore,
   agent: CompactionAgent,
+  state: SessionCompactionState,
   start: number,
   end: number,
   signal?: AbortSignal,
@@ -80,12 +80,11 @@ export async function compactSpan(
     throw new RangeError(
       `compactRegion: ${start}..${end} separates a tool call from its result (${cuts[start] ? 'end' : 'start'} edge)`,
     )
-  const state = compactionState(session)
-  if (state.busy) throw new Error(`compactRegion: a compaction of session ${session.id} is already running`)
-  state.busy = true
+  const release = state.lock()
+  if (!release) throw new Error(`compactRegion: a compaction of session ${session.id} is already running`)
   try {
-    closeOpenCompaction(session)
-    const outcome = await core.compactHead(session, header, await core.route(header), () => ({ start, end }), {
+    state.closeOpenCompaction()
+    const outcome = await core.compactHead(agent, header, await core.route(header), () => ({ start, end }), {
       trigger: 'manual',
       turn: state.openTurn,
       stability: 'selected-span',
@@ -94,6 +93,6 @@ export async function compactSpan(
     if (outcome.kind !== 'done') throw new CompactionRefusal('summary', outcome.reason)
     return outcome.result
   } finally {
-    state.busy = false
+    release()
   }
 }

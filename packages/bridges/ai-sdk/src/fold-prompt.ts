@@ -1,0 +1,211 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Message } from '@ai-sdk/provider'
+import { balancedCuts } from '@warmfold/compaction'
+import type { CompactionBudget, ResolvedPolicy } from '@warmfold/compaction-basic/engine-parts'
+import {
+  assertShrinks,
+  CompactionRefusal,
+  frameCheckpoint,
+  MIN_SUMMARY_OUTPUT_TOKENS,
+  pricesWithin,
+  selectRegion,
+  summaryLimit,
+} from '@warmfold/compaction-basic/engine-parts'
+import { bodyValue, compareBodies } from './body-replay.ts'
+import { foldAuditor } from './fold-audit.ts'
+import type { FoldRecord } from './fold-store.ts'
+import type { ParsedMiddlewareOptions } from './middleware-options.ts'
+import { prefixDigests } from '@warmfold/cache-ledger/prefix'
+import type { FoldReport } from './reports.ts'
+import type { Lineage } from './sent-requests.ts'
+import { describeRewrite, estimatePrompt, messageTokens } from './sent-requests.ts'
+import type { SummaryOutcome } from './summary-calls.ts'
+import { INSTRUCTION_MESSAGE, summarizeThrough } from './summary-calls.ts'
+import { warmfoldMessage, warmfoldRequest } from './warmfold-view.ts'
+
+/** One fold of a call's prompt. */
+export interface FoldInput {
+  readonly trigger: 'pressure' | 'background'
+  readonly type: 'generate' | 'stream'
+  readonly call: LanguageModelV3CallOptions
+  readonly model: LanguageModelV3
+  readonly lineage: Lineage
+  /** Leading system messages (they stay in place). */
+  readonly kept: number
+  readonly applied: readonly FoldRecord[]
+  readonly estimated: number
+  readonly window: number
+  readonly policy: ResolvedPolicy
+  readonly budget: CompactionBudget
+}
+
+/** A committed fold: the call folded, its estimate, and the record that folds later calls. */
+export interface FoldedCall {
+  readonly call: LanguageModelV3CallOptions
+  readonly tokensAfter: number
+  readonly record: FoldRecord
+}
+
+/**
+ * Folds the oldest balanced head of `input.call`'s history into one checkpoint message: the
+ * engine's region selection, then its summary loop over a replay of the previous request of the
+ * same conversation exactly as it was sent, plus one instruction message, so the summary reads
+ * that request's cache; with none (the first call is already over the threshold, or the host
+ * rewrote its history), the call itself is replayed and the fold is reported cold. The checkpoint
+ * carries the engine's artifact trail and the fold its audit. The record is stored before the
+ * folded call is sent; every attempt is reported through `onFold`.
+ * @returns the folded call, or `undefined` when the fold was refused.
+ */
+export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldInput): Promise<FoldedCall | undefined> {
+  const { call, lineage, kept, policy, window } = input
+  const base = lineage.relation === 'extends' ? lineage.previous : undefined
+  const replay = base?.params ?? call
+  const type = base?.type ?? input.type
+  const refuse = (refusal: string, extra: Partial<FoldReport> = {}) => {
+    options.onFold?.({
+      committed: false,
+      trigger: input.trigger,
+      refusal,
+      warm: false,
+      foldedMessages: 0,
+      tokensBefore: input.estimated,
+      tokensAfter: input.estimated,
+      attempts: [],
+      ...extra,
+    })
+    return undefined
+  }
+  const rest = call.prompt.slice(kept)
+  const prices = rest.map(messageTokens)
+  // The region lies inside the replayed request and before the latest assistant turn that
+  // carries reasoning with provider metadata (its signature must reach the provider unchanged).
+  const limit = Math.min(replay.prompt.length, protectedFrom(call.prompt)) - kept
+  const region = selectRegion(prices, balancedCuts(rest.map(warmfoldMessage)), input.budget.retainTokens, {
+    prices: pricesWithin(prices, limit),
+    maxTokens: Number.MAX_SAFE_INTEGER,
+  })
+  if (!region) return refuse('no balanced head region is left to summarize: the retained tail alone fills the request')
+  const leadingCheckpoint = input.applied.some((record) => record.checkpoint === rest[0])
+  if (region.end === 0 && leadingCheckpoint) return refuse('the only foldable message is the previous checkpoint')
+  const replayTokens = base?.usage?.inputTokens.total ?? estimatePrompt(replay)
+  const promptTokens = replayTokens + messageTokens(INSTRUCTION_MESSAGE)
+  const room = summaryLimit(window, policy.summaryMarginRatio) - promptTokens
+  if (room < MIN_SUMMARY_OUTPUT_TOKENS)
+    return refuse(
+      `the summary prompt (about ${promptTokens} tokens) leaves ${Math.max(0, room)} tokens for the checkpoint; ` +
+        `at least ${MIN_SUMMARY_OUTPUT_TOKENS} are needed`,
+    )
+  // The abort signal is the current call's: the replayed request's own may belong to a finished step.
+  const { abortSignal: _replayed, ...replayed } = replay
+  const summaryRequest: LanguageModelV3CallOptions = {
+    ...replayed,
+    prompt: [...replay.prompt, INSTRUCTION_MESSAGE],
+    maxOutputTokens: Math.min(policy.maxTokens, room),
+    ...(call.abortSignal ? { abortSignal: call.abortSignal } : {}),
+  }
+  const budget = { ...policy.summaryBudget, ceilingTokens: room, deadlineMs: policy.summaryDeadlineMs }
+  const outcome = await summarizeThrough(input.model, type, summaryRequest, budget, (summaryCall) =>
+    options.onCacheReport?.({
+      kind: 'summary',
+      relation: base ? 'extends' : lineage.relation,
+      estimatedTokens: promptTokens,
+      ...(summaryCall.usage ? { usage: summaryCall.usage } : {}),
+      ...(summaryCall.requestBody === undefined ? {} : { requestBody: bodyValue(summaryCall.requestBody) }),
+    }),
+  )
+  const verdict = verdictOf(input, outcome)
+  if ('refusal' in outcome) return refuse(endsUncommitted(outcome.refusal), verdict)
+  const prefixLength = region.end + 1
+  const folded = rest.slice(0, prefixLength)
+  const shadowedTokens = prices.slice(0, prefixLength).reduce((sum, price) => sum + price, 0)
+  const views = folded.map(warmfoldMessage)
+  const auditor = options.foldAudit && foldAuditor(options.foldAudit, views, shadowedTokens, leadingCheckpoint)
+  const text = auditor ? auditor.checkpointSummary(outcome.summary) : outcome.summary
+  const checkpoint: LanguageModelV3Message = { role: 'user', content: [{ type: 'text', text: frameCheckpoint(text) }] }
+  const carry = { carriedSeqs: [], shadowedSeqs: [], carriedTokens: 0, shadowedTokens, foldsHistory: true }
+  try {
+    // The engine's check: a checkpoint no smaller than what it replaces is never committed.
+    assertShrinks(messageTokens(checkpoint), carry)
+  } catch (error) {
+    if (!(error instanceof CompactionRefusal)) throw error
+    return refuse(endsUncommitted(error.message), verdict)
+  }
+  const record: FoldRecord = Object.freeze({
+    prefixDigest: prefixDigests(folded).at(-1) as string,
+    prefixLength,
+    checkpoint,
+    createdAt: Date.now(),
+  })
+  const after = { ...call, prompt: [...call.prompt.slice(0, kept), checkpoint, ...rest.slice(prefixLength)] }
+  const sent = warmfoldRequest(input.model.provider, input.model.modelId, summaryRequest)
+  const result = outcome.calls.at(-1)!.result
+  const audit = auditor?.audit({ text: outcome.summary, sent, result }, after.prompt.map(warmfoldMessage), kept)
+  await options.store.append(record)
+  const tokensAfter = estimatePrompt(after)
+  options.onFold?.({
+    committed: true,
+    trigger: input.trigger,
+    foldedMessages: prefixLength,
+    tokensBefore: input.estimated,
+    tokensAfter,
+    summary: outcome.summary,
+    ...verdict,
+    ...(audit ? { audit } : {}),
+  })
+  return { call: after, tokensAfter, record }
+}
+
+/** The loop's refusal as the fold report's sentence: every refusal ends saying nothing was committed. */
+function endsUncommitted(refusal: string): string {
+  return refusal.endsWith('; no checkpoint was committed') ? refusal : `${refusal}; no checkpoint was committed`
+}
+
+/** Whether the summary call read the previous request's cache, judged on the bodies the provider received. */
+function verdictOf(
+  input: FoldInput,
+  outcome: SummaryOutcome,
+): Pick<FoldReport, 'warm' | 'attempts'> & Partial<FoldReport> {
+  const { lineage } = input
+  const base = lineage.relation === 'extends' ? lineage.previous : undefined
+  const coldReason = base
+    ? undefined
+    : lineage.relation === 'host-rewrite' && lineage.divergence
+      ? `the host rewrote its history since the last request: ${describeRewrite(lineage.divergence)}`
+      : 'no earlier request of this conversation to replay: the request was already above the threshold'
+  const first = outcome.calls[0]
+  const bodies = base && first ? compareBodies(base.body, bodyValue(first.requestBody)) : undefined
+  const cacheRead = first?.usage?.inputTokens.cacheRead
+  const warm = !!bodies?.replay && cacheRead !== 0
+  const departs = bodies && !bodies.replay ? bodies.firstDifferingPath : undefined
+  const previousPromptTokens = base?.usage?.inputTokens.total
+  const usage = outcome.calls.at(-1)?.usage
+  return {
+    warm,
+    ...(bodies?.appendedAt ? { appendedAt: bodies.appendedAt } : {}),
+    ...(bodies?.firstDifferingPath ? { firstDifferingPath: bodies.firstDifferingPath } : {}),
+    ...(coldReason
+      ? { coldReason }
+      : departs !== undefined
+        ? { coldReason: `the summary body departs from the previous request's body at ${departs}` }
+        : cacheRead === 0
+          ? { coldReason: 'the provider reported no cache read for the summary call' }
+          : {}),
+    ...(previousPromptTokens === undefined ? {} : { previousPromptTokens }),
+    attempts: outcome.attempts,
+    ...(usage ? { usage } : {}),
+  }
+}
+
+/**
+ * Index of the latest assistant message with reasoning that carries provider options (never
+ * folded), else the prompt's length.
+ */
+function protectedFrom(prompt: readonly LanguageModelV3Message[]): number {
+  for (let index = prompt.length - 1; index >= 0; index--) {
+    const message = prompt[index]!
+    if (message.role !== 'assistant') continue
+    return message.content.some((part) => part.type === 'reasoning' && part.providerOptions !== undefined)
+      ? index
+      : prompt.length
+  }
+  return prompt.length
+}
