@@ -8,25 +8,13 @@
  * The README's `## API` section holds one table per entry. With several entries, each table
  * follows a `### \`<specifier>\`` heading (`### \`@warmfold/llm/adapter\``); a table before any such
  * heading is the `.` entry's. A row names its exports in backticks in its first cell
- * (`` `textBlock(text)` ``, `` `Message`, `MessageRole` ``); the leading identifier of each counts.
+ * (`` `textBlock(text)` ``, `` `Message`, `MessageRole` ``); the leading identifier of each counts, and
+ * "(also the default export)" in that cell counts as `default`.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import ts from 'typescript'
 import { workspacePackages } from './workspace-packages.ts'
-
-/**
- * Packages whose surfaces are being narrowed on other branches of issue [4.1]; the coordinator
- * removes this list after merging them.
- */
-export const SKIPPED_FOR_NOW: readonly string[] = [
-  '@warmfold/cache-ledger',
-  '@warmfold/fold-audit',
-  '@warmfold/cli',
-  '@warmfold/compaction-basic',
-  '@warmfold/agent-loop',
-  '@warmfold/ai-sdk',
-]
 
 const exported = (node: ts.Node): boolean =>
   ts.canHaveModifiers(node) && !!ts.getModifiers(node)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)
@@ -75,6 +63,8 @@ export function readmeApiTables(readme: string, main: string): Map<string, strin
     const first = line.split('|')[1] ?? ''
     const names = [...first.matchAll(/`([A-Za-z_$][\w$]*)/g)].map((match) => match[1]!)
     if (!names.length) continue // the header row
+    // `CacheLedger` (also the default export): the row names the entry's default export too.
+    if (/\bdefault export\b/.test(first)) names.push('default')
     tables.set(specifier, [...(tables.get(specifier) ?? []), ...names])
   }
   return tables
@@ -84,7 +74,6 @@ export function readmeApiTables(readme: string, main: string): Map<string, strin
 export async function publicSurfaceProblems(root: string): Promise<string[]> {
   const problems: string[] = []
   for (const pkg of await workspacePackages(root)) {
-    if (SKIPPED_FOR_NOW.includes(pkg.name)) continue
     const exportsField = pkg.manifest.exports
     if (!exportsField || typeof exportsField !== 'object') continue
     const entries = Object.entries(exportsField as Record<string, unknown>).filter(

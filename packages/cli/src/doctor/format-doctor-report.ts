@@ -16,9 +16,14 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
   const { totals } = report
   const apis = new Map<string, number>()
   for (const request of report.requests) apis.set(request.api, (apis.get(request.api) ?? 0) + 1)
+  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
+  const byApi = [...apis].map(([api, count]) => `${api} ${count}`).join(', ') || 'none'
+  const unreadable = report.unreadable.length ? `, ${plural(report.unreadable.length, 'unreadable line')}` : ''
   const lines = [
-    `warmfold doctor: ${file}: ${totals.requests} request${totals.requests === 1 ? '' : 's'} (${[...apis].map(([api, count]) => `${api} ${count}`).join(', ') || 'none'})${report.unreadable.length ? `, ${report.unreadable.length} unreadable line${report.unreadable.length === 1 ? '' : 's'}` : ''}`,
-    `prompt ${formatCount(totals.promptChars)} chars: ${formatCount(totals.cachedChars)} shared with earlier requests of the same cache family, ${formatCount(totals.uncachedChars)} not (${percent(totals.uncachedChars, totals.promptChars)} uncached)`,
+    `warmfold doctor: ${file}: ${plural(totals.requests, 'request')} (${byApi})${unreadable}`,
+    `prompt ${formatCount(totals.promptChars)} chars: ${formatCount(totals.cachedChars)} shared with earlier ` +
+      `requests of the same cache family, ${formatCount(totals.uncachedChars)} not ` +
+      `(${percent(totals.uncachedChars, totals.promptChars)} uncached)`,
     '',
   ]
   for (const line of report.unreadable) lines.push(`unreadable line ${line.index}: ${line.reason}`)
@@ -69,7 +74,8 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
   }
   lines.push(
     '',
-    'Chars are of the canonical prompt (tools, system, messages); "vs" is the earlier line each request is compared with.',
+    'Chars are of the canonical prompt (tools, system, messages); ' +
+      '"vs" is the earlier line each request is compared with.',
   )
   return `${lines.map(printable).join('\n')}\n`
 }
