@@ -16,7 +16,6 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
   const { totals } = report
   const apis = new Map<string, number>()
   for (const request of report.requests) apis.set(request.api, (apis.get(request.api) ?? 0) + 1)
-  const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`
   const byApi = [...apis].map(([api, count]) => `${api} ${count}`).join(', ') || 'none'
   const unreadable = report.unreadable.length ? `, ${plural(report.unreadable.length, 'unreadable line')}` : ''
   const lines = [
@@ -78,6 +77,10 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
       '"vs" is the earlier line each request is compared with.',
   )
   return `${lines.map(printable).join('\n')}\n`
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
 function table(header: string[], rows: string[][]): string[] {
