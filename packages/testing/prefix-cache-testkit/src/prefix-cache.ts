@@ -88,7 +88,7 @@ export class PrefixCache {
     const promptTokens = tokensOf(promptChars)
     const { cachedTokens, cacheWriteTokens, store } = this.charge(layout, match, promptTokens)
     const trie = root
-    const write = (at: number) => store(sendPrefix(trie, layout, at), at)
+    const write = (at: number) => store(sendPrefix(trie, layout.segments, at), at)
     const observation = Object.freeze({
       index: this.list.length,
       purpose: request.purpose ?? 'unspecified',

@@ -1,18 +1,7 @@
+import type { CanonicalDigest } from './canonical-digest.ts'
+import type { TrieNode } from './prefix-trie.ts'
+import { countNodes, createTrieRoot, forgetStale, sendPrefix, walkPrefix } from './prefix-trie.ts'
 import type { RequestFingerprint } from './request-fingerprint.ts'
-
-/** One prompt segment of one or more earlier requests of a family. */
-interface IndexNode {
-  readonly children: Map<string, IndexNode>
-  /** When a request through this node was last sent (clock milliseconds). */
-  sentAt: number
-  /** Whether an earlier request ended here. */
-  ends: boolean
-}
-
-interface Family {
-  readonly root: IndexNode
-  lastSentAt: number
-}
 
 /** How far a request matches the earlier requests of its family. */
 export interface PrefixMatch {
@@ -31,99 +20,59 @@ export interface PrefixMatch {
 }
 
 /**
- * The prefixes of earlier requests, one trie per cache family, keyed by segment hash. Each node
- * remembers when it was last sent; a request refreshes every node on its path, so along a path
- * the times never increase and the live part of a match is a prefix of it.
+ * The prefixes of earlier requests, one {@link TrieNode} trie per cache family, keyed by segment
+ * digest: a node's `lastSent` is when a request through it was last sent (the root's: the family's
+ * last request), so the live part of a match is a prefix of it.
  *
  * Nodes not sent for `forgetAfterMs` (and not within a family's TTL) are dropped by
  * {@link sweep}, so memory follows the traffic of that window, not the process's lifetime.
  */
 export class PrefixIndex {
-  private readonly families = new Map<string, Family>()
+  private readonly families = new Map<string, TrieNode>()
 
   /** Matches `print` against its family at `now` with the family's `ttlMs` (`Infinity`: never expires). */
   match(print: RequestFingerprint, now: number, ttlMs: number): PrefixMatch {
     const family = this.families.get(print.family)
     if (!family) return { known: false, segments: 0, chars: 0, liveChars: 0, extendsEarlier: false, idleMs: null }
-    let node = family.root
-    let segments = 0
+    const path = walkPrefix(family, print.segments)
     let chars = 0
     let liveChars = 0
-    for (const segment of print.segments) {
-      const child = node.children.get(segment.hash)
-      if (!child) break
-      node = child
-      segments += 1
-      chars += segment.chars
-      if (now - child.sentAt <= ttlMs) liveChars = chars
-    }
+    path.forEach((node, position) => {
+      chars += (print.segments[position] as CanonicalDigest).chars
+      if (now - node.lastSent <= ttlMs) liveChars = chars
+    })
     return {
       known: true,
-      segments,
+      segments: path.length,
       chars,
       liveChars,
-      extendsEarlier: segments > 0 && node.ends,
-      idleMs: Math.max(0, now - family.lastSentAt),
+      extendsEarlier: path.at(-1)?.endedAt !== undefined,
+      idleMs: Math.max(0, now - family.lastSent),
     }
   }
 
   /** Records `print` as sent at `sentAt`: creates or refreshes every node on its path. */
   record(print: RequestFingerprint, sentAt: number): void {
     let family = this.families.get(print.family)
-    if (!family) {
-      family = { root: { children: new Map(), sentAt, ends: false }, lastSentAt: sentAt }
-      this.families.set(print.family, family)
-    }
-    family.lastSentAt = Math.max(family.lastSentAt, sentAt)
-    let node = family.root
-    node.sentAt = Math.max(node.sentAt, sentAt)
-    for (const segment of print.segments) {
-      const key = segment.hash
-      let child = node.children.get(key)
-      if (!child) {
-        child = { children: new Map(), sentAt, ends: false }
-        node.children.set(key, child)
-      } else if (child.sentAt < sentAt) {
-        child.sentAt = sentAt
-      }
-      node = child
-    }
-    node.ends = true
+    if (!family) this.families.set(print.family, (family = createTrieRoot()))
+    sendPrefix(family, print.segments, sentAt)
   }
 
   /**
    * Drops every node not sent for more than `forgetAfterMs` before `now`, and every family
-   * whose last request is that old. A dropped node's subtree goes with it: its descendants
-   * were sent no later than it.
+   * whose last request is that old.
    */
   sweep(now: number, forgetAfterMs: number): void {
     for (const [key, family] of this.families) {
-      if (now - family.lastSentAt > forgetAfterMs) {
-        this.families.delete(key)
-        continue
-      }
-      const stack: IndexNode[] = [family.root]
-      while (stack.length) {
-        const node = stack.pop() as IndexNode
-        for (const [hash, child] of node.children) {
-          if (now - child.sentAt > forgetAfterMs) node.children.delete(hash)
-          else stack.push(child)
-        }
-      }
+      if (now - family.lastSent > forgetAfterMs) this.families.delete(key)
+      else forgetStale(family, now, forgetAfterMs)
     }
   }
 
   /** Number of nodes held, for tests of {@link sweep}. */
   get size(): number {
     let count = 0
-    for (const family of this.families.values()) {
-      const stack: IndexNode[] = [family.root]
-      while (stack.length) {
-        const node = stack.pop() as IndexNode
-        count += node.children.size
-        for (const child of node.children.values()) stack.push(child)
-      }
-    }
+    for (const family of this.families.values()) count += countNodes(family)
     return count
   }
 }

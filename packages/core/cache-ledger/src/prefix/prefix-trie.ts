@@ -1,17 +1,27 @@
 import type { PromptLayout } from './prompt-layout.ts'
 import { commonPrefixLength } from './prompt-layout.ts'
 
+/** A segment as a trie keys it: a layout's by its interned id, a fingerprint's by its digest. */
+export type TrieSegment = { readonly id: number; readonly text: string } | { readonly hash: string }
+
+const keyOf = (segment: TrieSegment): number | string => ('id' in segment ? segment.id : segment.hash)
+
 /**
- * One segment of a family's segment trie: the prompts the family has sent, shared by prefix.
+ * One segment of a prompt trie: the prompts sent so far, shared by prefix. The one index of the
+ * prefix model: the simulator's families (virtual clock, block-granular entries), the ledger's
+ * {@link PrefixIndex} (digests, TTL) and the doctor's {@link SegmentTrie} (request numbers as time).
  *
  * A request that sends a prefix refreshes `lastSent` on every node of its path, so a node is
  * never fresher than its parent: once a node has expired, its whole subtree has too.
  */
 export interface TrieNode {
-  readonly children: Map<number, TrieNode>
+  readonly children: Map<number | string, TrieNode>
+  /** The segment's text (empty where the trie keeps digests only). */
   readonly text: string
-  /** Virtual time this segment was last sent as part of a request's prompt (root: unused). */
+  /** Time this segment was last sent as part of a request's prompt (root: any prompt of the trie). */
   lastSent: number
+  /** Time a prompt last ended at this node (never set on the root). */
+  endedAt?: number
   /** `anthropic`: a breakpoint entry ends at this segment, last written or read at this time. */
   entryUsedAt?: number
   /** `deepseek`: persisted prefix units ending inside this segment: end (prompt characters) → last written or hit. */
@@ -53,14 +63,8 @@ export function isExpired(node: TrieNode, clock: number, ttlMs: number): boolean
  */
 export function matchPrefix(root: TrieNode, layout: PromptLayout, clock: number, ttlMs: number): TrieMatch {
   const segments = layout.segments
-  const path: TrieNode[] = [root]
-  let node = root
-  for (let depth = 0; depth < segments.length; depth++) {
-    const child = node.children.get((segments[depth] as { id: number }).id)
-    if (!child || isExpired(child, clock, ttlMs)) break
-    path.push(child)
-    node = child
-  }
+  const path = [root, ...walkPrefix(root, segments, 0, (child) => !isExpired(child, clock, ttlMs))]
+  const node = path.at(-1) as TrieNode
   const depth = path.length - 1
   const next = segments[depth]
   if (!next) return { path, liveChars: layout.offsets[depth] as number, branches: [] }
@@ -79,14 +83,8 @@ export function matchPrefix(root: TrieNode, layout: PromptLayout, clock: number,
   }
   const liveChars = (layout.offsets[depth] as number) + livePartial
   // The same walk without expiry, from where the live one stopped.
-  const fullPath: TrieNode[] = []
-  let fullNode = node
-  for (let fullDepth = depth; fullDepth < segments.length; fullDepth++) {
-    const child = fullNode.children.get((segments[fullDepth] as { id: number }).id)
-    if (!child) break
-    fullPath.push(child)
-    fullNode = child
-  }
+  const fullPath = walkPrefix(node, segments, depth)
+  const fullNode = fullPath.at(-1) ?? node
   const fullDepth = depth + fullPath.length
   const fullStart = layout.offsets[fullDepth] as number
   const fullNext = segments[fullDepth]
@@ -117,21 +115,72 @@ export function matchPrefix(root: TrieNode, layout: PromptLayout, clock: number,
 }
 
 /**
- * Records that `layout` was sent at `clock`: adds the missing nodes and refreshes every node on
- * the path. Returns the node of each segment, in order.
+ * The nodes below `node` that `segments` from `from` on run through, as far as they exist and
+ * `live` accepts them (always, by default).
  */
-export function sendPrefix(root: TrieNode, layout: PromptLayout, clock: number): TrieNode[] {
+export function walkPrefix(
+  node: TrieNode,
+  segments: readonly TrieSegment[],
+  from = 0,
+  live: (child: TrieNode) => boolean = () => true,
+): TrieNode[] {
+  const path: TrieNode[] = []
+  for (let position = from; position < segments.length; position++) {
+    const child = node.children.get(keyOf(segments[position] as TrieSegment))
+    if (!child || !live(child)) break
+    path.push(child)
+    node = child
+  }
+  return path
+}
+
+/**
+ * Records that `segments` (from `from` on) were sent at `clock`: adds the missing nodes, refreshes
+ * every node on the path and marks where the prompt ends. Returns the node of each segment, in order.
+ */
+export function sendPrefix(root: TrieNode, segments: readonly TrieSegment[], clock: number, from = 0): TrieNode[] {
   const nodes: TrieNode[] = []
   let node = root
-  for (const segment of layout.segments) {
-    let child = node.children.get(segment.id)
+  root.lastSent = Math.max(root.lastSent, clock)
+  for (let position = from; position < segments.length; position++) {
+    const segment = segments[position] as TrieSegment
+    const key = keyOf(segment)
+    let child = node.children.get(key)
     if (!child) {
-      child = { children: new Map(), text: segment.text, lastSent: clock }
-      node.children.set(segment.id, child)
+      child = { children: new Map(), text: 'text' in segment ? segment.text : '', lastSent: clock }
+      node.children.set(key, child)
     }
     child.lastSent = Math.max(child.lastSent, clock)
     nodes.push(child)
     node = child
   }
+  if (node !== root) node.endedAt = clock
   return nodes
+}
+
+/**
+ * Drops every node under `root` not sent for more than `forgetAfterMs` before `now`. A dropped
+ * node's subtree goes with it: its descendants were sent no later than it.
+ */
+export function forgetStale(root: TrieNode, now: number, forgetAfterMs: number): void {
+  const stack: TrieNode[] = [root]
+  while (stack.length) {
+    const node = stack.pop() as TrieNode
+    for (const [key, child] of node.children) {
+      if (now - child.lastSent > forgetAfterMs) node.children.delete(key)
+      else stack.push(child)
+    }
+  }
+}
+
+/** Number of nodes under `root`. */
+export function countNodes(root: TrieNode): number {
+  let count = 0
+  const stack: TrieNode[] = [root]
+  while (stack.length) {
+    const node = stack.pop() as TrieNode
+    count += node.children.size
+    for (const child of node.children.values()) stack.push(child)
+  }
+  return count
 }

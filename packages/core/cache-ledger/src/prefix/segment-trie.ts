@@ -1,23 +1,8 @@
-import type { PromptLayout, PromptSegment } from './prompt-layout.ts'
+import type { TrieNode } from './prefix-trie.ts'
+import { createTrieRoot, sendPrefix, walkPrefix } from './prefix-trie.ts'
+import type { PromptLayout } from './prompt-layout.ts'
 import type { SharedPrefixEntry } from './shared-prefix-index.ts'
 import { SharedPrefixIndex } from './shared-prefix-index.ts'
-
-interface TrieNode {
-  readonly children: Map<number, TrieNode>
-  /** The part the segment belongs to. */
-  readonly part: string
-  /** The latest request whose prompt runs through this node. */
-  latest: number
-  /** The latest request whose prompt ends at this node. */
-  endsHere?: number
-  /**
-   * The children's texts per part, to find the one sharing the longest prefix with a new
-   * segment without comparing it with every child (only segments of the same part count).
-   */
-  readonly siblings: Map<string, SharedPrefixIndex>
-  /** This node's text in its parent's `siblings`. */
-  readonly entry?: SharedPrefixEntry
-}
 
 /** How far a prompt runs through a {@link SegmentTrie}, and the earlier request it is best compared with. */
 export interface SegmentTrieMatch {
@@ -37,54 +22,56 @@ export interface SegmentTrieMatch {
 }
 
 /**
- * The prompts sent so far, shared by prefix, one node per segment. Matching a prompt costs
- * O(segments) plus the length of its first unshared segment (looked up among the sibling
- * branches' texts in a {@link SharedPrefixIndex}), however many earlier requests branch there;
- * a log is never compared character by character with every earlier request.
+ * The prompts sent so far as a {@link TrieNode} trie whose time is the request number (a node's
+ * `lastSent` is the latest request through it, `endedAt` the latest ending there). Matching a
+ * prompt costs O(segments) plus the length of its first unshared segment (looked up among the
+ * sibling branches' texts in a {@link SharedPrefixIndex}), however many earlier requests branch
+ * there; a log is never compared character by character with every earlier request.
  */
 export class SegmentTrie {
-  private readonly root: TrieNode = { children: new Map(), part: '', latest: -1, siblings: new Map() }
+  private readonly root = createTrieRoot()
+  /**
+   * Per node, its children's texts per part, to find the one sharing the longest prefix with a
+   * new segment without comparing it with every child (only segments of the same part count).
+   */
+  private readonly siblings = new Map<TrieNode, Map<string, SharedPrefixIndex>>()
+  /** Each node's text in its parent's {@link siblings} index. */
+  private readonly entries = new Map<
+    TrieNode,
+    { readonly index: SharedPrefixIndex; readonly entry: SharedPrefixEntry }
+  >()
   /** Characters compared inside segments so far (matching and inserting): the trie's work, for tests. */
   readonly work = { comparedCharacters: 0 }
 
   /** Matches `layout`'s segments from `from` on (0: the whole prompt; `headSegments`: the messages only). */
   match(layout: PromptLayout, from = 0): SegmentTrieMatch {
-    let node = this.root
-    let position = from
-    const segments = layout.segments
-    while (position < segments.length) {
-      const child = node.children.get((segments[position] as PromptSegment).id)
-      if (!child) break
-      node = child
-      position++
-    }
-    const depth = position - from
+    const path = walkPrefix(this.root, layout.segments, from)
+    const node = path.at(-1) ?? this.root
+    const position = from + path.length
     const wholeChars = (layout.offsets[position] as number) - (layout.offsets[from] as number)
-    const next = segments[position]
+    const next = layout.segments[position]
     // The sibling sharing most characters of the next segment (the latest one on a tie).
     const { chars: partial, latest: partialCandidate } =
-      next === undefined ? { chars: 0 } : (node.siblings.get(next.part)?.longest(next.text) ?? { chars: 0 })
-    const candidate = node.endsHere ?? partialCandidate ?? (node === this.root ? undefined : node.latest)
-    return { depth, chars: wholeChars + partial, ...(candidate === undefined ? {} : { candidate }) }
+      next === undefined ? { chars: 0 } : (this.siblings.get(node)?.get(next.part)?.longest(next.text) ?? { chars: 0 })
+    const candidate = node.endedAt ?? partialCandidate ?? (node === this.root ? undefined : node.lastSent)
+    return { depth: path.length, chars: wholeChars + partial, ...(candidate === undefined ? {} : { candidate }) }
   }
 
   /** Records that request `request` sent `layout` (segments from `from` on). */
   insert(layout: PromptLayout, request: number, from = 0): void {
-    let node = this.root
-    for (let position = from; position < layout.segments.length; position++) {
-      const { id, text, part } = layout.segments[position] as PromptSegment
-      let child = node.children.get(id)
-      if (!child) {
-        let siblings = node.siblings.get(part)
-        if (!siblings) node.siblings.set(part, (siblings = new SharedPrefixIndex(this.work)))
-        child = { children: new Map(), part, latest: request, siblings: new Map(), entry: siblings.add(text, request) }
-        node.children.set(id, child)
-      } else if (child.latest !== request) {
-        ;(node.siblings.get(child.part) as SharedPrefixIndex).touch(child.entry as SharedPrefixEntry, request)
+    let parent = this.root
+    sendPrefix(this.root, layout.segments, request, from).forEach((node, offset) => {
+      const known = this.entries.get(node)
+      if (known) known.index.touch(known.entry, request)
+      else {
+        const { part, text } = layout.segments[from + offset] as { part: string; text: string }
+        let byPart = this.siblings.get(parent)
+        if (!byPart) this.siblings.set(parent, (byPart = new Map()))
+        let index = byPart.get(part)
+        if (!index) byPart.set(part, (index = new SharedPrefixIndex(this.work)))
+        this.entries.set(node, { index, entry: index.add(text, request) })
       }
-      child.latest = request
-      node = child
-    }
-    if (node !== this.root) node.endsHere = request
+      parent = node
+    })
   }
 }
