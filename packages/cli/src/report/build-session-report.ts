@@ -1,7 +1,7 @@
 import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
-import { RunError } from '../shared/run-error.ts'
 import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
+import { fieldError } from './field-error.ts'
 import type { SessionLog } from './read-session-log.ts'
 import type {
   ObservedRequest,
@@ -135,14 +135,9 @@ function addMarker(
   const seqs = data.shadowedSeqs
   const tokens = data.shadowedTokenCount
   const type = kind === 'fold' ? 'compaction/summary' : 'compaction/prune'
-  if (!Array.isArray(seqs))
-    throw new RunError(
-      `${where}: ${type} shadowedSeqs must be an array of seqs, got ${JSON.stringify(seqs) ?? 'nothing'}`,
-    )
+  if (!Array.isArray(seqs)) throw fieldError(where, `${type} shadowedSeqs`, 'an array of seqs', seqs)
   if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
-    throw new RunError(
-      `${where}: ${type} shadowedTokenCount must be a number ≥ 0, got ${JSON.stringify(tokens) ?? 'nothing'}`,
-    )
+    throw fieldError(where, `${type} shadowedTokenCount`, 'a number ≥ 0', tokens)
   const last = markers.at(-1)
   if (kind === 'prune' && last?.kind === 'prune' && last.afterRequest === afterRequest) {
     markers[markers.length - 1] = {

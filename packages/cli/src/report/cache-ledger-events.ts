@@ -3,6 +3,7 @@
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger/prefix'
 import type { SessionEventMap } from '@warmfold/session'
+import { fieldError } from './field-error.ts'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
 import { RunError } from '../shared/run-error.ts'
 
@@ -156,23 +157,18 @@ function divergenceText(divergence: CacheDivergence): string {
 
 function record(value: unknown, where: string, name: string): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new RunError(`${where}: ${name} must be an object, got ${JSON.stringify(value) ?? 'nothing'}`)
+    throw fieldError(where, name, 'an object', value)
   return value as Record<string, unknown>
 }
 
 function text(value: unknown, where: string, field: string): string {
-  if (typeof value !== 'string')
-    throw new RunError(
-      `${where}: cache event field "${field}" must be a string, got ${JSON.stringify(value) ?? 'nothing'}`,
-    )
+  if (typeof value !== 'string') throw fieldError(where, `cache event field "${field}"`, 'a string', value)
   return value
 }
 
 function count(value: unknown, where: string, field: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw new RunError(
-      `${where}: cache event field "${field}" must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
-    )
+    throw fieldError(where, `cache event field "${field}"`, 'a number ≥ 0', value)
   return value
 }
 

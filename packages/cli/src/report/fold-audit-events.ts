@@ -4,6 +4,7 @@ import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent } from '@warmfold/session'
 import { RunError } from '../shared/run-error.ts'
 import { escapeHtml } from './escape-html.ts'
+import { fieldError } from './field-error.ts'
 import { tableHead, tableRow } from './html-table.ts'
 import type { ReportFoldAudit } from './report-model.ts'
 
@@ -17,9 +18,7 @@ const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/
 
 function count(value: unknown, field: string, where: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    throw new RunError(
-      `${where}: compaction/audit ${field} must be an integer ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
-    )
+    throw fieldError(where, `compaction/audit ${field}`, 'an integer ≥ 0', value)
   return value
 }
 
@@ -37,17 +36,10 @@ export function readFoldAudit(
   const data = events[seq]!.data as unknown as Record<string, unknown>
   const { compactionId, classes, dropped, droppedTotal, trail } = data
   if (typeof compactionId !== 'string')
-    throw new RunError(
-      `${where}: compaction/audit compactionId must be a string, got ${JSON.stringify(compactionId) ?? 'nothing'}`,
-    )
+    throw fieldError(where, 'compaction/audit compactionId', 'a string', compactionId)
   if (typeof classes !== 'object' || classes === null || Array.isArray(classes))
-    throw new RunError(
-      `${where}: compaction/audit classes must be an object, got ${JSON.stringify(classes) ?? 'nothing'}`,
-    )
-  if (!Array.isArray(dropped))
-    throw new RunError(
-      `${where}: compaction/audit dropped must be an array, got ${JSON.stringify(dropped) ?? 'nothing'}`,
-    )
+    throw fieldError(where, 'compaction/audit classes', 'an object', classes)
+  if (!Array.isArray(dropped)) throw fieldError(where, 'compaction/audit dropped', 'an array', dropped)
   const survival = Object.entries(classes as Record<string, { seen?: unknown; kept?: unknown }>).map(
     ([name, retention]) => ({
       class: name,

@@ -1,4 +1,5 @@
 import { RunError } from '../shared/run-error.ts'
+import { fieldError } from './field-error.ts'
 import type { ReportFoldTiming } from './report-model.ts'
 
 const MODES = ['sync', 'background']
@@ -32,9 +33,7 @@ export function readFoldTiming(
   const time = (key: (typeof TIMES)[number]): number => {
     const value = fields[key]
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw new RunError(
-        `${where}: compaction/end timing.${key} must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
-      )
+      throw fieldError(where, `compaction/end timing.${key}`, 'a number ≥ 0', value)
     return value
   }
   const mode = oneOf('mode', MODES) as ReportFoldTiming['mode']

@@ -1,4 +1,5 @@
 import { RunError } from '../shared/run-error.ts'
+import { fieldError } from './field-error.ts'
 import type { ReportFork, ReportLineage } from './report-model.ts'
 
 /** Logged by `@warmfold/agent-loop` in a parent's log when it starts a fork. */
@@ -25,9 +26,7 @@ export function addForkEvent(
 ): void {
   const child = data.childSessionId
   if (typeof child !== 'string' || child === '')
-    throw new RunError(
-      `${where}: ${type} childSessionId must be a non-empty string, got ${JSON.stringify(child) ?? 'nothing'}`,
-    )
+    throw fieldError(where, `${type} childSessionId`, 'a non-empty string', child)
   if (type === FORK_START_EVENT) {
     forks.push({
       line,

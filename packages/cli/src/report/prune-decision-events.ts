@@ -1,4 +1,4 @@
-import { RunError } from '../shared/run-error.ts'
+import { fieldError } from './field-error.ts'
 import type { ReportPruneDecision } from './report-model.ts'
 import { integer } from './report-format.ts'
 
@@ -27,19 +27,12 @@ export function readPruneDecision(
 ): Omit<ReportPruneDecision, 'line' | 'afterRequest'> {
   const { action, reason, cacheWarm } = data
   if (action !== 'prune' && action !== 'fold')
-    throw new RunError(
-      `${where}: ${PRUNE_DECISION_EVENT} action must be "prune" or "fold", got ${JSON.stringify(action) ?? 'nothing'}`,
-    )
-  if (typeof reason !== 'string')
-    throw new RunError(
-      `${where}: ${PRUNE_DECISION_EVENT} reason must be a string, got ${JSON.stringify(reason) ?? 'nothing'}`,
-    )
+    throw fieldError(where, `${PRUNE_DECISION_EVENT} action`, '"prune" or "fold"', action)
+  if (typeof reason !== 'string') throw fieldError(where, `${PRUNE_DECISION_EVENT} reason`, 'a string', reason)
   const number = (key: (typeof NUMBERS)[number]): number => {
     const value = data[key]
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw new RunError(
-        `${where}: ${PRUNE_DECISION_EVENT} ${key} must be a number ≥ 0, got ${JSON.stringify(value) ?? 'nothing'}`,
-      )
+      throw fieldError(where, `${PRUNE_DECISION_EVENT} ${key}`, 'a number ≥ 0', value)
     return value
   }
   const [saved, rewritten, served, read, write, saving, cost] = NUMBERS.map(number) as [

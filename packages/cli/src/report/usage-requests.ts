@@ -1,5 +1,6 @@
-import type { ObservedRequest, ReportMarker, RequestTokens } from './report-model.ts'
 import { RunError } from '../shared/run-error.ts'
+import { fieldError } from './field-error.ts'
+import type { ObservedRequest, ReportMarker, RequestTokens } from './report-model.ts'
 import { integer } from './report-format.ts'
 
 /**
@@ -137,9 +138,6 @@ export function headerEnvelope(data: Record<string, unknown>, where: string): He
 }
 
 function text(value: unknown, where: string, field: string): string {
-  if (typeof value !== 'string')
-    throw new RunError(
-      `${where}: compaction/summary ${field} must be a string, got ${JSON.stringify(value) ?? 'nothing'}`,
-    )
+  if (typeof value !== 'string') throw fieldError(where, `compaction/summary ${field}`, 'a string', value)
   return value
 }

@@ -1,5 +1,5 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
+import type { CompactionAgent } from '@warmfold/compaction'
 import type { GenerateOptions, ModelInfo } from '@warmfold/llm'
 import type { RequestHeader, Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
@@ -55,6 +55,3 @@ export interface EngineCore {
   /** The engine's prune seam: lands `plan` for a fold of `region` (only after it, rule C4). */
   landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void
 }
-
-/** A fold that landed, or `null`. */
-export type FoldResult = CompactionResult | null

@@ -3,7 +3,7 @@ import { carriedTrailEntries } from './trail-carry.ts'
 import type { TrailItem } from './trail-items.ts'
 import { trailItems } from './trail-items.ts'
 import type { TrailSection } from './trail-sections.ts'
-import { TRAIL_HEADING, TRAIL_SECTIONS, TRAIL_TITLES } from './trail-sections.ts'
+import { TRAIL_HEADING, TRAIL_SECTIONS, TRAIL_TITLES, zeroCounts } from './trail-sections.ts'
 
 export type { TrailSection } from './trail-sections.ts'
 
@@ -183,15 +183,7 @@ export function buildArtifactTrail(
   const place = new Map(removal.map((item, index) => [item, index]))
   const placed = all.map((item) => place.get(item)!)
   const renderWithout = (count: number, widest?: number): { text: string; cut: Record<TrailSection, number> } => {
-    const cut: Record<TrailSection, number> = {
-      filesChanged: 0,
-      filesRead: 0,
-      otherPaths: 0,
-      commands: 0,
-      openProblems: 0,
-      userConstraints: 0,
-      hostEntries: 0,
-    }
+    const cut = zeroCounts()
     const kept: TrailItem[] = []
     for (const [index, item] of all.entries()) {
       if (placed[index]! < count) cut[item.section]++
@@ -222,15 +214,7 @@ export function buildArtifactTrail(
   }
   const text = estimate(chosen.text) <= maxTokens ? chosen.text : ''
   const cut = text === '' ? renderWithout(all.length).cut : chosen.cut
-  const kept: Record<TrailSection, number> = {
-    filesChanged: 0,
-    filesRead: 0,
-    otherPaths: 0,
-    commands: 0,
-    openProblems: 0,
-    userConstraints: 0,
-    hostEntries: 0,
-  }
+  const kept = zeroCounts()
   for (const item of all) kept[item.section]++
   for (const section of TRAIL_SECTIONS) kept[section] -= cut[section]
   const written = new Set<string>()

@@ -17,6 +17,21 @@ export type ToolKinds =
   | Readonly<Record<string, ToolKind>>
   | ((name: string, argumentsText: string) => ToolKind | undefined)
 
+/** Words of a shell or run tool's name: a writer (below), and a runner rather than a file changer. */
+const RUNNER_BASE_WORDS: readonly string[] = [
+  'run',
+  'exec',
+  'execute',
+  'bash',
+  'shell',
+  'sh',
+  'zsh',
+  'powershell',
+  'terminal',
+  'command',
+  'cmd',
+]
+
 /**
  * Words that make a tool a writer. Shell and run tools are writers on purpose: a shell call can
  * edit, install or run anything, and running the tests again after an edit is progress, not
@@ -47,17 +62,7 @@ const WRITE_WORDS: ReadonlySet<string> = new Set([
   'merge',
   'install',
   'deploy',
-  'run',
-  'exec',
-  'execute',
-  'bash',
-  'shell',
-  'sh',
-  'zsh',
-  'powershell',
-  'terminal',
-  'command',
-  'cmd',
+  ...RUNNER_BASE_WORDS,
 ])
 
 /** Words that make a tool a reader (when no write word is in its name). */
@@ -93,21 +98,7 @@ const READ_WORDS: ReadonlySet<string> = new Set([
 ])
 
 /** Words of a tool name that runs commands rather than changing files it names. */
-const RUNNER_WORDS: ReadonlySet<string> = new Set([
-  'run',
-  'exec',
-  'execute',
-  'bash',
-  'shell',
-  'sh',
-  'zsh',
-  'powershell',
-  'terminal',
-  'command',
-  'cmd',
-  'test',
-  'tests',
-])
+const RUNNER_WORDS: ReadonlySet<string> = new Set([...RUNNER_BASE_WORDS, 'test', 'tests'])
 
 /**
  * The lower-case words of a tool name: `readFile`, `read_file`, `read-file` and `fs.read.file` all

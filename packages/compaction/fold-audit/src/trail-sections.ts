@@ -18,6 +18,11 @@ export const TRAIL_SECTIONS: readonly TrailSection[] = [
   'hostEntries',
 ]
 
+/** A count of 0 for every section, in writing order. */
+export function zeroCounts(): Record<TrailSection, number> {
+  return Object.fromEntries(TRAIL_SECTIONS.map((section) => [section, 0])) as Record<TrailSection, number>
+}
+
 /** The heading that opens a trail, and the section headings, as `buildArtifactTrail` writes them. */
 export const TRAIL_HEADING = '## Artifact Trail'
 

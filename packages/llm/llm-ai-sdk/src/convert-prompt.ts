@@ -6,7 +6,7 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider'
 import type { ContentBlock, Message, ToolResultBlock } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
+import { misplacedBlock, unsendable } from '@warmfold/llm/adapter'
 import { decodeSignature } from './signature.ts'
 
 type AssistantPart = Extract<LanguageModelV3Message, { role: 'assistant' }>['content'][number]
@@ -42,7 +42,7 @@ export function convertPrompt(
   const toolNames = new Map<string, string>()
   messages.forEach((message, position) => {
     if (message.role === 'system')
-      throw invalid(
+      throw unsendable(
         provider,
         `messages[${position}] has role "system"; pass the system prompt as GenerateOptions.system`,
       )
@@ -88,10 +88,7 @@ function assistantParts(blocks: readonly ContentBlock[], position: number, provi
         })
         break
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'assistant', block.type)
     }
   }
   return parts
@@ -129,10 +126,7 @@ function userPart(block: ContentBlock, position: number, provider: string): User
     case 'image':
       return [{ type: 'file', mediaType: block.mediaType, data: block.data }]
     default:
-      throw invalid(
-        provider,
-        `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
-      )
+      throw misplacedBlock(provider, position, 'user', block.type)
   }
 }
 
@@ -145,7 +139,7 @@ function toolResultPart(
   const result = block as ToolResultBlock
   const toolName = toolNames.get(result.toolCallId)
   if (toolName === undefined) {
-    throw invalid(
+    throw unsendable(
       provider,
       `messages[${position}] answers tool call "${result.toolCallId}", which no earlier assistant message made; ` +
         `the AI SDK needs the tool's name`,
@@ -172,8 +166,4 @@ function toolOutput(result: ToolResultBlock): LanguageModelV3ToolResultOutput {
         : { type: 'image-data' as const, data: part.data, mediaType: part.mediaType },
     ),
   }
-}
-
-function invalid(provider: string, message: string): LlmError {
-  return new LlmError('INVALID_REQUEST', `cannot send to ${provider}: ${message}`, { provider, retryable: false })
 }

@@ -1,7 +1,7 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
-import { codeForHttpStatus, describeConnectionFailure, parseRetryAfter } from '@warmfold/llm/adapter'
+import { callAborted, codeForHttpStatus, describeConnectionFailure, parseRetryAfter } from '@warmfold/llm/adapter'
 import type { Redactor } from './redactor.ts'
 
 /** What an error message may name about the failed call. */
@@ -61,11 +61,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   const route = `${context.provider}/${context.model}`
   const { provider, redactor } = context
   if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
-      provider,
-      retryable: false,
-      cause: redactor.error(context.signal?.reason ?? error),
-    })
+    return callAborted(context, redactor.error(context.signal?.reason ?? error))
   }
   if (APICallError.isInstance(error)) return fromApiCallError(error, route, context)
   if (

@@ -1,6 +1,6 @@
 import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart, SharedV3ProviderMetadata } from '@ai-sdk/provider'
-import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
+import type { FinishReason, LlmError, StreamChunk } from '@warmfold/llm'
+import { callAborted, streamIncomplete } from '@warmfold/llm/adapter'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapUsage } from './map-usage.ts'
@@ -146,26 +146,12 @@ export async function* mapStream(
         break
     }
   }
-  if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
-      provider: context.provider,
-      retryable: false,
-      cause: context.redactor.error(context.signal.reason),
-    })
-  }
+  if (context.signal?.aborted) throw callAborted(context, context.redactor.error(context.signal.reason))
   throw incomplete(context, received, 'no finish part')
 }
 
 function incomplete(context: ErrorContext, received: number, why: string): LlmError {
-  return new LlmError(
-    'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} parts with ${why}; the reply is ` +
-      `incomplete`,
-    {
-      provider: context.provider,
-      retryable: true,
-    },
-  )
+  return streamIncomplete(context, `${received} parts with ${why}`)
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import { checkAdapterConnection, checkModelKeys, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -156,16 +156,7 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
     if (typeof input === 'object' && input !== null && !Array.isArray(input))
       checkModelKeys('AnthropicAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
-    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
-      fail('apiKey and apiKeyEnv are exclusive; set one of them')
-    if (config.apiKey === '') fail('apiKey must not be empty')
-    // Trimmed here: HTTP clients strip it from the header anyway, and redaction must look for what the server saw.
-    const apiKey =
-      config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'AnthropicAdapter config: apiKey')
-    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
-    if (config.provider === '') fail('provider must not be empty')
-    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
-      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    const keySource = checkAdapterConnection('AnthropicAdapter', config, DEFAULT_API_KEY_ENV)
     if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF))
       fail(`thinkingBudgets.${THINKING_OFF} is reserved: effort '${THINKING_OFF}' never sends thinking`)
     const budgets = Object.keys(config.thinkingBudgets)
@@ -182,19 +173,11 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
-    // schemastery fills an absent array with []; no efforts means no reasoning controls.
-    const models = Object.fromEntries(
-      Object.entries(config.models).map(([id, { efforts, ...model }]) => [
-        id,
-        efforts?.length ? { ...model, efforts } : model,
-      ]),
-    )
+    const models = dropEmptyEfforts(config.models)
     return deepFreeze({
       ...config,
       models,
-      ...(apiKey === undefined ? {} : { apiKey }),
-      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      ...keySource,
     })
   },
   { schema: schema as unknown as Schema },

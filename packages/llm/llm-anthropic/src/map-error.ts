@@ -1,19 +1,11 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk'
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
-import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import type { AdapterCallContext } from '@warmfold/llm/adapter'
+import { callAborted, codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
-export interface ErrorContext {
-  /** Provider id the call was routed to. */
-  readonly provider: string
-  /** Model id of the call. */
-  readonly model: string
-  /** The call's signal: an error after it aborted is always `ABORTED`. */
-  readonly signal?: AbortSignal
-  /** The API key, scrubbed from every message and cause that would echo it. */
-  readonly secret?: string
-}
+export type ErrorContext = AdapterCallContext
 
 /** Anthropic's wording for a prompt over the context window (a 400 `invalid_request_error`). */
 export const PROMPT_TOO_LONG = /prompt is too long/i
@@ -69,11 +61,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     error instanceof APIUserAbortError ||
     (error instanceof Error && error.name === 'AbortError')
   ) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
-      provider,
-      retryable: false,
-      cause: secrets.error(context.signal?.reason ?? error),
-    })
+    return callAborted(context, secrets.error(context.signal?.reason ?? error))
   }
   if (error instanceof APIConnectionTimeoutError) {
     return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, {

@@ -1,21 +1,9 @@
 import type { RawMessageStreamEvent, StopReason } from '@anthropic-ai/sdk/resources/messages'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
-import { secretRedactor } from '@warmfold/llm/adapter'
+import type { AdapterCallContext } from '@warmfold/llm/adapter'
+import { callAborted, secretRedactor, streamIncomplete } from '@warmfold/llm/adapter'
 import type { AnthropicUsage } from './map-usage.ts'
 import { mapUsage, mergeUsage } from './map-usage.ts'
-
-/** What the stream mapper needs to know about the call. */
-export interface StreamContext {
-  /** Provider id the call was routed to. */
-  readonly provider: string
-  /** Model id of the call. */
-  readonly model: string
-  /** The call's signal: the SDK ends an aborted stream silently, so the mapper checks it. */
-  readonly signal?: AbortSignal
-  /** The API key, scrubbed from the usage's `raw` object wherever a server echoed it. */
-  readonly secret?: string
-}
 
 /** How each Anthropic `stop_reason` maps to a {@link FinishReason}; anything else is `stop`. */
 export const FINISH_REASONS: { readonly [reason in StopReason]: FinishReason } = {
@@ -52,7 +40,7 @@ interface ToolInput {
  */
 export async function* mapStream(
   events: AsyncIterable<RawMessageStreamEvent>,
-  context: StreamContext,
+  context: AdapterCallContext,
 ): AsyncGenerator<StreamChunk> {
   const skipped = new Set<number>()
   const signatures = new Map<number, string>()
@@ -125,22 +113,8 @@ export async function* mapStream(
         break
     }
   }
-  if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
-      provider: context.provider,
-      retryable: false,
-      cause: context.signal.reason,
-    })
-  }
-  throw new LlmError(
-    'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} events without message_stop; ` +
-      `the reply is incomplete`,
-    {
-      provider: context.provider,
-      retryable: true,
-    },
-  )
+  if (context.signal?.aborted) throw callAborted(context, context.signal.reason)
+  throw streamIncomplete(context, `${received} events without message_stop`)
 }
 
 /** The finish reason of an Anthropic `stop_reason` (`stop` when absent or unknown). */

@@ -17,6 +17,7 @@ import type {
   ToolResultContent,
 } from '@warmfold/llm'
 import { canonicalJson, LlmError } from '@warmfold/llm'
+import { misplacedBlock, parseToolArguments, unsendable } from '@warmfold/llm/adapter'
 import { THINKING_OFF } from './config.ts'
 
 /** One Anthropic message: consecutive warmfold messages of the same role are merged into one. */
@@ -110,24 +111,6 @@ export function serializeMessages(messages: readonly Message[], provider: string
   return result
 }
 
-/**
- * The `input` object of a replayed tool call. Anthropic takes parsed input, so the model's raw
- * argument string is parsed here: `JSON.parse` keeps the model's key order (integer-like keys
- * excepted, which JavaScript always orders first). Empty arguments become `{}`; text that is not
- * a JSON object becomes `{ _raw: text }`, so the call is still replayed deterministically (the
- * agent loop already answered it with an error result).
- */
-export function parseToolInput(argumentsText: string): Record<string, unknown> {
-  if (argumentsText.trim() === '') return {}
-  try {
-    const value: unknown = JSON.parse(argumentsText)
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>
-  } catch {
-    // Not JSON: fall through to the raw wrapper.
-  }
-  return { _raw: argumentsText }
-}
-
 function thinkingFor(
   effort: string | undefined,
   settings: SerializeSettings,
@@ -159,7 +142,7 @@ function serializeTool(tool: ToolDefinition): Tool {
 
 function userContent(message: Message, position: number, provider: string): ContentBlockParam[] {
   if (message.role === 'system') {
-    throw invalid(
+    throw unsendable(
       provider,
       `messages[${position}] has role "system"; Anthropic takes the system prompt only as GenerateOptions.system`,
     )
@@ -184,10 +167,7 @@ function userContent(message: Message, position: number, provider: string): Cont
         break
       }
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'user', block.type)
     }
   }
   return content
@@ -209,13 +189,10 @@ function assistantContent(message: Message, position: number, provider: string):
         if (block.text !== '') text.push(textParam(block.text))
         break
       case 'tool-call':
-        calls.push({ type: 'tool_use', id: block.id, name: block.name, input: parseToolInput(block.arguments) })
+        calls.push({ type: 'tool_use', id: block.id, name: block.name, input: parseToolArguments(block.arguments) })
         break
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'assistant', block.type)
     }
   }
   return [...thinking, ...text, ...calls]
@@ -236,8 +213,4 @@ function imageParam(block: ImageBlock): ImageBlockParam {
     type: 'image',
     source: { type: 'base64', media_type: block.mediaType as Base64ImageSource['media_type'], data: block.data },
   }
-}
-
-function invalid(provider: string, message: string): LlmError {
-  return new LlmError('INVALID_REQUEST', `cannot send to ${provider}: ${message}`, { provider, retryable: false })
 }

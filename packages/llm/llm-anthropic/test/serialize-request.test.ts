@@ -12,7 +12,7 @@ import {
 } from '@warmfold/llm'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_THINKING_BUDGETS } from '../src/config.ts'
-import { parseToolInput, serializeRequest } from '../src/serialize-request.ts'
+import { serializeRequest } from '../src/serialize-request.ts'
 
 const settings = { provider: 'anthropic', defaultMaxTokens: 1024, thinkingBudgets: DEFAULT_THINKING_BUDGETS }
 const origin = { provider: 'anthropic', model: 'claude-test' }
@@ -155,15 +155,6 @@ describe('serializeRequest', () => {
     expect(first).toContain(
       '"input_schema":{"properties":{"a":{"type":"number"},"b":{"type":"string"}},"type":"object"}',
     )
-  })
-
-  it('parses tool arguments with documented fallbacks', () => {
-    expect(JSON.stringify(parseToolInput('{"b": 1, "a": [2]}'))).toBe('{"b":1,"a":[2]}')
-    expect(parseToolInput('')).toEqual({})
-    expect(parseToolInput('  \n')).toEqual({})
-    expect(parseToolInput('{"path": "a.ts"')).toEqual({ _raw: '{"path": "a.ts"' })
-    expect(parseToolInput('[1, 2]')).toEqual({ _raw: '[1, 2]' })
-    expect(parseToolInput('null')).toEqual({ _raw: 'null' })
   })
 
   it('sends thinking only for efforts with a budget, and temperature and stop as given', () => {

@@ -1,6 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import { checkAdapterConnection, checkModelKeys, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { ThinkingLevelName } from './default-thinking.ts'
 import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
@@ -125,23 +125,13 @@ export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = Object.assig
     if (typeof input === 'object' && input !== null && !Array.isArray(input))
       checkModelKeys('GoogleAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
-    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
-      fail('apiKey and apiKeyEnv are exclusive; set one of them')
-    if (config.apiKey === '') fail('apiKey must not be empty')
-    const apiKey =
-      config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'GoogleAdapter config: apiKey')
-    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
-    if (config.provider === '') fail('provider must not be empty')
+    const keySource = checkAdapterConnection('GoogleAdapter', config, DEFAULT_API_KEY_ENV)
     if (config.apiVersion === '') fail('apiVersion must not be empty')
-    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
-      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
     const models = Object.fromEntries(Object.entries(config.models).map(([id, model]) => [id, checkModel(id, model)]))
-    const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
     return deepFreeze({
       ...config,
       models,
-      ...(apiKey === undefined ? {} : { apiKey }),
-      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      ...keySource,
     })
   },
   { schema: schema as unknown as Schema },

@@ -1,18 +1,17 @@
 import { ApiError } from '@google/genai'
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
-import { codeForHttpStatus, describeConnectionFailure, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import type { AdapterCallContext } from '@warmfold/llm/adapter'
+import {
+  callAborted,
+  codeForHttpStatus,
+  describeConnectionFailure,
+  parseRetryAfter,
+  secretRedactor,
+} from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
-export interface ErrorContext {
-  /** Provider id the call was routed to. */
-  readonly provider: string
-  /** Model id of the call. */
-  readonly model: string
-  /** The call's signal: an error after it aborted is always `ABORTED`. */
-  readonly signal?: AbortSignal
-  /** The API key, scrubbed from every message and cause that would echo it. */
-  readonly secret?: string
+export interface ErrorContext extends AdapterCallContext {
   /**
    * Headers of the attempt's HTTP response, when one arrived. The SDK's `ApiError` keeps only the
    * status and body, so the adapter's fetch wrapper records them for `retry-after`.
@@ -83,11 +82,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   const { provider } = context
   const secrets = secretRedactor(context.secret)
   if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
-    return new LlmError('ABORTED', `the call to ${route} was aborted`, {
-      provider,
-      retryable: false,
-      cause: secrets.error(context.signal?.reason ?? error),
-    })
+    return callAborted(context, secrets.error(context.signal?.reason ?? error))
   }
   if (error instanceof ApiError) return fromApiError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import { LlmError } from '@warmfold/llm'
-import { secretRedactor } from '@warmfold/llm/adapter'
+import type { AdapterCallContext } from '@warmfold/llm/adapter'
+import { callAborted, secretRedactor, streamIncomplete } from '@warmfold/llm/adapter'
 import type { GeminiUsage } from './map-usage.ts'
 import { mapUsage } from './map-usage.ts'
 import { SYNTHETIC_CALL_ID_PREFIX } from './serialize-request.ts'
@@ -22,16 +22,6 @@ export interface GeminiResponsePart {
   readonly thought?: boolean
   readonly thoughtSignature?: string
   readonly functionCall?: { readonly id?: string; readonly name?: string; readonly args?: unknown }
-}
-
-/** What the stream mapper needs to know about the call. */
-export interface StreamContext {
-  readonly provider: string
-  readonly model: string
-  /** The call's signal: an aborted stream ends as `ABORTED`, not as a cut stream. */
-  readonly signal?: AbortSignal
-  /** The API key, scrubbed from the usage's `raw` object. */
-  readonly secret?: string
 }
 
 /** How each Gemini `finishReason` maps to a {@link FinishReason}; `STOP` after a function call is `tool-calls`. */
@@ -81,7 +71,7 @@ export function finishReason(reason: string | undefined, calledTools: boolean): 
  */
 export async function* mapStream(
   chunks: AsyncIterable<GeminiChunk>,
-  context: StreamContext,
+  context: AdapterCallContext,
 ): AsyncGenerator<StreamChunk> {
   let index = -1
   let open: 'text' | 'reasoning' | undefined
@@ -136,24 +126,9 @@ export async function* mapStream(
     }
     if (candidate?.finishReason) reason = candidate.finishReason
   }
-  if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
-      provider: context.provider,
-      retryable: false,
-      cause: context.signal.reason,
-    })
-  }
-  if (reason === undefined && blocked === undefined) {
-    throw new LlmError(
-      'STREAM_INCOMPLETE',
-      `the stream from ${context.provider}/${context.model} ended after ${received} chunks without a ` +
-        `finishReason; the reply is incomplete`,
-      {
-        provider: context.provider,
-        retryable: true,
-      },
-    )
-  }
+  if (context.signal?.aborted) throw callAborted(context, context.signal.reason)
+  if (reason === undefined && blocked === undefined)
+    throw streamIncomplete(context, `${received} chunks without a finishReason`)
   if (open) yield { type: 'block-end', index }
   const mapped = mapUsage(usage)
   if (mapped) yield { type: 'usage', usage: { ...mapped, raw: secretRedactor(context.secret).value(mapped.raw) } }

@@ -1,5 +1,6 @@
 import type { ContentBlock, GenerateOptions, Message, ToolDefinition, ToolResultBlock } from '@warmfold/llm'
-import { canonicalJson, LlmError } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
+import { misplacedBlock, parseToolArguments, unsendable } from '@warmfold/llm/adapter'
 import type { ThinkingTable } from './default-thinking.ts'
 import type { WireThinkingConfig } from './thinking.ts'
 import { thinkingConfigFor } from './thinking.ts'
@@ -113,7 +114,7 @@ export function serializeContents(messages: readonly Message[], provider: string
   const contents: GeminiContent[] = []
   messages.forEach((message, position) => {
     if (message.role === 'system')
-      throw invalid(
+      throw unsendable(
         provider,
         `messages[${position}] has role "system"; Gemini takes the system prompt only as GenerateOptions.system`,
       )
@@ -128,22 +129,6 @@ export function serializeContents(messages: readonly Message[], provider: string
     else contents.push({ parts, role })
   })
   return contents
-}
-
-/**
- * The `args` object of a replayed call. Gemini sends and takes parsed arguments; the adapter
- * stores `JSON.stringify(args)` and parses it back here, which keeps the model's key order
- * (integer-like keys aside). Empty text becomes `{}`, text that is not a JSON object `{ _raw: text }`.
- */
-export function parseArgs(argumentsText: string): Record<string, unknown> {
-  if (argumentsText.trim() === '') return {}
-  try {
-    const value: unknown = JSON.parse(argumentsText)
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>
-  } catch {
-    // Not JSON: fall through to the raw wrapper.
-  }
-  return { _raw: argumentsText }
 }
 
 /** Whether `id` was made up by the adapter (and is therefore never sent). */
@@ -179,7 +164,7 @@ function modelParts(message: Message, position: number, provider: string, calls:
         calls.set(block.id, block.name)
         parts.push({
           functionCall: {
-            args: parseArgs(block.arguments),
+            args: parseToolArguments(block.arguments),
             ...(isSyntheticCallId(block.id) ? {} : { id: block.id }),
             name: block.name,
           },
@@ -187,10 +172,7 @@ function modelParts(message: Message, position: number, provider: string, calls:
         })
         break
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'assistant', block.type)
     }
   }
   return parts
@@ -210,10 +192,7 @@ function userParts(message: Message, position: number, provider: string, calls: 
         parts.push(...resultParts(block, position, provider, calls))
         break
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'user', block.type)
     }
   }
   return parts
@@ -227,7 +206,7 @@ function resultParts(
 ): GeminiPart[] {
   const name = calls.get(block.toolCallId)
   if (name === undefined) {
-    throw invalid(
+    throw unsendable(
       provider,
       `messages[${position}] answers tool call "${block.toolCallId}", which no earlier assistant message made; ` +
         `Gemini matches a function response to its call by name`,
@@ -247,8 +226,4 @@ function resultParts(
 
 function signed(signature: string | undefined): { thoughtSignature?: string } {
   return signature === undefined || signature === '' ? {} : { thoughtSignature: signature }
-}
-
-function invalid(provider: string, message: string): LlmError {
-  return new LlmError('INVALID_REQUEST', `cannot send to ${provider}: ${message}`, { provider, retryable: false })
 }

@@ -1,6 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkModelKeys, isHttpUrl, normalizeApiKey, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import { checkAdapterConnection, checkModelKeys, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */
@@ -143,33 +143,17 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.
     if (typeof input === 'object' && input !== null && !Array.isArray(input))
       checkModelKeys('OpenAIResponsesAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
     const config = parseShape(input)
-    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
-      fail('apiKey and apiKeyEnv are exclusive; set one of them')
-    if (config.apiKey === '') fail('apiKey must not be empty')
-    const apiKey =
-      config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, 'OpenAIResponsesAdapter config: apiKey')
-    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
-    if (config.provider === '') fail('provider must not be empty')
-    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
-      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    const keySource = checkAdapterConnection('OpenAIResponsesAdapter', config, DEFAULT_API_KEY_ENV)
     for (const [id, model] of Object.entries(config.models)) {
       if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    const apiKeyEnv = config.apiKey === undefined ? (config.apiKeyEnv ?? DEFAULT_API_KEY_ENV) : undefined
-    // schemastery fills an absent array with []; no efforts means no reasoning controls.
-    const models = Object.fromEntries(
-      Object.entries(config.models).map(([id, { efforts, ...model }]) => [
-        id,
-        efforts?.length ? { ...model, efforts } : model,
-      ]),
-    )
+    const models = dropEmptyEfforts(config.models)
     return deepFreeze({
       ...config,
       models,
-      ...(apiKey === undefined ? {} : { apiKey }),
-      ...(apiKeyEnv === undefined ? {} : { apiKeyEnv }),
+      ...keySource,
     })
   },
   { schema: schema as unknown as Schema },

@@ -1,7 +1,6 @@
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
 import type { StreamBlockType } from '@warmfold/llm/adapter'
-import { LlmError } from '@warmfold/llm'
-import { secretRedactor } from '@warmfold/llm/adapter'
+import { callAborted, secretRedactor, streamIncomplete } from '@warmfold/llm/adapter'
 import type { ErrorContext } from './map-error.ts'
 import { streamError } from './map-error.ts'
 import { mapUsage } from './map-usage.ts'
@@ -123,22 +122,8 @@ export async function* mapStream(
         break
     }
   }
-  if (context.signal?.aborted) {
-    throw new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
-      provider: context.provider,
-      retryable: false,
-      cause: context.signal.reason,
-    })
-  }
-  throw new LlmError(
-    'STREAM_INCOMPLETE',
-    `the stream from ${context.provider}/${context.model} ended after ${received} events without ` +
-      `response.completed; the reply is incomplete`,
-    {
-      provider: context.provider,
-      retryable: true,
-    },
-  )
+  if (context.signal?.aborted) throw callAborted(context, context.signal.reason)
+  throw streamIncomplete(context, `${received} events without response.completed`)
 }
 
 /** The finish reason of `incomplete_details.reason`. */

@@ -1,5 +1,6 @@
 import type { ContentBlock, GenerateOptions, ImageBlock, Message, ToolDefinition, ToolResultBlock } from '@warmfold/llm'
-import { canonicalJson, LlmError } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
+import { misplacedBlock, unsendable } from '@warmfold/llm/adapter'
 import type { PromptCacheRetention, ReasoningSummary } from './config.ts'
 import { decodeMessagePhase } from './message-phase.ts'
 import type { ReasoningSummaryPart } from './reasoning-signature.ts'
@@ -79,7 +80,7 @@ export interface SerializeSettings {
  */
 export function serializeRequest(options: GenerateOptions, settings: SerializeSettings): ResponsesRequestBody {
   if (options.stop !== undefined) {
-    throw invalid(
+    throw unsendable(
       settings.provider,
       `GenerateOptions.stop (${JSON.stringify(options.stop)}) has no equivalent in the OpenAI Responses API, ` +
         `which takes no stop sequences; remove stop from the agent or request config`,
@@ -117,7 +118,7 @@ export function serializeInput(messages: readonly Message[], provider: string): 
   const items: InputItem[] = []
   messages.forEach((message, position) => {
     if (message.role === 'system')
-      throw invalid(
+      throw unsendable(
         provider,
         `messages[${position}] has role "system"; send the system prompt as GenerateOptions.system (it becomes ` +
           `instructions)`,
@@ -148,10 +149,7 @@ function userItems(blocks: readonly ContentBlock[], position: number, provider: 
         items.push({ type: 'function_call_output', call_id: block.toolCallId, output: toolOutput(block) })
         break
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (user) holds a block of type ${block.type}, which only an assistant message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'user', block.type)
     }
   }
   flush()
@@ -189,10 +187,7 @@ function assistantItems(blocks: readonly ContentBlock[], position: number, provi
         items.push({ type: 'function_call', call_id: block.id, name: block.name, arguments: block.arguments })
         break
       default:
-        throw invalid(
-          provider,
-          `messages[${position}] (assistant) holds a block of type ${block.type}, which only a user message can carry`,
-        )
+        throw misplacedBlock(provider, position, 'assistant', block.type)
     }
   }
   return items
@@ -224,8 +219,4 @@ function serializeTool(tool: ToolDefinition): FunctionToolParam {
 
 function imagePart(block: ImageBlock): InputContent {
   return { type: 'input_image', image_url: `data:${block.mediaType};base64,${block.data}`, detail: 'auto' }
-}
-
-function invalid(provider: string, message: string): LlmError {
-  return new LlmError('INVALID_REQUEST', `cannot send to ${provider}: ${message}`, { provider, retryable: false })
 }

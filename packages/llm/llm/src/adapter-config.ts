@@ -56,3 +56,41 @@ export function resolveAdapterApiKey(
   }
   return normalizeApiKey(value, `${owner}: the environment variable ${name} (apiKeyEnv)`)
 }
+
+/**
+ * The connection keys every HTTP adapter config shares, checked in this order: `apiKey` and
+ * `apiKeyEnv` are exclusive, neither may be empty, nor may `provider`, and `baseURL` must be an
+ * absolute http(s) URL. Returns the key source to spread into the parsed config: `apiKey` trimmed
+ * (redaction must look for what the server saw), else `apiKeyEnv` defaulting to `defaultEnv`.
+ * @throws TypeError `<owner> config: …` naming the key, never a key value.
+ */
+export function checkAdapterConnection(
+  owner: string,
+  config: ApiKeySource & { readonly provider: string; readonly baseURL?: string },
+  defaultEnv: string,
+): ApiKeySource {
+  const fail = (message: string): never => {
+    throw new TypeError(`${owner} config: ${message}`)
+  }
+  if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
+    fail('apiKey and apiKeyEnv are exclusive; set one of them')
+  if (config.apiKey === '') fail('apiKey must not be empty')
+  const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, `${owner} config: apiKey`)
+  if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
+  if (config.provider === '') fail('provider must not be empty')
+  if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
+    fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+  return apiKey === undefined ? { apiKeyEnv: config.apiKeyEnv ?? defaultEnv } : { apiKey }
+}
+
+/**
+ * A model table with each empty `efforts` list dropped: schemastery fills an absent array with
+ * `[]`, and no efforts means no reasoning controls.
+ */
+export function dropEmptyEfforts<M extends { readonly efforts?: readonly string[] }>(
+  models: Readonly<Record<string, M>>,
+): Record<string, M> {
+  return Object.fromEntries(
+    Object.entries(models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]),
+  ) as Record<string, M>
+}

@@ -1,0 +1,37 @@
+import { LlmError } from './llm-error.ts'
+
+/** What an adapter's error and stream mappers know about one call. */
+export interface AdapterCallContext {
+  /** Provider id the call was routed to. */
+  readonly provider: string
+  /** Model id of the call. */
+  readonly model: string
+  /** The call's signal: an error after it aborted, or a stream that ends after it, is `ABORTED`. */
+  readonly signal?: AbortSignal
+  /** The API key, scrubbed from every message, cause and raw usage object that would echo it. */
+  readonly secret?: string
+}
+
+/** `ABORTED` (not retryable): `the call to <provider>/<model> was aborted`, with `cause`. */
+export function callAborted(context: { readonly provider: string; readonly model: string }, cause: unknown): LlmError {
+  return new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
+    provider: context.provider,
+    retryable: false,
+    cause,
+  })
+}
+
+/**
+ * `STREAM_INCOMPLETE` (retryable) for a stream that ended before its last event:
+ * `the stream from <provider>/<model> ended after <what>; the reply is incomplete`.
+ */
+export function streamIncomplete(
+  context: { readonly provider: string; readonly model: string },
+  what: string,
+): LlmError {
+  return new LlmError(
+    'STREAM_INCOMPLETE',
+    `the stream from ${context.provider}/${context.model} ended after ${what}; the reply is incomplete`,
+    { provider: context.provider, retryable: true },
+  )
+}
