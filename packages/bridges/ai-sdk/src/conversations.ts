@@ -47,7 +47,7 @@ export class Conversations {
       const described = sent.describe(model.provider, model.modelId, call)
       const kept = leadingSystemMessages(call.prompt)
       const lineage = sent.lineage(described.familyKey, described.digests, described.fingerprint, kept)
-      return { call, applied, described, lineage, estimated: estimateCall(call, lineage) }
+      return { call, applied, kept, described, lineage, estimated: estimateCall(call, lineage) }
     }
     let current = await view()
     // At the threshold, a background fold of this conversation still in flight is waited for before folding here.
@@ -57,14 +57,13 @@ export class Conversations {
       current = await view()
     }
     let { call, described, lineage, estimated } = current
-    const { applied } = current
+    const { applied, kept } = current
     let relation: RequestRelation = lineage.relation
     // A background fold's checkpoint lands here: this call is the logged rewrite.
     if (this.background?.landed(applied) && relation !== 'extends') relation = 'fold'
     const previous = lineage.relation === 'extends' ? lineage.previous : undefined
     const backoff = !!previous?.backoff && !hasNewUserMessage(call, previous.params.prompt.length)
     let refused = false
-    const kept = leadingSystemMessages(call.prompt)
     const input: Omit<FoldInput, 'trigger' | 'call'> = {
       type,
       model,

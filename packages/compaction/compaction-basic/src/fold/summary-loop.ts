@@ -83,13 +83,11 @@ export async function runSummaryCalls<Request>(
         if ('refuse' in next) throw refuse(`${answer.why}; ${next.refuse}; no checkpoint was committed`)
         reason = next.reason
         // A larger cap changes no prompt byte: the call reads everything the previous one wrote.
-        if (next.reason !== 'fallback-effort') {
-          sent = await transport.next(sent, next)
-          continue
-        }
         try {
           sent = await transport.next(sent, next)
         } catch (error) {
+          // Only the fallback effort may be unsendable to the route; any other failure is the transport's own.
+          if (next.reason !== 'fallback-effort') throw error
           const to = transport.target(sent)
           const effort = `summaryBudget.fallbackEffort "${next.reasoningEffort}"`
           throw refuse(`${answer.why}; ${effort} cannot be sent to ${to}: ${describe(error)}`, error)
