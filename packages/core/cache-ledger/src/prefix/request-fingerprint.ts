@@ -58,7 +58,7 @@ export type SegmentPart =
  */
 export class Fingerprinter {
   private readonly order = new RenderOrder(canonicalDigest)
-  private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
+  private readonly envelopes = new Map<string, Pick<RequestFingerprint, 'family' | 'envelope'>>()
 
   /**
    * @param canonicalJson deterministic JSON of prompt data (`canonicalJson` of `@warmfold/llm`), for
@@ -86,10 +86,7 @@ export class Fingerprinter {
     return { family, envelope, segments, tools, system: !!systemSegment, messages, chars }
   }
 
-  private envelope(request: Pick<GenerateOptions, EnvelopeField>): {
-    readonly family: string
-    readonly envelope: readonly string[]
-  } {
+  private envelope(request: Pick<GenerateOptions, EnvelopeField>): Pick<RequestFingerprint, 'family' | 'envelope'> {
     // One small JSON key per request; the hashes of each distinct envelope are computed once.
     const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
     let found = this.envelopes.get(key)
