@@ -8,6 +8,7 @@ import { foldPrompt } from './fold-prompt.ts'
 import type { ParsedMiddlewareOptions } from './middleware-options.ts'
 import { contextWindowFor } from './middleware-options.ts'
 import type { RequestRelation } from './reports.ts'
+import { refusedFold } from './reports.ts'
 import type { SentRequest } from './sent-requests.ts'
 import { describeRewrite, estimateCall, SentRequests } from './sent-requests.ts'
 
@@ -138,16 +139,8 @@ export class Conversations {
   }
 
   private backgroundFailed(error: unknown, estimated: number): void {
-    this.options.onFold?.({
-      committed: false,
-      trigger: 'background',
-      refusal: `the background fold failed: ${error instanceof Error ? error.message : String(error)}`,
-      warm: false,
-      foldedMessages: 0,
-      tokensBefore: estimated,
-      tokensAfter: estimated,
-      attempts: [],
-    })
+    const why = error instanceof Error ? error.message : String(error)
+    this.options.onFold?.(refusedFold('background', `the background fold failed: ${why}`, estimated))
   }
 }
 
