@@ -97,7 +97,7 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
   const outcome = await summarizeThrough(input.model, type, summaryRequest, budget, (summaryCall) =>
     options.onCacheReport?.({
       kind: 'summary',
-      relation: base ? 'extends' : lineage.relation,
+      relation: lineage.relation,
       estimatedTokens: promptTokens,
       ...(summaryCall.usage ? { usage: summaryCall.usage } : {}),
       ...(summaryCall.requestBody === undefined ? {} : { requestBody: bodyValue(summaryCall.requestBody) }),

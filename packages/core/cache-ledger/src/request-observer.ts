@@ -127,9 +127,8 @@ export class RequestObserver {
   /** Records `sent` as received by the provider and returns its observation. */
   finish(sent: SentRequest, outcome: LlmFinish, now: number): CacheObservationData {
     this.index.record(sent.print, sent.sentAt)
-    if (sent.purpose === 'conversation' && sent.sessionId !== undefined) {
+    if (sent.purpose === 'conversation' && sent.sessionId !== undefined)
       this.references.set(sent.sessionId, { print: sent.print, sentAt: sent.sentAt, sentSeq: sent.sentSeq })
-    }
     this.sweep(now)
     const usage = outcome.usage
     const expected = sent.match.liveChars
