@@ -43,7 +43,6 @@ interface Reference {
   readonly sentSeq: number
 }
 
-/** Settings of a {@link RequestObserver}. */
 export interface ObserverSettings {
   /** Cached tokens may fall this far (and 5 %) short of the expected prefix before the provider is blamed. */
   readonly toleranceTokens: number

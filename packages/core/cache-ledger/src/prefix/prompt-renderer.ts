@@ -25,7 +25,6 @@ export class PromptRenderer {
     this.order = new RenderOrder((value) => interner.intern(canonicalJson(value)))
   }
 
-  /** The layout of `request`'s prompt. */
   layout(request: Pick<GenerateOptions, 'tools' | 'system' | 'messages'>): PromptLayout {
     const segments: PromptSegment[] = this.order
       .toolSegments(request)

@@ -6,7 +6,6 @@ import { RenderOrder } from './render-order.ts'
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
 
-/** One envelope setting. */
 export type EnvelopeField = (typeof ENVELOPE_FIELDS)[number]
 
 /** Where one message sits among the segments. */
@@ -67,7 +66,6 @@ export class Fingerprinter {
    */
   constructor(private readonly canonicalJson: (value: unknown) => string) {}
 
-  /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
     const { family, envelope } = this.envelope(request)
     const segments = this.order.toolSegments(request)
