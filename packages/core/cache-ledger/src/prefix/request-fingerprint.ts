@@ -47,13 +47,9 @@ export type SegmentPart =
   | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
 
 /**
- * Fingerprints requests. The segments are {@link PromptRenderer}'s: `canonicalJson({ tool })` per
- * tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for the
- * first block and `canonicalJson({ block })` for the others; they are digested without rendering
- * that text (see {@link canonicalDigest}), and their lengths count each string character once.
- *
- * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
- * and remembered by identity ({@link RenderOrder}), so a long session costs one hash per new message.
+ * Fingerprints requests: each {@link RenderOrder} segment (the {@link PromptRenderer}'s) digested
+ * without rendering its text (see {@link canonicalDigest}), its length counting each string
+ * character once. A long session costs one hash per new message.
  */
 export class Fingerprinter {
   private readonly order = new RenderOrder(canonicalDigest)
