@@ -15,12 +15,9 @@ interface InFlight extends PromptKey {
 }
 
 /**
- * The background folds of one middleware (the engine's `background` key, for calls that come
- * with their whole history): from `startRatio × threshold` on, the summary call of the previous
- * request runs beside the conversation; its record applies to the first later call that still
- * starts with the folded history. At the threshold a fold in flight is waited for up to
- * `maxWaitMs` through the engine's clock, then the call folds itself. A refused background fold
- * is not started again for its conversation (the threshold tries once more anyway).
+ * The background folds of one middleware, as `WarmfoldMiddlewareOptions.background` describes
+ * them (waits go through the engine's clock). A refused background fold is not started again for
+ * its conversation (the threshold tries once more anyway).
  */
 export class BackgroundFoldTracker {
   private readonly inflight: InFlight[] = []

@@ -1,3 +1,5 @@
+import { isRecord } from '@warmfold/cache-ledger/prefix'
+
 /**
  * Output caps a summary call may change (rule C2: only the output budget may differ), as the
  * providers' wire formats name them.
@@ -65,10 +67,6 @@ function firstDifference(
     return undefined
   }
   return JSON.stringify(previous) === JSON.stringify(summary) ? undefined : path
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** A request body as a value: the AI SDK gives providers' bodies as objects or as JSON text. */

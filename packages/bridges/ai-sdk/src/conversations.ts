@@ -8,6 +8,7 @@ import { foldPrompt } from './fold-prompt.ts'
 import type { ParsedMiddlewareOptions } from './middleware-options.ts'
 import { contextWindowFor } from './middleware-options.ts'
 import type { RequestRelation } from './reports.ts'
+import { refusedFold } from './reports.ts'
 import type { SentRequest } from './sent-requests.ts'
 import { describeRewrite, estimateCall, SentRequests } from './sent-requests.ts'
 
@@ -46,7 +47,7 @@ export class Conversations {
       const call: LanguageModelV3CallOptions = applied.length > 0 ? { ...params, prompt } : params
       const described = sent.describe(model.provider, model.modelId, call)
       const kept = leadingSystemMessages(call.prompt)
-      const lineage = sent.lineage(described.familyKey, described.digests, described.fingerprint, kept)
+      const lineage = sent.lineage(described, kept)
       return { call, applied, kept, described, lineage, estimated: estimateCall(call, lineage) }
     }
     let current = await view()
@@ -56,8 +57,8 @@ export class Conversations {
       await this.background!.wait(waiting)
       current = await view()
     }
-    let { call, described, lineage, estimated } = current
-    const { applied, kept } = current
+    let { call, described, estimated } = current
+    const { applied, kept, lineage } = current
     let relation: RequestRelation = lineage.relation
     // A background fold's checkpoint lands here: this call is the logged rewrite.
     if (this.background?.landed(applied) && relation !== 'extends') relation = 'fold'
@@ -80,7 +81,6 @@ export class Conversations {
       if (folded) {
         call = folded.call
         described = sent.describe(model.provider, model.modelId, call)
-        lineage = { relation: 'fold' }
         relation = 'fold'
         estimated = folded.tokensAfter
       } else refused = true
@@ -101,9 +101,7 @@ export class Conversations {
     const request: SentRequest = {
       type,
       params: call,
-      digests: described.digests,
-      familyKey: described.familyKey,
-      fingerprint: described.fingerprint,
+      ...described,
       estimatedTokens: estimated,
       relation,
       ...(relation === 'host-rewrite' && lineage.divergence ? { divergence: lineage.divergence } : {}),
@@ -138,16 +136,8 @@ export class Conversations {
   }
 
   private backgroundFailed(error: unknown, estimated: number): void {
-    this.options.onFold?.({
-      committed: false,
-      trigger: 'background',
-      refusal: `the background fold failed: ${error instanceof Error ? error.message : String(error)}`,
-      warm: false,
-      foldedMessages: 0,
-      tokensBefore: estimated,
-      tokensAfter: estimated,
-      attempts: [],
-    })
+    const why = error instanceof Error ? error.message : String(error)
+    this.options.onFold?.(refusedFold('background', `the background fold failed: ${why}`, estimated))
   }
 }
 

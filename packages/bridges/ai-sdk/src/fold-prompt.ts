@@ -16,6 +16,7 @@ import type { FoldRecord } from './fold-store.ts'
 import type { ParsedMiddlewareOptions } from './middleware-options.ts'
 import { prefixDigests } from '@warmfold/cache-ledger/prefix'
 import type { FoldReport } from './reports.ts'
+import { refusedFold } from './reports.ts'
 import type { Lineage } from './sent-requests.ts'
 import { describeRewrite, estimatePrompt, messageTokens } from './sent-requests.ts'
 import type { SummaryOutcome } from './summary-calls.ts'
@@ -61,17 +62,7 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
   const replay = base?.params ?? call
   const type = base?.type ?? input.type
   const refuse = (refusal: string, extra: Partial<FoldReport> = {}) => {
-    options.onFold?.({
-      committed: false,
-      trigger: input.trigger,
-      refusal,
-      warm: false,
-      foldedMessages: 0,
-      tokensBefore: input.estimated,
-      tokensAfter: input.estimated,
-      attempts: [],
-      ...extra,
-    })
+    options.onFold?.(refusedFold(input.trigger, refusal, input.estimated, extra))
     return undefined
   }
   const rest = call.prompt.slice(kept)
@@ -106,13 +97,13 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
   const outcome = await summarizeThrough(input.model, type, summaryRequest, budget, (summaryCall) =>
     options.onCacheReport?.({
       kind: 'summary',
-      relation: base ? 'extends' : lineage.relation,
+      relation: lineage.relation,
       estimatedTokens: promptTokens,
       ...(summaryCall.usage ? { usage: summaryCall.usage } : {}),
       ...(summaryCall.requestBody === undefined ? {} : { requestBody: bodyValue(summaryCall.requestBody) }),
     }),
   )
-  const verdict = verdictOf(input, outcome)
+  const verdict = verdictOf(lineage, base, outcome)
   if ('refusal' in outcome) return refuse(endsUncommitted(outcome.refusal), verdict)
   const prefixLength = region.end + 1
   const folded = rest.slice(0, prefixLength)
@@ -161,11 +152,10 @@ function endsUncommitted(refusal: string): string {
 
 /** Whether the summary call read the previous request's cache, judged on the bodies the provider received. */
 function verdictOf(
-  input: FoldInput,
+  lineage: Lineage,
+  base: Lineage['previous'],
   outcome: SummaryOutcome,
 ): Pick<FoldReport, 'warm' | 'attempts'> & Partial<FoldReport> {
-  const { lineage } = input
-  const base = lineage.relation === 'extends' ? lineage.previous : undefined
   const coldReason = base
     ? undefined
     : lineage.relation === 'host-rewrite' && lineage.divergence

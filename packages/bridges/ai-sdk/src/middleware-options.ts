@@ -16,18 +16,20 @@ import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 import { memoryFoldStore } from './fold-store.ts'
 
+/** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
+export const MIDDLEWARE_POLICY_KEYS = [
+  'thresholdRatio',
+  'retainRatio',
+  'retainTokens',
+  'headroomTokens',
+  'maxTokens',
+  'summaryMarginRatio',
+  'summaryBudget',
+  'summaryDeadlineMs',
+] as const
+
 /** The engine's policy keys the middleware takes, under `BasicCompactionEngine`'s names and meanings. */
-export type MiddlewarePolicy = Pick<
-  CompactionPolicy,
-  | 'thresholdRatio'
-  | 'retainRatio'
-  | 'retainTokens'
-  | 'headroomTokens'
-  | 'maxTokens'
-  | 'summaryMarginRatio'
-  | 'summaryBudget'
-  | 'summaryDeadlineMs'
->
+export type MiddlewarePolicy = Pick<CompactionPolicy, (typeof MIDDLEWARE_POLICY_KEYS)[number]>
 
 /** `warmfoldMiddleware` options. */
 export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
@@ -56,18 +58,6 @@ export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
   /** The engine's `artifactTrail` key: the section code writes into every checkpoint. Default on. */
   artifactTrail?: ArtifactTrailConfig
 }
-
-/** The policy keys accepted (the others of `BasicCompactionEngine` belong to its session model). */
-export const MIDDLEWARE_POLICY_KEYS = [
-  'thresholdRatio',
-  'retainRatio',
-  'retainTokens',
-  'headroomTokens',
-  'maxTokens',
-  'summaryMarginRatio',
-  'summaryBudget',
-  'summaryDeadlineMs',
-] as const
 
 const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background', 'audit', 'artifactTrail'] as const
 

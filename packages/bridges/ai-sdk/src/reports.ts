@@ -76,3 +76,14 @@ export interface FoldReport {
    */
   readonly audit?: CompactionAuditData
 }
+
+/** The report of a fold attempt that committed nothing, the request estimated at `estimated` tokens. */
+export function refusedFold(
+  trigger: FoldReport['trigger'],
+  refusal: string,
+  estimated: number,
+  extra: Partial<FoldReport> = {},
+): FoldReport {
+  const unchanged = { foldedMessages: 0, tokensBefore: estimated, tokensAfter: estimated, attempts: [] }
+  return { committed: false, trigger, refusal, warm: false, ...unchanged, ...extra }
+}

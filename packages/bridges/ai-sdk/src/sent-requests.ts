@@ -82,12 +82,12 @@ export class SentRequests {
   private readonly requests: SentRequest[] = []
   private readonly fingerprinter = new Fingerprinter(canonicalJson)
 
-  /** Fingerprint and family of `params` for `provider`/`modelId`. */
+  /** Fingerprint, family and prefix digests of `params` for `provider`/`modelId`. */
   describe(
     provider: string,
     modelId: string,
     params: LanguageModelV3CallOptions,
-  ): { readonly fingerprint: RequestFingerprint; readonly familyKey: string; readonly digests: string[] } {
+  ): Pick<SentRequest, 'fingerprint' | 'familyKey' | 'digests'> {
     const fingerprint = this.fingerprinter.fingerprint(warmfoldRequest(provider, modelId, params))
     const tools = fingerprint.segments
       .slice(0, fingerprint.tools)
@@ -96,11 +96,9 @@ export class SentRequests {
     return { fingerprint, familyKey: `${fingerprint.family}|${tools}`, digests: prefixDigests(params.prompt) }
   }
 
-  /** Where a call with these digests stands against what was sent. */
+  /** Where a call so described stands against what was sent. */
   lineage(
-    familyKey: string,
-    digests: readonly string[],
-    fingerprint: RequestFingerprint,
+    { familyKey, digests, fingerprint }: Pick<SentRequest, 'fingerprint' | 'familyKey' | 'digests'>,
     keptMessages: number,
   ): Lineage {
     // The request sharing the longest prefix, the newest on a tie: a rewritten history still

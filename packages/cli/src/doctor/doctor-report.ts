@@ -37,15 +37,10 @@ export interface DoctorRequest {
 }
 
 /** A request whose prefix broke: it changed a part of its best match, so more than its new tail was prefilled. */
-export interface DoctorBreak {
-  readonly index: number
-  readonly api: RequestApi
-  readonly promptChars: number
-  readonly uncachedChars: number
-  readonly bestMatch: number | null
-  readonly divergence: DoctorDivergence
-  readonly changes: readonly DoctorChange[]
-}
+export type DoctorBreak = Pick<
+  DoctorRequest,
+  'index' | 'api' | 'promptChars' | 'uncachedChars' | 'bestMatch' | 'divergence' | 'changes'
+>
 
 /** A line that holds no request the doctor can read; it is reported, never dropped silently. */
 export interface UnreadableLine {

@@ -120,15 +120,7 @@ export class RequestDoctor {
   report(): DoctorReport {
     const breaks: DoctorBreak[] = this.requests
       .filter((request) => request.changes.length > 0)
-      .map(({ index, api, promptChars, uncachedChars, bestMatch, divergence, changes }) => ({
-        index,
-        api,
-        promptChars,
-        uncachedChars,
-        bestMatch,
-        divergence,
-        changes,
-      }))
+      .map(({ model: _model, cachedChars: _cached, idleMs: _idle, ...item }) => item)
       .toSorted((a, b) => b.uncachedChars - a.uncachedChars || a.index - b.index)
     let promptChars = 0
     let cachedChars = 0

@@ -1,19 +1,6 @@
 import type { FinishReason } from '@warmfold/llm'
 import type { CacheBreakCause, CacheDivergence } from './prefix/index.ts'
 
-/** Every cause, in the order reports list them. */
-export const CACHE_BREAK_CAUSES: readonly CacheBreakCause[] = [
-  'none',
-  'fold',
-  'prune',
-  'fork',
-  'envelope',
-  'tools',
-  'expired',
-  'provider',
-  'unknown',
-]
-
 /**
  * The data of one `cache/observation` event: one request sent through `ctx.llm` and what the
  * provider reported for it. Kept small because there is one per request (about 270

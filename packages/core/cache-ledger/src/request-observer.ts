@@ -1,6 +1,6 @@
-import type { GenerateOptions, LlmFinish } from '@warmfold/llm'
+import type { GenerateOptions, LlmFinish, Message } from '@warmfold/llm'
 import { canonicalJson } from '@warmfold/llm'
-import type { RequestHeader, Session, SessionEvent } from '@warmfold/session'
+import type { RequestHeader, Session, SessionEvent, SessionEventType } from '@warmfold/session'
 import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
 import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
 import type { CacheBreakCause, Comparison, PrefixMatch, RequestFingerprint } from './prefix/index.ts'
@@ -43,7 +43,6 @@ interface Reference {
   readonly sentSeq: number
 }
 
-/** Settings of a {@link RequestObserver}. */
 export interface ObserverSettings {
   /** Cached tokens may fall this far (and 5 %) short of the expected prefix before the provider is blamed. */
   readonly toleranceTokens: number
@@ -127,9 +126,8 @@ export class RequestObserver {
   /** Records `sent` as received by the provider and returns its observation. */
   finish(sent: SentRequest, outcome: LlmFinish, now: number): CacheObservationData {
     this.index.record(sent.print, sent.sentAt)
-    if (sent.purpose === 'conversation' && sent.sessionId !== undefined) {
+    if (sent.purpose === 'conversation' && sent.sessionId !== undefined)
       this.references.set(sent.sessionId, { print: sent.print, sentAt: sent.sentAt, sentSeq: sent.sentSeq })
-    }
     this.sweep(now)
     const usage = outcome.usage
     const expected = sent.match.liveChars
@@ -168,18 +166,19 @@ export class RequestObserver {
    */
   restore(session: Session, eventTimes: boolean): boolean {
     if (this.references.has(session.id)) return false
-    const observation = lastConversationObservation(session)
+    const observation = lastEvent(session, session.length, 'cache/observation', isConversation)
     if (!observation) return false
     const data = observation.data
     const sentAt = data.at ?? (eventTimes ? observation.time : undefined)
-    const header = headerBefore(session, observation.seq)
+    // The request header in force then: the last one logged before it.
+    const header = lastEvent(session, observation.seq, 'request/header')?.data.header
     if (sentAt === undefined || !header) return false
     const nodes = session.surface.nodes
     const derived = session.deriveMessages()
     const messages = derived.filter((_message, position) => (nodes[position] as number) < observation.seq)
     let print: RequestFingerprint
     try {
-      print = this.fingerprinter.fingerprint({ ...header.config, system: header.system, tools: header.tools, messages })
+      print = this.fingerprint(header, messages)
     } catch {
       return false
     }
@@ -191,14 +190,12 @@ export class RequestObserver {
 
   private currentRequest(session: Session, now: number): Reference | undefined {
     const header = session.requestHeader()
-    if (!header) return undefined
-    const print = this.fingerprinter.fingerprint({
-      ...header.config,
-      system: header.system,
-      tools: header.tools,
-      messages: session.deriveMessages(),
-    })
-    return { print, sentAt: now, sentSeq: session.length }
+    return header && { print: this.fingerprint(header, session.deriveMessages()), sentAt: now, sentSeq: session.length }
+  }
+
+  /** The request `header` sends with `messages`. */
+  private fingerprint(header: RequestHeader, messages: readonly Message[]): RequestFingerprint {
+    return this.fingerprinter.fingerprint({ ...header.config, system: header.system, tools: header.tools, messages })
   }
 
   /** Forgets old prompt parts and sessions, at most eight times per `forgetAfterMs` of clock time. */
@@ -222,21 +219,18 @@ export class RequestObserver {
   }
 }
 
-/** The last `cache/observation` of a conversation request in `session`'s log. */
-function lastConversationObservation(session: Session): SessionEvent<'cache/observation'> | undefined {
-  for (let seq = session.length - 1; seq >= 0; seq--) {
-    const event = session.eventAt(seq)
-    if (event?.type === 'cache/observation' && event.data.purpose === 'conversation')
-      return event as SessionEvent<'cache/observation'>
-  }
-  return undefined
-}
+const isConversation = (event: SessionEvent<'cache/observation'>) => event.data.purpose === 'conversation'
 
-/** The request header in force at `seq`: the last `request/header` logged before it. */
-function headerBefore(session: Session, seq: number): RequestHeader | undefined {
+/** The last `type` event logged in `session` before `seq` that `accept` takes. */
+function lastEvent<T extends SessionEventType>(
+  session: Session,
+  seq: number,
+  type: T,
+  accept: (event: SessionEvent<T>) => boolean = () => true,
+): SessionEvent<T> | undefined {
   for (let at = seq - 1; at >= 0; at--) {
-    const event = session.eventAt(at)
-    if (event?.type === 'request/header') return event.data.header
+    const event = session.eventAt(at) as SessionEvent<T> | undefined
+    if (event?.type === type && accept(event)) return event
   }
   return undefined
 }

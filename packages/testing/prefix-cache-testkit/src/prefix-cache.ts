@@ -76,19 +76,15 @@ export class PrefixCache {
     this.writeDue()
     const layout = this.renderer.layout(request)
     const family = familyOf(request)
-    let root = this.families.get(family)
-    const firstOfFamily = !root
-    if (!root) {
-      root = createTrieRoot()
-      this.families.set(family, root)
-    }
+    const firstOfFamily = !this.families.has(family)
+    if (firstOfFamily) this.families.set(family, createTrieRoot())
+    const root = this.families.get(family) as TrieNode
     const match = matchPrefix(root, layout, this.clock, this.profile.ttlMs)
     const matchedChars = match.liveChars
     const promptChars = layout.offsets[layout.segments.length] as number
     const promptTokens = tokensOf(promptChars)
     const { cachedTokens, cacheWriteTokens, store } = this.charge(layout, match, promptTokens)
-    const trie = root
-    const write = (at: number) => store(sendPrefix(trie, layout.segments, at), at)
+    const write = (at: number) => store(sendPrefix(root, layout.segments, at), at)
     const observation = Object.freeze({
       index: this.list.length,
       purpose: request.purpose ?? 'unspecified',
@@ -135,13 +131,11 @@ export class PrefixCache {
         return { cachedTokens, cacheWriteTokens: promptTokens - cachedTokens, store: storeNothing }
       }
       case 'blocks': {
-        const matched = Math.min(wholeTokensOf(match.liveChars), promptTokens - 1)
-        const cached = Math.floor(Math.max(0, matched) / profile.blockTokens) * profile.blockTokens
+        const blocks = (tokens: number) => Math.floor(tokens / profile.blockTokens) * profile.blockTokens
+        const cached = blocks(Math.max(0, Math.min(wholeTokensOf(match.liveChars), promptTokens - 1)))
         // Stored: the whole blocks of the prompt's whole tokens; those inside the live match were stored before.
-        const storedBefore = Math.floor(wholeTokensOf(match.liveChars) / profile.blockTokens) * profile.blockTokens
-        const storedAfter =
-          Math.floor(wholeTokensOf(layout.offsets[layout.segments.length] as number) / profile.blockTokens) *
-          profile.blockTokens
+        const storedBefore = blocks(wholeTokensOf(match.liveChars))
+        const storedAfter = blocks(wholeTokensOf(layout.offsets[layout.segments.length] as number))
         return {
           cachedTokens: cached >= profile.minTokens ? cached : 0,
           cacheWriteTokens: storedAfter - storedBefore,

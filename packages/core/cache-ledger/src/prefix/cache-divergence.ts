@@ -27,23 +27,27 @@ export interface CacheDivergence {
 }
 
 /**
- * Why the request could not reuse the prefix it was compared with: `fold` (a checkpoint
- * replaced history: `compaction/summary` logged in between), `prune` (a tool result was rewritten:
- * `compaction/prune`), `fork` (a fork's first request did not read its parent's last request,
- * which it replays: its prompt departs from it, or the provider reported fewer cached tokens than
- * that prefix), `envelope` (reasoning effort, temperature, stop, model, provider or the
- * system prompt changed), `tools` (tool definitions changed), `expired` (idle longer than the
- * provider's cache TTL), `provider` (the prefix was identical but the provider reported fewer
- * cached tokens than expected: eviction, routing, lag), `unknown` (the prompt changed without a
- * logged reason); `none` when nothing broke.
+ * Every cause, in the order reports list them. Why the request could not reuse the prefix it was
+ * compared with: `fold` (a checkpoint replaced history: `compaction/summary` logged in between),
+ * `prune` (a tool result was rewritten: `compaction/prune`), `fork` (a fork's first request did
+ * not read its parent's last request, which it replays: its prompt departs from it, or the
+ * provider reported fewer cached tokens than that prefix), `envelope` (reasoning effort,
+ * temperature, stop, model, provider or the system prompt changed), `tools` (tool definitions
+ * changed), `expired` (idle longer than the provider's cache TTL), `provider` (the prefix was
+ * identical but the provider reported fewer cached tokens than expected: eviction, routing, lag),
+ * `unknown` (the prompt changed without a logged reason); `none` when nothing broke.
  */
-export type CacheBreakCause =
-  | 'none'
-  | 'fold'
-  | 'prune'
-  | 'fork'
-  | 'envelope'
-  | 'tools'
-  | 'expired'
-  | 'provider'
-  | 'unknown'
+export const CACHE_BREAK_CAUSES = [
+  'none',
+  'fold',
+  'prune',
+  'fork',
+  'envelope',
+  'tools',
+  'expired',
+  'provider',
+  'unknown',
+] as const
+
+/** One of {@link CACHE_BREAK_CAUSES}. */
+export type CacheBreakCause = (typeof CACHE_BREAK_CAUSES)[number]

@@ -1,8 +1,8 @@
-/** The wire request APIs whose bodies are canonicalized. */
-export type RequestApi = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini'
+/** Every wire request API whose bodies are canonicalized, in the order the docs list them. */
+export const REQUEST_APIS = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const
 
-/** Every wire request API, in the order the docs list them. */
-export const REQUEST_APIS: readonly RequestApi[] = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini']
+/** A wire request API. */
+export type RequestApi = (typeof REQUEST_APIS)[number]
 
 /** A request as it went over the wire: its parsed JSON body, its headers and (when known) its url. */
 export interface WireRequest {
@@ -91,11 +91,20 @@ export function recordOf(value: unknown, what: string): Readonly<Record<string, 
   return value
 }
 
-/** `model` as a string or null, or a RequestShapeError when it is something else. */
-export function modelOf(value: unknown, what: string): string | null {
-  if (value === undefined || value === null) return null
+/** `value` as an array, `[]` when it is undefined or null, or a RequestShapeError naming `what`. */
+export function listOf(value: unknown, what: string): readonly unknown[] {
+  return value === undefined || value === null ? [] : arrayOf(value, what)
+}
+
+/** `value` as a string, or a RequestShapeError naming `what`. */
+export function stringOf(value: unknown, what: string): string {
   if (typeof value !== 'string') throw new RequestShapeError(`${what} must be a string, got ${describeJson(value)}`)
   return value
+}
+
+/** The body's `model` as a string or null, or a RequestShapeError when it is something else. */
+export function modelOf(body: Readonly<Record<string, unknown>>): string | null {
+  return body.model === undefined || body.model === null ? null : stringOf(body.model, 'model')
 }
 
 /** Whether `value` is a plain JSON object (not null, not an array). */

@@ -1,20 +1,12 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import {
-  arrayOf,
-  collectEnvelope,
-  describeJson,
-  isRecord,
-  modelOf,
-  recordOf,
-  RequestShapeError,
-} from './canonical-request.ts'
+import { arrayOf, collectEnvelope, isRecord, listOf, modelOf, recordOf, stringOf } from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
 
 /**
  * Anthropic Messages (`POST …/v1/messages`; also Bedrock's and Vertex's bodies, whose
  * `anthropic_version` is kept).
  */
-export const ANTHROPIC_RULES: EnvelopeRules = {
+const ANTHROPIC_RULES: EnvelopeRules = {
   structural: ['messages', 'system', 'tools', 'output_config'],
   // A top-level cache_control turns on automatic caching: it marks, it does not shape the prompt.
   noise: ['stream', 'metadata', 'max_tokens', 'service_tier', 'cache_control', 'container'],
@@ -49,19 +41,15 @@ export function canonicalizeAnthropic(
   if (headers['anthropic-beta'] !== undefined) envelope.anthropicBeta = headers['anthropic-beta']
   const messages: CanonicalMessage[] = arrayOf(body.messages, 'messages').map((item, index) => {
     const message = recordOf(item, `messages[${index}]`)
-    if (typeof message.role !== 'string')
-      throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
+    const role = stringOf(message.role, `messages[${index}].role`)
     const value = withoutKeys(message, MARKERS)
     value.content = blocks(message.content, `messages[${index}].content`)
-    return { role: message.role, index, value }
+    return { role, index, value }
   })
-  const tools =
-    body.tools === undefined || body.tools === null
-      ? []
-      : arrayOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, MARKERS) : tool))
+  const tools = listOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, MARKERS) : tool))
   return {
     api: 'anthropic-messages',
-    model: modelOf(body.model, 'model'),
+    model: modelOf(body),
     envelope,
     ...(body.system === undefined || body.system === null ? {} : { system: blocks(body.system, 'system') }),
     tools,

@@ -1,9 +1,9 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import { arrayOf, collectEnvelope, isRecord, modelOf, recordOf, stopList } from './canonical-request.ts'
+import { arrayOf, collectEnvelope, isRecord, listOf, modelOf, recordOf, stopList } from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
 
 /** Gemini `generateContent` / `streamGenerateContent` (Google AI and Vertex AI). */
-export const GEMINI_RULES: EnvelopeRules = {
+const GEMINI_RULES: EnvelopeRules = {
   structural: [
     'contents',
     'systemInstruction',
@@ -60,7 +60,7 @@ const FORMAT = [
  */
 export function canonicalizeGemini(body: Readonly<Record<string, unknown>>, url: string | undefined): CanonicalRequest {
   const envelope = collectEnvelope(body, GEMINI_RULES)
-  const model = modelOf(body.model, 'model') ?? modelFromUrl(url)
+  const model = modelOf(body) ?? modelFromUrl(url)
   if (model !== null) envelope.model = model
   const config = body.generationConfig ?? body.generation_config
   if (config !== undefined && config !== null) {
@@ -86,16 +86,14 @@ export function canonicalizeGemini(body: Readonly<Record<string, unknown>>, url:
     return { role, index, value: { ...content, role } }
   })
   const tools: unknown[] = []
-  if (body.tools !== undefined && body.tools !== null) {
-    for (const tool of arrayOf(body.tools, 'tools')) {
-      // One entry per function declaration, so adding one tool is not a change of every tool.
-      const declarations = isRecord(tool) ? (tool.functionDeclarations ?? tool.function_declarations) : undefined
-      if (Array.isArray(declarations)) {
-        for (const declaration of declarations) tools.push({ functionDeclaration: declaration })
-        const rest = withoutKeys(tool as Record<string, unknown>, ['functionDeclarations', 'function_declarations'])
-        if (Object.keys(rest).length) tools.push(rest)
-      } else tools.push(tool)
-    }
+  for (const tool of listOf(body.tools, 'tools')) {
+    // One entry per function declaration, so adding one tool is not a change of every tool.
+    const declarations = isRecord(tool) ? (tool.functionDeclarations ?? tool.function_declarations) : undefined
+    if (Array.isArray(declarations)) {
+      for (const declaration of declarations) tools.push({ functionDeclaration: declaration })
+      const rest = withoutKeys(tool as Record<string, unknown>, ['functionDeclarations', 'function_declarations'])
+      if (Object.keys(rest).length) tools.push(rest)
+    } else tools.push(tool)
   }
   return {
     api: 'gemini',
@@ -114,7 +112,7 @@ function systemOf(system: unknown): unknown {
 }
 
 /** The model of a Gemini URL: `…/models/NAME:generateContent` (also under `projects/…/publishers/google/`). */
-export function modelFromUrl(url: string | undefined): string | null {
+function modelFromUrl(url: string | undefined): string | null {
   const match = url === undefined ? null : /\/models\/([^/:?]+):/.exec(url)
   return match ? decodeURIComponent(match[1] as string) : null
 }

@@ -1,20 +1,12 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
-import {
-  arrayOf,
-  collectEnvelope,
-  describeJson,
-  isRecord,
-  modelOf,
-  recordOf,
-  RequestShapeError,
-} from './canonical-request.ts'
+import { arrayOf, collectEnvelope, isRecord, listOf, modelOf, recordOf, stringOf } from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
 
 /**
  * OpenAI Chat Completions (`POST …/chat/completions`, also what DeepSeek, vLLM, SGLang,
  * llama.cpp, OpenRouter and LiteLLM accept).
  */
-export const OPENAI_CHAT_RULES: EnvelopeRules = {
+const OPENAI_CHAT_RULES: EnvelopeRules = {
   structural: ['messages', 'tools', 'functions'],
   noise: [
     'stream',
@@ -58,15 +50,13 @@ export function canonicalizeOpenAiChat(body: Readonly<Record<string, unknown>>):
   const messages: CanonicalMessage[] = raw.map((item, index) => chatMessage(item, index))
   let head = 0
   while (head < messages.length && (messages[head]?.role === 'system' || messages[head]?.role === 'developer')) head++
-  const tools: unknown[] = []
-  if (body.tools !== undefined && body.tools !== null)
-    for (const tool of arrayOf(body.tools, 'tools')) tools.push(isRecord(tool) ? withoutKeys(tool, MARKERS) : tool)
-  if (body.functions !== undefined && body.functions !== null)
-    for (const definition of arrayOf(body.functions, 'functions'))
-      tools.push({ type: 'function', function: definition })
+  const tools = [
+    ...listOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, MARKERS) : tool)),
+    ...listOf(body.functions, 'functions').map((definition) => ({ type: 'function', function: definition })),
+  ]
   return {
     api: 'openai-chat',
-    model: modelOf(body.model, 'model'),
+    model: modelOf(body),
     envelope: collectEnvelope(body, OPENAI_CHAT_RULES),
     ...(head > 0 ? { system: messages.slice(0, head).map((message) => message.value) } : {}),
     tools,
@@ -76,13 +66,12 @@ export function canonicalizeOpenAiChat(body: Readonly<Record<string, unknown>>):
 
 function chatMessage(item: unknown, index: number): CanonicalMessage {
   const message = recordOf(item, `messages[${index}]`)
-  if (typeof message.role !== 'string')
-    throw new RequestShapeError(`messages[${index}].role must be a string, got ${describeJson(message.role)}`)
+  const role = stringOf(message.role, `messages[${index}].role`)
   const value = withoutKeys(message, MARKERS)
   const content = message.content
   // "hi" and [{ type: 'text', text: 'hi' }] are the same prompt.
   if (typeof content === 'string') value.content = [{ type: 'text', text: content }]
   else if (Array.isArray(content))
     value.content = content.map((part) => (isRecord(part) ? withoutKeys(part, MARKERS) : part))
-  return { role: message.role, index, value }
+  return { role, index, value }
 }

@@ -1,12 +1,12 @@
 import type { CanonicalMessage, CanonicalRequest, EnvelopeRules } from './canonical-request.ts'
 import {
-  arrayOf,
   collectEnvelope,
-  describeJson,
   isRecord,
+  listOf,
   modelOf,
   recordOf,
   RequestShapeError,
+  stringOf,
 } from './canonical-request.ts'
 import { withoutKeys } from './canonical-json.ts'
 
@@ -15,7 +15,7 @@ import { withoutKeys } from './canonical-json.ts'
  * stay in the envelope under their own names: the server prepends stored items the log does not
  * hold, so such requests only compare with requests that reference the same state.
  */
-export const OPENAI_RESPONSES_RULES: EnvelopeRules = {
+const OPENAI_RESPONSES_RULES: EnvelopeRules = {
   structural: ['input', 'instructions', 'tools', 'reasoning', 'text'],
   noise: [
     'stream',
@@ -69,9 +69,7 @@ export function canonicalizeOpenAiResponses(body: Readonly<Record<string, unknow
   const messages: CanonicalMessage[] =
     typeof body.input === 'string'
       ? [{ role: 'user', index: 0, value: { role: 'user', content: [{ type: 'input_text', text: body.input }] } }]
-      : body.input === undefined || body.input === null
-        ? []
-        : arrayOf(body.input, 'input').map((item, index) => inputItem(item, index))
+      : listOf(body.input, 'input').map((item, index) => inputItem(item, index))
   if (body.input === undefined && body.instructions === undefined)
     throw new RequestShapeError('a Responses body needs "input" or "instructions"')
   let head = 0
@@ -80,13 +78,12 @@ export function canonicalizeOpenAiResponses(body: Readonly<Record<string, unknow
   if (body.instructions !== undefined && body.instructions !== null)
     system.push({ role: 'instructions', content: body.instructions })
   for (const message of messages.slice(0, head)) system.push(message.value)
-  const tools =
-    body.tools === undefined || body.tools === null
-      ? []
-      : arrayOf(body.tools, 'tools').map((tool) => (isRecord(tool) ? withoutKeys(tool, ['cache_control']) : tool))
+  const tools = listOf(body.tools, 'tools').map((tool) =>
+    isRecord(tool) ? withoutKeys(tool, ['cache_control']) : tool,
+  )
   return {
     api: 'openai-responses',
-    model: modelOf(body.model, 'model'),
+    model: modelOf(body),
     envelope,
     ...(system.length ? { system } : {}),
     tools,
@@ -97,18 +94,14 @@ export function canonicalizeOpenAiResponses(body: Readonly<Record<string, unknow
 function inputItem(item: unknown, index: number): CanonicalMessage {
   const record = recordOf(item, `input[${index}]`)
   const value = withoutKeys(record, ITEM_NOISE)
-  if (record.type === undefined || record.type === 'message') {
-    if (typeof record.role !== 'string')
-      throw new RequestShapeError(`input[${index}].role must be a string, got ${describeJson(record.role)}`)
-    // { role, content } and { type: 'message', role, content } are the same message.
-    delete value.type
-    if (typeof record.content === 'string')
-      value.content = [{ type: record.role === 'assistant' ? 'output_text' : 'input_text', text: record.content }]
-    else if (Array.isArray(record.content))
-      value.content = record.content.map((part) => (isRecord(part) ? withoutKeys(part, PART_MARKERS) : part))
-    return { role: record.role, index, value }
-  }
-  if (typeof record.type !== 'string')
-    throw new RequestShapeError(`input[${index}].type must be a string, got ${describeJson(record.type)}`)
-  return { role: record.type, index, value }
+  if (record.type !== undefined && record.type !== 'message')
+    return { role: stringOf(record.type, `input[${index}].type`), index, value }
+  const role = stringOf(record.role, `input[${index}].role`)
+  // { role, content } and { type: 'message', role, content } are the same message.
+  delete value.type
+  if (typeof record.content === 'string')
+    value.content = [{ type: role === 'assistant' ? 'output_text' : 'input_text', text: record.content }]
+  else if (Array.isArray(record.content))
+    value.content = record.content.map((part) => (isRecord(part) ? withoutKeys(part, PART_MARKERS) : part))
+  return { role, index, value }
 }

@@ -1,6 +1,6 @@
 import type { RequestApi } from './canonical-request.ts'
-import type { PromptLayout, PromptSegment } from './prompt-layout.ts'
-import { sharedSegmentChars, toolCountOf } from './prompt-layout.ts'
+import type { PromptLayout } from './prompt-layout.ts'
+import { commonPrefixLength } from './prompt-layout.ts'
 
 /** A part of a request that can differ from an earlier request. */
 export type PromptChange = `envelope:${string}` | 'system' | 'tools' | 'messages'
@@ -71,7 +71,7 @@ function rank(field: string): number {
  * Every envelope setting whose value differs between `left` and `right` (set on one side only
  * counts), in naming order.
  */
-export function envelopeDifferences(left: ReadonlyMap<string, string>, right: ReadonlyMap<string, string>): string[] {
+function envelopeDifferences(left: ReadonlyMap<string, string>, right: ReadonlyMap<string, string>): string[] {
   const fields = new Set([...left.keys(), ...right.keys()])
   const differing = [...fields].filter((field) => left.get(field) !== right.get(field))
   return differing.toSorted((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
@@ -85,36 +85,24 @@ export function compareSeenRequests(
   current: SeenRequest,
   best: SeenRequest,
 ): { divergence: PromptDivergence; changes: PromptChange[] } {
-  const changes: PromptChange[] = envelopeDifferences(current.envelope, best.envelope).map(
-    (field): PromptChange => `envelope:${field}`,
-  )
-  const a = current.layout
-  const b = best.layout
-  const aTools = toolCountOf(a)
-  const bTools = toolCountOf(b)
-  const toolIndex = firstDifference(ids(a, 0, aTools), ids(b, 0, bTools))
-  const toolsDiffer = toolIndex !== undefined
-  const aSystem = a.headSegments > aTools
-  const bSystem = b.headSegments > bTools
-  const systemDiffers = aSystem !== bSystem || (aSystem && a.segments[aTools]?.id !== b.segments[bTools]?.id)
-  const aMessages = ids(a, a.headSegments, a.segments.length)
-  const bMessages = ids(b, b.headSegments, b.segments.length)
-  const messageIndex = firstDifference(aMessages, bMessages) ?? aMessages.length
+  const fields = envelopeDifferences(current.envelope, best.envelope)
+  const changes: PromptChange[] = fields.map((field): PromptChange => `envelope:${field}`)
+  const a = partIds(current.layout)
+  const b = partIds(best.layout)
+  const toolIndex = firstDifference(a.tools, b.tools)
+  const systemDiffers = firstDifference(a.system, b.system) !== undefined
+  const messageIndex = firstDifference(a.messages, b.messages) ?? a.messages.length
   // Changed or removed before this request's last message: appending, or a new last message (a
   // trailing instruction after a replayed prefix), keeps the prefix.
-  const messagesChanged = messageIndex < aMessages.length - 1 && messageIndex < bMessages.length
-  if (toolsDiffer) changes.push('tools')
+  const messagesChanged = messageIndex < a.messages.length - 1 && messageIndex < b.messages.length
+  if (toolIndex !== undefined) changes.push('tools')
   if (systemDiffers) changes.push('system')
   if (messagesChanged) changes.push('messages')
-  if (current.family !== best.family)
-    return {
-      divergence: { part: 'envelope', field: envelopeDifferences(current.envelope, best.envelope)[0] ?? 'api' },
-      changes,
-    }
-  const charOffset = sharedChars(a, b)
-  if (toolsDiffer) return { divergence: { part: 'tools', toolIndex, charOffset }, changes }
+  if (current.family !== best.family) return { divergence: { part: 'envelope', field: fields[0] ?? 'api' }, changes }
+  const charOffset = sharedChars(current.layout, best.layout)
+  if (toolIndex !== undefined) return { divergence: { part: 'tools', toolIndex, charOffset }, changes }
   if (systemDiffers) return { divergence: { part: 'system', charOffset }, changes }
-  const message = a.segments[a.headSegments + messageIndex]
+  const message = current.layout.segments[current.layout.headSegments + messageIndex]
   if (!message) return { divergence: { part: 'none', charOffset }, changes }
   const divergence: PromptDivergence = {
     part: 'messages',
@@ -125,9 +113,16 @@ export function compareSeenRequests(
   return { divergence, changes }
 }
 
-/** The segment ids of `layout` from `start` to `end`. */
-function ids(layout: PromptLayout, start: number, end: number): number[] {
-  return layout.segments.slice(start, end).map((segment) => segment.id)
+/** The segment ids of `layout`'s tools, system prompt (none or one) and messages. */
+function partIds(layout: PromptLayout): { tools: number[]; system: number[]; messages: number[] } {
+  const ids = layout.segments.map((segment) => segment.id)
+  let tools = 0
+  while (tools < layout.headSegments && layout.segments[tools]?.part === 'tools') tools++
+  return {
+    tools: ids.slice(0, tools),
+    system: ids.slice(tools, layout.headSegments),
+    messages: ids.slice(layout.headSegments),
+  }
 }
 
 /**
@@ -140,10 +135,16 @@ function firstDifference(left: readonly number[], right: readonly number[]): num
   return left.length === right.length ? undefined : limit
 }
 
-/** Characters of canonical prompt `a` shares with `b` from the start. */
+/**
+ * Characters of canonical prompt `a` shares with `b` from the start: whole segments, then the
+ * first differing one's shared start when both are of the same part (a tool and a system prompt
+ * both open with `{"` in canonical JSON, which says nothing about the prompt).
+ */
 function sharedChars(a: PromptLayout, b: PromptLayout): number {
-  const position = firstDifference(ids(a, 0, a.segments.length), ids(b, 0, b.segments.length)) ?? a.segments.length
-  if (position >= a.segments.length || position >= b.segments.length) return a.offsets[position] as number
-  const shared = sharedSegmentChars(a.segments[position] as PromptSegment, b.segments[position] as PromptSegment)
-  return (a.offsets[position] as number) + shared
+  let position = 0
+  while (position < a.segments.length && a.segments[position]?.id === b.segments[position]?.id) position++
+  const left = a.segments[position]
+  const right = b.segments[position]
+  const partial = left && right && left.part === right.part ? commonPrefixLength(left.text, right.text) : 0
+  return (a.offsets[position] as number) + partial
 }

@@ -30,10 +30,9 @@ export function compareRequests(
   request: RequestFingerprint,
   replay: boolean,
 ): Comparison {
-  for (let field = 0; field < ENVELOPE_FIELDS.length; field++) {
+  for (let field = 0; field < ENVELOPE_FIELDS.length; field++)
     if (reference.envelope[field] !== request.envelope[field])
       return { divergence: { part: 'envelope', field: ENVELOPE_FIELDS[field], charOffset: 0 }, sharedChars: 0 }
-  }
   const instruction = replay ? request.messages.at(-1) : undefined
   const limit = instruction ? instruction.start : request.segments.length
   const common = Math.min(limit, reference.segments.length)
@@ -82,15 +81,17 @@ function replayShape(
 ): Comparison {
   const position = request.messages.length - 1
   const offset = charsBefore(request, instruction.start)
-  if (!instruction.instruction) {
-    return {
-      divergence: { part: 'message', index: position, role: instruction.role, charOffset: offset },
-      sharedChars: offset,
-      shape:
-        `its last message (message ${position}, ${instruction.role}) is not an instruction: ` +
-        'one user message of text',
-    }
-  }
+  // The last message breaks the replay from `charOffset` on, for the reason `shape`.
+  const breaksAt = (charOffset: number, shape: string): Comparison => ({
+    divergence: { part: 'message', index: position, role: instruction.role, charOffset },
+    sharedChars: charOffset,
+    shape,
+  })
+  if (!instruction.instruction)
+    return breaksAt(
+      offset,
+      `its last message (message ${position}, ${instruction.role}) is not an instruction: one user message of text`,
+    )
   // Text appended to the last replayed user message instead of a message of its own: the
   // replayed message's blocks are followed by the instruction's in the same message.
   const replayed = reference.messages[position]
@@ -107,16 +108,12 @@ function replayShape(
       reference.segments[replayed.start + block]?.hash === request.segments[instruction.start + block]?.hash
     )
       block++
-    if (block === replayed.blocks) {
-      const charOffset = charsBefore(request, instruction.start + block)
-      return {
-        divergence: { part: 'message', index: position, role: instruction.role, charOffset },
-        sharedChars: charOffset,
-        shape:
-          `the instruction was appended to the replayed message ${position} (${instruction.role}) ` +
+    if (block === replayed.blocks)
+      return breaksAt(
+        charsBefore(request, instruction.start + block),
+        `the instruction was appended to the replayed message ${position} (${instruction.role}) ` +
           'instead of following it as a message of its own',
-      }
-    }
+      )
   }
   return { divergence: { part: 'none' }, sharedChars: offset }
 }

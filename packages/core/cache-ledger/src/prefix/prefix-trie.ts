@@ -173,7 +173,6 @@ export function forgetStale(root: TrieNode, now: number, forgetAfterMs: number):
   }
 }
 
-/** Number of nodes under `root`. */
 export function countNodes(root: TrieNode): number {
   let count = 0
   const stack: TrieNode[] = [root]

@@ -57,21 +57,6 @@ export function layoutOf(request: CanonicalRequest, interner: SegmentInterner): 
   return layoutFrom(segments, headSegments)
 }
 
-/** Number of tool segments of `layout` (they come first). */
-export function toolCountOf(layout: PromptLayout): number {
-  let count = 0
-  while (count < layout.headSegments && layout.segments[count]?.part === 'tools') count++
-  return count
-}
-
-/**
- * Characters two segments share from the start, when they are of the same part: a tool and a
- * system prompt both open with `{"` in canonical JSON, which says nothing about the prompt.
- */
-export function sharedSegmentChars(left: PromptSegment, right: PromptSegment): number {
-  return left.part === right.part ? commonPrefixLength(left.text, right.text) : 0
-}
-
 /** Length of the common prefix of two strings, in UTF-16 code units. */
 export function commonPrefixLength(left: string, right: string): number {
   const limit = Math.min(left.length, right.length)

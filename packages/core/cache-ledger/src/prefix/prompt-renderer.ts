@@ -5,16 +5,11 @@ import { RenderOrder } from './render-order.ts'
 import { SegmentInterner } from './segment-interner.ts'
 
 /**
- * Renders `ctx.llm` requests into segment layouts, one segment per tool, the system prompt and
- * each content block of each message, in {@link RenderOrder}: `canonicalJson({ tool })`,
- * `canonicalJson({ system })`, `canonicalJson({ role, block })` for a message's first block and
- * `canonicalJson({ block })` for the others, where `canonicalJson` is the serializer it is given
- * (`canonicalJson` of `@warmfold/llm`, which this module does not import: that package's entry
- * loads cordis). Equal content gives equal bytes, so the longest common byte prefix of two
- * prompts is what a provider cache could reuse.
- *
- * Segment texts are made once per frozen message and interned, so a long session is serialized
- * once and comparing two prompts costs O(segments), not O(characters).
+ * Renders `ctx.llm` requests into segment layouts: each {@link RenderOrder} segment's value as the
+ * serializer it is given writes it (`canonicalJson` of `@warmfold/llm`, which this module does not
+ * import: that package's entry loads cordis). Equal content gives equal bytes, so the longest
+ * common byte prefix of two prompts is what a provider cache could reuse. Segment texts are
+ * interned, so comparing two prompts costs O(segments), not O(characters).
  */
 export class PromptRenderer {
   private readonly order: RenderOrder<{ readonly text: string; readonly id: number }>
@@ -25,7 +20,6 @@ export class PromptRenderer {
     this.order = new RenderOrder((value) => interner.intern(canonicalJson(value)))
   }
 
-  /** The layout of `request`'s prompt. */
   layout(request: Pick<GenerateOptions, 'tools' | 'system' | 'messages'>): PromptLayout {
     const segments: PromptSegment[] = this.order
       .toolSegments(request)

@@ -6,7 +6,6 @@ import { RenderOrder } from './render-order.ts'
 /** The settings that decide a request's cache family, in the order they are compared. */
 export const ENVELOPE_FIELDS = ['provider', 'model', 'reasoningEffort', 'temperature', 'stop'] as const
 
-/** One envelope setting. */
 export type EnvelopeField = (typeof ENVELOPE_FIELDS)[number]
 
 /** Where one message sits among the segments. */
@@ -48,17 +47,13 @@ export type SegmentPart =
   | { readonly part: 'message'; readonly index: number; readonly role: MessageRole }
 
 /**
- * Fingerprints requests. The segments are {@link PromptRenderer}'s: `canonicalJson({ tool })` per
- * tool, `canonicalJson({ system })`, and per message block `canonicalJson({ role, block })` for the
- * first block and `canonicalJson({ block })` for the others; they are digested without rendering
- * that text (see {@link canonicalDigest}), and their lengths count each string character once.
- *
- * Frozen messages and tool definitions (everything `ctx.llm` sends is frozen) are hashed once
- * and remembered by identity ({@link RenderOrder}), so a long session costs one hash per new message.
+ * Fingerprints requests: each {@link RenderOrder} segment (the {@link PromptRenderer}'s) digested
+ * without rendering its text (see {@link canonicalDigest}), its length counting each string
+ * character once. A long session costs one hash per new message.
  */
 export class Fingerprinter {
   private readonly order = new RenderOrder(canonicalDigest)
-  private readonly envelopes = new Map<string, { readonly family: string; readonly envelope: readonly string[] }>()
+  private readonly envelopes = new Map<string, Pick<RequestFingerprint, 'family' | 'envelope'>>()
 
   /**
    * @param canonicalJson deterministic JSON of prompt data (`canonicalJson` of `@warmfold/llm`), for
@@ -67,7 +62,6 @@ export class Fingerprinter {
    */
   constructor(private readonly canonicalJson: (value: unknown) => string) {}
 
-  /** The fingerprint of `request`. */
   fingerprint(request: Pick<GenerateOptions, EnvelopeField | 'system' | 'tools' | 'messages'>): RequestFingerprint {
     const { family, envelope } = this.envelope(request)
     const segments = this.order.toolSegments(request)
@@ -86,10 +80,7 @@ export class Fingerprinter {
     return { family, envelope, segments, tools, system: !!systemSegment, messages, chars }
   }
 
-  private envelope(request: Pick<GenerateOptions, EnvelopeField>): {
-    readonly family: string
-    readonly envelope: readonly string[]
-  } {
+  private envelope(request: Pick<GenerateOptions, EnvelopeField>): Pick<RequestFingerprint, 'family' | 'envelope'> {
     // One small JSON key per request; the hashes of each distinct envelope are computed once.
     const key = JSON.stringify(ENVELOPE_FIELDS.map((field) => request[field] ?? null))
     let found = this.envelopes.get(key)

@@ -43,8 +43,7 @@ export class SharedPrefixIndex {
   add(text: string, latest: number): SharedPrefixEntry {
     let node = this.root
     let position = 0
-    for (;;) {
-      if (position === text.length) break
+    while (position < text.length) {
       const child = node.children.get(text.charCodeAt(position))
       if (!child) {
         const leaf: IndexNode = {
@@ -57,16 +56,11 @@ export class SharedPrefixIndex {
         }
         node.children.set(text.charCodeAt(position), leaf)
         node = leaf
-        position = text.length
         break
       }
       const shared = this.edgeMatch(child, text, position)
       position += shared
-      if (shared < child.end - child.start) {
-        node = this.split(child, shared)
-        continue
-      }
-      node = child
+      node = shared < child.end - child.start ? this.split(child, shared) : child
     }
     const entry = node as unknown as SharedPrefixEntry
     this.touch(entry, latest)
