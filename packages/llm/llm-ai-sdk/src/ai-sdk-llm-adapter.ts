@@ -9,8 +9,6 @@ import { ANTHROPIC_CACHE_TTL_MS, cacheKindOf, checkSpecificationVersion } from '
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream, streamProgress } from './map-stream.ts'
-import type { Redactor } from './redactor.ts'
-import { redactorFor } from './redactor.ts'
 
 /**
  * Any Vercel AI SDK language model (provider specification `v3`, AI SDK 6) as a warmfold
@@ -24,7 +22,6 @@ import { redactorFor } from './redactor.ts'
  */
 export class AiSdkLlmAdapter extends LlmAdapter {
   readonly #config: AiSdkAdapterConfig
-  readonly #redactor: Redactor
   readonly #models = new Map<string, ModelInfo>()
 
   /**
@@ -34,7 +31,6 @@ export class AiSdkLlmAdapter extends LlmAdapter {
   constructor(config: AiSdkAdapterConfig) {
     super()
     this.#config = config
-    this.#redactor = redactorFor(config.redact)
   }
 
   /**
@@ -80,12 +76,10 @@ export class AiSdkLlmAdapter extends LlmAdapter {
       provider: options.provider,
       model: options.model,
       signal: options.signal,
-      redactor: this.#redactor,
+      secret: this.#config.redact,
     }
     yield* resilientStream<LanguageModelV3StreamPart>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,

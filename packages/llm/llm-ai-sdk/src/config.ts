@@ -1,6 +1,7 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, unknownKeyMessage } from '@warmfold/llm'
+import type { AttemptLimits } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** The provider specification version this adapter speaks (AI SDK 6, `@ai-sdk/provider` 3.x). */
@@ -47,7 +48,7 @@ export interface AiSdkModelConfig {
 }
 
 /** The parsed config of `AiSdkAdapter`. */
-export interface AiSdkAdapterConfig {
+export interface AiSdkAdapterConfig extends AttemptLimits {
   /** Provider id the adapter registers under; default `'ai-sdk'`. */
   readonly provider: string
   /** Known models by warmfold model id. */
@@ -57,14 +58,6 @@ export interface AiSdkAdapterConfig {
    * provider's API key: the adapter does not hold it, the provider instance does).
    */
   readonly redact: readonly string[]
-  /** Milliseconds one attempt may wait for the response, and then for stream progress. */
-  readonly timeoutMs: number
-  /** Wall-clock milliseconds one call may take in total; absent, no overall limit. */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
-  readonly retryBaseMs: number
 }
 
 /** The effort that adds no effort options. */

@@ -1,6 +1,6 @@
 import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart, SharedV3ProviderMetadata } from '@ai-sdk/provider'
 import type { FinishReason, LlmError, StreamChunk } from '@warmfold/llm'
-import { callAborted, streamIncomplete } from '@warmfold/llm/adapter'
+import { callAborted, secretRedactor, streamIncomplete } from '@warmfold/llm/adapter'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapUsage } from './map-usage.ts'
@@ -131,7 +131,7 @@ export async function* mapStream(
         if (usage)
           yield {
             type: 'usage',
-            usage: usage.raw === undefined ? usage : { ...usage, raw: context.redactor.value(usage.raw) },
+            usage: usage.raw === undefined ? usage : { ...usage, raw: secretRedactor(context.secret).value(usage.raw) },
           }
         yield { type: 'finish', reason: FINISH_REASONS[part.finishReason.unified] ?? 'stop' }
         return
@@ -146,7 +146,7 @@ export async function* mapStream(
         break
     }
   }
-  if (context.signal?.aborted) throw callAborted(context, context.redactor.error(context.signal.reason))
+  if (context.signal?.aborted) throw callAborted(context, secretRedactor(context.secret).error(context.signal.reason))
   throw incomplete(context, received, 'no finish part')
 }
 

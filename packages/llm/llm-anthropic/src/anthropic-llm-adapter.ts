@@ -3,7 +3,7 @@ import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthr
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter } from '@warmfold/llm'
 import { checkOutputReserve, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
-import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
+import type { AnthropicAdapterConfig } from './config.ts'
 import { CACHE_PRICES, CACHE_TTL_MS, THINKING_OFF } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -65,7 +65,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   resolveModel(provider: string, model: string): ModelInfo {
     const cached = this.#models.get(model)
     if (cached) return cached
-    const config = this.#modelConfig(provider, model)
+    const config = modelEntry(this.#config.models, provider, model)
     const ttl = config.cacheTtl ?? this.#config.cacheTtl
     const info: ModelInfo = deepFreeze({
       contextWindow: config.contextWindow,
@@ -85,7 +85,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    *   for a `max_tokens` at or below the effort's thinking budget, which Anthropic rejects).
    */
   request(options: GenerateOptions): AnthropicRequestBody {
-    const model = this.#modelConfig(options.provider, options.model)
+    const model = modelEntry(this.#config.models, options.provider, options.model)
     const settings = {
       provider: options.provider,
       defaultMaxTokens: model.defaultMaxTokens,
@@ -132,9 +132,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
       secret: this.#secret,
     }
     yield* resilientStream<RawMessageStreamEvent>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
@@ -152,9 +150,5 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     return effort !== THINKING_OFF && Object.hasOwn(this.#config.thinkingBudgets, effort)
       ? this.#config.thinkingBudgets[effort]!
       : 0
-  }
-
-  #modelConfig(provider: string, model: string): AnthropicModelConfig {
-    return modelEntry(this.#config.models, provider, model)
   }
 }

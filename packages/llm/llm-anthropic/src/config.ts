@@ -1,6 +1,6 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkAdapterConnection, checkModelKeys, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import type { ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import { adapterConfigParser, attemptLimitsSchema, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -47,40 +47,21 @@ export const CACHE_PRICES: Readonly<Record<AnthropicCacheTtl, CachePrices>> = Ob
   '1h': Object.freeze({ read: 0.1, write: 2 }),
 })
 
-/** The parsed config of `AnthropicAdapter`. */
-export interface AnthropicAdapterConfig {
+/**
+ * The parsed config of `AnthropicAdapter`; `apiKeyEnv` is `'ANTHROPIC_API_KEY'` when neither it nor
+ * `apiKey` is set, and a 529 counts as retryable.
+ */
+export interface AnthropicAdapterConfig extends ApiKeySource, AttemptLimits {
   /** Provider id the adapter registers under; default `'anthropic'`. */
   readonly provider: string
   /** API base URL; omitted, the SDK's default (`ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`). */
   readonly baseURL?: string
-  /** The API key itself, trimmed of surrounding whitespace. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
-  readonly apiKey?: string
-  /**
-   * Name of the environment variable holding the key (read and trimmed at load);
-   * `'ANTHROPIC_API_KEY'` when neither is set.
-   */
-  readonly apiKeyEnv?: string
   /** Known models by id. */
   readonly models: { readonly [model: string]: AnthropicModelConfig }
   /** `budget_tokens` of extended thinking for each effort. Effort `'off'` or none sends no thinking. */
   readonly thinkingBudgets: { readonly [effort: string]: number }
   /** TTL of the `cache_control` breakpoints of every model that sets no `cacheTtl` of its own. */
   readonly cacheTtl: AnthropicCacheTtl
-  /**
-   * Milliseconds one attempt may wait for the response headers, and then for stream progress: an
-   * event that carries content, a tool call, new usage or the stop. `ping` events and empty deltas
-   * do not count.
-   */
-  readonly timeoutMs: number
-  /**
-   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
-   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
-   */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, 529, connection, timeout). */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
-  readonly retryBaseMs: number
 }
 
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
@@ -129,21 +110,8 @@ const schema = Schema.object({
   cacheTtl: cacheTtlSchema
     .default('5m')
     .description('TTL of the cache_control breakpoints of every model that sets no cacheTtl of its own.'),
-  timeoutMs: Schema.natural()
-    .min(1)
-    .default(600_000)
-    .description('Wait for the response headers, then for stream progress (pings do not count), per attempt.'),
-  deadlineMs: Schema.natural()
-    .min(1)
-    .description('Total wall-clock limit of one call, retries included; default none.'),
-  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
-  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+  ...attemptLimitsSchema(600_000, ' (pings do not count)'),
 })
-
-const parseShape = strictConfig<AnthropicAdapterConfig>(
-  'AnthropicAdapter',
-  schema as unknown as Schema<any, AnthropicAdapterConfig>,
-)
 
 /**
  * Parses and validates the `AnthropicAdapter` config: unknown keys (also inside a model entry),
@@ -151,12 +119,12 @@ const parseShape = strictConfig<AnthropicAdapterConfig>(
  * efforts the budgets do not define fail with a `TypeError` naming the key. The key itself is
  * never part of a message. Reading the environment variable happens when the plugin loads.
  */
-export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object.assign(
-  (input?: unknown): AnthropicAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input))
-      checkModelKeys('AnthropicAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
-    const config = parseShape(input)
-    const keySource = checkAdapterConnection('AnthropicAdapter', config, DEFAULT_API_KEY_ENV)
+export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = adapterConfigParser(
+  'AnthropicAdapter',
+  schema,
+  MODEL_KEYS,
+  DEFAULT_API_KEY_ENV,
+  (config: AnthropicAdapterConfig, fail) => {
     if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF))
       fail(`thinkingBudgets.${THINKING_OFF} is reserved: effort '${THINKING_OFF}' never sends thinking`)
     const budgets = Object.keys(config.thinkingBudgets)
@@ -173,26 +141,11 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    const models = dropEmptyEfforts(config.models)
-    return deepFreeze({
-      ...config,
-      models,
-      ...keySource,
-    })
+    return dropEmptyEfforts(config.models)
   },
-  { schema: schema as unknown as Schema },
 )
 
-function fail(message: string): never {
-  throw new TypeError(`AnthropicAdapter config: ${message}`)
-}
-
-/**
- * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed of
- * surrounding whitespace (a CRLF env file or a mounted secret leaves a trailing `\r\n`).
- * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
- *   it holds only whitespace or whitespace inside the key.
- */
+/** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
 export function resolveApiKey(
   config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
   env: NodeJS.ProcessEnv = process.env,

@@ -2,13 +2,10 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
-import { callAborted, codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /** What an error message may name about the failed call. */
 export type ErrorContext = AdapterCallContext
-
-/** Anthropic's wording for a prompt over the context window (a 400 `invalid_request_error`). */
-export const PROMPT_TOO_LONG = /prompt is too long/i
 
 /**
  * Messages (case-insensitive) by which the Messages API, or a gateway that speaks it, reports a
@@ -17,7 +14,7 @@ export const PROMPT_TOO_LONG = /prompt is too long/i
 export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
   // Anthropic (400 invalid_request_error): "prompt is too long: N tokens > M maximum" (the body is quoted in
   //   OpenHands/OpenHands#5350, through LiteLLM).
-  PROMPT_TOO_LONG,
+  /prompt is too long/i,
   // Anthropic (400 invalid_request_error): "input length and `max_tokens` exceed context limit: N + M > L, decrease
   //   input length or `max_tokens` and try again" (docker/docker-agent#569, anthropics/claude-code#228).
   /exceed context limit/i,
@@ -96,7 +93,9 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
   const own = error.apiMessage ?? stripStatus(error.message)
   const serverMessage = secretRedactor(context.secret).text(upstream ? `${own} (${upstream})` : own)
   const code =
-    error.status === undefined ? codeForType(type, serverMessage) : codeForStatus(error.status, serverMessage)
+    error.status === undefined
+      ? codeForType(type, serverMessage)
+      : codeForHttpError(error.status, isContextWindowMessage(serverMessage))
   const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
   const shouldRetry = error.headers?.get('x-should-retry')
   const where = error.status === undefined ? 'sent an error event mid-stream' : `answered HTTP ${error.status}`
@@ -111,18 +110,6 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
       ...(shouldRetry === 'true' || shouldRetry === 'false' ? { retryable: shouldRetry === 'true' } : {}),
     },
   )
-}
-
-/**
- * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT,
- * RATE_LIMITED, SERVER), else by the message.
- */
-export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  const byStatus = codeForHttpStatus(status)
-  if (byStatus) return byStatus
-  if (status >= 400 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 400) return 'INVALID_REQUEST'
-  return 'INVALID_RESPONSE'
 }
 
 /** The code of a stream `error` event, from its `error.type`. */
@@ -151,11 +138,6 @@ export function codeForType(type: string | undefined, serverMessage: string): Ll
 /** Whether a server message reports a prompt over the context window ({@link CONTEXT_WINDOW_PATTERNS}). */
 export function isContextWindowMessage(serverMessage: string): boolean {
   return CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))
-}
-
-/** Replaces every occurrence of `secret` in `text`; see `secretRedactor` in `@warmfold/llm`. */
-export function redact(text: string, secret: string | undefined): string {
-  return secretRedactor(secret).text(text)
 }
 
 /**

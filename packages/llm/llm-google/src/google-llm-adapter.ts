@@ -3,7 +3,7 @@ import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter } from '@warmfold/llm'
 import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
-import type { GoogleAdapterConfig, GoogleModelConfig } from './config.ts'
+import type { GoogleAdapterConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { GeminiChunk } from './map-stream.ts'
@@ -69,7 +69,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
   resolveModel(provider: string, model: string): ModelInfo {
     const cached = this.#models.get(model)
     if (cached) return cached
-    const config = this.#modelConfig(provider, model)
+    const config = modelEntry(this.#config.models, provider, model)
     const table = thinkingTable(model, config)
     const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
     const info: ModelInfo = deepFreeze({
@@ -93,7 +93,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
    */
   request(options: GenerateOptions): GeminiRequestBody {
-    const model = this.#modelConfig(options.provider, options.model)
+    const model = modelEntry(this.#config.models, options.provider, options.model)
     return serializeRequest(options, {
       defaultMaxTokens: model.defaultMaxTokens,
       thinking: thinkingTable(options.model, model),
@@ -126,9 +126,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
       return response
     }
     yield* resilientStream<GeminiChunk>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
@@ -164,9 +162,5 @@ export class GoogleLlmAdapter extends LlmAdapter {
       },
     } as unknown as GenerateContentParameters
     return (await this.#client.models.generateContentStream(params)) as AsyncIterable<GeminiChunk>
-  }
-
-  #modelConfig(provider: string, model: string): GoogleModelConfig {
-    return modelEntry(this.#config.models, provider, model)
   }
 }

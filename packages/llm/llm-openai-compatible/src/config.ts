@@ -104,23 +104,8 @@ export function defaultPromptCacheKey(dialect: Dialect): PromptCacheKeyMode {
 }
 
 /** The config a host writes: {@link OpenAICompatibleConfig} with the defaulted keys optional. */
-export type OpenAICompatibleOptions = Pick<
-  OpenAICompatibleConfig,
-  'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'
-> &
-  Partial<
-    Pick<
-      OpenAICompatibleConfig,
-      | 'dialect'
-      | 'timeoutMs'
-      | 'deadlineMs'
-      | 'maxRetries'
-      | 'retryBaseMs'
-      | 'maxRetryWaitMs'
-      | 'headers'
-      | 'promptCacheKey'
-    >
-  >
+export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models'> &
+  Partial<Omit<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models'>>
 
 /** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
 export type OpenAICompatibleConfigParser = ConfigParser<OpenAICompatibleConfig, OpenAICompatibleOptions>

@@ -1,7 +1,7 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
-import { callAborted, codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What an error message may name about the failed call. */
@@ -67,7 +67,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     )
     const errorCode = typeof body.code === 'string' ? body.code : typeof body.type === 'string' ? body.type : undefined
     if (error.status === undefined) return streamError(errorCode, serverMessage, context)
-    const code = codeForStatus(error.status, errorCode, serverMessage)
+    const code = codeForHttpError(error.status, isContextWindowError(errorCode, serverMessage))
     const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
     const requestId = error.requestID ? `, request-id ${error.requestID}` : ''
     return new LlmError(
@@ -114,18 +114,6 @@ export function streamError(
       provider: context.provider,
     },
   )
-}
-
-/**
- * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER),
- * else by the error code and message.
- */
-export function codeForStatus(status: number, errorCode: string | undefined, serverMessage: string): LlmErrorCode {
-  const byStatus = codeForHttpStatus(status)
-  if (byStatus) return byStatus
-  if (status >= 400 && isContextWindowError(errorCode, serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 400) return 'INVALID_REQUEST'
-  return 'INVALID_RESPONSE'
 }
 
 function codeForStreamError(errorCode: string | undefined, serverMessage: string): LlmErrorCode {

@@ -3,7 +3,7 @@ import { deepFreeze, LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
 import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
-import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
+import type { OpenAIResponsesConfig } from './config.ts'
 import { PROMPT_CACHE_RETENTION_TTL_MS } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -65,7 +65,7 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   resolveModel(provider: string, model: string): ModelInfo {
     const cached = this.#models.get(model)
     if (cached) return cached
-    const config = this.#modelConfig(provider, model)
+    const config = modelEntry(this.#config.models, provider, model)
     const ttl =
       config.cacheTtlMs ??
       (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
@@ -85,7 +85,7 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` or `INVALID_REQUEST` (e.g. `stop`, which the API does not take).
    */
   request(options: GenerateOptions): ResponsesRequestBody {
-    const model = this.#modelConfig(options.provider, options.model)
+    const model = modelEntry(this.#config.models, options.provider, options.model)
     // A fork sends its parent's key (cacheSessionId), so it is routed to the parent's cache.
     const cacheSession = options.cacheSessionId ?? options.sessionId
     const key =
@@ -119,9 +119,7 @@ export class ResponsesLlmAdapter extends LlmAdapter {
       secret: this.#secret,
     }
     yield* resilientStream<ResponsesEvent>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
@@ -132,9 +130,5 @@ export class ResponsesLlmAdapter extends LlmAdapter {
       map: (events, signal) => mapStream(events, { ...context, signal }),
       mapError: (error) => mapError(error, context),
     })
-  }
-
-  #modelConfig(provider: string, model: string): ResponsesModelConfig {
-    return modelEntry(this.#config.models, provider, model)
   }
 }

@@ -8,8 +8,11 @@ export interface AdapterCallContext {
   readonly model: string
   /** The call's signal: an error after it aborted, or a stream that ends after it, is `ABORTED`. */
   readonly signal?: AbortSignal
-  /** The API key, scrubbed from every message, cause and raw usage object that would echo it. */
-  readonly secret?: string
+  /**
+   * The API key (or the strings an adapter is told to scrub), removed from every message, cause
+   * and raw usage object that would echo it.
+   */
+  readonly secret?: string | readonly string[]
 }
 
 /** `ABORTED` (not retryable): `the call to <provider>/<model> was aborted`, with `cause`. */

@@ -1,5 +1,8 @@
+import Schema from 'schemastery'
+import { deepFreeze } from './deep-freeze.ts'
 import { normalizeApiKey } from './secret-redactor.ts'
-import { unknownKeyMessage } from './strict-config.ts'
+import type { ConfigParser } from './strict-config.ts'
+import { strictConfig, unknownKeyMessage } from './strict-config.ts'
 
 /** Whether `value` is an absolute http(s) URL (an adapter's `baseURL`). */
 export function isHttpUrl(value: string): boolean {
@@ -25,9 +28,9 @@ export function checkModelKeys(owner: string, models: unknown, known: readonly s
 
 /** Where an adapter's API key comes from. */
 export interface ApiKeySource {
-  /** The key itself (config `apiKey`). */
+  /** The key itself (config `apiKey`), trimmed. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
   readonly apiKey?: string
-  /** The environment variable holding it (config `apiKeyEnv`). */
+  /** The environment variable holding it (config `apiKeyEnv`), read and trimmed at load. */
   readonly apiKeyEnv?: string
 }
 
@@ -93,4 +96,57 @@ export function dropEmptyEfforts<M extends { readonly efforts?: readonly string[
   return Object.fromEntries(
     Object.entries(models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]),
   ) as Record<string, M>
+}
+
+/**
+ * The schemastery keys of `AttemptLimits`, in its order: `timeoutMs` (default `timeoutMs`; `note`
+ * says what is not progress), `deadlineMs` (none), `maxRetries` (2) and `retryBaseMs` (500).
+ */
+export function attemptLimitsSchema(timeoutMs: number, note = '') {
+  return {
+    timeoutMs: Schema.natural()
+      .min(1)
+      .default(timeoutMs)
+      .description(`Wait for the response headers, then for stream progress${note}, per attempt.`),
+    deadlineMs: Schema.natural()
+      .min(1)
+      .description('Total wall-clock limit of one call, retries included; default none.'),
+    maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
+    retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+  }
+}
+
+/** The part of a config every HTTP adapter's {@link adapterConfigParser} checks. */
+type AdapterConfigBase = ApiKeySource & {
+  readonly provider: string
+  readonly baseURL?: string
+  readonly models: object
+}
+
+/**
+ * The config parser of an HTTP adapter: refuses an unknown key inside a model entry
+ * ({@link checkModelKeys}, `modelKeys`) and anywhere else (`strictConfig` of `schema`), checks the
+ * connection keys ({@link checkAdapterConnection}), then `refine`, which checks the rest (failing
+ * with `fail(message)`: a `TypeError` `<owner> config: <message>`) and returns the model table.
+ * The result is deep-frozen, with the key source in place of `apiKey` and `apiKeyEnv`.
+ */
+export function adapterConfigParser<C extends AdapterConfigBase>(
+  owner: string,
+  schema: Schema,
+  modelKeys: readonly string[],
+  defaultEnv: string,
+  refine: (config: C, fail: (message: string) => never) => C['models'],
+): ConfigParser<C> {
+  const parseShape = strictConfig<C>(owner, schema as unknown as Schema<any, C>)
+  const fail = (message: string): never => {
+    throw new TypeError(`${owner} config: ${message}`)
+  }
+  const parse = (input?: unknown): C => {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input))
+      checkModelKeys(owner, (input as { models?: unknown }).models, modelKeys)
+    const config = parseShape(input)
+    const keySource = checkAdapterConnection(owner, config, defaultEnv)
+    return deepFreeze({ ...config, models: refine(config, fail), ...keySource })
+  }
+  return Object.assign(parse, { schema }) as ConfigParser<C>
 }

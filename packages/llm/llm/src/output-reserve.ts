@@ -2,11 +2,6 @@ import type { ModelInfo } from './model-info.ts'
 import { LlmError } from './llm-error.ts'
 
 /**
- * The `reasoning.outputReserveTokens` of a `ModelInfo`: for each of `efforts`, the tokens
- * `reserveOf(effort)` returns, keeping only positive ones (an effort that reserves nothing has no
- * entry). `undefined` when no effort reserves anything, so the field is left out.
- */
-/**
  * The `reasoning` part of a {@link ModelInfo} for a model that lists `efforts` (none when it
  * lists none or an empty list): the efforts, the default effort and, for efforts whose
  * `reserveOf` is above 0, `outputReserveTokens`. Every adapter builds its model info with it.
@@ -27,6 +22,11 @@ export function reasoningInfo(
   }
 }
 
+/**
+ * The `reasoning.outputReserveTokens` of a `ModelInfo`: for each of `efforts`, the tokens
+ * `reserveOf(effort)` returns, keeping only positive ones (an effort that reserves nothing has no
+ * entry). `undefined` when no effort reserves anything, so the field is left out.
+ */
 export function collectOutputReserves(
   efforts: readonly string[],
   reserveOf: (effort: string) => number,

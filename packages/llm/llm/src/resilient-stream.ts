@@ -3,21 +3,34 @@ import { LlmError } from './llm-error.ts'
 import { retryStream } from './retry-stream.ts'
 import type { StreamChunk } from './stream-chunk.ts'
 
+/**
+ * How long an HTTP adapter's call may take and how it is retried: the keys every adapter config
+ * shares, which {@link resilientStream} enforces.
+ */
+export interface AttemptLimits {
+  /**
+   * Milliseconds one attempt may wait for the response headers, and then for stream progress (an
+   * event that carries content, a tool call, new usage or the stop; pings and empty deltas do not).
+   */
+  readonly timeoutMs: number
+  /**
+   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
+   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
+   */
+  readonly deadlineMs?: number
+  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
+  readonly maxRetries: number
+  /** First backoff delay in milliseconds; doubles with every retry (a `retry-after` wins). */
+  readonly retryBaseMs: number
+}
+
 /** One call of an HTTP adapter, as {@link resilientStream} bounds and retries it. */
-export interface ResilientCall<E> {
+export interface ResilientCall<E> extends AttemptLimits {
   /** Provider id and model, for error messages. */
   readonly provider: string
   readonly model: string
   /** The caller's signal. */
   readonly signal?: AbortSignal
-  /** Wall-clock limit of the whole call (attempts, waits, streaming); none when absent. */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure that happened before any chunk reached the caller. */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles per retry (a `retry-after` wins). */
-  readonly retryBaseMs: number
-  /** How long one attempt may wait for its response, and then for stream progress. */
-  readonly timeoutMs: number
   /** Appended to the stall error's message, e.g. what does not count as progress. */
   readonly stallNote?: string
   /**

@@ -13,3 +13,20 @@ export function misplacedBlock(provider: string, position: number, role: 'user' 
     `messages[${position}] (${role}) holds a block of type ${type}, which only ${other} message can carry`,
   )
 }
+
+/**
+ * `UNSUPPORTED_REASONING_EFFORT` (not retryable) for an effort the model's table has no `setting`
+ * for: `reasoningEffort "<effort>" has no <setting> for <provider>/<model>; known efforts: <known>`.
+ */
+export function unsupportedEffort(
+  call: { readonly provider: string; readonly model: string },
+  effort: string,
+  setting: string,
+  known: string,
+): LlmError {
+  return new LlmError(
+    'UNSUPPORTED_REASONING_EFFORT',
+    `reasoningEffort "${effort}" has no ${setting} for ${call.provider}/${call.model}; known efforts: ${known}`,
+    { provider: call.provider, retryable: false },
+  )
+}
