@@ -1,12 +1,11 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
-import { modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { callContext, modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { AiSdkCallOptions } from './build-call-options.ts'
 import { buildCallOptions, effortReserve } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
 import { ANTHROPIC_CACHE_TTL_MS, cacheKindOf, checkSpecificationVersion } from './config.ts'
-import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream, streamProgress } from './map-stream.ts'
 
@@ -72,12 +71,7 @@ export class AiSdkLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const model = this.#modelConfig(options.provider, options.model)
     const call = this.request(options)
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#config.redact,
-    }
+    const context = callContext(options, this.#config.redact)
     yield* resilientStream<LanguageModelV3StreamPart>({
       ...context,
       deadlineMs: this.#config.deadlineMs,

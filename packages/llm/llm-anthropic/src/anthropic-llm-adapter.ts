@@ -2,10 +2,16 @@ import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter } from '@warmfold/llm'
-import { checkOutputReserve, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import {
+  callContext,
+  checkOutputReserve,
+  modelEntry,
+  normalizeApiKey,
+  reasoningInfo,
+  resilientStream,
+} from '@warmfold/llm/adapter'
 import type { AnthropicAdapterConfig } from './config.ts'
 import { CACHE_PRICES, CACHE_TTL_MS, THINKING_OFF } from './config.ts'
-import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream } from './map-stream.ts'
 import { placeBreakpoints } from './place-breakpoints.ts'
@@ -125,12 +131,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const body = this.request(options)
     // `temperature` is not in the installed SDK's parameter types; the body is sent as built.
     const params = body as unknown as MessageCreateParamsStreaming
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#secret,
-    }
+    const context = callContext(options, this.#secret)
     yield* resilientStream<RawMessageStreamEvent>({
       ...context,
       deadlineMs: this.#config.deadlineMs,

@@ -2,7 +2,7 @@ import type { GenerateContentParameters } from '@google/genai'
 import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter } from '@warmfold/llm'
-import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { callContext, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { GoogleAdapterConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -111,13 +111,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const body = this.request(options)
     let headers: Headers | undefined
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#secret,
-      headers: () => headers,
-    }
+    const context: ErrorContext = { ...callContext(options, this.#secret), headers: () => headers }
     // The SDK's ApiError drops the response headers; this wrapper keeps the attempt's for retry-after.
     const base = this.#fetch ?? globalThis.fetch
     const fetch: GoogleFetch = async (input, init) => {

@@ -1,11 +1,10 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import { deepFreeze, LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
-import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { callContext, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig } from './config.ts'
 import { PROMPT_CACHE_RETENTION_TTL_MS } from './config.ts'
-import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { ResponsesEvent } from './map-stream.ts'
 import { mapStream } from './map-stream.ts'
@@ -112,12 +111,7 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     // Input items are sent without ids (store: false cannot resolve them), which the SDK's types require.
     const params = this.request(options) as unknown as ResponseCreateParamsStreaming
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#secret,
-    }
+    const context = callContext(options, this.#secret)
     yield* resilientStream<ResponsesEvent>({
       ...context,
       deadlineMs: this.#config.deadlineMs,

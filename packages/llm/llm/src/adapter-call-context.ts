@@ -15,6 +15,14 @@ export interface AdapterCallContext {
   readonly secret?: string | readonly string[]
 }
 
+/** The context of a call to `options`'s provider and model, scrubbing `secret`. */
+export function callContext(
+  options: { readonly provider: string; readonly model: string; readonly signal?: AbortSignal },
+  secret?: string | readonly string[],
+): AdapterCallContext {
+  return { provider: options.provider, model: options.model, signal: options.signal, secret }
+}
+
 /** `ABORTED` (not retryable): `the call to <provider>/<model> was aborted`, with `cause`. */
 export function callAborted(context: { readonly provider: string; readonly model: string }, cause: unknown): LlmError {
   return new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {

@@ -38,25 +38,8 @@ export interface StreamRetryPolicy extends RetryWaitPolicy {
 export type RetryStep = { readonly waitMs: number } | { readonly error: LlmError }
 
 /**
- * Milliseconds to wait before retry number `retry` (0-based): the server's `retry-after` when it
- * sent one, else `retryBaseMs × 2^retry` capped at `maxWaitMs` (no jitter, so runs are
- * reproducible). `undefined` when the adapter does not wait that long: the server asks for more
- * than `maxWaitMs` (default {@link MAX_RETRY_AFTER_SECONDS} s), or the wait would not end within
- * `remainingMs`. The caller decides then.
- */
-export function streamRetryDelayMs(
-  retry: number,
-  error: LlmError,
-  retryBaseMs: number,
-  limits: { readonly maxWaitMs?: number; readonly remainingMs?: number } = {},
-): number | undefined {
-  const wait = waitFor(retry, error, retryBaseMs, limits)
-  return 'waitMs' in wait ? wait.waitMs : undefined
-}
-
-/**
  * The step after `error` ended attempt number `attempt` (0-based): wait and retry while the error
- * is `retryable`, retries are left and the wait fits (see {@link streamRetryDelayMs}); otherwise
+ * is `retryable`, retries are left and the wait fits; otherwise
  * the error to throw. That is `error` itself when nothing was retried and nothing cut a wait
  * short; else a copy (same code, status, `retryAfterSeconds`) whose message says how many attempts
  * were made and why no further one is.

@@ -1,17 +1,9 @@
 // `@warmfold/llm/adapter`: the helpers an LLM adapter package is built from (config checks, error
 // mapping, retries, secret redaction). Hosts do not need them; they import from `@warmfold/llm`.
 export type { AdapterCallContext } from '../adapter-call-context.ts'
-export { callAborted, streamIncomplete } from '../adapter-call-context.ts'
+export { callAborted, callContext, streamIncomplete } from '../adapter-call-context.ts'
 export type { ApiKeySource } from '../adapter-config.ts'
-export {
-  adapterConfigParser,
-  attemptLimitsSchema,
-  checkAdapterConnection,
-  checkModelKeys,
-  dropEmptyEfforts,
-  isHttpUrl,
-  resolveAdapterApiKey,
-} from '../adapter-config.ts'
+export { adapterConfigParser, attemptLimitsSchema, dropEmptyEfforts, resolveAdapterApiKey } from '../adapter-config.ts'
 export { describeConnectionFailure } from '../connection-failure.ts'
 export { codeForHttpError, codeForHttpStatus } from '../http-status-code.ts'
 export { checkOutputReserve, reasoningInfo } from '../output-reserve.ts'
