@@ -77,8 +77,6 @@ export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = O
 /** The effort that never enables thinking. */
 export const THINKING_OFF = 'off'
 
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtl', 'cacheTtlMs'] as const
-
 const cacheTtlSchema = Schema.union([Schema.const('5m'), Schema.const('1h')])
 
 const modelSchema = Schema.object({
@@ -122,7 +120,6 @@ const schema = Schema.object({
 export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = adapterConfigParser(
   'AnthropicAdapter',
   schema,
-  MODEL_KEYS,
   DEFAULT_API_KEY_ENV,
   (config: AnthropicAdapterConfig, fail) => {
     if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF))

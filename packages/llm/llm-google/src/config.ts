@@ -50,16 +50,6 @@ export interface GoogleAdapterConfig extends ApiKeySource, AttemptLimits {
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
 export const DEFAULT_API_KEY_ENV = 'GEMINI_API_KEY'
 
-const MODEL_KEYS = [
-  'contextWindow',
-  'defaultMaxTokens',
-  'thinkingBudgets',
-  'thinkingLevels',
-  'efforts',
-  'defaultEffort',
-  'cacheTtlMs',
-] as const
-
 const modelSchema = Schema.object({
   contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
   defaultMaxTokens: Schema.natural().min(1).description('maxOutputTokens when a request sets none.'),
@@ -98,7 +88,6 @@ const schema = Schema.object({
 export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = adapterConfigParser(
   'GoogleAdapter',
   schema,
-  MODEL_KEYS,
   DEFAULT_API_KEY_ENV,
   (config: GoogleAdapterConfig, fail) => {
     if (config.apiVersion === '') fail('apiVersion must not be empty')

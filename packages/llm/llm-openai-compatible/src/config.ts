@@ -111,15 +111,6 @@ export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 
 export type OpenAICompatibleConfigParser = ConfigParser<OpenAICompatibleConfig, OpenAICompatibleOptions>
 
 const OWNER = 'OpenAICompatibleAdapter'
-const MODEL_KEYS = [
-  'contextWindow',
-  'defaultMaxTokens',
-  'efforts',
-  'defaultEffort',
-  'cacheTtlMs',
-  'promptCacheRetention',
-  'cacheBreakpoints',
-]
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -138,6 +129,7 @@ const modelSchema = Schema.object({
   ),
   cacheBreakpoints: Schema.boolean().description('Explicit cache breakpoints (OpenAI GPT-5.6+). Default false.'),
 })
+const MODEL_KEYS = Object.keys(modelSchema.dict ?? {})
 
 const schema = Schema.object({
   provider: Schema.string().required().description('Provider id to register, e.g. "deepseek". Required.'),

@@ -59,15 +59,6 @@ export interface OpenAIResponsesConfig extends ApiKeySource, AttemptLimits {
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
 
-const MODEL_KEYS = [
-  'contextWindow',
-  'defaultMaxTokens',
-  'efforts',
-  'defaultEffort',
-  'cacheRetention',
-  'cacheTtlMs',
-] as const
-
 const retention = Schema.union([Schema.const('in_memory'), Schema.const('24h')])
 
 const modelSchema = Schema.object({
@@ -115,7 +106,6 @@ const schema = Schema.object({
 export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = adapterConfigParser(
   'OpenAIResponsesAdapter',
   schema,
-  MODEL_KEYS,
   DEFAULT_API_KEY_ENV,
   (config: OpenAIResponsesConfig, fail) => {
     for (const [id, model] of Object.entries(config.models)) {

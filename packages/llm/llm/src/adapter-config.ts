@@ -125,19 +125,20 @@ type AdapterConfigBase = ApiKeySource & {
 
 /**
  * The config parser of an HTTP adapter: refuses an unknown key inside a model entry
- * ({@link checkModelKeys}, `modelKeys`) and anywhere else (`strictConfig` of `schema`), checks the
- * connection keys ({@link checkAdapterConnection}), then `refine`, which checks the rest (failing
- * with `fail(message)`: a `TypeError` `<owner> config: <message>`) and returns the model table.
- * The result is deep-frozen, with the key source in place of `apiKey` and `apiKeyEnv`.
+ * ({@link checkModelKeys}, against the keys of the object schema `schema.models` is a dict of)
+ * and anywhere else (`strictConfig` of `schema`), checks the connection keys
+ * ({@link checkAdapterConnection}), then `refine`, which checks the rest (failing with
+ * `fail(message)`: a `TypeError` `<owner> config: <message>`) and returns the model table. The
+ * result is deep-frozen, with the key source in place of `apiKey` and `apiKeyEnv`.
  */
 export function adapterConfigParser<C extends AdapterConfigBase>(
   owner: string,
   schema: Schema,
-  modelKeys: readonly string[],
   defaultEnv: string,
   refine: (config: C, fail: (message: string) => never) => C['models'],
 ): ConfigParser<C> {
   const parseShape = strictConfig<C>(owner, schema as unknown as Schema<any, C>)
+  const modelKeys = Object.keys(schema.dict?.models?.inner?.dict ?? {})
   const fail = (message: string): never => {
     throw new TypeError(`${owner} config: ${message}`)
   }
