@@ -21,7 +21,6 @@ import { mapStream, streamProgress } from './map-stream.ts'
  */
 export class AiSdkLlmAdapter extends LlmAdapter {
   readonly #config: AiSdkAdapterConfig
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseAiSdkConfig`). The provider instances inside it carry their
@@ -39,18 +38,14 @@ export class AiSdkLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
     const config = this.#modelConfig(provider, model)
     const cacheTtlMs = config.cacheTtlMs ?? (cacheKindOf(config) === 'anthropic' ? ANTHROPIC_CACHE_TTL_MS : undefined)
-    const info: ModelInfo = deepFreeze({
+    return deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(cacheTtlMs === undefined ? {} : { cacheTtlMs }),
       ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => effortReserve(config, effort)),
     })
-    this.#models.set(model, info)
-    return info
   }
 
   /**

@@ -32,7 +32,6 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   readonly #config: AnthropicAdapterConfig
   readonly #client: Anthropic
   readonly #secret: string
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseAnthropicConfig`); `apiKey` the resolved key (surrounding
@@ -69,19 +68,15 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
     const config = modelEntry(this.#config.models, provider, model)
     const ttl = config.cacheTtl ?? this.#config.cacheTtl
-    const info: ModelInfo = deepFreeze({
+    return deepFreeze({
       contextWindow: config.contextWindow,
       defaultMaxTokens: config.defaultMaxTokens,
       cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl],
       cachePrices: CACHE_PRICES[ttl],
       ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => this.#thinkingBudget(effort)),
     })
-    this.#models.set(model, info)
-    return info
   }
 
   /**

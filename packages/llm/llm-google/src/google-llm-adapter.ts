@@ -36,7 +36,6 @@ export class GoogleLlmAdapter extends LlmAdapter {
   readonly #client: GoogleGenAI
   readonly #secret: string
   readonly #fetch: GoogleFetch | undefined
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseGoogleConfig`); `apiKey` the resolved key (surrounding
@@ -67,19 +66,15 @@ export class GoogleLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
     const config = modelEntry(this.#config.models, provider, model)
     const table = thinkingTable(model, config)
     const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
-    const info: ModelInfo = deepFreeze({
+    return deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(config.cacheTtlMs === undefined ? {} : { cacheTtlMs: config.cacheTtlMs }),
       ...reasoningInfo(efforts, config.defaultEffort, (effort) => thinkingReserve(table, effort)),
     })
-    this.#models.set(model, info)
-    return info
   }
 
   /**

@@ -31,7 +31,6 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   readonly #config: OpenAIResponsesConfig
   readonly #client: OpenAI
   readonly #secret: string
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseResponsesConfig`); `apiKey` the resolved key (trimmed).
@@ -62,20 +61,16 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
     const config = modelEntry(this.#config.models, provider, model)
     const ttl =
       config.cacheTtlMs ??
       (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
-    const info: ModelInfo = deepFreeze({
+    return deepFreeze({
       contextWindow: config.contextWindow,
       ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
       ...(ttl === undefined ? {} : { cacheTtlMs: ttl }),
       ...reasoningInfo(config.efforts, config.defaultEffort),
     })
-    this.#models.set(model, info)
-    return info
   }
 
   /**
