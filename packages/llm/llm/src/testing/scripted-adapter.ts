@@ -181,11 +181,6 @@ export function chunksFor(reply: {
         const half = Math.ceil(block.text.length / 2)
         chunks.push({ type: 'block-start', index, blockType: block.type })
         chunks.push({ type, index, delta: block.text.slice(0, half) }, { type, index, delta: block.text.slice(half) })
-        chunks.push(
-          block.signature !== undefined
-            ? { type: 'block-end', index, signature: block.signature }
-            : { type: 'block-end', index },
-        )
         break
       }
       case 'tool-call': {
@@ -193,16 +188,16 @@ export function chunksFor(reply: {
         chunks.push({ type: 'block-start', index, blockType: 'tool-call', id: block.id, name: block.name })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(0, half) })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(half) })
-        chunks.push(
-          block.signature !== undefined
-            ? { type: 'block-end', index, signature: block.signature }
-            : { type: 'block-end', index },
-        )
         break
       }
       default:
         throw new TypeError(`ScriptedAdapter: a model reply cannot contain a ${block.type} block`)
     }
+    chunks.push(
+      block.signature !== undefined
+        ? { type: 'block-end', index, signature: block.signature }
+        : { type: 'block-end', index },
+    )
   })
   if (reply.usage) chunks.push({ type: 'usage', usage: reply.usage })
   const reason = reply.finishReason ?? (blocks.some((block) => block.type === 'tool-call') ? 'tool-calls' : 'stop')
