@@ -1,6 +1,6 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
 import type { ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
-import { adapterConfigParser, attemptLimitsSchema, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
@@ -138,7 +138,6 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = adapte
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    return dropEmptyEfforts(config.models)
   },
 )
 

@@ -1,6 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import type { ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
-import { adapterConfigParser, attemptLimitsSchema, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */
@@ -113,7 +113,6 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = adapter
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    return dropEmptyEfforts(config.models)
   },
 )
 

@@ -3,7 +3,7 @@
 export type { AdapterCallContext } from '../adapter-call-context.ts'
 export { callAborted, callContext, streamIncomplete } from '../adapter-call-context.ts'
 export type { ApiKeySource } from '../adapter-config.ts'
-export { adapterConfigParser, attemptLimitsSchema, dropEmptyEfforts, resolveAdapterApiKey } from '../adapter-config.ts'
+export { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '../adapter-config.ts'
 export { adapterPluginInfo, LlmAdapterPlugin } from '../adapter-plugin.ts'
 export { describeConnectionFailure } from '../connection-failure.ts'
 export { codeForHttpError, codeForHttpStatus } from '../http-status-code.ts'
