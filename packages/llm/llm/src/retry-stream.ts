@@ -39,19 +39,29 @@ export type RetryStep = { readonly waitMs: number } | { readonly error: LlmError
 
 /**
  * The step after `error` ended attempt number `attempt` (0-based): wait and retry while the error
- * is `retryable`, retries are left and the wait fits; otherwise
- * the error to throw. That is `error` itself when nothing was retried and nothing cut a wait
- * short; else a copy (same code, status, `retryAfterSeconds`) whose message says how many attempts
- * were made and why no further one is.
+ * is `retryable`, retries are left and the wait fits (the server's `retry-after`, else
+ * `retryBaseMs × 2^attempt` capped at `maxWaitMs`); otherwise the error to throw. That is `error`
+ * itself when nothing was retried and nothing cut a wait short; else a copy (same code, status,
+ * `retryAfterSeconds`) whose message says how many attempts were made and why no further one is.
  */
 export function nextRetry(attempt: number, error: LlmError, policy: RetryWaitPolicy): RetryStep {
-  if (!error.retryable || attempt >= policy.maxRetries)
-    return { error: attempt === 0 ? error : withNote(error, `gave up after ${attempt + 1} attempts`) }
-  const remainingMs = policy.remainingMs?.()
-  const wait = waitFor(attempt, error, policy.retryBaseMs, { maxWaitMs: policy.maxWaitMs, remainingMs })
-  if ('waitMs' in wait) return wait
   const tried = attempt === 0 ? 'not retried' : `gave up after ${attempt + 1} attempts`
-  return { error: withNote(error, `${tried}: ${wait.why}`) }
+  if (!error.retryable || attempt >= policy.maxRetries) return { error: attempt === 0 ? error : withNote(error, tried) }
+  const remainingMs = policy.remainingMs?.()
+  const maxWaitMs = policy.maxWaitMs ?? MAX_RETRY_AFTER_SECONDS * 1000
+  const retryAfter = error.retryAfterSeconds
+  // No jitter, so runs are reproducible; only a retry-after can ask for more than maxWaitMs.
+  const waitMs =
+    retryAfter === undefined ? Math.min(policy.retryBaseMs * 2 ** attempt, maxWaitMs) : Math.ceil(retryAfter * 1000)
+  if (waitMs > maxWaitMs) {
+    const why = `the server asks to wait ${retryAfter} s (retry-after), longer than the adapter waits`
+    return { error: withNote(error, `${tried}: ${why} (${maxWaitMs / 1000} s); retry after that`) }
+  }
+  if (remainingMs !== undefined && waitMs >= remainingMs) {
+    const why = `waiting ${waitMs} ms for the next attempt would outlast the call's deadline`
+    return { error: withNote(error, `${tried}: ${why} (${Math.max(0, Math.floor(remainingMs))} ms left)`) }
+  }
+  return { waitMs }
 }
 
 /**
@@ -87,35 +97,6 @@ export async function* retryStream<T>(
       }
     }
   }
-}
-
-function waitFor(
-  retry: number,
-  error: LlmError,
-  retryBaseMs: number,
-  limits: { readonly maxWaitMs?: number; readonly remainingMs?: number },
-): { waitMs: number } | { why: string } {
-  const maxWaitMs = limits.maxWaitMs ?? MAX_RETRY_AFTER_SECONDS * 1000
-  let waitMs: number
-  if (error.retryAfterSeconds === undefined) {
-    waitMs = Math.min(retryBaseMs * 2 ** retry, maxWaitMs)
-  } else {
-    waitMs = Math.ceil(error.retryAfterSeconds * 1000)
-    if (waitMs > maxWaitMs)
-      return {
-        why:
-          `the server asks to wait ${error.retryAfterSeconds} s (retry-after), longer than the adapter waits ` +
-          `(${maxWaitMs / 1000} s); retry after that`,
-      }
-  }
-  if (limits.remainingMs !== undefined && waitMs >= limits.remainingMs) {
-    return {
-      why:
-        `waiting ${waitMs} ms for the next attempt would outlast the call's deadline ` +
-        `(${Math.max(0, Math.floor(limits.remainingMs))} ms left)`,
-    }
-  }
-  return { waitMs }
 }
 
 function withNote(error: LlmError, note: string): LlmError {
