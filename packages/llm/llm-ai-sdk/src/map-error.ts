@@ -11,9 +11,6 @@ import {
   secretRedactor,
 } from '@warmfold/llm/adapter'
 
-/** What an error message may name about the failed call; `secret` holds the strings of `redact`. */
-export type ErrorContext = AdapterCallContext
-
 /**
  * Messages (case-insensitive) by which OpenAI-style and Anthropic-style servers report a prompt
  * over the context window; the same wordings the direct adapters recognise.
@@ -54,7 +51,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * names provider, model, status and the server's message, with the `redact` secrets scrubbed; the
  * `APICallError` itself (whose `requestBodyValues` hold the whole prompt) is not attached.
  */
-export function mapError(error: unknown, context: ErrorContext): LlmError {
+export function mapError(error: unknown, context: AdapterCallContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
   const { provider } = context
@@ -89,7 +86,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   })
 }
 
-function fromApiCallError(error: APICallError, route: string, context: ErrorContext): LlmError {
+function fromApiCallError(error: APICallError, route: string, context: AdapterCallContext): LlmError {
   const { provider } = context
   const redactor = secretRedactor(context.secret)
   const serverMessage = redactor.text(error.message)
@@ -148,7 +145,7 @@ function isStreamErrorObject(error: unknown): error is StreamErrorObject {
  * An `error` stream part: the provider forwards the error object of the event as it came
  * (Anthropic `{ type, message }`, chat completions `{ message, type, code }`).
  */
-function fromStreamError(error: StreamErrorObject, route: string, context: ErrorContext): LlmError {
+function fromStreamError(error: StreamErrorObject, route: string, context: AdapterCallContext): LlmError {
   const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
   const message = secretRedactor(context.secret).text(
     typeof error.message === 'string' ? error.message : JSON.stringify(error),

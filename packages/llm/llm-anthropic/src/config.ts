@@ -142,9 +142,5 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = adapte
 )
 
 /** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
-export function resolveApiKey(
-  config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return resolveAdapterApiKey('AnthropicAdapter', 'Anthropic', config, DEFAULT_API_KEY_ENV, env)
-}
+export const resolveApiKey = (config: ApiKeySource, env = process.env): string =>
+  resolveAdapterApiKey('AnthropicAdapter', 'Anthropic', config, DEFAULT_API_KEY_ENV, env)

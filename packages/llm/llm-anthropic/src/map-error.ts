@@ -4,9 +4,6 @@ import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
 import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
-/** What an error message may name about the failed call. */
-export type ErrorContext = AdapterCallContext
-
 /**
  * Messages (case-insensitive) by which the Messages API, or a gateway that speaks it, reports a
  * prompt that does not fit the context window. Each row quotes the text it was taken from.
@@ -48,7 +45,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * with the API key scrubbed; the SDK's error (whose body may echo a key) is not attached, and a
  * low-level cause is attached only as a redacted copy when it holds the key.
  */
-export function mapError(error: unknown, context: ErrorContext): LlmError {
+export function mapError(error: unknown, context: AdapterCallContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
   const { provider } = context
@@ -87,7 +84,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   })
 }
 
-function fromApiError(error: APIError, route: string, context: ErrorContext): LlmError {
+function fromApiError(error: APIError, route: string, context: AdapterCallContext): LlmError {
   const type = error.type ?? undefined
   const upstream = upstreamMessage(error.error)
   const own = error.apiMessage ?? stripStatus(error.message)

@@ -133,9 +133,5 @@ function checkModel(id: string, input: GoogleModelConfig, fail: (message: string
 }
 
 /** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
-export function resolveApiKey(
-  config: Pick<GoogleAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return resolveAdapterApiKey('GoogleAdapter', 'Gemini', config, DEFAULT_API_KEY_ENV, env)
-}
+export const resolveApiKey = (config: ApiKeySource, env = process.env): string =>
+  resolveAdapterApiKey('GoogleAdapter', 'Gemini', config, DEFAULT_API_KEY_ENV, env)

@@ -117,9 +117,5 @@ export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = adapter
 )
 
 /** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
-export function resolveApiKey(
-  config: Pick<OpenAIResponsesConfig, 'apiKey' | 'apiKeyEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return resolveAdapterApiKey('OpenAIResponsesAdapter', 'OpenAI', config, DEFAULT_API_KEY_ENV, env)
-}
+export const resolveApiKey = (config: ApiKeySource, env = process.env): string =>
+  resolveAdapterApiKey('OpenAIResponsesAdapter', 'OpenAI', config, DEFAULT_API_KEY_ENV, env)

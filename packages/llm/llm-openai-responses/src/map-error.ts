@@ -4,9 +4,6 @@ import type { AdapterCallContext } from '@warmfold/llm/adapter'
 import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
-/** What an error message may name about the failed call. */
-export type ErrorContext = AdapterCallContext
-
 /**
  * Messages (case-insensitive) by which OpenAI reports a prompt over the context window; the
  * structured signal is `code: "context_length_exceeded"` (checked first).
@@ -39,7 +36,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * Messages name the provider, model, status, error code and the server's message with the API
  * key scrubbed; the SDK's error (whose body may echo the request) is never attached.
  */
-export function mapError(error: unknown, context: ErrorContext): LlmError {
+export function mapError(error: unknown, context: AdapterCallContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
   const { provider } = context
@@ -103,7 +100,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
 export function streamError(
   errorCode: string | undefined,
   serverMessage: string,
-  context: ErrorContext,
+  context: AdapterCallContext,
   what = 'sent an error event mid-stream',
 ): LlmError {
   const message = secretRedactor(context.secret).text(serverMessage)
