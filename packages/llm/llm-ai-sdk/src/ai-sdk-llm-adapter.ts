@@ -1,7 +1,7 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
-import { callContext, modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { LlmAdapter, LlmError } from '@warmfold/llm'
+import { callContext, modelEntry, modelInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { AiSdkCallOptions } from './build-call-options.ts'
 import { buildCallOptions, effortReserve } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
@@ -40,12 +40,7 @@ export class AiSdkLlmAdapter extends LlmAdapter {
   resolveModel(provider: string, model: string): ModelInfo {
     const config = this.#modelConfig(provider, model)
     const cacheTtlMs = config.cacheTtlMs ?? (cacheKindOf(config) === 'anthropic' ? ANTHROPIC_CACHE_TTL_MS : undefined)
-    return deepFreeze({
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...(cacheTtlMs === undefined ? {} : { cacheTtlMs }),
-      ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => effortReserve(config, effort)),
-    })
+    return modelInfo(config, { cacheTtlMs }, (effort) => effortReserve(config, effort))
   }
 
   /**

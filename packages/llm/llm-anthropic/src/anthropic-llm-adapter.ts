@@ -1,13 +1,13 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter } from '@warmfold/llm'
+import { LlmAdapter } from '@warmfold/llm'
 import {
   callContext,
   checkOutputReserve,
   modelEntry,
+  modelInfo,
   normalizeApiKey,
-  reasoningInfo,
   resilientStream,
 } from '@warmfold/llm/adapter'
 import type { AnthropicAdapterConfig } from './config.ts'
@@ -70,13 +70,8 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   resolveModel(provider: string, model: string): ModelInfo {
     const config = modelEntry(this.#config.models, provider, model)
     const ttl = config.cacheTtl ?? this.#config.cacheTtl
-    return deepFreeze({
-      contextWindow: config.contextWindow,
-      defaultMaxTokens: config.defaultMaxTokens,
-      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl],
-      cachePrices: CACHE_PRICES[ttl],
-      ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => this.#thinkingBudget(effort)),
-    })
+    const cache = { cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl], cachePrices: CACHE_PRICES[ttl] }
+    return modelInfo(config, cache, (effort) => this.#thinkingBudget(effort))
   }
 
   /**

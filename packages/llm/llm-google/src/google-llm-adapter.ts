@@ -1,8 +1,8 @@
 import type { GenerateContentParameters } from '@google/genai'
 import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter } from '@warmfold/llm'
-import { callContext, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { LlmAdapter } from '@warmfold/llm'
+import { callContext, modelEntry, normalizeApiKey, modelInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { GoogleAdapterConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
@@ -69,12 +69,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
     const config = modelEntry(this.#config.models, provider, model)
     const table = thinkingTable(model, config)
     const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
-    return deepFreeze({
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...(config.cacheTtlMs === undefined ? {} : { cacheTtlMs: config.cacheTtlMs }),
-      ...reasoningInfo(efforts, config.defaultEffort, (effort) => thinkingReserve(table, effort)),
-    })
+    return modelInfo({ ...config, efforts }, config, (effort) => thinkingReserve(table, effort))
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import type { SecretRedactor } from '@warmfold/llm/adapter'
 import { LlmAdapter, LlmError } from '@warmfold/llm'
-import { normalizeApiKey, reasoningInfo, secretRedactor } from '@warmfold/llm/adapter'
+import { modelInfo, normalizeApiKey, secretRedactor } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
 import { defaultPromptCacheKey, DIALECT_CACHE_TTL_MS, EXTENDED_RETENTION_TTL_MS } from './config.ts'
@@ -103,17 +103,9 @@ export class ChatCompletionsAdapter extends LlmAdapter {
         },
       )
     }
-    return {
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...cacheTtl(
-        config.cacheTtlMs ??
-          (config.promptCacheRetention === '24h'
-            ? EXTENDED_RETENTION_TTL_MS
-            : DIALECT_CACHE_TTL_MS[this.options.dialect]),
-      ),
-      ...reasoningInfo(config.efforts, config.defaultEffort),
-    }
+    const retentionTtl =
+      config.promptCacheRetention === '24h' ? EXTENDED_RETENTION_TTL_MS : DIALECT_CACHE_TTL_MS[this.options.dialect]
+    return modelInfo(config, { cacheTtlMs: config.cacheTtlMs ?? retentionTtl })
   }
 
   /**
@@ -290,8 +282,4 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value)
   }
-}
-
-function cacheTtl(ms: number | undefined): { cacheTtlMs?: number } {
-  return ms === undefined ? {} : { cacheTtlMs: ms }
 }

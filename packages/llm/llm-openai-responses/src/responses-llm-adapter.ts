@@ -1,6 +1,6 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
-import { callContext, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
+import { callContext, modelEntry, normalizeApiKey, modelInfo, resilientStream } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
 import type { OpenAIResponsesConfig } from './config.ts'
@@ -62,15 +62,9 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    */
   resolveModel(provider: string, model: string): ModelInfo {
     const config = modelEntry(this.#config.models, provider, model)
-    const ttl =
-      config.cacheTtlMs ??
-      (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
-    return deepFreeze({
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...(ttl === undefined ? {} : { cacheTtlMs: ttl }),
-      ...reasoningInfo(config.efforts, config.defaultEffort),
-    })
+    const retention = config.cacheRetention
+    const retentionTtl = retention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[retention]
+    return modelInfo(config, { cacheTtlMs: config.cacheTtlMs ?? retentionTtl })
   }
 
   /**
