@@ -1,7 +1,7 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, unknownKeyMessage } from '@warmfold/llm'
-import type { AttemptLimits } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, AttemptLimits } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** The provider specification version this adapter speaks (AI SDK 6, `@ai-sdk/provider` 3.x). */
@@ -21,17 +21,13 @@ export type AiSdkCacheKind = 'anthropic' | 'openai' | 'openai-compatible' | 'non
 export const CACHE_KINDS: readonly AiSdkCacheKind[] = ['anthropic', 'openai', 'openai-compatible', 'none']
 
 /** What the adapter knows about one model. */
-export interface AiSdkModelConfig {
+export interface AiSdkModelConfig extends AdapterModelConfig {
   /** The AI SDK model instance (`LanguageModelV3`, e.g. `anthropic('claude-…')`); a live object, not JSON. */
   readonly model: LanguageModelV3
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
   /** `maxOutputTokens` of a request that sets no `maxTokens`; absent, the provider's default. */
   readonly defaultMaxTokens?: number
   /** Efforts the model accepts (keys of `effortOptions`, or `'off'`). Absent: no reasoning controls. */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * `providerOptions` merged into the call for each effort, e.g. `{ high: {
    * openai: { reasoningEffort: 'high' } } }`.

@@ -1,12 +1,10 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
-import type { ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
-export interface AnthropicModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
+export interface AnthropicModelConfig extends AdapterModelConfig {
   /** `max_tokens` of a request that sets no `maxTokens` (Anthropic requires one on every request). */
   readonly defaultMaxTokens: number
   /**
@@ -14,8 +12,6 @@ export interface AnthropicModelConfig {
    * advertises no reasoning controls and `ctx.llm` does not validate efforts for it.
    */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * TTL of this model's `cache_control` breakpoints (`'5m'` or `'1h'`); default the adapter's
    * `cacheTtl`. Every breakpoint of one request carries the same TTL.

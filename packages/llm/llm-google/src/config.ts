@@ -1,14 +1,12 @@
 import type { ConfigParser } from '@warmfold/llm'
-import type { ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { ThinkingLevelName } from './default-thinking.ts'
 import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
 
 /** What the adapter knows about one Gemini model. */
-export interface GoogleModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
+export interface GoogleModelConfig extends AdapterModelConfig {
   /**
    * `maxOutputTokens` of a request that sets no `maxTokens`; omitted, none
    * is sent and the model's own limit applies.
@@ -24,8 +22,6 @@ export interface GoogleModelConfig {
   readonly thinkingLevels?: { readonly [effort: string]: ThinkingLevelName }
   /** Efforts the model advertises; default every key of its thinking table. Each must be a key of the table. */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * How long the provider keeps this model's cached prefix unused, in ms;
    * Google documents none for implicit caching.

@@ -1,5 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import type { AdapterModelConfig } from '@warmfold/llm/adapter'
 import { normalizeApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
@@ -15,15 +16,7 @@ export type Dialect = 'deepseek' | 'openai' | 'vllm' | 'llamacpp' | 'generic'
 export const DIALECTS: readonly Dialect[] = ['deepseek', 'openai', 'vllm', 'llamacpp', 'generic']
 
 /** What the adapter knows about one model (becomes its `ModelInfo`). */
-export interface ModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
-  /** Output cap used when a request names none. */
-  readonly defaultMaxTokens?: number
-  /** Accepted `reasoningEffort` values; empty or absent: the model takes no effort list. */
-  readonly efforts?: readonly string[]
-  /** Effort applied when a request names none; must be one of `efforts`. */
-  readonly defaultEffort?: string
+export interface ModelConfig extends AdapterModelConfig {
   /**
    * How long the server keeps this model's cached prefix unused, in ms; default 24 h with
    * `promptCacheRetention: '24h'`, else the dialect's (`DIALECT_CACHE_TTL_MS`).

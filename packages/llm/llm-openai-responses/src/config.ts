@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import type { ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
@@ -18,15 +18,11 @@ export const PROMPT_CACHE_RETENTION_TTL_MS: Readonly<Record<PromptCacheRetention
 })
 
 /** What the adapter knows about one model. */
-export interface ResponsesModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
+export interface ResponsesModelConfig extends AdapterModelConfig {
   /** `max_output_tokens` of a request that sets no `maxTokens`; absent, the field is left out (the API's default). */
   readonly defaultMaxTokens?: number
   /** `reasoning.effort` values the model accepts (OpenAI's own strings: `minimal`, `low`, `medium`, `high`, …). */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * `prompt_cache_retention` sent with every request to this model; absent,
    * none is sent (the organization's default).

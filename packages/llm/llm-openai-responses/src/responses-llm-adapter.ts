@@ -75,19 +75,14 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   request(options: GenerateOptions): ResponsesRequestBody {
     const model = modelEntry(this.#config.models, options.provider, options.model)
     // A fork sends its parent's key (cacheSessionId), so it is routed to the parent's cache.
-    const cacheSession = options.cacheSessionId ?? options.sessionId
-    const key =
-      this.#config.promptCacheKey === 'session'
-        ? cacheSession === undefined
-          ? undefined
-          : promptCacheKeyFor(cacheSession)
-        : undefined
+    const session =
+      this.#config.promptCacheKey === 'session' ? (options.cacheSessionId ?? options.sessionId) : undefined
     return serializeRequest(options, {
       provider: options.provider,
-      ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
+      defaultMaxTokens: model.defaultMaxTokens,
       reasoningSummary: this.#config.reasoningSummary,
-      ...(key === undefined ? {} : { promptCacheKey: key }),
-      ...(model.cacheRetention === undefined ? {} : { cacheRetention: model.cacheRetention }),
+      promptCacheKey: session === undefined ? undefined : promptCacheKeyFor(session),
+      cacheRetention: model.cacheRetention,
     })
   }
 

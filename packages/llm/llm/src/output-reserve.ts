@@ -1,4 +1,4 @@
-import type { ModelInfo } from './model-info.ts'
+import type { AdapterModelConfig, ModelInfo } from './model-info.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { LlmError } from './llm-error.ts'
 
@@ -9,10 +9,7 @@ import { LlmError } from './llm-error.ts'
  * whose `reserveOf` is above 0, `outputReserveTokens`.
  */
 export function modelInfo(
-  model: Pick<ModelInfo, 'contextWindow' | 'defaultMaxTokens'> & {
-    readonly efforts?: readonly string[]
-    readonly defaultEffort?: string
-  },
+  model: AdapterModelConfig,
   cache: Pick<ModelInfo, 'cacheTtlMs' | 'cachePrices'> = {},
   reserveOf: (effort: string) => number = () => 0,
 ): ModelInfo {

@@ -3,7 +3,7 @@ import { textBlock } from '../content-block.ts'
 import type { GenerateOptions } from '../generate-options.ts'
 import { LlmAdapter } from '../llm-adapter.ts'
 import { LlmError } from '../llm-error.ts'
-import type { ModelInfo } from '../model-info.ts'
+import type { AdapterModelConfig, ModelInfo } from '../model-info.ts'
 import type { FinishReason, StreamChunk } from '../stream-chunk.ts'
 import type { TokenUsage } from '../token-usage.ts'
 
@@ -27,16 +27,7 @@ export type ScriptedResponses =
  * (`@warmfold/llm-openai-compatible`, `@warmfold/llm-anthropic`), so a host's model table can be
  * reused as is in tests.
  */
-export interface ScriptedModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
-  /** Output cap used when a request omits `maxTokens`. */
-  readonly defaultMaxTokens?: number
-  /** Accepted `reasoningEffort` values; omitted or empty, the model advertises no reasoning controls. */
-  readonly efforts?: readonly string[]
-  /** The effort used when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
-}
+export type ScriptedModelConfig = AdapterModelConfig
 
 /** Options of {@link ScriptedAdapter}. */
 export interface ScriptedAdapterOptions {
