@@ -57,8 +57,8 @@ export interface GeminiGenerationConfig {
  */
 export interface GeminiRequestBody {
   contents: GeminiContent[]
-  systemInstruction?: { parts: [{ text: string }] }
-  tools?: [{ functionDeclarations: GeminiFunctionDeclaration[] }]
+  systemInstruction?: { parts: Array<{ text: string }> }
+  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>
   generationConfig: GeminiGenerationConfig
 }
 
@@ -91,14 +91,8 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
   }
   return {
     contents: serializeContents(options.messages, options.provider),
-    ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] as [{ text: string }] } } : {}),
-    ...(options.tools?.length
-      ? {
-          tools: [{ functionDeclarations: options.tools.map(serializeTool) }] as [
-            { functionDeclarations: GeminiFunctionDeclaration[] },
-          ],
-        }
-      : {}),
+    ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
+    ...(options.tools?.length ? { tools: [{ functionDeclarations: options.tools.map(serializeTool) }] } : {}),
     generationConfig,
   }
 }

@@ -197,36 +197,26 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   }
 
   private failure(error: unknown, state: StreamState, options: GenerateOptions, context: ErrorContext): LlmError {
+    const { provider } = options
+    const call = `${provider}: the ${options.purpose ?? 'llm'} call to ${options.model}`
     if (options.signal?.aborted) {
       if (LlmError.isInstance(error) && error.code === 'ABORTED') return error
-      return new LlmError(
-        'ABORTED',
-        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} was aborted`,
-        {
-          provider: options.provider,
-          retryable: false,
-          cause: options.signal.reason,
-        },
-      )
+      return new LlmError('ABORTED', `${call} was aborted`, {
+        provider,
+        retryable: false,
+        cause: options.signal.reason,
+      })
     }
     if (state.expired === 'deadline') {
-      return new LlmError(
-        'TIMEOUT',
-        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within ` +
-          `deadlineMs (${this.options.deadlineMs} ms)`,
-        {
-          provider: options.provider,
-          retryable: false,
-        },
-      )
+      const limit = `deadlineMs (${this.options.deadlineMs} ms)`
+      return new LlmError('TIMEOUT', `${call} did not finish within ${limit}`, { provider, retryable: false })
     }
     if (state.expired === 'idle') {
       return new LlmError(
         'TIMEOUT',
-        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs ` +
-          `(${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish ` +
-          `reason`,
-        { provider: options.provider },
+        `${provider}: no stream progress from ${this.options.baseURL} for timeoutMs (${this.options.timeoutMs} ms): ` +
+          `no chunk carried content, reasoning, a tool call, new usage or a finish reason`,
+        { provider },
       )
     }
     return mapError(error, context)
