@@ -1,28 +1,8 @@
 import { withIdleTimeout } from './idle-timeout.ts'
 import { LlmError } from './llm-error.ts'
+import type { AttemptLimits } from './retry-stream.ts'
 import { retryStream } from './retry-stream.ts'
 import type { StreamChunk } from './stream-chunk.ts'
-
-/**
- * How long an HTTP adapter's call may take and how it is retried: the keys every adapter config
- * shares, which {@link resilientStream} enforces.
- */
-export interface AttemptLimits {
-  /**
-   * Milliseconds one attempt may wait for the response headers, and then for stream progress (an
-   * event that carries content, a tool call, new usage or the stop; pings and empty deltas do not).
-   */
-  readonly timeoutMs: number
-  /**
-   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
-   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
-   */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry (a `retry-after` wins). */
-  readonly retryBaseMs: number
-}
 
 /** One call of an HTTP adapter, as {@link resilientStream} bounds and retries it. */
 export interface ResilientCall<E> extends AttemptLimits {

@@ -6,12 +6,29 @@ import { LlmError } from './llm-error.ts'
 /** The longest `retry-after` the adapter waits for by default; a longer one is handed to the caller. */
 export const MAX_RETRY_AFTER_SECONDS = 60
 
-/** What limits the wait before another attempt (see {@link nextRetry}). */
-export interface RetryWaitPolicy {
-  /** Retries after the first attempt; 0 disables retrying. */
+/**
+ * How long an HTTP adapter's call may take and how it is retried: the keys every adapter config
+ * shares, which `resilientStream` enforces.
+ */
+export interface AttemptLimits {
+  /**
+   * Milliseconds one attempt may wait for the response headers, and then for stream progress (an
+   * event that carries content, a tool call, new usage or the stop; pings and empty deltas do not).
+   */
+  readonly timeoutMs: number
+  /**
+   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
+   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
+   */
+  readonly deadlineMs?: number
+  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
   readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
+  /** First backoff delay in milliseconds; doubles with every retry (a `retry-after` wins). */
   readonly retryBaseMs: number
+}
+
+/** What limits the wait before another attempt (see {@link nextRetry}). */
+export interface RetryWaitPolicy extends Pick<AttemptLimits, 'maxRetries' | 'retryBaseMs'> {
   /**
    * The longest single wait in milliseconds, `retry-after` included (default
    * {@link MAX_RETRY_AFTER_SECONDS} × 1000). A server that asks for more is not retried early: its
