@@ -87,7 +87,7 @@ export function mapError(error: unknown, context: AdapterCallContext): LlmError 
 function fromApiError(error: APIError, route: string, context: AdapterCallContext): LlmError {
   const type = error.type ?? undefined
   const upstream = upstreamMessage(error.error)
-  const own = error.apiMessage ?? stripStatus(error.message)
+  const own = error.apiMessage ?? error.message.replace(/^\d{3} /, '')
   const serverMessage = secretRedactor(context.secret).text(upstream ? `${own} (${upstream})` : own)
   const code =
     error.status === undefined
@@ -155,10 +155,6 @@ function upstreamMessage(body: unknown): string | undefined {
     // Not JSON: the raw text is the message.
   }
   return typeof metadata.provider_name === 'string' ? `${metadata.provider_name}: ${text}` : text
-}
-
-function stripStatus(message: string): string {
-  return message.replace(/^\d{3} /, '')
 }
 
 function describeCause(error: APIConnectionError): string {

@@ -8,14 +8,7 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
-import type {
-  ContentBlock,
-  GenerateOptions,
-  ImageBlock,
-  Message,
-  ToolDefinition,
-  ToolResultContent,
-} from '@warmfold/llm'
+import type { ContentBlock, GenerateOptions, ImageBlock, Message, ToolDefinition } from '@warmfold/llm'
 import { canonicalJson } from '@warmfold/llm'
 import { misplacedBlock, parseToolArguments, unsendable, unsupportedEffort } from '@warmfold/llm/adapter'
 import { THINKING_OFF } from './config.ts'
@@ -152,7 +145,9 @@ function userContent(message: Message, position: number, provider: string): Cont
         const result: ToolResultBlockParam = {
           type: 'tool_result',
           tool_use_id: block.toolCallId,
-          content: block.content.flatMap(resultPart),
+          content: block.content.flatMap((part): Array<TextBlockParam | ImageBlockParam> =>
+            part.type === 'image' ? [imageParam(part)] : part.text === '' ? [] : [textParam(part.text)],
+          ),
         }
         if (block.isError) result.is_error = true
         content.push(result)
@@ -188,11 +183,6 @@ function assistantContent(message: Message, position: number, provider: string):
     }
   }
   return [...thinking, ...text, ...calls]
-}
-
-function resultPart(block: ToolResultContent): Array<TextBlockParam | ImageBlockParam> {
-  if (block.type === 'image') return [imageParam(block)]
-  return block.text === '' ? [] : [textParam(block.text)]
 }
 
 function textParam(text: string): TextBlockParam {
