@@ -71,7 +71,11 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const config = modelEntry(this.#config.models, provider, model)
     const ttl = config.cacheTtl ?? this.#config.cacheTtl
     const cache = { cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl], cachePrices: CACHE_PRICES[ttl] }
-    return modelInfo(config, cache, (effort) => this.#thinkingBudget(effort))
+    const budgets = this.#config.thinkingBudgets
+    // `off`, and an effort without a budget, send no thinking: nothing is reserved.
+    return modelInfo(config, cache, (effort) =>
+      effort !== THINKING_OFF && Object.hasOwn(budgets, effort) ? budgets[effort]! : 0,
+    )
   }
 
   /**
@@ -134,12 +138,5 @@ export class AnthropicLlmAdapter extends LlmAdapter {
       map: (events, signal) => mapStream(events, { ...context, signal }),
       mapError: (error) => mapError(error, context),
     })
-  }
-
-  /** `budget_tokens` of `effort`; 0 for `off` and for an effort without a budget (no thinking is sent). */
-  #thinkingBudget(effort: string): number {
-    return effort !== THINKING_OFF && Object.hasOwn(this.#config.thinkingBudgets, effort)
-      ? this.#config.thinkingBudgets[effort]!
-      : 0
   }
 }

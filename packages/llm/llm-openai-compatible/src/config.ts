@@ -1,6 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
-import type { AdapterModelConfig } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { normalizeApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
@@ -52,34 +52,15 @@ export const DIALECT_CACHE_TTL_MS: Readonly<Partial<Record<Dialect, number>>> = 
 })
 
 /** `OpenAICompatibleAdapter` config, with defaults applied. */
-export interface OpenAICompatibleConfig {
+export interface OpenAICompatibleConfig extends ApiKeySource, AttemptLimits {
   /** Provider id the adapter is registered under, e.g. `deepseek`. Required. */
   readonly provider: string
   /** Endpoint base URL, e.g. `https://api.deepseek.com` (requests go to `{baseURL}/chat/completions`). Required. */
   readonly baseURL: string
-  /** The API key itself, trimmed of surrounding whitespace. Prefer `apiKeyEnv`. At most one of the two. */
-  readonly apiKey?: string
-  /** Name of the environment variable holding the API key, read (and trimmed) at load. */
-  readonly apiKeyEnv?: string
   /** Server family; default `generic`. */
   readonly dialect: Dialect
   /** Model id → model facts. At least one model. */
   readonly models: Readonly<Record<string, ModelConfig>>
-  /**
-   * Milliseconds to wait for the response headers, and then for stream progress: a chunk that
-   * carries content, reasoning, a tool call, new usage or the finish reason. Empty chunks do not
-   * count. Default 600000.
-   */
-  readonly timeoutMs: number
-  /**
-   * Wall-clock milliseconds one call may take in total (retries, waits and streaming included);
-   * when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
-   */
-  readonly deadlineMs?: number
-  /** Retries after a 429, a 5xx or a connection failure; default 2. */
-  readonly maxRetries: number
-  /** First retry backoff in milliseconds, doubled per retry; default 500. */
-  readonly retryBaseMs: number
   /** Longest single wait between two attempts, `retry-after` included; default 60000. */
   readonly maxRetryWaitMs: number
   /** Extra static HTTP headers sent with every request; default none. */

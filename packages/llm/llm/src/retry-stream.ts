@@ -8,7 +8,7 @@ export const MAX_RETRY_AFTER_SECONDS = 60
 
 /**
  * How long an HTTP adapter's call may take and how it is retried: the keys every adapter config
- * shares, which `resilientStream` enforces.
+ * shares (`resilientStream` enforces them; defaults and what counts as progress: each README).
  */
 export interface AttemptLimits {
   /**
@@ -21,7 +21,7 @@ export interface AttemptLimits {
    * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
    */
   readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
+  /** Retries after a retryable failure (a 429, a 5xx, a lost connection), only before any output. */
   readonly maxRetries: number
   /** First backoff delay in milliseconds; doubles with every retry (a `retry-after` wins). */
   readonly retryBaseMs: number
