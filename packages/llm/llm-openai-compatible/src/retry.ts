@@ -36,12 +36,7 @@ export async function withRetries<T>(
     } catch (error) {
       const mapped = toLlmError(error)
       if (!retried(mapped) || signal?.aborted) throw mapped
-      const step = nextRetry(retry, mapped, {
-        maxRetries: policy.maxRetries,
-        retryBaseMs: policy.retryBaseMs,
-        maxWaitMs: policy.maxRetryWaitMs,
-        ...(remainingMs ? { remainingMs } : {}),
-      })
+      const step = nextRetry(retry, mapped, { ...policy, maxWaitMs: policy.maxRetryWaitMs, remainingMs })
       if ('error' in step) throw step.error
       try {
         await delay(step.waitMs, undefined, { signal })

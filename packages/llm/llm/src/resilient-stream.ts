@@ -1,3 +1,4 @@
+import type { AdapterCallContext } from './adapter-call-context.ts'
 import { withIdleTimeout } from './idle-timeout.ts'
 import { LlmError } from './llm-error.ts'
 import type { AttemptLimits } from './retry-stream.ts'
@@ -5,12 +6,7 @@ import { retryStream } from './retry-stream.ts'
 import type { StreamChunk } from './stream-chunk.ts'
 
 /** One call of an HTTP adapter, as {@link resilientStream} bounds and retries it. */
-export interface ResilientCall<E> extends AttemptLimits {
-  /** Provider id and model, for error messages. */
-  readonly provider: string
-  readonly model: string
-  /** The caller's signal. */
-  readonly signal?: AbortSignal
+export interface ResilientCall<E> extends AttemptLimits, Omit<AdapterCallContext, 'secret'> {
   /** Appended to the stall error's message, e.g. what does not count as progress. */
   readonly stallNote?: string
   /**
