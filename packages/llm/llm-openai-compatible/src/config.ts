@@ -162,8 +162,7 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
       fail(`apiKeyEnv must be an environment variable name, got ${JSON.stringify(config.apiKeyEnv)}`)
     const modelIds = Object.keys(config.models)
     if (modelIds.length === 0) fail('models must name at least one model')
-    const models: Record<string, ModelConfig> = {}
-    for (const id of modelIds) models[id] = checkModel(id, config.models[id] as ModelConfig)
+    const models = Object.fromEntries(modelIds.map((id) => [id, checkModel(id, config.models[id]!)]))
     for (const name of Object.keys(config.headers)) {
       if (!HEADER_NAME.test(name)) fail(`headers: ${JSON.stringify(name)} is not a valid HTTP header name`)
     }
@@ -231,12 +230,8 @@ function checkModel(id: string, model: ModelConfig): ModelConfig {
 }
 
 function checkBaseURL(baseURL: string): void {
-  let url: URL
-  try {
-    url = new URL(baseURL)
-  } catch {
-    return fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(baseURL)}`)
-  }
+  if (!URL.canParse(baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(baseURL)}`)
+  const url = new URL(baseURL)
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     fail(`baseURL must use http or https, got ${JSON.stringify(url.protocol)}`)
   if (url.username || url.password) fail('baseURL must not carry credentials; use apiKeyEnv')
