@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { ConfigParser, Parsed } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
+import { adapterPluginInfo, LlmAdapterPlugin } from '@warmfold/llm/adapter'
 import { AiSdkLlmAdapter } from './ai-sdk-llm-adapter.ts'
 import type { AiSdkAdapterConfig } from './config.ts'
 import { parseAiSdkConfig } from './config.ts'
@@ -11,19 +11,11 @@ import { parseAiSdkConfig } from './config.ts'
  * it with `ctx.llm` under `config.provider`; the registration is undone when the plugin unloads.
  * The config holds live objects (the models), so it is written in code, not in a JSON/YAML file.
  */
-export class AiSdkAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
-    packageName: '@warmfold/llm-ai-sdk',
-    provides: LLM_ADAPTER_ROLE,
-  }
-  static inject = ['llm']
-
-  /** The registered adapter. */
-  readonly adapter: AiSdkLlmAdapter
+export class AiSdkAdapter extends LlmAdapterPlugin<AiSdkLlmAdapter> {
+  static readonly [WARMFOLD_PLUGIN] = adapterPluginInfo('@warmfold/llm-ai-sdk')
 
   constructor(ctx: Context, config: Parsed<AiSdkAdapter.Config>) {
-    this.adapter = new AiSdkLlmAdapter(config)
-    ctx.llm.registerAdapter(config.provider, this.adapter)
+    super(ctx, config, new AiSdkLlmAdapter(config))
   }
 }
 

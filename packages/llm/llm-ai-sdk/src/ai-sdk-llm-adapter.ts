@@ -1,16 +1,13 @@
 import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, LlmError } from '@warmfold/llm'
-import { modelEntry, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { LlmAdapter, LlmError } from '@warmfold/llm'
+import { callContext, modelEntry, modelInfo, resilientStream } from '@warmfold/llm/adapter'
 import type { AiSdkCallOptions } from './build-call-options.ts'
 import { buildCallOptions, effortReserve } from './build-call-options.ts'
 import type { AiSdkAdapterConfig, AiSdkModelConfig } from './config.ts'
 import { ANTHROPIC_CACHE_TTL_MS, cacheKindOf, checkSpecificationVersion } from './config.ts'
-import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream, streamProgress } from './map-stream.ts'
-import type { Redactor } from './redactor.ts'
-import { redactorFor } from './redactor.ts'
 
 /**
  * Any Vercel AI SDK language model (provider specification `v3`, AI SDK 6) as a warmfold
@@ -24,8 +21,6 @@ import { redactorFor } from './redactor.ts'
  */
 export class AiSdkLlmAdapter extends LlmAdapter {
   readonly #config: AiSdkAdapterConfig
-  readonly #redactor: Redactor
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseAiSdkConfig`). The provider instances inside it carry their
@@ -34,7 +29,6 @@ export class AiSdkLlmAdapter extends LlmAdapter {
   constructor(config: AiSdkAdapterConfig) {
     super()
     this.#config = config
-    this.#redactor = redactorFor(config.redact)
   }
 
   /**
@@ -44,18 +38,9 @@ export class AiSdkLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
     const config = this.#modelConfig(provider, model)
     const cacheTtlMs = config.cacheTtlMs ?? (cacheKindOf(config) === 'anthropic' ? ANTHROPIC_CACHE_TTL_MS : undefined)
-    const info: ModelInfo = deepFreeze({
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...(cacheTtlMs === undefined ? {} : { cacheTtlMs }),
-      ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => effortReserve(config, effort)),
-    })
-    this.#models.set(model, info)
-    return info
+    return modelInfo(config, { cacheTtlMs }, (effort) => effortReserve(config, effort))
   }
 
   /**
@@ -76,16 +61,9 @@ export class AiSdkLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const model = this.#modelConfig(options.provider, options.model)
     const call = this.request(options)
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      redactor: this.#redactor,
-    }
+    const context = callContext(options, this.#config.redact)
     yield* resilientStream<LanguageModelV3StreamPart>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,

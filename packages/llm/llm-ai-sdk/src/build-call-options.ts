@@ -5,8 +5,8 @@ import type {
   SharedV3ProviderOptions,
 } from '@ai-sdk/provider'
 import type { GenerateOptions, ToolDefinition } from '@warmfold/llm'
-import { canonicalJson, LlmError, promptCacheKeyFor } from '@warmfold/llm'
-import { checkOutputReserve } from '@warmfold/llm/adapter'
+import { canonicalJson, promptCacheKeyFor } from '@warmfold/llm'
+import { checkOutputReserve, unsupportedEffort } from '@warmfold/llm/adapter'
 import type { AiSdkCacheKind, AiSdkModelConfig } from './config.ts'
 import { cacheKindOf, EFFORT_OFF } from './config.ts'
 import { convertPrompt } from './convert-prompt.ts'
@@ -141,15 +141,7 @@ function effortOptions(options: GenerateOptions, model: AiSdkModelConfig): Share
   if (effort === undefined || effort === EFFORT_OFF) return undefined
   if (!model.effortOptions || !Object.hasOwn(model.effortOptions, effort)) {
     const known = [EFFORT_OFF, ...Object.keys(model.effortOptions ?? {})].join(', ')
-    throw new LlmError(
-      'UNSUPPORTED_REASONING_EFFORT',
-      `reasoningEffort "${effort}" has no effortOptions for ${options.provider}/${options.model}; known efforts: ` +
-        `${known}`,
-      {
-        provider: options.provider,
-        retryable: false,
-      },
-    )
+    throw unsupportedEffort(options, effort, 'effortOptions', known)
   }
   return model.effortOptions[effort]
 }

@@ -1,6 +1,7 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, unknownKeyMessage } from '@warmfold/llm'
+import type { AdapterModelConfig, AttemptLimits } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** The provider specification version this adapter speaks (AI SDK 6, `@ai-sdk/provider` 3.x). */
@@ -20,17 +21,13 @@ export type AiSdkCacheKind = 'anthropic' | 'openai' | 'openai-compatible' | 'non
 export const CACHE_KINDS: readonly AiSdkCacheKind[] = ['anthropic', 'openai', 'openai-compatible', 'none']
 
 /** What the adapter knows about one model. */
-export interface AiSdkModelConfig {
+export interface AiSdkModelConfig extends AdapterModelConfig {
   /** The AI SDK model instance (`LanguageModelV3`, e.g. `anthropic('claude-…')`); a live object, not JSON. */
   readonly model: LanguageModelV3
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
   /** `maxOutputTokens` of a request that sets no `maxTokens`; absent, the provider's default. */
   readonly defaultMaxTokens?: number
   /** Efforts the model accepts (keys of `effortOptions`, or `'off'`). Absent: no reasoning controls. */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * `providerOptions` merged into the call for each effort, e.g. `{ high: {
    * openai: { reasoningEffort: 'high' } } }`.
@@ -47,7 +44,7 @@ export interface AiSdkModelConfig {
 }
 
 /** The parsed config of `AiSdkAdapter`. */
-export interface AiSdkAdapterConfig {
+export interface AiSdkAdapterConfig extends AttemptLimits {
   /** Provider id the adapter registers under; default `'ai-sdk'`. */
   readonly provider: string
   /** Known models by warmfold model id. */
@@ -57,14 +54,6 @@ export interface AiSdkAdapterConfig {
    * provider's API key: the adapter does not hold it, the provider instance does).
    */
   readonly redact: readonly string[]
-  /** Milliseconds one attempt may wait for the response, and then for stream progress. */
-  readonly timeoutMs: number
-  /** Wall-clock milliseconds one call may take in total; absent, no overall limit. */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
-  readonly retryBaseMs: number
 }
 
 /** The effort that adds no effort options. */

@@ -1,20 +1,15 @@
 import { APICallError } from '@ai-sdk/provider'
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
-import { callAborted, codeForHttpStatus, describeConnectionFailure, parseRetryAfter } from '@warmfold/llm/adapter'
-import type { Redactor } from './redactor.ts'
-
-/** What an error message may name about the failed call. */
-export interface ErrorContext {
-  /** Provider id the call was routed to. */
-  readonly provider: string
-  /** Model id of the call. */
-  readonly model: string
-  /** The call's signal: an error after it aborted is always `ABORTED`. */
-  readonly signal?: AbortSignal
-  /** Scrubs the configured secrets (`redact`) from messages, causes and raw objects. */
-  readonly redactor: Redactor
-}
+import type { AdapterCallContext } from '@warmfold/llm/adapter'
+import {
+  callAborted,
+  codeForHttpError,
+  codeForHttpStatus,
+  describeConnectionFailure,
+  parseRetryAfter,
+  secretRedactor,
+} from '@warmfold/llm/adapter'
 
 /**
  * Messages (case-insensitive) by which OpenAI-style and Anthropic-style servers report a prompt
@@ -56,10 +51,11 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * names provider, model, status and the server's message, with the `redact` secrets scrubbed; the
  * `APICallError` itself (whose `requestBodyValues` hold the whole prompt) is not attached.
  */
-export function mapError(error: unknown, context: ErrorContext): LlmError {
+export function mapError(error: unknown, context: AdapterCallContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
-  const { provider, redactor } = context
+  const { provider } = context
+  const redactor = secretRedactor(context.secret)
   if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
     return callAborted(context, redactor.error(context.signal?.reason ?? error))
   }
@@ -90,8 +86,9 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   })
 }
 
-function fromApiCallError(error: APICallError, route: string, context: ErrorContext): LlmError {
-  const { provider, redactor } = context
+function fromApiCallError(error: APICallError, route: string, context: AdapterCallContext): LlmError {
+  const { provider } = context
+  const redactor = secretRedactor(context.secret)
   const serverMessage = redactor.text(error.message)
   if (error.statusCode === undefined) {
     return new LlmError('NETWORK', `could not reach ${route}: ${serverMessage}`, {
@@ -112,7 +109,7 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
       },
     )
   }
-  const code = codeForStatus(error.statusCode, serverMessage)
+  const code = codeForHttpError(error.statusCode, isContextWindowMessage(serverMessage))
   const headers = error.responseHeaders
   const retryAfterSeconds = parseRetryAfter(
     headers ? { get: (name) => headers[name.toLowerCase()] ?? null } : undefined,
@@ -125,18 +122,6 @@ function fromApiCallError(error: APICallError, route: string, context: ErrorCont
     retryable:
       code === 'AUTH' || code === 'INVALID_REQUEST' || code === 'CONTEXT_WINDOW_EXCEEDED' ? false : error.isRetryable,
   })
-}
-
-/**
- * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT,
- * RATE_LIMITED, SERVER), else by the message.
- */
-export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  const byStatus = codeForHttpStatus(status)
-  if (byStatus) return byStatus
-  if (status >= 400 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 400) return 'INVALID_REQUEST'
-  return 'INVALID_RESPONSE'
 }
 
 /** Whether a server message reports a prompt over the context window. */
@@ -160,9 +145,11 @@ function isStreamErrorObject(error: unknown): error is StreamErrorObject {
  * An `error` stream part: the provider forwards the error object of the event as it came
  * (Anthropic `{ type, message }`, chat completions `{ message, type, code }`).
  */
-function fromStreamError(error: StreamErrorObject, route: string, context: ErrorContext): LlmError {
+function fromStreamError(error: StreamErrorObject, route: string, context: AdapterCallContext): LlmError {
   const type = typeof error.type === 'string' ? error.type : typeof error.code === 'string' ? error.code : undefined
-  const message = context.redactor.text(typeof error.message === 'string' ? error.message : JSON.stringify(error))
+  const message = secretRedactor(context.secret).text(
+    typeof error.message === 'string' ? error.message : JSON.stringify(error),
+  )
   // OpenRouter reports a failure after the stream began as `{ code: 429, message }`, vLLM as `code:
   // 400`: an HTTP status, read like one.
   const status =

@@ -1,7 +1,7 @@
 import type { LanguageModelV3FinishReason, LanguageModelV3StreamPart, SharedV3ProviderMetadata } from '@ai-sdk/provider'
 import type { FinishReason, LlmError, StreamChunk } from '@warmfold/llm'
-import { callAborted, streamIncomplete } from '@warmfold/llm/adapter'
-import type { ErrorContext } from './map-error.ts'
+import type { AdapterCallContext } from '@warmfold/llm/adapter'
+import { callAborted, secretRedactor, streamIncomplete } from '@warmfold/llm/adapter'
 import { mapError } from './map-error.ts'
 import { mapUsage } from './map-usage.ts'
 import { encodeSignature, mergeMetadata } from './signature.ts'
@@ -46,7 +46,7 @@ interface OpenBlock {
  */
 export async function* mapStream(
   parts: AsyncIterable<LanguageModelV3StreamPart>,
-  context: ErrorContext,
+  context: AdapterCallContext,
 ): AsyncGenerator<StreamChunk> {
   const open = new Map<string, OpenBlock>()
   let next = 0
@@ -131,7 +131,7 @@ export async function* mapStream(
         if (usage)
           yield {
             type: 'usage',
-            usage: usage.raw === undefined ? usage : { ...usage, raw: context.redactor.value(usage.raw) },
+            usage: usage.raw === undefined ? usage : { ...usage, raw: secretRedactor(context.secret).value(usage.raw) },
           }
         yield { type: 'finish', reason: FINISH_REASONS[part.finishReason.unified] ?? 'stop' }
         return
@@ -146,11 +146,11 @@ export async function* mapStream(
         break
     }
   }
-  if (context.signal?.aborted) throw callAborted(context, context.redactor.error(context.signal.reason))
+  if (context.signal?.aborted) throw callAborted(context, secretRedactor(context.secret).error(context.signal.reason))
   throw incomplete(context, received, 'no finish part')
 }
 
-function incomplete(context: ErrorContext, received: number, why: string): LlmError {
+function incomplete(context: AdapterCallContext, received: number, why: string): LlmError {
   return streamIncomplete(context, `${received} parts with ${why}`)
 }
 

@@ -1,5 +1,6 @@
 import type { LanguageModelV3Usage } from '@ai-sdk/provider'
 import type { TokenUsage } from '@warmfold/llm'
+import { tokenUsage } from '@warmfold/llm/adapter'
 
 /**
  * Maps V3 usage to disjoint {@link TokenUsage} buckets: `inputTokens.noCache` → `inputTokens`,
@@ -17,14 +18,16 @@ import type { TokenUsage } from '@warmfold/llm'
 export function mapUsage(usage: LanguageModelV3Usage | undefined): TokenUsage | undefined {
   if (!usage) return undefined
   const raw = usage.raw as Record<string, unknown> | undefined
-  const mapped: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = {}
-  assign(mapped, 'inputTokens', usage.inputTokens?.noCache)
-  if (reported(raw, 'cacheRead')) assign(mapped, 'cacheReadTokens', usage.inputTokens?.cacheRead)
-  if (reported(raw, 'cacheWrite')) assign(mapped, 'cacheWriteTokens', usage.inputTokens?.cacheWrite)
-  assign(mapped, 'outputTokens', usage.outputTokens?.total)
-  if (reported(raw, 'reasoning')) assign(mapped, 'reasoningTokens', usage.outputTokens?.reasoning)
-  if (raw !== undefined) mapped.raw = raw
-  return mapped
+  return tokenUsage(
+    {
+      inputTokens: usage.inputTokens?.noCache,
+      cacheReadTokens: reported(raw, 'cacheRead') ? usage.inputTokens?.cacheRead : undefined,
+      cacheWriteTokens: reported(raw, 'cacheWrite') ? usage.inputTokens?.cacheWrite : undefined,
+      outputTokens: usage.outputTokens?.total,
+      reasoningTokens: reported(raw, 'reasoning') ? usage.outputTokens?.reasoning : undefined,
+    },
+    raw,
+  )
 }
 
 function reported(raw: Record<string, unknown> | undefined, field: 'cacheRead' | 'cacheWrite' | 'reasoning'): boolean {
@@ -45,12 +48,4 @@ function reported(raw: Record<string, unknown> | undefined, field: 'cacheRead' |
 
 function has(value: unknown, key: string): boolean {
   return typeof value === 'object' && value !== null && typeof (value as Record<string, unknown>)[key] === 'number'
-}
-
-function assign(
-  usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] },
-  key: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens',
-  value: unknown,
-): void {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) usage[key] = value
 }

@@ -1,5 +1,6 @@
 import type { SharedV3ProviderMetadata, SharedV3ProviderOptions } from '@ai-sdk/provider'
-import { canonicalJson, LlmError } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
+import { unsendable } from '@warmfold/llm/adapter'
 
 /**
  * The opaque `signature` of a block streamed by an AI SDK model: the provider metadata the block
@@ -33,11 +34,7 @@ export function decodeSignature(
     const value: unknown = JSON.parse(signature)
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as SharedV3ProviderOptions
   } catch {
-    throw new LlmError(
-      'INVALID_REQUEST',
-      `cannot send to ${provider}: ${where} holds a block signature that is not the JSON this adapter writes`,
-      { provider, retryable: false },
-    )
+    throw unsendable(provider, `${where} holds a block signature that is not the JSON this adapter writes`)
   }
   return undefined
 }

@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { ConfigParser, Parsed } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
+import { adapterPluginInfo, LlmAdapterPlugin } from '@warmfold/llm/adapter'
 import { AnthropicLlmAdapter } from './anthropic-llm-adapter.ts'
 import type { AnthropicAdapterConfig } from './config.ts'
 import { parseAnthropicConfig, resolveApiKey } from './config.ts'
@@ -14,20 +14,11 @@ import { parseAnthropicConfig, resolveApiKey } from './config.ts'
  * invalid or the key's environment variable is unset; the message names the key or variable,
  * never a key value.
  */
-export class AnthropicAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
-    packageName: '@warmfold/llm-anthropic',
-    provides: LLM_ADAPTER_ROLE,
-    defaultProvider: 'anthropic',
-  }
-  static inject = ['llm']
-
-  /** The registered adapter. */
-  readonly adapter: AnthropicLlmAdapter
+export class AnthropicAdapter extends LlmAdapterPlugin<AnthropicLlmAdapter> {
+  static readonly [WARMFOLD_PLUGIN] = adapterPluginInfo('@warmfold/llm-anthropic', 'anthropic')
 
   constructor(ctx: Context, config: Parsed<AnthropicAdapter.Config>) {
-    this.adapter = new AnthropicLlmAdapter(config, resolveApiKey(config))
-    ctx.llm.registerAdapter(config.provider, this.adapter)
+    super(ctx, config, new AnthropicLlmAdapter(config, resolveApiKey(config)))
   }
 }
 

@@ -1,11 +1,17 @@
 import Anthropic from '@anthropic-ai/sdk'
 import type { MessageCreateParamsStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter } from '@warmfold/llm'
-import { checkOutputReserve, modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
-import type { AnthropicAdapterConfig, AnthropicModelConfig } from './config.ts'
+import { LlmAdapter } from '@warmfold/llm'
+import {
+  callContext,
+  checkOutputReserve,
+  modelEntry,
+  modelInfo,
+  normalizeApiKey,
+  resilientStream,
+} from '@warmfold/llm/adapter'
+import type { AnthropicAdapterConfig } from './config.ts'
 import { CACHE_PRICES, CACHE_TTL_MS, THINKING_OFF } from './config.ts'
-import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import { mapStream } from './map-stream.ts'
 import { placeBreakpoints } from './place-breakpoints.ts'
@@ -26,7 +32,6 @@ export class AnthropicLlmAdapter extends LlmAdapter {
   readonly #config: AnthropicAdapterConfig
   readonly #client: Anthropic
   readonly #secret: string
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseAnthropicConfig`); `apiKey` the resolved key (surrounding
@@ -63,19 +68,14 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
-    const config = this.#modelConfig(provider, model)
+    const config = modelEntry(this.#config.models, provider, model)
     const ttl = config.cacheTtl ?? this.#config.cacheTtl
-    const info: ModelInfo = deepFreeze({
-      contextWindow: config.contextWindow,
-      defaultMaxTokens: config.defaultMaxTokens,
-      cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl],
-      cachePrices: CACHE_PRICES[ttl],
-      ...reasoningInfo(config.efforts, config.defaultEffort, (effort) => this.#thinkingBudget(effort)),
-    })
-    this.#models.set(model, info)
-    return info
+    const cache = { cacheTtlMs: config.cacheTtlMs ?? CACHE_TTL_MS[ttl], cachePrices: CACHE_PRICES[ttl] }
+    const budgets = this.#config.thinkingBudgets
+    // `off`, and an effort without a budget, send no thinking: nothing is reserved.
+    return modelInfo(config, cache, (effort) =>
+      effort !== THINKING_OFF && Object.hasOwn(budgets, effort) ? budgets[effort]! : 0,
+    )
   }
 
   /**
@@ -85,7 +85,7 @@ export class AnthropicLlmAdapter extends LlmAdapter {
    *   for a `max_tokens` at or below the effort's thinking budget, which Anthropic rejects).
    */
   request(options: GenerateOptions): AnthropicRequestBody {
-    const model = this.#modelConfig(options.provider, options.model)
+    const model = modelEntry(this.#config.models, options.provider, options.model)
     const settings = {
       provider: options.provider,
       defaultMaxTokens: model.defaultMaxTokens,
@@ -125,16 +125,9 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const body = this.request(options)
     // `temperature` is not in the installed SDK's parameter types; the body is sent as built.
     const params = body as unknown as MessageCreateParamsStreaming
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#secret,
-    }
+    const context = callContext(options, this.#secret)
     yield* resilientStream<RawMessageStreamEvent>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
@@ -145,16 +138,5 @@ export class AnthropicLlmAdapter extends LlmAdapter {
       map: (events, signal) => mapStream(events, { ...context, signal }),
       mapError: (error) => mapError(error, context),
     })
-  }
-
-  /** `budget_tokens` of `effort`; 0 for `off` and for an effort without a budget (no thinking is sent). */
-  #thinkingBudget(effort: string): number {
-    return effort !== THINKING_OFF && Object.hasOwn(this.#config.thinkingBudgets, effort)
-      ? this.#config.thinkingBudgets[effort]!
-      : 0
-  }
-
-  #modelConfig(provider: string, model: string): AnthropicModelConfig {
-    return modelEntry(this.#config.models, provider, model)
   }
 }

@@ -1,12 +1,10 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkAdapterConnection, checkModelKeys, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** What the adapter knows about one Anthropic model. */
-export interface AnthropicModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
+export interface AnthropicModelConfig extends AdapterModelConfig {
   /** `max_tokens` of a request that sets no `maxTokens` (Anthropic requires one on every request). */
   readonly defaultMaxTokens: number
   /**
@@ -14,8 +12,6 @@ export interface AnthropicModelConfig {
    * advertises no reasoning controls and `ctx.llm` does not validate efforts for it.
    */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * TTL of this model's `cache_control` breakpoints (`'5m'` or `'1h'`); default the adapter's
    * `cacheTtl`. Every breakpoint of one request carries the same TTL.
@@ -47,40 +43,21 @@ export const CACHE_PRICES: Readonly<Record<AnthropicCacheTtl, CachePrices>> = Ob
   '1h': Object.freeze({ read: 0.1, write: 2 }),
 })
 
-/** The parsed config of `AnthropicAdapter`. */
-export interface AnthropicAdapterConfig {
+/**
+ * The parsed config of `AnthropicAdapter`; `apiKeyEnv` is `'ANTHROPIC_API_KEY'` when neither it nor
+ * `apiKey` is set, and a 529 counts as retryable.
+ */
+export interface AnthropicAdapterConfig extends ApiKeySource, AttemptLimits {
   /** Provider id the adapter registers under; default `'anthropic'`. */
   readonly provider: string
   /** API base URL; omitted, the SDK's default (`ANTHROPIC_BASE_URL`, else `https://api.anthropic.com`). */
   readonly baseURL?: string
-  /** The API key itself, trimmed of surrounding whitespace. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
-  readonly apiKey?: string
-  /**
-   * Name of the environment variable holding the key (read and trimmed at load);
-   * `'ANTHROPIC_API_KEY'` when neither is set.
-   */
-  readonly apiKeyEnv?: string
   /** Known models by id. */
   readonly models: { readonly [model: string]: AnthropicModelConfig }
   /** `budget_tokens` of extended thinking for each effort. Effort `'off'` or none sends no thinking. */
   readonly thinkingBudgets: { readonly [effort: string]: number }
   /** TTL of the `cache_control` breakpoints of every model that sets no `cacheTtl` of its own. */
   readonly cacheTtl: AnthropicCacheTtl
-  /**
-   * Milliseconds one attempt may wait for the response headers, and then for stream progress: an
-   * event that carries content, a tool call, new usage or the stop. `ping` events and empty deltas
-   * do not count.
-   */
-  readonly timeoutMs: number
-  /**
-   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
-   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
-   */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, 529, connection, timeout). */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
-  readonly retryBaseMs: number
 }
 
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
@@ -95,8 +72,6 @@ export const DEFAULT_THINKING_BUDGETS: { readonly [effort: string]: number } = O
 
 /** The effort that never enables thinking. */
 export const THINKING_OFF = 'off'
-
-const MODEL_KEYS = ['contextWindow', 'defaultMaxTokens', 'efforts', 'defaultEffort', 'cacheTtl', 'cacheTtlMs'] as const
 
 const cacheTtlSchema = Schema.union([Schema.const('5m'), Schema.const('1h')])
 
@@ -129,21 +104,8 @@ const schema = Schema.object({
   cacheTtl: cacheTtlSchema
     .default('5m')
     .description('TTL of the cache_control breakpoints of every model that sets no cacheTtl of its own.'),
-  timeoutMs: Schema.natural()
-    .min(1)
-    .default(600_000)
-    .description('Wait for the response headers, then for stream progress (pings do not count), per attempt.'),
-  deadlineMs: Schema.natural()
-    .min(1)
-    .description('Total wall-clock limit of one call, retries included; default none.'),
-  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
-  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+  ...attemptLimitsSchema(600_000, ' (pings do not count)'),
 })
-
-const parseShape = strictConfig<AnthropicAdapterConfig>(
-  'AnthropicAdapter',
-  schema as unknown as Schema<any, AnthropicAdapterConfig>,
-)
 
 /**
  * Parses and validates the `AnthropicAdapter` config: unknown keys (also inside a model entry),
@@ -151,12 +113,11 @@ const parseShape = strictConfig<AnthropicAdapterConfig>(
  * efforts the budgets do not define fail with a `TypeError` naming the key. The key itself is
  * never part of a message. Reading the environment variable happens when the plugin loads.
  */
-export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object.assign(
-  (input?: unknown): AnthropicAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input))
-      checkModelKeys('AnthropicAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
-    const config = parseShape(input)
-    const keySource = checkAdapterConnection('AnthropicAdapter', config, DEFAULT_API_KEY_ENV)
+export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = adapterConfigParser(
+  'AnthropicAdapter',
+  schema,
+  DEFAULT_API_KEY_ENV,
+  (config: AnthropicAdapterConfig, fail) => {
     if (Object.hasOwn(config.thinkingBudgets, THINKING_OFF))
       fail(`thinkingBudgets.${THINKING_OFF} is reserved: effort '${THINKING_OFF}' never sends thinking`)
     const budgets = Object.keys(config.thinkingBudgets)
@@ -173,29 +134,9 @@ export const parseAnthropicConfig: ConfigParser<AnthropicAdapterConfig> = Object
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    const models = dropEmptyEfforts(config.models)
-    return deepFreeze({
-      ...config,
-      models,
-      ...keySource,
-    })
   },
-  { schema: schema as unknown as Schema },
 )
 
-function fail(message: string): never {
-  throw new TypeError(`AnthropicAdapter config: ${message}`)
-}
-
-/**
- * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed of
- * surrounding whitespace (a CRLF env file or a mounted secret leaves a trailing `\r\n`).
- * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
- *   it holds only whitespace or whitespace inside the key.
- */
-export function resolveApiKey(
-  config: Pick<AnthropicAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return resolveAdapterApiKey('AnthropicAdapter', 'Anthropic', config, DEFAULT_API_KEY_ENV, env)
-}
+/** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
+export const resolveApiKey = (config: ApiKeySource, env = process.env): string =>
+  resolveAdapterApiKey('AnthropicAdapter', 'Anthropic', config, DEFAULT_API_KEY_ENV, env)

@@ -2,13 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
-import { callAborted, codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
-
-/** What an error message may name about the failed call. */
-export type ErrorContext = AdapterCallContext
-
-/** Anthropic's wording for a prompt over the context window (a 400 `invalid_request_error`). */
-export const PROMPT_TOO_LONG = /prompt is too long/i
+import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /**
  * Messages (case-insensitive) by which the Messages API, or a gateway that speaks it, reports a
@@ -17,7 +11,7 @@ export const PROMPT_TOO_LONG = /prompt is too long/i
 export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
   // Anthropic (400 invalid_request_error): "prompt is too long: N tokens > M maximum" (the body is quoted in
   //   OpenHands/OpenHands#5350, through LiteLLM).
-  PROMPT_TOO_LONG,
+  /prompt is too long/i,
   // Anthropic (400 invalid_request_error): "input length and `max_tokens` exceed context limit: N + M > L, decrease
   //   input length or `max_tokens` and try again" (docker/docker-agent#569, anthropics/claude-code#228).
   /exceed context limit/i,
@@ -51,7 +45,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * with the API key scrubbed; the SDK's error (whose body may echo a key) is not attached, and a
  * low-level cause is attached only as a redacted copy when it holds the key.
  */
-export function mapError(error: unknown, context: ErrorContext): LlmError {
+export function mapError(error: unknown, context: AdapterCallContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
   const { provider } = context
@@ -90,13 +84,15 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
   })
 }
 
-function fromApiError(error: APIError, route: string, context: ErrorContext): LlmError {
+function fromApiError(error: APIError, route: string, context: AdapterCallContext): LlmError {
   const type = error.type ?? undefined
   const upstream = upstreamMessage(error.error)
-  const own = error.apiMessage ?? stripStatus(error.message)
+  const own = error.apiMessage ?? error.message.replace(/^\d{3} /, '')
   const serverMessage = secretRedactor(context.secret).text(upstream ? `${own} (${upstream})` : own)
   const code =
-    error.status === undefined ? codeForType(type, serverMessage) : codeForStatus(error.status, serverMessage)
+    error.status === undefined
+      ? codeForType(type, serverMessage)
+      : codeForHttpError(error.status, isContextWindowMessage(serverMessage))
   const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
   const shouldRetry = error.headers?.get('x-should-retry')
   const where = error.status === undefined ? 'sent an error event mid-stream' : `answered HTTP ${error.status}`
@@ -111,18 +107,6 @@ function fromApiError(error: APIError, route: string, context: ErrorContext): Ll
       ...(shouldRetry === 'true' || shouldRetry === 'false' ? { retryable: shouldRetry === 'true' } : {}),
     },
   )
-}
-
-/**
- * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT,
- * RATE_LIMITED, SERVER), else by the message.
- */
-export function codeForStatus(status: number, serverMessage: string): LlmErrorCode {
-  const byStatus = codeForHttpStatus(status)
-  if (byStatus) return byStatus
-  if (status >= 400 && isContextWindowMessage(serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 400) return 'INVALID_REQUEST'
-  return 'INVALID_RESPONSE'
 }
 
 /** The code of a stream `error` event, from its `error.type`. */
@@ -153,11 +137,6 @@ export function isContextWindowMessage(serverMessage: string): boolean {
   return CONTEXT_WINDOW_PATTERNS.some((pattern) => pattern.test(serverMessage))
 }
 
-/** Replaces every occurrence of `secret` in `text`; see `secretRedactor` in `@warmfold/llm`. */
-export function redact(text: string, secret: string | undefined): string {
-  return secretRedactor(secret).text(text)
-}
-
 /**
  * The upstream provider's message when a router wrapped it: OpenRouter answers
  * `{ error: { message: "Provider returned error", metadata: { provider_name, raw } } }`, where
@@ -176,10 +155,6 @@ function upstreamMessage(body: unknown): string | undefined {
     // Not JSON: the raw text is the message.
   }
   return typeof metadata.provider_name === 'string' ? `${metadata.provider_name}: ${text}` : text
-}
-
-function stripStatus(message: string): string {
-  return message.replace(/^\d{3} /, '')
 }
 
 function describeCause(error: APIConnectionError): string {

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '@warmfold/llm'
+import { tokenUsage } from '@warmfold/llm/adapter'
 
 /** A usage object as Anthropic sends it (`message_start.message.usage` or `message_delta.usage`). */
 export type AnthropicUsage = { readonly [field: string]: unknown }
@@ -33,21 +34,15 @@ export function mergeUsage(
 export function mapUsage(raw: AnthropicUsage | undefined): TokenUsage | undefined {
   if (!raw) return undefined
   const details = raw.output_tokens_details
-  const usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = {}
-  assign(usage, 'inputTokens', raw.input_tokens)
-  assign(usage, 'cacheReadTokens', raw.cache_read_input_tokens)
-  assign(usage, 'cacheWriteTokens', raw.cache_creation_input_tokens)
-  assign(usage, 'outputTokens', raw.output_tokens)
-  if (typeof details === 'object' && details !== null)
-    assign(usage, 'reasoningTokens', (details as AnthropicUsage).thinking_tokens)
-  usage.raw = raw
-  return usage
-}
-
-function assign(
-  usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] },
-  key: 'inputTokens' | 'cacheReadTokens' | 'cacheWriteTokens' | 'outputTokens' | 'reasoningTokens',
-  value: unknown,
-): void {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) usage[key] = value
+  return tokenUsage(
+    {
+      inputTokens: raw.input_tokens,
+      cacheReadTokens: raw.cache_read_input_tokens,
+      cacheWriteTokens: raw.cache_creation_input_tokens,
+      outputTokens: raw.output_tokens,
+      reasoningTokens:
+        typeof details === 'object' && details !== null ? (details as AnthropicUsage).thinking_tokens : undefined,
+    },
+    raw,
+  )
 }

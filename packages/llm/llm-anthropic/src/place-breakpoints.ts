@@ -78,7 +78,8 @@ export function placeBreakpoints(
     message.content.map((block, blockIndex) => ({ block, messageIndex, blockIndex })),
   )
   const marked = messageBreakpoints(
-    blocks.map(({ block }) => canCarryBreakpoint(block)),
+    // Thinking blocks cannot carry one.
+    blocks.map(({ block }) => block.type !== 'thinking' && block.type !== 'redacted_thinking'),
     blocks.length - excludeTrailingBlocks,
     budget,
   )
@@ -124,8 +125,4 @@ export function messageBreakpoints(eligible: readonly boolean[], end: number, bu
     positions.push(target)
   }
   return positions.toReversed()
-}
-
-function canCarryBreakpoint(block: ContentBlockParam): boolean {
-  return block.type !== 'thinking' && block.type !== 'redacted_thinking'
 }

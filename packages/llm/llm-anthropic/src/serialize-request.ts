@@ -8,16 +8,9 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages'
-import type {
-  ContentBlock,
-  GenerateOptions,
-  ImageBlock,
-  Message,
-  ToolDefinition,
-  ToolResultContent,
-} from '@warmfold/llm'
-import { canonicalJson, LlmError } from '@warmfold/llm'
-import { misplacedBlock, parseToolArguments, unsendable } from '@warmfold/llm/adapter'
+import type { ContentBlock, GenerateOptions, ImageBlock, Message, ToolDefinition } from '@warmfold/llm'
+import { canonicalJson } from '@warmfold/llm'
+import { misplacedBlock, parseToolArguments, unsendable, unsupportedEffort } from '@warmfold/llm/adapter'
 import { THINKING_OFF } from './config.ts'
 
 /** One Anthropic message: consecutive warmfold messages of the same role are merged into one. */
@@ -75,7 +68,7 @@ export interface SerializeSettings {
 export function serializeRequest(options: GenerateOptions, settings: SerializeSettings): AnthropicRequestBody {
   const thinking = thinkingFor(options.reasoningEffort, settings, options.model)
   const tools = options.tools?.length ? options.tools.map(serializeTool) : undefined
-  const body: AnthropicRequestBody = {
+  return {
     model: options.model,
     max_tokens: options.maxTokens ?? settings.defaultMaxTokens,
     stream: true,
@@ -86,7 +79,6 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
     ...(options.system ? { system: [{ type: 'text' as const, text: options.system }] } : {}),
     messages: serializeMessages(options.messages, settings.provider),
   }
-  return body
 }
 
 /**
@@ -119,14 +111,7 @@ function thinkingFor(
   if (effort === undefined || effort === THINKING_OFF) return undefined
   if (!Object.hasOwn(settings.thinkingBudgets, effort)) {
     const known = [THINKING_OFF, ...Object.keys(settings.thinkingBudgets)].join(', ')
-    throw new LlmError(
-      'UNSUPPORTED_REASONING_EFFORT',
-      `reasoningEffort "${effort}" has no thinking budget for ${settings.provider}/${model}; known efforts: ${known}`,
-      {
-        provider: settings.provider,
-        retryable: false,
-      },
-    )
+    throw unsupportedEffort({ provider: settings.provider, model }, effort, 'thinking budget', known)
   }
   return { type: 'enabled', budget_tokens: settings.thinkingBudgets[effort]! }
 }
@@ -160,7 +145,9 @@ function userContent(message: Message, position: number, provider: string): Cont
         const result: ToolResultBlockParam = {
           type: 'tool_result',
           tool_use_id: block.toolCallId,
-          content: block.content.flatMap(resultPart),
+          content: block.content.flatMap((part): Array<TextBlockParam | ImageBlockParam> =>
+            part.type === 'image' ? [imageParam(part)] : part.text === '' ? [] : [textParam(part.text)],
+          ),
         }
         if (block.isError) result.is_error = true
         content.push(result)
@@ -196,11 +183,6 @@ function assistantContent(message: Message, position: number, provider: string):
     }
   }
   return [...thinking, ...text, ...calls]
-}
-
-function resultPart(block: ToolResultContent): Array<TextBlockParam | ImageBlockParam> {
-  if (block.type === 'image') return [imageParam(block)]
-  return block.text === '' ? [] : [textParam(block.text)]
 }
 
 function textParam(text: string): TextBlockParam {

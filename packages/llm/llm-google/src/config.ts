@@ -1,14 +1,12 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkAdapterConnection, checkModelKeys, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { ThinkingLevelName } from './default-thinking.ts'
 import { defaultThinking, THINKING_LEVEL_NAMES } from './default-thinking.ts'
 
 /** What the adapter knows about one Gemini model. */
-export interface GoogleModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
+export interface GoogleModelConfig extends AdapterModelConfig {
   /**
    * `maxOutputTokens` of a request that sets no `maxTokens`; omitted, none
    * is sent and the model's own limit applies.
@@ -24,8 +22,6 @@ export interface GoogleModelConfig {
   readonly thinkingLevels?: { readonly [effort: string]: ThinkingLevelName }
   /** Efforts the model advertises; default every key of its thinking table. Each must be a key of the table. */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * How long the provider keeps this model's cached prefix unused, in ms;
    * Google documents none for implicit caching.
@@ -33,44 +29,22 @@ export interface GoogleModelConfig {
   readonly cacheTtlMs?: number
 }
 
-/** The parsed config of `GoogleAdapter`. */
-export interface GoogleAdapterConfig {
+/** The parsed config of `GoogleAdapter`; `apiKeyEnv` is `'GEMINI_API_KEY'` when neither it nor `apiKey` is set. */
+export interface GoogleAdapterConfig extends ApiKeySource, AttemptLimits {
   /** Provider id the adapter registers under; default `'google'`. */
   readonly provider: string
   /** API base URL (the SDK's `httpOptions.baseUrl`); omitted, `https://generativelanguage.googleapis.com`. */
   readonly baseURL?: string
   /** API version path segment; default the SDK's (`v1beta`). */
   readonly apiVersion?: string
-  /** The API key itself, trimmed. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
-  readonly apiKey?: string
-  /** Name of the environment variable holding the key; `'GEMINI_API_KEY'` when neither is set. */
-  readonly apiKeyEnv?: string
   /** Known models by id. */
   readonly models: { readonly [model: string]: GoogleModelConfig }
   /** Ask for thought summaries (`includeThoughts`) whenever thinking is on, so they stream as reasoning blocks. */
   readonly includeThoughts: boolean
-  /** Milliseconds one attempt may wait for the response headers, and then for stream progress. */
-  readonly timeoutMs: number
-  /** Wall-clock milliseconds one call may take in total (every attempt and wait); absent: no limit. */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, connection, timeout), only before any output. */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
-  readonly retryBaseMs: number
 }
 
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
 export const DEFAULT_API_KEY_ENV = 'GEMINI_API_KEY'
-
-const MODEL_KEYS = [
-  'contextWindow',
-  'defaultMaxTokens',
-  'thinkingBudgets',
-  'thinkingLevels',
-  'efforts',
-  'defaultEffort',
-  'cacheTtlMs',
-] as const
 
 const modelSchema = Schema.object({
   contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
@@ -98,21 +72,8 @@ const schema = Schema.object({
   ),
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
   includeThoughts: Schema.boolean().default(true).description('Ask for thought summaries when thinking is on.'),
-  timeoutMs: Schema.natural()
-    .min(1)
-    .default(300_000)
-    .description('Wait for the response headers, then for stream progress, per attempt.'),
-  deadlineMs: Schema.natural()
-    .min(1)
-    .description('Total wall-clock limit of one call, retries included; default none.'),
-  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
-  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+  ...attemptLimitsSchema(300_000),
 })
-
-const parseShape = strictConfig<GoogleAdapterConfig>(
-  'GoogleAdapter',
-  schema as unknown as Schema<any, GoogleAdapterConfig>,
-)
 
 /**
  * Parses and validates the `GoogleAdapter` config: unknown keys (also inside a model entry),
@@ -120,24 +81,17 @@ const parseShape = strictConfig<GoogleAdapterConfig>(
  * efforts its table does not define fail with a `TypeError` naming the key. The key itself is
  * never part of a message.
  */
-export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = Object.assign(
-  (input?: unknown): GoogleAdapterConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input))
-      checkModelKeys('GoogleAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
-    const config = parseShape(input)
-    const keySource = checkAdapterConnection('GoogleAdapter', config, DEFAULT_API_KEY_ENV)
+export const parseGoogleConfig: ConfigParser<GoogleAdapterConfig> = adapterConfigParser(
+  'GoogleAdapter',
+  schema,
+  DEFAULT_API_KEY_ENV,
+  (config: GoogleAdapterConfig, fail) => {
     if (config.apiVersion === '') fail('apiVersion must not be empty')
-    const models = Object.fromEntries(Object.entries(config.models).map(([id, model]) => [id, checkModel(id, model)]))
-    return deepFreeze({
-      ...config,
-      models,
-      ...keySource,
-    })
+    return Object.fromEntries(Object.entries(config.models).map(([id, model]) => [id, checkModel(id, model, fail)]))
   },
-  { schema: schema as unknown as Schema },
 )
 
-function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
+function checkModel(id: string, input: GoogleModelConfig, fail: (message: string) => never): GoogleModelConfig {
   // schemastery fills absent dicts and arrays with empty ones; empty means "not set" here.
   const { thinkingBudgets, thinkingLevels, efforts, ...rest } = input
   const budgets = thinkingBudgets && Object.keys(thinkingBudgets).length ? thinkingBudgets : undefined
@@ -174,18 +128,6 @@ function checkModel(id: string, input: GoogleModelConfig): GoogleModelConfig {
   return model
 }
 
-function fail(message: string): never {
-  throw new TypeError(`GoogleAdapter config: ${message}`)
-}
-
-/**
- * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
- * @throws Error naming the variable (never a value) when it is unset or empty, and TypeError when
- *   it holds only whitespace or whitespace inside the key.
- */
-export function resolveApiKey(
-  config: Pick<GoogleAdapterConfig, 'apiKey' | 'apiKeyEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return resolveAdapterApiKey('GoogleAdapter', 'Gemini', config, DEFAULT_API_KEY_ENV, env)
-}
+/** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
+export const resolveApiKey = (config: ApiKeySource, env = process.env): string =>
+  resolveAdapterApiKey('GoogleAdapter', 'Gemini', config, DEFAULT_API_KEY_ENV, env)

@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { ConfigParser, Parsed } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
+import { adapterPluginInfo, LlmAdapterPlugin } from '@warmfold/llm/adapter'
 import type { GoogleAdapterConfig } from './config.ts'
 import { parseGoogleConfig, resolveApiKey } from './config.ts'
 import { GoogleLlmAdapter } from './google-llm-adapter.ts'
@@ -14,20 +14,11 @@ import { GoogleLlmAdapter } from './google-llm-adapter.ts'
  * invalid or the key's environment variable is unset; the message names the key or variable,
  * never a key value.
  */
-export class GoogleAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
-    packageName: '@warmfold/llm-google',
-    provides: LLM_ADAPTER_ROLE,
-    defaultProvider: 'google',
-  }
-  static inject = ['llm']
-
-  /** The registered adapter. */
-  readonly adapter: GoogleLlmAdapter
+export class GoogleAdapter extends LlmAdapterPlugin<GoogleLlmAdapter> {
+  static readonly [WARMFOLD_PLUGIN] = adapterPluginInfo('@warmfold/llm-google', 'google')
 
   constructor(ctx: Context, config: Parsed<GoogleAdapter.Config>) {
-    this.adapter = new GoogleLlmAdapter(config, resolveApiKey(config))
-    ctx.llm.registerAdapter(config.provider, this.adapter)
+    super(ctx, config, new GoogleLlmAdapter(config, resolveApiKey(config)))
   }
 }
 

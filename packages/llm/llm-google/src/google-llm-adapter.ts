@@ -1,9 +1,9 @@
 import type { GenerateContentParameters } from '@google/genai'
 import { GoogleGenAI } from '@google/genai'
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter } from '@warmfold/llm'
-import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
-import type { GoogleAdapterConfig, GoogleModelConfig } from './config.ts'
+import { LlmAdapter } from '@warmfold/llm'
+import { callContext, modelEntry, normalizeApiKey, modelInfo, resilientStream } from '@warmfold/llm/adapter'
+import type { GoogleAdapterConfig } from './config.ts'
 import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { GeminiChunk } from './map-stream.ts'
@@ -36,7 +36,6 @@ export class GoogleLlmAdapter extends LlmAdapter {
   readonly #client: GoogleGenAI
   readonly #secret: string
   readonly #fetch: GoogleFetch | undefined
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseGoogleConfig`); `apiKey` the resolved key (surrounding
@@ -67,19 +66,10 @@ export class GoogleLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
-    const config = this.#modelConfig(provider, model)
+    const config = modelEntry(this.#config.models, provider, model)
     const table = thinkingTable(model, config)
     const efforts = config.efforts ?? (table ? Object.keys(table.table) : undefined)
-    const info: ModelInfo = deepFreeze({
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...(config.cacheTtlMs === undefined ? {} : { cacheTtlMs: config.cacheTtlMs }),
-      ...reasoningInfo(efforts, config.defaultEffort, (effort) => thinkingReserve(table, effort)),
-    })
-    this.#models.set(model, info)
-    return info
+    return modelInfo({ ...config, efforts }, config, (effort) => thinkingReserve(table, effort))
   }
 
   /**
@@ -93,7 +83,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL`, `UNSUPPORTED_REASONING_EFFORT` or `INVALID_REQUEST`.
    */
   request(options: GenerateOptions): GeminiRequestBody {
-    const model = this.#modelConfig(options.provider, options.model)
+    const model = modelEntry(this.#config.models, options.provider, options.model)
     return serializeRequest(options, {
       defaultMaxTokens: model.defaultMaxTokens,
       thinking: thinkingTable(options.model, model),
@@ -111,13 +101,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     const body = this.request(options)
     let headers: Headers | undefined
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#secret,
-      headers: () => headers,
-    }
+    const context: ErrorContext = { ...callContext(options, this.#secret), headers: () => headers }
     // The SDK's ApiError drops the response headers; this wrapper keeps the attempt's for retry-after.
     const base = this.#fetch ?? globalThis.fetch
     const fetch: GoogleFetch = async (input, init) => {
@@ -126,9 +110,7 @@ export class GoogleLlmAdapter extends LlmAdapter {
       return response
     }
     yield* resilientStream<GeminiChunk>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
@@ -164,9 +146,5 @@ export class GoogleLlmAdapter extends LlmAdapter {
       },
     } as unknown as GenerateContentParameters
     return (await this.#client.models.generateContentStream(params)) as AsyncIterable<GeminiChunk>
-  }
-
-  #modelConfig(provider: string, model: string): GoogleModelConfig {
-    return modelEntry(this.#config.models, provider, model)
   }
 }

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '@warmfold/llm'
+import { tokenCount, tokenUsage } from '@warmfold/llm/adapter'
 
 /** `usageMetadata` as Gemini sends it on a stream chunk. */
 export type GeminiUsage = { readonly [field: string]: unknown }
@@ -20,19 +21,18 @@ export type GeminiUsage = { readonly [field: string]: unknown }
  */
 export function mapUsage(raw: GeminiUsage | undefined): TokenUsage | undefined {
   if (!raw) return undefined
-  const prompt = count(raw.promptTokenCount)
-  const cached = count(raw.cachedContentTokenCount)
-  const candidates = count(raw.candidatesTokenCount)
-  const thoughts = count(raw.thoughtsTokenCount)
-  const usage: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = {}
-  if (prompt !== undefined) usage.inputTokens = cached === undefined ? prompt : Math.max(0, prompt - cached)
-  if (cached !== undefined) usage.cacheReadTokens = cached
-  if (candidates !== undefined || thoughts !== undefined) usage.outputTokens = (candidates ?? 0) + (thoughts ?? 0)
-  if (thoughts !== undefined) usage.reasoningTokens = thoughts
-  usage.raw = raw
-  return usage
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+  const prompt = tokenCount(raw.promptTokenCount)
+  const cached = tokenCount(raw.cachedContentTokenCount)
+  const candidates = tokenCount(raw.candidatesTokenCount)
+  const thoughts = tokenCount(raw.thoughtsTokenCount)
+  return tokenUsage(
+    {
+      inputTokens: prompt === undefined || cached === undefined ? prompt : Math.max(0, prompt - cached),
+      cacheReadTokens: cached,
+      outputTokens:
+        candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0),
+      reasoningTokens: thoughts,
+    },
+    raw,
+  )
 }

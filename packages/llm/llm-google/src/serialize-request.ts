@@ -57,8 +57,8 @@ export interface GeminiGenerationConfig {
  */
 export interface GeminiRequestBody {
   contents: GeminiContent[]
-  systemInstruction?: { parts: [{ text: string }] }
-  tools?: [{ functionDeclarations: GeminiFunctionDeclaration[] }]
+  systemInstruction?: { parts: Array<{ text: string }> }
+  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>
   generationConfig: GeminiGenerationConfig
 }
 
@@ -91,14 +91,8 @@ export function serializeRequest(options: GenerateOptions, settings: SerializeSe
   }
   return {
     contents: serializeContents(options.messages, options.provider),
-    ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] as [{ text: string }] } } : {}),
-    ...(options.tools?.length
-      ? {
-          tools: [{ functionDeclarations: options.tools.map(serializeTool) }] as [
-            { functionDeclarations: GeminiFunctionDeclaration[] },
-          ],
-        }
-      : {}),
+    ...(options.system ? { systemInstruction: { parts: [{ text: options.system }] } } : {}),
+    ...(options.tools?.length ? { tools: [{ functionDeclarations: options.tools.map(serializeTool) }] } : {}),
     generationConfig,
   }
 }
@@ -148,8 +142,7 @@ function serializeTool(tool: ToolDefinition): GeminiFunctionDeclaration {
 function modelParts(message: Message, position: number, provider: string, calls: Map<string, string>): GeminiPart[] {
   const parts: GeminiPart[] = []
   for (const block of message.content as readonly ContentBlock[]) {
-    const signature =
-      block.type === 'text' || block.type === 'reasoning' || block.type === 'tool-call' ? signed(block.signature) : {}
+    const signature = 'signature' in block && block.signature ? { thoughtSignature: block.signature } : {}
     switch (block.type) {
       case 'reasoning':
         // A thought summary goes back as the thought part it came as, with its signature.
@@ -222,8 +215,4 @@ function resultParts(
     { functionResponse: { ...(isSyntheticCallId(block.toolCallId) ? {} : { id: block.toolCallId }), name, response } },
     ...images,
   ]
-}
-
-function signed(signature: string | undefined): { thoughtSignature?: string } {
-  return signature === undefined || signature === '' ? {} : { thoughtSignature: signature }
 }

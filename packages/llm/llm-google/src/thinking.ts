@@ -1,5 +1,5 @@
 import { ThinkingLevel } from '@google/genai'
-import { LlmError } from '@warmfold/llm'
+import { unsupportedEffort } from '@warmfold/llm/adapter'
 import type { GoogleModelConfig } from './config.ts'
 import type { ThinkingLevelName, ThinkingTable } from './default-thinking.ts'
 import { defaultThinking } from './default-thinking.ts'
@@ -50,15 +50,7 @@ export function thinkingConfigFor(
   if (effort === undefined) return undefined
   if (!table || !Object.hasOwn(table.table, effort)) {
     const known = table ? Object.keys(table.table).join(', ') : '(none: the model has no thinking table)'
-    throw new LlmError(
-      'UNSUPPORTED_REASONING_EFFORT',
-      `reasoningEffort "${effort}" has no thinking setting for ${where.provider}/${where.model}; known efforts: ` +
-        `${known}`,
-      {
-        provider: where.provider,
-        retryable: false,
-      },
-    )
+    throw unsupportedEffort(where, effort, 'thinking setting', known)
   }
   if (table.kind === 'budget') {
     const budget = table.table[effort]!

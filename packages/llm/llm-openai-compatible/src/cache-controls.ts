@@ -1,6 +1,6 @@
 import type { GenerateOptions } from '@warmfold/llm'
 import { promptCacheKeyFor } from '@warmfold/llm'
-import type { ChatMessage, ChatTextPart } from './chat-message.ts'
+import type { ChatMessage } from './chat-message.ts'
 
 /** Whether to send a per-session `prompt_cache_key`. */
 export type PromptCacheKeyMode = 'session' | 'off'
@@ -82,11 +82,7 @@ export function placeBreakpoints(
 
 function asParts(message: ChatMessage): ChatMessage {
   if (message.role === 'assistant' || typeof message.content !== 'string') return message
-  return { ...message, content: [textPart(message.content)] } as ChatMessage
-}
-
-function textPart(text: string): ChatTextPart {
-  return { type: 'text', text }
+  return { ...message, content: [{ type: 'text', text: message.content }] } as ChatMessage
 }
 
 function markLastPart(message: ChatMessage): ChatMessage {

@@ -1,7 +1,7 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
 import type { SecretRedactor } from '@warmfold/llm/adapter'
 import { LlmAdapter, LlmError } from '@warmfold/llm'
-import { normalizeApiKey, reasoningInfo, secretRedactor } from '@warmfold/llm/adapter'
+import { modelInfo, normalizeApiKey, secretRedactor } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { OpenAICompatibleConfig } from './config.ts'
 import { defaultPromptCacheKey, DIALECT_CACHE_TTL_MS, EXTENDED_RETENTION_TTL_MS } from './config.ts'
@@ -103,17 +103,9 @@ export class ChatCompletionsAdapter extends LlmAdapter {
         },
       )
     }
-    return {
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...cacheTtl(
-        config.cacheTtlMs ??
-          (config.promptCacheRetention === '24h'
-            ? EXTENDED_RETENTION_TTL_MS
-            : DIALECT_CACHE_TTL_MS[this.options.dialect]),
-      ),
-      ...reasoningInfo(config.efforts, config.defaultEffort),
-    }
+    const retentionTtl =
+      config.promptCacheRetention === '24h' ? EXTENDED_RETENTION_TTL_MS : DIALECT_CACHE_TTL_MS[this.options.dialect]
+    return modelInfo(config, { cacheTtlMs: config.cacheTtlMs ?? retentionTtl })
   }
 
   /**
@@ -205,36 +197,26 @@ export class ChatCompletionsAdapter extends LlmAdapter {
   }
 
   private failure(error: unknown, state: StreamState, options: GenerateOptions, context: ErrorContext): LlmError {
+    const { provider } = options
+    const call = `${provider}: the ${options.purpose ?? 'llm'} call to ${options.model}`
     if (options.signal?.aborted) {
       if (LlmError.isInstance(error) && error.code === 'ABORTED') return error
-      return new LlmError(
-        'ABORTED',
-        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} was aborted`,
-        {
-          provider: options.provider,
-          retryable: false,
-          cause: options.signal.reason,
-        },
-      )
+      return new LlmError('ABORTED', `${call} was aborted`, {
+        provider,
+        retryable: false,
+        cause: options.signal.reason,
+      })
     }
     if (state.expired === 'deadline') {
-      return new LlmError(
-        'TIMEOUT',
-        `${options.provider}: the ${options.purpose ?? 'llm'} call to ${options.model} did not finish within ` +
-          `deadlineMs (${this.options.deadlineMs} ms)`,
-        {
-          provider: options.provider,
-          retryable: false,
-        },
-      )
+      const limit = `deadlineMs (${this.options.deadlineMs} ms)`
+      return new LlmError('TIMEOUT', `${call} did not finish within ${limit}`, { provider, retryable: false })
     }
     if (state.expired === 'idle') {
       return new LlmError(
         'TIMEOUT',
-        `${options.provider}: no stream progress from ${this.options.baseURL} for timeoutMs ` +
-          `(${this.options.timeoutMs} ms): no chunk carried content, reasoning, a tool call, new usage or a finish ` +
-          `reason`,
-        { provider: options.provider },
+        `${provider}: no stream progress from ${this.options.baseURL} for timeoutMs (${this.options.timeoutMs} ms): ` +
+          `no chunk carried content, reasoning, a tool call, new usage or a finish reason`,
+        { provider },
       )
     }
     return mapError(error, context)
@@ -290,8 +272,4 @@ function safeJson(value: unknown): string {
   } catch {
     return String(value)
   }
-}
-
-function cacheTtl(ms: number | undefined): { cacheTtlMs?: number } {
-  return ms === undefined ? {} : { cacheTtlMs: ms }
 }

@@ -1,5 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
 import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { normalizeApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 import type { PromptCacheKeyMode, PromptCacheRetention } from './cache-controls.ts'
@@ -15,15 +16,7 @@ export type Dialect = 'deepseek' | 'openai' | 'vllm' | 'llamacpp' | 'generic'
 export const DIALECTS: readonly Dialect[] = ['deepseek', 'openai', 'vllm', 'llamacpp', 'generic']
 
 /** What the adapter knows about one model (becomes its `ModelInfo`). */
-export interface ModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
-  /** Output cap used when a request names none. */
-  readonly defaultMaxTokens?: number
-  /** Accepted `reasoningEffort` values; empty or absent: the model takes no effort list. */
-  readonly efforts?: readonly string[]
-  /** Effort applied when a request names none; must be one of `efforts`. */
-  readonly defaultEffort?: string
+export interface ModelConfig extends AdapterModelConfig {
   /**
    * How long the server keeps this model's cached prefix unused, in ms; default 24 h with
    * `promptCacheRetention: '24h'`, else the dialect's (`DIALECT_CACHE_TTL_MS`).
@@ -59,34 +52,15 @@ export const DIALECT_CACHE_TTL_MS: Readonly<Partial<Record<Dialect, number>>> = 
 })
 
 /** `OpenAICompatibleAdapter` config, with defaults applied. */
-export interface OpenAICompatibleConfig {
+export interface OpenAICompatibleConfig extends ApiKeySource, AttemptLimits {
   /** Provider id the adapter is registered under, e.g. `deepseek`. Required. */
   readonly provider: string
   /** Endpoint base URL, e.g. `https://api.deepseek.com` (requests go to `{baseURL}/chat/completions`). Required. */
   readonly baseURL: string
-  /** The API key itself, trimmed of surrounding whitespace. Prefer `apiKeyEnv`. At most one of the two. */
-  readonly apiKey?: string
-  /** Name of the environment variable holding the API key, read (and trimmed) at load. */
-  readonly apiKeyEnv?: string
   /** Server family; default `generic`. */
   readonly dialect: Dialect
   /** Model id → model facts. At least one model. */
   readonly models: Readonly<Record<string, ModelConfig>>
-  /**
-   * Milliseconds to wait for the response headers, and then for stream progress: a chunk that
-   * carries content, reasoning, a tool call, new usage or the finish reason. Empty chunks do not
-   * count. Default 600000.
-   */
-  readonly timeoutMs: number
-  /**
-   * Wall-clock milliseconds one call may take in total (retries, waits and streaming included);
-   * when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
-   */
-  readonly deadlineMs?: number
-  /** Retries after a 429, a 5xx or a connection failure; default 2. */
-  readonly maxRetries: number
-  /** First retry backoff in milliseconds, doubled per retry; default 500. */
-  readonly retryBaseMs: number
   /** Longest single wait between two attempts, `retry-after` included; default 60000. */
   readonly maxRetryWaitMs: number
   /** Extra static HTTP headers sent with every request; default none. */
@@ -104,37 +78,13 @@ export function defaultPromptCacheKey(dialect: Dialect): PromptCacheKeyMode {
 }
 
 /** The config a host writes: {@link OpenAICompatibleConfig} with the defaulted keys optional. */
-export type OpenAICompatibleOptions = Pick<
-  OpenAICompatibleConfig,
-  'provider' | 'baseURL' | 'models' | 'apiKey' | 'apiKeyEnv'
-> &
-  Partial<
-    Pick<
-      OpenAICompatibleConfig,
-      | 'dialect'
-      | 'timeoutMs'
-      | 'deadlineMs'
-      | 'maxRetries'
-      | 'retryBaseMs'
-      | 'maxRetryWaitMs'
-      | 'headers'
-      | 'promptCacheKey'
-    >
-  >
+export type OpenAICompatibleOptions = Pick<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models'> &
+  Partial<Omit<OpenAICompatibleConfig, 'provider' | 'baseURL' | 'models'>>
 
 /** Parses a host's config (anything at run time) into the resolved config; `schema` is the schemastery schema. */
 export type OpenAICompatibleConfigParser = ConfigParser<OpenAICompatibleConfig, OpenAICompatibleOptions>
 
 const OWNER = 'OpenAICompatibleAdapter'
-const MODEL_KEYS = [
-  'contextWindow',
-  'defaultMaxTokens',
-  'efforts',
-  'defaultEffort',
-  'cacheTtlMs',
-  'promptCacheRetention',
-  'cacheBreakpoints',
-]
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -153,6 +103,7 @@ const modelSchema = Schema.object({
   ),
   cacheBreakpoints: Schema.boolean().description('Explicit cache breakpoints (OpenAI GPT-5.6+). Default false.'),
 })
+const MODEL_KEYS = Object.keys(modelSchema.dict ?? {})
 
 const schema = Schema.object({
   provider: Schema.string().required().description('Provider id to register, e.g. "deepseek". Required.'),
@@ -211,8 +162,7 @@ export const parseOpenAICompatibleConfig: OpenAICompatibleConfigParser = Object.
       fail(`apiKeyEnv must be an environment variable name, got ${JSON.stringify(config.apiKeyEnv)}`)
     const modelIds = Object.keys(config.models)
     if (modelIds.length === 0) fail('models must name at least one model')
-    const models: Record<string, ModelConfig> = {}
-    for (const id of modelIds) models[id] = checkModel(id, config.models[id] as ModelConfig)
+    const models = Object.fromEntries(modelIds.map((id) => [id, checkModel(id, config.models[id]!)]))
     for (const name of Object.keys(config.headers)) {
       if (!HEADER_NAME.test(name)) fail(`headers: ${JSON.stringify(name)} is not a valid HTTP header name`)
     }
@@ -280,12 +230,8 @@ function checkModel(id: string, model: ModelConfig): ModelConfig {
 }
 
 function checkBaseURL(baseURL: string): void {
-  let url: URL
-  try {
-    url = new URL(baseURL)
-  } catch {
-    return fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(baseURL)}`)
-  }
+  if (!URL.canParse(baseURL)) fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(baseURL)}`)
+  const url = new URL(baseURL)
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     fail(`baseURL must use http or https, got ${JSON.stringify(url.protocol)}`)
   if (url.username || url.password) fail('baseURL must not carry credentials; use apiKeyEnv')

@@ -1,6 +1,6 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
-import { codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import { codeForHttpStatus, parseRetryAfter } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /** What error mapping needs to know about the call. */
@@ -238,13 +238,6 @@ function upstreamMessage(metadata: unknown): { provider?: string; server: Server
   const { raw, provider_name: provider } = metadata as { raw?: unknown; provider_name?: unknown }
   if (typeof raw !== 'string' || raw.trim() === '') return undefined
   return { ...(typeof provider === 'string' ? { provider } : {}), server: serverMessage(raw) }
-}
-
-/**
- * Replaces every occurrence of `secret` in `text` (no-op without a secret); see `secretRedactor` in `@warmfold/llm`.
- */
-export function redactor(secret: string | undefined): (text: string) => string {
-  return secretRedactor(secret).text
 }
 
 function isAbortError(error: unknown): boolean {

@@ -1,4 +1,5 @@
 import type { TokenUsage } from '@warmfold/llm'
+import { tokenCount, tokenUsage } from '@warmfold/llm/adapter'
 import type { Dialect } from './config.ts'
 
 /**
@@ -50,11 +51,11 @@ export function mapUsage(
   timings: LlamaTimings | undefined,
   dialect: Dialect,
 ): TokenUsage {
-  const prompt = count(usage?.prompt_tokens)
-  const cacheN = count(timings?.cache_n)
-  const promptN = count(timings?.prompt_n)
-  const hit = count(usage?.prompt_cache_hit_tokens)
-  const miss = count(usage?.prompt_cache_miss_tokens)
+  const prompt = tokenCount(usage?.prompt_tokens)
+  const cacheN = tokenCount(timings?.cache_n)
+  const promptN = tokenCount(timings?.prompt_n)
+  const hit = tokenCount(usage?.prompt_cache_hit_tokens)
+  const miss = tokenCount(usage?.prompt_cache_miss_tokens)
   let inputTokens: number | undefined
   let cacheReadTokens: number | undefined
   let cacheWriteTokens: number | undefined
@@ -65,30 +66,26 @@ export function mapUsage(
     cacheReadTokens = hit
     inputTokens = miss ?? difference(prompt, hit)
   } else {
-    cacheReadTokens = count(usage?.prompt_tokens_details?.cached_tokens)
+    cacheReadTokens = tokenCount(usage?.prompt_tokens_details?.cached_tokens)
     if (dialect !== 'llamacpp' && dialect !== 'deepseek') {
-      cacheWriteTokens = count(usage?.prompt_tokens_details?.cache_write_tokens) ?? count(usage?.cache_write_tokens)
+      cacheWriteTokens =
+        tokenCount(usage?.prompt_tokens_details?.cache_write_tokens) ?? tokenCount(usage?.cache_write_tokens)
     }
     inputTokens =
       prompt === undefined ? undefined : Math.max(0, prompt - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0))
   }
-  const mapped: { -readonly [K in keyof TokenUsage]: TokenUsage[K] } = {}
-  if (inputTokens !== undefined) mapped.inputTokens = inputTokens
-  if (cacheReadTokens !== undefined) mapped.cacheReadTokens = cacheReadTokens
-  if (cacheWriteTokens !== undefined) mapped.cacheWriteTokens = cacheWriteTokens
-  const output = count(usage?.completion_tokens)
-  if (output !== undefined) mapped.outputTokens = output
-  const reasoning = count(usage?.completion_tokens_details?.reasoning_tokens)
-  if (reasoning !== undefined) mapped.reasoningTokens = reasoning
-  mapped.raw = timings === undefined ? usage : { ...usage, timings }
-  return mapped
+  return tokenUsage(
+    {
+      inputTokens,
+      cacheReadTokens,
+      cacheWriteTokens,
+      outputTokens: usage?.completion_tokens,
+      reasoningTokens: usage?.completion_tokens_details?.reasoning_tokens,
+    },
+    timings === undefined ? usage : { ...usage, timings },
+  )
 }
 
 function difference(total: number | undefined, part: number | undefined): number | undefined {
   return total === undefined || part === undefined ? undefined : Math.max(0, total - part)
-}
-
-/** A token count: a finite number ≥ 0, else undefined (a malformed field is "not reported"). */
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
 }

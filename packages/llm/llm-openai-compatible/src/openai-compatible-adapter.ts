@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
-import type { Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { Parsed } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
+import { adapterPluginInfo, LlmAdapterPlugin } from '@warmfold/llm/adapter'
 import { ChatCompletionsAdapter } from './chat-completions-adapter.ts'
 import type { OpenAICompatibleConfig, OpenAICompatibleConfigParser } from './config.ts'
 import { parseOpenAICompatibleConfig, resolveApiKey } from './config.ts'
@@ -16,26 +16,19 @@ import { parseOpenAICompatibleConfig, resolveApiKey } from './config.ts'
  * `apiKeyEnv` whose variable is unset (the message names the variable, never a value), and on
  * a provider id that is already registered.
  */
-export class OpenAICompatibleAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
-    packageName: '@warmfold/llm-openai-compatible',
-    provides: LLM_ADAPTER_ROLE,
-  }
-  static inject = ['llm']
+export class OpenAICompatibleAdapter extends LlmAdapterPlugin<ChatCompletionsAdapter> {
+  static readonly [WARMFOLD_PLUGIN] = adapterPluginInfo('@warmfold/llm-openai-compatible')
   /** One plugin, several endpoints: each `ctx.plugin(OpenAICompatibleAdapter, config)` is its own adapter. */
   static reusable = true
 
-  /** The adapter registered with `ctx.llm`. */
-  readonly adapter: ChatCompletionsAdapter
-
   constructor(ctx: Context, config: Parsed<OpenAICompatibleAdapter.Config>) {
     const { apiKey: _apiKey, apiKeyEnv: _apiKeyEnv, ...rest } = config
-    this.adapter = new ChatCompletionsAdapter({
+    const adapter = new ChatCompletionsAdapter({
       ...rest,
       apiKey: resolveApiKey(config),
       onWarning: (message) => ctx.emit('internal/warning', `OpenAICompatibleAdapter (${config.provider}): ${message}`),
     })
-    ctx.llm.registerAdapter(config.provider, this.adapter)
+    super(ctx, config, adapter)
   }
 }
 

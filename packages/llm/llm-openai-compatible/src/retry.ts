@@ -1,18 +1,7 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import type { LlmError, LlmErrorCode } from '@warmfold/llm'
 import { nextRetry } from '@warmfold/llm/adapter'
-
-/** How failed requests are retried. */
-export interface RetryPolicy {
-  /** Retries after the first attempt (0 = never retry). */
-  readonly maxRetries: number
-  /** First backoff in milliseconds; retry n waits `retryBaseMs × 2ⁿ`. */
-  readonly retryBaseMs: number
-  /**
-   * Longest single wait, `retry-after` included, in milliseconds. A server that asks for a longer
-   * wait is not retried early: its error is thrown with `retryAfterSeconds`.
-   */
-  readonly maxRetryWaitMs: number
-}
+import type { OpenAICompatibleConfig } from './config.ts'
 
 /**
  * Codes worth another attempt: the server was busy or down, or the connection failed. A `TIMEOUT`
@@ -36,7 +25,7 @@ function retried(error: LlmError): boolean {
  */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
-  policy: RetryPolicy,
+  policy: Pick<OpenAICompatibleConfig, 'maxRetries' | 'retryBaseMs' | 'maxRetryWaitMs'>,
   toLlmError: (error: unknown) => LlmError,
   signal?: AbortSignal,
   remainingMs?: () => number,
@@ -47,34 +36,13 @@ export async function withRetries<T>(
     } catch (error) {
       const mapped = toLlmError(error)
       if (!retried(mapped) || signal?.aborted) throw mapped
-      const step = nextRetry(retry, mapped, {
-        maxRetries: policy.maxRetries,
-        retryBaseMs: policy.retryBaseMs,
-        maxWaitMs: policy.maxRetryWaitMs,
-        ...(remainingMs ? { remainingMs } : {}),
-      })
+      const step = nextRetry(retry, mapped, { ...policy, maxWaitMs: policy.maxRetryWaitMs, remainingMs })
       if ('error' in step) throw step.error
       try {
-        await sleep(step.waitMs, signal)
+        await delay(step.waitMs, undefined, { signal })
       } catch (abort) {
         throw toLlmError(abort)
       }
     }
   }
-}
-
-/** Waits `milliseconds`; rejects with the signal's reason when it aborts first. */
-export function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, milliseconds)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

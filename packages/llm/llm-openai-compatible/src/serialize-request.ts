@@ -152,7 +152,8 @@ function userContent(blocks: readonly ContentBlock[]): string | ChatContentPart[
   const parts: ChatContentPart[] = []
   for (const block of blocks) {
     if (block.type === 'text') parts.push({ type: 'text', text: block.text })
-    else if (block.type === 'image') parts.push({ type: 'image_url', image_url: { url: dataUrl(block) } })
+    else if (block.type === 'image')
+      parts.push({ type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } })
     // Reasoning and tool calls never occur in user messages; they are not prompt content there.
   }
   return parts
@@ -169,10 +170,6 @@ export function toolResultText(block: ToolResultBlock): string {
 /** The text that stands in for an image inside a tool result. */
 export function imagePlaceholder(image: ImageBlock): string {
   return `[image (${image.mediaType}) omitted: chat completions tool messages carry text only]`
-}
-
-function dataUrl(image: ImageBlock): string {
-  return `data:${image.mediaType};base64,${image.data}`
 }
 
 function joinText(blocks: readonly ContentBlock[], separator: string): string {

@@ -1,6 +1,6 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig } from '@warmfold/llm'
-import { checkAdapterConnection, checkModelKeys, dropEmptyEfforts, resolveAdapterApiKey } from '@warmfold/llm/adapter'
+import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
+import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
 /** OpenAI's `prompt_cache_retention` values. */
@@ -18,15 +18,11 @@ export const PROMPT_CACHE_RETENTION_TTL_MS: Readonly<Record<PromptCacheRetention
 })
 
 /** What the adapter knows about one model. */
-export interface ResponsesModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
+export interface ResponsesModelConfig extends AdapterModelConfig {
   /** `max_output_tokens` of a request that sets no `maxTokens`; absent, the field is left out (the API's default). */
   readonly defaultMaxTokens?: number
   /** `reasoning.effort` values the model accepts (OpenAI's own strings: `minimal`, `low`, `medium`, `high`, …). */
   readonly efforts?: readonly string[]
-  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
   /**
    * `prompt_cache_retention` sent with every request to this model; absent,
    * none is sent (the organization's default).
@@ -39,16 +35,12 @@ export interface ResponsesModelConfig {
 /** `reasoning.summary`: which summary of its reasoning the model streams back; `none` asks for none. */
 export type ReasoningSummary = 'auto' | 'concise' | 'detailed' | 'none'
 
-/** The parsed config of `OpenAIResponsesAdapter`. */
-export interface OpenAIResponsesConfig {
+/** The parsed config of `OpenAIResponsesAdapter`; `apiKeyEnv` defaults to `'OPENAI_API_KEY'` without `apiKey`. */
+export interface OpenAIResponsesConfig extends ApiKeySource, AttemptLimits {
   /** Provider id the adapter registers under; default `'openai'`. */
   readonly provider: string
   /** API base URL including `/v1`; omitted, the SDK's default (`OPENAI_BASE_URL`, else `https://api.openai.com/v1`). */
   readonly baseURL?: string
-  /** The API key itself, trimmed. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
-  readonly apiKey?: string
-  /** Name of the environment variable holding the key; `'OPENAI_API_KEY'` when neither is set. */
-  readonly apiKeyEnv?: string
   /** Known models by id. */
   readonly models: { readonly [model: string]: ResponsesModelConfig }
   /** `reasoning.summary` of requests that set a `reasoningEffort`; default `auto`. */
@@ -58,28 +50,10 @@ export interface OpenAIResponsesConfig {
    * hash of the session id) on every request that names a session; `off` sends none.
    */
   readonly promptCacheKey: 'session' | 'off'
-  /** The key's fixed prefix (at most 24 characters, no user data); default `warmfold`. */
-  /** Per attempt: milliseconds to wait for the response headers, then for stream progress. */
-  readonly timeoutMs: number
-  /** Wall-clock limit of one call, retries included; absent, none. */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure (429, 5xx, connection, timeout, a retryable error event before output). */
-  readonly maxRetries: number
-  /** First backoff delay in ms; doubles with every retry. */
-  readonly retryBaseMs: number
 }
 
 /** The environment variable read when the config names neither `apiKey` nor `apiKeyEnv`. */
 export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
-
-const MODEL_KEYS = [
-  'contextWindow',
-  'defaultMaxTokens',
-  'efforts',
-  'defaultEffort',
-  'cacheRetention',
-  'cacheTtlMs',
-] as const
 
 const retention = Schema.union([Schema.const('in_memory'), Schema.const('24h')])
 
@@ -117,59 +91,27 @@ const schema = Schema.object({
   promptCacheKey: Schema.union([Schema.const('session'), Schema.const('off')])
     .default('session')
     .description('prompt_cache_key: derived from the session id, or none.'),
-  timeoutMs: Schema.natural()
-    .min(1)
-    .default(600_000)
-    .description('Wait for the response headers, then for stream progress, per attempt.'),
-  deadlineMs: Schema.natural()
-    .min(1)
-    .description('Total wall-clock limit of one call, retries included; default none.'),
-  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
-  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+  ...attemptLimitsSchema(600_000),
 })
-
-const parseShape = strictConfig<OpenAIResponsesConfig>(
-  'OpenAIResponsesAdapter',
-  schema as unknown as Schema<any, OpenAIResponsesConfig>,
-)
 
 /**
  * Parses and validates the config: unknown keys (also inside a model), `apiKey` with `apiKeyEnv`,
  * empty strings, a bad `baseURL`,
  * and a `defaultEffort` outside `efforts` fail with a `TypeError` naming the key (never a key value).
  */
-export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = Object.assign(
-  (input?: unknown): OpenAIResponsesConfig => {
-    if (typeof input === 'object' && input !== null && !Array.isArray(input))
-      checkModelKeys('OpenAIResponsesAdapter', (input as { models?: unknown }).models, MODEL_KEYS)
-    const config = parseShape(input)
-    const keySource = checkAdapterConnection('OpenAIResponsesAdapter', config, DEFAULT_API_KEY_ENV)
+export const parseResponsesConfig: ConfigParser<OpenAIResponsesConfig> = adapterConfigParser(
+  'OpenAIResponsesAdapter',
+  schema,
+  DEFAULT_API_KEY_ENV,
+  (config: OpenAIResponsesConfig, fail) => {
     for (const [id, model] of Object.entries(config.models)) {
       if (model.defaultEffort !== undefined && !(model.efforts ?? []).includes(model.defaultEffort)) {
         fail(`models["${id}"].defaultEffort "${model.defaultEffort}" must be one of models["${id}"].efforts`)
       }
     }
-    const models = dropEmptyEfforts(config.models)
-    return deepFreeze({
-      ...config,
-      models,
-      ...keySource,
-    })
   },
-  { schema: schema as unknown as Schema },
 )
 
-/**
- * The API key the config points at: `apiKey`, else the variable `apiKeyEnv` names, trimmed.
- * @throws Error naming the variable (never a value) when it is unset or empty.
- */
-export function resolveApiKey(
-  config: Pick<OpenAIResponsesConfig, 'apiKey' | 'apiKeyEnv'>,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return resolveAdapterApiKey('OpenAIResponsesAdapter', 'OpenAI', config, DEFAULT_API_KEY_ENV, env)
-}
-
-function fail(message: string): never {
-  throw new TypeError(`OpenAIResponsesAdapter config: ${message}`)
-}
+/** The API key the config points at (see `resolveAdapterApiKey` of `@warmfold/llm/adapter`). */
+export const resolveApiKey = (config: ApiKeySource, env = process.env): string =>
+  resolveAdapterApiKey('OpenAIResponsesAdapter', 'OpenAI', config, DEFAULT_API_KEY_ENV, env)

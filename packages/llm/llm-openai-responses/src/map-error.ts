@@ -1,11 +1,8 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
-import { callAborted, codeForHttpStatus, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
-
-/** What an error message may name about the failed call. */
-export type ErrorContext = AdapterCallContext
 
 /**
  * Messages (case-insensitive) by which OpenAI reports a prompt over the context window; the
@@ -39,7 +36,7 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * Messages name the provider, model, status, error code and the server's message with the API
  * key scrubbed; the SDK's error (whose body may echo the request) is never attached.
  */
-export function mapError(error: unknown, context: ErrorContext): LlmError {
+export function mapError(error: unknown, context: AdapterCallContext): LlmError {
   if (LlmError.isInstance(error)) return error
   const route = `${context.provider}/${context.model}`
   const { provider } = context
@@ -67,7 +64,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
     )
     const errorCode = typeof body.code === 'string' ? body.code : typeof body.type === 'string' ? body.type : undefined
     if (error.status === undefined) return streamError(errorCode, serverMessage, context)
-    const code = codeForStatus(error.status, errorCode, serverMessage)
+    const code = codeForHttpError(error.status, isContextWindowError(errorCode, serverMessage))
     const retryAfterSeconds = parseRetryAfter(error.headers ?? undefined)
     const requestId = error.requestID ? `, request-id ${error.requestID}` : ''
     return new LlmError(
@@ -103,7 +100,7 @@ export function mapError(error: unknown, context: ErrorContext): LlmError {
 export function streamError(
   errorCode: string | undefined,
   serverMessage: string,
-  context: ErrorContext,
+  context: AdapterCallContext,
   what = 'sent an error event mid-stream',
 ): LlmError {
   const message = secretRedactor(context.secret).text(serverMessage)
@@ -114,18 +111,6 @@ export function streamError(
       provider: context.provider,
     },
   )
-}
-
-/**
- * The code of an HTTP error status: `codeForHttpStatus` of `@warmfold/llm` (AUTH, 408 TIMEOUT, RATE_LIMITED, SERVER),
- * else by the error code and message.
- */
-export function codeForStatus(status: number, errorCode: string | undefined, serverMessage: string): LlmErrorCode {
-  const byStatus = codeForHttpStatus(status)
-  if (byStatus) return byStatus
-  if (status >= 400 && isContextWindowError(errorCode, serverMessage)) return 'CONTEXT_WINDOW_EXCEEDED'
-  if (status >= 400) return 'INVALID_REQUEST'
-  return 'INVALID_RESPONSE'
 }
 
 function codeForStreamError(errorCode: string | undefined, serverMessage: string): LlmErrorCode {

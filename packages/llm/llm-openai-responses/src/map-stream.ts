@@ -1,7 +1,6 @@
 import type { FinishReason, StreamChunk } from '@warmfold/llm'
-import type { StreamBlockType } from '@warmfold/llm/adapter'
+import type { AdapterCallContext, StreamBlockType } from '@warmfold/llm/adapter'
 import { callAborted, secretRedactor, streamIncomplete } from '@warmfold/llm/adapter'
-import type { ErrorContext } from './map-error.ts'
 import { streamError } from './map-error.ts'
 import { mapUsage } from './map-usage.ts'
 import type { MessagePhase } from './message-phase.ts'
@@ -49,7 +48,7 @@ interface OpenBlock {
  */
 export async function* mapStream(
   events: AsyncIterable<ResponsesEvent>,
-  context: ErrorContext,
+  context: AdapterCallContext,
 ): AsyncGenerator<StreamChunk> {
   const open = new Map<number, OpenBlock>()
   let calls = 0

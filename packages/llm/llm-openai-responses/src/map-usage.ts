@@ -1,4 +1,5 @@
 import type { TokenUsage } from '@warmfold/llm'
+import { tokenCount, tokenUsage } from '@warmfold/llm/adapter'
 
 /** A Responses `usage` object as received; every field may be missing. */
 export type ResponsesUsage = { readonly [field: string]: unknown }
@@ -15,28 +16,22 @@ export type ResponsesUsage = { readonly [field: string]: unknown }
 export function mapUsage(raw: ResponsesUsage | null | undefined): TokenUsage | undefined {
   if (raw === null || raw === undefined || typeof raw !== 'object') return undefined
   const inputDetails = details(raw.input_tokens_details)
-  const outputDetails = details(raw.output_tokens_details)
-  const total = count(raw.input_tokens)
-  const cacheReadTokens = count(inputDetails?.cached_tokens)
-  const cacheWriteTokens = count(inputDetails?.cache_write_tokens)
-  const outputTokens = count(raw.output_tokens)
-  const reasoningTokens = count(outputDetails?.reasoning_tokens)
-  const inputTokens =
-    total === undefined ? undefined : Math.max(0, total - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0))
-  return {
-    ...(inputTokens === undefined ? {} : { inputTokens }),
-    ...(cacheReadTokens === undefined ? {} : { cacheReadTokens }),
-    ...(cacheWriteTokens === undefined ? {} : { cacheWriteTokens }),
-    ...(outputTokens === undefined ? {} : { outputTokens }),
-    ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
+  const total = tokenCount(raw.input_tokens)
+  const cacheReadTokens = tokenCount(inputDetails?.cached_tokens)
+  const cacheWriteTokens = tokenCount(inputDetails?.cache_write_tokens)
+  return tokenUsage(
+    {
+      inputTokens:
+        total === undefined ? undefined : Math.max(0, total - (cacheReadTokens ?? 0) - (cacheWriteTokens ?? 0)),
+      cacheReadTokens,
+      cacheWriteTokens,
+      outputTokens: raw.output_tokens,
+      reasoningTokens: details(raw.output_tokens_details)?.reasoning_tokens,
+    },
     raw,
-  }
+  )
 }
 
 function details(value: unknown): ResponsesUsage | undefined {
   return typeof value === 'object' && value !== null ? (value as ResponsesUsage) : undefined
-}
-
-function count(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
 }

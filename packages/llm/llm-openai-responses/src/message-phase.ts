@@ -1,3 +1,5 @@
+import { signatureFields } from './reasoning-signature.ts'
+
 /** The `format` tag of a text block signature written by this adapter. */
 export const MESSAGE_SIGNATURE_FORMAT = 'openai-responses/message@1'
 
@@ -11,13 +13,6 @@ export function encodeMessagePhase(phase: MessagePhase): string {
 
 /** The phase a signature from {@link encodeMessagePhase} carries; `undefined` for any other value. */
 export function decodeMessagePhase(signature: string | undefined): MessagePhase | undefined {
-  if (signature === undefined || !signature.startsWith('{')) return undefined
-  try {
-    const value = JSON.parse(signature) as { format?: unknown; phase?: unknown }
-    if (value.format === MESSAGE_SIGNATURE_FORMAT && (value.phase === 'commentary' || value.phase === 'final_answer'))
-      return value.phase
-  } catch {
-    // Not ours.
-  }
-  return undefined
+  const phase = signatureFields(signature, MESSAGE_SIGNATURE_FORMAT)?.phase
+  return phase === 'commentary' || phase === 'final_answer' ? phase : undefined
 }

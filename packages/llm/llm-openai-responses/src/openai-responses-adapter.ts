@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
-import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { ConfigParser, Parsed } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
-import { LLM_ADAPTER_ROLE } from '@warmfold/llm/adapter'
+import { adapterPluginInfo, LlmAdapterPlugin } from '@warmfold/llm/adapter'
 import type { OpenAIResponsesConfig } from './config.ts'
 import { parseResponsesConfig, resolveApiKey } from './config.ts'
 import { ResponsesLlmAdapter } from './responses-llm-adapter.ts'
@@ -13,20 +13,11 @@ import { ResponsesLlmAdapter } from './responses-llm-adapter.ts'
  * Loading fails (cordis reports `internal/error`, nothing is registered) when the config is invalid
  * or the key's environment variable is unset; the message names the key or variable, never a value.
  */
-export class OpenAIResponsesAdapter {
-  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
-    packageName: '@warmfold/llm-openai-responses',
-    provides: LLM_ADAPTER_ROLE,
-    defaultProvider: 'openai',
-  }
-  static inject = ['llm']
-
-  /** The registered adapter. */
-  readonly adapter: ResponsesLlmAdapter
+export class OpenAIResponsesAdapter extends LlmAdapterPlugin<ResponsesLlmAdapter> {
+  static readonly [WARMFOLD_PLUGIN] = adapterPluginInfo('@warmfold/llm-openai-responses', 'openai')
 
   constructor(ctx: Context, config: Parsed<OpenAIResponsesAdapter.Config>) {
-    this.adapter = new ResponsesLlmAdapter(config, resolveApiKey(config))
-    ctx.llm.registerAdapter(config.provider, this.adapter)
+    super(ctx, config, new ResponsesLlmAdapter(config, resolveApiKey(config)))
   }
 }
 

@@ -36,28 +36,24 @@ export function encodeReasoningSignature(item: ReasoningSignature): string {
  * other value (another provider's signature, e.g. Anthropic's thinking signature).
  */
 export function decodeReasoningSignature(signature: string | undefined): ReasoningSignature | undefined {
-  if (signature === undefined || !signature.startsWith('{')) return undefined
-  let value: unknown
+  const fields = signatureFields(signature, REASONING_SIGNATURE_FORMAT)
+  if (!fields) return undefined
+  const { id, encrypted_content: encrypted, summary } = fields
+  const valid =
+    typeof id === 'string' &&
+    (encrypted === null || typeof encrypted === 'string') &&
+    Array.isArray(summary) &&
+    summary.every((part) => part?.type === 'summary_text' && typeof part.text === 'string')
+  return valid ? { id, encrypted_content: encrypted, summary: summary as ReasoningSummaryPart[] } : undefined
+}
+
+/** The fields of `signature` when it is a JSON object with the `format` tag this adapter writes. */
+export function signatureFields(signature: string | undefined, format: string): Record<string, unknown> | undefined {
+  if (!signature?.startsWith('{')) return undefined
   try {
-    value = JSON.parse(signature)
+    const value = JSON.parse(signature) as Record<string, unknown>
+    return value.format === format ? value : undefined
   } catch {
-    return undefined
+    return undefined // Not ours.
   }
-  if (typeof value !== 'object' || value === null) return undefined
-  const { format, id, encrypted_content: encrypted, summary } = value as Record<string, unknown>
-  if (
-    format !== REASONING_SIGNATURE_FORMAT ||
-    typeof id !== 'string' ||
-    !(encrypted === null || typeof encrypted === 'string') ||
-    !Array.isArray(summary)
-  )
-    return undefined
-  if (
-    !summary.every(
-      (part) =>
-        typeof part === 'object' && part !== null && part.type === 'summary_text' && typeof part.text === 'string',
-    )
-  )
-    return undefined
-  return { id, encrypted_content: encrypted, summary: summary as ReasoningSummaryPart[] }
 }

@@ -1,11 +1,10 @@
 import type { GenerateOptions, ModelInfo, StreamChunk } from '@warmfold/llm'
-import { deepFreeze, LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
-import { modelEntry, normalizeApiKey, reasoningInfo, resilientStream } from '@warmfold/llm/adapter'
+import { LlmAdapter, promptCacheKeyFor } from '@warmfold/llm'
+import { callContext, modelEntry, normalizeApiKey, modelInfo, resilientStream } from '@warmfold/llm/adapter'
 import OpenAI from 'openai'
 import type { ResponseCreateParamsStreaming } from 'openai/resources/responses/responses'
-import type { OpenAIResponsesConfig, ResponsesModelConfig } from './config.ts'
+import type { OpenAIResponsesConfig } from './config.ts'
 import { PROMPT_CACHE_RETENTION_TTL_MS } from './config.ts'
-import type { ErrorContext } from './map-error.ts'
 import { mapError } from './map-error.ts'
 import type { ResponsesEvent } from './map-stream.ts'
 import { mapStream } from './map-stream.ts'
@@ -32,7 +31,6 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   readonly #config: OpenAIResponsesConfig
   readonly #client: OpenAI
   readonly #secret: string
-  readonly #models = new Map<string, ModelInfo>()
 
   /**
    * `config` is a parsed config (`parseResponsesConfig`); `apiKey` the resolved key (trimmed).
@@ -63,20 +61,10 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` naming the model and the configured ones.
    */
   resolveModel(provider: string, model: string): ModelInfo {
-    const cached = this.#models.get(model)
-    if (cached) return cached
-    const config = this.#modelConfig(provider, model)
-    const ttl =
-      config.cacheTtlMs ??
-      (config.cacheRetention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[config.cacheRetention])
-    const info: ModelInfo = deepFreeze({
-      contextWindow: config.contextWindow,
-      ...(config.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: config.defaultMaxTokens }),
-      ...(ttl === undefined ? {} : { cacheTtlMs: ttl }),
-      ...reasoningInfo(config.efforts, config.defaultEffort),
-    })
-    this.#models.set(model, info)
-    return info
+    const config = modelEntry(this.#config.models, provider, model)
+    const retention = config.cacheRetention
+    const retentionTtl = retention === undefined ? undefined : PROMPT_CACHE_RETENTION_TTL_MS[retention]
+    return modelInfo(config, { cacheTtlMs: config.cacheTtlMs ?? retentionTtl })
   }
 
   /**
@@ -85,21 +73,16 @@ export class ResponsesLlmAdapter extends LlmAdapter {
    * @throws LlmError `UNKNOWN_MODEL` or `INVALID_REQUEST` (e.g. `stop`, which the API does not take).
    */
   request(options: GenerateOptions): ResponsesRequestBody {
-    const model = this.#modelConfig(options.provider, options.model)
+    const model = modelEntry(this.#config.models, options.provider, options.model)
     // A fork sends its parent's key (cacheSessionId), so it is routed to the parent's cache.
-    const cacheSession = options.cacheSessionId ?? options.sessionId
-    const key =
-      this.#config.promptCacheKey === 'session'
-        ? cacheSession === undefined
-          ? undefined
-          : promptCacheKeyFor(cacheSession)
-        : undefined
+    const session =
+      this.#config.promptCacheKey === 'session' ? (options.cacheSessionId ?? options.sessionId) : undefined
     return serializeRequest(options, {
       provider: options.provider,
-      ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
+      defaultMaxTokens: model.defaultMaxTokens,
       reasoningSummary: this.#config.reasoningSummary,
-      ...(key === undefined ? {} : { promptCacheKey: key }),
-      ...(model.cacheRetention === undefined ? {} : { cacheRetention: model.cacheRetention }),
+      promptCacheKey: session === undefined ? undefined : promptCacheKeyFor(session),
+      cacheRetention: model.cacheRetention,
     })
   }
 
@@ -112,16 +95,9 @@ export class ResponsesLlmAdapter extends LlmAdapter {
   async *stream(options: GenerateOptions): AsyncGenerator<StreamChunk> {
     // Input items are sent without ids (store: false cannot resolve them), which the SDK's types require.
     const params = this.request(options) as unknown as ResponseCreateParamsStreaming
-    const context: ErrorContext = {
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
-      secret: this.#secret,
-    }
+    const context = callContext(options, this.#secret)
     yield* resilientStream<ResponsesEvent>({
-      provider: options.provider,
-      model: options.model,
-      signal: options.signal,
+      ...context,
       deadlineMs: this.#config.deadlineMs,
       maxRetries: this.#config.maxRetries,
       retryBaseMs: this.#config.retryBaseMs,
@@ -132,9 +108,5 @@ export class ResponsesLlmAdapter extends LlmAdapter {
       map: (events, signal) => mapStream(events, { ...context, signal }),
       mapError: (error) => mapError(error, context),
     })
-  }
-
-  #modelConfig(provider: string, model: string): ResponsesModelConfig {
-    return modelEntry(this.#config.models, provider, model)
   }
 }

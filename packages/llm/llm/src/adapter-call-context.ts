@@ -8,12 +8,20 @@ export interface AdapterCallContext {
   readonly model: string
   /** The call's signal: an error after it aborted, or a stream that ends after it, is `ABORTED`. */
   readonly signal?: AbortSignal
-  /** The API key, scrubbed from every message, cause and raw usage object that would echo it. */
-  readonly secret?: string
+  /**
+   * The API key (or the strings an adapter is told to scrub), removed from every message, cause
+   * and raw usage object that would echo it.
+   */
+  readonly secret?: string | readonly string[]
+}
+
+/** The context of a call to `options`'s provider and model, scrubbing `secret`. */
+export function callContext(options: Omit<AdapterCallContext, 'secret'>, secret?: string | readonly string[]) {
+  return { provider: options.provider, model: options.model, signal: options.signal, secret }
 }
 
 /** `ABORTED` (not retryable): `the call to <provider>/<model> was aborted`, with `cause`. */
-export function callAborted(context: { readonly provider: string; readonly model: string }, cause: unknown): LlmError {
+export function callAborted(context: AdapterCallContext, cause: unknown): LlmError {
   return new LlmError('ABORTED', `the call to ${context.provider}/${context.model} was aborted`, {
     provider: context.provider,
     retryable: false,
@@ -25,10 +33,7 @@ export function callAborted(context: { readonly provider: string; readonly model
  * `STREAM_INCOMPLETE` (retryable) for a stream that ended before its last event:
  * `the stream from <provider>/<model> ended after <what>; the reply is incomplete`.
  */
-export function streamIncomplete(
-  context: { readonly provider: string; readonly model: string },
-  what: string,
-): LlmError {
+export function streamIncomplete(context: AdapterCallContext, what: string): LlmError {
   return new LlmError(
     'STREAM_INCOMPLETE',
     `the stream from ${context.provider}/${context.model} ended after ${what}; the reply is incomplete`,

@@ -1,5 +1,8 @@
+import Schema from 'schemastery'
+import { deepFreeze } from './deep-freeze.ts'
 import { normalizeApiKey } from './secret-redactor.ts'
-import { unknownKeyMessage } from './strict-config.ts'
+import type { ConfigParser } from './strict-config.ts'
+import { strictConfig, unknownKeyMessage } from './strict-config.ts'
 
 /** Whether `value` is an absolute http(s) URL (an adapter's `baseURL`). */
 export function isHttpUrl(value: string): boolean {
@@ -25,9 +28,9 @@ export function checkModelKeys(owner: string, models: unknown, known: readonly s
 
 /** Where an adapter's API key comes from. */
 export interface ApiKeySource {
-  /** The key itself (config `apiKey`). */
+  /** The key itself (config `apiKey`), trimmed. Exclusive with `apiKeyEnv`; prefer `apiKeyEnv`. */
   readonly apiKey?: string
-  /** The environment variable holding it (config `apiKeyEnv`). */
+  /** The environment variable holding it (config `apiKeyEnv`), read and trimmed at load. */
   readonly apiKeyEnv?: string
 }
 
@@ -58,39 +61,71 @@ export function resolveAdapterApiKey(
 }
 
 /**
- * The connection keys every HTTP adapter config shares, checked in this order: `apiKey` and
- * `apiKeyEnv` are exclusive, neither may be empty, nor may `provider`, and `baseURL` must be an
- * absolute http(s) URL. Returns the key source to spread into the parsed config: `apiKey` trimmed
- * (redaction must look for what the server saw), else `apiKeyEnv` defaulting to `defaultEnv`.
- * @throws TypeError `<owner> config: …` naming the key, never a key value.
+ * The schemastery keys of `AttemptLimits`, in its order: `timeoutMs` (default `timeoutMs`; `note`
+ * says what is not progress), `deadlineMs` (none), `maxRetries` (2) and `retryBaseMs` (500).
  */
-export function checkAdapterConnection(
-  owner: string,
-  config: ApiKeySource & { readonly provider: string; readonly baseURL?: string },
-  defaultEnv: string,
-): ApiKeySource {
-  const fail = (message: string): never => {
-    throw new TypeError(`${owner} config: ${message}`)
+export function attemptLimitsSchema(timeoutMs: number, note = '') {
+  return {
+    timeoutMs: Schema.natural()
+      .min(1)
+      .default(timeoutMs)
+      .description(`Wait for the response headers, then for stream progress${note}, per attempt.`),
+    deadlineMs: Schema.natural()
+      .min(1)
+      .description('Total wall-clock limit of one call, retries included; default none.'),
+    maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
+    retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
   }
-  if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
-    fail('apiKey and apiKeyEnv are exclusive; set one of them')
-  if (config.apiKey === '') fail('apiKey must not be empty')
-  const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, `${owner} config: apiKey`)
-  if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
-  if (config.provider === '') fail('provider must not be empty')
-  if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
-    fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
-  return apiKey === undefined ? { apiKeyEnv: config.apiKeyEnv ?? defaultEnv } : { apiKey }
+}
+
+/** The part of a config every HTTP adapter's {@link adapterConfigParser} checks. */
+type AdapterConfigBase = ApiKeySource & {
+  readonly provider: string
+  readonly baseURL?: string
+  readonly models: Readonly<Record<string, { readonly efforts?: readonly string[] }>>
 }
 
 /**
- * A model table with each empty `efforts` list dropped: schemastery fills an absent array with
- * `[]`, and no efforts means no reasoning controls.
+ * The config parser of an HTTP adapter. It refuses an unknown key inside a model entry
+ * ({@link checkModelKeys}, against the keys of the object schema `schema.models` is a dict of)
+ * and anywhere else (`strictConfig` of `schema`); then the connection keys every HTTP adapter
+ * shares, in this order: `apiKey` and `apiKeyEnv` are exclusive, neither may be empty, nor may
+ * `provider`, and `baseURL` must be an absolute http(s) URL; then `refine`, which checks the rest
+ * (failing with `fail(message)`) and may return the model table to keep. Every error is a
+ * `TypeError` `<owner> config: …` naming the key, never a key value. The result is deep-frozen,
+ * empty `efforts` lists dropped, `apiKey` trimmed (redaction must look for what the server saw),
+ * else `apiKeyEnv` defaulting to `defaultEnv`.
  */
-export function dropEmptyEfforts<M extends { readonly efforts?: readonly string[] }>(
-  models: Readonly<Record<string, M>>,
-): Record<string, M> {
-  return Object.fromEntries(
-    Object.entries(models).map(([id, { efforts, ...model }]) => [id, efforts?.length ? { ...model, efforts } : model]),
-  ) as Record<string, M>
+export function adapterConfigParser<C extends AdapterConfigBase>(
+  owner: string,
+  schema: Schema,
+  defaultEnv: string,
+  refine: (config: C, fail: (message: string) => never) => C['models'] | void,
+): ConfigParser<C> {
+  const parseShape = strictConfig<C>(owner, schema as unknown as Schema<any, C>)
+  const modelKeys = Object.keys(schema.dict?.models?.inner?.dict ?? {})
+  const fail = (message: string): never => {
+    throw new TypeError(`${owner} config: ${message}`)
+  }
+  const parse = (input?: unknown): C => {
+    if (typeof input === 'object' && input !== null && !Array.isArray(input))
+      checkModelKeys(owner, (input as { models?: unknown }).models, modelKeys)
+    const config = parseShape(input)
+    if (config.apiKey !== undefined && config.apiKeyEnv !== undefined)
+      fail('apiKey and apiKeyEnv are exclusive; set one of them')
+    if (config.apiKey === '') fail('apiKey must not be empty')
+    const apiKey = config.apiKey === undefined ? undefined : normalizeApiKey(config.apiKey, `${owner} config: apiKey`)
+    if (config.apiKeyEnv === '') fail('apiKeyEnv must not be empty')
+    if (config.provider === '') fail('provider must not be empty')
+    if (config.baseURL !== undefined && !isHttpUrl(config.baseURL))
+      fail(`baseURL must be an absolute http(s) URL, got ${JSON.stringify(config.baseURL)}`)
+    // schemastery fills an absent `efforts` with `[]`; no efforts means no reasoning controls.
+    const models = Object.entries(refine(config, fail) ?? config.models).map(([id, { efforts, ...model }]) => [
+      id,
+      efforts?.length ? { ...model, efforts } : model,
+    ])
+    const keySource = apiKey === undefined ? { apiKeyEnv: config.apiKeyEnv ?? defaultEnv } : { apiKey }
+    return deepFreeze({ ...config, models: Object.fromEntries(models), ...keySource })
+  }
+  return Object.assign(parse, { schema }) as ConfigParser<C>
 }

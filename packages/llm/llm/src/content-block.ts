@@ -99,7 +99,7 @@ export function toolResultBlock(
   isError?: boolean,
 ): ToolResultBlock {
   assertString(toolCallId, 'toolResultBlock(toolCallId)')
-  const blocks = typeof content === 'string' ? [textBlock(content)] : content.map(copyBlock)
+  const blocks = typeof content === 'string' ? [textBlock(content)] : content.map((block) => ({ ...block }))
   return deepFreeze(
     isError
       ? { type: 'tool-result', toolCallId, content: blocks, isError: true }
@@ -112,10 +112,6 @@ export function textOf(blocks: readonly ContentBlock[]): string {
   let text = ''
   for (const block of blocks) if (block.type === 'text') text += block.text
   return text
-}
-
-function copyBlock<T extends ContentBlock>(block: T): T {
-  return { ...block }
 }
 
 function assertString(value: unknown, where: string): asserts value is string {

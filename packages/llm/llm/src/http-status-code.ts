@@ -13,3 +13,15 @@ export function codeForHttpStatus(status: number): LlmErrorCode | undefined {
   if (status >= 500) return 'SERVER'
   return undefined
 }
+
+/**
+ * The code of an HTTP error response: {@link codeForHttpStatus}, else `CONTEXT_WINDOW_EXCEEDED`
+ * for a 4xx whose body reports a prompt over the window (`contextWindow`), `INVALID_REQUEST` for
+ * any other 4xx, and `INVALID_RESPONSE` below 400.
+ */
+export function codeForHttpError(status: number, contextWindow: boolean): LlmErrorCode {
+  const byStatus = codeForHttpStatus(status)
+  if (byStatus) return byStatus
+  if (status < 400) return 'INVALID_RESPONSE'
+  return contextWindow ? 'CONTEXT_WINDOW_EXCEEDED' : 'INVALID_REQUEST'
+}

@@ -1,3 +1,18 @@
+/**
+ * A model as an adapter config's `models` table holds it, the flat shape every adapter (and the
+ * scripted adapter) takes; it becomes the model's {@link ModelInfo}.
+ */
+export interface AdapterModelConfig {
+  /** Maximum prompt + output tokens the model accepts. */
+  readonly contextWindow: number
+  /** Output cap of a request that sets no `maxTokens`. */
+  readonly defaultMaxTokens?: number
+  /** Accepted `reasoningEffort` values; omitted or empty, the model advertises no reasoning controls. */
+  readonly efforts?: readonly string[]
+  /** The effort `ctx.llm` materializes when a request names none; one of `efforts`. */
+  readonly defaultEffort?: string
+}
+
 /** What an adapter knows about one model. */
 export interface ModelInfo {
   /** Maximum prompt + output tokens the model accepts. */

@@ -1,32 +1,39 @@
-import type { ModelInfo } from './model-info.ts'
+import type { AdapterModelConfig, ModelInfo } from './model-info.ts'
+import { deepFreeze } from './deep-freeze.ts'
 import { LlmError } from './llm-error.ts'
+
+/**
+ * The frozen {@link ModelInfo} of a model entry as every adapter config holds it: its
+ * `contextWindow` and `defaultMaxTokens`, the `cacheTtlMs` and `cachePrices` the adapter knows for
+ * it, and, when it lists `efforts`, `reasoning`: the efforts, the default effort and, for efforts
+ * whose `reserveOf` is above 0, `outputReserveTokens`.
+ */
+export function modelInfo(
+  model: AdapterModelConfig,
+  cache: Pick<ModelInfo, 'cacheTtlMs' | 'cachePrices'> = {},
+  reserveOf: (effort: string) => number = () => 0,
+): ModelInfo {
+  const { efforts, defaultEffort } = model
+  const reserves = efforts?.length ? collectOutputReserves(efforts, reserveOf) : undefined
+  const reasoning = {
+    efforts: [...(efforts ?? [])],
+    ...(defaultEffort === undefined ? {} : { defaultEffort }),
+    ...(reserves ? { outputReserveTokens: reserves } : {}),
+  }
+  return deepFreeze({
+    contextWindow: model.contextWindow,
+    ...(model.defaultMaxTokens === undefined ? {} : { defaultMaxTokens: model.defaultMaxTokens }),
+    ...(cache.cacheTtlMs === undefined ? {} : { cacheTtlMs: cache.cacheTtlMs }),
+    ...(cache.cachePrices === undefined ? {} : { cachePrices: cache.cachePrices }),
+    ...(efforts?.length ? { reasoning } : {}),
+  })
+}
 
 /**
  * The `reasoning.outputReserveTokens` of a `ModelInfo`: for each of `efforts`, the tokens
  * `reserveOf(effort)` returns, keeping only positive ones (an effort that reserves nothing has no
  * entry). `undefined` when no effort reserves anything, so the field is left out.
  */
-/**
- * The `reasoning` part of a {@link ModelInfo} for a model that lists `efforts` (none when it
- * lists none or an empty list): the efforts, the default effort and, for efforts whose
- * `reserveOf` is above 0, `outputReserveTokens`. Every adapter builds its model info with it.
- */
-export function reasoningInfo(
-  efforts: readonly string[] | undefined,
-  defaultEffort: string | undefined,
-  reserveOf: (effort: string) => number = () => 0,
-): Pick<ModelInfo, 'reasoning'> {
-  if (!efforts?.length) return {}
-  const reserves = collectOutputReserves(efforts, reserveOf)
-  return {
-    reasoning: {
-      efforts: [...efforts],
-      ...(defaultEffort === undefined ? {} : { defaultEffort }),
-      ...(reserves ? { outputReserveTokens: reserves } : {}),
-    },
-  }
-}
-
 export function collectOutputReserves(
   efforts: readonly string[],
   reserveOf: (effort: string) => number,

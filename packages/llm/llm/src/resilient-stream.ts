@@ -1,23 +1,12 @@
+import type { AdapterCallContext } from './adapter-call-context.ts'
 import { withIdleTimeout } from './idle-timeout.ts'
 import { LlmError } from './llm-error.ts'
+import type { AttemptLimits } from './retry-stream.ts'
 import { retryStream } from './retry-stream.ts'
 import type { StreamChunk } from './stream-chunk.ts'
 
 /** One call of an HTTP adapter, as {@link resilientStream} bounds and retries it. */
-export interface ResilientCall<E> {
-  /** Provider id and model, for error messages. */
-  readonly provider: string
-  readonly model: string
-  /** The caller's signal. */
-  readonly signal?: AbortSignal
-  /** Wall-clock limit of the whole call (attempts, waits, streaming); none when absent. */
-  readonly deadlineMs?: number
-  /** Retries after a retryable failure that happened before any chunk reached the caller. */
-  readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles per retry (a `retry-after` wins). */
-  readonly retryBaseMs: number
-  /** How long one attempt may wait for its response, and then for stream progress. */
-  readonly timeoutMs: number
+export interface ResilientCall<E> extends AttemptLimits, Omit<AdapterCallContext, 'secret'> {
   /** Appended to the stall error's message, e.g. what does not count as progress. */
   readonly stallNote?: string
   /**

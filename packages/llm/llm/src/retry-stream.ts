@@ -6,12 +6,29 @@ import { LlmError } from './llm-error.ts'
 /** The longest `retry-after` the adapter waits for by default; a longer one is handed to the caller. */
 export const MAX_RETRY_AFTER_SECONDS = 60
 
-/** What limits the wait before another attempt (see {@link nextRetry}). */
-export interface RetryWaitPolicy {
-  /** Retries after the first attempt; 0 disables retrying. */
+/**
+ * How long an HTTP adapter's call may take and how it is retried: the keys every adapter config
+ * shares (`resilientStream` enforces them; defaults and what counts as progress: each README).
+ */
+export interface AttemptLimits {
+  /**
+   * Milliseconds one attempt may wait for the response headers, and then for stream progress (an
+   * event that carries content, a tool call, new usage or the stop; pings and empty deltas do not).
+   */
+  readonly timeoutMs: number
+  /**
+   * Wall-clock milliseconds one call may take in total (every attempt, the waits between them and
+   * the streaming); when it is over, the call fails with `TIMEOUT`. Absent: no overall limit.
+   */
+  readonly deadlineMs?: number
+  /** Retries after a retryable failure (a 429, a 5xx, a lost connection), only before any output. */
   readonly maxRetries: number
-  /** First backoff delay in milliseconds; doubles with every retry. */
+  /** First backoff delay in milliseconds; doubles with every retry (a `retry-after` wins). */
   readonly retryBaseMs: number
+}
+
+/** What limits the wait before another attempt (see {@link nextRetry}). */
+export interface RetryWaitPolicy extends Pick<AttemptLimits, 'maxRetries' | 'retryBaseMs'> {
   /**
    * The longest single wait in milliseconds, `retry-after` included (default
    * {@link MAX_RETRY_AFTER_SECONDS} × 1000). A server that asks for more is not retried early: its
@@ -38,37 +55,30 @@ export interface StreamRetryPolicy extends RetryWaitPolicy {
 export type RetryStep = { readonly waitMs: number } | { readonly error: LlmError }
 
 /**
- * Milliseconds to wait before retry number `retry` (0-based): the server's `retry-after` when it
- * sent one, else `retryBaseMs × 2^retry` capped at `maxWaitMs` (no jitter, so runs are
- * reproducible). `undefined` when the adapter does not wait that long: the server asks for more
- * than `maxWaitMs` (default {@link MAX_RETRY_AFTER_SECONDS} s), or the wait would not end within
- * `remainingMs`. The caller decides then.
- */
-export function streamRetryDelayMs(
-  retry: number,
-  error: LlmError,
-  retryBaseMs: number,
-  limits: { readonly maxWaitMs?: number; readonly remainingMs?: number } = {},
-): number | undefined {
-  const wait = waitFor(retry, error, retryBaseMs, limits)
-  return 'waitMs' in wait ? wait.waitMs : undefined
-}
-
-/**
  * The step after `error` ended attempt number `attempt` (0-based): wait and retry while the error
- * is `retryable`, retries are left and the wait fits (see {@link streamRetryDelayMs}); otherwise
- * the error to throw. That is `error` itself when nothing was retried and nothing cut a wait
- * short; else a copy (same code, status, `retryAfterSeconds`) whose message says how many attempts
- * were made and why no further one is.
+ * is `retryable`, retries are left and the wait fits (the server's `retry-after`, else
+ * `retryBaseMs × 2^attempt` capped at `maxWaitMs`); otherwise the error to throw. That is `error`
+ * itself when nothing was retried and nothing cut a wait short; else a copy (same code, status,
+ * `retryAfterSeconds`) whose message says how many attempts were made and why no further one is.
  */
 export function nextRetry(attempt: number, error: LlmError, policy: RetryWaitPolicy): RetryStep {
-  if (!error.retryable || attempt >= policy.maxRetries)
-    return { error: attempt === 0 ? error : withNote(error, `gave up after ${attempt + 1} attempts`) }
-  const remainingMs = policy.remainingMs?.()
-  const wait = waitFor(attempt, error, policy.retryBaseMs, { maxWaitMs: policy.maxWaitMs, remainingMs })
-  if ('waitMs' in wait) return wait
   const tried = attempt === 0 ? 'not retried' : `gave up after ${attempt + 1} attempts`
-  return { error: withNote(error, `${tried}: ${wait.why}`) }
+  if (!error.retryable || attempt >= policy.maxRetries) return { error: attempt === 0 ? error : withNote(error, tried) }
+  const remainingMs = policy.remainingMs?.()
+  const maxWaitMs = policy.maxWaitMs ?? MAX_RETRY_AFTER_SECONDS * 1000
+  const retryAfter = error.retryAfterSeconds
+  // No jitter, so runs are reproducible; only a retry-after can ask for more than maxWaitMs.
+  const waitMs =
+    retryAfter === undefined ? Math.min(policy.retryBaseMs * 2 ** attempt, maxWaitMs) : Math.ceil(retryAfter * 1000)
+  if (waitMs > maxWaitMs) {
+    const why = `the server asks to wait ${retryAfter} s (retry-after), longer than the adapter waits`
+    return { error: withNote(error, `${tried}: ${why} (${maxWaitMs / 1000} s); retry after that`) }
+  }
+  if (remainingMs !== undefined && waitMs >= remainingMs) {
+    const why = `waiting ${waitMs} ms for the next attempt would outlast the call's deadline`
+    return { error: withNote(error, `${tried}: ${why} (${Math.max(0, Math.floor(remainingMs))} ms left)`) }
+  }
+  return { waitMs }
 }
 
 /**
@@ -104,35 +114,6 @@ export async function* retryStream<T>(
       }
     }
   }
-}
-
-function waitFor(
-  retry: number,
-  error: LlmError,
-  retryBaseMs: number,
-  limits: { readonly maxWaitMs?: number; readonly remainingMs?: number },
-): { waitMs: number } | { why: string } {
-  const maxWaitMs = limits.maxWaitMs ?? MAX_RETRY_AFTER_SECONDS * 1000
-  let waitMs: number
-  if (error.retryAfterSeconds === undefined) {
-    waitMs = Math.min(retryBaseMs * 2 ** retry, maxWaitMs)
-  } else {
-    waitMs = Math.ceil(error.retryAfterSeconds * 1000)
-    if (waitMs > maxWaitMs)
-      return {
-        why:
-          `the server asks to wait ${error.retryAfterSeconds} s (retry-after), longer than the adapter waits ` +
-          `(${maxWaitMs / 1000} s); retry after that`,
-      }
-  }
-  if (limits.remainingMs !== undefined && waitMs >= limits.remainingMs) {
-    return {
-      why:
-        `waiting ${waitMs} ms for the next attempt would outlast the call's deadline ` +
-        `(${Math.max(0, Math.floor(limits.remainingMs))} ms left)`,
-    }
-  }
-  return { waitMs }
 }
 
 function withNote(error: LlmError, note: string): LlmError {

@@ -26,14 +26,17 @@ export interface SecretRedactor {
 }
 
 /**
- * The redactor for `secret`; without a secret (a keyless server) every method returns its
- * input. Pass the key exactly as it is sent: trimmed (see {@link normalizeApiKey}), because
- * HTTP clients strip surrounding whitespace from header values and servers echo what they got.
+ * The redactor for `secret`, or for each of several secrets in turn; without a secret (a keyless
+ * server) every method returns its input. Pass the key exactly as it is sent: trimmed (see
+ * {@link normalizeApiKey}), because HTTP clients strip surrounding whitespace from header values
+ * and servers echo what they got.
  */
-export function secretRedactor(secret: string | undefined): SecretRedactor {
-  if (!secret) return { text: (text) => text, value: (value) => value, error: (error) => error }
-  const text = (input: string) => (input.includes(secret) ? input.split(secret).join(REDACTED) : input)
-  const holds = (input: unknown) => typeof input === 'string' && input.includes(secret)
+export function secretRedactor(secret: string | readonly string[] | undefined): SecretRedactor {
+  const secrets = (typeof secret === 'string' ? [secret] : (secret ?? [])).filter((each) => each !== '')
+  if (!secrets.length) return { text: (text) => text, value: (value) => value, error: (error) => error }
+  const text = (input: string) =>
+    secrets.reduce((value, each) => (value.includes(each) ? value.split(each).join(REDACTED) : value), input)
+  const holds = (input: unknown) => typeof input === 'string' && secrets.some((each) => input.includes(each))
   return {
     text,
     value: <T>(value: T): T => redactValue(value, text, holds) as T,

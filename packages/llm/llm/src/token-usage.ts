@@ -27,3 +27,28 @@ export function promptTokensOf(usage: TokenUsage): number | undefined {
   if (parts.every((part) => part === undefined)) return undefined
   return parts.reduce<number>((sum, part) => sum + (part ?? 0), 0)
 }
+
+/** The buckets of a {@link TokenUsage} that count tokens, in the contract's order. */
+const BUCKETS = ['inputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'outputTokens', 'reasoningTokens'] as const
+
+/** A token count as a provider reported it: a finite number ≥ 0, else `undefined` (not reported). */
+export function tokenCount(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+/**
+ * The usage an adapter reports: each bucket of `counts` that is a {@link tokenCount} (any other
+ * value leaves the bucket out, never 0), in the contract's order, then `raw` when there is one.
+ */
+export function tokenUsage(
+  counts: { readonly [bucket in (typeof BUCKETS)[number]]?: unknown },
+  raw: unknown,
+): TokenUsage {
+  const usage: Record<string, unknown> = {}
+  for (const bucket of BUCKETS) {
+    const count = tokenCount(counts[bucket])
+    if (count !== undefined) usage[bucket] = count
+  }
+  if (raw !== undefined) usage.raw = raw
+  return usage as TokenUsage
+}

@@ -1,12 +1,29 @@
 import { describe, expect, it } from 'vitest'
 import { LlmError } from '../src/index.ts'
-import { MAX_RETRY_AFTER_SECONDS, nextRetry, retryStream, streamRetryDelayMs } from '../src/retry-stream.ts'
+import { MAX_RETRY_AFTER_SECONDS, nextRetry, retryStream } from '../src/retry-stream.ts'
 import { parseRetryAfter } from '../src/parse-retry-after.ts'
 import { withIdleTimeout } from '../src/idle-timeout.ts'
 
 const rateLimited = (retryAfterSeconds?: number) =>
   new LlmError('RATE_LIMITED', 'slow down', { retryAfterSeconds, retryable: true })
 const now = Date.parse('2026-01-01T00:00:00Z')
+
+/** The wait `nextRetry` picks before retry `retry` of a retryable error; `undefined` when it hands the error over. */
+function streamRetryDelayMs(
+  retry: number,
+  error: LlmError,
+  retryBaseMs: number,
+  limits: { maxWaitMs?: number; remainingMs?: number } = {},
+): number | undefined {
+  const { maxWaitMs, remainingMs } = limits
+  const step = nextRetry(retry, error, {
+    maxRetries: Number.POSITIVE_INFINITY,
+    retryBaseMs,
+    ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+    ...(remainingMs === undefined ? {} : { remainingMs: () => remainingMs }),
+  })
+  return 'waitMs' in step ? step.waitMs : undefined
+}
 
 describe('parseRetryAfter', () => {
   it('reads retry-after-ms first, then delay-seconds or an HTTP date (a past date is 0)', () => {

@@ -3,7 +3,7 @@ import { textBlock } from '../content-block.ts'
 import type { GenerateOptions } from '../generate-options.ts'
 import { LlmAdapter } from '../llm-adapter.ts'
 import { LlmError } from '../llm-error.ts'
-import type { ModelInfo } from '../model-info.ts'
+import type { AdapterModelConfig, ModelInfo } from '../model-info.ts'
 import type { FinishReason, StreamChunk } from '../stream-chunk.ts'
 import type { TokenUsage } from '../token-usage.ts'
 
@@ -27,16 +27,7 @@ export type ScriptedResponses =
  * (`@warmfold/llm-openai-compatible`, `@warmfold/llm-anthropic`), so a host's model table can be
  * reused as is in tests.
  */
-export interface ScriptedModelConfig {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
-  /** Output cap used when a request omits `maxTokens`. */
-  readonly defaultMaxTokens?: number
-  /** Accepted `reasoningEffort` values; omitted or empty, the model advertises no reasoning controls. */
-  readonly efforts?: readonly string[]
-  /** The effort used when a request names none; one of `efforts`. */
-  readonly defaultEffort?: string
-}
+export type ScriptedModelConfig = AdapterModelConfig
 
 /** Options of {@link ScriptedAdapter}. */
 export interface ScriptedAdapterOptions {
@@ -181,11 +172,6 @@ export function chunksFor(reply: {
         const half = Math.ceil(block.text.length / 2)
         chunks.push({ type: 'block-start', index, blockType: block.type })
         chunks.push({ type, index, delta: block.text.slice(0, half) }, { type, index, delta: block.text.slice(half) })
-        chunks.push(
-          block.signature !== undefined
-            ? { type: 'block-end', index, signature: block.signature }
-            : { type: 'block-end', index },
-        )
         break
       }
       case 'tool-call': {
@@ -193,16 +179,16 @@ export function chunksFor(reply: {
         chunks.push({ type: 'block-start', index, blockType: 'tool-call', id: block.id, name: block.name })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(0, half) })
         chunks.push({ type: 'tool-call-delta', index, argumentsDelta: block.arguments.slice(half) })
-        chunks.push(
-          block.signature !== undefined
-            ? { type: 'block-end', index, signature: block.signature }
-            : { type: 'block-end', index },
-        )
         break
       }
       default:
         throw new TypeError(`ScriptedAdapter: a model reply cannot contain a ${block.type} block`)
     }
+    chunks.push(
+      block.signature !== undefined
+        ? { type: 'block-end', index, signature: block.signature }
+        : { type: 'block-end', index },
+    )
   })
   if (reply.usage) chunks.push({ type: 'usage', usage: reply.usage })
   const reason = reply.finishReason ?? (blocks.some((block) => block.type === 'tool-call') ? 'tool-calls' : 'stop')
