@@ -55,12 +55,7 @@ export class ArtifactExtractor {
   readCheckpoint(message: Message, summary: string): readonly Artifact[] {
     const known = this.checkpoints.get(message)
     if (known !== undefined && known.text === summary) return known.artifacts
-    const artifacts = Object.freeze(
-      checkpointArtifacts(
-        summary,
-        this.options.workspaceRoot === undefined ? {} : { workspaceRoot: this.options.workspaceRoot },
-      ),
-    )
+    const artifacts = Object.freeze(checkpointArtifacts(summary, this.options))
     if (Object.isFrozen(message)) this.checkpoints.set(message, { text: summary, artifacts })
     return artifacts
   }

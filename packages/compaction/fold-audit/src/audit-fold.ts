@@ -195,11 +195,7 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const previous: readonly HeldArtifact[] =
     input.previousCheckpoint === undefined
       ? []
-      : (input.previousCheckpointArtifacts ??
-        checkpointArtifacts(
-          input.previousCheckpoint,
-          input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot },
-        ))
+      : (input.previousCheckpointArtifacts ?? checkpointArtifacts(input.previousCheckpoint, input.extraction))
 
   const all = [...input.folded, ...previous]
   // What the caller wrote into the checkpoint is there: found without a search.

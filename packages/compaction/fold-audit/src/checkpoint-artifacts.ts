@@ -13,11 +13,6 @@ export function checkpointArtifacts(
   options: Pick<ExtractArtifactsOptions, 'workspaceRoot'> = {},
 ): Artifact[] {
   const collector = new ArtifactCollector()
-  scanText(
-    text,
-    'assistant',
-    (artifactClass, found) => collector.add(artifactClass, found, 0, 'assistant'),
-    options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot },
-  )
+  scanText(text, 'assistant', (artifactClass, found) => collector.add(artifactClass, found, 0, 'assistant'), options)
   return collector.list()
 }

@@ -17,9 +17,8 @@ export type ToolKinds =
   | Readonly<Record<string, ToolKind>>
   | ((name: string, argumentsText: string) => ToolKind | undefined)
 
-/** Words of a shell or run tool's name: a writer (below), and a runner rather than a file changer. */
-const RUNNER_BASE_WORDS: readonly string[] = [
-  'run',
+/** Words of a shell tool's name: its bare string arguments, or its `script` or `input`, are a shell command. */
+const SHELL_WORDS: readonly string[] = [
   'exec',
   'execute',
   'bash',
@@ -31,6 +30,9 @@ const RUNNER_BASE_WORDS: readonly string[] = [
   'command',
   'cmd',
 ]
+
+/** Words of a shell or run tool's name: a writer (below), and a runner rather than a file changer. */
+const RUNNER_BASE_WORDS: readonly string[] = ['run', ...SHELL_WORDS]
 
 /**
  * Words that make a tool a writer. Shell and run tools are writers on purpose: a shell call can
@@ -110,6 +112,13 @@ export function toolNameWords(name: string): string[] {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word !== '')
+}
+
+const SHELL_TOOL_WORDS: ReadonlySet<string> = new Set([...SHELL_WORDS, 'console'])
+
+/** Whether tool `name` is a shell tool (see `readToolCallArguments`). */
+export function isShellTool(name: string): boolean {
+  return toolNameWords(name).some((word) => SHELL_TOOL_WORDS.has(word))
 }
 
 /**
