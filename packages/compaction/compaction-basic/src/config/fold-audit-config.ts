@@ -88,16 +88,16 @@ export function resolveFoldAudit(
   audit: FoldAuditConfig | undefined,
   trail: ArtifactTrailConfig | undefined,
 ): ResolvedFoldAudit {
+  const options = {
+    ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
+    ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
+  }
   return Object.freeze({
-    extractor: new ArtifactExtractor({
-      ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
-      ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
-    }),
+    extractor: new ArtifactExtractor(options),
     audit: Object.freeze({
       enabled: audit?.enabled ?? true,
       maxDropped: audit?.maxDropped ?? DEFAULT_MAX_DROPPED,
-      ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
-      ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
+      ...options,
     }),
     trail: Object.freeze({ enabled: trail?.enabled ?? true, maxTokens: trail?.maxTokens ?? DEFAULT_TRAIL_TOKENS }),
   })

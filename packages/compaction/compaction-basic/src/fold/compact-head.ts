@@ -121,22 +121,27 @@ export function prepareHead(
   if (typeof narrow === 'string') return { kind: 'unfit', reason: narrow }
   const whole = wholeReplay(input, region)
   const replayed = whole && sizeSummaryRequest(ctx.tokenMeter, build(whole), limit, route.outputReserveTokens)
-  const deadlineMs = route.policy.summaryDeadlineMs
+  const budget = { ...route.policy.summaryBudget, deadlineMs: route.policy.summaryDeadlineMs }
   // The whole request only with the full output cap: a summary cut short to replay more is worse.
   // A larger cap than it leaves room for moves to the region-only replay (`narrower-replay`).
   if (replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens) {
     const narrower = { request: narrow.request, ceilingTokens: narrow.ceilingTokens }
+    const sized = replayed
     return {
       kind: 'ready',
       region,
       regionTokens,
-      sized: replayed,
-      budget: { ...route.policy.summaryBudget, ceilingTokens: replayed.ceilingTokens, deadlineMs, narrower },
+      sized,
+      budget: { ...budget, ceilingTokens: sized.ceilingTokens, narrower },
     }
   }
-  const sized = narrow
-  const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs }
-  return { kind: 'ready', region, regionTokens, sized, budget }
+  return {
+    kind: 'ready',
+    region,
+    regionTokens,
+    sized: narrow,
+    budget: { ...budget, ceilingTokens: narrow.ceilingTokens },
+  }
 }
 
 /**
@@ -183,23 +188,8 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     }
     const { region, regionTokens, sized, budget } = prepared
     try {
-      const result = await runTransaction(
-        ctx,
-        {
-          session: input.session,
-          region,
-          trigger: input.trigger,
-          turn: input.turn,
-          stability: input.stability,
-          signal: input.signal,
-          request: sized.request,
-          budget,
-          keepUserMessages: input.keepUserMessages,
-          foldAudit: input.foldAudit,
-        },
-        { clock: input.clock ?? REAL_TIME_CLOCK },
-      )
-      return { kind: 'done', result }
+      const transaction = { ...input, region, request: sized.request, budget }
+      return { kind: 'done', result: await runTransaction(ctx, transaction, input.clock ?? REAL_TIME_CLOCK) }
     } catch (error) {
       if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted)
         throw error
@@ -264,9 +254,8 @@ export function foldableNodes(
 export async function runTransaction(
   ctx: Context,
   input: TransactionInput,
-  options: { clock: EngineClock },
+  clock: EngineClock,
 ): Promise<CompactionResult> {
-  const { clock } = options
   const transaction = FoldTransaction.open(ctx, input)
   try {
     const startedAt = clock.now()

@@ -5,8 +5,7 @@ import { auditFold, buildArtifactTrail, heldArtifactList } from '@warmfold/fold-
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
-import { checkpointSummaryOf } from './checkpoint-summary.ts'
-import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
+import { checkpointSummaryOf, COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
 import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
 import type { SummaryOutcome } from './summarize.ts'
 

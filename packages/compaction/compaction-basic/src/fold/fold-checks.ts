@@ -37,20 +37,10 @@ export function assertCurrent(
 ): void {
   if (input.signal?.aborted)
     throw new CompactionRefusal('cancelled', `compaction aborted: ${String(input.signal.reason)}`)
-  assertStable(session, input, before, regionSeqs)
-}
-
-function assertStable(
-  session: Session,
-  input: CheckedInput,
-  before: Session['surface'],
-  shadowedSeqs: readonly number[],
-): void {
   const now = session.surface
   const { start, end } = input.region
   const spanNow = now.nodes.slice(start, end + 1)
-  const spanStable =
-    spanNow.length === shadowedSeqs.length && spanNow.every((seq, index) => seq === shadowedSeqs[index])
+  const spanStable = spanNow.length === regionSeqs.length && spanNow.every((seq, index) => seq === regionSeqs[index])
   const wholeStable = now.replaceGeneration === before.replaceGeneration && now.nodes.length === before.nodes.length
   if (!spanStable || (input.stability === 'whole-surface' && !wholeStable)) {
     throw new CompactionRefusal(

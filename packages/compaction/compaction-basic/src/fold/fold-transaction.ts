@@ -254,11 +254,6 @@ export class FoldTransaction {
     return [...messages.slice(0, region.start), this.checkpointOf(outcome), ...carried, ...after]
   }
 
-  /** Whether the bracket is closed (committed or abandoned). */
-  get closed(): boolean {
-    return this.ended
-  }
-
   /**
    * Pins may change while the summary is written: the carry is planned again once the log has
    * grown. Everything the plan reads (surface, pins, the request header the prices follow) is
