@@ -66,7 +66,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
 
   /** The engine's own context: methods called through `ctx.compaction` must not use the caller's. */
   protected readonly owner: Context
-  /** What the triggers get from the engine. */
   private readonly core: EngineCore
   /** The background folds, when `background.enabled` and `auto` allow them. */
   private readonly background?: BackgroundFolds
@@ -255,7 +254,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     return resolvePolicy(this.config, header.config.provider, header.config.model).maxOverflowRetries
   }
 
-  /** Surface tokens, as the token meter prices them. */
   protected override surfaceSize(session: Session): number {
     return this.meter.measure(session).surfaceTokens
   }

@@ -64,7 +64,6 @@ export function backgroundFoldProblem(background: BackgroundFoldConfig | undefin
   return undefined
 }
 
-/** `background` with defaults applied. */
 export function resolveBackgroundFold(background: BackgroundFoldConfig | undefined): ResolvedBackgroundFold {
   return Object.freeze({
     enabled: background?.enabled ?? true,

@@ -57,7 +57,6 @@ export function foldAuditSchema(): Schema<FoldAuditConfig> {
   }).description('The fold audit.') as unknown as Schema<FoldAuditConfig>
 }
 
-/** The `artifactTrail` schema. */
 export function artifactTrailSchema(): Schema<ArtifactTrailConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Append the artifact trail to every checkpoint.'),
@@ -83,7 +82,6 @@ export function foldAuditProblem(
   return undefined
 }
 
-/** `audit` and `artifactTrail` with defaults applied. */
 export function resolveFoldAudit(
   audit: FoldAuditConfig | undefined,
   trail: ArtifactTrailConfig | undefined,

@@ -60,7 +60,6 @@ export function engineClockProblem(value: unknown, key: string): string | undefi
   return undefined
 }
 
-/** `idle` with defaults applied. */
 export function resolveIdleCompaction(idle: IdleCompactionConfig | undefined): ResolvedIdleCompaction {
   return Object.freeze({
     enabled: idle?.enabled ?? true,

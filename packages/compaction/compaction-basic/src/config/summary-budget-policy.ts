@@ -69,7 +69,6 @@ export function mergeSummaryBudget(
   return { ...base, ...Object.fromEntries(Object.entries(override).filter(([, value]) => value !== undefined)) }
 }
 
-/** `budget` with defaults applied. */
 export function resolveSummaryBudget(budget: SummaryBudgetPolicy | undefined): ResolvedSummaryBudget {
   return Object.freeze({
     retries: budget?.retries ?? 2,

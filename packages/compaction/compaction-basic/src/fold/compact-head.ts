@@ -33,7 +33,6 @@ export type HeadOutcome =
 /** Picks the region from the current node prices and the largest head the budget allows. */
 export type ChooseRegion = (prices: readonly number[], maxHeadTokens: number) => SurfaceRegion | null
 
-/** One compaction of a head. */
 export interface HeadCompaction {
   readonly session: Session
   readonly header: RequestHeader
@@ -45,9 +44,7 @@ export interface HeadCompaction {
   readonly signal?: AbortSignal
   /** The conversation policy's `keepUserMessages` (see `planFoldCarry`). */
   readonly keepUserMessages?: KeepUserMessages
-  /** The engine's audit and artifact trail settings. */
   readonly foldAudit?: ResolvedFoldAudit
-  /** The engine's protected seam. */
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock

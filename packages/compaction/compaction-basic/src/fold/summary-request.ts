@@ -25,7 +25,6 @@ export interface SummaryRequestInput {
   readonly signal?: AbortSignal
 }
 
-/** The plugin name on the instruction message's source. */
 export const INSTRUCTION_SOURCE_PLUGIN = 'warmfold/compaction-basic'
 
 /** The summary call's target: the configured summarization route, else the routed header's. */

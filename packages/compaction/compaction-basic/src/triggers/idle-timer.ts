@@ -20,7 +20,6 @@ export interface IdleCompactionEngine {
     session: Session,
     header: RequestHeader,
   ): Promise<{ readonly thresholdTokens: number; readonly ttlMs?: number }>
-  /** The request size of `session` now, in tokens. */
   requestTokens(session: Session): number
 }
 
