@@ -38,12 +38,8 @@ import { buildSummaryRequest } from './fold/summary-request.ts'
  * rewrites only the retained tail when a summary follows (C4); every rewrite is priced and
  * logged (C5).
  *
- * *When* to fold is `triggers/`: the request boundary (`request-boundary`: a background summary
- * in hand, the soft threshold, the pressure threshold, else `pressure-trigger`), overflow
- * (`overflow-trigger`), idle and background folds (`idle-timer`, `idle-fold`,
- * `background-scheduler`, `background-swap`) and manual compaction (`manual-compaction`). *How* to
- * fold is `fold/`: one fold transaction (`compact-head`, `fold-transaction`). This class wires
- * them to the agent loop and hands each the session's `SessionCompactionState`.
+ * *When* to fold is `triggers/`, *how* is `fold/` (the README's source layout maps both); this
+ * class wires them to the agent loop and hands each the session's `SessionCompactionState`.
  *
  * Subclasses may override the protected seams {@link buildSummaryRequest} and
  * {@link landPrunePlan} (the test kit's reference strategies do); the engine has no switch

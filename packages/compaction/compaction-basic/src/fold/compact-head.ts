@@ -1,8 +1,8 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
+import type { CompactionResult } from '@warmfold/compaction'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
-import type { RequestHeader, Session } from '@warmfold/session'
+import type { RequestHeader } from '@warmfold/session'
 import type { AgentRequest } from '@warmfold/agent-loop'
 import { CompactionRefusal } from '../compaction-refusal.ts'
 import { frameCheckpoint } from './compaction-instruction.ts'
@@ -12,8 +12,6 @@ import type { SummaryRoute } from './summary-route.ts'
 import { maxHeadTokens } from './summary-route.ts'
 import type { EngineClock } from '../engine-clock.ts'
 import { REAL_TIME_CLOCK, waitOn } from '../engine-clock.ts'
-import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
-import type { KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import type { SizedSummaryRequest } from './summary-budget.ts'
@@ -33,18 +31,14 @@ export type HeadOutcome =
 /** Picks the region from the current node prices and the largest head the budget allows. */
 export type ChooseRegion = (prices: readonly number[], maxHeadTokens: number) => SurfaceRegion | null
 
-export interface HeadCompaction {
-  readonly session: Session
+/** One compaction of a head: its transaction's settings, and how the head is picked and summarized. */
+export interface HeadCompaction extends Pick<
+  TransactionInput,
+  'session' | 'trigger' | 'turn' | 'stability' | 'signal' | 'keepUserMessages' | 'foldAudit'
+> {
   readonly header: RequestHeader
   readonly route: SummaryRoute
   readonly choose: ChooseRegion
-  readonly trigger: CompactionTrigger | 'manual'
-  readonly turn: number | null
-  readonly stability: 'whole-surface' | 'selected-span'
-  readonly signal?: AbortSignal
-  /** The conversation policy's `keepUserMessages` (see `planFoldCarry`). */
-  readonly keepUserMessages?: KeepUserMessages
-  readonly foldAudit?: ResolvedFoldAudit
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock

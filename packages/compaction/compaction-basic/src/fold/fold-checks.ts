@@ -1,14 +1,10 @@
 import type { Session } from '@warmfold/session'
 import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { FoldCarry } from './fold-carry.ts'
-import type { SurfaceRegion } from './select-region.ts'
+import type { TransactionInput } from './transaction-input.ts'
 
 /** What the checks read of a fold transaction's input. */
-interface CheckedInput {
-  readonly region: SurfaceRegion
-  readonly stability: 'whole-surface' | 'selected-span'
-  readonly signal?: AbortSignal
-}
+type CheckedInput = Pick<TransactionInput, 'region' | 'stability' | 'signal'>
 
 /** Refuses a checkpoint that is not smaller than what it shadows (carried nodes stay, so they do not count). */
 export function assertShrinks(checkpointTokens: number, carry: FoldCarry): void {
