@@ -238,11 +238,7 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
     previousCheckpointArtifacts: previous.length,
     vanishedFromPreviousCheckpoint: rankRoundRobin(vanished, compareVanished, maxDropped),
     vanishedTotal: vanished.length,
-    health: checkpointHealth(input.checkpointText, {
-      ...(input.requiredSections === undefined ? {} : { requiredSections: input.requiredSections }),
-      ...(input.previousCheckpoint === undefined ? {} : { previousCheckpoint: input.previousCheckpoint }),
-      ...(input.finishReason === undefined ? {} : { finishReason: input.finishReason }),
-    }),
+    health: checkpointHealth(input.checkpointText, input),
     heldInCheckpoint: heldArtifacts(all, inCheckpoint),
   }
 }

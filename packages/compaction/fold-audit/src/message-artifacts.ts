@@ -80,10 +80,7 @@ export function readMessageArtifacts(
     mentions.add(artifactClass, text, 0, from)
   const toolSteps: (MessageToolCall | MessageToolResult)[] = []
   let characters = 0
-  const tokenOptions = {
-    ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
-    ...(lineCache === undefined ? {} : { lineCache }),
-  }
+  const tokenOptions = { workspaceRoot: options.workspaceRoot, lineCache }
   const sinkFor =
     (from: ArtifactOrigin): ArtifactSink =>
     (artifactClass, text) =>
