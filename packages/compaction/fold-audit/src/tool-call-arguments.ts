@@ -27,10 +27,6 @@ const PATH_KEY = new RegExp(
     String.raw`workingdirectory|root|folder|folders)$|(?:path|paths|file|files|dir|directory|folder)$`,
 )
 
-function isPathKey(word: string): boolean {
-  return PATH_KEY.test(word)
-}
-
 function isCommandKey(word: string, shellTool: boolean): boolean {
   return (
     word === 'command' ||
@@ -115,7 +111,7 @@ export function readToolCallArguments(
     }
     if (typeof value !== 'string') return
     if (isCommandKey(word, shellTool)) runCommand(value)
-    else if (isPathKey(word)) {
+    else if (PATH_KEY.test(word)) {
       const path = pathValue(value)
       if (path !== undefined) addPath(path)
     } else if (isPatchKey(word)) {
