@@ -5,11 +5,10 @@ import type { CompactionAgent, CompactionResult, CompactionTrigger, ManualCompac
 import { CompactionEngine, ManualCompactionError } from '@warmfold/compaction'
 import type { ConfigParser, GenerateOptions, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
 import { WARMFOLD_PLUGIN } from '@warmfold/llm'
-import type { RequestHeader, Session } from '@warmfold/session'
+import type { Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import { resolveBackgroundFold } from './config/background-fold-config.ts'
 import { BackgroundFolds } from './triggers/background-scheduler.ts'
-import type { SummaryRoute } from './fold/summary-route.ts'
 import { compactHead } from './fold/compact-head.ts'
 import { resolveSummaryRoute } from './fold/summary-route.ts'
 import type { BasicCompactionConfig } from './config/compaction-policy.ts'
@@ -18,7 +17,7 @@ import { resolveBudget } from './config/compaction-budget.ts'
 import type { EngineClock } from './engine-clock.ts'
 import { replayableRequest } from './fold/replayable-request.ts'
 import { installArtifactReadAhead } from './fold/artifact-read-ahead.ts'
-import type { EngineBudget, EngineCore } from './engine-core.ts'
+import type { EngineCore } from './engine-core.ts'
 import type { PlannedPrune, PrunerSeam } from './engine-services.ts'
 import { ENGINE_REQUIRED_SERVICES, TOKEN_METER_SERVICE } from './engine-services.ts'
 import { resolveFoldAudit } from './config/fold-audit-config.ts'
@@ -39,12 +38,8 @@ import { buildSummaryRequest } from './fold/summary-request.ts'
  * rewrites only the retained tail when a summary follows (C4); every rewrite is priced and
  * logged (C5).
  *
- * *When* to fold is `triggers/`: the request boundary (`request-boundary`: a background summary
- * in hand, the soft threshold, the pressure threshold, else `pressure-trigger`), overflow
- * (`overflow-trigger`), idle and background folds (`idle-timer`, `idle-fold`,
- * `background-scheduler`, `background-swap`) and manual compaction (`manual-compaction`). *How* to
- * fold is `fold/`: one fold transaction (`compact-head`, `fold-transaction`). This class wires
- * them to the agent loop and hands each the session's `SessionCompactionState`.
+ * *When* to fold is `triggers/`, *how* is `fold/` (the README's source layout maps both); this
+ * class wires them to the agent loop and hands each the session's `SessionCompactionState`.
  *
  * Subclasses may override the protected seams {@link buildSummaryRequest} and
  * {@link landPrunePlan} (the test kit's reference strategies do); the engine has no switch
@@ -67,7 +62,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
 
   /** The engine's own context: methods called through `ctx.compaction` must not use the caller's. */
   protected readonly owner: Context
-  /** What the triggers get from the engine. */
   private readonly core: EngineCore
   /** The background folds, when `background.enabled` and `auto` allow them. */
   private readonly background?: BackgroundFolds
@@ -86,8 +80,21 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       foldAudit,
       meter: () => this.meter,
       pruner: () => this.pruner,
-      budgetFor: (session, header) => this.budgetFor(session, header),
-      route: (header, routed) => this.route(header, routed),
+      budgetFor: async (session, header) => {
+        const { provider, model } = header.config
+        const policy = resolvePolicy(config, provider, model)
+        const info = await ctx.llm.resolveModelInfo(provider, model)
+        const reserved = header.config.maxTokens ?? info.defaultMaxTokens ?? 0
+        const target = `${provider}/${model} (session ${session.id})`
+        return { policy, budget: resolveBudget(policy, info.contextWindow, reserved, target), info }
+      },
+      route: (header, routed) =>
+        resolveSummaryRoute(
+          ctx,
+          config,
+          header,
+          routed ?? resolvePolicy(config, header.config.provider, header.config.model),
+        ),
       compactHead: (agent, header, route, choose, rest) => {
         const session = agent.session
         // Which user messages survive is the conversation's policy, not the summary target's.
@@ -128,7 +135,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
         {
           startIdleFold: async (agent) => this.background?.startIdle(agent),
           idleTarget: async (session, header) => {
-            const { budget, info } = await this.budgetFor(session, header)
+            const { budget, info } = await this.core.budgetFor(session, header)
             return {
               thresholdTokens: budget.thresholdTokens,
               ...(info.cacheTtlMs === undefined ? {} : { ttlMs: info.cacheTtlMs }),
@@ -243,7 +250,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     return resolvePolicy(this.config, header.config.provider, header.config.model).maxOverflowRetries
   }
 
-  /** Surface tokens, as the token meter prices them. */
   protected override surfaceSize(session: Session): number {
     return this.meter.measure(session).surfaceTokens
   }
@@ -259,28 +265,6 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
 
   private get pruner(): PrunerSeam | undefined {
     return (this.owner as unknown as { toolResultPruner?: PrunerSeam }).toolResultPruner
-  }
-
-  private async budgetFor(session: Session, header: RequestHeader): Promise<EngineBudget> {
-    const { provider, model } = header.config
-    const policy = resolvePolicy(this.config, provider, model)
-    const info = await this.owner.llm.resolveModelInfo(provider, model)
-    const reserved = header.config.maxTokens ?? info.defaultMaxTokens ?? 0
-    return {
-      policy,
-      budget: resolveBudget(policy, info.contextWindow, reserved, `${provider}/${model} (session ${session.id})`),
-      info,
-    }
-  }
-
-  /** The summary route of `header` (the routed policy resolved unless given). */
-  private route(header: RequestHeader, routed?: ReturnType<typeof resolvePolicy>): Promise<SummaryRoute> {
-    return resolveSummaryRoute(
-      this.owner,
-      this.config,
-      header,
-      routed ?? resolvePolicy(this.config, header.config.provider, header.config.model),
-    )
   }
 }
 

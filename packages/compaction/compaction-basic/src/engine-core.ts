@@ -27,7 +27,6 @@ export interface EngineBudget {
  * every trigger. None of the triggers builds a request itself.
  */
 export interface EngineCore {
-  /** The engine's own context. */
   readonly ctx: Context
   readonly config: ParsedCompactionConfig
   /** The clock folds are timed on (`clock`, else `idle.clock`, else real time). */
@@ -36,9 +35,7 @@ export interface EngineCore {
   readonly foldAudit: ResolvedFoldAudit
   /** The token meter; throws `MissingServiceError` when it is not mounted. */
   meter(): TokenMeter
-  /** The tool-result pruner, when one is mounted. */
   pruner(): PrunerSeam | undefined
-  /** The routed policy, budget and model info of `header` for `session`. */
   budgetFor(session: Session, header: RequestHeader): Promise<EngineBudget>
   /** The summary route of `header` (the routed policy resolved unless given). */
   route(header: RequestHeader, routed?: ResolvedPolicy): Promise<SummaryRoute>
@@ -50,7 +47,6 @@ export interface EngineCore {
     choose: ChooseRegion,
     rest: Pick<HeadCompaction, 'trigger' | 'turn' | 'stability' | 'signal'>,
   ): Promise<HeadOutcome>
-  /** The engine's summary request seam. */
   buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
   /** The engine's prune seam: lands `plan` for a fold of `region` (only after it, rule C4). */
   landPrunePlan(session: Session, pruner: PrunerSeam, plan: readonly PlannedPrune[], region: SurfaceRegion): void

@@ -6,7 +6,6 @@ import type { BackgroundFold } from './fold/background-fold.ts'
 interface OpenCompaction {
   readonly compactionId: string
   readonly turn: number | null
-  /** Seq of its `compaction/summary`, once logged. */
   summarySeq?: number
   /** Seq of its checkpoint `user/message` (the replace), once logged: the compaction committed. */
   checkpointSeq?: number
@@ -14,7 +13,6 @@ interface OpenCompaction {
 
 /** Where a failed attempt left the session; no new attempt until this changes. */
 interface BackOff {
-  /** The turn the attempt ran in (`null` between turns). */
   readonly turn: number | null
   /** `surface.replaceGeneration` after the attempt: a later replace means the surface shrank. */
   readonly replaceGeneration: number
@@ -69,7 +67,6 @@ export class SessionCompactionState {
     return () => void (this.locked = false)
   }
 
-  /** The turn that is open now, if any. */
   get openTurn(): number | null {
     this.scan()
     return this.turn

@@ -6,16 +6,6 @@ import { checkPruneBudget, DEFAULT_PRUNE_BUDGET } from './prune-budget.ts'
 import { PRUNE_MARKER } from './prune-marker.ts'
 
 /**
- * Code points of the text blocks of one tool result, summed over all its text blocks (images
- * and other blocks count 0: they are never cut).
- */
-export function measureContent(blocks: readonly ToolResultContent[]): number {
-  let total = 0
-  for (const block of blocks) if (block.type === 'text') total += codePointLength(block.text)
-  return total
-}
-
-/**
  * Prunes the content of one tool result to head + {@link PRUNE_MARKER} + tail.
  *
  * The text blocks are read as one text (their concatenation, counted in code points). When it

@@ -4,9 +4,15 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { codePointLength, PRUNE_MARKER, pruneContent } from '../src/index.ts'
 import { codePointOffset } from '../src/code-point-length.ts'
-import { measureContent } from '../src/prune-content.ts'
 import { PRUNE_MARKER_LENGTH } from '../src/prune-budget.ts'
-import { budgets, contents, isWellFormed, overBudgetContents, textCodePoints } from './pruner-fixtures.ts'
+import {
+  budgets,
+  contents,
+  isWellFormed,
+  measureContent,
+  overBudgetContents,
+  textCodePoints,
+} from './pruner-fixtures.ts'
 
 const RUNS = { numRuns: 300 }
 

@@ -15,8 +15,7 @@ import { TokenMeter } from '@warmfold/token-meter'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ToolResultPruner } from '../src/index.ts'
-import { measureContent } from '../src/prune-content.ts'
-import { contents, isWellFormed } from './pruner-fixtures.ts'
+import { contents, isWellFormed, measureContent } from './pruner-fixtures.ts'
 
 const CONFIG: ToolResultPruner.Config = { thresholdChars: 100, headChars: 20, tailChars: 10 }
 

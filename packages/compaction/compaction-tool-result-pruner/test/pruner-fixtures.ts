@@ -10,6 +10,7 @@ import {
 import type { Session } from '@warmfold/session'
 import fc from 'fast-check'
 import type { PruneBudget } from '../src/index.ts'
+import { codePointLength } from '../src/index.ts'
 import { PRUNE_MARKER_LENGTH } from '../src/prune-budget.ts'
 
 /**
@@ -119,4 +120,14 @@ export function appendToolSession(session: Session, results: readonly ResultSpec
     { message: createAssistantMessage([textBlock('done')], { provider: 'p', model: 'm' }, 'a-end') },
     'append',
   )
+}
+
+/**
+ * Code points of the text blocks of one tool result, summed over all its text blocks (images
+ * and other blocks count 0: they are never cut).
+ */
+export function measureContent(blocks: readonly ToolResultContent[]): number {
+  let total = 0
+  for (const block of blocks) if (block.type === 'text') total += codePointLength(block.text)
+  return total
 }

@@ -2,8 +2,6 @@ import type { ContentBlock, Message, MessageSource } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { CompactionTrigger } from './compaction-events.ts'
 
-type Awaitable<T> = T | Promise<T>
-
 /** The `plugin` name on the source of a message a `compaction/after` listener appended. */
 export const COMPACTION_AFTER_PLUGIN = 'warmfold/compaction-after'
 
@@ -48,7 +46,7 @@ declare module '@cordisjs/core' {
      * After the summary call, before the checkpoint is committed. A throwing listener refuses the
      * compaction (nothing is committed; `compaction/end` records why).
      */
-    'compaction/after'(context: CompactionAfterContext): Awaitable<void>
+    'compaction/after'(context: CompactionAfterContext): void | Promise<void>
   }
 }
 

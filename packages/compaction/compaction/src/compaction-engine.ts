@@ -20,12 +20,8 @@ declare module '@cordisjs/core' {
  * envelope and messages (C2, C3), rewrites wait for a break (C4), and every surface rewrite is
  * preceded by its pricing event (`compaction/summary` or `compaction/prune`, C5).
  *
- * Triggering is part of the contract: the constructor wires the engine to the agent loop
- * (`installCompactionTriggers`), so `compactIfNeeded(agent, 'pressure', signal)` runs before
- * every step and `compactIfNeeded(agent, 'context-overflow', signal)` after a
- * `CONTEXT_WINDOW_EXCEEDED`, with a retry of the step when the surface really shrank. The
- * listeners belong to the engine's plugin and go away with it. Opt out with `auto: false` in
- * the engine's config object, or `static autoTrigger = false` on the class.
+ * Triggering is part of the contract: the constructor wires the engine to the agent loop (see
+ * {@link installCompactionTriggers}) unless {@link CompactionEngine.autoTrigger} says otherwise.
  */
 export abstract class CompactionEngine<C = unknown> extends Service<C> {
   static [Service.provide] = 'compaction'

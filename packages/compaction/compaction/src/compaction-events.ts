@@ -7,17 +7,6 @@ export interface ShadowedRange {
 }
 
 /**
- * Why a summary call of a compaction was made:
- * - `first`: the first call;
- * - `tool-call`: the very same request again, after an answer that was a tool call;
- * - `larger-cap`: the same prompt with a larger `maxTokens`, after an answer that spent the cap
- *   (reasoning only, or truncated) or had no text; the output cap is not part of the cached
- *   prefix, so this call reads what the previous one wrote;
- * - `fallback-effort`: the same messages at a lower reasoning effort, after the larger caps did
- *   not help. A deliberate cache break: the effort shapes the rendered prompt, so this call is
- *   prefilled cold, and its `usage` is what the break cost.
- */
-/**
  * Why a summary call was made: the `first`; the same request again after a `tool-call` answer; a
  * `larger-cap` on the same prompt after an answer that spent its cap; a `narrower-replay` (only the
  * region's messages instead of the whole last request, when that request leaves no room for a

@@ -1,6 +1,5 @@
 import type { Message } from '@warmfold/llm'
 import type { Artifact } from './artifact.ts'
-import { checkpointArtifacts } from './checkpoint-artifacts.ts'
 import { ArtifactCollector } from './artifact-collector.ts'
 import type {
   ArtifactExtraction,
@@ -13,6 +12,7 @@ import { LineCache } from './line-tokens.ts'
 import { checkLoggedMessages } from './logged-message.ts'
 import type { MessageArtifacts } from './message-artifacts.ts'
 import { readMessageArtifacts } from './message-artifacts.ts'
+import { scanText } from './scan-text.ts'
 
 /**
  * Extracts the artifacts of regions, reading each message once: what a frozen message holds
@@ -55,12 +55,7 @@ export class ArtifactExtractor {
   readCheckpoint(message: Message, summary: string): readonly Artifact[] {
     const known = this.checkpoints.get(message)
     if (known !== undefined && known.text === summary) return known.artifacts
-    const artifacts = Object.freeze(
-      checkpointArtifacts(
-        summary,
-        this.options.workspaceRoot === undefined ? {} : { workspaceRoot: this.options.workspaceRoot },
-      ),
-    )
+    const artifacts = Object.freeze(checkpointArtifacts(summary, this.options))
     if (Object.isFrozen(message)) this.checkpoints.set(message, { text: summary, artifacts })
     return artifacts
   }
@@ -118,4 +113,35 @@ export class ArtifactExtractor {
       characters,
     }
   }
+}
+
+/**
+ * Extracts the artifacts of a conversation region: tool-call arguments first (paths from
+ * path-like keys, commands from shell tools), then tool results, then text. Messages written
+ * by a plugin (an earlier checkpoint, `compaction/after` messages) and system messages are not
+ * read: the audit checks an earlier checkpoint on its own (`previousCheckpoint`). To extract
+ * several regions of one session, an {@link ArtifactExtractor} reads each message only once.
+ *
+ * Deterministic, and linear in the size of the region.
+ * @throws TypeError when `messages` is not `{ seq, message }[]` in log order.
+ */
+export function extractArtifacts(
+  messages: readonly LoggedMessage[],
+  options: ExtractArtifactsOptions = {},
+): ArtifactExtraction {
+  return new ArtifactExtractor(options).extract(messages)
+}
+
+/**
+ * The artifacts of a checkpoint's summary text, as {@link auditFold} compares a previous
+ * checkpoint: read like an assistant's text (its prose paraphrases; errors and commands count
+ * only in code spans and blocks), every mention at seq 0.
+ */
+export function checkpointArtifacts(
+  text: string,
+  options: Pick<ExtractArtifactsOptions, 'workspaceRoot'> = {},
+): Artifact[] {
+  const collector = new ArtifactCollector()
+  scanText(text, 'assistant', (artifactClass, found) => collector.add(artifactClass, found, 0, 'assistant'), options)
+  return collector.list()
 }

@@ -119,6 +119,10 @@ function render(kept: readonly TrailItem[], cut: Readonly<Record<TrailSection, n
 
 const defaultEstimate = (text: string): number => Math.ceil(text.length / 4)
 
+function fail(message: string): never {
+  throw new TypeError(`buildArtifactTrail: ${message}`)
+}
+
 /**
  * Writes the artifact trail of a folded region: a deterministic section (code, not a model)
  * that the engine appends to the checkpoint, listing the files changed and read (with the last
@@ -138,37 +142,24 @@ export function buildArtifactTrail(
 ): ArtifactTrail {
   const maxTokens = options.maxTokens ?? DEFAULT_TRAIL_TOKENS
   if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0)
-    throw new TypeError(
-      `buildArtifactTrail: maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`,
-    )
+    fail(`maxTokens must be a positive integer, got ${JSON.stringify(options.maxTokens)}`)
   const estimate = options.estimateTokens ?? defaultEstimate
-  if (typeof estimate !== 'function')
-    throw new TypeError(`buildArtifactTrail: estimateTokens must be a function, got ${typeof estimate}`)
+  if (typeof estimate !== 'function') fail(`estimateTokens must be a function, got ${typeof estimate}`)
   if (
     extraction === null ||
     typeof extraction !== 'object' ||
     !Array.isArray(extraction.artifacts) ||
     !Array.isArray(extraction.toolCalls)
-  ) {
-    throw new TypeError(
-      'buildArtifactTrail: extraction must be what extractArtifacts returns ({ artifacts, toolCalls })',
-    )
-  }
-
+  )
+    fail('extraction must be what extractArtifacts returns ({ artifacts, toolCalls })')
   const hostEntries = options.hostEntries ?? []
-  if (!Array.isArray(hostEntries))
-    throw new TypeError(`buildArtifactTrail: hostEntries must be an array of strings, got ${typeof hostEntries}`)
+  if (!Array.isArray(hostEntries)) fail(`hostEntries must be an array of strings, got ${typeof hostEntries}`)
   for (const [index, entry] of hostEntries.entries()) {
     if (typeof entry !== 'string' || entry.trim() === '' || /[\r\n]/.test(entry))
-      throw new TypeError(
-        `buildArtifactTrail: hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`,
-      )
+      fail(`hostEntries[${index}] must be one non-empty line, got ${JSON.stringify(entry)}`)
   }
   if (options.carryFrom !== undefined && typeof options.carryFrom !== 'string')
-    throw new TypeError(
-      'buildArtifactTrail: carryFrom must be the text of the checkpoint this fold replaces, ' +
-        `got ${typeof options.carryFrom}`,
-    )
+    fail(`carryFrom must be the text of the checkpoint this fold replaces, got ${typeof options.carryFrom}`)
   const all = writingOrder(
     trailItems(extraction, hostEntries, options.carryFrom === undefined ? [] : carriedTrailEntries(options.carryFrom)),
   )

@@ -4,7 +4,7 @@ import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
 import type { ExtractArtifactsOptions } from './artifact-extraction.ts'
 import { artifactKey } from './artifact-collector.ts'
-import { checkpointArtifacts } from './checkpoint-artifacts.ts'
+import { checkpointArtifacts } from './artifact-extractor.ts'
 import type { VisibleItem } from './searchable-text.ts'
 import { artifactPresence, searchedSingleText, searchedText } from './artifact-presence.ts'
 import { rankRoundRobin } from './rank-round-robin.ts'
@@ -122,12 +122,15 @@ export interface FoldAudit {
 const byText = (a: { readonly text: string }, b: { readonly text: string }): number =>
   a.text < b.text ? -1 : a.text > b.text ? 1 : 0
 
+function fail(message: string): never {
+  throw new TypeError(`auditFold: ${message}`)
+}
+
 function checkInput(input: AuditFoldInput): number {
   if (input === null || typeof input !== 'object') throw new TypeError('auditFold(input) must be an object')
-  if (!Array.isArray(input.folded))
-    throw new TypeError(
-      `auditFold: folded must be the artifacts of the folded region (an array), got ${typeof input.folded}`,
-    )
+  const mustBe = (key: keyof AuditFoldInput, what: string): never =>
+    fail(`${key} must be ${what}, got ${typeof input[key]}`)
+  if (!Array.isArray(input.folded)) mustBe('folded', 'the artifacts of the folded region (an array)')
   for (let index = 0; index < input.folded.length; index++) {
     const artifact = input.folded[index]
     if (
@@ -136,46 +139,32 @@ function checkInput(input: AuditFoldInput): number {
       typeof artifact.text !== 'string' ||
       artifact.text === '' ||
       !isArtifactClass(artifact.class)
-    ) {
-      throw new TypeError(
-        `auditFold: folded[${index}] is not an artifact (class and non-empty text): ${JSON.stringify(artifact)}`,
-      )
-    }
+    )
+      fail(`folded[${index}] is not an artifact (class and non-empty text): ${JSON.stringify(artifact)}`)
   }
-  if (typeof input.checkpointText !== 'string')
-    throw new TypeError(`auditFold: checkpointText must be a string, got ${typeof input.checkpointText}`)
+  if (typeof input.checkpointText !== 'string') mustBe('checkpointText', 'a string')
   if (input.previousCheckpoint !== undefined && typeof input.previousCheckpoint !== 'string')
-    throw new TypeError(`auditFold: previousCheckpoint must be a string, got ${typeof input.previousCheckpoint}`)
+    mustBe('previousCheckpoint', 'a string')
   if (input.previousCheckpointArtifacts !== undefined) {
     if (input.previousCheckpoint === undefined)
-      throw new TypeError(
-        'auditFold: previousCheckpointArtifacts was given without the previousCheckpoint they were read from',
-      )
+      fail('previousCheckpointArtifacts was given without the previousCheckpoint they were read from')
     if (!Array.isArray(input.previousCheckpointArtifacts))
-      throw new TypeError(
-        'auditFold: previousCheckpointArtifacts must be an array of artifacts, ' +
-          `got ${typeof input.previousCheckpointArtifacts}`,
-      )
+      mustBe('previousCheckpointArtifacts', 'an array of artifacts')
     for (const [index, artifact] of input.previousCheckpointArtifacts.entries()) {
       if (!isHeldArtifact(artifact))
-        throw new TypeError(
-          `auditFold: previousCheckpointArtifacts[${index}] is not an artifact ` +
-            `(class, non-empty text, mentions ≥ 1): ${JSON.stringify(artifact)}`,
+        fail(
+          `previousCheckpointArtifacts[${index}] is not an artifact (class, non-empty text, mentions ≥ 1): ` +
+            JSON.stringify(artifact),
         )
     }
   }
   if (input.writtenInCheckpoint !== undefined && !(input.writtenInCheckpoint instanceof Set))
-    throw new TypeError(
-      "auditFold: writtenInCheckpoint must be a Set of artifact keys (the artifact trail's written), " +
-        `got ${typeof input.writtenInCheckpoint}`,
-    )
+    mustBe('writtenInCheckpoint', "a Set of artifact keys (the artifact trail's written)")
   if (input.visibleAfter !== undefined && !Array.isArray(input.visibleAfter))
-    throw new TypeError(
-      `auditFold: visibleAfter must be an array of messages or texts, got ${typeof input.visibleAfter}`,
-    )
+    mustBe('visibleAfter', 'an array of messages or texts')
   const maxDropped = input.maxDropped ?? DEFAULT_MAX_DROPPED
   if (!Number.isSafeInteger(maxDropped) || maxDropped < 0)
-    throw new TypeError(`auditFold: maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
+    fail(`maxDropped must be a non-negative integer, got ${JSON.stringify(input.maxDropped)}`)
   return maxDropped
 }
 
@@ -195,11 +184,7 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
   const previous: readonly HeldArtifact[] =
     input.previousCheckpoint === undefined
       ? []
-      : (input.previousCheckpointArtifacts ??
-        checkpointArtifacts(
-          input.previousCheckpoint,
-          input.extraction?.workspaceRoot === undefined ? {} : { workspaceRoot: input.extraction.workspaceRoot },
-        ))
+      : (input.previousCheckpointArtifacts ?? checkpointArtifacts(input.previousCheckpoint, input.extraction))
 
   const all = [...input.folded, ...previous]
   // What the caller wrote into the checkpoint is there: found without a search.
@@ -253,11 +238,7 @@ export function auditFold(input: AuditFoldInput): FoldAudit {
     previousCheckpointArtifacts: previous.length,
     vanishedFromPreviousCheckpoint: rankRoundRobin(vanished, compareVanished, maxDropped),
     vanishedTotal: vanished.length,
-    health: checkpointHealth(input.checkpointText, {
-      ...(input.requiredSections === undefined ? {} : { requiredSections: input.requiredSections }),
-      ...(input.previousCheckpoint === undefined ? {} : { previousCheckpoint: input.previousCheckpoint }),
-      ...(input.finishReason === undefined ? {} : { finishReason: input.finishReason }),
-    }),
+    health: checkpointHealth(input.checkpointText, input),
     heldInCheckpoint: heldArtifacts(all, inCheckpoint),
   }
 }

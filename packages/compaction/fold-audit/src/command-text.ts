@@ -1,4 +1,5 @@
 import { capLength, collapseWhitespace } from './clean-text.ts'
+import { wordSet } from './word-set.ts'
 
 /** The longest command text kept (UTF-16 code units). */
 export const MAX_COMMAND_LENGTH = 300
@@ -7,118 +8,17 @@ export const MAX_COMMAND_LENGTH = 300
  * Programs whose name opens a command: a code span the user or the assistant wrote that starts
  * with one of them (`node dist/server.js`) is a command, any other code span is not.
  */
-const PROGRAMS: ReadonlySet<string> = new Set([
-  'npm',
-  'npx',
-  'pnpm',
-  'yarn',
-  'bun',
-  'bunx',
-  'node',
-  'deno',
-  'tsc',
-  'tsx',
-  'vitest',
-  'jest',
-  'eslint',
-  'prettier',
-  'oxlint',
-  'git',
-  'gh',
-  'cargo',
-  'rustc',
-  'rustup',
-  'go',
-  'python',
-  'python3',
-  'pip',
-  'pip3',
-  'pytest',
-  'poetry',
-  'uv',
-  'make',
-  'cmake',
-  'docker',
-  'docker-compose',
-  'kubectl',
-  'helm',
-  'terraform',
-  'curl',
-  'wget',
-  'ls',
-  'cat',
-  'grep',
-  'rg',
-  'find',
-  'sed',
-  'awk',
-  'cd',
-  'mkdir',
-  'rm',
-  'cp',
-  'mv',
-  'chmod',
-  'touch',
-  'export',
-  'ssh',
-  'scp',
-  'psql',
-  'mysql',
-  'redis-cli',
-  'brew',
-  'apt',
-  'apt-get',
-  'sudo',
-  'bash',
-  'sh',
-  'zsh',
-  'java',
-  'javac',
-  'mvn',
-  'gradle',
-  './gradlew',
-  'dotnet',
-  'ruby',
-  'bundle',
-  'rails',
-  'rake',
-  'php',
-  'composer',
-  'swift',
-  'xcodebuild',
-  'lsof',
-  'kill',
-  'pkill',
-  'ps',
-  'tail',
-  'head',
-  'wc',
-  'sort',
-  'diff',
-  'patch',
-  'tar',
-  'unzip',
-  'jq',
-  'env',
-  'source',
-  'tree',
-  'du',
-  'df',
-])
+const PROGRAMS: ReadonlySet<string> = wordSet(`
+  npm npx pnpm yarn bun bunx node deno tsc tsx vitest jest eslint prettier oxlint git gh cargo rustc
+  rustup go python python3 pip pip3 pytest poetry uv make cmake docker docker-compose kubectl helm
+  terraform curl wget ls cat grep rg find sed awk cd mkdir rm cp mv chmod touch export ssh scp psql
+  mysql redis-cli brew apt apt-get sudo bash sh zsh java javac mvn gradle ./gradlew dotnet ruby bundle
+  rails rake php composer swift xcodebuild lsof kill pkill ps tail head wc sort diff patch tar unzip
+  jq env source tree du df
+`)
 
 /** Code block languages whose lines are commands. */
-const SHELL_LANGUAGES: ReadonlySet<string> = new Set([
-  'sh',
-  'bash',
-  'shell',
-  'zsh',
-  'fish',
-  'console',
-  'shell-session',
-  'powershell',
-  'ps1',
-  'cmd',
-])
+const SHELL_LANGUAGES: ReadonlySet<string> = wordSet('sh bash shell zsh fish console shell-session powershell ps1 cmd')
 
 /**
  * A command as the audit compares it: its first line, white space collapsed, at most {@link

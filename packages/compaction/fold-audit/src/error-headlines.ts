@@ -3,14 +3,10 @@ import { capLength, collapseWhitespace, stripTrailingPunctuation } from './clean
 /** The longest error text kept (UTF-16 code units): a headline, not the whole log line of a minified bundle. */
 export const MAX_ERROR_LENGTH = 200
 
-/** A line rule: the pattern and what of its match is the headline. */
+/** A line rule: its match's first group is the headline, the whole match when the pattern has no group. */
 export interface HeadlineRule {
   readonly pattern: RegExp
-  readonly headline: (match: RegExpExecArray) => string
 }
-
-const whole = (match: RegExpExecArray): string => match[0]
-const first = (match: RegExpExecArray): string => match[1]!
 
 /**
  * The headline rules, first match wins (`test/corpus/LABELLING.md`
@@ -20,31 +16,31 @@ const first = (match: RegExpExecArray): string => match[1]!
 export const HEADLINE_RULES: readonly HeadlineRule[] = [
   // Compilers with coded errors: TypeScript (`src/a.ts(3,1): error TS2322: …`, `src/a.ts:3:1 - error TS2322: …`,
   // `error TS5083: …`), C# and MSBuild (`Foo.cs(41,29): error CS0103: …`), F# (`FS0039`).
-  { pattern: /(?:^|[\s)])error ([A-Z]{1,4}\d{3,5}: .+)$/, headline: first },
+  { pattern: /(?:^|[\s)])error ([A-Z]{1,4}\d{3,5}: .+)$/ },
   // pnpm: ` ERR_PNPM_OUTDATED_LOCKFILE  Cannot install …`.
-  { pattern: /^\s*(ERR_PNPM_[A-Z_]+\s+.+)$/, headline: first },
+  { pattern: /^\s*(ERR_PNPM_[A-Z_]+\s+.+)$/ },
   // Rust and other compilers: `error[E0308]: …`, `error: …`, also after a location (`a.c:4:2: error: …`).
-  { pattern: /^\s*(?:\S+:\d+(?::\d+)?: )?((?:fatal )?error(?:\[E\d{4}\])?: .+)$/, headline: first },
+  { pattern: /^\s*(?:\S+:\d+(?::\d+)?: )?((?:fatal )?error(?:\[E\d{4}\])?: .+)$/ },
   // ESLint rows: `  14:7  error  'x' is defined but never used  rule-name`.
-  { pattern: /^\s*\d+:\d+\s+(error\s+.+)$/, headline: first },
+  { pattern: /^\s*\d+:\d+\s+(error\s+.+)$/ },
   // Go: `./main.go:10:2: undefined: foo`, and `t.Errorf` lines (`duration_test.go:27: …`).
-  { pattern: /^\s*\S+\.go:\d+(?::\d+)?: (.+)$/, headline: first },
+  { pattern: /^\s*\S+\.go:\d+(?::\d+)?: (.+)$/ },
   // Linters that print a rule code after the location: ruff and flake8 (`a.py:3:8: F401 …`), pylint
   // (`C0114`), stylelint.
-  { pattern: /^\s*\S+:\d+:\d+: ([A-Z]{1,4}\d{2,5}\b.*)$/, headline: first },
+  { pattern: /^\s*\S+:\d+:\d+: ([A-Z]{1,4}\d{2,5}\b.*)$/ },
   // RSpec: `Failure/Error: expect(order.total).to eq(112.5)`.
-  { pattern: /^\s*(Failure\/Error: .+)$/, headline: first },
+  { pattern: /^\s*(Failure\/Error: .+)$/ },
   // Bundlers (webpack, Next.js, Vite): `Module not found: Error: Can't resolve './x' in '/app/src'`.
-  { pattern: /^Module not found: .+$/, headline: whole },
+  { pattern: /^Module not found: .+$/ },
   // Failed tests: vitest and jest `FAIL <file> …`, go `--- FAIL: TestX (0.00s)` and `FAIL <package> 0.01s`.
-  { pattern: /^\s*(?:--- )?(FAIL:?\s+\S.*)$/, headline: first },
+  { pattern: /^\s*(?:--- )?(FAIL:?\s+\S.*)$/ },
   // pytest: `FAILED tests/x.py::test_y - …`.
-  { pattern: /^(FAILED \S.*)$/, headline: first },
+  { pattern: /^(FAILED \S.*)$/ },
   // jest: `  ● Cart › applies a discount`.
-  { pattern: /^\s*● (.+)$/, headline: first },
+  { pattern: /^\s*● (.+)$/ },
   // Panics: Go `panic: …`, Rust `thread 'main' panicked at src/main.rs:4:5:`.
-  { pattern: /^panic: .+$/, headline: whole },
-  { pattern: /^\s*(thread '[^']*' panicked at .+?):?$/, headline: first },
+  { pattern: /^panic: .+$/ },
+  { pattern: /^\s*(thread '[^']*' panicked at .+?):?$/ },
   // Exceptions: `TypeError: …`, `Error [ERR_X]: …`, `requests.exceptions.ConnectionError: …`,
   // `ImportError while importing …`, after `Uncaught `, `Caused by: ` or `Exception in thread "x" `.
   {
@@ -53,19 +49,17 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
         String.raw`Exception in thread "[^"]*" )?((?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][\w$]*)?(?:Error|` +
         String.raw`Exception)(?: \[[\w:-]+\])?(?::| while ).*)$`,
     ),
-    headline: first,
   },
   // Tool errors.
-  { pattern: /^fatal: .+$/, headline: whole },
-  { pattern: /^CONFLICT \(.+$/, headline: whole },
-  { pattern: /^\S+: (?:line \d+: )?\S+: command not found$/, headline: whole },
+  { pattern: /^fatal: .+$/ },
+  { pattern: /^CONFLICT \(.+$/ },
+  { pattern: /^\S+: (?:line \d+: )?\S+: command not found$/ },
   {
     pattern: /^\S+: .+: (?:No such file or directory|Permission denied|Is a directory|Not a directory)$/,
-    headline: whole,
   },
-  { pattern: /^make(?:\[\d+\])?: \*\*\* .+$/, headline: whole },
-  { pattern: /^FAILURE: .+$/, headline: whole },
-  { pattern: /^##\[error\](.+)$/, headline: first },
+  { pattern: /^make(?:\[\d+\])?: \*\*\* .+$/ },
+  { pattern: /^FAILURE: .+$/ },
+  { pattern: /^##\[error\](.+)$/ },
   // Log lines at level ERROR, FATAL or CRITICAL, also after a `[timestamp]` or an ISO timestamp.
   // The timestamp may carry a zone and be followed by a process id (PostgreSQL:
   // `2025-06-05 08:15:03.902 UTC [64] FATAL:  …`).
@@ -75,10 +69,9 @@ export const HEADLINE_RULES: readonly HeadlineRule[] = [
         String.raw`\s?[+-]\d{2}:?\d{2})?\s+(?:\[\d+\]\s+)?)?((?:\[(?:ERROR|FATAL|CRITICAL)\]|(?:ERROR|FATAL|` +
         String.raw`CRITICAL)\b)(?::|\s).*)$`,
     ),
-    headline: first,
   },
   // A sentence reporting a failure: `Automatic merge failed; …`, `Execution failed for task …`.
-  { pattern: /^[A-Z][A-Za-z-]*(?: [A-Za-z-]+){0,2} failed\b.*$/, headline: whole },
+  { pattern: /^[A-Z][A-Za-z-]*(?: [A-Za-z-]+){0,2} failed\b.*$/ },
 ]
 
 /**
@@ -155,7 +148,7 @@ export class ErrorHeadlines {
         const match = rule.pattern.exec(line)
         if (match) {
           if (this.inTraceback && !/^\s/.test(line)) this.inTraceback = false
-          return rule.headline(match)
+          return match[1] ?? match[0]
         }
       }
     }

@@ -9,14 +9,12 @@ export type {
   ToolCallRecord,
   ToolCallResult,
 } from './artifact-extraction.ts'
-export { ArtifactExtractor } from './artifact-extractor.ts'
+export { ArtifactExtractor, checkpointArtifacts, extractArtifacts } from './artifact-extractor.ts'
 export type { ArtifactTrail, ArtifactTrailOptions, TrailSection } from './artifact-trail.ts'
 export { buildArtifactTrail, DEFAULT_TRAIL_TOKENS } from './artifact-trail.ts'
 export type { AuditFoldInput, ClassRetention, DroppedArtifact, FoldAudit, VanishedArtifact } from './audit-fold.ts'
 export { auditFold, DEFAULT_MAX_DROPPED } from './audit-fold.ts'
-export { checkpointArtifacts } from './checkpoint-artifacts.ts'
 export type { CheckpointHealth } from './checkpoint-health.ts'
-export { extractArtifacts } from './extract-artifacts.ts'
 export type { HeldArtifact, HeldArtifacts } from './held-artifacts.ts'
 export { heldArtifactList } from './held-artifacts.ts'
 export type { LoggedMessage } from './logged-message.ts'

@@ -63,14 +63,22 @@ export class MaskedLine {
   identifiers(needs: string | undefined, pattern: RegExp, value: IdentifierValue = WHOLE_MATCH): void {
     const text = this.text
     if (needs !== undefined && !text.includes(needs)) return
-    pattern.lastIndex = 0
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    eachMatch(pattern, text, (match) => {
       const found = value(match, text)
-      if (found === undefined) continue
+      if (found === undefined) return
       this.sink('identifier', found)
       this.take(match.index, match.index + match[0].length)
-    }
-    pattern.lastIndex = 0
+    })
     this.flush()
   }
+}
+
+/**
+ * `pattern`'s matches in `text`, each passed to `visit` (a `g` pattern's own loop: `matchAll`
+ * copies the pattern at every call).
+ */
+export function eachMatch(pattern: RegExp, text: string, visit: (match: RegExpExecArray) => void): void {
+  pattern.lastIndex = 0
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) visit(match)
+  pattern.lastIndex = 0
 }

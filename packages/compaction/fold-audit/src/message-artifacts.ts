@@ -1,5 +1,6 @@
 import type { ContentBlock, Message, ToolResultBlock } from '@warmfold/llm'
 import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
+import type { ExtractArtifactsOptions, ToolCallRecord, ToolCallResult } from './artifact-extraction.ts'
 import { ArtifactCollector } from './artifact-collector.ts'
 import { cleanText } from './clean-text.ts'
 import { normalizeErrorText } from './error-headlines.ts'
@@ -8,35 +9,19 @@ import type { ArtifactSink, LineCache } from './line-tokens.ts'
 import type { TextSource } from './scan-text.ts'
 import { scanText } from './scan-text.ts'
 import { readToolCallArguments } from './tool-call-arguments.ts'
-import type { ToolKind, ToolKinds } from './tool-kind.ts'
+import type { ToolKind } from './tool-kind.ts'
 import { changesNamedFiles, resolveToolKind } from './tool-kind.ts'
 
-/** What decides how a message is read: the same options read a message the same way. */
-export interface MessageReadOptions {
-  readonly workspaceRoot?: string
-  readonly toolKinds?: ToolKinds
-  readonly includeReasoning?: boolean
-}
-
 /** A tool call as one message holds it (its seq is the message's). */
-export interface MessageToolCall {
+export interface MessageToolCall extends Omit<ToolCallRecord, 'seq' | 'kind' | 'result'> {
   readonly kind: 'call'
-  readonly id: string
-  readonly name: string
-  readonly arguments: string
   readonly toolKind: ToolKind
-  readonly command?: string
-  readonly paths: readonly string[]
-  readonly fileAction: 'read' | 'changed'
 }
 
 /** A tool result as one message holds it, to be matched with its call by id. */
-export interface MessageToolResult {
+export interface MessageToolResult extends Omit<ToolCallResult, 'seq'> {
   readonly kind: 'result'
   readonly toolCallId: string
-  readonly isError: boolean
-  readonly exitCode?: number
-  readonly errors: readonly string[]
 }
 
 /**
@@ -84,7 +69,7 @@ function firstLine(text: string): string {
  */
 export function readMessageArtifacts(
   message: Message,
-  options: MessageReadOptions = {},
+  options: ExtractArtifactsOptions = {},
   lineCache?: LineCache,
 ): MessageArtifacts {
   if (message.role === 'system' || message.source.kind === 'plugin') return NOTHING_READ
@@ -95,10 +80,7 @@ export function readMessageArtifacts(
     mentions.add(artifactClass, text, 0, from)
   const toolSteps: (MessageToolCall | MessageToolResult)[] = []
   let characters = 0
-  const tokenOptions = {
-    ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
-    ...(lineCache === undefined ? {} : { lineCache }),
-  }
+  const tokenOptions = { workspaceRoot: options.workspaceRoot, lineCache }
   const sinkFor =
     (from: ArtifactOrigin): ArtifactSink =>
     (artifactClass, text) =>

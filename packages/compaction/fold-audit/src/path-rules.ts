@@ -1,3 +1,5 @@
+import { wordSet } from './word-set.ts'
+
 /**
  * The rules that tell a file-system path from the many slash- and dot-bearing words of tool
  * output (routes, MIME types, branches, package names, method calls). They lean to precision: a
@@ -5,11 +7,6 @@
  * an explicit `./`, `../` or `~/`, a known root for an absolute path). See
  * `test/corpus/LABELLING.md`.
  */
-
-/** The words of `list`, separated by white space, as a set. */
-function wordSet(list: string): ReadonlySet<string> {
-  return new Set(list.trim().split(/\s+/))
-}
 
 /** First segments of absolute paths that are file-system roots (so `/api/users/1` is not a path, `/srv/app` is). */
 const ABSOLUTE_ROOTS: ReadonlySet<string> = wordSet(`

@@ -1,5 +1,5 @@
 import type { ArtifactSink, IdentifierValue } from './masked-line.ts'
-import { MaskedLine } from './masked-line.ts'
+import { eachMatch, MaskedLine } from './masked-line.ts'
 import { shapedLinePaths } from './shaped-line-paths.ts'
 import { tokenPaths } from './token-paths.ts'
 
@@ -50,16 +50,6 @@ function trimUrl(url: string): string {
       text = text.slice(0, -1).replace(/[.,;:!?]+$/, '')
   }
   return text.endsWith('/') && !text.endsWith('://') ? text.slice(0, -1) : text
-}
-
-/**
- * `pattern`'s matches in `text`, each passed to `visit` (a `g` pattern's own loop: `matchAll`
- * copies the pattern at every call).
- */
-function eachMatch(pattern: RegExp, text: string, visit: (match: RegExpExecArray) => void): void {
-  pattern.lastIndex = 0
-  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) visit(match)
-  pattern.lastIndex = 0
 }
 
 const PACKAGE_SPEC_VALUE: IdentifierValue = (match) => match[0].replace(/[.+-]+$/, '')

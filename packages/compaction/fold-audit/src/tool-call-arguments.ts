@@ -3,7 +3,7 @@ import type { ArtifactSink, LineTokenOptions } from './line-tokens.ts'
 import { scanLineTokens } from './line-tokens.ts'
 import { normalizePath } from './path-rules.ts'
 import { addCommand } from './scan-text.ts'
-import { toolNameWords } from './tool-kind.ts'
+import { isShellTool } from './tool-kind.ts'
 
 /** What a tool call's arguments say, besides the artifacts sent to the sink. */
 export interface ToolCallArguments {
@@ -12,21 +12,6 @@ export interface ToolCallArguments {
   /** The paths its path-like arguments name, normalized, in order. */
   readonly paths: readonly string[]
 }
-
-/** Words of a tool name that make its bare string arguments, or its `script`/`input`, a shell command. */
-const SHELL_TOOL_WORDS: ReadonlySet<string> = new Set([
-  'bash',
-  'shell',
-  'sh',
-  'zsh',
-  'powershell',
-  'terminal',
-  'exec',
-  'execute',
-  'command',
-  'cmd',
-  'console',
-])
 
 /** A key, lower-cased, without `_` and `-`: `file_path`, `filePath` and `file-path` are all `filepath`. */
 function keyWord(key: string): string {
@@ -41,10 +26,6 @@ const PATH_KEY = new RegExp(
   String.raw`^(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|cwd|workdir|` +
     String.raw`workingdirectory|root|folder|folders)$|(?:path|paths|file|files|dir|directory|folder)$`,
 )
-
-function isPathKey(word: string): boolean {
-  return PATH_KEY.test(word)
-}
 
 function isCommandKey(word: string, shellTool: boolean): boolean {
   return (
@@ -85,7 +66,7 @@ export function readToolCallArguments(
   sink: ArtifactSink,
   options: LineTokenOptions = {},
 ): ToolCallArguments {
-  const shellTool = toolNameWords(name).some((word) => SHELL_TOOL_WORDS.has(word))
+  const shellTool = isShellTool(name)
   const paths: string[] = []
   let command: string | undefined
   const addPath = (value: string): void => {
@@ -130,7 +111,7 @@ export function readToolCallArguments(
     }
     if (typeof value !== 'string') return
     if (isCommandKey(word, shellTool)) runCommand(value)
-    else if (isPathKey(word)) {
+    else if (PATH_KEY.test(word)) {
       const path = pathValue(value)
       if (path !== undefined) addPath(path)
     } else if (isPatchKey(word)) {

@@ -1,3 +1,5 @@
+import { wordSet } from './word-set.ts'
+
 /**
  * What a tool call does to the world, as the after-fold measures need it:
  * - `read`: looks something up and changes nothing (read a file, list, search, fetch);
@@ -17,20 +19,11 @@ export type ToolKinds =
   | Readonly<Record<string, ToolKind>>
   | ((name: string, argumentsText: string) => ToolKind | undefined)
 
+/** Words of a shell tool's name: its bare string arguments, or its `script` or `input`, are a shell command. */
+const SHELL_WORDS = 'exec execute bash shell sh zsh powershell terminal command cmd'
+
 /** Words of a shell or run tool's name: a writer (below), and a runner rather than a file changer. */
-const RUNNER_BASE_WORDS: readonly string[] = [
-  'run',
-  'exec',
-  'execute',
-  'bash',
-  'shell',
-  'sh',
-  'zsh',
-  'powershell',
-  'terminal',
-  'command',
-  'cmd',
-]
+const RUNNER_BASE_WORDS = `run ${SHELL_WORDS}`
 
 /**
  * Words that make a tool a writer. Shell and run tools are writers on purpose: a shell call can
@@ -39,66 +32,19 @@ const RUNNER_BASE_WORDS: readonly string[] = [
  * out of its re-read signatures). A host whose shell tool mostly reads declares it with
  * {@link ToolKinds}.
  */
-const WRITE_WORDS: ReadonlySet<string> = new Set([
-  'write',
-  'edit',
-  'create',
-  'delete',
-  'remove',
-  'rm',
-  'apply',
-  'patch',
-  'replace',
-  'insert',
-  'update',
-  'move',
-  'rename',
-  'mkdir',
-  'save',
-  'put',
-  'post',
-  'commit',
-  'push',
-  'merge',
-  'install',
-  'deploy',
-  ...RUNNER_BASE_WORDS,
-])
+const WRITE_WORDS: ReadonlySet<string> = wordSet(`
+  write edit create delete remove rm apply patch replace insert update move rename mkdir save put post
+  commit push merge install deploy ${RUNNER_BASE_WORDS}
+`)
 
 /** Words that make a tool a reader (when no write word is in its name). */
-const READ_WORDS: ReadonlySet<string> = new Set([
-  'read',
-  'get',
-  'list',
-  'search',
-  'grep',
-  'find',
-  'cat',
-  'view',
-  'ls',
-  'glob',
-  'fetch',
-  'show',
-  'open',
-  'look',
-  'lookup',
-  'inspect',
-  'status',
-  'diff',
-  'log',
-  'head',
-  'tail',
-  'stat',
-  'query',
-  'describe',
-  'browse',
-  'tree',
-  'download',
-  'load',
-])
+const READ_WORDS: ReadonlySet<string> = wordSet(`
+  read get list search grep find cat view ls glob fetch show open look lookup inspect status diff log
+  head tail stat query describe browse tree download load
+`)
 
 /** Words of a tool name that runs commands rather than changing files it names. */
-const RUNNER_WORDS: ReadonlySet<string> = new Set([...RUNNER_BASE_WORDS, 'test', 'tests'])
+const RUNNER_WORDS: ReadonlySet<string> = wordSet(`${RUNNER_BASE_WORDS} test tests`)
 
 /**
  * The lower-case words of a tool name: `readFile`, `read_file`, `read-file` and `fs.read.file` all
@@ -110,6 +56,13 @@ export function toolNameWords(name: string): string[] {
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word !== '')
+}
+
+const SHELL_TOOL_WORDS: ReadonlySet<string> = wordSet(`${SHELL_WORDS} console`)
+
+/** Whether tool `name` is a shell tool (see `readToolCallArguments`). */
+export function isShellTool(name: string): boolean {
+  return toolNameWords(name).some((word) => SHELL_TOOL_WORDS.has(word))
 }
 
 /**

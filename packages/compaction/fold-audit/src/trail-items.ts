@@ -67,6 +67,12 @@ function status(call: ToolCallRecord): string {
   return result.isError ? ' → failed' : ' → ok'
 }
 
+/** The item of `line`, which writes `artifact` exactly: referenced as often as the region mentions it. */
+function artifactItem(section: TrailSection, line: string, artifact: Artifact): TrailItem {
+  const { mentions: references, seq, firstSeq } = artifact
+  return { section, line, references, seq, firstSeq, artifact: artifactKey(artifact.class, artifact.text) }
+}
+
 /**
  * Every item the trail could write for a region, in no particular order: its files (each with the
  * last call that named it), commands (each once, with its last status), open problems, the
@@ -157,17 +163,9 @@ export function trailItems(
   }
 
   // The user's constraints and corrections, verbatim.
-  for (const artifact of extraction.artifacts) {
-    if (artifact.class !== 'user-message' || !CONSTRAINT.test(artifact.text)) continue
-    list.push({
-      section: 'userConstraints',
-      line: `- ${artifact.text}`,
-      references: artifact.mentions,
-      seq: artifact.seq,
-      firstSeq: artifact.firstSeq,
-      artifact: artifactKey('user-message', artifact.text),
-    })
-  }
+  for (const artifact of extraction.artifacts)
+    if (artifact.class === 'user-message' && CONSTRAINT.test(artifact.text))
+      list.push(artifactItem('userConstraints', `- ${artifact.text}`, artifact))
   // What earlier trails recorded, unless this region has something newer about it: older than
   // anything of the region's and referenced by none of it, in the order they were written.
   const newer = supersededSubjects(extraction, files, commands, problems, hostEntries)
@@ -186,17 +184,9 @@ export function trailItems(
   // One text of every line above: a path holds no line break, so a match never spans two lines.
   const written = list.map((item) => item.line).join('\n')
   const paths = extraction.artifacts.filter((artifact) => artifact.class === 'path')
-  for (const artifact of paths) {
-    if (occursAsWord(written, artifact.text)) continue
-    list.push({
-      section: 'otherPaths',
-      line: `- ${code(artifact.text)}`,
-      references: artifact.mentions,
-      seq: artifact.seq,
-      firstSeq: artifact.firstSeq,
-      artifact: artifactKey('path', artifact.text),
-    })
-  }
+  for (const artifact of paths)
+    if (!occursAsWord(written, artifact.text))
+      list.push(artifactItem('otherPaths', `- ${code(artifact.text)}`, artifact))
   // The host's own lines, in the order it added them (the later ones count as newer).
   for (const [index, entry] of hostEntries.entries())
     list.push({

@@ -1,14 +1,5 @@
 /** The sections of the trail, in the order they are written. */
-export type TrailSection =
-  | 'filesChanged'
-  | 'filesRead'
-  | 'otherPaths'
-  | 'commands'
-  | 'openProblems'
-  | 'userConstraints'
-  | 'hostEntries'
-
-export const TRAIL_SECTIONS: readonly TrailSection[] = [
+export const TRAIL_SECTIONS = [
   'filesChanged',
   'filesRead',
   'otherPaths',
@@ -16,7 +7,10 @@ export const TRAIL_SECTIONS: readonly TrailSection[] = [
   'openProblems',
   'userConstraints',
   'hostEntries',
-]
+] as const
+
+/** A section of the trail (see {@link TRAIL_SECTIONS}). */
+export type TrailSection = (typeof TRAIL_SECTIONS)[number]
 
 /** A count of 0 for every section, in writing order. */
 export function zeroCounts(): Record<TrailSection, number> {

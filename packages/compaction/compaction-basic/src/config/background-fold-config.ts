@@ -39,14 +39,6 @@ export interface ResolvedBackgroundFold {
   readonly prewarm: boolean
 }
 
-/** Defaults of `background`. */
-export const BACKGROUND_DEFAULTS: ResolvedBackgroundFold = Object.freeze({
-  enabled: true,
-  startRatio: 'adaptive',
-  maxWaitMs: 300_000,
-  prewarm: false,
-})
-
 const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
 
 /** The `background` schema (typed by hand, like `idle`'s). */
@@ -72,12 +64,11 @@ export function backgroundFoldProblem(background: BackgroundFoldConfig | undefin
   return undefined
 }
 
-/** `background` with defaults applied. */
 export function resolveBackgroundFold(background: BackgroundFoldConfig | undefined): ResolvedBackgroundFold {
   return Object.freeze({
-    enabled: background?.enabled ?? BACKGROUND_DEFAULTS.enabled,
-    startRatio: background?.startRatio ?? BACKGROUND_DEFAULTS.startRatio,
-    maxWaitMs: background?.maxWaitMs ?? BACKGROUND_DEFAULTS.maxWaitMs,
-    prewarm: background?.prewarm ?? BACKGROUND_DEFAULTS.prewarm,
+    enabled: background?.enabled ?? true,
+    startRatio: background?.startRatio ?? 'adaptive',
+    maxWaitMs: background?.maxWaitMs ?? 300_000,
+    prewarm: background?.prewarm ?? false,
   })
 }

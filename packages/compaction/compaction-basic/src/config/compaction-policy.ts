@@ -115,7 +115,6 @@ export interface ResolvedPolicy {
   readonly summaryDeadlineMs: number
 }
 
-/** Defaults of the policy keys. */
 export const POLICY_DEFAULTS = Object.freeze({
   thresholdRatio: 0.8,
   retainRatio: 0.16,
@@ -216,14 +215,12 @@ export const parseCompactionConfig: ConfigParser<ParsedCompactionConfig, BasicCo
   (input?: unknown) => {
     const config = parseBase(input) as BasicCompactionConfig
     checkPolicy(config, '')
-    const idleProblem = idleCompactionProblem(config.idle)
-    if (idleProblem) throw new TypeError(`BasicCompactionEngine config: ${idleProblem}`)
-    const backgroundProblem = backgroundFoldProblem(config.background)
-    if (backgroundProblem) throw new TypeError(`BasicCompactionEngine config: ${backgroundProblem}`)
-    const auditProblem = foldAuditProblem(config.audit, config.artifactTrail)
-    if (auditProblem) throw new TypeError(`BasicCompactionEngine config: ${auditProblem}`)
-    const clockProblem = engineClockProblem(config.clock, 'clock')
-    if (clockProblem) throw new TypeError(`BasicCompactionEngine config: ${clockProblem}`)
+    const problem =
+      idleCompactionProblem(config.idle) ??
+      backgroundFoldProblem(config.background) ??
+      foldAuditProblem(config.audit, config.artifactTrail) ??
+      engineClockProblem(config.clock, 'clock')
+    if (problem) throw new TypeError(`BasicCompactionEngine config: ${problem}`)
     const seen = new Set<string>()
     for (const [index, override] of (config.modelPolicies ?? []).entries()) {
       const where = `modelPolicies[${index}] (${override.provider}/${override.model}): `

@@ -57,7 +57,6 @@ export function foldAuditSchema(): Schema<FoldAuditConfig> {
   }).description('The fold audit.') as unknown as Schema<FoldAuditConfig>
 }
 
-/** The `artifactTrail` schema. */
 export function artifactTrailSchema(): Schema<ArtifactTrailConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Append the artifact trail to every checkpoint.'),
@@ -83,21 +82,20 @@ export function foldAuditProblem(
   return undefined
 }
 
-/** `audit` and `artifactTrail` with defaults applied. */
 export function resolveFoldAudit(
   audit: FoldAuditConfig | undefined,
   trail: ArtifactTrailConfig | undefined,
 ): ResolvedFoldAudit {
+  const options = {
+    ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
+    ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
+  }
   return Object.freeze({
-    extractor: new ArtifactExtractor({
-      ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
-      ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
-    }),
+    extractor: new ArtifactExtractor(options),
     audit: Object.freeze({
       enabled: audit?.enabled ?? true,
       maxDropped: audit?.maxDropped ?? DEFAULT_MAX_DROPPED,
-      ...(audit?.toolKinds === undefined ? {} : { toolKinds: audit.toolKinds }),
-      ...(audit?.workspaceRoot === undefined ? {} : { workspaceRoot: audit.workspaceRoot }),
+      ...options,
     }),
     trail: Object.freeze({ enabled: trail?.enabled ?? true, maxTokens: trail?.maxTokens ?? DEFAULT_TRAIL_TOKENS }),
   })

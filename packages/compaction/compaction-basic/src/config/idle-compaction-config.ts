@@ -26,9 +26,6 @@ export interface ResolvedIdleCompaction {
   readonly clock: EngineClock
 }
 
-/** Defaults of `idle`. */
-export const IDLE_DEFAULTS = Object.freeze({ enabled: true, minPressure: 0.6, marginMs: 30_000 })
-
 /**
  * The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery
  * versions do not declare).
@@ -63,12 +60,11 @@ export function engineClockProblem(value: unknown, key: string): string | undefi
   return undefined
 }
 
-/** `idle` with defaults applied. */
 export function resolveIdleCompaction(idle: IdleCompactionConfig | undefined): ResolvedIdleCompaction {
   return Object.freeze({
-    enabled: idle?.enabled ?? IDLE_DEFAULTS.enabled,
-    minPressure: idle?.minPressure ?? IDLE_DEFAULTS.minPressure,
-    marginMs: idle?.marginMs ?? IDLE_DEFAULTS.marginMs,
+    enabled: idle?.enabled ?? true,
+    minPressure: idle?.minPressure ?? 0.6,
+    marginMs: idle?.marginMs ?? 30_000,
     clock: idle?.clock ?? REAL_TIME_CLOCK,
   })
 }

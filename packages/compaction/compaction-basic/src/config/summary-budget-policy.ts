@@ -28,9 +28,6 @@ export interface ResolvedSummaryBudget {
   readonly fallbackEffort?: string
 }
 
-/** Defaults of `summaryBudget`. */
-export const SUMMARY_BUDGET_DEFAULTS = Object.freeze({ retries: 2, growth: 2 })
-
 const KEYS = ['retries', 'growth', 'fallbackEffort'] as const
 
 /**
@@ -72,11 +69,10 @@ export function mergeSummaryBudget(
   return { ...base, ...Object.fromEntries(Object.entries(override).filter(([, value]) => value !== undefined)) }
 }
 
-/** `budget` with defaults applied. */
 export function resolveSummaryBudget(budget: SummaryBudgetPolicy | undefined): ResolvedSummaryBudget {
   return Object.freeze({
-    retries: budget?.retries ?? SUMMARY_BUDGET_DEFAULTS.retries,
-    growth: budget?.growth ?? SUMMARY_BUDGET_DEFAULTS.growth,
+    retries: budget?.retries ?? 2,
+    growth: budget?.growth ?? 2,
     ...(budget?.fallbackEffort === undefined ? {} : { fallbackEffort: budget.fallbackEffort }),
   })
 }

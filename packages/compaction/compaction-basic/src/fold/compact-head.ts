@@ -1,8 +1,8 @@
 import type { Context } from '@cordisjs/core'
-import type { CompactionResult, CompactionTrigger } from '@warmfold/compaction'
+import type { CompactionResult } from '@warmfold/compaction'
 import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
-import type { RequestHeader, Session } from '@warmfold/session'
+import type { RequestHeader } from '@warmfold/session'
 import type { AgentRequest } from '@warmfold/agent-loop'
 import { CompactionRefusal } from '../compaction-refusal.ts'
 import { frameCheckpoint } from './compaction-instruction.ts'
@@ -12,8 +12,6 @@ import type { SummaryRoute } from './summary-route.ts'
 import { maxHeadTokens } from './summary-route.ts'
 import type { EngineClock } from '../engine-clock.ts'
 import { REAL_TIME_CLOCK, waitOn } from '../engine-clock.ts'
-import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
-import type { KeepUserMessages } from './fold-carry.ts'
 import { planFoldCarry } from './fold-carry.ts'
 import type { SurfaceRegion } from './select-region.ts'
 import type { SizedSummaryRequest } from './summary-budget.ts'
@@ -33,21 +31,14 @@ export type HeadOutcome =
 /** Picks the region from the current node prices and the largest head the budget allows. */
 export type ChooseRegion = (prices: readonly number[], maxHeadTokens: number) => SurfaceRegion | null
 
-/** One compaction of a head. */
-export interface HeadCompaction {
-  readonly session: Session
+/** One compaction of a head: its transaction's settings, and how the head is picked and summarized. */
+export interface HeadCompaction extends Pick<
+  TransactionInput,
+  'session' | 'trigger' | 'turn' | 'stability' | 'signal' | 'keepUserMessages' | 'foldAudit'
+> {
   readonly header: RequestHeader
   readonly route: SummaryRoute
   readonly choose: ChooseRegion
-  readonly trigger: CompactionTrigger | 'manual'
-  readonly turn: number | null
-  readonly stability: 'whole-surface' | 'selected-span'
-  readonly signal?: AbortSignal
-  /** The conversation policy's `keepUserMessages` (see `planFoldCarry`). */
-  readonly keepUserMessages?: KeepUserMessages
-  /** The engine's audit and artifact trail settings. */
-  readonly foldAudit?: ResolvedFoldAudit
-  /** The engine's protected seam. */
   readonly buildRequest: (input: SummaryRequestInput) => GenerateOptions
   /** The clock a sync fold is timed on; default real time. */
   readonly clock?: EngineClock
@@ -121,22 +112,27 @@ export function prepareHead(
   if (typeof narrow === 'string') return { kind: 'unfit', reason: narrow }
   const whole = wholeReplay(input, region)
   const replayed = whole && sizeSummaryRequest(ctx.tokenMeter, build(whole), limit, route.outputReserveTokens)
-  const deadlineMs = route.policy.summaryDeadlineMs
+  const budget = { ...route.policy.summaryBudget, deadlineMs: route.policy.summaryDeadlineMs }
   // The whole request only with the full output cap: a summary cut short to replay more is worse.
   // A larger cap than it leaves room for moves to the region-only replay (`narrower-replay`).
   if (replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens) {
     const narrower = { request: narrow.request, ceilingTokens: narrow.ceilingTokens }
+    const sized = replayed
     return {
       kind: 'ready',
       region,
       regionTokens,
-      sized: replayed,
-      budget: { ...route.policy.summaryBudget, ceilingTokens: replayed.ceilingTokens, deadlineMs, narrower },
+      sized,
+      budget: { ...budget, ceilingTokens: sized.ceilingTokens, narrower },
     }
   }
-  const sized = narrow
-  const budget = { ...route.policy.summaryBudget, ceilingTokens: sized.ceilingTokens, deadlineMs }
-  return { kind: 'ready', region, regionTokens, sized, budget }
+  return {
+    kind: 'ready',
+    region,
+    regionTokens,
+    sized: narrow,
+    budget: { ...budget, ceilingTokens: narrow.ceilingTokens },
+  }
 }
 
 /**
@@ -183,23 +179,8 @@ export async function compactHead(ctx: Context, input: HeadCompaction): Promise<
     }
     const { region, regionTokens, sized, budget } = prepared
     try {
-      const result = await runTransaction(
-        ctx,
-        {
-          session: input.session,
-          region,
-          trigger: input.trigger,
-          turn: input.turn,
-          stability: input.stability,
-          signal: input.signal,
-          request: sized.request,
-          budget,
-          keepUserMessages: input.keepUserMessages,
-          foldAudit: input.foldAudit,
-        },
-        { clock: input.clock ?? REAL_TIME_CLOCK },
-      )
-      return { kind: 'done', result }
+      const transaction = { ...input, region, request: sized.request, budget }
+      return { kind: 'done', result: await runTransaction(ctx, transaction, input.clock ?? REAL_TIME_CLOCK) }
     } catch (error) {
       if (!(error instanceof CompactionRefusal) || error.llmCode !== 'CONTEXT_WINDOW_EXCEEDED' || input.signal?.aborted)
         throw error
@@ -264,9 +245,8 @@ export function foldableNodes(
 export async function runTransaction(
   ctx: Context,
   input: TransactionInput,
-  options: { clock: EngineClock },
+  clock: EngineClock,
 ): Promise<CompactionResult> {
-  const { clock } = options
   const transaction = FoldTransaction.open(ctx, input)
   try {
     const startedAt = clock.now()

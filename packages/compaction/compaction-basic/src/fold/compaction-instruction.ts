@@ -1,3 +1,5 @@
+import type { Message } from '@warmfold/llm'
+
 /**
  * The trailing instruction of every summary call. It is a constant, so it renders the same
  * bytes in every compaction and is itself cache-stable; it is a user message after the replayed
@@ -42,4 +44,11 @@ export const CHECKPOINT_PREAMBLE =
 /** The text of a checkpoint message: the preamble, then the summary inside `<compacted-summary>`. */
 export function frameCheckpoint(summary: string): string {
   return `${CHECKPOINT_PREAMBLE}\n\n<compacted-summary>\n${summary.trim()}\n</compacted-summary>`
+}
+
+/** The summary a checkpoint message holds: its text without the preamble and the `<compacted-summary>` frame. */
+export function checkpointSummaryOf(message: Message): string {
+  const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
+  const framed = /<compacted-summary>\n?([\s\S]*?)\n?<\/compacted-summary>\s*$/.exec(text)
+  return framed ? framed[1]! : text
 }

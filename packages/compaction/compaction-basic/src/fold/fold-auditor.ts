@@ -5,8 +5,7 @@ import { auditFold, buildArtifactTrail, heldArtifactList } from '@warmfold/fold-
 import type { Message } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
-import { checkpointSummaryOf } from './checkpoint-summary.ts'
-import { COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
+import { checkpointSummaryOf, COMPACTION_INSTRUCTION } from './compaction-instruction.ts'
 import type { ResolvedFoldAudit } from '../config/fold-audit-config.ts'
 import type { SummaryOutcome } from './summarize.ts'
 
@@ -23,7 +22,6 @@ export const REQUIRED_SECTIONS: readonly string[] = Object.freeze(
 
 /** The checkpoint a fold replaces. */
 interface PreviousCheckpoint {
-  /** Its seq and its message. */
   readonly seq: number
   readonly message: Message
   /** Its summary and trail, without the frame. */
@@ -70,7 +68,8 @@ function loggedHeldArtifacts(session: Session, checkpointSeq: number): readonly 
  */
 export class FoldAuditor {
   private extractionCache?: ArtifactExtraction
-  private previousCache?: { readonly found: PreviousCheckpoint | undefined }
+  /** The checkpoint this fold replaces (the region's first message, when it is one), with its summary and trail. */
+  private readonly previous?: PreviousCheckpoint
   private readonly trails = new Map<string, ArtifactTrail>()
   /** Lines the `compaction/after` listeners added to the trail. */
   readonly hostEntries: string[] = []
@@ -88,6 +87,11 @@ export class FoldAuditor {
     private readonly shadowedTokens: () => number,
   ) {
     this.estimateTokens = (text) => (text === '' ? 0 : meter.estimateSystem(text) - SYSTEM_OVERHEAD_TOKENS)
+    const seq = regionSeqs[0]
+    const leading =
+      seq === undefined ? undefined : (session.eventAt(seq)?.data as { message?: Message } | undefined)?.message
+    if (seq !== undefined && leading !== undefined && isCheckpointMessage(leading))
+      this.previous = { seq, message: leading, summary: checkpointSummaryOf(leading) }
   }
 
   /**
@@ -99,22 +103,6 @@ export class FoldAuditor {
     return this.regionSeqs
       .toSorted((a, b) => a - b)
       .map((seq) => ({ seq, message: (this.session.eventAt(seq)!.data as { message: Message }).message }))
-  }
-
-  /** The checkpoint this fold replaces (the region's first message, when it is one) and its summary with its trail. */
-  private previousCheckpoint(): PreviousCheckpoint | undefined {
-    if (this.previousCache === undefined) {
-      const seq = this.regionSeqs[0]
-      const leading =
-        seq === undefined ? undefined : (this.session.eventAt(seq)?.data as { message?: Message } | undefined)?.message
-      this.previousCache = {
-        found:
-          seq !== undefined && leading !== undefined && isCheckpointMessage(leading)
-            ? { seq, message: leading, summary: checkpointSummaryOf(leading) }
-            : undefined,
-      }
-    }
-    return this.previousCache.found
   }
 
   /**
@@ -155,12 +143,11 @@ export class FoldAuditor {
     const key = `${maxTokens}\n${this.hostEntries.join('\n')}`
     let trail = this.trails.get(key)
     if (trail === undefined) {
-      const previous = this.previousCheckpoint()
       trail = buildArtifactTrail(this.extraction(), {
         maxTokens,
         estimateTokens: this.estimateTokens,
         hostEntries: this.hostEntries,
-        ...(previous === undefined ? {} : { carryFrom: previous.summary }),
+        ...(this.previous === undefined ? {} : { carryFrom: this.previous.summary }),
       })
       this.trails.set(key, trail)
     }
@@ -203,7 +190,7 @@ export class FoldAuditor {
     const checkpointText = this.checkpointSummary(outcome.text)
     const visibleAfter = [...projected.slice(0, checkpointAt), ...projected.slice(checkpointAt + 1), ...appended]
     const finishReason = outcome.result.finishReason
-    const previous = this.previousCheckpoint()
+    const previous = this.previous
     const compared = previous === undefined ? undefined : this.previousArtifacts(previous)
     const trail = this.trail()
     const audit = auditFold({
@@ -217,9 +204,7 @@ export class FoldAuditor {
         ? {}
         : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: compared.artifacts }),
       ...(finishReason === undefined ? {} : { finishReason }),
-      ...(this.settings.audit.workspaceRoot === undefined
-        ? {}
-        : { extraction: { workspaceRoot: this.settings.audit.workspaceRoot } }),
+      extraction: this.settings.audit,
     })
     return {
       compactionId,

@@ -9,9 +9,7 @@ export interface FoldCarry {
   readonly carriedSeqs: readonly number[]
   /** Seqs the checkpoint shadows, in surface order: the region without the carried ones. */
   readonly shadowedSeqs: readonly number[]
-  /** Token price of the carried nodes. */
   readonly carriedTokens: number
-  /** Token price of the shadowed nodes. */
   readonly shadowedTokens: number
   /**
    * Whether the fold would shadow something besides a leading checkpoint: summarizing a

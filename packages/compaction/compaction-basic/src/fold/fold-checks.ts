@@ -1,14 +1,10 @@
 import type { Session } from '@warmfold/session'
 import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { FoldCarry } from './fold-carry.ts'
-import type { SurfaceRegion } from './select-region.ts'
+import type { TransactionInput } from './transaction-input.ts'
 
 /** What the checks read of a fold transaction's input. */
-interface CheckedInput {
-  readonly region: SurfaceRegion
-  readonly stability: 'whole-surface' | 'selected-span'
-  readonly signal?: AbortSignal
-}
+type CheckedInput = Pick<TransactionInput, 'region' | 'stability' | 'signal'>
 
 /** Refuses a checkpoint that is not smaller than what it shadows (carried nodes stay, so they do not count). */
 export function assertShrinks(checkpointTokens: number, carry: FoldCarry): void {
@@ -37,20 +33,10 @@ export function assertCurrent(
 ): void {
   if (input.signal?.aborted)
     throw new CompactionRefusal('cancelled', `compaction aborted: ${String(input.signal.reason)}`)
-  assertStable(session, input, before, regionSeqs)
-}
-
-function assertStable(
-  session: Session,
-  input: CheckedInput,
-  before: Session['surface'],
-  shadowedSeqs: readonly number[],
-): void {
   const now = session.surface
   const { start, end } = input.region
   const spanNow = now.nodes.slice(start, end + 1)
-  const spanStable =
-    spanNow.length === shadowedSeqs.length && spanNow.every((seq, index) => seq === shadowedSeqs[index])
+  const spanStable = spanNow.length === regionSeqs.length && spanNow.every((seq, index) => seq === regionSeqs[index])
   const wholeStable = now.replaceGeneration === before.replaceGeneration && now.nodes.length === before.nodes.length
   if (!spanStable || (input.stability === 'whole-surface' && !wholeStable)) {
     throw new CompactionRefusal(

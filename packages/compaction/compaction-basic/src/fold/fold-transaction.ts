@@ -27,7 +27,6 @@ import type { CommitExtras, TransactionInput } from './transaction-input.ts'
  * {@link abandon}): the log stays valid and every original stays on it.
  */
 export class FoldTransaction {
-  /** The surface when the bracket opened. */
   private readonly surfaceAtOpen: Session['surface']
   /** The region's seqs when the bracket opened: what the checkpoint must replace. */
   readonly regionSeqs: readonly number[]
@@ -37,7 +36,6 @@ export class FoldTransaction {
    */
   private readonly attempts: SummaryAttempt[] = []
   private ended = false
-  /** The region's audit and artifact trail, when the engine runs them. */
   private readonly auditor?: FoldAuditor
   /** The last carry planned, and the log length it was planned at. */
   private plannedCarry?: { readonly logLength: number; readonly carry: FoldCarry }
@@ -83,7 +81,6 @@ export class FoldTransaction {
     return summarize(this.ctx, request, this.input.budget, this.attempts)
   }
 
-  /** The calls made so far, in order. */
   get summaryAttempts(): readonly SummaryAttempt[] {
     return [...this.attempts]
   }
@@ -252,11 +249,6 @@ export class FoldTransaction {
       .slice(region.end + 1)
       .map((message, offset) => rewrites.get(region.end + 1 + offset) ?? message)
     return [...messages.slice(0, region.start), this.checkpointOf(outcome), ...carried, ...after]
-  }
-
-  /** Whether the bracket is closed (committed or abandoned). */
-  get closed(): boolean {
-    return this.ended
   }
 
   /**

@@ -23,14 +23,17 @@ export async function runCompactionAfter(
 ): Promise<Message[]> {
   const queued: Message[] = []
   let open = true
+  const ensureOpen = (method: string): void => {
+    if (!open)
+      throw new TypeError(
+        `compaction/after: ${method} was called after the hook of compaction ${input.compactionId} ended; its ` +
+          'checkpoint is already committed or refused',
+      )
+  }
   const context: CompactionAfterContext = {
     ...input,
     append(content) {
-      if (!open)
-        throw new TypeError(
-          `compaction/after: append was called after the hook of compaction ${input.compactionId} ended; its ` +
-            'checkpoint is already committed or refused',
-        )
+      ensureOpen('append')
       queued.push(
         createMessage({
           role: 'user',
@@ -43,11 +46,7 @@ export async function runCompactionAfter(
       ? {}
       : {
           addTrailEntry(text: string) {
-            if (!open)
-              throw new TypeError(
-                `compaction/after: addTrailEntry was called after the hook of compaction ${input.compactionId} ` +
-                  'ended; its checkpoint is already committed or refused',
-              )
+            ensureOpen('addTrailEntry')
             addTrailEntry(text)
           },
         }),

@@ -18,17 +18,11 @@ export interface SummaryOutcome {
 }
 
 /**
- * Sends the summary request over `ctx.llm` through the summary loop (`runSummaryCalls`: a tool
- * call gets the same request once more, a spent answer the budget ladder, anything else without
- * a summary a refusal carrying every call made). The ladder's rungs are prepared by the LLM
- * service like the first call: a larger cap, the region-only replay (`budget.narrower`), or the
- * same messages at `budget.fallbackEffort`. A call the cache ledger's summary guard refused
- * before it was sent (`guard: 'refuse'`) is a refusal with the guard's reason, never retried
- * (nothing was paid, so no attempt is recorded).
- *
- * @param attempts where the calls are recorded as they are made (default: a new array): a call
- *   in flight is on it as `aborted` until it settles, so a caller that must close its bracket
- *   before the call ends (the session is closing) logs every call it made.
+ * Sends the summary request over `ctx.llm` through the summary loop (`runSummaryCalls`, which
+ * records each call on `attempts` as it is made); every rung of its ladder is prepared by the LLM
+ * service like the first call. A call the cache ledger's summary guard refused before it was sent
+ * (`guard: 'refuse'`) is a refusal with the guard's reason, never retried (nothing was paid, so no
+ * attempt is recorded).
  * @throws CompactionRefusal when no summary was written.
  */
 export async function summarize(

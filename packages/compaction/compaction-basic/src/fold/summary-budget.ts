@@ -25,7 +25,6 @@ export function summaryLimit(contextWindow: number, marginRatio: number): number
 
 /** A summary request whose output cap fits its budget. */
 export interface SizedSummaryRequest {
-  /** The request with `maxTokens` set. */
   readonly request: GenerateOptions
   /** Estimated prompt tokens: system, tools and every message. */
   readonly promptTokens: number

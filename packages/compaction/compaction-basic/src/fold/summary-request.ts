@@ -25,7 +25,6 @@ export interface SummaryRequestInput {
   readonly signal?: AbortSignal
 }
 
-/** The plugin name on the instruction message's source. */
 export const INSTRUCTION_SOURCE_PLUGIN = 'warmfold/compaction-basic'
 
 /** The summary call's target: the configured summarization route, else the routed header's. */
@@ -63,7 +62,6 @@ export function buildSummaryRequest(input: SummaryRequestInput): GenerateOptions
   // fork's first request is (`replayWithMessage` of @warmfold/agent-loop); only the output cap differs.
   if (sameRoute)
     return { ...replayWithMessage({ header, messages: input.replayMessages }, instructionMessage()), ...call }
-  // Another route inherits no envelope setting: a stale effort must never leak into another model.
   return {
     provider: target.provider,
     model: target.model,

@@ -20,7 +20,6 @@ export interface IdleCompactionEngine {
     session: Session,
     header: RequestHeader,
   ): Promise<{ readonly thresholdTokens: number; readonly ttlMs?: number }>
-  /** The request size of `session` now, in tokens. */
   requestTokens(session: Session): number
 }
 
@@ -56,6 +55,14 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
     clear(session)
     entries.delete(session)
   }
+  /** The request size of `session`, or `undefined` when it cannot be measured (the pressure trigger says why). */
+  const tokensOf = (session: Session): number | undefined => {
+    try {
+      return engine.requestTokens(session)
+    } catch {
+      return undefined
+    }
+  }
 
   ctx.on('agent/request', async ({ agent, header }: RequestHookContext) => {
     const requestAt = clock.now()
@@ -74,13 +81,8 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
     const now = clock.now()
     // Already cold: a fold now would be prefilled in full, which is what it is meant to avoid.
     if (now >= entry.requestAt + entry.ttlMs) return
-    let tokens: number
-    try {
-      tokens = engine.requestTokens(agent.session)
-    } catch {
-      return
-    }
-    if (tokens < idle.minPressure * entry.thresholdTokens) return
+    const tokens = tokensOf(agent.session)
+    if (tokens === undefined || tokens < idle.minPressure * entry.thresholdTokens) return
     const delay = Math.max(0, entry.requestAt + entry.ttlMs - idle.marginMs - now)
     entry.cancel = clock.setTimeout(() => fire(agent, entry), delay)
   })
@@ -100,13 +102,8 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
         if (skipCold(agent, entry, late) && !agent.session.isClosed) await ctx.sessions.flush(agent.session)
         return
       }
-      let tokens: number
-      try {
-        tokens = engine.requestTokens(agent.session)
-      } catch {
-        return
-      }
-      if (tokens < idle.minPressure * entry.thresholdTokens) return
+      const tokens = tokensOf(agent.session)
+      if (tokens === undefined || tokens < idle.minPressure * entry.thresholdTokens) return
       await engine.startIdleFold(agent)
     } catch (error) {
       ctx.emit(
@@ -118,12 +115,8 @@ export function installIdleCompaction(ctx: Context, engine: IdleCompactionEngine
 
   /** Logs why a late timer made no fold, and flushes it (the agent is idle: nothing else will). */
   function skipCold(agent: AgentHandle, entry: IdleEntry, lateMs: number): boolean {
-    let totalTokens: number
-    try {
-      totalTokens = engine.requestTokens(agent.session)
-    } catch {
-      return false
-    }
+    const totalTokens = tokensOf(agent.session)
+    if (totalTokens === undefined) return false
     agent.session.append('compaction/failure', {
       trigger: 'idle',
       reason:

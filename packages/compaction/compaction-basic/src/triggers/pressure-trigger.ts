@@ -40,6 +40,10 @@ export async function relievePressure(
   // A prune that alone would clear the pressure, declined because folding costs less: the
   // fallback when the fold then cannot relieve the pressure.
   let declinedPrune = false
+  const relieved = (): CompactionResult | null => {
+    state.clearBackOff()
+    return result
+  }
   for (let attempt = 0; attempt <= policy.compactionRetries; attempt++) {
     if (signal?.aborted) break
     const pruner = core.pruner()
@@ -50,8 +54,7 @@ export async function relievePressure(
       // anywhere; it lands only where that costs less than the re-prefill it causes.
       if (weighPrune(core, state, header, info, plan, measurement, budget.thresholdTokens).action === 'prune') {
         pruner.pruneSession(session)
-        state.clearBackOff()
-        return result
+        return relieved()
       }
       declinedPrune = true
     }
@@ -135,19 +138,13 @@ export async function relievePressure(
     }
     result = outcome.result
     measurement = meter.measure(session)
-    if (measurement.totalTokens < budget.thresholdTokens) {
-      state.clearBackOff()
-      return result
-    }
+    if (measurement.totalTokens < budget.thresholdTokens) return relieved()
     reason = `still above the threshold after ${attempt + 1} compaction pass(es)`
   }
   if (signal?.aborted) return result
   // A fold attempt that failed may still have landed its tail prune, which can be enough.
   measurement = meter.measure(session)
-  if (measurement.totalTokens < budget.thresholdTokens) {
-    state.clearBackOff()
-    return result
-  }
+  if (measurement.totalTokens < budget.thresholdTokens) return relieved()
   const pruner = core.pruner()
   if (declinedPrune && result === null && pruner) {
     // The fold that was cheaper could not be made: pruning still relieves the pressure.
@@ -158,8 +155,7 @@ export async function relievePressure(
         reason: `the fold could not relieve the pressure (${reason}), so the prune lands after all`,
       })
       pruner.pruneSession(session)
-      state.clearBackOff()
-      return result
+      return relieved()
     }
   }
   session.append('compaction/failure', {

@@ -20,7 +20,6 @@ export interface PruneDecisionInput {
   readonly plan: readonly PlannedPrune[]
   /** The measurement the plan was made on. */
   readonly measurement: TokenMeasurement
-  /** The pressure threshold, in tokens. */
   readonly thresholdTokens: number
   readonly prices: CachePrices
   /** The provider's cache TTL for the route, in ms; undefined: the entry never expires. */
@@ -30,7 +29,6 @@ export interface PruneDecisionInput {
    * when not seen (a resume).
    */
   readonly lastRequestAt: number | undefined
-  /** Now, on the same clock. */
   readonly now: number
 }
 
