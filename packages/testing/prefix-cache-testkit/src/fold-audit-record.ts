@@ -63,11 +63,7 @@ const key = (artifact: { readonly class: string; readonly text: string }): strin
   `${artifact.class}\u0000${artifact.text}`
 
 function survival(planted: readonly PlantedArtifact[], text: string): PlantedSurvival {
-  const result: PlantedSurvival = {
-    path: { seen: 0, kept: 0 },
-    command: { seen: 0, kept: 0 },
-    error: { seen: 0, kept: 0 },
-  }
+  const result = Object.fromEntries(PLANTED_CLASSES.map((name) => [name, { seen: 0, kept: 0 }])) as PlantedSurvival
   for (const artifact of planted) {
     result[artifact.class].seen++
     if (holdsVerbatim(text, artifact.text)) result[artifact.class].kept++
