@@ -1,6 +1,6 @@
 import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
-import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
+import { readGuard, readObservation } from './cache-ledger-events.ts'
 import { fieldError } from './field-error.ts'
 import type { SessionLog } from './read-session-log.ts'
 import type {
@@ -17,10 +17,10 @@ import type {
   RequestTokens,
   SessionReport,
 } from './report-model.ts'
-import { AUDIT_EVENT, readFoldAudit } from './fold-audit-events.ts'
+import { readFoldAudit } from './fold-audit-events.ts'
 import { readFoldTiming } from './fold-timing-events.ts'
-import { addForkEvent, FORK_END_EVENT, FORK_EVENT, FORK_START_EVENT, readLineage } from './fork-events.ts'
-import { PRUNE_DECISION_EVENT, readPruneDecision } from './prune-decision-events.ts'
+import { addForkEvent, readLineage } from './fork-events.ts'
+import { readPruneDecision } from './prune-decision-events.ts'
 import type { HeaderEnvelope } from './usage-requests.ts'
 import { headerEnvelope, USAGE_BREAK_SHARE, usageRequest } from './usage-requests.ts'
 
@@ -33,7 +33,7 @@ import { headerEnvelope, USAGE_BREAK_SHARE, usageRequest } from './usage-request
  * @throws RunError naming the file and line of an event whose fields are not what its writer logs.
  */
 export function buildSessionReport(log: SessionLog, price: PriceProfile): SessionReport {
-  const source = log.events.some((event) => event.type === OBSERVATION_EVENT) ? 'ledger' : 'usage'
+  const source = log.events.some((event) => event.type === 'cache/observation') ? 'ledger' : 'usage'
   const logged: ObservedRequest[] = []
   const markers: ReportMarker[] = []
   const guards: ReportGuard[] = []
@@ -48,7 +48,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     const line = event.seq + 1
     const where = log.locate(event.seq)
     const data = event.data as unknown as Record<string, unknown>
-    if (event.type === OBSERVATION_EVENT && source === 'ledger') logged.push(readObservation(data, line, where))
+    if (event.type === 'cache/observation' && source === 'ledger') logged.push(readObservation(data, line, where))
     if ((event.type === 'assistant/message' || event.type === 'compaction/summary') && source === 'usage') {
       const since = markers.filter((marker) => marker.afterRequest === logged.length)
       logged.push(
@@ -56,10 +56,10 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
       )
       headerChanged = false
     }
-    if (event.type === GUARD_EVENT) guards.push({ line, afterRequest: logged.length, ...readGuard(data, where) })
-    if (event.type === PRUNE_DECISION_EVENT)
+    if (event.type === 'cache/guard') guards.push({ line, afterRequest: logged.length, ...readGuard(data, where) })
+    if (event.type === 'compaction/prune-decision')
       pruneDecisions.push({ line, afterRequest: logged.length, ...readPruneDecision(data, where) })
-    if (event.type === AUDIT_EVENT)
+    if (event.type === 'compaction/audit')
       foldAudits.push({ line, afterRequest: logged.length, ...readFoldAudit(log.events, event.seq, where) })
     if (event.type === 'compaction/end') {
       const timing = readFoldTiming(data, where)
@@ -67,9 +67,9 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     }
     // Compared as strings: the fork events are declared by @warmfold/agent-loop.
     const type: string = event.type
-    if (type === FORK_START_EVENT || type === FORK_END_EVENT)
+    if (type === 'agent/fork-start' || type === 'agent/fork-end')
       addForkEvent(forks, type, data, line, logged.length, where)
-    if (type === FORK_EVENT) forkOf = readLineage(data, where)
+    if (type === 'agent/fork') forkOf = readLineage(data, where)
     if (event.type === 'compaction/summary' || event.type === 'compaction/prune')
       addMarker(markers, event.type === 'compaction/summary' ? 'fold' : 'prune', data, line, logged.length, where)
     if (event.type === 'request/header') {

@@ -19,15 +19,12 @@ export function readFoldTiming(
   const { timing, discarded, compactionId } = data
   if (timing === undefined) return undefined
   if (typeof timing !== 'object' || timing === null || Array.isArray(timing))
-    throw new RunError(`${where}: compaction/end timing must be an object, got ${JSON.stringify(timing)}`)
+    throw fieldError(where, 'compaction/end timing', 'an object', timing)
   const fields = timing as Record<string, unknown>
   const oneOf = (key: string, values: readonly string[]): string => {
     const value = fields[key]
     if (typeof value !== 'string' || !values.includes(value))
-      throw new RunError(
-        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ` +
-          `${JSON.stringify(value) ?? 'nothing'}`,
-      )
+      throw fieldError(where, `compaction/end timing.${key}`, `one of ${values.join(', ')}`, value)
     return value
   }
   const time = (key: (typeof TIMES)[number]): number => {

@@ -2,9 +2,6 @@ import { fieldError } from './field-error.ts'
 import type { ReportPruneDecision } from './report-model.ts'
 import { integer } from './report-format.ts'
 
-/** The event `BasicCompactionEngine` logs when it weighs a prune pass against a fold. */
-export const PRUNE_DECISION_EVENT = 'compaction/prune-decision'
-
 const NUMBERS = [
   'savedTokens',
   'rewrittenTokens',
@@ -27,12 +24,12 @@ export function readPruneDecision(
 ): Omit<ReportPruneDecision, 'line' | 'afterRequest'> {
   const { action, reason, cacheWarm } = data
   if (action !== 'prune' && action !== 'fold')
-    throw fieldError(where, `${PRUNE_DECISION_EVENT} action`, '"prune" or "fold"', action)
-  if (typeof reason !== 'string') throw fieldError(where, `${PRUNE_DECISION_EVENT} reason`, 'a string', reason)
+    throw fieldError(where, 'compaction/prune-decision action', '"prune" or "fold"', action)
+  if (typeof reason !== 'string') throw fieldError(where, 'compaction/prune-decision reason', 'a string', reason)
   const number = (key: (typeof NUMBERS)[number]): number => {
     const value = data[key]
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw fieldError(where, `${PRUNE_DECISION_EVENT} ${key}`, 'a number ≥ 0', value)
+      throw fieldError(where, `compaction/prune-decision ${key}`, 'a number ≥ 0', value)
     return value
   }
   const [saved, rewritten, served, read, write, saving, cost] = NUMBERS.map(number) as [

@@ -106,18 +106,16 @@ function envelopeDrift(data: Record<string, unknown>, header: HeaderEnvelope | u
 }
 
 /** Disjoint token buckets from a logged `TokenUsage` (absent fields stay null, never 0). */
-export function usageTokens(usage: unknown, where: string): RequestTokens {
+function usageTokens(usage: unknown, where: string): RequestTokens {
   if (usage === undefined) return { prompt: null, cached: null, written: null, uncached: null, output: null }
   if (typeof usage !== 'object' || usage === null || Array.isArray(usage))
-    throw new RunError(`${where}: usage must be an object, got ${JSON.stringify(usage)}`)
+    throw fieldError(where, 'usage', 'an object', usage)
   const record = usage as Record<string, unknown>
   const field = (name: string): number | null => {
     const value = record[name]
     if (value === undefined) return null
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      const got = JSON.stringify(value)
-      throw new RunError(`${where}: usage.${name} must be a token count (an integer ≥ 0), got ${got}`)
-    }
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw fieldError(where, `usage.${name}`, 'a token count (an integer ≥ 0)', value)
     return value
   }
   const uncached = field('inputTokens')
