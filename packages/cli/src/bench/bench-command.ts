@@ -69,23 +69,14 @@ async function runChecked(
         probe,
         llama,
         {
+          // The workload's options go by their own names in `args` (the others are not the workload's).
+          ...args,
           window,
-          steps: args.steps,
           strategy,
-          effort: args.effort,
-          temperature: args.temperature,
-          stop: args.stop,
-          profile: args.profile,
-          pruner: args.pruner,
-          summaryRoute: args.summaryRoute,
-          turns: args.turns,
-          idleSeconds: args.idleSeconds,
+          // Reference strategies never fold in the background or while idle, nor write an artifact trail.
           idleCompaction: strategy === 'warmfold' && args.idleCompaction,
-          stepSeconds: args.stepSeconds,
-          latency: args.latency,
           backgroundFold: strategy === 'warmfold' && args.backgroundFold,
           prewarm: strategy === 'warmfold' && args.prewarm,
-          workload: args.workload,
           artifactTrail: strategy === 'warmfold' && args.artifactTrail,
           cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite },
         },
@@ -188,4 +179,4 @@ async function measure(
 }
 
 /** Context of the embedded llama cache server: the 16k-window workload peaks near 45k tokens. */
-export const LLAMA_CONTEXT_SIZE = 65536
+const LLAMA_CONTEXT_SIZE = 65536

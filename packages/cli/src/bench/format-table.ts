@@ -104,7 +104,7 @@ export function formatTable(report: BenchReport): string {
 }
 
 /** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
-export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
+const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
   [
     'summary prefilled',
@@ -147,7 +147,7 @@ export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /** What each strategy is, for the legend. */
-export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
+const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
   warmfold:
     "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, " +
     'tools, effort, messages) plus one instruction',
