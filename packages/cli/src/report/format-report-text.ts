@@ -88,6 +88,6 @@ export function formatReportText(report: SessionReport): string {
     for (const fork of report.forks)
       lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
   }
-  lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
+  lines.push('', 'Notes:', `  - price ${priceText(report.price)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
 }

@@ -46,7 +46,7 @@ export function renderReportHtml(report: SessionReport): string {
     `<p class="source source-${report.source}">${SOURCE_TEXT[report.source]}</p></header>`,
     '<section id="totals"><h2>Totals</h2><table class="totals">',
     ...rows.map(([name, value]) => `<tr><th scope="row">${name}</th><td>${escapeHtml(value)}</td></tr>`),
-    `</table><p class="price">${escapeHtml(priceText(report))}</p></section>`,
+    `</table><p class="price">${escapeHtml(`price ${priceText(report.price)}`)}</p></section>`,
     `<section id="requests"><h2>Requests (${integer(totals.requests)})</h2>`,
     `<ul class="legend">${legend}</ul>`,
     `<div class="chart-scroll">${reportChartSvg(report)}</div>`,
