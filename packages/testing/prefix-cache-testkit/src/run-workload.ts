@@ -205,7 +205,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     })
     live = agent.session
     for (let turn = 0; turn < workload.turns; turn++) {
-      if (turn > 0) await clock.advanceIdle(workload.idleSeconds * 1000, agent)
+      if (turn > 0) await clock.advance(workload.idleSeconds * 1000, agent)
       agent.followup(firstMessage(workload, turn))
       await agent.whenIdle()
     }
