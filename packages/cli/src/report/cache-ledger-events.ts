@@ -69,15 +69,8 @@ export function readObservation(data: unknown, line: number, where: string): Obs
   if (idleMs !== null && idleTimeMatters(cause, idleMs, provider))
     parts.push(`idle ${idleText(idleMs)} since the family's previous request`)
   const detail = parts.join('; ')
-  if (cause === 'none') return { line, purpose, route, tokens, break: null, detail }
-  return {
-    line,
-    purpose,
-    route,
-    tokens,
-    break: { cause, explanation: `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}` },
-    detail,
-  }
+  const explanation = `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}`
+  return { line, purpose, route, tokens, break: cause === 'none' ? null : { cause, explanation }, detail }
 }
 
 /** `15 s`, `7.5 min`, `3.2 h`. */

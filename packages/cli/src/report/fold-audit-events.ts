@@ -165,7 +165,8 @@ export function foldAuditHtml(audits: readonly ReportFoldAudit[]): string[] {
     'Fold audit',
     'What each fold kept, checked without a model: per class, the artifacts of the folded region (paths, commands, ' +
       "errors, identifiers, numbers, URLs, the user's sentences) the model still reads verbatim after the fold, the " +
-      'items it dropped, and what the agent did next (re-reads of what the fold held, loops, steps to its first write).',
+      'items it dropped, and what the agent did next (re-reads of what the fold held, loops, steps to its first ' +
+      'write).',
     ['kept', 'dropped', 'artifact trail', 'after the fold'],
     audits,
     (audit) => {

@@ -30,14 +30,8 @@ export function parseStoreSpec(flag: string, text: string): StoreSpec {
 
 /** `spec` for a person: a PostgreSQL URL without its password. */
 export function describeStore(spec: StoreSpec): string {
-  switch (spec.kind) {
-    case 'file':
-      return `file:${spec.directory}`
-    case 'sqlite':
-      return `sqlite:${spec.path}`
-    case 'postgres':
-      return `postgres:${redactUrl(spec.url)}`
-  }
+  const where = spec.kind === 'file' ? spec.directory : spec.kind === 'sqlite' ? spec.path : redactUrl(spec.url)
+  return `${spec.kind}:${where}`
 }
 
 /** A URL with any password replaced by `***`. */
