@@ -69,14 +69,11 @@ const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze(
  * of another wire format, imported now.
  * @throws RunError naming the package to install when it is missing.
  */
-export async function probeConnector(
-  dialect: ProbeDialect,
-  load: typeof loadOptionalPackage = loadOptionalPackage,
-): Promise<ProbeConnector> {
+export async function probeConnector(dialect: ProbeDialect): Promise<ProbeConnector> {
   if (!Object.hasOwn(OTHER_WIRES, dialect)) return chatCompletions(dialect as Dialect)
   const wire = OTHER_WIRES[dialect as OtherWire]
   // Each connector takes its own package's module.
-  return wire.connect(await load<never>(wire.package, `--probe-dialect ${dialect}`, wire.what))
+  return wire.connect(await loadOptionalPackage<never>(wire.package, `--probe-dialect ${dialect}`, wire.what))
 }
 
 /** What the Anthropic probe uses of `@warmfold/llm-anthropic`. */

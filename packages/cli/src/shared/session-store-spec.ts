@@ -54,19 +54,16 @@ interface PostgresModule {
  * its context), importing the store package now: both are optional peers of the CLI.
  * @throws RunError naming the package to install when it is missing.
  */
-export async function backendFactory(
-  spec: Exclude<StoreSpec, { kind: 'file' }>,
-  load: typeof loadOptionalPackage = loadOptionalPackage,
-): Promise<() => SessionBackend> {
+export async function backendFactory(spec: Exclude<StoreSpec, { kind: 'file' }>): Promise<() => SessionBackend> {
   if (spec.kind === 'sqlite') {
-    const module = await load<SqliteModule>(
+    const module = await loadOptionalPackage<SqliteModule>(
       '@warmfold/session-store-sqlite',
       '--store sqlite',
       'the embedded SQLite session store',
     )
     return () => module.sqliteSessionStore({ path: spec.path })
   }
-  const module = await load<PostgresModule>(
+  const module = await loadOptionalPackage<PostgresModule>(
     '@warmfold/session-store-postgres',
     '--store postgres',
     'the PostgreSQL session store',
