@@ -98,11 +98,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     throw new TypeError(
       'runWorkload: sessionFile and sessionStore are exclusive; sessionFile is the JSONL shorthand of sessionStore',
     )
-  const kept =
-    hooks.sessionStore ??
-    (hooks.sessionFile
-      ? { store: 'file' as const, directory: hooks.sessionFile.directory, id: hooks.sessionFile.id }
-      : undefined)
+  const kept = hooks.sessionStore ?? (hooks.sessionFile ? { store: 'file' as const, ...hooks.sessionFile } : undefined)
   const ctx = new Context()
   await ctx.start()
   try {
@@ -111,10 +107,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     // What a request writes is readable from its first token on (the latency model's ttft +
     // prefill + cache read): a prewarm sent just before a conversation request does not help it.
     cache.entryDelayMs = (observation) =>
-      requestLatency(
-        { uncachedTokens: observation.uncachedTokens, cachedTokens: observation.cachedTokens, outputTokens: 0 },
-        workload.latency,
-      ).firstTokenMs
+      requestLatency({ ...observation, outputTokens: 0 }, workload.latency).firstTokenMs
     const regions: RegionRecord = {}
     const clock = new VirtualClock(cache)
     const requests: GenerateOptions[] = []

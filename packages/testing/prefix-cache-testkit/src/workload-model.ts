@@ -104,12 +104,7 @@ export function workloadModel(
       // what it hit, decode its output). The conversation waits for its own requests; a summary
       // call or a prewarm sleeps beside it, and whoever waits for it moves the clock on.
       const charge = charged(request)
-      const latencyMs = charge
-        ? requestLatencyMs(
-            { uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens },
-            workload.latency,
-          )
-        : 0
+      const latencyMs = charge ? requestLatencyMs({ ...charge, outputTokens }, workload.latency) : 0
       if (request.purpose === 'conversation') await clock.advance(latencyMs)
       else await clock.sleep(latencyMs)
       return { content }
