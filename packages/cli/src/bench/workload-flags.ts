@@ -33,8 +33,7 @@ import {
   onOff,
 } from './bench-flag-values.ts'
 
-const virtualSeconds = (flag: string, text: string) =>
-  boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, `0 to ${MAX_VIRTUAL_SECONDS} (30 days)`)
+const virtualSeconds = (flag: string, text: string) => boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, ' (30 days)')
 
 /** What `warmfold bench`'s workload flags set. */
 export interface WorkloadFlags {

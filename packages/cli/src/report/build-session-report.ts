@@ -1,7 +1,7 @@
 import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
 import { readGuard, readObservation } from './cache-ledger-events.ts'
-import { fieldError } from './field-error.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { SessionLog } from './read-session-log.ts'
 import type {
   ObservedRequest,
@@ -133,11 +133,9 @@ function addMarker(
   where: string,
 ): void {
   const seqs = data.shadowedSeqs
-  const tokens = data.shadowedTokenCount
   const type = kind === 'fold' ? 'compaction/summary' : 'compaction/prune'
   if (!Array.isArray(seqs)) throw fieldError(where, `${type} shadowedSeqs`, 'an array of seqs', seqs)
-  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
-    throw fieldError(where, `${type} shadowedTokenCount`, 'a number ≥ 0', tokens)
+  const tokens = numberField(where, `${type} shadowedTokenCount`, data.shadowedTokenCount)
   const last = markers.at(-1)
   if (kind === 'prune' && last?.kind === 'prune' && last.afterRequest === afterRequest) {
     markers[markers.length - 1] = {

@@ -3,7 +3,7 @@
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger/prefix'
 import type { SessionEventMap } from '@warmfold/session'
-import { fieldError } from './field-error.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
 
 type Observation = SessionEventMap['cache/observation']
@@ -154,9 +154,7 @@ function text(value: unknown, where: string, field: string): string {
 }
 
 function count(value: unknown, where: string, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw fieldError(where, `cache event field "${field}"`, 'a number ≥ 0', value)
-  return value
+  return numberField(where, `cache event field "${field}"`, value)
 }
 
 function tokens(value: unknown, where: string, field: string): number | null {

@@ -1,5 +1,6 @@
 import { RunError } from '../shared/run-error.ts'
-import { fieldError } from './field-error.ts'
+import type { NumbersOf } from './field-error.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { ReportFoldTiming } from './report-model.ts'
 
 const MODES = ['sync', 'background']
@@ -27,21 +28,11 @@ export function readFoldTiming(
       throw fieldError(where, `compaction/end timing.${key}`, `one of ${values.join(', ')}`, value)
     return value
   }
-  const time = (key: (typeof TIMES)[number]): number => {
-    const value = fields[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw fieldError(where, `compaction/end timing.${key}`, 'a number ≥ 0', value)
-    return value
-  }
   const mode = oneOf('mode', MODES) as ReportFoldTiming['mode']
   const statusAtThreshold = oneOf('statusAtThreshold', AT_THRESHOLD) as ReportFoldTiming['statusAtThreshold']
-  const [, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens] = TIMES.map(time) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ]
+  const [, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens] = TIMES.map((key) =>
+    numberField(where, `compaction/end timing.${key}`, fields[key]),
+  ) as NumbersOf<typeof TIMES>
   return {
     compactionId: typeof compactionId === 'string' ? compactionId : '',
     mode,
