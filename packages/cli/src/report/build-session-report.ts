@@ -158,48 +158,30 @@ function totalsOf(
   missing: Record<Bucket, number>,
 ): { totals: ReportTotals; notes: string[] } {
   const purposes = new Map<string, number>()
-  let cached = 0
-  let written = 0
-  let uncached = 0
-  let output = 0
+  const sums = { cached: 0, written: 0, uncached: 0, output: 0 }
   let withoutUsage = 0
   for (const request of requests) {
     purposes.set(request.purpose, (purposes.get(request.purpose) ?? 0) + 1)
-    if (!request.billed) {
-      withoutUsage++
-      continue
-    }
-    cached += request.billed.cached
-    written += request.billed.written
-    uncached += request.billed.uncached
-    output += request.billed.output
+    if (request.billed) for (const bucket of BUCKETS) sums[bucket] += request.billed[bucket]
+    else withoutUsage++
   }
-  const prompt = cached + written + uncached
+  const prompt = sums.cached + sums.written + sums.uncached
   const notes: string[] = []
   if (withoutUsage)
     notes.push(
       `${withoutUsage} of ${requests.length} requests have no token numbers in the log: they are drawn as "no ` +
         'usage" and left out of the sums and the cost.',
     )
-  const gaps: Array<[Bucket, string]> = [
-    ['cached', 'cache reads'],
-    ['written', 'cache writes'],
-    ['uncached', 'uncached input'],
-    ['output', 'output tokens'],
-  ]
-  for (const [bucket, what] of gaps) {
+  for (const bucket of BUCKETS) {
     if (missing[bucket])
-      notes.push(`${missing[bucket]} request(s) with token numbers did not report ${what}: counted as 0.`)
+      notes.push(`${missing[bucket]} request(s) with token numbers did not report ${UNREPORTED[bucket]}: counted as 0.`)
   }
   const totals: ReportTotals = {
     requests: requests.length,
     purposes: [...purposes],
     prompt,
-    cached,
-    written,
-    uncached,
-    output,
-    hitRatio: prompt ? cached / prompt : null,
+    ...sums,
+    hitRatio: prompt ? sums.cached / prompt : null,
     withoutUsage,
     folds: markers.filter((marker) => marker.kind === 'fold').length,
     prunes: markers.filter((marker) => marker.kind === 'prune').reduce((sum, marker) => sum + marker.count, 0),
@@ -210,7 +192,16 @@ function totalsOf(
   return { totals, notes }
 }
 
-type Bucket = 'cached' | 'written' | 'uncached' | 'output'
+const BUCKETS = ['cached', 'written', 'uncached', 'output'] as const
+type Bucket = (typeof BUCKETS)[number]
+
+/** What a request that leaves out a bucket did not report, for the notes. */
+const UNREPORTED = {
+  cached: 'cache reads',
+  written: 'cache writes',
+  uncached: 'uncached input',
+  output: 'output tokens',
+}
 
 /** The buckets a request is priced with, or undefined when it has no numbers at all. */
 function billedTokens(
