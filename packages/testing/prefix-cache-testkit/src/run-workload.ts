@@ -21,12 +21,11 @@ import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
-import { firstMessage } from './coding-tools.ts'
 import { requestLatency } from './request-latency.ts'
 import type { RegionRecord } from './recording-engine.ts'
 import { recordingEngine } from './recording-engine.ts'
 import { WORKLOAD_ROUTE, workloadModel } from './workload-model.ts'
-import { registerWorkloadTools } from './workload-tools.ts'
+import { firstMessage, registerWorkloadTools } from './workload-tools.ts'
 
 /** What one workload run produced. */
 export interface WorkloadRun {
