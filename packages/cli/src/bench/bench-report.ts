@@ -39,21 +39,13 @@ export interface SummaryCallReport {
 
 /**
  * How long a run's conversation waited for its folds, on the latency model's virtual clock
- * (milliseconds). Every fold is listed, discarded ones included (their summary calls are in the
- * run's cost: a discarded fold is paid).
+ * (milliseconds): the test kit's stall summary, with every fold listed, discarded ones included
+ * (their summary calls are in the run's cost: a discarded fold is paid).
  */
-export interface StallReport {
-  folds: FoldStall[]
-  totalWaitMs: number
-  /** Nearest-rank percentiles of the folds' waits; null without folds. */
-  p50WaitMs: number | null
-  p90WaitMs: number | null
-  maxWaitMs: number | null
-  /** What background folds did not make the conversation wait. */
-  totalStallSavedMs: number
-  discardedFolds: number
+export interface StallReport extends Omit<StallSummary, 'folds' | 'discardedCostUnits'> {
+  readonly folds: readonly FoldStall[]
   /** What the discarded folds' summary calls cost, in input-token units (already inside the run's cost). */
-  discardedCost: number
+  readonly discardedCost: number
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SessionReport } from './report-model.ts'
 import { reportChartSvg } from './report-chart-svg.ts'
 import { REPORT_STYLE } from './report-style.ts'
 import { loggedSection, tableHead } from './html-table.ts'
-import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
+import { costText, integer, percent, prefilledText, priceText, purposesText } from './report-format.ts'
 
 /**
  * The report as one self-contained HTML page: inline CSS and SVG, no script, and a content
@@ -57,13 +57,12 @@ export function renderReportHtml(report: SessionReport): string {
       ? [
           tableHead('breaks', ['request', 'line', 'purpose', 'cause', 'prefilled', 'explanation']),
           ...breaks.map((request) => {
-            const prefilled = prefilledTokens(request)
             const cause = request.break!.cause
             return (
               `<tr id="break-${request.number}"><td><a href="#request-${request.number}">#${request.number}</a></td>` +
               `<td>${request.line}</td><td>${escapeHtml(request.purpose)}</td>` +
               `<td><span class="cause cause-${classWord(cause)}">${escapeHtml(cause)}</span></td>` +
-              `<td class="number">${prefilled === null ? 'no usage' : integer(prefilled)}</td>` +
+              `<td class="number">${prefilledText(request)}</td>` +
               `<td>${escapeHtml(request.break!.explanation)}</td></tr>`
             )
           }),

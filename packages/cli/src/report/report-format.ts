@@ -56,8 +56,8 @@ export function tokensText(request: ReportRequest): string {
 
 /**
  * Prefilled tokens: those the request did not read from the cache (written and uncached), as `warmfold bench` counts
- * them.
+ * them; `no usage` without numbers.
  */
-export function prefilledTokens(request: ReportRequest): number | null {
-  return request.billed ? request.billed.written + request.billed.uncached : null
+export function prefilledText({ billed }: ReportRequest): string {
+  return billed ? integer(billed.written + billed.uncached) : 'no usage'
 }

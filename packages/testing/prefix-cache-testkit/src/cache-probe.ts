@@ -77,7 +77,6 @@ export interface ProbeRecord {
 
 /** What the endpoint answered to the request in flight, for error messages. */
 interface Answer {
-  readonly url: string
   status?: number
   contentType?: string
   body?: string
@@ -226,7 +225,7 @@ export class CacheProbe {
     input: string | URL | Request,
     init?: RequestInit,
   ): Promise<Response> => {
-    const answer: Answer = { url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url }
+    const answer: Answer = {}
     this.answer = answer
     const response = await fetch(input, init)
     answer.status = response.status
