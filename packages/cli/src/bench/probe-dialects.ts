@@ -5,7 +5,7 @@ import type { GoogleLlmAdapter, parseGoogleConfig, thinkingTable } from '@warmfo
 import type { parseResponsesConfig, ResponsesLlmAdapter } from '@warmfold/llm-openai-responses'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
-import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
+import type { ProbeConnectOptions, ProbeConnector } from '@warmfold/prefix-cache-testkit'
 import { chatCompletions } from '@warmfold/prefix-cache-testkit'
 import { loadOptionalPackage } from '../shared/load-optional-package.ts'
 
@@ -83,22 +83,26 @@ interface AnthropicModule {
 }
 
 function anthropicConnector(module: AnthropicModule): ProbeConnector {
-  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+  return (options) => {
     const config = module.parseAnthropicConfig({
-      baseURL,
-      // Without a key (a local server), a placeholder: the SDK refuses to send without one.
-      apiKey: apiKey ?? 'no-key',
-      models: { [model]: { contextWindow: 10_000_000, defaultMaxTokens: 1 } },
+      ...sharedConfig(options),
+      models: { [options.model]: { contextWindow: 10_000_000, defaultMaxTokens: 1 } },
       thinkingBudgets: { ...ANTHROPIC_PROBE_BUDGETS },
-      timeoutMs,
-      maxRetries: 0,
     })
-    const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch })
+    const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch: options.fetch })
     return {
       adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS),
-      url: `${baseURL.replace(/\/+$/, '')}/v1/messages`,
+      url: `${options.baseURL.replace(/\/+$/, '')}/v1/messages`,
     }
   }
+}
+
+/**
+ * What every adapter package's probe config holds: without a key (a local server), a placeholder, since the SDKs refuse
+ * to send without one; no retries.
+ */
+function sharedConfig({ baseURL, apiKey, timeoutMs }: ProbeConnectOptions) {
+  return { baseURL, apiKey: apiKey ?? 'no-key', timeoutMs, maxRetries: 0 }
 }
 
 /** What the Responses probe uses of `@warmfold/llm-openai-responses`. */
@@ -108,17 +112,14 @@ interface ResponsesModule {
 }
 
 function responsesConnector(module: ResponsesModule): ProbeConnector {
-  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+  return (options) => {
     const config = module.parseResponsesConfig({
-      baseURL,
-      apiKey: apiKey ?? 'no-key',
-      models: { [model]: { contextWindow: 10_000_000 } },
-      timeoutMs,
-      maxRetries: 0,
+      ...sharedConfig(options),
+      models: { [options.model]: { contextWindow: 10_000_000 } },
     })
     return {
-      adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch }),
-      url: `${baseURL.replace(/\/+$/, '')}/responses`,
+      adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch: options.fetch }),
+      url: `${options.baseURL.replace(/\/+$/, '')}/responses`,
     }
   }
 }
@@ -131,17 +132,15 @@ interface GoogleModule {
 }
 
 function geminiConnector(module: GoogleModule): ProbeConnector {
-  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+  return (options) => {
+    const { baseURL, model, fetch } = options
     // A known family (gemini-2.5-*, gemini-3-*) thinks as the adapter maps it by default.
     const known = module.thinkingTable(model, { contextWindow: 10_000_000 }) !== undefined
     const config = module.parseGoogleConfig({
-      baseURL,
-      apiKey: apiKey ?? 'no-key',
+      ...sharedConfig(options),
       models: {
         [model]: { contextWindow: 10_000_000, ...(known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }) },
       },
-      timeoutMs,
-      maxRetries: 0,
     })
     const adapter = new module.GoogleLlmAdapter(config, config.apiKey as string, { fetch })
     return { adapter, url: `${baseURL.replace(/\/+$/, '')}/v1beta/models/${model}:streamGenerateContent` }
