@@ -43,25 +43,15 @@ export async function runCli(
       io.stdout(`${cliVersion()}\n`)
       return 0
     }
-    if (command === 'doctor') {
-      const args = parseDoctorArgs(rest)
-      if (args.help) {
-        io.stdout(`${DOCTOR_USAGE}\n`)
-        return 0
-      }
-      return (await runDoctor(args, io)).code
-    }
-    if (command === 'report') return await report(rest, io)
+    if (command === 'doctor')
+      return await helpOr(parseDoctorArgs(rest), DOCTOR_USAGE, io, async (args) => (await runDoctor(args, io)).code)
+    if (command === 'report')
+      return await helpOr(parseReportArgs(rest), REPORT_USAGE, io, (args) => runReport(args, io).then(() => 0))
     if (command !== 'bench')
       throw new UsageError(
         `unknown command ${JSON.stringify(command)}; commands: bench, doctor, report (or --version, --help)`,
       )
-    const args = parseBenchArgs(rest, env)
-    if (args.help) {
-      io.stdout(`${BENCH_USAGE}\n`)
-      return 0
-    }
-    return (await runBench(args, io)).code
+    return await helpOr(parseBenchArgs(rest, env), BENCH_USAGE, io, async (args) => (await runBench(args, io)).code)
   } catch (error) {
     // Messages may quote a log or a flag's value: never let one send control characters to the terminal.
     if (error instanceof UsageError) {
@@ -77,9 +67,14 @@ export async function runCli(
   }
 }
 
-async function report(argv: readonly string[], io: CommandIo): Promise<number> {
-  const args = parseReportArgs(argv)
-  if (args.help) io.stdout(`${REPORT_USAGE}\n`)
-  else await runReport(args, io)
+/** The command's usage when its arguments ask for `--help` (exit code 0), else its exit code. */
+async function helpOr<Args extends { readonly help: boolean }>(
+  args: Args,
+  usage: string,
+  io: CommandIo,
+  run: (args: Args) => Promise<number>,
+): Promise<number> {
+  if (!args.help) return run(args)
+  io.stdout(`${usage}\n`)
   return 0
 }

@@ -5,7 +5,6 @@ import type { BenchReport } from './bench-report.ts'
 import { reportRun, workloadOf } from './bench-report.ts'
 import { benchSessionId, checkSessionsFolder } from './check-sessions-folder.ts'
 import { formatRunCost, formatTable } from './format-table.ts'
-import type { LlamaCacheServerModule } from './load-llama-cache-server.ts'
 import { loadLlamaCacheServer } from './load-llama-cache-server.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 import { probeConnector } from './probe-dialects.ts'
@@ -49,8 +48,7 @@ async function runChecked(
   if (args.keepSessions !== undefined) await checkSessionsFolder(args.keepSessions, sessionIds)
   const newBackend = args.store ? await backendFactory(args.store) : undefined
   if (args.store && newBackend) await refuseHeldIds(args.store, newBackend(), sessionIds)
-  const probe = args.cache.kind === 'probe' ? probeOf(args.cache, await probeConnector(args.cache.dialect)) : undefined
-  const llama = args.cache.kind === 'llama' ? await loadLlamaCacheServer() : undefined
+  const measure = await measurer(args.cache)
   const report: BenchReport = { version: 2, workload: workloadOf(args), runs: [] }
   const total = args.windows.length * args.strategies.length
   for (const window of args.windows) {
@@ -65,27 +63,15 @@ async function runChecked(
           ? {}
           : { sessionFile: { directory: resolve(args.keepSessions), id } }
       const run = await measure(
-        args,
-        probe,
-        llama,
         {
+          // The workload's options go by their own names in `args` (the others are not the workload's).
+          ...args,
           window,
-          steps: args.steps,
           strategy,
-          effort: args.effort,
-          temperature: args.temperature,
-          stop: args.stop,
-          profile: args.profile,
-          pruner: args.pruner,
-          summaryRoute: args.summaryRoute,
-          turns: args.turns,
-          idleSeconds: args.idleSeconds,
+          // Reference strategies never fold in the background or while idle, nor write an artifact trail.
           idleCompaction: strategy === 'warmfold' && args.idleCompaction,
-          stepSeconds: args.stepSeconds,
-          latency: args.latency,
           backgroundFold: strategy === 'warmfold' && args.backgroundFold,
           prewarm: strategy === 'warmfold' && args.prewarm,
-          workload: args.workload,
           artifactTrail: strategy === 'warmfold' && args.artifactTrail,
           cachePrices: { read: args.price.cacheRead, write: args.price.cacheWrite },
         },
@@ -161,31 +147,34 @@ function probeOf(cache: Extract<BenchArgs['cache'], { kind: 'probe' }>, connect:
   }
 }
 
-/** One run, measured by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. */
-async function measure(
-  args: BenchArgs,
-  probe: CacheProbe | undefined,
-  llama: LlamaCacheServerModule | undefined,
-  options: WorkloadOptions,
-  hooks: RunWorkloadHooks,
-): Promise<WorkloadRun> {
-  const cache = args.cache
+/**
+ * How each run is measured: by the simulator, a fresh embedded llama.cpp cache, or the probed endpoint. Set up before
+ * the first run, so a refused probe config or a missing package costs nothing.
+ */
+async function measurer(
+  cache: BenchArgs['cache'],
+): Promise<(options: WorkloadOptions, hooks: RunWorkloadHooks) => Promise<WorkloadRun>> {
   switch (cache.kind) {
     case 'simulator':
-      return runWorkload(options, hooks)
+      return runWorkload
     case 'llama': {
-      // A fresh server per run, so one strategy's cached tokens never leak into another's.
-      const server = await (llama as LlamaCacheServerModule).startLlamaCacheServer({ contextSize: LLAMA_CONTEXT_SIZE })
-      try {
-        return await runProbedWorkload(options, new CacheProbe({ baseURL: server.baseURL }), hooks)
-      } finally {
-        await server.close()
+      const { startLlamaCacheServer } = await loadLlamaCacheServer()
+      return async (options, hooks) => {
+        // A fresh server per run, so one strategy's cached tokens never leak into another's.
+        const server = await startLlamaCacheServer({ contextSize: LLAMA_CONTEXT_SIZE })
+        try {
+          return await runProbedWorkload(options, new CacheProbe({ baseURL: server.baseURL }), hooks)
+        } finally {
+          await server.close()
+        }
       }
     }
-    case 'probe':
-      return runProbedWorkload(options, probe as CacheProbe, hooks)
+    case 'probe': {
+      const probe = probeOf(cache, await probeConnector(cache.dialect))
+      return (options, hooks) => runProbedWorkload(options, probe, hooks)
+    }
   }
 }
 
 /** Context of the embedded llama cache server: the 16k-window workload peaks near 45k tokens. */
-export const LLAMA_CONTEXT_SIZE = 65536
+const LLAMA_CONTEXT_SIZE = 65536

@@ -44,11 +44,12 @@ export function boundedInteger(flag: string, text: string, minimum: number, maxi
   return number
 }
 
-/** A number of seconds from `minimum` to `maximum` (`range` says both in the message). */
-export function boundedSeconds(flag: string, text: string, minimum: number, maximum: number, range: string): number {
+/** A number of seconds from `minimum` to `maximum`; `note` follows the range in the message. */
+export function boundedSeconds(flag: string, text: string, minimum: number, maximum: number, note = ''): number {
   const seconds = Number(text)
   if (text.trim() === '' || !Number.isFinite(seconds) || seconds < minimum || seconds > maximum) {
-    throw new UsageError(`${flag} must be a number of seconds from ${range}, got ${JSON.stringify(text)}`)
+    const range = `from ${minimum} to ${maximum}${note}`
+    throw new UsageError(`${flag} must be a number of seconds ${range}, got ${JSON.stringify(text)}`)
   }
   return seconds
 }

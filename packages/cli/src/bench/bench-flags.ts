@@ -123,14 +123,7 @@ answer is printed), 2 bad flags.`,
     },
     probeTimeout: {
       value: 'S',
-      parse: (text) =>
-        boundedSeconds(
-          '--probe-timeout',
-          text,
-          0.001,
-          MAX_PROBE_TIMEOUT_SECONDS,
-          `0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}`,
-        ),
+      parse: (text) => boundedSeconds('--probe-timeout', text, 0.001, MAX_PROBE_TIMEOUT_SECONDS),
       help: [
         `seconds to wait for each probed response, 0.001 to ${MAX_PROBE_TIMEOUT_SECONDS}`,
         `(default ${DEFAULT_PROBE_TIMEOUT_SECONDS}; raise it for a slow local server)`,

@@ -1,4 +1,12 @@
-import type { Divergence, FoldStall, LatencyProfile, PriceProfile, WorkloadRun } from '@warmfold/prefix-cache-testkit'
+import type {
+  Cost,
+  FoldStall,
+  LatencyProfile,
+  PricedRequest,
+  PriceProfile,
+  StallSummary,
+  WorkloadRun,
+} from '@warmfold/prefix-cache-testkit'
 import { foldStalls, hitRatio, priceRun, stallSummary, summaryCallAudits } from '@warmfold/prefix-cache-testkit'
 import type { FoldAuditReport, SummaryCallAudit } from './fold-audit-report.ts'
 import { foldAuditReport, summaryCallAudit } from './fold-audit-report.ts'
@@ -31,50 +39,24 @@ export interface SummaryCallReport {
 
 /**
  * How long a run's conversation waited for its folds, on the latency model's virtual clock
- * (milliseconds). Every fold is listed, discarded ones included (their summary calls are in the
- * run's cost: a discarded fold is paid).
+ * (milliseconds): the test kit's stall summary, with every fold listed, discarded ones included
+ * (their summary calls are in the run's cost: a discarded fold is paid).
  */
-export interface StallReport {
-  folds: FoldStall[]
-  totalWaitMs: number
-  /** Nearest-rank percentiles of the folds' waits; null without folds. */
-  p50WaitMs: number | null
-  p90WaitMs: number | null
-  maxWaitMs: number | null
-  /** What background folds did not make the conversation wait. */
-  totalStallSavedMs: number
-  discardedFolds: number
+export interface StallReport extends Omit<StallSummary, 'folds' | 'discardedCostUnits'> {
+  readonly folds: readonly FoldStall[]
   /** What the discarded folds' summary calls cost, in input-token units (already inside the run's cost). */
-  discardedCost: number
+  readonly discardedCost: number
 }
 
-/** One request of a run (schema version 2). */
-export interface RequestReport {
-  /** Position in the session, from 0. */
-  index: number
-  /** `conversation` or `compaction`. */
-  purpose: string
-  promptTokens: number
-  cachedTokens: number
-  /** The part of `uncachedTokens` written to the cache. */
-  cacheWriteTokens: number
-  /** Prefilled tokens: promptTokens − cachedTokens, cacheWriteTokens included (the name is schema 1's). */
-  uncachedTokens: number
-  outputTokens: number
-  /** In input-token units. */
-  cost: number
-  /** Where the cache saw the prompt diverge from the best-matching earlier request. */
-  divergence: Divergence
-}
+/**
+ * One request of a run (schema version 2), as the test kit prices it. Its `uncachedTokens` keeps schema 1's name: it
+ * counts the prefilled tokens, promptTokens − cachedTokens, cacheWriteTokens included.
+ */
+export type RequestReport = PricedRequest
 
 /** A cost in input-token units: 1 is the price of one uncached prompt token. */
-export interface CostReport {
-  unit: 'input-token'
-  uncachedInput: number
-  cacheRead: number
-  cacheWrite: number
-  output: number
-  total: number
+export interface CostReport extends Cost {
+  readonly unit: 'input-token'
 }
 
 /** One window × strategy run in the report. */
@@ -216,46 +198,32 @@ export function reportRun(
     silentRewrites: run.silentRewrites,
     guardWarnings: run.guardWarnings,
     completed: run.completed,
-    cost: {
-      unit: 'input-token',
-      uncachedInput: round(priced.cost.uncachedInput),
-      cacheRead: round(priced.cost.cacheRead),
-      cacheWrite: round(priced.cost.cacheWrite),
-      output: round(priced.cost.output),
-      total: round(priced.cost.total),
-    },
+    cost: { unit: 'input-token', ...roundAll(priced.cost) },
     costUsd: priced.costUsd === null ? null : Math.round(priced.costUsd * 1e6) / 1e6,
     floor: priced.floor === null ? null : { total: round(priced.floor.total) },
     efficiency: priced.efficiency === null ? null : round(priced.efficiency),
-    stall:
-      folds === null || stall === null
-        ? null
-        : {
-            folds: folds.map(roundStall),
-            totalWaitMs: round(stall.totalWaitMs),
-            p50WaitMs: stall.p50WaitMs === null ? null : round(stall.p50WaitMs),
-            p90WaitMs: stall.p90WaitMs === null ? null : round(stall.p90WaitMs),
-            maxWaitMs: stall.maxWaitMs === null ? null : round(stall.maxWaitMs),
-            totalStallSavedMs: round(stall.totalStallSavedMs),
-            discardedFolds: stall.discardedFolds,
-            discardedCost: round(stall.discardedCostUnits),
-          },
+    stall: folds === null || stall === null ? null : stallReport(folds, stall),
     foldAudit: run.workload.workload === 'coding' ? foldAuditReport(run) : null,
     requests: priced.requests.map((request) => ({ ...request, cost: round(request.cost) })),
   }
 }
 
-function roundStall(fold: FoldStall): FoldStall {
-  const times = {
-    mode: fold.mode,
-    foldMs: round(fold.foldMs),
-    waitedMs: round(fold.waitedMs),
-    stallSavedMs: round(fold.stallSavedMs),
-    postSwapPrefillMs: round(fold.postSwapPrefillMs),
-  }
-  return fold.discarded
-    ? { ...times, discarded: { reason: fold.discarded.reason, costUnits: round(fold.discarded.costUnits) } }
-    : times
+/** The folds' stall with every number rounded; the summary's discarded cost under its schema name. */
+function stallReport(folds: readonly FoldStall[], stall: StallSummary): StallReport {
+  const { discardedCostUnits, ...waits } = roundAll(stall)
+  const rounded = folds.map((fold) => ({
+    ...roundAll(fold),
+    ...(fold.discarded ? { discarded: roundAll(fold.discarded) } : {}),
+  }))
+  // `folds` takes the count's place, first.
+  return { ...waits, folds: rounded, discardedCost: discardedCostUnits }
+}
+
+/** `record` with each number rounded as {@link round} does (in the same key order). */
+function roundAll<Record extends object>(record: Record): Record {
+  return Object.fromEntries(
+    Object.entries(record).map(([key, value]) => [key, typeof value === 'number' ? round(value) : value]),
+  ) as Record
 }
 
 function round(value: number): number {

@@ -1,6 +1,5 @@
-import { constants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
+import { checkFolder, statIfExists } from '../shared/check-out-path.ts'
 import { UsageError } from '../shared/usage-error.ts'
 
 /** The session id (and file name without `.jsonl`) of one bench run's log. */
@@ -18,34 +17,14 @@ export function benchSessionId(strategy: string, window: number): string {
 export async function checkSessionsFolder(folder: string, ids: readonly string[]): Promise<void> {
   if (folder.trim() === '') throw new UsageError('--keep-sessions must name a folder, got ""')
   const path = resolve(folder)
-  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
-    throw new UsageError(`--keep-sessions ${JSON.stringify(folder)} cannot be checked: ${error.message}`)
-  })
-  if (!found)
-    throw new UsageError(
-      `--keep-sessions ${JSON.stringify(folder)}: the folder ${path} does not exist ` +
-        '(warmfold bench does not create folders; create it first)',
-    )
-  if (!found.isDirectory()) throw new UsageError(`--keep-sessions ${JSON.stringify(folder)}: ${path} is not a folder`)
-  try {
-    await access(path, constants.W_OK)
-  } catch {
-    throw new UsageError(
-      `--keep-sessions ${JSON.stringify(folder)} is not writable: no write permission on the folder ${path}`,
-    )
-  }
+  await checkFolder(`--keep-sessions ${JSON.stringify(folder)}`, path, 'warmfold bench')
   const seen = new Set<string>()
   for (const id of ids) {
     const file = join(path, `${id}.jsonl`)
     if (seen.has(id))
       throw new UsageError(`--keep-sessions: two runs would write ${file} (a window or strategy is listed twice)`)
     seen.add(id)
-    const existing = await stat(file).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined
-      throw new UsageError(`--keep-sessions: ${file} cannot be checked: ${error.message}`)
-    })
-    if (existing)
+    if (await statIfExists(file, `--keep-sessions: ${file}`))
       throw new UsageError(
         `--keep-sessions: ${file} exists already (a kept session log is never overwritten); ` +
           'move it away or choose another folder',

@@ -68,9 +68,6 @@ export function foldAuditReport(run: WorkloadRun): FoldAuditReport {
   const classes = Object.fromEntries(
     PLANTED_CLASSES.map((name) => [name, { seen: 0, kept: 0, keptBySummary: 0 }]),
   ) as Record<PlantedClass, ClassSurvival>
-  let auditDropped = 0
-  let simulatorLost = 0
-  let agreed = 0
   let trail = null as FoldAuditReport['trail']
   for (const record of records) {
     for (const name of PLANTED_CLASSES) {
@@ -78,15 +75,15 @@ export function foldAuditReport(run: WorkloadRun): FoldAuditReport {
       classes[name].kept += record.audit.classes[name]?.kept ?? 0
       classes[name].keptBySummary += record.summaryAlone[name].kept
     }
-    auditDropped += record.auditDropped
-    simulatorLost += record.lost.length
-    agreed += record.agreed
     if (record.audit.trail)
       trail = {
         maxTokens: record.audit.trail.maxTokens,
         largestTokens: Math.max(trail?.largestTokens ?? 0, record.audit.trail.tokens),
       }
   }
+  const auditDropped = records.reduce((sum, record) => sum + record.auditDropped, 0)
+  const simulatorLost = records.reduce((sum, record) => sum + record.lost.length, 0)
+  const agreed = records.reduce((sum, record) => sum + record.agreed, 0)
   return {
     folds: records.length,
     classes,

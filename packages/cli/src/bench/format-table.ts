@@ -1,5 +1,6 @@
 import type { PriceProfile, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
 import { DEFAULT_LATENCY_PROFILE } from '@warmfold/prefix-cache-testkit'
+import { priceText } from '../report/report-format.ts'
 import type { BenchReport, RunReport } from './bench-report.ts'
 
 const number = new Intl.NumberFormat('en-US')
@@ -104,7 +105,7 @@ export function formatTable(report: BenchReport): string {
 }
 
 /** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
-export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
+const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
   ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
   [
     'summary prefilled',
@@ -147,7 +148,7 @@ export const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /** What each strategy is, for the legend. */
-export const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
+const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
   warmfold:
     "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, " +
     'tools, effort, messages) plus one instruction',
@@ -217,16 +218,7 @@ function legend(report: BenchReport): string[] {
   const entry = ([term, text]: readonly [string, string]) =>
     wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
   const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
-  const { price } = report.workload
-  const rate =
-    price.usdPerMillionInput === null
-      ? 'no dollar rate'
-      : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
-  const prices = wrap(
-    `${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an output ` +
-      `token ${price.output}× an uncached input token; ${rate}`,
-    LEGEND_TEXT_WIDTH + width + 2,
-  ).map((part) => `  ${part}`)
+  const prices = wrap(priceText(report.workload.price), LEGEND_TEXT_WIDTH + width + 2).map((part) => `  ${part}`)
   return [
     `Columns (tokens ${tokens}):`,
     ...COLUMN_LEGEND.flatMap(entry),

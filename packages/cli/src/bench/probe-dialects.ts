@@ -5,18 +5,35 @@ import type { GoogleLlmAdapter, parseGoogleConfig, thinkingTable } from '@warmfo
 import type { parseResponsesConfig, ResponsesLlmAdapter } from '@warmfold/llm-openai-responses'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
-import type { ProbeConnector } from '@warmfold/prefix-cache-testkit'
+import type { ProbeConnectOptions, ProbeConnector } from '@warmfold/prefix-cache-testkit'
 import { chatCompletions } from '@warmfold/prefix-cache-testkit'
 import { loadOptionalPackage } from '../shared/load-optional-package.ts'
 
-/** Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand. */
-export const OTHER_WIRE_DIALECTS = ['openai-responses', 'anthropic', 'gemini'] as const
+/**
+ * Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand (an optional
+ * peer of the CLI): the package, what it brings, and the connector made from it.
+ */
+const OTHER_WIRES = {
+  'openai-responses': {
+    package: '@warmfold/llm-openai-responses',
+    what: 'the OpenAI Responses adapter',
+    connect: responsesConnector,
+  },
+  anthropic: {
+    package: '@warmfold/llm-anthropic',
+    what: 'the Anthropic Messages adapter',
+    connect: anthropicConnector,
+  },
+  gemini: { package: '@warmfold/llm-google', what: 'the Gemini adapter on @google/genai', connect: geminiConnector },
+} as const
 
 /** Every `--probe-dialect`: the chat completions dialects, then the other wire formats. */
-export const PROBE_DIALECTS: readonly ProbeDialect[] = [...DIALECTS, ...OTHER_WIRE_DIALECTS]
+export const PROBE_DIALECTS: readonly ProbeDialect[] = [...DIALECTS, ...(Object.keys(OTHER_WIRES) as OtherWire[])]
+
+type OtherWire = keyof typeof OTHER_WIRES
 
 /** A `--probe-dialect` value. */
-export type ProbeDialect = Dialect | (typeof OTHER_WIRE_DIALECTS)[number]
+export type ProbeDialect = Dialect | OtherWire
 
 /**
  * Dialects whose endpoints report the tokens they wrote to the cache, so a price that bills writes
@@ -29,18 +46,11 @@ export const REPORTS_CACHE_WRITES: ReadonlySet<ProbeDialect> = new Set<ProbeDial
   'anthropic',
 ])
 
-/** The package each other wire format needs: an optional peer of the CLI. */
-export const PROBE_DIALECT_PACKAGES: Readonly<Record<(typeof OTHER_WIRE_DIALECTS)[number], string>> = Object.freeze({
-  'openai-responses': '@warmfold/llm-openai-responses',
-  anthropic: '@warmfold/llm-anthropic',
-  gemini: '@warmfold/llm-google',
-})
-
 /**
  * Thinking levels of a Gemini probe whose model id names no known family (a local server's
  * `probe`): each bench effort on its own level, so each stays its own cache family.
  */
-export const GEMINI_PROBE_LEVELS = Object.freeze({ low: 'low', high: 'medium', max: 'high' } as const)
+const GEMINI_PROBE_LEVELS = Object.freeze({ low: 'low', high: 'medium', max: 'high' } as const)
 
 /**
  * Anthropic requires `max_tokens` above the thinking budget, whose minimum is 1024, so a 1-token
@@ -48,7 +58,7 @@ export const GEMINI_PROBE_LEVELS = Object.freeze({ low: 'low', high: 'medium', m
  * effort, so each effort stays its own cache family, as in a real host) and caps the output at the
  * budget plus one.
  */
-export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze({
+const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze({
   low: 1024,
   high: 1025,
   max: 1026,
@@ -59,38 +69,11 @@ export const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.
  * of another wire format, imported now.
  * @throws RunError naming the package to install when it is missing.
  */
-export async function probeConnector(
-  dialect: ProbeDialect,
-  load: typeof loadOptionalPackage = loadOptionalPackage,
-): Promise<ProbeConnector> {
-  switch (dialect) {
-    case 'openai-responses':
-      return responsesConnector(
-        await load<ResponsesModule>(
-          PROBE_DIALECT_PACKAGES['openai-responses'],
-          '--probe-dialect openai-responses',
-          'the OpenAI Responses adapter',
-        ),
-      )
-    case 'anthropic':
-      return anthropicConnector(
-        await load<AnthropicModule>(
-          PROBE_DIALECT_PACKAGES.anthropic,
-          '--probe-dialect anthropic',
-          'the Anthropic Messages adapter',
-        ),
-      )
-    case 'gemini':
-      return geminiConnector(
-        await load<GoogleModule>(
-          PROBE_DIALECT_PACKAGES.gemini,
-          '--probe-dialect gemini',
-          'the Gemini adapter on @google/genai',
-        ),
-      )
-    default:
-      return chatCompletions(dialect)
-  }
+export async function probeConnector(dialect: ProbeDialect): Promise<ProbeConnector> {
+  if (!Object.hasOwn(OTHER_WIRES, dialect)) return chatCompletions(dialect as Dialect)
+  const wire = OTHER_WIRES[dialect as OtherWire]
+  // Each connector takes its own package's module.
+  return wire.connect(await loadOptionalPackage<never>(wire.package, `--probe-dialect ${dialect}`, wire.what))
 }
 
 /** What the Anthropic probe uses of `@warmfold/llm-anthropic`. */
@@ -100,22 +83,26 @@ interface AnthropicModule {
 }
 
 function anthropicConnector(module: AnthropicModule): ProbeConnector {
-  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+  return (options) => {
     const config = module.parseAnthropicConfig({
-      baseURL,
-      // Without a key (a local server), a placeholder: the SDK refuses to send without one.
-      apiKey: apiKey ?? 'no-key',
-      models: { [model]: { contextWindow: 10_000_000, defaultMaxTokens: 1 } },
+      ...sharedConfig(options),
+      models: { [options.model]: { contextWindow: 10_000_000, defaultMaxTokens: 1 } },
       thinkingBudgets: { ...ANTHROPIC_PROBE_BUDGETS },
-      timeoutMs,
-      maxRetries: 0,
     })
-    const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch })
+    const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch: options.fetch })
     return {
       adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS),
-      url: `${baseURL.replace(/\/+$/, '')}/v1/messages`,
+      url: `${options.baseURL.replace(/\/+$/, '')}/v1/messages`,
     }
   }
+}
+
+/**
+ * What every adapter package's probe config holds: without a key (a local server), a placeholder, since the SDKs refuse
+ * to send without one; no retries.
+ */
+function sharedConfig({ baseURL, apiKey, timeoutMs }: ProbeConnectOptions) {
+  return { baseURL, apiKey: apiKey ?? 'no-key', timeoutMs, maxRetries: 0 }
 }
 
 /** What the Responses probe uses of `@warmfold/llm-openai-responses`. */
@@ -125,17 +112,14 @@ interface ResponsesModule {
 }
 
 function responsesConnector(module: ResponsesModule): ProbeConnector {
-  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+  return (options) => {
     const config = module.parseResponsesConfig({
-      baseURL,
-      apiKey: apiKey ?? 'no-key',
-      models: { [model]: { contextWindow: 10_000_000 } },
-      timeoutMs,
-      maxRetries: 0,
+      ...sharedConfig(options),
+      models: { [options.model]: { contextWindow: 10_000_000 } },
     })
     return {
-      adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch }),
-      url: `${baseURL.replace(/\/+$/, '')}/responses`,
+      adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch: options.fetch }),
+      url: `${options.baseURL.replace(/\/+$/, '')}/responses`,
     }
   }
 }
@@ -148,17 +132,15 @@ interface GoogleModule {
 }
 
 function geminiConnector(module: GoogleModule): ProbeConnector {
-  return ({ baseURL, model, apiKey, timeoutMs, fetch }) => {
+  return (options) => {
+    const { baseURL, model, fetch } = options
     // A known family (gemini-2.5-*, gemini-3-*) thinks as the adapter maps it by default.
     const known = module.thinkingTable(model, { contextWindow: 10_000_000 }) !== undefined
     const config = module.parseGoogleConfig({
-      baseURL,
-      apiKey: apiKey ?? 'no-key',
+      ...sharedConfig(options),
       models: {
         [model]: { contextWindow: 10_000_000, ...(known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }) },
       },
-      timeoutMs,
-      maxRetries: 0,
     })
     const adapter = new module.GoogleLlmAdapter(config, config.apiKey as string, { fetch })
     return { adapter, url: `${baseURL.replace(/\/+$/, '')}/v1beta/models/${model}:streamGenerateContent` }

@@ -33,8 +33,11 @@ import {
   onOff,
 } from './bench-flag-values.ts'
 
-const virtualSeconds = (flag: string, text: string) =>
-  boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, `0 to ${MAX_VIRTUAL_SECONDS} (30 days)`)
+const virtualSeconds = (flag: string, text: string) => boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, ' (30 days)')
+
+/** What the bounds of `--windows` and `--steps` protect, for their messages. */
+const WINDOWS_WHY = "tokens (the simulator's memory grows with window × steps)"
+const STEPS_WHY = "steps (the simulator's memory and time grow with window × steps)"
 
 /** What `warmfold bench`'s workload flags set. */
 export interface WorkloadFlags {
@@ -74,20 +77,13 @@ export const WORKLOAD_FLAGS: FlagTable<WorkloadFlags> = {
   windows: {
     value: 'LIST',
     default: [32000, 128000, 512000],
-    parse: (text) =>
-      text.split(',').map((item) => {
-        const why = "tokens (the simulator's memory grows with window × steps)"
-        return boundedInteger('--windows', item, 4800, MAX_WINDOW, why)
-      }),
+    parse: (text) => text.split(',').map((item) => boundedInteger('--windows', item, 4800, MAX_WINDOW, WINDOWS_WHY)),
     help: [`context windows in tokens, comma-separated, each 4800 to ${MAX_WINDOW}`, '(default 32000,128000,512000)'],
   },
   steps: {
     value: 'N',
     default: 60,
-    parse: (text) => {
-      const why = "steps (the simulator's memory and time grow with window × steps)"
-      return boundedInteger('--steps', text, 1, MAX_STEPS, why)
-    },
+    parse: (text) => boundedInteger('--steps', text, 1, MAX_STEPS, STEPS_WHY),
     help: [`tool steps before the final answer, 1 to ${MAX_STEPS} (default 60)`],
   },
   strategies: {

@@ -1,7 +1,7 @@
 import type { Cost, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { costUsd, requestCost, sumCosts } from '@warmfold/prefix-cache-testkit'
-import { GUARD_EVENT, OBSERVATION_EVENT, readGuard, readObservation } from './cache-ledger-events.ts'
-import { fieldError } from './field-error.ts'
+import { readGuard, readObservation } from './cache-ledger-events.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { SessionLog } from './read-session-log.ts'
 import type {
   ObservedRequest,
@@ -17,10 +17,10 @@ import type {
   RequestTokens,
   SessionReport,
 } from './report-model.ts'
-import { AUDIT_EVENT, readFoldAudit } from './fold-audit-events.ts'
+import { readFoldAudit } from './fold-audit-events.ts'
 import { readFoldTiming } from './fold-timing-events.ts'
-import { addForkEvent, FORK_END_EVENT, FORK_EVENT, FORK_START_EVENT, readLineage } from './fork-events.ts'
-import { PRUNE_DECISION_EVENT, readPruneDecision } from './prune-decision-events.ts'
+import { addForkEvent, readLineage } from './fork-events.ts'
+import { readPruneDecision } from './prune-decision-events.ts'
 import type { HeaderEnvelope } from './usage-requests.ts'
 import { headerEnvelope, USAGE_BREAK_SHARE, usageRequest } from './usage-requests.ts'
 
@@ -33,7 +33,7 @@ import { headerEnvelope, USAGE_BREAK_SHARE, usageRequest } from './usage-request
  * @throws RunError naming the file and line of an event whose fields are not what its writer logs.
  */
 export function buildSessionReport(log: SessionLog, price: PriceProfile): SessionReport {
-  const source = log.events.some((event) => event.type === OBSERVATION_EVENT) ? 'ledger' : 'usage'
+  const source = log.events.some((event) => event.type === 'cache/observation') ? 'ledger' : 'usage'
   const logged: ObservedRequest[] = []
   const markers: ReportMarker[] = []
   const guards: ReportGuard[] = []
@@ -48,7 +48,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     const line = event.seq + 1
     const where = log.locate(event.seq)
     const data = event.data as unknown as Record<string, unknown>
-    if (event.type === OBSERVATION_EVENT && source === 'ledger') logged.push(readObservation(data, line, where))
+    if (event.type === 'cache/observation' && source === 'ledger') logged.push(readObservation(data, line, where))
     if ((event.type === 'assistant/message' || event.type === 'compaction/summary') && source === 'usage') {
       const since = markers.filter((marker) => marker.afterRequest === logged.length)
       logged.push(
@@ -56,10 +56,10 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
       )
       headerChanged = false
     }
-    if (event.type === GUARD_EVENT) guards.push({ line, afterRequest: logged.length, ...readGuard(data, where) })
-    if (event.type === PRUNE_DECISION_EVENT)
+    if (event.type === 'cache/guard') guards.push({ line, afterRequest: logged.length, ...readGuard(data, where) })
+    if (event.type === 'compaction/prune-decision')
       pruneDecisions.push({ line, afterRequest: logged.length, ...readPruneDecision(data, where) })
-    if (event.type === AUDIT_EVENT)
+    if (event.type === 'compaction/audit')
       foldAudits.push({ line, afterRequest: logged.length, ...readFoldAudit(log.events, event.seq, where) })
     if (event.type === 'compaction/end') {
       const timing = readFoldTiming(data, where)
@@ -67,9 +67,9 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     }
     // Compared as strings: the fork events are declared by @warmfold/agent-loop.
     const type: string = event.type
-    if (type === FORK_START_EVENT || type === FORK_END_EVENT)
+    if (type === 'agent/fork-start' || type === 'agent/fork-end')
       addForkEvent(forks, type, data, line, logged.length, where)
-    if (type === FORK_EVENT) forkOf = readLineage(data, where)
+    if (type === 'agent/fork') forkOf = readLineage(data, where)
     if (event.type === 'compaction/summary' || event.type === 'compaction/prune')
       addMarker(markers, event.type === 'compaction/summary' ? 'fold' : 'prune', data, line, logged.length, where)
     if (event.type === 'request/header') {
@@ -133,11 +133,9 @@ function addMarker(
   where: string,
 ): void {
   const seqs = data.shadowedSeqs
-  const tokens = data.shadowedTokenCount
   const type = kind === 'fold' ? 'compaction/summary' : 'compaction/prune'
   if (!Array.isArray(seqs)) throw fieldError(where, `${type} shadowedSeqs`, 'an array of seqs', seqs)
-  if (typeof tokens !== 'number' || !Number.isFinite(tokens) || tokens < 0)
-    throw fieldError(where, `${type} shadowedTokenCount`, 'a number ≥ 0', tokens)
+  const tokens = numberField(where, `${type} shadowedTokenCount`, data.shadowedTokenCount)
   const last = markers.at(-1)
   if (kind === 'prune' && last?.kind === 'prune' && last.afterRequest === afterRequest) {
     markers[markers.length - 1] = {
@@ -160,48 +158,30 @@ function totalsOf(
   missing: Record<Bucket, number>,
 ): { totals: ReportTotals; notes: string[] } {
   const purposes = new Map<string, number>()
-  let cached = 0
-  let written = 0
-  let uncached = 0
-  let output = 0
+  const sums = { cached: 0, written: 0, uncached: 0, output: 0 }
   let withoutUsage = 0
   for (const request of requests) {
     purposes.set(request.purpose, (purposes.get(request.purpose) ?? 0) + 1)
-    if (!request.billed) {
-      withoutUsage++
-      continue
-    }
-    cached += request.billed.cached
-    written += request.billed.written
-    uncached += request.billed.uncached
-    output += request.billed.output
+    if (request.billed) for (const bucket of BUCKETS) sums[bucket] += request.billed[bucket]
+    else withoutUsage++
   }
-  const prompt = cached + written + uncached
+  const prompt = sums.cached + sums.written + sums.uncached
   const notes: string[] = []
   if (withoutUsage)
     notes.push(
       `${withoutUsage} of ${requests.length} requests have no token numbers in the log: they are drawn as "no ` +
         'usage" and left out of the sums and the cost.',
     )
-  const gaps: Array<[Bucket, string]> = [
-    ['cached', 'cache reads'],
-    ['written', 'cache writes'],
-    ['uncached', 'uncached input'],
-    ['output', 'output tokens'],
-  ]
-  for (const [bucket, what] of gaps) {
+  for (const bucket of BUCKETS) {
     if (missing[bucket])
-      notes.push(`${missing[bucket]} request(s) with token numbers did not report ${what}: counted as 0.`)
+      notes.push(`${missing[bucket]} request(s) with token numbers did not report ${UNREPORTED[bucket]}: counted as 0.`)
   }
   const totals: ReportTotals = {
     requests: requests.length,
     purposes: [...purposes],
     prompt,
-    cached,
-    written,
-    uncached,
-    output,
-    hitRatio: prompt ? cached / prompt : null,
+    ...sums,
+    hitRatio: prompt ? sums.cached / prompt : null,
     withoutUsage,
     folds: markers.filter((marker) => marker.kind === 'fold').length,
     prunes: markers.filter((marker) => marker.kind === 'prune').reduce((sum, marker) => sum + marker.count, 0),
@@ -212,7 +192,16 @@ function totalsOf(
   return { totals, notes }
 }
 
-type Bucket = 'cached' | 'written' | 'uncached' | 'output'
+const BUCKETS = ['cached', 'written', 'uncached', 'output'] as const
+type Bucket = (typeof BUCKETS)[number]
+
+/** What a request that leaves out a bucket did not report, for the notes. */
+const UNREPORTED = {
+  cached: 'cache reads',
+  written: 'cache writes',
+  uncached: 'uncached input',
+  output: 'output tokens',
+}
 
 /** The buckets a request is priced with, or undefined when it has no numbers at all. */
 function billedTokens(

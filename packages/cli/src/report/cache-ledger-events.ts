@@ -3,17 +3,11 @@
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger/prefix'
 import type { SessionEventMap } from '@warmfold/session'
-import { fieldError } from './field-error.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
-import { RunError } from '../shared/run-error.ts'
 
 type Observation = SessionEventMap['cache/observation']
 type Guard = SessionEventMap['cache/guard']
-
-/** The event type that reports one request. */
-export const OBSERVATION_EVENT = 'cache/observation'
-/** The event type of a summary guard finding. */
-export const GUARD_EVENT = 'cache/guard'
 
 /** What each break cause means, in the words the report uses. */
 const CAUSES: Readonly<Record<string, string>> = {
@@ -31,10 +25,10 @@ const CAUSES: Readonly<Record<string, string>> = {
  * The cache TTL the idle rule compares with when the provider has none in the cache ledger's
  * defaults: 5 minutes, the shortest in common use (Anthropic's default, OpenAI's in-memory cache).
  */
-export const FALLBACK_CACHE_TTL_MS = 5 * 60_000
+const FALLBACK_CACHE_TTL_MS = 5 * 60_000
 
 /** Share of the cache TTL from which the idle time is worth printing: an entry this old may be gone. */
-export const IDLE_SHARE_OF_TTL = 0.5
+const IDLE_SHARE_OF_TTL = 0.5
 
 /**
  * Whether the idle time since the family's previous request can explain a miss, so the report
@@ -43,7 +37,7 @@ export const IDLE_SHARE_OF_TTL = 0.5
  * Anthropic and OpenAI 5 minutes, DeepSeek 3 hours; {@link FALLBACK_CACHE_TTL_MS} for any other).
  * A request sent seconds after the previous one says nothing about the cache by its idle time.
  */
-export function idleTimeMatters(cause: string, idleMs: number, provider: string): boolean {
+function idleTimeMatters(cause: string, idleMs: number, provider: string): boolean {
   if (cause === 'expired') return true
   const ttlMs = Object.hasOwn(DEFAULT_CACHE_TTL_MS, provider)
     ? (DEFAULT_CACHE_TTL_MS[provider] as number)
@@ -58,7 +52,7 @@ export function idleTimeMatters(cause: string, idleMs: number, provider: string)
  * @throws RunError naming `where` and the field when the event is not what the ledger writes.
  */
 export function readObservation(data: unknown, line: number, where: string): ObservedRequest {
-  const event = record(data, where, OBSERVATION_EVENT) as unknown as Observation
+  const event = record(data, where, 'cache/observation') as unknown as Observation
   const purpose = text(event.purpose, where, 'purpose')
   const provider = text(event.provider, where, 'provider')
   const route = `${provider}/${text(event.model, where, 'model')}`
@@ -75,15 +69,8 @@ export function readObservation(data: unknown, line: number, where: string): Obs
   if (idleMs !== null && idleTimeMatters(cause, idleMs, provider))
     parts.push(`idle ${idleText(idleMs)} since the family's previous request`)
   const detail = parts.join('; ')
-  if (cause === 'none') return { line, purpose, route, tokens, break: null, detail }
-  return {
-    line,
-    purpose,
-    route,
-    tokens,
-    break: { cause, explanation: `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}` },
-    detail,
-  }
+  const explanation = `${CAUSES[cause] ?? `cause ${JSON.stringify(cause)}`}: ${detail}`
+  return { line, purpose, route, tokens, break: cause === 'none' ? null : { cause, explanation }, detail }
 }
 
 /** `15 s`, `7.5 min`, `3.2 h`. */
@@ -103,7 +90,7 @@ function oneDecimal(value: number): string {
  * @throws RunError naming `where` and the field.
  */
 export function readGuard(data: unknown, where: string): { action: string; route: string; text: string } {
-  const event = record(data, where, GUARD_EVENT) as unknown as Guard
+  const event = record(data, where, 'cache/guard') as unknown as Guard
   const action = text(event.action, where, 'action')
   const provider = text(event.provider, where, 'provider')
   const route = `${provider}/${text(event.model, where, 'model')}`
@@ -167,17 +154,12 @@ function text(value: unknown, where: string, field: string): string {
 }
 
 function count(value: unknown, where: string, field: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-    throw fieldError(where, `cache event field "${field}"`, 'a number ≥ 0', value)
-  return value
+  return numberField(where, `cache event field "${field}"`, value)
 }
 
 function tokens(value: unknown, where: string, field: string): number | null {
   if (value === undefined) return null
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
-    throw new RunError(
-      `${where}: cache event field "${field}" must be a token count (an integer ≥ 0) when present, got ` +
-        `${JSON.stringify(value)}`,
-    )
+    throw fieldError(where, `cache event field "${field}"`, 'a token count (an integer ≥ 0) when present', value)
   return value
 }

@@ -5,11 +5,8 @@ import type { AnySessionEvent } from '@warmfold/session'
 import { RunError } from '../shared/run-error.ts'
 import { escapeHtml } from './escape-html.ts'
 import { fieldError } from './field-error.ts'
-import { tableHead, tableRow } from './html-table.ts'
+import { loggedSection } from './html-table.ts'
 import type { ReportFoldAudit } from './report-model.ts'
-
-/** The `compaction/audit` event: the engine's model-free audit of a committed fold. */
-export const AUDIT_EVENT = 'compaction/audit'
 
 /** Dropped items a fold shows at most (the event's own bound applies first; `droppedTotal` counts all). */
 const SHOWN_DROPPED = 10
@@ -129,7 +126,7 @@ function rework(events: readonly AnySessionEvent[], auditSeq: number, compaction
 const percent = (kept: number, seen: number): string => `${Math.round((kept / seen) * 100)}%`
 
 /** Survival per class, one phrase. */
-export function survivalText(audit: ReportFoldAudit): string {
+function survivalText(audit: ReportFoldAudit): string {
   return audit.classes.map((entry) => `${entry.class} ${entry.kept}/${entry.seen}`).join(', ') || 'nothing to keep'
 }
 
@@ -163,13 +160,16 @@ export function foldAuditText(audit: ReportFoldAudit): string[] {
 
 /** The HTML section of the fold audits. */
 export function foldAuditHtml(audits: readonly ReportFoldAudit[]): string[] {
-  return [
-    `<section id="fold-audit"><h2>Fold audit (${audits.length})</h2><p>What each fold kept, checked without a ` +
-      'model: per class, the artifacts of the folded region (paths, commands, errors, identifiers, numbers, ' +
-      `URLs, the user's sentences) the model still reads verbatim after the fold, the items it dropped, and what ` +
-      'the agent did next (re-reads of what the fold held, loops, steps to its first write).</p>' +
-      tableHead('guards', ['line', 'after request', 'kept', 'dropped', 'artifact trail', 'after the fold']),
-    ...audits.map((audit) => {
+  return loggedSection(
+    'fold-audit',
+    'Fold audit',
+    'What each fold kept, checked without a model: per class, the artifacts of the folded region (paths, commands, ' +
+      "errors, identifiers, numbers, URLs, the user's sentences) the model still reads verbatim after the fold, the " +
+      'items it dropped, and what the agent did next (re-reads of what the fold held, loops, steps to its first ' +
+      'write).',
+    ['kept', 'dropped', 'artifact trail', 'after the fold'],
+    audits,
+    (audit) => {
       const items = audit.dropped.map(
         (item) =>
           `<li>${escapeHtml(item.class)} <code>${escapeHtml(item.text)}</code> ` +
@@ -181,9 +181,7 @@ export function foldAuditHtml(audits: readonly ReportFoldAudit[]): string[] {
         audit.classes
           .map((entry) => `${entry.class} ${entry.kept}/${entry.seen} (${percent(entry.kept, entry.seen)})`)
           .join(', ') || 'nothing to keep'
-      const rework = escapeHtml(reworkText(audit))
-      return tableRow([audit.line, `#${audit.afterRequest}`, escapeHtml(kept), dropped, trail, rework])
-    }),
-    '</tbody></table></section>',
-  ]
+      return [escapeHtml(kept), dropped, trail, escapeHtml(reworkText(audit))]
+    },
+  )
 }

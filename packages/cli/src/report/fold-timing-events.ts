@@ -1,5 +1,6 @@
 import { RunError } from '../shared/run-error.ts'
-import { fieldError } from './field-error.ts'
+import type { NumbersOf } from './field-error.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { ReportFoldTiming } from './report-model.ts'
 
 const MODES = ['sync', 'background']
@@ -19,32 +20,19 @@ export function readFoldTiming(
   const { timing, discarded, compactionId } = data
   if (timing === undefined) return undefined
   if (typeof timing !== 'object' || timing === null || Array.isArray(timing))
-    throw new RunError(`${where}: compaction/end timing must be an object, got ${JSON.stringify(timing)}`)
+    throw fieldError(where, 'compaction/end timing', 'an object', timing)
   const fields = timing as Record<string, unknown>
   const oneOf = (key: string, values: readonly string[]): string => {
     const value = fields[key]
     if (typeof value !== 'string' || !values.includes(value))
-      throw new RunError(
-        `${where}: compaction/end timing.${key} must be one of ${values.join(', ')}, got ` +
-          `${JSON.stringify(value) ?? 'nothing'}`,
-      )
-    return value
-  }
-  const time = (key: (typeof TIMES)[number]): number => {
-    const value = fields[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw fieldError(where, `compaction/end timing.${key}`, 'a number ≥ 0', value)
+      throw fieldError(where, `compaction/end timing.${key}`, `one of ${values.join(', ')}`, value)
     return value
   }
   const mode = oneOf('mode', MODES) as ReportFoldTiming['mode']
   const statusAtThreshold = oneOf('statusAtThreshold', AT_THRESHOLD) as ReportFoldTiming['statusAtThreshold']
-  const [, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens] = TIMES.map(time) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-  ]
+  const [, readyAfterMs, waitedMs, stallSavedMs, postSwapPrefillTokens] = TIMES.map((key) =>
+    numberField(where, `compaction/end timing.${key}`, fields[key]),
+  ) as NumbersOf<typeof TIMES>
   return {
     compactionId: typeof compactionId === 'string' ? compactionId : '',
     mode,

@@ -2,18 +2,12 @@ import { RunError } from '../shared/run-error.ts'
 import { fieldError } from './field-error.ts'
 import type { ReportFork, ReportLineage } from './report-model.ts'
 
-/** Logged by `@warmfold/agent-loop` in a parent's log when it starts a fork. */
-export const FORK_START_EVENT = 'agent/fork-start'
-/** Logged in a parent's log when a fork has ended (one per start). */
-export const FORK_END_EVENT = 'agent/fork-end'
-/** The first event of a fork's own log. */
-export const FORK_EVENT = 'agent/fork'
-
 /** The answer as the report shows it: the first 120 characters. */
 const ANSWER_CHARS = 120
 
 /**
- * Folds a parent's `agent/fork-start` and `agent/fork-end` events into one row per child session.
+ * Folds a parent's `agent/fork-start` and `agent/fork-end` events (`@warmfold/agent-loop` logs one end per start)
+ * into one row per child session.
  * @throws RunError naming `where` and the field when an event is not what the agent loop logs.
  */
 export function addForkEvent(
@@ -27,7 +21,7 @@ export function addForkEvent(
   const child = data.childSessionId
   if (typeof child !== 'string' || child === '')
     throw fieldError(where, `${type} childSessionId`, 'a non-empty string', child)
-  if (type === FORK_START_EVENT) {
+  if (type === 'agent/fork-start') {
     forks.push({
       line,
       afterRequest,
@@ -64,7 +58,7 @@ export function readLineage(data: Record<string, unknown>, where: string): Repor
   const { parentSessionId, parentSeq } = data
   if (typeof parentSessionId !== 'string' || !Number.isInteger(parentSeq))
     throw new RunError(
-      `${where}: ${FORK_EVENT} must name parentSessionId and an integer parentSeq, got ` +
+      `${where}: agent/fork must name parentSessionId and an integer parentSeq, got ` +
         `${JSON.stringify({ parentSessionId, parentSeq })}`,
     )
   return { parentSessionId, parentLine: (parentSeq as number) + 1 }

@@ -3,7 +3,7 @@ import { foldAuditText } from './fold-audit-events.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import { forkText } from './fork-events.ts'
 import type { SessionReport } from './report-model.ts'
-import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
+import { costText, integer, percent, prefilledText, priceText, purposesText } from './report-format.ts'
 
 /**
  * The terminal summary of a report: totals, cost, every break with its cause, the summary
@@ -37,10 +37,9 @@ export function formatReportText(report: SessionReport): string {
   if (breaks.length) {
     lines.push('', 'Breaks (request, log line, purpose, cause, prefilled tokens: explanation):')
     for (const request of breaks) {
-      const prefilled = prefilledTokens(request)
       lines.push(
         `  #${request.number}  line ${request.line}  ${request.purpose}  ${request.break!.cause}  ` +
-          `${prefilled === null ? 'no usage' : integer(prefilled)}: ${request.break!.explanation}`,
+          `${prefilledText(request)}: ${request.break!.explanation}`,
       )
     }
   }
@@ -88,6 +87,6 @@ export function formatReportText(report: SessionReport): string {
     for (const fork of report.forks)
       lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
   }
-  lines.push('', 'Notes:', `  - ${priceText(report)}`, ...report.notes.map((note) => `  - ${note}`))
+  lines.push('', 'Notes:', `  - price ${priceText(report.price)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
 }

@@ -30,7 +30,7 @@ type ReportFlags = { [Key in 'out' | 'store']: ReportArgs[Key] | undefined } & O
 >
 
 /** `warmfold report`'s flags: the table that parses them and prints `--help`. */
-export const REPORT_FLAGS: CommandFlags<ReportFlags> = {
+const REPORT_FLAGS: CommandFlags<ReportFlags> = {
   command: 'report',
   synopsis: `Usage: warmfold report SESSION.jsonl [--out report.html | --json] [--price P]
        warmfold report --store S SESSION_ID [--out report.html | --json] [--price P]

@@ -1,9 +1,7 @@
-import { fieldError } from './field-error.ts'
+import type { NumbersOf } from './field-error.ts'
+import { fieldError, numberField } from './field-error.ts'
 import type { ReportPruneDecision } from './report-model.ts'
 import { integer } from './report-format.ts'
-
-/** The event `BasicCompactionEngine` logs when it weighs a prune pass against a fold. */
-export const PRUNE_DECISION_EVENT = 'compaction/prune-decision'
 
 const NUMBERS = [
   'savedTokens',
@@ -27,23 +25,11 @@ export function readPruneDecision(
 ): Omit<ReportPruneDecision, 'line' | 'afterRequest'> {
   const { action, reason, cacheWarm } = data
   if (action !== 'prune' && action !== 'fold')
-    throw fieldError(where, `${PRUNE_DECISION_EVENT} action`, '"prune" or "fold"', action)
-  if (typeof reason !== 'string') throw fieldError(where, `${PRUNE_DECISION_EVENT} reason`, 'a string', reason)
-  const number = (key: (typeof NUMBERS)[number]): number => {
-    const value = data[key]
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
-      throw fieldError(where, `${PRUNE_DECISION_EVENT} ${key}`, 'a number ≥ 0', value)
-    return value
-  }
-  const [saved, rewritten, served, read, write, saving, cost] = NUMBERS.map(number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ]
+    throw fieldError(where, 'compaction/prune-decision action', '"prune" or "fold"', action)
+  if (typeof reason !== 'string') throw fieldError(where, 'compaction/prune-decision reason', 'a string', reason)
+  const [saved, rewritten, served, read, write, saving, cost] = NUMBERS.map((key) =>
+    numberField(where, `compaction/prune-decision ${key}`, data[key]),
+  ) as NumbersOf<typeof NUMBERS>
   const figures =
     cacheWarm === false
       ? `saves ${integer(saved)} tokens a request; the cache was cold, so the rewrite cost nothing`

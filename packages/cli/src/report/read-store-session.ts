@@ -1,5 +1,4 @@
 import { SessionError } from '@warmfold/session'
-import type { loadOptionalPackage } from '../shared/load-optional-package.ts'
 import { RunError } from '../shared/run-error.ts'
 import type { StoreSpec } from '../shared/session-store-spec.ts'
 import { backendFactory, describeStore, redactUrl } from '../shared/session-store-spec.ts'
@@ -13,12 +12,8 @@ import type { SessionLog } from './read-session-log.ts'
  * @throws UsageError when the store or the session does not exist (exit 2); RunError when the
  *   store cannot be read or a row is not a valid event (exit 1), naming the store without a password.
  */
-export async function readStoreSession(
-  spec: Exclude<StoreSpec, { kind: 'file' }>,
-  id: string,
-  load?: typeof loadOptionalPackage,
-): Promise<SessionLog> {
-  const backend = (await backendFactory(spec, load))()
+export async function readStoreSession(spec: Exclude<StoreSpec, { kind: 'file' }>, id: string): Promise<SessionLog> {
+  const backend = (await backendFactory(spec))()
   const where = describeStore(spec)
   try {
     const session = await backend.read(id)

@@ -3,8 +3,8 @@ import { foldAuditHtml } from './fold-audit-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { reportChartSvg } from './report-chart-svg.ts'
 import { REPORT_STYLE } from './report-style.ts'
-import { tableHead, tableRow } from './html-table.ts'
-import { costText, integer, percent, prefilledTokens, priceText, purposesText } from './report-format.ts'
+import { loggedSection, tableHead } from './html-table.ts'
+import { costText, integer, percent, prefilledText, priceText, purposesText } from './report-format.ts'
 
 /**
  * The report as one self-contained HTML page: inline CSS and SVG, no script, and a content
@@ -46,7 +46,7 @@ export function renderReportHtml(report: SessionReport): string {
     `<p class="source source-${report.source}">${SOURCE_TEXT[report.source]}</p></header>`,
     '<section id="totals"><h2>Totals</h2><table class="totals">',
     ...rows.map(([name, value]) => `<tr><th scope="row">${name}</th><td>${escapeHtml(value)}</td></tr>`),
-    `</table><p class="price">${escapeHtml(priceText(report))}</p></section>`,
+    `</table><p class="price">${escapeHtml(`price ${priceText(report.price)}`)}</p></section>`,
     `<section id="requests"><h2>Requests (${integer(totals.requests)})</h2>`,
     `<ul class="legend">${legend}</ul>`,
     `<div class="chart-scroll">${reportChartSvg(report)}</div>`,
@@ -57,13 +57,12 @@ export function renderReportHtml(report: SessionReport): string {
       ? [
           tableHead('breaks', ['request', 'line', 'purpose', 'cause', 'prefilled', 'explanation']),
           ...breaks.map((request) => {
-            const prefilled = prefilledTokens(request)
             const cause = request.break!.cause
             return (
               `<tr id="break-${request.number}"><td><a href="#request-${request.number}">#${request.number}</a></td>` +
               `<td>${request.line}</td><td>${escapeHtml(request.purpose)}</td>` +
               `<td><span class="cause cause-${classWord(cause)}">${escapeHtml(cause)}</span></td>` +
-              `<td class="number">${prefilled === null ? 'no usage' : integer(prefilled)}</td>` +
+              `<td class="number">${prefilledText(request)}</td>` +
               `<td>${escapeHtml(request.break!.explanation)}</td></tr>`
             )
           }),
@@ -72,87 +71,54 @@ export function renderReportHtml(report: SessionReport): string {
       : '<p>No breaks: every request read what it could from the cache.</p>',
     '</section>',
   ]
-  if (report.guards.length) {
-    body.push(
-      `<section id="guards"><h2>Summary guard (${report.guards.length})</h2><p>Summary calls that were not a ` +
-        `warm replay of the conversation's last request, seen before they were sent.</p>` +
-        tableHead('guards', ['line', 'after request', 'action', 'route', 'what differs']),
-      ...report.guards.map((guard) =>
-        tableRow([
-          guard.line,
-          `#${guard.afterRequest}`,
-          escapeHtml(guard.action),
-          escapeHtml(guard.route),
-          escapeHtml(guard.text),
-        ]),
-      ),
-      '</tbody></table></section>',
-    )
-  }
-  if (report.pruneDecisions.length) {
-    body.push(
-      `<section id="prune-decisions"><h2>Prune decisions (${report.pruneDecisions.length})</h2><p>Prune passes ` +
-        'that alone would have relieved the pressure: each lands only when what it saves on the following ' +
-        'requests pays for the re-prefill it causes, otherwise the engine folds instead.</p>' +
-        tableHead('guards', ['line', 'after request', 'action', 'why']),
-      ...report.pruneDecisions.map((decision) =>
-        tableRow([decision.line, `#${decision.afterRequest}`, escapeHtml(decision.action), escapeHtml(decision.text)]),
-      ),
-      '</tbody></table></section>',
-    )
-  }
-  if (report.foldTimings.length) {
-    body.push(
-      `<section id="fold-timing"><h2>Fold timing (${report.foldTimings.length})</h2><p>How long each fold's ` +
-        `summary took and how long the conversation waited for it (seconds on the engine's clock): a synchronous ` +
-        'fold blocks the turn for its whole summary call, a background fold only for what is left when the ' +
-        'request reaches the pressure threshold.</p>' +
-        tableHead('guards', [
-          'line',
-          'after request',
-          'mode',
-          'summary in hand',
-          'waited',
-          'hidden',
-          'at threshold',
-          'after the swap',
-        ]),
-      ...report.foldTimings.map((fold) =>
-        tableRow([
-          fold.line,
-          `#${fold.afterRequest}`,
-          fold.mode,
-          seconds(fold.readyAfterMs),
-          seconds(fold.waitedMs),
-          seconds(fold.stallSavedMs),
-          fold.statusAtThreshold,
-          fold.discarded
-            ? `discarded (${escapeHtml(fold.discarded.reason)}): ${escapeHtml(fold.discarded.detail)}`
-            : `about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens prefilled`,
-        ]),
-      ),
-      '</tbody></table></section>',
-    )
-  }
-  if (report.foldAudits.length) body.push(...foldAuditHtml(report.foldAudits))
-  if (report.forks.length) {
-    body.push(
-      `<section id="forks"><h2>Forks (${report.forks.length})</h2><p>Child sessions this session forked: each ` +
-        `one's first request was this session's last request plus its task, so it read this session's cache. ` +
-        'Report a child by its session id.</p>' +
-        tableHead('guards', ['line', 'after request', 'child session', 'outcome', 'answer or reason']),
-      ...report.forks.map((fork) =>
-        tableRow([
-          fork.line,
-          `#${fork.afterRequest}`,
-          escapeHtml(fork.childSessionId),
-          fork.outcome,
-          escapeHtml(fork.text),
-        ]),
-      ),
-      '</tbody></table></section>',
-    )
-  }
+  body.push(
+    ...loggedSection(
+      'guards',
+      'Summary guard',
+      "Summary calls that were not a warm replay of the conversation's last request, seen before they were sent.",
+      ['action', 'route', 'what differs'],
+      report.guards,
+      (guard) => [escapeHtml(guard.action), escapeHtml(guard.route), escapeHtml(guard.text)],
+    ),
+    ...loggedSection(
+      'prune-decisions',
+      'Prune decisions',
+      'Prune passes that alone would have relieved the pressure: each lands only when what it saves on the ' +
+        'following requests pays for the re-prefill it causes, otherwise the engine folds instead.',
+      ['action', 'why'],
+      report.pruneDecisions,
+      (decision) => [escapeHtml(decision.action), escapeHtml(decision.text)],
+    ),
+    ...loggedSection(
+      'fold-timing',
+      'Fold timing',
+      "How long each fold's summary took and how long the conversation waited for it (seconds on the engine's " +
+        'clock): a synchronous fold blocks the turn for its whole summary call, a background fold only for what ' +
+        'is left when the request reaches the pressure threshold.',
+      ['mode', 'summary in hand', 'waited', 'hidden', 'at threshold', 'after the swap'],
+      report.foldTimings,
+      (fold) => [
+        fold.mode,
+        seconds(fold.readyAfterMs),
+        seconds(fold.waitedMs),
+        seconds(fold.stallSavedMs),
+        fold.statusAtThreshold,
+        fold.discarded
+          ? `discarded (${escapeHtml(fold.discarded.reason)}): ${escapeHtml(fold.discarded.detail)}`
+          : `about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens prefilled`,
+      ],
+    ),
+    ...foldAuditHtml(report.foldAudits),
+    ...loggedSection(
+      'forks',
+      'Forks',
+      "Child sessions this session forked: each one's first request was this session's last request plus its " +
+        "task, so it read this session's cache. Report a child by its session id.",
+      ['child session', 'outcome', 'answer or reason'],
+      report.forks,
+      (fork) => [escapeHtml(fork.childSessionId), fork.outcome, escapeHtml(fork.text)],
+    ),
+  )
   body.push(
     '<section id="notes"><h2>Notes</h2><ul>',
     ...report.notes.map((note) => `<li>${escapeHtml(note)}</li>`),

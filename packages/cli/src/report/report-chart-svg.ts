@@ -52,9 +52,7 @@ export function reportChartSvg(report: SessionReport): string {
   const max = niceCeiling(
     Math.max(
       1,
-      ...report.requests.map((request) =>
-        request.billed ? request.billed.cached + request.billed.written + request.billed.uncached : 0,
-      ),
+      ...report.requests.map(({ billed }) => (billed ? billed.cached + billed.written + billed.uncached : 0)),
     ),
   )
   const y = (tokens: number) => plotTop + PLOT_HEIGHT - (tokens / max) * PLOT_HEIGHT
@@ -114,6 +112,7 @@ function requestBar(
   if (request.billed) title.push(`cost ${integer(request.billed.cost)} input-token units`)
   title.push(request.break ? `break (${request.break.cause}): ${request.break.explanation}` : request.detail)
   const segments: string[] = []
+  let topOfBar = base - NO_USAGE_HEIGHT
   if (request.billed) {
     let bottom = 0
     for (const [kind, tokens] of [
@@ -129,15 +128,13 @@ function requestBar(
       )
       bottom += tokens
     }
+    topOfBar = y(bottom)
   } else {
     segments.push(
       `<rect class="seg none" x="${x}" y="${base - NO_USAGE_HEIGHT}" width="${bar}" height="${NO_USAGE_HEIGHT}" ` +
         'fill="url(#no-usage)"/>',
     )
   }
-  const topOfBar = request.billed
-    ? y(request.billed.cached + request.billed.written + request.billed.uncached)
-    : base - NO_USAGE_HEIGHT
   const centre = x + bar / 2
   if (request.break) {
     const size = Math.min(6, Math.max(3, bar / 2))

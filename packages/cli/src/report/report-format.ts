@@ -1,4 +1,5 @@
-import type { ReportRequest, ReportTotals, SessionReport } from './report-model.ts'
+import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
+import type { ReportRequest, ReportTotals } from './report-model.ts'
 
 /** `1,234,567`. */
 export function integer(value: number): string {
@@ -22,15 +23,14 @@ export function costText(totals: ReportTotals): string {
   return totals.costUsd === null ? units : `${usd(totals.costUsd)} (${units})`
 }
 
-/** What the price profile charges, in one sentence. */
-export function priceText(report: SessionReport): string {
-  const { price } = report
+/** What the price profile charges, in one sentence (`warmfold bench`'s legend has it too). */
+export function priceText(price: PriceProfile): string {
   const rate =
     price.usdPerMillionInput === null
       ? 'no dollar rate'
       : `$${price.usdPerMillionInput.toFixed(2)} per million uncached input tokens`
   return (
-    `price ${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an ` +
+    `${price.name}: a cache read costs ${price.cacheRead}×, a cache write ${price.cacheWrite}× and an ` +
     `output token ${price.output}× an uncached input token; ${rate}`
   )
 }
@@ -56,8 +56,8 @@ export function tokensText(request: ReportRequest): string {
 
 /**
  * Prefilled tokens: those the request did not read from the cache (written and uncached), as `warmfold bench` counts
- * them.
+ * them; `no usage` without numbers.
  */
-export function prefilledTokens(request: ReportRequest): number | null {
-  return request.billed ? request.billed.written + request.billed.uncached : null
+export function prefilledText({ billed }: ReportRequest): string {
+  return billed ? integer(billed.written + billed.uncached) : 'no usage'
 }

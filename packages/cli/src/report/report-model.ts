@@ -72,11 +72,17 @@ export interface ReportMarker {
   readonly tokens: number
 }
 
-/** A summary call the summary guard found not to be a warm replay of the conversation. */
-export interface ReportGuard {
+/**
+ * Something logged between two requests, where the log has it: its (first) line and the number of requests sent
+ * before it (a fold's timing: before its bracket closed; a fork: before it started).
+ */
+interface Logged {
   readonly line: number
-  /** The number of requests sent before it. */
   readonly afterRequest: number
+}
+
+/** A summary call the summary guard found not to be a warm replay of the conversation. */
+export interface ReportGuard extends Logged {
   /** `warn`: the call went ahead; `refuse`: the compaction was refused. */
   readonly action: string
   /** `provider/model` of the summary call. */
@@ -89,10 +95,7 @@ export interface ReportGuard {
  * Why a prune pass that alone would have relieved the pressure landed or waited for a fold
  * (`compaction/prune-decision`).
  */
-export interface ReportPruneDecision {
-  readonly line: number
-  /** The number of requests sent before it. */
-  readonly afterRequest: number
+export interface ReportPruneDecision extends Logged {
   /** `prune`: the pass landed; `fold`: a summary was made instead. */
   readonly action: string
   /** The figures and the verdict in one sentence. */
@@ -100,10 +103,7 @@ export interface ReportPruneDecision {
 }
 
 /** How long a fold took and what the conversation waited for it (`compaction/end` `timing`). */
-export interface ReportFoldTiming {
-  readonly line: number
-  /** The number of requests sent before its bracket closed. */
-  readonly afterRequest: number
+export interface ReportFoldTiming extends Logged {
   readonly compactionId: string
   /** `sync`: on the turn's path; `background`: beside the conversation. */
   readonly mode: 'sync' | 'background'
@@ -122,10 +122,7 @@ export interface ReportFoldTiming {
 }
 
 /** A committed fold's `compaction/audit`, and what the agent did after the fold. */
-export interface ReportFoldAudit {
-  readonly line: number
-  /** The number of requests sent before it was logged. */
-  readonly afterRequest: number
+export interface ReportFoldAudit extends Logged {
   readonly compactionId: string
   /** Per artifact class the folded region held: how many, and how many the model still reads after the fold. */
   readonly classes: ReadonlyArray<{ readonly class: string; readonly seen: number; readonly kept: number }>
@@ -154,10 +151,7 @@ export interface ReportFoldAudit {
 }
 
 /** A child session this session forked (`agent/fork-start` and its `agent/fork-end`). */
-export interface ReportFork {
-  readonly line: number
-  /** The number of requests sent before the fork started. */
-  readonly afterRequest: number
+export interface ReportFork extends Logged {
   readonly childSessionId: string
   /** `open`: no end logged yet (the fork was running, or its process ended before the parent resumed). */
   readonly outcome: 'open' | 'finished' | 'failed'

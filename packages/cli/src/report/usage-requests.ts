@@ -70,31 +70,19 @@ export function usageRequest(
   const prunes = context.since
     .filter((marker) => marker.kind === 'prune')
     .reduce((sum, marker) => sum + marker.count, 0)
-  const cause = drift.length
-    ? 'envelope'
-    : folds
-      ? 'fold'
-      : prunes
-        ? 'prune'
-        : context.headerChanged
-          ? 'envelope'
-          : 'unknown'
-  const logged = [
-    ...(drift.length
-      ? [
-          `the summary call's ${drift.join(', ')} ${drift.length === 1 ? 'differs' : 'differ'} from the ` +
-            `conversation's header`,
-        ]
-      : []),
-    ...(folds ? [`${folds} fold(s)`] : []),
-    ...(prunes ? [`${prunes} pruned tool result(s)`] : []),
-    ...(context.headerChanged ? ['a changed request header'] : []),
-  ]
+  // What the log records since that request, each with the cause it stands for; the first one is the cause.
+  const logged: Array<readonly [cause: string, text: string]> = []
+  const verb = drift.length === 1 ? 'differs' : 'differ'
+  if (drift.length)
+    logged.push(['envelope', `the summary call's ${drift.join(', ')} ${verb} from the conversation's header`])
+  if (folds) logged.push(['fold', `${folds} fold(s)`])
+  if (prunes) logged.push(['prune', `${prunes} pruned tool result(s)`])
+  if (context.headerChanged) logged.push(['envelope', 'a changed request header'])
   const why = logged.length
-    ? `since that request the log records ${logged.join('; ')} (the cause is inferred: without the cache ledger ` +
-      'the divergence is not known)'
+    ? `since that request the log records ${logged.map(([, text]) => text).join('; ')} (the cause is inferred: ` +
+      'without the cache ledger the divergence is not known)'
     : 'nothing logged since that request explains it'
-  return { ...base, break: { cause, explanation: `${read}; ${why}` } }
+  return { ...base, break: { cause: logged[0]?.[0] ?? 'unknown', explanation: `${read}; ${why}` } }
 }
 
 /** The envelope fields a summary call sent that differ from the conversation's header. */
@@ -106,18 +94,16 @@ function envelopeDrift(data: Record<string, unknown>, header: HeaderEnvelope | u
 }
 
 /** Disjoint token buckets from a logged `TokenUsage` (absent fields stay null, never 0). */
-export function usageTokens(usage: unknown, where: string): RequestTokens {
+function usageTokens(usage: unknown, where: string): RequestTokens {
   if (usage === undefined) return { prompt: null, cached: null, written: null, uncached: null, output: null }
   if (typeof usage !== 'object' || usage === null || Array.isArray(usage))
-    throw new RunError(`${where}: usage must be an object, got ${JSON.stringify(usage)}`)
+    throw fieldError(where, 'usage', 'an object', usage)
   const record = usage as Record<string, unknown>
   const field = (name: string): number | null => {
     const value = record[name]
     if (value === undefined) return null
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      const got = JSON.stringify(value)
-      throw new RunError(`${where}: usage.${name} must be a token count (an integer ≥ 0), got ${got}`)
-    }
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+      throw fieldError(where, `usage.${name}`, 'a token count (an integer ≥ 0)', value)
     return value
   }
   const uncached = field('inputTokens')

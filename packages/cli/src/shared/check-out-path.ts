@@ -34,40 +34,53 @@ export async function checkOutPath(path: string, writer: OutputWriter = {}): Pro
     throw new UsageError(`${flag} must name a file, got ${JSON.stringify(path)}`)
   const file = resolve(path)
   const folder = dirname(file)
-  const target = await stat(file).catch((error: NodeJS.ErrnoException) => {
-    // ENOTDIR: a parent is a file; the folder check below says which.
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
-    throw new UsageError(`${flag} ${JSON.stringify(path)} cannot be checked: ${error.message}`)
-  })
-  if (target?.isDirectory())
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is a folder; name a file to write ${document} to`)
+  const where = `${flag} ${JSON.stringify(path)}`
+  // ENOTDIR: a parent is a file; the folder check below says which.
+  const target = await statIfExists(file, where)
+  if (target?.isDirectory()) throw new UsageError(`${where} is a folder; name a file to write ${document} to`)
   for (const input of inputs) {
     if (await sameFile(file, target, input.path))
       throw new UsageError(
-        `${flag} ${JSON.stringify(path)} is ${input.what} ${JSON.stringify(input.path)}: ` +
+        `${where} is ${input.what} ${JSON.stringify(input.path)}: ` +
           `writing ${document} there would overwrite it; name another file`,
       )
   }
-  if (target?.isSocket())
-    throw new UsageError(`${flag} ${JSON.stringify(path)} is a socket; name a file to write ${document} to`)
-  const parent = await stat(folder).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
-    throw new UsageError(`${flag} ${JSON.stringify(path)}: the folder ${folder} cannot be checked: ${error.message}`)
+  if (target?.isSocket()) throw new UsageError(`${where} is a socket; name a file to write ${document} to`)
+  // A file that exists is in a folder; its own write permission is what counts.
+  if (target) await checkWritable(where, file, file)
+  else await checkFolder(where, folder, command, `${where}: the folder ${folder}`)
+}
+
+/**
+ * Checks that `folder` exists (it is not created: a mistyped path should not leave folders behind), is a folder and
+ * is writable.
+ * @throws UsageError starting with `where` (`cannotCheck` when `folder` cannot be checked at all).
+ */
+export async function checkFolder(where: string, folder: string, command: string, cannotCheck = where): Promise<void> {
+  const found = await statIfExists(folder, cannotCheck)
+  if (!found)
+    throw new UsageError(
+      `${where}: the folder ${folder} does not exist (${command} does not create folders; create it first)`,
+    )
+  if (!found.isDirectory()) throw new UsageError(`${where}: ${folder} is not a folder`)
+  await checkWritable(where, folder, `the folder ${folder}`)
+}
+
+async function checkWritable(where: string, path: string, shown: string): Promise<void> {
+  await access(path, constants.W_OK).catch(() => {
+    throw new UsageError(`${where} is not writable: no write permission on ${shown}`)
   })
-  if (!parent)
-    throw new UsageError(
-      `${flag} ${JSON.stringify(path)}: the folder ${folder} does not exist ` +
-        `(${command} does not create folders; create it first)`,
-    )
-  if (!parent.isDirectory()) throw new UsageError(`${flag} ${JSON.stringify(path)}: ${folder} is not a folder`)
-  try {
-    await access(target ? file : folder, constants.W_OK)
-  } catch {
-    throw new UsageError(
-      `${flag} ${JSON.stringify(path)} is not writable: ` +
-        `no write permission on ${target ? file : `the folder ${folder}`}`,
-    )
-  }
+}
+
+/**
+ * The stats of `path`, or undefined when it or a folder on its way does not exist.
+ * @throws UsageError `<where> cannot be checked: …` for any other failure.
+ */
+export async function statIfExists(path: string, where: string): Promise<Stats | undefined> {
+  return stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined
+    throw new UsageError(`${where} cannot be checked: ${error.message}`)
+  })
 }
 
 /**

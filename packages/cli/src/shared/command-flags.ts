@@ -6,7 +6,7 @@ import { UsageError } from './usage-error.ts'
  * and its help lines. A command's table of these parses its arguments and prints its `--help`,
  * so the two cannot drift apart.
  */
-export type Flag<Value, Values> = FlagFields<Value, Values> &
+type Flag<Value, Values> = FlagFields<Value, Values> &
   // A field that may be undefined defaults to undefined; any other needs its default.
   (undefined extends Value ? { readonly default?: Value } : { readonly default: Value })
 
@@ -50,7 +50,7 @@ export interface CommandFlags<Values> {
 }
 
 /** A parsed command line. */
-export interface ParsedFlags<Values> {
+interface ParsedFlags<Values> {
   readonly values: Values
   /** The fields a flag on the command line set (the others hold their default). */
   readonly given: ReadonlySet<keyof Values>

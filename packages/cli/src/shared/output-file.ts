@@ -71,7 +71,7 @@ export async function openOutputFile(path: string, writer: OutputWriter = {}): P
  * it exits, even on a signal it handles.)
  * @throws the system error (`ENXIO`, `EPIPE`, `ENOSPC`, …) when the file cannot be written.
  */
-export async function writeOutputFile(path: string, text: string): Promise<void> {
+async function writeOutputFile(path: string, text: string): Promise<void> {
   let fd = await openFile(
     path,
     constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NONBLOCK,

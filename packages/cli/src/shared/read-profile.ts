@@ -67,9 +67,7 @@ const LATENCY: ProfileFlag<LatencyProfile> = {
  * `cacheRead`, `cacheWrite`, `output` and optionally `usdPerMillionInput`.
  * @throws UsageError naming the value, the file, and the key and value that are wrong.
  */
-export function readPriceProfile(value: string): PriceProfile {
-  return readProfile(PRICE, value)
-}
+export const readPriceProfile = (value: string): PriceProfile => readProfile(PRICE, value)
 
 /**
  * The `--latency` value: a built-in latency profile name, else the path of a JSON file holding
@@ -77,9 +75,7 @@ export function readPriceProfile(value: string): PriceProfile {
  * `decodeTokensPerSecond`; see `latencyProfileFromJson`).
  * @throws UsageError naming the value, the file, and the key and value that are wrong.
  */
-export function readLatencyProfile(value: string): LatencyProfile {
-  return readProfile(LATENCY, value)
-}
+export const readLatencyProfile = (value: string): LatencyProfile => readProfile(LATENCY, value)
 
 function readProfile<Profile>(profile: ProfileFlag<Profile>, value: string): Profile {
   const builtin = profile.builtin(value)

@@ -30,14 +30,8 @@ export function parseStoreSpec(flag: string, text: string): StoreSpec {
 
 /** `spec` for a person: a PostgreSQL URL without its password. */
 export function describeStore(spec: StoreSpec): string {
-  switch (spec.kind) {
-    case 'file':
-      return `file:${spec.directory}`
-    case 'sqlite':
-      return `sqlite:${spec.path}`
-    case 'postgres':
-      return `postgres:${redactUrl(spec.url)}`
-  }
+  const where = spec.kind === 'file' ? spec.directory : spec.kind === 'sqlite' ? spec.path : redactUrl(spec.url)
+  return `${spec.kind}:${where}`
 }
 
 /** A URL with any password replaced by `***`. */
@@ -60,19 +54,16 @@ interface PostgresModule {
  * its context), importing the store package now: both are optional peers of the CLI.
  * @throws RunError naming the package to install when it is missing.
  */
-export async function backendFactory(
-  spec: Exclude<StoreSpec, { kind: 'file' }>,
-  load: typeof loadOptionalPackage = loadOptionalPackage,
-): Promise<() => SessionBackend> {
+export async function backendFactory(spec: Exclude<StoreSpec, { kind: 'file' }>): Promise<() => SessionBackend> {
   if (spec.kind === 'sqlite') {
-    const module = await load<SqliteModule>(
+    const module = await loadOptionalPackage<SqliteModule>(
       '@warmfold/session-store-sqlite',
       '--store sqlite',
       'the embedded SQLite session store',
     )
     return () => module.sqliteSessionStore({ path: spec.path })
   }
-  const module = await load<PostgresModule>(
+  const module = await loadOptionalPackage<PostgresModule>(
     '@warmfold/session-store-postgres',
     '--store postgres',
     'the PostgreSQL session store',

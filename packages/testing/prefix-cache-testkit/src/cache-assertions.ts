@@ -32,10 +32,7 @@ export function silentRewrites(observations: readonly CacheObservation[]): Cache
 export function assertNoSilentRewrite(
   run: { cache: { observations: readonly CacheObservation[] } } | readonly CacheObservation[],
 ): void {
-  const observations = Array.isArray(run)
-    ? (run as readonly CacheObservation[])
-    : (run as { cache: { observations: readonly CacheObservation[] } }).cache.observations
-  const silent = silentRewrites(observations)
+  const silent = silentRewrites('cache' in run ? run.cache.observations : run)
   if (silent.length) {
     const lines = silent.map(
       (observation) =>

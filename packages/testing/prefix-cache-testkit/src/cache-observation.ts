@@ -73,12 +73,8 @@ export interface CacheTotals {
 
 /** Sums `observations`. */
 export function totalsOf(observations: readonly CacheObservation[]): CacheTotals {
-  let promptTokens = 0
-  let cachedTokens = 0
-  for (const observation of observations) {
-    promptTokens += observation.promptTokens
-    cachedTokens += observation.cachedTokens
-  }
+  const promptTokens = observations.reduce((sum, observation) => sum + observation.promptTokens, 0)
+  const cachedTokens = observations.reduce((sum, observation) => sum + observation.cachedTokens, 0)
   return {
     requests: observations.length,
     promptTokens,

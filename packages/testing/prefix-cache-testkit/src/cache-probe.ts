@@ -77,7 +77,6 @@ export interface ProbeRecord {
 
 /** What the endpoint answered to the request in flight, for error messages. */
 interface Answer {
-  readonly url: string
   status?: number
   contentType?: string
   body?: string
@@ -150,23 +149,17 @@ export class CacheProbe {
     }
     const usage = assembler.result().usage
     const promptTokens = usage ? promptTokensOf(usage) : undefined
-    if (!usage || promptTokens === undefined) {
-      throw new CacheProbeError(
-        `cache probe: ${this.url} reported no prompt usage for request ${index} (${purpose})${this.quoteAnswer()}`,
+    if (!usage || promptTokens === undefined)
+      throw this.unmeasured(
         'NO_USAGE',
-        this.url,
-        this.answeredStatus(),
+        `cache probe: ${this.url} reported no prompt usage for request ${index} (${purpose})${this.quoteAnswer()}`,
       )
-    }
-    if (usage.cacheReadTokens === undefined) {
-      throw new CacheProbeError(
+    if (usage.cacheReadTokens === undefined)
+      throw this.unmeasured(
+        'NO_CACHED_TOKENS',
         `cache probe: ${this.url} does not report cached tokens (vLLM needs --enable-prompt-tokens-details, ` +
           `SGLang --enable-cache-report)`,
-        'NO_CACHED_TOKENS',
-        this.url,
-        this.answeredStatus(),
       )
-    }
     const written = usage.cacheWriteTokens === undefined ? {} : { cacheWriteTokens: usage.cacheWriteTokens }
     const record: ProbeRecord = Object.freeze({
       index,
@@ -205,9 +198,12 @@ export class CacheProbe {
     )
   }
 
-  /** The HTTP status of the answer to the request in flight (a method: `probe` resets the field before awaiting). */
-  private answeredStatus(): number | undefined {
-    return this.answer?.status
+  /**
+   * The error of an answer without the numbers the probe measures, with its HTTP status (a method: `probe` resets
+   * `answer` before awaiting).
+   */
+  private unmeasured(failure: string, message: string): CacheProbeError {
+    return new CacheProbeError(message, failure, this.url, this.answer?.status)
   }
 
   /** `; the endpoint answered HTTP 200 (text/plain), body: …`, or '' when no body was read. */
@@ -229,7 +225,7 @@ export class CacheProbe {
     input: string | URL | Request,
     init?: RequestInit,
   ): Promise<Response> => {
-    const answer: Answer = { url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url }
+    const answer: Answer = {}
     this.answer = answer
     const response = await fetch(input, init)
     answer.status = response.status

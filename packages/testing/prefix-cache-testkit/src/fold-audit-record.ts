@@ -1,7 +1,8 @@
-import type { CompactionAuditData, SummaryAttempt } from '@warmfold/compaction'
+import type { CompactionAuditData } from '@warmfold/compaction'
 import type { ContentBlock, Message } from '@warmfold/llm'
 import type { AnySessionEvent, Session } from '@warmfold/session'
 import type { PlantedArtifact, PlantedClass } from './coding-workload.ts'
+import { foldBrackets } from './fold-stalls.ts'
 import { plantedIn } from './lossy-summary.ts'
 
 /** The audit's payload types, for hosts of the test kit that read them (the bench, the report). */
@@ -63,11 +64,7 @@ const key = (artifact: { readonly class: string; readonly text: string }): strin
   `${artifact.class}\u0000${artifact.text}`
 
 function survival(planted: readonly PlantedArtifact[], text: string): PlantedSurvival {
-  const result: PlantedSurvival = {
-    path: { seen: 0, kept: 0 },
-    command: { seen: 0, kept: 0 },
-    error: { seen: 0, kept: 0 },
-  }
+  const result = Object.fromEntries(PLANTED_CLASSES.map((name) => [name, { seen: 0, kept: 0 }])) as PlantedSurvival
   for (const artifact of planted) {
     result[artifact.class].seen++
     if (holdsVerbatim(text, artifact.text)) result[artifact.class].kept++
@@ -133,24 +130,7 @@ export function foldAuditRecords(
  * many as they logged attempts.
  */
 export function summaryCallAudits(events: readonly AnySessionEvent[]): (CompactionAuditData | null)[] {
-  const brackets: { startSeq: number; calls: number; audit: CompactionAuditData | null; id: string }[] = []
-  const open = new Map<string, (typeof brackets)[number]>()
-  for (const event of events) {
-    const data = event.data as { compactionId?: string; attempts?: readonly SummaryAttempt[] }
-    const id = data.compactionId as string
-    if (event.type === 'compaction/start') {
-      const bracket = { startSeq: event.seq, calls: 0, audit: null, id }
-      open.set(id, bracket)
-      brackets.push(bracket)
-    } else if (event.type === 'compaction/summary' && open.has(id)) open.get(id)!.calls = data.attempts?.length ?? 1
-    else if (event.type === 'compaction/audit' && open.has(id)) open.get(id)!.audit = event.data as CompactionAuditData
-    else if (event.type === 'compaction/end' && open.has(id)) {
-      const bracket = open.get(id)!
-      if (bracket.calls === 0) bracket.calls = data.attempts?.length ?? 0
-      open.delete(id)
-    }
-  }
-  return brackets.flatMap((bracket) =>
+  return foldBrackets(events).flatMap((bracket) =>
     Array.from({ length: bracket.calls }, (_, index) => (index === bracket.calls - 1 ? bracket.audit : null)),
   )
 }

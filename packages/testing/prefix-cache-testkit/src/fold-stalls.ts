@@ -1,19 +1,9 @@
-import type { DiscardedFold, FoldTiming, SummaryAttempt } from '@warmfold/compaction'
+import type { CompactionAuditData, DiscardedFold, FoldTiming, SummaryAttempt } from '@warmfold/compaction'
 import type { AnySessionEvent } from '@warmfold/session'
 import type { LatencyProfile } from './latency-profile.ts'
 import type { PricedRun } from './price-run.ts'
 import type { WorkloadRun } from './run-workload.ts'
 import type { FoldStall } from './stall-summary.ts'
-
-/** A fold of a run as its bracket logged it. */
-interface LoggedFold {
-  readonly startSeq: number
-  readonly endSeq: number
-  readonly timing: FoldTiming
-  readonly discarded?: DiscardedFold
-  /** Summary calls the bracket made (sent ones: a call the cache guard refused is not among them). */
-  readonly calls: number
-}
 
 /**
  * The fold stalls of a workload run, one per fold bracket with a timing (discarded folds
@@ -33,7 +23,7 @@ interface LoggedFold {
  *   calls logged than the run sent.
  */
 export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: LatencyProfile): FoldStall[] {
-  const folds = loggedFolds(run.session.events)
+  const folds = foldBrackets(run.session.events, true).filter((fold) => fold.timing)
   const summaryCosts = priced.summaryCosts
   const calls = folds.reduce((sum, fold) => sum + fold.calls, 0)
   if (calls !== summaryCosts.length)
@@ -44,7 +34,8 @@ export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: Latency
   return folds.map((fold): FoldStall => {
     const costUnits = summaryCosts.slice(call, call + fold.calls).reduce((sum, cost) => sum + cost, 0)
     call += fold.calls
-    const { timing, discarded } = fold
+    const { discarded } = fold
+    const timing = fold.timing as FoldTiming
     const base = {
       mode: timing.mode,
       foldMs: timing.readyAfterMs,
@@ -52,50 +43,57 @@ export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: Latency
       stallSavedMs: timing.stallSavedMs,
     }
     if (discarded) return { ...base, postSwapPrefillMs: 0, discarded: { reason: discarded.reason, costUnits } }
-    const prefilled = Math.min(timing.postSwapPrefillTokens, postSwapUncached(run, priced, fold.endSeq))
+    const prefilled = Math.min(timing.postSwapPrefillTokens, postSwapUncached(run, priced, fold.endSeq as number))
     return { ...base, postSwapPrefillMs: (1000 * prefilled) / latency.prefillTokensPerSecond }
   })
 }
 
+/** A fold bracket of a log, from its `compaction/start` to its `compaction/end`. */
+export interface FoldBracket {
+  readonly startSeq: number
+  /** The seq of its end; undefined while it is open. */
+  endSeq?: number
+  /**
+   * The summary calls it sent: its committed summary's attempts, else its end's (sent ones: a call the cache guard
+   * refused is not among them).
+   */
+  calls: number
+  /** Its end's timing and discard, from engines that measure them. */
+  timing?: FoldTiming
+  discarded?: DiscardedFold
+  /** Its `compaction/audit`, or null. */
+  audit: CompactionAuditData | null
+}
+
 /**
- * Every bracket of the log that has a timing, in the order they opened; brackets
- * without one (other engines) are left out.
+ * Every fold bracket of `events`, in the order they opened.
+ * @throws Error, when `strict`, naming a `compaction/end` whose bracket never opened or the brackets that never close.
  */
-function loggedFolds(events: readonly AnySessionEvent[]): LoggedFold[] {
-  const open = new Map<string, { startSeq: number; committedCalls?: number }>()
-  const folds: LoggedFold[] = []
+export function foldBrackets(events: readonly AnySessionEvent[], strict = false): FoldBracket[] {
+  const brackets: FoldBracket[] = []
+  const open = new Map<string, FoldBracket>()
   for (const event of events) {
-    const data = event.data as {
-      compactionId?: string
-      attempts?: readonly SummaryAttempt[]
-      timing?: FoldTiming
-      discarded?: DiscardedFold
-      error?: string
-    }
-    if (event.type === 'compaction/start') open.set(data.compactionId as string, { startSeq: event.seq })
-    else if (event.type === 'compaction/summary') {
-      const bracket = open.get(data.compactionId as string)
-      if (bracket) bracket.committedCalls = data.attempts?.length ?? 1
-    } else if (event.type === 'compaction/end') {
-      const bracket = open.get(data.compactionId as string)
-      if (!bracket)
-        throw new Error(
-          `foldStalls: compaction/end at seq ${event.seq} closes bracket ${data.compactionId}, which never opened`,
-        )
-      open.delete(data.compactionId as string)
-      const calls = bracket.committedCalls ?? data.attempts?.length ?? 0
-      if (data.timing)
-        folds.push({
-          startSeq: bracket.startSeq,
-          endSeq: event.seq,
-          timing: data.timing,
-          ...(data.discarded ? { discarded: data.discarded } : {}),
-          calls,
-        })
-    }
+    const data = event.data as { compactionId?: string; attempts?: readonly SummaryAttempt[] } & Pick<
+      FoldBracket,
+      'timing' | 'discarded'
+    >
+    const id = data.compactionId as string
+    const bracket = open.get(id)
+    if (event.type === 'compaction/start') {
+      open.set(id, { startSeq: event.seq, calls: 0, audit: null })
+      brackets.push(open.get(id)!)
+    } else if (event.type === 'compaction/summary' && bracket) bracket.calls = data.attempts?.length ?? 1
+    else if (event.type === 'compaction/audit' && bracket) bracket.audit = event.data as CompactionAuditData
+    else if (event.type === 'compaction/end' && bracket) {
+      open.delete(id)
+      Object.assign(bracket, { endSeq: event.seq, timing: data.timing, discarded: data.discarded })
+      if (bracket.calls === 0) bracket.calls = data.attempts?.length ?? 0
+    } else if (event.type === 'compaction/end' && strict)
+      throw new Error(`foldStalls: compaction/end at seq ${event.seq} closes bracket ${id}, which never opened`)
   }
-  if (open.size) throw new Error(`foldStalls: ${open.size} bracket(s) never closed (${[...open.keys()].join(', ')})`)
-  return folds.toSorted((left, right) => left.startSeq - right.startSeq)
+  if (strict && open.size)
+    throw new Error(`foldStalls: ${open.size} bracket(s) never closed (${[...open.keys()].join(', ')})`)
+  return brackets
 }
 
 /**

@@ -42,15 +42,19 @@ export const COLD_SUMMARIZER_SYSTEM =
  * message, so none of the conversation's cached prefix can be reused.
  */
 export class ColdCompactionEngine extends BasicCompactionEngine {
+  /** The summarizer's system prompt, the tag around the transcript, and the characters kept of each tool result. */
+  protected readonly transcript = { system: COLD_SUMMARIZER_SYSTEM, tag: 'transcript', resultChars: Infinity }
+
   protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
     const warm = super.buildSummaryRequest(input)
-    const transcript = input.regionMessages.map((message) => flatten(message)).join('\n\n')
+    const { system, tag, resultChars } = this.transcript
+    const transcript = input.regionMessages.map((message) => flatten(message, resultChars)).join('\n\n')
     return {
       provider: warm.provider,
       model: warm.model,
       maxTokens: warm.maxTokens,
-      system: COLD_SUMMARIZER_SYSTEM,
-      messages: [createUserMessage(`<transcript>\n${transcript}\n</transcript>\n\n${COMPACTION_INSTRUCTION}`)],
+      system,
+      messages: [createUserMessage(`<${tag}>\n${transcript}\n</${tag}>\n\n${COMPACTION_INSTRUCTION}`)],
       purpose: 'compaction',
       sessionId: warm.sessionId,
       signal: warm.signal,
@@ -72,27 +76,16 @@ export const TRANSCRIPT_TOOL_RESULT_CHARS = 2000
 
 /**
  * Reference strategy `transcript`, for side-by-side numbers only: the shape of pi 0.73.1 and
- * opencode 1.18.33. Own summarizer system prompt, no tools, the region as one text transcript
- * in one user message with every tool result cut to its first
+ * opencode 1.18.33. As `cold`: own summarizer system prompt, no tools, the region as one text
+ * transcript in one user message, but with every tool result cut to its first
  * {@link TRANSCRIPT_TOOL_RESULT_CHARS} characters, and the instruction at the end of that
  * message. The request is small and cold; its summarizer never sees a full tool output.
  */
-export class TranscriptCompactionEngine extends BasicCompactionEngine {
-  protected override buildSummaryRequest(input: SummaryRequestInput): GenerateOptions {
-    const warm = super.buildSummaryRequest(input)
-    const transcript = input.regionMessages
-      .map((message) => flatten(message, TRANSCRIPT_TOOL_RESULT_CHARS))
-      .join('\n\n')
-    return {
-      provider: warm.provider,
-      model: warm.model,
-      maxTokens: warm.maxTokens,
-      system: TRANSCRIPT_SUMMARIZER_SYSTEM,
-      messages: [createUserMessage(`<conversation>\n${transcript}\n</conversation>\n\n${COMPACTION_INSTRUCTION}`)],
-      purpose: 'compaction',
-      sessionId: warm.sessionId,
-      signal: warm.signal,
-    }
+export class TranscriptCompactionEngine extends ColdCompactionEngine {
+  protected override readonly transcript = {
+    system: TRANSCRIPT_SUMMARIZER_SYSTEM,
+    tag: 'conversation',
+    resultChars: TRANSCRIPT_TOOL_RESULT_CHARS,
   }
 }
 
@@ -142,7 +135,7 @@ export class LongInstructionCompactionEngine extends BasicCompactionEngine {
 }
 
 /** A message as transcript text; tool results longer than `resultChars` keep their first `resultChars` characters. */
-function flatten(message: Message, resultChars = Number.POSITIVE_INFINITY): string {
+function flatten(message: Message, resultChars: number): string {
   const parts = message.content.map((block) => {
     switch (block.type) {
       case 'text':

@@ -21,12 +21,11 @@ import { VirtualClock } from './virtual-clock.ts'
 import type { ResolvedWorkload, WorkloadOptions, WorkloadStrategy } from './workload-options.ts'
 import { resolveWorkload } from './workload-options.ts'
 import { fillerText } from './workload-text.ts'
-import { firstMessage } from './coding-tools.ts'
 import { requestLatency } from './request-latency.ts'
 import type { RegionRecord } from './recording-engine.ts'
 import { recordingEngine } from './recording-engine.ts'
 import { WORKLOAD_ROUTE, workloadModel } from './workload-model.ts'
-import { registerWorkloadTools } from './workload-tools.ts'
+import { firstMessage, registerWorkloadTools } from './workload-tools.ts'
 
 /** What one workload run produced. */
 export interface WorkloadRun {
@@ -98,11 +97,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     throw new TypeError(
       'runWorkload: sessionFile and sessionStore are exclusive; sessionFile is the JSONL shorthand of sessionStore',
     )
-  const kept =
-    hooks.sessionStore ??
-    (hooks.sessionFile
-      ? { store: 'file' as const, directory: hooks.sessionFile.directory, id: hooks.sessionFile.id }
-      : undefined)
+  const kept = hooks.sessionStore ?? (hooks.sessionFile ? { store: 'file' as const, ...hooks.sessionFile } : undefined)
   const ctx = new Context()
   await ctx.start()
   try {
@@ -111,10 +106,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     // What a request writes is readable from its first token on (the latency model's ttft +
     // prefill + cache read): a prewarm sent just before a conversation request does not help it.
     cache.entryDelayMs = (observation) =>
-      requestLatency(
-        { uncachedTokens: observation.uncachedTokens, cachedTokens: observation.cachedTokens, outputTokens: 0 },
-        workload.latency,
-      ).firstTokenMs
+      requestLatency({ ...observation, outputTokens: 0 }, workload.latency).firstTokenMs
     const regions: RegionRecord = {}
     const clock = new VirtualClock(cache)
     const requests: GenerateOptions[] = []
@@ -205,7 +197,7 @@ export async function runWorkload(options: WorkloadOptions = {}, hooks: RunWorkl
     })
     live = agent.session
     for (let turn = 0; turn < workload.turns; turn++) {
-      if (turn > 0) await clock.advanceIdle(workload.idleSeconds * 1000, agent)
+      if (turn > 0) await clock.advance(workload.idleSeconds * 1000, agent)
       agent.followup(firstMessage(workload, turn))
       await agent.whenIdle()
     }

@@ -72,28 +72,20 @@ export class VirtualClock implements EngineClock {
     }
   }
 
-  /** Moves time `ms` on, firing every timer due on the way, in order, and letting what each starts run. */
-  async advance(ms: number): Promise<void> {
-    const end = this.cache.now + ms
-    for (let next = this.nextTimer(end); next; next = this.nextTimer(end)) await this.fire(next)
-    this.moveTo(end)
-    await settle()
-  }
-
   /**
-   * Lets `ms` of idle time pass between turns: like {@link advance}, and after each timer (an
-   * idle fold starting, its summary arriving) waits for the agent to be idle again, so a swap
-   * while idle lands before the next turn.
+   * Moves time `ms` on, firing every timer due on the way, in order, and letting what each starts run. With `agent`
+   * (idle time between turns), after each timer (an idle fold starting, its summary arriving) and at the end it waits
+   * for the agent to be idle again, so a swap while idle lands before the next turn.
    */
-  async advanceIdle(ms: number, agent: { whenIdle(): Promise<void> }): Promise<void> {
+  async advance(ms: number, agent?: { whenIdle(): Promise<void> }): Promise<void> {
     const end = this.cache.now + ms
     for (let next = this.nextTimer(end); next; next = this.nextTimer(end)) {
       await this.fire(next)
-      await agent.whenIdle()
+      if (agent) await agent.whenIdle()
     }
     this.moveTo(end)
     await settle()
-    await agent.whenIdle()
+    if (agent) await agent.whenIdle()
   }
 
   private schedule(callback: VirtualTimer['callback'], delayMs: number): VirtualTimer {

@@ -55,19 +55,14 @@ export function workloadModel(
     if (request.purpose === 'compaction') {
       // A realistic checkpoint (1.5k-4k tokens), cut to the call's cap (never below one bullet a section).
       const fold = folds++
-      const maxTokens =
-        request.maxTokens === undefined ? undefined : Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold))
+      const cap =
+        request.maxTokens === undefined
+          ? {}
+          : { maxTokens: Math.max(request.maxTokens, minimumWorkloadSummaryTokens(fold)) }
+      const { resultChars: readChars, turns } = workload
       if (workload.workload === 'coding')
-        return [
-          textBlock(
-            lossySummary(fold, regions.latest ?? [], {
-              readChars: workload.resultChars,
-              turns: workload.turns,
-              ...(maxTokens === undefined ? {} : { maxTokens }),
-            }),
-          ),
-        ]
-      return [textBlock(workloadSummary(fold, maxTokens === undefined ? {} : { maxTokens }))]
+        return [textBlock(lossySummary(fold, regions.latest ?? [], { readChars, turns, ...cap }))]
+      return [textBlock(workloadSummary(fold, cap))]
     }
     if (request.purpose !== 'conversation') return [textBlock('ok')]
     if (step >= turnEnd) {
@@ -79,16 +74,13 @@ export function workloadModel(
       return [textBlock(text)]
     }
     const index = step++
-    if (workload.workload === 'coding') {
-      const coding = codingStep(index, workload.resultChars)
-      return [
-        textBlock(fillerText(1000 + index, workload.proseChars)),
-        toolCallBlock(`call-${index}`, coding.name, coding.arguments),
-      ]
-    }
+    const call =
+      workload.workload === 'coding'
+        ? codingStep(index, workload.resultChars)
+        : { name: 'read_file', arguments: `{"path":"src/module-${index}.ts"}` }
     return [
       textBlock(fillerText(1000 + index, workload.proseChars)),
-      toolCallBlock(`call-${index}`, 'read_file', `{"path":"src/module-${index}.ts"}`),
+      toolCallBlock(`call-${index}`, call.name, call.arguments),
     ]
   }
   return new ScriptedAdapter({
@@ -112,12 +104,7 @@ export function workloadModel(
       // what it hit, decode its output). The conversation waits for its own requests; a summary
       // call or a prewarm sleeps beside it, and whoever waits for it moves the clock on.
       const charge = charged(request)
-      const latencyMs = charge
-        ? requestLatencyMs(
-            { uncachedTokens: charge.uncachedTokens, cachedTokens: charge.cachedTokens, outputTokens },
-            workload.latency,
-          )
-        : 0
+      const latencyMs = charge ? requestLatencyMs({ ...charge, outputTokens }, workload.latency) : 0
       if (request.purpose === 'conversation') await clock.advance(latencyMs)
       else await clock.sleep(latencyMs)
       return { content }

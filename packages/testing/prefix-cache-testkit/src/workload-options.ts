@@ -99,31 +99,14 @@ export interface WorkloadOptions {
   cachePrices?: CachePrices
 }
 
-/** Every number the workload uses, derived from the options. */
-export interface ResolvedWorkload {
-  readonly window: number
-  readonly steps: number
-  readonly effort: string
+/** Every number the workload uses, derived from the options (each option's default filled in). */
+export interface ResolvedWorkload extends Readonly<
+  Required<Omit<WorkloadOptions, 'temperature' | 'stop' | 'summaryRoute' | 'cachePrices'>>
+> {
   readonly temperature?: number
   readonly stop?: readonly string[]
-  readonly pruner: WorkloadPruner
-  readonly strategy: WorkloadStrategy
-  readonly workload: WorkloadKind
-  /** warmfold's artifact trail (see {@link WorkloadOptions.artifactTrail}). */
-  readonly artifactTrail: boolean
-  readonly profile: string
   readonly summaryRoute?: { readonly provider: string; readonly model: string }
-  readonly turns: number
-  readonly idleSeconds: number
-  /** Idle compaction between turns (see {@link WorkloadOptions.idleCompaction}). */
-  readonly idleCompaction: boolean
-  /** Background folds (see {@link WorkloadOptions.backgroundFold}). */
-  readonly backgroundFold: boolean
-  /** Prewarm after a background swap (see {@link WorkloadOptions.prewarm}). */
-  readonly prewarm: boolean
   readonly cachePrices?: CachePrices
-  readonly stepSeconds: number
-  readonly latency: LatencyProfile
   /** Tool steps of each turn, in order: `steps` split as evenly as possible, earlier turns taking the remainder. */
   readonly turnSteps: readonly number[]
   /** Tokens per tool step (window / 24, so about 24 steps fill a window). */
@@ -166,22 +149,10 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
   const steps = options.steps ?? 60
   if (!Number.isInteger(steps) || steps < 1)
     throw new TypeError(`workload steps must be a positive integer, got ${options.steps}`)
-  const effort = options.effort ?? 'max'
-  if (!EFFORTS.includes(effort))
-    throw new TypeError(`workload effort must be one of ${EFFORTS.join(', ')}, got ${JSON.stringify(options.effort)}`)
-  const pruner = options.pruner ?? 'rewrite-only'
-  if (!PRUNERS.includes(pruner))
-    throw new TypeError(`workload pruner must be one of ${PRUNERS.join(', ')}, got ${JSON.stringify(options.pruner)}`)
-  const strategy = options.strategy ?? 'warmfold'
-  if (!STRATEGIES.includes(strategy))
-    throw new TypeError(
-      `workload strategy must be one of ${STRATEGIES.join(', ')}, got ${JSON.stringify(options.strategy)}`,
-    )
-  const workload = options.workload ?? 'reading'
-  if (!WORKLOAD_KINDS.includes(workload))
-    throw new TypeError(
-      `workload kind must be one of ${WORKLOAD_KINDS.join(', ')}, got ${JSON.stringify(options.workload)}`,
-    )
+  const effort = oneOf('effort', options.effort, EFFORTS, 'max')
+  const pruner = oneOf('pruner', options.pruner, PRUNERS, 'rewrite-only')
+  const strategy = oneOf('strategy', options.strategy, STRATEGIES, 'warmfold')
+  const workload = oneOf('kind', options.workload, WORKLOAD_KINDS, 'reading')
   if (options.artifactTrail === true && strategy !== 'warmfold')
     throw new TypeError(`workload artifactTrail is warmfold's; strategy ${strategy} writes none`)
   const profile = options.profile ?? 'bytes'
@@ -272,4 +243,12 @@ export function resolveWorkload(options: WorkloadOptions = {}): ResolvedWorkload
     },
     defaultMaxTokens,
   })
+}
+
+/** `value`, or `fallback` when it is undefined, when it is one of `allowed`. */
+function oneOf<T extends string>(name: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
+  const chosen = value ?? fallback
+  if (!allowed.includes(chosen))
+    throw new TypeError(`workload ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`)
+  return chosen
 }

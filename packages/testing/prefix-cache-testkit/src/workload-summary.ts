@@ -9,16 +9,6 @@ import { createRandom } from './workload-text.ts'
  */
 export const WORKLOAD_SUMMARY_TOKENS: Readonly<{ min: number; max: number }> = Object.freeze({ min: 1500, max: 4000 })
 
-/** Options of {@link workloadSummary}. */
-export interface WorkloadSummaryOptions {
-  /**
-   * The summary call's output cap (`maxTokens`), in tokens: the checkpoint is never longer, as a
-   * model stops there. Below {@link WORKLOAD_SUMMARY_TOKENS}' minimum the checkpoint is shorter
-   * than that minimum. Default: no cap.
-   */
-  readonly maxTokens?: number
-}
-
 /** The eight sections the engine's instruction asks for, in its order. */
 const SECTIONS = [
   'Goal and Intent',
@@ -44,14 +34,15 @@ const MODULES_PER_FOLD = 16
  * exact error messages.
  *
  * Its size is drawn for each fold from 1,600 to 4,000 tokens (so decode time is realistic), then
- * capped at `options.maxTokens`; whole bullets are added until the next one would pass the size,
- * so the result is at most that size and at most one bullet (under 100 tokens) shorter: from
- * {@link WORKLOAD_SUMMARY_TOKENS}' 1,500 to 4,000 tokens uncapped. The same fold and options give
+ * capped at `options.maxTokens` (the summary call's output cap: a model stops there, so below
+ * 1,500 the checkpoint is shorter than that); whole bullets are added until the next one would
+ * pass the size, so the result is at most that size and at most one bullet (under 100 tokens)
+ * shorter: from {@link WORKLOAD_SUMMARY_TOKENS}' 1,500 to 4,000 tokens uncapped. The same fold and options give
  * the same text; different folds give different texts and sizes.
  * @throws RangeError when `foldIndex` is not an integer ≥ 0, or `maxTokens` is not an integer
  *   large enough for one bullet per section (the smallest checkpoint, {@link minimumWorkloadSummaryTokens}).
  */
-export function workloadSummary(foldIndex: number, options: WorkloadSummaryOptions = {}): string {
+export function workloadSummary(foldIndex: number, options: { readonly maxTokens?: number } = {}): string {
   const { drawnTokens, sources, bullets } = summaryStart(foldIndex)
   const { maxTokens } = options
   const minimum = tokensOf(render(bullets).length)

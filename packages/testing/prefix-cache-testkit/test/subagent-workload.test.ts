@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { PRICE_PROFILES, runSubagentWorkload } from '../src/index.ts'
+import { PRICE_PROFILES } from '../src/index.ts'
+import { runSubagentWorkload } from './subagent-workload-fixture.ts'
 
 // A parent hands three search tasks to subagents after steps 8, 16 and 24: forks of the parent
 // against cold subagents (own system prompt, no history, four context reads), in money.

@@ -3,13 +3,8 @@ import type { Agent } from '@warmfold/agent-loop'
 import type { GenerateOptions } from '@warmfold/llm'
 import { textOf, toolCallBlock } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
-import type { CacheObservation } from './cache-observation.ts'
-import { mountWarmfoldHost } from './mount-warmfold-host.ts'
-import { PrefixCacheService } from './prefix-cache-service.ts'
-import type { PriceProfile } from './price-profile.ts'
-import type { Cost } from './request-cost.ts'
-import { costUsd, requestCost, sumCosts } from './request-cost.ts'
-import { fillerText } from './workload-text.ts'
+import type { CacheObservation, Cost, PriceProfile } from '../src/index.ts'
+import { costUsd, fillerText, mountWarmfoldHost, PrefixCacheService, requestCost, sumCosts } from '../src/index.ts'
 
 /** Options of {@link runSubagentWorkload}. */
 export interface SubagentWorkloadOptions {
