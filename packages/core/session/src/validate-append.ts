@@ -146,6 +146,7 @@ function safeJson(value: unknown): string {
   }
 }
 
-function fail(message: string): never {
+/** Rejects an append with `SessionError('INVALID_APPEND')` naming the rule that failed. */
+export function fail(message: string): never {
   throw new SessionError('INVALID_APPEND', `invalid session append: ${message}`)
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, Session, SessionBackend, SessionOptions, TornTailRepair } from '@warmfold/session'
-import { Session as SessionClass, SessionError } from '@warmfold/session'
+import { Session as SessionClass, SessionError, storedLines } from '@warmfold/session'
 import type pg from 'pg'
 import { migrateWith, newerSchemaMessage, SCHEMA_VERSION, schemaVersion } from './migrations.ts'
 import { readSessionRows } from './read-session-rows.ts'
@@ -197,14 +196,8 @@ export class PostgresSessionBackend implements SessionBackend {
       )
     }
     if (end <= held.flushed) return
-    const seqs: number[] = []
-    const lines: string[] = []
-    for (let seq = held.flushed; seq < end; seq++) {
-      const size = session.unitSizeAt(seq)
-      const event = session.eventAt(seq)
-      seqs.push(seq)
-      lines.push(canonicalJson(size > 1 ? { ...event, unit: size } : event))
-    }
+    const lines = storedLines(session, held.flushed, end)
+    const seqs = lines.map((_, index) => held.flushed + index)
     try {
       await this.connections.transaction(
         `flush session ${session.id} events ${held.flushed}..${end - 1}`,

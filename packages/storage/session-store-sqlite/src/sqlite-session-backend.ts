@@ -1,7 +1,6 @@
 import { resolve } from 'node:path'
-import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, SessionBackend, SessionOptions } from '@warmfold/session'
-import { Session, SessionError } from '@warmfold/session'
+import { Session, SessionError, storedLines } from '@warmfold/session'
 import { DatabaseFiles } from './database-files.ts'
 import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
@@ -185,11 +184,9 @@ export class SqliteSessionBackend implements SessionBackend {
         files.checkBeforeWrite()
         checkHolder(db, this.path, session.id, held.token)
         const insert = db.prepare('INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)')
-        for (let seq = held.flushed; seq < end; seq++) {
-          const event = session.eventAt(seq)
-          const size = session.unitSizeAt(seq)
-          insert.run(session.id, seq, canonicalJson(size > 1 ? { ...event, unit: size } : event))
-        }
+        storedLines(session, held.flushed, end).forEach((line, index) =>
+          insert.run(session.id, held.flushed + index, line),
+        )
       })
       // Committed, but acknowledged only if it went to the files the path names.
       files.checkSameFiles()
