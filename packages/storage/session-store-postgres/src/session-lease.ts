@@ -1,10 +1,6 @@
 import { SessionError } from '@warmfold/session'
 import type pg from 'pg'
-
-/** Something to run a query on: the pool or a client inside a transaction. */
-interface Queryable {
-  query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>
-}
+import type { Queryable } from './postgres-connections.ts'
 
 /** `expires_at` from now, in the database's clock, so hosts with skewed clocks agree. */
 const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
@@ -102,11 +98,7 @@ export class SessionLease {
   async check(client: Queryable): Promise<void> {
     if (await this.renew(client)) return
     this.lost = true
-    const current = await client.query<{ holder: string; token: string }>(
-      'SELECT holder, token FROM warmfold_leases WHERE session_id = $1',
-      [this.sessionId],
-    )
-    const now = current.rows[0]
+    const now = await SessionLease.current(client, this.sessionId)
     throw new SessionError(
       'LOCKED',
       `session ${this.sessionId} in ${this.where}: this store's lease (token ${this.token}) was taken over by ` +

@@ -6,7 +6,7 @@ import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
 import { cannotOpen, openDatabase, writeTransaction } from './sqlite-schema.ts'
 import { openForReading } from './open-for-reading.ts'
-import { replayRows } from './replay-rows.ts'
+import { assertStored, isStored, replayRows } from './replay-rows.ts'
 
 /** Options of {@link sqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -50,8 +50,7 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       const token = writeTransaction(db, () => {
         files.checkBeforeWrite()
-        if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id))
-          throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
+        if (isStored(db, id)) throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
         db.prepare('INSERT INTO sessions (id, created) VALUES (?, ?)').run(id, Date.now())
         return takeHolder(db, this.path, id)
       })
@@ -71,17 +70,11 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       token = writeTransaction(db, () => {
         files.checkBeforeWrite()
-        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) {
-          throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
-        }
+        assertStored(db, this.path, id)
         return takeHolder(db, this.path, id)
       })
       files.checkSameFiles()
-      const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [
-        number,
-        string,
-      ][]
-      const session = replayRows(this.path, id, rows, options)
+      const session = replayRows(db, this.path, id, options)
       this.held.set(session, { token, flushed: session.length })
       return session
     } catch (error) {
@@ -101,17 +94,8 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       db.exec('BEGIN')
       try {
-        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id))
-          throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
-        const session = replayRows(
-          this.path,
-          id,
-          db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [
-            number,
-            string,
-          ][],
-          {},
-        )
+        assertStored(db, this.path, id)
+        const session = replayRows(db, this.path, id, {})
         session.close()
         checkUnchanged()
         return session
