@@ -60,13 +60,12 @@ async function freePort(): Promise<number> {
  * `spawn` itself (no `runuser` in between, so a signal reaches the server and not a wrapper).
  */
 function asServerUser(): { uid?: number; gid?: number } {
-  return process.getuid?.() === 0 ? postgresIds() : {}
+  return process.getuid?.() === 0 ? { uid: postgresId('-u'), gid: postgresId('-g') } : {}
 }
 
-function postgresIds(): { uid: number; gid: number } {
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
-  return { uid, gid }
+/** The `postgres` OS user's uid (`-u`) or gid (`-g`). */
+function postgresId(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
 }
 
 /** Runs initdb into a fresh temp directory, starts `postgres` on 127.0.0.1 and creates a database. */

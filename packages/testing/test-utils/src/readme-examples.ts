@@ -166,8 +166,7 @@ export function checkReadme(readmePath: string, root?: string): RenderedReadme {
     kind: 'unshown',
     message: `${name}: ${relative(folder, path)} is never shown; show it between example markers or remove it`,
   }))
-  const problems = [...rendered.problems, ...unshown]
-  return { text: rendered.text, problems }
+  return { text: rendered.text, problems: [...rendered.problems, ...unshown] }
 }
 
 /**
