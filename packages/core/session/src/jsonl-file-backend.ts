@@ -101,7 +101,7 @@ export class JsonlFileBackend implements SessionBackend {
     try {
       return await hold(file, lock)
     } catch (error) {
-      await lock.release()
+      lock.releaseSync()
       throw error
     }
   }
