@@ -3,7 +3,7 @@ import type pg from 'pg'
 import type { Queryable } from './postgres-connections.ts'
 
 /** `expires_at` from now, in the database's clock, so hosts with skewed clocks agree. */
-const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
+export const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
 
 /**
  * The lease a store holds on one session: a row in `warmfold_leases` with the holder's name,
@@ -16,8 +16,6 @@ export class SessionLease {
   private timer?: NodeJS.Timeout
   /** The timer's renewal still on the wire, if any: `release()` waits for it. */
   private renewing?: Promise<unknown>
-  /** Set when a renewal found the lease taken: the next flush fails anyway, this says why early. */
-  lost = false
 
   constructor(
     private readonly pool: pg.Pool,
@@ -97,7 +95,6 @@ export class SessionLease {
    */
   async check(client: Queryable): Promise<void> {
     if (await this.renew(client)) return
-    this.lost = true
     const now = await SessionLease.current(client, this.sessionId)
     throw new SessionError(
       'LOCKED',
@@ -113,11 +110,8 @@ export class SessionLease {
     this.timer = setInterval(() => {
       if (this.renewing) return // the last tick's renewal is still on the wire
       this.renewing = this.renew(this.pool)
-        .then((renewed) => {
-          if (renewed) return
-          this.lost = true
-          this.stopRenewing()
-        })
+        // Taken over or released: the next flush fails with `LOCKED` (see `check`).
+        .then((renewed) => renewed || this.stopRenewing())
         .catch(() => {}) // the next tick or flush tries again and reports a lasting failure
         .finally(() => (this.renewing = undefined))
     }, every)
