@@ -66,13 +66,9 @@ function checkMessage(type: string, message: unknown): void {
 }
 
 function checkIntent(state: AppendState, type: string, intent: unknown): SurfaceIntent {
-  if (
-    intent === 'append' ||
-    (typeof intent === 'object' && intent !== null && (intent as { op?: unknown }).op === 'append')
-  ) {
-    return { op: 'append' }
-  }
-  if (typeof intent !== 'object' || intent === null || (intent as { op?: unknown }).op !== 'replace') {
+  const op = typeof intent === 'object' && intent !== null ? (intent as { op?: unknown }).op : undefined
+  if (intent === 'append' || op === 'append') return { op: 'append' }
+  if (op !== 'replace') {
     fail(
       `${type} surface intent must be 'append' or { op: 'replace', start, end, sourceEventSeqs }, got ` +
         `${safeJson(intent)}`,
