@@ -100,25 +100,14 @@ export async function startPostgres(): Promise<PostgresServer> {
     )
     let log = ''
     child.stderr?.on('data', (chunk: Buffer) => void (log += chunk.toString()))
-    await waitReady(bin, directory, port, child, () => log)
-    execFileSync(
-      join(bin, 'psql'),
-      [
-        '-h',
-        directory,
-        '-p',
-        String(port),
-        '-U',
-        'postgres',
-        '-d',
-        'postgres',
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-c',
-        'CREATE DATABASE warmfold_test',
-      ],
-      { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] },
-    )
+    // The server's socket in `directory`, as the client programs reach it.
+    const server = ['-h', directory, '-p', String(port)]
+    await waitReady(join(bin, 'pg_isready'), server, child, () => log)
+    const psql = [...server, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1']
+    execFileSync(join(bin, 'psql'), [...psql, '-c', 'CREATE DATABASE warmfold_test'], {
+      cwd: directory,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     return { url: `postgres://postgres@127.0.0.1:${port}/warmfold_test`, directory, stop: cleanup }
   } catch (error) {
     await cleanup()
@@ -127,17 +116,11 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** Polls `pg_isready` until the server accepts connections; fails at once if the server exits. */
-async function waitReady(
-  bin: string,
-  socketDir: string,
-  port: number,
-  child: ChildProcess,
-  log: () => string,
-): Promise<void> {
+async function waitReady(isReady: string, server: string[], child: ChildProcess, log: () => string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
     if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode} during startup:\n${log()}`)
     try {
-      execFileSync(join(bin, 'pg_isready'), ['-h', socketDir, '-p', String(port), '-q'], { stdio: 'ignore' })
+      execFileSync(isReady, [...server, '-q'], { stdio: 'ignore' })
       return
     } catch {
       await new Promise((done) => setTimeout(done, 50))
