@@ -71,16 +71,9 @@ export class JsonlFileBackend implements SessionBackend {
       const read = readSessionFile(file, id, content, { ...options, allowTornTail: options.repairTornTail === true })
       if (read.tornTail) {
         const sidecar = `${file}.corrupt`
-        await moveTail(file, sidecar, content, read.tornTail.offset, this.directory)
-        const { line, bytes, droppedEvents } = read.tornTail
-        onRepair({
-          sessionId: id,
-          file,
-          sidecar,
-          line,
-          bytes,
-          ...(droppedEvents === undefined ? {} : { droppedEvents }),
-        })
+        const { offset, ...torn } = read.tornTail
+        await moveTail(file, sidecar, content, offset, this.directory)
+        onRepair({ sessionId: id, file, sidecar, ...torn })
       }
       this.held.set(read.session, {
         file,
