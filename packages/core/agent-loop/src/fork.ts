@@ -51,16 +51,9 @@ export async function createForkSession(
   messages: readonly Message[],
 ): Promise<Session> {
   const session = await ctx.sessions.create(childId)
-  const { parentSessionId, parentSeq, header, cacheSessionId, tools, cacheTtl } = lineage
   session.unit(() => {
-    session.append('agent/fork', {
-      parentSessionId,
-      parentSeq,
-      header,
-      cacheSessionId,
-      ...(tools === undefined ? {} : { tools: [...tools] }),
-      ...(cacheTtl === undefined ? {} : { cacheTtl }),
-    })
+    // An absent `tools` or `cacheTtl` is left out of the logged event (it is stored as JSON).
+    session.append('agent/fork', { ...lineage, tools: lineage.tools && [...lineage.tools] })
     for (const message of messages) appendReplayed(session, message)
   })
   await ctx.sessions.flush(session)
@@ -231,8 +224,8 @@ export class Forks {
         session.append('agent/fork-end', {
           childSessionId: childId,
           reason: result.reason,
-          ...(result.answer === undefined ? {} : { answer: result.answer }),
-          ...(result.error === undefined ? {} : { error: result.error }),
+          answer: result.answer,
+          error: result.error,
         }),
       )
       return result
