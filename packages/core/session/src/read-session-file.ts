@@ -1,19 +1,11 @@
+import type { TornTailRepair } from './session-backend.ts'
 import { SessionError } from './session-error.ts'
 import type { SessionOptions } from './session.ts'
 import { Session } from './session.ts'
 import { restoreStoredLine } from './stored-line.ts'
 
-/** What a torn tail holds: the bytes from `offset` on, starting at 1-based `line`. */
-export interface TornTail {
-  readonly line: number
-  readonly offset: number
-  readonly bytes: number
-  /**
-   * Complete events of an unfinished unit that belong to the tail (present only when a unit
-   * was cut short). They were never acknowledged: a store writes a unit in one flush.
-   */
-  readonly droppedEvents?: number
-}
+/** What a torn tail holds: the bytes from `offset` on, starting at 1-based `line` (see `TornTailRepair`). */
+export type TornTail = Pick<TornTailRepair, 'line' | 'bytes' | 'droppedEvents'> & { readonly offset: number }
 
 /** The result of replaying a session file. */
 export interface ReadSessionFile {
