@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { ChatRequest } from './chat-request.ts'
 import { ChatRequestError, parseChatRequest } from './chat-request.ts'
-import type { CompletionResult } from './llama-cache-engine.ts'
+import type { CompletionResult, LlamaCacheRecord } from './llama-cache-engine.ts'
 import { ContextSizeExceededError, LlamaCacheEngine } from './llama-cache-engine.ts'
 import type { ResponseIdentity, WireError } from './openai-wire.ts'
 import { choiceChunk, completionBody, usageChunk, wireError, wireTimings } from './openai-wire.ts'
@@ -27,22 +27,6 @@ export interface LlamaCacheServerOptions {
   threads?: number
   /** TCP port on 127.0.0.1. Default 0: a free port chosen by the OS. */
   port?: number
-}
-
-/** What the engine did for one served request. Exact token counts, in request order. */
-export interface LlamaCacheRecord {
-  /** Prompt tokens, BOS included (`usage.prompt_tokens`). */
-  readonly promptTokens: number
-  /** Prompt tokens reused from the slot's KV cache (`cached_tokens`, `timings.cache_n`). */
-  readonly cachedTokens: number
-  /** Prompt tokens evaluated for this request, from the sequence's token meter (`timings.prompt_n`). */
-  readonly evaluatedTokens: number
-  /** Generated tokens, EOS included (`usage.completion_tokens`). */
-  readonly completionTokens: number
-  /** The slot (context sequence) that served it, 0-based. */
-  readonly slot: number
-  /** Common prefix, in tokens, of the prompt and that slot's cache before the request. */
-  readonly firstDifferentIndex: number
 }
 
 /** A running server. */
