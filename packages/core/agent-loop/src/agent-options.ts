@@ -70,6 +70,7 @@ export function validateAgentOptions(options: AgentOptions): AgentOptions {
   return Object.freeze({ ...options, ...(options.stop ? { stop: Object.freeze([...options.stop]) } : {}) })
 }
 
-function bad(key: string, rule: string, value: unknown): TypeError {
-  return new TypeError(`agent option ${key} ${rule}, got ${JSON.stringify(value)}`)
+/** The `TypeError` for an agent (or fork) option `key` that breaks `rule`. */
+export function bad(key: string, rule: string, value: unknown, of = 'agent'): TypeError {
+  return new TypeError(`${of} option ${key} ${rule}, got ${JSON.stringify(value)}`)
 }

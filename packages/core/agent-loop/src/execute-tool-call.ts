@@ -1,5 +1,6 @@
 import type { ToolCallBlock, ToolResultContent } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
+import { describe } from './agent-error.ts'
 import type { ToolRegistry } from './tool-registry.ts'
 
 /** The outcome of one tool call, ready to be logged as a `tool/result`. */
@@ -38,10 +39,8 @@ export async function executeToolCall(
   const onAbort = () => controller.abort(options.signal.reason)
   options.signal.addEventListener('abort', onAbort, { once: true })
   let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<'timeout'>((resolve) => {
+  const stopped = new Promise<'timeout' | 'aborted'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs)
-  })
-  const aborted = new Promise<'aborted'>((resolve) => {
     if (controller.signal.aborted) resolve('aborted')
     controller.signal.addEventListener('abort', () => resolve('aborted'), { once: true })
   })
@@ -49,7 +48,7 @@ export async function executeToolCall(
     const run = Promise.resolve().then(() =>
       tool.execute(args, { signal: controller.signal, session: options.session, toolCallId: call.id }),
     )
-    const result = await Promise.race([run, timeout, aborted])
+    const result = await Promise.race([run, stopped])
     if (result === 'timeout') {
       controller.abort(new Error(`tool "${call.name}" timed out`))
       return failure(`Tool "${call.name}" timed out after ${timeoutMs} ms.`)
@@ -59,7 +58,7 @@ export async function executeToolCall(
     if (Array.isArray(result) && result.length > 0) return { content: result }
     return failure(`Tool "${call.name}" returned no usable content (expected a string or content blocks).`)
   } catch (error) {
-    return failure(`Tool "${call.name}" failed: ${error instanceof Error ? error.message : String(error)}`)
+    return failure(`Tool "${call.name}" failed: ${describe(error)}`)
   } finally {
     clearTimeout(timer)
     options.signal.removeEventListener('abort', onAbort)

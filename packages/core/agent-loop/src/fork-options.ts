@@ -1,5 +1,6 @@
 import type { Message } from '@warmfold/llm'
 import { SESSION_ID_PATTERN } from '@warmfold/session'
+import { bad } from './agent-options.ts'
 import type { TurnResult } from './turn-result.ts'
 
 /** Options of `agent.fork(options)`. */
@@ -61,29 +62,25 @@ export function validateForkOptions(options: ForkOptions): void {
       ? task === ''
       : typeof task !== 'object' || task === null || (task as Message).role !== 'user'
   ) {
-    throw bad('task', 'must be a non-empty string or a user message', task)
+    throw bad('task', 'must be a non-empty string or a user message', task, 'fork')
   }
   if (
     options.sessionId !== undefined &&
     (typeof options.sessionId !== 'string' || !SESSION_ID_PATTERN.test(options.sessionId))
   ) {
-    throw bad('sessionId', `must match ${SESSION_ID_PATTERN}`, options.sessionId)
+    throw bad('sessionId', `must match ${SESSION_ID_PATTERN}`, options.sessionId, 'fork')
   }
   if (
     options.tools !== undefined &&
     (!Array.isArray(options.tools) || options.tools.some((name) => typeof name !== 'string'))
   ) {
-    throw bad('tools', 'must be an array of tool names', options.tools)
+    throw bad('tools', 'must be an array of tool names', options.tools, 'fork')
   }
   if (options.siblingsWaitForFirst !== undefined && typeof options.siblingsWaitForFirst !== 'boolean') {
-    throw bad('siblingsWaitForFirst', 'must be a boolean', options.siblingsWaitForFirst)
+    throw bad('siblingsWaitForFirst', 'must be a boolean', options.siblingsWaitForFirst, 'fork')
   }
   if (options.cacheTtl !== undefined && options.cacheTtl !== 'short' && options.cacheTtl !== 'inherit')
-    throw bad('cacheTtl', "must be 'short' or 'inherit'", options.cacheTtl)
+    throw bad('cacheTtl', "must be 'short' or 'inherit'", options.cacheTtl, 'fork')
   if (options.maxSteps !== undefined && (!Number.isInteger(options.maxSteps) || options.maxSteps <= 0))
-    throw bad('maxSteps', 'must be a positive integer', options.maxSteps)
-}
-
-function bad(key: string, rule: string, value: unknown): TypeError {
-  return new TypeError(`fork option ${key} ${rule}, got ${JSON.stringify(value)}`)
+    throw bad('maxSteps', 'must be a positive integer', options.maxSteps, 'fork')
 }

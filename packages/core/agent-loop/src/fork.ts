@@ -32,22 +32,12 @@ export function forkRefusal(sessionId: string, sent: AgentRequest | undefined): 
   return undefined
 }
 
-/** How many forks `parent`'s log has started (a fork's default id is `<parent>.fork-<n + 1>`). */
-export function countForkStarts(parent: Session): number {
-  let forks = 0
-  for (const event of parent.events) if (event.type === 'agent/fork-start') forks += 1
-  return forks
-}
-
-/** Whether the store holds session `id` (any failure but `NOT_FOUND` is thrown). */
-export async function sessionExists(ctx: Context, id: string): Promise<boolean> {
-  return ctx.sessions.read(id).then(
-    () => true,
-    (error: unknown) => {
-      if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return false
-      throw error
-    },
-  )
+/** Session `id` as the store holds it, or `undefined` when there is none (any other failure is thrown). */
+function readStored(ctx: Context, id: string): Promise<Session | undefined> {
+  return ctx.sessions.read(id).catch((error: unknown) => {
+    if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return undefined
+    throw error
+  })
 }
 
 /**
@@ -61,16 +51,9 @@ export async function createForkSession(
   messages: readonly Message[],
 ): Promise<Session> {
   const session = await ctx.sessions.create(childId)
-  const { parentSessionId, parentSeq, header, cacheSessionId, tools, cacheTtl } = lineage
   session.unit(() => {
-    session.append('agent/fork', {
-      parentSessionId,
-      parentSeq,
-      header,
-      cacheSessionId,
-      ...(tools === undefined ? {} : { tools: [...tools] }),
-      ...(cacheTtl === undefined ? {} : { cacheTtl }),
-    })
+    // An absent `tools` or `cacheTtl` is left out of the logged event (it is stored as JSON).
+    session.append('agent/fork', { ...lineage, tools: lineage.tools && [...lineage.tools] })
     for (const message of messages) appendReplayed(session, message)
   })
   await ctx.sessions.flush(session)
@@ -107,19 +90,17 @@ export async function settleOpenForks(ctx: Context, session: Session): Promise<v
     else if (event.type === 'agent/fork-end') open.delete(event.data.childSessionId)
   }
   for (const childId of open) {
-    const child = await ctx.sessions.read(childId).catch((error: unknown) => {
-      if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return undefined
-      throw error
-    })
-    const end = child ? firstTurnEnd(child) : undefined
-    if (end === 'stop' && child) {
+    const child = await readStored(ctx, childId)
+    // The reason on the fork's first `turn/end` (its task's turn), if it ended.
+    const end = child?.events.find((event) => event.type === 'turn/end')?.data as { reason: string } | undefined
+    if (end?.reason === 'stop' && child) {
       session.append('agent/fork-end', { childSessionId: childId, reason: 'finished', answer: lastAnswer(child) ?? '' })
     } else {
       const why = !child
         ? 'its session was never written'
         : end === undefined
           ? 'its turn never ended'
-          : `its turn ended with reason ${end}`
+          : `its turn ended with reason ${end.reason}`
       session.append('agent/fork-end', {
         childSessionId: childId,
         reason: 'failed',
@@ -127,12 +108,6 @@ export async function settleOpenForks(ctx: Context, session: Session): Promise<v
       })
     }
   }
-}
-
-/** The reason on the fork's first `turn/end` (its task's turn), if it ended. */
-function firstTurnEnd(child: Session): string | undefined {
-  for (const event of child.events) if (event.type === 'turn/end') return event.data.reason
-  return undefined
 }
 
 /** What a fork needs of the agent it forks from. */
@@ -172,7 +147,7 @@ export class Forks {
     const refusal = forkRefusal(session.id, sent)
     if (refusal || !sent) throw refusal
     // Numbered synchronously, so siblings started together get distinct ids.
-    this.started ??= countForkStarts(session)
+    this.started ??= session.events.filter((event) => event.type === 'agent/fork-start').length
     this.started += 1
     const childId = options.sessionId ?? `${session.id}.fork-${this.started}`
     const parentSeq = sent.nodes.at(-1) ?? -1
@@ -182,21 +157,14 @@ export class Forks {
     if (!first) this.firstForks.set(sent.messages, new Promise<void>((resolve) => (began = resolve)))
     try {
       if (first && options.siblingsWaitForFirst !== false) await first
-      if (await sessionExists(this.ctx, childId))
+      if (await readStored(this.ctx, childId))
         throw new AgentError(
           'FORK_REFUSED',
           `agent ${session.id} cannot fork into session ${childId}: it exists already (pass another sessionId)`,
         )
-      try {
-        session.append('agent/fork-start', { childSessionId: childId, parentSeq })
-        await this.ctx.sessions.flush(session)
-      } catch (error) {
-        throw new AgentError(
-          'LOG_FAILED',
-          `agent ${session.id}: logging the start of fork ${childId} failed: ${describe(error)}`,
-          { cause: error },
-        )
-      }
+      await this.logged(`the start of fork ${childId}`, () =>
+        session.append('agent/fork-start', { childSessionId: childId, parentSeq }),
+      )
       const lineage = {
         parentSessionId: session.id,
         parentSeq,
@@ -252,24 +220,30 @@ export class Forks {
           .catch((error: unknown) =>
             this.ctx.emit('internal/warning', `fork ${childId}: closing its session failed: ${describe(error)}`),
           )
-      try {
+      await this.logged(`the end of fork ${childId}`, () =>
         session.append('agent/fork-end', {
           childSessionId: childId,
           reason: result.reason,
-          ...(result.answer === undefined ? {} : { answer: result.answer }),
-          ...(result.error === undefined ? {} : { error: result.error }),
-        })
-        await this.ctx.sessions.flush(session)
-      } catch (error) {
-        throw new AgentError(
-          'LOG_FAILED',
-          `agent ${session.id}: logging the end of fork ${childId} failed: ${describe(error)}`,
-          { cause: error },
-        )
-      }
+          answer: result.answer,
+          error: result.error,
+        }),
+      )
       return result
     } finally {
       began?.()
+    }
+  }
+
+  /** Appends to the parent's log with `append` and flushes it; a failure is `LOG_FAILED` naming `what` was logged. */
+  private async logged(what: string, append: () => void): Promise<void> {
+    const session = this.parent.session
+    try {
+      append()
+      await this.ctx.sessions.flush(session)
+    } catch (error) {
+      throw new AgentError('LOG_FAILED', `agent ${session.id}: logging ${what} failed: ${describe(error)}`, {
+        cause: error,
+      })
     }
   }
 }

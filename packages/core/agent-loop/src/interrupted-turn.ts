@@ -3,18 +3,12 @@ import type { Session } from '@warmfold/session'
 import type { AgentHandle } from './agent-handle.ts'
 import { settleOpenForks } from './fork.ts'
 
-/** A turn whose `turn/start` is logged but whose `turn/end` is not. */
-export interface InterruptedTurn {
-  readonly turn: number
-  /** The highest step the log shows for the turn (0 when no step was logged). */
-  readonly steps: number
-}
-
 /**
  * The turn a previous process left open, or `undefined`: the last `turn/start` of the log
- * when no `turn/end` follows it. Scans back from the end, so it costs O(events of that turn).
+ * when no `turn/end` follows it, with the highest step the log shows for it (0 when none was
+ * logged). Scans back from the end, so it costs O(events of that turn).
  */
-export function findInterruptedTurn(session: Session): InterruptedTurn | undefined {
+function findInterruptedTurn(session: Session): { turn: number; steps: number } | undefined {
   let steps = 0
   for (let seq = session.length - 1; seq >= 0; seq--) {
     const event = session.eventAt(seq)

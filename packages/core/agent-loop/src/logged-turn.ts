@@ -65,63 +65,45 @@ async function runStartedTurn(
   signal: AbortSignal,
 ): Promise<LoggedTurn> {
   const session = agent.session
-  let messageError: unknown
-  let outcome: TurnOutcome
   const progress: TurnProgress = { step: 0 }
+  const failed = (error: unknown, what = describe(error)): TurnOutcome => ({
+    reason: 'error',
+    steps: progress.step,
+    errorCode: errorCode(error),
+    error: what,
+    cause: error,
+  })
+  let messageError: unknown
   try {
     session.append('user/message', { message }, 'append')
   } catch (error) {
     messageError = error ?? new Error('the append threw nothing')
   }
-  if (messageError !== undefined) {
-    outcome = {
-      reason: 'error',
-      steps: 0,
-      errorCode: errorCode(messageError),
-      error: `the user message could not be logged: ${describe(messageError)}`,
-      cause: messageError,
-    }
-  } else {
-    try {
-      outcome = await runTurn(ctx, agent, turn, signal, progress)
-    } catch (error) {
-      // An append refused mid-turn (a validator, a closed session), a failed flush or a hook
-      // that threw: the turn ends here with the cause, and the log says so if it still can.
-      outcome = {
-        reason: 'error',
-        steps: progress.step,
-        errorCode: errorCode(error),
-        error: describe(error),
-        cause: error,
-      }
-    }
-  }
   const unsent = messageError !== undefined
-  const result: TurnResult = { turn, ...outcome }
-  const kept = unsent ? {} : { result }
+  const outcome = unsent
+    ? failed(messageError, `the user message could not be logged: ${describe(messageError)}`)
+    : // An append refused mid-turn (a validator, a closed session), a failed flush or a hook that
+      // threw: the turn ends here with the cause, and the log says so if it still can.
+      await runTurn(ctx, agent, turn, signal, progress).catch((error: unknown) => failed(error))
+  const kept = unsent ? {} : { result: { turn, ...outcome } }
+  const lost = (cause: unknown, what: string): LoggedTurn => ({
+    started: true,
+    ...kept,
+    lost: { cause, what, messageUnsent: unsent },
+  })
   try {
-    session.append('turn/end', { turn, reason: outcome.reason, steps: outcome.steps, ...loggedError(outcome) })
+    // The failure's code and words are logged; the thrown value (`cause`) stays out of the log.
+    const { reason, steps } = outcome
+    session.append('turn/end', { turn, reason, steps, errorCode: outcome.errorCode, error: outcome.error })
   } catch (error) {
-    const what = `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`
-    return { started: true, ...kept, lost: { cause: error, what, messageUnsent: unsent } }
+    return lost(error, `logging the end (${outcome.reason}${outcome.error ? `: ${outcome.error}` : ''})`)
   }
   try {
     await ctx.sessions.flush(session)
   } catch (error) {
-    return {
-      started: true,
-      ...kept,
-      lost: { cause: error, what: 'flushing the session at the end', messageUnsent: unsent },
-    }
+    return lost(error, 'flushing the session at the end')
   }
-  if (unsent)
-    return { started: true, lost: { cause: messageError, what: 'logging the user message', messageUnsent: true } }
-  return { started: true, result }
-}
-
-/** The failure fields a `turn/end` logs (the thrown value itself stays out of the log). */
-function loggedError({ errorCode, error }: TurnOutcome): { errorCode?: string; error?: string } {
-  return { ...(errorCode === undefined ? {} : { errorCode }), ...(error === undefined ? {} : { error }) }
+  return unsent ? lost(messageError, 'logging the user message') : { started: true, ...kept }
 }
 
 /** The code a failure carries (`SessionError`, `LlmError`, a Node errno), else `UNEXPECTED`. */

@@ -12,24 +12,15 @@ export interface ServiceRequirement {
   readonly plugin: string
 }
 
+const requirement = (service: string, packageName: string, plugin: string): ServiceRequirement =>
+  Object.freeze({ service, packageName, plugin })
+
 /** `ctx.llm`: the model runtime. */
-export const LLM_RUNTIME_SERVICE: ServiceRequirement = Object.freeze({
-  service: 'llm',
-  packageName: '@warmfold/llm',
-  plugin: 'LlmRuntime',
-})
+export const LLM_RUNTIME_SERVICE = requirement('llm', '@warmfold/llm', 'LlmRuntime')
 /** `ctx.sessions`: the session store. */
-export const SESSION_STORE_SERVICE: ServiceRequirement = Object.freeze({
-  service: 'sessions',
-  packageName: '@warmfold/session',
-  plugin: 'SessionStore',
-})
+export const SESSION_STORE_SERVICE = requirement('sessions', '@warmfold/session', 'SessionStore')
 /** `ctx.tools`: the tool registry. */
-export const TOOL_REGISTRY_SERVICE: ServiceRequirement = Object.freeze({
-  service: 'tools',
-  packageName: '@warmfold/agent-loop',
-  plugin: 'ToolRegistry',
-})
+export const TOOL_REGISTRY_SERVICE = requirement('tools', '@warmfold/agent-loop', 'ToolRegistry')
 
 /**
  * A plugin was used while a service it needs is not mounted in its Context. cordis keeps a

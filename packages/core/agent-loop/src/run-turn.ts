@@ -6,8 +6,9 @@ import { canonicalHeader, headerEquals } from '@warmfold/session'
 import type { RequestHookContext } from './agent-events.ts'
 import type { ForkLineage } from './fork-lineage.ts'
 import type { AgentRequest } from './agent-request.ts'
-import type { TurnEndReason } from './turn-result.ts'
+import type { TurnEndReason, TurnResult } from './turn-result.ts'
 import type { AgentHandle } from './agent-handle.ts'
+import { describe } from './agent-error.ts'
 import { DEFAULT_MAX_STEP_RETRIES, DEFAULT_MAX_STEPS, DEFAULT_TOOL_TIMEOUT_MS } from './agent-options.ts'
 import { executeToolCall } from './execute-tool-call.ts'
 import { requestFromHeader } from './replay-with-message.ts'
@@ -18,15 +19,8 @@ import {
   TOOL_REGISTRY_SERVICE,
 } from './missing-service-error.ts'
 
-/** How a turn ended, as logged on `turn/end`. */
-export interface TurnOutcome {
-  readonly reason: TurnEndReason
-  readonly steps: number
-  readonly errorCode?: string
-  readonly error?: string
-  /** The thrown value behind a failure; handed to the host, never logged. */
-  readonly cause?: unknown
-}
+/** How a turn ended, as logged on `turn/end` (and the thrown value behind a failure, never logged). */
+export type TurnOutcome = Omit<TurnResult, 'turn' | 'reason'> & { readonly reason: TurnEndReason }
 
 /**
  * What a turn needs of its agent: the public agent plus the one piece of per-instance state the
@@ -128,7 +122,7 @@ export async function runTurn(
           reason: 'error',
           steps: step,
           errorCode: LlmError.isInstance(error) ? error.code : 'UNEXPECTED',
-          error: error instanceof Error ? error.message : String(error),
+          error: describe(error),
           cause: error,
         }
       }
@@ -179,61 +173,47 @@ export async function runTurn(
 
 /**
  * Builds the step's header from the agent options, lets `agent/request` listeners change it,
- * and logs it as `request/header` when it differs from the logged one.
+ * and logs it as `request/header` when it differs from the logged one. A fork's header is its
+ * lineage's, unchanged (the parent's last request, so the fork reads the parent's cache):
+ * listeners see it, and one that replaces it fails the step, since any other header would send
+ * a different prefix.
  */
 async function buildHeader(ctx: Context, agent: TurnAgent, turn: number, step: number): Promise<RequestHeader> {
-  if (agent.lineage) return pinnedHeader(ctx, agent, agent.lineage, turn, step)
+  const lineage = agent.lineage
   const { provider, model, reasoningEffort, temperature, stop, maxTokens, system } = agent.options
   const hook: RequestHookContext = {
     agent,
     turn,
     step,
-    header: {
+    header: lineage?.header ?? {
       config: { provider, model, reasoningEffort, temperature, stop, maxTokens },
       system,
       tools: ctx.tools.definitions(),
     },
   }
   await ctx.serial('agent/request', hook)
-  // Materialize adapter defaults into the logged header, so the log records the effort and
-  // output cap the provider really received (a summary call copies them from here).
-  const prepared = await ctx.llm.prepare({ ...hook.header.config, messages: [] })
-  const header = canonicalHeader({ ...hook.header, config: prepared })
+  let header: RequestHeader
+  if (lineage) {
+    if (!headerEquals(hook.header, lineage.header)) {
+      throw new Error(
+        `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ` +
+          `${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
+      )
+    }
+    header = lineage.header
+  } else {
+    // Materialize adapter defaults into the logged header, so the log records the effort and
+    // output cap the provider really received (a summary call copies them from here).
+    const prepared = await ctx.llm.prepare({ ...hook.header.config, messages: [] })
+    header = canonicalHeader({ ...hook.header, config: prepared })
+  }
   const logged = agent.session.requestHeader()
   const firstOfInstance = agent.consumeFirstRequest()
   if (!logged || !headerEquals(logged, header)) {
-    agent.session.append('request/header', {
-      header,
-      reason: !logged ? 'initial' : firstOfInstance ? 'resume' : 'change',
-    })
+    // A fork never logs `resume`: its header is pinned, so a logged one that differs is a change.
+    const reason = !logged ? 'initial' : firstOfInstance && !lineage ? 'resume' : 'change'
+    agent.session.append('request/header', { header, reason })
   }
-  return agent.session.requestHeader() as RequestHeader
-}
-
-/**
- * A fork's header: its lineage's, unchanged (the parent's last request, so the fork reads the
- * parent's cache). `agent/request` listeners see it; one that replaces it fails the step, since
- * any other header would send a different prefix.
- */
-async function pinnedHeader(
-  ctx: Context,
-  agent: TurnAgent,
-  lineage: ForkLineage,
-  turn: number,
-  step: number,
-): Promise<RequestHeader> {
-  const hook: RequestHookContext = { agent, turn, step, header: lineage.header }
-  await ctx.serial('agent/request', hook)
-  if (!headerEquals(hook.header, lineage.header)) {
-    throw new Error(
-      `fork ${agent.session.id}: an agent/request listener changed the header; a fork sends the header of ` +
-        `${lineage.parentSessionId}'s request unchanged, so it reads that request's cache`,
-    )
-  }
-  const logged = agent.session.requestHeader()
-  agent.consumeFirstRequest()
-  if (!logged || !headerEquals(logged, lineage.header))
-    agent.session.append('request/header', { header: lineage.header, reason: logged ? 'change' : 'initial' })
   return agent.session.requestHeader() as RequestHeader
 }
 

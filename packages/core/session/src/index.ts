@@ -18,4 +18,5 @@ export type {
 export { SESSION_ID_PATTERN, SessionStore } from './session-store.ts'
 export type { AppendCandidate, SessionOptions, SessionSurface } from './session.ts'
 export { Session } from './session.ts'
+export { restoreStoredLine, storedLines } from './stored-line.ts'
 export { SessionStore as default } from './session-store.ts'

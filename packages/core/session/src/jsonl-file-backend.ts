@@ -1,7 +1,6 @@
 import { closeSync, fsyncSync, openSync } from 'node:fs'
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { canonicalJson } from '@warmfold/llm'
 import { describeNonFile, ensureDirectory, fsyncDirectory, writeAll } from './durable-fs.ts'
 import { readSessionFile } from './read-session-file.ts'
 import type { OpenOptions, SessionBackend, TornTailRepair } from './session-backend.ts'
@@ -9,6 +8,7 @@ import { SessionError } from './session-error.ts'
 import { SessionLock } from './session-lock.ts'
 import type { SessionOptions } from './session.ts'
 import { Session } from './session.ts'
+import { storedLines } from './stored-line.ts'
 
 interface HeldFile {
   readonly file: string
@@ -43,11 +43,8 @@ export class JsonlFileBackend implements SessionBackend {
   }
 
   async create(id: string, options: SessionOptions): Promise<Session> {
-    await ensureDirectory(this.directory)
-    const file = this.fileOf(id)
-    const lock = await SessionLock.acquire(`${file}.lock`, id)
-    let fd: number
-    try {
+    return this.locked(id, async (file, lock) => {
+      let fd: number
       try {
         fd = openSync(file, 'wx')
       } catch (error) {
@@ -58,13 +55,10 @@ export class JsonlFileBackend implements SessionBackend {
       }
       // The new file's name is part of the folder: make it durable before anything is acknowledged.
       fsyncDirectory(this.directory)
-    } catch (error) {
-      await lock.release()
-      throw error
-    }
-    const session = new Session(id, options)
-    this.held.set(session, { file, fd, lock, flushed: 0, missingNewline: false })
-    return session
+      const session = new Session(id, options)
+      this.held.set(session, { file, fd, lock, flushed: 0, missingNewline: false })
+      return session
+    })
   }
 
   async open(
@@ -72,24 +66,14 @@ export class JsonlFileBackend implements SessionBackend {
     options: OpenOptions & SessionOptions,
     onRepair: (repair: TornTailRepair) => void,
   ): Promise<Session> {
-    await ensureDirectory(this.directory)
-    const file = this.fileOf(id)
-    const lock = await SessionLock.acquire(`${file}.lock`, id)
-    try {
+    return this.locked(id, async (file, lock) => {
       const content = await readSession(id, file)
       const read = readSessionFile(file, id, content, { ...options, allowTornTail: options.repairTornTail === true })
       if (read.tornTail) {
         const sidecar = `${file}.corrupt`
-        await moveTail(file, sidecar, content, read.tornTail.offset, this.directory)
-        const { line, bytes, droppedEvents } = read.tornTail
-        onRepair({
-          sessionId: id,
-          file,
-          sidecar,
-          line,
-          bytes,
-          ...(droppedEvents === undefined ? {} : { droppedEvents }),
-        })
+        const { offset, ...torn } = read.tornTail
+        await moveTail(file, sidecar, content, offset, this.directory)
+        onRepair({ sessionId: id, file, sidecar, ...torn })
       }
       this.held.set(read.session, {
         file,
@@ -99,8 +83,18 @@ export class JsonlFileBackend implements SessionBackend {
         missingNewline: read.missingNewline,
       })
       return read.session
+    })
+  }
+
+  /** Runs `hold` with session `id`'s file locked (the folder created first); a throw releases the lock. */
+  private async locked(id: string, hold: (file: string, lock: SessionLock) => Promise<Session>): Promise<Session> {
+    await ensureDirectory(this.directory)
+    const file = this.fileOf(id)
+    const lock = await SessionLock.acquire(`${file}.lock`, id)
+    try {
+      return await hold(file, lock)
     } catch (error) {
-      await lock.release()
+      lock.releaseSync()
       throw error
     }
   }
@@ -117,13 +111,10 @@ export class JsonlFileBackend implements SessionBackend {
   }
 
   async list(): Promise<string[]> {
-    let names: string[]
-    try {
-      names = await readdir(this.directory)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    const names = await readdir(this.directory).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
       throw error
-    }
+    })
     return names
       .filter((name) => name.endsWith('.jsonl'))
       .map((name) => name.slice(0, -'.jsonl'.length))
@@ -171,12 +162,7 @@ export class JsonlFileBackend implements SessionBackend {
     }
     const end = session.settledLength
     if (end === held.flushed) return
-    let text = held.missingNewline ? '\n' : ''
-    for (let seq = held.flushed; seq < end; seq++) {
-      const event = session.eventAt(seq)
-      const size = session.unitSizeAt(seq)
-      text += `${canonicalJson(size > 1 ? { ...event, unit: size } : event)}\n`
-    }
+    const text = `${held.missingNewline ? '\n' : ''}${storedLines(session, held.flushed, end).join('\n')}\n`
     try {
       writeAll(held.fd, Buffer.from(text, 'utf8'))
       fsyncSync(held.fd)

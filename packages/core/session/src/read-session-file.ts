@@ -1,18 +1,11 @@
+import type { TornTailRepair } from './session-backend.ts'
 import { SessionError } from './session-error.ts'
 import type { SessionOptions } from './session.ts'
 import { Session } from './session.ts'
+import { restoreStoredLine } from './stored-line.ts'
 
-/** What a torn tail holds: the bytes from `offset` on, starting at 1-based `line`. */
-export interface TornTail {
-  readonly line: number
-  readonly offset: number
-  readonly bytes: number
-  /**
-   * Complete events of an unfinished unit that belong to the tail (present only when a unit
-   * was cut short). They were never acknowledged: a store writes a unit in one flush.
-   */
-  readonly droppedEvents?: number
-}
+/** What a torn tail holds: the bytes from `offset` on, starting at 1-based `line` (see `TornTailRepair`). */
+export type TornTail = Pick<TornTailRepair, 'line' | 'bytes' | 'droppedEvents'> & { readonly offset: number }
 
 /** The result of replaying a session file. */
 export interface ReadSessionFile {
@@ -51,6 +44,27 @@ export function readSessionFile(
   let offset = 0
   let line = 0
   let unit: OpenUnit | undefined
+  /**
+   * The file ends inside `unit`: the tail from the unit's first line on is torn. The events of
+   * the unit already replayed cannot be taken back from a session, so the part before the unit
+   * is replayed again into a fresh one (this only happens on a damaged file).
+   */
+  const tornUnit = ({ line, offset, size, lastSeq }: OpenUnit, cut: string): ReadSessionFile => {
+    const bytes = content.length - offset
+    const first = lastSeq - size + 1
+    if (!options.allowTornTail) {
+      throw new SessionError(
+        'TORN_TAIL',
+        `${file}:${line}: the unit of ${size} events written together from this line (seq ` +
+          `${first}..${lastSeq}) is cut short by ${cut}, most likely a crash mid-write; the session was not ` +
+          `opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) to ${file}.corrupt ` +
+          `and continue from line ${line - 1}.`,
+      )
+    }
+    const before = readSessionFile(file, id, content.subarray(0, offset), { ...options, allowTornTail: false })
+    const tornTail = { line, offset, bytes, droppedEvents: session.length - first }
+    return { session: before.session, tornTail, missingNewline: before.missingNewline }
+  }
   while (offset < content.length) {
     line += 1
     const newline = content.indexOf(0x0a, offset)
@@ -63,16 +77,7 @@ export function readSessionFile(
           'CORRUPT',
           `${file}:${line}: ${replayed}; the session was not opened and the file was not changed`,
         )
-      if (unit)
-        return tornUnit(
-          file,
-          id,
-          content,
-          options,
-          session,
-          unit,
-          `a torn line ${line} of ${end - offset} bytes (${replayed})`,
-        )
+      if (unit) return tornUnit(unit, `a torn line ${line} of ${end - offset} bytes (${replayed})`)
       if (!options.allowTornTail) {
         throw new SessionError(
           'TORN_TAIL',
@@ -95,67 +100,15 @@ export function readSessionFile(
     } else if (unit && replayed.seq === unit.lastSeq) {
       unit = undefined
     }
-    if (newline === -1) {
-      if (unit) return tornUnit(file, id, content, options, session, unit, 'the end of the file')
-      return { session, missingNewline: true }
-    }
+    if (newline === -1) return unit ? tornUnit(unit, 'the end of the file') : { session, missingNewline: true }
     offset = newline + 1
   }
-  if (unit) return tornUnit(file, id, content, options, session, unit, 'the end of the file')
-  return { session, missingNewline: false }
-}
-
-/**
- * The file ends inside `unit`: the tail from the unit's first line on is torn. The events of
- * the unit already replayed cannot be taken back from a session, so the part before the unit
- * is replayed again into a fresh one (this only happens on a damaged file).
- */
-function tornUnit(
-  file: string,
-  id: string,
-  content: Buffer,
-  options: SessionOptions & { allowTornTail: boolean },
-  replayed: Session,
-  unit: OpenUnit,
-  cut: string,
-): ReadSessionFile {
-  const bytes = content.length - unit.offset
-  const first = unit.lastSeq - unit.size + 1
-  if (!options.allowTornTail) {
-    throw new SessionError(
-      'TORN_TAIL',
-      `${file}:${unit.line}: the unit of ${unit.size} events written together from this line (seq ` +
-        `${first}..${unit.lastSeq}) is cut short by ${cut}, most likely a crash mid-write; the session was not ` +
-        `opened. Open it with { repairTornTail: true } to move the whole unit (${bytes} bytes) to ${file}.corrupt ` +
-        `and continue from line ${unit.line - 1}.`,
-    )
-  }
-  const before = readSessionFile(file, id, content.subarray(0, unit.offset), { ...options, allowTornTail: false })
-  const droppedEvents = replayed.length - first
-  return {
-    session: before.session,
-    tornTail: { line: unit.line, offset: unit.offset, bytes, droppedEvents },
-    missingNewline: before.missingNewline,
-  }
+  return unit ? tornUnit(unit, 'the end of the file') : { session, missingNewline: false }
 }
 
 /** Replays one line: its seq and unit size, or what is wrong with it. */
 function replayLine(session: Session, text: string): { seq: number; unit?: number } | string {
   if (text.trim() === '') return 'empty line'
-  let record: unknown
-  try {
-    record = JSON.parse(text)
-  } catch (error) {
-    return `not valid JSON (${(error as Error).message})`
-  }
-  if (typeof record !== 'object' || record === null || Array.isArray(record)) return 'not an event object'
-  const unit = (record as { unit?: unknown }).unit
-  if (unit !== undefined && (!Number.isInteger(unit) || (unit as number) < 1))
-    return `unit ${JSON.stringify(unit)} is not a count of events (an integer of at least 1)`
-  try {
-    const event = session.restore(record as Parameters<Session['restore']>[0])
-    return unit === undefined ? { seq: event.seq } : { seq: event.seq, unit: unit as number }
-  } catch (error) {
-    return (error as Error).message
-  }
+  const replayed = restoreStoredLine(session, text)
+  return typeof replayed === 'string' ? replayed : { seq: session.length - 1, ...replayed }
 }

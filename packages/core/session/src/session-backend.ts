@@ -68,12 +68,3 @@ export interface SessionBackend {
 
 /** The methods every backend has; `store` values without them are refused at mount. */
 export const SESSION_BACKEND_METHODS = ['create', 'open', 'list', 'flush', 'release', 'read'] as const
-
-/** Whether `value` looks like a {@link SessionBackend} (an object with its methods). */
-export function isSessionBackend(value: unknown): value is SessionBackend {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    SESSION_BACKEND_METHODS.every((name) => typeof (value as Record<string, unknown>)[name] === 'function')
-  )
-}

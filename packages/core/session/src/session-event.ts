@@ -36,16 +36,9 @@ export type SessionEventType = keyof SessionEventMap & string
 /** Event types that carry a surface node (a message of the request). */
 export type SurfaceEventType = 'user/message' | 'assistant/message' | 'tool/result'
 
-/** The event types that are surface events. */
-export const SURFACE_EVENT_TYPES: ReadonlySet<string> = new Set<SurfaceEventType>([
-  'user/message',
-  'assistant/message',
-  'tool/result',
-])
-
 /** Whether events of `type` carry a surface node. */
 export function isSurfaceEventType(type: string): type is SurfaceEventType {
-  return SURFACE_EVENT_TYPES.has(type)
+  return type === 'user/message' || type === 'assistant/message' || type === 'tool/result'
 }
 
 /**

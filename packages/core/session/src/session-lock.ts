@@ -88,11 +88,6 @@ export class SessionLock {
     }
   }
 
-  /** Releases the lock if this instance still owns it. */
-  async release(): Promise<void> {
-    this.releaseSync()
-  }
-
   /** Releases the lock if this instance still owns it, before returning. */
   releaseSync(): void {
     let holder: Partial<LockOwner> | undefined

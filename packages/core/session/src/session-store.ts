@@ -8,7 +8,7 @@ import Schema from 'schemastery'
 import { JsonlFileBackend } from './jsonl-file-backend.ts'
 import { MemoryBackend } from './memory-backend.ts'
 import type { OpenOptions, SessionBackend, TornTailRepair } from './session-backend.ts'
-import { isSessionBackend, SESSION_BACKEND_METHODS } from './session-backend.ts'
+import { SESSION_BACKEND_METHODS } from './session-backend.ts'
 import { SessionError } from './session-error.ts'
 import type { AnySessionEvent } from './session-event.ts'
 import type { Session } from './session.ts'
@@ -209,16 +209,16 @@ export namespace SessionStore {
     (config?: unknown): Config => {
       const store = (config as { store?: unknown } | undefined)?.store
       if (typeof store !== 'object' || store === null) return parse(config)
-      if (!isSessionBackend(store)) {
-        const missing = SESSION_BACKEND_METHODS.filter(
-          (name) => typeof (store as Record<string, unknown>)[name] !== 'function',
-        )
+      const missing = SESSION_BACKEND_METHODS.filter(
+        (name) => typeof (store as Record<string, unknown>)[name] !== 'function',
+      )
+      if (missing.length) {
         throw new TypeError(
           `SessionStore config: store must be "memory", "file" or a SessionBackend; the object given has no ` +
             `${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`,
         )
       }
-      return { ...parse({ ...(config as object), store: 'memory' }), store }
+      return { ...parse({ ...(config as object), store: 'memory' }), store: store as SessionBackend }
     },
     { schema: parse.schema },
   )

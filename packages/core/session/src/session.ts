@@ -10,7 +10,7 @@ import type {
   SurfaceIntent,
 } from './session-event.ts'
 import { isSurfaceEventType } from './session-event.ts'
-import { validateAppend } from './validate-append.ts'
+import { fail as invalidAppend, validateAppend } from './validate-append.ts'
 
 /** A read-only view of the surface: the seqs of the events whose messages form the request. */
 export interface SessionSurface {
@@ -65,8 +65,8 @@ export class Session {
   private readonly validators = new Set<AppendValidator>()
   private readonly now: () => number
   private closed = false
-  private messagesCache?: { generation: number; length: number; messages: readonly Message[] }
-  private surfaceCache?: { generation: number; length: number; surface: SessionSurface }
+  /** Snapshots of the current surface, dropped by every surface change. */
+  private view: { surface?: SessionSurface; messages?: readonly Message[] } = {}
   private eventsCache?: readonly AnySessionEvent[]
   /** The open unit: its first seq and how deeply `unit()` calls are nested. */
   private openUnit?: { start: number; depth: number }
@@ -91,11 +91,8 @@ export class Session {
 
   /** The current surface (a frozen snapshot). */
   get surface(): SessionSurface {
-    const cache = this.surfaceCache
-    if (cache && cache.generation === this.generation && cache.length === this.nodes.length) return cache.surface
-    const surface = Object.freeze({ nodes: Object.freeze(this.nodes.slice()), replaceGeneration: this.generation })
-    this.surfaceCache = { generation: this.generation, length: this.nodes.length, surface }
-    return surface
+    this.view.surface ??= Object.freeze({ nodes: Object.freeze([...this.nodes]), replaceGeneration: this.generation })
+    return this.view.surface
   }
 
   /**
@@ -131,12 +128,8 @@ export class Session {
    */
   unit<T>(build: () => T): T {
     if (this.closed) throw new SessionError('CLOSED', `session ${this.id} is closed; nothing can be appended`)
-    if (this.openUnit) {
-      this.openUnit.depth += 1
-    } else {
-      this.openUnit = { start: this.log.length, depth: 1 }
-    }
-    const unit = this.openUnit
+    const unit = (this.openUnit ??= { start: this.log.length, depth: 0 })
+    unit.depth += 1
     let result: T
     try {
       result = build()
@@ -185,28 +178,17 @@ export class Session {
    * @internal
    */
   restore(record: { seq: unknown; type: unknown; data: unknown; surface?: unknown; time: unknown }): AnySessionEvent {
-    if (record.seq !== this.log.length) {
-      throw new SessionError(
-        'INVALID_APPEND',
-        `invalid session append: stored seq ${JSON.stringify(record.seq)} where ${this.log.length} was expected`,
-      )
-    }
-    if (typeof record.time !== 'number' || !Number.isFinite(record.time)) {
-      throw new SessionError(
-        'INVALID_APPEND',
-        `invalid session append: stored time ${JSON.stringify(record.time)} is not a number`,
-      )
-    }
+    if (record.seq !== this.log.length)
+      invalidAppend(`stored seq ${JSON.stringify(record.seq)} where ${this.log.length} was expected`)
+    if (typeof record.time !== 'number' || !Number.isFinite(record.time))
+      invalidAppend(`stored time ${JSON.stringify(record.time)} is not a number`)
     return this.commit(record.type, record.data, record.surface, record.time)
   }
 
-  /** The messages of the current surface, oldest first (frozen; cached per generation and length). */
+  /** The messages of the current surface, oldest first (frozen; the same array until the surface changes). */
   deriveMessages(): readonly Message[] {
-    const cache = this.messagesCache
-    if (cache && cache.generation === this.generation && cache.length === this.nodes.length) return cache.messages
-    const messages = Object.freeze(this.nodeMessages.slice())
-    this.messagesCache = { generation: this.generation, length: this.nodes.length, messages }
-    return messages
+    this.view.messages ??= Object.freeze(this.nodeMessages.slice())
+    return this.view.messages
   }
 
   /** The message a surface event contributes, or `null` for events that are not surface events. */
@@ -259,6 +241,7 @@ export class Session {
   private applySurface(event: AnySessionEvent): void {
     const intent = event.surface as SurfaceIntent
     const message = this.deriveEventMessage(event) as Message
+    this.view = {}
     if (intent.op === 'append') {
       this.nodes.push(event.seq)
       this.nodeMessages.push(message)

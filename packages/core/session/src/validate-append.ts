@@ -66,13 +66,9 @@ function checkMessage(type: string, message: unknown): void {
 }
 
 function checkIntent(state: AppendState, type: string, intent: unknown): SurfaceIntent {
-  if (
-    intent === 'append' ||
-    (typeof intent === 'object' && intent !== null && (intent as { op?: unknown }).op === 'append')
-  ) {
-    return { op: 'append' }
-  }
-  if (typeof intent !== 'object' || intent === null || (intent as { op?: unknown }).op !== 'replace') {
+  const op = typeof intent === 'object' && intent !== null ? (intent as { op?: unknown }).op : undefined
+  if (intent === 'append' || op === 'append') return { op: 'append' }
+  if (op !== 'replace') {
     fail(
       `${type} surface intent must be 'append' or { op: 'replace', start, end, sourceEventSeqs }, got ` +
         `${safeJson(intent)}`,
@@ -146,6 +142,7 @@ function safeJson(value: unknown): string {
   }
 }
 
-function fail(message: string): never {
+/** Rejects an append with `SessionError('INVALID_APPEND')` naming the rule that failed. */
+export function fail(message: string): never {
   throw new SessionError('INVALID_APPEND', `invalid session append: ${message}`)
 }

@@ -117,15 +117,9 @@ export function estimateToolsTokens(
   return tools && tools.length > 0 ? countText(canonicalJson(tools)) + BLOCK_OVERHEAD : 0
 }
 
+/** A primitive as written (a string quoted), anything else by its type. */
 function describeValue(value: unknown): string {
-  if (
-    typeof value === 'number' ||
-    typeof value === 'bigint' ||
-    typeof value === 'boolean' ||
-    value === undefined ||
-    value === null
-  )
-    return String(value)
   if (typeof value === 'string') return JSON.stringify(value)
-  return typeof value
+  const kind = typeof value
+  return value !== null && (kind === 'object' || kind === 'function' || kind === 'symbol') ? kind : String(value)
 }

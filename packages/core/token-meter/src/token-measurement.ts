@@ -52,20 +52,13 @@ export interface TokenMeasurement {
   readonly baseline: TokenBaseline
 }
 
-/** Fields of a {@link TokenMeasurement}, with `nodes` as a deferred computation. */
-export interface TokenMeasurementInit {
-  readonly surfaceTokens: number
-  readonly envelopeTokens: number
-  readonly baseline: TokenBaseline
-  /** Builds the node list; called at most once, on the first read of `nodes`. */
-  readonly nodes: () => readonly NodePrice[]
-}
-
 /**
- * Builds a frozen measurement whose `nodes` getter runs `init.nodes` once and caches the
- * frozen result, so taking a measurement costs O(1) however long the surface is.
+ * Builds a frozen measurement whose `nodes` getter runs `init.nodes` once (on its first read)
+ * and caches the frozen result, so taking a measurement costs O(1) however long the surface is.
  */
-export function createTokenMeasurement(init: TokenMeasurementInit): TokenMeasurement {
+export function createTokenMeasurement(
+  init: Pick<TokenMeasurement, 'surfaceTokens' | 'envelopeTokens' | 'baseline'> & { nodes: () => readonly NodePrice[] },
+): TokenMeasurement {
   let nodes: readonly NodePrice[] | undefined
   const baseline = Object.freeze({ ...init.baseline })
   return Object.freeze({

@@ -1,4 +1,3 @@
-import type { OpenOptions, Session, SessionBackend } from '@warmfold/session'
 import { SessionError } from '@warmfold/session'
 import type { ContractChild } from './contract-process.ts'
 
@@ -33,16 +32,6 @@ export async function retryWhileLocked<T>(attempt: () => Promise<T>, takeoverMs 
       await pause(20)
     }
   }
-}
-
-/** Opens `id` on `backend` once a killed writer's hold on it is gone (see {@link retryWhileLocked}). */
-export function openAfterTakeover(
-  backend: SessionBackend,
-  id: string,
-  options: OpenOptions,
-  takeoverMs?: number,
-): Promise<Session> {
-  return retryWhileLocked(() => backend.open(id, options, () => {}), takeoverMs)
 }
 
 /**

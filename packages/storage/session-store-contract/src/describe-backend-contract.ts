@@ -6,7 +6,7 @@ import type { BackendHarness, StoreUnderTest } from './backend-harness.ts'
 import { appendConversation, eventsJson, nextRequestJson } from './contract-events.ts'
 import { startContractChild } from './contract-process.ts'
 import type { ContractChild } from './contract-process.ts'
-import { openAfterTakeover, retryWhileLocked, stopInsideTransaction } from './contract-waits.ts'
+import { retryWhileLocked, stopInsideTransaction } from './contract-waits.ts'
 
 /** Events in the large-session case, appended and flushed in steps of {@link STEP}. */
 export const LARGE_SESSION_EVENTS = 100_000
@@ -223,7 +223,10 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
               : false
             await writer.kill()
             const reader = sut.backend()
-            const reopened = await openAfterTakeover(reader, id, { repairTornTail: true }, sut.takeoverMs)
+            const reopened = await retryWhileLocked(
+              () => reader.open(id, { repairTornTail: true }, noRepair),
+              sut.takeoverMs,
+            )
             held.push([reader, reopened])
             expect(eventsJson(reopened).slice(0, acknowledged.length)).toEqual(acknowledged)
             if (inside) return expect(reopened.length).toBe(acknowledged.length)

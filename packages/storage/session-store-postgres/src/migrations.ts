@@ -1,4 +1,6 @@
 import pg from 'pg'
+import type { Queryable } from './postgres-connections.ts'
+import { inTransaction } from './postgres-connections.ts'
 import { redactUrl, scrubPassword } from './redact-url.ts'
 
 /** The schema version this code writes and reads. */
@@ -36,26 +38,19 @@ const MIGRATIONS: readonly (readonly string[])[] = [
 /** Serialises migrations of one database across hosts (an arbitrary constant: "warmfold"). */
 export const MIGRATION_LOCK = 0x7761726d666f6c64n
 
-/** The client subset migrations need (a pool client or a pool). */
-interface Queryable {
-  query(text: string, values?: unknown[]): Promise<pg.QueryResult>
-}
-
 /**
  * Brings the schema to {@link SCHEMA_VERSION} in one transaction under an advisory lock, so two
  * hosts starting at once migrate once; a later run finds the version current and does nothing.
  * A database whose schema is newer than this code is refused (this code might misread it).
  * @returns the version found before migrating (0 for an empty database)
  */
-export async function migrateWith(client: Queryable, where: string): Promise<number> {
-  await client.query('BEGIN')
-  try {
+export function migrateWith(client: Queryable, where: string): Promise<number> {
+  return inTransaction(client, async () => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()])
     await client.query(
       'CREATE TABLE IF NOT EXISTS warmfold_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL)',
     )
-    const found = await client.query('SELECT version FROM warmfold_schema WHERE id = 1')
-    const version = (found.rows[0] as { version: number } | undefined)?.version ?? 0
+    const version = await storedVersion(client)
     if (version > SCHEMA_VERSION) throw new Error(newerSchemaMessage(where, version))
     for (let next = version + 1; next <= SCHEMA_VERSION; next++) {
       for (const statement of MIGRATIONS[next - 1] as readonly string[]) await client.query(statement)
@@ -65,12 +60,14 @@ export async function migrateWith(client: Queryable, where: string): Promise<num
         'EXCLUDED.version',
       [SCHEMA_VERSION],
     )
-    await client.query('COMMIT')
     return version
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {})
-    throw error
-  }
+  })
+}
+
+/** The version `warmfold_schema` holds (0 when it has no row); the table must exist. */
+async function storedVersion(client: Queryable): Promise<number> {
+  const found = await client.query<{ version: number }>('SELECT version FROM warmfold_schema WHERE id = 1')
+  return found.rows[0]?.version ?? 0
 }
 
 /** Why a database whose schema is `version` (newer than this code's) is refused. */
@@ -90,8 +87,7 @@ export async function schemaVersion(client: Queryable): Promise<number> {
   // Two queries: a statement naming a missing table fails when parsed, whatever its branches.
   const table = await client.query(`SELECT to_regclass('warmfold_schema') IS NOT NULL AS present`)
   if ((table.rows[0] as { present: boolean }).present !== true) return 0
-  const found = await client.query('SELECT version FROM warmfold_schema WHERE id = 1')
-  return (found.rows[0] as { version: number } | undefined)?.version ?? 0
+  return storedVersion(client)
 }
 
 /**

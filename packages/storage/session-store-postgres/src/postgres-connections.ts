@@ -2,6 +2,24 @@ import { SessionError } from '@warmfold/session'
 import pg from 'pg'
 import { scrubPassword } from './redact-url.ts'
 
+/** Something to run a query on: a client (inside a transaction or not) or the pool. */
+export interface Queryable {
+  query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>
+}
+
+/** Runs `work` between `BEGIN` and `COMMIT` on `client`; a failure rolls back and is thrown. */
+export async function inTransaction<T>(client: Queryable, work: () => Promise<T>): Promise<T> {
+  await client.query('BEGIN')
+  try {
+    const result = await work()
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  }
+}
+
 /**
  * The connection pool of a PostgreSQL session store: every client's connection errors heard,
  * a broken client dropped instead of reused, and every database error turned into
@@ -42,18 +60,8 @@ export class PostgresConnections {
     return this.withClient(what, (client) => client.query<Row>(text, values))
   }
 
-  async transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.withClient(what, async (client) => {
-      await client.query('BEGIN')
-      try {
-        const result = await work(client)
-        await client.query('COMMIT')
-        return result
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw error
-      }
-    })
+  transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.withClient(what, (client) => inTransaction(client, () => work(client)))
   }
 
   /**

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
-import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, Session, SessionBackend, SessionOptions, TornTailRepair } from '@warmfold/session'
-import { Session as SessionClass, SessionError } from '@warmfold/session'
+import { Session as SessionClass, SessionError, storedLines } from '@warmfold/session'
 import type pg from 'pg'
 import { migrateWith, newerSchemaMessage, SCHEMA_VERSION, schemaVersion } from './migrations.ts'
 import { readSessionRows } from './read-session-rows.ts'
 import { PostgresConnections } from './postgres-connections.ts'
 import { redactUrl } from './redact-url.ts'
-import { SessionLease } from './session-lease.ts'
+import { EXPIRES, SessionLease } from './session-lease.ts'
 
 /** Options of {@link postgresSessionStore}. */
 export interface PostgresSessionStoreOptions {
@@ -79,8 +78,8 @@ export class PostgresSessionBackend implements SessionBackend {
       )
       if (inserted.rowCount === 0) throw new SessionError('EXISTS', `session ${id} already exists in ${this.where}`)
       const lease = await client.query<{ token: string }>(
-        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, clock_timestamp() ` +
-          `+ $3::float8 * interval '1 millisecond') RETURNING token`,
+        `INSERT INTO warmfold_leases (session_id, holder, token, expires_at) VALUES ($1, $2, 1, ${EXPIRES}) ` +
+          'RETURNING token',
         [id, this.holder, this.leaseMs],
       )
       return (lease.rows[0] as { token: string }).token
@@ -197,14 +196,8 @@ export class PostgresSessionBackend implements SessionBackend {
       )
     }
     if (end <= held.flushed) return
-    const seqs: number[] = []
-    const lines: string[] = []
-    for (let seq = held.flushed; seq < end; seq++) {
-      const size = session.unitSizeAt(seq)
-      const event = session.eventAt(seq)
-      seqs.push(seq)
-      lines.push(canonicalJson(size > 1 ? { ...event, unit: size } : event))
-    }
+    const lines = storedLines(session, held.flushed, end)
+    const seqs = lines.map((_, index) => held.flushed + index)
     try {
       await this.connections.transaction(
         `flush session ${session.id} events ${held.flushed}..${end - 1}`,
@@ -217,14 +210,9 @@ export class PostgresSessionBackend implements SessionBackend {
         },
       )
     } catch (error) {
+      // A SessionError: `transaction` turns every driver error into `IO`; the lease check throws `LOCKED`.
       held.broken = error as Error
-      if (SessionError.isInstance(error)) throw error
-      throw new SessionError(
-        'CLOSED',
-        `session ${session.id}: committing events ${held.flushed}..${end - 1} to ${this.where} failed, none of ` +
-          `them is acknowledged: ${(error as Error).message}`,
-        { cause: error },
-      )
+      throw error
     }
     held.flushed = end
   }

@@ -1,5 +1,5 @@
 import type { SessionOptions } from '@warmfold/session'
-import { Session, SessionError } from '@warmfold/session'
+import { restoreStoredLine, Session, SessionError } from '@warmfold/session'
 
 /** One stored event row: its position and the canonical-JSON line. */
 export interface EventRow {
@@ -25,31 +25,20 @@ export function readSessionRows(
   let unitEnd = -1
   for (const row of rows) {
     const seq = Number(row.seq)
-    const fail = (what: string) =>
-      new SessionError(
-        'CORRUPT',
-        `session ${id} in ${where}: event row seq ${seq}: ${what}; the session was not opened and nothing was changed`,
-      )
-    let record: unknown
-    try {
-      record = JSON.parse(row.event)
-    } catch (error) {
-      throw fail(`not valid JSON (${(error as Error).message})`)
-    }
-    if (typeof record !== 'object' || record === null || Array.isArray(record)) throw fail('not an event object')
-    const { unit, ...event } = record as { unit?: unknown; seq?: unknown }
-    if (event.seq !== seq) throw fail(`the event says seq ${JSON.stringify(event.seq)}`)
-    if (unit !== undefined) {
+    const replayed = restoreStoredLine(session, row.event, seq, (unit) => {
+      if (unit === undefined) return undefined
       if (!Number.isInteger(unit) || (unit as number) < 2)
-        throw fail(`unit ${JSON.stringify(unit)} is not a count of 2 or more events`)
-      if (seq <= unitEnd) throw fail(`a unit starts inside the unit that ends at seq ${unitEnd}`)
-      unitEnd = seq + (unit as number) - 1
+        return `unit ${JSON.stringify(unit)} is not a count of 2 or more events`
+      return seq <= unitEnd ? `a unit starts inside the unit that ends at seq ${unitEnd}` : undefined
+    })
+    if (typeof replayed === 'string') {
+      throw new SessionError(
+        'CORRUPT',
+        `session ${id} in ${where}: event row seq ${seq}: ${replayed}; the session was not opened and nothing was ` +
+          'changed',
+      )
     }
-    try {
-      session.restore(event as Parameters<Session['restore']>[0])
-    } catch (error) {
-      throw fail((error as Error).message)
-    }
+    if (replayed.unit !== undefined) unitEnd = seq + replayed.unit - 1
   }
   if (unitEnd >= session.length) {
     throw new SessionError(

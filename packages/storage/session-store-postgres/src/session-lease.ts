@@ -1,13 +1,9 @@
 import { SessionError } from '@warmfold/session'
 import type pg from 'pg'
-
-/** Something to run a query on: the pool or a client inside a transaction. */
-interface Queryable {
-  query<Row extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<Row>>
-}
+import type { Queryable } from './postgres-connections.ts'
 
 /** `expires_at` from now, in the database's clock, so hosts with skewed clocks agree. */
-const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
+export const EXPIRES = `clock_timestamp() + $3::float8 * interval '1 millisecond'`
 
 /**
  * The lease a store holds on one session: a row in `warmfold_leases` with the holder's name,
@@ -20,8 +16,6 @@ export class SessionLease {
   private timer?: NodeJS.Timeout
   /** The timer's renewal still on the wire, if any: `release()` waits for it. */
   private renewing?: Promise<unknown>
-  /** Set when a renewal found the lease taken: the next flush fails anyway, this says why early. */
-  lost = false
 
   constructor(
     private readonly pool: pg.Pool,
@@ -101,12 +95,7 @@ export class SessionLease {
    */
   async check(client: Queryable): Promise<void> {
     if (await this.renew(client)) return
-    this.lost = true
-    const current = await client.query<{ holder: string; token: string }>(
-      'SELECT holder, token FROM warmfold_leases WHERE session_id = $1',
-      [this.sessionId],
-    )
-    const now = current.rows[0]
+    const now = await SessionLease.current(client, this.sessionId)
     throw new SessionError(
       'LOCKED',
       `session ${this.sessionId} in ${this.where}: this store's lease (token ${this.token}) was taken over by ` +
@@ -121,11 +110,8 @@ export class SessionLease {
     this.timer = setInterval(() => {
       if (this.renewing) return // the last tick's renewal is still on the wire
       this.renewing = this.renew(this.pool)
-        .then((renewed) => {
-          if (renewed) return
-          this.lost = true
-          this.stopRenewing()
-        })
+        // Taken over or released: the next flush fails with `LOCKED` (see `check`).
+        .then((renewed) => renewed || this.stopRenewing())
         .catch(() => {}) // the next tick or flush tries again and reports a lasting failure
         .finally(() => (this.renewing = undefined))
     }, every)

@@ -223,7 +223,6 @@ function statOf(path: string, role: Role): BigIntStats {
  * process opened (and per file found in its place).
  */
 const descriptors = new Map<string, OpenedFile>()
-const spare: number[] = []
 
 /**
  * A read-only descriptor of the file of `role` at database `path`, opened once per process; it
@@ -244,10 +243,8 @@ function descriptorOf(path: string, role: Role): OpenedFile {
   const opened = fstatSync(descriptor, { bigint: true })
   const key = `${opened.dev}:${opened.ino}`
   const earlier = descriptors.get(key)
-  if (earlier) {
-    spare.push(descriptor) // a known file after all: this descriptor stays open too, unused
-    return earlier
-  }
+  // A known file after all: this descriptor stays open too (see `descriptors`), unused.
+  if (earlier) return earlier
   const file = { dev: opened.dev, ino: opened.ino, descriptor }
   descriptors.set(key, file)
   return file

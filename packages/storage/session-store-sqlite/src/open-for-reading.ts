@@ -1,12 +1,9 @@
 import { existsSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { SessionError } from '@warmfold/session'
+import { cannotWriteCode } from './read-only-database.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
 import { checkReadableSchema, connect } from './sqlite-schema.ts'
-
-/** SQLite's primary result codes for a WAL database whose `-wal`/`-shm` cannot be opened or created. */
-const SQLITE_READONLY = 8
-const SQLITE_CANTOPEN = 14
 
 /** A connection that only reads, and how to tell whether what it read still stands. */
 export interface ReadingConnection {
@@ -35,7 +32,8 @@ export function openForReading(path: string): ReadingConnection {
   try {
     return { db: connect(path, (db) => checkReadableSchema(db, path), `${uri}?mode=ro`), checkUnchanged: () => {} }
   } catch (error) {
-    if (!SessionError.isInstance(error) || !cannotMakeIndex(error.cause)) throw error
+    // A WAL database whose `-shm` index cannot be created fails as read-only or as not openable.
+    if (!SessionError.isInstance(error) || cannotWriteCode(error.cause) === undefined) throw error
     const wal = sizeOf(`${path}-wal`)
     if (wal > 0) {
       throw new SessionError(
@@ -60,11 +58,6 @@ export function openForReading(path: string): ReadingConnection {
       },
     }
   }
-}
-
-function cannotMakeIndex(cause: unknown): boolean {
-  const rawCode = (cause as { rawCode?: unknown } | undefined)?.rawCode
-  return typeof rawCode === 'number' && ((rawCode & 0xff) === SQLITE_READONLY || (rawCode & 0xff) === SQLITE_CANTOPEN)
 }
 
 /** The size of `file`, 0 when there is none. */

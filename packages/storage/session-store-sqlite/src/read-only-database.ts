@@ -14,9 +14,8 @@ const SQLITE_CANTOPEN = 14
  * error is the `cause`. `undefined` for any other error.
  */
 export function readOnlyDatabase(path: string, error: unknown): SessionError | undefined {
-  const rawCode = (error as { rawCode?: unknown } | undefined)?.rawCode
-  const code = typeof rawCode === 'number' ? rawCode & 0xff : undefined
-  if (code !== SQLITE_READONLY && code !== SQLITE_CANTOPEN) return undefined
+  const code = cannotWriteCode(error)
+  if (code === undefined) return undefined
   const reason = existsSync(path) ? readOnlyReason(path) : undefined
   if (reason === undefined && code === SQLITE_CANTOPEN) return undefined
   return new SessionError(
@@ -27,6 +26,13 @@ export function readOnlyDatabase(path: string, error: unknown): SessionError | u
         'warmfold report --store sqlite:PATH)'),
     { cause: error },
   )
+}
+
+/** `SQLITE_READONLY` or `SQLITE_CANTOPEN` when the engine's `error` is one of them, else `undefined`. */
+export function cannotWriteCode(error: unknown): number | undefined {
+  const rawCode = (error as { rawCode?: unknown } | undefined)?.rawCode
+  const code = typeof rawCode === 'number' ? rawCode & 0xff : undefined
+  return code === SQLITE_READONLY || code === SQLITE_CANTOPEN ? code : undefined
 }
 
 /** Which file (or folder) this process cannot write, or `undefined`. */

@@ -137,18 +137,13 @@ function userVersion(db: SqliteDatabase): number {
 
 function migrate(db: SqliteDatabase, path: string): void {
   if (userVersion(db) === SCHEMA_VERSION) return
-  db.exec('BEGIN IMMEDIATE')
-  try {
+  writeTransaction(db, () => {
     // Read again under the write lock: another process may have migrated meanwhile.
     const found = userVersion(db)
     if (found > SCHEMA_VERSION) throw newerSchema(path, found)
     for (let version = found; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version] as string)
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
-    db.exec('COMMIT')
-  } catch (error) {
-    db.exec('ROLLBACK')
-    throw error
-  }
+  })
 }
 
 /** Runs `work` in a `BEGIN IMMEDIATE` transaction (the write lock is taken up front) and commits. */

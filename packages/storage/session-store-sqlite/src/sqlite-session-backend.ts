@@ -1,13 +1,12 @@
 import { resolve } from 'node:path'
-import { canonicalJson } from '@warmfold/llm'
 import type { OpenOptions, SessionBackend, SessionOptions } from '@warmfold/session'
-import { Session, SessionError } from '@warmfold/session'
+import { Session, SessionError, storedLines } from '@warmfold/session'
 import { DatabaseFiles } from './database-files.ts'
 import { checkHolder, dropHolder, takeHolder } from './session-holder.ts'
 import type { SqliteDatabase } from './sqlite-schema.ts'
 import { cannotOpen, openDatabase, writeTransaction } from './sqlite-schema.ts'
 import { openForReading } from './open-for-reading.ts'
-import { replayRows } from './replay-rows.ts'
+import { assertStored, isStored, replayRows } from './replay-rows.ts'
 
 /** Options of {@link sqliteSessionStore}. */
 export interface SqliteSessionStoreOptions {
@@ -51,8 +50,7 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       const token = writeTransaction(db, () => {
         files.checkBeforeWrite()
-        if (db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id))
-          throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
+        if (isStored(db, id)) throw new SessionError('EXISTS', `session ${id} already exists in ${this.path}`)
         db.prepare('INSERT INTO sessions (id, created) VALUES (?, ?)').run(id, Date.now())
         return takeHolder(db, this.path, id)
       })
@@ -72,17 +70,11 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       token = writeTransaction(db, () => {
         files.checkBeforeWrite()
-        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id)) {
-          throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
-        }
+        assertStored(db, this.path, id)
         return takeHolder(db, this.path, id)
       })
       files.checkSameFiles()
-      const rows = db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [
-        number,
-        string,
-      ][]
-      const session = replayRows(this.path, id, rows, options)
+      const session = replayRows(db, this.path, id, options)
       this.held.set(session, { token, flushed: session.length })
       return session
     } catch (error) {
@@ -102,17 +94,8 @@ export class SqliteSessionBackend implements SessionBackend {
     try {
       db.exec('BEGIN')
       try {
-        if (!db.prepare('SELECT 1 FROM sessions WHERE id = ?').raw().get(id))
-          throw new SessionError('NOT_FOUND', `session ${id} does not exist in ${this.path}`)
-        const session = replayRows(
-          this.path,
-          id,
-          db.prepare('SELECT seq, event FROM events WHERE session_id = ? ORDER BY seq').raw().all(id) as [
-            number,
-            string,
-          ][],
-          {},
-        )
+        assertStored(db, this.path, id)
+        const session = replayRows(db, this.path, id, {})
         session.close()
         checkUnchanged()
         return session
@@ -185,11 +168,9 @@ export class SqliteSessionBackend implements SessionBackend {
         files.checkBeforeWrite()
         checkHolder(db, this.path, session.id, held.token)
         const insert = db.prepare('INSERT INTO events (session_id, seq, event) VALUES (?, ?, ?)')
-        for (let seq = held.flushed; seq < end; seq++) {
-          const event = session.eventAt(seq)
-          const size = session.unitSizeAt(seq)
-          insert.run(session.id, seq, canonicalJson(size > 1 ? { ...event, unit: size } : event))
-        }
+        storedLines(session, held.flushed, end).forEach((line, index) =>
+          insert.run(session.id, held.flushed + index, line),
+        )
       })
       // Committed, but acknowledged only if it went to the files the path names.
       files.checkSameFiles()

@@ -22,6 +22,11 @@ type JsonObject = { readonly [key: string]: unknown }
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
 
+/** A field that is present: neither absent nor `null` (both mean "not given" on the wire). */
+function given(value: unknown): boolean {
+  return value !== undefined && value !== null
+}
+
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -69,15 +74,12 @@ function parseMessage(value: unknown, field: string): PromptMessage {
     fail(`${field}.role`, `must be one of ${ROLES.join(', ')}`, role)
   }
   if (role === 'assistant') {
-    const content =
-      value.content === null || value.content === undefined ? null : flattenContent(value.content, `${field}.content`)
+    const content = given(value.content) ? flattenContent(value.content, `${field}.content`) : null
     const reasoning = value.reasoning_content
-    if (reasoning !== undefined && reasoning !== null && typeof reasoning !== 'string') {
+    if (given(reasoning) && typeof reasoning !== 'string')
       fail(`${field}.reasoning_content`, 'must be a string', reasoning)
-    }
     const calls = value.tool_calls
-    if (calls !== undefined && calls !== null && !Array.isArray(calls))
-      fail(`${field}.tool_calls`, 'must be an array', calls)
+    if (given(calls) && !Array.isArray(calls)) fail(`${field}.tool_calls`, 'must be an array', calls)
     return {
       role,
       content,
@@ -87,8 +89,7 @@ function parseMessage(value: unknown, field: string): PromptMessage {
         : {}),
     }
   }
-  if (value.content === undefined || value.content === null)
-    fail(`${field}.content`, `is required for a ${role} message`, value.content)
+  if (!given(value.content)) fail(`${field}.content`, `is required for a ${role} message`, value.content)
   const content = flattenContent(value.content, `${field}.content`)
   if (role === 'tool') {
     if (typeof value.tool_call_id !== 'string') fail(`${field}.tool_call_id`, 'must be a string', value.tool_call_id)
@@ -99,7 +100,7 @@ function parseMessage(value: unknown, field: string): PromptMessage {
 
 function optionalPositiveInteger(body: JsonObject, field: string): number | undefined {
   const value = body[field]
-  if (value === undefined || value === null) return undefined
+  if (!given(value)) return undefined
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
     fail(field, 'must be a positive integer', value)
   return value
@@ -111,19 +112,11 @@ function optionalPositiveInteger(body: JsonObject, field: string): number | unde
  */
 function resolveReasoningEffort(body: JsonObject): string | undefined {
   const thinking = body.thinking
-  if (thinking !== undefined && thinking !== null) {
-    if (!isObject(thinking) || (thinking.type !== 'enabled' && thinking.type !== 'disabled')) {
-      fail('thinking', "must be { type: 'enabled' | 'disabled' }", thinking)
-    }
-  }
+  if (given(thinking) && (!isObject(thinking) || (thinking.type !== 'enabled' && thinking.type !== 'disabled')))
+    fail('thinking', "must be { type: 'enabled' | 'disabled' }", thinking)
   const effort = body.reasoning_effort
-  if (
-    effort !== undefined &&
-    effort !== null &&
-    (typeof effort !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(effort))
-  ) {
+  if (given(effort) && (typeof effort !== 'string' || !/^[A-Za-z0-9_-]{1,32}$/.test(effort)))
     fail('reasoning_effort', 'must be a word such as low, medium, high or max', effort)
-  }
   if (isObject(thinking) && thinking.type === 'disabled') return 'none'
   return typeof effort === 'string' ? effort : undefined
 }
@@ -142,7 +135,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (!Array.isArray(messages) || messages.length === 0) fail('messages', 'must be a non-empty array', messages)
   const parsedMessages = messages.map((message, index) => parseMessage(message, `messages[${index}]`))
   const tools = body.tools
-  if (tools !== undefined && tools !== null) {
+  if (given(tools)) {
     if (!Array.isArray(tools)) fail('tools', 'must be an array', tools)
     tools.forEach((tool, index) => {
       if (!isObject(tool) || !isObject(tool.function) || typeof tool.function.name !== 'string') {
@@ -152,17 +145,13 @@ export function parseChatRequest(body: unknown): ChatRequest {
   }
   const maxTokens =
     optionalPositiveInteger(body, 'max_completion_tokens') ?? optionalPositiveInteger(body, 'max_tokens')
-  if (body.n !== undefined && body.n !== null && body.n !== 1) fail('n', 'must be 1 (one choice per request)', body.n)
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
-    fail('stream', 'must be a boolean', body.stream)
+  if (given(body.n) && body.n !== 1) fail('n', 'must be 1 (one choice per request)', body.n)
+  if (given(body.stream) && typeof body.stream !== 'boolean') fail('stream', 'must be a boolean', body.stream)
   const streamOptions = body.stream_options
-  if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions)) {
-    fail('stream_options', 'must be an object', streamOptions)
-  }
+  if (given(streamOptions) && !isObject(streamOptions)) fail('stream_options', 'must be an object', streamOptions)
   const includeUsage = isObject(streamOptions) ? streamOptions.include_usage : undefined
-  if (includeUsage !== undefined && includeUsage !== null && typeof includeUsage !== 'boolean') {
+  if (given(includeUsage) && typeof includeUsage !== 'boolean')
     fail('stream_options.include_usage', 'must be a boolean', includeUsage)
-  }
   const reasoningEffort = resolveReasoningEffort(body)
   return {
     prompt: {

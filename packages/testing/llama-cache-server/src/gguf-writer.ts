@@ -20,62 +20,45 @@ export interface GgufTensor {
   readonly data: Float32Array
 }
 
+type Scalar = 'uint32' | 'int32' | 'float32' | 'bool' | 'string'
+
 /** GGUF value type ids (ggml `gguf_type`). */
 const VALUE_TYPE = { uint32: 4, int32: 5, float32: 6, bool: 7, string: 8, array: 9 } as const
 /** ggml tensor type id for f32. */
 const TENSOR_TYPE_F32 = 0
 const GGUF_VERSION = 3
 
-/** A growable little-endian byte buffer. */
+/** Little-endian bytes, collected in pieces and joined at the end. */
 class ByteWriter {
-  private buffer = new Uint8Array(1 << 16)
-  private view = new DataView(this.buffer.buffer)
+  private readonly pieces: Uint8Array[] = []
   length = 0
 
-  private reserve(bytes: number): void {
-    if (this.length + bytes <= this.buffer.length) return
-    let capacity = this.buffer.length
-    while (capacity < this.length + bytes) capacity *= 2
-    const grown = new Uint8Array(capacity)
-    grown.set(this.buffer.subarray(0, this.length))
-    this.buffer = grown
-    this.view = new DataView(grown.buffer)
+  bytes(bytes: Uint8Array): void {
+    this.pieces.push(bytes)
+    this.length += bytes.length
+  }
+
+  /** `size` bytes written by `write` into a view of them. */
+  private number(size: number, write: (view: DataView) => void): void {
+    const bytes = new Uint8Array(size)
+    write(new DataView(bytes.buffer))
+    this.bytes(bytes)
   }
 
   uint32(value: number): void {
-    this.reserve(4)
-    this.view.setUint32(this.length, value, true)
-    this.length += 4
+    this.number(4, (view) => view.setUint32(0, value, true))
   }
 
   int32(value: number): void {
-    this.reserve(4)
-    this.view.setInt32(this.length, value, true)
-    this.length += 4
+    this.number(4, (view) => view.setInt32(0, value, true))
   }
 
   uint64(value: number): void {
-    this.reserve(8)
-    this.view.setBigUint64(this.length, BigInt(value), true)
-    this.length += 8
+    this.number(8, (view) => view.setBigUint64(0, BigInt(value), true))
   }
 
   float32(value: number): void {
-    this.reserve(4)
-    this.view.setFloat32(this.length, value, true)
-    this.length += 4
-  }
-
-  uint8(value: number): void {
-    this.reserve(1)
-    this.view.setUint8(this.length, value)
-    this.length += 1
-  }
-
-  bytes(bytes: Uint8Array): void {
-    this.reserve(bytes.length)
-    this.buffer.set(bytes, this.length)
-    this.length += bytes.length
+    this.number(4, (view) => view.setFloat32(0, value, true))
   }
 
   /** A GGUF string: u64 byte length, then UTF-8 bytes (no terminator). */
@@ -85,56 +68,41 @@ class ByteWriter {
     this.bytes(encoded)
   }
 
+  /** One value of a scalar type, without its type id. */
+  scalar(type: Scalar, value: number | boolean | string): void {
+    if (type === 'bool') this.bytes(Uint8Array.of(value ? 1 : 0))
+    else if (type === 'string') this.string(value as string)
+    else this[type](value as number)
+  }
+
   padTo(alignment: number): void {
-    while (this.length % alignment !== 0) this.uint8(0)
+    this.bytes(new Uint8Array((alignment - (this.length % alignment)) % alignment))
   }
 
   toBytes(): Uint8Array {
-    return this.buffer.slice(0, this.length)
+    const joined = new Uint8Array(this.length)
+    let offset = 0
+    for (const piece of this.pieces) {
+      joined.set(piece, offset)
+      offset += piece.length
+    }
+    return joined
   }
 }
 
+/** A value's type id and value; an array's element type id and count come before its elements. */
 function writeValue(writer: ByteWriter, value: GgufValue): void {
-  switch (value.type) {
-    case 'uint32':
-      writer.uint32(VALUE_TYPE.uint32)
-      writer.uint32(value.value)
-      return
-    case 'int32':
-      writer.uint32(VALUE_TYPE.int32)
-      writer.int32(value.value)
-      return
-    case 'float32':
-      writer.uint32(VALUE_TYPE.float32)
-      writer.float32(value.value)
-      return
-    case 'bool':
-      writer.uint32(VALUE_TYPE.bool)
-      writer.uint8(value.value ? 1 : 0)
-      return
-    case 'string':
-      writer.uint32(VALUE_TYPE.string)
-      writer.string(value.value)
-      return
-    case 'string-array':
-      writer.uint32(VALUE_TYPE.array)
-      writer.uint32(VALUE_TYPE.string)
-      writer.uint64(value.value.length)
-      for (const item of value.value) writer.string(item)
-      return
-    case 'float32-array':
-      writer.uint32(VALUE_TYPE.array)
-      writer.uint32(VALUE_TYPE.float32)
-      writer.uint64(value.value.length)
-      for (const item of value.value) writer.float32(item)
-      return
-    case 'int32-array':
-      writer.uint32(VALUE_TYPE.array)
-      writer.uint32(VALUE_TYPE.int32)
-      writer.uint64(value.value.length)
-      for (const item of value.value) writer.int32(item)
-      return
+  if (!value.type.endsWith('-array')) {
+    writer.uint32(VALUE_TYPE[value.type as Scalar])
+    writer.scalar(value.type as Scalar, value.value as number | boolean | string)
+    return
   }
+  const element = value.type.slice(0, -'-array'.length) as Scalar
+  const items = value.value as readonly (number | string)[]
+  writer.uint32(VALUE_TYPE.array)
+  writer.uint32(VALUE_TYPE[element])
+  writer.uint64(items.length)
+  for (const item of items) writer.scalar(element, item)
 }
 
 /**

@@ -1,4 +1,5 @@
-export type { LlamaCacheRecord, LlamaCacheServer, LlamaCacheServerOptions } from './llama-cache-server.ts'
+export type { LlamaCacheRecord } from './llama-cache-engine.ts'
+export type { LlamaCacheServer, LlamaCacheServerOptions } from './llama-cache-server.ts'
 export { startLlamaCacheServer } from './llama-cache-server.ts'
 export type { TinyGgufInfo, TinyGgufOptions } from './write-tiny-gguf.ts'
 export { buildTinyGguf, writeTinyGguf } from './write-tiny-gguf.ts'

@@ -13,25 +13,30 @@ export interface LlamaCacheEngineOptions {
   readonly threads: number
 }
 
-/** One completion and what the engine did for it. Token counts are exact, not estimates. */
-export interface CompletionResult {
-  /** Prompt length in tokens, BOS included. */
+/** What the engine did for one served request. Exact token counts, in request order. */
+export interface LlamaCacheRecord {
+  /** Prompt tokens, BOS included (`usage.prompt_tokens`). */
   readonly promptTokens: number
-  /** Prompt tokens whose KV entries were reused from the slot's cache. */
+  /** Prompt tokens reused from the slot's KV cache (`cached_tokens`, `timings.cache_n`). */
   readonly cachedTokens: number
-  /** Prompt tokens sent through the model for this request (from the sequence's token meter). */
+  /** Prompt tokens evaluated for this request, from the sequence's token meter (`timings.prompt_n`). */
   readonly evaluatedTokens: number
-  /** Generated tokens, the final `</s>` included (as llama-server counts them). */
+  /** Generated tokens, EOS included (`usage.completion_tokens`). */
   readonly completionTokens: number
-  /** The decoded completion, EOS excluded. */
-  readonly text: string
-  readonly finishReason: 'stop' | 'length'
+  /** The slot (context sequence) that served it, 0-based. */
   readonly slot: number
   /**
-   * Length of the common prefix of the prompt and the slot's cached tokens before the request.
+   * Common prefix, in tokens, of the prompt and that slot's cache before the request.
    * `cachedTokens` is this capped at `promptTokens - 1`: the last prompt token is always evaluated.
    */
   readonly firstDifferentIndex: number
+}
+
+/** One completion and what the engine did for it. Token counts are exact, not estimates. */
+export interface CompletionResult extends LlamaCacheRecord {
+  /** The decoded completion, EOS excluded. */
+  readonly text: string
+  readonly finishReason: 'stop' | 'length'
   /** Wall time of the prompt phase (cache trim, prefill, first token), in milliseconds. */
   readonly promptMs: number
   /** Wall time of generating the remaining tokens, in milliseconds. */

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { ChatRequest } from './chat-request.ts'
 import { ChatRequestError, parseChatRequest } from './chat-request.ts'
-import type { CompletionResult } from './llama-cache-engine.ts'
+import type { CompletionResult, LlamaCacheRecord } from './llama-cache-engine.ts'
 import { ContextSizeExceededError, LlamaCacheEngine } from './llama-cache-engine.ts'
 import type { ResponseIdentity, WireError } from './openai-wire.ts'
 import { choiceChunk, completionBody, usageChunk, wireError, wireTimings } from './openai-wire.ts'
@@ -27,22 +27,6 @@ export interface LlamaCacheServerOptions {
   threads?: number
   /** TCP port on 127.0.0.1. Default 0: a free port chosen by the OS. */
   port?: number
-}
-
-/** What the engine did for one served request. Exact token counts, in request order. */
-export interface LlamaCacheRecord {
-  /** Prompt tokens, BOS included (`usage.prompt_tokens`). */
-  readonly promptTokens: number
-  /** Prompt tokens reused from the slot's KV cache (`cached_tokens`, `timings.cache_n`). */
-  readonly cachedTokens: number
-  /** Prompt tokens evaluated for this request, from the sequence's token meter (`timings.prompt_n`). */
-  readonly evaluatedTokens: number
-  /** Generated tokens, EOS included (`usage.completion_tokens`). */
-  readonly completionTokens: number
-  /** The slot (context sequence) that served it, 0-based. */
-  readonly slot: number
-  /** Common prefix, in tokens, of the prompt and that slot's cache before the request. */
-  readonly firstDifferentIndex: number
 }
 
 /** A running server. */
@@ -71,12 +55,18 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
   return value
 }
 
+/** A failure answered with `status` and the OpenAI error envelope of `type` and `message`. */
 class HttpError extends Error {
+  readonly body: WireError
+
   constructor(
     readonly status: number,
-    readonly body: WireError,
+    type: string,
+    message: string,
+    extra?: Record<string, unknown>,
   ) {
-    super(body.error.message)
+    super(message)
+    this.body = wireError(status, type, message, extra)
   }
 }
 
@@ -86,19 +76,13 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
   for await (const chunk of request) {
     size += (chunk as Buffer).length
     if (size > MAX_BODY_BYTES)
-      throw new HttpError(
-        413,
-        wireError(413, 'invalid_request_error', `the request body exceeds ${MAX_BODY_BYTES} bytes`),
-      )
+      throw new HttpError(413, 'invalid_request_error', `the request body exceeds ${MAX_BODY_BYTES} bytes`)
     chunks.push(chunk as Buffer)
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'))
   } catch (error) {
-    throw new HttpError(
-      400,
-      wireError(400, 'invalid_request_error', `the request body is not valid JSON: ${(error as Error).message}`),
-    )
+    throw new HttpError(400, 'invalid_request_error', `the request body is not valid JSON: ${(error as Error).message}`)
   }
 }
 
@@ -201,36 +185,31 @@ export async function startLlamaCacheServer(options: LlamaCacheServerOptions = {
         data: [{ id: modelId, object: 'model', created: 0, owned_by: 'llama-cache-server' }],
       })
     }
-    if (request.method !== 'POST' || path !== '/chat/completions') {
-      return sendJson(response, 404, wireError(404, 'not_found_error', `no route for ${request.method} ${request.url}`))
-    }
+    if (request.method !== 'POST' || path !== '/chat/completions')
+      throw new HttpError(404, 'not_found_error', `no route for ${request.method} ${request.url}`)
     let chatRequest: ChatRequest
     try {
       chatRequest = parseChatRequest(await readJson(request))
     } catch (error) {
-      if (error instanceof ChatRequestError)
-        throw new HttpError(400, wireError(400, 'invalid_request_error', error.message))
+      if (error instanceof ChatRequestError) throw new HttpError(400, 'invalid_request_error', error.message)
       throw error
     }
     // Checked in the same tick as queueing: close() waits for everything queued before it started.
-    if (closing) throw new HttpError(503, wireError(503, 'unavailable_error', 'the server is shutting down'))
+    if (closing) throw new HttpError(503, 'unavailable_error', 'the server is shutting down')
     await queue.run(() => serve(chatRequest, response))
   }
 
   const server = createServer((request, response) => {
     route(request, response).catch((error: unknown) => {
-      let status = 500
-      let body = wireError(500, 'server_error', error instanceof Error ? error.message : String(error))
-      if (error instanceof HttpError) {
-        status = error.status
-        body = error.body
-      } else if (error instanceof ContextSizeExceededError) {
-        status = 400
-        body = wireError(400, 'exceed_context_size_error', error.message, {
-          n_prompt_tokens: error.promptTokens,
-          n_ctx: error.contextSize,
-        })
-      }
+      const { status, body } =
+        error instanceof HttpError
+          ? error
+          : error instanceof ContextSizeExceededError
+            ? new HttpError(400, 'exceed_context_size_error', error.message, {
+                n_prompt_tokens: error.promptTokens,
+                n_ctx: error.contextSize,
+              })
+            : new HttpError(500, 'server_error', error instanceof Error ? error.message : String(error))
       if (!response.headersSent) sendJson(response, status, body)
       else if (!response.destroyed) response.end(`data: ${JSON.stringify(body)}\n\n`)
     })

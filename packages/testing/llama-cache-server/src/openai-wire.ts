@@ -72,13 +72,15 @@ export interface ResponseIdentity {
   readonly model: string
 }
 
+/** What every body and chunk of a response starts with, in this key order. */
+function head(identity: ResponseIdentity, object: string): Record<string, unknown> {
+  return { id: identity.id, object, created: identity.created, model: identity.model }
+}
+
 /** A non-streamed `chat.completion` body. */
 export function completionBody(identity: ResponseIdentity, result: CompletionResult): Record<string, unknown> {
   return {
-    id: identity.id,
-    object: 'chat.completion',
-    created: identity.created,
-    model: identity.model,
+    ...head(identity, 'chat.completion'),
     choices: [
       {
         index: 0,
@@ -100,10 +102,7 @@ export function choiceChunk(
   includeUsage: boolean,
 ): Record<string, unknown> {
   return {
-    id: identity.id,
-    object: 'chat.completion.chunk',
-    created: identity.created,
-    model: identity.model,
+    ...head(identity, 'chat.completion.chunk'),
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
     ...(includeUsage ? { usage: null } : {}),
   }
@@ -112,10 +111,7 @@ export function choiceChunk(
 /** The last chunk of a stream with `include_usage`: empty `choices`, the usage, and llama-server's timings. */
 export function usageChunk(identity: ResponseIdentity, result: CompletionResult): Record<string, unknown> {
   return {
-    id: identity.id,
-    object: 'chat.completion.chunk',
-    created: identity.created,
-    model: identity.model,
+    ...head(identity, 'chat.completion.chunk'),
     choices: [],
     usage: wireUsage(result),
     timings: wireTimings(result),

@@ -73,12 +73,6 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): Uint8Array {
     for (let index = 0; index < data.length; index++) data[index] = random.normal(WEIGHT_SCALE)
     return data
   }
-  /** Zeroes the rows that would write into the steering dimensions. */
-  const withoutSteeringRows = (data: Float32Array, rowLength: number): Float32Array => {
-    data.fill(0, ANSWER_DIMENSION * rowLength, (ANSWER_DIMENSION + 1) * rowLength)
-    data.fill(0, STOP_DIMENSION * rowLength, (STOP_DIMENSION + 1) * rowLength)
-    return data
-  }
 
   const embeddings = randomMatrix(EMBEDDING, vocabularySize)
   for (let token = 0; token < vocabularySize; token++) {
@@ -100,33 +94,29 @@ export function buildTinyGguf(options: TinyGgufOptions = {}): Uint8Array {
     { name: 'output.weight', dimensions: [EMBEDDING, vocabularySize], data: output },
   ]
   for (let layer = 0; layer < LAYERS; layer++) {
-    const prefix = `blk.${layer}`
+    const norm = (name: string): GgufTensor => ({
+      name: `blk.${layer}.${name}.weight`,
+      dimensions: [EMBEDDING],
+      data: ones(EMBEDDING),
+    })
+    /** A random `[rowLength, rows]` weight; `steering` zeroes its rows that write into the steering dimensions. */
+    const weight = (name: string, rowLength: number, rows: number, steering = false): GgufTensor => {
+      const data = randomMatrix(rowLength, rows)
+      for (const dimension of steering ? [ANSWER_DIMENSION, STOP_DIMENSION] : [])
+        data.fill(0, dimension * rowLength, (dimension + 1) * rowLength)
+      return { name: `blk.${layer}.${name}.weight`, dimensions: [rowLength, rows], data }
+    }
+    // In this order: the weights draw from the seeded PRNG one after the other.
     tensors.push(
-      { name: `${prefix}.attn_norm.weight`, dimensions: [EMBEDDING], data: ones(EMBEDDING) },
-      { name: `${prefix}.attn_q.weight`, dimensions: [EMBEDDING, EMBEDDING], data: randomMatrix(EMBEDDING, EMBEDDING) },
-      { name: `${prefix}.attn_k.weight`, dimensions: [EMBEDDING, EMBEDDING], data: randomMatrix(EMBEDDING, EMBEDDING) },
-      { name: `${prefix}.attn_v.weight`, dimensions: [EMBEDDING, EMBEDDING], data: randomMatrix(EMBEDDING, EMBEDDING) },
-      {
-        name: `${prefix}.attn_output.weight`,
-        dimensions: [EMBEDDING, EMBEDDING],
-        data: withoutSteeringRows(randomMatrix(EMBEDDING, EMBEDDING), EMBEDDING),
-      },
-      { name: `${prefix}.ffn_norm.weight`, dimensions: [EMBEDDING], data: ones(EMBEDDING) },
-      {
-        name: `${prefix}.ffn_gate.weight`,
-        dimensions: [EMBEDDING, FEED_FORWARD],
-        data: randomMatrix(EMBEDDING, FEED_FORWARD),
-      },
-      {
-        name: `${prefix}.ffn_up.weight`,
-        dimensions: [EMBEDDING, FEED_FORWARD],
-        data: randomMatrix(EMBEDDING, FEED_FORWARD),
-      },
-      {
-        name: `${prefix}.ffn_down.weight`,
-        dimensions: [FEED_FORWARD, EMBEDDING],
-        data: withoutSteeringRows(randomMatrix(FEED_FORWARD, EMBEDDING), FEED_FORWARD),
-      },
+      norm('attn_norm'),
+      weight('attn_q', EMBEDDING, EMBEDDING),
+      weight('attn_k', EMBEDDING, EMBEDDING),
+      weight('attn_v', EMBEDDING, EMBEDDING),
+      weight('attn_output', EMBEDDING, EMBEDDING, true),
+      norm('ffn_norm'),
+      weight('ffn_gate', EMBEDDING, FEED_FORWARD),
+      weight('ffn_up', EMBEDDING, FEED_FORWARD),
+      weight('ffn_down', FEED_FORWARD, EMBEDDING, true),
     )
   }
 

@@ -60,13 +60,12 @@ async function freePort(): Promise<number> {
  * `spawn` itself (no `runuser` in between, so a signal reaches the server and not a wrapper).
  */
 function asServerUser(): { uid?: number; gid?: number } {
-  return process.getuid?.() === 0 ? postgresIds() : {}
+  return process.getuid?.() === 0 ? { uid: postgresId('-u'), gid: postgresId('-g') } : {}
 }
 
-function postgresIds(): { uid: number; gid: number } {
-  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
-  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
-  return { uid, gid }
+/** The `postgres` OS user's uid (`-u`) or gid (`-g`). */
+function postgresId(flag: '-u' | '-g'): number {
+  return Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim())
 }
 
 /** Runs initdb into a fresh temp directory, starts `postgres` on 127.0.0.1 and creates a database. */
@@ -101,25 +100,14 @@ export async function startPostgres(): Promise<PostgresServer> {
     )
     let log = ''
     child.stderr?.on('data', (chunk: Buffer) => void (log += chunk.toString()))
-    await waitReady(bin, directory, port, child, () => log)
-    execFileSync(
-      join(bin, 'psql'),
-      [
-        '-h',
-        directory,
-        '-p',
-        String(port),
-        '-U',
-        'postgres',
-        '-d',
-        'postgres',
-        '-v',
-        'ON_ERROR_STOP=1',
-        '-c',
-        'CREATE DATABASE warmfold_test',
-      ],
-      { cwd: directory, stdio: ['ignore', 'ignore', 'pipe'] },
-    )
+    // The server's socket in `directory`, as the client programs reach it.
+    const server = ['-h', directory, '-p', String(port)]
+    await waitReady(join(bin, 'pg_isready'), server, child, () => log)
+    const psql = [...server, '-U', 'postgres', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1']
+    execFileSync(join(bin, 'psql'), [...psql, '-c', 'CREATE DATABASE warmfold_test'], {
+      cwd: directory,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     return { url: `postgres://postgres@127.0.0.1:${port}/warmfold_test`, directory, stop: cleanup }
   } catch (error) {
     await cleanup()
@@ -128,17 +116,11 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** Polls `pg_isready` until the server accepts connections; fails at once if the server exits. */
-async function waitReady(
-  bin: string,
-  socketDir: string,
-  port: number,
-  child: ChildProcess,
-  log: () => string,
-): Promise<void> {
+async function waitReady(isReady: string, server: string[], child: ChildProcess, log: () => string): Promise<void> {
   for (let attempt = 0; attempt < 600; attempt++) {
     if (child.exitCode !== null) throw new Error(`postgres exited with ${child.exitCode} during startup:\n${log()}`)
     try {
-      execFileSync(join(bin, 'pg_isready'), ['-h', socketDir, '-p', String(port), '-q'], { stdio: 'ignore' })
+      execFileSync(isReady, [...server, '-q'], { stdio: 'ignore' })
       return
     } catch {
       await new Promise((done) => setTimeout(done, 50))

@@ -166,8 +166,7 @@ export function checkReadme(readmePath: string, root?: string): RenderedReadme {
     kind: 'unshown',
     message: `${name}: ${relative(folder, path)} is never shown; show it between example markers or remove it`,
   }))
-  const problems = [...rendered.problems, ...unshown]
-  return { text: rendered.text, problems }
+  return { text: rendered.text, problems: [...rendered.problems, ...unshown] }
 }
 
 /**
@@ -175,24 +174,22 @@ export function checkReadme(readmePath: string, root?: string): RenderedReadme {
  * (`packages/<group>/<package>` or `packages/<package>`).
  */
 export function findReadmes(root: string): string[] {
-  const found: string[] = []
-  const add = (path: string) => {
-    if (existsSync(path)) found.push(path)
-  }
-  add(join(root, 'README.md'))
   const packages = join(root, 'packages')
-  for (const entry of readdirSync(packages).toSorted()) {
-    const folder = join(packages, entry)
-    if (!statSync(folder).isDirectory()) continue
-    if (existsSync(join(folder, 'package.json'))) {
-      add(join(folder, 'README.md'))
-      continue
-    }
-    for (const child of readdirSync(folder).toSorted()) {
-      const packageFolder = join(folder, child)
-      if (statSync(packageFolder).isDirectory() && existsSync(join(packageFolder, 'package.json')))
-        add(join(packageFolder, 'README.md'))
-    }
-  }
-  return found
+  const folders = readdirSync(packages)
+    .toSorted()
+    .map((entry) => join(packages, entry))
+    .filter((folder) => statSync(folder).isDirectory())
+    .flatMap((folder) =>
+      isPackage(folder)
+        ? [folder]
+        : readdirSync(folder)
+            .toSorted()
+            .map((child) => join(folder, child))
+            .filter(isPackage),
+    )
+  return [root, ...folders].map((folder) => join(folder, 'README.md')).filter((readme) => existsSync(readme))
+}
+
+function isPackage(folder: string): boolean {
+  return statSync(folder).isDirectory() && existsSync(join(folder, 'package.json'))
 }

@@ -159,6 +159,8 @@ export class RecordingServer {
   }
 }
 
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' }
+
 function send(response: ServerResponse, reply: Reply): void {
   if ('hang' in reply) return
   if ('destroy' in reply) {
@@ -166,11 +168,7 @@ function send(response: ServerResponse, reply: Reply): void {
     return
   }
   if ('drip' in reply) {
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-    })
+    response.writeHead(200, SSE_HEADERS)
     let tick = 0
     const timer = setInterval(() => {
       const event = reply.drip(tick++)
@@ -193,12 +191,7 @@ function send(response: ServerResponse, reply: Reply): void {
     response.end(body)
     return
   }
-  response.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    ...reply.headers,
-  })
+  response.writeHead(200, { ...SSE_HEADERS, ...reply.headers })
   for (const event of reply.sse) response.write(sseText(event))
   if (reply.done !== false) response.write('data: [DONE]\n\n')
   if (!reply.hold) response.end()
