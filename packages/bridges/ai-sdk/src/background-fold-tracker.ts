@@ -1,26 +1,22 @@
 import { REAL_TIME_CLOCK } from '@warmfold/compaction-basic'
 import { softThreshold, waitOn } from '@warmfold/compaction-basic/engine-parts'
+import type { FoldFlight, FoldFlights } from './fold-flights.ts'
 import type { FoldRecord } from './fold-store.ts'
-import type { FoldedCall } from './fold-prompt.ts'
+import type { FoldOutcome } from './fold-prompt.ts'
 
-/** A prompt, by the digest of its messages after the leading system ones and their count. */
+/** A prompt, by the digest of its messages and their count. */
 interface PromptKey {
   readonly digest: string
   readonly length: number
 }
 
-/** A background fold in flight: the prompt it started from (later calls of that conversation start with it). */
-interface InFlight extends PromptKey {
-  done: Promise<void>
-}
-
 /**
  * The background folds of one middleware, as `WarmfoldMiddlewareOptions.background` describes
- * them (waits go through the engine's clock). A refused background fold is not started again for
- * its conversation (the threshold tries once more anyway).
+ * them (waits go through the engine's clock; the folds fly among the middleware's `FoldFlights`).
+ * A refused or failed background fold is not started again for its conversation (the threshold
+ * tries once more anyway).
  */
 export class BackgroundFoldTracker {
-  private readonly inflight: InFlight[] = []
   /** Records committed by background folds and not yet applied to a call. */
   private readonly landing = new Set<FoldRecord>()
   /** Prompts whose background fold was refused: their conversation starts no other one until the threshold. */
@@ -28,14 +24,9 @@ export class BackgroundFoldTracker {
 
   constructor(readonly settings: { readonly startRatio: number; readonly maxWaitMs: number }) {}
 
-  /** The fold in flight of the conversation whose prompt has these digests. */
-  inFlight(digests: readonly string[]): InFlight | undefined {
-    return this.inflight.find((entry) => startsWith(digests, entry))
-  }
-
-  /** Waits for `fold` to settle, up to `maxWaitMs`. */
-  async wait(fold: InFlight): Promise<void> {
-    await waitOn(REAL_TIME_CLOCK, fold.done, this.settings.maxWaitMs)
+  /** Waits for `flight` to settle, up to `maxWaitMs`. */
+  async wait(flight: FoldFlight): Promise<void> {
+    await waitOn(REAL_TIME_CLOCK, flight.settled, this.settings.maxWaitMs)
   }
 
   /** Whether a background fold's record is among `applied` (this call is its logged rewrite); forgets it. */
@@ -48,31 +39,35 @@ export class BackgroundFoldTracker {
     return (
       // The engine's soft threshold S (a fixed ratio: the middleware has no session pace for `adaptive`).
       estimated >= softThreshold(thresholdTokens, this.settings.startRatio, undefined) &&
-      !this.refused.some((entry) => startsWith(digests, entry))
+      !this.refused.some((entry) => digests[entry.length] === entry.digest)
     )
   }
 
   /**
-   * Runs `fold` beside the conversation for the prompt with these digests: a committed record
-   * waits to land, a refusal marks the prompt (a refused summary would be refused again on the
-   * next step: one paid call per fold is enough), a failure goes to `failed`.
+   * Runs `fold` beside the conversation as the flight of `replayed` (the prompt its summary call
+   * replays); `digests` are the starting call's. A committed record waits to land, a refusal
+   * marks the starting prompt (a refused summary would be refused again on the next step: one
+   * paid call per fold is enough), a failure goes to `failed` and marks it too.
    */
   start(
+    flights: FoldFlights,
+    replayed: readonly string[],
     digests: readonly string[],
-    fold: () => Promise<FoldedCall | undefined>,
+    fold: () => Promise<FoldOutcome>,
     failed: (error: unknown) => void,
   ): void {
-    const entry: InFlight = { digest: digests.at(-1) as string, length: digests.length - 1, done: Promise.resolve() }
-    entry.done = fold()
-      .then((folded) => {
-        if (folded) this.landing.add(folded.record)
-        else this.refused.push({ digest: entry.digest, length: entry.length })
-      }, failed)
-      .finally(() => this.inflight.splice(this.inflight.indexOf(entry), 1))
-    this.inflight.push(entry)
+    const key: PromptKey = { digest: digests.at(-1) as string, length: digests.length - 1 }
+    const work = fold()
+    flights.track(replayed, 'background', work)
+    work.then(
+      (outcome) => {
+        if ('record' in outcome) this.landing.add(outcome.record)
+        else this.refused.push(key)
+      },
+      (error: unknown) => {
+        this.refused.push(key)
+        failed(error)
+      },
+    )
   }
-}
-
-function startsWith(digests: readonly string[], key: PromptKey): boolean {
-  return digests[key.length] === key.digest
 }

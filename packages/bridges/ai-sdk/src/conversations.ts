@@ -1,16 +1,24 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Usage } from '@ai-sdk/provider'
-import { resolveBudget, resolvePolicy } from '@warmfold/compaction-basic/engine-parts'
+import type { ResolvedPolicy } from '@warmfold/compaction-basic/engine-parts'
+import {
+  MIN_SUMMARY_OUTPUT_TOKENS,
+  resolveBudget,
+  resolvePolicy,
+  summaryLimit,
+} from '@warmfold/compaction-basic/engine-parts'
 import { applyFolds, leadingSystemMessages } from './apply-folds.ts'
 import { BackgroundFoldTracker } from './background-fold-tracker.ts'
+import { FoldFlights, unlessAborted } from './fold-flights.ts'
 import { bodyValue } from './body-replay.ts'
-import type { FoldInput } from './fold-prompt.ts'
+import type { FoldInput, FoldOutcome } from './fold-prompt.ts'
 import { foldPrompt } from './fold-prompt.ts'
 import type { ParsedMiddlewareOptions } from './middleware-options.ts'
 import { contextWindowFor } from './middleware-options.ts'
-import type { RequestRelation } from './reports.ts'
+import type { FoldBackOff, RequestRelation } from './reports.ts'
 import { refusedFold } from './reports.ts'
 import type { SentRequest } from './sent-requests.ts'
-import { describeRewrite, estimateCall, SentRequests } from './sent-requests.ts'
+import { describeRewrite, estimateCall, messageTokens, SentRequests } from './sent-requests.ts'
+import { INSTRUCTION_MESSAGE } from './summary-calls.ts'
 
 /**
  * The conversations of one middleware: what it sent (each call's lineage: which earlier request
@@ -21,6 +29,7 @@ export class Conversations {
   private readonly sent = new SentRequests()
   /** The request each call became, until the provider answers it. */
   private readonly pending = new WeakMap<LanguageModelV3CallOptions, SentRequest>()
+  private readonly flights = new FoldFlights()
   private readonly background?: BackgroundFoldTracker
 
   constructor(private readonly options: ParsedMiddlewareOptions) {
@@ -30,7 +39,8 @@ export class Conversations {
   /**
    * The call as the inner model gets it: recorded folds applied, folded now when it reaches the
    * threshold (unless `fold` is false or a refused fold backs off), and a background fold started
-   * beside it from the soft threshold.
+   * beside it from the soft threshold. A call at the threshold whose conversation has a fold in
+   * flight waits for that fold and takes its checkpoint (or its back-off) instead of folding again.
    */
   async prepare(
     type: 'generate' | 'stream',
@@ -51,20 +61,31 @@ export class Conversations {
       return { call, applied, kept, described, lineage, estimated: estimateCall(call, lineage) }
     }
     let current = await view()
-    // At the threshold, a background fold of this conversation still in flight is waited for before folding here.
-    const waiting = this.background?.inFlight(current.described.digests)
-    if (waiting && current.estimated >= budget.thresholdTokens) {
-      await this.background!.wait(waiting)
+    const flight = this.flights.find(current.described.digests)
+    let shared: FoldOutcome | undefined
+    if (flight && current.estimated >= budget.thresholdTokens) {
+      // A background fold is waited for up to maxWaitMs; another call's fold (a branch beside this one) to its end.
+      const signal = params.abortSignal
+      if (flight.trigger === 'background') await unlessAborted(this.background!.wait(flight), signal)
+      else shared = await unlessAborted(flight.settled, signal)
       current = await view()
     }
     let { call, described, estimated } = current
     const { applied, kept, lineage } = current
     let relation: RequestRelation = lineage.relation
-    // A background fold's checkpoint lands here: this call is the logged rewrite.
-    if (this.background?.landed(applied) && relation !== 'extends') relation = 'fold'
+    // A background fold's or a sibling's checkpoint lands here: this call is the logged rewrite.
+    const sharedRecord = shared && 'record' in shared ? shared.record : undefined
+    const landed = this.background?.landed(applied) || (!!sharedRecord && applied.includes(sharedRecord))
+    if (landed && relation !== 'extends') relation = 'fold'
     const previous = lineage.relation === 'extends' ? lineage.previous : undefined
-    const backoff = !!previous?.backoff && !hasNewUserMessage(call, previous.params.prompt.length)
-    let refused = false
+    let backOff = previous?.backOff !== undefined && previous.backOff > 0
+    if (backOff && hasNewUserMessage(call, previous!.params.prompt.length)) backOff = false
+    // A failed summary call's back-off ends at the last call whose fold still fits: the next call's
+    // summary would replay this call's prompt, and that would leave no room for a checkpoint.
+    if (backOff && previous!.backOff !== Number.POSITIVE_INFINITY && lastChance(estimated, window, policy))
+      backOff = false
+    // A sibling's refusal is this call's too: the same summary request would be refused again.
+    let refused: FoldBackOff | undefined = shared && 'backOff' in shared && !shared.aborted ? shared.backOff : undefined
     const input: Omit<FoldInput, 'trigger' | 'call'> = {
       type,
       model,
@@ -75,24 +96,30 @@ export class Conversations {
       window,
       policy,
       budget,
+      chars: (request) => sent.fingerprint(model.provider, model.modelId, request).chars,
     }
-    if (estimated >= budget.thresholdTokens && fold && !backoff) {
-      const folded = await foldPrompt(options, { ...input, call, trigger: 'pressure' })
-      if (folded) {
-        call = folded.call
+    const replayed = lineage.relation === 'extends' ? lineage.previous!.digests : described.digests
+    if (estimated >= budget.thresholdTokens && fold && !backOff && !refused) {
+      const work = foldPrompt(options, { ...input, call, trigger: 'pressure' })
+      this.flights.track(replayed, 'pressure', work)
+      const outcome = await work
+      if ('record' in outcome) {
+        call = outcome.call
         described = sent.describe(model.provider, model.modelId, call)
         relation = 'fold'
-        estimated = folded.tokensAfter
-      } else refused = true
+        estimated = outcome.tokensAfter
+      } else refused = outcome.backOff
     } else if (
       this.background?.mayStart(estimated, budget.thresholdTokens, described.digests) &&
       lineage.relation === 'extends' &&
-      !waiting &&
+      !flight &&
       fold &&
-      !backoff
+      !backOff
     ) {
       const started = call
       this.background.start(
+        this.flights,
+        replayed,
         described.digests,
         () => foldPrompt(options, { ...input, call: started, trigger: 'background' }),
         (error) => this.backgroundFailed(error, estimated),
@@ -105,7 +132,7 @@ export class Conversations {
       estimatedTokens: estimated,
       relation,
       ...(relation === 'host-rewrite' && lineage.divergence ? { divergence: lineage.divergence } : {}),
-      backoff: refused || backoff,
+      ...backOffAfter(refused, backOff ? previous!.backOff : undefined),
     }
     sent.add(request)
     this.pending.set(call, request)
@@ -144,4 +171,20 @@ export class Conversations {
 /** Whether a user message (not a tool result) arrived after the first `since` messages. */
 function hasNewUserMessage(call: LanguageModelV3CallOptions, since: number): boolean {
   return call.prompt.slice(since).some((message) => message.role === 'user')
+}
+
+/**
+ * The back-off a request leaves its conversation: a refusal made now starts one (a failed summary
+ * call for its number of calls, a refused fold until the next user message), else a back-off in
+ * force counts this call.
+ */
+function backOffAfter(refused: FoldBackOff | undefined, inForce: number | undefined): Pick<SentRequest, 'backOff'> {
+  if (refused) return { backOff: refused.kind === 'failed' ? refused.calls : Number.POSITIVE_INFINITY }
+  return inForce === undefined ? {} : { backOff: inForce - 1 }
+}
+
+/** Whether a summary call replaying a prompt of `estimated` tokens would leave no room for a checkpoint. */
+function lastChance(estimated: number, window: number, policy: ResolvedPolicy): boolean {
+  const room = summaryLimit(window, policy.summaryMarginRatio) - estimated - messageTokens(INSTRUCTION_MESSAGE)
+  return room < MIN_SUMMARY_OUTPUT_TOKENS
 }

@@ -6,20 +6,19 @@ import {
   CompactionRefusal,
   frameCheckpoint,
   MIN_SUMMARY_OUTPUT_TOKENS,
-  pricesWithin,
   selectRegion,
   summaryLimit,
 } from '@warmfold/compaction-basic/engine-parts'
-import { bodyValue, compareBodies } from './body-replay.ts'
+import { bodyValue } from './body-replay.ts'
 import { foldAuditor } from './fold-audit.ts'
 import type { FoldRecord } from './fold-store.ts'
 import type { ParsedMiddlewareOptions } from './middleware-options.ts'
 import { prefixDigests } from '@warmfold/cache-ledger/prefix'
-import type { FoldReport } from './reports.ts'
+import { foldVerdict } from './fold-verdict.ts'
+import type { FoldBackOff, FoldReport } from './reports.ts'
 import { refusedFold } from './reports.ts'
 import type { Lineage } from './sent-requests.ts'
-import { describeRewrite, estimatePrompt, messageTokens } from './sent-requests.ts'
-import type { SummaryOutcome } from './summary-calls.ts'
+import { estimatePrompt, messageTokens } from './sent-requests.ts'
 import { INSTRUCTION_MESSAGE, summarizeThrough } from './summary-calls.ts'
 import { warmfoldMessage, warmfoldRequest } from './warmfold-view.ts'
 
@@ -37,6 +36,8 @@ export interface FoldInput {
   readonly window: number
   readonly policy: ResolvedPolicy
   readonly budget: CompactionBudget
+  /** Characters of a request as the cache ledger fingerprints it (`RequestFingerprint.chars`). */
+  readonly chars: (call: LanguageModelV3CallOptions) => number
 }
 
 /** A committed fold: the call folded, its estimate, and the record that folds later calls. */
@@ -46,6 +47,15 @@ export interface FoldedCall {
   readonly record: FoldRecord
 }
 
+/** A fold that committed nothing: how its conversation backs off, and whether the caller aborted it. */
+export interface RefusedFold {
+  readonly backOff: FoldBackOff
+  readonly aborted: boolean
+}
+
+/** What one fold came to. */
+export type FoldOutcome = FoldedCall | RefusedFold
+
 /**
  * Folds the oldest balanced head of `input.call`'s history into one checkpoint message: the
  * engine's region selection, then its summary loop over a replay of the previous request of the
@@ -54,26 +64,27 @@ export interface FoldedCall {
  * rewrote its history), the call itself is replayed and the fold is reported cold. The checkpoint
  * carries the engine's artifact trail and the fold its audit. The record is stored before the
  * folded call is sent; every attempt is reported through `onFold`.
- * @returns the folded call, or `undefined` when the fold was refused.
+ * @returns the folded call, or how the refused fold backs off.
  */
-export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldInput): Promise<FoldedCall | undefined> {
+export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldInput): Promise<FoldOutcome> {
   const { call, lineage, kept, policy, window } = input
   const base = lineage.relation === 'extends' ? lineage.previous : undefined
   const replay = base?.params ?? call
   const type = base?.type ?? input.type
-  const refuse = (refusal: string, extra: Partial<FoldReport> = {}) => {
-    options.onFold?.(refusedFold(input.trigger, refusal, input.estimated, extra))
-    return undefined
+  const refuse = (refusal: string, extra: Partial<FoldReport> = {}, failed = false, aborted = false): RefusedFold => {
+    const backOff: FoldBackOff = failed ? { kind: 'failed', calls: options.backOffCalls } : { kind: 'refused' }
+    const report = { ...extra, ...(input.trigger === 'pressure' ? { backOff } : {}) }
+    options.onFold?.(refusedFold(input.trigger, refusal, input.estimated, report))
+    return { backOff, aborted }
   }
   const rest = call.prompt.slice(kept)
   const prices = rest.map(messageTokens)
   // The region lies inside the replayed request and before the latest assistant turn that
   // carries reasoning with provider metadata (its signature must reach the provider unchanged).
   const limit = Math.min(replay.prompt.length, protectedFrom(call.prompt)) - kept
-  const region = selectRegion(prices, balancedCuts(rest.map(warmfoldMessage)), input.budget.retainTokens, {
-    prices: pricesWithin(prices, limit),
-    maxTokens: Number.MAX_SAFE_INTEGER,
-  })
+  // A cut past the limit is not offered at all: the region then ends inside it whatever the tail holds.
+  const cuts = balancedCuts(rest.map(warmfoldMessage)).map((balanced, position) => balanced && position <= limit)
+  const region = selectRegion(prices, cuts, input.budget.retainTokens)
   if (!region) return refuse('no balanced head region is left to summarize: the retained tail alone fills the request')
   const leadingCheckpoint = input.applied.some((record) => record.checkpoint === rest[0])
   if (region.end === 0 && leadingCheckpoint) return refuse('the only foldable message is the previous checkpoint')
@@ -103,8 +114,10 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
       ...(summaryCall.requestBody === undefined ? {} : { requestBody: bodyValue(summaryCall.requestBody) }),
     }),
   )
-  const verdict = verdictOf(lineage, base, outcome)
-  if ('refusal' in outcome) return refuse(endsUncommitted(outcome.refusal), verdict)
+  const summaryChars = input.chars(summaryRequest)
+  const toleranceTokens = options.providerToleranceTokens
+  const verdict = foldVerdict({ lineage, base, outcome, summaryChars, toleranceTokens })
+  if ('refusal' in outcome) return refuse(endsUncommitted(outcome.refusal), verdict, outcome.failed, outcome.aborted)
   const prefixLength = region.end + 1
   const folded = rest.slice(0, prefixLength)
   const shadowedTokens = prices.slice(0, prefixLength).reduce((sum, price) => sum + price, 0)
@@ -148,41 +161,6 @@ export async function foldPrompt(options: ParsedMiddlewareOptions, input: FoldIn
 /** The loop's refusal as the fold report's sentence: every refusal ends saying nothing was committed. */
 function endsUncommitted(refusal: string): string {
   return refusal.endsWith('; no checkpoint was committed') ? refusal : `${refusal}; no checkpoint was committed`
-}
-
-/** Whether the summary call read the previous request's cache, judged on the bodies the provider received. */
-function verdictOf(
-  lineage: Lineage,
-  base: Lineage['previous'],
-  outcome: SummaryOutcome,
-): Pick<FoldReport, 'warm' | 'attempts'> & Partial<FoldReport> {
-  const coldReason = base
-    ? undefined
-    : lineage.relation === 'host-rewrite' && lineage.divergence
-      ? `the host rewrote its history since the last request: ${describeRewrite(lineage.divergence)}`
-      : 'no earlier request of this conversation to replay: the request was already above the threshold'
-  const first = outcome.calls[0]
-  const bodies = base && first ? compareBodies(base.body, bodyValue(first.requestBody)) : undefined
-  const cacheRead = first?.usage?.inputTokens.cacheRead
-  const warm = !!bodies?.replay && cacheRead !== 0
-  const departs = bodies && !bodies.replay ? bodies.firstDifferingPath : undefined
-  const previousPromptTokens = base?.usage?.inputTokens.total
-  const usage = outcome.calls.at(-1)?.usage
-  return {
-    warm,
-    ...(bodies?.appendedAt ? { appendedAt: bodies.appendedAt } : {}),
-    ...(bodies?.firstDifferingPath ? { firstDifferingPath: bodies.firstDifferingPath } : {}),
-    ...(coldReason
-      ? { coldReason }
-      : departs !== undefined
-        ? { coldReason: `the summary body departs from the previous request's body at ${departs}` }
-        : cacheRead === 0
-          ? { coldReason: 'the provider reported no cache read for the summary call' }
-          : {}),
-    ...(previousPromptTokens === undefined ? {} : { previousPromptTokens }),
-    attempts: outcome.attempts,
-    ...(usage ? { usage } : {}),
-  }
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   resolveBackgroundFold,
   resolveFoldAudit,
 } from '@warmfold/compaction-basic/engine-parts'
+import { DEFAULT_PROVIDER_TOLERANCE_TOKENS } from '@warmfold/cache-ledger/prefix'
 import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 import { memoryFoldStore } from './fold-store.ts'
@@ -57,9 +58,36 @@ export interface WarmfoldMiddlewareOptions extends MiddlewarePolicy {
   audit?: FoldAuditConfig
   /** The engine's `artifactTrail` key: the section code writes into every checkpoint. Default on. */
   artifactTrail?: ArtifactTrailConfig
+  /**
+   * After a fold whose summary call failed (a provider error that may pass, a broken stream,
+   * `summaryDeadlineMs`), the conversation's next `backOffCalls` calls are sent without trying to
+   * fold; the one after tries again. A fold refused for its content (no usable summary, nothing
+   * foldable) backs off until the next user message instead. A new user message lifts both.
+   * A non-negative integer; default 2.
+   */
+  backOffCalls?: number
+  /**
+   * How far the summary call's cache read may fall short of the previous request it replays
+   * (and by more than 5 %) before the fold is reported cold with cause `provider`: the cache
+   * ledger's `providerToleranceTokens` rule. A non-negative integer (tokens); default 1024.
+   */
+  providerToleranceTokens?: number
 }
 
-const OWN_KEYS = ['contextWindow', 'store', 'onFold', 'onCacheReport', 'background', 'audit', 'artifactTrail'] as const
+const OWN_KEYS = [
+  'contextWindow',
+  'store',
+  'onFold',
+  'onCacheReport',
+  'background',
+  'audit',
+  'artifactTrail',
+  'backOffCalls',
+  'providerToleranceTokens',
+] as const
+
+/** Default of `backOffCalls`: a failed summary call is tried again two calls later. */
+export const DEFAULT_BACK_OFF_CALLS = 2
 
 /**
  * Context windows (tokens) of models a host need not configure, by the model id the provider
@@ -83,6 +111,8 @@ export interface ParsedMiddlewareOptions {
   readonly onCacheReport?: (report: CacheReport) => void
   /** Background folds when enabled, with defaults applied. */
   readonly background?: { readonly startRatio: number; readonly maxWaitMs: number }
+  readonly backOffCalls: number
+  readonly providerToleranceTokens: number
 }
 
 function fail(message: string): never {
@@ -96,7 +126,8 @@ function fail(message: string): never {
  * @throws TypeError naming the key and the value.
  */
 export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | undefined): ParsedMiddlewareOptions {
-  if (options === undefined) return { policy: {}, store: memoryFoldStore(), foldAudit: resolveFoldAudit({}, {}) }
+  if (options === undefined)
+    return { policy: {}, store: memoryFoldStore(), foldAudit: resolveFoldAudit({}, {}), ...COUNTS }
   if (typeof options !== 'object' || options === null) fail(`expected an object, got ${JSON.stringify(options)}`)
   const policy: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(options)) {
@@ -112,6 +143,11 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
   if (onFold !== undefined && typeof onFold !== 'function') fail(`onFold must be a function, got ${typeof onFold}`)
   if (onCacheReport !== undefined && typeof onCacheReport !== 'function')
     fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
+  for (const key of ['backOffCalls', 'providerToleranceTokens'] as const) {
+    const value = options[key]
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0))
+      fail(`${key} must be a non-negative integer, got ${typeof value === 'number' ? value : JSON.stringify(value)}`)
+  }
   if (options.summaryBudget?.fallbackEffort !== undefined)
     fail(
       'summaryBudget.fallbackEffort is not supported: an AI SDK call sets its reasoning effort in provider ' +
@@ -146,8 +182,12 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
     ...(onFold ? { onFold } : {}),
     ...(onCacheReport ? { onCacheReport } : {}),
     ...(background ? { background } : {}),
+    backOffCalls: options.backOffCalls ?? COUNTS.backOffCalls,
+    providerToleranceTokens: options.providerToleranceTokens ?? COUNTS.providerToleranceTokens,
   }
 }
+
+const COUNTS = { backOffCalls: DEFAULT_BACK_OFF_CALLS, providerToleranceTokens: DEFAULT_PROVIDER_TOLERANCE_TOKENS }
 
 /**
  * The context window for `modelId`: the option, else the table.

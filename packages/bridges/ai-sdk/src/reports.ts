@@ -30,6 +30,26 @@ export interface CacheReport {
   readonly requestBody?: unknown
 }
 
+/**
+ * Why a fold's summary call was cold: `first` no earlier request of the conversation to replay
+ * (the first request was already over the threshold); `host-rewrite` the host rewrote its history
+ * since the last request, so the call replays itself; `body-departs` the summary body is not the
+ * previous body plus one instruction (`firstDifferingPath` says where); `provider` the body was a
+ * replay but the provider read nothing, or clearly less than the previous request it replays
+ * (the cache ledger's `provider` cause: evicted, routed elsewhere, expired).
+ */
+export type ColdCause = 'first' | 'host-rewrite' | 'body-departs' | 'provider'
+
+/**
+ * How an uncommitted `pressure` fold backs off. `failed`: the summary call failed (a provider
+ * error that may pass, a broken stream, `summaryDeadlineMs`, an abort): the conversation's next
+ * `calls` calls do not try to fold (`backOffCalls`), the one after does. `refused`: the model
+ * answered without a usable summary, a provider refused the request for good (an error it calls
+ * not retryable), or nothing could be folded: no fold is tried again until the next user message.
+ * A new user message lifts either at once.
+ */
+export type FoldBackOff = { readonly kind: 'failed'; readonly calls: number } | { readonly kind: 'refused' }
+
 /** One fold attempt. */
 export interface FoldReport {
   /**
@@ -46,16 +66,20 @@ export interface FoldReport {
   readonly refusal?: string
   /**
    * The summary call read the previous request's cache: its body is the previous request's body
-   * plus one appended instruction (output cap aside), and the provider reported cache reads (or
-   * reports none at all).
+   * plus one appended instruction (output cap aside), and the provider's cache read is not a miss
+   * by the cache ledger's rule (`providerMissed` of `@warmfold/cache-ledger/prefix`: short of the
+   * previous request by more than `providerToleranceTokens` and 5 %), nor zero; a provider that
+   * reports no cache reads at all is not blamed.
    */
   readonly warm: boolean
   /** Where the instruction was appended in the summary body (a replay). */
   readonly appendedAt?: string
   /** The first path where the summary body departs from the previous body (not a replay). */
   readonly firstDifferingPath?: string
-  /** Why the summary call is not warm, in a sentence (a host rewrite, a changed setting). */
+  /** Why the summary call is not warm, in a sentence (a host rewrite, a changed setting, the provider's miss). */
   readonly coldReason?: string
+  /** Why the summary call is not warm, as a word (see {@link ColdCause}); set whenever `coldReason` is. */
+  readonly coldCause?: ColdCause
   /** Prompt messages folded into the checkpoint (system messages stay, not counted). */
   readonly foldedMessages: number
   /** Estimated tokens of the request before and after the fold. */
@@ -63,6 +87,8 @@ export interface FoldReport {
   readonly tokensAfter: number
   /** The previous request's prompt tokens as its provider reported them (what a warm summary reads). */
   readonly previousPromptTokens?: number
+  /** For an uncommitted `pressure` fold: how the conversation backs off before it tries again. */
+  readonly backOff?: FoldBackOff
   /** The summary calls made (the engine's budget ladder). */
   readonly attempts: readonly SummaryAttempt[]
   /** Usage of the last summary call. */

@@ -19,8 +19,11 @@ export interface SentRequest {
   readonly relation: RequestRelation
   /** For `host-rewrite`: where the prompt departs from the request it rewrote. */
   readonly divergence?: CacheDivergence
-  /** A fold of this conversation was refused; no new fold is tried until the next user message. */
-  readonly backoff: boolean
+  /**
+   * Later calls of this conversation that do not try to fold (a fold failed or was refused, see
+   * `FoldBackOff`; infinite: until the next user message, which lifts any back-off).
+   */
+  readonly backOff?: number
   usage?: LanguageModelV3Usage
   body?: unknown
 }
@@ -88,12 +91,17 @@ export class SentRequests {
     modelId: string,
     params: LanguageModelV3CallOptions,
   ): Pick<SentRequest, 'fingerprint' | 'familyKey' | 'digests'> {
-    const fingerprint = this.fingerprinter.fingerprint(warmfoldRequest(provider, modelId, params))
+    const fingerprint = this.fingerprint(provider, modelId, params)
     const tools = fingerprint.segments
       .slice(0, fingerprint.tools)
       .map((segment) => segment.hash)
       .join('.')
     return { fingerprint, familyKey: `${fingerprint.family}|${tools}`, digests: prefixDigests(params.prompt) }
+  }
+
+  /** The fingerprint of `params` for `provider`/`modelId` alone. */
+  fingerprint(provider: string, modelId: string, params: LanguageModelV3CallOptions): RequestFingerprint {
+    return this.fingerprinter.fingerprint(warmfoldRequest(provider, modelId, params))
   }
 
   /** Where a call so described stands against what was sent. */

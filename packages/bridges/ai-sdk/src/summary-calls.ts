@@ -1,4 +1,5 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Message } from '@ai-sdk/provider'
+import { APICallError } from '@ai-sdk/provider'
 import type { SummaryAttempt } from '@warmfold/compaction'
 import type { SummaryCallBudget, SummaryTransport } from '@warmfold/compaction-basic/engine-parts'
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
@@ -15,7 +16,15 @@ export const INSTRUCTION_MESSAGE: LanguageModelV3Message = Object.freeze({
 /** The summary calls of one fold. */
 export type SummaryOutcome =
   | { readonly summary: string; readonly attempts: readonly SummaryAttempt[]; readonly calls: readonly InnerResult[] }
-  | { readonly refusal: string; readonly attempts: readonly SummaryAttempt[]; readonly calls: readonly InnerResult[] }
+  | {
+      readonly refusal: string
+      /** The summary call failed (see {@link failedTransiently}): worth trying again soon. */
+      readonly failed: boolean
+      /** It failed because the caller's abort signal fired. */
+      readonly aborted: boolean
+      readonly attempts: readonly SummaryAttempt[]
+      readonly calls: readonly InnerResult[]
+    }
 
 /**
  * Sends the summary request through the inner model with the engine's summary loop
@@ -59,6 +68,20 @@ export async function summarizeThrough(
     return { summary: outcome.text, attempts: outcome.attempts, calls }
   } catch (error) {
     if (!(error instanceof CompactionRefusal)) throw error
-    return { refusal: error.message, attempts: error.attempts ?? attempts, calls }
+    const made = error.attempts ?? attempts
+    const aborted = error.code === 'cancelled'
+    return { refusal: error.message, failed: failedTransiently(error, made), aborted, attempts: made, calls }
   }
+}
+
+/**
+ * Whether a refusal is a summary call that failed rather than an answer without a usable summary:
+ * its last call ended in an error or an abort (a provider error, a broken stream, the deadline),
+ * unless the provider called the error not retryable (the same request would fail again).
+ */
+function failedTransiently(refusal: CompactionRefusal, attempts: readonly SummaryAttempt[]): boolean {
+  const finish = attempts.at(-1)?.finishReason
+  if (finish !== 'error' && finish !== 'aborted') return false
+  const cause = refusal.cause
+  return !(APICallError.isInstance(cause) && !cause.isRetryable)
 }

@@ -4,6 +4,7 @@ import type { LanguageModelV3 } from '@ai-sdk/provider'
 import { COMPACTION_INSTRUCTION } from '@warmfold/compaction-basic'
 import type { RecordedRequest, Reply } from '@warmfold/test-utils'
 import { NamedEvent, RecordingServer } from '@warmfold/test-utils'
+import { OUTPUT_CAP_KEYS } from '../src/index.ts'
 
 /** Which wire format the scripted server speaks. */
 export type Wire = 'openai-compatible' | 'anthropic'
@@ -21,6 +22,14 @@ export interface ScriptedOptions {
   readonly holdSummaries?: Promise<void>
   /** The summary text in place of {@link SUMMARY_TEXT}. */
   readonly summaryText?: string
+  /** Report at most this many cached tokens for summary calls (a provider whose cache was mostly evicted). */
+  readonly summaryCachedTokens?: number
+  /** Answer the summary calls whose numbers are listed (0-based, over every summary call) with an error. */
+  readonly failingSummaries?: readonly number[]
+  /** The HTTP status of those errors: 503 (overloaded, retryable) unless given. */
+  readonly failingStatus?: number
+  /** Answer a request of more tokens than this with HTTP 400 `context_length_exceeded`, as a provider does. */
+  readonly window?: number
 }
 
 /** A request the server received, with what it made of it. */
@@ -35,7 +44,8 @@ export interface ScriptedRequest {
  * A scripted model on a real 127.0.0.1 server: conversation request `n` (counted by the server)
  * asks for `read_file` with `file-n.ts` until `steps` calls were made, then answers `done`; a
  * request whose last text is warmfold's instruction gets a summary. Usage counts 4 characters
- * per token, cached tokens being the longest body prefix shared with an earlier request.
+ * per token, cached tokens being the longest body prefix shared with an earlier request, the
+ * output cap left out of both (a provider caches the prompt, not the call's settings for output).
  */
 export class ScriptedProvider {
   readonly requests: ScriptedRequest[] = []
@@ -85,12 +95,33 @@ export class ScriptedProvider {
     const body = recorded.json as { messages: Array<{ role: string; content: unknown }>; stream?: boolean }
     const summary = lastText(body.messages) === COMPACTION_INSTRUCTION
     let cached = 0
-    for (const earlier of this.requests) cached = Math.max(cached, sharedPrefix(earlier.recorded.body, recorded.body))
+    const prompt = promptText(recorded)
+    for (const earlier of this.requests) cached = Math.max(cached, sharedPrefix(promptText(earlier.recorded), prompt))
     const promptTokens = Math.ceil(recorded.body.length / 4)
     this.requests.push({ recorded, summary, promptTokens })
-    const usage = { prompt: promptTokens, cached: this.options.noCacheReads ? 0 : Math.floor(cached / 4) }
+    const { window, summaryCachedTokens, failingSummaries } = this.options
+    if (window !== undefined && promptTokens > window)
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `This model's maximum context length is ${window} tokens; the request has ${promptTokens}.`,
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+          },
+        },
+      }
+    let cachedTokens = this.options.noCacheReads ? 0 : Math.floor(cached / 4)
+    if (summary && summaryCachedTokens !== undefined) cachedTokens = Math.min(cachedTokens, summaryCachedTokens)
+    const usage = { prompt: promptTokens, cached: cachedTokens }
     if (summary) {
-      const scripted = this.options.summaryReplies?.[this.summaryCalls++]
+      const number = this.summaryCalls++
+      if (failingSummaries?.includes(number)) {
+        const status = this.options.failingStatus ?? 503
+        const message = status === 503 ? 'The server is overloaded.' : `The request was rejected (${status}).`
+        return { status, body: { error: { message, type: status === 503 ? 'server_error' : 'invalid_request_error' } } }
+      }
+      const scripted = this.options.summaryReplies?.[number]
       if (scripted === 'tool-call')
         return this.reply(
           { call: { id: 'call_summary', name: 'read_file', arguments: '{"path":"more.ts"}' } },
@@ -99,9 +130,9 @@ export class ScriptedProvider {
         )
       if (scripted === 'truncated')
         return this.reply({ text: '## Goal and Intent\n- read', truncated: true }, usage, body.stream === true)
-      // Each summary differs, so a fold made again never passes for the fold re-applied.
+      // Each summary differs (numbered from 1), so a fold made again never passes for the fold re-applied.
       const text = this.options.summaryText ?? SUMMARY_TEXT
-      return this.reply({ text: `${text}\n- summary call ${this.summaryCalls}` }, usage, body.stream === true)
+      return this.reply({ text: `${text}\n- summary call ${number + 1}` }, usage, body.stream === true)
     }
     const step = this.conversationRequests++
     if (step < this.steps)
@@ -217,6 +248,12 @@ function lastText(messages: Array<{ content: unknown }>): string | undefined {
   if (!Array.isArray(content)) return undefined
   const last = content.at(-1) as { type?: string; text?: string } | undefined
   return last?.type === 'text' ? last.text : undefined
+}
+
+/** The request body without its output cap: what a provider's prompt cache keys on. */
+function promptText(recorded: RecordedRequest): string {
+  const entries = Object.entries(recorded.json as Record<string, unknown>)
+  return JSON.stringify(Object.fromEntries(entries.filter(([key]) => !OUTPUT_CAP_KEYS.has(key))))
 }
 
 function sharedPrefix(left: string, right: string): number {

@@ -1,5 +1,3 @@
-import type { TokenUsage } from '@warmfold/llm'
-import { promptTokensOf } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { CacheBreakCause, Comparison, PrefixMatch } from './prefix/index.ts'
 
@@ -84,24 +82,4 @@ function rewriteCause(rewrites: readonly LoggedRewrite[], index: number): CacheB
     if (!best || rewrite.start > best.start || (rewrite.start === best.start && rewrite.kind === 'fold')) best = rewrite
   }
   return best ? best.kind : 'unknown'
-}
-
-/**
- * Whether the provider reported clearly fewer cached tokens than the prompt made possible:
- * the expected prefix, converted to the provider's tokens at the request's own ratio of reported
- * prompt tokens to characters, exceeds the cached tokens by more than `toleranceTokens` and by
- * more than 5 % (providers cache in blocks and behind minimum lengths). False when the provider
- * reported no prompt or cached tokens.
- */
-export function providerMissed(
-  expectedChars: number,
-  promptChars: number,
-  usage: TokenUsage | undefined,
-  toleranceTokens: number,
-): boolean {
-  if (!usage || usage.cacheReadTokens === undefined || promptChars <= 0) return false
-  const promptTokens = promptTokensOf(usage)
-  if (!promptTokens) return false
-  const expectedTokens = (expectedChars * promptTokens) / promptChars
-  return expectedTokens - usage.cacheReadTokens > Math.max(toleranceTokens, 0.05 * expectedTokens)
 }

@@ -8,7 +8,7 @@ import type { CacheGuardData } from './cache-events.ts'
 import { CacheGuardError } from './cache-guard-error.ts'
 import type { CacheTotals } from './cache-totals.ts'
 import { cacheTotals } from './cache-totals.ts'
-import { DEFAULT_CACHE_TTL_MS } from './prefix/index.ts'
+import { DEFAULT_CACHE_TTL_MS, DEFAULT_PROVIDER_TOLERANCE_TOKENS } from './prefix/index.ts'
 import type { SentRequest } from './request-observer.ts'
 import { RequestObserver } from './request-observer.ts'
 
@@ -211,7 +211,7 @@ export namespace CacheLedger {
         .default({})
         .description('Cache TTL per provider id (ms), for models without ModelInfo.cacheTtlMs.'),
       providerToleranceTokens: Schema.natural()
-        .default(1024)
+        .default(DEFAULT_PROVIDER_TOLERANCE_TOKENS)
         .description('How far cached tokens may fall short of the expected prefix before the provider is blamed.'),
       forgetAfterMs: Schema.number()
         .min(1)

@@ -1,8 +1,8 @@
 import type { GenerateOptions, LlmFinish, Message } from '@warmfold/llm'
-import { canonicalJson } from '@warmfold/llm'
+import { canonicalJson, promptTokensOf } from '@warmfold/llm'
 import type { RequestHeader, Session, SessionEvent, SessionEventType } from '@warmfold/session'
 import type { CacheGuardData, CacheObservationData } from './cache-events.ts'
-import { providerMissed, rewritesBetween, structuralCause } from './break-cause.ts'
+import { rewritesBetween, structuralCause } from './break-cause.ts'
 import type { CacheBreakCause, Comparison, PrefixMatch, RequestFingerprint } from './prefix/index.ts'
 import {
   compareRequests,
@@ -10,6 +10,7 @@ import {
   describeSummaryDivergence,
   Fingerprinter,
   PrefixIndex,
+  providerMissed,
 } from './prefix/index.ts'
 
 /** A request the ledger saw being sent, waiting for the end of its stream. */
@@ -44,7 +45,10 @@ interface Reference {
 }
 
 export interface ObserverSettings {
-  /** Cached tokens may fall this far (and 5 %) short of the expected prefix before the provider is blamed. */
+  /**
+   * Cached tokens may fall this far (and 5 %) short of the expected prefix before the provider is
+   * blamed (`providerMissed`).
+   */
   readonly toleranceTokens: number
   /** Prompt parts and sessions not seen for this long are forgotten. */
   readonly forgetAfterMs: number
@@ -131,8 +135,13 @@ export class RequestObserver {
     this.sweep(now)
     const usage = outcome.usage
     const expected = sent.match.liveChars
-    const missed =
-      sent.cause === 'none' && providerMissed(expected, sent.print.chars, usage, this.settings.toleranceTokens)
+    const facts = {
+      expectedChars: expected,
+      promptChars: sent.print.chars,
+      promptTokens: usage && promptTokensOf(usage),
+      cachedTokens: usage?.cacheReadTokens,
+    }
+    const missed = sent.cause === 'none' && providerMissed(facts, this.settings.toleranceTokens)
     const cause = missed ? (sent.fork ? 'fork' : 'provider') : sent.cause
     // Every key in one order, unreported buckets undefined (the log drops them): one object shape.
     return {
