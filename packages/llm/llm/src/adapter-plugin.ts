@@ -1,5 +1,6 @@
 import type { Context } from '@cordisjs/core'
 import type { LlmAdapter } from './llm-adapter.ts'
+import type { LlmRuntime } from './llm-runtime.ts'
 import type { WarmfoldPluginInfo } from './plugin-failures.ts'
 import { LLM_ADAPTER_ROLE } from './plugin-failures.ts'
 
@@ -15,7 +16,9 @@ export abstract class LlmAdapterPlugin<A extends LlmAdapter> {
 
   constructor(ctx: Context, config: { readonly provider: string }, adapter: A) {
     this.adapter = adapter
-    ctx.llm.registerAdapter(config.provider, adapter)
+    // Typed here, not through the Context augmentation: the `/adapter` entry's declarations are built alone.
+    const llm: LlmRuntime = (ctx as Context & { llm: LlmRuntime }).llm
+    llm.registerAdapter(config.provider, adapter)
   }
 }
 
