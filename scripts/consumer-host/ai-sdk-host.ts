@@ -40,16 +40,23 @@ async function session(wire: Wire): Promise<void> {
       const call = !summary && step < STEPS ? { id: `call_${step}`, path: `file-${step++}.ts` } : undefined
       if (!summary && !call) step++
       const answer = summary ? `## Goal and Intent\n- read the files (summary ${bodies.length})` : 'done'
-      const prompt = Math.ceil(text.length / 4)
-      // A prefix cache: the longest body prefix shared with an earlier request is read, 4 characters a token.
+      // A prefix cache over the rendered prompt (tools, system, messages, the order providers render
+      // them), not the JSON body: settings such as max_tokens are not part of what a provider caches.
+      // The longest prompt prefix shared with an earlier request is read, 4 characters a token.
+      const rendered = JSON.stringify([json.tools ?? [], json.system ?? '', json.messages])
+      const prompt = Math.ceil(rendered.length / 4)
       let shared = 0
       for (const earlier of seen) {
         let index = 0
-        while (index < earlier.length && index < text.length && earlier.charCodeAt(index) === text.charCodeAt(index))
+        while (
+          index < earlier.length &&
+          index < rendered.length &&
+          earlier.charCodeAt(index) === rendered.charCodeAt(index)
+        )
           index++
         shared = Math.max(shared, index)
       }
-      seen.push(text)
+      seen.push(rendered)
       const cached = Math.floor(shared / 4)
       const reply =
         wire === 'anthropic'
