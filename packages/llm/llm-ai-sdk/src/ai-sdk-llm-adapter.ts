@@ -63,11 +63,9 @@ export class AiSdkLlmAdapter extends LlmAdapter {
     const call = this.request(options)
     const context = callContext(options, this.#config.redact)
     yield* resilientStream<LanguageModelV3StreamPart>({
+      // The config's attempt limits (timeoutMs, deadlineMs, maxRetries, retryBaseMs); the call's route wins.
+      ...this.#config,
       ...context,
-      deadlineMs: this.#config.deadlineMs,
-      maxRetries: this.#config.maxRetries,
-      retryBaseMs: this.#config.retryBaseMs,
-      timeoutMs: this.#config.timeoutMs,
       open: async (signal) =>
         (await model.model.doStream({ ...call, abortSignal: signal }))
           .stream as unknown as AsyncIterable<LanguageModelV3StreamPart>,

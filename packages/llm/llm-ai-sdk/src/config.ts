@@ -63,18 +63,10 @@ export const EFFORT_OFF = 'off'
 export const ANTHROPIC_CACHE_TTL_MS = 5 * 60_000
 
 const TOP_KEYS = ['provider', 'models', 'redact', 'timeoutMs', 'deadlineMs', 'maxRetries', 'retryBaseMs'] as const
-const MODEL_KEYS = [
-  'model',
-  'contextWindow',
-  'defaultMaxTokens',
-  'efforts',
-  'defaultEffort',
-  'effortOptions',
-  'providerOptions',
-  'cache',
-  'promptCacheKey',
-  'cacheTtlMs',
-] as const
+const MODEL_KEYS = (
+  'model contextWindow defaultMaxTokens efforts defaultEffort effortOptions providerOptions cache promptCacheKey ' +
+  'cacheTtlMs'
+).split(' ')
 
 /** The JSON-shaped part of the config, for hosts that render a form; `models` holds live objects and is left out. */
 const schema = Schema.object({

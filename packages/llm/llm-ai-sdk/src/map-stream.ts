@@ -63,9 +63,7 @@ export async function* mapStream(
     open.delete(key)
     mergeMetadata(block.metadata, metadata)
     const signature = encodeSignature(block.metadata)
-    return signature === undefined
-      ? { type: 'block-end', index: block.index }
-      : { type: 'block-end', index: block.index, signature }
+    return { type: 'block-end', index: block.index, ...(signature === undefined ? {} : { signature }) }
   }
   for await (const part of parts) {
     received += 1

@@ -127,11 +127,9 @@ export class AnthropicLlmAdapter extends LlmAdapter {
     const params = body as unknown as MessageCreateParamsStreaming
     const context = callContext(options, this.#secret)
     yield* resilientStream<RawMessageStreamEvent>({
+      // The config's attempt limits (timeoutMs, deadlineMs, maxRetries, retryBaseMs); the call's route wins.
+      ...this.#config,
       ...context,
-      deadlineMs: this.#config.deadlineMs,
-      maxRetries: this.#config.maxRetries,
-      retryBaseMs: this.#config.retryBaseMs,
-      timeoutMs: this.#config.timeoutMs,
       stallNote: ' (pings and empty deltas do not count)',
       open: (signal) => this.#client.messages.create(params, { signal }),
       progress: streamProgress,

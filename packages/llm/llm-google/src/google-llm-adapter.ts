@@ -110,11 +110,9 @@ export class GoogleLlmAdapter extends LlmAdapter {
       return response
     }
     yield* resilientStream<GeminiChunk>({
+      // The config's attempt limits (timeoutMs, deadlineMs, maxRetries, retryBaseMs); the call's route wins.
+      ...this.#config,
       ...context,
-      deadlineMs: this.#config.deadlineMs,
-      maxRetries: this.#config.maxRetries,
-      retryBaseMs: this.#config.retryBaseMs,
-      timeoutMs: this.#config.timeoutMs,
       open: (signal) => {
         headers = undefined
         return this.#send(options.model, body, fetch, signal)

@@ -97,11 +97,9 @@ export class ResponsesLlmAdapter extends LlmAdapter {
     const params = this.request(options) as unknown as ResponseCreateParamsStreaming
     const context = callContext(options, this.#secret)
     yield* resilientStream<ResponsesEvent>({
+      // The config's attempt limits (timeoutMs, deadlineMs, maxRetries, retryBaseMs); the call's route wins.
+      ...this.#config,
       ...context,
-      deadlineMs: this.#config.deadlineMs,
-      maxRetries: this.#config.maxRetries,
-      retryBaseMs: this.#config.retryBaseMs,
-      timeoutMs: this.#config.timeoutMs,
       open: async (signal) =>
         (await this.#client.responses.create(params, { signal })) as unknown as AsyncIterable<ResponsesEvent>,
       progress: streamProgress,

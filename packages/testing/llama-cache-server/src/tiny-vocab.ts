@@ -6,18 +6,8 @@ export const TOKEN_TYPE = { normal: 1, unknown: 2, control: 3, byte: 6 } as cons
  * tokens enabled (as llama-server does), so each marker is exactly one token and the boundary
  * between two requests never depends on how neighbouring text merges.
  */
-export const TEMPLATE_TOKENS = [
-  '<|system|>',
-  '<|user|>',
-  '<|assistant|>',
-  '<|tool|>',
-  '<|tools|>',
-  '<|end|>',
-  '<think>',
-  '</think>',
-  '<tool_call>',
-  '</tool_call>',
-] as const
+export const TEMPLATE_TOKENS: readonly string[] =
+  '<|system|> <|user|> <|assistant|> <|tool|> <|tools|> <|end|> <think> </think> <tool_call> </tool_call>'.split(' ')
 
 /** The piece the steered model answers with before `</s>`. */
 export const ANSWER_PIECE = 'ok'
@@ -26,30 +16,8 @@ export const ANSWER_PIECE = 'ok'
  * Whole words that get their own `▁word` piece. Every prefix (`▁t`, `▁th`, `▁the`) is a piece too,
  * because SentencePiece only merges a pair whose concatenation is in the vocabulary.
  */
-const WORDS = [
-  'the',
-  'and',
-  'to',
-  'of',
-  'in',
-  'is',
-  'that',
-  'for',
-  'with',
-  'this',
-  'you',
-  'are',
-  'file',
-  'read',
-  'tool',
-  'test',
-  'line',
-  'function',
-  'return',
-  'const',
-  'error',
-  'value',
-]
+const WORDS =
+  'the and to of in is that for with this you are file read tool test line function return const error value'.split(' ')
 
 /** The vocabulary of the tiny model: parallel arrays plus the ids the steering needs. */
 export interface TinyVocabulary {

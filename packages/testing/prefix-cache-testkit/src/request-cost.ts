@@ -43,17 +43,8 @@ export function requestCost(tokens: BilledTokens, price: PriceProfile): Cost {
 
 /** The sum of `costs` (all zero for none). */
 export function sumCosts(costs: readonly Cost[]): Cost {
-  let uncachedInput = 0
-  let cacheRead = 0
-  let cacheWrite = 0
-  let output = 0
-  for (const cost of costs) {
-    uncachedInput += cost.uncachedInput
-    cacheRead += cost.cacheRead
-    cacheWrite += cost.cacheWrite
-    output += cost.output
-  }
-  return costOf(uncachedInput, cacheRead, cacheWrite, output)
+  const sum = (part: Exclude<keyof Cost, 'total'>) => costs.reduce((total, cost) => total + cost[part], 0)
+  return costOf(sum('uncachedInput'), sum('cacheRead'), sum('cacheWrite'), sum('output'))
 }
 
 /** Dollars of `cost` under `price`, or null when the profile has no dollar rate. */

@@ -107,24 +107,11 @@ function render(bullets: ReadonlyMap<Section, readonly string[]>): string {
   ).join('\n')
 }
 
-const EXPORT_KINDS = [
-  'createLoader',
-  'resolveSpecifier',
-  'readManifest',
-  'registerHook',
-  'normalizePath',
-  'loadConfig',
-  'watchChanges',
-  'parseImports',
-] as const
-const DEPENDENCIES = [
-  'src/registry.ts',
-  'src/cache.ts',
-  'src/paths.ts',
-  'src/hooks.ts',
-  'src/config.ts',
-  'src/errors.ts',
-] as const
+const EXPORT_KINDS =
+  'createLoader resolveSpecifier readManifest registerHook normalizePath loadConfig watchChanges parseImports'.split(
+    ' ',
+  )
+const DEPENDENCIES = 'src/registry.ts src/cache.ts src/paths.ts src/hooks.ts src/config.ts src/errors.ts'.split(' ')
 const NOTES = [
   'reads the file system at import time; must move behind the registry',
   'keeps a module-level Map as a cache; the registry will own it',

@@ -1,25 +1,4 @@
-const SYLLABLES = [
-  'ka',
-  'lo',
-  'mi',
-  'ne',
-  'ru',
-  'sa',
-  'ti',
-  'vo',
-  'xe',
-  'zu',
-  'bra',
-  'cle',
-  'dri',
-  'fro',
-  'glu',
-  'pha',
-  'qui',
-  'sty',
-  'tre',
-  'wha',
-]
+const SYLLABLES = 'ka lo mi ne ru sa ti vo xe zu bra cle dri fro glu pha qui sty tre wha'.split(' ')
 
 /** A small deterministic PRNG (mulberry32). */
 export function createRandom(seed: number): () => number {

@@ -115,23 +115,15 @@ export function prepareHead(
   const budget = { ...route.policy.summaryBudget, deadlineMs: route.policy.summaryDeadlineMs }
   // The whole request only with the full output cap: a summary cut short to replay more is worse.
   // A larger cap than it leaves room for moves to the region-only replay (`narrower-replay`).
-  if (replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens) {
-    const narrower = { request: narrow.request, ceilingTokens: narrow.ceilingTokens }
-    const sized = replayed
-    return {
-      kind: 'ready',
-      region,
-      regionTokens,
-      sized,
-      budget: { ...budget, ceilingTokens: sized.ceilingTokens, narrower },
-    }
-  }
+  const sized = replayed && typeof replayed !== 'string' && replayed.maxTokens === narrow.maxTokens ? replayed : narrow
+  const narrower =
+    sized === narrow ? {} : { narrower: { request: narrow.request, ceilingTokens: narrow.ceilingTokens } }
   return {
     kind: 'ready',
     region,
     regionTokens,
-    sized: narrow,
-    budget: { ...budget, ceilingTokens: narrow.ceilingTokens },
+    sized,
+    budget: { ...budget, ceilingTokens: sized.ceilingTokens, ...narrower },
   }
 }
 

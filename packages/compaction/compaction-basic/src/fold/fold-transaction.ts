@@ -136,9 +136,7 @@ export class FoldTransaction {
       )
     }
     this.check(outcome)
-    const carry = this.planCarry()
-    const { shadowedSeqs, carriedSeqs } = carry
-    const shadowedTokenCount = carry.shadowedTokens
+    const { shadowedSeqs, carriedSeqs, shadowedTokens: shadowedTokenCount } = this.planCarry()
     const sent = outcome.sent
     const checkpoint = this.checkpointOf(outcome)
     // Before the unit (it only reads): checked against everything the model reads after the fold.

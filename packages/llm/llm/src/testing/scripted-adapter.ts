@@ -84,12 +84,7 @@ export class ScriptedAdapter extends LlmAdapter {
     if ('error' in reply) throw reply.error
     const chunks = 'chunks' in reply ? reply.chunks : chunksFor(reply)
     for await (const chunk of chunks) {
-      if (options.signal?.aborted) {
-        throw new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, {
-          cause: options.signal.reason,
-          retryable: false,
-        })
-      }
+      if (options.signal?.aborted) throw aborted(callIndex, options.signal)
       yield chunk
     }
   }
@@ -137,11 +132,9 @@ function modelInfoOf(id: string, model: ModelInfo | ScriptedModelConfig): ModelI
  */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, callIndex: number): Promise<T> {
   if (!signal) return promise
-  const aborted = () =>
-    new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: signal.reason, retryable: false })
-  if (signal.aborted) return Promise.reject(aborted())
+  if (signal.aborted) return Promise.reject(aborted(callIndex, signal))
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(aborted())
+    const onAbort = () => reject(aborted(callIndex, signal))
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(
       (value) => {
@@ -154,6 +147,10 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, call
       },
     )
   })
+}
+
+function aborted(callIndex: number, signal: AbortSignal): LlmError {
+  return new LlmError('ABORTED', `scripted call ${callIndex} was aborted`, { cause: signal.reason, retryable: false })
 }
 
 /** The chunk stream that delivers `reply`'s content the way a real adapter would. */
@@ -184,11 +181,8 @@ export function chunksFor(reply: {
       default:
         throw new TypeError(`ScriptedAdapter: a model reply cannot contain a ${block.type} block`)
     }
-    chunks.push(
-      block.signature !== undefined
-        ? { type: 'block-end', index, signature: block.signature }
-        : { type: 'block-end', index },
-    )
+    const { signature } = block
+    chunks.push({ type: 'block-end', index, ...(signature === undefined ? {} : { signature }) })
   })
   if (reply.usage) chunks.push({ type: 'usage', usage: reply.usage })
   const reason = reply.finishReason ?? (blocks.some((block) => block.type === 'tool-call') ? 'tool-calls' : 'stop')
