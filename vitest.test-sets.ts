@@ -39,10 +39,12 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/bridges/ai-sdk/test/tool-session.test.ts',
   'packages/llm/llm-anthropic/test/stalls.test.ts',
   'packages/llm/llm-openai-compatible/test/stalls.test.ts',
-  // Child processes (`warmfold --version`; `warmfold` writing to a FIFO; the README preparation script run as a process).
+  // Child processes (`warmfold --version`; `warmfold` writing to a FIFO; the README preparation script run as a process;
+  // a host that must exit by itself after ctx.stop() during a background fold).
   'packages/cli/test/cli-version.test.ts',
   'packages/cli/test/output-file.test.ts',
   'scripts/test/prepare-package-readme.test.ts',
+  'packages/testing/integration/test/background-folds/unload-exit.test.ts',
   // Slow for what they run, 2.1–3.2 s each in that run: property runs, whole workloads, a stream that must stall past a timeout.
   'packages/testing/prefix-cache-testkit/test/prefix-cache-expiry-property.test.ts',
   'packages/testing/prefix-cache-testkit/test/examples.test.ts',

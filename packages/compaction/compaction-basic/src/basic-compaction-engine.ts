@@ -65,6 +65,8 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
   private readonly core: EngineCore
   /** The background folds, when `background.enabled` and `auto` allow them. */
   private readonly background?: BackgroundFolds
+  /** Aborted when the engine unloads: every wait and summary call of the engine ends with it. */
+  private readonly lifetime = new AbortController()
 
   constructor(ctx: Context, config: Parsed<BasicCompactionEngine.Config>) {
     super(ctx, config)
@@ -161,14 +163,15 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     const state = SessionCompactionState.of(session)
     const release = state.lock()
     if (!release) return null
+    const whileLoaded = this.whileLoaded(signal)
     try {
       state.closeOpenCompaction()
-      if (trigger === 'idle') return await foldWhileWarm(this.core, agent, header, signal)
+      if (trigger === 'idle') return await foldWhileWarm(this.core, agent, header, whileLoaded)
       if (trigger === 'context-overflow') {
         await this.background?.supersede(state, 'overflow recovery')
-        return await recoverOverflow(this.core, agent, state, header, signal)
+        return await recoverOverflow(this.core, agent, state, header, whileLoaded)
       }
-      return await atRequestBoundary(this.core, this.background, agent, state, header, signal)
+      return await atRequestBoundary(this.core, this.background, agent, state, header, whileLoaded)
     } finally {
       release()
     }
@@ -188,7 +191,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
       // manual fold runs after it, on the history it left, instead of failing busy.
       await this.background?.whenSettled(agent.session)
       return await agent.runMaintenance((agentSignal) =>
-        compactManually(this.core, agent, state, signal ? AbortSignal.any([agentSignal, signal]) : agentSignal),
+        compactManually(this.core, agent, state, this.whileLoaded(signal, agentSignal)),
       )
     } catch (error) {
       if (ManualCompactionError.isInstance(error)) throw error
@@ -207,7 +210,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
     this.requireServices()
     const state = SessionCompactionState.of(agent.session)
     await this.background?.supersede(state, 'compactRegion')
-    return compactSpan(this.core, agent, state, start, end, signal)
+    return compactSpan(this.core, agent, state, start, end, this.whileLoaded(signal))
   }
 
   /**
@@ -218,6 +221,22 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
    */
   whenFoldsSettle(session: Session): Promise<void> {
     return this.background?.whenSettled(session) ?? Promise.resolve()
+  }
+
+  /**
+   * Unloading the engine (its plugin disposed, or its context stopped) ends its work: background
+   * folds in flight are discarded (`unloaded`: call aborted, bracket closed, nothing committed),
+   * and every wait and summary call on a turn's path or of a manual compaction is aborted.
+   */
+  protected override stop(): void {
+    this.lifetime.abort(new Error('the compaction engine was unloaded'))
+    this.background?.unload()
+  }
+
+  /** `signals` joined to the engine's lifetime: aborted by any of them, or when the engine unloads. */
+  private whileLoaded(...signals: Array<AbortSignal | undefined>): AbortSignal {
+    const given = signals.filter((signal): signal is AbortSignal => signal !== undefined)
+    return given.length ? AbortSignal.any([...given, this.lifetime.signal]) : this.lifetime.signal
   }
 
   /**

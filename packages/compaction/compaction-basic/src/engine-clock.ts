@@ -47,9 +47,35 @@ export const REAL_TIME_CLOCK: EngineClock = Object.freeze({
 
 /**
  * `clock.wait(work, maxMs)`, or for a clock without `wait`, `work` raced against the clock's own
- * timer. An infinite `maxMs` waits for `work` alone.
+ * timer. An infinite `maxMs` waits for `work` alone. `true` when `work` settled; `false` on time,
+ * or as soon as `signal` aborts (the caller tells the two apart by `signal.aborted`): an aborted
+ * turn or an unloading engine never sits out the rest of the wait.
  */
-export function waitOn(clock: EngineClock, work: Promise<unknown>, maxMs: number): Promise<boolean> {
+export async function waitOn(
+  clock: EngineClock,
+  work: Promise<unknown>,
+  maxMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  if (signal?.aborted) return false
+  let stop: (() => void) | undefined
+  const aborted =
+    signal &&
+    new Promise<'aborted'>((resolve) => {
+      stop = () => resolve('aborted')
+      signal.addEventListener('abort', stop, { once: true })
+    })
+  // A virtual clock moves its time on until this settles: the abort ends its wait too.
+  const watched = aborted ? Promise.race([work, aborted]) : work
+  try {
+    const settled = await waitOnClock(clock, watched, maxMs)
+    return settled && !signal?.aborted
+  } finally {
+    if (stop) signal?.removeEventListener('abort', stop)
+  }
+}
+
+function waitOnClock(clock: EngineClock, work: Promise<unknown>, maxMs: number): Promise<boolean> {
   if (clock.wait) return clock.wait(work, maxMs)
   const settled = work.then(
     () => true,

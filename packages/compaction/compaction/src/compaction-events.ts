@@ -73,7 +73,8 @@ export interface DiscardedFold {
    * `closed` (the session was closed), `resumed` (a new agent took the session), `timeout` (the
    * conversation reached the threshold and stopped waiting), `superseded` (a fold on the turn's
    * path had to run first: overflow recovery, a manual compaction), `refused` (the summary failed
-   * the checks a sync fold makes), `failed` (the call failed).
+   * the checks a sync fold makes), `failed` (the call failed), `unloaded` (the engine was
+   * unloaded: its plugin disposed or its context stopped; the call in flight was aborted).
    */
   readonly reason:
     | 'stale'
@@ -85,6 +86,7 @@ export interface DiscardedFold {
     | 'superseded'
     | 'refused'
     | 'failed'
+    | 'unloaded'
   /** One sentence with the figures behind the reason. */
   readonly detail: string
 }

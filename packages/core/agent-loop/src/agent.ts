@@ -15,6 +15,7 @@ import { forkLineageOf } from './fork-lineage.ts'
 import type { QueuedMessage } from './logged-turn.ts'
 import { handBack, runLoggedTurn } from './logged-turn.ts'
 import type { TurnAgent } from './run-turn.ts'
+import { abortOnUnload } from './unload-abort.ts'
 
 /** Sessions with a turn running in this process: a resume must not close those. */
 const runningTurns = new WeakSet<Session>()
@@ -147,13 +148,14 @@ export class Agent implements TurnAgent {
           'only while it is idle',
       )
     }
-    const controller = new AbortController()
+    const { controller, release } = abortOnUnload(this.ctx, this.session.id)
     this.controller = controller
     this.yielding = options.yieldToFollowup === true
     this.setStatus('maintenance')
     try {
       return await task(controller.signal)
     } finally {
+      release()
       this.controller = undefined
       this.yielding = false
       this.setStatus('idle')
@@ -221,28 +223,24 @@ export class Agent implements TurnAgent {
   private async runQueue(): Promise<void> {
     while (this.queue.length > 0) {
       const queued = this.queue.shift() as QueuedMessage
-      this.controller = new AbortController()
+      const { controller, release } = abortOnUnload(this.ctx, this.session.id)
+      this.controller = controller
       this.setStatus('running')
       runningTurns.add(this.session)
       let failure: AgentError | undefined
       let result: TurnResult | undefined
       try {
-        ;({ failure, result } = await this.runOne(queued, this.controller.signal))
+        ;({ failure, result } = await this.runOne(queued, controller.signal))
       } finally {
+        release()
         runningTurns.delete(this.session)
         this.controller = undefined
         this.setStatus('idle')
       }
       if (result?.reason === 'error') {
-        const text = `agent ${this.session.id}: turn ${result.turn} failed (${result.errorCode}): ${result.error}`
-        this.report(
-          new AgentError('TURN_FAILED', text, {
-            cause: result.cause,
-            turn: result.turn,
-            turnErrorCode: result.errorCode,
-          }),
-          false,
-        )
+        const { turn, errorCode: turnErrorCode, cause } = result
+        const text = `agent ${this.session.id}: turn ${turn} failed (${turnErrorCode}): ${result.error}`
+        this.report(new AgentError('TURN_FAILED', text, { cause, turn, turnErrorCode }), false)
       }
       // A log failure is reported last, so lastError holds it (with the unsent queue).
       if (failure) this.report(failure)

@@ -23,7 +23,10 @@ declare module '@cordisjs/core' {
      * it), before anything else can append. Invariant checkers add their validators here.
      */
     'session/open'(session: Session): void
-    /** `close(session)` was called: the session accepts no more appends. Timers that use it should stop. */
+    /**
+     * `close(session)` was called, or the store is unloading, before the release: the session
+     * accepts no more appends once the listeners return. Timers that use it should stop.
+     */
     'session/close'(session: Session): void
     /** Fired after every append to a session this store holds. */
     'session/event'(session: Session, event: AnySessionEvent): void
@@ -135,11 +138,14 @@ export class SessionStore extends Service<SessionStore.Config> {
    * Flushes and releases every held session before returning: cordis does not await a
    * service's `stop()`, so unloading must not leave writes or locks behind. A backend without
    * `releaseSync` (a database) is released in the background instead; await `closeAll()` first.
+   * Each session is announced on `session/close` first, as by {@link close}: a listener (an
+   * engine's background fold) closes what it has open in the log, and it is flushed with the rest.
    */
   protected override stop(): void {
     const failures: unknown[] = []
     for (const session of this.held.values()) {
       try {
+        this.owner.emit('session/close', session)
         if (this.backend.releaseSync) this.backend.releaseSync(session)
         else
           void this.backend

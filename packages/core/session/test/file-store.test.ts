@@ -69,6 +69,22 @@ describe('JSONL file store', () => {
     expect(reopened.deriveMessages().map((message) => message.id)).toEqual(['m0'])
   })
 
+  it('announces each held session on session/close as it unloads: what a listener appends then is flushed with the rest', async () => {
+    const context = await store()
+    const session = await context.ctx.sessions.create('announced')
+    session.append('user/message', { message: createUserMessage('pending', 'm0') }, 'append')
+    const closed: string[] = []
+    // A listener that closes what it has open in the log (an engine's background fold bracket).
+    context.ctx.on('session/close', (announced) => {
+      closed.push(announced.id)
+      announced.append('user/message', { message: createUserMessage('closing words', 'm1') }, 'append')
+    })
+    await context.dispose()
+    expect(closed).toEqual(['announced'])
+    const reopened = await (await store()).ctx.sessions.open('announced')
+    expect(reopened.deriveMessages().map((message) => message.id)).toEqual(['m0', 'm1'])
+  })
+
   it('lists stored sessions and reports a missing one by id and file', async () => {
     await writeSession('b', 1)
     await writeSession('a', 1)

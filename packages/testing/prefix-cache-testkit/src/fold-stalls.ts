@@ -23,17 +23,24 @@ import type { FoldStall } from './stall-summary.ts'
  *   calls logged than the run sent.
  */
 export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: LatencyProfile): FoldStall[] {
-  const folds = foldBrackets(run.session.events, true).filter((fold) => fold.timing)
+  const brackets = foldBrackets(run.session.events, true)
   const summaryCosts = priced.summaryCosts
-  const calls = folds.reduce((sum, fold) => sum + fold.calls, 0)
+  const calls = brackets.reduce((sum, fold) => sum + fold.calls, 0)
   if (calls !== summaryCosts.length)
     throw new Error(
       `foldStalls: the log's brackets made ${calls} summary calls but the run sent ${summaryCosts.length}`,
     )
+  // Every bracket takes its calls in send order, timed or not (a refused sync fold logs its
+  // calls without a timing): skipping one would hand its calls to the brackets after it.
   let call = 0
-  return folds.map((fold): FoldStall => {
-    const costUnits = summaryCosts.slice(call, call + fold.calls).reduce((sum, cost) => sum + cost, 0)
+  const costs = brackets.map((fold) => {
+    const cost = summaryCosts.slice(call, call + fold.calls).reduce((sum, price) => sum + price, 0)
     call += fold.calls
+    return cost
+  })
+  return brackets.flatMap((fold, index): FoldStall[] => {
+    if (!fold.timing) return []
+    const costUnits = costs[index] as number
     const { discarded } = fold
     const timing = fold.timing as FoldTiming
     const base = {
@@ -42,9 +49,9 @@ export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: Latency
       waitedMs: timing.waitedMs,
       stallSavedMs: timing.stallSavedMs,
     }
-    if (discarded) return { ...base, postSwapPrefillMs: 0, discarded: { reason: discarded.reason, costUnits } }
+    if (discarded) return [{ ...base, postSwapPrefillMs: 0, discarded: { reason: discarded.reason, costUnits } }]
     const prefilled = Math.min(timing.postSwapPrefillTokens, postSwapUncached(run, priced, fold.endSeq as number))
-    return { ...base, postSwapPrefillMs: (1000 * prefilled) / latency.prefillTokensPerSecond }
+    return [{ ...base, postSwapPrefillMs: (1000 * prefilled) / latency.prefillTokensPerSecond }]
   })
 }
 

@@ -13,6 +13,7 @@ import type { SurfaceRegion } from '../fold/select-region.ts'
 import { maximalHead, pricesWithin, selectHeadRegion } from '../fold/select-region.ts'
 import { SessionCompactionState } from '../session-compaction-state.ts'
 import { BackgroundSwap } from './background-swap.ts'
+import { FoldsInFlight } from './folds-in-flight.ts'
 import { FoldPace, snapshotRetainTokens, softThreshold } from './fold-pace.ts'
 import { learnSummaryLimit, summaryLimitFor } from '../fold/summary-limit-memory.ts'
 import { summaryTarget } from '../fold/summary-request.ts'
@@ -43,6 +44,7 @@ export class BackgroundFolds {
   /** Per session, how fast its request grows and how long its folds take (the adaptive S). */
   private readonly paces = new WeakMap<Session, FoldPace>()
   private readonly swaps: BackgroundSwap
+  private readonly inFlight = new FoldsInFlight()
 
   constructor(
     private readonly core: EngineCore,
@@ -129,17 +131,19 @@ export class BackgroundFolds {
   /**
    * The request reached the pressure threshold: wait for a fold in flight (up to `maxWaitMs`,
    * through the engine's clock), then swap it in if it is usable. A fold still running then is
-   * discarded, so the pressure path can fold on the turn's path.
+   * discarded, so the pressure path can fold on the turn's path. `signal` (the turn's, joined to
+   * the engine's unload) ends the wait at once: the fold is left to land (see `FoldsInFlight`).
    */
-  async atThreshold(state: SessionCompactionState): Promise<CompactionResult | null> {
+  async atThreshold(state: SessionCompactionState, signal?: AbortSignal): Promise<CompactionResult | null> {
     const fold = state.background
     if (!fold || fold.status === 'closed') return null
     fold.reachedThreshold()
     if (fold.status === 'pending') {
       const clock = this.core.clock
       const from = clock.now()
-      const settled = await waitOn(clock, fold.settled, this.settings.maxWaitMs)
+      const settled = await waitOn(clock, fold.settled, this.settings.maxWaitMs, signal)
       fold.addWait(clock.now() - from)
+      if (signal?.aborted) return null
       if (!settled) {
         await fold.discard(
           'timeout',
@@ -217,7 +221,7 @@ export class BackgroundFolds {
     const target = summaryTarget(header, route.policy)
     const limit = summaryLimitFor(session, target, route.limitTokens)
     const prepared = prepareHead(core.ctx, input, limit, maxHeadTokens(core.ctx, header, route, limit))
-    if (prepared.kind !== 'ready') return
+    if (prepared.kind !== 'ready' || this.inFlight.unloaded) return
     const fold = new BackgroundFold(core.ctx, {
       agent,
       header,
@@ -236,6 +240,7 @@ export class BackgroundFolds {
       },
     })
     state.background = fold
+    this.inFlight.add(fold)
     const { promptTokens, maxTokens } = prepared.sized
     const settled = fold.settled.then(() => {
       // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background
@@ -259,8 +264,14 @@ export class BackgroundFolds {
     }
   }
 
+  /** The engine is unloading: see {@link FoldsInFlight.unload}. */
+  unload(): void {
+    this.inFlight.unload((session) => void this.swaps.flush(session))
+  }
+
   /** The summary is in hand (or the fold closed): an idle agent gets it swapped in now. */
   private async settle(fold: BackgroundFold, state: SessionCompactionState): Promise<void> {
+    if (this.inFlight.unloaded) return // discarded by the unload; the engine's services may be gone
     if (fold.status === 'closed') {
       if (state.background === fold) state.background = undefined
       this.swaps.backOffIfFailed(fold, state)

@@ -31,7 +31,7 @@ export async function atRequestBoundary(
     await background?.maybeArm(agent, state, header, budget.thresholdTokens, totalTokens)
     return swapped
   }
-  const landed = (await background?.atThreshold(state)) ?? null
+  const landed = (await background?.atThreshold(state, signal)) ?? null
   if (landed && meter.measure(session).totalTokens < budget.thresholdTokens) return landed
   if (signal?.aborted) return landed ?? swapped
   return (await relievePressure(core, agent, state, header, signal)) ?? landed ?? swapped
