@@ -24,7 +24,11 @@ interface BracketState {
   open?: { compactionId: string; summarySeq?: number; checkpointSeq?: number; auditSeq?: number }
   /** The previous event, for adjacency checks. */
   previous?: { seq: number; type: string; data: unknown }
+  /** Set while a fork's session replays its parent's request (see `checkCompactionEvent`). */
+  forkReplay?: true
 }
+
+const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/result'])
 
 /**
  * Checks one candidate event against the compaction rules and returns the state after it.
@@ -39,11 +43,19 @@ interface BracketState {
  *   most once;
  * - the `tool/result` replace comes immediately after its `compaction/prune` and shadows exactly
  *   its `shadowedSeqs`; a `compaction/prune` is always followed by its replacement.
+ *
+ * A fork's session (`agent.fork`) opens with `agent/fork` at seq 0 and its parent's last request
+ * replayed as message appends: up to the first other event, a checkpoint or `compaction/after`
+ * message there is the parent's, checked in the parent's log, and is taken as the plain append it
+ * now is (the fork's request holds it byte for byte).
  */
 export function checkCompactionEvent(state: BracketState, candidate: AppendCandidate): BracketState {
   const { type, seq } = candidate
   const data = candidate.data as Record<string, unknown>
   const previous = state.previous
+  const forkReplay =
+    (seq === 0 && type === 'agent/fork') ||
+    (state.forkReplay === true && MESSAGE_EVENTS.has(type) && candidate.surface?.op === 'append')
   const fail: (rule: string) => never = (rule) => {
     throw new CompactionInvariantError(`compaction invariant: ${type} at seq ${seq} rejected: ${rule}`)
   }
@@ -99,6 +111,7 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       break
     case 'user/message': {
       const message = data.message as Message
+      if (forkReplay) break
       if (isCompactionAfterMessage(message)) {
         const id = compactionAfterId(message)
         if (candidate.surface?.op !== 'append')
@@ -138,7 +151,7 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       break
     }
   }
-  return { open, previous: { seq, type, data } }
+  return { open, previous: { seq, type, data }, ...(forkReplay ? { forkReplay } : {}) }
 }
 
 /**

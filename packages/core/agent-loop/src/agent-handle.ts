@@ -75,11 +75,12 @@ export interface AgentHandle {
    *
    * The parent's log gets `agent/fork-start` (flushed before the child exists) and one
    * `agent/fork-end`; the child's starts with `agent/fork`. The child session is closed when its
-   * turn has ended. Callable while a turn runs (from a tool) as long as the last request has
-   * been answered.
+   * turn has ended; when the store refuses to write it, it is deleted and the fork fails. Callable
+   * while a turn runs (from a tool) as long as the last request has been answered.
    * @throws TypeError naming a bad option; AgentError `FORK_REFUSED` when no request of this
    *   agent was answered in this process, the last one is still in flight or failed, or the
-   *   child session exists; `LOG_FAILED` when the parent's log refuses the fork's events.
+   *   child session exists (or a fork of this agent into it is under way); `LOG_FAILED` when the
+   *   parent's log refuses the fork's events.
    */
   fork(options: ForkOptions): Promise<ForkResult>
 }

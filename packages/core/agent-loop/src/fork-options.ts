@@ -8,8 +8,8 @@ export interface ForkOptions {
   /** The task: the one message the child's first request adds to the parent's last request. */
   readonly task: string | Message
   /**
-   * The child's session id; default `<parent id>.fork-<n>` (`n` counts the parent's forks from 1).
-   * The session must not exist yet.
+   * The child's session id; default `<parent id>.fork-<n>` (`n` numbers the parent's forks from 1,
+   * never reused, also across a resume). The session must not exist yet.
    */
   readonly sessionId?: string
   /**

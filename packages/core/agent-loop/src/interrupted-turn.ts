@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import type { Session } from '@warmfold/session'
 import type { AgentHandle } from './agent-handle.ts'
-import { settleOpenForks } from './fork.ts'
+import { settleOpenForks } from './fork-session.ts'
 
 /**
  * The turn a previous process left open, or `undefined`: the last `turn/start` of the log

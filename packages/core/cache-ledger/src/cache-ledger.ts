@@ -1,6 +1,6 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ConfigParser, GenerateOptions, Parsed, TokenUsage, WarmfoldPluginInfo } from '@warmfold/llm'
+import type { ConfigParser, GenerateOptions, LlmFinish, Parsed, TokenUsage, WarmfoldPluginInfo } from '@warmfold/llm'
 import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
 import Schema from 'schemastery'
@@ -11,6 +11,7 @@ import { cacheTotals } from './cache-totals.ts'
 import { DEFAULT_CACHE_TTL_MS, DEFAULT_PROVIDER_TOLERANCE_TOKENS } from './prefix/index.ts'
 import type { SentRequest } from './request-observer.ts'
 import { RequestObserver } from './request-observer.ts'
+import { UnloggedSessions } from './unlogged-sessions.ts'
 
 declare module '@cordisjs/core' {
   interface Context {
@@ -50,24 +51,22 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       return session && !session.isClosed ? session : undefined
     }
     const sent = new WeakMap<GenerateOptions, SentRequest>()
-    const unlogged = new Set<string>()
+    // Requests sent and not yet finished, per session id: a close logs the aborted ones (see `session/close`).
+    const inFlight = new Map<string, Set<GenerateOptions>>()
+    const unlogged = new UnloggedSessions()
 
+    /** Logs a cache event to session `sessionId` (`about`: the request it is about, for a warning's words). */
     const log = (
       sessionId: string,
+      about: GenerateOptions | undefined,
       ...[type, data]:
         | ['cache/observation', SessionEventMap['cache/observation']]
         | ['cache/guard', SessionEventMap['cache/guard']]
     ): void => {
       const session = openSession(sessionId)
       if (!session) {
-        // Said once per session: a host sending requests for a session the store does not hold.
-        if (!unlogged.has(sessionId))
-          ctx.emit(
-            'internal/warning',
-            `CacheLedger: session ${sessionId} is not open in ctx.sessions, or was opened before the ledger ` +
-              `was mounted, so its ${type} events are not logged (said once per session)`,
-          )
-        unlogged.add(sessionId)
+        const warning = unlogged.warning(sessionId, type, about)
+        if (warning) ctx.emit('internal/warning', warning)
         return
       }
       try {
@@ -79,6 +78,16 @@ export class CacheLedger extends Service<CacheLedger.Config> {
           `CacheLedger: could not log ${type} to session ${sessionId}: ${(error as Error)?.message ?? String(error)}`,
         )
       }
+    }
+
+    /** Takes `options` off the requests in flight and returns what was recorded when it was sent. */
+    const settle = (options: GenerateOptions): SentRequest | undefined => {
+      const request = sent.get(options)
+      sent.delete(options)
+      const pending = options.sessionId === undefined ? undefined : inFlight.get(options.sessionId)
+      pending?.delete(options)
+      if (pending?.size === 0) inFlight.delete(options.sessionId as string)
+      return request
     }
 
     // A model's TTL is read once: every request would otherwise pay a call into the runtime.
@@ -118,10 +127,13 @@ export class CacheLedger extends Service<CacheLedger.Config> {
           model: options.model,
           ...request.guard,
         }
-        log(options.sessionId, 'cache/guard', guard)
+        log(options.sessionId, options, 'cache/guard', guard)
         if (config.guard === 'refuse') throw new CacheGuardError(options.sessionId, guard.reason, guard.divergence)
       }
       sent.set(options, request)
+      if (options.sessionId === undefined) return
+      const pending = inFlight.get(options.sessionId) ?? new Set()
+      inFlight.set(options.sessionId, pending.add(options))
     }
 
     // Sessions are learned as the store opens them (one listener call per session, not per
@@ -131,6 +143,7 @@ export class CacheLedger extends Service<CacheLedger.Config> {
     ctx.on('session/open', (session: Session) => {
       for (const [id, held] of sessions) if (held.isClosed) sessions.delete(id)
       sessions.set(session.id, session)
+      unlogged.opened(session.id)
       // A session with history (a restart, another process): what its next request should reuse
       // is in its log, so the first request after the restart is judged like any other.
       // Event times are trusted only on a ledger whose clock is theirs (Date.now).
@@ -150,15 +163,32 @@ export class CacheLedger extends Service<CacheLedger.Config> {
       { prepend: true },
     )
 
-    ctx.on('llm/finish', (options, outcome) => {
-      const request = sent.get(options)
+    /** Logs the observation of `options`, a request the ledger saw sent, which ended with `outcome`. */
+    const finish = (options: GenerateOptions, outcome: LlmFinish): void => {
+      const request = settle(options)
       if (!request) return
-      sent.delete(options)
       // The provider's own usage always wins; an estimate only fills in for a provider that reports none.
       const usage = outcome.usage ?? config.estimateUsage?.(options)
       const observation = observer.finish(request, usage === outcome.usage ? outcome : { ...outcome, usage }, now())
-      if (request.sessionId !== undefined) log(request.sessionId, 'cache/observation', observation)
+      if (request.sessionId !== undefined) log(request.sessionId, options, 'cache/observation', observation)
+    }
+    // The log takes nothing once its close has begun. A call whose signal is aborted by then (a
+    // background fold the engine discards on the close) is logged now, as aborted, without the
+    // tokens its stream might still report; one still running is named when it ends.
+    ctx.on('session/close', (session: Session) => {
+      unlogged.closed(session.id)
+      for (const options of inFlight.get(session.id) ?? []) {
+        if (!options.signal?.aborted) {
+          unlogged.closedInFlight(options)
+          continue
+        }
+        finish(options, { finishReason: 'aborted' })
+      }
+      // Also drops a call stopped between the hook and the adapter, which never ends with `llm/finish`.
+      inFlight.delete(session.id)
     })
+
+    ctx.on('llm/finish', finish)
   }
 
   /**

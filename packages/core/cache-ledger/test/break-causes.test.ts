@@ -288,7 +288,7 @@ describe('cache/observation: one per request, with the first divergence and its 
     await send(harness, conversationRequest(session))
     expect(observations(session)).toHaveLength(1)
     expect(harness.warnings).toEqual([
-      `CacheLedger: session ${session.id} is not open in ctx.sessions, or was opened before the ledger was mounted, so its cache/observation events are not logged (said once per session)`,
+      `CacheLedger: session ${session.id} was closed, so the cache/observation events of requests sent for it since are not logged (said once per session)`,
     ])
     harness.warnings.length = 0
   })

@@ -2,6 +2,7 @@ import type { Message } from '@warmfold/llm'
 import { canonicalJson, createAssistantMessage, createUserMessage, textBlock } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
+import type { CacheLedger } from '../src/index.ts'
 import { Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import { conversationRequest, finish, mountLedger, observations, send, startSession, step } from './ledger-fixture.ts'
@@ -12,13 +13,13 @@ afterEach(async () => {
 })
 
 /** A parent with two steps sent, and a fork session holding the parent's last request plus a task. */
-async function parentAndFork(): Promise<{
+async function parentAndFork(ledger: Partial<CacheLedger.Config> = {}): Promise<{
   harness: LedgerHarness
   parent: Session
   fork: Session
   parentChars: number
 }> {
-  const harness = await mountLedger({ ledger: { providerToleranceTokens: 50 } })
+  const harness = await mountLedger({ ledger: { providerToleranceTokens: 50, ...ledger } })
   harnesses.push(harness)
   let cached = 0
   harness.usage = (request) => {
@@ -95,5 +96,25 @@ describe('cache/observation of a fork: its first request is compared with the pa
     setCached(harness, 0)
     await send(harness, forkRequest(fork))
     expect(observations(fork).map((observation) => observation.cause)).toEqual(['none', 'provider'])
+  })
+
+  it("expired: a fork sent after the parent's cache lifetime ran out is an expiry, not the fork's break", async () => {
+    const { harness, fork } = await parentAndFork({ cacheTtlMs: { p: 300_000 } })
+    setCached(harness, 0)
+    harness.clock.now += 300_001
+    await send(harness, forkRequest(fork))
+    expect(observations(fork)).toEqual([
+      expect.objectContaining({ cause: 'expired', divergence: { part: 'none' }, expected: 0, idleMs: 300_001 }),
+    ])
+  })
+
+  it('within the lifetime, the same fork reads the parent prefix: none', async () => {
+    const { harness, fork, parentChars } = await parentAndFork({ cacheTtlMs: { p: 300_000 } })
+    setCached(harness, Math.round(parentChars / 4))
+    harness.clock.now += 299_000
+    await send(harness, forkRequest(fork))
+    expect(observations(fork)).toEqual([
+      expect.objectContaining({ cause: 'none', expected: parentChars, idleMs: 299_000 }),
+    ])
   })
 })

@@ -1,8 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { canonicalJson, createUserMessage } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
+import { Fingerprinter } from '../src/prefix/index.ts'
 import type { LedgerHarness } from './ledger-fixture.ts'
 import {
   BASE,
@@ -17,6 +19,12 @@ import {
 } from './ledger-fixture.ts'
 
 const TTL = 300_000
+/** The header the agent loop would log for `BASE`. */
+const HEADER = {
+  config: { provider: BASE.provider, model: BASE.model, reasoningEffort: BASE.reasoningEffort },
+  system: BASE.system,
+  tools: BASE.tools,
+}
 const folders: string[] = []
 const harnesses: LedgerHarness[] = []
 afterEach(async () => {
@@ -39,14 +47,7 @@ async function firstProcess(): Promise<{ directory: string; sentAt: number; char
   folders.push(directory)
   const first = await mount(directory)
   const session = await startSession(first)
-  session.append('request/header', {
-    header: {
-      config: { provider: BASE.provider, model: BASE.model, reasoningEffort: BASE.reasoningEffort },
-      system: BASE.system,
-      tools: BASE.tools,
-    },
-    reason: 'initial',
-  })
+  session.append('request/header', { header: HEADER, reason: 'initial' })
   for (let index = 0; index < 3; index++) {
     first.clock.now += 15_000
     await step(first, session)
@@ -108,6 +109,27 @@ describe('the cache ledger after a restart', () => {
     await first.ctx.sessions.close(session)
     const { harness, session: reopened } = await secondProcess(directory, first.clock.now + 1000)
     await send(harness, conversationRequest(reopened))
+    expect(observations(reopened).at(-1)).toMatchObject({ divergence: { part: 'first' }, cause: 'none', expected: 0 })
+  })
+
+  it('a logged request the log cannot rebuild at its length (a message the host sent but never logged) teaches nothing', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'warmfold-ledger-restart-'))
+    folders.push(directory)
+    const first = await mount(directory)
+    const session = await startSession(first)
+    session.append('request/header', { header: HEADER, reason: 'initial' })
+    await step(first, session)
+    // The last request carries a reminder the host added on the way out: the log has no event for it.
+    const reminder = createUserMessage('Reminder: keep the public API.')
+    await send(first, { ...conversationRequest(session), messages: [...session.deriveMessages(), reminder] })
+    const logged = observations(session).at(-1)!
+    await first.ctx.sessions.close(session)
+
+    const { harness, session: reopened } = await secondProcess(directory, first.clock.now + 1000)
+    const request = conversationRequest(reopened)
+    expect(new Fingerprinter(canonicalJson).fingerprint(request).chars).toBeLessThan(logged.chars)
+    await send(harness, request)
+    // Compared with nothing (the rebuilt request is not the one sent), not with a wrong reference.
     expect(observations(reopened).at(-1)).toMatchObject({ divergence: { part: 'first' }, cause: 'none', expected: 0 })
   })
 })

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync } from 'node:fs'
+import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs'
 import { open, readdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { describeNonFile, ensureDirectory, fsyncDirectory, writeAll } from './durable-fs.ts'
@@ -139,6 +139,25 @@ export class JsonlFileBackend implements SessionBackend {
       session.close()
       this.held.delete(session)
       closeSync(held.fd)
+      held.lock.releaseSync()
+    }
+  }
+
+  /** Removes the session's file while its lock is still held, then closes it and releases the lock. */
+  async delete(session: Session): Promise<void> {
+    const held = this.held.get(session)
+    if (!held) throw new SessionError('CLOSED', `session ${session.id} is not held by this store`)
+    session.close()
+    this.held.delete(session)
+    try {
+      closeSync(held.fd)
+      unlinkSync(held.file)
+      fsyncDirectory(this.directory)
+    } catch (error) {
+      throw new SessionError('IO', `session ${session.id}: deleting ${held.file} failed: ${(error as Error).message}`, {
+        cause: error,
+      })
+    } finally {
       held.lock.releaseSync()
     }
   }

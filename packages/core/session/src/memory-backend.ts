@@ -55,4 +55,11 @@ export class MemoryBackend implements SessionBackend {
   releaseSync(session: Session): void {
     session.close()
   }
+
+  async delete(session: Session): Promise<void> {
+    if (this.sessions.get(session.id) !== session)
+      throw new SessionError('CLOSED', `session ${session.id} is not held by the memory store`)
+    session.close()
+    this.sessions.delete(session.id)
+  }
 }

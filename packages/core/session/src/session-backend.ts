@@ -64,6 +64,13 @@ export interface SessionBackend {
    * @throws SessionError `NOT_FOUND`, `CORRUPT`, `IO`.
    */
   read(id: string): Promise<Session>
+  /**
+   * Deletes a session this backend holds, with every event it logged, and stops holding it: for a
+   * session whose making failed halfway (a fork whose replayed history was refused), so nothing
+   * half-made is left. Optional: a backend without it cannot delete (see `SessionStore.delete`).
+   * @throws SessionError `IO` when the storage refused; `CLOSED` for a session it does not hold.
+   */
+  delete?(session: Session): Promise<void>
 }
 
 /** The methods every backend has; `store` values without them are refused at mount. */

@@ -16,6 +16,8 @@ export type SessionErrorCode =
   | 'EXISTS'
   /** The session id cannot be used as a file name. */
   | 'INVALID_ID'
+  /** The store's backend cannot do what was asked (a backend without the optional `delete`). */
+  | 'UNSUPPORTED'
   /** The session or its store was closed, or an earlier write failed and it stopped writing. */
   | 'CLOSED'
   /**

@@ -52,6 +52,8 @@ export class SessionStore extends Service<SessionStore.Config> {
 
   private readonly backend: SessionBackend
   private readonly held = new Map<string, Session>()
+  /** Ids whose `create` is under way: a second `create` of one is `EXISTS`, not the backend's lock error. */
+  private readonly creating = new Set<string>()
   private readonly owner: Context
 
   constructor(ctx: Context, config: Parsed<SessionStore.Config>) {
@@ -67,12 +69,19 @@ export class SessionStore extends Service<SessionStore.Config> {
 
   /**
    * Creates an empty session. `id` defaults to a random UUID.
-   * @throws SessionError `INVALID_ID` or `EXISTS`.
+   * @throws SessionError `INVALID_ID` or `EXISTS` (also while another `create` of `id` in this
+   *   store is under way).
    */
   async create(id: string = randomUUID()): Promise<Session> {
     checkId(id)
     if (this.held.has(id)) throw new SessionError('EXISTS', `session ${id} is already open in this store`)
-    return this.hold(await this.backend.create(id, {}))
+    if (this.creating.has(id)) throw new SessionError('EXISTS', `session ${id} is being created in this store`)
+    this.creating.add(id)
+    try {
+      return this.hold(await this.backend.create(id, {}))
+    } finally {
+      this.creating.delete(id)
+    }
   }
 
   /**
@@ -120,6 +129,26 @@ export class SessionStore extends Service<SessionStore.Config> {
     // Before the release: a listener (an engine's idle timer) must stop using it whatever the release does.
     this.owner.emit('session/close', session)
     await this.backend.release(session)
+  }
+
+  /**
+   * Deletes `session` with every event in it and stops holding it (`session/close` fires first, as
+   * for `close`): for a session whose making failed halfway, such as a fork whose replayed history
+   * was refused, so nothing half-made is left. Not for a log anyone may still need.
+   * @throws SessionError `UNSUPPORTED` when the backend cannot delete (it has no `delete`; the
+   *   session is closed instead, with what it holds), `IO` when the storage refused.
+   */
+  async delete(session: Session): Promise<void> {
+    this.assertHeld(session)
+    this.held.delete(session.id)
+    this.owner.emit('session/close', session)
+    if (this.backend.delete) return this.backend.delete(session)
+    await this.backend.release(session)
+    throw new SessionError(
+      'UNSUPPORTED',
+      `session ${session.id} could not be deleted: its store's backend has no delete(), so it was closed with its ` +
+        `${session.length} event(s) instead`,
+    )
   }
 
   /**

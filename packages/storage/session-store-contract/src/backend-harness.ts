@@ -62,5 +62,7 @@ export interface BackendHarness {
   readonly midFlushProbe?: boolean
   /** Whether its stores have `tornWrite` (the memory store has no storage a crash could tear). */
   readonly tornWrites?: boolean
+  /** Whether its backends implement the optional `delete`; default true (the delete case then requires it). */
+  readonly deletes?: boolean
   fresh(): Promise<StoreUnderTest>
 }

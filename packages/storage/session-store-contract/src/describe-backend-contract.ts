@@ -68,6 +68,24 @@ export function describeBackendContract(name: string, harness: BackendHarness): 
       expect(await codeOf(backend.open('missing', {}, noRepair))).toBe('NOT_FOUND')
     })
 
+    it('delete, when the backend has it: the session and its events go, and its id is free again', async () => {
+      const backend = (await fresh()).backend()
+      if (harness.deletes === false) return
+      expect(typeof backend.delete, `${name} implements SessionBackend.delete`).toBe('function')
+      await backend.release(await backend.create('kept', {}))
+      const session = await backend.create('half-made', {})
+      appendConversation(session, 0)
+      await backend.flush(session)
+      await backend.delete!(session)
+      expect(session.isClosed).toBe(true)
+      expect(await backend.list()).toEqual(['kept'])
+      expect(await codeOf(backend.read('half-made'))).toBe('NOT_FOUND')
+      expect(await codeOf(backend.delete!(session))).toBe('CLOSED')
+      const again = await backend.create('half-made', {})
+      held.push([backend, again])
+      expect(again.length).toBe(0)
+    })
+
     it('append, flush, reopen: byte-identical events and the same next request', async () => {
       const sut = await fresh()
       const backend = sut.backend()

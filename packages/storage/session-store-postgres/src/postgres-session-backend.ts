@@ -182,6 +182,24 @@ export class PostgresSessionBackend implements SessionBackend {
     await this.pool.end()
   }
 
+  /** Deletes the session's rows (events, lease, session) in one transaction that first checks our lease. */
+  async delete(session: Session): Promise<void> {
+    const held = this.held.get(session)
+    if (!held) throw new SessionError('CLOSED', `session ${session.id} is not held by the store ${this.where}`)
+    session.close()
+    this.held.delete(session)
+    await held.queue.catch(() => {})
+    try {
+      await this.connections.transaction(`delete session ${session.id}`, async (client) => {
+        await held.lease.check(client)
+        for (const table of ['warmfold_events', 'warmfold_leases', 'warmfold_sessions'])
+          await client.query(`DELETE FROM ${table} WHERE session_id = $1`, [session.id])
+      })
+    } finally {
+      await held.lease.release().catch(() => {})
+    }
+  }
+
   /**
    * Inserts every settled event not yet committed, in one transaction that first checks and
    * renews our lease under a row lock: a store whose lease was taken over fails with `LOCKED`

@@ -143,6 +143,40 @@ export class SqliteSessionBackend implements SessionBackend {
     }
   }
 
+  /** Deletes the session's rows (events, writer row, session) in one transaction while it still holds them. */
+  async delete(session: Session): Promise<void> {
+    const held = this.held.get(session)
+    if (!held || !this.db)
+      throw new SessionError('CLOSED', `session ${session.id} is not held by the SQLite store ${this.path}`)
+    session.close()
+    this.held.delete(session)
+    const { db, files } = this.connection()
+    try {
+      writeTransaction(db, () => {
+        files.checkBeforeWrite()
+        checkHolder(db, this.path, session.id, held.token)
+        for (const table of ['events', 'holders'])
+          db.prepare(`DELETE FROM ${table} WHERE session_id = ?`).run(session.id)
+        db.prepare('DELETE FROM sessions WHERE id = ?').run(session.id)
+      })
+    } catch (error) {
+      // Nothing was deleted; the session stays stored, and no longer held by this store.
+      try {
+        dropHolder(db, session.id, held.token)
+      } catch {
+        // A writer row that cannot be dropped now is taken over once this process is gone.
+      }
+      if (SessionError.isInstance(error)) throw error
+      throw new SessionError(
+        'IO',
+        `session ${session.id}: deleting it from ${this.path} failed, nothing was deleted: ${(error as Error).message}`,
+        { cause: error },
+      )
+    } finally {
+      this.closeIfIdle()
+    }
+  }
+
   /**
    * Inserts every event before the open unit (if any) in one `BEGIN IMMEDIATE … COMMIT`, after
    * checking this store still holds the writer row. Returns once `COMMIT` returned (WAL,

@@ -21,3 +21,13 @@ export function holdsHead(request: AgentRequest, session: Session, end: number):
   for (let position = 0; position <= end; position++) if (request.nodes[position] !== nodes[position]) return false
   return true
 }
+
+/**
+ * Whether `session` is a fork's (it opens with `agent/fork`). A fork folds only when it must (at
+ * the threshold) or is asked (`compactNow`, `compactIfNeeded(agent, 'idle')`), never beside its
+ * turn: its session is closed when that turn ends, so a background or idle fold would be thrown
+ * away with its summary call, paid for and unused.
+ */
+export function isForkSession(session: Session): boolean {
+  return session.eventAt(0)?.type === 'agent/fork'
+}

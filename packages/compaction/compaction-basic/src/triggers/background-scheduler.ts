@@ -2,7 +2,7 @@ import type { AgentHandle, AgentStatus, ResumeContext } from '@warmfold/agent-lo
 import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
 import type { ResolvedBackgroundFold } from '../config/background-fold-config.ts'
-import { holdsHead, replayableRequest } from '../fold/replayable-request.ts'
+import { holdsHead, isForkSession, replayableRequest } from '../fold/replayable-request.ts'
 import { BackgroundFold } from '../fold/background-fold.ts'
 import { prepareHead } from '../fold/compact-head.ts'
 import { maxHeadTokens } from '../fold/summary-route.ts'
@@ -55,12 +55,16 @@ export class BackgroundFolds {
     )
     const { ctx } = core
     // Now, not once the call settles: the store refuses appends as soon as it releases the session.
-    ctx.on('session/close', (session: Session) => {
-      SessionCompactionState.of(session).background?.discardNow(
-        'closed',
-        `session ${session.id} was closed before the fold was swapped in`,
-      )
-    })
+    // Prepended, so the call is aborted before other listeners (the cache ledger logs it then).
+    ctx.on(
+      'session/close',
+      (session: Session) =>
+        SessionCompactionState.of(session).background?.discardNow(
+          'closed',
+          `session ${session.id} was closed before the fold was swapped in`,
+        ),
+      { prepend: true },
+    )
     // A summary that arrived during the turn waits for the next request boundary; when the turn
     // ends first, it is swapped in as soon as the agent is idle.
     ctx.on('agent/status', (agent: AgentHandle, status: AgentStatus) => {
@@ -188,7 +192,8 @@ export class BackgroundFolds {
       (state.busy && !holdsLock) ||
       state.backedOff('pressure') ||
       state.backedOff('background') ||
-      session.isClosed
+      session.isClosed ||
+      isForkSession(session)
     )
       return
     // The fold replays the last answered request (its cache entry exists) while its bytes are
