@@ -95,22 +95,20 @@ export function readToolCallArguments(
   }
   if (typeof parsed === 'string' && shellTool) runCommand(parsed)
 
-  const visit = (value: unknown, key: string): void => {
+  // Depth first, in document order, with a stack of its own: arguments may nest deeper than the call stack goes.
+  const stack: [value: unknown, key: string][] = [[parsed, '']]
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [value, key] = entry
     const word = keyWord(key)
     if (Array.isArray(value)) {
-      if (isCommandKey(word, shellTool) && word !== 'commands' && value.every((item) => typeof item === 'string')) {
+      if (isCommandKey(word, shellTool) && word !== 'commands' && value.every((item) => typeof item === 'string'))
         runCommand(commandFromVector(value as string[]))
-        return
-      }
-      for (const item of value) visit(item, key)
-      return
-    }
-    if (value !== null && typeof value === 'object') {
-      for (const [childKey, child] of Object.entries(value)) visit(child, childKey)
-      return
-    }
-    if (typeof value !== 'string') return
-    if (isCommandKey(word, shellTool)) runCommand(value)
+      else for (let index = value.length - 1; index >= 0; index--) stack.push([value[index], key])
+    } else if (value !== null && typeof value === 'object') {
+      const children = Object.entries(value)
+      for (let index = children.length - 1; index >= 0; index--) stack.push([children[index]![1], children[index]![0]])
+    } else if (typeof value !== 'string') continue
+    else if (isCommandKey(word, shellTool)) runCommand(value)
     else if (PATH_KEY.test(word)) {
       const path = pathValue(value)
       if (path !== undefined) addPath(path)
@@ -123,6 +121,5 @@ export function readToolCallArguments(
       }
     } else if (isUrlKey(word)) scanLineTokens(value, sink, options)
   }
-  visit(parsed, '')
   return { ...(command === undefined ? {} : { command }), paths }
 }
