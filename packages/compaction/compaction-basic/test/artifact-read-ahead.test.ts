@@ -91,6 +91,28 @@ describe('the artifact read-ahead', () => {
     await ctx.stop()
   })
 
+  it('reports a reading that throws as a warning naming the message, and goes on reading the next ones', async () => {
+    const { ctx, assertClean } = await createTestContext()
+    ctx.plugin(SessionStore, {})
+    const read: Message[] = []
+    installArtifactReadAhead(ctx, {
+      read: (message: Message) => {
+        if (read.push(message) === 1) throw new RangeError('Maximum call stack size exceeded')
+      },
+      forgetLines: () => undefined,
+    })
+    const session = await ctx.sessions.create('throwing')
+    for (const text of ['First.', 'Second.'])
+      session.append('user/message', { message: createUserMessage(text) }, 'append')
+    // Thrown from the macrotask, the error would be uncaught and end the process.
+    await nextMacrotask()
+    expect(read).toHaveLength(2)
+    expect(assertClean).toThrow(
+      'fold audit: reading message 0 of session throwing ahead failed: Maximum call stack size exceeded',
+    )
+    await ctx.stop()
+  })
+
   it('stops reading when the engine is disposed: a message logged after that is left for a fold to read', async () => {
     const { ctx } = await createTestContext()
     ctx.plugin(SessionStore, {})

@@ -13,7 +13,7 @@ export function cleanText(text: string): string {
  * Whether UTF-16 code unit `code` is white space or a line break as a regular expression's `\s` and
  * `String.prototype.trim` take it.
  */
-function isSpaceCode(code: number): boolean {
+export function isSpaceCode(code: number): boolean {
   if (code <= 32) return code === 32 || (code >= 9 && code <= 13)
   if (code < 0xa0) return false
   return (
@@ -56,9 +56,21 @@ export function collapseWhitespace(text: string): string {
   return result + text.slice(from, end)
 }
 
+/**
+ * `text` without the characters of `chars` (and white space, with `spaces`) it ends with: what
+ * `text.replace(/[…]+$/, '')` gives, by one pass from the end (the regular expression tries every
+ * start of a run that does not end the text again, so a long such run took quadratic time).
+ */
+export function stripTrailing(text: string, chars: string, spaces = false): string {
+  let end = text.length
+  for (; end > 0; end--)
+    if (!chars.includes(text[end - 1]!) && !(spaces && isSpaceCode(text.charCodeAt(end - 1)))) break
+  return end === text.length ? text : text.slice(0, end)
+}
+
 /** `text` without trailing sentence punctuation (`.`, `,`, `;`, `:`, `!`, `?`) and the white space before it. */
 export function stripTrailingPunctuation(text: string): string {
-  return text.replace(/[\s.,;:!?]+$/, '')
+  return stripTrailing(text, '.,;:!?', true)
 }
 
 /** At most `limit` UTF-16 code units of `text`, never ending inside a surrogate pair, trimmed. */

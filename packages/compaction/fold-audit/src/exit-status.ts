@@ -6,7 +6,7 @@
 export function exitCodeOf(text: string): number | undefined {
   let code: number | undefined
   for (const match of text.matchAll(
-    /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exit_code|returncode|return code)\s*[:=]?\s*(-?\d{1,3})\b/gi,
+    /\b(?:exit(?:ed)?(?: with)?(?: code| status)|exit_code|returncode|return code)\s*(?:[:=]\s*)?(-?\d{1,3})\b/gi,
   ))
     code = Number(match[1])
   return code

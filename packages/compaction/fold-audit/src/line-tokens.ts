@@ -1,6 +1,7 @@
 import type { ArtifactClass } from './artifact.ts'
 import type { ArtifactSink } from './masked-line.ts'
 import { scanLine } from './scan-line.ts'
+import type { ScanBudget } from './scanned-lines.ts'
 
 export type { ArtifactSink } from './masked-line.ts'
 
@@ -9,6 +10,8 @@ export interface LineTokenOptions {
   readonly workspaceRoot?: string
   /** Lines scanned before with the same `workspaceRoot`, replayed instead of scanned again. */
   readonly lineCache?: LineCache
+  /** What is left to read of the message the lines come from (`scannedLines`). */
+  readonly budget?: ScanBudget
 }
 
 /** What a scan of one line found, in order; the scan is pure, so a line seen again replays it. */

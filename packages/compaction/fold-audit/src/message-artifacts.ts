@@ -2,12 +2,11 @@ import type { ContentBlock, Message, ToolResultBlock } from '@warmfold/llm'
 import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
 import type { ExtractArtifactsOptions, ToolCallRecord, ToolCallResult } from './artifact-extraction.ts'
 import { ArtifactCollector } from './artifact-collector.ts'
-import { cleanText } from './clean-text.ts'
 import { normalizeErrorText } from './error-headlines.ts'
-import { exitCodeOf } from './exit-status.ts'
 import type { ArtifactSink, LineCache } from './line-tokens.ts'
 import type { TextSource } from './scan-text.ts'
 import { scanText } from './scan-text.ts'
+import { scanBudget } from './scanned-lines.ts'
 import { readToolCallArguments } from './tool-call-arguments.ts'
 import type { ToolKind } from './tool-kind.ts'
 import { changesNamedFiles, resolveToolKind } from './tool-kind.ts'
@@ -56,16 +55,11 @@ function resultText(block: ToolResultBlock): string {
   return text
 }
 
-/** The first non-empty line of a text, as an error headline. */
-function firstLine(text: string): string {
-  for (const line of cleanText(text).split('\n')) if (line.trim() !== '') return normalizeErrorText(line)
-  return ''
-}
-
 /**
  * Reads one message's artifacts: tool-call arguments (paths from path-like keys, commands from
  * shell tools), tool results, text. System messages and messages a plugin wrote are not read.
- * With `lineCache`, lines scanned before (in this message or earlier ones) are replayed.
+ * With `lineCache`, lines scanned before (in this message or earlier ones) are replayed. Its
+ * blocks share one `scanBudget`: the scan reads at most `MAX_MESSAGE_CHARS` characters of it.
  */
 export function readMessageArtifacts(
   message: Message,
@@ -80,7 +74,7 @@ export function readMessageArtifacts(
     mentions.add(artifactClass, text, 0, from)
   const toolSteps: (MessageToolCall | MessageToolResult)[] = []
   let characters = 0
-  const tokenOptions = { workspaceRoot: options.workspaceRoot, lineCache }
+  const tokenOptions = { workspaceRoot: options.workspaceRoot, lineCache, budget: scanBudget() }
   const sinkFor =
     (from: ArtifactOrigin): ArtifactSink =>
     (artifactClass, text) =>
@@ -90,17 +84,16 @@ export function readMessageArtifacts(
     return scanText(text, source, sinkFor(from), tokenOptions)
   }
   const readResult = (block: ToolResultBlock): void => {
-    const text = resultText(block)
-    const errors = [...readText(text, 'tool', 'tool').errors]
+    const { exitCode, firstLine, ...scan } = readText(resultText(block), 'tool', 'tool')
+    const errors = [...scan.errors]
     // An error result without a recognised headline: its first line says what went wrong.
-    if (block.isError && errors.length === 0) {
-      const line = firstLine(text)
+    if (block.isError && errors.length === 0 && firstLine !== undefined) {
+      const line = normalizeErrorText(firstLine)
       if (line !== '') {
         mention('error', line, 'tool')
         errors.push(line)
       }
     }
-    const exitCode = exitCodeOf(text)
     toolSteps.push({
       kind: 'result',
       toolCallId: block.toolCallId,

@@ -1,3 +1,4 @@
+import { stripTrailing } from './clean-text.ts'
 import { wordSet } from './word-set.ts'
 
 /**
@@ -74,6 +75,50 @@ const DOT_FILE = new RegExp(
 /** A character some path has: without one, a token is at most a well-known file name. */
 const PATH_SIGN = /[./:~]/
 
+const isDigitCode = (code: number): boolean => code >= 48 && code <= 57
+
+/**
+ * `text` without a `:line:col` position and what follows it (`text.replace(/(?::\d+)+:.*$/, '')`, then
+ * `.replace(/(?::\d+)+:?$/, '')` and `.replace(/:+$/, '')`), by passes over it that never go back.
+ */
+export function withoutPosition(text: string): string {
+  // The first `:digits` followed by a colon starts a position with what follows it.
+  for (let colon = text.indexOf(':'); colon >= 0; colon = text.indexOf(':', colon + 1)) {
+    let after = colon + 1
+    while (isDigitCode(text.charCodeAt(after))) after++
+    if (after > colon + 1 && text.charCodeAt(after) === 58) return stripTrailing(text.slice(0, colon), ':')
+  }
+  // Else a position that ends the text (`:12`, `:12:3`, `:12:`), read from the end.
+  let start = text.length - (text.endsWith(':') ? 1 : 0)
+  for (let end = start; ; start = end) {
+    while (end > 0 && isDigitCode(text.charCodeAt(end - 1))) end--
+    if (end === start || text.charCodeAt(end - 1) !== 58) break
+    end--
+  }
+  return stripTrailing(start < text.length - 1 ? text.slice(0, start) : text, ':')
+}
+
+/**
+ * `text` without the dots it ends with, but for a `.` or `..` segment (`.`, `a/..`): `while
+ * (text.endsWith('.') && !/(?:^|\/)\.\.?$/.test(text)) text = text.slice(0, -1)`, without a search
+ * of the whole text for each dot.
+ */
+export function withoutSentenceDots(text: string): string {
+  let end = text.length
+  for (; end > 0 && text.charCodeAt(end - 1) === 46; end--) {
+    const segment = end >= 2 && text.charCodeAt(end - 2) === 46 ? end - 2 : end - 1
+    if (segment === 0 || text.charCodeAt(segment - 1) === 47) break
+  }
+  return end === text.length ? text : text.slice(0, end)
+}
+
+/** `text` without the slashes it ends with, one character at least kept (`text.replace(/(.)\/+$/, '$1')`). */
+export function withoutTrailingSlashes(text: string): string {
+  let end = text.length
+  while (end > 1 && text.charCodeAt(end - 1) === 47) end--
+  return end === text.length ? text : text.slice(0, end)
+}
+
 /** Whether `name` (one segment) ends in a known file extension after a non-empty stem. */
 export function hasKnownExtension(name: string): boolean {
   const dot = name.lastIndexOf('.')
@@ -128,17 +173,15 @@ export function pathFromToken(token: string, before: string, after: string): str
     const nodeId = text.indexOf('::')
     if (nodeId >= 0) text = text.slice(0, nodeId)
     // A position, and whatever follows it without a space: grep's `path:12:content`, Ruby's `path:12:in`.
-    text = text.replace(/(?::\d+)+:.*$/, '')
-    text = text.replace(/(?::\d+)+:?$/, '').replace(/:+$/, '')
+    text = withoutPosition(text)
     // What still holds a colon is a scheme or a reference (`node:internal/x`, `image:tag`), not a path.
     if (text.includes(':')) return undefined
   }
-  while (text.endsWith('.') && !/(?:^|\/)\.\.?$/.test(text)) text = text.slice(0, -1)
-  while (text.endsWith('-')) text = text.slice(0, -1)
+  text = stripTrailing(withoutSentenceDots(text), '-')
   const explicit = (text.startsWith('.') || text.startsWith('~')) && /^(?:\.\.?|~)\//.test(text)
   while (text.startsWith('./')) text = text.slice(2)
   const trailingSlash = text.length > 1 && text.endsWith('/')
-  if (text.endsWith('/')) text = text.replace(/(.)\/+$/, '$1')
+  text = withoutTrailingSlashes(text)
   if (!/[A-Za-z0-9]/.test(text) || text.startsWith('@') || text.includes('//')) return undefined
   const segments = text.split('/')
   if (text.includes('..') && segments.some((segment) => segment.includes('..') && segment !== '..')) return undefined
@@ -166,9 +209,9 @@ export function pathFromToken(token: string, before: string, after: string): str
 export function normalizePath(path: string, workspaceRoot?: string): string {
   let text = path.trim()
   while (text.startsWith('./')) text = text.slice(2)
-  text = text.replace(/(.)\/+$/, '$1')
+  text = withoutTrailingSlashes(text)
   if (workspaceRoot) {
-    const root = workspaceRoot.replace(/(.)\/+$/, '$1')
+    const root = withoutTrailingSlashes(workspaceRoot)
     if (text.startsWith(`${root}/`) && text.length > root.length + 1) text = text.slice(root.length + 1)
   }
   return text

@@ -1,3 +1,4 @@
+import { stripTrailing } from './clean-text.ts'
 import type { ArtifactSink, IdentifierValue } from './masked-line.ts'
 import { eachMatch, MaskedLine } from './masked-line.ts'
 import { shapedLinePaths } from './shaped-line-paths.ts'
@@ -13,51 +14,55 @@ const UUID = /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 const ADVISORY = /\b(?:CVE-\d{4}-\d{4,7}|GHSA(?:-[0-9a-z]{4}){3})\b/g
 /** npm package specs with a version: `react@18.2.0`, `@testing-library/react@16`. */
 const PACKAGE_SPEC = /(?<![\w@/.-])(?:@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*@\d[\w.+-]*/g
-const ISSUE_REFERENCE = /(?<![\w&#/])(?:[\w.-]+\/[\w.-]+)?#[1-9]\d{0,6}\b/g
+/** `#123`, `owner/repo#123` (names of at most 100 characters, as GitHub's, so no start reads further). */
+const ISSUE_REFERENCE = /(?<![\w&#/])(?:[\w.-]{1,100}\/[\w.-]{1,100})?#[1-9]\d{0,6}\b/g
 /** `GH-1198`, `PROJ-123`; see {@link NOT_TICKETS}. */
 const TICKET = /\b[A-Z][A-Z0-9]{1,9}-\d{1,7}\b/g
 /** Standards, algorithms and models that look like tickets. */
 const NOT_TICKETS: ReadonlySet<string> = new Set(
   'UTF SHA ISO ECMA ES IPV TLS SSL HTTP AES RSA MD CP GMT UTC GPT COVID IEC IEEE ANSI WCAG'.split(' '),
 )
-const KEY_VALUE = /(?<![\w-])((?:--?)?[A-Za-z_][\w.-]*)=([^\s,;'"`()[\]{}<>=][^\s,;'"`()[\]{}<>]*)/g
+/** `PORT=3000`, `--max-old-space-size=4096`: a key of at most 100 characters (so no start reads further). */
+const KEY_VALUE = /(?<![\w-])((?:--?)?[A-Za-z_][\w.-]{0,99})=([^\s,;'"`()[\]{}<>=][^\s,;'"`()[\]{}<>]*)/g
 const GIT_OBJECT_ID = /\b[0-9a-f]{7,64}\b/g
 const VERSION = new RegExp(
   String.raw`(?<![\w.])v?\d+\.\d+\.\d+(?:-(?:alpha|beta|rc|next|canary|dev|pre|preview|` +
-    String.raw`nightly)(?:[.-]?\d+)*)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w]|\.\d)`,
+    String.raw`nightly)(?:[.-]?\d+(?:[.-]\d+)*)?)?(?:\+[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?![\w]|\.\d)`,
   'g',
 )
 /** Durations and measures start with a digit. */
 const HAS_DIGIT = /\d/
 /** `1h30m0s`, `45s`, `412ms`, `0.00s`: numbers glued to a time unit, one or several. */
 const DURATION = /(?<![\w.])(?:\d+(?:\.\d+)?(?:ms|h|m|s))+(?![\w%])/g
-/** A number, an optional space, a unit of time, size, share or tokens, and an optional rate. */
+/**
+ * A number, an optional space, a unit of time, size, share or tokens, and an optional rate. Not
+ * from the middle of a list of numbers (`1,2,3`): from there each start read the rest of the list again.
+ */
 const MEASURE = new RegExp(
-  String.raw`(?<![\w.])\d+(?:[.,]\d+)*\s?(?:ns|µs|μs|us|ms|sec|secs|seconds?|min|mins|minutes?|hrs?|` +
+  String.raw`(?<![\w.]|\d,)\d+(?:[.,]\d+)*\s?(?:ns|µs|μs|us|ms|sec|secs|seconds?|min|mins|minutes?|hrs?|` +
     String.raw`hours?|s|m|h|bytes|B|kB|KB|KiB|MB|MiB|GB|GiB|TB|TiB|%|tokens?|tok)(?:\/s(?:ec)?)?(?![\w])`,
   'g',
 )
 
-/** Trailing punctuation no URL ends with, and a closing bracket the URL did not open. */
-function trimUrl(url: string): string {
-  let text = url.replace(/[.,;:!?]+$/, '')
-  for (const [open, close] of [
-    ['(', ')'],
-    ['[', ']'],
-    ['{', '}'],
-  ] as const) {
-    while (text.endsWith(close) && text.split(open).length < text.split(close).length)
-      text = text.slice(0, -1).replace(/[.,;:!?]+$/, '')
+/** Trailing punctuation no URL ends with, and a closing bracket the URL did not open (counted once, not at each). */
+export function trimUrl(url: string): string {
+  let text = stripTrailing(url, '.,;:!?')
+  for (const [open, close] of ['()', '[]', '{}']) {
+    let unopened = 0
+    for (let index = 0; index < text.length; index++)
+      if (text[index] === close) unopened++
+      else if (text[index] === open) unopened--
+    while (text.endsWith(close!) && unopened-- > 0) text = stripTrailing(text.slice(0, -1), '.,;:!?')
   }
   return text.endsWith('/') && !text.endsWith('://') ? text.slice(0, -1) : text
 }
 
-const PACKAGE_SPEC_VALUE: IdentifierValue = (match) => match[0].replace(/[.+-]+$/, '')
+const PACKAGE_SPEC_VALUE: IdentifierValue = (match) => stripTrailing(match[0], '.+-')
 const TICKET_VALUE: IdentifierValue = (match) =>
   NOT_TICKETS.has(match[0].slice(0, match[0].indexOf('-'))) ? undefined : match[0]
 const KEY_VALUE_VALUE: IdentifierValue = (match) => {
   const key = match[1]!.replace(/^-+/, '')
-  const value = match[2]!.replace(/\.+$/, '')
+  const value = stripTrailing(match[2]!, '.')
   return key.length >= 2 && /\d/.test(value) ? `${match[1]}=${value}` : undefined
 }
 // A hex run between dashes is part of a generated name (`api-7d9f8c6b5d-2xkqp`, a Kubernetes pod), not an object id.

@@ -1,9 +1,11 @@
-import { cleanText, collapseWhitespace } from './clean-text.ts'
+import { cleanText, collapseWhitespace, stripTrailingPunctuation } from './clean-text.ts'
 import { isShellLanguage, looksLikeCommand, normalizeCommand } from './command-text.ts'
 import { ErrorHeadlines } from './error-headlines.ts'
+import { exitCodeOf } from './exit-status.ts'
 import type { ArtifactSink, LineTokenOptions } from './line-tokens.ts'
 import { scanLineTokens } from './line-tokens.ts'
 import { isArgumentFolder } from './path-rules.ts'
+import { scanBudget, scannedLines } from './scanned-lines.ts'
 
 /**
  * Who wrote a text, which decides what is read in it:
@@ -36,6 +38,10 @@ const LIST_MARKER = /^\s*(?:[-*+>]|\d+[.)])\s+/
 export interface ScanSummary {
   /** The error headlines found, in order. */
   readonly errors: readonly string[]
+  /** The exit code a tool's text reports (`exitCodeOf`, the last line that reports one wins). */
+  readonly exitCode?: number
+  /** The first line read that is not blank. */
+  readonly firstLine?: string
 }
 
 /** Sends `command` and the source folders named as its bare arguments (`eslint src`). */
@@ -53,15 +59,15 @@ export function addCommand(command: string, sink: ArtifactSink): void {
 function sentences(line: string, sink: ArtifactSink): void {
   const body = line.replace(LIST_MARKER, '')
   for (const part of body.split(/(?<=[.!?])\s+/)) {
-    const sentence = collapseWhitespace(part).replace(/[\s.,;:!?]+$/, '')
+    const sentence = stripTrailingPunctuation(collapseWhitespace(part))
     if (sentence.split(' ').length >= 2 && sentence.length >= 4) sink('user-message', sentence)
   }
 }
 
 /**
  * Reads every artifact of one text (see {@link TextSource}) into `sink`, in order of appearance:
- * ANSI codes are removed first; lines are read one by one, so the whole scan is linear in the
- * length of the text.
+ * the lines `scannedLines` gives (pieces of at most `MAX_LINE_CHARS` characters, while
+ * `options.budget`, else a budget of its own, lasts) one by one, each without its ANSI codes.
  */
 export function scanText(
   text: string,
@@ -79,8 +85,13 @@ export function scanText(
   const headlines = new ErrorHeadlines()
   let fence: { readonly marker: string; readonly shell: boolean; readonly headlines: ErrorHeadlines } | undefined
   let npmScript = false
+  let exitCode: number | undefined
+  let firstLine: string | undefined
 
-  for (const rawLine of cleanText(text).split('\n')) {
+  for (const piece of scannedLines(text, options.budget ?? scanBudget())) {
+    const rawLine = cleanText(piece)
+    if (source === 'tool') exitCode = exitCodeOf(piece) ?? exitCode
+    if (firstLine === undefined && rawLine.trim() !== '') firstLine = rawLine
     const line = rawLine.replace(LOG_PREFIX, '')
     const fenceMatch = source === 'tool' ? null : FENCE.exec(line)
     if (fenceMatch) {
@@ -121,5 +132,5 @@ export function scanText(
     }
     scanLineTokens(line, sink, options)
   }
-  return { errors }
+  return { errors, ...(exitCode === undefined ? {} : { exitCode }), ...(firstLine === undefined ? {} : { firstLine }) }
 }

@@ -18,18 +18,20 @@ function argumentText(argumentsText: string): string {
   } catch {
     return argumentsText
   }
+  // Depth first, in document order, with a stack of its own: arguments may nest deeper than the call
+  // stack goes. An object's key is pushed above its value, so it is read first, as a string is.
   const parts: string[] = []
-  const visit = (value: unknown): void => {
+  const stack: unknown[] = [parsed]
+  while (stack.length > 0) {
+    const value = stack.pop()
     if (typeof value === 'string') parts.push(value)
     else if (typeof value === 'number' || typeof value === 'boolean') parts.push(String(value))
-    else if (Array.isArray(value)) value.forEach(visit)
-    else if (value !== null && typeof value === 'object')
-      for (const [key, child] of Object.entries(value)) {
-        parts.push(key)
-        visit(child)
-      }
+    else if (Array.isArray(value)) for (let index = value.length - 1; index >= 0; index--) stack.push(value[index])
+    else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value)
+      for (let index = entries.length - 1; index >= 0; index--) stack.push(entries[index]![1], entries[index]![0])
+    }
   }
-  visit(parsed)
   return parts.join('\n')
 }
 

@@ -3,6 +3,7 @@ import type { ArtifactSink, LineTokenOptions } from './line-tokens.ts'
 import { scanLineTokens } from './line-tokens.ts'
 import { normalizePath } from './path-rules.ts'
 import { addCommand } from './scan-text.ts'
+import { scanBudget, scannedLines } from './scanned-lines.ts'
 import { isShellTool } from './tool-kind.ts'
 
 /** What a tool call's arguments say, besides the artifacts sent to the sink. */
@@ -13,9 +14,12 @@ export interface ToolCallArguments {
   readonly paths: readonly string[]
 }
 
-/** A key, lower-cased, without `_` and `-`: `file_path`, `filePath` and `file-path` are all `filepath`. */
+/**
+ * A key, lower-cased, without `_` and `-`: `file_path`, `filePath` and `file-path` are all `filepath`;
+ * `''` for a key longer than any word below could be.
+ */
 function keyWord(key: string): string {
-  return key.toLowerCase().replace(/[_-]/g, '')
+  return key.length > 100 ? '' : key.toLowerCase().replace(/[_-]/g, '')
 }
 
 /**
@@ -67,6 +71,8 @@ export function readToolCallArguments(
   options: LineTokenOptions = {},
 ): ToolCallArguments {
   const shellTool = isShellTool(name)
+  const budget = options.budget ?? scanBudget()
+  const lines = (text: string): string[] => scannedLines(text, budget)
   const paths: string[] = []
   let command: string | undefined
   const addPath = (value: string): void => {
@@ -81,7 +87,7 @@ export function readToolCallArguments(
     command ??= normalized
     addCommand(value, sink)
     // The command names files and identifiers too (`cat src/a.ts`, `PORT=3000 node x`).
-    for (const line of value.split('\n'))
+    for (const line of lines(value))
       scanLineTokens(line, (artifactClass, text) => artifactClass !== 'command' && sink(artifactClass, text), options)
   }
 
@@ -90,39 +96,36 @@ export function readToolCallArguments(
     parsed = JSON.parse(argumentsText)
   } catch {
     if (shellTool) runCommand(argumentsText)
-    else for (const line of argumentsText.split('\n')) scanLineTokens(line, sink, options)
+    else for (const line of lines(argumentsText)) scanLineTokens(line, sink, options)
     return { ...(command === undefined ? {} : { command }), paths }
   }
   if (typeof parsed === 'string' && shellTool) runCommand(parsed)
 
-  const visit = (value: unknown, key: string): void => {
+  // Depth first, in document order, with a stack of its own: arguments may nest deeper than the call stack goes.
+  const stack: [value: unknown, key: string][] = [[parsed, '']]
+  for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
+    const [value, key] = entry
     const word = keyWord(key)
     if (Array.isArray(value)) {
-      if (isCommandKey(word, shellTool) && word !== 'commands' && value.every((item) => typeof item === 'string')) {
+      if (isCommandKey(word, shellTool) && word !== 'commands' && value.every((item) => typeof item === 'string'))
         runCommand(commandFromVector(value as string[]))
-        return
-      }
-      for (const item of value) visit(item, key)
-      return
-    }
-    if (value !== null && typeof value === 'object') {
-      for (const [childKey, child] of Object.entries(value)) visit(child, childKey)
-      return
-    }
-    if (typeof value !== 'string') return
-    if (isCommandKey(word, shellTool)) runCommand(value)
+      else for (let index = value.length - 1; index >= 0; index--) stack.push([value[index], key])
+    } else if (value !== null && typeof value === 'object') {
+      const children = Object.entries(value)
+      for (let index = children.length - 1; index >= 0; index--) stack.push([children[index]![1], children[index]![0]])
+    } else if (typeof value !== 'string') continue
+    else if (isCommandKey(word, shellTool)) runCommand(value)
     else if (PATH_KEY.test(word)) {
       const path = pathValue(value)
       if (path !== undefined) addPath(path)
     } else if (isPatchKey(word)) {
-      for (const line of value.split('\n')) {
+      for (const line of lines(value)) {
         const header =
           /^\*\*\* (?:Add|Update|Delete) File: (\S.*)$|^\*\*\* Move to: (\S.*)$|^(?:---|\+\+\+) [ab]\/(\S+)/.exec(line)
         const file = header?.[1] ?? header?.[2] ?? header?.[3]
         if (file !== undefined) addPath(file.trim())
       }
-    } else if (isUrlKey(word)) scanLineTokens(value, sink, options)
+    } else if (isUrlKey(word)) for (const line of lines(value)) scanLineTokens(line, sink, options)
   }
-  visit(parsed, '')
   return { ...(command === undefined ? {} : { command }), paths }
 }

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest'
 import type { Artifact, ArtifactClass } from '../src/index.ts'
-import { extractArtifacts } from '../src/index.ts'
+import { auditFold, extractArtifacts } from '../src/index.ts'
 import { assistant, call, logOf, plugin, reasoning, result, user } from './log-fixture.ts'
 
 const texts = (artifacts: readonly Artifact[], artifactClass: ArtifactClass): string[] =>
   artifacts.filter((artifact) => artifact.class === artifactClass).map((artifact) => artifact.text)
+
+/** Arguments whose `content` nests 40,000 levels (an array in an object, 20,000 times). */
+const nested = (path: string) =>
+  `{"path":"${path}","content":${'[{"a":'.repeat(20_000)}1${'}]'.repeat(20_000)},"url":"https://example.com/x"}`
 
 describe('extractArtifacts: tool-call arguments', () => {
   it('takes paths from path-like keys and commands from command keys, argument vectors and shell tools', () => {
@@ -46,6 +50,19 @@ describe('extractArtifacts: tool-call arguments', () => {
     expect(texts(artifacts, 'url')).toEqual(['https://example.com/docs'])
     expect(texts(artifacts, 'identifier')).toEqual([])
     expect(texts(artifacts, 'number')).toEqual([])
+  })
+
+  it('reads arguments nested 20,000 levels deep, and finds what a later call holds in them, without a recursion', () => {
+    const { artifacts } = extractArtifacts(logOf([call('a', 'write_file', nested('src/deep.ts'))]))
+    expect(texts(artifacts, 'path')).toEqual(['src/deep.ts'])
+    expect(texts(artifacts, 'url')).toEqual(['https://example.com/x'])
+    const audit = auditFold({
+      folded: artifacts,
+      checkpointText: '',
+      visibleAfter: [call('b', 'write_file', nested('src/deep.ts'))],
+    })
+    expect(audit.classes.path).toEqual({ seen: 1, kept: 1, keptInCheckpoint: 0 })
+    expect(audit.classes.url).toEqual({ seen: 1, kept: 1, keptInCheckpoint: 0 })
   })
 
   it('says which calls change the files they name: edits and writes do, reads and runners do not', () => {

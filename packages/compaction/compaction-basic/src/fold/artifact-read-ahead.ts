@@ -14,24 +14,33 @@ const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/
  * has not reached yet (or one restored from a store when a session reopens) is read by the
  * fold that needs it, as before. A checkpoint is not read: extraction leaves it out, and the
  * audit of the fold that replaces it compares what the audit that wrote it logged
- * (`heldInCheckpoint`). `extractor` is the fold audit's `ArtifactExtractor` (passed in: only
- * the fold auditor and its config reach the fold audit package).
+ * (`heldInCheckpoint`). A reading that throws is reported as an `internal/warning`, not thrown
+ * from the macrotask, which would end the host. `extractor` is the fold audit's
+ * `ArtifactExtractor` (passed in: only the fold auditor and its config reach the fold audit package).
  */
 export function installArtifactReadAhead(
   ctx: Context,
   extractor: { read(message: Message): unknown; forgetLines(): void },
 ): void {
-  const pending: Message[] = []
+  const pending: { readonly where: string; readonly message: Message }[] = []
   let scheduled: NodeJS.Immediate | undefined
   const drain = (): void => {
     scheduled = undefined
-    for (const message of pending.splice(0)) extractor.read(message)
+    for (const { where, message } of pending.splice(0)) {
+      try {
+        extractor.read(message)
+      } catch (error) {
+        // Thrown from a macrotask it would end the host; the fold that needs the message reads it again.
+        const reason = (error as Error)?.message ?? String(error)
+        ctx.emit('internal/warning', `fold audit: reading ${where} ahead failed: ${reason}`)
+      }
+    }
   }
-  ctx.on('session/event', (_session: Session, event: AnySessionEvent) => {
+  ctx.on('session/event', (session: Session, event: AnySessionEvent) => {
     if (!MESSAGE_EVENTS.has(event.type)) return
     const message = (event.data as { message: Message }).message
     if (isCheckpointMessage(message)) return
-    pending.push(message)
+    pending.push({ where: `message ${event.seq} of session ${session.id}`, message })
     scheduled ??= setImmediate(drain)
   })
   // The scanned lines may hold on to a closed session's texts; the readings go with its messages.
