@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import type { PackedPackage } from './pack-packages.ts'
 import { packPackages } from './pack-packages.ts'
+import { buildPackages } from './build-packages.ts'
 import { readTarball } from './read-tarball.ts'
 import { publishedReadmeProblems } from './prepare-package-readme.ts'
 import { startPostgres } from '@warmfold/test-utils'
@@ -423,13 +424,9 @@ async function main(): Promise<void> {
   log(`working in ${work} (outside the workspace ${root})`)
   try {
     if (skipBuild) log('build skipped (--skip-build): packing the dist folders as they are')
-    else {
-      log('pnpm build')
-      await must('npx', ['-y', 'pnpm@12.4.2', 'build'], root)
-    }
-    log('pnpm pack of every published package')
+    else await buildPackages(root, { log })
     const destination = join(work, 'tarballs')
-    const packed = await packPackages(root, destination)
+    const packed = await packPackages(root, destination, log)
     log(`packed ${packed.length}: ${packed.map((entry) => entry.name).join(', ')}`)
     await checkTarballs(packed, destination)
     const bounds: Record<string, { lowest: string; highest: string }> = {}

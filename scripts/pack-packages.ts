@@ -3,7 +3,8 @@
  * publish it (`workspace:` ranges replaced, `publishConfig` applied, the README prepared by
  * `prepack`). Private packages (`"private": true`, e.g. `@warmfold/test-utils`) are filtered
  * out by their manifest, so a new private package is never packed either. The tarballs hold
- * `dist`: the command builds first (`pnpm build`), and packing refuses a package whose manifest
+ * `dist`: the command builds first (every package with a `build` script, as `pnpm build` does, saying
+ * which package it builds and how long each took; see build-packages.ts), and packing refuses a package whose manifest
  * names a file that is not there, so a tarball without code is never written.
  *
  *   tsx scripts/pack-packages.ts [--skip-build] <destination folder>
@@ -14,6 +15,7 @@ import { mkdir, readdir } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
+import { buildPackages, formatDuration } from './build-packages.ts'
 import type { WorkspacePackage } from './workspace-packages.ts'
 import { workspacePackages } from './workspace-packages.ts'
 
@@ -60,7 +62,11 @@ export function missingBuildOutput(
  * @throws Error before packing when a package's manifest names a file that was not built (the
  *   tarball would hold no code), when pnpm fails, or when a tarball it should have written is missing.
  */
-export async function packPackages(root: string, destination: string): Promise<PackedPackage[]> {
+export async function packPackages(
+  root: string,
+  destination: string,
+  log: (line: string) => void = () => {},
+): Promise<PackedPackage[]> {
   const published = (await workspacePackages(root)).filter((entry) => !entry.private)
   const unbuilt = missingBuildOutput(root, published)
   if (unbuilt.length) {
@@ -70,6 +76,8 @@ export async function packPackages(root: string, destination: string): Promise<P
     )
   }
   await mkdir(destination, { recursive: true })
+  const started = Date.now()
+  log(`packing ${published.length} packages into ${destination} (pnpm pack)`)
   const filters = published.flatMap((entry) => ['--filter', entry.name])
   await run('npx', ['-y', 'pnpm@12.4.2', '-r', ...filters, 'pack', '--pack-destination', destination], {
     cwd: root,
@@ -80,6 +88,7 @@ export async function packPackages(root: string, destination: string): Promise<P
     })
   })
   const written = new Set(await readdir(destination))
+  log(`packed ${published.length} packages in ${formatDuration(Date.now() - started)}`)
   return published.map((entry) => {
     const file = tarballName(entry.name, entry.version)
     if (!written.has(file))
@@ -88,6 +97,11 @@ export async function packPackages(root: string, destination: string): Promise<P
       )
     return { ...entry, tarball: join(destination, file) }
   })
+}
+
+/** Progress goes to stderr; the tarballs' list to stdout. */
+function log(line: string): void {
+  console.error(line)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -103,16 +117,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   } else {
     try {
       if (!skipBuild) {
-        console.error('pnpm build (the tarballs hold dist; --skip-build packs the dist folders as they are)')
-        await run('npx', ['-y', 'pnpm@12.4.2', 'build'], { cwd: root, maxBuffer: 64 * 1024 * 1024 }).catch(
-          (error: Error & { stdout?: string; stderr?: string }) => {
-            throw new Error(`pnpm build failed in ${root}:\n${error.stdout ?? ''}${error.stderr ?? error.message}`, {
-              cause: error,
-            })
-          },
-        )
+        log('pack-packages: the tarballs hold dist, so every package is built first (--skip-build packs dist as it is)')
+        await buildPackages(root, { log })
       }
-      for (const entry of await packPackages(root, resolve(rest[0]!))) console.log(`${entry.name}: ${entry.tarball}`)
+      for (const entry of await packPackages(root, resolve(rest[0]!), log))
+        console.log(`${entry.name}: ${entry.tarball}`)
     } catch (error) {
       console.error(`pack-packages: ${(error as Error).message}`)
       process.exitCode = 1

@@ -48,8 +48,11 @@ export { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'
 export { runReport } from './report/report-command.ts'
 export type {
   BilledRequest,
+  ReportFold,
+  ReportFoldAttempt,
   ReportFoldAudit,
   ReportFoldTiming,
+  ReportFoldTotals,
   ReportFork,
   ReportGuard,
   ReportLineage,

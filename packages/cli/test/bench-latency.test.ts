@@ -129,7 +129,7 @@ describe('warmfold bench --latency', () => {
     const unreadable = await cli(['bench', '--latency', folder])
     expect(unreadable.code).toBe(2)
     expect(unreadable.stderr).toBe(
-      `warmfold: --latency ${JSON.stringify(folder)} could not be read (EISDIR); use sonnet-class | opus-class | llama-cpp-local | a JSON file\n`,
+      `warmfold: --latency ${JSON.stringify(folder)} is a folder, not a regular file; use sonnet-class | opus-class | llama-cpp-local | a JSON file\n`,
     )
     expect((await cli(['bench', '--latency'])).stderr).toBe('warmfold: --latency needs a value\n')
   })

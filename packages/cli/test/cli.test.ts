@@ -143,6 +143,7 @@ describe('warmfold bench output', () => {
           'conversationRequests',
           'sessionPromptTokens',
           'sessionCachedTokens',
+          'sessionPrefilledTokens',
           'sessionUncachedTokens',
           'silentRewrites',
           'guardWarnings',
@@ -161,6 +162,7 @@ describe('warmfold bench output', () => {
           expect(Object.keys(call)).toEqual([
             'promptTokens',
             'cachedTokens',
+            'prefilledTokens',
             'uncachedTokens',
             'hitRatio',
             'regionCoverage',

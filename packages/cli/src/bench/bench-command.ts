@@ -89,7 +89,7 @@ async function runChecked(
       report.runs.push(entry)
       // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
       const seconds = ((performance.now() - started) / 1000).toFixed(2)
-      const prefilled = tokenCount.format(entry.sessionUncachedTokens)
+      const prefilled = tokenCount.format(entry.sessionPrefilledTokens)
       io.stderr(
         `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${prefilled} prefilled ` +
           `tokens, cost ${formatRunCost(entry, args.price, true)}, ${seconds} s${keptWhere(args, id)}`,

@@ -13,14 +13,16 @@ import { foldAuditReport, summaryCallAudit } from './fold-audit-report.ts'
 import type { BenchArgs } from './parse-bench-args.ts'
 
 /**
- * One summary call in the report. `uncachedTokens` keeps its schema-1 name: it counts the
- * *prefilled* tokens (`promptTokens − cachedTokens`: not read from the cache, written to it or
- * not), the table's `summary prefilled`.
+ * One summary call in the report. `prefilledTokens` counts the tokens not read from the cache
+ * (`promptTokens − cachedTokens`, written to it or not), the table's `summary prefilled`;
+ * `uncachedTokens` is the same number under its schema-1 name.
  */
 export interface SummaryCallReport {
   promptTokens: number
   cachedTokens: number
-  /** Prefilled tokens: promptTokens − cachedTokens (cache writes included). */
+  /** The table's `summary prefilled`: promptTokens − cachedTokens (cache writes included). */
+  prefilledTokens: number
+  /** The same number under its schema-1 name (kept for readers of the document). */
   uncachedTokens: number
   hitRatio: number
   /**
@@ -68,7 +70,9 @@ export interface RunReport {
   conversationRequests: number
   sessionPromptTokens: number
   sessionCachedTokens: number
-  /** Prefilled tokens of every request (the table's `session prefilled`; the name is schema 1's). */
+  /** Prefilled tokens of every request: the table's `session prefilled`. */
+  sessionPrefilledTokens: number
+  /** The same number under its schema-1 name (kept for readers of the document). */
   sessionUncachedTokens: number
   silentRewrites: number
   /**
@@ -101,7 +105,9 @@ export interface RunReport {
  * The `--json` document, schema version 2. Version 1's fields are unchanged; version 2 adds the
  * workload's price, turns, idleSeconds and stepSeconds, and per run its cost, costUsd, floor,
  * efficiency, requests and guardWarnings, and each summary call's cost. The workload's latency
- * and backgroundFold were added later within version 2 (nothing was removed or renamed).
+ * and backgroundFold, each run's sessionPrefilledTokens and each call's prefilledTokens (the
+ * table's words for the schema-1 uncached names) were added later within version 2 (nothing was
+ * removed or renamed).
  */
 export interface BenchReport {
   version: 2
@@ -185,6 +191,7 @@ export function reportRun(
     summaryCalls: run.summaryCalls.map((call, index) => ({
       promptTokens: call.promptTokens,
       cachedTokens: call.cachedTokens,
+      prefilledTokens: call.uncachedTokens,
       uncachedTokens: call.uncachedTokens,
       hitRatio: round(hitRatio(call)),
       regionCoverage: round(run.summaryCoverage[index] as number),
@@ -194,6 +201,7 @@ export function reportRun(
     conversationRequests: run.conversation.length,
     sessionPromptTokens: run.totals.promptTokens,
     sessionCachedTokens: run.totals.cachedTokens,
+    sessionPrefilledTokens: run.totals.uncachedTokens,
     sessionUncachedTokens: run.totals.uncachedTokens,
     silentRewrites: run.silentRewrites,
     guardWarnings: run.guardWarnings,

@@ -1,7 +1,7 @@
-import type { PriceProfile, WorkloadStrategy } from '@warmfold/prefix-cache-testkit'
+import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { DEFAULT_LATENCY_PROFILE } from '@warmfold/prefix-cache-testkit'
-import { priceText } from '../report/report-format.ts'
 import type { BenchReport, RunReport } from './bench-report.ts'
+import { legend } from './bench-legend.ts'
 
 const number = new Intl.NumberFormat('en-US')
 
@@ -40,11 +40,11 @@ export function formatTable(report: BenchReport): string {
       number.format(run.window),
       run.strategy,
       String(run.summaryCalls.length),
-      run.summaryCalls.map((call) => number.format(call.uncachedTokens)).join(' / ') || '-',
+      run.summaryCalls.map((call) => number.format(call.prefilledTokens)).join(' / ') || '-',
       summaryHit(run),
       run.summaryCalls.length ? Math.min(...run.summaryCalls.map((call) => call.regionCoverage)).toFixed(2) : '-',
       waits(run),
-      number.format(run.sessionUncachedTokens),
+      number.format(run.sessionPrefilledTokens),
       formatRunCost(run, report.workload.price),
       legacy && legacy !== run ? percent(run.cost.total / legacy.cost.total - 1) : '-',
       run.efficiency === null ? '-' : run.efficiency.toFixed(2),
@@ -100,74 +100,8 @@ export function formatTable(report: BenchReport): string {
     ...rows.map(line),
     '',
     ...audits,
-    ...legend(report),
+    ...legend(report, audits.length > 0),
   ].join('\n')
-}
-
-/** What each column means, then each strategy in the table: printed under the table only, never in `--json`. */
-const COLUMN_LEGEND: ReadonlyArray<readonly [string, string]> = [
-  ['folds', 'compactions: summary calls that each fold old history into a checkpoint'],
-  [
-    'summary prefilled',
-    'prompt tokens each summary call prefilled: not read from the cache (written to it or uncached), paid in full',
-  ],
-  ['summary hit', 'cached / prompt tokens over all summary calls'],
-  [
-    'coverage',
-    "the lowest regionCoverage of the run's summary calls: the share of the summarized history's characters the " +
-      'summarizer saw verbatim (1.00 = all of it)',
-  ],
-  [
-    'wait s',
-    "seconds each fold kept the conversation waiting, on the latency profile's clock (a synchronous fold: its " +
-      'whole summary call; a background one: only what was left at the pressure threshold; d: a discarded fold, ' +
-      'paid in the cost); - for a real cache',
-  ],
-  [
-    'session prefilled',
-    'prefilled prompt tokens of every request, conversation and summary calls alike: what warmfold report shows ' +
-      'as written + uncached',
-  ],
-  [
-    'cost',
-    'what the whole session cost under the price profile below: cached, written and uncached prompt tokens and ' +
-      'output tokens of every request (in dollars when the profile has a dollar rate, else in ' +
-      'uncached-input-token units)',
-  ],
-  ['vs legacy', 'cost against the legacy run at the same window (− is cheaper)'],
-  [
-    'efficiency',
-    "floor / cost, where the floor is what the run's own requests would cost if every prompt token were " +
-      'prefilled once and every repeat read from the cache (1.00 = nothing wasted)',
-  ],
-  [
-    'ok',
-    'yes: the run completed and each conversation request extended the previous one unless a logged rewrite ' +
-      '(checkpoint, prune) came between; else INCOMPLETE or the number of silent rewrites',
-  ],
-]
-
-/** What each strategy is, for the legend. */
-const STRATEGY_LEGEND: Readonly<Record<WorkloadStrategy, string>> = {
-  warmfold:
-    "BasicCompactionEngine as shipped: the summary call replays the conversation's cached prefix (system prompt, " +
-    'tools, effort, messages) plus one instruction',
-  legacy:
-    'reference design: prunes the whole history, the part it summarizes included, and sends the summary call ' +
-    "without the conversation's effort, temperature and stop, so the call misses the cached prefix",
-  cold:
-    'reference design: a separate summarizer system prompt, no tools and the history flattened into one ' +
-    'message, so nothing of the cached prefix is reused',
-  transcript:
-    'peer shape (pi 0.73.1, opencode 1.18.33): own summarizer system prompt, no tools, the history as one text ' +
-    'transcript with every tool result cut to its first 2,000 characters, instruction at its end; small and ' +
-    'cold, and the summarizer never sees a full tool output',
-  toolless:
-    'peer shape (Codex CLI 0.171.0, Qwen Code 0.24.4): exact replay of the history without any tool definition, ' +
-    'instruction last; dropping the tools breaks the cached prefix at its start',
-  'long-instruction':
-    "peer shape (Claude Code 2.1.332): warmfold's warm replay with a 6,400-character instruction appended to the " +
-    'last user message instead of a separate message',
 }
 
 const share = (kept: number, seen: number): string => (seen === 0 ? '-' : `${((kept / seen) * 100).toFixed(1)}%`)
@@ -208,43 +142,6 @@ function waits(run: RunReport): string {
   return (
     run.stall.folds.map((fold) => `${(fold.waitedMs / 1000).toFixed(1)}${fold.discarded ? 'd' : ''}`).join(' / ') || '-'
   )
-}
-
-function legend(report: BenchReport): string[] {
-  const strategies = report.workload.strategies.map(
-    (strategy) => [strategy, STRATEGY_LEGEND[strategy as WorkloadStrategy] ?? 'not a known strategy'] as const,
-  )
-  const width = Math.max(...[...COLUMN_LEGEND, ...strategies].map(([term]) => term.length))
-  const entry = ([term, text]: readonly [string, string]) =>
-    wrap(text, LEGEND_TEXT_WIDTH).map((part, index) => `  ${(index ? '' : term).padEnd(width)}  ${part}`)
-  const tokens = report.workload.cache === 'simulator' ? 'simulated, 4 characters each' : 'as the cache reported them'
-  const prices = wrap(priceText(report.workload.price), LEGEND_TEXT_WIDTH + width + 2).map((part) => `  ${part}`)
-  return [
-    `Columns (tokens ${tokens}):`,
-    ...COLUMN_LEGEND.flatMap(entry),
-    'Price:',
-    ...prices,
-    'Strategies:',
-    ...strategies.flatMap(entry),
-  ]
-}
-
-/** Characters of legend text per line, so a legend line stays within 100 columns. */
-const LEGEND_TEXT_WIDTH = 78
-
-/** Splits `text` at spaces into lines of at most `width` characters (a longer word gets a line of its own). */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = []
-  let line = ''
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line)
-      line = word
-    } else {
-      line = line ? `${line} ${word}` : word
-    }
-  }
-  return [...lines, line]
 }
 
 function summaryHit(run: RunReport): string {

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { describeJson, isRecord } from '@warmfold/cache-ledger/prefix'
+import { UTF8_BOM } from '../shared/read-flag-file.ts'
 
 /** One request line of a log: the body and what the line says about how it was sent. */
 export interface LoggedRequest {
@@ -23,8 +24,8 @@ export type LogLine =
 /**
  * Reads a request log line by line (a log of thousands of 100k-character bodies never has to fit
  * in one string): each line is the request body itself or `{ "body": …, "url"?: …, "t"?: ms,
- * "headers"?: … }`. Whitespace-only lines are skipped; every other line yields a request or an
- * `unreadable` entry saying what is wrong with it.
+ * "headers"?: … }`. A UTF-8 byte order mark before the first line is skipped, whitespace-only
+ * lines too; every other line yields a request or an `unreadable` entry saying what is wrong with it.
  */
 export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
   const lines = createInterface({
@@ -32,8 +33,10 @@ export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
     crlfDelay: Number.POSITIVE_INFINITY,
   })
   let index = 0
-  for await (const text of lines) {
+  for await (const line of lines) {
     index++
+    // A byte order mark (Windows editors, PowerShell's Out-File) is not part of the first request.
+    const text = index === 1 && line.startsWith(UTF8_BOM) ? line.slice(1) : line
     if (text.trim() === '') continue
     yield parseLogLine(text, index)
   }

@@ -18,6 +18,7 @@ import type {
   SessionReport,
 } from './report-model.ts'
 import { readFoldAudit } from './fold-audit-events.ts'
+import { FoldRows } from './fold-rows.ts'
 import { readFoldTiming } from './fold-timing-events.ts'
 import { addForkEvent, readLineage } from './fork-events.ts'
 import { readPruneDecision } from './prune-decision-events.ts'
@@ -41,6 +42,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
   const foldTimings: ReportFoldTiming[] = []
   const foldAudits: ReportFoldAudit[] = []
   const forks: ReportFork[] = []
+  const foldRows = new FoldRows()
   let forkOf: ReportLineage | null = null
   let header: HeaderEnvelope | undefined
   let headerChanged = false
@@ -61,9 +63,11 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
       pruneDecisions.push({ line, afterRequest: logged.length, ...readPruneDecision(data, where) })
     if (event.type === 'compaction/audit')
       foldAudits.push({ line, afterRequest: logged.length, ...readFoldAudit(log.events, event.seq, where) })
+    if (event.type === 'compaction/start') foldRows.start(data, line, logged.length, where)
     if (event.type === 'compaction/end') {
       const timing = readFoldTiming(data, where)
       if (timing) foldTimings.push({ line, afterRequest: logged.length, ...timing })
+      foldRows.end(data, line, logged.length, timing, price, where)
     }
     // Compared as strings: the fork events are declared by @warmfold/agent-loop.
     const type: string = event.type
@@ -72,6 +76,10 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     if (type === 'agent/fork') forkOf = readLineage(data, where)
     if (event.type === 'compaction/summary' || event.type === 'compaction/prune')
       addMarker(markers, event.type === 'compaction/summary' ? 'fold' : 'prune', data, line, logged.length, where)
+    if (event.type === 'compaction/summary') {
+      const { messages, tokens } = markers.at(-1)!
+      foldRows.summary(String(data.compactionId), line, logged.length, { messages, tokens })
+    }
     if (event.type === 'request/header') {
       header = headerEnvelope(data, where)
       if ((data as { reason?: unknown }).reason !== 'initial') headerChanged = true
@@ -95,6 +103,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     return { number: index + 1, ...request, billed: { ...billed, cost: cost.total } }
   })
   const { totals, notes } = totalsOf(requests, markers, sumCosts(costs), price, missing)
+  const { folds, totals: foldTotals } = foldRows.rows(requests, foldAudits, price, source === 'usage')
   const sourceNote =
     source === 'ledger'
       ? `Tokens, divergences and break causes come from the cache ledger's cache/observation events: every ` +
@@ -115,6 +124,8 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     guards,
     pruneDecisions,
     foldTimings,
+    folds,
+    foldTotals,
     foldAudits,
     forks,
     forkOf,

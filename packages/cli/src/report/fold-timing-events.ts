@@ -17,7 +17,7 @@ export function readFoldTiming(
   data: Record<string, unknown>,
   where: string,
 ): Omit<ReportFoldTiming, 'line' | 'afterRequest'> | undefined {
-  const { timing, discarded, compactionId } = data
+  const { timing, discarded, compactionId, error, attempts } = data
   if (timing === undefined) return undefined
   if (typeof timing !== 'object' || timing === null || Array.isArray(timing))
     throw fieldError(where, 'compaction/end timing', 'an object', timing)
@@ -42,7 +42,31 @@ export function readFoldTiming(
     stallSavedMs,
     postSwapPrefillTokens,
     discarded: readDiscarded(discarded, where),
+    summary: summaryState(error, discarded, attempts),
   }
+}
+
+/**
+ * Whether the fold's summary call answered: a fold without `error` committed its summary; one that
+ * ended with an error had it in hand only when its last call finished (a stale or superseded fold),
+ * not when the discard aborted the call or the call failed or was refused.
+ */
+function summaryState(error: unknown, discarded: unknown, attempts: unknown): ReportFoldTiming['summary'] {
+  if (error === undefined) return 'in-hand'
+  const last = Array.isArray(attempts) ? (attempts.at(-1) as { finishReason?: unknown } | undefined) : undefined
+  if (last?.finishReason === 'aborted') return 'aborted'
+  const reason = (discarded as { reason?: unknown } | undefined)?.reason
+  if (discarded === undefined || last?.finishReason === 'error' || reason === 'failed' || reason === 'refused')
+    return 'failed'
+  return 'in-hand'
+}
+
+/** What became of the summary and when, in words: `summary in hand after 3.1 s`, `summary call aborted after 0.4 s`. */
+export function summaryStateText(fold: Pick<ReportFoldTiming, 'summary' | 'readyAfterMs'>): string {
+  const after = seconds(fold.readyAfterMs)
+  if (fold.summary === 'aborted') return `summary call aborted after ${after}`
+  if (fold.summary === 'failed') return `no summary (the call failed or was refused) after ${after}`
+  return `summary in hand after ${after}`
 }
 
 function readDiscarded(discarded: unknown, where: string): ReportFoldTiming['discarded'] {
@@ -57,7 +81,7 @@ function readDiscarded(discarded: unknown, where: string): ReportFoldTiming['dis
 
 /** One line of the text report for a fold's timing. */
 export function foldTimingText(fold: ReportFoldTiming): string {
-  const wait = `summary in hand after ${seconds(fold.readyAfterMs)}, the conversation waited ${seconds(fold.waitedMs)}`
+  const wait = `${summaryStateText(fold)}, the conversation waited ${seconds(fold.waitedMs)}`
   const hidden =
     fold.mode === 'background'
       ? ` (${seconds(fold.stallSavedMs)} hidden; at the threshold: ${fold.statusAtThreshold})`

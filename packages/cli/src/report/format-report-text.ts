@@ -1,5 +1,6 @@
 import { printable } from '../shared/printable-text.ts'
 import { foldAuditText } from './fold-audit-events.ts'
+import { foldRowsText } from './fold-rows-format.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import { forkText } from './fork-events.ts'
 import type { SessionReport } from './report-model.ts'
@@ -63,6 +64,7 @@ export function formatReportText(report: SessionReport): string {
         `  line ${decision.line}, after request #${decision.afterRequest}: ${decision.action}: ${decision.text}`,
       )
   }
+  lines.push(...foldRowsText(report))
   if (report.foldTimings.length) {
     lines.push('', `Fold timing (${report.foldTimings.length} fold(s); seconds on the engine's clock):`)
     for (const fold of report.foldTimings)

@@ -8,6 +8,9 @@ import { UsageError } from '../shared/usage-error.ts'
 /** The first 16 bytes of every SQLite 3 database file. */
 const SQLITE_HEADER = Buffer.from('SQLite format 3\u0000', 'latin1')
 
+/** The UTF-8 byte order mark. */
+const UTF8_BOM_BYTES = Buffer.from([0xef, 0xbb, 0xbf])
+
 /** A session log, read from its file or from a session store. */
 export interface SessionLog {
   /** Where it was read, for a person: the file, or the store (`sqlite:PATH`, `postgres:URL` without its password). */
@@ -39,7 +42,7 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
   })
   if (!found.isFile())
     throw new UsageError(`session log ${JSON.stringify(file)} is not a file; name a session's .jsonl file`)
-  const content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
+  let content = await readFile(file).catch((error: NodeJS.ErrnoException) => {
     throw new RunError(`session log ${JSON.stringify(file)} cannot be read: ${error.code ?? error.message}`)
   })
   // An SQLite file opens with this header; given as a log it would fail as "not valid JSON" on line 1.
@@ -49,6 +52,10 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
         `sqlite:${file} SESSION_ID`,
     )
   const sessionId = basename(file).replace(/\.jsonl$/, '')
+  // An editor that saved the log may have added a byte order mark; the store writes none. It is
+  // not part of line 1, so line numbers stay, and the report says it skipped it.
+  const bom = content.subarray(0, UTF8_BOM_BYTES.length).equals(UTF8_BOM_BYTES)
+  if (bom) content = content.subarray(UTF8_BOM_BYTES.length)
   let read
   try {
     // The torn tail is let through only to be described here: the store's message tells how to
@@ -72,5 +79,17 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
         'repairTornTail to set the torn bytes aside.',
     )
   }
-  return { file, sessionId, events: read.session.events, locate: (seq) => `${file}:${seq + 1}` }
+  const notes = bom
+    ? [
+        `${file} starts with a UTF-8 byte order mark, which the report skipped; the session store writes none, ` +
+          'and a host opening this file would refuse line 1 until the mark (its first 3 bytes) is removed.',
+      ]
+    : []
+  return {
+    file,
+    sessionId,
+    events: read.session.events,
+    locate: (seq) => `${file}:${seq + 1}`,
+    ...(notes.length ? { notes } : {}),
+  }
 }

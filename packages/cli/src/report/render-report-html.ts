@@ -1,5 +1,7 @@
 import { classWord, escapeHtml } from './escape-html.ts'
 import { foldAuditHtml } from './fold-audit-events.ts'
+import { foldRowsHtml } from './fold-rows-format.ts'
+import { summaryStateText } from './fold-timing-events.ts'
 import type { SessionReport } from './report-model.ts'
 import { reportChartSvg } from './report-chart-svg.ts'
 import { REPORT_STYLE } from './report-style.ts'
@@ -89,17 +91,18 @@ export function renderReportHtml(report: SessionReport): string {
       report.pruneDecisions,
       (decision) => [escapeHtml(decision.action), escapeHtml(decision.text)],
     ),
+    ...foldRowsHtml(report),
     ...loggedSection(
       'fold-timing',
       'Fold timing',
       "How long each fold's summary took and how long the conversation waited for it (seconds on the engine's " +
         'clock): a synchronous fold blocks the turn for its whole summary call, a background fold only for what ' +
         'is left when the request reaches the pressure threshold.',
-      ['mode', 'summary in hand', 'waited', 'hidden', 'at threshold', 'after the swap'],
+      ['mode', 'summary', 'waited', 'hidden', 'at threshold', 'after the swap'],
       report.foldTimings,
       (fold) => [
         fold.mode,
-        seconds(fold.readyAfterMs),
+        summaryStateText(fold).replace(/^summary /, ''),
         seconds(fold.waitedMs),
         seconds(fold.stallSavedMs),
         fold.statusAtThreshold,

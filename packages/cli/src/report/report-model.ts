@@ -109,7 +109,12 @@ export interface ReportFoldTiming extends Logged {
   readonly mode: 'sync' | 'background'
   /** Where the fold was when the request first reached the pressure threshold. */
   readonly statusAtThreshold: 'none' | 'pending' | 'ready'
-  /** Milliseconds from the first summary call until the summary was in hand. */
+  /**
+   * Whether the summary call answered: `in-hand` (committed, or thrown away once it had answered: stale,
+   * superseded), `aborted` (the discard aborted the call in flight), `failed` (the call failed or was refused).
+   */
+  readonly summary: 'in-hand' | 'aborted' | 'failed'
+  /** Milliseconds from the first summary call until the summary was in hand (or the call was aborted or failed). */
   readonly readyAfterMs: number
   /** Milliseconds the conversation waited for it. */
   readonly waitedMs: number
@@ -119,6 +124,68 @@ export interface ReportFoldTiming extends Logged {
   readonly postSwapPrefillTokens: number
   /** Why a background fold's summary was thrown away; null when it was swapped in. */
   readonly discarded: { readonly reason: string; readonly detail: string } | null
+}
+
+/** One compaction bracket of a fold point: the fold that committed, or one thrown away before it. */
+export interface ReportFoldAttempt {
+  readonly compactionId: string
+  /** The line of its `compaction/start`. */
+  readonly line: number
+  /** What started it: `pressure`, `background`, `idle`, `context-overflow`, `manual`. */
+  readonly trigger: string
+  /** `sync` or `background` from its timing; null when the engine logs none. */
+  readonly mode: 'sync' | 'background' | null
+  /** `open`: the log ends inside the bracket. */
+  readonly outcome: 'committed' | 'discarded' | 'failed' | 'open'
+  /** Why nothing was committed (`reason: detail` of a discard, or the error); null otherwise. */
+  readonly reason: string | null
+  /** Its summary calls, and what they cost in input-token units. */
+  readonly summaryCalls: number
+  readonly cost: number
+  /** What the conversation waited for it (ms); null without a timing. */
+  readonly waitedMs: number | null
+}
+
+/**
+ * One fold point: the attempts thrown away there and the fold that committed (or, at the end of
+ * the log, only attempts), with what it cost and made the conversation wait, and what it dropped.
+ */
+export interface ReportFold extends Logged {
+  /** Whether a checkpoint landed (the last attempt). */
+  readonly committed: boolean
+  readonly attempts: readonly ReportFoldAttempt[]
+  readonly summaryCalls: number
+  /** Every attempt's summary calls, in input-token units. */
+  readonly summaryCost: number
+  /**
+   * The first conversation request after the checkpoint (prewarm requests before it included): it
+   * prefills the checkpoint and the retained tail again. Null without a checkpoint or a request after it.
+   */
+  readonly afterSwap: { readonly request: number; readonly cost: number } | null
+  /** summaryCost + afterSwap.cost, in input-token units, and in dollars (null without a dollar rate). */
+  readonly cost: number
+  readonly costUsd: number | null
+  /** Every attempt's wait added up (ms); null when none has a timing. */
+  readonly waitedMs: number | null
+  /** What the checkpoint replaced: messages, and the token meter's estimate of their tokens. */
+  readonly folded: { readonly messages: number; readonly tokens: number } | null
+  /** The fold audit's dropped artifacts: how many, and the first few (`class text`); null without an audit. */
+  readonly dropped: { readonly total: number; readonly items: readonly string[] } | null
+}
+
+/** The fold rows added up, and the attempts thrown away (discarded or failed) on their own. */
+export interface ReportFoldTotals {
+  /** Fold points whose checkpoint landed. */
+  readonly folds: number
+  readonly cost: number
+  readonly costUsd: number | null
+  readonly waitedMs: number | null
+  readonly thrownAway: {
+    readonly attempts: number
+    readonly cost: number
+    readonly costUsd: number | null
+    readonly waitedMs: number | null
+  }
 }
 
 /** A committed fold's `compaction/audit`, and what the agent did after the fold. */
@@ -182,6 +249,9 @@ export interface SessionReport {
   readonly pruneDecisions: readonly ReportPruneDecision[]
   /** Every fold whose `compaction/end` carries a timing, in log order. */
   readonly foldTimings: readonly ReportFoldTiming[]
+  /** Every fold point, in log order: its attempts, cost, wait and what it dropped. */
+  readonly folds: readonly ReportFold[]
+  readonly foldTotals: ReportFoldTotals
   /** Every `compaction/audit`, in log order. */
   readonly foldAudits: readonly ReportFoldAudit[]
   /** The child sessions this session forked, in log order. */

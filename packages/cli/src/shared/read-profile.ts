@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import type { LatencyProfile, PriceProfile } from '@warmfold/prefix-cache-testkit'
 import {
   builtinLatencyProfile,
@@ -10,6 +9,7 @@ import {
   PRICE_SYNTAX,
   priceProfileFromJson,
 } from '@warmfold/prefix-cache-testkit'
+import { readFlagFile } from './read-flag-file.ts'
 import { UsageError } from './usage-error.ts'
 
 /** How a profile flag (`--price`, `--latency`) reads its value: a built-in name, else a JSON file. */
@@ -83,8 +83,10 @@ function readProfile<Profile>(profile: ProfileFlag<Profile>, value: string): Pro
   const { flag } = profile
   let text: string
   try {
-    text = readFileSync(value, 'utf8')
+    // A regular file of at most a mebibyte, without its BOM: a FIFO or /dev/zero is refused by name.
+    text = readFlagFile(value, `${flag} ${JSON.stringify(value)}`, { use: `use ${profile.syntax}` })
   } catch (error) {
+    if (error instanceof UsageError) throw error
     const code = (error as NodeJS.ErrnoException).code
     const why =
       code === 'ENOENT'
