@@ -55,6 +55,8 @@ export interface PreparedHead {
   readonly region: SurfaceRegion
   /** Surface tokens of the region at its current prices. */
   readonly regionTokens: number
+  /** Of {@link regionTokens}, what the checkpoint replaces: the region less the pinned and kept messages it carries. */
+  readonly shadowedTokens: number
   readonly sized: SizedSummaryRequest
   /** What the summary calls may do (the policy's `summaryBudget`, the prompt's ceiling, the deadline). */
   readonly budget: SummaryCallBudget
@@ -122,6 +124,7 @@ export function prepareHead(
       kind: 'ready',
       region,
       regionTokens,
+      shadowedTokens: carry.shadowedTokens,
       sized,
       budget: { ...budget, ceilingTokens: sized.ceilingTokens, narrower },
     }
@@ -130,6 +133,7 @@ export function prepareHead(
     kind: 'ready',
     region,
     regionTokens,
+    shadowedTokens: carry.shadowedTokens,
     sized: narrow,
     budget: { ...budget, ceilingTokens: narrow.ceilingTokens },
   }
