@@ -1,8 +1,9 @@
+import type { Session } from '@warmfold/session'
 import { describe, expect, it } from 'vitest'
 import type { FoldForecastInput, SyncFold } from '../src/triggers/fold-forecast.ts'
 import { forecastBackgroundFold } from '../src/triggers/fold-forecast.ts'
 import { FoldPace } from '../src/triggers/fold-pace.ts'
-import { MAX_STALE_PAUSE, StaleHistory } from '../src/triggers/stale-history.ts'
+import { MAX_STALE_PAUSE, StaleHistory, stalePause } from '../src/triggers/stale-history.ts'
 
 /** A 12,000-token window: H = 9,600, retain 1,920, 600 tokens of system prompt and tools. */
 const SYNC: SyncFold = {
@@ -80,35 +81,46 @@ describe('forecastBackgroundFold', () => {
   })
 })
 
-describe('StaleHistory', () => {
+/** A session whose log holds these fold ends, oldest first. */
+function logOf(...ends: Array<'stale' | 'sync' | 'background' | 'timeout'>): Session {
+  const data = {
+    stale: { error: 'discarded', discarded: { reason: 'stale' }, timing: { mode: 'background' } },
+    timeout: { error: 'discarded', discarded: { reason: 'timeout' }, timing: { mode: 'background' } },
+    sync: { timing: { mode: 'sync' } },
+    background: { timing: { mode: 'background' } },
+  }
+  const events = ends.flatMap((end) => [
+    { type: 'user/message', data: {} },
+    { type: 'compaction/end', data: data[end] },
+  ])
+  return { events } as unknown as Session
+}
+
+describe('StaleHistory and stalePause', () => {
   it('learns how far a stale fold came out above its forecast, and keeps the largest miss', () => {
     const history = new StaleHistory()
-    const first = {}
-    const second = {}
-    history.started(first, 3000)
-    history.stale(first, 5500)
+    history.started(3000)
+    history.stale(5500)
     expect(history.missTokens).toBe(2500)
-    history.started(second, 4000)
-    history.stale(second, 4100)
+    history.started(4000)
+    history.stale(4100)
+    expect(history.missTokens).toBe(2500)
+    // A stale discard of a fold started without a forecast teaches nothing.
+    history.stale(9000)
     expect(history.missTokens).toBe(2500)
   })
 
-  it('pauses background folds after two stale discards in a row, longer as the streak grows; a landed background fold ends it', () => {
-    const history = new StaleHistory()
-    history.stale({}, 0)
-    expect(history.pausedFolds).toBe(0)
-    history.stale({}, 0)
-    expect(history.pausedFolds).toBe(1)
-    history.landed('sync')
-    expect(history.pausedFolds).toBe(0)
-    history.stale({}, 0)
-    expect(history.pausedFolds).toBe(2)
-    for (let stale = 0; stale < 10; stale++) history.stale({}, 0)
-    expect(history.pausedFolds).toBe(MAX_STALE_PAUSE)
-    history.landed('background')
-    expect(history.pausedFolds).toBe(0)
-    history.stale({}, 0)
-    expect(history.pausedFolds).toBe(0)
+  it("pauses background folds after two stale discards in a row, for longer as the streak grows, counted in folds on the turn's path", () => {
+    expect(stalePause(logOf('stale'))).toBe(0)
+    expect(stalePause(logOf('stale', 'stale'))).toBe(1)
+    // Folds on the turn's path between them do not break the streak; another kind of discard neither.
+    expect(stalePause(logOf('stale', 'sync', 'timeout', 'stale'))).toBe(1)
+    expect(stalePause(logOf('stale', 'stale', 'sync'))).toBe(0)
+    expect(stalePause(logOf('stale', 'stale', 'sync', 'stale'))).toBe(2)
+    expect(stalePause(logOf('stale', 'stale', 'sync', 'stale', 'sync'))).toBe(1)
+    expect(stalePause(logOf(...Array.from({ length: 12 }, () => 'stale' as const)))).toBe(MAX_STALE_PAUSE)
+    // A background fold that landed ends the streak.
+    expect(stalePause(logOf('stale', 'stale', 'background', 'stale'))).toBe(0)
   })
 })
 

@@ -57,6 +57,8 @@ export interface PreparedHead {
   readonly regionTokens: number
   /** Of {@link regionTokens}, what the checkpoint replaces: the region less the pinned and kept messages it carries. */
   readonly shadowedTokens: number
+  /** The head cap the region was chosen under (tokens): the largest head the summary call's budget takes. */
+  readonly maxHeadTokens: number
   readonly sized: SizedSummaryRequest
   /** What the summary calls may do (the policy's `summaryBudget`, the prompt's ceiling, the deadline). */
   readonly budget: SummaryCallBudget
@@ -125,6 +127,7 @@ export function prepareHead(
       region,
       regionTokens,
       shadowedTokens: carry.shadowedTokens,
+      maxHeadTokens: headCap,
       sized,
       budget: { ...budget, ceilingTokens: sized.ceilingTokens, narrower },
     }
@@ -134,6 +137,7 @@ export function prepareHead(
     region,
     regionTokens,
     shadowedTokens: carry.shadowedTokens,
+    maxHeadTokens: headCap,
     sized: narrow,
     budget: { ...budget, ceilingTokens: narrow.ceilingTokens },
   }

@@ -15,7 +15,6 @@ import { SessionCompactionState } from '../session-compaction-state.ts'
 import { BackgroundSwap } from './background-swap.ts'
 import { FoldPace, snapshotRetainTokens, softThreshold } from './fold-pace.ts'
 import { backgroundForecast } from './fold-forecast.ts'
-import { StaleHistory } from './stale-history.ts'
 import { learnSummaryLimit, summaryLimitFor } from '../fold/summary-limit-memory.ts'
 import { summaryTarget } from '../fold/summary-request.ts'
 
@@ -81,10 +80,8 @@ export class BackgroundFolds {
     })
     ctx.on('session/event', (session: Session, event: AnySessionEvent) => {
       if (event.type !== 'compaction/end') return this.swaps.watch(session, event)
-      const { timing, error } = event.data as { timing?: { readyAfterMs: number; mode: string }; error?: unknown }
-      if (!timing || error !== undefined) return
-      this.pace(session).foldTook(timing.readyAfterMs)
-      StaleHistory.of(session).landed(timing.mode === 'background' ? 'background' : 'sync')
+      const { timing, error } = event.data as { timing?: { readyAfterMs: number }; error?: unknown }
+      if (timing && error === undefined) this.pace(session).foldTook(timing.readyAfterMs)
     })
   }
 
@@ -188,7 +185,6 @@ export class BackgroundFolds {
       (state.busy && !holdsLock) ||
       state.backedOff('pressure') ||
       state.backedOff('background') ||
-      StaleHistory.of(session).pausedFolds > 0 ||
       session.isClosed
     )
       return
@@ -200,8 +196,7 @@ export class BackgroundFolds {
     const route = await core.route(header, policy)
     const { budget } = await core.budgetFor(session, header)
     const snapshotNodes = last.nodes.length
-    const pace = this.pace(session)
-    const retainTokens = snapshotRetainTokens(budget.retainTokens, pace.overlap())
+    const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
     const choose = (prices: readonly number[], maxHead: number): SurfaceRegion | null => {
       const capped = pricesWithin(prices, snapshotNodes)
       return shape === 'maximal'
@@ -222,13 +217,10 @@ export class BackgroundFolds {
     }
     const target = summaryTarget(header, route.policy)
     const limit = summaryLimitFor(session, target, route.limitTokens)
-    const maxHead = maxHeadTokens(core.ctx, header, route, limit)
-    const prepared = prepareHead(core.ctx, input, limit, maxHead)
+    const prepared = prepareHead(core.ctx, input, limit, maxHeadTokens(core.ctx, header, route, limit))
     if (prepared.kind !== 'ready') return
-    // Never a fold that would go stale, or fold less than the fold on the turn's path (`forecastBackgroundFold`).
-    const rules = trigger === 'idle' ? 'idle' : this.settings.startRatio === 'adaptive' ? 'adaptive' : 'fixed'
-    const softTokens = this.softThreshold(session, budget.thresholdTokens)
-    const forecast = backgroundForecast({ ctx: core.ctx, session, prepared, budget, softTokens, pace, rules, maxHead })
+    const pace = this.pace(session)
+    const forecast = backgroundForecast(core.ctx, { ...this.settings, session, prepared, budget, trigger, pace })
     if (!forecast.start) return
     const fold = new BackgroundFold(core.ctx, {
       agent,
@@ -248,7 +240,6 @@ export class BackgroundFolds {
       },
     })
     state.background = fold
-    StaleHistory.of(session).started(fold, forecast.projectedTokens)
     const { promptTokens, maxTokens } = prepared.sized
     const settled = fold.settled.then(() => {
       // Too long for the provider's tokenizer: the next fold (at the threshold, or the next background

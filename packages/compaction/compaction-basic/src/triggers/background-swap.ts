@@ -89,7 +89,7 @@ export class BackgroundSwap {
     const projected = total - shadowedTokens + checkpointTokens
     const soft = this.soft(session, budget.thresholdTokens)
     if (projected >= soft) {
-      StaleHistory.of(session).stale(fold, projected)
+      StaleHistory.of(session).stale(projected)
       await this.discard(
         fold,
         state,

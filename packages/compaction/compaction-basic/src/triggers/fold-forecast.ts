@@ -5,7 +5,8 @@ import type { CompactionBudget } from '../config/compaction-budget.ts'
 import { emptyCheckpointTokens } from '../fold/compact-head.ts'
 import type { PreparedHead } from '../fold/compact-head.ts'
 import type { FoldPace } from './fold-pace.ts'
-import { StaleHistory } from './stale-history.ts'
+import { softThreshold } from './fold-pace.ts'
+import { StaleHistory, stalePause } from './stale-history.ts'
 
 /** What a background fold prepared at a request boundary would do, known before its summary call is made. */
 export interface FoldForecastInput {
@@ -60,9 +61,10 @@ export type FoldForecast =
       readonly start: false
       /**
        * `stale`: the swap would find the request after it at or above S and discard the fold;
-       * `small`: the fold would summarize less than the fold on the turn's path it stands in for.
+       * `small`: the fold would summarize less than the fold on the turn's path it stands in for;
+       * `paused`: stale discards in a row paused the session's background folds (`stalePause`).
        */
-      readonly reason: 'stale' | 'small'
+      readonly reason: 'stale' | 'small' | 'paused'
       readonly projectedTokens: number
       readonly detail: string
     }
@@ -122,55 +124,62 @@ export function forecastBackgroundFold(input: FoldForecastInput): FoldForecast {
 
 /** What {@link backgroundForecast} reads. */
 export interface BackgroundForecastInput {
-  readonly ctx: Context
   readonly session: Session
-  readonly prepared: Pick<PreparedHead, 'regionTokens' | 'shadowedTokens'>
+  readonly prepared: Pick<PreparedHead, 'regionTokens' | 'shadowedTokens' | 'maxHeadTokens'>
   readonly budget: CompactionBudget
-  /** S for the session now. */
-  readonly softTokens: number
-  /** The largest head a summary call can take, in tokens (its prompt budget): a fold at H is capped by it too. */
-  readonly maxHead: number
+  /** `background` at the soft threshold, or `idle` (the agent is idle: no growth, and only the stale rule). */
+  readonly trigger: 'background' | 'idle'
+  /** `background.startRatio`: `'adaptive'` applies every rule; a fixed S (the host chose how early), the stale one. */
+  readonly startRatio: number | 'adaptive'
   readonly pace: FoldPace
-  /**
-   * `adaptive`: a background fold with the adaptive S (every rule); `fixed`: with a fixed `startRatio`
-   * (the host chose how early: only the stale rule); `idle`: an idle fold (the stale rule, no growth: the
-   * agent is idle).
-   */
-  readonly rules: 'adaptive' | 'fixed' | 'idle'
 }
 
 /**
- * {@link forecastBackgroundFold} on the session as the meter measures it now: the expected growth is the
- * boundaries a fold spans times the growth per boundary (the session's pace) plus what its stale folds
- * were underestimated by (`StaleHistory`); the worst growth is the largest growth over that many
- * consecutive boundaries since the request last shrank; the tolerance is half the growth per boundary.
+ * Whether to start the background fold `prepared` for `session` now: not while its stale discards
+ * pause background folds (`stalePause`), else {@link forecastBackgroundFold} on the session as the meter
+ * measures it now. S is the scheduler's; the expected growth is the boundaries a fold spans times the
+ * growth per boundary (the session's pace) plus what its stale folds were underestimated by
+ * (`StaleHistory`); the worst growth is the largest growth over that many consecutive boundaries since
+ * the request last shrank; the tolerance is half the growth per boundary. A fold it starts is recorded
+ * with its forecast, which a stale discard then compares with.
  */
-export function backgroundForecast(input: BackgroundForecastInput): FoldForecast {
-  const { ctx, session, prepared, budget, pace, rules } = input
+export function backgroundForecast(ctx: Context, input: BackgroundForecastInput): FoldForecast {
+  const { session, prepared, budget, pace, trigger } = input
   const measured = ctx.tokenMeter.measure(session)
-  const prices = measured.nodes.map((node) => node.tokens)
-  const overlap = rules === 'idle' ? undefined : pace.overlap()
+  const paused = stalePause(session)
+  if (paused > 0)
+    return {
+      start: false,
+      reason: 'paused',
+      projectedTokens: measured.totalTokens,
+      detail: `background folds of this session are paused for ${paused} more fold(s) after stale discards in a row`,
+    }
+  const overlap = trigger === 'idle' ? undefined : pace.overlap()
   const boundaries = overlap?.boundaries ?? 0
   const perBoundary = overlap?.tokensPerBoundary ?? 0
-  return forecastBackgroundFold({
+  const history = StaleHistory.of(session)
+  const prices = measured.nodes.map((node) => node.tokens)
+  const forecast = forecastBackgroundFold({
     totalTokens: measured.totalTokens,
     shadowedTokens: prepared.shadowedTokens,
     regionTokens: prepared.regionTokens,
     checkpointTokens: emptyCheckpointTokens(ctx),
-    growthTokens: rules === 'idle' ? 0 : boundaries * perBoundary + StaleHistory.of(session).missTokens,
-    softTokens: input.softTokens,
+    growthTokens: trigger === 'idle' ? 0 : boundaries * perBoundary + history.missTokens,
+    softTokens: softThreshold(budget.thresholdTokens, input.startRatio, pace.overlap()),
     sync:
-      rules === 'adaptive'
+      trigger === 'background' && input.startRatio === 'adaptive'
         ? {
             thresholdTokens: budget.thresholdTokens,
             fixedTokens: measured.totalTokens - measured.surfaceTokens,
             retainTokens: budget.retainTokens,
-            headCapTokens: headCap(prices, balancedCuts(session.deriveMessages()), input.maxHead),
+            headCapTokens: headCap(prices, balancedCuts(session.deriveMessages()), prepared.maxHeadTokens),
             toleranceTokens: perBoundary / 2,
             worstGrowthTokens: pace.largestGrowth(boundaries),
           }
         : undefined,
   })
+  if (forecast.start) history.started(forecast.projectedTokens)
+  return forecast
 }
 
 /**
