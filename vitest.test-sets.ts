@@ -53,6 +53,9 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/llm/llm-ai-sdk/test/stalls.test.ts',
   'packages/testing/prefix-cache-testkit/test/prune-pays.test.ts',
   'packages/testing/prefix-cache-testkit/test/prefix-cache-property.test.ts',
+  // Six `warmfold bench` runs as processes (about 11 s), and a 12-run property over background swaps (about 4 s).
+  'scripts/test/small-window-bench.test.ts',
+  'packages/compaction/compaction-basic/test/background-fold-stale-property.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

@@ -45,9 +45,18 @@ describe('the compaction/after hook', () => {
     const { session, sent } = await foldThreeTimes(engine, script, 'after', 2)
     const commits = folds(session)
     expect(seen).toHaveLength(commits.length)
+    expect(seen[0]).toMatchObject({ trigger: 'background' })
     for (const [index, commit] of commits.entries()) {
       const { compactionId } = commit.data
-      expect(seen[index]).toMatchObject({ compactionId, trigger: 'background', carriedSeqs: commit.data.carriedSeqs })
+      // Background folds here, until the engine's forecast sends one to the turn's path (its pace on the real clock).
+      const start = session.events.find(
+        (event) => event.type === 'compaction/start' && event.data.compactionId === compactionId,
+      ) as SessionEvent<'compaction/start'>
+      expect(seen[index]).toMatchObject({
+        compactionId,
+        trigger: start.data.trigger,
+        carriedSeqs: commit.data.carriedSeqs,
+      })
       // summary, checkpoint, then both listeners' messages in listener order, the audit, then the end.
       const [checkpoint, first, second, audit, end] = session.events.slice(commit.seq + 1, commit.seq + 6)
       expect(audit).toMatchObject({ type: 'compaction/audit', data: { compactionId } })

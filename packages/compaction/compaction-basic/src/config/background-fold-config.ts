@@ -10,12 +10,14 @@ export interface BackgroundFoldConfig {
   /** Start background folds. Default true. */
   enabled?: boolean
   /**
-   * The soft threshold S: a background fold starts at the first request boundary at or above S.
+   * The soft threshold S: a background fold starts at the first request boundary at or above S
+   * where it is worth its call (the swap would not discard it as stale).
    * A number in (0, 1) fixes S at `startRatio × H` (H: the pressure threshold). `'adaptive'`
    * (the default): `H − (request boundaries a fold spans + 1) × tokens the request grows by per
    * boundary` (a fold spans the last fold's duration over the time per boundary, 2 boundaries
    * before one was timed), 0.8 × H until the session's pace is known, always within
-   * 0.5 × H..0.95 × H, so the summary is in hand about when the request reaches H.
+   * 0.5 × H..0.95 × H, so the summary is in hand about when the request reaches H; and a fold
+   * starts only where it summarizes at least as much as the fold at H would (else H folds).
    */
   startRatio?: number | 'adaptive'
   /**

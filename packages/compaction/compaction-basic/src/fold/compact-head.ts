@@ -55,6 +55,10 @@ export interface PreparedHead {
   readonly region: SurfaceRegion
   /** Surface tokens of the region at its current prices. */
   readonly regionTokens: number
+  /** Of {@link regionTokens}, what the checkpoint replaces: the region less the pinned and kept messages it carries. */
+  readonly shadowedTokens: number
+  /** The head cap the region was chosen under (tokens): the largest head the summary call's budget takes. */
+  readonly maxHeadTokens: number
   readonly sized: SizedSummaryRequest
   /** What the summary calls may do (the policy's `summaryBudget`, the prompt's ceiling, the deadline). */
   readonly budget: SummaryCallBudget
@@ -122,6 +126,8 @@ export function prepareHead(
     kind: 'ready',
     region,
     regionTokens,
+    shadowedTokens: carry.shadowedTokens,
+    maxHeadTokens: headCap,
     sized,
     budget: { ...budget, ceilingTokens: sized.ceilingTokens, ...narrower },
   }

@@ -51,6 +51,11 @@ export function selectRegion(
   while (newestUnit > 0 && !cuts[newestUnit]) newestUnit -= 1
   cut = Math.min(cut, newestUnit)
   if (cap) {
+    // A node the cap prices at Infinity (see `pricesWithin`) can never be in the head: cut before
+    // the first one. Summing it would make the head Infinity and, after one step back,
+    // Infinity − Infinity = NaN, which compares below every budget and left the cap unenforced.
+    const excluded = cap.prices.findIndex((price) => !Number.isFinite(price))
+    if (excluded !== -1) cut = Math.min(cut, excluded)
     let head = 0
     for (let position = 0; position < cut; position++) head += cap.prices[position] as number
     while (cut > 0 && head > cap.maxTokens) {

@@ -15,6 +15,7 @@ import { SessionCompactionState } from '../session-compaction-state.ts'
 import { BackgroundSwap } from './background-swap.ts'
 import { FoldsInFlight } from './folds-in-flight.ts'
 import { FoldPace, snapshotRetainTokens, softThreshold } from './fold-pace.ts'
+import { backgroundForecast } from './fold-forecast.ts'
 import { learnSummaryLimit, summaryLimitFor } from '../fold/summary-limit-memory.ts'
 import { summaryTarget } from '../fold/summary-request.ts'
 
@@ -227,6 +228,9 @@ export class BackgroundFolds {
     const limit = summaryLimitFor(session, target, route.limitTokens)
     const prepared = prepareHead(core.ctx, input, limit, maxHeadTokens(core.ctx, header, route, limit))
     if (prepared.kind !== 'ready' || this.inFlight.unloaded) return
+    const pace = this.pace(session)
+    const forecast = backgroundForecast(core.ctx, { ...this.settings, session, prepared, budget, trigger, pace })
+    if (!forecast.start) return
     const fold = new BackgroundFold(core.ctx, {
       agent,
       header,

@@ -11,6 +11,7 @@ import type { EngineCore } from '../engine-core.ts'
 import type { PlannedPrune } from '../engine-services.ts'
 import type { BackgroundFold } from '../fold/background-fold.ts'
 import { SessionCompactionState } from '../session-compaction-state.ts'
+import { StaleHistory } from './stale-history.ts'
 
 /**
  * The swap of a background fold whose summary is in hand: validated (route and header unchanged,
@@ -88,6 +89,7 @@ export class BackgroundSwap {
     const projected = total - shadowedTokens + checkpointTokens
     const soft = this.soft(session, budget.thresholdTokens)
     if (projected >= soft) {
+      StaleHistory.of(session).stale(projected)
       await this.discard(
         fold,
         state,

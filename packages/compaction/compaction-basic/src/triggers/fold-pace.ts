@@ -29,6 +29,8 @@ export class FoldPace {
   private since?: BoundarySample
   private latest?: BoundarySample
   private intervals = 0
+  /** The growth of each interval since the last shrink, oldest first (at most {@link GROWTH_HISTORY}). */
+  private readonly growths: number[] = []
   private foldMs?: number
 
   /** A request boundary at `at` (engine clock, ms) with a request of `tokens` tokens. */
@@ -36,8 +38,33 @@ export class FoldPace {
     if (!this.latest || tokens < this.latest.tokens) {
       this.since = { at, tokens }
       this.intervals = 0
-    } else this.intervals++
+      this.growths.length = 0
+    } else {
+      this.intervals++
+      this.growths.push(tokens - this.latest.tokens)
+      if (this.growths.length > GROWTH_HISTORY) this.growths.shift()
+    }
     this.latest = { at, tokens }
+  }
+
+  /**
+   * The most the request grew by over `boundaries` consecutive boundaries since it last shrank (the
+   * last {@link GROWTH_HISTORY} of them; with fewer seen, all of them and the largest once more for each
+   * missing one; 0 before two boundaries). A session whose steps are uneven (a large tool result every
+   * few steps) can grow this much before a fold spanning `boundaries` is in hand, far more than the average.
+   */
+  largestGrowth(boundaries: number): number {
+    const growths = this.growths
+    if (growths.length === 0 || boundaries <= 0) return 0
+    if (growths.length <= boundaries)
+      return growths.reduce((sum, growth) => sum + growth, 0) + (boundaries - growths.length) * Math.max(...growths)
+    let window = growths.slice(0, boundaries).reduce((sum, growth) => sum + growth, 0)
+    let largest = window
+    for (let end = boundaries; end < growths.length; end++) {
+      window += (growths[end] as number) - (growths[end - boundaries] as number)
+      largest = Math.max(largest, window)
+    }
+    return largest
   }
 
   /** A fold (sync or background) of this session had its summary in hand after `readyAfterMs`. */
@@ -58,6 +85,9 @@ export class FoldPace {
     return { boundaries, tokensPerBoundary: (latest.tokens - since.tokens) / intervals }
   }
 }
+
+/** How many of a session's latest boundary-to-boundary growths {@link FoldPace} keeps. */
+export const GROWTH_HISTORY = 64
 
 /**
  * How many request boundaries a session's first fold is assumed to span, before one was timed:
