@@ -9,6 +9,7 @@ import { maxHeadTokens } from '../fold/summary-route.ts'
 import type { EngineCore } from '../engine-core.ts'
 import { waitOn } from '../engine-clock.ts'
 import { resolvePolicy } from '../config/compaction-policy.ts'
+import { keptUserBudget } from '../config/keep-user-messages.ts'
 import type { SurfaceRegion } from '../fold/select-region.ts'
 import { maximalHead, pricesWithin, selectHeadRegion } from '../fold/select-region.ts'
 import { SessionCompactionState } from '../session-compaction-state.ts'
@@ -194,6 +195,7 @@ export class BackgroundFolds {
     const policy = resolvePolicy(core.config, header.config.provider, header.config.model)
     const route = await core.route(header, policy)
     const { budget } = await core.budgetFor(session, header)
+    const keepUserMessages = keptUserBudget(policy.keepUserMessages, budget.contextWindow)
     const snapshotNodes = last.nodes.length
     const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
     const choose = (prices: readonly number[], maxHead: number): SurfaceRegion | null => {
@@ -210,7 +212,7 @@ export class BackgroundFolds {
       trigger,
       turn: state.openTurn,
       stability: 'selected-span' as const,
-      keepUserMessages: policy.keepUserMessages,
+      keepUserMessages,
       buildRequest: core.buildSummaryRequest,
       answered: last,
     }
@@ -231,7 +233,7 @@ export class BackgroundFolds {
         stability: 'selected-span',
         request: prepared.sized.request,
         budget: prepared.budget,
-        keepUserMessages: policy.keepUserMessages,
+        keepUserMessages,
         foldAudit: core.foldAudit,
       },
     })
