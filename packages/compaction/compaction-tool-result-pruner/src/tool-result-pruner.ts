@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
 import type { ConfigParser, Parsed, ToolResultContent, WarmfoldPluginInfo } from '@warmfold/llm'
-import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { integerSchema, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import Schema from 'schemastery'
@@ -116,14 +116,13 @@ export namespace ToolResultPruner {
   const parse = strictConfig(
     'ToolResultPruner',
     Schema.object({
-      thresholdChars: Schema.natural()
-        .min(1)
+      thresholdChars: integerSchema(1)
         .default(DEFAULT_PRUNE_BUDGET.thresholdChars)
         .description('Results at most this many code points long are left alone.'),
-      headChars: Schema.natural()
+      headChars: integerSchema()
         .default(DEFAULT_PRUNE_BUDGET.headChars)
         .description('Code points kept from the start of an over-budget result.'),
-      tailChars: Schema.natural()
+      tailChars: integerSchema()
         .default(DEFAULT_PRUNE_BUDGET.tailChars)
         .description('Code points kept from the end of an over-budget result.'),
     }),

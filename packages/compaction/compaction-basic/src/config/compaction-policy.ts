@@ -1,5 +1,12 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import {
+  deepFreeze,
+  integerSchema,
+  millisecondsSchema,
+  shareSchema,
+  strictConfig,
+  unknownKeyMessage,
+} from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { BackgroundFoldConfig } from './background-fold-config.ts'
 import { backgroundFoldProblem, backgroundFoldSchema } from './background-fold-config.ts'
@@ -131,8 +138,8 @@ export const POLICY_DEFAULTS = Object.freeze({
   summaryDeadlineMs: 900_000,
 })
 
-const ratio = () => Schema.number().min(0).max(1)
-const count = () => Schema.natural()
+const ratio = () => shareSchema()
+const count = () => integerSchema()
 
 function policyShape() {
   return {
@@ -140,7 +147,7 @@ function policyShape() {
     retainRatio: ratio().description('Uncompacted tail as a share of the window; exclusive with retainTokens.'),
     retainTokens: count().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
     headroomTokens: count().description('Extra output reserve below the window.'),
-    maxTokens: Schema.natural().min(1).description('Summary output cap.'),
+    maxTokens: integerSchema(1).description('Summary output cap.'),
     summaryMarginRatio: ratio().description(
       'Share of the summary window left unused, for tokenizer differences [0, 1).',
     ),
@@ -149,7 +156,7 @@ function policyShape() {
     compactionRetries: count().description('Extra passes per pressure call.'),
     maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
     summaryBudget: summaryBudgetSchema(),
-    summaryDeadlineMs: count().description('Wall-clock ms one summary call may take (0: no limit).'),
+    summaryDeadlineMs: millisecondsSchema().description('Wall-clock ms one summary call may take (0: no limit).'),
     keepUserMessages: keepUserMessagesSchema(),
   }
 }

@@ -1,4 +1,4 @@
-import { unknownKeyMessage } from '@warmfold/llm'
+import { integerRange, numberProblem, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { KeepUserMessages } from '../fold/fold-carry.ts'
 
@@ -30,7 +30,8 @@ export function keepUserMessagesSchema(): Schema<KeepUserMessagesPolicy | undefi
   // A union with undefined: an object schema alone would fill in `{}` and then miss maxTokens.
   return Schema.union([
     Schema.object({
-      maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.'),
+      // Its range is checked by keepUserMessagesProblem: a union's own error would not name the key.
+      maxTokens: Schema.number().required().description('Token budget of the kept messages (1..2^31 − 1).'),
     }),
     Schema.const(false as const),
     Schema.const(undefined as never),
@@ -45,7 +46,7 @@ export function keepUserMessagesProblem(policy: KeepUserMessagesPolicy | undefin
   if (!policy) return undefined
   for (const key of Object.keys(policy))
     if (key !== 'maxTokens') return `keepUserMessages: ${unknownKeyMessage(key, ['maxTokens'])}`
-  return undefined
+  return numberProblem('keepUserMessages.maxTokens', policy.maxTokens, integerRange(1))
 }
 
 /** The policy value with the default applied; undefined when it is `false`. */
