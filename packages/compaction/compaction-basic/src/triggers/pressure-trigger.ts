@@ -7,6 +7,7 @@ import { maxHeadTokens } from '../fold/summary-route.ts'
 import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { EngineCore } from '../engine-core.ts'
 import { planFoldCarry } from '../fold/fold-carry.ts'
+import { keptUserBudget } from '../config/keep-user-messages.ts'
 import { cutOversizedResults } from './oversized-results.ts'
 import { weighPrune } from './weigh-prune.ts'
 import type { SurfaceRegion } from '../fold/select-region.ts'
@@ -88,12 +89,16 @@ export async function relievePressure(
       empty,
     )
     const headTokens = prices.slice(0, foldable).reduce((sum, price) => sum + price, 0)
-    // Pinned messages of the head stay after the checkpoint whatever is folded.
+    // Pinned and kept user messages of the head stay after the checkpoint whatever is folded.
     const pinnedTokens =
       foldable === 0
         ? 0
-        : planFoldCarry(session, { start: 0, end: foldable - 1 }, (position) => prices[position] as number)
-            .carriedTokens
+        : planFoldCarry(
+            session,
+            { start: 0, end: foldable - 1 },
+            (position) => prices[position] as number,
+            keptUserBudget(policy.keepUserMessages, budget.contextWindow),
+          ).carriedTokens
     const best = measurement.totalTokens - saved - headTokens + pinnedTokens + empty
     if (foldable === 0 || best >= budget.thresholdTokens) {
       reason =
@@ -105,8 +110,8 @@ export async function relievePressure(
             ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of ` +
               'head), so nothing can be summarized'
             : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} ` +
-              `tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} ` +
-              'tokens, at or above the threshold'
+              `tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned or kept` : ''}) would still leave about ` +
+              `${best} tokens, at or above the threshold`
       break
     }
     // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
