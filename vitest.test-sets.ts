@@ -15,6 +15,8 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/storage/session-store-postgres/test/postgres-server-loss.test.ts',
   'packages/storage/session-store-postgres/test/postgres-store.test.ts',
   'packages/storage/session-store-postgres/test/postgres-writers.test.ts',
+  // Connects to nothing, but every file of this project starts the project's PostgreSQL server.
+  'packages/storage/session-store-postgres/test/postgres-options.test.ts',
   'packages/storage/session-store-sqlite/test/sqlite-read-only.test.ts',
   'packages/core/session/test/session-lock.test.ts',
   'packages/compaction/compaction-basic/test/background-fold-crash.test.ts',

@@ -29,7 +29,7 @@ describe('warmfold bench flags', () => {
       ['--profile', 'bytes:ttl=0'],
       '--profile: cache profile "bytes:ttl=0" is not valid: ttl "0" must be a positive finite number of seconds (e.g. ttl=600)',
     ],
-    [['--temperature', 'warm'], '--temperature must be a number ≥ 0, got "warm"'],
+    [['--temperature', 'warm'], '--temperature must be a number from 0 to 2, got "warm"'],
     [['--summary-route', 'just-a-model'], '--summary-route must be provider/model, got "just-a-model"'],
     [['--steps'], '--steps needs a value'],
     [['--bogus'], 'unknown flag "--bogus"'],

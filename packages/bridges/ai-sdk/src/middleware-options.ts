@@ -13,6 +13,7 @@ import {
   resolveFoldAudit,
 } from '@warmfold/compaction-basic/engine-parts'
 import { DEFAULT_PROVIDER_TOLERANCE_TOKENS } from '@warmfold/cache-ledger/prefix'
+import { integerRange, numberProblem } from '@warmfold/llm'
 import type { CacheReport, FoldReport } from './reports.ts'
 import type { FoldStore } from './fold-store.ts'
 import { memoryFoldStore } from './fold-store.ts'
@@ -115,6 +116,9 @@ export interface ParsedMiddlewareOptions {
   readonly providerToleranceTokens: number
 }
 
+/** The range of `contextWindow`, in tokens. */
+const TOKENS = integerRange(1)
+
 function fail(message: string): never {
   throw new TypeError(`warmfoldMiddleware options: ${message}`)
 }
@@ -136,17 +140,16 @@ export function parseMiddlewareOptions(options: WarmfoldMiddlewareOptions | unde
       fail(`unknown key ${JSON.stringify(key)}; expected one of ${[...OWN_KEYS, ...MIDDLEWARE_POLICY_KEYS].join(', ')}`)
   }
   const { contextWindow, store, onFold, onCacheReport } = options
-  if (contextWindow !== undefined && !(Number.isInteger(contextWindow) && contextWindow > 0))
-    fail(`contextWindow must be a positive integer (tokens), got ${JSON.stringify(contextWindow)}`)
+  const contextProblem = contextWindow === undefined ? undefined : numberProblem('contextWindow', contextWindow, TOKENS)
+  if (contextProblem) fail(contextProblem)
   if (store !== undefined && (typeof store?.load !== 'function' || typeof store?.append !== 'function'))
     fail('store must have load() and append(record)')
   if (onFold !== undefined && typeof onFold !== 'function') fail(`onFold must be a function, got ${typeof onFold}`)
   if (onCacheReport !== undefined && typeof onCacheReport !== 'function')
     fail(`onCacheReport must be a function, got ${typeof onCacheReport}`)
   for (const key of ['backOffCalls', 'providerToleranceTokens'] as const) {
-    const value = options[key]
-    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0))
-      fail(`${key} must be a non-negative integer, got ${typeof value === 'number' ? value : JSON.stringify(value)}`)
+    const problem = options[key] === undefined ? undefined : numberProblem(key, options[key], integerRange())
+    if (problem) fail(problem)
   }
   if (options.summaryBudget?.fallbackEffort !== undefined)
     fail(

@@ -70,7 +70,7 @@ describe('warmfoldMiddleware call options', () => {
 
   it('refuses options it does not know and policy values the engine refuses, naming the key', () => {
     expect(() => warmfoldMiddleware({ contextWindow: 0 })).toThrow(
-      'warmfoldMiddleware options: contextWindow must be a positive integer (tokens), got 0',
+      'warmfoldMiddleware options: contextWindow must be an integer from 1 to 2147483647, got 0',
     )
     expect(() => warmfoldMiddleware({ contextWindow: 8_000, retainRatio: 0.2, retainTokens: 100 })).toThrow(
       'warmfoldMiddleware options: retainRatio and retainTokens are exclusive; set one of them',

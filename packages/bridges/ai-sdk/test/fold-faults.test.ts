@@ -98,10 +98,10 @@ describe('a fold whose provider read almost nothing is cold', { timeout: 30_000 
 
   it('refuses a providerToleranceTokens or backOffCalls that is not a non-negative integer, naming it', () => {
     expect(() => warmfoldMiddleware({ contextWindow: WINDOW, providerToleranceTokens: -1 })).toThrow(
-      'warmfoldMiddleware options: providerToleranceTokens must be a non-negative integer, got -1',
+      'warmfoldMiddleware options: providerToleranceTokens must be an integer from 0 to 2147483647, got -1',
     )
     expect(() => warmfoldMiddleware({ contextWindow: WINDOW, backOffCalls: Number.NaN })).toThrow(
-      'warmfoldMiddleware options: backOffCalls must be a non-negative integer, got NaN',
+      'warmfoldMiddleware options: backOffCalls must be an integer from 0 to 2147483647, got NaN',
     )
   })
 })

@@ -18,6 +18,9 @@ export const DEFAULT_PROBE_TIMEOUT_SECONDS = DEFAULT_PROBE_TIMEOUT_MS / 1000
 /** Largest `--probe-timeout`, in seconds (far below Node's timer limit of 24.8 days). */
 export const MAX_PROBE_TIMEOUT_SECONDS = 86_400
 
+/** Largest `--temperature`: the widest range any provider documents (OpenAI and Gemini 0–2, Anthropic 0–1). */
+export const MAX_TEMPERATURE = 2
+
 /** Largest `--idle` and `--step-seconds`, in seconds (30 days: far beyond any provider's cache lifetime). */
 export const MAX_VIRTUAL_SECONDS = 30 * 86_400
 

@@ -27,6 +27,7 @@ import {
   boundedSeconds,
   DEFAULT_PRICE,
   MAX_STEPS,
+  MAX_TEMPERATURE,
   MAX_VIRTUAL_SECONDS,
   MAX_WINDOW,
   oneOf,
@@ -105,11 +106,11 @@ export const WORKLOAD_FLAGS: FlagTable<WorkloadFlags> = {
     value: 'T',
     parse: (text) => {
       const number = Number(text)
-      if (text.trim() === '' || !Number.isFinite(number) || number < 0)
-        throw new UsageError(`--temperature must be a number ≥ 0, got ${JSON.stringify(text)}`)
+      if (text.trim() === '' || !Number.isFinite(number) || number < 0 || number > MAX_TEMPERATURE)
+        throw new UsageError(`--temperature must be a number from 0 to ${MAX_TEMPERATURE}, got ${JSON.stringify(text)}`)
       return number
     },
-    help: ['conversation temperature (default unset)'],
+    help: [`conversation temperature, 0 to ${MAX_TEMPERATURE} (default unset)`],
   },
   stop: {
     value: 'S',

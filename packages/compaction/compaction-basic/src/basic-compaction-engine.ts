@@ -14,6 +14,7 @@ import { resolveSummaryRoute } from './fold/summary-route.ts'
 import type { BasicCompactionConfig } from './config/compaction-policy.ts'
 import { parseCompactionConfig, resolvePolicy } from './config/compaction-policy.ts'
 import { resolveBudget } from './config/compaction-budget.ts'
+import { keptUserBudget } from './config/keep-user-messages.ts'
 import type { EngineClock } from './engine-clock.ts'
 import { replayableRequest } from './fold/replayable-request.ts'
 import { installArtifactReadAhead } from './fold/artifact-read-ahead.ts'
@@ -97,10 +98,13 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
           header,
           routed ?? resolvePolicy(config, header.config.provider, header.config.model),
         ),
-      compactHead: (agent, header, route, choose, rest) => {
+      compactHead: async (agent, header, route, choose, rest) => {
         const session = agent.session
-        // Which user messages survive is the conversation's policy, not the summary target's.
-        const { keepUserMessages } = resolvePolicy(this.config, header.config.provider, header.config.model)
+        // Which user messages survive is the conversation's policy (and window), not the summary target's.
+        const { provider, model } = header.config
+        const policy = resolvePolicy(this.config, provider, model).keepUserMessages
+        const keepUserMessages =
+          policy && keptUserBudget(policy, (await this.owner.llm.resolveModelInfo(provider, model)).contextWindow)
         return compactHead(this.owner, {
           session,
           header,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseCompactionConfig, resolveBudget, resolvePolicy } from '../src/engine-parts.ts'
+import { KEEP_USER_MESSAGES_DEFAULT, keptUserBudget } from '../src/config/keep-user-messages.ts'
 import { mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
 
 describe('config', () => {
@@ -18,6 +19,7 @@ describe('config', () => {
       compactionRetries: 1,
       maxOverflowRetries: 1,
       summaryBudget: { retries: 2, growth: 2 },
+      keepUserMessages: { windowShare: 0.05, maxTokens: 20_000 },
       summaryDeadlineMs: 900_000,
     })
   })
@@ -64,6 +66,7 @@ describe('config', () => {
     ],
     [{ keepUserMessages: { maxTokens: 0 } }, /keepUserMessages/],
     [{ keepUserMessages: {} }, /keepUserMessages/],
+    [{ keepUserMessages: true }, /keepUserMessages/],
     [
       { keepUserMessages: { maxTokens: 100, tokens: 5 } },
       /keepUserMessages: unknown key "tokens"; known keys: maxTokens/,
@@ -83,14 +86,27 @@ describe('config', () => {
     expect(() => parseCompactionConfig(config)).toThrow(message)
   })
 
-  it('keeps user messages only when keepUserMessages is set, per model too', () => {
+  it('keeps user messages by default within 5 % of the window (at most 20,000 tokens), per model too, none with false', () => {
     const config = parseCompactionConfig({
       keepUserMessages: { maxTokens: 2000 },
-      modelPolicies: [{ provider: 'p', model: 'small', keepUserMessages: { maxTokens: 300 } }],
+      modelPolicies: [
+        { provider: 'p', model: 'small', keepUserMessages: { maxTokens: 300 } },
+        { provider: 'p', model: 'none', keepUserMessages: false },
+      ],
     })
     expect(resolvePolicy(config, 'p', 'm').keepUserMessages).toEqual({ maxTokens: 2000 })
     expect(resolvePolicy(config, 'p', 'small').keepUserMessages).toEqual({ maxTokens: 300 })
-    expect(resolvePolicy(parseCompactionConfig({}), 'p', 'm')).not.toHaveProperty('keepUserMessages')
+    expect(resolvePolicy(config, 'p', 'none')).not.toHaveProperty('keepUserMessages')
+    expect(resolvePolicy(parseCompactionConfig({ keepUserMessages: false }), 'p', 'm')).not.toHaveProperty(
+      'keepUserMessages',
+    )
+    const byDefault = resolvePolicy(parseCompactionConfig({}), 'p', 'm').keepUserMessages
+    expect(byDefault).toEqual(KEEP_USER_MESSAGES_DEFAULT)
+    expect(keptUserBudget(byDefault, 8000)).toEqual({ maxTokens: 400 })
+    expect(keptUserBudget(byDefault, 128_000)).toEqual({ maxTokens: 6400 })
+    expect(keptUserBudget(byDefault, 1_000_000)).toEqual({ maxTokens: 20_000 })
+    expect(keptUserBudget(resolvePolicy(config, 'p', 'm').keepUserMessages, 8000)).toEqual({ maxTokens: 2000 })
+    expect(keptUserBudget(undefined, 8000)).toBeUndefined()
   })
 
   it('merges an exact model override, replacing the retention form wholesale', () => {

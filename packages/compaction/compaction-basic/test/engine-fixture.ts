@@ -76,6 +76,11 @@ export interface EngineHarnessOptions {
   reasoning?: ModelInfo['reasoning']
   /** The engine class; default `BasicCompactionEngine`. */
   engineClass?: typeof BasicCompactionEngine
+  /**
+   * Mount the engine with `engine` alone, its defaults for everything else; by default the
+   * fixture turns the artifact trail and kept user messages off first.
+   */
+  engineDefaults?: boolean
 }
 
 /** Real runtime, store, loop, tools, meter, invariants, pruner and engine; only the model's content is scripted. */
@@ -94,12 +99,16 @@ export async function mountEngine(options: EngineHarnessOptions = {}): Promise<E
   ctx.plugin(CompactionInvariants)
   if (options.pruner) ctx.plugin(ToolResultPruner, options.pruner)
   // The tests here were sized for checkpoints without the artifact trail (about 1,000 tokens at
-  // an 8,000-token window would move every fold): it is off unless a test turns it on. The audit
-  // keeps its default (on), so the invariant checker sees a compaction/audit in every fold.
-  const engineScope = ctx.plugin(options.engineClass ?? BasicCompactionEngine, {
-    artifactTrail: { enabled: false },
-    ...options.engine,
-  })
+  // an 8,000-token window would move every fold) and for folds that shadow their whole region
+  // (kept user messages would move the regions and sizes they assert): both are off unless a test
+  // turns them on, or asks for the engine's defaults. The audit keeps its default (on), so the
+  // invariant checker sees a compaction/audit in every fold.
+  const engineScope = ctx.plugin(
+    options.engineClass ?? BasicCompactionEngine,
+    options.engineDefaults
+      ? (options.engine ?? {})
+      : { artifactTrail: { enabled: false }, keepUserMessages: false, ...options.engine },
+  )
   let conversationCalls = 0
   let summaryCalls = 0
   const adapter = new ScriptedAdapter({

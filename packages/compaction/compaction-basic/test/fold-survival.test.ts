@@ -11,7 +11,7 @@ import { Session } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { planFoldCarry } from '../src/fold/fold-carry.ts'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
-import { filler, mountEngine } from './engine-fixture.ts'
+import { filler, mountEngine, ROUTE, stopAfter } from './engine-fixture.ts'
 import {
   bytesOf,
   folds,
@@ -79,6 +79,64 @@ describe('what survives a fold', () => {
     engine.assertClean()
   })
 
+  it("with the default config every fold keeps the user's first instruction verbatim after its checkpoint", async () => {
+    // One long turn of tool steps on the 8000-token window: the task is only ever in the first message.
+    const engine = await harness({ engineDefaults: true, conversation: stopAfter(60) })
+    const agent = await engine.ctx.agentLoop.create('task', { ...ROUTE, system: 'You are a coding agent.' })
+    const sent = recordConversation(engine, agent.session)
+    const task = createUserMessage('Migrate every module of src/ to the new logger; keep the public API.', 'task')
+    agent.followup(task)
+    await agent.whenIdle()
+    const session = agent.session
+    expect(session.events.at(-1)?.data).toMatchObject({ reason: 'stop', steps: 61 })
+    const commits = folds(session)
+    expect(commits.length).toBeGreaterThanOrEqual(2)
+    const taskSeq = session.events.find((event) => event.type === 'user/message')!.seq
+    for (const commit of commits) {
+      expect(commit.data.carriedSeqs).toEqual([taskSeq])
+      // The request after the fold: the checkpoint, then the task byte for byte.
+      const next = requestAfter(sent, commit.seq + 2)
+      expect(isCheckpoint(next.messages[0]!)).toBe(true)
+      expect(bytesOf(next.messages[1]!)).toBe(bytesOf(task))
+    }
+    // The last request of the turn still carries it.
+    expect(sent.at(-1)!.request.messages.map(bytesOf)).toContain(bytesOf(task))
+    engine.assertClean()
+  })
+
+  it('keeps the task when later instructions alone would fill the default budget, and the newest of them after it', async () => {
+    const script = requestsOf(3)
+    const engine = await harness({
+      engineDefaults: true,
+      conversation: (request, index) => script.reply(request, index),
+    })
+    const agent = await engine.ctx.agentLoop.create('task-budget', { ...ROUTE, system: 'You are a coding agent.' })
+    const task = createUserMessage('Migrate every module of src/ to the new logger; keep the public API.', 'task')
+    script.next()
+    agent.followup(task)
+    await agent.whenIdle()
+    // Instructions of about 100 tokens each: the default budget at 8000 tokens (400) holds three besides the task.
+    for (let turn = 1; folds(agent.session).length < 2; turn++) {
+      if (turn > 30) throw new Error('fewer than 2 folds after 30 requests')
+      script.next()
+      agent.followup(`Request ${turn}: also migrate module ${turn}. ${filler(turn, 380)}`)
+      await agent.whenIdle()
+    }
+    const session = agent.session
+    const meter = engine.ctx.tokenMeter
+    for (const commit of folds(session)) {
+      const carried = commit.data.carriedSeqs!
+      expect(loggedMessage(session, carried[0]!).id).toBe(task.id)
+      expect(carried.length).toBeGreaterThan(1)
+      expect(carried.reduce((sum, seq) => sum + meter.priceOf(session, seq), 0)).toBeLessThanOrEqual(400)
+      // Besides the task, the newest run: no shadowed instruction is newer than a kept one.
+      const shadowed = commit.data.shadowedSeqs.filter((seq) => loggedMessage(session, seq).source.kind === 'user')
+      expect(shadowed.length).toBeGreaterThan(0)
+      expect(Math.max(...shadowed)).toBeLessThan(Math.min(...carried.slice(1)))
+    }
+    engine.assertClean()
+  })
+
   it('keeps only the newest user messages that fit the budget, and summarizes every older one', async () => {
     // Short requests, so the first fold's region holds several of them (about 20 tokens each).
     const script = requestsOf(2)
@@ -103,9 +161,12 @@ describe('what survives a fold', () => {
     engine.assertClean()
   })
 
-  it('keeps no user message without keepUserMessages, and still carries the pins', async () => {
+  it('keeps no user message with keepUserMessages false, and still carries the pins', async () => {
     const script = requestsOf(8)
-    const engine = await harness({ conversation: (request, index) => script.reply(request, index) })
+    const engine = await harness({
+      engine: { keepUserMessages: false },
+      conversation: (request, index) => script.reply(request, index),
+    })
     const { session, pinned } = await foldThreeTimes(engine, script, 'pins-only', 2)
     for (const commit of folds(session)) expect(commit.data.carriedSeqs).toEqual(pinned)
     engine.assertClean()
@@ -233,7 +294,7 @@ describe('what survives a fold', () => {
     engine.assertClean()
   })
 
-  it('keeps no user message when the newest one alone is over the keepUserMessages budget (what is kept is always the newest run)', () => {
+  it("keeps the user's task first, then only the newest run that fits: a newest message over the rest of the budget ends the walk", () => {
     const session = new Session('over-budget')
     const route = { provider: 'p', model: 'm' }
     session.append('user/message', { message: createUserMessage('Small request one.') }, 'append')
@@ -243,12 +304,17 @@ describe('what survives a fold', () => {
     session.append('user/message', { message: createUserMessage(`A long request. ${filler(3, 2000)}`) }, 'append')
     session.append('assistant/message', { message: createAssistantMessage([textBlock('Done.')], route) }, 'append')
     const prices = [10, 5, 10, 5, 500, 5]
-    const carry = planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 100 })
-    expect(carry.carriedSeqs).toEqual([])
-    // Under a budget the newest fits, the older ones follow it while they fit.
-    expect(
-      planFoldCarry(session, { start: 0, end: 5 }, (position) => prices[position]!, { maxTokens: 515 }).carriedSeqs,
-    ).toEqual([2, 4])
+    const plan = (maxTokens: number, start = 0) =>
+      planFoldCarry(session, { start, end: 5 }, (position) => prices[position]!, { maxTokens }).carriedSeqs
+    // The task (the first request) fits; the newest does not fit the rest, so the walk ends there.
+    expect(plan(100)).toEqual([0])
+    // The task alone over the budget is not kept; nor is anything older than a newest one that does not fit.
+    expect(plan(9)).toEqual([])
+    // Under a budget the newest fits, the older ones follow it while they fit, after the task.
+    expect(plan(510)).toEqual([0, 4])
+    expect(plan(520)).toEqual([0, 2, 4])
+    // A region without the task keeps only the newest run.
+    expect(plan(515, 1)).toEqual([2, 4])
   })
 
   it("keeps user messages by the conversation's policy, not by the policy of a summarization model that has its own", async () => {

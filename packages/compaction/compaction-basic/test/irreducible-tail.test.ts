@@ -1,10 +1,10 @@
 import type { GenerateOptions } from '@warmfold/llm'
-import { textBlock, toolCallBlock } from '@warmfold/llm'
+import { createUserMessage, textBlock, toolCallBlock } from '@warmfold/llm'
 import type { ScriptedReply } from '@warmfold/llm/testing'
 import type { AnySessionEvent } from '@warmfold/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EngineHarness } from './engine-fixture.ts'
-import { filler, mountEngine, ROUTE } from './engine-fixture.ts'
+import { filler, mountEngine, ROUTE, stopAfter } from './engine-fixture.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -102,6 +102,31 @@ describe('an irreducible tail', () => {
     )
     // Only the first user message fits a summary call: folding it cannot relieve the pressure.
     expect(reasons[0]).toMatch(/^the retained tail is irreducible: summarizing positions 0\.\.0 \(about \d+ tokens\)/)
+    engine.assertClean()
+  })
+
+  it('counts the user messages a fold keeps as staying: no summary call when they alone leave the request at the threshold', async () => {
+    // A task of about 385 tokens (within the default budget of 400 at this window, so every fold
+    // keeps it), two small reads, then a read of about 6,000 tokens that the tail must keep.
+    const engine = await mountEngine({
+      engineDefaults: true,
+      engine: { auto: false, artifactTrail: { enabled: false } },
+      conversation: stopAfter(3),
+      resultChars: (step) => (step === 2 ? 24_000 : 2000),
+    })
+    harnesses.push(engine)
+    const agent = await engine.ctx.agentLoop.create('kept-task', { ...ROUTE })
+    agent.followup(createUserMessage(`Task: ${filler(5, 1500)}`))
+    await agent.whenIdle()
+    expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeGreaterThanOrEqual(6400)
+    // Folding the head but the kept task leaves the task, an empty checkpoint and the tail: at or
+    // above the 6400-token threshold, so the call could not relieve the pressure and is not made.
+    expect(await engine.ctx.compaction.compactIfNeeded(agent, 'pressure')).toBeNull()
+    expect(engine.summaries()).toHaveLength(0)
+    const failure = agent.session.events.find((event) => event.type === 'compaction/failure')
+    expect((failure?.data as { reason: string } | undefined)?.reason).toMatch(
+      /^the retained tail is irreducible: summarizing positions 0\.\.4 \(about \d+ tokens, \d+ of them pinned or kept\) would still leave about \d+ tokens, at or above the threshold$/,
+    )
     engine.assertClean()
   })
 })

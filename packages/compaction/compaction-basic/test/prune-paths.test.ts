@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { PruneDecisionData } from '@warmfold/compaction'
 import { toolCallBlock } from '@warmfold/llm'
 import type { SessionEvent } from '@warmfold/session'
@@ -5,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import type { EngineHarness, EngineHarnessOptions } from './engine-fixture.ts'
 import { elements, growUntil, mountEngine, oneToolStepPerTurn, ROUTE } from './engine-fixture.ts'
 import { ManualIdleClock } from './manual-idle-clock.ts'
-import type { BasicCompactionConfig } from '../src/index.ts'
+import type { BasicCompactionConfig, PlannedPrune } from '../src/index.ts'
 
 const harnesses: EngineHarness[] = []
 afterEach(async () => {
@@ -13,6 +16,16 @@ afterEach(async () => {
 })
 
 const THRESHOLD = 6400
+
+/** A prune plan's figures, without the replacement messages (whose ids are fresh on every plan). */
+function figures(plan: readonly PlannedPrune[]) {
+  return plan.map(({ seq, position, originalTokens, prunedTokens }) => ({
+    seq,
+    position,
+    originalTokens,
+    prunedTokens,
+  }))
+}
 
 describe('prune passes and rule C4', () => {
   it('prune-only: when pruning alone clears the pressure it prunes everywhere and makes no summary call', async () => {
@@ -86,7 +99,11 @@ function decisions(events: readonly SessionEvent[]): PruneDecisionData[] {
 describe('a prune pass that alone clears the pressure lands only where it pays', () => {
   const TTL = 300_000
   /** One early oversized result: pruning it saves ~900 tokens per request but re-prefills everything after it. */
-  async function grownSession(engineConfig: BasicCompactionConfig = {}, summary?: EngineHarnessOptions['summary']) {
+  async function grownSession(
+    engineConfig: BasicCompactionConfig = {},
+    summary?: EngineHarnessOptions['summary'],
+    directory?: string,
+  ) {
     const clock = new ManualIdleClock()
     const engine = await mountEngine({
       engine: { auto: false, idle: { enabled: false, clock }, ...engineConfig },
@@ -95,6 +112,7 @@ describe('a prune pass that alone clears the pressure lands only where it pays',
       resultChars: (step) => (step === 0 ? 4000 : 600),
       cacheTtlMs: TTL,
       ...(summary ? { summary } : {}),
+      ...(directory ? { directory } : {}),
     })
     harnesses.push(engine)
     const agent = await engine.ctx.agentLoop.create('decision', { ...ROUTE, reasoningEffort: 'max' })
@@ -144,6 +162,39 @@ describe('a prune pass that alone clears the pressure lands only where it pays',
     ).toEqual([[plan[0]!.seq]])
     expect(engine.ctx.tokenMeter.measure(agent.session).totalTokens).toBeLessThan(THRESHOLD)
     engine.assertClean()
+  })
+
+  it('after a resume the engine has seen no request: it prices the rewrite as warm and folds, however late it resumes', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'warmfold-prune-resume-'))
+    try {
+      const first = await grownSession({}, undefined, directory)
+      await first.engine.ctx.sessions.flush(first.agent.session)
+      harnesses.splice(harnesses.indexOf(first.engine), 1)
+      await first.engine.dispose()
+      // A fresh host on the same folder, a day after the last request (far past the TTL).
+      const clock = new ManualIdleClock()
+      clock.time = first.clock.time + 86_400_000
+      const second = await mountEngine({
+        engine: { auto: false, idle: { enabled: false, clock } },
+        pruner: { thresholdChars: 1000, headChars: 300, tailChars: 100 },
+        conversation: oneToolStepPerTurn,
+        cacheTtlMs: TTL,
+        directory,
+      })
+      harnesses.push(second)
+      const agent = await second.ctx.agentLoop.create('decision', { ...ROUTE, reasoningEffort: 'max' })
+      expect(figures(second.ctx.toolResultPruner.planSession(agent.session))).toEqual(figures(first.plan))
+      const result = await second.ctx.compaction.compactIfNeeded(agent, 'pressure')
+      expect(result).not.toBeNull()
+      const [decision] = decisions(agent.session.events)
+      // The same figures as before the restart, and the rewrite priced at the warm cache's cost.
+      expect(decision).toMatchObject({ action: 'fold', cacheWarm: true, results: 1 })
+      expect(decision!.cost).toBeCloseTo(decision!.rewrittenTokens * 1.15, 1)
+      expect(agent.session.events.some((event) => event.type === 'compaction/prune')).toBe(false)
+      second.assertClean()
+    } finally {
+      await rm(directory, { recursive: true, force: true })
+    }
   })
 
   it('when the fold it preferred cannot be made, the prune lands after all, saying why', async () => {

@@ -1,16 +1,15 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
-import type { ShadowedRange } from '@warmfold/compaction'
-import { pinnedSeqs } from '@warmfold/compaction'
-import type { ConfigParser, Parsed, ToolResultContent, ToolResultMessage, WarmfoldPluginInfo } from '@warmfold/llm'
-import { createToolResultMessage, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
-import type { Session, SessionEventMap } from '@warmfold/session'
+import type { ConfigParser, Parsed, ToolResultContent, WarmfoldPluginInfo } from '@warmfold/llm'
+import { integerSchema, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import type { Session } from '@warmfold/session'
 import type { TokenMeter } from '@warmfold/token-meter'
 import Schema from 'schemastery'
 import { checkPruneBudget, DEFAULT_PRUNE_BUDGET } from './prune-budget.ts'
 import { pruneContent } from './prune-content.ts'
-import type { PrunedEntry, PruneFilter, PrunePlanEntry, PruneResult } from './prune-plan.ts'
+import type { PruneFilter, PrunePlanEntry, PruneResult } from './prune-plan.ts'
 import { includesSeq } from './prune-plan.ts'
+import { applyPrunePlan, planResultPrune } from './prune-session.ts'
 
 declare module '@cordisjs/core' {
   interface Context {
@@ -68,25 +67,10 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
    */
   planSession(session: Session, include?: PruneFilter): PrunePlanEntry[] {
     const plan: PrunePlanEntry[] = []
-    const pinned = pinnedSeqs(session)
     for (const [position, seq] of session.surface.nodes.entries()) {
-      const event = session.eventAt(seq)
-      if (event?.type !== 'tool/result' || pinned.has(seq) || !includesSeq(include, seq)) continue
-      const original = event.data.message
-      const content = this.pruneContent(original.content[0].content)
-      if (content === null) continue
-      const replacement = replacementMessage(original, content)
-      plan.push(
-        Object.freeze({
-          seq,
-          position,
-          original,
-          content: Object.freeze(content),
-          replacement,
-          originalTokens: this.meter.estimateMessage(original),
-          prunedTokens: this.meter.estimateMessage(replacement),
-        }),
-      )
+      if (!includesSeq(include, seq) || session.eventAt(seq)?.type !== 'tool/result') continue
+      const entry = planResultPrune(session, position, this.config, this.meter)
+      if (entry) plan.push(entry)
     }
     return plan
   }
@@ -110,69 +94,12 @@ export class ToolResultPruner extends Service<ToolResultPruner.Config> {
    *   changes under the pass (a listener appending in between), before writing anything more.
    */
   pruneSession(session: Session, include?: PruneFilter): PruneResult {
-    const entries: PrunedEntry[] = []
-    let savedTokens = 0
-    for (const planned of this.planSession(session, include)) {
-      const { seq, position, replacement: message, originalTokens, prunedTokens } = planned
-      if (session.surface.nodes[position] !== seq) {
-        throw new Error(
-          `ToolResultPruner: surface position ${position} no longer holds seq ${seq}; the session changed during ` +
-            `the prune pass`,
-        )
-      }
-      const source = session.eventAt(seq)?.data as SessionEventMap['tool/result']
-      const shadowedRange: ShadowedRange = { start: position, end: position }
-      // One unit: a store writes both or neither, so a crash cannot leave a prune without its replacement.
-      const [pricing, replacement] = session.unit(() => [
-        session.append('compaction/prune', { shadowedRange, shadowedSeqs: [seq], shadowedTokenCount: originalTokens }),
-        session.append('tool/result', replacementData(source, message), {
-          op: 'replace',
-          start: position,
-          end: position,
-          sourceEventSeqs: [seq],
-        }),
-      ])
-      entries.push(
-        Object.freeze({
-          seq,
-          replacementSeq: replacement.seq,
-          pruneSeq: pricing.seq,
-          position,
-          originalTokens,
-          prunedTokens,
-        }),
-      )
-      savedTokens += originalTokens - prunedTokens
-    }
-    return Object.freeze({ entries: Object.freeze(entries), savedTokens })
+    return applyPrunePlan(session, this.planSession(session, include))
   }
 
   private get meter(): TokenMeter {
     return this.ctx.tokenMeter
   }
-}
-
-/** The content-only rewrite of `original`: same call id and error flag, new content. */
-function replacementMessage(original: ToolResultMessage, content: readonly ToolResultContent[]): ToolResultMessage {
-  const block = original.content[0]
-  return createToolResultMessage(block.toolCallId, content, { isError: block.isError === true })
-}
-
-/**
- * The replacement event's data. `toolName`, `turn` and `step` describe the same call and are
- * copied; `error` is not: it is the failure text of the original call event (which stays in
- * the log), and copying it would count one failed call twice. The prompt-visible error flag
- * travels on the message (`isError`).
- */
-function replacementData(
-  source: SessionEventMap['tool/result'],
-  message: ToolResultMessage,
-): SessionEventMap['tool/result'] {
-  const data: SessionEventMap['tool/result'] = { message }
-  if (source.toolName !== undefined) data.toolName = source.toolName
-  if (source.turn !== undefined) data.turn = source.turn
-  if (source.step !== undefined) data.step = source.step
-  return data
 }
 
 export namespace ToolResultPruner {
@@ -189,14 +116,13 @@ export namespace ToolResultPruner {
   const parse = strictConfig(
     'ToolResultPruner',
     Schema.object({
-      thresholdChars: Schema.natural()
-        .min(1)
+      thresholdChars: integerSchema(1)
         .default(DEFAULT_PRUNE_BUDGET.thresholdChars)
         .description('Results at most this many code points long are left alone.'),
-      headChars: Schema.natural()
+      headChars: integerSchema()
         .default(DEFAULT_PRUNE_BUDGET.headChars)
         .description('Code points kept from the start of an over-budget result.'),
-      tailChars: Schema.natural()
+      tailChars: integerSchema()
         .default(DEFAULT_PRUNE_BUDGET.tailChars)
         .description('Code points kept from the end of an over-budget result.'),
     }),

@@ -6,7 +6,7 @@ import type { TestContext } from '@warmfold/test-utils'
 import { createTestContext } from '@warmfold/test-utils'
 import { TokenMeter } from '@warmfold/token-meter'
 import { afterEach, describe, expect, it } from 'vitest'
-import { PRUNE_MARKER, ToolResultPruner } from '../src/index.ts'
+import { applyPrunePlan, planResultPrune, PRUNE_MARKER, ToolResultPruner } from '../src/index.ts'
 import type { ResultSpec } from './pruner-fixtures.ts'
 import { appendToolSession } from './pruner-fixtures.ts'
 
@@ -129,6 +129,44 @@ describe('planSession', () => {
       seqs[1],
       seqs[2],
     ])
+    assertClean()
+  })
+})
+
+describe('planResultPrune and applyPrunePlan (one result, a budget of the caller)', () => {
+  it('plan one result to any budget, skip what is not a tool result, pinned or within it, and land like pruneSession', async () => {
+    const { ctx, assertClean } = await mount()
+    const session = scriptedSession()
+    const small = { thresholdChars: 1000, headChars: 600, tailChars: 100 }
+    // Position 2 is a 100-point result, within even this budget; 1 is an assistant message; 8 is past a 50-point result.
+    expect(planResultPrune(session, 2, small, ctx.tokenMeter)).toBeNull()
+    expect(planResultPrune(session, 1, small, ctx.tokenMeter)).toBeNull()
+    expect(planResultPrune(session, 99, small, ctx.tokenMeter)).toBeNull()
+    const entry = planResultPrune(session, 10, small, ctx.tokenMeter)!
+    expect(entry).toMatchObject({ seq: session.surface.nodes[10], position: 10 })
+    expect(entry.replacement.content[0].isError).toBe(true)
+    pinMessage(session, entry.seq)
+    expect(planResultPrune(session, 10, small, ctx.tokenMeter)).toBeNull()
+    unpinMessage(session, entry.seq)
+    const result = applyPrunePlan(session, [entry])
+    expect(result.entries).toEqual([
+      {
+        seq: entry.seq,
+        pruneSeq: session.length - 2,
+        replacementSeq: session.length - 1,
+        position: 10,
+        originalTokens: entry.originalTokens,
+        prunedTokens: entry.prunedTokens,
+      },
+    ])
+    expect(session.deriveMessages()[10]).toEqual(entry.replacement)
+    expect(canonicalJson(entry.replacement.content)).toContain(JSON.stringify(PRUNE_MARKER).slice(1, -1))
+    // A plan made before the surface changed is refused before it writes anything.
+    const stale = planResultPrune(session, 4, small, ctx.tokenMeter)!
+    applyPrunePlan(session, [stale])
+    const length = session.length
+    expect(() => applyPrunePlan(session, [stale])).toThrow(/no longer holds seq/)
+    expect(session.length).toBe(length)
     assertClean()
   })
 })

@@ -52,7 +52,9 @@ export class AgentLoop extends Service<AgentLoop.Config> {
    * @throws TypeError naming a bad option; MissingServiceError when `ctx.sessions`, `ctx.llm`
    * or `ctx.tools` is not mounted (it names the package); PluginLoadError when a warmfold plugin
    * of the app failed to load (a refused config, a throwing constructor, a missing required
-   * service), listing each; SessionError from the store.
+   * service), listing each (when the plugin of `ctx.sessions`, `ctx.llm` or `ctx.tools` is the one
+   * that failed, the error names its failure instead of asking to mount it); SessionError from the
+   * store.
    */
   async create(sessionId: string, options: AgentOptions): Promise<Agent> {
     const validated = validateAgentOptions(options)

@@ -1,3 +1,6 @@
+import type { NumberRange } from '@warmfold/llm'
+import { integerRange, millisecondsRange, numberProblem, showValue } from '@warmfold/llm'
+
 /** Options of `ctx.agentLoop.create`. */
 export interface AgentOptions {
   /** Provider id of the conversation route. */
@@ -42,29 +45,18 @@ export function validateAgentOptions(options: AgentOptions): AgentOptions {
     throw bad('model', 'must be a non-empty string', options.model)
   if (options.reasoningEffort !== undefined && typeof options.reasoningEffort !== 'string')
     throw bad('reasoningEffort', 'must be a string', options.reasoningEffort)
-  if (
-    options.temperature !== undefined &&
-    (typeof options.temperature !== 'number' || !Number.isFinite(options.temperature))
-  ) {
-    throw bad('temperature', 'must be a finite number', options.temperature)
-  }
+  if (options.temperature !== undefined) check('temperature', options.temperature, TEMPERATURE_RANGE)
   if (
     options.stop !== undefined &&
     (!Array.isArray(options.stop) || options.stop.some((item) => typeof item !== 'string'))
   ) {
     throw bad('stop', 'must be an array of strings', options.stop)
   }
-  for (const key of ['maxTokens', 'maxSteps', 'toolTimeoutMs'] as const) {
-    const value = options[key]
-    if (value !== undefined && (!Number.isInteger(value) || value <= 0))
-      throw bad(key, 'must be a positive integer', value)
-  }
-  if (
-    options.maxStepRetries !== undefined &&
-    (!Number.isInteger(options.maxStepRetries) || options.maxStepRetries < 0)
-  ) {
-    throw bad('maxStepRetries', 'must be a non-negative integer', options.maxStepRetries)
-  }
+  for (const key of ['maxTokens', 'maxSteps'] as const)
+    if (options[key] !== undefined) check(key, options[key], integerRange(1))
+  // A timer: above Node's limit a tool would time out after 1 ms.
+  if (options.toolTimeoutMs !== undefined) check('toolTimeoutMs', options.toolTimeoutMs, millisecondsRange(1))
+  if (options.maxStepRetries !== undefined) check('maxStepRetries', options.maxStepRetries, integerRange())
   if (options.system !== undefined && typeof options.system !== 'string')
     throw bad('system', 'must be a string', options.system)
   return Object.freeze({ ...options, ...(options.stop ? { stop: Object.freeze([...options.stop]) } : {}) })
@@ -72,5 +64,20 @@ export function validateAgentOptions(options: AgentOptions): AgentOptions {
 
 /** The `TypeError` for an agent (or fork) option `key` that breaks `rule`. */
 export function bad(key: string, rule: string, value: unknown, of = 'agent'): TypeError {
-  return new TypeError(`${of} option ${key} ${rule}, got ${JSON.stringify(value)}`)
+  return new TypeError(`${of} option ${key} ${rule}, got ${showValue(value)}`)
+}
+
+/**
+ * The range of `temperature`: the widest any provider documents (OpenAI and Gemini 0–2,
+ * Anthropic 0–1); the provider refuses what its own range does not hold.
+ */
+export const TEMPERATURE_RANGE: NumberRange = Object.freeze({ min: 0, max: 2 })
+
+/**
+ * Throws for an agent (or fork) option `key` whose `value` is not a finite number in `range`.
+ * @throws TypeError `agent option <key> must be <range>, got <value>`.
+ */
+export function check(key: string, value: unknown, range: NumberRange, of = 'agent'): void {
+  const problem = numberProblem(key, value, range)
+  if (problem) throw new TypeError(`${of} option ${problem}`)
 }

@@ -1,6 +1,7 @@
 import type { Message } from '@warmfold/llm'
+import { integerRange } from '@warmfold/llm'
 import { SESSION_ID_PATTERN } from '@warmfold/session'
-import { bad } from './agent-options.ts'
+import { bad, check } from './agent-options.ts'
 import type { TurnResult } from './turn-result.ts'
 
 /** Options of `agent.fork(options)`. */
@@ -81,6 +82,5 @@ export function validateForkOptions(options: ForkOptions): void {
   }
   if (options.cacheTtl !== undefined && options.cacheTtl !== 'short' && options.cacheTtl !== 'inherit')
     throw bad('cacheTtl', "must be 'short' or 'inherit'", options.cacheTtl, 'fork')
-  if (options.maxSteps !== undefined && (!Number.isInteger(options.maxSteps) || options.maxSteps <= 0))
-    throw bad('maxSteps', 'must be a positive integer', options.maxSteps, 'fork')
+  if (options.maxSteps !== undefined) check('maxSteps', options.maxSteps, integerRange(1), 'fork')
 }

@@ -1,4 +1,5 @@
 import type { Context } from '@cordisjs/core'
+import { PluginLoadError, pluginFailures } from '@warmfold/llm'
 
 const MISSING_SERVICE_BRAND = Symbol.for('warmfold.missing-service.error')
 
@@ -63,12 +64,18 @@ export class MissingServiceError extends Error {
 
 /**
  * Checks that every service in `requirements` is mounted where `ctx` sees it.
- * @throws MissingServiceError for the first one that is not.
+ * @throws PluginLoadError naming the plugin and its error when the service's plugin is mounted
+ *   but failed to load (a refused config, a throwing constructor): "mount it" would be wrong
+ *   advice; MissingServiceError for the first service no plugin provides.
  */
 export function requireServices(ctx: Context, requiredBy: string, requirements: readonly ServiceRequirement[]): void {
   for (const requirement of requirements) {
     // `ctx.get` reads the slot without the "not declared as inject" warning a property read may give.
     const value: unknown = ctx.get(requirement.service)
-    if (value === undefined || value === null) throw new MissingServiceError(requirement, requiredBy)
+    if (value !== undefined && value !== null) continue
+    const provides = `ctx.${requirement.service}`
+    const failed = pluginFailures(ctx).filter((failure) => failure.warmfold?.provides === provides)
+    if (failed.length > 0) throw new PluginLoadError(failed)
+    throw new MissingServiceError(requirement, requiredBy)
   }
 }

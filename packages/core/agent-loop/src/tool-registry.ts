@@ -8,7 +8,14 @@ import type {
   ToolResultContent,
   WarmfoldPluginInfo,
 } from '@warmfold/llm'
-import { canonicalJson, deepFreeze, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import {
+  canonicalJson,
+  deepFreeze,
+  millisecondsRange,
+  numberProblem,
+  strictConfig,
+  WARMFOLD_PLUGIN,
+} from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import Schema from 'schemastery'
 
@@ -63,7 +70,8 @@ export class ToolRegistry extends Service<ToolRegistry.Config> {
 
   /**
    * Registers `tool`; undone by the returned disposer and when the registering plugin unloads.
-   * @throws TypeError naming the tool when its name is invalid or already registered.
+   * @throws TypeError naming the tool when its name is invalid or already registered, or its
+   *   `timeoutMs` is not an integer from 1 to `MAX_TIMER_MS`.
    */
   register(tool: Tool): () => void {
     if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name)) {
@@ -75,6 +83,10 @@ export class ToolRegistry extends Service<ToolRegistry.Config> {
       throw new TypeError(`ctx.tools.register: a tool named "${tool.name}" is already registered`)
     if (typeof tool.execute !== 'function')
       throw new TypeError(`ctx.tools.register: tool "${tool.name}" has no execute function`)
+    // A timer: above Node's limit the call would time out after 1 ms.
+    const timeoutProblem =
+      tool.timeoutMs === undefined ? undefined : numberProblem('timeoutMs', tool.timeoutMs, millisecondsRange(1))
+    if (timeoutProblem) throw new TypeError(`ctx.tools.register: tool "${tool.name}": ${timeoutProblem}`)
     const definition = deepFreeze({
       name: tool.name,
       description: String(tool.description ?? ''),

@@ -1,4 +1,4 @@
-import { LlmRuntime } from '@warmfold/llm'
+import { LlmRuntime, PluginLoadError } from '@warmfold/llm'
 import { ScriptedAdapter } from '@warmfold/llm/testing'
 import { SessionStore } from '@warmfold/session'
 import type { TestContext } from '@warmfold/test-utils'
@@ -52,6 +52,25 @@ describe('a service the loop needs is not mounted', () => {
       assertClean()
     },
   )
+
+  it('a session store whose config was refused: create() names the config error, not "mount @warmfold/session"', async () => {
+    const context = await createTestContext()
+    contexts.push(context)
+    const { ctx } = context
+    ctx.plugin(LlmRuntime)
+    ctx.plugin(SessionStore, { store: 'disk' } as never)
+    ctx.plugin(ToolRegistry)
+    ctx.plugin(AgentLoop)
+    const error = await ctx.agentLoop.create('s1', { ...ROUTE }).catch((caught: unknown) => caught)
+    expect(MissingServiceError.isInstance(error)).toBe(false)
+    expect(PluginLoadError.isInstance(error)).toBe(true)
+    const message = (error as Error).message
+    expect(message).toContain('@warmfold/session (SessionStore) failed to load: SessionStore config:')
+    expect(message).toContain('disk')
+    expect(message).not.toContain('mount @warmfold/session')
+    // The refused config is the one problem the context reported.
+    expect(context.errors).toHaveLength(1)
+  })
 
   it('a runtime unloaded after create ends the next turn with SERVICE_MISSING naming its package', async () => {
     const context = await createTestContext()

@@ -140,7 +140,7 @@ describe('turn control', () => {
       errorCode: 'CONTEXT_WINDOW_EXCEEDED',
     })
     await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxStepRetries: -1 })).rejects.toThrow(
-      'agent option maxStepRetries must be a non-negative integer, got -1',
+      'agent option maxStepRetries must be an integer from 0 to 2147483647, got -1',
     )
     harness.assertClean()
   })
@@ -196,7 +196,7 @@ describe('turn control', () => {
   it('rejects bad agent options naming the option', async () => {
     const harness = await harnessWith({ content: 'ok' })
     await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, maxSteps: 0 })).rejects.toThrow(
-      'agent option maxSteps must be a positive integer, got 0',
+      'agent option maxSteps must be an integer from 1 to 2147483647, got 0',
     )
     await expect(harness.ctx.agentLoop.create('bad', { ...ROUTE, model: '' })).rejects.toThrow(
       'agent option model must be a non-empty string',

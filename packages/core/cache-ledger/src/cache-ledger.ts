@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import { Service } from '@cordisjs/core'
 import type { ConfigParser, GenerateOptions, LlmFinish, Parsed, TokenUsage, WarmfoldPluginInfo } from '@warmfold/llm'
-import { strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import { integerSchema, millisecondsSchema, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import type { Session, SessionEventMap } from '@warmfold/session'
 import Schema from 'schemastery'
 import type { CacheGuardData } from './cache-events.ts'
@@ -237,14 +237,13 @@ export namespace CacheLedger {
       guard: Schema.union(['warn', 'refuse', 'off'] as const)
         .default('warn')
         .description('What the summary guard does with a summary call that is not a warm replay.'),
-      cacheTtlMs: Schema.dict(Schema.number().min(1))
+      cacheTtlMs: Schema.dict(millisecondsSchema(1))
         .default({})
         .description('Cache TTL per provider id (ms), for models without ModelInfo.cacheTtlMs.'),
-      providerToleranceTokens: Schema.natural()
+      providerToleranceTokens: integerSchema()
         .default(DEFAULT_PROVIDER_TOLERANCE_TOKENS)
         .description('How far cached tokens may fall short of the expected prefix before the provider is blamed.'),
-      forgetAfterMs: Schema.number()
-        .min(1)
+      forgetAfterMs: millisecondsSchema(1)
         .default(24 * 60 * 60 * 1000)
         .description('Forget prompt parts and sessions not seen for this long (ms).'),
       now: Schema.function().description('The clock in milliseconds; default Date.now.'),

@@ -1,6 +1,14 @@
 import type { LanguageModelV3, SharedV3ProviderOptions } from '@ai-sdk/provider'
-import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, unknownKeyMessage } from '@warmfold/llm'
+import type { ConfigParser, NumberRange } from '@warmfold/llm'
+import {
+  deepFreeze,
+  integerRange,
+  integerSchema,
+  millisecondsRange,
+  millisecondsSchema,
+  numberProblem,
+  unknownKeyMessage,
+} from '@warmfold/llm'
 import type { AdapterModelConfig, AttemptLimits } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
 
@@ -74,13 +82,12 @@ const schema = Schema.object({
   redact: Schema.array(Schema.string())
     .default([])
     .description('Secrets scrubbed from errors and usage.raw (the provider API key).'),
-  timeoutMs: Schema.natural()
-    .min(1)
+  timeoutMs: millisecondsSchema(1)
     .default(600_000)
     .description('Wait for the response, then for stream progress, per attempt.'),
-  deadlineMs: Schema.natural().min(1).description('Total wall-clock limit of one call, retries included.'),
-  maxRetries: Schema.natural().default(2).description('Retries after a retryable failure, before any output.'),
-  retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+  deadlineMs: millisecondsSchema(1).description('Total wall-clock limit of one call, retries included.'),
+  maxRetries: integerSchema().default(2).description('Retries after a retryable failure, before any output.'),
+  retryBaseMs: millisecondsSchema().default(500).description('First backoff delay; doubles per retry.'),
 })
 
 /**
@@ -99,10 +106,11 @@ export const parseAiSdkConfig: ConfigParser<AiSdkAdapterConfig> = Object.assign(
     const redact = raw.redact ?? []
     if (!Array.isArray(redact) || redact.some((item) => typeof item !== 'string' || item === ''))
       fail('redact must be an array of non-empty strings')
-    const timeoutMs = count(raw.timeoutMs ?? 600_000, 'timeoutMs', 1)
-    const deadlineMs = raw.deadlineMs === undefined ? undefined : count(raw.deadlineMs, 'deadlineMs', 1)
-    const maxRetries = count(raw.maxRetries ?? 2, 'maxRetries', 0)
-    const retryBaseMs = count(raw.retryBaseMs ?? 500, 'retryBaseMs', 0)
+    const timeoutMs = inRange(raw.timeoutMs ?? 600_000, 'timeoutMs', millisecondsRange(1))
+    const deadlineMs =
+      raw.deadlineMs === undefined ? undefined : inRange(raw.deadlineMs, 'deadlineMs', millisecondsRange(1))
+    const maxRetries = inRange(raw.maxRetries ?? 2, 'maxRetries', integerRange())
+    const retryBaseMs = inRange(raw.retryBaseMs ?? 500, 'retryBaseMs', millisecondsRange())
     const modelsInput = raw.models ?? {}
     if (!isRecord(modelsInput)) fail(`models must be an object of model configs by id, got ${describe(modelsInput)}`)
     const models: Record<string, AiSdkModelConfig> = {}
@@ -129,10 +137,13 @@ function parseModel(id: string, entry: unknown): AiSdkModelConfig {
   if (!isRecord(model) || typeof model.doStream !== 'function')
     fail(`${where}.model must be an AI SDK LanguageModel instance (an object with doStream), got ${describe(model)}`)
   checkSpecificationVersion(model, `${where}.model`)
-  const contextWindow = count(entry.contextWindow, `${where}.contextWindow`, 1)
+  const contextWindow = inRange(entry.contextWindow, `${where}.contextWindow`, integerRange(1))
   const defaultMaxTokens =
-    entry.defaultMaxTokens === undefined ? undefined : count(entry.defaultMaxTokens, `${where}.defaultMaxTokens`, 1)
-  const cacheTtlMs = entry.cacheTtlMs === undefined ? undefined : count(entry.cacheTtlMs, `${where}.cacheTtlMs`, 1)
+    entry.defaultMaxTokens === undefined
+      ? undefined
+      : inRange(entry.defaultMaxTokens, `${where}.defaultMaxTokens`, integerRange(1))
+  const cacheTtlMs =
+    entry.cacheTtlMs === undefined ? undefined : inRange(entry.cacheTtlMs, `${where}.cacheTtlMs`, millisecondsRange(1))
   const effortOptions =
     entry.effortOptions === undefined ? undefined : optionsDict(entry.effortOptions, `${where}.effortOptions`)
   if (effortOptions && Object.hasOwn(effortOptions, EFFORT_OFF))
@@ -222,10 +233,10 @@ function providerOptionsOf(value: unknown, where: string): SharedV3ProviderOptio
   return deepFreeze(structuredClone(value)) as SharedV3ProviderOptions
 }
 
-function count(value: unknown, where: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
-    fail(`${where} must be an integer ≥ ${min}, got ${describe(value)}`)
-  return value
+function inRange(value: unknown, where: string, range: NumberRange): number {
+  const problem = numberProblem(where, value, range)
+  if (problem) fail(problem)
+  return value as number
 }
 
 function unknownKeys(value: Record<string, unknown>, known: readonly string[], where: string): void {

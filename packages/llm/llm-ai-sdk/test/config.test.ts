@@ -39,7 +39,10 @@ describe('parseAiSdkConfig', () => {
       'models["m"].model must be an AI SDK LanguageModel instance',
       { models: { m: { contextWindow: 5, model: { specificationVersion: 'v3' } } } },
     ],
-    ['models["m"].contextWindow must be an integer ≥ 1, got 0', { models: { m: entry({ contextWindow: 0 }) } }],
+    [
+      'models["m"].contextWindow must be an integer from 1 to 2147483647, got 0',
+      { models: { m: entry({ contextWindow: 0 }) } },
+    ],
     [
       'models["m"].efforts: "high" has no entry in models["m"].effortOptions',
       { models: { m: entry({ efforts: ['high'] }) } },

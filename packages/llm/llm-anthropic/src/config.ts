@@ -1,4 +1,5 @@
 import type { CachePrices, ConfigParser } from '@warmfold/llm'
+import { integerSchema, millisecondsSchema } from '@warmfold/llm'
 import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
@@ -76,16 +77,16 @@ export const THINKING_OFF = 'off'
 const cacheTtlSchema = Schema.union([Schema.const('5m'), Schema.const('1h')])
 
 const modelSchema = Schema.object({
-  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
-  defaultMaxTokens: Schema.natural().min(1).required().description('max_tokens when a request sets none.'),
+  contextWindow: integerSchema(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: integerSchema(1).required().description('max_tokens when a request sets none.'),
   efforts: Schema.array(Schema.string()).description("Accepted efforts: 'off' or keys of thinkingBudgets."),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
   cacheTtl: cacheTtlSchema.description(
     "TTL of this model's cache_control breakpoints; default the adapter's cacheTtl.",
   ),
-  cacheTtlMs: Schema.natural()
-    .min(1)
-    .description("Cache lifetime of this model's prefix in ms; default from the model's cacheTtl."),
+  cacheTtlMs: millisecondsSchema(1).description(
+    "Cache lifetime of this model's prefix in ms; default from the model's cacheTtl.",
+  ),
 })
 
 const schema = Schema.object({
@@ -98,7 +99,7 @@ const schema = Schema.object({
     `Environment variable holding the key; default ${DEFAULT_API_KEY_ENV} when neither is set.`,
   ),
   models: Schema.dict(modelSchema).default({}).description('Known models by id.'),
-  thinkingBudgets: Schema.dict(Schema.natural().min(1))
+  thinkingBudgets: Schema.dict(integerSchema(1))
     .default({ ...DEFAULT_THINKING_BUDGETS })
     .description('budget_tokens per effort.'),
   cacheTtl: cacheTtlSchema

@@ -1,4 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
+import { integerSchema, MAX_CONFIG_INTEGER, millisecondsSchema } from '@warmfold/llm'
 import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
@@ -47,9 +48,9 @@ export interface GoogleAdapterConfig extends ApiKeySource, AttemptLimits {
 export const DEFAULT_API_KEY_ENV = 'GEMINI_API_KEY'
 
 const modelSchema = Schema.object({
-  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
-  defaultMaxTokens: Schema.natural().min(1).description('maxOutputTokens when a request sets none.'),
-  thinkingBudgets: Schema.dict(Schema.number().min(-1).step(1)).description(
+  contextWindow: integerSchema(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: integerSchema(1).description('maxOutputTokens when a request sets none.'),
+  thinkingBudgets: Schema.dict(Schema.number().min(-1).max(MAX_CONFIG_INTEGER).step(1)).description(
     'Gemini 2.5: thinkingBudget per effort (0 off, -1 dynamic).',
   ),
   thinkingLevels: Schema.dict(Schema.union(THINKING_LEVEL_NAMES.map((level) => Schema.const(level)))).description(
@@ -57,9 +58,9 @@ const modelSchema = Schema.object({
   ),
   efforts: Schema.array(Schema.string()).description('Accepted efforts; default the keys of the thinking table.'),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
-  cacheTtlMs: Schema.natural()
-    .min(1)
-    .description("Cache lifetime of this model's prefix in ms; default none (undocumented)."),
+  cacheTtlMs: millisecondsSchema(1).description(
+    "Cache lifetime of this model's prefix in ms; default none (undocumented).",
+  ),
 })
 
 const schema = Schema.object({

@@ -1,5 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import { deepFreeze, integerSchema, millisecondsSchema, strictConfig, unknownKeyMessage } from '@warmfold/llm'
 import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { normalizeApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
@@ -89,15 +89,13 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 const modelSchema = Schema.object({
-  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
-  defaultMaxTokens: Schema.natural().min(1).description('Output cap when a request names none.'),
+  contextWindow: integerSchema(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: integerSchema(1).description('Output cap when a request names none.'),
   efforts: Schema.array(Schema.string()).description('Accepted reasoning efforts.'),
   defaultEffort: Schema.string().description('Effort used when a request names none (one of efforts).'),
-  cacheTtlMs: Schema.natural()
-    .min(1)
-    .description(
-      "Cache lifetime of this model's prefix in ms; default 24 h with promptCacheRetention 24h, else the dialect's.",
-    ),
+  cacheTtlMs: millisecondsSchema(1).description(
+    "Cache lifetime of this model's prefix in ms; default 24 h with promptCacheRetention 24h, else the dialect's.",
+  ),
   promptCacheRetention: Schema.union(PROMPT_CACHE_RETENTIONS as PromptCacheRetention[]).description(
     'prompt_cache_retention to send: in_memory or 24h. Default: not sent.',
   ),
@@ -116,16 +114,15 @@ const schema = Schema.object({
   models: Schema.dict(modelSchema)
     .required()
     .description('Model id → { contextWindow, defaultMaxTokens?, efforts?, defaultEffort? }. Required.'),
-  timeoutMs: Schema.natural()
-    .min(1)
+  timeoutMs: millisecondsSchema(1)
     .default(600_000)
     .description('Wait for headers, then for stream progress (empty chunks do not count), ms. Default 600000.'),
-  deadlineMs: Schema.natural()
-    .min(1)
-    .description('Total wall-clock limit of one call, retries included, ms. Default: none.'),
-  maxRetries: Schema.natural().default(2).description('Retries after 429, 5xx or a connection failure. Default 2.'),
-  retryBaseMs: Schema.natural().default(500).description('First backoff, ms, doubled per retry. Default 500.'),
-  maxRetryWaitMs: Schema.natural()
+  deadlineMs: millisecondsSchema(1).description(
+    'Total wall-clock limit of one call, retries included, ms. Default: none.',
+  ),
+  maxRetries: integerSchema().default(2).description('Retries after 429, 5xx or a connection failure. Default 2.'),
+  retryBaseMs: millisecondsSchema().default(500).description('First backoff, ms, doubled per retry. Default 500.'),
+  maxRetryWaitMs: millisecondsSchema()
     .default(60_000)
     .description('Cap of one wait between attempts, retry-after included, ms. Default 60000.'),
   headers: Schema.dict(Schema.string()).default({}).description('Extra static HTTP headers. Default none.'),

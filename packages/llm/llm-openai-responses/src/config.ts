@@ -1,4 +1,5 @@
 import type { ConfigParser } from '@warmfold/llm'
+import { integerSchema, millisecondsSchema } from '@warmfold/llm'
 import type { AdapterModelConfig, ApiKeySource, AttemptLimits } from '@warmfold/llm/adapter'
 import { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '@warmfold/llm/adapter'
 import Schema from 'schemastery'
@@ -58,16 +59,14 @@ export const DEFAULT_API_KEY_ENV = 'OPENAI_API_KEY'
 const retention = Schema.union([Schema.const('in_memory'), Schema.const('24h')])
 
 const modelSchema = Schema.object({
-  contextWindow: Schema.natural().min(1).required().description('Maximum prompt + output tokens.'),
-  defaultMaxTokens: Schema.natural()
-    .min(1)
-    .description('max_output_tokens when a request sets none; default none sent.'),
+  contextWindow: integerSchema(1).required().description('Maximum prompt + output tokens.'),
+  defaultMaxTokens: integerSchema(1).description('max_output_tokens when a request sets none; default none sent.'),
   efforts: Schema.array(Schema.string()).description('Accepted reasoning.effort values.'),
   defaultEffort: Schema.string().description('Effort used when a request names none.'),
   cacheRetention: retention.description('prompt_cache_retention sent for this model; default none.'),
-  cacheTtlMs: Schema.natural()
-    .min(1)
-    .description("Cache lifetime of this model's prefix in ms; default from cacheRetention."),
+  cacheTtlMs: millisecondsSchema(1).description(
+    "Cache lifetime of this model's prefix in ms; default from cacheRetention.",
+  ),
 })
 
 const schema = Schema.object({

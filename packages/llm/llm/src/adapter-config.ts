@@ -1,4 +1,5 @@
-import Schema from 'schemastery'
+import type Schema from 'schemastery'
+import { integerSchema, millisecondsSchema } from './config-number.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { normalizeApiKey } from './secret-redactor.ts'
 import type { ConfigParser } from './strict-config.ts'
@@ -62,19 +63,19 @@ export function resolveAdapterApiKey(
 
 /**
  * The schemastery keys of `AttemptLimits`, in its order: `timeoutMs` (default `timeoutMs`; `note`
- * says what is not progress), `deadlineMs` (none), `maxRetries` (2) and `retryBaseMs` (500).
+ * says what is not progress), `deadlineMs` (none), `maxRetries` (2) and `retryBaseMs` (500); the
+ * milliseconds at most `MAX_TIMER_MS`, the retries at most `MAX_CONFIG_INTEGER`.
  */
 export function attemptLimitsSchema(timeoutMs: number, note = '') {
   return {
-    timeoutMs: Schema.natural()
-      .min(1)
+    timeoutMs: millisecondsSchema(1)
       .default(timeoutMs)
       .description(`Wait for the response headers, then for stream progress${note}, per attempt.`),
-    deadlineMs: Schema.natural()
-      .min(1)
-      .description('Total wall-clock limit of one call, retries included; default none.'),
-    maxRetries: Schema.natural().default(2).description('Retries after a retryable failure.'),
-    retryBaseMs: Schema.natural().default(500).description('First backoff delay; doubles per retry.'),
+    deadlineMs: millisecondsSchema(1).description(
+      'Total wall-clock limit of one call, retries included; default none.',
+    ),
+    maxRetries: integerSchema().default(2).description('Retries after a retryable failure.'),
+    retryBaseMs: millisecondsSchema().default(500).description('First backoff delay; doubles per retry.'),
   }
 }
 

@@ -1,6 +1,18 @@
 export type { CallConfig } from './call-config.ts'
 export { callConfigEquals, pickCallConfig } from './call-config.ts'
 export { canonicalJson } from './canonical-json.ts'
+export type { NumberRange } from './config-number.ts'
+export {
+  integerRange,
+  integerSchema,
+  MAX_CONFIG_INTEGER,
+  MAX_TIMER_MS,
+  millisecondsRange,
+  millisecondsSchema,
+  numberProblem,
+  shareSchema,
+  showValue,
+} from './config-number.ts'
 export type { GenerateResult } from './content-assembler.ts'
 export { ContentAssembler } from './content-assembler.ts'
 export type {

@@ -1,4 +1,5 @@
 import type Schema from 'schemastery'
+import { nonFiniteNumber, showValue } from './config-number.ts'
 
 /**
  * What a host may write for a config whose parsed form is `T`: every key optional (the parser
@@ -27,7 +28,9 @@ export interface ConfigParser<T, I = ConfigInput<T>> {
  * Wraps a schemastery object schema so that unknown keys are rejected (schemastery keeps them)
  * and every error names the owner and the offending key, with the nearest known key when one is
  * close, e.g. `AnthropicAdapter config: unknown key "baseUrl" (did you mean "baseURL"?); known
- * keys: …`.
+ * keys: …`. A NaN or ±Infinity where the schema expects a number is refused too, naming the key
+ * (`BasicCompactionEngine config: thresholdRatio must be a finite number, got NaN`): schemastery
+ * itself lets NaN through a number without a step, and Infinity through one without a bound.
  */
 export function strictConfig<T>(owner: string, schema: Schema<any, T>): ConfigParser<T, any> {
   const known = Object.keys((schema as unknown as { dict?: Record<string, unknown> }).dict ?? {})
@@ -42,6 +45,12 @@ export function strictConfig<T>(owner: string, schema: Schema<any, T>): ConfigPa
         if (!known.includes(key)) throw new TypeError(`${owner} config: ${unknownKeyMessage(key, known)}`)
       }
     }
+    // schemastery lets NaN through a number schema without a step, and Infinity through one without a bound.
+    const nonFinite = nonFiniteNumber(schema as Schema, config)
+    if (nonFinite)
+      throw new TypeError(
+        `${owner} config: ${nonFinite.path} must be a finite number, got ${showValue(nonFinite.value)}`,
+      )
     try {
       return schema(config ?? {})
     } catch (error) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { hostname } from 'node:os'
+import { integerRange, millisecondsRange, numberProblem } from '@warmfold/llm'
 import type { OpenOptions, Session, SessionBackend, SessionOptions, TornTailRepair } from '@warmfold/session'
 import { Session as SessionClass, SessionError, storedLines } from '@warmfold/session'
 import type pg from 'pg'
@@ -63,9 +64,12 @@ export class PostgresSessionBackend implements SessionBackend {
       )
     this.where = redactUrl(options.url)
     this.leaseMs = options.leaseMs ?? 30_000
-    if (!Number.isInteger(this.leaseMs) || this.leaseMs < 100)
-      throw new TypeError(`postgresSessionStore: leaseMs must be an integer of at least 100, got ${options.leaseMs}`)
-    this.connections = new PostgresConnections(options.url, this.where, options.maxConnections ?? 4)
+    const maxConnections = options.maxConnections ?? 4
+    const problem =
+      numberProblem('leaseMs', this.leaseMs, millisecondsRange(100)) ??
+      numberProblem('maxConnections', maxConnections, integerRange(1))
+    if (problem) throw new TypeError(`postgresSessionStore: ${problem}`)
+    this.connections = new PostgresConnections(options.url, this.where, maxConnections)
     this.pool = this.connections.pool
   }
 

@@ -1,3 +1,5 @@
+export type { BadNumber, NumberKind } from './bad-numbers.ts'
+export { badNumbers, refusal, withValue } from './bad-numbers.ts'
 export type { CordisPrints } from './cordis-prints.ts'
 export { recordCordisPrints } from './cordis-prints.ts'
 export { findImportCycle, importGraph } from './import-graph.ts'

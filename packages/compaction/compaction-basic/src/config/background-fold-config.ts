@@ -1,4 +1,4 @@
-import { unknownKeyMessage } from '@warmfold/llm'
+import { millisecondsRange, millisecondsSchema, numberProblem, showValue, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /**
@@ -50,7 +50,9 @@ export function backgroundFoldSchema(): Schema<BackgroundFoldConfig> {
     startRatio: Schema.union([Schema.const('adaptive' as const), Schema.number()]).description(
       "Soft threshold as a share of the pressure threshold (0..1), or 'adaptive'.",
     ),
-    maxWaitMs: Schema.natural().description('At the pressure threshold, how long to wait for a fold in flight (ms).'),
+    maxWaitMs: millisecondsSchema().description(
+      'At the pressure threshold, how long to wait for a fold in flight (ms).',
+    ),
     prewarm: Schema.boolean().description('Write the post-swap prefix to the cache before the next request.'),
   }).description('Background folds.')
 }
@@ -62,7 +64,10 @@ export function backgroundFoldProblem(background: BackgroundFoldConfig | undefin
     if (!KEYS.includes(key)) return `background: ${unknownKeyMessage(key, KEYS)}`
   const ratio = background.startRatio
   if (ratio !== undefined && ratio !== 'adaptive' && !(typeof ratio === 'number' && ratio > 0 && ratio < 1))
-    return `background.startRatio must be 'adaptive' or a number in (0, 1), got ${JSON.stringify(ratio)}`
+    return `background.startRatio must be 'adaptive' or a number in (0, 1), got ${showValue(ratio)}`
+  // Checked here as well as by the schema: the AI SDK bridge checks its `background` option with this alone.
+  if (background.maxWaitMs !== undefined)
+    return numberProblem('background.maxWaitMs', background.maxWaitMs, millisecondsRange())
   return undefined
 }
 

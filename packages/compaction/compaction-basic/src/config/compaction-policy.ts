@@ -1,5 +1,12 @@
 import type { ConfigParser } from '@warmfold/llm'
-import { deepFreeze, strictConfig, unknownKeyMessage } from '@warmfold/llm'
+import {
+  deepFreeze,
+  integerSchema,
+  millisecondsSchema,
+  shareSchema,
+  strictConfig,
+  unknownKeyMessage,
+} from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { BackgroundFoldConfig } from './background-fold-config.ts'
 import { backgroundFoldProblem, backgroundFoldSchema } from './background-fold-config.ts'
@@ -7,6 +14,8 @@ import type { ArtifactTrailConfig, FoldAuditConfig } from './fold-audit-config.t
 import { artifactTrailSchema, foldAuditProblem, foldAuditSchema } from './fold-audit-config.ts'
 import type { EngineClock } from '../engine-clock.ts'
 import type { IdleCompactionConfig } from './idle-compaction-config.ts'
+import type { KeepUserMessagesPolicy, ResolvedKeepUserMessages } from './keep-user-messages.ts'
+import { keepUserMessagesProblem, keepUserMessagesSchema, resolveKeepUserMessages } from './keep-user-messages.ts'
 import { engineClockProblem, idleCompactionProblem, idleCompactionSchema } from './idle-compaction-config.ts'
 import type { ResolvedSummaryBudget, SummaryBudgetPolicy } from './summary-budget-policy.ts'
 import {
@@ -56,11 +65,13 @@ export interface CompactionPolicy {
    */
   summaryDeadlineMs?: number
   /**
-   * Carry the newest user-authored messages of a folded region (not tool results, checkpoints or
-   * plugin messages) verbatim after the checkpoint, while their token prices fit `maxTokens`
-   * together. Default: off (only pinned messages are carried).
+   * Carry user-authored messages of a folded region (not tool results, checkpoints or plugin
+   * messages) verbatim after the checkpoint: the user's task (the first user-authored message on
+   * the surface), then the newest ones, while their token prices fit `maxTokens` together.
+   * `false`: only pinned messages are carried. Default: a budget of 5 % of the conversation's
+   * window, at most 20,000 tokens (see the README's "What survives a fold").
    */
-  keepUserMessages?: { maxTokens: number }
+  keepUserMessages?: KeepUserMessagesPolicy
 }
 
 /** A per-model override: exact provider and model, plus any policy keys. */
@@ -110,7 +121,8 @@ export interface ResolvedPolicy {
   readonly compactionRetries: number
   readonly maxOverflowRetries: number
   readonly summaryBudget: ResolvedSummaryBudget
-  readonly keepUserMessages?: { readonly maxTokens: number }
+  /** Absent when `keepUserMessages` is `false`. */
+  readonly keepUserMessages?: ResolvedKeepUserMessages
   /** 0: no limit. */
   readonly summaryDeadlineMs: number
 }
@@ -126,8 +138,8 @@ export const POLICY_DEFAULTS = Object.freeze({
   summaryDeadlineMs: 900_000,
 })
 
-const ratio = () => Schema.number().min(0).max(1)
-const count = () => Schema.natural()
+const ratio = () => shareSchema()
+const count = () => integerSchema()
 
 function policyShape() {
   return {
@@ -135,7 +147,7 @@ function policyShape() {
     retainRatio: ratio().description('Uncompacted tail as a share of the window; exclusive with retainTokens.'),
     retainTokens: count().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
     headroomTokens: count().description('Extra output reserve below the window.'),
-    maxTokens: Schema.natural().min(1).description('Summary output cap.'),
+    maxTokens: integerSchema(1).description('Summary output cap.'),
     summaryMarginRatio: ratio().description(
       'Share of the summary window left unused, for tokenizer differences [0, 1).',
     ),
@@ -144,16 +156,8 @@ function policyShape() {
     compactionRetries: count().description('Extra passes per pressure call.'),
     maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
     summaryBudget: summaryBudgetSchema(),
-    summaryDeadlineMs: count().description('Wall-clock ms one summary call may take (0: no limit).'),
-    // A union with undefined: an object schema alone would fill in `{}` and then miss maxTokens.
-    keepUserMessages: Schema.union([
-      Schema.object({
-        maxTokens: Schema.natural().min(1).required().description('Token budget of the kept messages.'),
-      }),
-      Schema.const(undefined as never),
-    ]).description(
-      'Carry the newest user-authored messages of a folded region verbatim after the checkpoint ({ maxTokens }).',
-    ),
+    summaryDeadlineMs: millisecondsSchema().description('Wall-clock ms one summary call may take (0: no limit).'),
+    keepUserMessages: keepUserMessagesSchema(),
   }
 }
 
@@ -182,10 +186,8 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
     fail('summarizationProvider and summarizationModel must not be empty')
   const budgetProblem = summaryBudgetProblem(policy.summaryBudget)
   if (budgetProblem) fail(budgetProblem)
-  if (policy.keepUserMessages !== undefined) {
-    for (const key of Object.keys(policy.keepUserMessages))
-      if (key !== 'maxTokens') fail(`keepUserMessages: ${unknownKeyMessage(key, ['maxTokens'])}`)
-  }
+  const keepProblem = keepUserMessagesProblem(policy.keepUserMessages)
+  if (keepProblem) fail(keepProblem)
 }
 
 const baseSchema = Schema.object({
@@ -275,6 +277,7 @@ function pick(policy: CompactionPolicy): CompactionPolicy {
 export function resolvePolicy(config: BasicCompactionConfig, provider: string, model: string): ResolvedPolicy {
   const override = config.modelPolicies?.find((policy) => policy.provider === provider && policy.model === model)
   const merged = override ? merge(config, override) : pick(config)
+  const keepUserMessages = resolveKeepUserMessages(merged.keepUserMessages)
   return Object.freeze({
     thresholdRatio: merged.thresholdRatio ?? POLICY_DEFAULTS.thresholdRatio,
     retainRatio: merged.retainTokens === undefined ? (merged.retainRatio ?? POLICY_DEFAULTS.retainRatio) : undefined,
@@ -287,9 +290,7 @@ export function resolvePolicy(config: BasicCompactionConfig, provider: string, m
     compactionRetries: merged.compactionRetries ?? POLICY_DEFAULTS.compactionRetries,
     maxOverflowRetries: merged.maxOverflowRetries ?? POLICY_DEFAULTS.maxOverflowRetries,
     summaryBudget: resolveSummaryBudget(merged.summaryBudget),
-    ...(merged.keepUserMessages
-      ? { keepUserMessages: Object.freeze({ maxTokens: merged.keepUserMessages.maxTokens }) }
-      : {}),
+    ...(keepUserMessages ? { keepUserMessages } : {}),
     summaryDeadlineMs: merged.summaryDeadlineMs ?? POLICY_DEFAULTS.summaryDeadlineMs,
   })
 }

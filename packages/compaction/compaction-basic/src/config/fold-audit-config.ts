@@ -1,6 +1,6 @@
 import type { ToolKind } from '@warmfold/fold-audit'
 import { ArtifactExtractor, DEFAULT_MAX_DROPPED, DEFAULT_TRAIL_TOKENS } from '@warmfold/fold-audit'
-import { unknownKeyMessage } from '@warmfold/llm'
+import { integerRange, integerSchema, numberProblem, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /** Engine config key `audit`: the model-free audit of every committed fold (`compaction/audit`). */
@@ -49,7 +49,7 @@ const TOOL_KINDS: readonly string[] = ['read', 'write', 'other']
 export function foldAuditSchema(): Schema<FoldAuditConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Log a compaction/audit event at every committed fold.'),
-    maxDropped: Schema.natural().description('Bound of the dropped and vanished lists.'),
+    maxDropped: integerSchema().description('Bound of the dropped and vanished lists.'),
     toolKinds: Schema.dict(Schema.union(['read', 'write', 'other'])).description(
       'What each tool does: read, write or other.',
     ),
@@ -60,7 +60,7 @@ export function foldAuditSchema(): Schema<FoldAuditConfig> {
 export function artifactTrailSchema(): Schema<ArtifactTrailConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Append the artifact trail to every checkpoint.'),
-    maxTokens: Schema.natural().min(1).description('Token budget of the trail.'),
+    maxTokens: integerSchema(1).description('Token budget of the trail.'),
   }).description('The artifact trail written by code into every checkpoint.')
 }
 
@@ -79,6 +79,12 @@ export function foldAuditProblem(
   }
   if (audit?.workspaceRoot !== undefined && !audit.workspaceRoot.startsWith('/'))
     return `audit.workspaceRoot must be an absolute path, got ${JSON.stringify(audit.workspaceRoot)}`
+  // Checked here as well as by the schemas: the AI SDK bridge checks these options with this alone.
+  if (audit?.maxDropped !== undefined) {
+    const problem = numberProblem('audit.maxDropped', audit.maxDropped, integerRange())
+    if (problem) return problem
+  }
+  if (trail?.maxTokens !== undefined) return numberProblem('artifactTrail.maxTokens', trail.maxTokens, integerRange(1))
   return undefined
 }
 

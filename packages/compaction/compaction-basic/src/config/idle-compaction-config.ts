@@ -1,4 +1,4 @@
-import { unknownKeyMessage } from '@warmfold/llm'
+import { millisecondsSchema, shareSchema, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 import type { EngineClock } from '../engine-clock.ts'
 import { REAL_TIME_CLOCK } from '../engine-clock.ts'
@@ -33,11 +33,8 @@ export interface ResolvedIdleCompaction {
 export function idleCompactionSchema(): Schema<IdleCompactionConfig> {
   return Schema.object({
     enabled: Schema.boolean().description('Fold while the cache is warm when the agent goes idle under pressure.'),
-    minPressure: Schema.number()
-      .min(0)
-      .max(1)
-      .description('Share of the compaction threshold the request must reach (0..1).'),
-    marginMs: Schema.natural().description('Fold this many ms before the cache TTL runs out.'),
+    minPressure: shareSchema().description('Share of the compaction threshold the request must reach (0..1).'),
+    marginMs: millisecondsSchema().description('Fold this many ms before the cache TTL runs out.'),
     clock: Schema.any().description('{ now(), setTimeout(callback, ms) → cancel }; default real time.'),
   }).description('Idle compaction before the provider cache expires.')
 }

@@ -1,4 +1,4 @@
-import { unknownKeyMessage } from '@warmfold/llm'
+import { integerSchema, MAX_CONFIG_INTEGER, unknownKeyMessage } from '@warmfold/llm'
 import Schema from 'schemastery'
 
 /**
@@ -36,10 +36,10 @@ const KEYS = ['retries', 'growth', 'fallbackEffort'] as const
  */
 export function summaryBudgetSchema(): Schema<SummaryBudgetPolicy> {
   return Schema.object({
-    retries: Schema.natural().description(
+    retries: integerSchema().description(
       'Calls with a larger maxTokens on the same prompt after a reasoning-only answer.',
     ),
-    growth: Schema.number().description('Factor of each larger maxTokens (> 1).'),
+    growth: Schema.number().max(MAX_CONFIG_INTEGER).description('Factor of each larger maxTokens (> 1).'),
     fallbackEffort: Schema.string().description('A last call at this lower effort (a cache break); unset: refuse.'),
   }).description('What a summary call does when its answer spent the output cap without a summary.')
 }

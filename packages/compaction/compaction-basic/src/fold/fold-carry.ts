@@ -18,7 +18,10 @@ export interface FoldCarry {
   readonly foldsHistory: boolean
 }
 
-/** Which user-authored messages a fold keeps: the newest ones of the region whose prices fit `maxTokens` together. */
+/**
+ * Which user-authored messages a fold keeps: the user's task (the first user-authored message on
+ * the surface), then the newest ones of the region, while their prices fit `maxTokens` together.
+ */
 export interface KeepUserMessages {
   readonly maxTokens: number
 }
@@ -30,10 +33,12 @@ export interface KeepUserMessages {
  *   tool result brings the assistant message that called it, and a carried assistant message
  *   brings the results of all its calls, so no carried result ever loses its call (the region
  *   ends at a balanced cut, so they are all inside it);
- * - with `keepUserMessages`, the newest user-authored messages of the region (source `user`: not
- *   tool results, checkpoints or plugin messages), walking back while their prices fit the budget
- *   together; the first one that does not fit ends the walk, so what is kept is always the most
- *   recent run.
+ * - with `keepUserMessages`, user-authored messages of the region (source `user`: not tool
+ *   results, checkpoints or plugin messages): first the user's task, the first user-authored
+ *   message on the surface (a carried one keeps that place fold after fold), when it is in the
+ *   region and fits the budget; then the newest ones, walking back while their prices fit the
+ *   rest of the budget together; the first one that does not fit ends the walk, so what is kept
+ *   besides the task is always the most recent run.
  *
  * A leading checkpoint is never carried (the new summary merges it).
  *
@@ -56,9 +61,14 @@ export function planFoldCarry(
   addToolExchanges(messages, region, carried)
   if (keepUserMessages) {
     let used = 0
+    const task = messages.findIndex(isUserAuthored)
+    if (task >= region.start && task <= region.end && !carried.has(task) && price(task) <= keepUserMessages.maxTokens) {
+      used += price(task)
+      carried.add(task)
+    }
     for (let position = region.end; position >= region.start; position--) {
       const message = messages[position] as Message
-      if (carried.has(position) || message.role !== 'user' || message.source.kind !== 'user') continue
+      if (carried.has(position) || !isUserAuthored(message)) continue
       const tokens = price(position)
       if (used + tokens > keepUserMessages.maxTokens) break
       used += tokens
@@ -88,6 +98,11 @@ export function planFoldCarry(
     shadowedTokens,
     foldsHistory,
   })
+}
+
+/** A message the user wrote: not a tool result, a checkpoint or a plugin's message. */
+function isUserAuthored(message: Message): boolean {
+  return message.role === 'user' && message.source.kind === 'user'
 }
 
 /**

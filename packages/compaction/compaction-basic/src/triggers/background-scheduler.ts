@@ -9,6 +9,7 @@ import { maxHeadTokens } from '../fold/summary-route.ts'
 import type { EngineCore } from '../engine-core.ts'
 import { waitOn } from '../engine-clock.ts'
 import { resolvePolicy } from '../config/compaction-policy.ts'
+import { keptUserBudget } from '../config/keep-user-messages.ts'
 import type { SurfaceRegion } from '../fold/select-region.ts'
 import { maximalHead, pricesWithin, selectHeadRegion } from '../fold/select-region.ts'
 import { SessionCompactionState } from '../session-compaction-state.ts'
@@ -204,6 +205,7 @@ export class BackgroundFolds {
     const policy = resolvePolicy(core.config, header.config.provider, header.config.model)
     const route = await core.route(header, policy)
     const { budget } = await core.budgetFor(session, header)
+    const keepUserMessages = keptUserBudget(policy.keepUserMessages, budget.contextWindow)
     const snapshotNodes = last.nodes.length
     const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
     const choose = (prices: readonly number[], maxHead: number): SurfaceRegion | null => {
@@ -220,7 +222,7 @@ export class BackgroundFolds {
       trigger,
       turn: state.openTurn,
       stability: 'selected-span' as const,
-      keepUserMessages: policy.keepUserMessages,
+      keepUserMessages,
       buildRequest: core.buildSummaryRequest,
       answered: last,
     }
@@ -244,7 +246,7 @@ export class BackgroundFolds {
         stability: 'selected-span',
         request: prepared.sized.request,
         budget: prepared.budget,
-        keepUserMessages: policy.keepUserMessages,
+        keepUserMessages,
         foldAudit: core.foldAudit,
       },
     })

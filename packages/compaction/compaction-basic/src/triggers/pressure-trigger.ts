@@ -1,23 +1,23 @@
 import { balancedCuts } from '@warmfold/compaction'
-import type { CompactionAgent, CompactionResult, PruneDecisionData } from '@warmfold/compaction'
-import type { ModelInfo } from '@warmfold/llm'
+import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import type { RequestHeader } from '@warmfold/session'
-import type { TokenMeasurement } from '@warmfold/token-meter'
 import type { ChooseRegion, HeadOutcome } from '../fold/compact-head.ts'
 import { emptyCheckpointTokens, foldableNodes } from '../fold/compact-head.ts'
 import { maxHeadTokens } from '../fold/summary-route.ts'
 import { CompactionRefusal } from '../compaction-refusal.ts'
 import type { EngineCore } from '../engine-core.ts'
-import type { PlannedPrune } from '../engine-services.ts'
 import { planFoldCarry } from '../fold/fold-carry.ts'
-import { cachePricesOf, decidePrune } from './prune-decision.ts'
+import { keptUserBudget } from '../config/keep-user-messages.ts'
+import { cutOversizedResults } from './oversized-results.ts'
+import { weighPrune } from './weigh-prune.ts'
 import type { SurfaceRegion } from '../fold/select-region.ts'
 import { selectHeadRegion } from '../fold/select-region.ts'
 import type { SessionCompactionState } from '../session-compaction-state.ts'
 
 /**
  * The pressure trigger (run before every step): when the measured request is at or above the
- * threshold, a prune pass that alone clears it if it pays (see `decidePrune`), else a fold of the
+ * threshold, first the cut of any tool result no request can carry (`cutOversizedResults`), then
+ * a prune pass that alone clears it if it pays (see `decidePrune`), else a fold of the
  * head with the retained tail kept, up to `compactionRetries` extra passes; a failure logs
  * `compaction/failure` and backs off until the next user turn or a shrink.
  */
@@ -33,6 +33,14 @@ export async function relievePressure(
   const meter = core.meter()
   let measurement = meter.measure(session)
   if (measurement.totalTokens < budget.thresholdTokens) return null
+  // A result no request can carry is cut first, even while backed off: every request would fail.
+  if (cutOversizedResults(core, state, header, info, budget, measurement) > 0) {
+    measurement = meter.measure(session)
+    if (measurement.totalTokens < budget.thresholdTokens) {
+      state.clearBackOff()
+      return null
+    }
+  }
   if (state.backedOff('pressure')) return null
   const route = await core.route(header, policy)
   let result: CompactionResult | null = null
@@ -81,12 +89,16 @@ export async function relievePressure(
       empty,
     )
     const headTokens = prices.slice(0, foldable).reduce((sum, price) => sum + price, 0)
-    // Pinned messages of the head stay after the checkpoint whatever is folded.
+    // Pinned and kept user messages of the head stay after the checkpoint whatever is folded.
     const pinnedTokens =
       foldable === 0
         ? 0
-        : planFoldCarry(session, { start: 0, end: foldable - 1 }, (position) => prices[position] as number)
-            .carriedTokens
+        : planFoldCarry(
+            session,
+            { start: 0, end: foldable - 1 },
+            (position) => prices[position] as number,
+            keptUserBudget(policy.keepUserMessages, budget.contextWindow),
+          ).carriedTokens
     const best = measurement.totalTokens - saved - headTokens + pinnedTokens + empty
     if (foldable === 0 || best >= budget.thresholdTokens) {
       reason =
@@ -98,8 +110,8 @@ export async function relievePressure(
             ? `the oldest balanced segment of the surface does not fit the summary budget (${maxHead} tokens of ` +
               'head), so nothing can be summarized'
             : `the retained tail is irreducible: summarizing positions 0..${foldable - 1} (about ${headTokens} ` +
-              `tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned` : ''}) would still leave about ${best} ` +
-              'tokens, at or above the threshold'
+              `tokens${pinnedTokens ? `, ${pinnedTokens} of them pinned or kept` : ''}) would still leave about ` +
+              `${best} tokens, at or above the threshold`
       break
     }
     // The head the summary prompt can hold; it replays the head unpruned, at its actual prices.
@@ -166,37 +178,6 @@ export async function relievePressure(
   })
   state.backOff('pressure')
   return result
-}
-
-/**
- * Weighs a prune pass that alone clears the pressure against folding now (see
- * `decidePrune`) and logs the decision with its figures as `compaction/prune-decision`.
- */
-function weighPrune(
-  core: EngineCore,
-  state: SessionCompactionState,
-  header: RequestHeader,
-  info: ModelInfo,
-  plan: readonly PlannedPrune[],
-  measurement: TokenMeasurement,
-  thresholdTokens: number,
-  overrule?: Pick<PruneDecisionData, 'action' | 'reason'>,
-): PruneDecisionData {
-  const session = state.session
-  const target = `${header.config.provider}/${header.config.model} (session ${session.id})`
-  const weighed = decidePrune({
-    session,
-    plan,
-    measurement,
-    thresholdTokens,
-    prices: cachePricesOf(info.cachePrices, target),
-    cacheTtlMs: info.cacheTtlMs,
-    lastRequestAt: state.lastRequestAt,
-    now: core.clock.now(),
-  })
-  const decision = overrule ? { ...weighed, ...overrule } : weighed
-  session.append('compaction/prune-decision', decision)
-  return decision
 }
 
 /** The output reserve's share of a summary call's budget, when its reasoning effort has one. */

@@ -1,0 +1,30 @@
+import type { NumberKind } from '@warmfold/test-utils'
+import { badNumbers, refusal, withValue } from '@warmfold/test-utils'
+import { describe, expect, it } from 'vitest'
+import { parseAnthropicConfig } from '../src/index.ts'
+
+const BASE = { apiKey: 'k', models: { m: { contextWindow: 1000, defaultMaxTokens: 100 } } }
+
+/** Every numeric key, its kind, and the values its narrower range adds. */
+const KEYS: ReadonlyArray<readonly [key: string, kind: NumberKind, extra: readonly number[]]> = [
+  ['timeoutMs', 'milliseconds', [0]],
+  ['deadlineMs', 'milliseconds', [0]],
+  ['maxRetries', 'integer', []],
+  ['retryBaseMs', 'milliseconds', []],
+  ['models.m.contextWindow', 'integer', [0]],
+  ['models.m.defaultMaxTokens', 'integer', [0]],
+  ['models.m.cacheTtlMs', 'milliseconds', [0]],
+  ['thinkingBudgets.high', 'integer', [0]],
+]
+
+const CASES = KEYS.flatMap(([key, kind, extra]) => [
+  ...badNumbers(kind).map(({ value, shown }) => [key, value, shown] as const),
+  ...extra.map((value) => [key, value, String(value)] as const),
+])
+
+describe('AnthropicAdapter: every numeric config key has a range', () => {
+  it.each(CASES)('refuses %s = %s, naming the key and the value', (key, value, shown) => {
+    const message = refusal(() => parseAnthropicConfig(withValue(BASE, key, value)), key, shown)
+    expect(message).toMatch(/^AnthropicAdapter config: /)
+  })
+})

@@ -1,0 +1,42 @@
+import type { NumberKind } from '@warmfold/test-utils'
+import { badNumbers, refusal, withValue } from '@warmfold/test-utils'
+import { describe, expect, it } from 'vitest'
+import { parseGoogleConfig } from '../src/index.ts'
+
+const BASE = { apiKey: 'k', models: { m: { contextWindow: 1000 } } }
+
+/** Every numeric key, its kind, and the values its narrower range adds. */
+const KEYS: ReadonlyArray<readonly [key: string, kind: NumberKind, extra: readonly number[]]> = [
+  ['timeoutMs', 'milliseconds', [0]],
+  ['deadlineMs', 'milliseconds', [0]],
+  ['maxRetries', 'integer', []],
+  ['retryBaseMs', 'milliseconds', []],
+  ['models.m.contextWindow', 'integer', [0]],
+  ['models.m.defaultMaxTokens', 'integer', [0]],
+  ['models.m.cacheTtlMs', 'milliseconds', [0]],
+]
+
+const CASES = KEYS.flatMap(([key, kind, extra]) => [
+  ...badNumbers(kind).map(({ value, shown }) => [key, value, shown] as const),
+  ...extra.map((value) => [key, value, String(value)] as const),
+])
+
+describe('GoogleAdapter: every numeric config key has a range', () => {
+  it.each(CASES)('refuses %s = %s, naming the key and the value', (key, value, shown) => {
+    const message = refusal(() => parseGoogleConfig(withValue(BASE, key, value)), key, shown)
+    expect(message).toMatch(/^GoogleAdapter config: /)
+  })
+})
+
+describe('GoogleAdapter: thinkingBudgets (0 off, -1 dynamic, else a token budget)', () => {
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, -2, 0.5, 2 ** 31])(
+    'refuses models.m.thinkingBudgets.high = %s',
+    (value) => {
+      refusal(
+        () => parseGoogleConfig(withValue(BASE, 'models.m.thinkingBudgets.high', value)),
+        'models.m.thinkingBudgets.high',
+        String(value),
+      )
+    },
+  )
+})
