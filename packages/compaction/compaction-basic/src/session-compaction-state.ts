@@ -1,6 +1,7 @@
 import { checkpointCompactionId, isCheckpointMessage } from '@warmfold/compaction'
 import type { Session, SessionEvent } from '@warmfold/session'
 import type { BackgroundFold } from './fold/background-fold.ts'
+import { isForkSession } from './fold/replayable-request.ts'
 
 /** A compaction bracket that is open at the scanned position. */
 interface OpenCompaction {
@@ -97,6 +98,18 @@ export class SessionCompactionState {
       backOff.turn === this.openTurn &&
       backOff.replaceGeneration === this.session.surface.replaceGeneration
     )
+  }
+
+  /**
+   * Whether a background or idle fold may start now: none in flight, no compaction holding the
+   * lock (unless the caller holds it), no pressure or background back-off, the session open and
+   * not a fork's (a fork folds only when it must or is asked).
+   */
+  mayStartBackground(holdsLock: boolean): boolean {
+    const { session } = this
+    if (this.background || (this.busy && !holdsLock)) return false
+    if (this.backedOff('pressure') || this.backedOff('background')) return false
+    return !session.isClosed && !isForkSession(session)
   }
 
   /**

@@ -2,7 +2,7 @@ import type { AgentHandle, AgentStatus, ResumeContext } from '@warmfold/agent-lo
 import type { CompactionAgent, CompactionResult } from '@warmfold/compaction'
 import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
 import type { ResolvedBackgroundFold } from '../config/background-fold-config.ts'
-import { holdsHead, isForkSession, replayableRequest } from '../fold/replayable-request.ts'
+import { holdsHead, replayableRequest } from '../fold/replayable-request.ts'
 import { BackgroundFold } from '../fold/background-fold.ts'
 import { prepareHead } from '../fold/compact-head.ts'
 import { maxHeadTokens } from '../fold/summary-route.ts'
@@ -189,15 +189,7 @@ export class BackgroundFolds {
   ): Promise<void> {
     const session = agent.session
     const last = replayableRequest(agent)
-    if (
-      state.background ||
-      (state.busy && !holdsLock) ||
-      state.backedOff('pressure') ||
-      state.backedOff('background') ||
-      session.isClosed ||
-      isForkSession(session)
-    )
-      return
+    if (!state.mayStartBackground(holdsLock)) return
     // The fold replays the last answered request (its cache entry exists) while its bytes are
     // still the surface's first nodes.
     if (!last || !holdsHead(last, session, last.nodes.length - 1)) return
