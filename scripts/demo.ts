@@ -1,7 +1,7 @@
 /**
  * A short scripted demo: a tool-using conversation run through the real agent loop, `ctx.llm`
  * runtime, token meter and compaction engine (only the model's replies are scripted), at a
- * 3,600-token window so a pressure compaction folds the early history mid-turn. Every request is
+ * 3,600-token window so a background compaction folds the early history mid-turn. Every request is
  * printed with what it keeps of the previous one; the summary call is shown replaying the
  * conversation as its prefix. The session is logged to the JSONL file store, then reopened in a
  * fresh Context and checked byte for byte. The cache ledger logs a `cache/observation` per
@@ -188,7 +188,14 @@ ctx.plugin(CacheLedger, {
     }
   },
 })
-ctx.plugin(BasicCompactionEngine, { thresholdRatio: THRESHOLD_RATIO, retainRatio: 0.16 })
+// A fixed soft threshold (0.8 × H), so the fold runs beside the conversation. The default ('adaptive')
+// folds this session at H on the turn's path instead: one tool result here is half the window, so its
+// forecast cannot promise the summary in hand before H (the same region is folded either way).
+ctx.plugin(BasicCompactionEngine, {
+  thresholdRatio: THRESHOLD_RATIO,
+  retainRatio: 0.16,
+  background: { startRatio: 0.8 },
+})
 let conversationReplies = 0
 ctx.llm.registerAdapter(
   'scripted',
