@@ -1,0 +1,20 @@
+/**
+ * `@warmfold/proxy`: `warmfold proxy`, an HTTP proxy at an agent's base URL that forwards every
+ * request byte for byte, explains every prefix-cache break live, and (opt-in) sends foreign agents'
+ * summary requests in the warm shape, fail-open.
+ */
+export type {
+  AnswerFacts,
+  Exchange,
+  ExchangeObserver,
+  InboundRequest,
+  ProviderUsage,
+  RememberedRequest,
+  RequestMemory,
+  RouteKind,
+  RouteMatch,
+  SummaryRecognition,
+  WarmMode,
+  WarmPlan,
+  WarmPlanner,
+} from './proxy-exchange.ts'
