@@ -18,3 +18,4 @@ export type {
   WarmPlan,
   WarmPlanner,
 } from './proxy-exchange.ts'
+export { REDACTED, redactHeaders, redactUrl } from './redact-headers.ts'
