@@ -89,7 +89,13 @@ export interface RequestMemory {
   /**
    * The remembered conversation request, of `api`, whose messages are the longest prefix of
    * `messagesOf(json)`'s messages but the last (the history a summary request repeats or
-   * transcribes), forwarded within `ttlMs` of now; undefined when none is held.
+   * transcribes), forwarded within `ttlMs` of now; undefined when none is held. Messages are
+   * compared as the prefix model canonicalizes them (a Chat or Responses system head is the
+   * system, not a message: Qwen Code replaces it). When no remembered request is such a prefix,
+   * the latest one of which `json`'s messages but the last are themselves a prefix (at least two
+   * messages): Gemini CLI summarizes only the older ~70 % of its history. The warm room passes
+   * Gemini bodies with function-call ids as Gemini CLI's conversation path sends them (its
+   * `name__` id prefix removed).
    */
   lastConversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined
 }
