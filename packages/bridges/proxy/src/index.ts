@@ -19,3 +19,8 @@ export type {
   WarmPlanner,
 } from './proxy-exchange.ts'
 export { REDACTED, redactHeaders, redactUrl } from './redact-headers.ts'
+export type { AgentMatch, KnownAgent, SummaryShape } from './warm/known-agents.ts'
+export { KNOWN_AGENTS, matchKnownAgent } from './warm/known-agents.ts'
+export { TEXT_ONLY_GUARD } from './warm/summary-instruction.ts'
+export type { WarmSummaryPlannerOptions } from './warm/warm-summary-planner.ts'
+export { WarmSummaryPlanner } from './warm/warm-summary-planner.ts'

@@ -1,0 +1,46 @@
+import { isRecord } from '@warmfold/cache-ledger/prefix'
+
+/**
+ * Gemini CLI keeps its function-call ids as `NAME__ID` in its history and strips the `NAME__`
+ * prefix on the conversation path (`stripToolCallIdPrefixes`, which also rebuilds the part as
+ * `{ name, args, id }` / `{ name, response, id }`), but its compression call sends the history
+ * unstripped. So a summary request's history differs from the conversation request it repeats in
+ * every function-call id. This undoes it the same way: the contents as the conversation path
+ * would have sent them. Returns `contents` itself when no id carries the prefix.
+ */
+export function withoutCallIdPrefixes(contents: readonly unknown[]): readonly unknown[] {
+  if (!contents.some(hasPrefixedId)) return contents
+  return contents.map((content) => {
+    if (!isRecord(content) || !Array.isArray(content.parts) || !hasPrefixedId(content)) return content
+    return { ...content, parts: content.parts.map(stripPart) }
+  })
+}
+
+function hasPrefixedId(content: unknown): boolean {
+  if (!isRecord(content) || !Array.isArray(content.parts)) return false
+  return content.parts.some((part) => stripPart(part) !== part)
+}
+
+function stripPart(part: unknown): unknown {
+  if (!isRecord(part)) return part
+  const call = part.functionCall
+  if (isRecord(call) && prefixed(call))
+    return { ...part, functionCall: { name: call.name, args: call.args, id: bare(call) } }
+  const response = part.functionResponse
+  if (isRecord(response) && prefixed(response))
+    return { ...part, functionResponse: { name: response.name, response: response.response, id: bare(response) } }
+  return part
+}
+
+function nameOf(call: Readonly<Record<string, unknown>>): string {
+  const name = typeof call.name === 'string' ? call.name.trim() : ''
+  return name === '' ? 'generic_tool' : name
+}
+
+function prefixed(call: Readonly<Record<string, unknown>>): boolean {
+  return typeof call.id === 'string' && call.id.startsWith(`${nameOf(call)}__`)
+}
+
+function bare(call: Readonly<Record<string, unknown>>): string {
+  return (call.id as string).slice(nameOf(call).length + 2)
+}

@@ -1,0 +1,66 @@
+import { createHash } from 'node:crypto'
+import type { RequestApi } from '@warmfold/cache-ledger/prefix'
+import { canonicalWireJson } from '@warmfold/cache-ledger/prefix'
+import type { RememberedRequest, SummaryRecognition } from '../proxy-exchange.ts'
+import { withoutCallIdPrefixes } from './gemini-call-ids.ts'
+
+/** A summary request the planner rewrote, kept so a call that extends it is rewritten the same way. */
+export interface RewrittenRequest {
+  readonly api: RequestApi
+  /** Digest of the original request's messages (canonical JSON; Gemini call ids without prefix). */
+  readonly digest: string
+  /** How many messages the original had. */
+  readonly length: number
+  /** The body that was sent instead. */
+  readonly json: Readonly<Record<string, unknown>>
+  readonly replays: RememberedRequest
+  readonly recognition: SummaryRecognition
+  /** When the original arrived (ms since the epoch). */
+  readonly at: number
+}
+
+/**
+ * A bounded map from the digest of an original summary request's messages to its rewrite,
+ * oldest dropped first. A later request whose messages are those plus two (the model's answer and
+ * a new instruction, as Gemini CLI's verification call) finds it, so it can extend what was
+ * actually sent. Entries older than the TTL are not found.
+ */
+export class RewrittenRequests {
+  private readonly entries = new Map<string, RewrittenRequest>()
+
+  constructor(private readonly capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`RewrittenRequests: capacity must be a positive integer, got ${String(capacity)}`)
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  /** Remembers a rewrite of the request whose messages were `items`. */
+  remember(entry: Omit<RewrittenRequest, 'digest' | 'length'>, items: readonly unknown[]): void {
+    const digest = digestOf(entry.api, items)
+    this.entries.delete(digest)
+    this.entries.set(digest, { ...entry, digest, length: items.length })
+    while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string)
+  }
+
+  /**
+   * The rewrite that `items` extend by two messages (an answer, then an instruction), made at
+   * most `ttlMs` before `now`; undefined when there is none. Hashes only when a length fits.
+   */
+  extended(api: RequestApi, items: readonly unknown[], now: number, ttlMs: number): RewrittenRequest | undefined {
+    let digest: string | undefined
+    for (const entry of this.entries.values()) {
+      if (entry.api !== api || entry.length !== items.length - 2 || now - entry.at > ttlMs) continue
+      digest ??= digestOf(api, items.slice(0, -2))
+      if (entry.digest === digest) return entry
+    }
+    return undefined
+  }
+}
+
+function digestOf(api: RequestApi, items: readonly unknown[]): string {
+  const normalized = api === 'gemini' ? withoutCallIdPrefixes(items) : items
+  return createHash('sha256').update(api).update('\n').update(canonicalWireJson(normalized)).digest('base64')
+}
