@@ -53,7 +53,8 @@ export function structuralDiff(
   const skip = new Set([before.listKey, 'tools', ...SYSTEM_KEYS])
   const keys = new Set([...Object.keys(original), ...Object.keys(rewritten)])
   for (const key of keys) {
-    if (skip.has(key)) continue
+    // A setting adjusted for validity is named by its note instead.
+    if (skip.has(key) || notes.some((note) => note.startsWith(`${key}:`))) continue
     const from = JSON.stringify(original[key])
     const to = JSON.stringify(rewritten[key])
     if (from !== to) lines.push(`${key}: ${short(from)} → ${short(to)}`)

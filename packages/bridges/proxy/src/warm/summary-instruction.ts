@@ -69,8 +69,16 @@ export function transcribedUpTo(transcript: string, snippets: readonly string[])
   return found === 0 || found < Math.ceil(snippets.length / 2) ? -1 : at
 }
 
-/** What the transcript holds after `index`: from the next blank line on (the messages after the replayed ones). */
+/** A transcript line that opens a message: `[User]:`, `[Assistant tool calls]:`, `[Tool result]:` (pi, opencode). */
+const SPEAKER = /\n\n\[(?:user|assistant|tool|system)[^\]\n]{0,40}\]:/gi
+
+/**
+ * What the transcript holds after `index` (the messages after the replayed ones): from the next
+ * line that opens a message on, else from the next blank line on.
+ */
 export function transcriptTail(transcript: string, index: number): string {
-  const next = transcript.indexOf('\n\n', index)
+  SPEAKER.lastIndex = index
+  const speaker = SPEAKER.exec(transcript)
+  const next = speaker ? speaker.index : transcript.indexOf('\n\n', index)
   return next === -1 ? '' : transcript.slice(next).trim()
 }
