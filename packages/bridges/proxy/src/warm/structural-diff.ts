@@ -38,7 +38,7 @@ export function structuralDiff(
         : `; the summarizer's (${before.systemText.length} chars) moved into the final user message`
     lines.push(
       after.systemText === ''
-        ? `system: dropped the summarizer's system prompt (${before.systemText.length} chars), as the conversation had none`
+        ? `system: none, as in the conversation${moved}`
         : `system: restored the conversation's system prompt (${after.systemText.length} chars)${moved}`,
     )
   }
