@@ -93,9 +93,10 @@ export interface RequestMemory {
    * compared as the prefix model canonicalizes them (a Chat or Responses system head is the
    * system, not a message: Qwen Code replaces it). When no remembered request is such a prefix,
    * the latest one of which `json`'s messages but the last are themselves a prefix (at least two
-   * messages): Gemini CLI summarizes only the older ~70 % of its history. The warm room passes
-   * Gemini bodies with function-call ids as Gemini CLI's conversation path sends them (its
-   * `name__` id prefix removed).
+   * messages): Gemini CLI summarizes only the older ~70 % of its history. Gemini contents are
+   * compared as `comparableGeminiContents` (exported by this package) makes them: function-call
+   * and -response ids and thought signatures removed, which Gemini CLI's conversation path and
+   * its compression call write differently (recorded with Gemini CLI 0.61.0).
    */
   lastConversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined
 }
