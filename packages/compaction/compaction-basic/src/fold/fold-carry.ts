@@ -49,8 +49,8 @@ function keptBudget(region: SurfaceRegion, price: (position: number) => number, 
  *   results, checkpoints or plugin messages): first the user's task, the first user-authored
  *   message on the surface (a carried one keeps that place fold after fold), when it is in the
  *   region and fits the budget (`maxTokens`, at most half the region's tokens); then the newest
- *   ones, walking back while their prices fit the rest of the budget together; the first one that does not fit ends the walk, so what is kept
- *   besides the task is always the most recent run.
+ *   ones, walking back while their prices fit the rest of the budget together; the first one
+ *   that does not fit ends the walk, so what is kept besides the task is always the most recent run.
  *
  * A leading checkpoint is never carried (the new summary merges it).
  *
