@@ -19,6 +19,7 @@ export type {
   WarmPlanner,
 } from './proxy-exchange.ts'
 export { REDACTED, redactHeaders, redactUrl } from './redact-headers.ts'
+export { comparableGeminiContents } from './warm/gemini-call-ids.ts'
 export type { AgentMatch, KnownAgent, SummaryShape } from './warm/known-agents.ts'
 export { KNOWN_AGENTS, matchKnownAgent } from './warm/known-agents.ts'
 export { TEXT_ONLY_GUARD } from './warm/summary-instruction.ts'

@@ -28,18 +28,21 @@ const VERIFY_INSTRUCTION =
 
 const T0 = Date.parse('2026-12-04T12:00:00Z')
 
-/** Tool steps as Gemini CLI's history holds them: call ids `NAME__ID`, the call part keyed id first. */
-function steps(from: number, count: number, prefixed: boolean): unknown[] {
+/**
+ * Tool steps as Gemini CLI 0.61.0 sends them (recorded): on the conversation path `functionCall.id`
+ * bare, a `thoughtSignature` on the call part, `functionResponse` without an id; in the compression
+ * call both ids `NAME__ID` (keyed id first) and no signature.
+ */
+function steps(from: number, count: number, summary: boolean): unknown[] {
   const contents: unknown[] = []
   for (let step = from; step < from + count; step++) {
-    const id = prefixed ? `read_file__c${step}` : `c${step}`
     const call = { name: 'read_file', args: { path: `src/mod${step}.ts` } }
+    const response = { name: 'read_file', response: { output: sourceText(`mod${step}`, 40) } }
+    const id = `read_file__c${step}`
+    const signed = { functionCall: { ...call, id: `c${step}` }, thoughtSignature: 'skip_thought_signature_validator' }
     contents.push(
-      { role: 'model', parts: [{ functionCall: prefixed ? { id, ...call } : { ...call, id } }] },
-      {
-        role: 'user',
-        parts: [{ functionResponse: { name: 'read_file', response: { output: sourceText(`mod${step}`, 40) }, id } }],
-      },
+      { role: 'model', parts: [summary ? { functionCall: { id, ...call } } : signed] },
+      { role: 'user', parts: [{ functionResponse: summary ? { id, ...response } : response }] },
     )
   }
   return contents
@@ -80,11 +83,13 @@ function geminiSummary(): Record<string, unknown> {
   }
 }
 
-function verificationOf(summary: Record<string, unknown>): Record<string, unknown> {
+/** Gemini CLI's verification call: the summary's history (without its instruction), the snapshot, its instruction. */
+function verificationOf(summary: Record<string, unknown>, withInstruction = false): Record<string, unknown> {
+  const contents = summary.contents as unknown[]
   return {
     ...summary,
     contents: [
-      ...(summary.contents as unknown[]),
+      ...(withInstruction ? contents : contents.slice(0, -1)),
       {
         role: 'model',
         parts: [{ text: '<state_snapshot><overall_goal>Port the loader</overall_goal></state_snapshot>' }],
@@ -119,13 +124,16 @@ describe('warm summaries: Gemini CLI (replaced-system shape, rewritten call ids,
     expect(contents).toHaveLength(before.length)
   })
 
-  it('rewrites the verification call the same way, so it extends what was sent', () => {
+  it.each([
+    ['its history (as Gemini CLI 0.61.0 sends it)', false],
+    ['its whole contents', true],
+  ])("rewrites a verification call that extends the summary's %s the same way", (_, whole) => {
     const conversation = geminiConversation()
     const summary = geminiSummary()
     const planner = new WarmSummaryPlanner()
     const memory = new HeldMemory([remembered('gemini', conversation, T0)])
     const first = rewrittenBody(planner.plan(inbound('gemini', summary, T0 + 5_000), summary, memory))
-    const verification = verificationOf(summary)
+    const verification = verificationOf(summary, whole)
     const plan = planner.plan(inbound('gemini', verification, T0 + 9_000), verification, new HeldMemory([]))
     const body = rewrittenBody(plan)
     expect(plan.action === 'rewrite' && plan.recognition).toMatchObject({ agent: 'gemini-cli', confidence: 1 })

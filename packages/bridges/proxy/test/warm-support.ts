@@ -7,6 +7,7 @@ import {
   SegmentInterner,
 } from '@warmfold/cache-ledger/prefix'
 import type { InboundRequest, RememberedRequest, RequestMemory, WarmPlan } from '../src/index.ts'
+import { comparableGeminiContents } from '../src/index.ts'
 
 /** Paths per API, as the agents call them. */
 export const PATHS: Readonly<Record<RequestApi, string>> = {
@@ -50,7 +51,8 @@ export function remembered(
 }
 
 function canonicalMessages(api: RequestApi, json: Readonly<Record<string, unknown>>, url?: string): string[] {
-  return canonicalize({ body: json, headers: {}, ...(url ? { url } : {}) }, api).messages.map((message) =>
+  const body = api === 'gemini' ? { ...json, contents: comparableGeminiContents(json.contents as unknown[]) } : json
+  return canonicalize({ body, headers: {}, ...(url ? { url } : {}) }, api).messages.map((message) =>
     canonicalWireJson(message.value),
   )
 }
@@ -58,7 +60,7 @@ function canonicalMessages(api: RequestApi, json: Readonly<Record<string, unknow
 /**
  * A small RequestMemory keeping the seam's contract: the held request whose canonical messages
  * are the longest prefix of the summary's messages but the last; else the latest one whose
- * messages those are a prefix of (two or more).
+ * messages those are a prefix of (two or more). Gemini contents compared as `comparableGeminiContents` makes them.
  */
 export class HeldMemory implements RequestMemory {
   calls = 0

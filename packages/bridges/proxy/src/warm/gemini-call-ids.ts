@@ -44,3 +44,34 @@ function prefixed(call: Readonly<Record<string, unknown>>): boolean {
 function bare(call: Readonly<Record<string, unknown>>): string {
   return (call.id as string).slice(nameOf(call).length + 2)
 }
+
+/** Part keys that differ between Gemini CLI's conversation path and its compression call, never the content. */
+const PART_NOISE = ['thoughtSignature', 'thought_signature']
+
+/**
+ * Gemini contents in a form that compares equal across Gemini CLI's two paths: function-call and
+ * function-response ids removed (the conversation path sends `functionCall.id` bare and
+ * `functionResponse` without one; the compression call sends both as `NAME__ID`) and thought
+ * signatures removed (the conversation path adds them to function-call parts). What a content
+ * says (text, call name and arguments, response) is kept, so matching on this is matching on content.
+ */
+export function comparableGeminiContents(contents: readonly unknown[]): readonly unknown[] {
+  return contents.map((content) => {
+    if (!isRecord(content) || !Array.isArray(content.parts)) return content
+    const parts = content.parts.map((part) => {
+      if (!isRecord(part)) return part
+      const copy: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(part)) {
+        if (PART_NOISE.includes(key)) continue
+        copy[key] = (key === 'functionCall' || key === 'functionResponse') && isRecord(value) ? withoutId(value) : value
+      }
+      return copy
+    })
+    return { ...content, parts }
+  })
+}
+
+function withoutId(call: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { id: _id, ...rest } = call
+  return rest
+}

@@ -9,6 +9,8 @@ export interface RewrittenRequest {
   readonly api: RequestApi
   /** Digest of the original request's messages (canonical JSON; Gemini call ids without prefix). */
   readonly digest: string
+  /** Digest of its messages but the last (its history without its instruction). */
+  readonly historyDigest: string
   /** How many messages the original had. */
   readonly length: number
   /** The body that was sent instead. */
@@ -21,9 +23,10 @@ export interface RewrittenRequest {
 
 /**
  * A bounded map from the digest of an original summary request's messages to its rewrite,
- * oldest dropped first. A later request whose messages are those plus two (the model's answer and
- * a new instruction, as Gemini CLI's verification call) finds it, so it can extend what was
- * actually sent. Entries older than the TTL are not found.
+ * oldest dropped first. A later request that extends it by the model's answer and a new
+ * instruction finds it, so it can extend what was actually sent: either its messages plus those
+ * two, or (Gemini CLI 0.61.0's verification call) its history without its instruction plus those
+ * two. Entries older than the TTL are not found.
  */
 export class RewrittenRequests {
   private readonly entries = new Map<string, RewrittenRequest>()
@@ -38,23 +41,27 @@ export class RewrittenRequests {
   }
 
   /** Remembers a rewrite of the request whose messages were `items`. */
-  remember(entry: Omit<RewrittenRequest, 'digest' | 'length'>, items: readonly unknown[]): void {
+  remember(entry: Omit<RewrittenRequest, 'digest' | 'historyDigest' | 'length'>, items: readonly unknown[]): void {
     const digest = digestOf(entry.api, items)
+    const historyDigest = digestOf(entry.api, items.slice(0, -1))
     this.entries.delete(digest)
-    this.entries.set(digest, { ...entry, digest, length: items.length })
+    this.entries.set(digest, { ...entry, digest, historyDigest, length: items.length })
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string)
   }
 
   /**
-   * The rewrite that `items` extend by two messages (an answer, then an instruction), made at
-   * most `ttlMs` before `now`; undefined when there is none. Hashes only when a length fits.
+   * The rewrite whose messages (or history) `items` extend by two messages (an answer, then an
+   * instruction), made at most `ttlMs` before `now`; undefined when there is none. Hashes once,
+   * and only when a length fits.
    */
   extended(api: RequestApi, items: readonly unknown[], now: number, ttlMs: number): RewrittenRequest | undefined {
     let digest: string | undefined
     for (const entry of this.entries.values()) {
-      if (entry.api !== api || entry.length !== items.length - 2 || now - entry.at > ttlMs) continue
+      if (entry.api !== api || now - entry.at > ttlMs) continue
+      const whole = entry.length === items.length - 2
+      if (!whole && entry.length !== items.length - 1) continue
       digest ??= digestOf(api, items.slice(0, -2))
-      if (entry.digest === digest) return entry
+      if ((whole ? entry.digest : entry.historyDigest) === digest) return entry
     }
     return undefined
   }

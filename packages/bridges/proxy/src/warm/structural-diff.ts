@@ -13,6 +13,8 @@ export interface MessagesChange {
   readonly instructionChars: number
   /** Characters of the transcript the replay stands for (transcript agents). */
   readonly transcriptChars?: number
+  /** Set when the request extends a rewrite: `replayed` counts that rewrite's messages. */
+  readonly extendsRewrite?: boolean
 }
 
 const SYSTEM_KEYS = ['system', 'instructions', 'systemInstruction', 'system_instruction']
@@ -73,6 +75,11 @@ function messagesLine(listKey: string, change: MessagesChange): string {
       ? `in place of the summary request's ${change.replaced}`
       : `in place of its transcript (${change.transcriptChars} chars)`
   const kept = change.kept ? `, kept ${change.kept} more of the summary request after them` : ''
+  if (change.extendsRewrite)
+    return (
+      `${listKey}: replayed the rewritten summary request (${change.replayed}) in place of the original's history, ` +
+      `kept the model's answer, appended the instruction (${change.instructionChars} chars) ${where}`
+    )
   return (
     `${listKey}: replayed the conversation's ${change.replayed} ${stood}${kept}, ` +
     `appended the instruction (${change.instructionChars} chars) ${where}`

@@ -16,7 +16,7 @@ import { wrapInstruction } from './summary-instruction.ts'
 import { summaryText } from './summary-text.ts'
 import { buildWarmRequest } from './warm-request.ts'
 import type { WireView } from './wire-view.ts'
-import { modelOf, wireViewOf } from './wire-view.ts'
+import { asksStructuredOutput, modelOf, wireViewOf } from './wire-view.ts'
 
 /** How the warm room decides. */
 export interface WarmSummaryPlannerOptions {
@@ -101,7 +101,10 @@ export class WarmSummaryPlanner implements WarmPlanner {
     const changed: string[] = []
     if (before.systemText !== view.systemText) changed.push('system prompt changed')
     if (before.toolCount > view.toolCount) changed.push(`tools ${before.toolCount} → ${view.toolCount}`)
-    if (!match && changed.length === 0) return FORWARD
+    const model = modelOf(api, json, request.url)
+    const conversationModel = modelOf(api, conversation.json, conversation.request.url)
+    // Without markers, a side query (another model, or structured output: a classifier) is no summary.
+    if (!match && (changed.length === 0 || model !== conversationModel || asksStructuredOutput(json))) return FORWARD
     const structure = `same session, its history repeats conversation request #${conversation.request.id}, ${
       changed.length ? changed.join(', ') : 'system and tools kept'
     }, ends in an instruction`
@@ -114,6 +117,8 @@ export class WarmSummaryPlanner implements WarmPlanner {
     }
     const leave = (why: string): WarmPlan => ({ action: 'forward', reason: why, summary: recognition })
     if (!match) return leave("a summary request by its structure, but no known agent's markers: left alone")
+    if (changed.length === 0)
+      return leave("already warm: it keeps the conversation's system prompt and tools and appends the instruction")
     const age = request.receivedAt - conversation.request.receivedAt
     const ttl = this.ttlOf(api)
     if (age > ttl)
@@ -123,8 +128,6 @@ export class WarmSummaryPlanner implements WarmPlanner {
       )
     if (confidence < this.minConfidence)
       return leave(`confidence ${confidence.toFixed(2)} is below the minimum of ${this.minConfidence}`)
-    const model = modelOf(api, json, request.url)
-    const conversationModel = modelOf(api, conversation.json, conversation.request.url)
     if (api === 'gemini' && model !== conversationModel)
       return leave(
         `it asks for model ${String(model)} in its URL, the conversation used ${String(conversationModel)} ` +
@@ -193,6 +196,7 @@ export class WarmSummaryPlanner implements WarmPlanner {
         replayed: wireViewOf(api, extended.json).items.length,
         kept: 1,
         replaced: view.items.length - 1,
+        extendsRewrite: true,
         placement: built.placement,
         instructionChars: wrapped.length,
       },

@@ -85,3 +85,19 @@ export function modelOf(api: RequestApi, json: Readonly<Record<string, unknown>>
   const match = /\/models\/([^/:?]+):/.exec(url)
   return match ? decodeURIComponent(match[1] as string) : undefined
 }
+
+/** Whether a request asks for structured (JSON) output: a side query such as a classifier, not a summary. */
+export function asksStructuredOutput(json: Readonly<Record<string, unknown>>): boolean {
+  const format = isRecord(json.response_format) ? json.response_format.type : undefined
+  if (format === 'json_schema' || format === 'json_object') return true
+  if (isRecord(json.text) && isRecord(json.text.format) && json.text.format.type !== 'text') return true
+  if (isRecord(json.output_config) && json.output_config.format !== undefined) return true
+  const config = json.generationConfig ?? json.generation_config
+  if (!isRecord(config)) return false
+  const mime = config.responseMimeType ?? config.response_mime_type
+  return (
+    (typeof mime === 'string' && mime !== 'text/plain') ||
+    config.responseSchema !== undefined ||
+    config.responseJsonSchema !== undefined
+  )
+}
