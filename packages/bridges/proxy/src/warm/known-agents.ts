@@ -163,3 +163,8 @@ export function matchKnownAgent(api: RequestApi, systemText: string, instruction
   }
   return best
 }
+
+/** Whether `agent` makes a call that extends its summary request (Gemini CLI's verification call). */
+export function hasVerificationCall(agent: string): boolean {
+  return KNOWN_AGENTS.some((known) => known.agent === agent && known.call === 'verification')
+}

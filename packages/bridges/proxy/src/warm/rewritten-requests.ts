@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
-import { canonicalWireJson } from '@warmfold/cache-ledger/prefix'
 import type { RememberedRequest, SummaryRecognition } from '../proxy-exchange.ts'
 import { withoutCallIdPrefixes } from './gemini-call-ids.ts'
 
 /** A summary request the planner rewrote, kept so a call that extends it is rewritten the same way. */
 export interface RewrittenRequest {
   readonly api: RequestApi
-  /** Digest of the original request's messages (canonical JSON; Gemini call ids without prefix). */
+  /** Digest of the original request's messages (their JSON; Gemini call ids without prefix). */
   readonly digest: string
   /** Digest of its messages but the last (its history without its instruction). */
   readonly historyDigest: string
@@ -42,8 +41,7 @@ export class RewrittenRequests {
 
   /** Remembers a rewrite of the request whose messages were `items`. */
   remember(entry: Omit<RewrittenRequest, 'digest' | 'historyDigest' | 'length'>, items: readonly unknown[]): void {
-    const digest = digestOf(entry.api, items)
-    const historyDigest = digestOf(entry.api, items.slice(0, -1))
+    const [historyDigest, digest] = digestsOf(entry.api, items)
     this.entries.delete(digest)
     this.entries.set(digest, { ...entry, digest, historyDigest, length: items.length })
     while (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string)
@@ -60,14 +58,26 @@ export class RewrittenRequests {
       if (entry.api !== api || now - entry.at > ttlMs) continue
       const whole = entry.length === items.length - 2
       if (!whole && entry.length !== items.length - 1) continue
-      digest ??= digestOf(api, items.slice(0, -2))
+      digest ??= digestsOf(api, items.slice(0, -2))[1]
       if ((whole ? entry.digest : entry.historyDigest) === digest) return entry
     }
     return undefined
   }
 }
 
-function digestOf(api: RequestApi, items: readonly unknown[]): string {
+/**
+ * The digests of `items` but the last, and of all of them, in one pass: each message's JSON text
+ * (a call that extends a request repeats its messages as the agent serialized them, so plain
+ * `JSON.stringify` of the parsed messages is stable; Gemini call ids without their prefix).
+ */
+function digestsOf(api: RequestApi, items: readonly unknown[]): readonly [history: string, whole: string] {
   const normalized = api === 'gemini' ? withoutCallIdPrefixes(items) : items
-  return createHash('sha256').update(api).update('\n').update(canonicalWireJson(normalized)).digest('base64')
+  const hash = createHash('sha256').update(api)
+  let history: string | undefined
+  normalized.forEach((item, index) => {
+    if (index === normalized.length - 1) history = hash.copy().digest('base64')
+    hash.update('\n').update(JSON.stringify(item) ?? 'null')
+  })
+  const whole = hash.digest('base64')
+  return [history ?? whole, whole]
 }

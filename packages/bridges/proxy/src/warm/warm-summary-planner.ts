@@ -9,7 +9,7 @@ import type {
 } from '../proxy-exchange.ts'
 import { withoutCallIdPrefixes } from './gemini-call-ids.ts'
 import type { AgentMatch } from './known-agents.ts'
-import { matchKnownAgent } from './known-agents.ts'
+import { hasVerificationCall, matchKnownAgent } from './known-agents.ts'
 import { RewrittenRequests } from './rewritten-requests.ts'
 import { structuralDiff } from './structural-diff.ts'
 import { wrapInstruction } from './summary-instruction.ts'
@@ -156,10 +156,12 @@ export class WarmSummaryPlanner implements WarmPlanner {
       },
       built.notes,
     )
-    this.rewritten.remember(
-      { api, json: built.json, replays: conversation, recognition, at: request.receivedAt },
-      view.items,
-    )
+    // Kept (and hashed) only for an agent whose next call extends its summary request.
+    if (hasVerificationCall(match.known.agent))
+      this.rewritten.remember(
+        { api, json: built.json, replays: conversation, recognition, at: request.receivedAt },
+        view.items,
+      )
     return {
       action: 'rewrite',
       body: Buffer.from(JSON.stringify(built.json)),
