@@ -136,4 +136,26 @@ describe('warm summaries: Claude Code (Anthropic Messages)', () => {
       expect(plan.diff.at(-1)).toMatch(/inside the last user message, after its tool results$/)
     }
   })
+
+  it('leaves a summary request alone when the conversation forces a tool call', () => {
+    const conversation: Record<string, unknown> = {
+      ...claudeConversation(),
+      tool_choice: { type: 'tool', name: 'read_file' },
+    }
+    const summary = {
+      model: 'claude-sonnet-4-6',
+      max_tokens: 8_000,
+      system: CLAUDE_SUMMARIZER_SYSTEM,
+      messages: [...(conversation.messages as Message[]), { role: 'user', content: 'Summarize.' }],
+    }
+    const memory = new HeldMemory([remembered('anthropic-messages', conversation, T0)])
+    const plan = new WarmSummaryPlanner().plan(inbound('anthropic-messages', summary, T0 + 1), summary, memory)
+    expect(plan).toMatchObject({
+      action: 'forward',
+      reason:
+        'the conversation forces a tool call ({"type":"tool","name":"read_file"}): a replay keeps that and could not ' +
+        'answer in text',
+      summary: { agent: 'claude-code' },
+    })
+  })
 })

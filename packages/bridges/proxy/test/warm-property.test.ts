@@ -89,7 +89,7 @@ function request(api: RequestApi, task: string, steps: readonly Step[]): Record_
     thinking: { type: 'enabled', budget_tokens: 10_000 },
     system: 'You are a coding agent.',
     tools: [{ name: 'shell', input_schema: { type: 'object' } }],
-    tool_choice: { type: 'any' },
+    tool_choice: { type: 'auto', disable_parallel_tool_use: true },
     messages: anthropicMessages(task, steps),
   }
 }

@@ -16,7 +16,7 @@ import { wrapInstruction } from './summary-instruction.ts'
 import { summaryText } from './summary-text.ts'
 import { buildWarmRequest } from './warm-request.ts'
 import type { WireView } from './wire-view.ts'
-import { asksStructuredOutput, modelOf, wireViewOf } from './wire-view.ts'
+import { asksStructuredOutput, forcedToolChoice, modelOf, wireViewOf } from './wire-view.ts'
 
 /** How the warm room decides. */
 export interface WarmSummaryPlannerOptions {
@@ -133,6 +133,9 @@ export class WarmSummaryPlanner implements WarmPlanner {
         `it asks for model ${String(model)} in its URL, the conversation used ${String(conversationModel)} ` +
           '(a cache is per model, and a rewrite cannot change the URL)',
       )
+    const forced = forcedToolChoice(api, conversation.json)
+    if (forced !== undefined)
+      return leave(`the conversation forces a tool call (${forced}): a replay keeps that and could not answer in text`)
     const text = summaryText(api, view, before, match.known)
     if ('reason' in text) return leave(text.reason)
     const built = buildWarmRequest({

@@ -101,3 +101,25 @@ export function asksStructuredOutput(json: Readonly<Record<string, unknown>>): b
     config.responseJsonSchema !== undefined
   )
 }
+
+/**
+ * The conversation's tool choice when it forces a tool call (Chat and Responses `required` or a
+ * named function, Anthropic `any` or a named tool, Gemini mode `ANY`), as JSON; undefined when it
+ * lets the model answer in text. A replay keeps it (changing it would change the cache family),
+ * so such a replay could only answer with a tool call.
+ */
+export function forcedToolChoice(api: RequestApi, json: Readonly<Record<string, unknown>>): string | undefined {
+  if (api === 'gemini') {
+    const config = json.toolConfig ?? json.tool_config
+    const calling = isRecord(config) ? (config.functionCallingConfig ?? config.function_calling_config) : undefined
+    const mode = isRecord(calling) ? calling.mode : undefined
+    return typeof mode === 'string' && mode.toUpperCase() === 'ANY' ? JSON.stringify(config) : undefined
+  }
+  const choice = json.tool_choice
+  if (choice === undefined || choice === null) return undefined
+  const forced =
+    typeof choice === 'string'
+      ? choice === 'required' || choice === 'any'
+      : isRecord(choice) && choice.type !== 'auto' && choice.type !== 'none'
+  return forced ? JSON.stringify(choice) : undefined
+}
