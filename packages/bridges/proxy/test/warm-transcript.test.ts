@@ -151,6 +151,16 @@ describe('warm summaries: transcript agents (opencode, pi)', () => {
     expect(last.content).not.toContain('Here is the conversation so far')
     expect(last.content).toContain(`<conversation_since>\n[Assistant]: ${LAST_ANSWER}\n</conversation_since>`)
     expect(body.max_tokens).toBe(32_000)
+    // Cheaper while warm: what is not read from the cache (the appended text) is less than the
+    // transcript request prefills whole; and the summarizer sees every tool output in full.
+    const warm = prefixShare('openai-chat', conversation, body)
+    const rewrittenChars = prefixShare('openai-chat', body, body).chars
+    const originalChars = prefixShare('openai-chat', summary, summary).chars
+    expect(rewrittenChars - warm.share * warm.chars).toBeLessThan(originalChars)
+    for (const output of outputs) {
+      expect(JSON.stringify(body)).toContain(JSON.stringify(output).slice(1, -1))
+      expect(JSON.stringify(summary)).not.toContain(JSON.stringify(output).slice(1, -1))
+    }
     if (plan.action === 'rewrite') expect(plan.diff.at(-1)).toMatch(/in place of its transcript \(\d+ chars\)/)
   })
 

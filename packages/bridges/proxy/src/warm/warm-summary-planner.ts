@@ -109,7 +109,7 @@ export class WarmSummaryPlanner implements WarmPlanner {
       changed.length ? changed.join(', ') : 'system and tools kept'
     }, ends in an instruction`
     const markers = match ? Number(match.systemMarker) + Number(match.instructionMarker) : 0
-    const confidence = Math.min(1, (changed.length ? STRUCTURE_CONFIDENCE : 0.4) + MARKER_CONFIDENCE * markers)
+    const confidence = rounded((changed.length ? STRUCTURE_CONFIDENCE : 0.4) + MARKER_CONFIDENCE * markers)
     const recognition: SummaryRecognition = {
       agent: match?.known.agent ?? 'structure',
       confidence,
@@ -230,7 +230,7 @@ function left(match: AgentMatch, confidence: number, reason: string): WarmPlan {
     reason,
     summary: {
       agent: match.known.agent,
-      confidence: Math.min(1, confidence + MARKER_CONFIDENCE * (markers - 1)),
+      confidence: rounded(confidence + MARKER_CONFIDENCE * (markers - 1)),
       reason: `${match.known.name} markers (${markerNames(match)})`,
     },
   }
@@ -240,4 +240,9 @@ function markerNames(match: AgentMatch): string {
   return [match.systemMarker ? 'system prompt' : '', match.instructionMarker ? 'instruction' : '']
     .filter(Boolean)
     .join(' and ')
+}
+
+/** A confidence within 0..1, to two decimals (0.4 + 0.2 is 0.6, not 0.6000000000000001). */
+function rounded(confidence: number): number {
+  return Math.min(1, Math.round(confidence * 100) / 100)
 }
