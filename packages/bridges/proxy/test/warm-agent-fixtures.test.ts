@@ -5,6 +5,7 @@ import { detectApi } from '@warmfold/cache-ledger/prefix'
 import { describe, expect, it } from 'vitest'
 import type { RememberedRequest } from '../src/index.ts'
 import { WarmSummaryPlanner } from '../src/index.ts'
+import { listKeyOf } from '../src/warm/wire-view.ts'
 import { HeldMemory, inbound, prefixShare, remembered, rewrittenBody } from './warm-support.ts'
 
 /**
@@ -63,6 +64,15 @@ describe('warm summaries: recorded agents', () => {
             expect(prefixShare(api, replayed.json, recorded.body, replayed.request.url).share).toBeLessThan(0.98)
             // The conversation request replayed is the last one the summary's history holds.
             expect(held.indexOf(replayed), recorded.file).toBeGreaterThanOrEqual(held.length - 2)
+            // The agents send compact JSON, so the bytes sent repeat the conversation request's bytes
+            // up to the end of its message list (up to its last message when the text went inside it).
+            const sent = plan.body.toString()
+            const before = JSON.stringify(replayed.json)
+            const list = replayed.json[listKeyOf(api)] as unknown[]
+            const listEnd = before.indexOf(JSON.stringify(list)) + JSON.stringify(list).length - 1
+            const inside = plan.diff.at(-1)?.endsWith('after its tool results') === true
+            const cut = inside ? listEnd - JSON.stringify(list.at(-1)).length : listEnd
+            expect(sent.slice(0, cut), recorded.file).toBe(before.slice(0, cut))
           } else {
             expect(plan.action, recorded.file).toBe('forward')
             // Qwen Code 0.24.4 tries a warm summary first (its own system and tools, the prompt appended).
