@@ -76,11 +76,7 @@ export interface DroppedArtifact extends Artifact {
 }
 
 /** An artifact of the previous checkpoint that nothing visible after this fold holds. */
-export interface VanishedArtifact {
-  readonly class: ArtifactClass
-  readonly text: string
-  readonly mentions: number
-}
+export type VanishedArtifact = HeldArtifact
 
 /** The audit of one fold; plain JSON (every field defined), the payload of a `compaction/audit` event. */
 export interface FoldAudit {
