@@ -2,14 +2,8 @@ import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
 
 const ORIGIN_RANK: Readonly<Record<ArtifactOrigin, number>> = { assistant: 0, tool: 1, user: 2 }
 
-interface Entry {
-  class: ArtifactClass
-  text: string
-  seq: number
-  firstSeq: number
-  origin: ArtifactOrigin
-  mentions: number
-}
+/** An {@link Artifact} while its mentions are still being counted. */
+type Entry = { -readonly [Key in keyof Artifact]: Artifact[Key] }
 
 /**
  * What tells artifacts apart: class and text. A message's reading keeps the keys of its mentions,

@@ -1,4 +1,4 @@
-import type { Artifact, ArtifactClass, ArtifactOrigin } from './artifact.ts'
+import type { Artifact, ArtifactClass } from './artifact.ts'
 import { ARTIFACT_CLASSES, isArtifactClass } from './artifact.ts'
 import type { CheckpointHealth } from './checkpoint-health.ts'
 import { checkpointHealth } from './checkpoint-health.ts'
@@ -67,14 +67,7 @@ export interface ClassRetention {
 }
 
 /** An artifact of the folded region that nothing visible after the fold holds. */
-export interface DroppedArtifact {
-  readonly class: ArtifactClass
-  readonly text: string
-  /** Seq of its newest mention. */
-  readonly seq: number
-  readonly firstSeq: number
-  readonly origin: ArtifactOrigin
-  readonly mentions: number
+export interface DroppedArtifact extends Artifact {
   /**
    * `true` for what can be looked up again (a path on disk, a URL); `false` for what only the
    * transcript held (the user's words, errors, commands, identifiers, numbers).
@@ -83,11 +76,7 @@ export interface DroppedArtifact {
 }
 
 /** An artifact of the previous checkpoint that nothing visible after this fold holds. */
-export interface VanishedArtifact {
-  readonly class: ArtifactClass
-  readonly text: string
-  readonly mentions: number
-}
+export type VanishedArtifact = HeldArtifact
 
 /** The audit of one fold; plain JSON (every field defined), the payload of a `compaction/audit` event. */
 export interface FoldAudit {

@@ -66,15 +66,11 @@ export interface RequestHookContext {
 }
 
 /** Context of the `agent/request-error` hook. */
-export interface RequestErrorContext {
-  readonly agent: AgentHandle
-  readonly turn: number
-  readonly step: number
+export interface RequestErrorContext extends PreStepContext {
   /** The failure, usually an `LlmError` (check with `LlmError.isInstance`). */
   readonly error: unknown
   /** Retries already granted for this step (a handler may grant one). */
   readonly retries: number
-  readonly signal: AbortSignal
 }
 
 /** Context of the `agent/resume` hook. */

@@ -38,11 +38,7 @@ export interface SentRequest {
 }
 
 /** The last conversation request of a session: what its next requests are compared with. */
-interface Reference {
-  readonly print: RequestFingerprint
-  readonly sentAt: number
-  readonly sentSeq: number
-}
+type Reference = Pick<SentRequest, 'print' | 'sentAt' | 'sentSeq'>
 
 export interface ObserverSettings {
   /**

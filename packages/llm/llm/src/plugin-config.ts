@@ -1,5 +1,3 @@
-import type { ForkScope } from '@cordisjs/core'
-
 declare const PARSED: unique symbol
 
 /**

@@ -1,20 +1,16 @@
 import type { Divergence } from './cache-observation.ts'
 import { costFloor } from './cost-floor.ts'
 import type { PriceProfile } from './price-profile.ts'
-import type { Cost } from './request-cost.ts'
+import type { BilledTokens, Cost } from './request-cost.ts'
 import { costUsd, requestCost, sumCosts } from './request-cost.ts'
 import type { WorkloadRun } from './run-workload.ts'
 
 /** One request of a priced run. */
-export interface PricedRequest {
+export interface PricedRequest extends BilledTokens {
   /** Position in the session, from 0. */
   readonly index: number
   readonly purpose: string
   readonly promptTokens: number
-  readonly cachedTokens: number
-  readonly cacheWriteTokens: number
-  readonly uncachedTokens: number
-  readonly outputTokens: number
   /** Its cost in input-token units. */
   readonly cost: number
   /** Where the cache saw it diverge from the best-matching earlier request. */
