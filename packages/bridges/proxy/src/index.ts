@@ -19,3 +19,10 @@ export type {
   WarmPlanner,
 } from './proxy-exchange.ts'
 export { REDACTED, redactHeaders, redactUrl } from './redact-headers.ts'
+export type { AnswerReading, DecidedContent } from './forward/answer-reader.ts'
+export { AnswerReader } from './forward/answer-reader.ts'
+export { forwardingPlanner, nullObserver } from './forward/null-parts.ts'
+export type { ProxyAddress } from './forward/proxy-server.ts'
+export { routeOf } from './forward/route-of.ts'
+export { isLoopbackHost, WarmfoldProxy } from './warmfold-proxy.ts'
+export { WarmfoldProxy as default } from './warmfold-proxy.ts'
