@@ -26,6 +26,8 @@ export class ScriptedUpstream {
   readonly requests: UpstreamRecord[] = []
   /** The exact bytes of every answer body it wrote, per request. */
   readonly sent: Buffer[][] = []
+  /** Per request: resolves when its answer's connection closed (ended, or the client went away). */
+  readonly closed: Promise<void>[] = []
 
   private constructor(
     private readonly server: ReturnType<typeof createServer>,
@@ -48,6 +50,7 @@ export class ScriptedUpstream {
         const index = upstream.requests.push(record) - 1
         const written: Buffer[] = []
         upstream.sent[index] = written
+        upstream.closed[index] = new Promise((resolve) => response.on('close', resolve))
         void (async () => {
           const answer = await script(record, index)
           response.writeHead(answer.status, [...answer.headers])
