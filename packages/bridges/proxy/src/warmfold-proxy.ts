@@ -6,7 +6,7 @@ import Schema from 'schemastery'
 import { forwardingPlanner, nullObserver } from './forward/null-parts.ts'
 import type { ProxyAddress, ProxyServer } from './forward/proxy-server.ts'
 import { startProxyServer } from './forward/proxy-server.ts'
-import type { ExchangeObserver, WarmMode, WarmPlanner } from './proxy-exchange.ts'
+import type { ExchangeObserver, InboundRequest, WarmMode, WarmPlanner } from './proxy-exchange.ts'
 
 declare module '@cordisjs/core' {
   interface Context {
@@ -15,6 +15,8 @@ declare module '@cordisjs/core' {
   interface Events {
     /** An observer or planner threw; the request was forwarded anyway. */
     'proxy/part-error'(part: 'observer' | 'planner', error: unknown): void
+    /** A rewritten request failed (error status, tool call, cut); the original is being sent, once. */
+    'proxy/fail-open'(request: InboundRequest, reason: string): void
   }
 }
 
@@ -36,13 +38,10 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
   private observer: ExchangeObserver
   private planner: WarmPlanner
 
-  constructor(
-    ctx: Context,
-    readonly proxyConfig: Parsed<WarmfoldProxy.Config>,
-  ) {
-    super(ctx, proxyConfig)
-    this.observer = proxyConfig.observer ?? nullObserver()
-    this.planner = proxyConfig.planner ?? forwardingPlanner
+  constructor(ctx: Context, config: Parsed<WarmfoldProxy.Config>) {
+    super(ctx, config)
+    this.observer = config.observer ?? nullObserver()
+    this.planner = config.planner ?? forwardingPlanner
   }
 
   /** Where the proxy listens; undefined before it started and after it closed. */
@@ -50,7 +49,10 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
     return this.server?.address
   }
 
-  /** Replaces the observer (the `observe/` room's) for the requests that arrive from now on. */
+  /**
+   * Replaces the observer (the `observe/` room's) for the requests that arrive from now on. The
+   * proxy closes the observer it holds when it stops; the one replaced stays the caller's to close.
+   */
   useObserver(observer: ExchangeObserver): void {
     this.observer = observer
   }
@@ -61,7 +63,7 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
   }
 
   protected override async start(): Promise<void> {
-    const config = this.proxyConfig
+    const config = this.config
     this.server = await startProxyServer({
       upstream: new URL(config.upstream),
       host: config.host,
@@ -71,6 +73,7 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
       maxBodyBytes: config.maxBodyBytes,
       parts: () => ({ observer: this.observer, planner: this.planner }),
       onPartError: (part, error) => this.ctx.emit('proxy/part-error', part, error),
+      onFailOpen: (request, reason) => this.ctx.emit('proxy/fail-open', request, reason),
     })
   }
 

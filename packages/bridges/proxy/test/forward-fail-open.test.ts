@@ -74,7 +74,10 @@ describe("fail-open in 'on' mode", () => {
       { warmSummaries: 'on' },
       planner,
     )
+    const events: string[] = []
+    harness.test.ctx.on('proxy/fail-open', (request, reason) => events.push(`${request.id}: ${reason}`))
     expect(await post(harness)).toEqual({ status: 200, text: answers.chatStream.parts.join('') })
+    expect(events).toEqual(['1: the rewritten request was answered with status 400'])
     expect(harness.upstream.requests.map(rewritten)).toEqual([true, false])
     expect(harness.upstream.requests[1]?.body.toString()).toBe(ORIGINAL)
     await harness.observed(1)

@@ -1,7 +1,9 @@
+import type { Server } from 'node:http'
 import { request as httpRequest } from 'node:http'
 import { brotliCompressSync, gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as answers from './forward-answers.ts'
+import { answerOf } from './forward-answers.ts'
 import type { ProxyHarness } from './forward-harness.ts'
 import { startHarness } from './forward-harness.ts'
 import { jsonHeaders, SSE_HEADERS } from './forward-scripted-upstream.ts'
@@ -210,5 +212,59 @@ describe('the HTTP path', () => {
     } finally {
       await prefixed.close()
     }
+  })
+
+  it('streams 50 concurrent answers at once: every client sees its first event before any upstream sends a second', async () => {
+    const clients = 50
+    const { released, release } = gate()
+    let firstSeen = 0
+    harness = await startHarness(() => ({
+      ...answerOf(answers.chatStream),
+      before: async (index) => {
+        if (index === 1) await released
+      },
+    }))
+    const url = `${harness.url}/v1/chat/completions`
+    const runs = Array.from({ length: clients }, async () => {
+      const response = await fetch(url, { method: 'POST', body: '{"stream":true}' })
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+      let text = ''
+      let counted = false
+      for (;;) {
+        const { value, done } = await reader.read()
+        if (done) break
+        text += Buffer.from(value).toString('utf8')
+        if (!counted && text.includes('chatcmpl-1')) {
+          counted = true
+          if (++firstSeen === clients) release()
+        }
+      }
+      return text
+    })
+    const texts = await Promise.all(runs)
+    expect(texts).toEqual(Array.from({ length: clients }, () => answers.chatStream.parts.join('')))
+    await harness.observed(clients)
+    expect(harness.exchanges.every((exchange) => exchange.answer.usage?.inputTokens === 1200)).toBe(true)
+  })
+
+  it('sends a request again, once, when a pooled upstream connection turns out closed before any answer', async () => {
+    const perSocket = new Map<unknown, number>()
+    harness = await startHarness(() => answerOf(answers.chatJson))
+    // The second request on a kept-alive connection finds it closed, as when the upstream's idle timeout won the race.
+    const upstream = harness.upstream as unknown as { server: Server }
+    upstream.server.prependListener('request', (request) => {
+      const seen = (perSocket.get(request.socket) ?? 0) + 1
+      perSocket.set(request.socket, seen)
+      if (seen === 2) request.socket.destroy()
+    })
+    const first = await fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: '{"n":1}' })
+    expect(first.status).toBe(200)
+    await first.text()
+    const second = await fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: '{"n":2}' })
+    expect(second.status).toBe(200)
+    expect(await second.text()).toBe(answers.chatJson.parts.join(''))
+    // On the wire twice (the closing connection took its bytes in), answered on the fresh connection.
+    expect(harness.upstream.requests.map((got) => got.body.toString())).toEqual(['{"n":1}', '{"n":2}', '{"n":2}'])
+    expect(perSocket.size).toBe(2)
   })
 })

@@ -23,12 +23,32 @@ export interface UpstreamCall {
  * not): `rawHeaders` filtered by {@link forwardHeaders}, `body` as the exact bytes, to the
  * upstream's path followed by `path` (path and query as the client sent them). Resolves when the
  * answer's head arrives; rejects with the network error when the upstream cannot be reached.
+ *
+ * A pooled connection the upstream had closed while idle fails with ECONNRESET before a byte of
+ * answer: that request never reached the upstream, so it is sent again once on a fresh connection
+ * (what Node's docs advise for keep-alive agents); no other failure is retried.
  */
-export function sendUpstream(
+export async function sendUpstream(
   target: ForwardTarget,
   method: string,
   path: string,
   rawHeaders: readonly string[],
+  body: Buffer,
+): Promise<UpstreamCall> {
+  const headers = forwardHeaders(rawHeaders, target.url.host, body.length)
+  try {
+    return await sendOnce(target, method, path, headers, body)
+  } catch (error) {
+    if (!(error as { staleSocket?: boolean }).staleSocket) throw error
+    return sendOnce(target, method, path, headers, body)
+  }
+}
+
+function sendOnce(
+  target: ForwardTarget,
+  method: string,
+  path: string,
+  headers: string[],
   body: Buffer,
 ): Promise<UpstreamCall> {
   const { url, agent } = target
@@ -38,14 +58,17 @@ export function sendUpstream(
     port: url.port === '' ? undefined : Number(url.port),
     method,
     path: `${url.pathname.replace(/\/+$/, '')}${path}`,
-    headers: forwardHeaders(rawHeaders, url.host, body.length),
+    headers,
     setHost: false,
     agent,
   })
   return new Promise((resolve, reject) => {
-    request.once('error', reject)
+    request.once('error', (error: NodeJS.ErrnoException) => {
+      if (request.reusedSocket && error.code === 'ECONNRESET') Object.assign(error, { staleSocket: true })
+      reject(error)
+    })
     request.once('response', (response) => {
-      request.off('error', reject)
+      request.removeAllListeners('error')
       // Errors after the head arrived surface as the answer's cut (see relayAnswer).
       request.on('error', () => undefined)
       resolve({ request, response })

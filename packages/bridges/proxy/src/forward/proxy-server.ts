@@ -29,6 +29,7 @@ export interface ProxyServerOptions {
   readonly maxBodyBytes: number
   readonly parts: () => { readonly observer: ExchangeObserver; readonly planner: WarmPlanner }
   readonly onPartError: (part: 'observer' | 'planner', error: unknown) => void
+  readonly onFailOpen: (request: InboundRequest, reason: string) => void
 }
 
 /** A listening proxy. */
@@ -82,6 +83,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       observer,
       planner,
       onPartError: options.onPartError,
+      onFailOpen: options.onFailOpen,
     })
   }
   const server = createServer((request, client) => {

@@ -10,19 +10,26 @@ export type BodyReading =
 
 /**
  * Reads `request`'s body into one Buffer, at most `maxBytes` of it. A `content-length` over the
- * limit is refused before a byte is read; a body that grows past it stops being kept (the rest is
- * drained, not stored). A client that aborts mid-body resolves `aborted`; this never rejects.
+ * limit is refused before a byte is kept; a body that grows past it stops being kept. The rest is
+ * drained, not stored, up to `max(4 × maxBytes, 64 MiB)`, after which the connection is dropped.
+ * A client that aborts mid-body resolves `aborted`; this never rejects.
  */
 export function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyReading> {
   return new Promise((resolve) => {
+    // The rest of a refused body is read and dropped so the client can read the 413, up to a bound.
+    const drainLimit = Math.max(maxBytes * 4, 64 * 1024 * 1024)
+    let size = 0
     const declared = Number(request.headers['content-length'])
     if (Number.isFinite(declared) && declared > maxBytes) {
-      request.resume()
+      request.on('data', (chunk: Buffer) => {
+        size += chunk.length
+        if (size > drainLimit) request.destroy()
+      })
+      request.on('error', () => undefined)
       resolve({ outcome: 'too-large', received: declared, declared: true })
       return
     }
     const chunks: Buffer[] = []
-    let size = 0
     let settled = false
     const settle = (reading: BodyReading): void => {
       if (settled) return
@@ -30,8 +37,11 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
       resolve(reading)
     }
     request.on('data', (chunk: Buffer) => {
-      if (settled) return
       size += chunk.length
+      if (settled) {
+        if (size > drainLimit) request.destroy()
+        return
+      }
       if (size > maxBytes) {
         chunks.length = 0
         settle({ outcome: 'too-large', received: size, declared: false })

@@ -23,6 +23,8 @@ export interface ExchangeParts {
   readonly planner: WarmPlanner
   /** Called when an observer or planner throws (they must never break the forward). */
   readonly onPartError: (part: 'observer' | 'planner', error: unknown) => void
+  /** Called when a rewrite was dropped and the original is about to be sent. */
+  readonly onFailOpen: (request: InboundRequest, reason: string) => void
 }
 
 /**
@@ -44,6 +46,7 @@ export async function runExchange(
     if (rewritten.kind === 'relayed')
       return observe(parts, { request, sent: plan.body, plan, answer: rewritten.answer })
     failOpen = { reason: rewritten.reason, rewrittenAnswer: rewritten.answer }
+    parts.onFailOpen(request, rewritten.reason)
   }
   const original = await attempt(request, request.body, client, parts, false)
   observe(parts, {
