@@ -170,6 +170,8 @@ describe('forwarding byte for byte, with the official SDKs', () => {
       expect(exchange?.answer.responseId).toBe(sdkCase.fixture.responseId)
       expect(exchange?.answer.providerDiagnosis).toBe(sdkCase.fixture.providerDiagnosis)
       expect(exchange?.answer.unreadable).toBeUndefined()
+      expect(exchange?.answer.firstByteMs).toBeTypeOf('number')
+      expect(exchange?.answer.totalMs).toBeGreaterThanOrEqual(exchange?.answer.firstByteMs ?? Number.NaN)
     })
   }
 })

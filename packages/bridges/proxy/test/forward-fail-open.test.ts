@@ -192,4 +192,23 @@ describe("fail-open in 'on' mode", () => {
     await harness.observed(1)
     expect(harness.exchanges[0]?.plan).toBeUndefined()
   })
+
+  it('a client that goes away while the rewrite is held back: nothing more is sent', async () => {
+    harness = await startHarness(
+      () => ({ ...answerOf(answers.chatStream), before: () => new Promise<void>(() => undefined) }),
+      { warmSummaries: 'on' },
+      planner,
+    )
+    const abort = new AbortController()
+    const answer = fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: ORIGINAL, signal: abort.signal })
+    // The rewrite's first event (a role chunk, no text yet) is held; the client gives up meanwhile.
+    while (harness.upstream.sent[0]?.length !== 1) await new Promise((resolve) => setImmediate(resolve))
+    abort.abort()
+    await expect(answer).rejects.toThrow()
+    await harness.upstream.closed[0]
+    await harness.observed(1)
+    expect(harness.upstream.requests.map(rewritten)).toEqual([true])
+    expect(harness.exchanges[0]?.answer.unreadable).toBe('the answer was cut: the client went away')
+    expect(harness.exchanges[0]?.failOpen).toBeUndefined()
+  })
 })
