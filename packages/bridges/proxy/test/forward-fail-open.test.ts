@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { WarmPlanner } from '../src/index.ts'
 import * as answers from './forward-answers.ts'
@@ -211,4 +212,24 @@ describe("fail-open in 'on' mode", () => {
     expect(harness.exchanges[0]?.answer.unreadable).toBe('the answer was cut: the client went away')
     expect(harness.exchanges[0]?.failOpen).toBeUndefined()
   })
+
+  for (const encoding of ['identity', 'gzip'] as const)
+    it(`a rewrite answered with JSON text (${encoding}): decided when whole, the client gets it once`, async () => {
+      const plain = answers.chatJson.parts.join('')
+      const body = encoding === 'gzip' ? gzipSync(plain) : Buffer.from(plain)
+      const headers = ['Content-Type', 'application/json', 'Content-Length', String(body.length)]
+      if (encoding === 'gzip') headers.push('Content-Encoding', 'gzip')
+      harness = await startHarness(() => ({ status: 200, headers, parts: [body] }), { warmSummaries: 'on' }, planner)
+      const answer = await fetch(`${harness.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: ORIGINAL.replace('"stream":true,', ''),
+      })
+      expect(answer.status).toBe(200)
+      expect(await answer.text()).toBe(plain)
+      expect(harness.upstream.requests.map(rewritten)).toEqual([true])
+      await harness.observed(1)
+      expect(harness.exchanges[0]?.answer).toMatchObject({ content: 'text', usage: answers.chatJson.usage })
+      expect(harness.exchanges[0]?.answer.unreadable).toBeUndefined()
+      harness.test.assertClean()
+    })
 })

@@ -161,7 +161,8 @@ export function relayAnswer(
     if (!hold) open()
     else if (refusedFor === undefined)
       tap.reader.onDecided = (content) => {
-        if (settled || held === undefined) return
+        // Once the upstream ended, the whole reading decides (below), not the first event read at the end.
+        if (settled || held === undefined || ended) return
         if (content === 'text') flush()
         else void refuse('the rewritten request was answered with a tool call')
       }
