@@ -232,4 +232,24 @@ describe("fail-open in 'on' mode", () => {
       expect(harness.exchanges[0]?.answer.unreadable).toBeUndefined()
       harness.test.assertClean()
     })
+
+  it('a held rewrite flushed in many chunks waits for one drain at a time (no listener pile-up)', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error) => warnings.push(warning.name)
+    process.on('warning', onWarning)
+    try {
+      const padding = Array.from({ length: 30 }, () => `: ${'x'.repeat(64 * 1024)}\n\n`)
+      harness = await startHarness(
+        () => ({ status: 200, headers: SSE_HEADERS, parts: [...padding, ...answers.chatStream.parts] }),
+        { warmSummaries: 'on' },
+        planner,
+      )
+      const answer = await post(harness)
+      expect(answer.text).toBe([...padding, ...answers.chatStream.parts].join(''))
+      await new Promise((resolve) => setImmediate(resolve))
+      expect(warnings).toEqual([])
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
 })

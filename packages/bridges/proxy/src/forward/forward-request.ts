@@ -124,11 +124,16 @@ export function relayAnswer(
     const open = (): void => {
       client.writeHead(status, upstream.statusMessage, answerHeaders(upstream.rawHeaders))
     }
+    let waitingForDrain = false
     const send = (chunk: Buffer): void => {
       firstByteAt ??= Date.now()
-      if (!client.write(chunk)) {
+      if (!client.write(chunk) && !waitingForDrain) {
+        waitingForDrain = true
         upstream.pause()
-        client.once('drain', () => upstream.resume())
+        client.once('drain', () => {
+          waitingForDrain = false
+          upstream.resume()
+        })
       }
     }
     const flush = (): void => {
