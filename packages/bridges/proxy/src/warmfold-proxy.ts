@@ -85,6 +85,11 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
   }
 }
 
+/** `url` as an error may show it: any `user:password@` replaced, so a message never quotes a credential. */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1[credentials]@')
+}
+
 const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1|\[::1\])$/i
 
 /** Whether `host` only listens to this machine. */
@@ -157,23 +162,23 @@ export namespace WarmfoldProxy {
   export const Config: ConfigParser<Config> = Object.assign(
     (input?: unknown): Config => {
       const config = parse(input) as Config
+      const shown = JSON.stringify(withoutCredentials(config.upstream))
       if (config.prices !== undefined) config.prices = parsePrices(config.prices) as Prices
       let upstream: URL
       try {
         upstream = new URL(config.upstream)
       } catch {
-        throw new TypeError(
-          `WarmfoldProxy config: upstream must be an http(s) URL, got ${JSON.stringify(config.upstream)}`,
-        )
+        throw new TypeError(`WarmfoldProxy config: upstream must be an http(s) URL, got ${shown}`)
       }
       if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
         throw new TypeError(
-          `WarmfoldProxy config: upstream must be an http(s) URL, got ${JSON.stringify(config.upstream)} ` +
-            `(protocol ${upstream.protocol})`,
+          `WarmfoldProxy config: upstream must be an http(s) URL, got ${shown} (protocol ${upstream.protocol})`,
         )
       if (upstream.search !== '' || upstream.hash !== '')
+        throw new TypeError(`WarmfoldProxy config: upstream must have no query or fragment, got ${shown}`)
+      if (upstream.username !== '' || upstream.password !== '')
         throw new TypeError(
-          `WarmfoldProxy config: upstream must have no query or fragment, got ${JSON.stringify(config.upstream)}`,
+          `WarmfoldProxy config: upstream must not carry credentials (the agent sends its own key), got ${shown}`,
         )
       if (config.token === '') throw new TypeError('WarmfoldProxy config: token must not be empty')
       if (!isLoopbackHost(config.host) && config.token === undefined)

@@ -44,6 +44,11 @@ describe('the proxy config', () => {
       'WarmfoldProxy config: upstream must be an http(s) URL, got "api.openai.com"',
     )
     expect(() => WarmfoldProxy.Config({ upstream: 'ftp://example.com' })).toThrow('(protocol ftp:)')
+    expect(() => WarmfoldProxy.Config({ upstream: `https://user:${KEY}@api.example.com` })).toThrow(
+      'WarmfoldProxy config: upstream must not carry credentials (the agent sends its own key), got ' +
+        '"https://[credentials]@api.example.com"',
+    )
+    expect(() => WarmfoldProxy.Config({ upstream: `ftp://user:${KEY}@x` })).toThrow('"ftp://[credentials]@x"')
     expect(() => WarmfoldProxy.Config({})).toThrow('WarmfoldProxy config: $.upstream missing required value')
     expect(() => WarmfoldProxy.Config({ upstream: 'http://x', prices: { name: 'p', cacheRead: 0.1 } })).toThrow(
       'WarmfoldProxy config prices',
