@@ -1,0 +1,195 @@
+import type { Context } from '@cordisjs/core'
+import { Service } from '@cordisjs/core'
+import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
+import { integerSchema, millisecondsSchema, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
+import Schema from 'schemastery'
+import { forwardingPlanner, nullObserver } from './forward/null-parts.ts'
+import type { ProxyAddress, ProxyServer } from './forward/proxy-server.ts'
+import { startProxyServer } from './forward/proxy-server.ts'
+import type { ExchangeObserver, InboundRequest, WarmMode, WarmPlanner } from './proxy-exchange.ts'
+
+declare module '@cordisjs/core' {
+  interface Context {
+    proxy: WarmfoldProxy
+  }
+  interface Events {
+    /** An observer or planner threw; the request was forwarded anyway. */
+    'proxy/part-error'(part: 'observer' | 'planner', error: unknown): void
+    /** A rewritten request failed (error status, tool call, cut); the original is being sent, once. */
+    'proxy/fail-open'(request: InboundRequest, reason: string): void
+  }
+}
+
+/**
+ * The `ctx.proxy` service: `warmfold proxy`'s HTTP server. Starts listening when the plugin
+ * starts (`address` is set from then on) and closes when it is disposed. Every request is
+ * forwarded byte for byte to `upstream`; the observer sees each exchange after its answer ended;
+ * the planner (when `warmSummaries` is not `off`) may rewrite a summary request, fail-open.
+ */
+export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
+  static readonly [WARMFOLD_PLUGIN]: WarmfoldPluginInfo = {
+    packageName: '@warmfold/proxy',
+    provides: 'ctx.proxy',
+  }
+  static [Service.provide] = 'proxy'
+  static [Service.immediate]: boolean = true
+
+  private server: ProxyServer | undefined
+  private observer: ExchangeObserver
+  private planner: WarmPlanner
+
+  constructor(ctx: Context, config: Parsed<WarmfoldProxy.Config>) {
+    super(ctx, config)
+    this.observer = config.observer ?? nullObserver()
+    this.planner = config.planner ?? forwardingPlanner
+  }
+
+  /** Where the proxy listens; undefined before it started and after it closed. */
+  get address(): ProxyAddress | undefined {
+    return this.server?.address
+  }
+
+  /**
+   * Replaces the observer (the `observe/` room's) for the requests that arrive from now on. The
+   * proxy closes the observer it holds when it stops; the one replaced stays the caller's to close.
+   */
+  useObserver(observer: ExchangeObserver): void {
+    this.observer = observer
+  }
+
+  /** Replaces the warm planner (the `warm/` room's) for the requests that arrive from now on. */
+  usePlanner(planner: WarmPlanner): void {
+    this.planner = planner
+  }
+
+  protected override async start(): Promise<void> {
+    const config = this.config
+    this.server = await startProxyServer({
+      upstream: new URL(config.upstream),
+      host: config.host,
+      port: config.port,
+      ...(config.token === undefined ? {} : { token: config.token }),
+      warmSummaries: config.warmSummaries,
+      maxBodyBytes: config.maxBodyBytes,
+      parts: () => ({ observer: this.observer, planner: this.planner }),
+      onPartError: (part, error) => this.ctx.emit('proxy/part-error', part, error),
+      onFailOpen: (request, reason) => this.ctx.emit('proxy/fail-open', request, reason),
+    })
+  }
+
+  protected override async stop(): Promise<void> {
+    const server = this.server
+    this.server = undefined
+    await server?.close()
+    await this.observer.close()
+  }
+}
+
+/** `url` as an error may show it: any `user:password@` replaced, so a message never quotes a credential. */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1[credentials]@')
+}
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1|\[::1\])$/i
+
+/** Whether `host` only listens to this machine. */
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host)
+}
+
+export namespace WarmfoldProxy {
+  /** A price profile as `warmfold proxy --price` reads it (multipliers of an uncached input token). */
+  export interface Prices {
+    name: string
+    cacheRead: number
+    cacheWrite: number
+    output: number
+    /** Dollars per million uncached input tokens; null when the profile has no dollar rate. */
+    usdPerMillionInput: number | null
+  }
+  export interface Config {
+    /** The provider's base URL (http or https, optional path prefix): each request's path is appended to its path. */
+    upstream: string
+    port: number
+    host: string
+    token?: string
+    warmSummaries: WarmMode
+    maxBodyBytes: number
+    log?: string
+    noBodies: boolean
+    cacheTtlMs: number
+    maxSessions: number
+    prices?: Prices
+    /** The observer (`observe/`); default: one that observes nothing. */
+    observer?: ExchangeObserver
+    /** The warm planner (`warm/`); default: one that forwards every request. */
+    planner?: WarmPlanner
+  }
+
+  const schema = Schema.object({
+    upstream: Schema.string().required().description("The provider's base URL, e.g. https://api.openai.com."),
+    port: integerSchema(0, 65535).default(8787).description('TCP port; 0 = any free port.'),
+    host: Schema.string().default('127.0.0.1').description('Address to bind; not loopback requires token.'),
+    token: Schema.string().description(
+      'Token every request must carry (header x-warmfold-proxy-token or /_t/<token>).',
+    ),
+    warmSummaries: Schema.union(['off', 'dry-run', 'on']).default('off').description('Warm summary rewrites.'),
+    maxBodyBytes: integerSchema(1)
+      .default(32 * 1024 * 1024)
+      .description('Largest request body; over it, 413.'),
+    log: Schema.string().description('Path of the exchange log (JSONL).'),
+    noBodies: Schema.boolean().default(false).description('Log digests and usage only, no bodies.'),
+    cacheTtlMs: millisecondsSchema(1).default(300_000).description('Prompt cache TTL the analysis assumes.'),
+    maxSessions: integerSchema(1).default(1000).description('Sessions held in memory (LRU).'),
+    // Checked by parsePrices when given (schemastery would fill an absent object in and refuse it).
+    prices: Schema.any().description('Price profile (the CLI passes it).'),
+    observer: Schema.any().description('The exchange observer (observe/).'),
+    planner: Schema.any().description('The warm planner (warm/).'),
+  })
+  const parse = strictConfig('WarmfoldProxy', schema)
+  const parsePrices = strictConfig(
+    'WarmfoldProxy config prices',
+    Schema.object({
+      name: Schema.string().required(),
+      cacheRead: Schema.number().min(0).max(1000).required(),
+      cacheWrite: Schema.number().min(0).max(1000).required(),
+      output: Schema.number().min(0).max(1000).required(),
+      usdPerMillionInput: Schema.union([Schema.number().min(0).max(10_000), Schema.const(null)]).default(null),
+    }),
+  )
+
+  /** Parses a config: the schema's checks, then the upstream URL and the token rule, each naming its key. */
+  export const Config: ConfigParser<Config> = Object.assign(
+    (input?: unknown): Config => {
+      const config = parse(input) as Config
+      const shown = JSON.stringify(withoutCredentials(config.upstream))
+      if (config.prices !== undefined) config.prices = parsePrices(config.prices) as Prices
+      let upstream: URL
+      try {
+        upstream = new URL(config.upstream)
+      } catch {
+        throw new TypeError(`WarmfoldProxy config: upstream must be an http(s) URL, got ${shown}`)
+      }
+      if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:')
+        throw new TypeError(
+          `WarmfoldProxy config: upstream must be an http(s) URL, got ${shown} (protocol ${upstream.protocol})`,
+        )
+      if (upstream.search !== '' || upstream.hash !== '')
+        throw new TypeError(`WarmfoldProxy config: upstream must have no query or fragment, got ${shown}`)
+      if (upstream.username !== '' || upstream.password !== '')
+        throw new TypeError(
+          `WarmfoldProxy config: upstream must not carry credentials (the agent sends its own key), got ${shown}`,
+        )
+      if (config.token === '') throw new TypeError('WarmfoldProxy config: token must not be empty')
+      if (!isLoopbackHost(config.host) && config.token === undefined)
+        throw new TypeError(
+          `WarmfoldProxy config: host ${JSON.stringify(config.host)} is not loopback, so token is required ` +
+            '(every agent must then send it); set token, or bind host 127.0.0.1',
+        )
+      return config
+    },
+    { schema: parse.schema },
+  ) as ConfigParser<Config>
+}
+
+export default WarmfoldProxy
