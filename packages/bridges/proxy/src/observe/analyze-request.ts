@@ -128,6 +128,9 @@ export function analyzePrompt(
   if (divergence.part === 'tools') return result('tools', phrase, sharedChars, lost)
   if (divergence.part === 'system') return result('system', phrase, sharedChars, lost)
   if (changes.includes('messages')) {
+    // A tool result rewritten in place is a prune even after a summary request; a fold replaces history otherwise.
+    if (rewroteToolResult(current.layout, compared.seen.layout))
+      return result('prune', `${phrase}: a tool result was rewritten`, sharedChars, lost)
     if (context.summarySince)
       return result(
         'fold',
@@ -135,8 +138,6 @@ export function analyzePrompt(
         sharedChars,
         lost,
       )
-    if (rewroteToolResult(current.layout, compared.seen.layout))
-      return result('prune', `${phrase}: a tool result was rewritten`, sharedChars, lost)
     return result('unknown', `${phrase}: an earlier message was changed or removed`, sharedChars, lost)
   }
   const predicted = tokens(sharedChars)
