@@ -116,7 +116,10 @@ export function parseLogLine(text: string, index: number): LogLine {
 function proxyLineWithoutBody(record: Readonly<Record<string, unknown>>): string {
   const what = `${String(record.method ?? '')} ${String(record.path ?? '')}`.trim()
   if (record.bodyLogged === false)
-    return `a warmfold proxy line (${what}) logged without its body (--no-bodies: sha256 ${String(record.bodySha256)}); nothing to diagnose`
+    return (
+      `a warmfold proxy line (${what}) logged without its body (--no-bodies: sha256 ` +
+      `${String(record.bodySha256)}); nothing to diagnose`
+    )
   return `a warmfold proxy line (${what}) without a request body to diagnose (${String(record.kind)} request)`
 }
 
