@@ -107,7 +107,7 @@ it('shows sessions, breaks with cause, cost and first divergence, and compaction
 
   // A new request shows up without a reload (the page polls every 2 s).
   feed(5, { usage: usage(1800, 1500) })
-  await page.waitForFunction(() => document.querySelector('main')?.textContent?.includes('6 requests'), null, {
+  await page.waitForFunction("document.querySelector('main').textContent.includes('6 requests')", null, {
     timeout: 10_000,
   })
   const shot = await page.screenshot({ fullPage: true })
