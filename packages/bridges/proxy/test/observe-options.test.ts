@@ -66,3 +66,23 @@ it('logs a request that is not a generate request without its body, and refuses 
     await rm(directory, { recursive: true, force: true })
   }
 })
+
+it('never throws into the caller: an exchange it cannot analyse is logged as unreadable, saying why', async () => {
+  const directory = await mkdtemp(join(tmpdir(), 'warmfold-observe-broken-'))
+  try {
+    const log = join(directory, 'broken.jsonl')
+    const observer = new ProxyObserver({ log })
+    const exchange = exchangeOf(
+      { method: 'POST', url: '/v1/chat/completions', rawHeaders: [], headers: {}, body: Buffer.from('{}') },
+      { id: 9, at: 1 },
+    )
+    expect(() => observer.observe({ ...exchange, sent: undefined as unknown as Buffer })).not.toThrow()
+    await observer.close()
+    const [line] = await readProxyLog(log)
+    expect(line?.warmfold.kind).toBe('unreadable')
+    expect(line?.warmfold.unreadable).toMatch(/^the observer could not analyse it: /)
+    expect(observer.errors).toHaveLength(1)
+  } finally {
+    await rm(directory, { recursive: true, force: true })
+  }
+})

@@ -182,7 +182,7 @@ export class ProxyObserver implements ExchangeObserver {
         status: exchange.answer.status,
         streamed: exchange.answer.streamed,
         bodySha256: '',
-        bodyBytes: exchange.sent.length,
+        bodyBytes: Buffer.isBuffer(exchange.sent) ? exchange.sent.length : 0,
         bodyLogged: false,
         usage: exchange.answer.usage ?? null,
         cost: null,
@@ -191,7 +191,11 @@ export class ProxyObserver implements ExchangeObserver {
       }
     }
     this.live.add(record)
-    this.log?.append(this.logLine(exchange, record, json))
+    try {
+      this.log?.append(this.logLine(exchange, record, json))
+    } catch (error) {
+      this.fail(error as Error)
+    }
   }
 
   /** The log line: a `warmfold doctor` request line (`t`, `url`, `headers`, `body`) plus the `warmfold` record. */
