@@ -2,8 +2,7 @@ import { expect, it } from 'vitest'
 import type { ObserverMemory } from '../src/index.ts'
 import { ProxyObserver } from '../src/index.ts'
 import { exchangeOf, usage } from './support/observe-capture.ts'
-
-const settle = () => new Promise((resolve) => setImmediate(resolve))
+import { settle } from './support/observe-settle.ts'
 
 /** Turn `turn` of session `session`: a Chat Completions body whose history grows by one tool call a turn. */
 function body(session: number, turn: number): Buffer {
@@ -46,7 +45,7 @@ it('holds as much after 10,000 requests as after 1,000: it follows the live sess
       )
     }
     if ((session + 1) % 100 === 0) {
-      await settle()
+      await settle(observer)
       checkpoints.push(observer.memory())
     }
   }

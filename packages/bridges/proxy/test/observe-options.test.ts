@@ -7,6 +7,9 @@ import type { CapturedRequest } from './support/observe-capture.ts'
 import { exchangeOf } from './support/observe-capture.ts'
 import { readProxyLog } from './support/observe-log-lines.ts'
 
+/** One turn of the event loop. */
+const turn = () => new Promise((resolve) => setImmediate(resolve))
+
 it('applies the defaults and refuses an option out of range, naming it and the value', () => {
   const { options } = new ProxyObserver()
   expect(options).toMatchObject({
@@ -85,4 +88,22 @@ it('never throws into the caller: an exchange it cannot analyse is logged as unr
   } finally {
     await rm(directory, { recursive: true, force: true })
   }
+})
+
+it('returns from observe() before any analysis, then analyses one exchange per turn of the event loop, in order', async () => {
+  const observer = new ProxyObserver()
+  const body = Buffer.from(JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] }))
+  for (let id = 1; id <= 3; id++)
+    observer.observe(
+      exchangeOf({ method: 'POST', url: '/v1/chat/completions', rawHeaders: [], headers: {}, body }, { id, at: id }),
+    )
+  expect(observer.memory().queued).toBe(3)
+  expect(observer.snapshot().totals.requests).toBe(0)
+  await turn()
+  expect(observer.snapshot().totals.requests).toBe(1)
+  await turn()
+  expect(observer.snapshot().totals.requests).toBe(2)
+  await observer.close()
+  expect(observer.memory().queued).toBe(0)
+  expect(observer.snapshot().totals.requests).toBe(3)
 })

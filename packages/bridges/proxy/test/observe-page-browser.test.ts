@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { ProxyObserver } from '../src/index.ts'
 import type { CapturedRequest } from './support/observe-capture.ts'
 import { exchangeOf, usage } from './support/observe-capture.ts'
+import { settle } from './support/observe-settle.ts'
 import { capture, H1, H2, H3, KETTLE, result, user } from './support/observe-sdk.ts'
 
 /** Debian's chromium package; `.ci/run` installs it when it is missing. */
@@ -86,7 +87,7 @@ it('shows sessions, breaks with cause, cost and first divergence, and compaction
     usage: usage(1750, 0),
     plan: { action: 'forward', summary: { agent: 'claude-code', confidence: 0.9, reason: 'marker' } },
   })
-  await new Promise((resolve) => setImmediate(resolve))
+  await settle(observer)
 
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
   const requested: string[] = []

@@ -3,11 +3,10 @@ import type { Exchange } from '../src/index.ts'
 import { ProxyObserver } from '../src/index.ts'
 import type { CapturedRequest } from './support/observe-capture.ts'
 import { exchangeOf, usage } from './support/observe-capture.ts'
+import { settle } from './support/observe-settle.ts'
 import { capture, H1, H2, H3, user } from './support/observe-sdk.ts'
 
 const TTL = 300_000
-/** Lets the observer's queue run (it analyses on a later turn of the event loop). */
-const settle = () => new Promise((resolve) => setImmediate(resolve))
 
 function feed(observer: ProxyObserver, requests: readonly CapturedRequest[], start = 1, at = 1_000_000): Exchange[] {
   return requests.map((request, index) => {
@@ -33,7 +32,7 @@ describe('sessions', () => {
     ])
     const observer = new ProxyObserver()
     feed(observer, requests)
-    await settle()
+    await settle(observer)
     const sessions = observer.snapshot().sessions
     expect(sessions.map((session) => [session.key, session.requests, session.by]).toSorted()).toEqual([
       ['anthropic-messages x-claude-code-session-id=A agent=explore-1', 1, 'header x-claude-code-session-id'],
@@ -56,7 +55,7 @@ describe('sessions', () => {
     ])
     const observer = new ProxyObserver()
     feed(observer, [...responses, ...anthropic])
-    await settle()
+    await settle(observer)
     expect(
       observer
         .snapshot()
@@ -94,7 +93,7 @@ describe('sessions', () => {
         }),
       )
     })
-    await settle()
+    await settle(observer)
     const sessions = observer.snapshot().sessions
     expect(sessions.map((session) => [session.by, session.requests, session.compactions, session.breaks])).toEqual([
       ['containment', 5, 1, 1],
@@ -156,10 +155,10 @@ describe('bounds', () => {
     ])
     const observer = new ProxyObserver({ cacheTtlMs: TTL, forgetAfterTtls: 2 })
     observer.observe(exchangeOf(requests[0] as CapturedRequest, { id: 1, at: 0 }))
-    await settle()
+    await settle(observer)
     expect(observer.memory()).toMatchObject({ sessions: 1, rememberedBodies: 1 })
     observer.observe(exchangeOf(requests[1] as CapturedRequest, { id: 2, at: 2 * TTL + 1 }))
-    await settle()
+    await settle(observer)
     expect(observer.snapshot().sessions.map((session) => session.key)).toEqual(['openai-chat x-session-id=new'])
     expect(observer.memory()).toMatchObject({ sessions: 1, rememberedBodies: 1 })
     await observer.close()
@@ -173,7 +172,7 @@ describe('bounds', () => {
     )
     const observer = new ProxyObserver({ maxSessions: 3 })
     feed(observer, requests)
-    await settle()
+    await settle(observer)
     expect(observer.snapshot().sessions.map((session) => session.key)).toEqual(
       ['s5', 's4', 's3'].map((name) => `openai-chat x-session-id=${name}`),
     )

@@ -36,6 +36,8 @@ export class ProxyObserver implements ExchangeObserver {
   private readonly live: LiveState
   private readonly log: ObserverLog | undefined
   private queue: Exchange[] = []
+  /** The next exchange to analyse in `queue` (the ones before it are done). */
+  private head = 0
   private scheduled: ReturnType<typeof setImmediate> | undefined
   private closing: Promise<void> | undefined
   /** Analysis failures (the exchange is still logged, as unreadable); the latest 20. */
@@ -50,14 +52,17 @@ export class ProxyObserver implements ExchangeObserver {
       this.options.log === undefined ? undefined : new ObserverLog(this.options.log, (error) => this.fail(error))
   }
 
-  /** Queues `exchange`; the analysis runs on a later turn of the event loop, in the order exchanges came. */
+  /**
+   * Queues `exchange`; the analysis runs on later turns of the event loop (one exchange a turn), in
+   * the order exchanges came.
+   */
   observe(exchange: Exchange): void {
     if (this.closing) {
       this.fail(new Error(`exchange ${exchange.request.id} observed after close(): not analysed or logged`))
       return
     }
     this.queue.push(exchange)
-    this.scheduled ??= setImmediate(() => this.drain())
+    this.scheduled ??= setImmediate(() => this.step())
   }
 
   /**
@@ -107,7 +112,7 @@ export class ProxyObserver implements ExchangeObserver {
       rememberedBodies: sessions.filter((session) => session.last).length,
       internedTexts: this.table.interner.size,
       trieNodes: this.table.index.nodes,
-      queued: this.queue.length,
+      queued: this.queue.length - this.head,
     }
   }
 
@@ -120,11 +125,37 @@ export class ProxyObserver implements ExchangeObserver {
     return this.closing
   }
 
+  /**
+   * Analyses the oldest queued exchange and yields the event loop before the next one, so a burst
+   * of long requests never holds the forward's I/O for more than one analysis at a time.
+   */
+  private step(): void {
+    this.scheduled = undefined
+    const exchange = this.queue[this.head]
+    if (exchange) {
+      this.queue[this.head++] = undefined as unknown as Exchange
+      this.process(exchange)
+    }
+    if (this.head >= this.queue.length) {
+      this.queue = []
+      this.head = 0
+      return
+    }
+    // A queue that never empties is compacted now and then, so its done slots do not pile up.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head)
+      this.head = 0
+    }
+    this.scheduled = setImmediate(() => this.step())
+  }
+
+  /** Analyses everything queued, now. */
   private drain(): void {
     if (this.scheduled) clearImmediate(this.scheduled)
     this.scheduled = undefined
-    const batch = this.queue
+    const batch = this.queue.slice(this.head)
     this.queue = []
+    this.head = 0
     for (const exchange of batch) this.process(exchange)
   }
 
