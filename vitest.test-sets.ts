@@ -58,6 +58,9 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   // Six `warmfold bench` runs as processes (about 11 s), and a 12-run property over background swaps (about 4 s).
   'scripts/test/small-window-bench.test.ts',
   'packages/compaction/compaction-basic/test/background-fold-stale-property.test.ts',
+  // 10,000 requests through the proxy's observer (memory stays flat), about 3 s; and its live page in headless Chromium.
+  'packages/bridges/proxy/test/observe-memory.test.ts',
+  'packages/bridges/proxy/test/observe-page-browser.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

@@ -24,8 +24,10 @@ export type LogLine =
 /**
  * Reads a request log line by line (a log of thousands of 100k-character bodies never has to fit
  * in one string): each line is the request body itself or `{ "body": …, "url"?: …, "t"?: ms,
- * "headers"?: … }`. A UTF-8 byte order mark before the first line is skipped, whitespace-only
- * lines too; every other line yields a request or an `unreadable` entry saying what is wrong with it.
+ * "headers"?: … }` (other keys are ignored: a `warmfold proxy` log line adds its analysis under
+ * `warmfold`, and one without a body, `--no-bodies`, is reported as unreadable, saying so). A
+ * UTF-8 byte order mark before the first line is skipped, whitespace-only lines too; every other
+ * line yields a request or an `unreadable` entry saying what is wrong with it.
  */
 export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
   const lines = createInterface({
@@ -64,6 +66,7 @@ export function parseLogLine(text: string, index: number): LogLine {
       `objects and arrays nested deeper than ${MAX_JSON_DEPTH} levels; no API takes such a body: ${preview(text)}`,
     )
   if (!isRecord(value)) return unreadable(`not a JSON object but ${describeJson(value)}`)
+  if (!('body' in value) && isRecord(value.warmfold)) return unreadable(proxyLineWithoutBody(value.warmfold))
   if (!('body' in value)) return { kind: 'request', request: { index, body: value, headers: {} } }
   let body = value.body
   if (typeof body === 'string') {
@@ -104,6 +107,20 @@ export function parseLogLine(text: string, index: number): LogLine {
       ...(value.t === undefined ? {} : { t: value.t as number }),
     },
   }
+}
+
+/**
+ * Why a `warmfold proxy` log line holds no body: the proxy ran with `--no-bodies` (a digest
+ * instead), or the request was not one to diagnose (count_tokens, a models list).
+ */
+function proxyLineWithoutBody(record: Readonly<Record<string, unknown>>): string {
+  const what = `${String(record.method ?? '')} ${String(record.path ?? '')}`.trim()
+  if (record.bodyLogged === false)
+    return (
+      `a warmfold proxy line (${what}) logged without its body (--no-bodies: sha256 ` +
+      `${String(record.bodySha256)}); nothing to diagnose`
+    )
+  return `a warmfold proxy line (${what}) without a request body to diagnose (${String(record.kind)} request)`
 }
 
 /**

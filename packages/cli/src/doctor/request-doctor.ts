@@ -1,13 +1,10 @@
 import type { CanonicalRequest, RequestApi, SeenRequest } from '@warmfold/cache-ledger/prefix'
 import {
-  canonicalize,
-  canonicalWireJson,
   compareSeenRequests,
-  detectApi,
-  layoutOf,
-  RequestShapeError,
+  readWireRequest,
   SegmentInterner,
   SegmentTrie,
+  seenRequestOf,
 } from '@warmfold/cache-ledger/prefix'
 import type { DoctorBreak, DoctorReport, DoctorRequest, UnreadableLine } from './doctor-report.ts'
 import type { LoggedRequest, LogLine } from './read-request-log.ts'
@@ -39,40 +36,19 @@ export class RequestDoctor {
       return
     }
     const { request } = line
-    const detection = detectApi(request, this.lastMessagesApi)
-    if ('error' in detection) {
-      this.unreadable.push({ index: request.index, reason: detection.error })
+    const reading = readWireRequest(request, this.lastMessagesApi)
+    if ('error' in reading) {
+      this.unreadable.push({ index: request.index, reason: reading.error })
       return
     }
-    let canonical: CanonicalRequest
-    try {
-      canonical = canonicalize(request, detection.api)
-    } catch (error) {
-      if (!(error instanceof RequestShapeError)) throw error
-      this.unreadable.push({
-        index: request.index,
-        reason: `not a valid ${detection.api} body (detected by ${detection.by}): ${error.message}`,
-      })
-      return
-    }
-    if (detection.api === 'openai-chat' || detection.api === 'anthropic-messages') this.lastMessagesApi = detection.api
+    const { canonical } = reading
+    if (canonical.api === 'openai-chat' || canonical.api === 'anthropic-messages') this.lastMessagesApi = canonical.api
     this.requests.push(this.diagnose(request, canonical))
   }
 
   private diagnose(request: LoggedRequest, canonical: CanonicalRequest): DoctorRequest {
-    const envelope = new Map(
-      Object.entries(canonical.envelope).map(([field, value]) => [field, canonicalWireJson(value)] as const),
-    )
-    const family = `${canonical.api} ${canonicalWireJson(canonical.envelope)}`
-    const layout = layoutOf(canonical, this.interner)
-    const current: SeenRequest = {
-      index: request.index,
-      api: canonical.api,
-      family,
-      envelope,
-      layout,
-      ...(request.t === undefined ? {} : { t: request.t }),
-    }
+    const current = seenRequestOf(canonical, this.interner, request.index, request.t)
+    const { family, layout } = current
     let familyTrie = this.families.get(family)
     if (!familyTrie) this.families.set(family, (familyTrie = new SegmentTrie()))
     let apiTries = this.apis.get(canonical.api)

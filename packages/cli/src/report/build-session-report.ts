@@ -85,24 +85,7 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
       if ((data as { reason?: unknown }).reason !== 'initial') headerChanged = true
     }
   }
-  const missing = { cached: 0, written: 0, uncached: 0, output: 0 }
-  const costs: Cost[] = []
-  const requests = logged.map((request, index): ReportRequest => {
-    const billed = billedTokens(request.tokens, missing)
-    if (!billed) return { number: index + 1, ...request, billed: null }
-    const cost = requestCost(
-      {
-        cachedTokens: billed.cached,
-        uncachedTokens: billed.uncached + billed.written,
-        cacheWriteTokens: billed.written,
-        outputTokens: billed.output,
-      },
-      price,
-    )
-    costs.push(cost)
-    return { number: index + 1, ...request, billed: { ...billed, cost: cost.total } }
-  })
-  const { totals, notes } = totalsOf(requests, markers, sumCosts(costs), price, missing)
+  const { requests, totals, notes } = pricedRequests(logged, markers, price)
   const { folds, totals: foldTotals } = foldRows.rows(requests, foldAudits, price, source === 'usage')
   const sourceNote =
     source === 'ledger'
@@ -132,6 +115,35 @@ export function buildSessionReport(log: SessionLog, price: PriceProfile): Sessio
     totals,
     notes: [sourceNote, ...(log.notes ?? []), ...notes],
   }
+}
+
+/**
+ * `logged` numbered, priced with `price` and summed (`markers`: the folds and prunes between them),
+ * with a note for each kind of gap in their numbers. What every source of a report ends with.
+ */
+export function pricedRequests(
+  logged: readonly ObservedRequest[],
+  markers: readonly ReportMarker[],
+  price: PriceProfile,
+): { requests: ReportRequest[]; totals: ReportTotals; notes: string[] } {
+  const missing = { cached: 0, written: 0, uncached: 0, output: 0 }
+  const costs: Cost[] = []
+  const requests = logged.map((request, index): ReportRequest => {
+    const billed = billedTokens(request.tokens, missing)
+    if (!billed) return { number: index + 1, ...request, billed: null }
+    const cost = requestCost(
+      {
+        cachedTokens: billed.cached,
+        uncachedTokens: billed.uncached + billed.written,
+        cacheWriteTokens: billed.written,
+        outputTokens: billed.output,
+      },
+      price,
+    )
+    costs.push(cost)
+    return { number: index + 1, ...request, billed: { ...billed, cost: cost.total } }
+  })
+  return { requests, ...totalsOf(requests, markers, sumCosts(costs), price, missing) }
 }
 
 /** Adds a fold or prune marker; consecutive prunes between the same two requests merge. */

@@ -4,7 +4,7 @@ import { foldRowsText } from './fold-rows-format.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import { forkText } from './fork-events.ts'
 import type { SessionReport } from './report-model.ts'
-import { costText, integer, percent, prefilledText, priceText, purposesText } from './report-format.ts'
+import { costText, integer, percent, prefilledText, priceText, purposesText, sourceText } from './report-format.ts'
 
 /**
  * The terminal summary of a report: totals, cost, every break with its cause, the summary
@@ -15,8 +15,7 @@ import { costText, integer, percent, prefilledText, priceText, purposesText } fr
 export function formatReportText(report: SessionReport): string {
   const { totals } = report
   const lines = [
-    `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ` +
-      `${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}`,
+    `warmfold report: ${report.file} (session ${report.sessionId}), numbers from ${sourceText(report.source)}`,
     ...(report.forkOf
       ? [
           `a fork of session ${report.forkOf.parentSessionId} (its first request replayed the parent's log up to ` +

@@ -158,6 +158,7 @@ const SOURCE_TEXT: Readonly<Record<SessionReport['source'], string>> = {
   usage:
     'No cache ledger in this log: numbers from the provider usage on assistant/message and compaction/summary ' +
     'events (see the notes).',
+  proxy: 'A warmfold proxy log: provider usage per request, breaks and compactions as the proxy found them.',
 }
 
 function seconds(ms: number): string {

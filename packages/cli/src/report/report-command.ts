@@ -5,12 +5,13 @@ import type { OutputFile } from '../shared/output-file.ts'
 import { openOutputFile } from '../shared/output-file.ts'
 import { buildSessionReport } from './build-session-report.ts'
 import { formatReportText } from './format-report-text.ts'
-import { integer } from './report-format.ts'
+import { integer, sourceText } from './report-format.ts'
 import type { SessionReport } from './report-model.ts'
 import type { ReportArgs } from './parse-report-args.ts'
 import type { SessionLog } from './read-session-log.ts'
 import { readSessionLog } from './read-session-log.ts'
 import { readStoreSession } from './read-store-session.ts'
+import { buildProxyReport, isProxyLog } from './read-proxy-log.ts'
 import { renderReportHtml } from './render-report-html.ts'
 
 /** The log `args` name: a JSONL file, `DIR/<id>.jsonl` of `--store file:DIR`, or a session read from an SQL store. */
@@ -56,7 +57,10 @@ export async function runReport(args: ReportArgs, io: CommandIo): Promise<Sessio
 
 /** Reads the log, then prints the summary or writes the page to `output`. */
 async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | undefined): Promise<SessionReport> {
-  const report = buildSessionReport(await readLog(args), args.price)
+  const report =
+    !args.store && (await isProxyLog(args.session).catch(() => false))
+      ? await buildProxyReport(args.session, args.price)
+      : buildSessionReport(await readLog(args), args.price)
   if (!output) {
     io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReportText(report)}\n`)
     return report
@@ -69,7 +73,7 @@ async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | un
   io.stdout(
     `warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ` +
       `${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ` +
-      `${report.source === 'ledger' ? 'the cache ledger' : 'provider usage (no cache ledger in this log)'}\n`,
+      `${sourceText(report.source)}\n`,
   )
   return report
 }

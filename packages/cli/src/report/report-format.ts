@@ -61,3 +61,10 @@ export function tokensText(request: ReportRequest): string {
 export function prefilledText({ billed }: ReportRequest): string {
   return billed ? integer(billed.written + billed.uncached) : 'no usage'
 }
+
+/** Where a report's numbers come from, in a few words. */
+export function sourceText(source: 'ledger' | 'usage' | 'proxy'): string {
+  if (source === 'ledger') return 'the cache ledger'
+  if (source === 'proxy') return "a warmfold proxy log (provider usage, the proxy's breaks)"
+  return 'provider usage (no cache ledger in this log)'
+}

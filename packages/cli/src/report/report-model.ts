@@ -239,9 +239,10 @@ export interface SessionReport {
   readonly sessionId: string
   /**
    * `ledger`: the numbers come from `cache/observation` events; `usage`: the log has none, so
-   * they come from the provider usage on `assistant/message` and `compaction/summary` events.
+   * they come from the provider usage on `assistant/message` and `compaction/summary` events;
+   * `proxy`: a `warmfold proxy` log (provider usage, and the proxy's breaks and compactions).
    */
-  readonly source: 'ledger' | 'usage'
+  readonly source: 'ledger' | 'usage' | 'proxy'
   readonly price: PriceProfile
   readonly requests: readonly ReportRequest[]
   readonly markers: readonly ReportMarker[]

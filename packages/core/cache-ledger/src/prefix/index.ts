@@ -29,6 +29,8 @@ export { createTrieRoot, isExpired, matchPrefix, sendPrefix } from './prefix-tri
 export type { PromptLayout, PromptPart, PromptSegment } from './prompt-layout.ts'
 export { commonPrefixLength, layoutOf } from './prompt-layout.ts'
 export { PromptRenderer } from './prompt-renderer.ts'
+export type { WireReading } from './read-wire-request.ts'
+export { readWireRequest, seenRequestOf } from './read-wire-request.ts'
 export type { CacheReadFacts } from './provider-missed.ts'
 export { DEFAULT_PROVIDER_TOLERANCE_TOKENS, expectedCacheTokens, providerMissed } from './provider-missed.ts'
 export type { EnvelopeField, MessageShape, RequestFingerprint, SegmentPart } from './request-fingerprint.ts'

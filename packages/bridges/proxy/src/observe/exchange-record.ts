@@ -1,0 +1,86 @@
+import type { PromptDivergence, RequestApi } from '@warmfold/cache-ledger/prefix'
+import type { ProviderUsage, SummaryRecognition } from '../proxy-exchange.ts'
+import type { ObservedCause } from './analyze-request.ts'
+
+/** Marks a proxy log line's `warmfold` record and its version. */
+export const PROXY_LOG_FORMAT = 'warmfold-proxy/1'
+
+/** What a rewrite (or a dry run of one) changed and saved. */
+export interface RewriteRecord {
+  /** `sent`: the rewritten body went upstream; `dry-run`: the original did, the rewrite was only logged. */
+  readonly sent: 'rewritten' | 'original'
+  readonly recognition: SummaryRecognition
+  readonly originalSha256: string
+  readonly rewrittenSha256: string
+  /** The id of the conversation request it replays. */
+  readonly replays: number
+  /** The warm room's structural diff, original → rewritten. */
+  readonly diff: readonly string[]
+  /** Tokens each would prefill (not read from the cache), predicted from its first divergent byte. */
+  readonly predictedUncachedTokens: { readonly original: number; readonly rewritten: number }
+  /** original − rewritten: what the rewrite saves (or would save) in prefilled tokens. */
+  readonly savedTokens: number
+  /** Cached tokens predicted for what was sent, and what the provider reported (null without usage). */
+  readonly predictedCachedTokens: number
+  readonly reportedCachedTokens: number | null
+}
+
+/** The analysis of one exchange: the `warmfold` key of its log line, and a row of the live page. */
+export interface ExchangeRecord {
+  readonly log: typeof PROXY_LOG_FORMAT
+  /** The proxy's request id. */
+  readonly id: number
+  /** When the request arrived (ms since the epoch). */
+  readonly at: number
+  /**
+   * `conversation`; `compaction` (a summary request: the warm room recognised it, rewrote it, or
+   * failed open); `other` (not a generate request: count_tokens, models); `unreadable`.
+   */
+  readonly kind: 'conversation' | 'compaction' | 'other' | 'unreadable'
+  readonly api: RequestApi | null
+  readonly method: string
+  /** The request path without its query. */
+  readonly path: string
+  readonly session: string | null
+  /** How the session was found: `header …`, `body …`, `containment`. */
+  readonly sessionBy: string | null
+  readonly agent: string
+  readonly status: number
+  readonly streamed: boolean
+  readonly bodySha256: string
+  readonly bodyBytes: number
+  /** Whether the body is on the line (false with `noBodies`). */
+  readonly bodyLogged: boolean
+  readonly usage: ProviderUsage | null
+  /** The provider's own miss diagnosis, verbatim. */
+  readonly providerDiagnosis?: string
+  readonly promptChars?: number
+  readonly predictedCachedChars?: number
+  readonly predictedCachedTokens?: number
+  readonly tokenScale?: 'reported' | 'chars/4'
+  /** The request compared with (the session's last conversation request), or null. */
+  readonly comparedWith?: number | null
+  readonly divergence?: PromptDivergence
+  readonly phrase?: string
+  readonly cause?: ObservedCause
+  readonly explanation?: string
+  /** Tokens of the compared prompt prefilled again because of the break. */
+  readonly lostTokens?: number
+  /** What the request cost (input-token units, dollars when the price has a rate); null without prices or usage. */
+  readonly cost: { readonly units: number; readonly usd: number | null } | null
+  /** What the break cost: `lostTokens` at (1 − cache-read price); null without prices. */
+  readonly breakCost?: { readonly units: number; readonly usd: number | null } | null
+  readonly rewrite?: RewriteRecord
+  /** The rewritten request failed (status or a tool call) and the original was sent once. */
+  readonly failOpen?: {
+    readonly reason: string
+    readonly rewrittenStatus: number
+    readonly rewrittenUsage: ProviderUsage | null
+  }
+  /** Why the body could not be read (not JSON, not its API's shape). */
+  readonly unreadable?: string
+  /** Why the answer could not be read (the bytes were passed on). */
+  readonly answerUnreadable?: string
+  readonly firstByteMs?: number
+  readonly totalMs: number
+}

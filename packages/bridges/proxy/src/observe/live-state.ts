@@ -1,0 +1,173 @@
+import type { ObservedCause } from './analyze-request.ts'
+import type { ExchangeRecord } from './exchange-record.ts'
+import type { ObservedSession } from './session-table.ts'
+
+/** A session as the live page lists it. */
+export interface LiveSession {
+  readonly key: string
+  readonly by: string
+  readonly agent: string
+  readonly api: string
+  readonly requests: number
+  readonly compactions: number
+  readonly breaks: number
+  readonly inputTokens: number
+  readonly cacheReadTokens: number
+  /** cache-read / input tokens, as the provider reported them; null before any usage. */
+  readonly hitRate: number | null
+  readonly cost: number | null
+  readonly costUsd: number | null
+  readonly lastAt: number
+}
+
+/** A request whose prefix broke (a conversation request with a cause other than `none` and `first`). */
+export interface LiveBreak {
+  readonly id: number
+  readonly at: number
+  readonly session: string
+  readonly cause: ObservedCause
+  readonly phrase: string
+  readonly explanation: string
+  readonly lostTokens: number
+  readonly cost: { readonly units: number; readonly usd: number | null } | null
+  readonly providerDiagnosis?: string
+}
+
+/** A summary request: what it cost, and what a rewrite saved. */
+export interface LiveCompaction {
+  readonly id: number
+  readonly at: number
+  readonly session: string | null
+  readonly agent: string
+  readonly phrase: string | null
+  readonly cost: { readonly units: number; readonly usd: number | null } | null
+  readonly usage: ExchangeRecord['usage']
+  readonly rewrite: ExchangeRecord['rewrite'] | null
+  readonly failOpen: string | null
+}
+
+/** `/_warmfold/state.json`: what the live page shows. */
+export interface LiveSnapshot {
+  readonly at: number
+  readonly price: string | null
+  readonly totals: {
+    readonly requests: number
+    readonly unreadable: number
+    readonly breaks: number
+    readonly compactions: number
+    readonly inputTokens: number
+    readonly cacheReadTokens: number
+    readonly hitRate: number | null
+    readonly cost: number | null
+    readonly costUsd: number | null
+  }
+  readonly sessions: readonly LiveSession[]
+  /** The latest breaks, newest first. */
+  readonly breaks: readonly LiveBreak[]
+  /** The latest compactions, newest first. */
+  readonly compactions: readonly LiveCompaction[]
+  /** The latest unreadable requests, newest first: id and reason. */
+  readonly unreadable: ReadonlyArray<{ readonly id: number; readonly reason: string }>
+}
+
+/** The live page's running totals and latest items (each list bounded to `keep`). */
+export class LiveState {
+  private requests = 0
+  private unreadableCount = 0
+  private breakCount = 0
+  private compactionCount = 0
+  private inputTokens = 0
+  private cacheReadTokens = 0
+  private cost: number | null = null
+  private costUsd: number | null = null
+  private readonly breaks: LiveBreak[] = []
+  private readonly compactions: LiveCompaction[] = []
+  private readonly unreadable: Array<{ id: number; reason: string }> = []
+
+  constructor(private readonly keep: number) {}
+
+  add(record: ExchangeRecord): void {
+    this.requests++
+    if (record.usage) {
+      this.inputTokens += record.usage.inputTokens
+      this.cacheReadTokens += record.usage.cacheReadTokens
+    }
+    if (record.cost) {
+      this.cost = (this.cost ?? 0) + record.cost.units
+      if (record.cost.usd !== null) this.costUsd = (this.costUsd ?? 0) + record.cost.usd
+    }
+    if (record.unreadable) {
+      this.unreadableCount++
+      this.push(this.unreadable, { id: record.id, reason: record.unreadable })
+    }
+    if (record.kind === 'compaction') {
+      this.compactionCount++
+      this.push(this.compactions, {
+        id: record.id,
+        at: record.at,
+        session: record.session,
+        agent: record.agent,
+        phrase: record.phrase ?? null,
+        cost: record.cost,
+        usage: record.usage,
+        rewrite: record.rewrite ?? null,
+        failOpen: record.failOpen?.reason ?? null,
+      })
+    }
+    if (record.kind === 'conversation' && record.cause && record.cause !== 'none' && record.cause !== 'first') {
+      this.breakCount++
+      this.push(this.breaks, {
+        id: record.id,
+        at: record.at,
+        session: record.session ?? '',
+        cause: record.cause,
+        phrase: record.phrase ?? '',
+        explanation: record.explanation ?? '',
+        lostTokens: record.lostTokens ?? 0,
+        cost: record.breakCost ?? null,
+        ...(record.providerDiagnosis === undefined ? {} : { providerDiagnosis: record.providerDiagnosis }),
+      })
+    }
+  }
+
+  snapshot(at: number, sessions: readonly ObservedSession[], price: string | null): LiveSnapshot {
+    return {
+      at,
+      price,
+      totals: {
+        requests: this.requests,
+        unreadable: this.unreadableCount,
+        breaks: this.breakCount,
+        compactions: this.compactionCount,
+        inputTokens: this.inputTokens,
+        cacheReadTokens: this.cacheReadTokens,
+        hitRate: this.inputTokens ? this.cacheReadTokens / this.inputTokens : null,
+        cost: this.cost,
+        costUsd: this.costUsd,
+      },
+      sessions: sessions.map((session) => ({
+        key: session.key,
+        by: session.by,
+        agent: session.agent,
+        api: session.api,
+        requests: session.requests,
+        compactions: session.compactions,
+        breaks: session.breaks,
+        inputTokens: session.inputTokens,
+        cacheReadTokens: session.cacheReadTokens,
+        hitRate: session.inputTokens ? session.cacheReadTokens / session.inputTokens : null,
+        cost: session.cost,
+        costUsd: session.costUsd,
+        lastAt: session.lastAt,
+      })),
+      breaks: this.breaks.toReversed(),
+      compactions: this.compactions.toReversed(),
+      unreadable: this.unreadable.toReversed(),
+    }
+  }
+
+  private push<T>(list: T[], item: T): void {
+    list.push(item)
+    if (list.length > this.keep) list.shift()
+  }
+}

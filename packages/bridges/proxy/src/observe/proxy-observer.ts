@@ -1,0 +1,252 @@
+import type { RequestApi } from '@warmfold/cache-ledger/prefix'
+import { canonicalize, isRecord, RequestShapeError, seenRequestOf } from '@warmfold/cache-ledger/prefix'
+import type { Exchange, ExchangeObserver, RememberedRequest } from '../proxy-exchange.ts'
+import { redactHeaders, redactUrl } from '../redact-headers.ts'
+import type { ExchangeRecord } from './exchange-record.ts'
+import type { LiveSnapshot } from './live-state.ts'
+import { LiveState } from './live-state.ts'
+import { observeExchange } from './observe-exchange.ts'
+import { ObserverLog } from './observer-log.ts'
+import type { ObserverOptions, ResolvedObserverOptions } from './observer-options.ts'
+import { resolveObserverOptions } from './observer-options.ts'
+import { renderLivePage } from './render-live-page.ts'
+import { SessionTable } from './session-table.ts'
+
+/** What the observer holds, for tests and the bench: it follows the live sessions, not the requests seen. */
+export interface ObserverMemory {
+  readonly sessions: number
+  /** Whole request bodies held (one per session at most: its last conversation request). */
+  readonly rememberedBodies: number
+  readonly internedTexts: number
+  readonly trieNodes: number
+  /** Exchanges waiting for analysis. */
+  readonly queued: number
+}
+
+/**
+ * The proxy's observer (`observe/`): takes every finished exchange off the forward's path, groups
+ * requests into sessions, explains each request's cache use (predicted from the first divergent
+ * byte, reported by the provider, the cause of a break, the cost), appends one line per exchange
+ * to the log, and serves the live page. Remembers each session's last conversation request for
+ * the warm room ({@link lastConversationFor}).
+ */
+export class ProxyObserver implements ExchangeObserver {
+  readonly options: ResolvedObserverOptions
+  private readonly table: SessionTable
+  private readonly live: LiveState
+  private readonly log: ObserverLog | undefined
+  private queue: Exchange[] = []
+  /** The next exchange to analyse in `queue` (the ones before it are done). */
+  private head = 0
+  private scheduled: ReturnType<typeof setImmediate> | undefined
+  private closing: Promise<void> | undefined
+  /** Analysis failures (the exchange is still logged, as unreadable); the latest 20. */
+  readonly errors: Error[] = []
+
+  /** @throws RangeError naming an option that is out of range. */
+  constructor(options: ObserverOptions = {}) {
+    this.options = resolveObserverOptions(options)
+    this.table = new SessionTable(this.options.maxSessions, this.options.cacheTtlMs * this.options.forgetAfterTtls)
+    this.live = new LiveState(this.options.liveItems)
+    this.log =
+      this.options.log === undefined ? undefined : new ObserverLog(this.options.log, (error) => this.fail(error))
+  }
+
+  /**
+   * Queues `exchange`; the analysis runs on later turns of the event loop (one exchange a turn), in
+   * the order exchanges came.
+   */
+  observe(exchange: Exchange): void {
+    if (this.closing) {
+      this.fail(new Error(`exchange ${exchange.request.id} observed after close(): not analysed or logged`))
+      return
+    }
+    this.queue.push(exchange)
+    this.scheduled ??= setImmediate(() => this.step())
+  }
+
+  /**
+   * The remembered conversation request of `api` whose messages are the longest prefix of `json`'s
+   * messages but the last, forwarded within the cache TTL of now; undefined when none is held or
+   * `json` is not a body of `api`. Analyses what is still queued first, so a summary request that
+   * follows its conversation request at once finds it.
+   */
+  lastConversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined {
+    this.drain()
+    if (!isRecord(json)) return undefined
+    let canonical
+    try {
+      canonical = canonicalize({ body: json, headers: {} }, api)
+    } catch (error) {
+      if (error instanceof RequestShapeError) return undefined
+      throw error
+    }
+    const seen = seenRequestOf(canonical, this.table.interner, 0)
+    try {
+      const messages = seen.layout.segments.length - seen.layout.headSegments
+      const found = this.table.index.longestPrefix(api, seen.layout, this.options.now(), this.options.cacheTtlMs, {
+        end: messages - 1,
+        accept: (entry) => entry.session.last === entry,
+      })
+      return found?.remembered
+    } finally {
+      this.table.release(seen.layout)
+    }
+  }
+
+  /** The live page (`/_warmfold/`): server-rendered HTML that polls `state.json` every 2 s. */
+  renderPage(): string {
+    return renderLivePage(this.snapshot())
+  }
+
+  /** The live state (`/_warmfold/state.json`). */
+  snapshot(): LiveSnapshot {
+    return this.live.snapshot(this.options.now(), this.table.list(), this.options.prices?.name ?? null)
+  }
+
+  /** What the observer holds now. */
+  memory(): ObserverMemory {
+    const sessions = this.table.list()
+    return {
+      sessions: sessions.length,
+      rememberedBodies: sessions.filter((session) => session.last).length,
+      internedTexts: this.table.interner.size,
+      trieNodes: this.table.index.nodes,
+      queued: this.queue.length - this.head,
+    }
+  }
+
+  /** Analyses what is queued, writes every line and closes the log. Observing after it is refused. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.drain()
+      await this.log?.close()
+    })()
+    return this.closing
+  }
+
+  /**
+   * Analyses the oldest queued exchange and yields the event loop before the next one, so a burst
+   * of long requests never holds the forward's I/O for more than one analysis at a time.
+   */
+  private step(): void {
+    this.scheduled = undefined
+    const exchange = this.queue[this.head]
+    if (exchange) {
+      this.queue[this.head++] = undefined as unknown as Exchange
+      this.process(exchange)
+    }
+    if (this.head >= this.queue.length) {
+      this.queue = []
+      this.head = 0
+      return
+    }
+    // A queue that never empties is compacted now and then, so its done slots do not pile up.
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head)
+      this.head = 0
+    }
+    this.scheduled = setImmediate(() => this.step())
+  }
+
+  /** Analyses everything queued, now. */
+  private drain(): void {
+    if (this.scheduled) clearImmediate(this.scheduled)
+    this.scheduled = undefined
+    const batch = this.queue.slice(this.head)
+    this.queue = []
+    this.head = 0
+    for (const exchange of batch) this.process(exchange)
+  }
+
+  private process(exchange: Exchange): void {
+    let record: ExchangeRecord
+    let json: Readonly<Record<string, unknown>> | undefined
+    try {
+      const observed = observeExchange(exchange, this.table, this.options)
+      record = observed.record
+      json = observed.json
+      const { session, seen } = observed
+      if (session && seen) {
+        session.requests++
+        const usage = exchange.answer.usage
+        if (usage) {
+          session.inputTokens += usage.inputTokens
+          session.cacheReadTokens += usage.cacheReadTokens
+          session.cacheWriteTokens += usage.cacheWriteTokens
+          session.outputTokens += usage.outputTokens
+        }
+        if (record.cost) {
+          session.cost = (session.cost ?? 0) + record.cost.units
+          if (record.cost.usd !== null) session.costUsd = (session.costUsd ?? 0) + record.cost.usd
+        }
+        const answered = exchange.answer.status < 400
+        if (record.kind === 'compaction') {
+          session.compactions++
+          if (answered) session.summarySince = true
+        } else if (record.cause !== 'none' && record.cause !== 'first') session.breaks++
+        if (record.kind === 'conversation' && answered && json)
+          this.table.remember({
+            id: exchange.request.id,
+            api: seen.api,
+            layout: seen.layout,
+            at: exchange.request.receivedAt,
+            seen,
+            session,
+            remembered: { request: exchange.request, api: seen.api, json, sessionKey: session.key },
+          })
+        else this.table.release(seen.layout)
+      }
+    } catch (error) {
+      this.fail(error as Error)
+      record = {
+        log: 'warmfold-proxy/1',
+        id: exchange.request.id,
+        at: exchange.request.receivedAt,
+        kind: 'unreadable',
+        api: exchange.request.route.api ?? null,
+        method: exchange.request.method,
+        path: exchange.request.url.split('?')[0] as string,
+        session: null,
+        sessionBy: null,
+        agent: 'unknown',
+        status: exchange.answer.status,
+        streamed: exchange.answer.streamed,
+        bodySha256: '',
+        bodyBytes: Buffer.isBuffer(exchange.sent) ? exchange.sent.length : 0,
+        bodyLogged: false,
+        usage: exchange.answer.usage ?? null,
+        cost: null,
+        totalMs: exchange.answer.totalMs,
+        unreadable: `the observer could not analyse it: ${(error as Error).message}`,
+      }
+    }
+    this.live.add(record)
+    try {
+      this.log?.append(this.logLine(exchange, record, json))
+    } catch (error) {
+      this.fail(error as Error)
+    }
+  }
+
+  /** The log line: a `warmfold doctor` request line (`t`, `url`, `headers`, `body`) plus the `warmfold` record. */
+  private logLine(exchange: Exchange, record: ExchangeRecord, json: object | undefined): string {
+    const { request } = exchange
+    const withBody = record.bodyLogged && (record.kind === 'conversation' || record.kind === 'compaction')
+    const body =
+      json ?? (record.kind === 'unreadable' && record.bodyLogged ? exchange.sent.toString('utf8') : undefined)
+    const line = {
+      t: request.receivedAt,
+      url: redactUrl(request.url),
+      headers: redactHeaders(request.headers),
+      ...((withBody || record.kind === 'unreadable') && body !== undefined ? { body } : {}),
+      warmfold: record,
+    }
+    return JSON.stringify(line)
+  }
+
+  private fail(error: Error): void {
+    this.errors.push(error)
+    if (this.errors.length > 20) this.errors.shift()
+  }
+}
