@@ -58,6 +58,9 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   // Six `warmfold bench` runs as processes (about 11 s), and a 12-run property over background swaps (about 4 s).
   'scripts/test/small-window-bench.test.ts',
   'packages/compaction/compaction-basic/test/background-fold-stale-property.test.ts',
+  // Real agent CLIs installed from npm (once, into ~/.cache/warmfold-agents) and run as processes against a
+  // scripted upstream, 15–60 s each.
+  'packages/bridges/proxy/test/agents-qwen-code.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

@@ -1,0 +1,68 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { AgentSpec } from './run-agent.ts'
+import type { RequestKind } from './scripted-agent-server.ts'
+import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, writeTask } from './task.ts'
+
+/** Qwen Code's model window in these runs (tokens): its compaction triggers at 27,000 (window − 33,000). */
+export const QWEN_CONTEXT_WINDOW = 60_000
+
+function systemText(body: Record<string, unknown>): string {
+  const messages = Array.isArray(body.messages) ? (body.messages as Array<Record<string, unknown>>) : []
+  const system = messages.find((message) => message.role === 'system')
+  return system === undefined ? '' : JSON.stringify(system.content)
+}
+
+/**
+ * Qwen Code's request kinds: its compression call has the `<state_snapshot>` system prompt and no
+ * tools; a tool-less request with another system prompt is a side call.
+ */
+export function qwenKind(body: Record<string, unknown>): RequestKind {
+  const tools = Array.isArray(body.tools) ? body.tools.length : 0
+  if (systemText(body).includes('state_snapshot')) return 'summary'
+  return tools > 0 ? 'conversation' : 'side'
+}
+
+/** Qwen Code (Chat Completions), headless (`-p`), yolo, in a 60k-token window with background memory off. */
+export const qwenCode: AgentSpec = {
+  name: 'qwen-code',
+  pkg: '@qwen-code/qwen-code',
+  version: '0.24.4',
+  bin: 'qwen',
+  script: {
+    api: 'openai-chat',
+    classify: (request) => qwenKind(request.json as Record<string, unknown>),
+    plan: LOG_FILES.map((path, index) => ({
+      id: `call_${index + 1}`,
+      name: 'run_shell_command',
+      args: { command: `cat ${path}`, description: `Read ${path}` },
+    })),
+    summary: () => `<state_snapshot>\n${SUMMARY_TEXT}\n</state_snapshot>`,
+    side: () => ({ kind: 'text', text: 'ok' }),
+    finalText: FINAL_TEXT,
+  },
+  prepare({ home, workspace, baseUrl }) {
+    writeTask(workspace, 12_000)
+    const settings = {
+      general: { enableAutoUpdate: false },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      memory: { enableManagedAutoMemory: false, enableManagedAutoDream: false },
+      ui: { enableFollowupSuggestions: false },
+      model: { generationConfig: { contextWindowSize: QWEN_CONTEXT_WINDOW } },
+    }
+    mkdirSync(join(home, '.qwen'), { recursive: true })
+    writeFileSync(join(home, '.qwen', 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`)
+    return {
+      args: ['--yolo', '--auth-type', 'openai', '--output-format', 'text', '-p', TASK_PROMPT],
+      env: {
+        OPENAI_BASE_URL: `${baseUrl}/v1`,
+        OPENAI_API_KEY: 'sk-scripted',
+        OPENAI_MODEL: 'scripted-model',
+        QWEN_CODE_SUPPRESS_YOLO_WARNING: '1',
+        QWEN_TELEMETRY_ENABLED: 'false',
+        QWEN_USAGE_STATISTICS_ENABLED: 'false',
+      },
+    }
+  },
+}
