@@ -62,6 +62,7 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   // scripted upstream, 15–60 s each.
   'packages/bridges/proxy/test/agents-qwen-code.test.ts',
   'packages/bridges/proxy/test/agents-codex.test.ts',
+  'packages/bridges/proxy/test/agents-gemini-cli.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AgentSpec } from './run-agent.ts'
 import type { RequestKind } from './scripted-agent-server.ts'
-import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, writeTask } from './task.ts'
+import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, toolTurn, writeTask } from './task.ts'
 
 /** Codex's window and auto-compaction limit in these runs (tokens). */
 export const CODEX_CONTEXT_WINDOW = 60_000
@@ -31,11 +31,13 @@ export const codex: AgentSpec = {
   script: {
     api: 'openai-responses',
     classify: (request) => codexKind(request.json as Record<string, unknown>),
-    plan: LOG_FILES.map((path, index) => ({
-      id: `call_${index + 1}`,
-      name: CODEX_SHELL_TOOL,
-      args: { cmd: `cat ${path}` },
-    })),
+    plan: LOG_FILES.map((path, index) =>
+      toolTurn({
+        id: `call_${index + 1}`,
+        name: CODEX_SHELL_TOOL,
+        args: { cmd: `cat ${path}` },
+      }),
+    ),
     summary: () => SUMMARY_TEXT,
     side: () => ({ kind: 'text', text: 'ok' }),
     finalText: FINAL_TEXT,

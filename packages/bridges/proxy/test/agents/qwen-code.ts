@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AgentSpec } from './run-agent.ts'
 import type { RequestKind } from './scripted-agent-server.ts'
-import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, writeTask } from './task.ts'
+import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, toolTurn, writeTask } from './task.ts'
 
 /** Qwen Code's model window in these runs (tokens): its compaction triggers at 27,000 (window − 33,000). */
 export const QWEN_CONTEXT_WINDOW = 60_000
@@ -32,11 +32,13 @@ export const qwenCode: AgentSpec = {
   script: {
     api: 'openai-chat',
     classify: (request) => qwenKind(request.json as Record<string, unknown>),
-    plan: LOG_FILES.map((path, index) => ({
-      id: `call_${index + 1}`,
-      name: 'run_shell_command',
-      args: { command: `cat ${path}`, description: `Read ${path}` },
-    })),
+    plan: LOG_FILES.map((path, index) =>
+      toolTurn({
+        id: `call_${index + 1}`,
+        name: 'run_shell_command',
+        args: { command: `cat ${path}`, description: `Read ${path}` },
+      }),
+    ),
     summary: () => `<state_snapshot>\n${SUMMARY_TEXT}\n</state_snapshot>`,
     side: () => ({ kind: 'text', text: 'ok' }),
     finalText: FINAL_TEXT,

@@ -1,6 +1,6 @@
 import type { RecordedRequest, Reply } from '@warmfold/test-utils'
 import { RecordingServer } from '@warmfold/test-utils'
-import type { ScriptedCall, ScriptedTurn, ScriptedUsage } from './wire-replies.ts'
+import type { ScriptedTurn, ScriptedUsage } from './wire-replies.ts'
 import { chatReply, geminiReply, responsesReply } from './wire-replies.ts'
 
 /** The wire APIs the scripted upstream speaks. */
@@ -14,8 +14,8 @@ export interface AgentScript {
   readonly api: ScriptedApi
   /** Tells a request's kind from its body (`request.json`) and url. */
   classify(request: RecordedRequest): RequestKind
-  /** The tool calls the model makes, one per conversation turn, before its final answer. */
-  readonly plan: readonly ScriptedCall[]
+  /** The model's turns (tool calls, or text), one per conversation request, before its final answer. */
+  readonly plan: readonly ScriptedTurn[]
   /** The text answer to a summary request (`summaries` summary requests came before it). */
   summary(request: RecordedRequest, summaries: number): string
   /** The answer to a side request (titles, next-speaker checks, …). */
@@ -58,12 +58,16 @@ export async function startScriptedAgentServer(script: AgentScript): Promise<Scr
       requests.push({ index, kind: 'side', request })
       return { status: 404, body: { error: { message: `scripted server: no route ${request.method} ${request.url}` } } }
     }
+    if (request.url.includes(':countTokens')) {
+      requests.push({ index, kind: 'side', request })
+      return { status: 200, body: { totalTokens: Math.ceil(request.body.length / CHARS_PER_TOKEN) } }
+    }
     const kind = script.classify(request)
     requests.push({ index, kind, request })
     let turn: ScriptedTurn
     if (kind === 'summary') turn = { kind: 'text', text: script.summary(request, summaries++) }
     else if (kind === 'side') turn = script.side(request)
-    else if (step < script.plan.length) turn = { kind: 'tools', calls: [script.plan[step++] as ScriptedCall] }
+    else if (step < script.plan.length) turn = script.plan[step++] as ScriptedTurn
     else turn = { kind: 'text', text: script.finalText }
     const usage: ScriptedUsage = { input: Math.ceil(request.body.length / CHARS_PER_TOKEN), output: 50 }
     return encode(script.api, request, turn, usage, serial++)

@@ -1,4 +1,5 @@
 import { writeFiles } from './run-agent.ts'
+import type { ScriptedCall, ScriptedTurn } from './wire-replies.ts'
 
 /**
  * The task every agent runs: a failing test in a small project whose build logs are large, so
@@ -45,4 +46,9 @@ export function writeTask(workspace: string, logChars: number): void {
   }
   LOG_FILES.forEach((path, index) => (files[path] = buildLog(index + 1, logChars)))
   writeFiles(workspace, files)
+}
+
+/** A model turn that makes one tool call. */
+export function toolTurn(call: ScriptedCall): ScriptedTurn {
+  return { kind: 'tools', calls: [call] }
 }
