@@ -1,10 +1,10 @@
 import type { RecordedRequest, Reply } from '@warmfold/test-utils'
 import { RecordingServer } from '@warmfold/test-utils'
 import type { ScriptedTurn, ScriptedUsage } from './wire-replies.ts'
-import { chatReply, geminiReply, responsesReply } from './wire-replies.ts'
+import { anthropicReply, chatReply, geminiReply, responsesReply } from './wire-replies.ts'
 
 /** The wire APIs the scripted upstream speaks. */
-export type ScriptedApi = 'openai-chat' | 'openai-responses' | 'gemini'
+export type ScriptedApi = 'openai-chat' | 'openai-responses' | 'gemini' | 'anthropic-messages'
 
 /** What a request is, for the script: the agent's turn, its summary (compaction) call, or a side call. */
 export type RequestKind = 'conversation' | 'summary' | 'side'
@@ -58,9 +58,13 @@ export async function startScriptedAgentServer(script: AgentScript): Promise<Scr
       requests.push({ index, kind: 'side', request })
       return { status: 404, body: { error: { message: `scripted server: no route ${request.method} ${request.url}` } } }
     }
-    if (request.url.includes(':countTokens')) {
+    if (request.url.includes(':countTokens') || request.url.includes('/count_tokens')) {
+      const tokens = Math.ceil(request.body.length / CHARS_PER_TOKEN)
       requests.push({ index, kind: 'side', request })
-      return { status: 200, body: { totalTokens: Math.ceil(request.body.length / CHARS_PER_TOKEN) } }
+      return {
+        status: 200,
+        body: request.url.includes(':countTokens') ? { totalTokens: tokens } : { input_tokens: tokens },
+      }
     }
     const kind = script.classify(request)
     requests.push({ index, kind, request })
@@ -93,6 +97,8 @@ function encode(
       return chatReply(turn, body.stream === true, usage, model)
     case 'openai-responses':
       return responsesReply(turn, usage, model, serial)
+    case 'anthropic-messages':
+      return anthropicReply(turn, body.stream === true, usage, model, serial)
     case 'gemini': {
       const urlModel = /models\/([^:/?]+)/.exec(request.url)?.[1] ?? 'scripted-model'
       return geminiReply(turn, request.url.includes(':streamGenerateContent'), usage, urlModel)

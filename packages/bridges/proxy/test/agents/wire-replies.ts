@@ -151,3 +151,58 @@ export function geminiReply(turn: ScriptedTurn, stream: boolean, usage: Scripted
   if (!stream) return { status: 200, body }
   return { sse: [body], done: false }
 }
+
+/** An Anthropic Messages answer: the SSE events of one message when `stream`, else one JSON body. */
+export function anthropicReply(
+  turn: ScriptedTurn,
+  stream: boolean,
+  usage: ScriptedUsage,
+  model: string,
+  serial: number,
+): Reply {
+  const content =
+    turn.kind === 'text'
+      ? [{ type: 'text', text: turn.text }]
+      : turn.calls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.args }))
+  const stop = turn.kind === 'text' ? 'end_turn' : 'tool_use'
+  const usageJson = {
+    input_tokens: usage.input,
+    output_tokens: usage.output,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  }
+  const message = { id: `msg_scripted_${serial}`, type: 'message', role: 'assistant', model }
+  if (!stream)
+    return { status: 200, body: { ...message, content, stop_reason: stop, stop_sequence: null, usage: usageJson } }
+  const sse: SseItem[] = [
+    new NamedEvent('message_start', {
+      type: 'message_start',
+      message: {
+        ...message,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usageJson, output_tokens: 1 },
+      },
+    }),
+  ]
+  content.forEach((block, index) => {
+    const start = block.type === 'text' ? { type: 'text', text: '' } : { ...block, input: {} }
+    sse.push(new NamedEvent('content_block_start', { type: 'content_block_start', index, content_block: start }))
+    const delta =
+      block.type === 'text'
+        ? { type: 'text_delta', text: (block as { text: string }).text }
+        : { type: 'input_json_delta', partial_json: JSON.stringify((block as { input: unknown }).input) }
+    sse.push(new NamedEvent('content_block_delta', { type: 'content_block_delta', index, delta }))
+    sse.push(new NamedEvent('content_block_stop', { type: 'content_block_stop', index }))
+  })
+  sse.push(
+    new NamedEvent('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: usage.output },
+    }),
+  )
+  sse.push(new NamedEvent('message_stop', { type: 'message_stop' }))
+  return { sse, done: false }
+}
