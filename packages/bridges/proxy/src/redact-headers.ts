@@ -36,7 +36,7 @@ export function redactUrl(url: string): string {
   if (query === -1) return url
   const params = new URLSearchParams(url.slice(query + 1))
   let changed = false
-  for (const name of [...params.keys()])
+  for (const name of new Set(params.keys()))
     if (name === 'key' || name === 'api_key' || name === 'access_token') {
       params.set(name, REDACTED)
       changed = true

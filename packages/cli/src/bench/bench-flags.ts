@@ -2,12 +2,11 @@ import type { CommandFlags } from '../shared/command-flags.ts'
 import type { StoreSpec } from '../shared/session-store-spec.ts'
 import { parseStoreSpec, STORE_SYNTAX } from '../shared/session-store-spec.ts'
 import { UsageError } from '../shared/usage-error.ts'
+import { boundedSeconds, oneOf } from '../shared/flag-values.ts'
 import {
-  boundedSeconds,
   DEFAULT_PROBE_TIMEOUT_SECONDS,
   LLAMA_WINDOWS,
   MAX_PROBE_TIMEOUT_SECONDS,
-  oneOf,
   probeURL,
 } from './bench-flag-values.ts'
 import { PROBE_DIALECTS } from './probe-dialects.ts'

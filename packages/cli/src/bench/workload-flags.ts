@@ -22,17 +22,8 @@ import {
 import type { FlagTable } from '../shared/command-flags.ts'
 import { readLatencyProfile, readPriceProfile } from '../shared/read-profile.ts'
 import { UsageError } from '../shared/usage-error.ts'
-import {
-  boundedInteger,
-  boundedSeconds,
-  DEFAULT_PRICE,
-  MAX_STEPS,
-  MAX_TEMPERATURE,
-  MAX_VIRTUAL_SECONDS,
-  MAX_WINDOW,
-  oneOf,
-  onOff,
-} from './bench-flag-values.ts'
+import { boundedInteger, boundedSeconds, oneOf, onOff } from '../shared/flag-values.ts'
+import { DEFAULT_PRICE, MAX_STEPS, MAX_TEMPERATURE, MAX_VIRTUAL_SECONDS, MAX_WINDOW } from './bench-flag-values.ts'
 
 const virtualSeconds = (flag: string, text: string) => boundedSeconds(flag, text, 0, MAX_VIRTUAL_SECONDS, ' (30 days)')
 

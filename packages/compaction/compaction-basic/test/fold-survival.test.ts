@@ -248,6 +248,19 @@ describe('what survives a fold', () => {
     expect(carry.shadowedSeqs).toEqual([0, 1, 2, 5])
   })
 
+  it('keeps user messages of at most half the region, so a session of user messages alone still shrinks', () => {
+    // An overflow fold where the server's real window is far below the declared one: every node is
+    // a user message and the budget would carry them all (the real-cache overflow proof folded nothing).
+    const session = new Session('users-only')
+    for (let turn = 0; turn < 10; turn++)
+      session.append('user/message', { message: createUserMessage(`turn ${turn}`) }, 'append')
+    const carry = planFoldCarry(session, { start: 0, end: 9 }, () => 90, { maxTokens: 800 })
+    // Half of 900 tokens: the task and the newest four, 450 tokens; the other five are summarized.
+    expect(carry.carriedSeqs).toEqual([0, 6, 7, 8, 9])
+    expect(carry.shadowedTokens).toBe(450)
+    expect(carry.foldsHistory).toBe(true)
+  })
+
   it('carries a pinned assistant message with the results of every call it made, so no call loses its result', async () => {
     // The first reply calls two tools at once; the host pins that reply.
     let calls = 0
@@ -303,7 +316,8 @@ describe('what survives a fold', () => {
     session.append('assistant/message', { message: createAssistantMessage([textBlock('Done.')], route) }, 'append')
     session.append('user/message', { message: createUserMessage(`A long request. ${filler(3, 2000)}`) }, 'append')
     session.append('assistant/message', { message: createAssistantMessage([textBlock('Done.')], route) }, 'append')
-    const prices = [10, 5, 10, 5, 500, 5]
+    // The last answer is long, so half the region (the most kept messages may take) never binds here.
+    const prices = [10, 5, 10, 5, 500, 1000]
     const plan = (maxTokens: number, start = 0) =>
       planFoldCarry(session, { start, end: 5 }, (position) => prices[position]!, { maxTokens }).carriedSeqs
     // The task (the first request) fits; the newest does not fit the rest, so the walk ends there.

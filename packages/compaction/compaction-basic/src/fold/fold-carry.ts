@@ -27,6 +27,18 @@ export interface KeepUserMessages {
 }
 
 /**
+ * The kept user messages' budget for `region`: `maxTokens`, but at most half the region's tokens,
+ * so a fold always summarizes at least half of what it covers besides its pins. A session of user
+ * messages alone, folded on an overflow whose real window is smaller than the declared one, would
+ * otherwise carry almost its whole head and never shrink.
+ */
+function keptBudget(region: SurfaceRegion, price: (position: number) => number, keep: KeepUserMessages): number {
+  let regionTokens = 0
+  for (let position = region.start; position <= region.end; position++) regionTokens += price(position)
+  return Math.min(keep.maxTokens, Math.floor(regionTokens / 2))
+}
+
+/**
  * Plans what a fold of `region` carries past its checkpoint:
  *
  * - every pinned node of the region (`pinnedSeqs`), with the rest of its tool exchange: a pinned
@@ -36,9 +48,9 @@ export interface KeepUserMessages {
  * - with `keepUserMessages`, user-authored messages of the region (source `user`: not tool
  *   results, checkpoints or plugin messages): first the user's task, the first user-authored
  *   message on the surface (a carried one keeps that place fold after fold), when it is in the
- *   region and fits the budget; then the newest ones, walking back while their prices fit the
- *   rest of the budget together; the first one that does not fit ends the walk, so what is kept
- *   besides the task is always the most recent run.
+ *   region and fits the budget (`maxTokens`, at most half the region's tokens); then the newest
+ *   ones, walking back while their prices fit the rest of the budget together; the first one
+ *   that does not fit ends the walk, so what is kept besides the task is always the most recent run.
  *
  * A leading checkpoint is never carried (the new summary merges it).
  *
@@ -60,9 +72,10 @@ export function planFoldCarry(
   }
   addToolExchanges(messages, region, carried)
   if (keepUserMessages) {
+    const budget = keptBudget(region, price, keepUserMessages)
     let used = 0
     const task = messages.findIndex(isUserAuthored)
-    if (task >= region.start && task <= region.end && !carried.has(task) && price(task) <= keepUserMessages.maxTokens) {
+    if (task >= region.start && task <= region.end && !carried.has(task) && price(task) <= budget) {
       used += price(task)
       carried.add(task)
     }
@@ -70,7 +83,7 @@ export function planFoldCarry(
       const message = messages[position] as Message
       if (carried.has(position) || !isUserAuthored(message)) continue
       const tokens = price(position)
-      if (used + tokens > keepUserMessages.maxTokens) break
+      if (used + tokens > budget) break
       used += tokens
       carried.add(position)
     }
