@@ -24,7 +24,7 @@ describe(`Qwen Code ${qwenCode.version} against the scripted Chat Completions up
     if (RECORD_FIXTURES)
       writeAgentFixtures(qwenCode, run, [
         `Settings: \`~/.qwen/settings.json\` sets \`model.generationConfig.contextWindowSize\` to ${QWEN_CONTEXT_WINDOW}`,
-        '(auto-compaction at window − 33,000 = 27,000 tokens), background memory, follow-up suggestions, telemetry',
+        '(auto-compaction at window − 33,000 = 22,000 tokens), background memory, follow-up suggestions, telemetry',
         'and update checks off. The scripted server reports usage as body characters / 4.',
         `Run took ${run.durationMs} ms; summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
       ])

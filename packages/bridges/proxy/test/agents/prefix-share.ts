@@ -14,6 +14,11 @@ export interface PrefixShare {
   readonly sharedChars: number
   /** `sharedChars / previousChars`. */
   readonly share: number
+  /**
+   * The same share over the messages alone (tools and system left out): how much of the history the
+   * summary request replays verbatim, in order, whatever it did to the tools and the system prompt.
+   */
+  readonly messagesShare: number
 }
 
 function wire(request: RecordedRequest) {
@@ -23,10 +28,19 @@ function wire(request: RecordedRequest) {
   return { url: request.url, body: request.json as Record<string, unknown>, headers }
 }
 
-/** The canonical prompt text of `request` in provider render order: tools, system, messages. */
-export function promptText(request: RecordedRequest, api: RequestApi, interner: SegmentInterner): string {
+/**
+ * The canonical prompt text of `request` in provider render order: tools, system, messages (only the
+ * messages when `messagesOnly`).
+ */
+export function promptText(
+  request: RecordedRequest,
+  api: RequestApi,
+  interner: SegmentInterner,
+  messagesOnly = false,
+): string {
   const layout = layoutOf(canonicalize(wire(request), api), interner)
-  return layout.segments.map((segment) => segment.text).join('')
+  const segments = messagesOnly ? layout.segments.slice(layout.headSegments) : layout.segments
+  return segments.map((segment) => segment.text).join('')
 }
 
 /**
@@ -44,12 +58,15 @@ export function summaryPrefixShares(requests: readonly ClassifiedRequest[], api:
     const before = promptText(previous.request, api, interner)
     const summary = promptText(entry.request, api, interner)
     const sharedChars = commonPrefixLength(before, summary)
+    const beforeMessages = promptText(previous.request, api, interner, true)
+    const summaryMessages = promptText(entry.request, api, interner, true)
     shares.push({
       summary: entry.index,
       previous: previous.index,
       previousChars: before.length,
       sharedChars,
       share: sharedChars / before.length,
+      messagesShare: commonPrefixLength(beforeMessages, summaryMessages) / beforeMessages.length,
     })
   })
   return shares

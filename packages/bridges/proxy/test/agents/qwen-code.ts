@@ -4,8 +4,8 @@ import type { AgentSpec } from './run-agent.ts'
 import type { RequestKind } from './scripted-agent-server.ts'
 import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, toolTurn, writeTask } from './task.ts'
 
-/** Qwen Code's model window in these runs (tokens): its compaction triggers at 27,000 (window − 33,000). */
-export const QWEN_CONTEXT_WINDOW = 60_000
+/** Qwen Code's model window in these runs (tokens): its compaction triggers at 22,000 (window − 33,000). */
+export const QWEN_CONTEXT_WINDOW = 55_000
 
 function systemText(body: Record<string, unknown>): string {
   const messages = Array.isArray(body.messages) ? (body.messages as Array<Record<string, unknown>>) : []
