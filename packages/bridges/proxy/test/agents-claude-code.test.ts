@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { CLAUDE_COMPACT_PCT, CLAUDE_COMPACT_WINDOW, claudeCode } from './agents/claude-code.ts'
 import { RECORD_FIXTURES, writeAgentFixtures } from './agents/fixtures.ts'
 import { summaryPrefixShares } from './agents/prefix-share.ts'
-import { runAgent } from './agents/run-agent.ts'
+import { describeRun, runAgent } from './agents/run-agent.ts'
 import { FINAL_TEXT } from './agents/task.ts'
 
 // Heavy set: installs @anthropic-ai/claude-code from npm once (into ~/.cache/warmfold-agents) and runs it as a process.
@@ -19,13 +19,15 @@ describe(`Claude Code ${claudeCode.version} against the scripted Anthropic Messa
     const shares = summaryPrefixShares(run.requests, 'anthropic-messages')
     // The warm shape: same tools and system, the history replayed, the summary instruction appended.
     expect(shares[0]?.share).toBeGreaterThan(0.98)
+    console.log(describeRun(run))
     if (RECORD_FIXTURES)
       writeAgentFixtures(claudeCode, run, [
         `Environment: \`ANTHROPIC_BASE_URL\`, a dummy \`ANTHROPIC_API_KEY\`, \`CLAUDE_CODE_AUTO_COMPACT_WINDOW=${CLAUDE_COMPACT_WINDOW}\``,
         `(its minimum) and \`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE=${CLAUDE_COMPACT_PCT}\` (auto-compaction at about 30,000`,
         'tokens), non-essential traffic, telemetry, error reporting and the auto-updater off; `--allowedTools Bash`.',
         'The scripted server reports usage as body characters / 4 and answers `count_tokens` the same way.',
-        `Run took ${run.durationMs} ms; summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
+        `${describeRun(run)}.`,
+        `Summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
       ])
   })
 })

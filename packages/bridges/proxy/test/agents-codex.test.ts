@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { RECORD_FIXTURES, writeAgentFixtures } from './agents/fixtures.ts'
 import { summaryPrefixShares } from './agents/prefix-share.ts'
 import { CODEX_AUTO_COMPACT_LIMIT, CODEX_CONTEXT_WINDOW, codex } from './agents/codex.ts'
-import { runAgent } from './agents/run-agent.ts'
+import { describeRun, runAgent } from './agents/run-agent.ts'
 import { FINAL_TEXT } from './agents/task.ts'
 
 // Heavy set: installs @openai/codex from npm once (into ~/.cache/warmfold-agents) and runs it as a process.
@@ -23,6 +23,7 @@ describe(`Codex ${codex.version} against the scripted Responses upstream`, () =>
     expect(shares[0]?.share).toBeLessThan(0.05)
     const summary = run.requests.find((entry) => entry.kind === 'summary')?.request.json as Record<string, unknown>
     expect(summary.tools).toEqual([])
+    console.log(describeRun(run))
     if (RECORD_FIXTURES)
       writeAgentFixtures(codex, run, [
         `Settings: \`$CODEX_HOME/config.toml\` (CODEX_HOME=$HOME/.codex) with a custom \`[model_providers.scripted]\``,
@@ -30,7 +31,8 @@ describe(`Codex ${codex.version} against the scripted Responses upstream`, () =>
           `${CODEX_CONTEXT_WINDOW}\`, \`model_auto_compact_token_limit = ${CODEX_AUTO_COMPACT_LIMIT}\`, approval`,
         '`never`, sandbox `danger-full-access`, analytics and update checks off. The scripted server reports usage',
         'as body characters / 4.',
-        `Run took ${run.durationMs} ms; summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
+        `${describeRun(run)}.`,
+        `Summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
       ])
   })
 })

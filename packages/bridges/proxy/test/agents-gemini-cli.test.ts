@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { RECORD_FIXTURES, writeAgentFixtures } from './agents/fixtures.ts'
 import { GEMINI_COMPRESSION_THRESHOLD, geminiCli } from './agents/gemini-cli.ts'
 import { summaryPrefixShares } from './agents/prefix-share.ts'
-import { runAgent } from './agents/run-agent.ts'
+import { describeRun, runAgent } from './agents/run-agent.ts'
 import { FINAL_TEXT } from './agents/task.ts'
 
 // Heavy set: installs @google/gemini-cli from npm once (into ~/.cache/warmfold-agents) and runs it as a process.
@@ -28,6 +28,7 @@ describe(`Gemini CLI ${geminiCli.version} against the scripted Gemini upstream`,
       // dropped, so neither call shares anything with the conversation request before it in render order.
       expect(shares).toHaveLength(2)
       for (const share of shares) expect(share.share).toBeLessThan(0.05)
+      console.log(describeRun(run))
       if (RECORD_FIXTURES)
         writeAgentFixtures(geminiCli, run, [
           `Settings: \`~/.gemini/settings.json\` sets \`model.compressionThreshold\` to ${GEMINI_COMPRESSION_THRESHOLD}`,
@@ -37,7 +38,8 @@ describe(`Gemini CLI ${geminiCli.version} against the scripted Gemini upstream`,
           'answers with text after two `cat`s; the next-speaker check (the `side` request, on another model) is',
           'answered `model`, and the CLI sends "Please continue.", compressing the history first: the summary',
           'call, then the verification call. The scripted server reports usage as body characters / 4.',
-          `Run took ${run.durationMs} ms; summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
+          `${describeRun(run)}.`,
+          `Summary prefix share of the request before it: ${JSON.stringify(shares)}.`,
         ])
     },
   )

@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startOutboundGuard } from './outbound-guard.ts'
 import type { AgentScript, ClassifiedRequest } from './scripted-agent-server.ts'
 import { startScriptedAgentServer } from './scripted-agent-server.ts'
 
@@ -41,10 +42,15 @@ export interface AgentRun {
   readonly stdout: string
   readonly stderr: string
   readonly durationMs: number
+  /** When the first and the last model request arrived, in ms after the start (startup and shutdown cost). */
+  readonly firstRequestMs: number | undefined
+  readonly lastRequestMs: number | undefined
   /** Every request the scripted upstream received, in order, with its kind. */
   readonly requests: readonly ClassifiedRequest[]
   /** The command line, for READMEs and failure messages (HOME and workspace as placeholders). */
   readonly command: string
+  /** Hosts the agent tried to reach through the refusing forward proxy ({@link startOutboundGuard}). */
+  readonly outbound: readonly string[]
 }
 
 /** Options of {@link runAgent}. */
@@ -81,11 +87,13 @@ export function installAgent(spec: AgentSpec): string {
 
 /**
  * Runs `spec`'s CLI once on its task: a scripted upstream on 127.0.0.1, a temp HOME and workspace,
- * no proxy variables, then the whole process tree killed (it runs in its own process group).
+ * proxy variables that refuse every other host, then the whole process tree killed (it runs in its
+ * own process group).
  */
 export async function runAgent(spec: AgentSpec, options: RunAgentOptions = {}): Promise<AgentRun> {
   const bin = installAgent(spec)
   const server = await startScriptedAgentServer(spec.script)
+  const guard = await startOutboundGuard()
   const root = mkdtempSync(join(tmpdir(), `warmfold-${spec.name}-`))
   const home = join(root, 'home')
   const workspace = join(root, 'workspace')
@@ -97,17 +105,22 @@ export async function runAgent(spec: AgentSpec, options: RunAgentOptions = {}): 
     const started = Date.now()
     const outcome = await spawnTree(bin, args, {
       cwd: workspace,
-      env: agentEnv(home, env),
+      env: agentEnv(home, { ...guard.env, ...env }),
       timeoutMs: options.timeoutMs ?? 240_000,
     })
     const command = [spec.bin, ...args.map((arg) => JSON.stringify(arg))].join(' ')
+    const arrivals = server.requests.map((entry) => entry.request.receivedAt - started)
     return {
       ...outcome,
       durationMs: Date.now() - started,
+      firstRequestMs: arrivals[0],
+      lastRequestMs: arrivals.at(-1),
       requests: [...server.requests],
       command: command.replaceAll(workspace, '$WORKSPACE').replaceAll(home, '$HOME'),
+      outbound: [...guard.attempts],
     }
   } finally {
+    await guard.close()
     await server.close()
     if (!options.keep) rmSync(root, { recursive: true, force: true })
   }
@@ -176,4 +189,13 @@ export function writeFiles(dir: string, files: Readonly<Record<string, string>>)
     mkdirSync(join(full, '..'), { recursive: true })
     writeFileSync(full, content)
   }
+}
+
+/** One line about a run: its duration, when its first and last model requests came, what it tried to reach. */
+export function describeRun(run: AgentRun): string {
+  const hosts = run.outbound.length === 0 ? 'none' : [...new Set(run.outbound)].join(', ')
+  return (
+    `${run.command.split(' ')[0]}: exit ${run.exitCode} after ${run.durationMs} ms (first model request at ` +
+    `${run.firstRequestMs} ms, last at ${run.lastRequestMs} ms); outbound attempts refused: ${hosts}`
+  )
 }
