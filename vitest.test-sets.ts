@@ -61,6 +61,7 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   // Real agent CLIs installed from npm (once, into ~/.cache/warmfold-agents) and run as processes against a
   // scripted upstream, 15–60 s each.
   'packages/bridges/proxy/test/agents-qwen-code.test.ts',
+  'packages/bridges/proxy/test/agents-qwen-code-cold.test.ts',
   'packages/bridges/proxy/test/agents-codex.test.ts',
   'packages/bridges/proxy/test/agents-gemini-cli.test.ts',
   'packages/bridges/proxy/test/agents-claude-code.test.ts',

@@ -29,7 +29,8 @@ export interface AgentFixture {
  * they were recorded, replacing what was there.
  */
 export function writeAgentFixtures(spec: AgentSpec, run: AgentRun, notes: readonly string[]): string {
-  const dir = join(FIXTURES_DIR, `${spec.name}-${spec.version}`)
+  const name = spec.fixtureName ?? spec.name
+  const dir = join(FIXTURES_DIR, `${name}-${spec.version}`)
   mkdirSync(dir, { recursive: true })
   for (const file of readdirSync(dir)) if (file.endsWith('.json')) rmSync(join(dir, file))
   const lines: string[] = []
@@ -54,11 +55,11 @@ export function writeAgentFixtures(spec: AgentSpec, run: AgentRun, notes: readon
   const readme = [
     `# ${spec.pkg}@${spec.version}: one recorded run`,
     '',
-    `Recorded by \`packages/bridges/proxy/test/agents-${spec.name}.test.ts\` (heavy set) against the scripted`,
+    `Recorded by \`packages/bridges/proxy/test/agents-${name}.test.ts\` (heavy set) against the scripted`,
     'upstream of `test/agents/scripted-agent-server.ts`, directly (no proxy):',
     '',
     '```sh',
-    `WARMFOLD_RECORD_AGENT_FIXTURES=1 WARMFOLD_TEST_SET=heavy npx vitest run packages/bridges/proxy/test/agents-${spec.name}.test.ts`,
+    `WARMFOLD_RECORD_AGENT_FIXTURES=1 WARMFOLD_TEST_SET=heavy npx vitest run packages/bridges/proxy/test/agents-${name}.test.ts`,
     '```',
     '',
     'The agent was started as (temp HOME and workspace; settings written by the spec in',

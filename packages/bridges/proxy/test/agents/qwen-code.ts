@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AgentSpec } from './run-agent.ts'
 import type { RequestKind } from './scripted-agent-server.ts'
@@ -13,17 +13,47 @@ function systemText(body: Record<string, unknown>): string {
   return system === undefined ? '' : JSON.stringify(system.content)
 }
 
+/** The sentence Qwen Code's cache-sharing compaction request adds before its directive. */
+export const QWEN_CACHE_SHARING_MARKER = 'tool execution is disabled for this request'
+
 /**
- * Qwen Code's request kinds: its compression call has the `<state_snapshot>` system prompt and no
- * tools; a tool-less request with another system prompt is a side call.
+ * Qwen Code's request kinds. Two summary shapes: the cache-sharing request (main system prompt and
+ * tools, the history, then a user message with the compression prompt and {@link QWEN_CACHE_SHARING_MARKER}),
+ * and the dedicated summarizer (the `<state_snapshot>` compression prompt as system, no tools). A
+ * tool-less request with another system prompt is a side call.
  */
 export function qwenKind(body: Record<string, unknown>): RequestKind {
   const tools = Array.isArray(body.tools) ? body.tools.length : 0
+  const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
   if (systemText(body).includes('state_snapshot')) return 'summary'
+  if (JSON.stringify(messages.at(-1) ?? '').includes(QWEN_CACHE_SHARING_MARKER)) return 'summary'
   return tools > 0 ? 'conversation' : 'side'
 }
 
-/** Qwen Code (Chat Completions), headless (`-p`), yolo, in a 60k-token window with background memory off. */
+/**
+ * Qwen Code (Chat Completions), headless (`-p`), yolo, in a 55k-token window with background memory
+ * off. With `cacheSharing` (its default), its compaction first sends the cache-sharing request, which
+ * the scripted model answers with a snapshot, so no other summary request follows; without it
+ * (`model.generationConfig.enableCacheControl: false`), it sends the dedicated summarizer's (cold) request.
+ */
+export function qwenCodeSpec(cacheSharing: boolean): AgentSpec {
+  return {
+    ...qwenCode,
+    fixtureName: cacheSharing ? 'qwen-code' : 'qwen-code-cold',
+    prepare(setup) {
+      const prepared = qwenCode.prepare(setup)
+      if (!cacheSharing) {
+        const path = join(setup.home, '.qwen', 'settings.json')
+        const settings = JSON.parse(readFileSync(path, 'utf8')) as { model: { generationConfig: object } }
+        settings.model.generationConfig = { ...settings.model.generationConfig, enableCacheControl: false }
+        writeFileSync(path, `${JSON.stringify(settings, null, 2)}\n`)
+      }
+      return prepared
+    },
+  }
+}
+
+/** Qwen Code with its default settings (see {@link qwenCodeSpec}). */
 export const qwenCode: AgentSpec = {
   name: 'qwen-code',
   pkg: '@qwen-code/qwen-code',

@@ -21,8 +21,10 @@ export interface AgentSetup {
 
 /** How to run one agent CLI against a scripted upstream. */
 export interface AgentSpec {
-  /** Short name, used in fixture folders: `qwen-code`, `codex`, `gemini-cli`, `claude-code`. */
+  /** Short name, used in the install folder: `qwen-code`, `codex`, `gemini-cli`, `claude-code`. */
   readonly name: string
+  /** The fixture folder's name before `-<version>`, and the test file's after `agents-` (default: `name`). */
+  readonly fixtureName?: string
   /** npm package and the exact version. */
   readonly pkg: string
   readonly version: string
