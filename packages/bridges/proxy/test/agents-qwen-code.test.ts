@@ -10,7 +10,7 @@ const spec = qwenCodeSpec(true)
 // Heavy set: installs @qwen-code/qwen-code from npm once (into ~/.cache/warmfold-agents) and runs it as a process.
 describe(`Qwen Code ${spec.version} against the scripted Chat Completions upstream, default settings`, () => {
   it(
-    'finishes its task, compacts once on the way, and its summary request is its warm cache-sharing one',
+    'finishes its task, compacts on the way, and its summary requests are its warm cache-sharing ones',
     { timeout: 300_000 },
     async () => {
       const run = await runAgent(spec)
@@ -19,7 +19,8 @@ describe(`Qwen Code ${spec.version} against the scripted Chat Completions upstre
       expect(run.exitCode, context).toBe(0)
       expect(run.stdout).toContain(FINAL_TEXT)
       const kinds = run.requests.map((entry) => entry.kind)
-      expect(kinds.filter((kind) => kind === 'summary')).toHaveLength(1)
+      // The retained history may reach the threshold again before the task ends: a second compaction, also warm.
+      expect(kinds.filter((kind) => kind === 'summary').length, kinds.join(' ')).toBeGreaterThanOrEqual(1)
       // After the summary the agent goes on with its task: the final answer comes from a conversation request.
       expect(kinds.lastIndexOf('conversation')).toBeGreaterThan(kinds.indexOf('summary'))
       const shares = summaryPrefixShares(run.requests, 'openai-chat')

@@ -196,8 +196,9 @@ export function writeFiles(dir: string, files: Readonly<Record<string, string>>)
 /** One line about a run: its duration, when its first and last model requests came, what it tried to reach. */
 export function describeRun(run: AgentRun): string {
   const hosts = run.outbound.length === 0 ? 'none' : [...new Set(run.outbound)].join(', ')
+  const kinds = run.requests.map((entry) => entry.kind).join(' ')
   return (
     `${run.command.split(' ')[0]}: exit ${run.exitCode} after ${run.durationMs} ms (first model request at ` +
-    `${run.firstRequestMs} ms, last at ${run.lastRequestMs} ms); outbound attempts refused: ${hosts}`
+    `${run.firstRequestMs} ms, last at ${run.lastRequestMs} ms); requests: ${kinds}; outbound attempts refused: ${hosts}`
   )
 }
