@@ -9,7 +9,7 @@ import { readAgentFixtures } from './agents/read-fixtures.ts'
 // the summary request of each agent, and how much of the request before it it repeats.
 describe('recorded agent runs', () => {
   it.each([
-    ['qwen-code-0.24.4', 'openai-chat', 1, 'warm'],
+    ['qwen-code-0.24.4', 'openai-chat', 2, 'warm'],
     ['qwen-code-cold-0.24.4', 'openai-chat', 2, 'cold'],
     ['codex-0.171.0', 'openai-responses', 1, 'cold'],
     ['gemini-cli-0.61.0', 'gemini', 2, 'cold'],

@@ -66,7 +66,9 @@ export const qwenCode: AgentSpec = {
       toolTurn({
         id: `call_${index + 1}`,
         name: 'run_shell_command',
-        args: { command: `cat ${path}`, description: `Read ${path}` },
+        // The pause: under load, Qwen Code 0.24.4 sometimes reports "Output: (empty)" for a command that
+        // exits at once (the history then grows less, and the compaction point moves).
+        args: { command: `cat ${path} && sleep 0.3`, description: `Read ${path}` },
       }),
     ),
     summary: () => `<state_snapshot>\n${SUMMARY_TEXT}\n</state_snapshot>`,
