@@ -61,6 +61,13 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   // 10,000 requests through the proxy's observer (memory stays flat), about 3 s; and its live page in headless Chromium.
   'packages/bridges/proxy/test/observe-memory.test.ts',
   'packages/bridges/proxy/test/observe-page-browser.test.ts',
+  // Real agent CLIs installed from npm (once, into ~/.cache/warmfold-agents) and run as processes against a
+  // scripted upstream, 15–60 s each.
+  'packages/bridges/proxy/test/agents-qwen-code.test.ts',
+  'packages/bridges/proxy/test/agents-qwen-code-cold.test.ts',
+  'packages/bridges/proxy/test/agents-codex.test.ts',
+  'packages/bridges/proxy/test/agents-gemini-cli.test.ts',
+  'packages/bridges/proxy/test/agents-claude-code.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */
