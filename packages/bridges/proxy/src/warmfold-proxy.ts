@@ -3,7 +3,9 @@ import { Service } from '@cordisjs/core'
 import type { ConfigParser, Parsed, WarmfoldPluginInfo } from '@warmfold/llm'
 import { integerSchema, millisecondsSchema, strictConfig, WARMFOLD_PLUGIN } from '@warmfold/llm'
 import Schema from 'schemastery'
-import { forwardingPlanner, nullObserver } from './forward/null-parts.ts'
+import { REQUEST_APIS } from '@warmfold/cache-ledger/prefix'
+import { ProxyObserver } from './observe/proxy-observer.ts'
+import { WarmSummaryPlanner } from './warm/warm-summary-planner.ts'
 import type { ProxyAddress, ProxyServer } from './forward/proxy-server.ts'
 import { startProxyServer } from './forward/proxy-server.ts'
 import type { ExchangeObserver, InboundRequest, WarmMode, WarmPlanner } from './proxy-exchange.ts'
@@ -40,8 +42,19 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
 
   constructor(ctx: Context, config: Parsed<WarmfoldProxy.Config>) {
     super(ctx, config)
-    this.observer = config.observer ?? nullObserver()
-    this.planner = config.planner ?? forwardingPlanner
+    const ttlMs = Object.fromEntries(REQUEST_APIS.map((api) => [api, config.cacheTtlMs]))
+    this.observer =
+      config.observer ??
+      new ProxyObserver({
+        ...(config.log === undefined ? {} : { log: config.log }),
+        noBodies: config.noBodies,
+        cacheTtlMs: config.cacheTtlMs,
+        maxSessions: config.maxSessions,
+        ...(config.prices === undefined ? {} : { prices: config.prices }),
+        // Its own planner: one that only recognises summary requests when the forward plans none.
+        recognize: new WarmSummaryPlanner({ ttlMs }),
+      })
+    this.planner = config.planner ?? new WarmSummaryPlanner({ ttlMs })
   }
 
   /** Where the proxy listens; undefined before it started and after it closed. */
@@ -120,9 +133,9 @@ export namespace WarmfoldProxy {
     cacheTtlMs: number
     maxSessions: number
     prices?: Prices
-    /** The observer (`observe/`); default: one that observes nothing. */
+    /** The observer (`observe/`); default: a `ProxyObserver` of log, noBodies, cacheTtlMs, maxSessions, prices. */
     observer?: ExchangeObserver
-    /** The warm planner (`warm/`); default: one that forwards every request. */
+    /** The warm planner (`warm/`); default: a `WarmSummaryPlanner` whose TTL is `cacheTtlMs`. */
     planner?: WarmPlanner
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import { detectApi } from '@warmfold/cache-ledger/prefix'
@@ -15,7 +15,9 @@ import { HeldMemory, inbound, prefixShare, remembered, rewrittenBody } from './w
  * the recordings present (they arrive with the agents room's branch).
  */
 const FIXTURES = join(import.meta.dirname, 'fixtures')
-const RECORDINGS = ['codex-0.171.0', 'qwen-code-0.24.4', 'gemini-cli-0.61.0']
+const RECORDINGS = ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0']
+/** Agents whose summary request is already warm (a replay plus the instruction): left untouched. */
+const ALREADY_WARM = ['qwen-code-0.24.4', 'claude-code-2.1.332']
 
 interface Recorded {
   readonly file: string
@@ -42,7 +44,7 @@ function apiOf(recorded: Recorded): RequestApi {
 
 describe('warm summaries: recorded agents', () => {
   for (const name of RECORDINGS)
-    describe.skipIf(!existsSync(join(FIXTURES, name)))(name, () => {
+    describe(name, () => {
       it('rewrites each summary request into a warm one and leaves every other request alone', () => {
         const planner = new WarmSummaryPlanner()
         const held: RememberedRequest[] = []
@@ -82,5 +84,27 @@ describe('warm summaries: recorded agents', () => {
         })
         expect(summaries).toBeGreaterThan(0)
       })
+    })
+  for (const name of ALREADY_WARM)
+    it(`${name}: forwards its summary requests untouched, counted as summaries, each already repeating its conversation`, () => {
+      const planner = new WarmSummaryPlanner()
+      const held: RememberedRequest[] = []
+      let summaries = 0
+      recordingOf(name).forEach((recorded, index) => {
+        const api = apiOf(recorded)
+        const at = Date.parse('2026-12-04T10:00:00Z') + index * 1_000
+        const plan = planner.plan(inbound(api, recorded.body, at, recorded.url), recorded.body, new HeldMemory(held))
+        expect(plan.action, recorded.file).toBe('forward')
+        if (recorded.file.includes('-summary')) {
+          summaries++
+          expect(plan.action === 'forward' && plan.summary !== undefined, recorded.file).toBe(true)
+          expect(plan.action === 'forward' ? plan.reason : '', recorded.file).toMatch(/already warm/)
+          const last = held.at(-1)!
+          expect(prefixShare(api, last.json, recorded.body, last.request.url).share, recorded.file).toBeGreaterThan(
+            0.98,
+          )
+        } else if (recorded.file.includes('-conversation')) held.push(remembered(api, recorded.body, at, recorded.url))
+      })
+      expect(summaries).toBeGreaterThan(0)
     })
 })

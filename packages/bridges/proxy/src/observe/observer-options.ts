@@ -1,4 +1,5 @@
 import { DEFAULT_PROVIDER_TOLERANCE_TOKENS } from '@warmfold/cache-ledger/prefix'
+import type { WarmPlanner } from '../proxy-exchange.ts'
 
 /**
  * What tokens cost, relative to one uncached input token (the shape of `warmfold`'s price
@@ -38,6 +39,12 @@ export interface ObserverOptions {
   readonly liveItems?: number
   /** The clock (ms since the epoch), for tests. Default `Date.now`. */
   readonly now?: () => number
+  /**
+   * A planner that only recognises summary requests the forward did not plan (warm summaries
+   * off): consulted off the forward's path, its rewrite never sent, so compactions are counted in
+   * every mode. Give it its own instance: a planner remembers the rewrites it planned.
+   */
+  readonly recognize?: WarmPlanner
 }
 
 /** {@link ObserverOptions} with every default applied. */
@@ -51,6 +58,7 @@ export interface ResolvedObserverOptions {
   readonly providerToleranceTokens: number
   readonly liveItems: number
   readonly now: () => number
+  readonly recognize: WarmPlanner | undefined
 }
 
 /** The default cache TTL: 5 minutes (Anthropic's default cache, OpenAI's in-memory retention). */
@@ -92,5 +100,6 @@ export function resolveObserverOptions(options: ObserverOptions = {}): ResolvedO
     providerToleranceTokens: tolerance,
     liveItems: positive('liveItems', options.liveItems ?? 200, true),
     now: options.now ?? Date.now,
+    recognize: options.recognize,
   }
 }

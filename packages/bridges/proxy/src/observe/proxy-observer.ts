@@ -73,6 +73,11 @@ export class ProxyObserver implements ExchangeObserver {
    */
   lastConversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined {
     this.drain()
+    return this.conversationFor(api, json)
+  }
+
+  /** {@link lastConversationFor} over what is analysed so far (the analysis itself asks this way). */
+  private conversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined {
     if (!isRecord(json)) return undefined
     let canonical
     try {
@@ -159,7 +164,35 @@ export class ProxyObserver implements ExchangeObserver {
     for (const exchange of batch) this.process(exchange)
   }
 
-  private process(exchange: Exchange): void {
+  /**
+   * `exchange` with a plan that says it was a summary request, when the forward made no plan
+   * (warm summaries off) and the `recognize` planner takes it for one; else `exchange` itself.
+   */
+  private recognized(exchange: Exchange): Exchange {
+    const { recognize } = this.options
+    const { route } = exchange.request
+    if (!recognize || exchange.plan || route.kind !== 'generate' || route.api === undefined) return exchange
+    let json: unknown
+    try {
+      json = JSON.parse(exchange.sent.toString('utf8'))
+    } catch {
+      return exchange
+    }
+    if (!isRecord(json)) return exchange
+    const plan = recognize.plan(exchange.request, json, {
+      lastConversationFor: (api, body) => this.conversationFor(api, body),
+    })
+    const summary = plan.action === 'rewrite' ? plan.recognition : plan.summary
+    if (!summary) return exchange
+    const reason =
+      plan.action === 'rewrite'
+        ? `warm summaries are off: sent as written (a rewrite would replay request ${plan.replays.request.id})`
+        : (plan.reason ?? 'left as the agent wrote it')
+    return { ...exchange, plan: { action: 'forward', reason, summary } }
+  }
+
+  private process(observed: Exchange): void {
+    const exchange = this.recognized(observed)
     let record: ExchangeRecord
     let json: Readonly<Record<string, unknown>> | undefined
     try {
