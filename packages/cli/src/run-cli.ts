@@ -4,6 +4,8 @@ import { CLI_PACKAGE_NAME, cliVersion } from './cli-version.ts'
 import { runDoctor } from './doctor/doctor-command.ts'
 import { DOCTOR_USAGE, parseDoctorArgs } from './doctor/parse-doctor-args.ts'
 import { BENCH_USAGE, parseBenchArgs } from './bench/parse-bench-args.ts'
+import { parseProxyArgs, PROXY_USAGE } from './proxy/parse-proxy-args.ts'
+import { runProxy } from './proxy/proxy-command.ts'
 import { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'
 import { runReport } from './report/report-command.ts'
 import { printable } from './shared/printable-text.ts'
@@ -15,6 +17,7 @@ export const USAGE = `Usage: warmfold <command> [options]
 Commands:
   bench          compare the prefix-cache economics of compaction strategies (warmfold bench --help)
   doctor         find every prefix-cache break in an agent's request log (warmfold doctor --help)
+  proxy          at an agent's base URL: explain cache breaks live, warm its summary calls (warmfold proxy --help)
   report         show every request's cache use and every cache break of a session log (warmfold report --help)
 
 Options:
@@ -45,11 +48,13 @@ export async function runCli(
     }
     if (command === 'doctor')
       return await helpOr(parseDoctorArgs(rest), DOCTOR_USAGE, io, async (args) => (await runDoctor(args, io)).code)
+    if (command === 'proxy')
+      return await helpOr(parseProxyArgs(rest, env), PROXY_USAGE, io, (args) => runProxy(args, io))
     if (command === 'report')
       return await helpOr(parseReportArgs(rest), REPORT_USAGE, io, (args) => runReport(args, io).then(() => 0))
     if (command !== 'bench')
       throw new UsageError(
-        `unknown command ${JSON.stringify(command)}; commands: bench, doctor, report (or --version, --help)`,
+        `unknown command ${JSON.stringify(command)}; commands: bench, doctor, proxy, report (or --version, --help)`,
       )
     return await helpOr(parseBenchArgs(rest, env), BENCH_USAGE, io, async (args) => (await runBench(args, io)).code)
   } catch (error) {

@@ -1,0 +1,94 @@
+import { Context } from '@cordisjs/core'
+import { assertPluginsLoaded, PluginLoadError } from '@warmfold/llm'
+import type { LiveSnapshot } from '@warmfold/proxy'
+import { ProxyObserver, WarmfoldProxy, WarmSummaryPlanner } from '@warmfold/proxy'
+import { checkOutPath } from '../shared/check-out-path.ts'
+import type { CommandIo } from '../shared/command-io.ts'
+import { RunError } from '../shared/run-error.ts'
+import type { ProxyArgs } from './parse-proxy-args.ts'
+
+/** What stops a running proxy: by default SIGINT or SIGTERM. */
+export type ProxyStop = (stop: () => void) => void
+
+/** Stops on Ctrl-C or SIGTERM (each listener removed once the proxy stopped). */
+export const stopOnSignal: ProxyStop = (stop) => {
+  const handler = () => {
+    process.off('SIGINT', handler)
+    process.off('SIGTERM', handler)
+    stop()
+  }
+  process.on('SIGINT', handler)
+  process.on('SIGTERM', handler)
+}
+
+/**
+ * Runs `warmfold proxy` until `until` calls its stop: mounts `WarmfoldProxy` (its observer and
+ * warm planner) in a cordis Context, prints where it listens and how to point an agent at it,
+ * then, on stop, closes the server, flushes the log and prints what it saw.
+ * @throws UsageError when `--log` cannot be written; RunError when the proxy cannot listen (the
+ *   port is taken, the address is not this machine's).
+ */
+export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop = stopOnSignal): Promise<number> {
+  if (args.log !== undefined) await checkOutPath(args.log)
+  const ctx = new Context()
+  // Until it listens, a failure is reported once, by the RunError below; from then on, on stderr.
+  let listening = false
+  const warn = (what: string, error: unknown) =>
+    listening && io.stderr(`warmfold proxy: ${what}: ${error instanceof Error ? error.message : String(error)}`)
+  ctx.on('internal/error', (error) => warn('internal error', error))
+  ctx.on('proxy/part-error', (part, error) => warn(`the ${part} failed (the request was forwarded)`, error))
+  await ctx.start()
+  // The observer is built here, so its totals can be read once the proxy has stopped.
+  const observer = new ProxyObserver({
+    ...(args.log === undefined ? {} : { log: args.log }),
+    noBodies: args.noBodies,
+    ...(args.price === undefined ? {} : { prices: args.price }),
+    recognize: new WarmSummaryPlanner(),
+  })
+  ctx.plugin(WarmfoldProxy, {
+    observer,
+    upstream: args.upstream,
+    port: args.port,
+    host: args.host,
+    ...(args.token === undefined ? {} : { token: args.token }),
+    warmSummaries: args.warmSummaries,
+  })
+  try {
+    await assertPluginsLoaded(ctx)
+  } catch (error) {
+    await ctx.stop()
+    const why = PluginLoadError.isInstance(error) ? (error.failures[0]?.message ?? error.message) : String(error)
+    throw new RunError(`the proxy could not start on ${args.host}:${args.port}: ${why}`, { cause: error })
+  }
+  const address = ctx.proxy.address
+  if (!address) {
+    await ctx.stop()
+    throw new RunError(`the proxy could not start on ${args.host}:${args.port}`)
+  }
+  listening = true
+  const base = args.token === undefined ? address.url : `${address.url}/_t/${'<token>'}`
+  io.stdout(
+    [
+      `warmfold proxy: listening on ${address.url} → ${args.upstream}`,
+      `  warm summaries: ${args.warmSummaries}${args.log === undefined ? '' : `; log: ${args.log}`}` +
+        `${args.price === undefined ? '' : `; prices: ${args.price.name}`}`,
+      `  live page: ${base}/_warmfold/`,
+      `  point the agent at it, e.g. ANTHROPIC_BASE_URL=${base}  OPENAI_BASE_URL=${base}/v1  ` +
+        `GOOGLE_GEMINI_BASE_URL=${base}`,
+      '',
+    ].join('\n'),
+  )
+  await new Promise<void>((resolve) => until(resolve))
+  await ctx.stop()
+  // Read after stop: the observer has analysed every exchange by then.
+  const { totals, sessions } = observer.snapshot() as LiveSnapshot
+  const hit =
+    totals.hitRate === null
+      ? 'no usage reported'
+      : `${(totals.hitRate * 100).toFixed(1)} % of input tokens read from the cache`
+  io.stdout(
+    `warmfold proxy: stopped after ${totals.requests} request(s) in ${sessions.length} session(s): ` +
+      `${totals.breaks} cache break(s), ${totals.compactions} compaction(s), ${hit}\n`,
+  )
+  return 0
+}
