@@ -43,10 +43,8 @@ describe('warmfold proxy', () => {
     const { url, bodies } = await upstream()
     const log = join(mkdtempSync(join(tmpdir(), 'proxy-command-')), 'proxy.jsonl')
     let out = ''
-    let stop: () => void = () => {}
-    const stopped = new Promise<void>((resolve) => {
-      stop = resolve
-    })
+    const stopper = { stop: () => {} }
+    const stopped = new Promise<void>((resolve) => (stopper.stop = resolve))
     const io = { stdout: (text: string) => (out += text), stderr: (text: string) => (out += text) }
     const args = parseProxyArgs(['--upstream', url, '--port', '0', '--log', log, '--price', 'openai'], {})
     const running = runProxy(args, io, (done) => void stopped.then(done))
@@ -63,7 +61,7 @@ describe('warmfold proxy', () => {
       'Hello.',
     )
     expect(bodies).toEqual([body])
-    stop()
+    stopper.stop()
     expect(await running).toBe(0)
     expect(out).toContain('stopped after 1 request(s) in 1 session(s): 0 cache break(s), 0 compaction(s), 76.8 %')
     expect(statSync(log).mode & 0o777).toBe(0o600)
