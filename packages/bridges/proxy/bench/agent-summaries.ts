@@ -17,6 +17,7 @@ import { HeldMemory, inbound, prefixShare, remembered } from '../test/warm-suppo
 const FIXTURES = join(import.meta.dirname, '..', 'test', 'fixtures')
 
 const tokens = (chars: number) => Math.round(chars / 4).toLocaleString('en-US')
+const shared = (share: { share: number; chars: number }) => Math.round(share.share * share.chars)
 
 console.log(
   '| agent | request | conversation request | repeated as written | repeated as sent | prefilled as written | prefilled as sent |',
@@ -46,7 +47,6 @@ for (const agent of readdirSync(FIXTURES).toSorted()) {
     const before = prefixShare(api, last.json, body, last.request.url)
     const after = prefixShare(api, last.json, sent, last.request.url)
     const own = (request: Record<string, unknown>) => prefixShare(api, request, request, url).chars
-    const shared = (share: { share: number; chars: number }) => Math.round(share.share * share.chars)
     const row = [
       agent,
       `${file}${plan.action === 'rewrite' ? '' : ' (forwarded: ' + (plan.reason ?? 'not a rewrite') + ')'}`,
