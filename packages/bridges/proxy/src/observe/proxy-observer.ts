@@ -6,6 +6,7 @@ import type { ExchangeRecord } from './exchange-record.ts'
 import type { LiveSnapshot } from './live-state.ts'
 import { LiveState } from './live-state.ts'
 import { observeExchange } from './observe-exchange.ts'
+import { scanConversations } from './conversation-scan.ts'
 import { ObserverLog } from './observer-log.ts'
 import type { ObserverOptions, ResolvedObserverOptions } from './observer-options.ts'
 import { resolveObserverOptions } from './observer-options.ts'
@@ -67,9 +68,11 @@ export class ProxyObserver implements ExchangeObserver {
 
   /**
    * The remembered conversation request of `api` whose messages are the longest prefix of `json`'s
-   * messages but the last, forwarded within the cache TTL of now; undefined when none is held or
-   * `json` is not a body of `api`. Analyses what is still queued first, so a summary request that
-   * follows its conversation request at once finds it.
+   * messages but the last, forwarded within the cache TTL of now; else the latest one of which those
+   * messages (two or more) are a prefix; Gemini contents compared without call ids and thought
+   * signatures (the seam's contract, `RequestMemory.lastConversationFor`). Undefined when none is
+   * held or `json` is not a body of `api`. Analyses what is still queued first, so a summary request
+   * that follows its conversation request at once finds it.
    */
   lastConversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined {
     this.drain()
@@ -93,10 +96,17 @@ export class ProxyObserver implements ExchangeObserver {
         end: messages - 1,
         accept: (entry) => entry.session.last === entry,
       })
-      return found?.remembered
+      if (found) return found.remembered
     } finally {
       this.table.release(seen.layout)
     }
+    const now = this.options.now()
+    const candidates = this.table
+      .list()
+      .flatMap((session) =>
+        session.last?.api === api && now - session.last.at <= this.options.cacheTtlMs ? [session.last] : [],
+      )
+    return scanConversations(api, json, candidates)
   }
 
   /** The live page (`/_warmfold/`): server-rendered HTML that polls `state.json` every 2 s. */

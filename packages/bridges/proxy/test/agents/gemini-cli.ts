@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { TEXT_ONLY_GUARD } from '../../src/index.ts'
 import type { AgentSpec } from './run-agent.ts'
 import type { RequestKind } from './scripted-agent-server.ts'
 import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, toolTurn, writeTask } from './task.ts'
@@ -19,10 +20,15 @@ function systemText(body: Record<string, unknown>): string {
 
 /**
  * Gemini CLI's request kinds: its compression call and the verification call after it both carry the
- * `<state_snapshot>` system prompt and no tools; other tool-less requests are side calls.
+ * `<state_snapshot>` system prompt and no tools; other tool-less requests are side calls. Through
+ * `warmfold proxy` with warm summaries on, both arrive rewritten: the conversation's system and
+ * tools, the compression prompt (or the verification's) in the last content after {@link TEXT_ONLY_GUARD}.
  */
 export function geminiKind(body: Record<string, unknown>): RequestKind {
   if (systemText(body).includes('state_snapshot')) return 'summary'
+  const contents = Array.isArray(body.contents) ? (body.contents as unknown[]) : []
+  const last = JSON.stringify(contents.at(-1) ?? '')
+  if (last.includes(TEXT_ONLY_GUARD) && last.includes('state_snapshot')) return 'summary'
   return Array.isArray(body.tools) && body.tools.length > 0 ? 'conversation' : 'side'
 }
 

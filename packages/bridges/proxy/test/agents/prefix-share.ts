@@ -12,6 +12,8 @@ export interface PrefixShare {
   readonly previousChars: number
   /** Characters the summary request's prompt shares with it from the start. */
   readonly sharedChars: number
+  /** Characters of the summary request's own prompt (canonical, provider render order). */
+  readonly summaryChars: number
   /** `sharedChars / previousChars`. */
   readonly share: number
   /**
@@ -65,6 +67,7 @@ export function summaryPrefixShares(requests: readonly ClassifiedRequest[], api:
       previous: previous.index,
       previousChars: before.length,
       sharedChars,
+      summaryChars: summary.length,
       share: sharedChars / before.length,
       messagesShare: commonPrefixLength(beforeMessages, summaryMessages) / beforeMessages.length,
     })

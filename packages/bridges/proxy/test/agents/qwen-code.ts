@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { TEXT_ONLY_GUARD } from '../../src/index.ts'
 import type { AgentSpec } from './run-agent.ts'
 import type { RequestKind } from './scripted-agent-server.ts'
 import { FINAL_TEXT, LOG_FILES, SUMMARY_TEXT, TASK_PROMPT, toolTurn, writeTask } from './task.ts'
@@ -20,13 +21,17 @@ export const QWEN_CACHE_SHARING_MARKER = 'tool execution is disabled for this re
  * Qwen Code's request kinds. Two summary shapes: the cache-sharing request (main system prompt and
  * tools, the history, then a user message with the compression prompt and {@link QWEN_CACHE_SHARING_MARKER}),
  * and the dedicated summarizer (the `<state_snapshot>` compression prompt as system, no tools). A
- * tool-less request with another system prompt is a side call.
+ * tool-less request with another system prompt is a side call. Through `warmfold proxy` with warm
+ * summaries on, the dedicated summarizer's request arrives rewritten: the conversation's system
+ * and tools, the compression prompt inside the final user message after {@link TEXT_ONLY_GUARD}.
  */
 export function qwenKind(body: Record<string, unknown>): RequestKind {
   const tools = Array.isArray(body.tools) ? body.tools.length : 0
   const messages = Array.isArray(body.messages) ? (body.messages as unknown[]) : []
   if (systemText(body).includes('state_snapshot')) return 'summary'
-  if (JSON.stringify(messages.at(-1) ?? '').includes(QWEN_CACHE_SHARING_MARKER)) return 'summary'
+  const last = JSON.stringify(messages.at(-1) ?? '')
+  if (last.includes(QWEN_CACHE_SHARING_MARKER)) return 'summary'
+  if (last.includes(TEXT_ONLY_GUARD) && last.includes('state_snapshot')) return 'summary'
   return tools > 0 ? 'conversation' : 'side'
 }
 
