@@ -99,6 +99,13 @@ export interface RequestMemory {
    * its compression call write differently (recorded with Gemini CLI 0.61.0).
    */
   lastConversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined
+  /**
+   * The last conversation request of each session of `api` forwarded within `ttlMs` of now,
+   * latest first. For a summary request whose history is a text transcript (opencode, pi): its
+   * messages repeat none of the conversation's, so the warm room picks the one it transcribes.
+   * Optional: a memory without it holds no history for transcript agents.
+   */
+  recentConversations?(api: RequestApi): readonly RememberedRequest[]
 }
 
 /** The decision the warm room makes for one generate request, before it is forwarded. */
