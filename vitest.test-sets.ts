@@ -68,6 +68,8 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/bridges/proxy/test/agents-codex.test.ts',
   'packages/bridges/proxy/test/agents-gemini-cli.test.ts',
   'packages/bridges/proxy/test/agents-claude-code.test.ts',
+  'packages/bridges/proxy/test/agents-pi.test.ts',
+  'packages/bridges/proxy/test/agents-opencode.test.ts',
 ])
 
 /** Which set a run takes: `fast` (default), `heavy` or `all`. */

@@ -15,7 +15,7 @@ import { prefixShare } from './warm-support.ts'
  * (`lastConversationFor`), the observer gets each exchange after it. Where the warm room's own
  * tests hold the history in a test memory, this holds it where the proxy does.
  */
-const COLD = ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0']
+const COLD = ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0', 'pi-0.73.1', 'opencode-1.18.33']
 const ALREADY_WARM = ['qwen-code-0.24.4', 'claude-code-2.1.332']
 
 let directory: string

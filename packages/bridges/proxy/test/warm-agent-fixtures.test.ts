@@ -15,7 +15,7 @@ import { HeldMemory, inbound, prefixShare, remembered, rewrittenBody } from './w
  * the recordings present (they arrive with the agents room's branch).
  */
 const FIXTURES = join(import.meta.dirname, 'fixtures')
-const RECORDINGS = ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0']
+const RECORDINGS = ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0', 'pi-0.73.1', 'opencode-1.18.33']
 /** Agents whose summary request is already warm (a replay plus the instruction): left untouched. */
 const ALREADY_WARM = ['qwen-code-0.24.4', 'claude-code-2.1.332']
 

@@ -86,6 +86,11 @@ export class HeldMemory implements RequestMemory {
       return mine.length < theirs.length && mine.every((message, index) => message === theirs[index])
     })
   }
+
+  /** Every held request of `api`, latest first (the seam's contract, without the TTL: the tests hold what they mean). */
+  recentConversations(api: RequestApi): RememberedRequest[] {
+    return this.held.filter((request) => request.api === api).toReversed()
+  }
 }
 
 /** A memory that holds exactly `request` for any question (for transcript agents: the observer's job). */

@@ -2,7 +2,7 @@ import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import { canonicalize, canonicalWireJson, RequestShapeError } from '@warmfold/cache-ledger/prefix'
 import type { RememberedRequest } from '../proxy-exchange.ts'
 import { comparableGeminiContents } from '../warm/gemini-call-ids.ts'
-import type { RememberedConversation } from './session-table.ts'
+import type { ObservedSession, RememberedConversation } from './session-table.ts'
 
 /**
  * The canonical messages of `json` (system head left out), each as canonical wire JSON; Gemini
@@ -54,4 +54,16 @@ export function scanConversations(
   if (best) return best.remembered
   if (mine.length < 2) return undefined
   return held.findLast(({ messages }) => messages.length > mine.length && startsWith(messages, mine))?.entry.remembered
+}
+
+/** The last conversation request of each of `sessions` of `api` forwarded within `ttlMs` of `now`. */
+export function heldWithin(
+  sessions: readonly ObservedSession[],
+  api: RequestApi,
+  now: number,
+  ttlMs: number,
+): RememberedConversation[] {
+  return sessions.flatMap((session) =>
+    session.last?.api === api && now - session.last.at <= ttlMs ? [session.last] : [],
+  )
 }

@@ -6,7 +6,7 @@ import type { ExchangeRecord } from './exchange-record.ts'
 import type { LiveSnapshot } from './live-state.ts'
 import { LiveState } from './live-state.ts'
 import { observeExchange } from './observe-exchange.ts'
-import { scanConversations } from './conversation-scan.ts'
+import { heldWithin, scanConversations } from './conversation-scan.ts'
 import { ObserverLog } from './observer-log.ts'
 import type { ObserverOptions, ResolvedObserverOptions } from './observer-options.ts'
 import { resolveObserverOptions } from './observer-options.ts'
@@ -100,13 +100,14 @@ export class ProxyObserver implements ExchangeObserver {
     } finally {
       this.table.release(seen.layout)
     }
-    const now = this.options.now()
-    const candidates = this.table
-      .list()
-      .flatMap((session) =>
-        session.last?.api === api && now - session.last.at <= this.options.cacheTtlMs ? [session.last] : [],
-      )
-    return scanConversations(api, json, candidates)
+    return scanConversations(api, json, heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs))
+  }
+
+  /** The last conversation request of each session of `api` forwarded within the cache TTL, latest first. */
+  recentConversations(api: RequestApi): RememberedRequest[] {
+    this.drain()
+    const held = heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs)
+    return held.toSorted((left, right) => right.at - left.at).map((entry) => entry.remembered)
   }
 
   /** The live page (`/_warmfold/`): server-rendered HTML that polls `state.json` every 2 s. */

@@ -3,7 +3,9 @@ import { isRecord } from '@warmfold/cache-ledger/prefix'
 import { withoutCallIdPrefixes } from './gemini-call-ids.ts'
 import type { KnownAgent } from './known-agents.ts'
 import { splitTranscript, transcribedUpTo, transcriptTail, wrapInstruction } from './summary-instruction.ts'
+import type { RememberedRequest } from '../proxy-exchange.ts'
 import type { WireView } from './wire-view.ts'
+import { wireViewOf } from './wire-view.ts'
 
 /** The final user text of a rewrite and the summary's messages kept before it. */
 export interface SummaryText {
@@ -66,6 +68,20 @@ function transcriptText(view: WireView, conversation: WireView, known: KnownAgen
     since: transcriptTail(parts.transcript, upTo),
   })
   return { wrapped, extra: [], transcriptChars: parts.transcript.length }
+}
+
+/**
+ * Among `candidates` (latest first), the conversation request whose history the transcript agent's
+ * summary request `view` transcribes: its messages repeat none of the conversation's, so the
+ * memory's prefix lookup cannot find it.
+ */
+export function transcribedConversation(
+  api: RequestApi,
+  view: WireView,
+  known: KnownAgent,
+  candidates: readonly RememberedRequest[],
+): RememberedRequest | undefined {
+  return candidates.find((candidate) => !('reason' in transcriptText(view, wireViewOf(api, candidate.json), known)))
 }
 
 /** The first characters of a message's first text (content, a part's or block's text, a tool output). */

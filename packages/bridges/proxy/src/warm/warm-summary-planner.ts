@@ -13,7 +13,7 @@ import { hasVerificationCall, matchKnownAgent } from './known-agents.ts'
 import { RewrittenRequests } from './rewritten-requests.ts'
 import { structuralDiff } from './structural-diff.ts'
 import { wrapInstruction } from './summary-instruction.ts'
-import { summaryText } from './summary-text.ts'
+import { summaryText, transcribedConversation } from './summary-text.ts'
 import { buildWarmRequest } from './warm-request.ts'
 import type { WireView } from './wire-view.ts'
 import { asksStructuredOutput, forcedToolChoice, modelOf, wireViewOf } from './wire-view.ts'
@@ -79,7 +79,11 @@ export class WarmSummaryPlanner implements WarmPlanner {
     if (match?.known.call === 'verification')
       return left(match, 0.4, 'it extends no summary request this proxy rewrote: left as the agent sent it')
     const query = api === 'gemini' ? { ...json, contents: withoutCallIdPrefixes(view.items) } : json
-    const conversation = memory.lastConversationFor(api, query)
+    const conversation =
+      memory.lastConversationFor(api, query) ??
+      (match?.known.shape === 'transcript'
+        ? transcribedConversation(api, view, match.known, memory.recentConversations?.(api) ?? [])
+        : undefined)
     if (!conversation) {
       if (!match) return FORWARD
       const held =
