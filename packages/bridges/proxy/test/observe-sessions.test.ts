@@ -147,6 +147,26 @@ describe('lastConversationFor', () => {
   })
 })
 
+describe('recentConversations', () => {
+  it("gives each session's last conversation request of the API within the cache TTL, latest first", async () => {
+    let now = 1_000_000
+    const observer = new ProxyObserver({ cacheTtlMs: TTL, now: () => now })
+    const requests = await capture('openai-chat', [
+      [H2, { headers: { 'x-session-id': 'A' } }],
+      [OTHER, { headers: { 'x-session-id': 'B' } }],
+      [H3, { headers: { 'x-session-id': 'A' } }],
+    ])
+    feed(observer, requests.slice(0, 2), 1, now - 3000)
+    feed(observer, requests.slice(2), 3, now - 1000)
+    // Not analysed yet: it analyses what is queued first.
+    expect(observer.recentConversations('openai-chat').map((held) => held.request.id)).toEqual([3, 2])
+    expect(observer.recentConversations('anthropic-messages')).toEqual([])
+    now += TTL - 1500
+    expect(observer.recentConversations('openai-chat').map((held) => held.request.id)).toEqual([3])
+    await observer.close()
+  })
+})
+
 describe('bounds', () => {
   it('drop sessions idle past the cache TTL × forgetAfterTtls, with what they remember', async () => {
     const requests = await capture('openai-chat', [
