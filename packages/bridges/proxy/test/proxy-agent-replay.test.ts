@@ -90,7 +90,7 @@ async function replay(name: string, warmSummaries: 'off' | 'on') {
 }
 
 describe('recorded agents through the whole proxy over HTTP', () => {
-  for (const name of ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0'])
+  for (const name of ['codex-0.171.0', 'qwen-code-cold-0.24.4', 'gemini-cli-0.61.0', 'pi-0.73.1', 'opencode-1.18.33'])
     it(`${name}: every other request byte for byte; each summary request warm with --warm-summaries on, as written when off`, async () => {
       for (const mode of ['off', 'on'] as const) {
         const { requests, received, kinds } = await replay(name, mode)
