@@ -135,6 +135,8 @@ export const KNOWN_AGENTS: readonly KnownAgent[] = Object.freeze([
     instructionMarkers: [
       'The messages above are a conversation to summarize.',
       'The messages above are NEW conversation messages to incorporate into the existing summary',
+      // Its turn-prefix summary, when the cut falls inside a turn (recorded with 0.73.1).
+      'This is the PREFIX of a turn that was too large to keep.',
     ],
   },
 ] satisfies KnownAgent[])

@@ -74,11 +74,11 @@ const SPEAKER = /\n\n\[(?:user|assistant|tool|system)[^\]\n]{0,40}\]:/gi
 
 /**
  * What the transcript holds after `index` (the messages after the replayed ones): from the next
- * line that opens a message on, else from the next blank line on.
+ * line that opens a message on; nothing when no message follows (the rest of the last replayed
+ * message, e.g. pi's "[... 10130 more characters truncated]" after a cut tool result, is not new).
  */
 export function transcriptTail(transcript: string, index: number): string {
   SPEAKER.lastIndex = index
   const speaker = SPEAKER.exec(transcript)
-  const next = speaker ? speaker.index : transcript.indexOf('\n\n', index)
-  return next === -1 ? '' : transcript.slice(next).trim()
+  return speaker ? transcript.slice(speaker.index).trim() : ''
 }
