@@ -2,7 +2,6 @@ import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import { canonicalize, canonicalWireJson, RequestShapeError } from '@warmfold/cache-ledger/prefix'
 import type { RememberedRequest } from '../proxy-exchange.ts'
 import { comparableGeminiContents } from '../warm/gemini-call-ids.ts'
-import type { RememberedConversation } from './session-table.ts'
 
 /**
  * The canonical messages of `json` (system head left out), each as canonical wire JSON; Gemini
@@ -37,14 +36,14 @@ function startsWith(list: readonly string[], prefix: readonly string[]): boolean
 export function scanConversations(
   api: RequestApi,
   json: Readonly<Record<string, unknown>>,
-  candidates: readonly RememberedConversation[],
+  candidates: readonly { readonly at: number; readonly remembered: RememberedRequest }[],
 ): RememberedRequest | undefined {
   const mine = comparableMessages(api, json)?.slice(0, -1)
   if (!mine || mine.length === 0) return undefined
   const held = candidates
     .toSorted((left, right) => left.at - right.at)
     .map((entry) => ({ entry, messages: comparableMessages(api, entry.remembered.json) ?? [] }))
-  let best: RememberedConversation | undefined
+  let best: (typeof candidates)[number] | undefined
   let bestLength = 0
   for (const { entry, messages } of held)
     if (messages.length > 0 && messages.length >= bestLength && startsWith(mine, messages)) {
