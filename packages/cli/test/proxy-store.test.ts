@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionReport } from '../src/index.ts'
 import { cli } from './run-cli.ts'
 import { RecordingServer } from '@warmfold/test-utils'
+import type { StoredConversation } from '@warmfold/proxy'
 import { parseProxyArgs } from '../src/proxy/parse-proxy-args.ts'
+import { SessionProxyStore } from '../src/proxy/session-proxy-store.ts'
 import { runProxy } from '../src/proxy/proxy-command.ts'
 import { chatText, prefixShare, recordedQwen, send, twoReplicas, withoutStore } from './support/proxy-replicas.ts'
 
@@ -97,5 +99,49 @@ describe('warmfold proxy --store sqlite: two replicas sharing one SQLite file', 
     const result = await cli([...command, '--json'])
     expect(result.stderr).toBe('')
     expect((JSON.parse(result.stdout) as SessionReport).totals.purposes).toEqual([['conversation', 1]])
+  })
+
+  it("recall reads only the other replicas' requests of its API within the TTL, each once; a replaced one is read anew", async () => {
+    const path = join(directory, 'recall.db')
+    const a = await SessionProxyStore.open(sqliteSessionStore({ path }))
+    const backend = sqliteSessionStore({ path })
+    let reads = 0
+    const read = backend.read.bind(backend)
+    backend.read = (id) => (reads++, read(id))
+    const b = await SessionProxyStore.open(backend)
+    const conversation = (sessionKey: string, api: StoredConversation['api'], at: number, id = 1) => ({
+      replica: a.replica,
+      sessionKey,
+      api,
+      id,
+      at,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: `{"n":${id}}`,
+    })
+    a.remember(conversation('s1', 'openai-chat', 5000))
+    a.remember(conversation('s2', 'openai-chat', 5000))
+    a.remember(conversation('s3', 'openai-responses', 5000))
+    a.remember(conversation('s4', 'openai-chat', 1000))
+    b.remember(conversation('s5', 'openai-chat', 5000))
+    await Promise.all([a.settled(), b.settled()])
+    const keys = async () =>
+      (await b.recall('openai-chat', 2000)).map((stored) => [stored.sessionKey, stored.id]).toSorted()
+    expect(await keys()).toEqual([
+      ['s1', 1],
+      ['s2', 1],
+    ])
+    expect(reads).toBe(2)
+    expect(await keys()).toHaveLength(2)
+    expect(reads).toBe(2)
+    a.remember(conversation('s1', 'openai-chat', 6000, 2))
+    await a.settled()
+    expect(await keys()).toEqual([
+      ['s1', 2],
+      ['s2', 1],
+    ])
+    expect(reads).toBe(3)
+    await a.close()
+    await b.close()
   })
 })

@@ -14,20 +14,36 @@ declare module '@warmfold/session' {
   }
 }
 
-/** The prefix of a replica's log session id; `proxy-last-` ones hold remembered conversation requests. */
+/** The prefix of a replica's log session id; `proxy-last.` ones hold remembered conversation requests. */
 export const PROXY_SESSION_PREFIX = 'proxy-'
-const LAST_PREFIX = 'proxy-last-'
+const LAST_PREFIX = 'proxy-last.'
+
+/** The id of a remembered request's session: what `recall` filters on before reading any. */
+function lastId(conversation: StoredConversation, digest: string): string {
+  const at = String(conversation.at).padStart(13, '0')
+  return `${LAST_PREFIX}${conversation.api}.${at}.${conversation.replica}.${digest}`
+}
+
+/** The API, time and replica a remembered request's session id names; undefined for any other id. */
+function parseLastId(id: string): { api: string; at: number; replica: string } | undefined {
+  if (!id.startsWith(LAST_PREFIX)) return undefined
+  const [api, at, replica] = id.slice(LAST_PREFIX.length).split('.')
+  return api && at && replica ? { api, at: Number(at), replica } : undefined
+}
 
 /**
  * `warmfold proxy --store`'s store on a session store backend (SQLite or PostgreSQL): each replica
  * writes its exchanges as `proxy/exchange` events of its own session (`proxy-<time>-<host>-<pid>-<random>`,
  * which `warmfold report --store SPEC ID` reads), and each proxy session's last conversation
- * request as the one event of a session `proxy-last-<replica>-<key digest>`, replaced (deleted,
- * then made again) by the next one and deleted when the replica closes. `recall` reads the other
- * replicas' `proxy-last-` sessions. Writes run one at a time, in order, off the forward's path.
+ * request as the one event of a session `proxy-last.<api>.<time>.<replica>.<key digest>`, replaced
+ * (deleted, then made anew) by the next one and deleted when the replica closes. `recall` lists
+ * the sessions and reads only the other replicas' ones of its API and time it has not read before.
+ * Writes run one at a time, in order, off the forward's path.
  */
 export class SessionProxyStore implements ProxyStore {
   private readonly held = new Map<string, Session>()
+  /** The other replicas' remembered requests read so far, by session id (a new request gets a new id). */
+  private readonly read = new Map<string, StoredConversation | undefined>()
   private work: Promise<void> = Promise.resolve()
   private failure: Error | undefined
   private closed = false
@@ -69,16 +85,16 @@ export class SessionProxyStore implements ProxyStore {
     })
   }
 
-  remember(conversation: StoredConversation): void {
-    const digest = createHash('sha256').update(conversation.sessionKey).digest('hex').slice(0, 16)
-    const id = `${LAST_PREFIX}${this.replica}-${digest}`
+  remember(given: StoredConversation): void {
+    const conversation = { ...given, replica: this.replica }
+    const digest = createHash('sha256').update(conversation.sessionKey).digest('hex').slice(0, 12)
     this.queue(async () => {
-      const before = this.held.get(id)
-      this.held.delete(id)
+      const before = this.held.get(digest)
+      this.held.delete(digest)
       if (before) await this.backend.delete?.(before)
-      const session = await this.backend.create(id, {})
-      this.held.set(id, session)
-      session.append('proxy/conversation', { ...conversation })
+      const session = await this.backend.create(lastId(conversation, digest), {})
+      this.held.set(digest, session)
+      session.append('proxy/conversation', conversation)
       await this.backend.flush(session)
       // The least recently replaced first, beyond the bound.
       for (const [oldId, old] of this.held) {
@@ -90,24 +106,32 @@ export class SessionProxyStore implements ProxyStore {
   }
 
   async recall(api: RequestApi, sinceMs: number): Promise<readonly StoredConversation[]> {
-    const ids = (await this.backend.list()).filter(
-      (id) => id.startsWith(LAST_PREFIX) && !id.startsWith(`${LAST_PREFIX}${this.replica}-`),
+    const ids = (await this.backend.list()).filter((id) => {
+      const named = parseLastId(id)
+      return named !== undefined && named.api === api && named.at >= sinceMs && named.replica !== this.replica
+    })
+    const listed = new Set(ids)
+    for (const id of this.read.keys()) if (!listed.has(id) && parseLastId(id)?.api === api) this.read.delete(id)
+    const found = await Promise.all(
+      ids.map(async (id) => {
+        if (!this.read.has(id)) this.read.set(id, await this.readLast(id))
+        return this.read.get(id)
+      }),
     )
-    const found: StoredConversation[] = []
-    for (const id of ids) {
-      let session: Session
-      try {
-        session = await this.backend.read(id)
-      } catch (error) {
-        // Replaced or deleted by its replica since the list: not a failure.
-        if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') continue
-        throw error
-      }
-      const event = session.events.findLast((candidate) => candidate.type === 'proxy/conversation')
-      const stored = event?.data as StoredConversation | undefined
-      if (stored && stored.api === api && stored.at >= sinceMs) found.push(stored)
+    return found.filter((stored): stored is StoredConversation => stored?.api === api && stored.at >= sinceMs)
+  }
+
+  /** The request session `id` remembers; undefined when its replica replaced or deleted it since the list. */
+  private async readLast(id: string): Promise<StoredConversation | undefined> {
+    let session: Session
+    try {
+      session = await this.backend.read(id)
+    } catch (error) {
+      if (SessionError.isInstance(error) && error.code === 'NOT_FOUND') return undefined
+      throw error
     }
-    return found
+    const event = session.events.findLast((candidate) => candidate.type === 'proxy/conversation')
+    return event?.data as StoredConversation | undefined
   }
 
   /** Writes what is queued, deletes this replica's remembered requests, releases its log session. */
