@@ -22,6 +22,7 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/compaction/compaction-basic/test/background-fold-crash.test.ts',
   'packages/cli/test/cli.test.ts',
   'packages/cli/test/bench-store-postgres.test.ts',
+  'packages/cli/test/proxy-store-postgres.test.ts',
   'packages/cli/test/bench-probe-failures.test.ts',
   'packages/cli/test/report-browser.test.ts',
   'packages/testing/llama-cache-server/test/llama-cache-server.test.ts',

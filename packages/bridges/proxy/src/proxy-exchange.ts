@@ -152,6 +152,13 @@ export interface ExchangeObserver extends RequestMemory {
   snapshot(): unknown
   /** Finishes pending analysis and closes the log. */
   close(): Promise<void>
+  /**
+   * Optional: asked by the forward when the planner found no remembered conversation request for
+   * a generate request of `api` (a summary request whose conversation request another replica
+   * forwarded). Loads what a shared store holds; resolves true when it brought in any request not
+   * held before (the planner is then asked once more), false otherwise. Never rejects.
+   */
+  recall?(api: RequestApi, json: Readonly<Record<string, unknown>>): Promise<boolean>
 }
 
 /** The warm room (`warm/`): decides, before forwarding, whether a generate request is a summary request to rewrite. */

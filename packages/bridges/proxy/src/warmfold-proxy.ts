@@ -5,6 +5,7 @@ import { integerSchema, millisecondsSchema, strictConfig, WARMFOLD_PLUGIN } from
 import Schema from 'schemastery'
 import { REQUEST_APIS } from '@warmfold/cache-ledger/prefix'
 import { ProxyObserver } from './observe/proxy-observer.ts'
+import type { ProxyStore } from './observe/proxy-store.ts'
 import { WarmSummaryPlanner } from './warm/warm-summary-planner.ts'
 import type { ProxyAddress, ProxyServer } from './forward/proxy-server.ts'
 import { startProxyServer } from './forward/proxy-server.ts'
@@ -47,6 +48,7 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
       config.observer ??
       new ProxyObserver({
         ...(config.log === undefined ? {} : { log: config.log }),
+        ...(config.store === undefined ? {} : { store: config.store }),
         noBodies: config.noBodies,
         cacheTtlMs: config.cacheTtlMs,
         maxSessions: config.maxSessions,
@@ -129,6 +131,8 @@ export namespace WarmfoldProxy {
     warmSummaries: WarmMode
     maxBodyBytes: number
     log?: string
+    /** A store shared by replicas, written instead of `log` (see `ProxyStore`). */
+    store?: ProxyStore
     noBodies: boolean
     cacheTtlMs: number
     maxSessions: number
@@ -151,6 +155,7 @@ export namespace WarmfoldProxy {
       .default(32 * 1024 * 1024)
       .description('Largest request body; over it, 413.'),
     log: Schema.string().description('Path of the exchange log (JSONL).'),
+    store: Schema.any().description('A ProxyStore written instead of log (replicas share it).'),
     noBodies: Schema.boolean().default(false).description('Log digests and usage only, no bodies.'),
     cacheTtlMs: millisecondsSchema(1).default(300_000).description('Prompt cache TTL the analysis assumes.'),
     maxSessions: integerSchema(1).default(1000).description('Sessions held in memory (LRU).'),
@@ -193,6 +198,8 @@ export namespace WarmfoldProxy {
         throw new TypeError(
           `WarmfoldProxy config: upstream must not carry credentials (the agent sends its own key), got ${shown}`,
         )
+      if (config.log !== undefined && config.store !== undefined)
+        throw new TypeError('WarmfoldProxy config: log and store are exclusive: the exchanges go to one of them')
       if (config.token === '') throw new TypeError('WarmfoldProxy config: token must not be empty')
       if (!isLoopbackHost(config.host) && config.token === undefined)
         throw new TypeError(

@@ -4,6 +4,8 @@ import type { CommandFlags } from '../shared/command-flags.ts'
 import { formatUsage, parseFlags } from '../shared/command-flags.ts'
 import { boundedInteger, oneOf } from '../shared/flag-values.ts'
 import { readPriceProfile } from '../shared/read-profile.ts'
+import type { StoreSpec } from '../shared/session-store-spec.ts'
+import { parseStoreSpec, redactUrl } from '../shared/session-store-spec.ts'
 import { UsageError } from '../shared/usage-error.ts'
 
 /** What `--warm-summaries` accepts. */
@@ -22,10 +24,15 @@ export interface ProxyArgs {
   readonly token?: string
   readonly warmSummaries: (typeof WARM_MODES)[number]
   readonly log?: string
+  /** An SQL session store written instead of `--log`, shared by replicas (`sqlite:PATH`, `postgres:URL`). */
+  readonly store?: ProxyStoreSpec
   readonly noBodies: boolean
   readonly price?: PriceProfile
   readonly help: boolean
 }
+
+/** What `warmfold proxy --store` accepts: an SQL store (a `file:` store has no place for replicas to meet). */
+export type ProxyStoreSpec = Exclude<StoreSpec, { kind: 'file' }>
 
 interface ProxyFlags {
   upstream: string | undefined
@@ -34,6 +41,7 @@ interface ProxyFlags {
   token: string | undefined
   warmSummaries: (typeof WARM_MODES)[number]
   log: string | undefined
+  store: ProxyStoreSpec | undefined
   noBodies: boolean
   price: PriceProfile | undefined
   help: boolean
@@ -43,7 +51,7 @@ interface ProxyFlags {
 export const PROXY_FLAGS: CommandFlags<ProxyFlags> = {
   command: 'proxy',
   synopsis: `Usage: warmfold proxy --upstream URL [--port 8787] [--host 127.0.0.1] [--warm-summaries off|dry-run|on]
-                      [--log FILE] [--no-bodies] [--price PROFILE] [--token TOKEN]
+                      [--log FILE | --store SPEC] [--no-bodies] [--price PROFILE] [--token TOKEN]
 
 Sits at an agent's base URL and forwards every request to --upstream byte for byte (Anthropic
 Messages, OpenAI Chat Completions and Responses, Gemini generateContent). It explains every
@@ -96,6 +104,15 @@ URL: http://HOST:PORT/_t/TOKEN/v1. Stop with Ctrl-C: the log is flushed before t
       needs: 'a file name',
       help: ['append every request and its analysis here (JSONL, mode 0600)'],
     },
+    store: {
+      value: 'SPEC',
+      needs: 'sqlite:PATH or postgres:URL',
+      parse: proxyStore,
+      help: [
+        'write every request to an SQL store instead (sqlite:PATH | postgres:URL); replicas',
+        "sharing one find each other's last requests (warmfold report --store SPEC SESSION)",
+      ],
+    },
     noBodies: { default: false, help: ['log digests and usage only, never a request body'] },
     price: {
       value: 'PROFILE',
@@ -119,17 +136,23 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
  */
 export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ProxyArgs {
   const { values } = parseFlags(PROXY_FLAGS, argv)
-  const { upstream, token: flagToken, log, price, ...rest } = values
+  const { upstream, token: flagToken, log, store, price, ...rest } = values
   const token = flagToken ?? (env[TOKEN_ENV] === undefined || env[TOKEN_ENV] === '' ? undefined : env[TOKEN_ENV])
   const args = {
     ...rest,
     ...(token === undefined ? {} : { token }),
     ...(log === undefined ? {} : { log }),
+    ...(store === undefined ? {} : { store }),
     ...(price === undefined ? {} : { price }),
   }
   if (values.help) return { upstream: upstream ?? '', ...args }
   if (upstream === undefined)
     throw new UsageError('warmfold proxy needs --upstream URL, the provider base URL to forward to')
+  if (log !== undefined && store !== undefined)
+    throw new UsageError(
+      `--log and --store are exclusive: the proxy writes to one of them (got --log ${JSON.stringify(log)} ` +
+        `and --store ${store.kind}:…)`,
+    )
   if (token !== undefined && token.length < 16)
     throw new UsageError(`the proxy token must be at least 16 characters, got ${token.length}`)
   if (!LOOPBACK.has(values.host) && token === undefined)
@@ -163,4 +186,15 @@ function upstreamUrl(text: string): string {
         (url.search ? 'a query' : 'a fragment'),
     )
   return text.replace(/\/+$/, '')
+}
+
+/** `--store`: `sqlite:PATH` or `postgres:URL`; a `file:` store is refused naming the flag. */
+function proxyStore(text: string): ProxyStoreSpec {
+  const spec = parseStoreSpec('--store', text)
+  if (spec.kind === 'file')
+    throw new UsageError(
+      `--store for warmfold proxy must be sqlite:PATH or postgres:URL (an SQL store replicas can share), ` +
+        `got ${JSON.stringify(redactUrl(text))}; for a file use --log FILE`,
+    )
+  return spec
 }

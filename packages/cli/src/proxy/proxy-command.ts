@@ -5,6 +5,9 @@ import { ProxyObserver, WarmfoldProxy, WarmSummaryPlanner } from '@warmfold/prox
 import { checkOutPath } from '../shared/check-out-path.ts'
 import type { CommandIo } from '../shared/command-io.ts'
 import { RunError } from '../shared/run-error.ts'
+import { backendFactory, describeStore, redactUrl } from '../shared/session-store-spec.ts'
+import { UsageError } from '../shared/usage-error.ts'
+import { SessionProxyStore } from './session-proxy-store.ts'
 import type { ProxyArgs } from './parse-proxy-args.ts'
 
 /** What stops a running proxy: by default SIGINT or SIGTERM. */
@@ -30,6 +33,7 @@ export const stopOnSignal: ProxyStop = (stop) => {
  */
 export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop = stopOnSignal): Promise<number> {
   if (args.log !== undefined) await checkOutPath(args.log)
+  const store = args.store === undefined ? undefined : await openStore(args, io)
   const ctx = new Context()
   // Until it listens, a failure is reported once, by the RunError below; from then on, on stderr.
   let listening = false
@@ -41,6 +45,7 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
   // The observer is built here, so its totals can be read once the proxy has stopped.
   const observer = new ProxyObserver({
     ...(args.log === undefined ? {} : { log: args.log }),
+    ...(store === undefined ? {} : { store }),
     noBodies: args.noBodies,
     ...(args.price === undefined ? {} : { prices: args.price }),
     recognize: new WarmSummaryPlanner(),
@@ -57,20 +62,25 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
     await assertPluginsLoaded(ctx)
   } catch (error) {
     await ctx.stop()
+    await store?.close().catch(() => {})
     const why = PluginLoadError.isInstance(error) ? (error.failures[0]?.message ?? error.message) : String(error)
     throw new RunError(`the proxy could not start on ${args.host}:${args.port}: ${why}`, { cause: error })
   }
   const address = ctx.proxy.address
   if (!address) {
     await ctx.stop()
+    await store?.close().catch(() => {})
     throw new RunError(`the proxy could not start on ${args.host}:${args.port}`)
   }
   listening = true
+  const where =
+    store === undefined || args.store === undefined ? '' : `${describeStore(args.store)} session ${store.replica}`
   const base = args.token === undefined ? address.url : `${address.url}/_t/${'<token>'}`
   io.stdout(
     [
       `warmfold proxy: listening on ${address.url} → ${args.upstream}`,
       `  warm summaries: ${args.warmSummaries}${args.log === undefined ? '' : `; log: ${args.log}`}` +
+        `${where === '' ? '' : `; store: ${where}`}` +
         `${args.price === undefined ? '' : `; prices: ${args.price.name}`}`,
       `  live page: ${base}/_warmfold/`,
       `  point the agent at it, e.g. ANTHROPIC_BASE_URL=${base}  OPENAI_BASE_URL=${base}/v1  ` +
@@ -88,7 +98,30 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
       : `${(totals.hitRate * 100).toFixed(1)} % of input tokens read from the cache`
   io.stdout(
     `warmfold proxy: stopped after ${totals.requests} request(s) in ${sessions.length} session(s): ` +
-      `${totals.breaks} cache break(s), ${totals.compactions} compaction(s), ${hit}\n`,
+      `${totals.breaks} cache break(s), ${totals.compactions} compaction(s), ${hit}\n` +
+      (store === undefined || args.store === undefined
+        ? ''
+        : `  report: warmfold report --store ${describeStore(args.store)} ${store.replica}\n`),
   )
   return 0
+}
+
+/**
+ * `--store`'s store: this replica's session in the SQL store, made now so a store that cannot be
+ * reached stops the proxy before it listens.
+ * @throws UsageError naming `--store` (without a password) and why it cannot be opened.
+ */
+async function openStore(args: ProxyArgs, io: CommandIo): Promise<SessionProxyStore> {
+  const spec = args.store as NonNullable<ProxyArgs['store']>
+  const backend = (await backendFactory(spec))()
+  try {
+    return await SessionProxyStore.open(backend, {
+      onError: (error) => io.stderr(`warmfold proxy: ${redactUrl(error.message)}`),
+    })
+  } catch (error) {
+    await (backend as { close?(): Promise<void> }).close?.().catch(() => {})
+    throw new UsageError(`--store ${describeStore(spec)} cannot be opened: ${redactUrl((error as Error).message)}`, {
+      cause: error,
+    })
+  }
 }

@@ -75,20 +75,64 @@ export async function isProxyLog(file: string): Promise<boolean> {
  * divergence, priced with `price`.
  * @throws RunError naming the file and line of a line that is not a proxy log line.
  */
-export async function buildProxyReport(file: string, price: PriceProfile): Promise<SessionReport> {
+export function buildProxyReport(file: string, price: PriceProfile): Promise<SessionReport> {
+  return proxyReportOf(file, parsedLines(file), price, 'log')
+}
+
+/** The lines of `file`, parsed, numbered from 1. @throws RunError naming the file and line of one that is not JSON. */
+async function* parsedLines(file: string): AsyncGenerator<readonly [number, unknown, string]> {
+  for await (const [line, text] of linesOf(file)) {
+    try {
+      yield [line, JSON.parse(text), `${file}:${line}`]
+    } catch (error) {
+      throw new RunError(`cannot report ${file}:${line}: not JSON (${(error as Error).message})`)
+    }
+  }
+}
+
+/**
+ * {@link buildProxyReport} of the lines a `warmfold proxy --store` replica wrote to a session of an
+ * SQL store (`proxy/exchange` events, each the log line without its body): "line N" is the event
+ * at seq N − 1.
+ * @throws RunError naming the session and seq of an event that is not a proxy log line.
+ */
+export function buildProxyStoreReport(
+  log: {
+    readonly file: string
+    readonly sessionId: string
+    readonly events: readonly { type: string; data: unknown }[]
+  },
+  price: PriceProfile,
+): Promise<SessionReport> {
+  async function* lines(): AsyncGenerator<readonly [number, unknown, string]> {
+    for (const [seq, event] of log.events.entries())
+      yield [
+        seq + 1,
+        event.type === 'proxy/exchange' ? event.data : undefined,
+        `${log.file} session ${log.sessionId} seq ${seq}`,
+      ]
+  }
+  return proxyReportOf(`${log.file} session ${log.sessionId}`, lines(), price, 'store')
+}
+
+/** Whether `events` are what a `warmfold proxy --store` replica writes. */
+export function isProxyStoreSession(events: readonly { type: string }[]): boolean {
+  return events[0]?.type === 'proxy/exchange'
+}
+
+async function proxyReportOf(
+  file: string,
+  parsed: AsyncIterable<readonly [number, unknown, string]>,
+  price: PriceProfile,
+  kind: 'log' | 'store',
+): Promise<SessionReport> {
   const logged: ObservedRequest[] = []
   const sessions = new Set<string>()
   let skipped = 0
   let unreadable = 0
-  for await (const [line, text] of linesOf(file)) {
-    let record: ProxyRecord | undefined
-    try {
-      record = proxyRecord(JSON.parse(text))
-    } catch (error) {
-      throw new RunError(`cannot report ${file}:${line}: not JSON (${(error as Error).message})`)
-    }
-    if (!record)
-      throw new RunError(`cannot report ${file}:${line}: not a warmfold proxy log line (no "warmfold" record)`)
+  for await (const [line, value, where] of parsed) {
+    const record = proxyRecord(value)
+    if (!record) throw new RunError(`cannot report ${where}: not a warmfold proxy log line (no "warmfold" record)`)
     if (record.kind === 'unreadable') unreadable++
     if (record.kind !== 'conversation' && record.kind !== 'compaction') {
       skipped++
@@ -101,7 +145,7 @@ export async function buildProxyReport(file: string, price: PriceProfile): Promi
   const usd = price.usdPerMillionInput === null ? null : 0
   return {
     file,
-    sessionId: `${integer(sessions.size)} session(s) of a warmfold proxy log`,
+    sessionId: `${integer(sessions.size)} session(s) of a warmfold proxy ${kind}`,
     source: 'proxy',
     price,
     requests,

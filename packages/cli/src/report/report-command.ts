@@ -11,7 +11,7 @@ import type { ReportArgs } from './parse-report-args.ts'
 import type { SessionLog } from './read-session-log.ts'
 import { readSessionLog } from './read-session-log.ts'
 import { readStoreSession } from './read-store-session.ts'
-import { buildProxyReport, isProxyLog } from './read-proxy-log.ts'
+import { buildProxyReport, buildProxyStoreReport, isProxyLog, isProxyStoreSession } from './read-proxy-log.ts'
 import { renderReportHtml } from './render-report-html.ts'
 
 /** The log `args` name: a JSONL file, `DIR/<id>.jsonl` of `--store file:DIR`, or a session read from an SQL store. */
@@ -19,6 +19,11 @@ function readLog(args: ReportArgs): Promise<SessionLog> {
   if (!args.store) return readSessionLog(args.session)
   if (args.store.kind === 'file') return readSessionLog(join(args.store.directory, `${args.session}.jsonl`))
   return readStoreSession(args.store, args.session)
+}
+
+/** The report of a session log; a `warmfold proxy --store` session is read as the proxy's log. */
+function reportOfLog(log: SessionLog, args: ReportArgs): Promise<SessionReport> | SessionReport {
+  return isProxyStoreSession(log.events) ? buildProxyStoreReport(log, args.price) : buildSessionReport(log, args.price)
 }
 
 /**
@@ -60,7 +65,7 @@ async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | un
   const report =
     !args.store && (await isProxyLog(args.session).catch(() => false))
       ? await buildProxyReport(args.session, args.price)
-      : buildSessionReport(await readLog(args), args.price)
+      : await reportOfLog(await readLog(args), args)
   if (!output) {
     io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReportText(report)}\n`)
     return report

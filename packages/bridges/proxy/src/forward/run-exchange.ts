@@ -4,6 +4,7 @@ import type {
   Exchange,
   ExchangeObserver,
   InboundRequest,
+  RequestMemory,
   WarmMode,
   WarmPlan,
   WarmPlanner,
@@ -39,7 +40,7 @@ export async function runExchange(
   client: ServerResponse,
   parts: ExchangeParts,
 ): Promise<void> {
-  const plan = planFor(request, parts)
+  const plan = await planFor(request, parts)
   let failOpen: Exchange['failOpen']
   if (parts.mode === 'on' && plan?.action === 'rewrite') {
     const rewritten = await attempt(request, plan.body, client, parts, true)
@@ -58,7 +59,11 @@ export async function runExchange(
   })
 }
 
-function planFor(request: InboundRequest, parts: ExchangeParts): WarmPlan | undefined {
+/**
+ * The plan for `request`; when the planner asked the observer's memory and it held nothing, and
+ * the observer can recall from a shared store (replicas), once more after the recall.
+ */
+async function planFor(request: InboundRequest, parts: ExchangeParts): Promise<WarmPlan | undefined> {
   if (parts.mode === 'off' || request.route.kind !== 'generate' || request.route.api === undefined) return undefined
   let json: unknown
   try {
@@ -68,8 +73,21 @@ function planFor(request: InboundRequest, parts: ExchangeParts): WarmPlan | unde
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json))
     return { action: 'forward', reason: 'the body is not a JSON object (forwarded unchanged)' }
+  const body = json as Record<string, unknown>
+  const { observer } = parts
+  let missed = false
+  const memory: RequestMemory = {
+    lastConversationFor: (api, query) => {
+      const found = observer.lastConversationFor(api, query)
+      if (!found) missed = true
+      return found
+    },
+  }
   try {
-    return parts.planner.plan(request, json as Record<string, unknown>, parts.observer)
+    const plan = parts.planner.plan(request, body, memory)
+    if (plan.action === 'rewrite' || !missed || !observer.recall) return plan
+    const api = request.route.api
+    return (await observer.recall(api, body)) ? parts.planner.plan(request, body, observer) : plan
   } catch (error) {
     parts.onPartError('planner', error)
     return { action: 'forward', reason: `the planner failed (forwarded unchanged): ${(error as Error).message}` }

@@ -37,14 +37,14 @@ function startsWith(list: readonly string[], prefix: readonly string[]): boolean
 export function scanConversations(
   api: RequestApi,
   json: Readonly<Record<string, unknown>>,
-  candidates: readonly RememberedConversation[],
+  candidates: readonly { readonly at: number; readonly remembered: RememberedRequest }[],
 ): RememberedRequest | undefined {
   const mine = comparableMessages(api, json)?.slice(0, -1)
   if (!mine || mine.length === 0) return undefined
   const held = candidates
     .toSorted((left, right) => left.at - right.at)
     .map((entry) => ({ entry, messages: comparableMessages(api, entry.remembered.json) ?? [] }))
-  let best: RememberedConversation | undefined
+  let best: (typeof candidates)[number] | undefined
   let bestLength = 0
   for (const { entry, messages } of held)
     if (messages.length > 0 && messages.length >= bestLength && startsWith(mine, messages)) {

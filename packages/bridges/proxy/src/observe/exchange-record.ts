@@ -1,5 +1,5 @@
 import type { PromptDivergence, RequestApi } from '@warmfold/cache-ledger/prefix'
-import type { ProviderUsage, SummaryRecognition } from '../proxy-exchange.ts'
+import type { Exchange, ProviderUsage, SummaryRecognition } from '../proxy-exchange.ts'
 import type { ObservedCause } from './analyze-request.ts'
 
 /** Marks a proxy log line's `warmfold` record and its version. */
@@ -83,4 +83,29 @@ export interface ExchangeRecord {
   readonly answerUnreadable?: string
   readonly firstByteMs?: number
   readonly totalMs: number
+}
+
+/** The record of an exchange the observer could not analyse (`error` says why); it is still logged. */
+export function unreadableRecord(exchange: Exchange, error: Error): ExchangeRecord {
+  return {
+    log: 'warmfold-proxy/1',
+    id: exchange.request.id,
+    at: exchange.request.receivedAt,
+    kind: 'unreadable',
+    api: exchange.request.route.api ?? null,
+    method: exchange.request.method,
+    path: exchange.request.url.split('?')[0] as string,
+    session: null,
+    sessionBy: null,
+    agent: 'unknown',
+    status: exchange.answer.status,
+    streamed: exchange.answer.streamed,
+    bodySha256: '',
+    bodyBytes: Buffer.isBuffer(exchange.sent) ? exchange.sent.length : 0,
+    bodyLogged: false,
+    usage: exchange.answer.usage ?? null,
+    cost: null,
+    totalMs: exchange.answer.totalMs,
+    unreadable: `the observer could not analyse it: ${error.message}`,
+  }
 }

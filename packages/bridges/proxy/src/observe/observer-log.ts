@@ -1,5 +1,30 @@
 import type { FileHandle } from 'node:fs/promises'
 import { open } from 'node:fs/promises'
+import type { Exchange } from '../proxy-exchange.ts'
+import { redactHeaders, redactUrl } from '../redact-headers.ts'
+import type { ExchangeRecord } from './exchange-record.ts'
+
+/**
+ * One exchange's log line: a `warmfold doctor` request line (`t`, `url`, `headers`, `body`) plus the
+ * `warmfold` record. The body (`json`, or the raw text of an unreadable one) only when the record
+ * says it is logged.
+ */
+export function logLineOf(
+  exchange: Exchange,
+  record: ExchangeRecord,
+  json: object | undefined,
+): Record<string, unknown> {
+  const { request } = exchange
+  const withBody = record.bodyLogged && (record.kind === 'conversation' || record.kind === 'compaction')
+  const body = json ?? (record.kind === 'unreadable' && record.bodyLogged ? exchange.sent.toString('utf8') : undefined)
+  return {
+    t: request.receivedAt,
+    url: redactUrl(request.url),
+    headers: redactHeaders(request.headers),
+    ...((withBody || record.kind === 'unreadable') && body !== undefined ? { body } : {}),
+    warmfold: record,
+  }
+}
 
 /**
  * The observer's JSONL log: created with mode 0600 (only its owner reads what agents sent),

@@ -1,5 +1,6 @@
 import { DEFAULT_PROVIDER_TOLERANCE_TOKENS } from '@warmfold/cache-ledger/prefix'
 import type { WarmPlanner } from '../proxy-exchange.ts'
+import type { ProxyStore } from './proxy-store.ts'
 
 /**
  * What tokens cost, relative to one uncached input token (the shape of `warmfold`'s price
@@ -20,6 +21,12 @@ export interface ProxyPrice {
 export interface ObserverOptions {
   /** The JSONL log to append one line per exchange to (created with mode 0600); none: no log. */
   readonly log?: string
+  /**
+   * A store to write instead of `log` (never both): each exchange's line without its body, and each
+   * session's last conversation request (not with `noBodies`), which replicas sharing the store
+   * recall to rewrite a summary request another replica's conversation request preceded.
+   */
+  readonly store?: ProxyStore
   /** Log a SHA-256 digest and the byte count of each body instead of the body. Default false. */
   readonly noBodies?: boolean
   /** The provider's cache TTL: a request idle longer than this is `expired`. Default 300,000 ms (5 minutes). */
@@ -87,6 +94,11 @@ export function resolveObserverOptions(options: ObserverOptions = {}): ResolvedO
         throw new RangeError(`observer option prices.${field} must be a number ≥ 0, got ${String(prices[field])}`)
   if (options.log !== undefined && (typeof options.log !== 'string' || options.log === ''))
     throw new RangeError(`observer option log must be a file path, got ${JSON.stringify(options.log)}`)
+  if (options.log !== undefined && options.store !== undefined)
+    throw new RangeError(
+      `observer options log and store are exclusive (log ${JSON.stringify(options.log)}, ` +
+        `store ${options.store.replica})`,
+    )
   const tolerance = options.providerToleranceTokens ?? DEFAULT_PROVIDER_TOLERANCE_TOKENS
   if (!(Number.isFinite(tolerance) && tolerance >= 0))
     throw new RangeError(`observer option providerToleranceTokens must be a number ≥ 0, got ${String(tolerance)}`)

@@ -1,13 +1,16 @@
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import { canonicalize, isRecord, RequestShapeError, seenRequestOf } from '@warmfold/cache-ledger/prefix'
 import type { Exchange, ExchangeObserver, RememberedRequest } from '../proxy-exchange.ts'
-import { redactHeaders, redactUrl } from '../redact-headers.ts'
+import { redactUrl } from '../redact-headers.ts'
 import type { ExchangeRecord } from './exchange-record.ts'
+import { unreadableRecord } from './exchange-record.ts'
 import type { LiveSnapshot } from './live-state.ts'
 import { LiveState } from './live-state.ts'
 import { observeExchange } from './observe-exchange.ts'
 import { heldWithin, scanConversations } from './conversation-scan.ts'
-import { ObserverLog } from './observer-log.ts'
+import { logLineOf, ObserverLog } from './observer-log.ts'
+import type { ProxyStore } from './proxy-store.ts'
+import { RecalledConversations } from './recalled-conversations.ts'
 import type { ObserverOptions, ResolvedObserverOptions } from './observer-options.ts'
 import { resolveObserverOptions } from './observer-options.ts'
 import { renderLivePage } from './render-live-page.ts'
@@ -36,6 +39,8 @@ export class ProxyObserver implements ExchangeObserver {
   private readonly table: SessionTable
   private readonly live: LiveState
   private readonly log: ObserverLog | undefined
+  private readonly store: ProxyStore | undefined
+  private readonly recalled: RecalledConversations | undefined
   private queue: Exchange[] = []
   /** The next exchange to analyse in `queue` (the ones before it are done). */
   private head = 0
@@ -51,6 +56,22 @@ export class ProxyObserver implements ExchangeObserver {
     this.live = new LiveState(this.options.liveItems)
     this.log =
       this.options.log === undefined ? undefined : new ObserverLog(this.options.log, (error) => this.fail(error))
+    this.store = options.store
+    this.recalled = options.store && new RecalledConversations(options.store, this.options.cacheTtlMs, this.options.now)
+  }
+
+  /**
+   * With a shared store (`store`): brings in the other replicas' last conversation requests of
+   * `api` within the cache TTL, so {@link lastConversationFor} finds the one a summary request
+   * repeats although another replica forwarded it. True when any was not held before.
+   */
+  async recall(api: RequestApi, _json: Readonly<Record<string, unknown>>): Promise<boolean> {
+    try {
+      return (await this.recalled?.recall(api)) ?? false
+    } catch (error) {
+      this.fail(new Error(`recalling from the store failed: ${(error as Error).message}`, { cause: error }))
+      return false
+    }
   }
 
   /**
@@ -100,13 +121,20 @@ export class ProxyObserver implements ExchangeObserver {
     } finally {
       this.table.release(seen.layout)
     }
-    return scanConversations(api, json, heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs))
+    const held = heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs)
+    return scanConversations(api, json, [...held, ...(this.recalled?.candidates(api) ?? [])])
   }
 
-  /** The last conversation request of each session of `api` forwarded within the cache TTL, latest first. */
+  /**
+   * The last conversation request of each session of `api` forwarded within the cache TTL (and those
+   * recalled from other replicas), latest first.
+   */
   recentConversations(api: RequestApi): RememberedRequest[] {
     this.drain()
-    const held = heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs)
+    const held = [
+      ...heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs),
+      ...(this.recalled?.candidates(api) ?? []),
+    ]
     return held.toSorted((left, right) => right.at - left.at).map((entry) => entry.remembered)
   }
 
@@ -136,7 +164,7 @@ export class ProxyObserver implements ExchangeObserver {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.drain()
-      await this.log?.close()
+      await Promise.all([this.log?.close(), this.store?.close()])
     })()
     return this.closing
   }
@@ -229,7 +257,18 @@ export class ProxyObserver implements ExchangeObserver {
           session.compactions++
           if (answered) session.summarySince = true
         } else if (record.cause !== 'none' && record.cause !== 'first') session.breaks++
-        if (record.kind === 'conversation' && answered && json)
+        if (record.kind === 'conversation' && answered && json) {
+          if (this.store && !this.options.noBodies)
+            this.store.remember({
+              replica: this.store.replica,
+              sessionKey: session.key,
+              api: seen.api,
+              id: exchange.request.id,
+              at: exchange.request.receivedAt,
+              method: exchange.request.method,
+              url: redactUrl(exchange.request.url),
+              body: exchange.request.body.toString('utf8'),
+            })
           this.table.remember({
             id: exchange.request.id,
             api: seen.api,
@@ -239,54 +278,19 @@ export class ProxyObserver implements ExchangeObserver {
             session,
             remembered: { request: exchange.request, api: seen.api, json, sessionKey: session.key },
           })
-        else this.table.release(seen.layout)
+        } else this.table.release(seen.layout)
       }
     } catch (error) {
       this.fail(error as Error)
-      record = {
-        log: 'warmfold-proxy/1',
-        id: exchange.request.id,
-        at: exchange.request.receivedAt,
-        kind: 'unreadable',
-        api: exchange.request.route.api ?? null,
-        method: exchange.request.method,
-        path: exchange.request.url.split('?')[0] as string,
-        session: null,
-        sessionBy: null,
-        agent: 'unknown',
-        status: exchange.answer.status,
-        streamed: exchange.answer.streamed,
-        bodySha256: '',
-        bodyBytes: Buffer.isBuffer(exchange.sent) ? exchange.sent.length : 0,
-        bodyLogged: false,
-        usage: exchange.answer.usage ?? null,
-        cost: null,
-        totalMs: exchange.answer.totalMs,
-        unreadable: `the observer could not analyse it: ${(error as Error).message}`,
-      }
+      record = unreadableRecord(exchange, error as Error)
     }
     this.live.add(record)
     try {
-      this.log?.append(this.logLine(exchange, record, json))
+      if (this.store) this.store.append(logLineOf(exchange, { ...record, bodyLogged: false }, undefined), record)
+      else this.log?.append(JSON.stringify(logLineOf(exchange, record, json)))
     } catch (error) {
       this.fail(error as Error)
     }
-  }
-
-  /** The log line: a `warmfold doctor` request line (`t`, `url`, `headers`, `body`) plus the `warmfold` record. */
-  private logLine(exchange: Exchange, record: ExchangeRecord, json: object | undefined): string {
-    const { request } = exchange
-    const withBody = record.bodyLogged && (record.kind === 'conversation' || record.kind === 'compaction')
-    const body =
-      json ?? (record.kind === 'unreadable' && record.bodyLogged ? exchange.sent.toString('utf8') : undefined)
-    const line = {
-      t: request.receivedAt,
-      url: redactUrl(request.url),
-      headers: redactHeaders(request.headers),
-      ...((withBody || record.kind === 'unreadable') && body !== undefined ? { body } : {}),
-      warmfold: record,
-    }
-    return JSON.stringify(line)
   }
 
   private fail(error: Error): void {
