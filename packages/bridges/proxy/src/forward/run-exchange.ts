@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http'
+import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import type {
   AnswerFacts,
   Exchange,
@@ -82,6 +83,9 @@ async function planFor(request: InboundRequest, parts: ExchangeParts): Promise<W
       if (!found) missed = true
       return found
     },
+    ...(observer.recentConversations
+      ? { recentConversations: (api: RequestApi) => observer.recentConversations!(api) }
+      : {}),
   }
   try {
     const plan = parts.planner.plan(request, body, memory)
