@@ -64,11 +64,6 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
     return this.server?.address
   }
 
-  /** The observer's live state (`/_warmfold/state.json`; the default observer's `LiveSnapshot`), also after stop. */
-  snapshot(): unknown {
-    return this.observer.snapshot()
-  }
-
   /**
    * Replaces the observer (the `observe/` room's) for the requests that arrive from now on. The
    * proxy closes the observer it holds when it stops; the one replaced stays the caller's to close.
