@@ -90,7 +90,10 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
   )
   await new Promise<void>((resolve) => until(resolve))
   await ctx.stop()
-  // Read after stop: the observer has analysed every exchange by then.
+  // The plugin closes its observer in its own stop, which ctx.stop() does not always wait for:
+  // close() is idempotent, and the log must be whole on disk before the command returns.
+  await observer.close()
+  // Read after close: the observer has analysed every exchange by then.
   const { totals, sessions } = observer.snapshot() as LiveSnapshot
   const hit =
     totals.hitRate === null
