@@ -144,4 +144,39 @@ describe('warmfold proxy --store sqlite: two replicas sharing one SQLite file', 
     await a.close()
     await b.close()
   })
+  it('a request listed before its replica flushed it is read again by the next recall, not forgotten', async () => {
+    const path = join(directory, 'unflushed.db')
+    const backendA = sqliteSessionStore({ path })
+    const flush = backendA.flush.bind(backendA)
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let created!: () => void
+    const madeVisible = new Promise<void>((resolve) => (created = resolve))
+    const a = await SessionProxyStore.open(backendA)
+    backendA.flush = async (session) => {
+      if (session.id.startsWith('proxy-last.')) {
+        created()
+        await held
+      }
+      return flush(session)
+    }
+    const b = await SessionProxyStore.open(sqliteSessionStore({ path }))
+    a.remember({
+      replica: a.replica,
+      sessionKey: 's1',
+      api: 'openai-chat',
+      id: 1,
+      at: 5000,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: '{"n":1}',
+    })
+    await madeVisible
+    expect(await b.recall('openai-chat', 0)).toEqual([])
+    release()
+    await a.settled()
+    expect((await b.recall('openai-chat', 0)).map((stored) => stored.body)).toEqual(['{"n":1}'])
+    await a.close()
+    await b.close()
+  })
 })

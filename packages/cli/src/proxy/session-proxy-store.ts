@@ -43,7 +43,7 @@ function parseLastId(id: string): { api: string; at: number; replica: string } |
 export class SessionProxyStore implements ProxyStore {
   private readonly held = new Map<string, Session>()
   /** The other replicas' remembered requests read so far, by session id (a new request gets a new id). */
-  private readonly read = new Map<string, StoredConversation | undefined>()
+  private readonly read = new Map<string, StoredConversation>()
   private work: Promise<void> = Promise.resolve()
   private failure: Error | undefined
   private closed = false
@@ -114,8 +114,11 @@ export class SessionProxyStore implements ProxyStore {
     for (const id of this.read.keys()) if (!listed.has(id) && parseLastId(id)?.api === api) this.read.delete(id)
     const found = await Promise.all(
       ids.map(async (id) => {
-        if (!this.read.has(id)) this.read.set(id, await this.readLast(id))
-        return this.read.get(id)
+        if (this.read.has(id)) return this.read.get(id)
+        // Kept only once read whole: a session listed before its replica flushed the request is read again.
+        const stored = await this.readLast(id)
+        if (stored) this.read.set(id, stored)
+        return stored
       }),
     )
     return found.filter((stored): stored is StoredConversation => stored?.api === api && stored.at >= sinceMs)

@@ -129,10 +129,13 @@ export async function twoReplicas(backend: () => SessionBackend) {
   try {
     const statuses = [await send(a.url, requests[0]!), await send(a.url, requests[1]!)]
     // A's observer stores the conversation request after its answer ended, off the forward's path.
-    await vi.waitFor(async () => {
-      const held = await b.store!.recall('openai-chat', 0)
-      if (!held.some((stored) => stored.body === requests[1]!.bytes)) throw new Error('not stored yet')
-    })
+    await vi.waitFor(
+      async () => {
+        const held = await b.store!.recall('openai-chat', 0)
+        if (!held.some((stored) => stored.body === requests[1]!.bytes)) throw new Error('not stored yet')
+      },
+      { timeout: 20_000 },
+    )
     statuses.push(await send(b.url, requests[2]!))
     return {
       requests,
