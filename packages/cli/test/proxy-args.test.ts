@@ -67,6 +67,9 @@ describe('warmfold proxy flags', () => {
       `--host 0.0.0.0 lets other machines reach the proxy; give a token with --token or ${TOKEN_ENV}`,
     )
     const token = 'a-token-of-24-characters'
+    // The plugin's loopback rule: any 127.x.y.z and [::1] need no token, like 127.0.0.1.
+    for (const host of ['127.0.0.2', '[::1]', 'LOCALHOST'])
+      expect(parseProxyArgs([...upstream, '--host', host], {}).host).toBe(host)
     expect(parseProxyArgs([...upstream, '--host', '0.0.0.0', '--token', token], {}).token).toBe(token)
     expect(parseProxyArgs([...upstream, '--host', '0.0.0.0'], { [TOKEN_ENV]: token }).token).toBe(token)
     const short = () => parseProxyArgs([...upstream, '--token', 'hunter2'], {})

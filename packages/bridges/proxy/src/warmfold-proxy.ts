@@ -40,6 +40,7 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
   private server: ProxyServer | undefined
   private observer: ExchangeObserver
   private planner: WarmPlanner
+  private closing: Promise<void> | undefined
 
   constructor(ctx: Context, config: Parsed<WarmfoldProxy.Config>) {
     super(ctx, config)
@@ -64,6 +65,11 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
     return this.server?.address
   }
 
+  /** The observer's live state (`/_warmfold/state.json`; the default observer's `LiveSnapshot`), also after stop. */
+  snapshot(): unknown {
+    return this.observer.snapshot()
+  }
+
   /**
    * Replaces the observer (the `observe/` room's) for the requests that arrive from now on. The
    * proxy closes the observer it holds when it stops; the one replaced stays the caller's to close.
@@ -79,6 +85,7 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
 
   protected override async start(): Promise<void> {
     const config = this.config
+    this.closing = undefined
     this.server = await startProxyServer({
       upstream: new URL(config.upstream),
       host: config.host,
@@ -92,11 +99,23 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
     })
   }
 
-  protected override async stop(): Promise<void> {
-    const server = this.server
-    this.server = undefined
-    await server?.close()
-    await this.observer.close()
+  /**
+   * Stops listening, then closes the observer (pending analysis finished, log flushed). The service
+   * does this when it is disposed, but cordis does not await that: a host that needs the log on
+   * disk (`ctx.stop()` then exit) awaits `close()`, which is that same close, once.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const server = this.server
+      this.server = undefined
+      await server?.close()
+      await this.observer.close()
+    })()
+    return this.closing
+  }
+
+  protected override stop(): Promise<void> {
+    return this.close()
   }
 }
 

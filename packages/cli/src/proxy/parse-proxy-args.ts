@@ -1,5 +1,6 @@
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { PRICE_SYNTAX } from '@warmfold/prefix-cache-testkit'
+import { isLoopbackHost } from '@warmfold/proxy'
 import type { CommandFlags } from '../shared/command-flags.ts'
 import { formatUsage, parseFlags } from '../shared/command-flags.ts'
 import { boundedInteger, oneOf } from '../shared/flag-values.ts'
@@ -127,9 +128,6 @@ URL: http://HOST:PORT/_t/TOKEN/v1. Stop with Ctrl-C: the log is flushed before t
 /** `warmfold proxy --help`, printed from the flag table. */
 export const PROXY_USAGE = formatUsage(PROXY_FLAGS)
 
-/** Hosts that only this machine can reach. */
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost'])
-
 /**
  * Parses `warmfold proxy` arguments; `env` is where the token may come from.
  * @throws UsageError naming the bad flag and value (never the token's value).
@@ -155,7 +153,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
     )
   if (token !== undefined && token.length < 16)
     throw new UsageError(`the proxy token must be at least 16 characters, got ${token.length}`)
-  if (!LOOPBACK.has(values.host) && token === undefined)
+  if (!isLoopbackHost(values.host) && token === undefined)
     throw new UsageError(
       `--host ${values.host} lets other machines reach the proxy; give a token with --token or ${TOKEN_ENV} ` +
         '(agents send it as x-warmfold-proxy-token or in the base URL, /_t/TOKEN/…)',

@@ -1,7 +1,7 @@
 import { Context } from '@cordisjs/core'
 import { assertPluginsLoaded, PluginLoadError } from '@warmfold/llm'
 import type { LiveSnapshot } from '@warmfold/proxy'
-import { ProxyObserver, WarmfoldProxy, WarmSummaryPlanner } from '@warmfold/proxy'
+import { WarmfoldProxy } from '@warmfold/proxy'
 import { checkOutPath } from '../shared/check-out-path.ts'
 import type { CommandIo } from '../shared/command-io.ts'
 import { RunError } from '../shared/run-error.ts'
@@ -42,21 +42,16 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
   ctx.on('internal/error', (error) => warn('internal error', error))
   ctx.on('proxy/part-error', (part, error) => warn(`the ${part} failed (the request was forwarded)`, error))
   await ctx.start()
-  // The observer is built here, so its totals can be read once the proxy has stopped.
-  const observer = new ProxyObserver({
-    ...(args.log === undefined ? {} : { log: args.log }),
-    ...(store === undefined ? {} : { store }),
-    noBodies: args.noBodies,
-    ...(args.price === undefined ? {} : { prices: args.price }),
-    recognize: new WarmSummaryPlanner(),
-  })
   ctx.plugin(WarmfoldProxy, {
-    observer,
     upstream: args.upstream,
     port: args.port,
     host: args.host,
     ...(args.token === undefined ? {} : { token: args.token }),
     warmSummaries: args.warmSummaries,
+    ...(args.log === undefined ? {} : { log: args.log }),
+    ...(store === undefined ? {} : { store }),
+    noBodies: args.noBodies,
+    ...(args.price === undefined ? {} : { prices: args.price }),
   })
   try {
     await assertPluginsLoaded(ctx)
@@ -88,13 +83,13 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
       '',
     ].join('\n'),
   )
+  const proxy = ctx.proxy
   await new Promise<void>((resolve) => until(resolve))
   await ctx.stop()
-  // The plugin closes its observer in its own stop, which ctx.stop() does not always wait for:
-  // close() is idempotent, and the log must be whole on disk before the command returns.
-  await observer.close()
-  // Read after close: the observer has analysed every exchange by then.
-  const { totals, sessions } = observer.snapshot() as LiveSnapshot
+  // cordis 3.18 fires a service's stop without awaiting it: close() is the same close, awaited,
+  // so the log is whole on disk and every exchange analysed before the command returns.
+  await proxy.close()
+  const { totals, sessions } = proxy.snapshot() as LiveSnapshot
   const hit =
     totals.hitRate === null
       ? 'no usage reported'
