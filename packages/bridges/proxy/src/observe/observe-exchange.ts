@@ -39,19 +39,27 @@ type ReadBody =
   | { readonly json: Readonly<Record<string, unknown>>; readonly canonical: CanonicalRequest }
   | { readonly error: string }
 
-/** Reads `body` as `api` (from the route) would: JSON, an object, the API's shape. */
+/** A request body parsed as JSON once, or why it is not JSON. */
+export type ParsedBody = { readonly json: unknown } | { readonly error: string }
+
+/** `body` parsed as JSON, or why it is not JSON. */
+export function parseBody(body: Buffer): ParsedBody {
+  try {
+    return { json: JSON.parse(body.toString('utf8')) as unknown }
+  } catch (error) {
+    return { error: `the body is not JSON (${(error as Error).message})` }
+  }
+}
+
+/** Reads a parsed body as `api` (from the route) would: JSON, an object, the API's shape. */
 export function readBody(
   api: RequestApi,
   url: string,
   headers: Readonly<Record<string, string>>,
-  body: Buffer,
+  parsed: ParsedBody,
 ): ReadBody {
-  let json: unknown
-  try {
-    json = JSON.parse(body.toString('utf8'))
-  } catch (error) {
-    return { error: `the body is not JSON (${(error as Error).message})` }
-  }
+  if ('error' in parsed) return parsed
+  const { json } = parsed
   if (!isRecord(json)) return { error: `the body is not a JSON object but ${describeJson(json)}` }
   const reading = readWireRequest({ url, body: json, headers }, api)
   if ('error' in reading) return { error: reading.error }
@@ -79,6 +87,7 @@ export function observeExchange(
   exchange: Exchange,
   table: SessionTable,
   options: ResolvedObserverOptions,
+  parsed: ParsedBody = parseBody(exchange.sent),
 ): ObservedExchange {
   const { request, answer } = exchange
   const query = request.url.indexOf('?')
@@ -115,7 +124,7 @@ export function observeExchange(
   const api = request.route.api
   if (api === undefined || request.route.kind !== 'generate')
     return { record: { ...base, kind: 'other', api: api ?? null, session: null, sessionBy: null } }
-  const read = readBody(api, request.url, request.headers, exchange.sent)
+  const read = readBody(api, request.url, request.headers, parsed)
   if ('error' in read)
     return {
       record: { ...base, kind: 'unreadable', api, session: null, sessionBy: null, unreadable: read.error },
@@ -181,7 +190,7 @@ function rewriteRecord(exchange: Exchange, table: SessionTable, sentAnalysis: Pr
   const scale =
     sentAnalysis.tokenScale === 'reported' ? (exchange.answer.usage?.inputTokens ?? 0) / sentAnalysis.promptChars : 0.25
   const uncached = (body: Buffer): number => {
-    const read = readBody(plan.replays.api, exchange.request.url, exchange.request.headers, body)
+    const read = readBody(plan.replays.api, exchange.request.url, exchange.request.headers, parseBody(body))
     if ('error' in read) return Number.NaN
     const seen = seenRequestOf(read.canonical, table.interner, exchange.request.id)
     try {

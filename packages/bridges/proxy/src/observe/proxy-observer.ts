@@ -6,7 +6,8 @@ import type { ExchangeRecord } from './exchange-record.ts'
 import { unreadableRecord } from './exchange-record.ts'
 import type { LiveSnapshot } from './live-state.ts'
 import { LiveState } from './live-state.ts'
-import { observeExchange } from './observe-exchange.ts'
+import type { ParsedBody } from './observe-exchange.ts'
+import { observeExchange, parseBody } from './observe-exchange.ts'
 import { heldWithin, scanConversations } from './conversation-scan.ts'
 import { logLineOf, ObserverLog } from './observer-log.ts'
 import type { ProxyStore } from './proxy-store.ts'
@@ -207,16 +208,11 @@ export class ProxyObserver implements ExchangeObserver {
    * `exchange` with a plan that says it was a summary request, when the forward made no plan
    * (warm summaries off) and the `recognize` planner takes it for one; else `exchange` itself.
    */
-  private recognized(exchange: Exchange): Exchange {
+  private recognized(exchange: Exchange, parsed: ParsedBody): Exchange {
     const { recognize } = this.options
     const { route } = exchange.request
     if (!recognize || exchange.plan || route.kind !== 'generate' || route.api === undefined) return exchange
-    let json: unknown
-    try {
-      json = JSON.parse(exchange.sent.toString('utf8'))
-    } catch {
-      return exchange
-    }
+    const json = 'json' in parsed ? parsed.json : undefined
     if (!isRecord(json)) return exchange
     const plan = recognize.plan(exchange.request, json, {
       lastConversationFor: (api, body) => this.conversationFor(api, body),
@@ -231,11 +227,13 @@ export class ProxyObserver implements ExchangeObserver {
   }
 
   private process(observed: Exchange): void {
-    const exchange = this.recognized(observed)
+    // Parsed once, for the recognition and the analysis.
+    const parsed = parseBody(observed.sent)
+    const exchange = this.recognized(observed, parsed)
     let record: ExchangeRecord
     let json: Readonly<Record<string, unknown>> | undefined
     try {
-      const observed = observeExchange(exchange, this.table, this.options)
+      const observed = observeExchange(exchange, this.table, this.options, parsed)
       record = observed.record
       json = observed.json
       const { session, seen } = observed
