@@ -4,7 +4,9 @@
 //   module path handed to a child process or a config): packages meet through their names;
 // - an LLM adapter depends (dev or not) only on @warmfold/llm, @warmfold/test-utils and
 //   third-party packages: its end-to-end suites under the agent loop and the engine live in the
-//   private @warmfold/integration package.
+//   private @warmfold/integration package;
+// - every workspace dependency (dev and peer included) points down the layers of
+//   docs/ARCHITECTURE.md (or stays on its layer), so no test reaches a layer above its package.
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve, sep } from 'node:path'
 import type { WorkspacePackage } from './workspace-packages.ts'
@@ -81,6 +83,62 @@ export async function adapterDependencyViolations(root: string): Promise<string[
       for (const name of Object.keys(dependencies)) {
         if (name.startsWith('@warmfold/') && !ADAPTER_WORKSPACE_DEPENDENCIES.includes(name))
           violations.push(`${entry.name}: ${field} ${name}`)
+      }
+    }
+  }
+  return violations
+}
+
+/**
+ * The layers of docs/ARCHITECTURE.md, bottom first, by package name. A package may depend (in any
+ * field) on its own layer and those below; `@warmfold/integration`, the private package of suites
+ * that cross layers, is the top.
+ */
+export const LAYERS: readonly (readonly string[])[] = [
+  ['@warmfold/test-utils'],
+  [
+    '@warmfold/llm',
+    '@warmfold/llm-ai-sdk',
+    '@warmfold/llm-anthropic',
+    '@warmfold/llm-google',
+    '@warmfold/llm-openai-compatible',
+    '@warmfold/llm-openai-responses',
+  ],
+  [
+    '@warmfold/session',
+    '@warmfold/session-store-contract',
+    '@warmfold/session-store-postgres',
+    '@warmfold/session-store-sqlite',
+  ],
+  ['@warmfold/token-meter'],
+  ['@warmfold/agent-loop', '@warmfold/cache-ledger'],
+  ['@warmfold/compaction', '@warmfold/compaction-tool-result-pruner', '@warmfold/fold-audit'],
+  ['@warmfold/compaction-basic'],
+  ['@warmfold/llama-cache-server', '@warmfold/prefix-cache-testkit'],
+  ['@warmfold/proxy'],
+  ['@warmfold/ai-sdk'],
+  ['@warmfold/cli'],
+  ['@warmfold/integration'],
+]
+
+/**
+ * Each workspace dependency that points up the {@link LAYERS}, as `package: field name (layer
+ * a → b)`, and each workspace package that has no layer, as `package: no layer`.
+ */
+export async function layerViolations(root: string, layers = LAYERS): Promise<string[]> {
+  const layerOf = new Map(layers.flatMap((names, layer) => names.map((name) => [name, layer] as const)))
+  const violations: string[] = []
+  for (const entry of await workspacePackages(root)) {
+    const own = layerOf.get(entry.name)
+    if (own === undefined) {
+      violations.push(`${entry.name}: no layer`)
+      continue
+    }
+    for (const field of DEPENDENCY_FIELDS) {
+      for (const name of Object.keys((entry.manifest[field] ?? {}) as Record<string, string>)) {
+        const theirs = layerOf.get(name)
+        if (theirs !== undefined && theirs > own)
+          violations.push(`${entry.name}: ${field} ${name} (layer ${own} → ${theirs})`)
       }
     }
   }

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { adapterDependencyViolations, sourceReaches } from '../package-boundaries.ts'
+import { adapterDependencyViolations, layerViolations, sourceReaches } from '../package-boundaries.ts'
 import { workspacePackages } from '../workspace-packages.ts'
 
 const REPOSITORY = join(import.meta.dirname, '../..')
@@ -22,6 +22,10 @@ describe('the packages of this repository', () => {
       '@warmfold/llm-openai-responses',
     ])
     expect(await adapterDependencyViolations(REPOSITORY)).toEqual([])
+  })
+
+  it('each sit on a layer, and depend (dev and peer included) only on their own layer and those below', async () => {
+    expect(await layerViolations(REPOSITORY)).toEqual([])
   })
 
   it('keep @warmfold/integration private', async () => {
@@ -95,6 +99,23 @@ describe('the checks find what they forbid', () => {
     expect(await adapterDependencyViolations(root)).toEqual([
       '@warmfold/llm-fake: devDependencies @warmfold/agent-loop',
       '@warmfold/llm-fake: peerDependencies @warmfold/session',
+    ])
+  })
+
+  it('names each dependency that points up the layers, in every field, and each package without a layer', async () => {
+    const layers = [['@fake/base'], ['@fake/middle'], ['@fake/top']]
+    await addPackage('packages/a/base', '@fake/base', { devDependencies: { '@fake/middle': 'workspace:*' } })
+    await addPackage('packages/a/middle', '@fake/middle', {
+      dependencies: { '@fake/base': 'workspace:^' },
+      peerDependencies: { '@fake/top': 'workspace:^' },
+    })
+    await addPackage('packages/a/top', '@fake/top', { dependencies: { '@fake/middle': 'workspace:^' } })
+    await addPackage('packages/a/stray', '@fake/stray')
+
+    expect(await layerViolations(root, layers)).toEqual([
+      '@fake/base: devDependencies @fake/middle (layer 0 → 1)',
+      '@fake/middle: peerDependencies @fake/top (layer 1 → 2)',
+      '@fake/stray: no layer',
     ])
   })
 })

@@ -1,11 +1,8 @@
 import { jsonSchema, tool } from 'ai'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { DoctorReport } from '@warmfold/cli'
-import { runCli } from '@warmfold/cli'
-import { main as doctorLog } from '../examples/doctor-log.ts'
 import { main as sessionStore } from '../examples/session-store.ts'
 import { main as usage } from '../examples/usage.ts'
 import { ScriptedProvider } from './scripted-provider.ts'
@@ -34,38 +31,6 @@ describe('README examples run', () => {
       model: 'claude-sonnet-4-6',
       system: [{ type: 'text', text: 'You are a coding agent.' }],
     })
-  })
-
-  it('doctor-log: the logging fetch writes the request log warmfold doctor reads, every request and no API key', async () => {
-    vi.stubEnv('ANTHROPIC_API_KEY', 'sk-ant-example')
-    provider = await ScriptedProvider.start('anthropic', 2)
-    const readTool = tool({
-      description: 'Read a file',
-      inputSchema: jsonSchema<{ path: string }>({ type: 'object', properties: { path: { type: 'string' } } }),
-      execute: async ({ path }) => `// ${path}`,
-    })
-    const directory = await mkdtemp(join(tmpdir(), 'warmfold-ai-sdk-doctor-'))
-    try {
-      const log = join(directory, 'requests.jsonl')
-      expect(await doctorLog({ read_file: readTool }, log, provider.server.baseURL)).toBe('done')
-      const text = await readFile(log, 'utf8')
-      expect(text).not.toContain('sk-ant-example')
-      let stdout = ''
-      let stderr = ''
-      const code = await runCli(['doctor', log, '--json'], {
-        stdout: (chunk) => void (stdout += chunk),
-        stderr: (line) => void (stderr += `${line}\n`),
-      })
-      expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
-      const report = JSON.parse(stdout) as DoctorReport
-      expect(report.unreadable).toEqual([])
-      expect(report.totals.requests).toBe(provider.requests.length)
-      expect(report.requests.every((request) => request.api === 'anthropic-messages')).toBe(true)
-      // Each request extends the one before it: no break in a plain tool loop.
-      expect(report.breaks).toEqual([])
-    } finally {
-      await rm(directory, { recursive: true, force: true })
-    }
   })
 
   it('session-store: a cordis context with the JSONL session store keeps the fold log of session agent-1', async () => {

@@ -1,8 +1,6 @@
-import { checkpointSource, CompactionInvariants } from '@warmfold/compaction'
 import type { GenerateOptions, GenerateResult, Message, ModelInfo, TokenUsage, ToolDefinition } from '@warmfold/llm'
 import {
   createAssistantMessage,
-  createMessage,
   createToolResultMessage,
   createUserMessage,
   LlmRuntime,
@@ -56,14 +54,13 @@ export interface LedgerHarnessOptions {
   models?: Record<string, ModelInfo>
 }
 
-/** Real runtime, session store, compaction invariant checker and ledger; only the model's content is scripted. */
+/** Real runtime, session store and ledger; only the model's content is scripted. */
 export async function mountLedger(options: LedgerHarnessOptions = {}): Promise<LedgerHarness> {
   const context = await createTestContext()
   const { ctx } = context
   const clock = { now: 1_000_000 }
   ctx.plugin(LlmRuntime)
   ctx.plugin(SessionStore, options.directory ? { store: 'file', directory: options.directory } : {})
-  ctx.plugin(CompactionInvariants)
   ctx.plugin(CacheLedger, { now: () => clock.now, ...options.ledger })
   const harness: LedgerHarness = Object.assign(context, {
     adapter: undefined as unknown as ScriptedAdapter,
@@ -140,6 +137,15 @@ export async function startSession(harness: LedgerHarness, id = 'session'): Prom
   return session
 }
 
+/**
+ * Appends an event the compaction packages declare, by its name: the ledger reads folds and
+ * prunes by name (`compaction/summary`, `compaction/prune`, their `shadowedRange`), and does not
+ * depend on `@warmfold/compaction`, so neither do its tests.
+ */
+function appendNamed(session: Session, type: string, data: Record<string, unknown>): void {
+  ;(session.append as (type: string, data: Record<string, unknown>) => void)(type, data)
+}
+
 /** Folds surface positions `start..end` into a checkpoint, logged as the compaction engine logs it. */
 export function logFold(
   session: Session,
@@ -149,9 +155,9 @@ export function logFold(
 ): void {
   const compactionId = `fold-${session.length}`
   const shadowedSeqs = session.surface.nodes.slice(start, end + 1)
-  session.append('compaction/start', { compactionId, turn: null, trigger: 'manual' })
+  appendNamed(session, 'compaction/start', { compactionId, turn: null, trigger: 'manual' })
   session.unit(() => {
-    session.append('compaction/summary', {
+    appendNamed(session, 'compaction/summary', {
       compactionId,
       summary: [textBlock(summary)],
       shadowedRange: { start, end },
@@ -160,18 +166,15 @@ export function logFold(
       provider: 'p',
       model: 'm',
     })
-    const checkpoint = createMessage({
-      role: 'user',
-      content: `<summary>${summary}</summary>`,
-      source: checkpointSource(compactionId),
-    })
+    // The ledger reads the checkpoint as the user message it is; its source is the engine's business.
+    const checkpoint = createUserMessage(`<summary>${summary}</summary>`)
     session.append(
       'user/message',
       { message: checkpoint },
       { op: 'replace', start, end, sourceEventSeqs: [...shadowedSeqs] },
     )
   })
-  session.append('compaction/end', { compactionId, turn: null })
+  appendNamed(session, 'compaction/end', { compactionId, turn: null })
 }
 
 /** Rewrites the tool result at surface `position`, logged as the pruner logs it. */
@@ -181,7 +184,7 @@ export function logPrune(session: Session, position: number): void {
   const block = original.content[0]
   if (block?.type !== 'tool-result') throw new Error(`position ${position} holds no tool result`)
   session.unit(() => {
-    session.append('compaction/prune', {
+    appendNamed(session, 'compaction/prune', {
       shadowedRange: { start: position, end: position },
       shadowedSeqs: [seq],
       shadowedTokenCount: 100,
