@@ -61,6 +61,8 @@ for (const tokens of SIZES) {
   }
   const next = { ...turn, messages: [...(turn.messages as unknown[]), { role: 'user', content: 'And the docs.' }] }
   const planner = new WarmSummaryPlanner()
+  // With a price (`--price`) the planner also weighs the rewrite against the request as written.
+  const priced = new WarmSummaryPlanner({ cacheRead: 0.1 })
   const turnRequest = inbound(next)
   const summaryRequest = inbound(summary)
   describe(`${tokens / 1000}k tokens`, () => {
@@ -69,6 +71,10 @@ for (const tokens of SIZES) {
     })
     bench('summary request (rewritten)', () => {
       const plan = planner.plan(summaryRequest, summary, memory)
+      if (plan.action !== 'rewrite') throw new Error(`not rewritten: ${plan.reason}`)
+    })
+    bench('summary request (rewritten, priced at a 0.1× cache read)', () => {
+      const plan = priced.plan(summaryRequest, summary, memory)
       if (plan.action !== 'rewrite') throw new Error(`not rewritten: ${plan.reason}`)
     })
   })

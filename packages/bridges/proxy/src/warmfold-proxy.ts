@@ -45,6 +45,8 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
   constructor(ctx: Context, config: Parsed<WarmfoldProxy.Config>) {
     super(ctx, config)
     const ttlMs = Object.fromEntries(REQUEST_APIS.map((api) => [api, config.cacheTtlMs]))
+    // With a price, the planner rewrites only where the replay is cheaper at its cache-read price.
+    const plannerOptions = { ttlMs, ...(config.prices === undefined ? {} : { cacheRead: config.prices.cacheRead }) }
     this.observer =
       config.observer ??
       new ProxyObserver({
@@ -55,9 +57,9 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
         maxSessions: config.maxSessions,
         ...(config.prices === undefined ? {} : { prices: config.prices }),
         // Its own planner: one that only recognises summary requests when the forward plans none.
-        recognize: new WarmSummaryPlanner({ ttlMs }),
+        recognize: new WarmSummaryPlanner(plannerOptions),
       })
-    this.planner = config.planner ?? new WarmSummaryPlanner({ ttlMs })
+    this.planner = config.planner ?? new WarmSummaryPlanner(plannerOptions)
   }
 
   /** Where the proxy listens; undefined before it started and after it closed. */
@@ -158,7 +160,7 @@ export namespace WarmfoldProxy {
     prices?: Prices
     /** The observer (`observe/`); default: a `ProxyObserver` of log, noBodies, cacheTtlMs, maxSessions, prices. */
     observer?: ExchangeObserver
-    /** The warm planner (`warm/`); default: a `WarmSummaryPlanner` whose TTL is `cacheTtlMs`. */
+    /** The warm planner (`warm/`); default: a `WarmSummaryPlanner` whose TTL is `cacheTtlMs` and cache-read price `prices.cacheRead`. */
     planner?: WarmPlanner
   }
 

@@ -60,7 +60,7 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
 })
 
-async function replay(name: string, warmSummaries: 'off' | 'on') {
+async function replay(name: string, warmSummaries: 'off' | 'on', prices?: WarmfoldProxy.Prices) {
   const requests = recording(name)
   const upstream = await RecordingServer.start((request, index) =>
     textAnswer(requests[index]!.api, request.json as Record<string, unknown>, request.url, index),
@@ -70,7 +70,7 @@ async function replay(name: string, warmSummaries: 'off' | 'on') {
   contexts.push(ctx)
   await ctx.start()
   const log = join(mkdtempSync(join(tmpdir(), 'proxy-replay-')), 'proxy.jsonl')
-  ctx.plugin(WarmfoldProxy, { upstream: upstream.origin, port: 0, warmSummaries, log })
+  ctx.plugin(WarmfoldProxy, { upstream: upstream.origin, port: 0, warmSummaries, log, ...(prices ? { prices } : {}) })
   await ctx.lifecycle.flush()
   for (const request of requests) {
     const { 'content-length': _length, host: _host, ...headers } = request.headers
@@ -82,7 +82,9 @@ async function replay(name: string, warmSummaries: 'off' | 'on') {
     expect(answer.status, request.file).toBe(200)
     await answer.arrayBuffer()
   }
+  const proxy = ctx.proxy
   await ctx.stop()
+  await proxy.close()
   contexts.splice(contexts.indexOf(ctx), 1)
   const lines = readFileSync(log, 'utf8').trim().split('\n')
   const kinds = lines.map((line) => (JSON.parse(line) as { warmfold: { kind: string } }).warmfold.kind)
@@ -121,4 +123,19 @@ describe('recorded agents through the whole proxy over HTTP', () => {
         if (request.file.includes('-summary')) expect(kinds[index], request.file).toBe('compaction')
       })
     })
+
+  it('with a price (cache read 0.1×), pi’s replay is sent (it costs less) and opencode’s transcript as written (the replay would cost more)', async () => {
+    const prices = { name: 'read-0.1', cacheRead: 0.1, cacheWrite: 1.25, output: 5, usdPerMillionInput: null }
+    for (const [name, rewritten] of [
+      ['pi-0.73.1', true],
+      ['opencode-1.18.33', false],
+    ] as const) {
+      const { requests, received, kinds } = await replay(name, 'on', prices)
+      requests.forEach((request, index) => {
+        const summary = request.file.includes('-summary')
+        if (summary) expect(kinds[index], request.file).toBe('compaction')
+        expect(received[index] === request.bytes, `${name} ${request.file}`).toBe(!(summary && rewritten))
+      })
+    }
+  })
 })

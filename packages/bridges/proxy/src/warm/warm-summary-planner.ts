@@ -10,6 +10,7 @@ import type {
 import { withoutCallIdPrefixes } from './gemini-call-ids.ts'
 import type { AgentMatch } from './known-agents.ts'
 import { hasVerificationCall, matchKnownAgent } from './known-agents.ts'
+import { describeReplayCost, replayCost } from './replay-cost.ts'
 import { RewrittenRequests } from './rewritten-requests.ts'
 import { structuralDiff } from './structural-diff.ts'
 import { wrapInstruction } from './summary-instruction.ts'
@@ -29,6 +30,14 @@ export interface WarmSummaryPlannerOptions {
   readonly minConfidence?: number
   /** Rewrites remembered for calls that extend them (Gemini CLI's verification call); default 32. */
   readonly rewrittenEntries?: number
+  /**
+   * The price of a cache read relative to an uncached input token (a `--price` profile's
+   * `cacheRead`). When given, a summary request is rewritten only when the replay costs less at
+   * that price than the request as written ({@link replayCost}); a transcript agent's replay reads
+   * the whole cached conversation, which can cost more than its cut transcript. Default: no price,
+   * every recognised request with a held conversation is rewritten.
+   */
+  readonly cacheRead?: number
 }
 
 const DEFAULT_TTL_MS = 5 * 60_000
@@ -56,6 +65,9 @@ export class WarmSummaryPlanner implements WarmPlanner {
     for (const [api, ttl] of Object.entries(options.ttlMs ?? {}))
       if (!(typeof ttl === 'number' && ttl > 0))
         throw new RangeError(`WarmSummaryPlanner: ttlMs.${api} must be a positive number, got ${String(ttl)}`)
+    const { cacheRead } = options
+    if (cacheRead !== undefined && !(Number.isFinite(cacheRead) && cacheRead >= 0))
+      throw new RangeError(`WarmSummaryPlanner: cacheRead must be a finite number ≥ 0, got ${String(cacheRead)}`)
     this.minConfidence = min
     this.rewritten = new RewrittenRequests(options.rewrittenEntries ?? 32)
   }
@@ -149,6 +161,18 @@ export class WarmSummaryPlanner implements WarmPlanner {
       text: text.wrapped,
       summary: json,
     })
+    const { cacheRead } = this.options
+    const cost =
+      cacheRead === undefined
+        ? undefined
+        : replayCost(
+            api,
+            request.url,
+            { conversation: conversation.json, original: json, rewritten: built.json },
+            cacheRead,
+          )
+    if (cost && cost.rewritten >= cost.original)
+      return leave(`${describeReplayCost(cost)}: the replay costs more, so the request is sent as written`)
     const diff = structuralDiff(
       api,
       json,
@@ -161,7 +185,7 @@ export class WarmSummaryPlanner implements WarmPlanner {
         instructionChars: text.wrapped.length,
         ...(text.transcriptChars === undefined ? {} : { transcriptChars: text.transcriptChars }),
       },
-      built.notes,
+      cost ? [...built.notes, describeReplayCost(cost)] : built.notes,
     )
     // Kept (and hashed) only for an agent whose next call extends its summary request.
     if (hasVerificationCall(match.known.agent))
