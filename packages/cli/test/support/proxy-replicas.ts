@@ -105,6 +105,15 @@ export async function startReplica(
   return { ctx, url: ctx.proxy.address!.url, store }
 }
 
+/**
+ * Closes a replica's proxy (server, observer, store writes), awaited, then stops its context:
+ * cordis does not await a service's stop, and the tests read the log or the store next.
+ */
+async function stopReplica(replica: Replica): Promise<void> {
+  await replica.ctx.proxy.close()
+  await replica.ctx.stop()
+}
+
 /** Sends `request` through the proxy at `base` and reads its whole answer. */
 export async function send(base: string, request: Recorded): Promise<number> {
   const { 'content-length': _length, host: _host, ...headers } = request.headers
@@ -144,8 +153,8 @@ export async function twoReplicas(backend: () => SessionBackend) {
       replicas: [a.store!.replica, b.store!.replica] as const,
     }
   } finally {
-    await a.ctx.stop()
-    await b.ctx.stop()
+    await stopReplica(a)
+    await stopReplica(b)
     await upstream.close()
   }
 }
@@ -164,8 +173,8 @@ export async function withoutStore(log?: string) {
     const statuses = [await send(a.url, requests[0]!), await send(a.url, requests[1]!), await send(b.url, requests[2]!)]
     return { requests, statuses, received: upstream.requests.map((request) => request.body) }
   } finally {
-    await a.ctx.stop()
-    if (b !== a) await b.ctx.stop()
+    await stopReplica(a)
+    if (b !== a) await stopReplica(b)
     await upstream.close()
   }
 }
