@@ -184,6 +184,21 @@ describe('warm summaries: transcript agents (opencode, pi)', () => {
     expect(body.system).toBe(conversation.system)
   })
 
+  it('with a price, a summary request whose cost cannot be weighed (a body of the wrong shape) is sent as written, saying why', () => {
+    const conversation = opencodeConversation()
+    const summary = { ...opencodeSummary(), model: 5 }
+    const memory = holding(remembered('openai-chat', conversation, T0))
+    const plan = new WarmSummaryPlanner({ cacheRead: 0.1 }).plan(
+      inbound('openai-chat', summary, T0 + 40_000),
+      summary,
+      memory,
+    )
+    expect(plan).toMatchObject({ action: 'forward', summary: { agent: 'opencode' } })
+    expect(plan.action === 'forward' && plan.reason).toMatch(
+      /^the replay's cost could not be weighed \(.*model.*\): sent as written$/,
+    )
+  })
+
   it('passes the transcript through when the proxy does not hold the history', () => {
     const summary = piSummary()
     const plan = new WarmSummaryPlanner().plan(inbound('anthropic-messages', summary, T0), summary, holding(undefined))

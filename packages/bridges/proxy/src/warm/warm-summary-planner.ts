@@ -1,4 +1,5 @@
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
+import { RequestShapeError } from '@warmfold/cache-ledger/prefix'
 import type {
   InboundRequest,
   RememberedRequest,
@@ -10,6 +11,7 @@ import type {
 import { withoutCallIdPrefixes } from './gemini-call-ids.ts'
 import type { AgentMatch } from './known-agents.ts'
 import { hasVerificationCall, matchKnownAgent } from './known-agents.ts'
+import type { ReplayCost } from './replay-cost.ts'
 import { describeReplayCost, replayCost } from './replay-cost.ts'
 import { RewrittenRequests } from './rewritten-requests.ts'
 import { structuralDiff } from './structural-diff.ts'
@@ -162,15 +164,14 @@ export class WarmSummaryPlanner implements WarmPlanner {
       summary: json,
     })
     const { cacheRead } = this.options
-    const cost =
-      cacheRead === undefined
-        ? undefined
-        : replayCost(
-            api,
-            request.url,
-            { conversation: conversation.json, original: json, rewritten: built.json },
-            cacheRead,
-          )
+    let cost: ReplayCost | undefined
+    try {
+      const jsons = { conversation: conversation.json, original: json, rewritten: built.json }
+      cost = cacheRead === undefined ? undefined : replayCost(api, request.url, jsons, cacheRead)
+    } catch (error) {
+      if (!(error instanceof RequestShapeError)) throw error
+      return leave(`the replay's cost could not be weighed (${error.message}): sent as written`)
+    }
     if (cost && cost.rewritten >= cost.original)
       return leave(`${describeReplayCost(cost)}: the replay costs more, so the request is sent as written`)
     const diff = structuralDiff(
