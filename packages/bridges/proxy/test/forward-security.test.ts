@@ -215,6 +215,45 @@ describe('bad bodies and broken connections', () => {
     expect(harness.exchanges[0]?.answer.status).toBe(400)
   })
 
+  it('forwards a WebSocket upgrade (Codex’s optional transport) as a plain request without it, so the agent gets the upstream’s refusal and falls back to HTTP', async () => {
+    const refusal = '{"error":{"message":"WebSocket upgrades are not served here."}}'
+    harness = await startHarness(() => ({ status: 426, headers: jsonHeaders(refusal), parts: [refusal] }))
+    const { port } = new URL(harness.url)
+    const answer = await new Promise<{ status: number; body: string; upgraded: boolean }>((resolve, reject) => {
+      const request = httpRequest({
+        host: '127.0.0.1',
+        port,
+        method: 'GET',
+        path: '/v1/responses',
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-version': '13',
+          'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        },
+      })
+      request.on('upgrade', (_response, socket) => {
+        socket.destroy()
+        resolve({ status: 101, body: '', upgraded: true })
+      })
+      request.on('response', (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString(), upgraded: false }),
+        )
+      })
+      request.on('error', reject)
+      request.end()
+    })
+    expect(answer).toEqual({ status: 426, body: refusal, upgraded: false })
+    const [forwarded] = harness.upstream.requests
+    expect(forwarded?.method).toBe('GET')
+    const names = forwarded!.rawHeaders.filter((_, index) => index % 2 === 0).map((name) => name.toLowerCase())
+    expect(names).not.toContain('upgrade')
+    expect(names).toContain('sec-websocket-key')
+  })
+
   it('answers 502 naming the upstream and the cause when the upstream cannot be reached', async () => {
     const closed = createServer()
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
