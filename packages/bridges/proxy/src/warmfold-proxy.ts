@@ -160,7 +160,10 @@ export namespace WarmfoldProxy {
     prices?: Prices
     /** The observer (`observe/`); default: a `ProxyObserver` of log, noBodies, cacheTtlMs, maxSessions, prices. */
     observer?: ExchangeObserver
-    /** The warm planner (`warm/`); default: a `WarmSummaryPlanner` whose TTL is `cacheTtlMs` and cache-read price `prices.cacheRead`. */
+    /**
+     * The warm planner (`warm/`); default: a `WarmSummaryPlanner` whose TTL is `cacheTtlMs` and whose
+     * cache-read price is `prices.cacheRead`.
+     */
     planner?: WarmPlanner
   }
 
