@@ -62,6 +62,8 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   // 10,000 requests through the proxy's observer (memory stays flat), about 3 s; and its live page in headless Chromium.
   'packages/bridges/proxy/test/observe-memory.test.ts',
   'packages/bridges/proxy/test/observe-page-browser.test.ts',
+  // The whole proxy on a body nested 500,000 levels deep (two stack overflows, caught), about 2.5 s.
+  'packages/bridges/proxy/test/proxy-hostile.test.ts',
   // Real agent CLIs installed from npm (once, into ~/.cache/warmfold-agents) and run as processes against a
   // scripted upstream, 15–60 s each.
   'packages/bridges/proxy/test/agents-qwen-code.test.ts',

@@ -34,6 +34,7 @@ const DOCUMENTED: readonly Documented[] = [
   { folder: 'packages/llm/llm-google', plugin: 'GoogleAdapter', heading: '## Config' },
   { folder: 'packages/llm/llm-openai-compatible', plugin: 'OpenAICompatibleAdapter', heading: '## Config' },
   { folder: 'packages/llm/llm-openai-responses', plugin: 'OpenAIResponsesAdapter', heading: '## Config' },
+  { folder: 'packages/bridges/proxy', plugin: 'WarmfoldProxy', heading: '## Config' },
   {
     folder: 'packages/testing/prefix-cache-testkit',
     plugin: 'PrefixCacheService',
