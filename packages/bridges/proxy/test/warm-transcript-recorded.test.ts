@@ -18,6 +18,9 @@ function summaryPlans(folder: string, planner = new WarmSummaryPlanner()): WarmP
   return plans
 }
 
+/** A planner that weighs each rewrite at a cache read of `cacheRead`. */
+const at = (cacheRead: number) => new WarmSummaryPlanner({ cacheRead })
+
 /** The recorded pi and opencode runs, through the planner: each summary request, rewritten (else it fails naming why). */
 function rewrites(folder: string) {
   return summaryPlans(folder).map((plan) => {
@@ -49,7 +52,6 @@ describe('warm summaries: the recorded transcript agents', () => {
   })
 
   it('with a cache-read price (--price), each is rewritten only where the replay costs less: at 0.1×, pi’s is, opencode’s is not', () => {
-    const at = (cacheRead: number) => new WarmSummaryPlanner({ cacheRead })
     const pi = summaryPlans('pi-0.73.1', at(0.1))
     expect(pi.map((plan) => plan.action)).toEqual(['rewrite', 'rewrite'])
     for (const plan of pi)
