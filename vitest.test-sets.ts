@@ -56,6 +56,8 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/llm/llm-ai-sdk/test/stalls.test.ts',
   'packages/testing/prefix-cache-testkit/test/prune-pays.test.ts',
   'packages/testing/prefix-cache-testkit/test/prefix-cache-property.test.ts',
+  // Loads the optional real-cache package (node-llama-cpp's native bindings), about 2 s.
+  'packages/cli/test/load-llama-cache-server.test.ts',
   // Six `warmfold bench` runs as processes (about 11 s), and a 12-run property over background swaps (about 4 s).
   'scripts/test/small-window-bench.test.ts',
   'packages/compaction/compaction-basic/test/background-fold-stale-property.test.ts',
