@@ -66,6 +66,11 @@ export interface AnswerFacts {
   readonly responseId?: string
   /** Why the answer could not be read (malformed JSON, cut stream); the bytes were still passed on. */
   readonly unreadable?: string
+  /**
+   * A rewrite's answer that showed no text within `maxHoldMs` / `maxHoldBytes` and so went on as it
+   * came (no fail-open for it): why.
+   */
+  readonly holdReleased?: string
   /** Milliseconds from the request's arrival to the first answer byte sent on, and to the last. */
   readonly firstByteMs?: number
   readonly totalMs: number

@@ -20,6 +20,11 @@ declare module '@cordisjs/core' {
     'proxy/part-error'(part: 'observer' | 'planner', error: unknown): void
     /** A rewritten request failed (error status, tool call, cut); the original is being sent, once. */
     'proxy/fail-open'(request: InboundRequest, reason: string): void
+    /**
+     * A rewritten request's answer showed no text within `maxHoldMs` or `maxHoldBytes`: what was held
+     * went to the agent and the rest streams on as it comes (no fail-open for that answer).
+     */
+    'proxy/hold-released'(request: InboundRequest, reason: string): void
   }
 }
 
@@ -95,6 +100,8 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
       ...(config.token === undefined ? {} : { token: config.token }),
       warmSummaries: config.warmSummaries,
       maxBodyBytes: config.maxBodyBytes,
+      hold: { ms: config.maxHoldMs, bytes: config.maxHoldBytes },
+      onHoldReleased: (request, reason) => this.ctx.emit('proxy/hold-released', request, reason),
       parts: () => ({ observer: this.observer, planner: this.planner }),
       onPartError: (part, error) => this.ctx.emit('proxy/part-error', part, error),
       onFailOpen: (request, reason) => this.ctx.emit('proxy/fail-open', request, reason),
@@ -151,6 +158,10 @@ export namespace WarmfoldProxy {
     token?: string
     warmSummaries: WarmMode
     maxBodyBytes: number
+    /** How long a rewrite's answer is held back for its first text before it goes on as it came. */
+    maxHoldMs: number
+    /** How many bytes of a rewrite's answer are held back for its first text before it goes on as it came. */
+    maxHoldBytes: number
     log?: string
     /** A store shared by replicas, written instead of `log` (see `ProxyStore`). */
     store?: ProxyStore
@@ -178,6 +189,12 @@ export namespace WarmfoldProxy {
     maxBodyBytes: integerSchema(1)
       .default(32 * 1024 * 1024)
       .description('Largest request body; over it, 413.'),
+    maxHoldMs: millisecondsSchema(1)
+      .default(60_000)
+      .description("How long a rewrite's answer may be held for its first text."),
+    maxHoldBytes: integerSchema(1)
+      .default(1024 * 1024)
+      .description("How many bytes of a rewrite's answer may be held for its first text."),
     log: Schema.string().description('Path of the exchange log (JSONL).'),
     store: Schema.any().description('A ProxyStore written instead of log (replicas share it).'),
     noBodies: Schema.boolean().default(false).description('Log digests and usage only, no bodies.'),

@@ -161,6 +161,46 @@ describe("fail-open in 'on' mode", () => {
     expect(harness.exchanges[0]?.plan?.action).toBe('rewrite')
   })
 
+  for (const [limit, config, reason] of [
+    ['maxHoldMs', { maxHoldMs: 50 }, 'it showed no text within 50 ms'],
+    ['maxHoldBytes', { maxHoldBytes: 8 }, 'it showed no text within the first 8 bytes'],
+  ] as const)
+    it(`a rewrite whose answer shows no text within ${limit} goes on as it came, before the upstream sends its text`, async () => {
+      const order: string[] = []
+      let go: (() => void) | undefined
+      const upstreamGoesOn = new Promise<void>((resolve) => (go = resolve))
+      harness = await startHarness(
+        () => ({
+          ...answerOf(answers.chatStream),
+          // The text (part 1) waits until the client has what was held: an answer still thinking.
+          before: async (index) => {
+            if (index !== 1) return
+            const fallback = setTimeout(() => {
+              order.push('upstream gave up waiting')
+              go?.()
+            }, 5000)
+            await upstreamGoesOn
+            clearTimeout(fallback)
+            order.push('upstream sends its text')
+          },
+        }),
+        { warmSummaries: 'on', ...config },
+        planner,
+      )
+      const released: string[] = []
+      harness.test.ctx.on('proxy/hold-released', (request, why) => released.push(`${request.id}: ${why}`))
+      const response = await fetch(`${harness.url}/v1/chat/completions`, { method: 'POST', body: ORIGINAL })
+      order.push('client got the answer')
+      go?.()
+      expect(await response.text()).toBe(answers.chatStream.parts.join(''))
+      expect(order).toEqual(['client got the answer', 'upstream sends its text'])
+      expect(released).toEqual([`1: ${reason}`])
+      expect(harness.upstream.requests.map(rewritten)).toEqual([true])
+      await harness.observed(1)
+      expect(harness.exchanges[0]?.failOpen).toBeUndefined()
+      expect(harness.exchanges[0]?.answer).toMatchObject({ content: 'text', holdReleased: reason })
+    })
+
   it('never a second extra call: when the original fails too, the client gets its failure', async () => {
     const refusal = '{"error":{"message":"overloaded"}}'
     harness = await startHarness(

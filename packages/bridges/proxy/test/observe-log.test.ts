@@ -105,7 +105,7 @@ describe('the proxy log', () => {
     expect(observer.snapshot().unreadable).toHaveLength(3)
   })
 
-  it('records a rewrite (both hashes, the request it replays, the diff, what it saved) and a fail-open', async () => {
+  it('records a rewrite (both hashes, the request it replays, the diff, what it saved, a released hold) and a fail-open', async () => {
     const log = join(directory, 'rewrite.jsonl')
     const summary = [...H3, user('Write a hand-over note.')]
     const [h3, original, rewritten] = await capture('openai-responses', [
@@ -132,7 +132,14 @@ describe('the proxy log', () => {
       diff: ['tools: restored 2 tools'],
     }
     observer.observe(
-      exchangeOf(original as CapturedRequest, { id: 2, at: 2000, usage: usage(1250, 1150), plan, sent: plan.body }),
+      exchangeOf(original as CapturedRequest, {
+        id: 2,
+        at: 2000,
+        usage: usage(1250, 1150),
+        plan,
+        sent: plan.body,
+        holdReleased: 'it showed no text within 60000 ms',
+      }),
     )
     observer.observe(
       exchangeOf(original as CapturedRequest, {
@@ -149,6 +156,8 @@ describe('the proxy log', () => {
     await observer.close()
     const [, warm, failed] = (await readProxyLog(log)).map((line) => line.warmfold)
     expect(warm?.kind).toBe('compaction')
+    expect(warm?.holdReleased).toBe('it showed no text within 60000 ms')
+    expect(failed?.holdReleased).toBeUndefined()
     expect(warm?.rewrite).toMatchObject({
       sent: 'rewritten',
       originalSha256: sha256((original as CapturedRequest).body),

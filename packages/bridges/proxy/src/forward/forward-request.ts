@@ -97,6 +97,18 @@ export type RelayOutcome =
     }
 
 /**
+ * How long a rewritten request's answer may be held back waiting for its first text, and how much
+ * of it: past either, what was held goes to the client and the rest streams on (fail-open is given
+ * up for that answer rather than let the agent time out or the proxy buffer without bound).
+ */
+export interface HoldLimit {
+  readonly ms: number
+  readonly bytes: number
+  /** Called once when the limit releases a held answer, with why. */
+  readonly onRelease: (reason: string) => void
+}
+
+/**
  * Passes the upstream answer of `call` to `client` chunk by chunk as it arrives (status and
  * headers as sent, hop-by-hop headers dropped), while `tap` reads a copy. The client's
  * backpressure pauses the upstream; a client that goes away aborts the upstream request; an
@@ -104,18 +116,21 @@ export type RelayOutcome =
  *
  * With `hold` (a rewritten request under fail-open) nothing is sent until the reader decides:
  * the first text flushes what was held and streams the rest; a tool call, an error status, a cut
- * or an unreadable answer drops it (the upstream request is aborted) and resolves `refused`.
+ * or an unreadable answer drops it (the upstream request is aborted) and resolves `refused`; no
+ * decision within the hold's limit releases it as it came.
  */
 export function relayAnswer(
   call: UpstreamCall,
   client: ServerResponse,
   tap: AnswerTap,
-  hold: boolean,
+  hold: HoldLimit | undefined,
 ): Promise<RelayOutcome> {
   const { request, response: upstream } = call
   const status = upstream.statusCode ?? 502
   return new Promise((resolve) => {
     let held: Buffer[] | undefined = hold ? [] : undefined
+    let heldBytes = 0
+    let holdTimer: NodeJS.Timeout | undefined
     let firstByteAt: number | undefined
     let settled = false
     let ended = false
@@ -137,14 +152,22 @@ export function relayAnswer(
       }
     }
     const flush = (): void => {
+      clearTimeout(holdTimer)
       const chunks = held ?? []
       held = undefined
       open()
       for (const chunk of chunks) send(chunk)
     }
+    // The limit passed before the reader decided: what was held goes on, and the rest streams.
+    const release = (reason: string): void => {
+      if (settled || held === undefined || ended) return
+      hold?.onRelease(reason)
+      flush()
+    }
     const refuse = async (reason: string, cut?: string): Promise<void> => {
       if (settled) return
       settled = true
+      clearTimeout(holdTimer)
       held = undefined
       if (!ended) request.destroy()
       const reading = await tap.end(cut)
@@ -164,23 +187,30 @@ export function relayAnswer(
     }
 
     if (!hold) open()
-    else if (refusedFor === undefined)
+    else if (refusedFor === undefined) {
       tap.reader.onDecided = (content) => {
         // Once the upstream ended, the whole reading decides (below), not the first event read at the end.
         if (settled || held === undefined || ended) return
         if (content === 'text') flush()
         else void refuse('the rewritten request was answered with a tool call')
       }
+      holdTimer = setTimeout(() => release(`it showed no text within ${hold.ms} ms`), hold.ms)
+      holdTimer.unref()
+    }
 
     upstream.on('data', (chunk: Buffer) => {
       if (settled) return
       if (held) {
         if (refusedFor === undefined) held.push(chunk)
+        heldBytes += chunk.length
       } else send(chunk)
       tap.write(chunk)
+      if (hold && heldBytes > hold.bytes && refusedFor === undefined)
+        release(`it showed no text within the first ${hold.bytes} bytes`)
     })
     upstream.on('end', () => {
       ended = true
+      clearTimeout(holdTimer)
       if (settled) return
       if (held === undefined) {
         client.end()
@@ -217,6 +247,7 @@ export function relayAnswer(
     })
     upstream.on('error', () => undefined)
     upstream.on('close', () => {
+      clearTimeout(holdTimer)
       if (ended || settled) return
       const cut = 'the upstream connection closed before the answer ended'
       if (held !== undefined) void refuse(`the rewritten request's answer was cut`, cut)
@@ -226,6 +257,7 @@ export function relayAnswer(
       }
     })
     client.on('close', () => {
+      clearTimeout(holdTimer)
       if (client.writableFinished || ended) return
       request.destroy()
       held = undefined

@@ -30,6 +30,9 @@ export interface ProxyServerOptions {
   readonly parts: () => { readonly observer: ExchangeObserver; readonly planner: WarmPlanner }
   readonly onPartError: (part: 'observer' | 'planner', error: unknown) => void
   readonly onFailOpen: (request: InboundRequest, reason: string) => void
+  /** How long and how much of a rewrite's answer is held for its first text. */
+  readonly hold: { readonly ms: number; readonly bytes: number }
+  readonly onHoldReleased: (request: InboundRequest, reason: string) => void
 }
 
 /** A listening proxy. */
@@ -84,6 +87,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       planner,
       onPartError: options.onPartError,
       onFailOpen: options.onFailOpen,
+      hold: options.hold,
+      onHoldReleased: options.onHoldReleased,
     })
   }
   const server = createServer((request, client) => {

@@ -27,6 +27,10 @@ export interface ExchangeParts {
   readonly onPartError: (part: 'observer' | 'planner', error: unknown) => void
   /** Called when a rewrite was dropped and the original is about to be sent. */
   readonly onFailOpen: (request: InboundRequest, reason: string) => void
+  /** How long and how much of a rewrite's answer is held for its first text (`maxHoldMs`, `maxHoldBytes`). */
+  readonly hold: { readonly ms: number; readonly bytes: number }
+  /** Called when that limit released a rewrite's answer as it came, with why. */
+  readonly onHoldReleased: (request: InboundRequest, reason: string) => void
 }
 
 /**
@@ -127,11 +131,22 @@ async function attempt(
   const streamed = /^text\/event-stream/i.test(rawHeader(response.rawHeaders, 'content-type') ?? '')
   const reader = new AnswerReader(request.route.kind === 'generate' ? request.route.api : undefined, streamed)
   const tap = new AnswerTap(reader, rawHeader(response.rawHeaders, 'content-encoding'))
-  const outcome: RelayOutcome = await relayAnswer(call, client, tap, hold)
+  let holdReleased: string | undefined
+  const limit = hold
+    ? {
+        ...parts.hold,
+        onRelease: (reason: string) => {
+          holdReleased = reason
+          parts.onHoldReleased(request, reason)
+        },
+      }
+    : undefined
+  const outcome: RelayOutcome = await relayAnswer(call, client, tap, limit)
+  const reading = holdReleased === undefined ? outcome.reading : { ...outcome.reading, holdReleased }
   const answer = facts(
     request,
     outcome.status,
-    outcome.reading,
+    reading,
     outcome.endedAt,
     outcome.kind === 'relayed' ? outcome.firstByteAt : undefined,
   )
@@ -141,7 +156,7 @@ async function attempt(
 function facts(
   request: InboundRequest,
   status: number,
-  reading: AnswerReading,
+  reading: AnswerReading & { readonly holdReleased?: string },
   endedAt = Date.now(),
   firstByteAt?: number,
 ): AnswerFacts {

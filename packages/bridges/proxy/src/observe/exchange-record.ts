@@ -81,6 +81,8 @@ export interface ExchangeRecord {
   readonly unreadable?: string
   /** Why the answer could not be read (the bytes were passed on). */
   readonly answerUnreadable?: string
+  /** A rewrite's answer that showed no text within `maxHoldMs` / `maxHoldBytes`, passed on as it came: why. */
+  readonly holdReleased?: string
   readonly firstByteMs?: number
   readonly totalMs: number
 }

@@ -111,6 +111,7 @@ export function observeExchange(
     ...(answer.firstByteMs === undefined ? {} : { firstByteMs: answer.firstByteMs }),
     ...(answer.providerDiagnosis === undefined ? {} : { providerDiagnosis: answer.providerDiagnosis }),
     ...(answer.unreadable === undefined ? {} : { answerUnreadable: answer.unreadable }),
+    ...(answer.holdReleased === undefined ? {} : { holdReleased: answer.holdReleased }),
     ...(exchange.failOpen
       ? {
           failOpen: {

@@ -118,6 +118,7 @@ export interface ExchangeScript {
   readonly sent?: Buffer
   readonly providerDiagnosis?: string
   readonly failOpen?: Exchange['failOpen']
+  readonly holdReleased?: string
 }
 
 /** An exchange as the forward room would hand it over: the captured request, its answer's facts scripted. */
@@ -142,6 +143,7 @@ export function exchangeOf(captured: CapturedRequest, script: ExchangeScript): E
     firstByteMs: 3,
     ...(script.usage ? { usage: script.usage } : {}),
     ...(script.providerDiagnosis ? { providerDiagnosis: script.providerDiagnosis } : {}),
+    ...(script.holdReleased ? { holdReleased: script.holdReleased } : {}),
   }
   return {
     request,
