@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { parseProxyArgs } from '../src/proxy/parse-proxy-args.ts'
 import { runProxy } from '../src/proxy/proxy-command.ts'
 import { runCli } from '../src/run-cli.ts'
+import { RecordingServer } from '@warmfold/test-utils'
+import { chatText, recordedQwen, send } from './support/proxy-replicas.ts'
 
 const servers: Server[] = []
 afterEach(async () => {
@@ -68,6 +70,40 @@ describe('warmfold proxy', () => {
     const text = readFileSync(log, 'utf8')
     expect(text.trim().split('\n')).toHaveLength(1)
     expect(text).not.toContain('sk-test-key-never-logged')
+  })
+
+  it('prints a line on stderr when a warm rewrite fails open, naming the request and why', async () => {
+    const requests = recordedQwen()
+    const refusal = { error: { message: 'tools are not allowed here' } }
+    // The third request upstream is the rewritten summary request: refused, so the original follows.
+    const server = await RecordingServer.start((_request, index) =>
+      index === 2 ? { status: 400, body: refusal } : chatText(),
+    )
+    let stdout = ''
+    let stderr = ''
+    const stopper = { stop: () => {} }
+    const stopped = new Promise<void>((resolve) => (stopper.stop = resolve))
+    const io = { stdout: (text: string) => (stdout += text), stderr: (text: string) => (stderr += `${text}\n`) }
+    const args = parseProxyArgs(['--upstream', server.origin, '--port', '0', '--warm-summaries', 'on'], {})
+    const running = runProxy(args, io, (done) => void stopped.then(done))
+    try {
+      await expect.poll(() => stdout).toContain('listening on http://127.0.0.1:')
+      const proxy = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!
+      expect([
+        await send(proxy, requests[0]!),
+        await send(proxy, requests[1]!),
+        await send(proxy, requests[2]!),
+      ]).toEqual([200, 200, 200])
+      expect(server.requests.map((request) => request.body).at(-1)).toBe(requests[2]!.bytes)
+      expect(stderr).toBe(
+        "warmfold proxy: request 3: the warm rewrite failed open, the agent's own request was sent: " +
+          'the rewritten request was answered with status 400\n',
+      )
+    } finally {
+      stopper.stop()
+      await running
+      await server.close()
+    }
   })
 
   it('says which address it could not listen on', async () => {

@@ -41,6 +41,16 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
     listening && io.stderr(`warmfold proxy: ${what}: ${error instanceof Error ? error.message : String(error)}`)
   ctx.on('internal/error', (error) => warn('internal error', error))
   ctx.on('proxy/part-error', (part, error) => warn(`the ${part} failed (the request was forwarded)`, error))
+  // What became of a warm rewrite when it did not go as planned: rare, and worth a line each.
+  ctx.on('proxy/fail-open', (request, reason) =>
+    warn(`request ${request.id}: the warm rewrite failed open, the agent's own request was sent`, reason),
+  )
+  ctx.on('proxy/hold-released', (request, reason) =>
+    warn(
+      `request ${request.id}: the warm rewrite's answer went on as it came (a tool call would reach the agent)`,
+      reason,
+    ),
+  )
   await ctx.start()
   ctx.plugin(WarmfoldProxy, {
     upstream: args.upstream,
