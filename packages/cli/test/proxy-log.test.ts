@@ -55,6 +55,7 @@ function exchange(api: RequestApi, request: RecordedRequest, index: number): Exc
       content: 'text',
       totalMs: 4,
       usage: { inputTokens: 3000, cacheReadTokens: index ? 2000 : 0, cacheWriteTokens: 0, outputTokens: 20 },
+      ...(index + 1 === SCENARIO.warmReplay ? { holdReleased: 'it showed no text within 60000 ms' } : {}),
     },
     ...(SUMMARIES.includes((index + 1) as never)
       ? { plan: { action: 'forward' as const, summary: { agent: 'structure', confidence: 0.9, reason: 'test' } } }
@@ -124,6 +125,10 @@ describe('warmfold report on a warmfold proxy log', () => {
       report.requests.filter((request) => request.break).map((request) => [request.line, request.break?.cause]),
     ).toEqual([[SCENARIO.rewroteToolResult, 'prune']])
     expect(report.requests[SCENARIO.droppedTools - 1]?.detail).toMatch(/tools differ from tool 0/)
+    expect(report.requests[SCENARIO.warmReplay - 1]?.detail).toMatch(
+      /; its answer went on unheld: it showed no text within 60000 ms$/,
+    )
+    expect(report.requests.filter((request) => request.detail.includes('unheld'))).toHaveLength(1)
     const text = await cli(['report', log, '--price', 'openai'])
     expect(text.stdout).toContain('numbers from a warmfold proxy log')
     expect(text.stdout).toMatch(/#8 {2}line 8 {2}conversation {2}prune/)

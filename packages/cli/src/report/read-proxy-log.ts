@@ -35,6 +35,8 @@ interface ProxyRecord {
     reportedCachedTokens: number | null
   }
   readonly failOpen?: { reason: string }
+  /** A rewrite's answer that showed no text in time and went on as it came: why. */
+  readonly holdReleased?: string
 }
 
 /** What the first line of a `warmfold proxy` log carries (`warmfold.log`). */
@@ -206,6 +208,7 @@ function observed(record: ProxyRecord, line: number): ObservedRequest {
         `prefilled ${integer(rewrite.predictedUncachedTokens.original)} → ` +
         `${integer(rewrite.predictedUncachedTokens.rewritten)} tokens predicted, ${integer(rewrite.savedTokens)} saved`
       : ''
+  const released = record.holdReleased ? `; its answer went on unheld: ${record.holdReleased}` : ''
   return {
     line,
     purpose: record.kind,
@@ -216,7 +219,7 @@ function observed(record: ProxyRecord, line: number): ObservedRequest {
         ? { cause: brokeBy, explanation: `${record.explanation ?? record.phrase ?? ''}${diagnosis}` }
         : null,
     detail:
-      `session ${record.session ?? '?'}: ${record.phrase ?? 'no divergence'}${predicted}${compaction}` +
+      `session ${record.session ?? '?'}: ${record.phrase ?? 'no divergence'}${predicted}${compaction}${released}` +
       (record.kind === 'compaction' && brokeBy ? ` (${record.explanation ?? brokeBy})` : ''),
   }
 }
