@@ -56,6 +56,9 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/llm/llm-ai-sdk/test/stalls.test.ts',
   'packages/testing/prefix-cache-testkit/test/prune-pays.test.ts',
   'packages/testing/prefix-cache-testkit/test/prefix-cache-property.test.ts',
+  // Waits out a server's retry-after for real (1.2 s), and probes three dialects through `warmfold bench` (2.3–2.7 s).
+  'packages/llm/llm-openai-compatible/test/retry-after-waits.test.ts',
+  'packages/cli/test/bench-probe-dialects.test.ts',
   // Loads the optional real-cache package (node-llama-cpp's native bindings), about 2 s.
   'packages/cli/test/load-llama-cache-server.test.ts',
   // Six `warmfold bench` runs as processes (about 11 s), and a 12-run property over background swaps (about 4 s).

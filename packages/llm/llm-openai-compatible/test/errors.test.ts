@@ -158,32 +158,6 @@ describe('retries', () => {
     expect(server.server.requests).toHaveLength(1)
   })
 
-  it('honours retry-after in seconds (and reports it on the error)', async () => {
-    const server = await harness(
-      (_request, index) => (index === 0 ? { status: 429, body: 'wait', headers: { 'retry-after': '1' } } : OK),
-      { maxRetries: 1 },
-    )
-    await collect(server, request(server))
-    const [first, second] = server.server.requests
-    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(900)
-
-    const failing = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '7' } }), {
-      maxRetries: 0,
-    })
-    const error = await expectLlmError(() => collect(failing, request(failing)), 'RATE_LIMITED')
-    expect(error.retryAfterSeconds).toBe(7)
-  })
-
-  it('honours retry-after-ms', async () => {
-    const server = await harness(
-      (_request, index) => (index === 0 ? { status: 503, body: 'wait', headers: { 'retry-after-ms': '200' } } : OK),
-      { maxRetries: 1 },
-    )
-    await collect(server, request(server))
-    const [first, second] = server.server.requests
-    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(150)
-  })
-
   it('hands a retry-after longer than maxRetryWaitMs to the caller as RATE_LIMITED with the retry-after, instead of retrying early', async () => {
     const server = await harness(() => ({ status: 429, body: 'wait', headers: { 'retry-after': '3600' } }), {
       maxRetries: 2,
