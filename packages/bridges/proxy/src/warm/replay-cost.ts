@@ -1,11 +1,10 @@
-import type { RequestApi } from '@warmfold/cache-ledger/prefix'
+import type { RequestApi, SeenRequest } from '@warmfold/cache-ledger/prefix'
 import {
   canonicalize,
-  canonicalWireJson,
-  commonPrefixLength,
+  compareSeenRequests,
   formatCount,
-  layoutOf,
   SegmentInterner,
+  seenRequestOf,
 } from '@warmfold/cache-ledger/prefix'
 
 /**
@@ -35,19 +34,19 @@ export function replayCost(
   cacheRead: number,
 ): ReplayCost {
   const interner = new SegmentInterner()
-  const read = (json: Readonly<Record<string, unknown>>) => {
-    const request = canonicalize({ body: json, headers: {}, url }, api)
-    const layout = layoutOf(request, interner)
-    return { envelope: canonicalWireJson(request.envelope), text: layout.segments.map((part) => part.text).join('') }
+  const seen = (json: Readonly<Record<string, unknown>>, index: number): SeenRequest =>
+    seenRequestOf(canonicalize({ body: json, headers: {}, url }, api), interner, index)
+  const conversation = seen(jsons.conversation, 0)
+  // What the prefix model says a request shares from the start with the conversation request: whole
+  // segments by id, then the first differing one's shared start; nothing across cache families.
+  const cost = (json: Readonly<Record<string, unknown>>, index: number) => {
+    const request = seen(json, index)
+    const cached = compareSeenRequests(request, conversation).divergence.charOffset ?? 0
+    const chars = request.layout.offsets[request.layout.segments.length] as number
+    return { units: cached * cacheRead + (chars - cached), cached }
   }
-  const conversation = read(jsons.conversation)
-  const cost = (json: Readonly<Record<string, unknown>>) => {
-    const request = read(json)
-    const cached = request.envelope === conversation.envelope ? commonPrefixLength(request.text, conversation.text) : 0
-    return { units: cached * cacheRead + (request.text.length - cached), cached }
-  }
-  const original = cost(jsons.original)
-  const rewritten = cost(jsons.rewritten)
+  const original = cost(jsons.original, 1)
+  const rewritten = cost(jsons.rewritten, 2)
   return { cacheRead, original: original.units, rewritten: rewritten.units, cachedChars: rewritten.cached }
 }
 
