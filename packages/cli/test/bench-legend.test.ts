@@ -6,6 +6,10 @@ import { cli } from './run-cli.ts'
 
 const RUN = ['bench', '--workload', 'coding', '--windows', '8000', '--steps', '40', '--strategies', 'warmfold,legacy']
 
+/** The table of {@link RUN}, run once for both tests that read it (a run takes about a second). */
+let tableRun: ReturnType<typeof cli> | undefined
+const tableOutput = () => (tableRun ??= cli(RUN))
+
 /** The legend block of `table` that starts with `title`: each term (the lines whose text starts in column 3). */
 function legendTerms(table: string, title: string): string[] {
   const lines = table.split('\n')
@@ -22,7 +26,7 @@ function legendTerms(table: string, title: string): string[] {
 
 describe('warmfold bench: table, legend and --json agree', () => {
   it("the legend explains every column, and every term of the coding workload's Fold audit lines", async () => {
-    const table = await cli(RUN)
+    const table = await tableOutput()
     expect(table.code).toBe(0)
     const lines = table.stdout.split('\n')
     const header = lines[2]!
@@ -48,7 +52,7 @@ describe('warmfold bench: table, legend and --json agree', () => {
   })
 
   it("--json names the prefilled tokens as the table does: sessionPrefilledTokens and each call's prefilledTokens", async () => {
-    const table = (await cli(RUN)).stdout.split('\n')
+    const table = (await tableOutput()).stdout.split('\n')
     const report = JSON.parse((await cli([...RUN, '--json'])).stdout) as BenchReport
     const number = new Intl.NumberFormat('en-US')
     for (const run of report.runs) {
