@@ -43,12 +43,14 @@ export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/llm/llm-anthropic/test/stalls.test.ts',
   'packages/llm/llm-openai-compatible/test/stalls.test.ts',
   // Child processes (`warmfold --version`; `warmfold` writing to a FIFO, or given one or /dev/zero to read; the README
-  // preparation script run as a process; a host that must exit by itself after ctx.stop() during a background fold).
+  // preparation script run as a process; a host that must exit by itself after ctx.stop() during a background fold, and
+  // one whose log starts refusing appends mid-turn).
   'packages/cli/test/cli-version.test.ts',
   'packages/cli/test/output-file.test.ts',
   'packages/cli/test/flag-files-process.test.ts',
   'scripts/test/prepare-package-readme.test.ts',
   'packages/testing/integration/test/background-folds/unload-exit.test.ts',
+  'packages/core/agent-loop/test/log-failures-exit.test.ts',
   // Slow for what they run, 2.1–3.2 s each in that run: property runs, whole workloads, a stream that must stall past a timeout.
   'packages/testing/prefix-cache-testkit/test/prefix-cache-expiry-property.test.ts',
   'packages/testing/prefix-cache-testkit/test/examples.test.ts',

@@ -1,42 +1,13 @@
-import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { promisify } from 'node:util'
+import { join } from 'node:path'
 import { SessionError } from '@warmfold/session'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { AgentError } from '../src/index.ts'
 import type { LoopHarness } from './loop-fixture.ts'
-import { callTool, mountLoop, ROUTE } from './loop-fixture.ts'
+import { useLogFailureLoops } from './log-failures-fixture.ts'
+import { callTool, ROUTE } from './loop-fixture.ts'
 
-const run = promisify(execFile)
-const root = resolve(import.meta.dirname, '../../../..')
-
-let directory: string
-const harnesses: LoopHarness[] = []
-const unhandled: unknown[] = []
-const onUnhandled = (reason: unknown) => void unhandled.push(reason)
-
-beforeEach(async () => {
-  directory = await mkdtemp(join(tmpdir(), 'warmfold-log-failures-'))
-  unhandled.length = 0
-  process.on('unhandledRejection', onUnhandled)
-})
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await harness.dispose()
-  // One macrotask lets a rejection nobody handled reach the listener before it is removed.
-  await new Promise((resolve) => setImmediate(resolve))
-  process.off('unhandledRejection', onUnhandled)
-  await rm(directory, { recursive: true, force: true })
-  expect(unhandled).toEqual([])
-})
-
-async function fileLoop(responses: Parameters<typeof mountLoop>[0]): Promise<LoopHarness> {
-  const harness = await mountLoop(responses, { store: 'file', directory })
-  harnesses.push(harness)
-  return harness
-}
+const { directory, fileLoop } = useLogFailureLoops()
 
 function lastTurnEnd(harness: LoopHarness, sessionId: string) {
   return harness.ctx.sessions
@@ -45,40 +16,6 @@ function lastTurnEnd(harness: LoopHarness, sessionId: string) {
 }
 
 describe('append and flush failures inside the loop are never unhandled rejections', () => {
-  it('a host process whose log starts refusing appends mid-turn reports it, ends idle, exits 0 and releases its lock', async () => {
-    const host = join(import.meta.dirname, 'fixtures/refusing-log-host.ts')
-    const { stdout, stderr } = await run(join(root, 'node_modules/.bin/tsx'), [host, directory], {
-      cwd: import.meta.dirname,
-    })
-    expect(stderr).toBe('')
-    const report = JSON.parse(stdout) as {
-      status: string
-      events: string[]
-      error: { code: string; turn: number; message: string; unsent: unknown[] }
-      reported: string[]
-      warnings: string[]
-    }
-    expect(report.status).toBe('idle')
-    expect(report.events).toEqual(['turn/start', 'user/message', 'request/header', 'assistant/message'])
-    expect(report.error.code).toBe('LOG_FAILED')
-    expect(report.error.turn).toBe(1)
-    expect(report.error.message).toContain('tool/result at seq 4 refused')
-    expect(report.error.message).toContain('turn/end at seq 4 refused')
-    // The second followup was never logged: it is handed back, not dropped.
-    expect(report.error.unsent).toEqual([[{ type: 'text', text: 'And then this one.' }]])
-    // The turn failed (its tool/result was refused), then its end could not be logged either.
-    expect(report.reported).toEqual(['TURN_FAILED', 'LOG_FAILED'])
-    expect(report.warnings).toEqual([report.error.message])
-    expect(existsSync(join(directory, 'frozen.jsonl.lock'))).toBe(false)
-
-    // What the log accepted was flushed on unload; a new host resumes it and closes the turn.
-    const resumed = await fileLoop({ content: 'resumed' })
-    const agent = await resumed.ctx.agentLoop.create('frozen', { ...ROUTE })
-    expect(agent.session.events.map((event) => event.type)).toEqual([...report.events, 'turn/end'])
-    expect(agent.session.events.at(-1)?.data).toMatchObject({ turn: 1, reason: 'interrupted', steps: 1 })
-    resumed.assertClean()
-  }, 30_000)
-
   it('ends the turn with the logged reason when an append is refused once, and the next turn runs', async () => {
     const harness = await fileLoop((_request, index) =>
       index === 0 ? callTool('call-0', 'read', '{}') : { content: `answer ${index}` },
@@ -145,7 +82,7 @@ describe('append and flush failures inside the loop are never unhandled rejectio
     expect(errors.map((reported) => reported.code)).toEqual(['TURN_FAILED', 'LOG_FAILED'])
     expect(errors.at(-1)).toBe(error)
     expect(harness.warnings).toEqual([error?.message])
-    expect(existsSync(join(directory, 'closed.jsonl.lock'))).toBe(false)
+    expect(existsSync(join(directory(), 'closed.jsonl.lock'))).toBe(false)
   })
 
   it('reports a turn that cannot start after maintenance (runMaintenance drains the queue)', async () => {
