@@ -33,10 +33,7 @@ const scans = new WeakMap<Session, PinScan>()
  */
 export function pinnedSeqs(session: Session): ReadonlySet<number> {
   let scan = scans.get(session)
-  if (!scan) {
-    scan = { scanned: 0, pinned: new Set() }
-    scans.set(session, scan)
-  }
+  if (!scan) scans.set(session, (scan = { scanned: 0, pinned: new Set() }))
   for (; scan.scanned < session.length; scan.scanned++) {
     const event = session.eventAt(scan.scanned)
     if (event?.type === 'compaction/pin') scan.pinned.add(event.data.seq)

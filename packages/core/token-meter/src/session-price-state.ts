@@ -162,10 +162,7 @@ export class SessionPriceState {
     // Same key as `headerEquals`: two headers share an envelope exactly when it says equal.
     const key = canonicalJson(canonicalHeader(header))
     let envelope = this.envelopes.get(key)
-    if (!envelope) {
-      envelope = { tokens: this.pricer.envelope(header) }
-      this.envelopes.set(key, envelope)
-    }
+    if (!envelope) this.envelopes.set(key, (envelope = { tokens: this.pricer.envelope(header) }))
     return envelope
   }
 

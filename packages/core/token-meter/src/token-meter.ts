@@ -117,10 +117,7 @@ export class TokenMeter extends Service<TokenMeter.Config> {
 
 function stateOf(internals: MeterInternals, session: Session): SessionPriceState {
   let state = internals.states.get(session)
-  if (!state) {
-    state = new SessionPriceState(internals.pricer)
-    internals.states.set(session, state)
-  }
+  if (!state) internals.states.set(session, (state = new SessionPriceState(internals.pricer)))
   return state
 }
 

@@ -138,23 +138,20 @@ export const POLICY_DEFAULTS = Object.freeze({
   summaryDeadlineMs: 900_000,
 })
 
-const ratio = () => shareSchema()
-const count = () => integerSchema()
-
 function policyShape() {
   return {
-    thresholdRatio: ratio().description('Compact at this share of the context window (0..1].'),
-    retainRatio: ratio().description('Uncompacted tail as a share of the window; exclusive with retainTokens.'),
-    retainTokens: count().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
-    headroomTokens: count().description('Extra output reserve below the window.'),
+    thresholdRatio: shareSchema().description('Compact at this share of the context window (0..1].'),
+    retainRatio: shareSchema().description('Uncompacted tail as a share of the window; exclusive with retainTokens.'),
+    retainTokens: integerSchema().description('Uncompacted tail in tokens; exclusive with retainRatio.'),
+    headroomTokens: integerSchema().description('Extra output reserve below the window.'),
     maxTokens: integerSchema(1).description('Summary output cap.'),
-    summaryMarginRatio: ratio().description(
+    summaryMarginRatio: shareSchema().description(
       'Share of the summary window left unused, for tokenizer differences [0, 1).',
     ),
     summarizationProvider: Schema.string().description('Summary route provider (with summarizationModel).'),
     summarizationModel: Schema.string().description('Summary route model (with summarizationProvider).'),
-    compactionRetries: count().description('Extra passes per pressure call.'),
-    maxOverflowRetries: count().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
+    compactionRetries: integerSchema().description('Extra passes per pressure call.'),
+    maxOverflowRetries: integerSchema().description('Retries after CONTEXT_WINDOW_EXCEEDED.'),
     summaryBudget: summaryBudgetSchema(),
     summaryDeadlineMs: millisecondsSchema().description('Wall-clock ms one summary call may take (0: no limit).'),
     keepUserMessages: keepUserMessagesSchema(),
@@ -184,10 +181,8 @@ function checkPolicy(policy: CompactionPolicy, where: string): void {
   }
   if (policy.summarizationProvider === '' || policy.summarizationModel === '')
     fail('summarizationProvider and summarizationModel must not be empty')
-  const budgetProblem = summaryBudgetProblem(policy.summaryBudget)
-  if (budgetProblem) fail(budgetProblem)
-  const keepProblem = keepUserMessagesProblem(policy.keepUserMessages)
-  if (keepProblem) fail(keepProblem)
+  const problem = summaryBudgetProblem(policy.summaryBudget) ?? keepUserMessagesProblem(policy.keepUserMessages)
+  if (problem) fail(problem)
 }
 
 const baseSchema = Schema.object({

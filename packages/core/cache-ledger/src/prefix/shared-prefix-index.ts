@@ -10,6 +10,11 @@ interface IndexNode {
   latest: number
 }
 
+/** A node without children yet. */
+function indexNode(parent: IndexNode | undefined, text: string, start: number, end: number, latest: number): IndexNode {
+  return { parent, text, start, end, children: new Map(), latest }
+}
+
 /** A text added to a {@link SharedPrefixIndex}: what {@link SharedPrefixIndex.touch} takes. */
 export interface SharedPrefixEntry {
   readonly brand: 'SharedPrefixEntry'
@@ -31,7 +36,7 @@ export interface SharedPrefixMatch {
  * one long message. Edges point into the stored texts; nothing is copied.
  */
 export class SharedPrefixIndex {
-  private readonly root: IndexNode = { parent: undefined, text: '', start: 0, end: 0, children: new Map(), latest: -1 }
+  private readonly root = indexNode(undefined, '', 0, 0, -1)
 
   /**
    * @param work counts the characters compared by {@link add} and {@link longest} (shared by
@@ -46,14 +51,7 @@ export class SharedPrefixIndex {
     while (position < text.length) {
       const child = node.children.get(text.charCodeAt(position))
       if (!child) {
-        const leaf: IndexNode = {
-          parent: node,
-          text,
-          start: position,
-          end: text.length,
-          children: new Map(),
-          latest: -1,
-        }
+        const leaf = indexNode(node, text, position, text.length, -1)
         node.children.set(text.charCodeAt(position), leaf)
         node = leaf
         break
@@ -109,14 +107,7 @@ export class SharedPrefixIndex {
   /** Splits `child`'s edge after `length` characters and returns the new node in between. */
   private split(child: IndexNode, length: number): IndexNode {
     const parent = child.parent as IndexNode
-    const middle: IndexNode = {
-      parent,
-      text: child.text,
-      start: child.start,
-      end: child.start + length,
-      children: new Map(),
-      latest: child.latest,
-    }
+    const middle = indexNode(parent, child.text, child.start, child.start + length, child.latest)
     parent.children.set(child.text.charCodeAt(child.start), middle)
     child.parent = middle
     child.start += length
