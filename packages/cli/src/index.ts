@@ -20,28 +20,23 @@ export type { ClassSurvival, FoldAuditReport, SummaryCallAudit } from './bench/f
 export type { BenchArgs, CacheSource } from './bench/parse-bench-args.ts'
 export { BENCH_USAGE, parseBenchArgs } from './bench/parse-bench-args.ts'
 
+export { runDoctor } from './doctor/doctor-command.ts'
 export type {
-  DoctorArgs,
   DoctorBreak,
   DoctorChange,
   DoctorDivergence,
   DoctorReport,
   DoctorRequest,
   DoctorTotals,
-  LoggedRequest,
-  LogLine,
   RequestApi,
   UnreadableLine,
-} from './doctor/index.ts'
-export {
-  DOCTOR_USAGE,
-  MAX_JSON_DEPTH,
-  parseDoctorArgs,
-  parseLogLine,
-  REQUEST_APIS,
-  RequestDoctor,
-  runDoctor,
-} from './doctor/index.ts'
+} from './doctor/doctor-report.ts'
+export { REQUEST_APIS } from './doctor/doctor-report.ts'
+export type { DoctorArgs } from './doctor/parse-doctor-args.ts'
+export { DOCTOR_USAGE, parseDoctorArgs } from './doctor/parse-doctor-args.ts'
+export type { LoggedRequest, LogLine } from './doctor/read-request-log.ts'
+export { MAX_JSON_DEPTH, parseLogLine } from './doctor/read-request-log.ts'
+export { RequestDoctor } from './doctor/request-doctor.ts'
 
 export type { ReportArgs } from './report/parse-report-args.ts'
 export { parseReportArgs, REPORT_USAGE } from './report/parse-report-args.ts'

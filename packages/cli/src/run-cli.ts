@@ -59,13 +59,9 @@ export async function runCli(
     return await helpOr(parseBenchArgs(rest, env), BENCH_USAGE, io, async (args) => (await runBench(args, io)).code)
   } catch (error) {
     // Messages may quote a log or a flag's value: never let one send control characters to the terminal.
-    if (error instanceof UsageError) {
+    if (error instanceof UsageError || error instanceof RunError) {
       io.stderr(`warmfold: ${printable(error.message)}`)
-      return 2
-    }
-    if (error instanceof RunError) {
-      io.stderr(`warmfold: ${printable(error.message)}`)
-      return 1
+      return error instanceof UsageError ? 2 : 1
     }
     io.stderr(`warmfold: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
     return 1

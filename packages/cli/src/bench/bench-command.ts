@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path'
+import { formatCount } from '@warmfold/cache-ledger/prefix'
 import type { ProbeConnector, RunWorkloadHooks, WorkloadOptions, WorkloadRun } from '@warmfold/prefix-cache-testkit'
 import { CacheProbe, CacheProbeError, runProbedWorkload, runWorkload } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport } from './bench-report.ts'
@@ -13,7 +14,7 @@ import { backendFactory, describeStore, refuseHeldIds } from '../shared/session-
 import type { CommandIo } from '../shared/command-io.ts'
 import { UsageError } from '../shared/usage-error.ts'
 import type { OutputFile } from '../shared/output-file.ts'
-import { openOutputFile } from '../shared/output-file.ts'
+import { withOutputFile, writeDocument } from '../shared/output-file.ts'
 
 /**
  * Checks `--out`, `--keep-sessions` and the probe's config, runs every window × strategy, reporting progress on
@@ -29,13 +30,9 @@ export async function runBench(args: BenchArgs, io: CommandIo): Promise<{ code: 
   const sessionIds = args.windows.flatMap((window) =>
     args.strategies.map((strategy) => benchSessionId(strategy, window)),
   )
-  const output =
-    args.out === undefined ? undefined : await openOutputFile(args.out, { inputs: keptFiles(args, sessionIds) })
-  try {
-    return await runChecked(args, io, sessionIds, output)
-  } finally {
-    await output?.close()
-  }
+  return withOutputFile(args.out, { inputs: keptFiles(args, sessionIds) }, (output) =>
+    runChecked(args, io, sessionIds, output),
+  )
 }
 
 /** The runs, once `--out` is open: the report on stdout, then in `output`. */
@@ -89,7 +86,7 @@ async function runChecked(
       report.runs.push(entry)
       // The table's words and units: prefilled tokens, the cost in dollars when the price has a rate.
       const seconds = ((performance.now() - started) / 1000).toFixed(2)
-      const prefilled = tokenCount.format(entry.sessionPrefilledTokens)
+      const prefilled = formatCount(entry.sessionPrefilledTokens)
       io.stderr(
         `[${report.runs.length}/${total}] ${name}: ${entry.summaryCalls.length} fold(s), ${prefilled} prefilled ` +
           `tokens, cost ${formatRunCost(entry, args.price, true)}, ${seconds} s${keptWhere(args, id)}`,
@@ -99,14 +96,7 @@ async function runChecked(
   const document = `${JSON.stringify(report, null, 2)}\n`
   // Printed before the file is written: a failed write must not lose a long run's results.
   io.stdout(args.json ? document : `${formatTable(report)}\n`)
-  if (output) {
-    await output.write(document).catch((error: NodeJS.ErrnoException) => {
-      throw new RunError(
-        `could not write --out ${JSON.stringify(args.out)} (the report is on stdout): ${error.code ?? error.message}`,
-        { cause: error },
-      )
-    })
-  }
+  if (output) await writeDocument(output, '--out', document, ' (the report is on stdout)')
   const incomplete = report.runs.filter((run) => !run.completed)
   if (incomplete.length) {
     const runs = incomplete.map((run) => `${run.strategy}@${run.window}`).join(', ')
@@ -123,8 +113,6 @@ function keptFiles(args: BenchArgs, ids: readonly string[]): Array<{ path: strin
     ? []
     : ids.map((id) => ({ path: join(folder, `${id}.jsonl`), what: 'a session log the run keeps' }))
 }
-
-const tokenCount = new Intl.NumberFormat('en-US')
 
 /** `, session log DIR/<id>.jsonl` or `, session <id> in sqlite:PATH`, or '' when no session is kept. */
 function keptWhere(args: BenchArgs, id: string): string {

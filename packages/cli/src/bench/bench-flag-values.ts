@@ -42,24 +42,18 @@ export const LLAMA_WINDOWS = [8000, 16000]
  * credentials and query.
  */
 export function probeURL(text: string): string {
-  let url: URL | undefined
-  try {
-    url = new URL(text)
-  } catch {
-    url = undefined
-  }
+  const url = URL.canParse(text) ? new URL(text) : undefined
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host) {
     // Unparsable: nothing can be stripped, so credentials-looking text is cut out before quoting.
     const shown = JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))
     throw new UsageError(`--cache-probe must be the http(s) base URL of the endpoint, got ${shown}`)
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`
-  if (url.username || url.password) {
+  if (url.username || url.password)
     throw new UsageError(
       '--cache-probe must not carry credentials (user:password@); put the API key in an environment ' +
         `variable and name it with --probe-key-env; got ${shown} with credentials`,
     )
-  }
   if (url.search || url.hash)
     throw new UsageError(
       '--cache-probe must be a base URL without a query or fragment (requests go to {URL}/chat/completions), ' +

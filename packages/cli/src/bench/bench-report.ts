@@ -182,7 +182,6 @@ export function reportRun(
 ): RunReport {
   const priced = priceRun(run, price)
   const folds = latency === null ? null : foldStalls(run, priced, latency)
-  const stall = folds === null ? null : stallSummary(folds)
   const audits = summaryCallAudits(run.session.events)
   return {
     strategy,
@@ -210,7 +209,7 @@ export function reportRun(
     costUsd: priced.costUsd === null ? null : Math.round(priced.costUsd * 1e6) / 1e6,
     floor: priced.floor === null ? null : { total: round(priced.floor.total) },
     efficiency: priced.efficiency === null ? null : round(priced.efficiency),
-    stall: folds === null || stall === null ? null : stallReport(folds, stall),
+    stall: folds === null ? null : stallReport(folds, stallSummary(folds)),
     foldAudit: run.workload.workload === 'coding' ? foldAuditReport(run) : null,
     requests: priced.requests.map((request) => ({ ...request, cost: round(request.cost) })),
   }

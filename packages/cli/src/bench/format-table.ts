@@ -1,9 +1,9 @@
+import { formatCount } from '@warmfold/cache-ledger/prefix'
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
 import { DEFAULT_LATENCY_PROFILE } from '@warmfold/prefix-cache-testkit'
 import type { BenchReport, RunReport } from './bench-report.ts'
+import { textColumns } from '../shared/text-columns.ts'
 import { legend } from './bench-legend.ts'
-
-const number = new Intl.NumberFormat('en-US')
 
 /**
  * A run's cost as the table prints it: dollars when the price profile has a dollar rate, else
@@ -11,7 +11,7 @@ const number = new Intl.NumberFormat('en-US')
  */
 export function formatRunCost(run: Pick<RunReport, 'cost' | 'costUsd'>, price: PriceProfile, withUnit = false): string {
   if (price.usdPerMillionInput !== null && run.costUsd !== null) return usd(run.costUsd)
-  return `${number.format(Math.round(run.cost.total))}${withUnit ? ' input-token units' : ''}`
+  return `${formatCount(Math.round(run.cost.total))}${withUnit ? ' input-token units' : ''}`
 }
 
 /**
@@ -37,14 +37,14 @@ export function formatTable(report: BenchReport): string {
   const rows = report.runs.map((run) => {
     const legacy = report.runs.find((other) => other.window === run.window && other.strategy === 'legacy')
     return [
-      number.format(run.window),
+      formatCount(run.window),
       run.strategy,
       String(run.summaryCalls.length),
-      run.summaryCalls.map((call) => number.format(call.prefilledTokens)).join(' / ') || '-',
+      run.summaryCalls.map((call) => formatCount(call.prefilledTokens)).join(' / ') || '-',
       summaryHit(run),
       run.summaryCalls.length ? Math.min(...run.summaryCalls.map((call) => call.regionCoverage)).toFixed(2) : '-',
       waits(run),
-      number.format(run.sessionPrefilledTokens),
+      formatCount(run.sessionPrefilledTokens),
       formatRunCost(run, report.workload.price),
       legacy && legacy !== run ? percent(run.cost.total / legacy.cost.total - 1) : '-',
       run.efficiency === null ? '-' : run.efficiency.toFixed(2),
@@ -55,15 +55,7 @@ export function formatTable(report: BenchReport): string {
           : 'INCOMPLETE',
     ]
   })
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
-  )
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) =>
-        column === 0 || column >= 2 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number),
-      )
-      .join('  ')
+  const { widths, line } = textColumns([header, ...rows], (column) => column === 0 || column >= 2)
   const { workload } = report
   const measured =
     workload.cache === 'simulator'
@@ -126,9 +118,9 @@ function foldAuditLines(report: BenchReport): string[] {
     const trail =
       audit.trail === null
         ? 'no trail'
-        : `trail ≤ ${number.format(audit.trail.largestTokens)} of ${number.format(audit.trail.maxTokens)} tokens`
+        : `trail ≤ ${formatCount(audit.trail.largestTokens)} of ${formatCount(audit.trail.maxTokens)} tokens`
     lines.push(
-      `  ${number.format(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ` +
+      `  ${formatCount(run.window)} ${run.strategy}: ${classes}; ${trail}; audit vs simulator: precision ` +
         `${audit.precision.toFixed(3)}, recall ${audit.recall.toFixed(3)} (${audit.agreed} of ` +
         `${audit.auditDropped} dropped, ${audit.simulatorLost} lost)`,
     )

@@ -5,26 +5,26 @@ import type { GoogleLlmAdapter, parseGoogleConfig, thinkingTable } from '@warmfo
 import type { parseResponsesConfig, ResponsesLlmAdapter } from '@warmfold/llm-openai-responses'
 import type { Dialect } from '@warmfold/llm-openai-compatible'
 import { DIALECTS } from '@warmfold/llm-openai-compatible'
-import type { ProbeConnectOptions, ProbeConnector } from '@warmfold/prefix-cache-testkit'
+import type { ProbeConnection, ProbeConnectOptions, ProbeConnector } from '@warmfold/prefix-cache-testkit'
 import { chatCompletions } from '@warmfold/prefix-cache-testkit'
 import { loadOptionalPackage } from '../shared/load-optional-package.ts'
 
 /**
  * Wire formats other than chat completions, each spoken by an adapter package the CLI loads on demand (an optional
- * peer of the CLI): the package, what it brings, and the connector made from it.
+ * peer of the CLI): the package, what it brings, and how a probe connects with it.
  */
 const OTHER_WIRES = {
   'openai-responses': {
     package: '@warmfold/llm-openai-responses',
     what: 'the OpenAI Responses adapter',
-    connect: responsesConnector,
+    connect: responsesConnection,
   },
   anthropic: {
     package: '@warmfold/llm-anthropic',
     what: 'the Anthropic Messages adapter',
-    connect: anthropicConnector,
+    connect: anthropicConnection,
   },
-  gemini: { package: '@warmfold/llm-google', what: 'the Gemini adapter on @google/genai', connect: geminiConnector },
+  gemini: { package: '@warmfold/llm-google', what: 'the Gemini adapter on @google/genai', connect: geminiConnection },
 } as const
 
 /** Every `--probe-dialect`: the chat completions dialects, then the other wire formats. */
@@ -72,8 +72,9 @@ const ANTHROPIC_PROBE_BUDGETS: Readonly<Record<string, number>> = Object.freeze(
 export async function probeConnector(dialect: ProbeDialect): Promise<ProbeConnector> {
   if (!Object.hasOwn(OTHER_WIRES, dialect)) return chatCompletions(dialect as Dialect)
   const wire = OTHER_WIRES[dialect as OtherWire]
-  // Each connector takes its own package's module.
-  return wire.connect(await loadOptionalPackage<never>(wire.package, `--probe-dialect ${dialect}`, wire.what))
+  // Each connection takes its own package's module.
+  const module = await loadOptionalPackage<never>(wire.package, `--probe-dialect ${dialect}`, wire.what)
+  return (options) => wire.connect(module, options)
 }
 
 /** What the Anthropic probe uses of `@warmfold/llm-anthropic`. */
@@ -82,27 +83,25 @@ interface AnthropicModule {
   readonly parseAnthropicConfig: typeof parseAnthropicConfig
 }
 
-function anthropicConnector(module: AnthropicModule): ProbeConnector {
-  return (options) => {
-    const config = module.parseAnthropicConfig({
-      ...sharedConfig(options),
-      models: { [options.model]: { contextWindow: 10_000_000, defaultMaxTokens: 1 } },
-      thinkingBudgets: { ...ANTHROPIC_PROBE_BUDGETS },
-    })
-    const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch: options.fetch })
-    return {
-      adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS),
-      url: `${options.baseURL.replace(/\/+$/, '')}/v1/messages`,
-    }
+function anthropicConnection(module: AnthropicModule, options: ProbeConnectOptions): ProbeConnection {
+  const config = module.parseAnthropicConfig({
+    ...sharedConfig(options, { defaultMaxTokens: 1 }),
+    thinkingBudgets: { ...ANTHROPIC_PROBE_BUDGETS },
+  })
+  const adapter = new module.AnthropicLlmAdapter(config, config.apiKey as string, { fetch: options.fetch })
+  return {
+    adapter: new ThinkingProbeAdapter(adapter, ANTHROPIC_PROBE_BUDGETS),
+    url: `${options.baseURL.replace(/\/+$/, '')}/v1/messages`,
   }
 }
 
 /**
  * What every adapter package's probe config holds: without a key (a local server), a placeholder, since the SDKs refuse
- * to send without one; no retries.
+ * to send without one; no retries; the probed model, with a context window no workload reaches and `entry`'s fields.
  */
-function sharedConfig({ baseURL, apiKey, timeoutMs }: ProbeConnectOptions) {
-  return { baseURL, apiKey: apiKey ?? 'no-key', timeoutMs, maxRetries: 0 }
+function sharedConfig({ baseURL, apiKey, timeoutMs, model }: ProbeConnectOptions, entry: object = {}) {
+  const models = { [model]: { contextWindow: 10_000_000, ...entry } }
+  return { baseURL, apiKey: apiKey ?? 'no-key', timeoutMs, maxRetries: 0, models }
 }
 
 /** What the Responses probe uses of `@warmfold/llm-openai-responses`. */
@@ -111,16 +110,11 @@ interface ResponsesModule {
   readonly parseResponsesConfig: typeof parseResponsesConfig
 }
 
-function responsesConnector(module: ResponsesModule): ProbeConnector {
-  return (options) => {
-    const config = module.parseResponsesConfig({
-      ...sharedConfig(options),
-      models: { [options.model]: { contextWindow: 10_000_000 } },
-    })
-    return {
-      adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch: options.fetch }),
-      url: `${options.baseURL.replace(/\/+$/, '')}/responses`,
-    }
+function responsesConnection(module: ResponsesModule, options: ProbeConnectOptions): ProbeConnection {
+  const config = module.parseResponsesConfig(sharedConfig(options))
+  return {
+    adapter: new module.ResponsesLlmAdapter(config, config.apiKey as string, { fetch: options.fetch }),
+    url: `${options.baseURL.replace(/\/+$/, '')}/responses`,
   }
 }
 
@@ -131,20 +125,15 @@ interface GoogleModule {
   readonly thinkingTable: typeof thinkingTable
 }
 
-function geminiConnector(module: GoogleModule): ProbeConnector {
-  return (options) => {
-    const { baseURL, model, fetch } = options
-    // A known family (gemini-2.5-*, gemini-3-*) thinks as the adapter maps it by default.
-    const known = module.thinkingTable(model, { contextWindow: 10_000_000 }) !== undefined
-    const config = module.parseGoogleConfig({
-      ...sharedConfig(options),
-      models: {
-        [model]: { contextWindow: 10_000_000, ...(known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }) },
-      },
-    })
-    const adapter = new module.GoogleLlmAdapter(config, config.apiKey as string, { fetch })
-    return { adapter, url: `${baseURL.replace(/\/+$/, '')}/v1beta/models/${model}:streamGenerateContent` }
-  }
+function geminiConnection(module: GoogleModule, options: ProbeConnectOptions): ProbeConnection {
+  const { baseURL, model, fetch } = options
+  // A known family (gemini-2.5-*, gemini-3-*) thinks as the adapter maps it by default.
+  const known = module.thinkingTable(model, { contextWindow: 10_000_000 }) !== undefined
+  const config = module.parseGoogleConfig(
+    sharedConfig(options, known ? {} : { thinkingLevels: { ...GEMINI_PROBE_LEVELS } }),
+  )
+  const adapter = new module.GoogleLlmAdapter(config, config.apiKey as string, { fetch })
+  return { adapter, url: `${baseURL.replace(/\/+$/, '')}/v1beta/models/${model}:streamGenerateContent` }
 }
 
 /** Raises a thinking request's output cap to its budget plus one; everything else passes through. */

@@ -4,7 +4,7 @@ import { RunError } from '../shared/run-error.ts'
 import { printable, printableJson } from '../shared/printable-text.ts'
 import { UsageError } from '../shared/usage-error.ts'
 import type { OutputFile } from '../shared/output-file.ts'
-import { openOutputFile } from '../shared/output-file.ts'
+import { withOutputFile, writeDocument } from '../shared/output-file.ts'
 import type { DoctorReport } from './doctor-report.ts'
 import { formatDoctorReport } from './format-doctor-report.ts'
 import type { DoctorArgs } from './parse-doctor-args.ts'
@@ -26,20 +26,13 @@ export async function runDoctor(args: DoctorArgs, io: CommandIo): Promise<{ code
     throw new UsageError(`cannot read the request log ${JSON.stringify(args.file)}: ${why}`)
   })
   if (!info.isFile()) throw new UsageError(`the request log ${JSON.stringify(args.file)} is not a file`)
-  const html =
-    args.html === undefined
-      ? undefined
-      : await openOutputFile(args.html, {
-          flag: '--html',
-          command: 'warmfold doctor',
-          document: 'the HTML page',
-          inputs: [{ path: args.file, what: 'the request log doctor reads' }],
-        })
-  try {
-    return await diagnose(args, io, html)
-  } finally {
-    await html?.close()
+  const writer = {
+    flag: '--html',
+    command: 'warmfold doctor',
+    document: 'the HTML page',
+    inputs: [{ path: args.file, what: 'the request log doctor reads' }],
   }
+  return withOutputFile(args.html, writer, (html) => diagnose(args, io, html))
 }
 
 /** Reads and diagnoses the log, prints the report and writes the page to `html`. */
@@ -73,13 +66,6 @@ async function diagnose(
         ),
       )
   } else io.stdout(formatDoctorReport(report, args.file))
-  if (html) {
-    await html.write(renderDoctorHtml(report, args.file)).catch((error: NodeJS.ErrnoException) => {
-      throw new RunError(
-        `could not write --html ${JSON.stringify(args.html)} (the report is on stdout): ${error.code ?? error.message}`,
-        { cause: error },
-      )
-    })
-  }
+  if (html) await writeDocument(html, '--html', renderDoctorHtml(report, args.file), ' (the report is on stdout)')
   return { code: 0, report }
 }

@@ -1,11 +1,47 @@
 import { describeDivergence, formatCount } from '@warmfold/cache-ledger/prefix'
 import { printable } from '../shared/printable-text.ts'
-import type { DoctorReport } from './doctor-report.ts'
+import { textColumns } from '../shared/text-columns.ts'
+import type { DoctorBreak, DoctorReport, DoctorRequest } from './doctor-report.ts'
 
 /** Breaks printed in the terminal; `--json` and `--html` list them all. */
 export const TERMINAL_BREAKS = 20
 /** Requests listed one per line in the terminal; a longer log shows only the totals and the breaks. */
 export const TERMINAL_REQUESTS = 100
+
+/** The columns of a break's row, in the terminal and on the page. */
+export const BREAK_COLUMNS = ['line', 'api', 'uncached', 'prompt', 'vs', 'first divergence', 'changes']
+
+/** The columns of a request's row, in the terminal and on the page (which adds a bar after `uncached`). */
+export const REQUEST_COLUMNS = [
+  'line',
+  'api',
+  'model',
+  'prompt',
+  'cached',
+  'uncached',
+  'vs',
+  'first divergence',
+  'changes',
+]
+
+/** A request's or a break's (which has no model or cached chars) cells under `columns`. */
+export function rowCells(item: DoctorBreak & Partial<DoctorRequest>, columns: readonly string[]): string[] {
+  const cells: Readonly<Record<string, string>> = {
+    line: String(item.index),
+    api: item.api,
+    model: item.model ?? '-',
+    prompt: formatCount(item.promptChars),
+    cached: item.cachedChars === undefined ? '-' : formatCount(item.cachedChars),
+    uncached: formatCount(item.uncachedChars),
+    vs: item.bestMatch === null ? '-' : String(item.bestMatch),
+    'first divergence': describeDivergence(item.divergence),
+    changes: item.changes.join(', ') || '-',
+  }
+  return columns.map((column) => cells[column] as string)
+}
+
+/** The columns of numbers, aligned right. */
+export const NUMERIC_COLUMNS: ReadonlySet<string> = new Set(['line', 'uncached', 'prompt', 'cached', 'vs'])
 
 /**
  * The terminal report: totals, the worst breaks, then (for a short log) one line per request.
@@ -30,47 +66,14 @@ export function formatDoctorReport(report: DoctorReport, file: string): string {
   if (report.breaks.length === 0) lines.push('No breaks: every request kept the prefix of its best match.')
   else {
     lines.push(`Breaks (${report.breaks.length}), most uncached first:`)
-    lines.push(
-      ...table(
-        ['line', 'api', 'uncached', 'prompt', 'vs', 'first divergence', 'changes'],
-        report.breaks
-          .slice(0, TERMINAL_BREAKS)
-          .map((item) => [
-            String(item.index),
-            item.api,
-            formatCount(item.uncachedChars),
-            formatCount(item.promptChars),
-            item.bestMatch === null ? '-' : String(item.bestMatch),
-            describeDivergence(item.divergence),
-            item.changes.join(', '),
-          ]),
-      ),
-    )
+    lines.push(...table(BREAK_COLUMNS, report.breaks.slice(0, TERMINAL_BREAKS)))
     if (report.breaks.length > TERMINAL_BREAKS)
       lines.push(`… and ${report.breaks.length - TERMINAL_BREAKS} more (--json or --html lists every one)`)
   }
   lines.push('')
   if (report.requests.length > TERMINAL_REQUESTS)
     lines.push(`${report.requests.length} requests: --json or --html lists each one.`)
-  else {
-    lines.push('Requests:')
-    lines.push(
-      ...table(
-        ['line', 'api', 'model', 'prompt', 'cached', 'uncached', 'vs', 'first divergence', 'changes'],
-        report.requests.map((item) => [
-          String(item.index),
-          item.api,
-          item.model ?? '-',
-          formatCount(item.promptChars),
-          formatCount(item.cachedChars),
-          formatCount(item.uncachedChars),
-          item.bestMatch === null ? '-' : String(item.bestMatch),
-          describeDivergence(item.divergence),
-          item.changes.join(', ') || '-',
-        ]),
-      ),
-    )
-  }
+  else lines.push('Requests:', ...table(REQUEST_COLUMNS, report.requests))
   lines.push(
     '',
     'Chars are of the canonical prompt (tools, system, messages); ' +
@@ -83,21 +86,11 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`
 }
 
-function table(header: string[], rows: string[][]): string[] {
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
-  )
-  const numeric = new Set(['line', 'uncached', 'prompt', 'cached', 'vs'])
-  const line = (cells: string[]) =>
-    `  ${cells
-      .map((cell, column) =>
-        numeric.has(header[column] as string)
-          ? cell.padStart(widths[column] as number)
-          : cell.padEnd(widths[column] as number),
-      )
-      .join('  ')
-      .trimEnd()}`
-  return [line(header), ...rows.map(line)]
+/** `items` in a table under `columns`, indented, the numbers aligned right. */
+function table(columns: readonly string[], items: ReadonlyArray<DoctorBreak & Partial<DoctorRequest>>): string[] {
+  const rows = [columns, ...items.map((item) => rowCells(item, columns))]
+  const { line } = textColumns(rows, (column) => NUMERIC_COLUMNS.has(columns[column] as string))
+  return rows.map((cells) => `  ${line(cells)}`.trimEnd())
 }
 
 function percent(part: number, whole: number): string {

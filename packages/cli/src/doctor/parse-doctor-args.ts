@@ -14,11 +14,7 @@ export interface DoctorArgs {
 }
 
 /** What `warmfold doctor`'s flags set. */
-interface DoctorFlags {
-  json: boolean
-  html: string | undefined
-  help: boolean
-}
+type DoctorFlags = { html: string | undefined } & Omit<DoctorArgs, 'file' | 'html'>
 
 /** `warmfold doctor`'s flags: the table that parses them and prints `--help`. */
 export const DOCTOR_FLAGS: CommandFlags<DoctorFlags> = {

@@ -1,6 +1,5 @@
-import { createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
 import { describeJson, isRecord } from '@warmfold/cache-ledger/prefix'
+import { linesOf } from '../shared/file-lines.ts'
 import { UTF8_BOM } from '../shared/read-flag-file.ts'
 
 /** One request line of a log: the body and what the line says about how it was sent. */
@@ -30,18 +29,10 @@ export type LogLine =
  * line yields a request or an `unreadable` entry saying what is wrong with it.
  */
 export async function* readRequestLog(path: string): AsyncGenerator<LogLine> {
-  const lines = createInterface({
-    input: createReadStream(path, { encoding: 'utf8' }),
-    crlfDelay: Number.POSITIVE_INFINITY,
-  })
-  let index = 0
-  for await (const line of lines) {
-    index++
-    // A byte order mark (Windows editors, PowerShell's Out-File) is not part of the first request.
-    const text = index === 1 && line.startsWith(UTF8_BOM) ? line.slice(1) : line
-    if (text.trim() === '') continue
-    yield parseLogLine(text, index)
-  }
+  // A byte order mark (Windows editors, PowerShell's Out-File) is not part of the first request (alone on the line,
+  // `trim` finds the line blank).
+  for await (const [index, line] of linesOf(path))
+    yield parseLogLine(index === 1 && line.startsWith(UTF8_BOM) ? line.slice(1) : line, index)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describeDivergence, formatCount } from '@warmfold/cache-ledger/prefix'
-import type { DoctorReport } from './doctor-report.ts'
+import type { DoctorBreak, DoctorReport, DoctorRequest } from './doctor-report.ts'
+import { BREAK_COLUMNS, NUMERIC_COLUMNS, REQUEST_COLUMNS, rowCells } from './format-doctor-report.ts'
 
 /** Escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(text: string): string {
@@ -16,24 +17,26 @@ const STYLE = [
     '.key{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px}.break{background:#fee}code{font-size:13px}',
 ].join('\n')
 
-const BREAK_HEADER =
-  '<tr><th>line</th><th>api</th><th>uncached</th><th>prompt</th><th>vs</th>' +
-  '<th>first divergence</th><th>changes</th></tr>'
-const REQUEST_HEADER =
-  '<tr><th>line</th><th>api</th><th>model</th><th>prompt</th><th>cached</th><th>uncached</th>' +
-  '<th>cached / uncached</th><th>vs</th><th>first divergence</th><th>changes</th></tr>'
 const LEGEND =
   '<p><span class="key cached"></span>shared with an earlier request of the same cache family ' +
   '(a prefix cache can reuse it)<span class="key uncached"></span>not shared. ' +
   'Chars are of the canonical prompt (tools, system, messages); ' +
   '"vs" is the earlier line each request is compared with; a break\'s row is tinted.</p>'
 
-function cell(text: string, numeric = false): string {
-  return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(text)}</td>`
+/** Where a request's row has its bar: after the uncached column. */
+const BAR_COLUMN = REQUEST_COLUMNS.indexOf('uncached') + 1
+
+/** A table's header row. */
+function header(columns: readonly string[]): string {
+  return `<tr>${columns.map((column) => `<th>${column}</th>`).join('')}</tr>`
 }
 
-function bestMatchCell(bestMatch: number | null): string {
-  return cell(bestMatch === null ? '-' : String(bestMatch), true)
+/** A request's or a break's cells under `columns` (see `rowCells`), escaped, the numbers aligned right. */
+function cells(item: DoctorBreak & Partial<DoctorRequest>, columns: readonly string[]): string[] {
+  return rowCells(item, columns).map((text, column) => {
+    const numeric = NUMERIC_COLUMNS.has(columns[column] as string)
+    return `<td${numeric ? ' class="n"' : ''}>${escapeHtml(text)}</td>`
+  })
 }
 
 /**
@@ -52,33 +55,11 @@ export function renderDoctorHtml(report: DoctorReport, file: string): string {
       `<div class="bar" style="width:${width}px" title="${escapeHtml(explanation)}">` +
       `<div class="cached" style="flex:${request.cachedChars}"></div>` +
       `<div class="uncached" style="flex:${request.uncachedChars}"></div></div>`
-    return (
-      `<tr${breaking.has(request.index) ? ' class="break"' : ''}>` +
-      cell(String(request.index), true) +
-      cell(request.api) +
-      cell(request.model ?? '-') +
-      cell(formatCount(request.promptChars), true) +
-      cell(formatCount(request.cachedChars), true) +
-      cell(formatCount(request.uncachedChars), true) +
-      `<td>${bar}</td>` +
-      bestMatchCell(request.bestMatch) +
-      cell(describeDivergence(request.divergence)) +
-      cell(request.changes.join(', ') || '-') +
-      '</tr>'
-    )
+    const row = cells(request, REQUEST_COLUMNS)
+    row.splice(BAR_COLUMN, 0, `<td>${bar}</td>`)
+    return `<tr${breaking.has(request.index) ? ' class="break"' : ''}>${row.join('')}</tr>`
   })
-  const breakRows = report.breaks.map(
-    (item) =>
-      '<tr>' +
-      cell(String(item.index), true) +
-      cell(item.api) +
-      cell(formatCount(item.uncachedChars), true) +
-      cell(formatCount(item.promptChars), true) +
-      bestMatchCell(item.bestMatch) +
-      cell(describeDivergence(item.divergence)) +
-      cell(item.changes.join(', ')) +
-      '</tr>',
-  )
+  const breakRows = report.breaks.map((item) => `<tr>${cells(item, BREAK_COLUMNS).join('')}</tr>`)
   const unreadable = report.unreadable.map((line) => `<li>line ${line.index}: ${escapeHtml(line.reason)}</li>`)
   const summary =
     `<p><code>${escapeHtml(file)}</code>: ${totals.requests} requests, ${totals.breaks} breaks. ` +
@@ -94,10 +75,10 @@ export function renderDoctorHtml(report: DoctorReport, file: string): string {
     unreadable.length ? `<h2>Unreadable lines (${unreadable.length})</h2><ul>${unreadable.join('')}</ul>` : '',
     `<h2>Breaks (${report.breaks.length}), most uncached first</h2>`,
     breakRows.length
-      ? `<table>${BREAK_HEADER}${breakRows.join('\n')}</table>`
+      ? `<table>${header(BREAK_COLUMNS)}${breakRows.join('\n')}</table>`
       : '<p>No breaks: every request kept the prefix of its best match.</p>',
     '<h2>Requests</h2>',
-    `<table>${REQUEST_HEADER}`,
+    `<table>${header(REQUEST_COLUMNS.toSpliced(BAR_COLUMN, 0, 'cached / uncached'))}`,
     rows.join('\n'),
     '</table>',
     LEGEND,

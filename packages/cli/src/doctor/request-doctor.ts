@@ -98,12 +98,8 @@ export class RequestDoctor {
       .filter((request) => request.changes.length > 0)
       .map(({ model: _model, cachedChars: _cached, idleMs: _idle, ...item }) => item)
       .toSorted((a, b) => b.uncachedChars - a.uncachedChars || a.index - b.index)
-    let promptChars = 0
-    let cachedChars = 0
-    for (const request of this.requests) {
-      promptChars += request.promptChars
-      cachedChars += request.cachedChars
-    }
+    const promptChars = this.requests.reduce((sum, request) => sum + request.promptChars, 0)
+    const cachedChars = this.requests.reduce((sum, request) => sum + request.cachedChars, 0)
     return {
       version: 1,
       requests: [...this.requests],

@@ -35,18 +35,11 @@ export interface ProxyArgs {
 /** What `warmfold proxy --store` accepts: an SQL store (a `file:` store has no place for replicas to meet). */
 export type ProxyStoreSpec = Exclude<StoreSpec, { kind: 'file' }>
 
-interface ProxyFlags {
-  upstream: string | undefined
-  port: number
-  host: string
-  token: string | undefined
-  warmSummaries: (typeof WARM_MODES)[number]
-  log: string | undefined
-  store: ProxyStoreSpec | undefined
-  noBodies: boolean
-  price: PriceProfile | undefined
-  help: boolean
-}
+/** The fields of `ProxyArgs` a command line may leave unset. */
+type OptionalArg = 'upstream' | 'token' | 'log' | 'store' | 'price'
+
+/** What `warmfold proxy`'s flags set. */
+type ProxyFlags = { [Key in OptionalArg]: ProxyArgs[Key] | undefined } & Omit<ProxyArgs, OptionalArg>
 
 /** `warmfold proxy`'s flags: the table that parses them and prints `--help`. */
 export const PROXY_FLAGS: CommandFlags<ProxyFlags> = {
@@ -134,15 +127,9 @@ export const PROXY_USAGE = formatUsage(PROXY_FLAGS)
  */
 export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ProxyArgs {
   const { values } = parseFlags(PROXY_FLAGS, argv)
-  const { upstream, token: flagToken, log, store, price, ...rest } = values
-  const token = flagToken ?? (env[TOKEN_ENV] === undefined || env[TOKEN_ENV] === '' ? undefined : env[TOKEN_ENV])
-  const args = {
-    ...rest,
-    ...(token === undefined ? {} : { token }),
-    ...(log === undefined ? {} : { log }),
-    ...(store === undefined ? {} : { store }),
-    ...(price === undefined ? {} : { price }),
-  }
+  const { upstream, token: flagToken, log, store, ...rest } = values
+  const token = flagToken ?? (env[TOKEN_ENV] || undefined)
+  const args = { ...rest, token, log, store }
   if (values.help) return { upstream: upstream ?? '', ...args }
   if (upstream === undefined)
     throw new UsageError('warmfold proxy needs --upstream URL, the provider base URL to forward to')
@@ -163,12 +150,7 @@ export function parseProxyArgs(argv: readonly string[], env: NodeJS.ProcessEnv =
 
 /** The `--upstream` URL: http(s), no credentials (the agent sends its own), no query or fragment. */
 function upstreamUrl(text: string): string {
-  let url: URL | undefined
-  try {
-    url = new URL(text)
-  } catch {
-    url = undefined
-  }
+  const url = URL.canParse(text) ? new URL(text) : undefined
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || !url.host)
     throw new UsageError(
       `--upstream must be an http(s) base URL, got ${JSON.stringify(text.replace(/\/\/[^/\s]*@/, '//…@'))}`,

@@ -8,7 +8,7 @@ import { RunError } from '../shared/run-error.ts'
 import { backendFactory, describeStore, redactUrl } from '../shared/session-store-spec.ts'
 import { UsageError } from '../shared/usage-error.ts'
 import { SessionProxyStore } from './session-proxy-store.ts'
-import type { ProxyArgs } from './parse-proxy-args.ts'
+import type { ProxyArgs, ProxyStoreSpec } from './parse-proxy-args.ts'
 
 /** What stops a running proxy: by default SIGINT or SIGTERM. */
 export type ProxyStop = (stop: () => void) => void
@@ -33,7 +33,7 @@ export const stopOnSignal: ProxyStop = (stop) => {
  */
 export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop = stopOnSignal): Promise<number> {
   if (args.log !== undefined) await checkOutPath(args.log)
-  const store = args.store === undefined ? undefined : await openStore(args, io)
+  const store = args.store === undefined ? undefined : await openStore(args.store, io)
   const ctx = new Context()
   // Until it listens, a failure is reported once, by the RunError below; from then on, on stderr.
   let listening = false
@@ -52,17 +52,9 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
     ),
   )
   await ctx.start()
-  ctx.plugin(WarmfoldProxy, {
-    upstream: args.upstream,
-    port: args.port,
-    host: args.host,
-    ...(args.token === undefined ? {} : { token: args.token }),
-    warmSummaries: args.warmSummaries,
-    ...(args.log === undefined ? {} : { log: args.log }),
-    ...(store === undefined ? {} : { store }),
-    noBodies: args.noBodies,
-    ...(args.price === undefined ? {} : { prices: args.price }),
-  })
+  const { upstream, port, host, token, warmSummaries, log, noBodies, price: prices } = args
+  // What is unset stays undefined, which the plugin's config takes as not given.
+  ctx.plugin(WarmfoldProxy, { upstream, port, host, token, warmSummaries, log, store, noBodies, prices })
   try {
     await assertPluginsLoaded(ctx)
   } catch (error) {
@@ -119,8 +111,7 @@ export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop 
  * reached stops the proxy before it listens.
  * @throws UsageError naming `--store` (without a password) and why it cannot be opened.
  */
-async function openStore(args: ProxyArgs, io: CommandIo): Promise<SessionProxyStore> {
-  const spec = args.store as NonNullable<ProxyArgs['store']>
+async function openStore(spec: ProxyStoreSpec, io: CommandIo): Promise<SessionProxyStore> {
   const backend = (await backendFactory(spec))()
   try {
     return await SessionProxyStore.open(backend, {

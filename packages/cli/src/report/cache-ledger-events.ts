@@ -3,7 +3,7 @@
 import type { CacheDivergence } from '@warmfold/cache-ledger'
 import { DEFAULT_CACHE_TTL_MS } from '@warmfold/cache-ledger/prefix'
 import type { SessionEventMap } from '@warmfold/session'
-import { fieldError, numberField } from './field-error.ts'
+import { fieldError, numberField, objectField } from './field-error.ts'
 import type { ObservedRequest, RequestTokens } from './report-model.ts'
 
 type Observation = SessionEventMap['cache/observation']
@@ -52,7 +52,7 @@ function idleTimeMatters(cause: string, idleMs: number, provider: string): boole
  * @throws RunError naming `where` and the field when the event is not what the ledger writes.
  */
 export function readObservation(data: unknown, line: number, where: string): ObservedRequest {
-  const event = record(data, where, 'cache/observation') as unknown as Observation
+  const event = objectField(where, 'cache/observation', data) as unknown as Observation
   const purpose = text(event.purpose, where, 'purpose')
   const provider = text(event.provider, where, 'provider')
   const route = `${provider}/${text(event.model, where, 'model')}`
@@ -90,7 +90,7 @@ function oneDecimal(value: number): string {
  * @throws RunError naming `where` and the field.
  */
 export function readGuard(data: unknown, where: string): { action: string; route: string; text: string } {
-  const event = record(data, where, 'cache/guard') as unknown as Guard
+  const event = objectField(where, 'cache/guard', data) as unknown as Guard
   const action = text(event.action, where, 'action')
   const provider = text(event.provider, where, 'provider')
   const route = `${provider}/${text(event.model, where, 'model')}`
@@ -115,7 +115,7 @@ function observedTokens(event: Observation, where: string): RequestTokens {
 }
 
 function readDivergence(value: unknown, where: string): CacheDivergence {
-  const divergence = record(value, where, 'divergence') as unknown as CacheDivergence
+  const divergence = objectField(where, 'divergence', value) as unknown as CacheDivergence
   text(divergence.part, where, 'divergence.part')
   return divergence
 }
@@ -140,12 +140,6 @@ function divergenceText(divergence: CacheDivergence): string {
     default:
       return `diverges in ${JSON.stringify(divergence.part)}${at}`
   }
-}
-
-function record(value: unknown, where: string, name: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw fieldError(where, name, 'an object', value)
-  return value as Record<string, unknown>
 }
 
 function text(value: unknown, where: string, field: string): string {

@@ -1,8 +1,15 @@
+import { isRecord } from '@warmfold/cache-ledger/prefix'
 import { RunError } from '../shared/run-error.ts'
 
 /** The error for a logged field that is not what the engine logs: `<where>: <field> must be <expected>, got …`. */
 export function fieldError(where: string, field: string, expected: string, value: unknown): RunError {
   return new RunError(`${where}: ${field} must be ${expected}, got ${JSON.stringify(value) ?? 'nothing'}`)
+}
+
+/** `value` when it is a JSON object (not null, not an array), else the {@link fieldError} of `field`. */
+export function objectField(where: string, field: string, value: unknown): Record<string, unknown> {
+  if (!isRecord(value)) throw fieldError(where, field, 'an object', value)
+  return value
 }
 
 /** A number for each of `Keys`, as a tuple. */

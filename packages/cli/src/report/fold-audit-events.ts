@@ -4,7 +4,7 @@ import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent } from '@warmfold/session'
 import { RunError } from '../shared/run-error.ts'
 import { escapeHtml } from './escape-html.ts'
-import { fieldError } from './field-error.ts'
+import { fieldError, objectField } from './field-error.ts'
 import { loggedSection } from './html-table.ts'
 import type { ReportFoldAudit } from './report-model.ts'
 
@@ -34,10 +34,9 @@ export function readFoldAudit(
   const { compactionId, classes, dropped, droppedTotal, trail } = data
   if (typeof compactionId !== 'string')
     throw fieldError(where, 'compaction/audit compactionId', 'a string', compactionId)
-  if (typeof classes !== 'object' || classes === null || Array.isArray(classes))
-    throw fieldError(where, 'compaction/audit classes', 'an object', classes)
+  const retentions = objectField(where, 'compaction/audit classes', classes)
   if (!Array.isArray(dropped)) throw fieldError(where, 'compaction/audit dropped', 'an array', dropped)
-  const survival = Object.entries(classes as Record<string, { seen?: unknown; kept?: unknown }>).map(
+  const survival = Object.entries(retentions as Record<string, { seen?: unknown; kept?: unknown }>).map(
     ([name, retention]) => ({
       class: name,
       seen: count(retention?.seen, `classes.${name}.seen`, where),

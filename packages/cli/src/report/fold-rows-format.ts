@@ -1,6 +1,6 @@
 import { escapeHtml } from './escape-html.ts'
 import { loggedSection } from './html-table.ts'
-import { integer, usd } from './report-format.ts'
+import { integer, seconds, usd } from './report-format.ts'
 import type { ReportFold, ReportFoldAttempt, SessionReport } from './report-model.ts'
 
 /** `$0.00123`, or `1,234 input-token units` when the price has no dollar rate. */
@@ -14,8 +14,8 @@ function part(report: SessionReport, units: number): string {
   return money(units, rate === null ? null : (units * rate) / 1_000_000)
 }
 
-function seconds(ms: number | null): string {
-  return ms === null ? 'no timing' : `${(ms / 1000).toFixed(1)} s`
+function waitText(ms: number | null): string {
+  return ms === null ? 'no timing' : seconds(ms)
 }
 
 /** How an attempt ran and what started it: `background fold`, `sync fold (pressure)`. */
@@ -28,7 +28,7 @@ function kind(attempt: ReportFoldAttempt): string {
 function thrownText(report: SessionReport, attempt: ReportFoldAttempt): string {
   const calls = `${attempt.summaryCalls} summary call(s) ${part(report, attempt.cost)}`
   const why = attempt.outcome === 'open' ? 'still open when the log ends' : `${attempt.outcome} (${attempt.reason})`
-  return `${kind(attempt)} ${why}: ${calls}, waited ${seconds(attempt.waitedMs)}`
+  return `${kind(attempt)} ${why}: ${calls}, waited ${waitText(attempt.waitedMs)}`
 }
 
 /** What the checkpoint replaced and what the audit found it dropped. */
@@ -61,10 +61,10 @@ function totalsText(report: SessionReport): string {
   const thrown = totals.thrownAway
   const away = thrown.attempts
     ? `thrown away: ${thrown.attempts} attempt(s) (discarded or failed), ${money(thrown.cost, thrown.costUsd)}, ` +
-      `waited ${seconds(thrown.waitedMs)}`
+      `waited ${waitText(thrown.waitedMs)}`
     : 'no attempt thrown away'
   const all = `in all: ${money(totals.cost, totals.costUsd)} over ${totals.folds} fold(s)`
-  return `${all}, waited ${seconds(totals.waitedMs)}; ${away}`
+  return `${all}, waited ${waitText(totals.waitedMs)}; ${away}`
 }
 
 /** The terminal's Folds section: a line per fold point, a line per attempt thrown away there, then the totals. */
@@ -81,7 +81,7 @@ export function foldRowsText(report: SessionReport): string[] {
     const dropped = droppedText(fold)
     lines.push(
       `  line ${fold.line}, after request #${fold.afterRequest}: ${what}: ${costText(report, fold)}, waited ` +
-        `${seconds(fold.waitedMs)}${dropped ? `; ${dropped}` : ''}`,
+        `${waitText(fold.waitedMs)}${dropped ? `; ${dropped}` : ''}`,
     )
     for (const attempt of fold.attempts)
       if (attempt.outcome !== 'committed') lines.push(`    thrown away: ${thrownText(report, attempt)}`)
@@ -108,7 +108,7 @@ export function foldRowsHtml(report: SessionReport): string[] {
         .map((attempt) => escapeHtml(thrownText(report, attempt)))
         .join('<br>') || 'none',
       escapeHtml(costText(report, fold)),
-      seconds(fold.waitedMs),
+      waitText(fold.waitedMs),
       escapeHtml(droppedText(fold)) || '-',
     ],
   )

@@ -106,14 +106,13 @@ export class FoldRows {
   ): { folds: ReportFold[]; totals: ReportFoldTotals } {
     const attempts = this.#brackets.map((bracket) => attemptOf(bracket, requests, usageOnly))
     const folds: ReportFold[] = []
-    let pending: Array<{ bracket: Bracket; attempt: ReportFoldAttempt }> = []
+    let first = 0
     this.#brackets.forEach((bracket, index) => {
-      pending.push({ bracket, attempt: attempts[index]! })
-      if (bracket.outcome !== 'committed') return
-      folds.push(foldOf(pending, requests, audits, price))
-      pending = []
+      // A row ends with a committed bracket, or with the last one.
+      if (bracket.outcome !== 'committed' && index < this.#brackets.length - 1) return
+      folds.push(foldOf(bracket, attempts.slice(first, index + 1), requests, audits, price))
+      first = index + 1
     })
-    if (pending.length) folds.push(foldOf(pending, requests, audits, price))
     const thrown = attempts.filter((attempt) => attempt.outcome === 'discarded' || attempt.outcome === 'failed')
     const thrownCost = thrown.reduce((sum, attempt) => sum + attempt.cost, 0)
     const cost = folds.reduce((sum, fold) => sum + fold.cost, 0)
@@ -156,15 +155,15 @@ function attemptOf(bracket: Bracket, requests: readonly ReportRequest[], usageOn
   }
 }
 
+/** The row of the fold point `last` ends, its `attempts` being those of the brackets up to it. */
 function foldOf(
-  pending: ReadonlyArray<{ bracket: Bracket; attempt: ReportFoldAttempt }>,
+  last: Bracket,
+  attempts: readonly ReportFoldAttempt[],
   requests: readonly ReportRequest[],
   audits: readonly ReportFoldAudit[],
   price: PriceProfile,
 ): ReportFold {
-  const last = pending.at(-1)!.bracket
   const committed = last.outcome === 'committed'
-  const attempts = pending.map(({ attempt }) => attempt)
   const summaryCost = attempts.reduce((sum, attempt) => sum + attempt.cost, 0)
   const afterSwap = committed ? afterSwapOf(requests, last.requestsAtCommit ?? last.requestsAtStart) : null
   const cost = summaryCost + (afterSwap?.cost ?? 0)

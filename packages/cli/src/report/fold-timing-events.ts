@@ -1,7 +1,8 @@
 import { RunError } from '../shared/run-error.ts'
 import type { NumbersOf } from './field-error.ts'
-import { fieldError, numberField } from './field-error.ts'
+import { fieldError, numberField, objectField } from './field-error.ts'
 import type { ReportFoldTiming } from './report-model.ts'
+import { seconds } from './report-format.ts'
 
 const MODES = ['sync', 'background']
 const AT_THRESHOLD = ['none', 'pending', 'ready']
@@ -19,9 +20,7 @@ export function readFoldTiming(
 ): Omit<ReportFoldTiming, 'line' | 'afterRequest'> | undefined {
   const { timing, discarded, compactionId, error, attempts } = data
   if (timing === undefined) return undefined
-  if (typeof timing !== 'object' || timing === null || Array.isArray(timing))
-    throw fieldError(where, 'compaction/end timing', 'an object', timing)
-  const fields = timing as Record<string, unknown>
+  const fields = objectField(where, 'compaction/end timing', timing)
   const oneOf = (key: string, values: readonly string[]): string => {
     const value = fields[key]
     if (typeof value !== 'string' || !values.includes(value))
@@ -90,8 +89,4 @@ export function foldTimingText(fold: ReportFoldTiming): string {
     ? `; discarded (${fold.discarded.reason}): ${fold.discarded.detail}`
     : `; the request after the swap prefills about ${fold.postSwapPrefillTokens.toLocaleString('en-US')} new tokens`
   return `${fold.mode}: ${wait}${hidden}${after}`
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`
 }

@@ -4,7 +4,7 @@ import { foldRowsText } from './fold-rows-format.ts'
 import { foldTimingText } from './fold-timing-events.ts'
 import { forkText } from './fork-events.ts'
 import type { SessionReport } from './report-model.ts'
-import { costText, integer, percent, prefilledText, priceText, purposesText, sourceText } from './report-format.ts'
+import { costText, integer, percent, prefilledText, priceText, requestsText, sourceText } from './report-format.ts'
 
 /**
  * The terminal summary of a report: totals, cost, every break with its cause, the summary
@@ -23,8 +23,7 @@ export function formatReportText(report: SessionReport): string {
         ]
       : []),
     '',
-    `requests  ${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}` +
-      (totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''),
+    `requests  ${requestsText(totals)}`,
     `prompt    ${integer(totals.prompt)} tokens: ${integer(totals.cached)} cached (${percent(totals.hitRatio)}), ` +
       `${integer(totals.written + totals.uncached)} prefilled (${integer(totals.written)} written, ` +
       `${integer(totals.uncached)} uncached)`,
@@ -48,10 +47,7 @@ export function formatReportText(report: SessionReport): string {
       '',
       `Summary guard (${report.guards.length} summary call(s) that were not a warm replay of the conversation):`,
     )
-    for (const guard of report.guards)
-      lines.push(
-        `  line ${guard.line}, after request #${guard.afterRequest}: ${guard.action}, ${guard.route}: ${guard.text}`,
-      )
+    for (const guard of report.guards) lines.push(`${loggedAt(guard)}${guard.action}, ${guard.route}: ${guard.text}`)
   }
   if (report.pruneDecisions.length) {
     lines.push(
@@ -59,15 +55,12 @@ export function formatReportText(report: SessionReport): string {
       `Prune decisions (${report.pruneDecisions.length} pass(es) that alone would have relieved the pressure):`,
     )
     for (const decision of report.pruneDecisions)
-      lines.push(
-        `  line ${decision.line}, after request #${decision.afterRequest}: ${decision.action}: ${decision.text}`,
-      )
+      lines.push(`${loggedAt(decision)}${decision.action}: ${decision.text}`)
   }
   lines.push(...foldRowsText(report))
   if (report.foldTimings.length) {
     lines.push('', `Fold timing (${report.foldTimings.length} fold(s); seconds on the engine's clock):`)
-    for (const fold of report.foldTimings)
-      lines.push(`  line ${fold.line}, after request #${fold.afterRequest}: ${foldTimingText(fold)}`)
+    for (const fold of report.foldTimings) lines.push(`${loggedAt(fold)}${foldTimingText(fold)}`)
   }
   if (report.foldAudits.length) {
     lines.push(
@@ -77,17 +70,18 @@ export function formatReportText(report: SessionReport): string {
     )
     for (const audit of report.foldAudits) {
       const [first, ...rest] = foldAuditText(audit)
-      lines.push(
-        `  line ${audit.line}, after request #${audit.afterRequest}: ${first}`,
-        ...rest.map((line) => `    ${line}`),
-      )
+      lines.push(`${loggedAt(audit)}${first}`, ...rest.map((line) => `    ${line}`))
     }
   }
   if (report.forks.length) {
     lines.push('', `Forks (${report.forks.length} child session(s); report each by its id):`)
-    for (const fork of report.forks)
-      lines.push(`  line ${fork.line}, after request #${fork.afterRequest}: ${forkText(fork)}`)
+    for (const fork of report.forks) lines.push(`${loggedAt(fork)}${forkText(fork)}`)
   }
   lines.push('', 'Notes:', `  - price ${priceText(report.price)}`, ...report.notes.map((note) => `  - ${note}`))
   return lines.map(printable).join('\n')
+}
+
+/** How a line for something logged between requests starts: `  line 12, after request #3: `. */
+function loggedAt(item: { readonly line: number; readonly afterRequest: number }): string {
+  return `  line ${item.line}, after request #${item.afterRequest}: `
 }

@@ -1,9 +1,10 @@
-import { createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
 import { isRecord } from '@warmfold/cache-ledger/prefix'
 import type { PriceProfile } from '@warmfold/prefix-cache-testkit'
+import { linesOf } from '../shared/file-lines.ts'
 import { RunError } from '../shared/run-error.ts'
 import { pricedRequests } from './build-session-report.ts'
+import { FoldRows } from './fold-rows.ts'
+import type { SessionLog } from './read-session-log.ts'
 import type { ObservedRequest, SessionReport } from './report-model.ts'
 import { integer } from './report-format.ts'
 
@@ -48,16 +49,6 @@ function proxyRecord(value: unknown): ProxyRecord | undefined {
     : undefined
 }
 
-/** The lines of `file`, numbered from 1, blank ones left out. */
-async function* linesOf(file: string): AsyncGenerator<readonly [number, string]> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity })
-  let index = 0
-  for await (const line of lines) {
-    index++
-    if (line.trim() !== '') yield [index, line]
-  }
-}
-
 /** Whether `file` is a `warmfold proxy` log (its first line says so). */
 export async function isProxyLog(file: string): Promise<boolean> {
   for await (const [, line] of linesOf(file)) {
@@ -98,14 +89,7 @@ async function* parsedLines(file: string): AsyncGenerator<readonly [number, unkn
  * at seq N − 1.
  * @throws RunError naming the session and seq of an event that is not a proxy log line.
  */
-export function buildProxyStoreReport(
-  log: {
-    readonly file: string
-    readonly sessionId: string
-    readonly events: readonly { type: string; data: unknown }[]
-  },
-  price: PriceProfile,
-): Promise<SessionReport> {
+export function buildProxyStoreReport(log: SessionLog, price: PriceProfile): Promise<SessionReport> {
   async function* lines(): AsyncGenerator<readonly [number, unknown, string]> {
     for (const [seq, event] of log.events.entries())
       yield [
@@ -144,7 +128,8 @@ async function proxyReportOf(
     logged.push(observed(record, line))
   }
   const { requests, totals, notes } = pricedRequests(logged, [], price)
-  const usd = price.usdPerMillionInput === null ? null : 0
+  // A proxy log has no compaction brackets: no fold rows, and totals of nothing.
+  const { folds, totals: foldTotals } = new FoldRows().rows(requests, [], price, false)
   return {
     file,
     sessionId: `${integer(sessions.size)} session(s) of a warmfold proxy ${kind}`,
@@ -155,14 +140,8 @@ async function proxyReportOf(
     guards: [],
     pruneDecisions: [],
     foldTimings: [],
-    folds: [],
-    foldTotals: {
-      folds: 0,
-      cost: 0,
-      costUsd: usd,
-      waitedMs: null,
-      thrownAway: { attempts: 0, cost: 0, costUsd: usd, waitedMs: null },
-    },
+    folds,
+    foldTotals,
     foldAudits: [],
     forks: [],
     forkOf: null,

@@ -79,17 +79,16 @@ export async function readSessionLog(file: string): Promise<SessionLog> {
         'repairTornTail to set the torn bytes aside.',
     )
   }
-  const notes = bom
-    ? [
-        `${file} starts with a UTF-8 byte order mark, which the report skipped; the session store writes none, ` +
-          'and a host opening this file would refuse line 1 until the mark (its first 3 bytes) is removed.',
-      ]
-    : []
   return {
     file,
     sessionId,
     events: read.session.events,
     locate: (seq) => `${file}:${seq + 1}`,
-    ...(notes.length ? { notes } : {}),
+    notes: bom
+      ? [
+          `${file} starts with a UTF-8 byte order mark, which the report skipped; the session store writes none, ` +
+            'and a host opening this file would refuse line 1 until the mark (its first 3 bytes) is removed.',
+        ]
+      : [],
   }
 }

@@ -6,7 +6,7 @@ import type { SessionReport } from './report-model.ts'
 import { reportChartSvg } from './report-chart-svg.ts'
 import { REPORT_STYLE } from './report-style.ts'
 import { loggedSection, tableHead } from './html-table.ts'
-import { costText, integer, percent, prefilledText, priceText, purposesText } from './report-format.ts'
+import { costText, integer, percent, prefilledText, priceText, requestsText, seconds } from './report-format.ts'
 
 /**
  * The report as one self-contained HTML page: inline CSS and SVG, no script, and a content
@@ -19,11 +19,7 @@ export function renderReportHtml(report: SessionReport): string {
   const { totals } = report
   const breaks = report.requests.filter((request) => request.break)
   const rows: Array<[string, string]> = [
-    [
-      'requests',
-      `${integer(totals.requests)}${totals.requests ? `: ${purposesText(totals)}` : ''}` +
-        (totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''),
-    ],
+    ['requests', requestsText(totals)],
     ['prompt tokens', integer(totals.prompt)],
     ['cached', `${integer(totals.cached)} (${percent(totals.hitRatio)})`],
     ['prefilled', `${integer(totals.written + totals.uncached)}: written + uncached`],
@@ -159,8 +155,4 @@ const SOURCE_TEXT: Readonly<Record<SessionReport['source'], string>> = {
     'No cache ledger in this log: numbers from the provider usage on assistant/message and compaction/summary ' +
     'events (see the notes).',
   proxy: 'A warmfold proxy log: provider usage per request, breaks and compactions as the proxy found them.',
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`
 }

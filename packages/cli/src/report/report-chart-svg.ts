@@ -48,14 +48,15 @@ export function reportChartSvg(report: SessionReport): string {
   const plotTop = LABEL_FIRST_BASELINE + (Math.max(1, labels.rows) - 1) * LABEL_ROW_HEIGHT + LABEL_CLEARANCE
   const plotRight = LEFT + count * step
   const width = Math.round(Math.max(plotRight + RIGHT, labels.end + 4))
-  const height = plotTop + PLOT_HEIGHT + BOTTOM
+  const plotBottom = plotTop + PLOT_HEIGHT
+  const height = plotBottom + BOTTOM
   const max = niceCeiling(
     Math.max(
       1,
       ...report.requests.map(({ billed }) => (billed ? billed.cached + billed.written + billed.uncached : 0)),
     ),
   )
-  const y = (tokens: number) => plotTop + PLOT_HEIGHT - (tokens / max) * PLOT_HEIGHT
+  const y = (tokens: number) => plotBottom - (tokens / max) * PLOT_HEIGHT
   const wide = width > NOMINAL_WIDTH
   const parts: string[] = [
     // A chart that fits is scaled to its box (no width: the page's CSS gives it 100%); a wider one keeps its size and
@@ -83,16 +84,12 @@ export function reportChartSvg(report: SessionReport): string {
     parts.push(requestBar(request, x, bar, y, plotTop))
     if (request.number % labelEvery === 0 || (request.number === 1 && labelEvery >= 5))
       parts.push(
-        `<text class="axis" x="${x + bar / 2}" y="${plotTop + PLOT_HEIGHT + 32}" ` +
-          `text-anchor="middle">${request.number}</text>`,
+        `<text class="axis" x="${x + bar / 2}" y="${plotBottom + 32}" text-anchor="middle">${request.number}</text>`,
       )
   }
   for (const [index, marker] of report.markers.entries())
     parts.push(markerLine(marker, labels.placed[index] as PlacedLabel, plotTop))
-  parts.push(
-    `<line class="axis-line" x1="${LEFT}" x2="${plotRight}" y1="${plotTop + PLOT_HEIGHT}" ` +
-      `y2="${plotTop + PLOT_HEIGHT}"/>`,
-  )
+  parts.push(`<line class="axis-line" x1="${LEFT}" x2="${plotRight}" y1="${plotBottom}" y2="${plotBottom}"/>`)
   parts.push('</svg>')
   return parts.join('\n')
 }

@@ -1,8 +1,7 @@
 import { join } from 'node:path'
 import type { CommandIo } from '../shared/command-io.ts'
-import { RunError } from '../shared/run-error.ts'
 import type { OutputFile } from '../shared/output-file.ts'
-import { openOutputFile } from '../shared/output-file.ts'
+import { withOutputFile, writeDocument } from '../shared/output-file.ts'
 import { buildSessionReport } from './build-session-report.ts'
 import { formatReportText } from './format-report-text.ts'
 import { integer, sourceText } from './report-format.ts'
@@ -45,19 +44,8 @@ function logFile(args: ReportArgs): { path: string; what: string } | undefined {
  */
 export async function runReport(args: ReportArgs, io: CommandIo): Promise<SessionReport> {
   const input = logFile(args)
-  const output =
-    args.out === undefined
-      ? undefined
-      : await openOutputFile(args.out, {
-          command: 'warmfold report',
-          document: 'the HTML page',
-          inputs: input ? [input] : [],
-        })
-  try {
-    return await reportTo(args, io, output)
-  } finally {
-    await output?.close()
-  }
+  const writer = { command: 'warmfold report', document: 'the HTML page', inputs: input ? [input] : [] }
+  return withOutputFile(args.out, writer, (output) => reportTo(args, io, output))
 }
 
 /** Reads the log, then prints the summary or writes the page to `output`. */
@@ -70,11 +58,7 @@ async function reportTo(args: ReportArgs, io: CommandIo, output: OutputFile | un
     io.stdout(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReportText(report)}\n`)
     return report
   }
-  await output.write(renderReportHtml(report)).catch((error: NodeJS.ErrnoException) => {
-    throw new RunError(`could not write --out ${JSON.stringify(args.out)}: ${error.code ?? error.message}`, {
-      cause: error,
-    })
-  })
+  await writeDocument(output, '--out', renderReportHtml(report))
   io.stdout(
     `warmfold report: wrote ${args.out}: ${integer(report.totals.requests)} requests, ` +
       `${integer(report.totals.folds)} fold(s), ${integer(report.totals.breaks)} break(s), numbers from ` +

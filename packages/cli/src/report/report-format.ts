@@ -11,6 +11,11 @@ export function percent(ratio: number | null): string {
   return ratio === null ? '-' : `${(ratio * 100).toFixed(1)}%`
 }
 
+/** `3.1 s`. */
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
 /** Dollars with enough digits for a cheap session (`$0.00123`, `$1.234`, `$12.34`). */
 export function usd(value: number): string {
   if (value === 0) return '$0'
@@ -35,9 +40,11 @@ export function priceText(price: PriceProfile): string {
   )
 }
 
-/** `41 conversation, 2 compaction`. */
-export function purposesText(totals: ReportTotals): string {
-  return totals.purposes.map(([purpose, count]) => `${count} ${purpose}`).join(', ')
+/** `43: 41 conversation, 2 compaction (1 without usage)`. */
+export function requestsText(totals: ReportTotals): string {
+  const purposes = totals.purposes.map(([purpose, count]) => `${count} ${purpose}`).join(', ')
+  const withoutUsage = totals.withoutUsage ? ` (${integer(totals.withoutUsage)} without usage)` : ''
+  return `${integer(totals.requests)}${totals.requests ? `: ${purposes}` : ''}${withoutUsage}`
 }
 
 /** The request's numbers in one line (the hover text and the terminal use it). */

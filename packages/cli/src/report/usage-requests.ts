@@ -1,5 +1,5 @@
 import { RunError } from '../shared/run-error.ts'
-import { fieldError } from './field-error.ts'
+import { fieldError, objectField } from './field-error.ts'
 import type { ObservedRequest, ReportMarker, RequestTokens } from './report-model.ts'
 import { integer } from './report-format.ts'
 
@@ -96,9 +96,7 @@ function envelopeDrift(data: Record<string, unknown>, header: HeaderEnvelope | u
 /** Disjoint token buckets from a logged `TokenUsage` (absent fields stay null, never 0). */
 function usageTokens(usage: unknown, where: string): RequestTokens {
   if (usage === undefined) return { prompt: null, cached: null, written: null, uncached: null, output: null }
-  if (typeof usage !== 'object' || usage === null || Array.isArray(usage))
-    throw fieldError(where, 'usage', 'an object', usage)
-  const record = usage as Record<string, unknown>
+  const record = objectField(where, 'usage', usage)
   const field = (name: string): number | null => {
     const value = record[name]
     if (value === undefined) return null

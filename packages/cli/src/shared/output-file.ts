@@ -4,6 +4,7 @@ import { Socket } from 'node:net'
 import { promisify } from 'node:util'
 import type { OutputWriter } from './check-out-path.ts'
 import { checkOutPath } from './check-out-path.ts'
+import { RunError } from './run-error.ts'
 import { UsageError } from './usage-error.ts'
 
 const openFile = promisify(open)
@@ -59,6 +60,38 @@ export async function openOutputFile(path: string, writer: OutputWriter = {}): P
       open = false
     },
   }
+}
+
+/**
+ * Runs `use` with the output file `path` names, opened with {@link openOutputFile} first (none without a path), and
+ * closes it after, written or not.
+ */
+export async function withOutputFile<T>(
+  path: string | undefined,
+  writer: OutputWriter,
+  use: (output: OutputFile | undefined) => Promise<T>,
+): Promise<T> {
+  const output = path === undefined ? undefined : await openOutputFile(path, writer)
+  try {
+    return await use(output)
+  } finally {
+    await output?.close()
+  }
+}
+
+/**
+ * Writes the whole document to `output`, which `flag` names; `note` follows the path in the message.
+ * @throws RunError `could not write <flag> "<path>"<note>: <code>` when it cannot be written.
+ */
+export async function writeDocument(output: OutputFile, flag: string, text: string, note = ''): Promise<void> {
+  await output.write(text).catch((error: NodeJS.ErrnoException) => {
+    throw new RunError(
+      `could not write ${flag} ${JSON.stringify(output.path)}${note}: ${error.code ?? error.message}`,
+      {
+        cause: error,
+      },
+    )
+  })
 }
 
 /**

@@ -36,21 +36,15 @@ export function withoutBom(text: string, where: string): string {
 
 /**
  * Reads the file a flag names, as UTF-8 without a byte order mark. Only a regular file is read
- * (a FIFO would block the command forever, `/dev/zero` would never end), and at most `maxBytes` of
- * it. The file is opened without blocking and checked again once open, so a path swapped for a
- * FIFO between the check and the read is refused too.
+ * (a FIFO would block the command forever, `/dev/zero` would never end), and at most
+ * {@link MAX_FLAG_FILE_BYTES} of it. The file is opened without blocking and checked again once
+ * open, so a path swapped for a FIFO between the check and the read is refused too.
  * @param where how messages name the file, e.g. `--latency "x.json"`.
- * @param options `maxBytes` (default {@link MAX_FLAG_FILE_BYTES}); `use`, what a message that
- *   refuses a file that is not a regular one suggests instead (default "name a file").
- * @throws UsageError starting with `where`: not a regular file, larger than `maxBytes`, UTF-16; the
- *   `NodeJS.ErrnoException` of `stat` or `open` otherwise (ENOENT, EACCES), for the caller to word.
+ * @param use what a message that refuses a file that is not a regular one suggests instead.
+ * @throws UsageError starting with `where`: not a regular file, larger than {@link MAX_FLAG_FILE_BYTES}, UTF-16;
+ *   the `NodeJS.ErrnoException` of `stat` or `open` otherwise (ENOENT, EACCES), for the caller to word.
  */
-export function readFlagFile(
-  path: string,
-  where: string,
-  options: { readonly maxBytes?: number; readonly use?: string } = {},
-): string {
-  const { maxBytes = MAX_FLAG_FILE_BYTES, use = 'name a file' } = options
+export function readFlagFile(path: string, where: string, use: string): string {
   const refuseIrregular = (stats: Stats) => {
     if (!stats.isFile()) throw new UsageError(`${where} is ${describeFileKind(stats)}, not a regular file; ${use}`)
   }
@@ -59,22 +53,22 @@ export function readFlagFile(
   try {
     const opened = fstatSync(descriptor)
     refuseIrregular(opened)
-    if (opened.size > maxBytes) throw tooLarge(where, maxBytes, `it has ${opened.size}`)
+    if (opened.size > MAX_FLAG_FILE_BYTES) throw tooLarge(where, `it has ${opened.size}`)
     // One byte more than allowed, so a file that grew since the check is caught without reading it all.
-    const buffer = Buffer.alloc(maxBytes + 1)
+    const buffer = Buffer.alloc(MAX_FLAG_FILE_BYTES + 1)
     let length = 0
     while (length < buffer.length) {
       const read = readSync(descriptor, buffer, length, buffer.length - length, null)
       if (read === 0) break
       length += read
     }
-    if (length > maxBytes) throw tooLarge(where, maxBytes, 'it grew past that while being read')
+    if (length > MAX_FLAG_FILE_BYTES) throw tooLarge(where, 'it grew past that while being read')
     return withoutBom(buffer.toString('utf8', 0, length), where)
   } finally {
     closeSync(descriptor)
   }
 }
 
-function tooLarge(where: string, maxBytes: number, why: string): UsageError {
-  return new UsageError(`${where} is larger than ${maxBytes} bytes (${why}); name the JSON file itself`)
+function tooLarge(where: string, why: string): UsageError {
+  return new UsageError(`${where} is larger than ${MAX_FLAG_FILE_BYTES} bytes (${why}); name the JSON file itself`)
 }

@@ -84,7 +84,7 @@ function readProfile<Profile>(profile: ProfileFlag<Profile>, value: string): Pro
   let text: string
   try {
     // A regular file of at most a mebibyte, without its BOM: a FIFO or /dev/zero is refused by name.
-    text = readFlagFile(value, `${flag} ${JSON.stringify(value)}`, { use: `use ${profile.syntax}` })
+    text = readFlagFile(value, `${flag} ${JSON.stringify(value)}`, `use ${profile.syntax}`)
   } catch (error) {
     if (error instanceof UsageError) throw error
     const code = (error as NodeJS.ErrnoException).code
