@@ -116,4 +116,17 @@ describe('warmfold proxy', () => {
     })
     expect(code).toBe(1)
   })
+
+  it('names --log and the proxy log when the log file cannot be written, before it listens', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'warmfold-proxy-log-'))
+    const lines: string[] = []
+    const code = await runCli(['proxy', '--upstream', 'http://127.0.0.1:9', '--log', folder], {
+      stdout: () => {},
+      stderr: (text) => void lines.push(text),
+    })
+    expect(code).toBe(2)
+    expect(lines).toEqual([
+      `warmfold: --log ${JSON.stringify(folder)} is a folder; name a file to write the proxy log to`,
+    ])
+  })
 })

@@ -32,7 +32,8 @@ export const stopOnSignal: ProxyStop = (stop) => {
  *   port is taken, the address is not this machine's).
  */
 export async function runProxy(args: ProxyArgs, io: CommandIo, until: ProxyStop = stopOnSignal): Promise<number> {
-  if (args.log !== undefined) await checkOutPath(args.log)
+  if (args.log !== undefined)
+    await checkOutPath(args.log, { flag: '--log', command: 'warmfold proxy', document: 'the proxy log' })
   const store = args.store === undefined ? undefined : await openStore(args.store, io)
   const ctx = new Context()
   // Until it listens, a failure is reported once, by the RunError below; from then on, on stderr.
