@@ -6,6 +6,7 @@ import Schema from 'schemastery'
 import { REQUEST_APIS } from '@warmfold/cache-ledger/prefix'
 import { ProxyObserver } from './observe/proxy-observer.ts'
 import type { ProxyStore } from './observe/proxy-store.ts'
+import type { ProxyPrice } from './observe/observer-options.ts'
 import { WarmSummaryPlanner } from './warm/warm-summary-planner.ts'
 import type { ProxyAddress, ProxyServer } from './forward/proxy-server.ts'
 import { startProxyServer } from './forward/proxy-server.ts'
@@ -142,14 +143,7 @@ export function isLoopbackHost(host: string): boolean {
 
 export namespace WarmfoldProxy {
   /** A price profile as `warmfold proxy --price` reads it (multipliers of an uncached input token). */
-  export interface Prices {
-    name: string
-    cacheRead: number
-    cacheWrite: number
-    output: number
-    /** Dollars per million uncached input tokens; null when the profile has no dollar rate. */
-    usdPerMillionInput: number | null
-  }
+  export type Prices = ProxyPrice
   export interface Config {
     /** The provider's base URL (http or https, optional path prefix): each request's path is appended to its path. */
     upstream: string

@@ -3,10 +3,10 @@ import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
 import {
-  callAborted,
   codeForHttpError,
   codeForHttpStatus,
   describeConnectionFailure,
+  mappedOrAborted,
   parseRetryAfter,
   secretRedactor,
 } from '@warmfold/llm/adapter'
@@ -52,13 +52,11 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * `APICallError` itself (whose `requestBodyValues` hold the whole prompt) is not attached.
  */
 export function mapError(error: unknown, context: AdapterCallContext): LlmError {
-  if (LlmError.isInstance(error)) return error
+  const settled = mappedOrAborted(error, context)
+  if (settled) return settled
   const route = `${context.provider}/${context.model}`
   const { provider } = context
   const redactor = secretRedactor(context.secret)
-  if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
-    return callAborted(context, redactor.error(context.signal?.reason ?? error))
-  }
   if (APICallError.isInstance(error)) return fromApiCallError(error, route, context)
   if (
     error instanceof Error &&

@@ -2,7 +2,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortEr
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
-import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import { codeForHttpError, mappedOrAborted, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 
 /**
  * Messages (case-insensitive) by which the Messages API, or a gateway that speaks it, reports a
@@ -46,17 +46,11 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * low-level cause is attached only as a redacted copy when it holds the key.
  */
 export function mapError(error: unknown, context: AdapterCallContext): LlmError {
-  if (LlmError.isInstance(error)) return error
+  const settled = mappedOrAborted(error, context, error instanceof APIUserAbortError)
+  if (settled) return settled
   const route = `${context.provider}/${context.model}`
   const { provider } = context
   const secrets = secretRedactor(context.secret)
-  if (
-    context.signal?.aborted ||
-    error instanceof APIUserAbortError ||
-    (error instanceof Error && error.name === 'AbortError')
-  ) {
-    return callAborted(context, secrets.error(context.signal?.reason ?? error))
-  }
   if (error instanceof APIConnectionTimeoutError) {
     return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, {
       provider,

@@ -3,9 +3,9 @@ import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
 import {
-  callAborted,
   codeForHttpStatus,
   describeConnectionFailure,
+  mappedOrAborted,
   parseRetryAfter,
   secretRedactor,
 } from '@warmfold/llm/adapter'
@@ -77,13 +77,11 @@ export const STATUS_CODES: { readonly [status: string]: LlmErrorCode } = {
  * key scrubbed; the SDK's error (whose message is the raw body) is not attached.
  */
 export function mapError(error: unknown, context: ErrorContext): LlmError {
-  if (LlmError.isInstance(error)) return error
+  const settled = mappedOrAborted(error, context)
+  if (settled) return settled
   const route = `${context.provider}/${context.model}`
   const { provider } = context
   const secrets = secretRedactor(context.secret)
-  if (context.signal?.aborted || (error instanceof Error && error.name === 'AbortError')) {
-    return callAborted(context, secrets.error(context.signal?.reason ?? error))
-  }
   if (error instanceof ApiError) return fromApiError(error, route, context)
   const message = error instanceof Error ? error.message : String(error)
   if (message === 'Incomplete JSON segment at the end') {

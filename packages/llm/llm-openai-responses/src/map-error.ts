@@ -1,7 +1,7 @@
 import type { LlmErrorCode } from '@warmfold/llm'
 import { LlmError } from '@warmfold/llm'
 import type { AdapterCallContext } from '@warmfold/llm/adapter'
-import { callAborted, codeForHttpError, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
+import { codeForHttpError, mappedOrAborted, parseRetryAfter, secretRedactor } from '@warmfold/llm/adapter'
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai'
 
 /**
@@ -37,17 +37,11 @@ export const CONTEXT_WINDOW_PATTERNS: readonly RegExp[] = [
  * key scrubbed; the SDK's error (whose body may echo the request) is never attached.
  */
 export function mapError(error: unknown, context: AdapterCallContext): LlmError {
-  if (LlmError.isInstance(error)) return error
+  const settled = mappedOrAborted(error, context, error instanceof APIUserAbortError)
+  if (settled) return settled
   const route = `${context.provider}/${context.model}`
   const { provider } = context
   const secrets = secretRedactor(context.secret)
-  if (
-    context.signal?.aborted ||
-    error instanceof APIUserAbortError ||
-    (error instanceof Error && error.name === 'AbortError')
-  ) {
-    return callAborted(context, secrets.error(context.signal?.reason ?? error))
-  }
   if (error instanceof APIConnectionTimeoutError)
     return new LlmError('TIMEOUT', `the call to ${route} timed out waiting for the response (timeoutMs)`, { provider })
   if (error instanceof APIConnectionError) {

@@ -1,4 +1,5 @@
 import { LlmError } from './llm-error.ts'
+import { secretRedactor } from './secret-redactor.ts'
 
 /** What an adapter's error and stream mappers know about one call. */
 export interface AdapterCallContext {
@@ -27,6 +28,18 @@ export function callAborted(context: AdapterCallContext, cause: unknown): LlmErr
     retryable: false,
     cause,
   })
+}
+
+/**
+ * Where every adapter's error mapping starts: `error` itself when it is an `LlmError` already;
+ * {@link callAborted} (its cause redacted) when the call's signal aborted, `error` is an
+ * `AbortError`, or `sdkAbort` says it is the SDK's own abort error; else undefined.
+ */
+export function mappedOrAborted(error: unknown, context: AdapterCallContext, sdkAbort = false): LlmError | undefined {
+  if (LlmError.isInstance(error)) return error
+  if (!context.signal?.aborted && !sdkAbort && !(error instanceof Error && error.name === 'AbortError'))
+    return undefined
+  return callAborted(context, secretRedactor(context.secret).error(context.signal?.reason ?? error))
 }
 
 /**

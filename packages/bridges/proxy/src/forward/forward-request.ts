@@ -173,17 +173,17 @@ export function relayAnswer(
       const reading = await tap.end(cut)
       resolve({ kind: 'refused', reason, reading, status, endedAt: Date.now() })
     }
+    const relayedWith = (reading: AnswerReading): RelayOutcome => ({
+      kind: 'relayed',
+      reading,
+      status,
+      ...(firstByteAt === undefined ? {} : { firstByteAt }),
+      endedAt: Date.now(),
+    })
     const relayed = async (cut?: string): Promise<void> => {
       if (settled) return
       settled = true
-      const reading = await tap.end(cut)
-      resolve({
-        kind: 'relayed',
-        reading,
-        status,
-        ...(firstByteAt === undefined ? {} : { firstByteAt }),
-        endedAt: Date.now(),
-      })
+      resolve(relayedWith(await tap.end(cut)))
     }
 
     if (!hold) open()
@@ -236,13 +236,7 @@ export function relayAnswer(
         flush()
         client.end()
         settled = true
-        resolve({
-          kind: 'relayed',
-          reading,
-          status,
-          ...(firstByteAt === undefined ? {} : { firstByteAt }),
-          endedAt: Date.now(),
-        })
+        resolve(relayedWith(reading))
       })
     })
     upstream.on('error', () => undefined)

@@ -7,6 +7,7 @@ import type { ForwardTarget } from './forward-request.ts'
 import { readBody, tooLargeBody } from './read-body.ts'
 import { routeOf } from './route-of.ts'
 import { carriesToken, splitToken, unauthorizedBody } from './proxy-token.ts'
+import type { ExchangeParts } from './run-exchange.ts'
 import { runExchange } from './run-exchange.ts'
 
 /** Where a started proxy listens. */
@@ -18,7 +19,10 @@ export interface ProxyAddress {
 }
 
 /** What {@link startProxyServer} runs with. The observer and planner are read per request. */
-export interface ProxyServerOptions {
+export interface ProxyServerOptions extends Pick<
+  ExchangeParts,
+  'onPartError' | 'onFailOpen' | 'hold' | 'onHoldReleased'
+> {
   readonly upstream: URL
   readonly host: string
   /** 0: any free port. */
@@ -28,11 +32,6 @@ export interface ProxyServerOptions {
   readonly warmSummaries: WarmMode
   readonly maxBodyBytes: number
   readonly parts: () => { readonly observer: ExchangeObserver; readonly planner: WarmPlanner }
-  readonly onPartError: (part: 'observer' | 'planner', error: unknown) => void
-  readonly onFailOpen: (request: InboundRequest, reason: string) => void
-  /** How long and how much of a rewrite's answer is held for its first text. */
-  readonly hold: { readonly ms: number; readonly bytes: number }
-  readonly onHoldReleased: (request: InboundRequest, reason: string) => void
 }
 
 /** A listening proxy. */
@@ -79,17 +78,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       return sendJson(client, 413, tooLargeBody(options.maxBodyBytes, reading.received, reading.declared))
     }
     const inbound = inboundRequest(++nextId, reading.receivedAt, method, path, route, request.rawHeaders, reading.body)
-    const { observer, planner } = options.parts()
-    await runExchange(inbound, client, {
-      target,
-      mode: options.warmSummaries,
-      observer,
-      planner,
-      onPartError: options.onPartError,
-      onFailOpen: options.onFailOpen,
-      hold: options.hold,
-      onHoldReleased: options.onHoldReleased,
-    })
+    await runExchange(inbound, client, { ...options, target, mode: options.warmSummaries, ...options.parts() })
   }
   const server = createServer((request, client) => {
     handle(request, client).catch((error: unknown) => {

@@ -13,8 +13,6 @@ export interface AnswerState {
   toolCall: boolean
   responseId?: string
   providerDiagnosis?: string
-  /** An error event or error body the upstream sent inside the answer. */
-  error?: string
 }
 
 export function emptyAnswerState(): AnswerState {
@@ -48,7 +46,6 @@ function id(state: AnswerState, value: unknown): void {
  * of Gemini's streamed JSON array) of `api` into `state`.
  */
 export function readAnswerEvent(api: RequestApi, state: AnswerState, event: Json): void {
-  if (record(event.error)) state.error = JSON.stringify(event.error)
   switch (api) {
     case 'anthropic-messages':
       return readAnthropic(state, event)
@@ -156,7 +153,6 @@ function responsesBody(state: AnswerState, response: Json | undefined): void {
   }
   diagnosis(state, response.prompt_cache_diagnostics ?? usage?.prompt_cache_diagnostics)
   for (const item of list(response.output)) responsesItem(state, record(item))
-  if (record(response.error)) state.error = JSON.stringify(response.error)
 }
 
 function readResponses(state: AnswerState, event: Json): void {
@@ -170,8 +166,6 @@ function readResponses(state: AnswerState, event: Json): void {
     id(state, record(event.response)?.id)
   } else if (type === 'response.completed' || type === 'response.incomplete' || type === 'response.failed') {
     responsesBody(state, record(event.response))
-  } else if (type === 'error') {
-    state.error = JSON.stringify(event)
   }
 }
 

@@ -81,14 +81,16 @@ export function analyzePrompt(
   const reported = usage !== undefined && usage.inputTokens > 0 && promptChars > 0
   const scale = reported ? usage.inputTokens / promptChars : 0.25
   const tokens = (chars: number) => Math.round(chars * scale)
-  const base = { promptChars, tokenScale: reported ? ('reported' as const) : ('chars/4' as const) }
+  const tokenScale = reported ? ('reported' as const) : ('chars/4' as const)
   if (!compared) {
     const divergence: PromptDivergence = { part: 'first' }
     const phrase = describeDivergence(divergence)
+    // Keys in the exchange log's order: the log record spreads the analysis as it is.
     return {
-      ...base,
+      promptChars,
       predictedCachedChars: 0,
       predictedCachedTokens: 0,
+      tokenScale,
       comparedWith: null,
       divergence,
       phrase,
@@ -104,9 +106,10 @@ export function analyzePrompt(
   const comparedChars = charsOf(compared.seen.layout)
   const idleMs = at - compared.at
   const result = (cause: ObservedCause, explanation: string, predictedChars: number, lost: number) => ({
-    ...base,
+    promptChars,
     predictedCachedChars: predictedChars,
     predictedCachedTokens: tokens(predictedChars),
+    tokenScale,
     comparedWith: compared.id,
     divergence,
     phrase,

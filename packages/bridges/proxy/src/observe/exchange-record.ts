@@ -1,6 +1,6 @@
-import type { PromptDivergence, RequestApi } from '@warmfold/cache-ledger/prefix'
+import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import type { Exchange, ProviderUsage, SummaryRecognition } from '../proxy-exchange.ts'
-import type { ObservedCause } from './analyze-request.ts'
+import type { PromptAnalysis } from './analyze-request.ts'
 
 /** Marks a proxy log line's `warmfold` record and its version. */
 export const PROXY_LOG_FORMAT = 'warmfold-proxy/1'
@@ -25,8 +25,11 @@ export interface RewriteRecord {
   readonly reportedCachedTokens: number | null
 }
 
-/** The analysis of one exchange: the `warmfold` key of its log line, and a row of the live page. */
-export interface ExchangeRecord {
+/**
+ * The analysis of one exchange: the `warmfold` key of its log line, and a row of the live page. A
+ * conversation or compaction request's record carries its {@link PromptAnalysis} fields.
+ */
+export interface ExchangeRecord extends Partial<PromptAnalysis> {
   readonly log: typeof PROXY_LOG_FORMAT
   /** The proxy's request id. */
   readonly id: number
@@ -54,18 +57,6 @@ export interface ExchangeRecord {
   readonly usage: ProviderUsage | null
   /** The provider's own miss diagnosis, verbatim. */
   readonly providerDiagnosis?: string
-  readonly promptChars?: number
-  readonly predictedCachedChars?: number
-  readonly predictedCachedTokens?: number
-  readonly tokenScale?: 'reported' | 'chars/4'
-  /** The request compared with (the session's last conversation request), or null. */
-  readonly comparedWith?: number | null
-  readonly divergence?: PromptDivergence
-  readonly phrase?: string
-  readonly cause?: ObservedCause
-  readonly explanation?: string
-  /** Tokens of the compared prompt prefilled again because of the break. */
-  readonly lostTokens?: number
   /** What the request cost (input-token units, dollars when the price has a rate); null without prices or usage. */
   readonly cost: { readonly units: number; readonly usd: number | null } | null
   /** What the break cost: `lostTokens` at (1 − cache-read price); null without prices. */

@@ -152,7 +152,7 @@ export function observeExchange(
     api,
     session: session.key,
     sessionBy: session.by,
-    ...analysisFields(analysis),
+    ...analysis,
     breakCost: price ? breakCostOf(analysis.lostTokens, price) : null,
     ...(exchange.plan?.action === 'rewrite' ? { rewrite: rewriteRecord(exchange, table, analysis) } : {}),
   }
@@ -163,21 +163,6 @@ export function observeExchange(
 function breakCostOf(lostTokens: number, price: ProxyPrice): { units: number; usd: number | null } {
   const units = lostTokens * (1 - price.cacheRead)
   return { units, usd: unitsUsd(units, price) }
-}
-
-function analysisFields(analysis: PromptAnalysis): Partial<ExchangeRecord> {
-  return {
-    promptChars: analysis.promptChars,
-    predictedCachedChars: analysis.predictedCachedChars,
-    predictedCachedTokens: analysis.predictedCachedTokens,
-    tokenScale: analysis.tokenScale,
-    comparedWith: analysis.comparedWith,
-    divergence: analysis.divergence,
-    phrase: analysis.phrase,
-    cause: analysis.cause,
-    explanation: analysis.explanation,
-    lostTokens: analysis.lostTokens,
-  }
 }
 
 /**

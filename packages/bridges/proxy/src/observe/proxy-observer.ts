@@ -243,8 +243,6 @@ export class ProxyObserver implements ExchangeObserver {
         if (usage) {
           session.inputTokens += usage.inputTokens
           session.cacheReadTokens += usage.cacheReadTokens
-          session.cacheWriteTokens += usage.cacheWriteTokens
-          session.outputTokens += usage.outputTokens
         }
         if (record.cost) {
           session.cost = (session.cost ?? 0) + record.cost.units

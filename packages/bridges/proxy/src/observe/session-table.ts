@@ -20,15 +20,12 @@ export interface ObservedSession {
   readonly by: string
   readonly api: RequestApi
   readonly agent: string
-  readonly firstAt: number
   lastAt: number
   requests: number
   compactions: number
   breaks: number
   inputTokens: number
   cacheReadTokens: number
-  cacheWriteTokens: number
-  outputTokens: number
   /** Input-token units; null without prices. */
   cost: number | null
   costUsd: number | null
@@ -78,15 +75,12 @@ export class SessionTable {
         by: named?.by ?? 'containment',
         api,
         agent,
-        firstAt: at,
         lastAt: at,
         requests: 0,
         compactions: 0,
         breaks: 0,
         inputTokens: 0,
         cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-        outputTokens: 0,
         cost: null,
         costUsd: null,
         summarySince: false,

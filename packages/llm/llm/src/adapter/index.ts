@@ -1,7 +1,7 @@
 // `@warmfold/llm/adapter`: the helpers an LLM adapter package is built from (config checks, error
 // mapping, retries, secret redaction). Hosts do not need them; they import from `@warmfold/llm`.
 export type { AdapterCallContext } from '../adapter-call-context.ts'
-export { callAborted, callContext, streamIncomplete } from '../adapter-call-context.ts'
+export { callAborted, callContext, mappedOrAborted, streamIncomplete } from '../adapter-call-context.ts'
 export type { ApiKeySource } from '../adapter-config.ts'
 export { adapterConfigParser, attemptLimitsSchema, resolveAdapterApiKey } from '../adapter-config.ts'
 export { adapterPluginInfo, LlmAdapterPlugin } from '../adapter-plugin.ts'

@@ -136,16 +136,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, call
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(aborted(callIndex, signal))
     signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
 }
 
