@@ -5,7 +5,7 @@
  * fast-set run on a quiet 2-core machine for what they run (workload simulations, long property
  * runs, streams that must stall past a timeout; the groups below, by that measurement). CI
  * (`.ci/run`) and `pnpm test:all` run both sets, so nothing is dropped; `pnpm test` stays a
- * fast inner loop (under 150 s on 2 cores). Paths are relative to the repository root.
+ * fast inner loop (about 50 s on 2 cores). Paths are relative to the repository root.
  */
 export const HEAVY_TESTS: readonly string[] = Object.freeze([
   'packages/storage/session-store-contract/test/backends.contract.test.ts',

@@ -14,7 +14,7 @@ import { useLlamaCacheServer, WINDOW } from '../test/real-cache-fixture.ts'
 // prefill after it (sync), or the swap and that prefill (background; its summary call ran
 // earlier, beside the conversation, on the same one-slot server). Content and decode are scripted
 // on the virtual clock, so the wall-clock numbers are prefill and cache work only.
-// Run: npx -y pnpm@12.4.2 vitest bench --run --project @warmfold/prefix-cache-testkit bench/background-wait.bench.ts
+// Run: npx -y pnpm@12.4.2 vitest bench --run packages/testing/prefix-cache-testkit/bench/background-wait.bench.ts
 
 /** Enough steps for the first fold of the workload at {@link WINDOW} to land, and a few after it. */
 const STEPS = 20
