@@ -77,20 +77,17 @@ export async function callInner(
   return { result, ...(usage ? { usage } : {}), requestBody: answer.request?.body }
 }
 
+/** The AI SDK's unified finish reasons in warmfold's words. */
+const FINISH_REASONS = new Map<string, FinishReason>([
+  ['stop', 'stop'],
+  ['length', 'max-tokens'],
+  ['tool-calls', 'tool-calls'],
+  ['content-filter', 'content-filter'],
+])
+
 /** The AI SDK's unified finish reason in warmfold's words (`other` is not a summary's normal end). */
 function finishReason(reason: LanguageModelV3FinishReason): FinishReason {
-  switch (reason.unified) {
-    case 'stop':
-      return 'stop'
-    case 'length':
-      return 'max-tokens'
-    case 'tool-calls':
-      return 'tool-calls'
-    case 'content-filter':
-      return 'content-filter'
-    default:
-      return 'error'
-  }
+  return FINISH_REASONS.get(reason.unified) ?? 'error'
 }
 
 /** AI SDK usage as warmfold's disjoint buckets (an absent field stays undefined). */

@@ -47,14 +47,10 @@ export function messageTokens(message: LanguageModelV3CallOptions['prompt'][numb
   return estimateMessageTokens(warmfoldMessage(message))
 }
 
-/** Estimated tokens of the tool definitions, as the token meter prices tools. */
-export function toolTokens(params: LanguageModelV3CallOptions): number {
-  return estimateToolsTokens(warmfoldTools(params.tools))
-}
-
 /** Estimated prompt tokens of `params` by the heuristic over everything: tools and every message. */
 export function estimatePrompt(params: LanguageModelV3CallOptions): number {
-  return toolTokens(params) + params.prompt.reduce((sum, message) => sum + messageTokens(message), 0)
+  const tools = estimateToolsTokens(warmfoldTools(params.tools))
+  return tools + params.prompt.reduce((sum, message) => sum + messageTokens(message), 0)
 }
 
 /**

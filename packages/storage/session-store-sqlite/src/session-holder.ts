@@ -32,7 +32,7 @@ export function takeHolder(db: SqliteDatabase, path: string, id: string): string
           `${state.reason}; close it there first`,
       )
     }
-    db.prepare('DELETE FROM holders WHERE session_id = ? AND token = ?').run(id, token)
+    dropHolder(db, id, token)
   }
   const self = currentProcess()
   const token = randomUUID()

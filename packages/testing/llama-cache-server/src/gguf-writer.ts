@@ -80,13 +80,8 @@ class ByteWriter {
   }
 
   toBytes(): Uint8Array {
-    const joined = new Uint8Array(this.length)
-    let offset = 0
-    for (const piece of this.pieces) {
-      joined.set(piece, offset)
-      offset += piece.length
-    }
-    return joined
+    // A plain Uint8Array, not the Buffer `concat` returns.
+    return new Uint8Array(Buffer.concat(this.pieces, this.length))
   }
 }
 

@@ -274,13 +274,8 @@ function readApiKey(name: string | undefined): string | undefined {
  * be appended to. Credentials are refused by the config parser without quoting them.
  */
 function checkBaseURL(baseURL: string): void {
-  let url: URL
-  try {
-    url = new URL(baseURL)
-  } catch {
-    return
-  }
-  if (url.search || url.hash)
+  const url = URL.canParse(baseURL) ? new URL(baseURL) : undefined
+  if (url && (url.search || url.hash))
     throw new TypeError(
       `CacheProbe: baseURL must not carry a query or fragment (requests go to {baseURL}/chat/completions), got ` +
         `${url.origin}${url.pathname}?…`,

@@ -66,38 +66,25 @@ export function codingStep(index: number, readChars: number): CodingStep {
     case 1: {
       const command = `pnpm tsc --noEmit -p packages/app-${i}`
       const error = `TS2322: Type 'string' is not assignable to type 'OrderTotal${i}'`
-      return {
-        name: 'bash',
-        arguments: json({ command }),
-        result: `packages/app-${i}/src/orders.ts(${12 + i},5): error ${error}.\nExit code: 2`,
-        isError: true,
-        artifacts: [
-          { class: 'command', text: command },
-          { class: 'path', text: `packages/app-${i}` },
-          { class: 'path', text: `packages/app-${i}/src/orders.ts` },
-          { class: 'error', text: error },
-        ],
-      }
+      return bashStep(command, `packages/app-${i}/src/orders.ts(${12 + i},5): error ${error}.\nExit code: 2`, true, [
+        { class: 'path', text: `packages/app-${i}` },
+        { class: 'path', text: `packages/app-${i}/src/orders.ts` },
+        { class: 'error', text: error },
+      ])
     }
     case 2: {
       const file = `test/feature-${i}.test.ts`
       const command = `pnpm vitest run ${file}`
       const failed = `FAIL ${file} > totals > adds tax for region ${i}`
       const assertion = `AssertionError: expected 119 to be 10${i} // Object.is equality`
-      return {
-        name: 'bash',
-        arguments: json({ command }),
-        result:
-          ` FAIL  ${file} > totals > adds tax for region ${i}\n${assertion}\n ❯ ${file}:${20 + i}:17\n\n Test ` +
-          `Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)\nExit code: 1`,
-        isError: true,
-        artifacts: [
-          { class: 'command', text: command },
-          { class: 'path', text: file },
-          { class: 'error', text: failed },
-          { class: 'error', text: assertion },
-        ],
-      }
+      const result =
+        ` FAIL  ${file} > totals > adds tax for region ${i}\n${assertion}\n ❯ ${file}:${20 + i}:17\n\n Test ` +
+        `Files  1 failed (1)\n      Tests  1 failed | 4 passed (5)\nExit code: 1`
+      return bashStep(command, result, true, [
+        { class: 'path', text: file },
+        { class: 'error', text: failed },
+        { class: 'error', text: assertion },
+      ])
     }
     case 3: {
       const path = `src/feature-${i}/cart.ts`
@@ -120,16 +107,7 @@ export function codingStep(index: number, readChars: number): CodingStep {
         '-  const rate = 0',
         '+  const rate = taxRate(cart.region)',
       ].join('\n')
-      return {
-        name: 'bash',
-        arguments: json({ command }),
-        result,
-        isError: false,
-        artifacts: [
-          { class: 'command', text: command },
-          { class: 'path', text: path },
-        ],
-      }
+      return bashStep(command, result, false, [{ class: 'path', text: path }])
     }
     default: {
       const folder = `src/feature-${i}`
@@ -137,20 +115,19 @@ export function codingStep(index: number, readChars: number): CodingStep {
       const result =
         `${folder}/cart.ts:42:export function computeTotal${i}(cart: Cart): number {\n${folder}/checkout.ts:17:  ` +
         `const total = computeTotal${i}(cart)`
-      return {
-        name: 'bash',
-        arguments: json({ command }),
-        result,
-        isError: false,
-        artifacts: [
-          { class: 'command', text: command },
-          { class: 'path', text: folder },
-          { class: 'path', text: `${folder}/cart.ts` },
-          { class: 'path', text: `${folder}/checkout.ts` },
-        ],
-      }
+      return bashStep(command, result, false, [
+        { class: 'path', text: folder },
+        { class: 'path', text: `${folder}/cart.ts` },
+        { class: 'path', text: `${folder}/checkout.ts` },
+      ])
     }
   }
+}
+
+/** A `bash` step running `command`; its artifacts are the command, then `others`. */
+function bashStep(command: string, result: string, isError: boolean, others: readonly PlantedArtifact[]): CodingStep {
+  const artifacts = [{ class: 'command' as const, text: command }, ...others]
+  return { name: 'bash', arguments: json({ command }), result, isError, artifacts }
 }
 
 /** The first user message of the coding workload. */

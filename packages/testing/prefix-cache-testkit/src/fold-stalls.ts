@@ -33,16 +33,11 @@ export function foldStalls(run: WorkloadRun, priced: PricedRun, latency: Latency
   // Every bracket takes its calls in send order, timed or not (a refused sync fold logs its
   // calls without a timing): skipping one would hand its calls to the brackets after it.
   let call = 0
-  const costs = brackets.map((fold) => {
-    const cost = summaryCosts.slice(call, call + fold.calls).reduce((sum, price) => sum + price, 0)
+  return brackets.flatMap((fold): FoldStall[] => {
+    const costUnits = summaryCosts.slice(call, call + fold.calls).reduce((sum, price) => sum + price, 0)
     call += fold.calls
-    return cost
-  })
-  return brackets.flatMap((fold, index): FoldStall[] => {
-    if (!fold.timing) return []
-    const costUnits = costs[index] as number
-    const { discarded } = fold
-    const timing = fold.timing as FoldTiming
+    const { timing, discarded } = fold
+    if (!timing) return []
     const base = {
       mode: timing.mode,
       foldMs: timing.readyAfterMs,

@@ -66,9 +66,7 @@ export class PrefixCache {
 
   /** Records a durable rewrite logged in `sessionId` (it will explain the next break). */
   noteRewrite(sessionId: string, rewrite: LoggedRewrite): void {
-    const pending = this.pendingRewrites.get(sessionId) ?? []
-    pending.push(rewrite)
-    this.pendingRewrites.set(sessionId, pending)
+    this.pendingRewrites.set(sessionId, [...(this.pendingRewrites.get(sessionId) ?? []), rewrite])
   }
 
   /** Charges one request and records what happened. */

@@ -32,21 +32,17 @@ export function workloadModel(
   const cacheTtl = Number.isFinite(ttlMs) ? { cacheTtlMs: ttlMs } : {}
   // And the prices the run is billed at, as an adapter carries its provider's.
   const cachePrices = workload.cachePrices ? { cachePrices: workload.cachePrices } : {}
+  const limits = { contextWindow: workload.window, defaultMaxTokens: workload.defaultMaxTokens }
   const models: Record<string, ModelInfo> = {
     [WORKLOAD_ROUTE.model]: {
-      contextWindow: workload.window,
-      defaultMaxTokens: workload.defaultMaxTokens,
+      ...limits,
       reasoning: { efforts: ['low', 'high', 'max'], defaultEffort: 'high' },
       ...cacheTtl,
       ...cachePrices,
     },
   }
   if (workload.summaryRoute)
-    models[workload.summaryRoute.model] ??= {
-      contextWindow: workload.window,
-      defaultMaxTokens: workload.defaultMaxTokens,
-      reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' },
-    }
+    models[workload.summaryRoute.model] ??= { ...limits, reasoning: { efforts: ['low', 'high'], defaultEffort: 'low' } }
   let step = 0
   let turn = 0
   let turnEnd = workload.turnSteps[0] as number
@@ -87,18 +83,7 @@ export function workloadModel(
     models,
     responses: async (request) => {
       const content = answer(request)
-      const outputTokens = tokensOf(
-        content.reduce(
-          (chars, block) =>
-            chars +
-            (block.type === 'text'
-              ? block.text.length
-              : block.type === 'tool-call'
-                ? block.name.length + block.arguments.length
-                : 0),
-          0,
-        ),
-      )
+      const outputTokens = tokensOf(content.reduce((chars, block) => chars + outputChars(block), 0))
       recordOutput(request, outputTokens)
       // Every request takes its modelled time on the virtual clock (prefill what it missed, read
       // what it hit, decode its output). The conversation waits for its own requests; a summary
@@ -110,4 +95,10 @@ export function workloadModel(
       return { content }
     },
   })
+}
+
+/** Characters of an answer block that count as output: a text, a tool call's name and arguments. */
+function outputChars(block: ContentBlock): number {
+  if (block.type === 'text') return block.text.length
+  return block.type === 'tool-call' ? block.name.length + block.arguments.length : 0
 }
