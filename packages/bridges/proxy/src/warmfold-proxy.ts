@@ -52,16 +52,16 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
     super(ctx, config)
     const ttlMs = Object.fromEntries(REQUEST_APIS.map((api) => [api, config.cacheTtlMs]))
     // With a price, the planner rewrites only where the replay is cheaper at its cache-read price.
-    const plannerOptions = { ttlMs, ...(config.prices === undefined ? {} : { cacheRead: config.prices.cacheRead }) }
+    const plannerOptions = { ttlMs, cacheRead: config.prices?.cacheRead }
     this.observer =
       config.observer ??
       new ProxyObserver({
-        ...(config.log === undefined ? {} : { log: config.log }),
-        ...(config.store === undefined ? {} : { store: config.store }),
+        log: config.log,
+        store: config.store,
         noBodies: config.noBodies,
         cacheTtlMs: config.cacheTtlMs,
         maxSessions: config.maxSessions,
-        ...(config.prices === undefined ? {} : { prices: config.prices }),
+        prices: config.prices,
         // Its own planner: one that only recognises summary requests when the forward plans none.
         recognize: new WarmSummaryPlanner(plannerOptions),
       })
@@ -98,8 +98,8 @@ export class WarmfoldProxy extends Service<WarmfoldProxy.Config> {
       upstream: new URL(config.upstream),
       host: config.host,
       port: config.port,
-      ...(config.token === undefined ? {} : { token: config.token }),
-      warmSummaries: config.warmSummaries,
+      token: config.token,
+      mode: config.warmSummaries,
       maxBodyBytes: config.maxBodyBytes,
       hold: { ms: config.maxHoldMs, bytes: config.maxHoldBytes },
       onHoldReleased: (request, reason) => this.ctx.emit('proxy/hold-released', request, reason),
@@ -134,11 +134,9 @@ function withoutCredentials(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1[credentials]@')
 }
 
-const LOOPBACK = /^(127(\.\d{1,3}){3}|localhost|::1|\[::1\])$/i
-
 /** Whether `host` only listens to this machine. */
 export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.test(host)
+  return /^(127(\.\d{1,3}){3}|localhost|::1|\[::1\])$/i.test(host)
 }
 
 export namespace WarmfoldProxy {

@@ -1,7 +1,7 @@
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import type { AnswerFacts, ProviderUsage } from '../proxy-exchange.ts'
 import type { AnswerState } from './read-answer-event.ts'
-import { emptyAnswerState, readAnswerEvent } from './read-answer-event.ts'
+import { readAnswerEvent } from './read-answer-event.ts'
 
 /** What an answer turned out to carry so far: the first text or the first tool call. */
 export type DecidedContent = 'text' | 'tool-call'
@@ -22,7 +22,7 @@ export type AnswerReading = Pick<
  * follow it). {@link AnswerReader.onDecided} is called once, when it is first known.
  */
 export class AnswerReader {
-  private readonly state: AnswerState = emptyAnswerState()
+  private readonly state: AnswerState = { text: false, reasoning: false, toolCall: false }
   private readonly decoder = new TextDecoder()
   private pending = ''
   private readonly jsonChunks: Buffer[] = []

@@ -9,8 +9,8 @@ import type { AnswerReader, AnswerReading } from './answer-reader.ts'
  */
 export class AnswerTap {
   private readonly decompressor: Transform | undefined
-  private readonly unsupported: string | undefined
-  private failure: string | undefined
+  /** Why the answer cannot be read: an encoding not read, or a decompression that failed. */
+  private problem: string | undefined
   private readonly drained: Promise<void>
 
   constructor(
@@ -22,14 +22,14 @@ export class AnswerTap {
     else if (encoding === 'deflate') this.decompressor = createInflate()
     else if (encoding === 'br') this.decompressor = createBrotliDecompress()
     else if (encoding !== '' && encoding !== 'identity')
-      this.unsupported = `the answer's content-encoding ${JSON.stringify(contentEncoding)} is not read`
+      this.problem = `the answer's content-encoding ${JSON.stringify(contentEncoding)} is not read`
     const decompressor = this.decompressor
     this.drained = decompressor
       ? new Promise((resolve) => {
           decompressor.on('data', (chunk: Buffer) => reader.push(chunk))
           decompressor.on('end', resolve)
           decompressor.on('error', (error) => {
-            this.failure = `the answer's ${encoding} stream could not be decompressed: ${error.message}`
+            this.problem = `the answer's ${encoding} stream could not be decompressed: ${error.message}`
             resolve()
           })
         })
@@ -38,19 +38,18 @@ export class AnswerTap {
 
   /** A chunk as it was passed on to the client. */
   write(chunk: Buffer): void {
-    if (this.unsupported !== undefined || this.failure !== undefined) return
+    if (this.problem !== undefined) return
     if (this.decompressor) this.decompressor.write(chunk)
     else this.reader.push(chunk)
   }
 
   /** The answer ended (or was `cut`); resolves with what the reader made of it. */
   async end(cut?: string): Promise<AnswerReading> {
-    if (this.decompressor && this.failure === undefined) {
+    if (this.decompressor && this.problem === undefined) {
       if (cut === undefined) this.decompressor.end()
       else this.decompressor.destroy()
       if (cut === undefined) await this.drained
     }
-    const problem = this.unsupported ?? this.failure
-    return this.reader.end(cut === undefined ? problem : `the answer was cut: ${cut}`)
+    return this.reader.end(cut === undefined ? this.problem : `the answer was cut: ${cut}`)
   }
 }

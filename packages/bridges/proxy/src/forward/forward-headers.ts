@@ -4,12 +4,6 @@ export const PROXY_TOKEN_HEADER = 'x-warmfold-proxy-token'
 /** Headers that describe one connection, not the message (RFC 9110 §7.6.1): never passed on. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'trailer'])
 
-/** Whether a header (any case) belongs to one hop only (`proxy-*` included). */
-export function isHopByHop(name: string): boolean {
-  const lower = name.toLowerCase()
-  return HOP_BY_HOP.has(lower) || lower.startsWith('proxy-')
-}
-
 /**
  * The headers to send upstream, from the client's `rawHeaders`: every name, case, order and value
  * kept, except hop-by-hop headers (and those the client's `connection` header names), the proxy's
@@ -18,35 +12,38 @@ export function isHopByHop(name: string): boolean {
  * came chunked or was rewritten).
  */
 export function forwardHeaders(rawHeaders: readonly string[], upstreamHost: string, bodyLength: number): string[] {
-  const named = connectionNamed(rawHeaders)
+  const kept = endToEndHeaders(rawHeaders)
   const headers: string[] = []
   let host = false
   let length = false
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    const name = rawHeaders[index] as string
+  for (let index = 0; index + 1 < kept.length; index += 2) {
+    const name = kept[index] as string
     const lower = name.toLowerCase()
-    if (isHopByHop(lower) || named.has(lower) || lower === PROXY_TOKEN_HEADER) continue
+    if (lower === PROXY_TOKEN_HEADER) continue
     if (lower === 'host') {
       if (!host) headers.push(name, upstreamHost)
       host = true
     } else if (lower === 'content-length') {
       if (!length) headers.push(name, String(bodyLength))
       length = true
-    } else headers.push(name, rawHeaders[index + 1] as string)
+    } else headers.push(name, kept[index + 1] as string)
   }
   if (!host) headers.unshift('host', upstreamHost)
   if (!length && bodyLength > 0) headers.push('content-length', String(bodyLength))
   return headers
 }
 
-/** The upstream answer's headers for the client: every one as sent, but hop-by-hop ones. */
-export function answerHeaders(rawHeaders: readonly string[]): string[] {
+/**
+ * What a proxy passes on of `rawHeaders`, either way: every header as sent, but hop-by-hop ones
+ * (`proxy-*` and those the `connection` header names included).
+ */
+export function endToEndHeaders(rawHeaders: readonly string[]): string[] {
   const named = connectionNamed(rawHeaders)
   const headers: string[] = []
   for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
     const name = rawHeaders[index] as string
     const lower = name.toLowerCase()
-    if (isHopByHop(lower) || named.has(lower)) continue
+    if (HOP_BY_HOP.has(lower) || lower.startsWith('proxy-') || named.has(lower)) continue
     headers.push(name, rawHeaders[index + 1] as string)
   }
   return headers

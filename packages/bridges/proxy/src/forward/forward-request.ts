@@ -4,7 +4,7 @@ import type { Agent as HttpsAgent } from 'node:https'
 import { request as httpsRequest } from 'node:https'
 import type { AnswerReading } from './answer-reader.ts'
 import type { AnswerTap } from './answer-tap.ts'
-import { answerHeaders, forwardHeaders } from './forward-headers.ts'
+import { endToEndHeaders, forwardHeaders } from './forward-headers.ts'
 
 /** Where requests go: the configured upstream URL and the connection pool for it. */
 export interface ForwardTarget {
@@ -77,6 +77,17 @@ function sendOnce(
   })
 }
 
+/** Answers `client` with `body` whole: JSON, unless `type` says otherwise. */
+export function sendWhole(client: ServerResponse, status: number, body: string, type = 'application/json'): void {
+  client.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) })
+  client.end(body)
+}
+
+/** The JSON body of an error the proxy answers itself: `{ error: { type, message, …details } }`. */
+export function errorBody(type: string, message: string, details: Readonly<Record<string, unknown>> = {}): string {
+  return JSON.stringify({ error: { type, message, ...details } })
+}
+
 /** How relaying one upstream answer ended. */
 export type RelayOutcome =
   | {
@@ -137,7 +148,7 @@ export function relayAnswer(
     const refusedFor = hold && status >= 400 ? `the rewritten request was answered with status ${status}` : undefined
 
     const open = (): void => {
-      client.writeHead(status, upstream.statusMessage, answerHeaders(upstream.rawHeaders))
+      client.writeHead(status, upstream.statusMessage, endToEndHeaders(upstream.rawHeaders))
     }
     let waitingForDrain = false
     const send = (chunk: Buffer): void => {
@@ -164,26 +175,31 @@ export function relayAnswer(
       hold?.onRelease(reason)
       flush()
     }
-    const refuse = async (reason: string, cut?: string): Promise<void> => {
+    // Resolves with the reading once it is read: relayed, or (given a reason) refused. Callers set `settled` first.
+    const settle = async (reading: AnswerReading | Promise<AnswerReading>, refusal?: string): Promise<void> => {
+      const read = await reading
+      const endedAt = Date.now()
+      if (refusal !== undefined) return resolve({ kind: 'refused', reason: refusal, reading: read, status, endedAt })
+      resolve({
+        kind: 'relayed',
+        reading: read,
+        status,
+        ...(firstByteAt === undefined ? {} : { firstByteAt }),
+        endedAt,
+      })
+    }
+    const refuse = (reason: string, cut?: string): void => {
       if (settled) return
       settled = true
       clearTimeout(holdTimer)
       held = undefined
       if (!ended) request.destroy()
-      const reading = await tap.end(cut)
-      resolve({ kind: 'refused', reason, reading, status, endedAt: Date.now() })
+      void settle(tap.end(cut), reason)
     }
-    const relayedWith = (reading: AnswerReading): RelayOutcome => ({
-      kind: 'relayed',
-      reading,
-      status,
-      ...(firstByteAt === undefined ? {} : { firstByteAt }),
-      endedAt: Date.now(),
-    })
-    const relayed = async (cut?: string): Promise<void> => {
+    const relayed = (cut?: string): void => {
       if (settled) return
       settled = true
-      resolve(relayedWith(await tap.end(cut)))
+      void settle(tap.end(cut))
     }
 
     if (!hold) open()
@@ -192,7 +208,7 @@ export function relayAnswer(
         // Once the upstream ended, the whole reading decides (below), not the first event read at the end.
         if (settled || held === undefined || ended) return
         if (content === 'text') flush()
-        else void refuse('the rewritten request was answered with a tool call')
+        else refuse('the rewritten request was answered with a tool call')
       }
       holdTimer = setTimeout(() => release(`it showed no text within ${hold.ms} ms`), hold.ms)
       holdTimer.unref()
@@ -214,29 +230,20 @@ export function relayAnswer(
       if (settled) return
       if (held === undefined) {
         client.end()
-        void relayed()
-        return
+        return relayed()
       }
-      if (refusedFor !== undefined) {
-        void refuse(refusedFor)
-        return
-      }
+      if (refusedFor !== undefined) return refuse(refusedFor)
       // Held to the end (a JSON answer, or a stream without text): decide on the whole reading.
       void tap.end().then((reading) => {
         if (settled) return
-        if (reading.content === 'tool-call' || reading.unreadable !== undefined) {
-          settled = true
-          const reason =
-            reading.content === 'tool-call'
-              ? 'the rewritten request was answered with a tool call'
-              : `the rewritten request's answer could not be read: ${reading.unreadable}`
-          resolve({ kind: 'refused', reason, reading, status, endedAt: Date.now() })
-          return
-        }
+        settled = true
+        if (reading.content === 'tool-call')
+          return settle(reading, 'the rewritten request was answered with a tool call')
+        if (reading.unreadable !== undefined)
+          return settle(reading, `the rewritten request's answer could not be read: ${reading.unreadable}`)
         flush()
         client.end()
-        settled = true
-        resolve(relayedWith(reading))
+        return settle(reading)
       })
     })
     upstream.on('error', () => undefined)
@@ -244,18 +251,16 @@ export function relayAnswer(
       clearTimeout(holdTimer)
       if (ended || settled) return
       const cut = 'the upstream connection closed before the answer ended'
-      if (held !== undefined) void refuse(`the rewritten request's answer was cut`, cut)
-      else {
-        client.destroy()
-        void relayed(cut)
-      }
+      if (held !== undefined) return refuse(`the rewritten request's answer was cut`, cut)
+      client.destroy()
+      relayed(cut)
     })
     client.on('close', () => {
       clearTimeout(holdTimer)
       if (client.writableFinished || ended) return
       request.destroy()
       held = undefined
-      void relayed('the client went away')
+      relayed('the client went away')
     })
   })
 }

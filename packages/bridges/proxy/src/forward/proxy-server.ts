@@ -2,8 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { Agent as HttpAgent, createServer } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import type { ExchangeObserver, InboundRequest, WarmMode, WarmPlanner } from '../proxy-exchange.ts'
+import type { ExchangeObserver, InboundRequest, WarmPlanner } from '../proxy-exchange.ts'
 import type { ForwardTarget } from './forward-request.ts'
+import { errorBody, sendWhole } from './forward-request.ts'
 import { readBody, tooLargeBody } from './read-body.ts'
 import { routeOf } from './route-of.ts'
 import { carriesToken, splitToken, unauthorizedBody } from './proxy-token.ts'
@@ -21,7 +22,7 @@ export interface ProxyAddress {
 /** What {@link startProxyServer} runs with. The observer and planner are read per request. */
 export interface ProxyServerOptions extends Pick<
   ExchangeParts,
-  'onPartError' | 'onFailOpen' | 'hold' | 'onHoldReleased'
+  'mode' | 'onPartError' | 'onFailOpen' | 'hold' | 'onHoldReleased'
 > {
   readonly upstream: URL
   readonly host: string
@@ -29,7 +30,6 @@ export interface ProxyServerOptions extends Pick<
   readonly port: number
   /** Required of every request when set (header or `/_t/<token>` path prefix). */
   readonly token?: string
-  readonly warmSummaries: WarmMode
   readonly maxBodyBytes: number
   readonly parts: () => { readonly observer: ExchangeObserver; readonly planner: WarmPlanner }
 }
@@ -58,37 +58,30 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     if (options.token !== undefined && !carriesToken(options.token, request.rawHeaders, pathToken)) {
       request.resume()
       const sent = pathToken !== undefined || request.headers['x-warmfold-proxy-token'] !== undefined
-      return sendJson(client, 401, unauthorizedBody(sent))
+      return sendWhole(client, 401, unauthorizedBody(sent))
     }
     const bare = path.split('?')[0] as string
     if (bare === '/_warmfold' || bare === '/_warmfold/' || bare === '/_warmfold/state.json') {
       request.resume()
       const { observer } = options.parts()
-      if (bare.endsWith('.json')) return sendJson(client, 200, JSON.stringify(observer.snapshot()))
-      const page = observer.renderPage()
-      client.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) })
-      client.end(page)
-      return
+      if (bare.endsWith('.json')) return sendWhole(client, 200, JSON.stringify(observer.snapshot()))
+      return sendWhole(client, 200, observer.renderPage(), 'text/html; charset=utf-8')
     }
     const route = routeOf(method, path)
     const reading = await readBody(request, options.maxBodyBytes)
     if (reading.outcome === 'aborted') return void client.destroy()
     if (reading.outcome === 'too-large') {
       client.shouldKeepAlive = false
-      return sendJson(client, 413, tooLargeBody(options.maxBodyBytes, reading.received, reading.declared))
+      return sendWhole(client, 413, tooLargeBody(options.maxBodyBytes, reading.received, reading.declared))
     }
     const inbound = inboundRequest(++nextId, reading.receivedAt, method, path, route, request.rawHeaders, reading.body)
-    await runExchange(inbound, client, { ...options, target, mode: options.warmSummaries, ...options.parts() })
+    await runExchange(inbound, client, { ...options, target, ...options.parts() })
   }
   const server = createServer((request, client) => {
     handle(request, client).catch((error: unknown) => {
       // A bug on the proxy's side: answer 500 if nothing was sent yet, never crash the process.
       if (!client.headersSent && !client.destroyed)
-        sendJson(
-          client,
-          500,
-          JSON.stringify({ error: { type: 'proxy_error', message: `warmfold proxy: ${String(error)}` } }),
-        )
+        sendWhole(client, 500, errorBody('proxy_error', `warmfold proxy: ${String(error)}`))
       else client.destroy()
     })
   })
@@ -111,11 +104,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       agent.destroy()
     },
   }
-}
-
-function sendJson(client: ServerResponse, status: number, body: string): void {
-  client.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-  client.end(body)
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { PROXY_TOKEN_HEADER, rawHeader } from './forward-headers.ts'
+import { errorBody } from './forward-request.ts'
 
 /** A request's path with the proxy token taken out of it, and the token it carried (if any). */
 export interface TokenSplit {
@@ -13,16 +14,15 @@ export interface TokenSplit {
  * token there); only when the proxy has a token, so without one such paths are forwarded as they are.
  */
 export function splitToken(url: string, hasToken: boolean): TokenSplit {
-  if (!hasToken || !url.startsWith('/_t/')) return { path: url, pathToken: undefined }
-  const end = url.slice(4).search(/[/?]/)
-  const raw = end === -1 ? url.slice(4) : url.slice(4, 4 + end)
+  const match = hasToken ? /^\/_t\/([^/?]*)([\s\S]*)$/.exec(url) : null
+  if (!match) return { path: url, pathToken: undefined }
+  const [, raw = '', rest = ''] = match
   let token = raw
   try {
     token = decodeURIComponent(raw)
   } catch {
     // A malformed escape is compared as it came.
   }
-  const rest = end === -1 ? '/' : url.slice(4 + end)
   return { path: rest.startsWith('/') ? rest : `/${rest}`, pathToken: token }
 }
 
@@ -40,14 +40,11 @@ export function carriesToken(token: string, rawHeaders: readonly string[], pathT
 
 /** The 401 answer's JSON body: says what to send, never the token. */
 export function unauthorizedBody(sent: boolean): string {
-  return JSON.stringify({
-    error: {
-      type: 'unauthorized',
-      message:
-        `warmfold proxy: ${sent ? 'the proxy token sent is wrong' : 'this proxy needs its token'}: send the header ` +
-        `${PROXY_TOKEN_HEADER}: <token>, or put /_t/<token> before the path in the agent's base URL`,
-    },
-  })
+  return errorBody(
+    'unauthorized',
+    `warmfold proxy: ${sent ? 'the proxy token sent is wrong' : 'this proxy needs its token'}: send the header ` +
+      `${PROXY_TOKEN_HEADER}: <token>, or put /_t/<token> before the path in the agent's base URL`,
+  )
 }
 
 function digest(text: string): Buffer {

@@ -15,10 +15,6 @@ export interface AnswerState {
   providerDiagnosis?: string
 }
 
-export function emptyAnswerState(): AnswerState {
-  return { text: false, reasoning: false, toolCall: false }
-}
-
 type Json = Record<string, unknown>
 
 function record(value: unknown): Json | undefined {
@@ -46,16 +42,14 @@ function id(state: AnswerState, value: unknown): void {
  * of Gemini's streamed JSON array) of `api` into `state`.
  */
 export function readAnswerEvent(api: RequestApi, state: AnswerState, event: Json): void {
-  switch (api) {
-    case 'anthropic-messages':
-      return readAnthropic(state, event)
-    case 'openai-chat':
-      return readChat(state, event)
-    case 'openai-responses':
-      return readResponses(state, event)
-    case 'gemini':
-      return readGemini(state, event)
-  }
+  READERS[api](state, event)
+}
+
+const READERS: Readonly<Record<RequestApi, (state: AnswerState, event: Json) => void>> = {
+  'anthropic-messages': readAnthropic,
+  'openai-chat': readChat,
+  'openai-responses': readResponses,
+  gemini: readGemini,
 }
 
 function anthropicUsage(state: AnswerState, usage: Json | undefined): void {
@@ -103,16 +97,17 @@ function readAnthropic(state: AnswerState, event: Json): void {
   }
 }
 
-function chatUsage(state: AnswerState, usage: Json | undefined): void {
+/** OpenAI usage: Chat's `prompt_tokens` and `completion_tokens`, Responses' `input_…` and `output_…`. */
+function openAiUsage(state: AnswerState, usage: Json | undefined, input: string, output: string): void {
   if (!usage) return
-  state.input = count(usage.prompt_tokens) ?? state.input
-  state.cacheRead = count(record(usage.prompt_tokens_details)?.cached_tokens) ?? state.cacheRead
-  state.output = count(usage.completion_tokens) ?? state.output
+  state.input = count(usage[`${input}_tokens`]) ?? state.input
+  state.cacheRead = count(record(usage[`${input}_tokens_details`])?.cached_tokens) ?? state.cacheRead
+  state.output = count(usage[`${output}_tokens`]) ?? state.output
 }
 
 function readChat(state: AnswerState, event: Json): void {
   id(state, event.id)
-  chatUsage(state, record(event.usage))
+  openAiUsage(state, record(event.usage), 'prompt', 'completion')
   for (const choice of list(event.choices)) {
     const part = record(record(choice)?.delta) ?? record(record(choice)?.message)
     if (!part) continue
@@ -146,11 +141,7 @@ function responsesBody(state: AnswerState, response: Json | undefined): void {
   if (!response) return
   id(state, response.id)
   const usage = record(response.usage)
-  if (usage) {
-    state.input = count(usage.input_tokens) ?? state.input
-    state.cacheRead = count(record(usage.input_tokens_details)?.cached_tokens) ?? state.cacheRead
-    state.output = count(usage.output_tokens) ?? state.output
-  }
+  openAiUsage(state, usage, 'input', 'output')
   diagnosis(state, response.prompt_cache_diagnostics ?? usage?.prompt_cache_diagnostics)
   for (const item of list(response.output)) responsesItem(state, record(item))
 }

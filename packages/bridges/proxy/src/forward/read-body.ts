@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { errorBody } from './forward-request.ts'
 
 /** The body of a request, or why there is none to forward. */
 export type BodyReading =
@@ -19,16 +20,6 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
     // The rest of a refused body is read and dropped so the client can read the 413, up to a bound.
     const drainLimit = Math.max(maxBytes * 4, 64 * 1024 * 1024)
     let size = 0
-    const declared = Number(request.headers['content-length'])
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      request.on('data', (chunk: Buffer) => {
-        size += chunk.length
-        if (size > drainLimit) request.destroy()
-      })
-      request.on('error', () => undefined)
-      resolve({ outcome: 'too-large', received: declared, declared: true })
-      return
-    }
     const chunks: Buffer[] = []
     let settled = false
     const settle = (reading: BodyReading): void => {
@@ -36,6 +27,9 @@ export function readBody(request: IncomingMessage, maxBytes: number): Promise<Bo
       settled = true
       resolve(reading)
     }
+    const declared = Number(request.headers['content-length'])
+    if (Number.isFinite(declared) && declared > maxBytes)
+      settle({ outcome: 'too-large', received: declared, declared: true })
     request.on('data', (chunk: Buffer) => {
       size += chunk.length
       if (settled) {
@@ -60,12 +54,9 @@ export function tooLargeBody(maxBytes: number, received: number, declared: boole
   const size = declared
     ? `its content-length is ${received} bytes`
     : `${received} bytes had arrived when it stopped reading`
-  return JSON.stringify({
-    error: {
-      type: 'request_too_large',
-      message: `warmfold proxy: the request body is over the limit of ${maxBytes} bytes (config maxBodyBytes): ${size}`,
-      limit: maxBytes,
-      received,
-    },
-  })
+  return errorBody(
+    'request_too_large',
+    `warmfold proxy: the request body is over the limit of ${maxBytes} bytes (config maxBodyBytes): ${size}`,
+    { limit: maxBytes, received },
+  )
 }

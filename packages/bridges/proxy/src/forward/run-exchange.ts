@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http'
-import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import type {
   AnswerFacts,
   Exchange,
@@ -15,7 +14,7 @@ import { AnswerReader } from './answer-reader.ts'
 import { AnswerTap } from './answer-tap.ts'
 import { rawHeader } from './forward-headers.ts'
 import type { ForwardTarget, RelayOutcome } from './forward-request.ts'
-import { relayAnswer, sendUpstream } from './forward-request.ts'
+import { errorBody, relayAnswer, sendUpstream, sendWhole } from './forward-request.ts'
 
 /** The parts an exchange runs with, read per request (a host may give the observer or planner late). */
 export interface ExchangeParts {
@@ -87,9 +86,7 @@ async function planFor(request: InboundRequest, parts: ExchangeParts): Promise<W
       if (!found) missed = true
       return found
     },
-    ...(observer.recentConversations
-      ? { recentConversations: (api: RequestApi) => observer.recentConversations!(api) }
-      : {}),
+    recentConversations: observer.recentConversations?.bind(observer),
   }
   try {
     const plan = parts.planner.plan(request, body, memory)
@@ -173,15 +170,8 @@ function sendUnreachable(client: ServerResponse, upstream: URL, cause: string): 
   if (client.headersSent || client.destroyed) return
   // Without user:password, should the configured URL carry any.
   const name = `${upstream.protocol}//${upstream.host}${upstream.pathname}`
-  const body = JSON.stringify({
-    error: {
-      type: 'upstream_unreachable',
-      message: `warmfold proxy: the upstream ${name} could not be reached: ${cause}`,
-      upstream: name,
-    },
-  })
-  client.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) })
-  client.end(body)
+  const message = `warmfold proxy: the upstream ${name} could not be reached: ${cause}`
+  sendWhole(client, 502, errorBody('upstream_unreachable', message, { upstream: name }))
 }
 
 function observe(parts: ExchangeParts, exchange: Exchange): void {

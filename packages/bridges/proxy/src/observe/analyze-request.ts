@@ -82,41 +82,28 @@ export function analyzePrompt(
   const scale = reported ? usage.inputTokens / promptChars : 0.25
   const tokens = (chars: number) => Math.round(chars * scale)
   const tokenScale = reported ? ('reported' as const) : ('chars/4' as const)
-  if (!compared) {
-    const divergence: PromptDivergence = { part: 'first' }
-    const phrase = describeDivergence(divergence)
-    // Keys in the exchange log's order: the log record spreads the analysis as it is.
-    return {
-      promptChars,
-      predictedCachedChars: 0,
-      predictedCachedTokens: 0,
-      tokenScale,
-      comparedWith: null,
-      divergence,
-      phrase,
-      cause: 'first',
-      explanation: `${phrase} in its session`,
-      lostTokens: 0,
-    }
-  }
-  const { divergence, changes } = compareSeenRequests(current, compared.seen)
+  const { divergence, changes } = compared
+    ? compareSeenRequests(current, compared.seen)
+    : { divergence: { part: 'first' } as PromptDivergence, changes: [] }
   const phrase = describeDivergence(divergence)
-  const sameFamily = current.family === compared.seen.family
-  const sharedChars = sameFamily ? (divergence.charOffset ?? 0) : 0
-  const comparedChars = charsOf(compared.seen.layout)
-  const idleMs = at - compared.at
+  // Keys in the exchange log's order: the log record spreads the analysis as it is.
   const result = (cause: ObservedCause, explanation: string, predictedChars: number, lost: number) => ({
     promptChars,
     predictedCachedChars: predictedChars,
     predictedCachedTokens: tokens(predictedChars),
     tokenScale,
-    comparedWith: compared.id,
+    comparedWith: compared?.id ?? null,
     divergence,
     phrase,
     cause,
     explanation,
     lostTokens: Math.max(0, Math.round(lost)),
   })
+  if (!compared) return result('first', `${phrase} in its session`, 0, 0)
+  const sameFamily = current.family === compared.seen.family
+  const sharedChars = sameFamily ? (divergence.charOffset ?? 0) : 0
+  const comparedChars = charsOf(compared.seen.layout)
+  const idleMs = at - compared.at
   if (idleMs > context.cacheTtlMs)
     return result(
       'expired',

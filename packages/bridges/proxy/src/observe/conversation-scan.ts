@@ -1,8 +1,18 @@
-import type { RequestApi } from '@warmfold/cache-ledger/prefix'
+import type { CanonicalRequest, RequestApi } from '@warmfold/cache-ledger/prefix'
 import { canonicalize, canonicalWireJson, RequestShapeError } from '@warmfold/cache-ledger/prefix'
 import type { RememberedRequest } from '../proxy-exchange.ts'
 import { comparableGeminiContents } from '../warm/gemini-call-ids.ts'
-import type { ObservedSession, RememberedConversation } from './session-table.ts'
+import type { RecalledConversation } from './recalled-conversations.ts'
+
+/** `body` canonicalized as `api` reads it; undefined when it is not a body of `api`. */
+export function canonicalOf(api: RequestApi, body: Readonly<Record<string, unknown>>): CanonicalRequest | undefined {
+  try {
+    return canonicalize({ body, headers: {} }, api)
+  } catch (error) {
+    if (error instanceof RequestShapeError) return undefined
+    throw error
+  }
+}
 
 /**
  * The canonical messages of `json` (system head left out), each as canonical wire JSON; Gemini
@@ -15,12 +25,7 @@ function comparableMessages(api: RequestApi, json: Readonly<Record<string, unkno
     api === 'gemini' && Array.isArray(json.contents)
       ? { ...json, contents: comparableGeminiContents(json.contents) }
       : json
-  try {
-    return canonicalize({ body, headers: {} }, api).messages.map((message) => canonicalWireJson(message.value))
-  } catch (error) {
-    if (error instanceof RequestShapeError) return undefined
-    throw error
-  }
+  return canonicalOf(api, body)?.messages.map((message) => canonicalWireJson(message.value))
 }
 
 function startsWith(list: readonly string[], prefix: readonly string[]): boolean {
@@ -37,7 +42,7 @@ function startsWith(list: readonly string[], prefix: readonly string[]): boolean
 export function scanConversations(
   api: RequestApi,
   json: Readonly<Record<string, unknown>>,
-  candidates: readonly { readonly at: number; readonly remembered: RememberedRequest }[],
+  candidates: readonly RecalledConversation[],
 ): RememberedRequest | undefined {
   const mine = comparableMessages(api, json)?.slice(0, -1)
   if (!mine || mine.length === 0) return undefined
@@ -54,16 +59,4 @@ export function scanConversations(
   if (best) return best.remembered
   if (mine.length < 2) return undefined
   return held.findLast(({ messages }) => messages.length > mine.length && startsWith(messages, mine))?.entry.remembered
-}
-
-/** The last conversation request of each of `sessions` of `api` forwarded within `ttlMs` of `now`. */
-export function heldWithin(
-  sessions: readonly ObservedSession[],
-  api: RequestApi,
-  now: number,
-  ttlMs: number,
-): RememberedConversation[] {
-  return sessions.flatMap((session) =>
-    session.last?.api === api && now - session.last.at <= ttlMs ? [session.last] : [],
-  )
 }

@@ -5,6 +5,9 @@ import type { PromptAnalysis } from './analyze-request.ts'
 /** Marks a proxy log line's `warmfold` record and its version. */
 export const PROXY_LOG_FORMAT = 'warmfold-proxy/1'
 
+/** What tokens cost: input-token units, and dollars when the price has a rate. */
+export type Cost = { readonly units: number; readonly usd: number | null }
+
 /** What a rewrite (or a dry run of one) changed and saved. */
 export interface RewriteRecord {
   /** `sent`: the rewritten body went upstream; `dry-run`: the original did, the rewrite was only logged. */
@@ -58,9 +61,9 @@ export interface ExchangeRecord extends Partial<PromptAnalysis> {
   /** The provider's own miss diagnosis, verbatim. */
   readonly providerDiagnosis?: string
   /** What the request cost (input-token units, dollars when the price has a rate); null without prices or usage. */
-  readonly cost: { readonly units: number; readonly usd: number | null } | null
+  readonly cost: Cost | null
   /** What the break cost: `lostTokens` at (1 − cache-read price); null without prices. */
-  readonly breakCost?: { readonly units: number; readonly usd: number | null } | null
+  readonly breakCost?: Cost | null
   readonly rewrite?: RewriteRecord
   /** The rewritten request failed (status or a tool call) and the original was sent once. */
   readonly failOpen?: {
@@ -81,7 +84,7 @@ export interface ExchangeRecord extends Partial<PromptAnalysis> {
 /** The record of an exchange the observer could not analyse (`error` says why); it is still logged. */
 export function unreadableRecord(exchange: Exchange, error: Error): ExchangeRecord {
   return {
-    log: 'warmfold-proxy/1',
+    log: PROXY_LOG_FORMAT,
     id: exchange.request.id,
     at: exchange.request.receivedAt,
     kind: 'unreadable',

@@ -1,22 +1,16 @@
 import type { ObservedCause } from './analyze-request.ts'
-import type { ExchangeRecord } from './exchange-record.ts'
-import type { ObservedSession } from './session-table.ts'
+import type { Cost, ExchangeRecord } from './exchange-record.ts'
+import type { ObservedSession, Tally } from './session-table.ts'
+import { addToTally, emptyTally, isBreak } from './session-table.ts'
 
 /** A session as the live page lists it. */
-export interface LiveSession {
+export interface LiveSession extends Readonly<Tally> {
   readonly key: string
   readonly by: string
   readonly agent: string
   readonly api: string
-  readonly requests: number
-  readonly compactions: number
-  readonly breaks: number
-  readonly inputTokens: number
-  readonly cacheReadTokens: number
   /** cache-read / input tokens, as the provider reported them; null before any usage. */
   readonly hitRate: number | null
-  readonly cost: number | null
-  readonly costUsd: number | null
   readonly lastAt: number
 }
 
@@ -29,7 +23,7 @@ export interface LiveBreak {
   readonly phrase: string
   readonly explanation: string
   readonly lostTokens: number
-  readonly cost: { readonly units: number; readonly usd: number | null } | null
+  readonly cost: Cost | null
   readonly providerDiagnosis?: string
 }
 
@@ -40,7 +34,7 @@ export interface LiveCompaction {
   readonly session: string | null
   readonly agent: string
   readonly phrase: string | null
-  readonly cost: { readonly units: number; readonly usd: number | null } | null
+  readonly cost: Cost | null
   readonly usage: ExchangeRecord['usage']
   readonly rewrite: ExchangeRecord['rewrite'] | null
   readonly failOpen: string | null
@@ -50,17 +44,7 @@ export interface LiveCompaction {
 export interface LiveSnapshot {
   readonly at: number
   readonly price: string | null
-  readonly totals: {
-    readonly requests: number
-    readonly unreadable: number
-    readonly breaks: number
-    readonly compactions: number
-    readonly inputTokens: number
-    readonly cacheReadTokens: number
-    readonly hitRate: number | null
-    readonly cost: number | null
-    readonly costUsd: number | null
-  }
+  readonly totals: Readonly<Tally> & { readonly unreadable: number; readonly hitRate: number | null }
   readonly sessions: readonly LiveSession[]
   /** The latest breaks, newest first. */
   readonly breaks: readonly LiveBreak[]
@@ -70,16 +54,14 @@ export interface LiveSnapshot {
   readonly unreadable: ReadonlyArray<{ readonly id: number; readonly reason: string }>
 }
 
+function hitRate(tally: Tally): number | null {
+  return tally.inputTokens ? tally.cacheReadTokens / tally.inputTokens : null
+}
+
 /** The live page's running totals and latest items (each list bounded to `keep`). */
 export class LiveState {
-  private requests = 0
+  private readonly totals = emptyTally()
   private unreadableCount = 0
-  private breakCount = 0
-  private compactionCount = 0
-  private inputTokens = 0
-  private cacheReadTokens = 0
-  private cost: number | null = null
-  private costUsd: number | null = null
   private readonly breaks: LiveBreak[] = []
   private readonly compactions: LiveCompaction[] = []
   private readonly unreadable: Array<{ id: number; reason: string }> = []
@@ -87,21 +69,12 @@ export class LiveState {
   constructor(private readonly keep: number) {}
 
   add(record: ExchangeRecord): void {
-    this.requests++
-    if (record.usage) {
-      this.inputTokens += record.usage.inputTokens
-      this.cacheReadTokens += record.usage.cacheReadTokens
-    }
-    if (record.cost) {
-      this.cost = (this.cost ?? 0) + record.cost.units
-      if (record.cost.usd !== null) this.costUsd = (this.costUsd ?? 0) + record.cost.usd
-    }
+    addToTally(this.totals, record)
     if (record.unreadable) {
       this.unreadableCount++
       this.push(this.unreadable, { id: record.id, reason: record.unreadable })
     }
-    if (record.kind === 'compaction') {
-      this.compactionCount++
+    if (record.kind === 'compaction')
       this.push(this.compactions, {
         id: record.id,
         at: record.at,
@@ -113,21 +86,18 @@ export class LiveState {
         rewrite: record.rewrite ?? null,
         failOpen: record.failOpen?.reason ?? null,
       })
-    }
-    if (record.kind === 'conversation' && record.cause && record.cause !== 'none' && record.cause !== 'first') {
-      this.breakCount++
+    if (isBreak(record))
       this.push(this.breaks, {
         id: record.id,
         at: record.at,
         session: record.session ?? '',
-        cause: record.cause,
+        cause: record.cause as ObservedCause,
         phrase: record.phrase ?? '',
         explanation: record.explanation ?? '',
         lostTokens: record.lostTokens ?? 0,
         cost: record.breakCost ?? null,
         ...(record.providerDiagnosis === undefined ? {} : { providerDiagnosis: record.providerDiagnosis }),
       })
-    }
   }
 
   snapshot(at: number, sessions: readonly ObservedSession[], price: string | null): LiveSnapshot {
@@ -135,15 +105,15 @@ export class LiveState {
       at,
       price,
       totals: {
-        requests: this.requests,
+        requests: this.totals.requests,
         unreadable: this.unreadableCount,
-        breaks: this.breakCount,
-        compactions: this.compactionCount,
-        inputTokens: this.inputTokens,
-        cacheReadTokens: this.cacheReadTokens,
-        hitRate: this.inputTokens ? this.cacheReadTokens / this.inputTokens : null,
-        cost: this.cost,
-        costUsd: this.costUsd,
+        breaks: this.totals.breaks,
+        compactions: this.totals.compactions,
+        inputTokens: this.totals.inputTokens,
+        cacheReadTokens: this.totals.cacheReadTokens,
+        hitRate: hitRate(this.totals),
+        cost: this.totals.cost,
+        costUsd: this.totals.costUsd,
       },
       sessions: sessions.map((session) => ({
         key: session.key,
@@ -155,7 +125,7 @@ export class LiveState {
         breaks: session.breaks,
         inputTokens: session.inputTokens,
         cacheReadTokens: session.cacheReadTokens,
-        hitRate: session.inputTokens ? session.cacheReadTokens / session.inputTokens : null,
+        hitRate: hitRate(session),
         cost: session.cost,
         costUsd: session.costUsd,
         lastAt: session.lastAt,

@@ -4,7 +4,7 @@ import { describeJson, isRecord, readWireRequest, seenRequestOf } from '@warmfol
 import type { Exchange, ProviderUsage } from '../proxy-exchange.ts'
 import type { PromptAnalysis } from './analyze-request.ts'
 import { analyzePrompt, charsOf } from './analyze-request.ts'
-import type { ExchangeRecord, RewriteRecord } from './exchange-record.ts'
+import type { Cost, ExchangeRecord, RewriteRecord } from './exchange-record.ts'
 import { PROXY_LOG_FORMAT } from './exchange-record.ts'
 import type { ProxyPrice, ResolvedObserverOptions } from './observer-options.ts'
 import { agentOf, sessionKeyOf } from './session-key.ts'
@@ -16,10 +16,7 @@ export function sha256(bytes: Buffer): string {
 }
 
 /** What `usage` cost at `price` (input-token units, and dollars when the price has a rate); null without either. */
-export function costOf(
-  usage: ProviderUsage | undefined,
-  price: ProxyPrice | undefined,
-): { units: number; usd: number | null } | null {
+export function costOf(usage: ProviderUsage | undefined, price: ProxyPrice | undefined): Cost | null {
   if (!usage || !price) return null
   const uncached = Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens)
   const units =
@@ -87,10 +84,9 @@ export function observeExchange(
   exchange: Exchange,
   table: SessionTable,
   options: ResolvedObserverOptions,
-  parsed: ParsedBody = parseBody(exchange.sent),
+  parsed: ParsedBody,
 ): ObservedExchange {
   const { request, answer } = exchange
-  const query = request.url.indexOf('?')
   const summary = exchange.plan?.action === 'rewrite' || !!exchange.plan?.summary || !!exchange.failOpen
   const agent = agentOf(request.headers)
   const base = {
@@ -98,7 +94,7 @@ export function observeExchange(
     id: request.id,
     at: request.receivedAt,
     method: request.method,
-    path: query === -1 ? request.url : request.url.slice(0, query),
+    path: request.url.split('?')[0] as string,
     agent,
     status: answer.status,
     streamed: answer.streamed,
@@ -160,7 +156,7 @@ export function observeExchange(
 }
 
 /** What re-prefilling `lostTokens` cost over reading them from the cache. */
-function breakCostOf(lostTokens: number, price: ProxyPrice): { units: number; usd: number | null } {
+function breakCostOf(lostTokens: number, price: ProxyPrice): Cost {
   const units = lostTokens * (1 - price.cacheRead)
   return { units, usd: unitsUsd(units, price) }
 }

@@ -37,8 +37,6 @@ export class ObserverLog {
   private writing: Promise<void> | undefined
   /** The first write error; later lines are dropped and {@link close} rejects with it. */
   private failure: Error | undefined
-  /** Lines written so far. */
-  written = 0
 
   /** @param onError told once, on the first failure (the observer never throws into the forward). */
   constructor(
@@ -69,7 +67,6 @@ export class ObserverLog {
         const batch = this.pending
         this.pending = []
         await handle.write(batch.join(''))
-        this.written += batch.length
       }
     } catch (error) {
       this.failure = new Error(`the proxy log ${JSON.stringify(this.path)} cannot be written: ${String(error)}`, {

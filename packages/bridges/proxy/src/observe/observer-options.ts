@@ -54,19 +54,12 @@ export interface ObserverOptions {
   readonly recognize?: WarmPlanner
 }
 
-/** {@link ObserverOptions} with every default applied. */
-export interface ResolvedObserverOptions {
-  readonly log: string | undefined
-  readonly noBodies: boolean
-  readonly cacheTtlMs: number
-  readonly maxSessions: number
-  readonly forgetAfterTtls: number
-  readonly prices: ProxyPrice | undefined
-  readonly providerToleranceTokens: number
-  readonly liveItems: number
-  readonly now: () => number
-  readonly recognize: WarmPlanner | undefined
-}
+/** The options that have no default. */
+type Undefaulted = 'log' | 'prices' | 'recognize'
+
+/** {@link ObserverOptions} (but `store`, which the observer takes as given) with every default applied. */
+export type ResolvedObserverOptions = Required<Omit<ObserverOptions, 'store' | Undefaulted>> &
+  Pick<ObserverOptions, Undefaulted>
 
 /** The default cache TTL: 5 minutes (Anthropic's default cache, OpenAI's in-memory retention). */
 export const DEFAULT_OBSERVER_CACHE_TTL_MS = 300_000

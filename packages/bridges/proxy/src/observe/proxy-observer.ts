@@ -1,5 +1,5 @@
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
-import { canonicalize, isRecord, RequestShapeError, seenRequestOf } from '@warmfold/cache-ledger/prefix'
+import { isRecord, seenRequestOf } from '@warmfold/cache-ledger/prefix'
 import type { Exchange, ExchangeObserver, RememberedRequest } from '../proxy-exchange.ts'
 import { redactUrl } from '../redact-headers.ts'
 import type { ExchangeRecord } from './exchange-record.ts'
@@ -8,14 +8,15 @@ import type { LiveSnapshot } from './live-state.ts'
 import { LiveState } from './live-state.ts'
 import type { ParsedBody } from './observe-exchange.ts'
 import { observeExchange, parseBody } from './observe-exchange.ts'
-import { heldWithin, scanConversations } from './conversation-scan.ts'
+import { canonicalOf, scanConversations } from './conversation-scan.ts'
 import { logLineOf, ObserverLog } from './observer-log.ts'
 import type { ProxyStore } from './proxy-store.ts'
+import type { RecalledConversation } from './recalled-conversations.ts'
 import { RecalledConversations } from './recalled-conversations.ts'
 import type { ObserverOptions, ResolvedObserverOptions } from './observer-options.ts'
 import { resolveObserverOptions } from './observer-options.ts'
 import { renderLivePage } from './render-live-page.ts'
-import { SessionTable } from './session-table.ts'
+import { addToTally, SessionTable } from './session-table.ts'
 
 /** What the observer holds, for tests and the bench: it follows the live sessions, not the requests seen. */
 export interface ObserverMemory {
@@ -103,14 +104,8 @@ export class ProxyObserver implements ExchangeObserver {
 
   /** {@link lastConversationFor} over what is analysed so far (the analysis itself asks this way). */
   private conversationFor(api: RequestApi, json: Readonly<Record<string, unknown>>): RememberedRequest | undefined {
-    if (!isRecord(json)) return undefined
-    let canonical
-    try {
-      canonical = canonicalize({ body: json, headers: {} }, api)
-    } catch (error) {
-      if (error instanceof RequestShapeError) return undefined
-      throw error
-    }
+    const canonical = isRecord(json) ? canonicalOf(api, json) : undefined
+    if (!canonical) return undefined
     const seen = seenRequestOf(canonical, this.table.interner, 0)
     try {
       const messages = seen.layout.segments.length - seen.layout.headSegments
@@ -122,8 +117,18 @@ export class ProxyObserver implements ExchangeObserver {
     } finally {
       this.table.release(seen.layout)
     }
-    const held = heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs)
-    return scanConversations(api, json, [...held, ...(this.recalled?.candidates(api) ?? [])])
+    return scanConversations(api, json, this.heldConversations(api))
+  }
+
+  /** Each session's last conversation request of `api` within the cache TTL, and those recalled from other replicas. */
+  private heldConversations(api: RequestApi): RecalledConversation[] {
+    const now = this.options.now()
+    const held = this.table
+      .list()
+      .flatMap((session) =>
+        session.last?.api === api && now - session.last.at <= this.options.cacheTtlMs ? [session.last] : [],
+      )
+    return [...held, ...(this.recalled?.candidates(api) ?? [])]
   }
 
   /**
@@ -132,11 +137,9 @@ export class ProxyObserver implements ExchangeObserver {
    */
   recentConversations(api: RequestApi): RememberedRequest[] {
     this.drain()
-    const held = [
-      ...heldWithin(this.table.list(), api, this.options.now(), this.options.cacheTtlMs),
-      ...(this.recalled?.candidates(api) ?? []),
-    ]
-    return held.toSorted((left, right) => right.at - left.at).map((entry) => entry.remembered)
+    return this.heldConversations(api)
+      .toSorted((left, right) => right.at - left.at)
+      .map((entry) => entry.remembered)
   }
 
   /** The live page (`/_warmfold/`): server-rendered HTML that polls `state.json` every 2 s. */
@@ -238,21 +241,9 @@ export class ProxyObserver implements ExchangeObserver {
       json = observed.json
       const { session, seen } = observed
       if (session && seen) {
-        session.requests++
-        const usage = exchange.answer.usage
-        if (usage) {
-          session.inputTokens += usage.inputTokens
-          session.cacheReadTokens += usage.cacheReadTokens
-        }
-        if (record.cost) {
-          session.cost = (session.cost ?? 0) + record.cost.units
-          if (record.cost.usd !== null) session.costUsd = (session.costUsd ?? 0) + record.cost.usd
-        }
+        addToTally(session, record)
         const answered = exchange.answer.status < 400
-        if (record.kind === 'compaction') {
-          session.compactions++
-          if (answered) session.summarySince = true
-        } else if (record.cause !== 'none' && record.cause !== 'first') session.breaks++
+        if (record.kind === 'compaction' && answered) session.summarySince = true
         if (record.kind === 'conversation' && answered && json) {
           if (this.store && !this.options.noBodies)
             this.store.remember({

@@ -1,6 +1,7 @@
 import type { RequestApi } from '@warmfold/cache-ledger/prefix'
 import { isRecord } from '@warmfold/cache-ledger/prefix'
 import type { RememberedRequest } from '../proxy-exchange.ts'
+import { parseBody } from './observe-exchange.ts'
 import type { ProxyStore, StoredConversation } from './proxy-store.ts'
 
 /** A conversation request another replica forwarded, as the observer's memory holds it. */
@@ -49,10 +50,6 @@ export class RecalledConversations {
     return [...this.held.values()].filter((entry) => entry.remembered.api === api)
   }
 
-  get size(): number {
-    return this.held.size
-  }
-
   private sweep(now: number): void {
     for (const [key, entry] of this.held) if (now - entry.at > this.ttlMs) this.held.delete(key)
   }
@@ -60,14 +57,10 @@ export class RecalledConversations {
 
 /** `stored` as the warm room reads a remembered request; undefined when its body is not a JSON object. */
 function rememberedOf(stored: StoredConversation): RememberedRequest | undefined {
-  let json: unknown
-  try {
-    json = JSON.parse(stored.body)
-  } catch {
-    return undefined
-  }
-  if (!isRecord(json)) return undefined
   const body = Buffer.from(stored.body, 'utf8')
+  const parsed = parseBody(body)
+  const json = 'json' in parsed ? parsed.json : undefined
+  if (!isRecord(json)) return undefined
   return {
     request: {
       id: stored.id,

@@ -1,3 +1,4 @@
+import type { Cost } from './exchange-record.ts'
 import type { LiveSnapshot } from './live-state.ts'
 
 const ESCAPES: Readonly<Record<string, string>> = {
@@ -13,18 +14,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (character) => ESCAPES[character] as string)
 }
 
-const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
-
-function count(value: number): string {
-  return integer.format(value)
-}
+/** A whole number with thousands separators (`format` is bound to its formatter). */
+const count = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 }).format
 
 function percent(value: number | null): string {
   return value === null ? '—' : `${(value * 100).toFixed(1)} %`
 }
 
 /** Dollars when the price has a rate, else input-token units; `—` without prices or usage. */
-function money(cost: { readonly units: number; readonly usd: number | null } | null): string {
+function money(cost: Cost | null): string {
   if (!cost) return '—'
   return cost.usd === null ? `${count(cost.units)} input-token units` : `$${cost.usd.toFixed(4)}`
 }

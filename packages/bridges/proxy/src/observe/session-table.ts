@@ -3,6 +3,7 @@ import { SegmentInterner } from '@warmfold/cache-ledger/prefix'
 import type { RememberedRequest } from '../proxy-exchange.ts'
 import type { IndexedRequest } from './conversation-index.ts'
 import { ConversationIndex } from './conversation-index.ts'
+import type { ExchangeRecord } from './exchange-record.ts'
 import type { SessionKey } from './session-key.ts'
 
 /** A session's last conversation request: its layout (interned), and the whole request for the warm room. */
@@ -13,14 +14,8 @@ export interface RememberedConversation extends IndexedRequest {
   readonly session: ObservedSession
 }
 
-/** One session: its requests' sums and what it remembers. */
-export interface ObservedSession {
-  readonly key: string
-  /** `header …`, `body …` or `containment`. */
-  readonly by: string
-  readonly api: RequestApi
-  readonly agent: string
-  lastAt: number
+/** Running sums over requests: a session's, or the live page's totals. */
+export interface Tally {
   requests: number
   compactions: number
   breaks: number
@@ -29,6 +24,40 @@ export interface ObservedSession {
   /** Input-token units; null without prices. */
   cost: number | null
   costUsd: number | null
+}
+
+export function emptyTally(): Tally {
+  return { requests: 0, compactions: 0, breaks: 0, inputTokens: 0, cacheReadTokens: 0, cost: null, costUsd: null }
+}
+
+/** Whether `record` is a break: a conversation request with a cause other than `none` and `first`. */
+export function isBreak(record: ExchangeRecord): boolean {
+  return record.kind === 'conversation' && !!record.cause && record.cause !== 'none' && record.cause !== 'first'
+}
+
+/** Adds one exchange's record to `tally`. */
+export function addToTally(tally: Tally, record: ExchangeRecord): void {
+  tally.requests++
+  if (record.usage) {
+    tally.inputTokens += record.usage.inputTokens
+    tally.cacheReadTokens += record.usage.cacheReadTokens
+  }
+  if (record.cost) {
+    tally.cost = (tally.cost ?? 0) + record.cost.units
+    if (record.cost.usd !== null) tally.costUsd = (tally.costUsd ?? 0) + record.cost.usd
+  }
+  if (record.kind === 'compaction') tally.compactions++
+  else if (isBreak(record)) tally.breaks++
+}
+
+/** One session: its requests' sums and what it remembers. */
+export interface ObservedSession extends Tally {
+  readonly key: string
+  /** `header …`, `body …` or `containment`. */
+  readonly by: string
+  readonly api: RequestApi
+  readonly agent: string
+  lastAt: number
   /** The last conversation request the provider answered. */
   last?: RememberedConversation
   /** A summary request was observed since `last`. */
@@ -76,13 +105,7 @@ export class SessionTable {
         api,
         agent,
         lastAt: at,
-        requests: 0,
-        compactions: 0,
-        breaks: 0,
-        inputTokens: 0,
-        cacheReadTokens: 0,
-        cost: null,
-        costUsd: null,
+        ...emptyTally(),
         summarySince: false,
       }
     }
@@ -111,10 +134,6 @@ export class SessionTable {
   /** The live sessions, most recently active first. */
   list(): ObservedSession[] {
     return [...this.sessions.values()].toReversed()
-  }
-
-  get size(): number {
-    return this.sessions.size
   }
 
   /** Drops idle sessions and the least recently active beyond the bound. */

@@ -24,25 +24,22 @@ function hasPrefixedId(content: unknown): boolean {
 function stripPart(part: unknown): unknown {
   if (!isRecord(part)) return part
   const call = part.functionCall
-  if (isRecord(call) && prefixed(call))
-    return { ...part, functionCall: { name: call.name, args: call.args, id: bare(call) } }
+  const callId = bareId(call)
+  if (isRecord(call) && callId !== undefined)
+    return { ...part, functionCall: { name: call.name, args: call.args, id: callId } }
   const response = part.functionResponse
-  if (isRecord(response) && prefixed(response))
-    return { ...part, functionResponse: { name: response.name, response: response.response, id: bare(response) } }
+  const responseId = bareId(response)
+  if (isRecord(response) && responseId !== undefined)
+    return { ...part, functionResponse: { name: response.name, response: response.response, id: responseId } }
   return part
 }
 
-function nameOf(call: Readonly<Record<string, unknown>>): string {
+/** A call's (or response's) `id` without its `NAME__` prefix; undefined when it carries none. */
+function bareId(call: unknown): string | undefined {
+  if (!isRecord(call) || typeof call.id !== 'string') return undefined
   const name = typeof call.name === 'string' ? call.name.trim() : ''
-  return name === '' ? 'generic_tool' : name
-}
-
-function prefixed(call: Readonly<Record<string, unknown>>): boolean {
-  return typeof call.id === 'string' && call.id.startsWith(`${nameOf(call)}__`)
-}
-
-function bare(call: Readonly<Record<string, unknown>>): string {
-  return (call.id as string).slice(nameOf(call).length + 2)
+  const prefix = `${name === '' ? 'generic_tool' : name}__`
+  return call.id.startsWith(prefix) ? call.id.slice(prefix.length) : undefined
 }
 
 /** Part keys that differ between Gemini CLI's conversation path and its compression call, never the content. */

@@ -93,18 +93,16 @@ function snippetOf(item: unknown): string {
 function firstText(value: unknown, depth: number): string | undefined {
   if (typeof value === 'string') return value
   if (depth > 4) return undefined
-  if (Array.isArray(value)) {
-    for (const entry of value) {
-      const text = firstText(entry, depth + 1)
-      if (text !== undefined && text.trim() !== '') return text
-    }
-    return undefined
+  const entries = Array.isArray(value)
+    ? value
+    : isRecord(value)
+      ? ['text', 'content', 'output', 'parts', 'response']
+          .map((key) => value[key])
+          .filter((entry) => entry !== undefined)
+      : []
+  for (const entry of entries) {
+    const text = firstText(entry, depth + 1)
+    if (text !== undefined && text.trim() !== '') return text
   }
-  if (!isRecord(value)) return undefined
-  for (const key of ['text', 'content', 'output', 'parts', 'response'])
-    if (value[key] !== undefined) {
-      const text = firstText(value[key], depth + 1)
-      if (text !== undefined && text.trim() !== '') return text
-    }
   return undefined
 }

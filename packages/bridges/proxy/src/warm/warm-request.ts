@@ -50,7 +50,7 @@ export function buildWarmRequest(parts: WarmRequestParts): WarmRequest {
   const items = [...(Array.isArray(own) ? own : [{ role: 'user', content: own }]), ...parts.extra]
   const inside = appendInside(api, items.at(-1), parts.text)
   if (inside) items[items.length - 1] = inside
-  else items.push(userMessage(api, parts.text))
+  else items.push(USER_MESSAGE[api](parts.text))
   const outputKeys = OUTPUT_KEYS[api]
   const json: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(conversation)) {
@@ -65,17 +65,12 @@ export function buildWarmRequest(parts: WarmRequestParts): WarmRequest {
   return { json, placement: inside ? 'inside-last' : 'new-message', notes }
 }
 
-function userMessage(api: RequestApi, text: string): Record<string, unknown> {
-  switch (api) {
-    case 'openai-chat':
-      return { role: 'user', content: text }
-    case 'openai-responses':
-      return { type: 'message', role: 'user', content: [{ type: 'input_text', text }] }
-    case 'anthropic-messages':
-      return { role: 'user', content: [{ type: 'text', text }] }
-    case 'gemini':
-      return { role: 'user', parts: [{ text }] }
-  }
+/** A user message of each API holding `text`. */
+const USER_MESSAGE: Readonly<Record<RequestApi, (text: string) => Record<string, unknown>>> = {
+  'openai-chat': (text) => ({ role: 'user', content: text }),
+  'openai-responses': (text) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }),
+  'anthropic-messages': (text) => ({ role: 'user', content: [{ type: 'text', text }] }),
+  gemini: (text) => ({ role: 'user', parts: [{ text }] }),
 }
 
 /** The trailing user message with the text appended after its tool results, or undefined. */

@@ -131,7 +131,7 @@ export class WarmSummaryPlanner implements WarmPlanner {
     const recognition: SummaryRecognition = {
       agent: match?.known.agent ?? 'structure',
       confidence,
-      reason: match ? `${match.known.name} markers (${markerNames(match)}); ${structure}` : structure,
+      reason: match ? `${markersFound(match)}; ${structure}` : structure,
     }
     const leave = (why: string): WarmPlan => ({ action: 'forward', reason: why, summary: recognition })
     if (!match) return leave("a summary request by its structure, but no known agent's markers: left alone")
@@ -194,13 +194,7 @@ export class WarmSummaryPlanner implements WarmPlanner {
         { api, json: built.json, replays: conversation, recognition, at: request.receivedAt },
         view.items,
       )
-    return {
-      action: 'rewrite',
-      body: Buffer.from(JSON.stringify(built.json)),
-      recognition,
-      replays: conversation,
-      diff,
-    }
+    return rewrite(built.json, recognition, conversation, diff)
   }
 
   /** A call that extends a rewritten request by the model's answer and a new instruction: extend the rewrite. */
@@ -237,18 +231,22 @@ export class WarmSummaryPlanner implements WarmPlanner {
       built.notes,
     )
     this.rewritten.remember({ api, json: built.json, replays: extended.replays, recognition, at }, view.items)
-    return {
-      action: 'rewrite',
-      body: Buffer.from(JSON.stringify(built.json)),
-      recognition,
-      replays: extended.replays,
-      diff,
-    }
+    return rewrite(built.json, recognition, extended.replays, diff)
   }
 
   private ttlOf(api: RequestApi): number {
     return this.options.ttlMs?.[api] ?? DEFAULT_TTL_MS
   }
+}
+
+/** The plan that sends `json`, the warm rewrite, in place of the summary request. */
+function rewrite(
+  json: Readonly<Record<string, unknown>>,
+  recognition: SummaryRecognition,
+  replays: RememberedRequest,
+  diff: readonly string[],
+): WarmPlan {
+  return { action: 'rewrite', body: Buffer.from(JSON.stringify(json)), recognition, replays, diff }
 }
 
 /** A summary request left as the agent sent it, with why. */
@@ -260,15 +258,15 @@ function left(match: AgentMatch, confidence: number, reason: string): WarmPlan {
     summary: {
       agent: match.known.agent,
       confidence: rounded(confidence + MARKER_CONFIDENCE * (markers - 1)),
-      reason: `${match.known.name} markers (${markerNames(match)})`,
+      reason: markersFound(match),
     },
   }
 }
 
-function markerNames(match: AgentMatch): string {
-  return [match.systemMarker ? 'system prompt' : '', match.instructionMarker ? 'instruction' : '']
-    .filter(Boolean)
-    .join(' and ')
+/** `Codex CLI markers (instruction)`: the agent, and which of its markers the request carries. */
+function markersFound(match: AgentMatch): string {
+  const which = [match.systemMarker ? 'system prompt' : '', match.instructionMarker ? 'instruction' : '']
+  return `${match.known.name} markers (${which.filter(Boolean).join(' and ')})`
 }
 
 /** A confidence within 0..1, to two decimals (0.4 + 0.2 is 0.6, not 0.6000000000000001). */
