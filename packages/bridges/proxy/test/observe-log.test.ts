@@ -5,6 +5,8 @@ import { join } from 'node:path'
 import { REQUEST_APIS } from '@warmfold/cache-ledger/prefix'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ProxyObserver, REDACTED } from '../src/index.ts'
+import { unreadableRecord } from '../src/observe/exchange-record.ts'
+import { logLineOf } from '../src/observe/observer-log.ts'
 import type { CapturedRequest } from './support/observe-capture.ts'
 import { exchangeOf, usage } from './support/observe-capture.ts'
 import { readProxyLog } from './support/observe-log-lines.ts'
@@ -83,6 +85,17 @@ describe('the proxy log', () => {
     })
     const text = await readFile(log, 'utf8')
     expect(text).not.toContain('kettle')
+  })
+
+  it('never holds a body the record says is not logged, even when the analysis failed after reading it', async () => {
+    // The observer turns an exchange whose analysis threw midway into an unreadable record with
+    // bodyLogged false, while the body it had parsed is still at hand.
+    const [request] = await capture('anthropic-messages', [[H2, {}]])
+    const exchange = exchangeOf(request as CapturedRequest, { id: 1, at: 1 })
+    const json = JSON.parse((request as CapturedRequest).body.toString('utf8')) as object
+    const line = logLineOf(exchange, unreadableRecord(exchange, new Error('index out of step')), json)
+    expect('body' in line).toBe(false)
+    expect(JSON.stringify(line)).not.toContain('kettle')
   })
 
   it('logs a body that is not JSON, or not its API shape, as unreadable with the reason', async () => {

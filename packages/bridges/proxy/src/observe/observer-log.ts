@@ -15,13 +15,15 @@ export function logLineOf(
   json: object | undefined,
 ): Record<string, unknown> {
   const { request } = exchange
-  const withBody = record.bodyLogged && (record.kind === 'conversation' || record.kind === 'compaction')
-  const body = json ?? (record.kind === 'unreadable' && record.bodyLogged ? exchange.sent.toString('utf8') : undefined)
+  // Only what the record says is logged: an analysis that failed after parsing still has `json`.
+  const unreadable = record.kind === 'unreadable'
+  const withBody = record.bodyLogged && (record.kind === 'conversation' || record.kind === 'compaction' || unreadable)
+  const body = withBody ? (json ?? (unreadable ? exchange.sent.toString('utf8') : undefined)) : undefined
   return {
     t: request.receivedAt,
     url: redactUrl(request.url),
     headers: redactHeaders(request.headers),
-    ...((withBody || record.kind === 'unreadable') && body !== undefined ? { body } : {}),
+    ...(body === undefined ? {} : { body }),
     warmfold: record,
   }
 }
