@@ -1,3 +1,5 @@
+import { describeProfileValue as describe } from './profile-value.ts'
+
 /**
  * How long a provider takes to answer one request, as four figures: a fixed time to first token
  * and three rates (prompt tokens prefilled, prompt tokens read from the cache, output tokens).
@@ -151,12 +153,4 @@ export function latencyProfileFromJson(value: unknown, source: string): LatencyP
 /** The built-in profile called `name`, or undefined. */
 export function builtinLatencyProfile(name: string): LatencyProfile | undefined {
   return Object.hasOwn(LATENCY_PROFILES, name) ? LATENCY_PROFILES[name as LatencyProfileName] : undefined
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (Array.isArray(value)) return 'an array'
-  // JSON.stringify prints Infinity and NaN as null, which would hide the value.
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value)
-  return JSON.stringify(value) ?? String(value)
 }

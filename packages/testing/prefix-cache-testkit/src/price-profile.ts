@@ -1,3 +1,5 @@
+import { describeProfileValue as describe } from './profile-value.ts'
+
 /**
  * What a provider charges, per token, relative to one uncached input token. Costs computed with
  * a profile are in "input-token" units: 1 is the price of one uncached prompt token.
@@ -102,10 +104,4 @@ export function priceProfileFromJson(value: unknown, source: string): PriceProfi
 /** The built-in profile called `name`, or undefined. */
 export function builtinPriceProfile(name: string): PriceProfile | undefined {
   return Object.hasOwn(PRICE_PROFILES, name) ? PRICE_PROFILES[name as PriceProfileName] : undefined
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (Array.isArray(value)) return 'an array'
-  return JSON.stringify(value) ?? String(value)
 }

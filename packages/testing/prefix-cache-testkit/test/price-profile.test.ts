@@ -72,6 +72,11 @@ describe('price profiles', () => {
       { cacheRead: 0.1, cacheWrite: '1.25', output: 4 },
       'price profile p.json: "cacheWrite" must be a finite number ≥ 0, got "1.25"',
     ],
+    // A profile built in code can hold what JSON cannot: the message shows it, not JSON's null.
+    [
+      { cacheRead: Number.POSITIVE_INFINITY, cacheWrite: 1, output: 4 },
+      'price profile p.json: "cacheRead" must be a finite number ≥ 0, got Infinity',
+    ],
     [
       { cacheRead: 0.1, cacheWrite: 1, output: 4, usdPerMillionInput: 'two' },
       'price profile p.json: "usdPerMillionInput" must be a finite number ≥ 0 or null, got "two"',
