@@ -1,5 +1,5 @@
 import type { PromptLayout, PromptSegment, RequestApi, TrieNode } from '@warmfold/cache-ledger/prefix'
-import { createTrieRoot, matchPrefix, sendPrefix } from '@warmfold/cache-ledger/prefix'
+import { createTrieRoot, layoutFrom, matchPrefix, sendPrefix } from '@warmfold/cache-ledger/prefix'
 
 /** A request held in a {@link ConversationIndex}: its messages, and when it was sent. */
 export interface IndexedRequest {
@@ -80,7 +80,7 @@ export class ConversationIndex<T extends IndexedRequest> {
     if (!root) return undefined
     const all = messagesOf(layout)
     const segments = options.end === undefined ? all : all.slice(0, Math.max(0, options.end))
-    const path = matchPrefix(root, layoutOfSegments(segments), now, ttlMs).path
+    const path = matchPrefix(root, layoutFrom(segments, 0), now, ttlMs).path
     for (let depth = path.length - 1; depth > 0; depth--) {
       let best: T | undefined
       for (const entry of this.ends.get(path[depth] as TrieNode) ?? [])
@@ -109,11 +109,4 @@ export class ConversationIndex<T extends IndexedRequest> {
 /** The message segments of `layout`. */
 function messagesOf(layout: PromptLayout): readonly PromptSegment[] {
   return layout.segments.slice(layout.headSegments)
-}
-
-/** `segments` as a layout of their own (messages only). */
-function layoutOfSegments(segments: readonly PromptSegment[]): PromptLayout {
-  const offsets = [0]
-  for (const segment of segments) offsets.push((offsets.at(-1) as number) + segment.text.length)
-  return { segments, offsets, headSegments: 0 }
 }
