@@ -99,14 +99,13 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
           routed ?? resolvePolicy(config, header.config.provider, header.config.model),
         ),
       compactHead: async (agent, header, route, choose, rest) => {
-        const session = agent.session
         // Which user messages survive is the conversation's policy (and window), not the summary target's.
         const { provider, model } = header.config
         const policy = resolvePolicy(this.config, provider, model).keepUserMessages
         const keepUserMessages =
           policy && keptUserBudget(policy, (await this.owner.llm.resolveModelInfo(provider, model)).contextWindow)
         return compactHead(this.owner, {
-          session,
+          session: agent.session,
           header,
           route,
           choose,
@@ -142,10 +141,7 @@ export class BasicCompactionEngine extends CompactionEngine<BasicCompactionEngin
           startIdleFold: async (agent) => this.background?.startIdle(agent),
           idleTarget: async (session, header) => {
             const { budget, info } = await this.core.budgetFor(session, header)
-            return {
-              thresholdTokens: budget.thresholdTokens,
-              ...(info.cacheTtlMs === undefined ? {} : { ttlMs: info.cacheTtlMs }),
-            }
+            return { thresholdTokens: budget.thresholdTokens, ttlMs: info.cacheTtlMs }
           },
           requestTokens: (session) => this.meter.measure(session).totalTokens,
         },

@@ -23,3 +23,9 @@ export class CompactionRefusal extends Error {
     this.attempts = options?.attempts
   }
 }
+
+/** `error` when it is a refusal already, else a `code` refusal whose message is `prefix` + the error's message. */
+export function asRefusal(error: unknown, code: ManualCompactionErrorCode, prefix = ''): CompactionRefusal {
+  if (error instanceof CompactionRefusal) return error
+  return new CompactionRefusal(code, `${prefix}${(error as Error)?.message ?? String(error)}`, { cause: error })
+}

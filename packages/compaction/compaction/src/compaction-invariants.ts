@@ -29,6 +29,8 @@ interface BracketState {
 }
 
 const MESSAGE_EVENTS: ReadonlySet<string> = new Set(['user/message', 'assistant/message', 'tool/result'])
+/** The events inside a bracket that name its compaction: the open one. */
+const NAMES_OPEN_COMPACTION: ReadonlySet<string> = new Set(['compaction/summary', 'compaction/end', 'compaction/audit'])
 
 /**
  * Checks one candidate event against the compaction rules and returns the state after it.
@@ -73,6 +75,8 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
     fail('a tool/result replacement must come immediately after its compaction/prune pricing event')
   }
   let open = state.open
+  if (open && NAMES_OPEN_COMPACTION.has(type) && open.compactionId !== data.compactionId)
+    fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
   switch (type) {
     case 'compaction/start':
       if (open) fail(`compaction ${open.compactionId} is still open; only one compaction may be open per session`)
@@ -80,8 +84,6 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       break
     case 'compaction/summary':
       if (!open) fail('a compaction/summary must be inside a compaction bracket (no compaction is open)')
-      if (open.compactionId !== data.compactionId)
-        fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
       if (open.summarySeq !== undefined)
         fail(`compaction ${open.compactionId} already has a summary at seq ${open.summarySeq}`)
       if (!Array.isArray(data.shadowedSeqs) || data.shadowedSeqs.length === 0)
@@ -90,16 +92,12 @@ export function checkCompactionEvent(state: BracketState, candidate: AppendCandi
       break
     case 'compaction/end':
       if (!open) fail('there is no open compaction to end')
-      if (open.compactionId !== data.compactionId)
-        fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
       if (data.error === undefined && open.summarySeq === undefined)
         fail(`compaction ${open.compactionId} ends without error but never logged a summary`)
       open = undefined
       break
     case 'compaction/audit':
       if (!open) fail('a compaction/audit must be inside the bracket of its compaction (no compaction is open)')
-      if (open.compactionId !== data.compactionId)
-        fail(`it names compaction ${String(data.compactionId)} but ${open.compactionId} is open`)
       if (open.checkpointSeq === undefined)
         fail(
           `a compaction/audit must come after the checkpoint of compaction ${open.compactionId}, which is not ` +

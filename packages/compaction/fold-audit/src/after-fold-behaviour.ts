@@ -91,11 +91,9 @@ export interface AfterFoldBehaviour {
   readonly stepsToFirstWrite: number | null
 }
 
-interface Call {
-  readonly seq: number
+/** A tool call of an assistant message (one step), with its identity (`callKey`) and kind. */
+interface Call extends Pick<RepeatedCall, 'seq' | 'name' | 'arguments'> {
   readonly id: string
-  readonly name: string
-  readonly arguments: string
   readonly key: string
   readonly kind: ToolKind
 }

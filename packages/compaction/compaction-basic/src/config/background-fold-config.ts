@@ -34,12 +34,7 @@ export interface BackgroundFoldConfig {
 }
 
 /** `background` with defaults applied. */
-export interface ResolvedBackgroundFold {
-  readonly enabled: boolean
-  readonly startRatio: number | 'adaptive'
-  readonly maxWaitMs: number
-  readonly prewarm: boolean
-}
+export type ResolvedBackgroundFold = Readonly<Required<BackgroundFoldConfig>>
 
 const KEYS = ['enabled', 'startRatio', 'maxWaitMs', 'prewarm']
 

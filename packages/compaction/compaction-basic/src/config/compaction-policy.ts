@@ -262,10 +262,8 @@ function merge(base: CompactionPolicy, override: CompactionPolicy): CompactionPo
 }
 
 function pick(policy: CompactionPolicy): CompactionPolicy {
-  const picked: Record<string, unknown> = {}
-  for (const key of POLICY_KEYS)
-    if ((policy as Record<string, unknown>)[key] !== undefined) picked[key] = (policy as Record<string, unknown>)[key]
-  return picked as CompactionPolicy
+  const values = policy as Record<string, unknown>
+  return Object.fromEntries(POLICY_KEYS.filter((key) => values[key] !== undefined).map((key) => [key, values[key]]))
 }
 
 /** The policy for `provider`/`model`: the base merged with its exact override, defaults applied. */

@@ -30,13 +30,10 @@ export interface ArtifactTrailConfig {
 
 /** `audit` and `artifactTrail` with defaults applied. */
 export interface ResolvedFoldAudit {
-  readonly audit: {
-    readonly enabled: boolean
-    readonly maxDropped: number
-    readonly toolKinds?: Readonly<Record<string, ToolKind>>
-    readonly workspaceRoot?: string
-  }
-  readonly trail: { readonly enabled: boolean; readonly maxTokens: number }
+  readonly audit: Readonly<
+    Required<Pick<FoldAuditConfig, 'enabled' | 'maxDropped'>> & Pick<FoldAuditConfig, 'toolKinds' | 'workspaceRoot'>
+  >
+  readonly trail: Readonly<Required<ArtifactTrailConfig>>
   /** Reads each message once with the audit's options, for every fold of the engine (see `artifact-read-ahead`). */
   readonly extractor: ArtifactExtractor
 }

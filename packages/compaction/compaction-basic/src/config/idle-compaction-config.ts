@@ -19,12 +19,7 @@ export interface IdleCompactionConfig {
 }
 
 /** `idle` with defaults applied. */
-export interface ResolvedIdleCompaction {
-  readonly enabled: boolean
-  readonly minPressure: number
-  readonly marginMs: number
-  readonly clock: EngineClock
-}
+export type ResolvedIdleCompaction = Readonly<Required<IdleCompactionConfig>>
 
 /**
  * The `idle` schema (typed by hand: an inferred schemastery type names a namespace older schemastery

@@ -22,11 +22,9 @@ export interface SummaryBudgetPolicy {
 }
 
 /** `summaryBudget` with defaults applied. */
-export interface ResolvedSummaryBudget {
-  readonly retries: number
-  readonly growth: number
-  readonly fallbackEffort?: string
-}
+export type ResolvedSummaryBudget = Readonly<
+  Required<Pick<SummaryBudgetPolicy, 'retries' | 'growth'>> & Pick<SummaryBudgetPolicy, 'fallbackEffort'>
+>
 
 const KEYS = ['retries', 'growth', 'fallbackEffort'] as const
 

@@ -1,7 +1,7 @@
 import type { Context } from '@cordisjs/core'
 import type { CompactionAgent, CompactionResult, DiscardedFold, FoldTiming } from '@warmfold/compaction'
 import type { RequestHeader, Session } from '@warmfold/session'
-import { CompactionRefusal } from '../compaction-refusal.ts'
+import { asRefusal, CompactionRefusal } from '../compaction-refusal.ts'
 import type { TransactionInput } from './transaction-input.ts'
 import { FoldTransaction } from './fold-transaction.ts'
 import type { EngineClock } from '../engine-clock.ts'
@@ -166,14 +166,7 @@ export class BackgroundFold {
       this.statusValue = 'ready'
     } catch (error) {
       this.readyAt = this.input.clock.now()
-      const refusal =
-        error instanceof CompactionRefusal
-          ? error
-          : new CompactionRefusal(
-              'summary',
-              `background summary call failed: ${(error as Error)?.message ?? String(error)}`,
-              { cause: error },
-            )
+      const refusal = asRefusal(error, 'summary', 'background summary call failed: ')
       const discarded = this.discardPending ?? {
         reason: refusal.code === 'summary' && refusal.llmCode === undefined ? 'refused' : 'failed',
         detail: refusal.message,
@@ -187,15 +180,11 @@ export class BackgroundFold {
     this.statusValue = 'closed'
     this.discardedValue = discarded
     this.refusalValue = refusal
-    const error = refusal ?? new CompactionRefusal('changed', `discarded: ${discarded.detail}`)
+    const message = `background fold discarded (${discarded.reason}): ${discarded.detail}`
+    // Without the call's refusal, the transaction logs the calls it made so far.
     this.transaction.abandon(
-      new CompactionRefusal(error.code, `background fold discarded (${discarded.reason}): ${discarded.detail}`, {
-        attempts: error.attempts ?? this.transaction.summaryAttempts,
-      }),
-      {
-        discarded,
-        timing: this.timing(0),
-      },
+      new CompactionRefusal(refusal?.code ?? 'changed', message, { attempts: refusal?.attempts }),
+      { discarded, timing: this.timing(0) },
     )
   }
 }

@@ -4,7 +4,7 @@ import type { GenerateOptions, Message } from '@warmfold/llm'
 import { createMessage } from '@warmfold/llm'
 import type { RequestHeader } from '@warmfold/session'
 import type { AgentRequest } from '@warmfold/agent-loop'
-import { CompactionRefusal } from '../compaction-refusal.ts'
+import { asRefusal, CompactionRefusal } from '../compaction-refusal.ts'
 import { frameCheckpoint } from './compaction-instruction.ts'
 import { FoldTransaction } from './fold-transaction.ts'
 import type { TransactionInput } from './transaction-input.ts'
@@ -264,12 +264,7 @@ export async function runTransaction(
       }),
     })
   } catch (error) {
-    const refusal =
-      error instanceof CompactionRefusal
-        ? error
-        : new CompactionRefusal('commit', `compaction failed: ${(error as Error)?.message ?? String(error)}`, {
-            cause: error,
-          })
+    const refusal = asRefusal(error, 'commit', 'compaction failed: ')
     transaction.abandon(refusal)
     throw refusal
   }

@@ -147,7 +147,7 @@ export class FoldAuditor {
         maxTokens,
         estimateTokens: this.estimateTokens,
         hostEntries: this.hostEntries,
-        ...(this.previous === undefined ? {} : { carryFrom: this.previous.summary }),
+        carryFrom: this.previous?.summary,
       })
       this.trails.set(key, trail)
     }
@@ -189,7 +189,6 @@ export class FoldAuditor {
     if (!this.settings.audit.enabled) return undefined
     const checkpointText = this.checkpointSummary(outcome.text)
     const visibleAfter = [...projected.slice(0, checkpointAt), ...projected.slice(checkpointAt + 1), ...appended]
-    const finishReason = outcome.result.finishReason
     const previous = this.previous
     const compared = previous === undefined ? undefined : this.previousArtifacts(previous)
     const trail = this.trail()
@@ -199,11 +198,10 @@ export class FoldAuditor {
       visibleAfter,
       requiredSections: REQUIRED_SECTIONS,
       maxDropped: this.settings.audit.maxDropped,
-      ...(trail === undefined ? {} : { writtenInCheckpoint: trail.written }),
-      ...(previous === undefined || compared === undefined
-        ? {}
-        : { previousCheckpoint: previous.summary, previousCheckpointArtifacts: compared.artifacts }),
-      ...(finishReason === undefined ? {} : { finishReason }),
+      writtenInCheckpoint: trail?.written,
+      previousCheckpoint: previous?.summary,
+      previousCheckpointArtifacts: compared?.artifacts,
+      finishReason: outcome.result.finishReason,
       extraction: this.settings.audit,
     })
     return {

@@ -81,10 +81,6 @@ export class FoldTransaction {
     return summarize(this.ctx, request, this.input.budget, this.attempts)
   }
 
-  get summaryAttempts(): readonly SummaryAttempt[] {
-    return [...this.attempts]
-  }
-
   /**
    * Checks that `outcome` can replace the region now: the bracket was not cancelled, the region
    * is unchanged (and, for `whole-surface` stability, the whole surface) and the checkpoint is
@@ -209,12 +205,12 @@ export class FoldTransaction {
   abandon(refusal: CompactionRefusal, extras: { discarded?: DiscardedFold; timing?: FoldTiming } = {}): void {
     if (this.ended || this.input.session.isClosed) return
     this.ended = true
-    const made = refusal.attempts ?? this.summaryAttempts
+    const made = refusal.attempts ?? this.attempts
     this.input.session.append('compaction/end', {
       compactionId: this.compactionId,
       turn: this.input.turn,
       error: refusal.message,
-      ...(made?.length ? { attempts: [...made] } : {}),
+      ...(made.length ? { attempts: [...made] } : {}),
       ...(extras.timing ? { timing: extras.timing } : {}),
       ...(extras.discarded ? { discarded: extras.discarded } : {}),
     })

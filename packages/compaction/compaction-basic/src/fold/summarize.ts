@@ -1,21 +1,17 @@
 import type { Context } from '@cordisjs/core'
 import type { SummaryAttempt } from '@warmfold/compaction'
 import { CacheGuardError } from '@warmfold/cache-ledger'
-import type { GenerateOptions, GenerateResult } from '@warmfold/llm'
+import type { GenerateOptions } from '@warmfold/llm'
 import { ContentAssembler, LlmError } from '@warmfold/llm'
 import type { SummaryCallBudget } from './summary-attempts.ts'
-import type { SummaryTransport } from './summary-loop.ts'
+import type { SummaryLoopResult, SummaryTransport } from './summary-loop.ts'
 import { runSummaryCalls } from './summary-loop.ts'
 
-/** A summary the model wrote, with the request exactly as sent. */
-export interface SummaryOutcome {
-  readonly text: string
-  /** The options the adapter received for the call that wrote the summary (defaults materialized). */
-  readonly sent: GenerateOptions
-  readonly result: GenerateResult
-  /** Every summary call made, in order; the last one wrote the summary. */
-  readonly attempts: readonly SummaryAttempt[]
-}
+/**
+ * A summary the model wrote, with the request exactly as sent (`sent`: the options the adapter
+ * received, defaults materialized) and every summary call made, in order.
+ */
+export type SummaryOutcome = SummaryLoopResult<GenerateOptions>
 
 /**
  * Sends the summary request over `ctx.llm` through the summary loop (`runSummaryCalls`, which
@@ -32,10 +28,7 @@ export async function summarize(
   attempts: SummaryAttempt[] = [],
 ): Promise<SummaryOutcome> {
   const sent = await ctx.llm.prepare(request)
-  return runSummaryCalls(llmTransport(ctx, budget), sent, budget, {
-    attempts,
-    ...(request.signal ? { signal: request.signal } : {}),
-  })
+  return runSummaryCalls(llmTransport(ctx, budget), sent, budget, { attempts, signal: request.signal })
 }
 
 /** The summary loop's transport over `ctx.llm`: every request prepared (defaults materialized), the answer streamed. */
@@ -49,10 +42,7 @@ function llmTransport(ctx: Context, budget: SummaryCallBudget): SummaryTransport
       for await (const chunk of ctx.llm.stream(bounded)) assembler.push(chunk)
       return assembler.result()
     },
-    settings: (sent) => ({
-      maxTokens: sent.maxTokens,
-      ...(sent.reasoningEffort === undefined ? {} : { reasoningEffort: sent.reasoningEffort }),
-    }),
+    settings: (sent) => ({ maxTokens: sent.maxTokens, reasoningEffort: sent.reasoningEffort }),
     next(sent, step) {
       // Only the output cap changes: it is not part of the cached prompt.
       if (step.reason === 'larger-cap') return ctx.llm.prepare({ ...sent, maxTokens: step.maxTokens })

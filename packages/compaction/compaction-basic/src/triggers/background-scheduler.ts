@@ -8,7 +8,6 @@ import { prepareHead } from '../fold/compact-head.ts'
 import { maxHeadTokens } from '../fold/summary-route.ts'
 import type { EngineCore } from '../engine-core.ts'
 import { waitOn } from '../engine-clock.ts'
-import { resolvePolicy } from '../config/compaction-policy.ts'
 import { keptUserBudget } from '../config/keep-user-messages.ts'
 import type { SurfaceRegion } from '../fold/select-region.ts'
 import { maximalHead, pricesWithin, selectHeadRegion } from '../fold/select-region.ts'
@@ -194,9 +193,8 @@ export class BackgroundFolds {
     // still the surface's first nodes.
     if (!last || !holdsHead(last, session, last.nodes.length - 1)) return
     const core = this.core
-    const policy = resolvePolicy(core.config, header.config.provider, header.config.model)
+    const { policy, budget } = await core.budgetFor(session, header)
     const route = await core.route(header, policy)
-    const { budget } = await core.budgetFor(session, header)
     const keepUserMessages = keptUserBudget(policy.keepUserMessages, budget.contextWindow)
     const snapshotNodes = last.nodes.length
     const retainTokens = snapshotRetainTokens(budget.retainTokens, this.pace(session).overlap())
@@ -215,6 +213,7 @@ export class BackgroundFolds {
       turn: state.openTurn,
       stability: 'selected-span' as const,
       keepUserMessages,
+      foldAudit: core.foldAudit,
       buildRequest: core.buildSummaryRequest,
       answered: last,
     }
@@ -230,17 +229,8 @@ export class BackgroundFolds {
       header,
       snapshotSeqs: last.nodes,
       clock: core.clock,
-      transaction: {
-        session,
-        region: prepared.region,
-        trigger,
-        turn: state.openTurn,
-        stability: 'selected-span',
-        request: prepared.sized.request,
-        budget: prepared.budget,
-        keepUserMessages,
-        foldAudit: core.foldAudit,
-      },
+      // The head's settings go on to the transaction, as a sync fold's do (see `compactHead`).
+      transaction: { ...input, region: prepared.region, request: prepared.sized.request, budget: prepared.budget },
     })
     state.background = fold
     this.inFlight.add(fold)

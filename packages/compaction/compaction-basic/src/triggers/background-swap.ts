@@ -6,7 +6,7 @@ import type { Message } from '@warmfold/llm'
 import type { AnySessionEvent, RequestHeader, Session } from '@warmfold/session'
 import { headerEquals } from '@warmfold/session'
 import type { ResolvedBackgroundFold } from '../config/background-fold-config.ts'
-import { CompactionRefusal } from '../compaction-refusal.ts'
+import { asRefusal } from '../compaction-refusal.ts'
 import type { EngineCore } from '../engine-core.ts'
 import type { PlannedPrune } from '../engine-services.ts'
 import type { BackgroundFold } from '../fold/background-fold.ts'
@@ -103,10 +103,7 @@ export class BackgroundSwap {
     try {
       result = await fold.commit(() => meter.measure(session).surfaceTokens)
     } catch (error) {
-      const refusal =
-        error instanceof CompactionRefusal
-          ? error
-          : new CompactionRefusal('commit', (error as Error)?.message ?? String(error))
+      const refusal = asRefusal(error, 'commit')
       await this.discard(fold, state, refusal.code === 'changed' ? 'region-changed' : 'refused', refusal.message)
       return null
     } finally {
@@ -130,8 +127,7 @@ export class BackgroundSwap {
   /** A failed or refused fold would fail again at the next boundary: no new one until a new user turn or a shrink. */
   backOffIfFailed(fold: BackgroundFold, state: SessionCompactionState): void {
     const reason = fold.discarded?.reason
-    if (reason !== 'failed' && reason !== 'refused') return
-    state.backOff('background')
+    if (reason === 'failed' || reason === 'refused') state.backOff('background')
   }
 
   /** The rewrites the tail prune after `fold`'s swap would land, by surface position now (see {@link pruneTail}). */
