@@ -57,10 +57,7 @@ export interface PreStepContext {
 }
 
 /** Context of the `agent/request` hook; a listener may replace `header`. */
-export interface RequestHookContext {
-  readonly agent: AgentHandle
-  readonly turn: number
-  readonly step: number
+export interface RequestHookContext extends Omit<PreStepContext, 'signal'> {
   /** The header the step will send; assign a new one to change it. */
   header: RequestHeader
 }

@@ -1,18 +1,11 @@
-import type { NumberRange } from '@warmfold/llm'
+import type { CallConfig, NumberRange } from '@warmfold/llm'
 import { integerRange, millisecondsRange, numberProblem, showValue } from '@warmfold/llm'
 
-/** Options of `ctx.agentLoop.create`. */
-export interface AgentOptions {
-  /** Provider id of the conversation route. */
-  readonly provider: string
-  /** Model id of the conversation route. */
-  readonly model: string
-  /** Reasoning effort; omitted, the adapter's default is materialized (and logged). */
-  readonly reasoningEffort?: string
-  readonly temperature?: number
-  readonly stop?: readonly string[]
-  /** Output cap per request; omitted, the adapter's default. */
-  readonly maxTokens?: number
+/**
+ * Options of `ctx.agentLoop.create`: the conversation route and its call controls (an omitted
+ * `reasoningEffort` or `maxTokens` per request is the adapter's default, materialized and logged), and the loop's own.
+ */
+export interface AgentOptions extends CallConfig {
   /** System prompt. */
   readonly system?: string
   /** Steps (requests) per turn before the turn ends with `max-steps`; default 200. */

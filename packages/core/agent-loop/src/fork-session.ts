@@ -1,6 +1,6 @@
 import type { Context } from '@cordisjs/core'
-import type { Message, ToolResultMessage } from '@warmfold/llm'
-import { textOf } from '@warmfold/llm'
+import type { Message } from '@warmfold/llm'
+import { isToolResultMessage, textOf } from '@warmfold/llm'
 import type { Session } from '@warmfold/session'
 import { SessionError } from '@warmfold/session'
 import { AgentError, describe } from './agent-error.ts'
@@ -61,8 +61,7 @@ export async function createForkSession(
 /** Logs one replayed message as the surface event that carries its kind. */
 function appendReplayed(session: Session, message: Message): void {
   if (message.role === 'assistant') session.append('assistant/message', { message }, 'append')
-  else if (message.role === 'user' && message.content.length === 1 && message.content[0]?.type === 'tool-result')
-    session.append('tool/result', { message: message as ToolResultMessage }, 'append')
+  else if (isToolResultMessage(message)) session.append('tool/result', { message }, 'append')
   else session.append('user/message', { message }, 'append')
 }
 

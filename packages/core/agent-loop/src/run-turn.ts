@@ -135,10 +135,7 @@ export async function runTurn(
         error: `the model answered with no content (finish reason ${result.finishReason})`,
       }
     }
-    const message = createAssistantMessage(result.content, {
-      provider: header.config.provider,
-      model: header.config.model,
-    })
+    const message = createAssistantMessage(result.content, header.config)
     session.append(
       'assistant/message',
       { message, usage: result.usage, finishReason: result.finishReason, turn, step },

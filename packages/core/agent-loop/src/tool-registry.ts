@@ -33,13 +33,8 @@ export interface ToolExecutionContext {
   readonly toolCallId: string
 }
 
-/** A tool the model can call. */
-export interface Tool {
-  /** Unique name, as the model calls it. */
-  readonly name: string
-  readonly description: string
-  /** JSON Schema of the arguments object. */
-  readonly parameters: JsonObject
+/** A tool the model can call: its definition (`name` unique, as the model calls it) and how it runs. */
+export interface Tool extends ToolDefinition {
   /** Milliseconds before the call is abandoned with an error result; default: the loop's `toolTimeoutMs`. */
   readonly timeoutMs?: number
   /** Runs the call; `args` is the parsed argument JSON. A string becomes one text block. */

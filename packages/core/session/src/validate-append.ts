@@ -103,14 +103,14 @@ function checkIntent(state: AppendState, type: string, intent: unknown): Surface
       `replace of positions ${from}..${to} must cite every shadowed seq in sourceEventSeqs; missing ` +
         `${missing.join(', ')}`,
     )
-  const normalized = {
-    op: 'replace' as const,
+  // Without kept nodes the stored intent is exactly what it was before `keep` existed.
+  return {
+    op: 'replace',
     start: from,
     end: to,
     sourceEventSeqs: [...(sourceEventSeqs as number[])],
+    ...(keep.length ? { keep } : {}),
   }
-  // Without kept nodes the stored intent is exactly what it was before `keep` existed.
-  return keep.length ? { ...normalized, keep } : normalized
 }
 
 /**

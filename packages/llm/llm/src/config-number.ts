@@ -127,19 +127,15 @@ function find(schema: SchemaView, value: unknown, path: string): { path: string;
       }
       return undefined
     case 'dict':
-      if (typeof value !== 'object' || Array.isArray(value) || !schema.inner) return undefined
+    case 'array': {
+      const array = schema.type === 'array'
+      if (typeof value !== 'object' || Array.isArray(value) !== array || !schema.inner) return undefined
       for (const [key, item] of Object.entries(value)) {
-        const found = find(schema.inner, item, join(path, key))
+        const found = find(schema.inner, item, array ? `${path}[${key}]` : join(path, key))
         if (found) return found
       }
       return undefined
-    case 'array':
-      if (!Array.isArray(value) || !schema.inner) return undefined
-      for (const [index, item] of value.entries()) {
-        const found = find(schema.inner, item, `${path}[${index}]`)
-        if (found) return found
-      }
-      return undefined
+    }
     case 'union':
     case 'intersect':
       for (const member of schema.list ?? []) {

@@ -85,11 +85,8 @@ export function toolCallBlock(id: string, name: string, argumentsText: string, s
   assertString(name, 'toolCallBlock(name)')
   assertString(argumentsText, 'toolCallBlock(arguments)')
   if (signature !== undefined) assertString(signature, 'toolCallBlock(signature)')
-  return deepFreeze(
-    signature === undefined
-      ? { type: 'tool-call', id, name, arguments: argumentsText }
-      : { type: 'tool-call', id, name, arguments: argumentsText, signature },
-  )
+  const signed = signature === undefined ? {} : { signature }
+  return deepFreeze({ type: 'tool-call', id, name, arguments: argumentsText, ...signed })
 }
 
 /** A frozen tool-result block. A plain string becomes one text block. */
@@ -100,11 +97,7 @@ export function toolResultBlock(
 ): ToolResultBlock {
   assertString(toolCallId, 'toolResultBlock(toolCallId)')
   const blocks = typeof content === 'string' ? [textBlock(content)] : content.map((block) => ({ ...block }))
-  return deepFreeze(
-    isError
-      ? { type: 'tool-result', toolCallId, content: blocks, isError: true }
-      : { type: 'tool-result', toolCallId, content: blocks },
-  ) as ToolResultBlock
+  return deepFreeze({ type: 'tool-result', toolCallId, content: blocks, ...(isError ? { isError: true } : {}) })
 }
 
 /** Collects the text of all `text` blocks (reasoning excluded), joined without separator. */

@@ -172,11 +172,7 @@ export class LlmRuntime extends Service<LlmRuntime.Config> {
       const aborted =
         prepared.signal?.aborted || (failure && LlmError.isInstance(failure.error) && failure.error.code === 'ABORTED')
       const reason: FinishReason = finishReason ?? (aborted || (!failure && !ended) ? 'aborted' : 'error')
-      emitFinish(
-        this.ctx,
-        prepared,
-        failure ? { usage, finishReason: reason, error: failure.error } : { usage, finishReason: reason },
-      )
+      emitFinish(this.ctx, prepared, { usage, finishReason: reason, ...failure })
     }
   }
 

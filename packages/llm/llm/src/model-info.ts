@@ -13,12 +13,8 @@ export interface AdapterModelConfig {
   readonly defaultEffort?: string
 }
 
-/** What an adapter knows about one model. */
-export interface ModelInfo {
-  /** Maximum prompt + output tokens the model accepts. */
-  readonly contextWindow: number
-  /** Output cap the adapter uses when a request omits `maxTokens`. */
-  readonly defaultMaxTokens?: number
+/** What an adapter knows about one model: its context window and default output cap as configured, and more. */
+export interface ModelInfo extends Pick<AdapterModelConfig, 'contextWindow' | 'defaultMaxTokens'> {
   /** Reasoning controls, when the model reasons. */
   readonly reasoning?: {
     /** Accepted `reasoningEffort` values, e.g. `['low', 'high', 'max']`. */

@@ -1,3 +1,4 @@
+import type { CallConfig } from './call-config.ts'
 import type { AdapterModelConfig, ModelInfo } from './model-info.ts'
 import { deepFreeze } from './deep-freeze.ts'
 import { LlmError } from './llm-error.ts'
@@ -46,19 +47,12 @@ export function collectOutputReserves(
   return Object.keys(reserves).length ? reserves : undefined
 }
 
-/** The call {@link checkOutputReserve} looks at. */
-export interface OutputReserveCall {
-  /** Provider id and model, for the message. */
-  readonly provider: string
-  readonly model: string
-  /** The call's effort, named in the message. */
-  readonly reasoningEffort?: string
-  /**
-   * The output cap the adapter would send (the request's `maxTokens`, else the model's
-   * default); `undefined` when it sends none.
-   */
-  readonly maxTokens?: number
-}
+/**
+ * The call {@link checkOutputReserve} looks at: its route and effort, for the message, and the output
+ * cap the adapter would send (the request's `maxTokens`, else the model's default; `undefined` when it
+ * sends none).
+ */
+export type OutputReserveCall = Pick<CallConfig, 'provider' | 'model' | 'reasoningEffort' | 'maxTokens'>
 
 /**
  * Refuses, before anything is sent, a call whose output cap is at or below the output tokens its

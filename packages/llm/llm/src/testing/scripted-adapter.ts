@@ -145,11 +145,7 @@ function aborted(callIndex: number, signal: AbortSignal): LlmError {
 }
 
 /** The chunk stream that delivers `reply`'s content the way a real adapter would. */
-export function chunksFor(reply: {
-  content: string | readonly ContentBlock[]
-  usage?: TokenUsage
-  finishReason?: FinishReason
-}): StreamChunk[] {
+export function chunksFor(reply: Extract<ScriptedReply, { content: unknown }>): StreamChunk[] {
   const blocks = typeof reply.content === 'string' ? [textBlock(reply.content)] : reply.content
   const chunks: StreamChunk[] = []
   blocks.forEach((block, index) => {
