@@ -2,7 +2,7 @@ import type { GenerateOptions, LlmErrorCode, StreamChunk } from '@warmfold/llm'
 import { createUserMessage, LlmError, LlmRuntime } from '@warmfold/llm'
 import type { Responder, TestContext } from '@warmfold/test-utils'
 import { createTestContext, RecordingServer } from '@warmfold/test-utils'
-import { expect } from 'vitest'
+import { afterEach, expect } from 'vitest'
 import type { OpenAICompatibleOptions } from '../src/config.ts'
 import { OpenAICompatibleAdapter } from '../src/index.ts'
 
@@ -78,5 +78,21 @@ export async function finish(harness: AdapterHarness): Promise<void> {
     harness.assertClean()
   } finally {
     await harness.dispose()
+  }
+}
+
+/**
+ * Mounts adapters for one test file and finishes each (checked clean, then stopped) after the test
+ * that mounted it. Call it once, at the file's top level.
+ */
+export function adapterHarnesses(): (responder: Responder, config?: HarnessConfig) => Promise<AdapterHarness> {
+  const mounted: AdapterHarness[] = []
+  afterEach(async () => {
+    for (const harness of mounted.splice(0)) await finish(harness)
+  })
+  return async (responder, config = {}) => {
+    const harness = await mountAdapter(responder, config)
+    mounted.push(harness)
+    return harness
   }
 }

@@ -1,20 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import type { AdapterHarness, HarnessConfig } from './fixture.ts'
-import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
+import { describe, expect, it } from 'vitest'
+import { adapterHarnesses, collect, expectLlmError, MODEL, request } from './fixture.ts'
 import { openaiStream, openaiUsage } from './provider-streams.ts'
-import type { Reply, Responder } from '@warmfold/test-utils'
+import type { Reply } from '@warmfold/test-utils'
 
 // The retry waits a server asks for, waited out for real (1.2 s in all): in the heavy set.
-const harnesses: AdapterHarness[] = []
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await finish(harness)
-})
-
-async function harness(responder: Responder, config: HarnessConfig = {}): Promise<AdapterHarness> {
-  const created = await mountAdapter(responder, config)
-  harnesses.push(created)
-  return created
-}
+const harness = adapterHarnesses()
 
 const OK: Reply = { sse: openaiStream(MODEL, { text: 'ok' }, openaiUsage(10, 0, 1, 0)) }
 

@@ -1,20 +1,13 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { StreamMapper } from '../src/map-stream.ts'
 import type { AdapterHarness, HarnessConfig } from './fixture.ts'
-import { collect, expectLlmError, finish, MODEL, mountAdapter, request } from './fixture.ts'
+import { adapterHarnesses, collect, expectLlmError, MODEL, request } from './fixture.ts'
 import { chunk, usageChunk } from './provider-streams.ts'
 import type { Reply } from '@warmfold/test-utils'
 
-const harnesses: AdapterHarness[] = []
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await finish(harness)
-})
-
-async function serving(reply: Reply, config: HarnessConfig): Promise<AdapterHarness> {
-  const harness = await mountAdapter(() => reply, { maxRetries: 0, ...config })
-  harnesses.push(harness)
-  return harness
-}
+const mount = adapterHarnesses()
+const serving = (reply: Reply, config: HarnessConfig): Promise<AdapterHarness> =>
+  mount(() => reply, { maxRetries: 0, ...config })
 
 const USAGE = { prompt_tokens: 10, completion_tokens: 0, total_tokens: 10 }
 
